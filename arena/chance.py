@@ -1,0 +1,151 @@
+"""Chance for a match: the seeded per-match RNG and preset chance for scripted situations.
+
+Every shuffle, die roll and random pick in a game goes through a :class:`Chance` object held by
+the match state, never through the global ``random`` module. Two implementations:
+
+* :class:`SeededChance` draws from a Mersenne Twister seeded once per match. Only
+  ``getrandbits`` is used (with our own rejection sampling), so results do not depend on how a
+  Python version implements ``randrange`` or ``shuffle``.
+* :class:`PresetChance` replays chance outcomes chosen in advance (a deck order, a sequence of
+  die results), labelled by what they are for, and falls back to a seeded RNG for anything not
+  preset. This is how a rulebook example is set up exactly in a test, and how a bot author builds
+  a chosen position.
+
+Every call names a *label* ("deck", "die", "removed"…), which the game documents; presets are
+keyed by the same labels.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, deque
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+class PresetError(ValueError):
+    """A preset chance outcome does not fit what the game asked for."""
+
+
+class Chance:
+    """Source of every random outcome in a match (seeded; deterministic)."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+
+    def below(self, n: int, label: str) -> int:
+        """A uniform integer in ``[0, n)``."""
+        if n <= 0:
+            raise ValueError(f"below({n}) for {label!r}: n must be positive")
+        bits = n.bit_length()
+        while True:
+            value = self._rng.getrandbits(bits)
+            if value < n:
+                return value
+
+    def roll(self, sides: int, label: str) -> int:
+        """A die roll: a uniform integer in ``[1, sides]``."""
+        return self.below(sides, label) + 1
+
+    def pick(self, items: Sequence[T], label: str) -> T:
+        """One item chosen uniformly."""
+        return items[self.below(len(items), label)]
+
+    def shuffled(self, items: Iterable[T], label: str) -> list[T]:
+        """A new list with the items in uniformly random order (Fisher–Yates)."""
+        out = list(items)
+        for i in range(len(out) - 1, 0, -1):
+            j = self.below(i + 1, label)
+            out[i], out[j] = out[j], out[i]
+        return out
+
+
+SeededChance = Chance
+
+
+class PresetChance(Chance):
+    """Chance with chosen outcomes, for replaying rulebook examples and building positions.
+
+    ``orders[label]`` is a list of orders, consumed one per ``shuffled(..., label)`` call; each
+    must be a permutation of what the game shuffles (checked, so a typo fails loudly).
+    ``rolls[label]`` is a sequence of die results consumed by ``roll``; ``picks[label]`` a
+    sequence of chosen items consumed by ``pick``. Anything not preset (or exhausted, unless
+    ``strict``) falls back to the RNG seeded with ``seed``.
+    """
+
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        orders: Mapping[str, Sequence[Sequence[object]]] | None = None,
+        rolls: Mapping[str, Sequence[int]] | None = None,
+        picks: Mapping[str, Sequence[object]] | None = None,
+        strict: bool = False,
+    ) -> None:
+        super().__init__(seed)
+        self._orders = {k: deque(list(o) for o in v) for k, v in (orders or {}).items()}
+        self._rolls = {k: deque(v) for k, v in (rolls or {}).items()}
+        self._picks = {k: deque(v) for k, v in (picks or {}).items()}
+        self._strict = strict
+
+    def _missing(self, kind: str, label: str) -> None:
+        if self._strict:
+            raise PresetError(f"no preset {kind} left for {label!r}")
+
+    def roll(self, sides: int, label: str) -> int:
+        queue = self._rolls.get(label)
+        if queue:
+            value = queue.popleft()
+            if not 1 <= value <= sides:
+                raise PresetError(f"preset roll {value} for {label!r} is not on a d{sides}")
+            return value
+        self._missing("roll", label)
+        return super().roll(sides, label)
+
+    def pick(self, items: Sequence[T], label: str) -> T:
+        queue = self._picks.get(label)
+        if queue:
+            value = queue.popleft()
+            if value not in items:
+                raise PresetError(f"preset pick {value!r} for {label!r} is not among {list(items)!r}")
+            return value  # type: ignore[return-value]
+        self._missing("pick", label)
+        return super().pick(items, label)
+
+    def shuffled(self, items: Iterable[T], label: str) -> list[T]:
+        pool = list(items)
+        queue = self._orders.get(label)
+        if queue:
+            order = queue.popleft()
+            if Counter(map(repr, order)) != Counter(map(repr, pool)):
+                raise PresetError(
+                    f"preset order for {label!r} is not a permutation of the {len(pool)} items shuffled"
+                )
+            # Return the game's own objects, matched by value, in the preset order.
+            remaining = list(pool)
+            out: list[T] = []
+            for wanted in order:
+                k = next(i for i, x in enumerate(remaining) if repr(x) == repr(wanted))
+                out.append(remaining.pop(k))
+            return out
+        self._missing("order", label)
+        return super().shuffled(pool, label)
+
+    def unused(self) -> dict[str, int]:
+        """Preset outcomes not consumed yet, by label (a test can assert this is empty)."""
+        left: dict[str, int] = {}
+        for table in (self._orders, self._rolls, self._picks):
+            for label, queue in table.items():
+                if queue:
+                    left[label] = left.get(label, 0) + len(queue)
+        return left
+
+
+def derive_seed(*parts: object) -> int:
+    """A 63-bit seed derived from parts (tournament seed, match index, seat…), stable everywhere."""
+    import hashlib
+
+    digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1

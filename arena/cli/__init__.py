@@ -1,0 +1,53 @@
+"""The ``arena`` command line: the composition root, where the domain meets bots and services.
+
+Each subcommand lives in its own module and registers itself on the parser. Errors a user can
+make (unknown game, wrong player count, unknown bot or option, missing file) print one line and
+exit with status 2; no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from arena import __version__
+from arena.config import ConfigError
+
+USAGE_ERROR = 2
+
+
+class UsageError(Exception):
+    """A mistake on the command line or in its inputs (exit status 2)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but errors are one line: ``arena play: error: ...``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> Parser:
+    from arena.cli import games_cmd, play_cmd, replay_cmd
+
+    parser = Parser(prog="arena", description="Arena: bots play tabletop games.")
+    parser.add_argument("--version", action="version", version=f"arena {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    for module in (games_cmd, play_cmd, replay_cmd):
+        module.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except (UsageError, ConfigError) as exc:
+        print(f"arena {args.command}: error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        print(f"arena {args.command}: interrupted", file=sys.stderr)
+        return 130

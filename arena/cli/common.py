@@ -1,0 +1,54 @@
+"""Argument handling shared by the subcommands (games, options, bots, players)."""
+
+from __future__ import annotations
+
+import argparse
+
+from arena.cli import UsageError
+from arena.engine import Game
+from arena.registry import get_game
+
+
+def add_game_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", required=True, help="game id (see `arena games`)")
+    parser.add_argument("--players", type=int, help="number of players")
+    parser.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE", help="variant option (repeatable)"
+    )
+    parser.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
+
+
+def parse_options(items: list[str]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise UsageError(f"--option expects KEY=VALUE, got {item!r}")
+        options[key.strip()] = value.strip()
+    return options
+
+
+def split_list(text: str | None) -> list[str]:
+    return [part.strip() for part in (text or "").split(",") if part.strip()]
+
+
+def default_players(game: Game) -> int:
+    """Two players where the game allows it (a solo match is a poor default)."""
+    return min(max(2, game.meta.min_players), game.meta.max_players)
+
+
+def seat_bots(game: Game, players: int | None, bots: list[str]) -> tuple[int, list[str]]:
+    """Player count and one bot spec per seat (one bot given = that bot in every seat)."""
+    if players is None:
+        players = len(bots) if len(bots) > 1 else default_players(game)
+    if not bots:
+        bots = ["random"]
+    if len(bots) == 1:
+        bots = bots * players
+    if len(bots) != players:
+        raise UsageError(f"{len(bots)} bots given for {players} players; give one per seat (or one for all)")
+    return players, bots
+
+
+def load_game(game_id: str) -> Game:
+    return get_game(game_id)

@@ -1,0 +1,120 @@
+"""``arena play``: one match between built-in bots, told as a readable account or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from arena.cli import UsageError
+from arena.cli.common import add_game_arguments, load_game, parse_options, seat_bots, split_list
+from arena.engine import CHANCE_SEAT, Game
+from arena.record import MatchRecord
+from arena.runner import ErrorPolicy, Player, play_match
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser("play", help="play one match")
+    add_game_arguments(parser)
+    parser.add_argument("--bots", help="comma-separated bots, one per seat (default: random)")
+    parser.add_argument("--record", type=Path, metavar="FILE", help="write the match record (JSON)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object and nothing else")
+    parser.add_argument(
+        "--on-error", choices=("forfeit", "substitute"), default="forfeit", help="policy for failing bots"
+    )
+    parser.set_defaults(run=run)
+
+
+def make_players(game: Game, specs: list[str]) -> list[Player]:
+    from bots.registry import make_bot
+
+    return [make_bot(spec, game.meta.id) for spec in specs]
+
+
+def run(args: argparse.Namespace) -> int:
+    game = load_game(args.game)
+    players, specs = seat_bots(game, args.players, split_list(args.bots))
+    config = game.config(players, parse_options(args.option))
+    seat_players = make_players(game, specs)
+    if args.record and args.record.parent and not args.record.parent.exists():
+        raise UsageError(f"--record: directory {args.record.parent} does not exist")
+    record = play_match(game, config, args.seed, seat_players, policy=ErrorPolicy(args.on_error))
+    if args.record:
+        args.record.write_text(record.dumps() + "\n")
+    if args.json:
+        print(json.dumps(summary(record), sort_keys=True))
+        return 0
+    print("\n".join(account(game, record)))
+    return 0
+
+
+def summary(record: MatchRecord) -> dict[str, Any]:
+    result = record.result
+    return {
+        "game": record.game,
+        "game_version": record.game_version,
+        "seed": record.seed,
+        "players": record.config["players"],
+        "options": record.config["options"],
+        "decisions": len(record.decisions),
+        "seats": [
+            {
+                "seat": seat,
+                "bot": record.seats[seat]["bot"],
+                "score": result["scores"][seat],
+                "rank": result["ranks"][seat],
+                "forfeited": result["forfeited"][seat],
+            }
+            for seat in range(len(record.seats))
+        ],
+        "failures": [f.__dict__ for f in record.failures],
+        "summary": result.get("summary", ""),
+    }
+
+
+def account(game: Game, record: MatchRecord) -> list[str]:
+    """A readable account of the match: every event of the spectator's log, then the result."""
+    names = [s["bot"] for s in record.seats]
+    options = ", ".join(f"{k}={v}" for k, v in record.config["options"].items())
+    lines = [
+        f"{game.meta.name} (v{game.meta.version}) - {len(names)} players, seed {record.seed}"
+        + (f", {options}" if options else ""),
+        "seats: " + ", ".join(f"{seat}={name}" for seat, name in enumerate(names)),
+        "",
+    ]
+    state = game.new_match(game.config(len(names), record.config["options"]), record.seed)
+    printed = 0
+    decisions = record.decisions
+    i = 0
+
+    def flush() -> None:
+        nonlocal printed
+        for event in state.log.events[printed:]:
+            who = "table" if event.seat == CHANCE_SEAT else f"seat {event.seat} ({names[event.seat]})"
+            secret = "" if event.to is None else f" [seen by {', '.join(map(str, sorted(event.to)))}]"
+            lines.append(f"  {who}: {event.text}{secret}")
+        printed = len(state.log.events)
+
+    flush()
+    while i < len(decisions):
+        step = decisions[i].step
+        group = {}
+        while i < len(decisions) and decisions[i].step == step:
+            group[decisions[i].seat] = decisions[i].choice
+            i += 1
+        game.apply(state, group)
+        flush()
+    for failure in record.failures:
+        where = f"seat {failure.seat} {failure.verdict} at decision {failure.decision}"
+        lines.append(f"  failure: {where}: {failure.detail}")
+    lines.append("")
+    lines.append("result:")
+    result = record.result
+    for seat in sorted(range(len(names)), key=lambda s: (result["ranks"][s], s)):
+        flag = " (forfeited)" if result["forfeited"][seat] else ""
+        lines.append(f"  {result['ranks'][seat]}. seat {seat} {names[seat]}: {result['scores'][seat]}{flag}")
+    if result.get("summary"):
+        lines.append(f"  {result['summary']}")
+    lines.append(f"{len(decisions)} decisions")
+    return lines

@@ -1,0 +1,328 @@
+"""The game engine contract.
+
+Every game is a deterministic state machine driven only by decisions and its match's
+:class:`~arena.chance.Chance`:
+
+* ``new_match(config, seed)`` builds the state (all chance from the state's own RNG);
+* ``pending(state)`` lists the open decisions: one per seat that must decide now, each with a
+  kind and a finite tuple of legal :class:`Option` (several seats = a sealed simultaneous
+  decision; a seat that is not the active player can be asked);
+* ``apply(state, choices)`` validates every choice first and raises a typed
+  :class:`IllegalChoice` without touching the state, then advances;
+* ``observe(state, seat)`` is exactly what the seat may know, as the game's protobuf
+  ``Observation``; ``observe(state, SPECTATOR)`` is the privileged replay view;
+* ``result(state)`` gives scores and ranks (shared victories are equal ranks) once no decision
+  is pending.
+
+A game subclasses :class:`Game` and implements five small hooks: ``setup``, ``decisions``,
+``resolve``, ``observation`` and ``score``. The base class owns validation, caching of the
+pending decisions and the public/private event log, so every game gets the same guarantees.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from google.protobuf.message import Message
+
+from arena.chance import Chance
+from arena.config import ConfigError, MatchConfig, OptionSpec, OptionValue, validate_options
+
+SPECTATOR = -1
+"""Viewer id of the privileged view (replays, referee); never sent to a bot."""
+
+CHANCE_SEAT = -1
+"""Seat of events caused by chance or the referee rather than a player."""
+
+
+# --------------------------------------------------------------------------------------------
+# Errors
+
+
+class EngineError(Exception):
+    """Base of the engine's typed errors."""
+
+
+class IllegalChoice(EngineError):
+    """A choice is not among the pending options (state unchanged)."""
+
+    def __init__(self, seat: int, option_id: str, allowed: Sequence[str]) -> None:
+        shown = ", ".join(allowed[:12]) + (", …" if len(allowed) > 12 else "")
+        super().__init__(f"seat {seat}: {option_id!r} is not a legal option (allowed: {shown})")
+        self.seat = seat
+        self.option_id = option_id
+        self.allowed = tuple(allowed)
+
+
+class WrongSeats(EngineError):
+    """The choices do not answer exactly the seats that must decide now (state unchanged)."""
+
+
+class MatchOver(EngineError):
+    """A choice was applied to a finished match (state unchanged)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Metadata
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A named variant from the rulebook and the options that select it."""
+
+    name: str
+    description: str
+    options: Mapping[str, OptionValue] = field(default_factory=dict)
+    players: tuple[int, ...] = ()
+    """Player counts the variant applies to (empty = any supported count)."""
+
+
+@dataclass(frozen=True)
+class GameMeta:
+    """What a game declares about itself (shown by ``arena games``, stored in records)."""
+
+    id: str
+    name: str
+    min_players: int
+    max_players: int
+    version: str
+    options: tuple[OptionSpec, ...] = ()
+    variants: tuple[Variant, ...] = ()
+    simultaneous: bool = False
+    hidden_information: bool = False
+    chance: bool = True
+    summary: str = ""
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        named = (
+            ("simultaneous", self.simultaneous),
+            ("hidden-information", self.hidden_information),
+            ("chance", self.chance),
+        )
+        return tuple(name for name, on in named if on)
+
+
+# --------------------------------------------------------------------------------------------
+# Decisions, events, results
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """A legal option: a stable id (what a bot answers), a human label and the typed Action."""
+
+    id: str
+    label: str
+    action: Message
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """An open decision of one seat: its kind and its legal options (never empty)."""
+
+    seat: int
+    kind: str
+    options: tuple[Option, ...]
+
+    def find(self, option_id: str) -> Option | None:
+        for option in self.options:
+            if option.id == option_id:
+                return option
+        return None
+
+    @property
+    def option_ids(self) -> tuple[str, ...]:
+        return tuple(o.id for o in self.options)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One entry of a match's event log.
+
+    ``to`` is ``None`` for a public event, otherwise the seats that may see it (the spectator
+    sees everything). ``detail`` is an optional typed message of the game's proto.
+    """
+
+    seat: int
+    kind: str
+    text: str
+    detail: Message | None = None
+    to: frozenset[int] | None = None
+
+    def visible_to(self, viewer: int) -> bool:
+        return self.to is None or viewer == SPECTATOR or viewer in self.to
+
+
+class EventLog:
+    """The ordered event log of a match: who did what, what was revealed, and to whom."""
+
+    __slots__ = ("events",)
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def public(self, seat: int, kind: str, text: str, detail: Message | None = None) -> None:
+        self.events.append(Event(seat, kind, text, detail))
+
+    def private(
+        self, to: Iterable[int], seat: int, kind: str, text: str, detail: Message | None = None
+    ) -> None:
+        self.events.append(Event(seat, kind, text, detail, frozenset(to)))
+
+    def since(self, viewer: int, start: int) -> list[tuple[int, Event]]:
+        """Events from index ``start`` on that ``viewer`` may see, with their log index."""
+        return [(i, e) for i, e in enumerate(self.events[start:], start) if e.visible_to(viewer)]
+
+
+def competition_ranks(keys: Sequence[Any]) -> tuple[int, ...]:
+    """Ranks from sortable keys, higher is better; equal keys share a rank ("1, 1, 3")."""
+    order = sorted(range(len(keys)), key=lambda i: keys[i], reverse=True)
+    ranks = [0] * len(keys)
+    for position, i in enumerate(order):
+        if position and keys[i] == keys[order[position - 1]]:
+            ranks[i] = ranks[order[position - 1]]
+        else:
+            ranks[i] = position + 1
+    return tuple(ranks)
+
+
+@dataclass(frozen=True)
+class Result:
+    """Final scores and ranks per seat (rank 1 = winner; equal ranks = shared placing)."""
+
+    scores: tuple[float, ...]
+    ranks: tuple[int, ...]
+    summary: str = ""
+
+    @classmethod
+    def ranked(cls, scores: Sequence[float], keys: Sequence[Any], summary: str = "") -> Result:
+        """Scores with ranks from tie-break keys (higher key = better placing)."""
+        return cls(tuple(scores), competition_ranks(keys), summary)
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return tuple(seat for seat, rank in enumerate(self.ranks) if rank == 1)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scores": list(self.scores), "ranks": list(self.ranks), "summary": self.summary}
+
+
+# --------------------------------------------------------------------------------------------
+# State and game
+
+
+@dataclass
+class MatchState:
+    """Base of every game's state: config, chance, event log and the pending decisions.
+
+    Games subclass it (a dataclass) and add their own fields. ``pending`` is maintained by
+    :class:`Game` after every transition; game code never assigns it.
+    """
+
+    config: MatchConfig
+    chance: Chance
+    log: EventLog = field(default_factory=EventLog)
+    pending: tuple[Decision, ...] = ()
+    steps: int = 0
+
+    @property
+    def players(self) -> int:
+        return self.config.players
+
+
+S = TypeVar("S", bound=MatchState)
+
+
+class Game(ABC, Generic[S]):
+    """A game: metadata, its proto message types and the five rule hooks."""
+
+    meta: ClassVar[GameMeta]
+    observation_type: ClassVar[type[Message]]
+    action_type: ClassVar[type[Message]]
+
+    # -- the public contract ----------------------------------------------------------------
+
+    def config(self, players: int, options: Mapping[str, object] | None = None) -> MatchConfig:
+        """A validated configuration (ConfigError names the problem and the allowed values)."""
+        meta = self.meta
+        if not isinstance(players, int) or not meta.min_players <= players <= meta.max_players:
+            raise ConfigError(
+                f"{meta.id} plays with {meta.min_players}-{meta.max_players} players, not {players}"
+            )
+        config = MatchConfig(players, validate_options(meta.options, options))
+        self.check_config(config)
+        return config
+
+    def new_match(self, config: MatchConfig | int, seed: int = 0, chance: Chance | None = None) -> S:
+        """A new match; all its chance comes from ``chance`` (default: seeded with ``seed``)."""
+        if isinstance(config, int):
+            config = self.config(config)
+        state = self.setup(config, chance if chance is not None else Chance(seed))
+        state.pending = tuple(self.decisions(state))
+        return state
+
+    def pending(self, state: S) -> tuple[Decision, ...]:
+        return state.pending
+
+    def apply(self, state: S, choices: Mapping[int, str]) -> None:
+        """Apply one choice per pending seat; on any illegal choice raise and change nothing."""
+        pending = state.pending
+        if not pending:
+            raise MatchOver(f"{self.meta.id}: the match is over")
+        seats = sorted(d.seat for d in pending)
+        if sorted(choices) != seats:
+            raise WrongSeats(f"expected choices for seats {seats}, got {sorted(choices)}")
+        chosen: dict[int, Option] = {}
+        for decision in pending:
+            option_id = choices[decision.seat]
+            option = decision.find(option_id)
+            if option is None:
+                raise IllegalChoice(decision.seat, option_id, decision.option_ids)
+            chosen[decision.seat] = option
+        self.resolve(state, chosen)
+        state.steps += 1
+        state.pending = tuple(self.decisions(state))
+
+    def observe(self, state: S, viewer: int) -> Message:
+        """What ``viewer`` (a seat, or SPECTATOR) may know now, as the game's Observation."""
+        if viewer != SPECTATOR and not 0 <= viewer < state.players:
+            raise ValueError(f"no seat {viewer} in a {state.players}-player match")
+        return self.observation(state, viewer)
+
+    def result(self, state: S) -> Result | None:
+        """Scores and ranks once the match is over, else None."""
+        return None if state.pending else self.score(state)
+
+    def is_over(self, state: S) -> bool:
+        return not state.pending
+
+    # -- hooks a game implements ------------------------------------------------------------
+
+    def check_config(self, config: MatchConfig) -> None:
+        """Reject option combinations the rules do not allow (raise ConfigError)."""
+
+    @abstractmethod
+    def setup(self, config: MatchConfig, chance: Chance) -> S:
+        """The initial state (shuffle, deal, choose the first player)."""
+
+    @abstractmethod
+    def decisions(self, state: S) -> Iterable[Decision]:
+        """The decisions open now (empty when the match is over)."""
+
+    @abstractmethod
+    def resolve(self, state: S, chosen: Mapping[int, Option]) -> None:
+        """Advance the state by the chosen (already validated) options."""
+
+    @abstractmethod
+    def observation(self, state: S, viewer: int) -> Message:
+        """The Observation for a seat, or the full view for SPECTATOR."""
+
+    @abstractmethod
+    def score(self, state: S) -> Result:
+        """The final result (called only when no decision is pending)."""

@@ -1,0 +1,198 @@
+"""Match records: everything needed to re-simulate a match and check its result.
+
+A record holds the game id and version, the config, the seed, the seats, every decision (seat,
+kind, number of options, chosen id, time taken, and whether the bot or a substitute chose),
+every failure (seat, decision index, verdict, detail) and the result. :func:`replay`
+re-simulates a record through the engine and raises :class:`ReplayMismatch` at the first
+difference.
+
+JSON form (one object per match; ``matches.jsonl`` holds one per line)::
+
+    {"record": 1, "match_id": ..., "game": ..., "game_version": ..., "config": {...},
+     "seed": ..., "seats": [{"bot": ..., "version": ...}], "policy": {...},
+     "decisions": [{"step": 0, "seat": 0, "kind": "roll", "options": 2, "choice": "stop",
+                    "ms": 0.01, "by": "bot"}, ...],
+     "failures": [{"seat": 1, "decision": 7, "verdict": "illegal", "detail": ...}],
+     "result": {"scores": [...], "ranks": [...], "forfeited": [...], "summary": ...}}
+
+Decisions of one *step* were open at the same time (a sealed simultaneous decision). ``ms`` is
+the only field that varies between two runs of the same match; :meth:`MatchRecord.canonical`
+drops it for comparisons.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.engine import Game, Result, competition_ranks
+
+RECORD_FORMAT = 1
+
+
+class ReplayMismatch(Exception):
+    """A record does not reproduce: the message names the first difference."""
+
+
+class RecordError(ValueError):
+    """A record file or object is malformed."""
+
+
+@dataclass
+class DecisionEntry:
+    step: int
+    seat: int
+    kind: str
+    options: int
+    choice: str
+    ms: float = 0.0
+    by: str = "bot"  # "bot" or "substitute"
+
+
+@dataclass
+class FailureEntry:
+    seat: int
+    decision: int  # index into decisions; -1 = before the first decision (start-up)
+    verdict: str
+    detail: str
+
+
+@dataclass
+class MatchRecord:
+    match_id: str
+    game: str
+    game_version: str
+    config: dict[str, Any]
+    seed: int
+    seats: list[dict[str, str]]
+    policy: dict[str, Any] = field(default_factory=dict)
+    decisions: list[DecisionEntry] = field(default_factory=list)
+    failures: list[FailureEntry] = field(default_factory=list)
+    result: dict[str, Any] = field(default_factory=dict)
+
+    # -- JSON -------------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        return {"record": RECORD_FORMAT, **data}
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), separators=(",", ":"), sort_keys=False)
+
+    def canonical(self) -> dict[str, Any]:
+        """The JSON form without timings (identical for two runs of the same match)."""
+        data = self.to_json()
+        for entry in data["decisions"]:
+            entry.pop("ms", None)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MatchRecord:
+        if not isinstance(data, dict) or data.get("record") != RECORD_FORMAT:
+            raise RecordError(f"not an arena match record (format {RECORD_FORMAT})")
+        try:
+            return cls(
+                match_id=str(data["match_id"]),
+                game=str(data["game"]),
+                game_version=str(data["game_version"]),
+                config=dict(data["config"]),
+                seed=int(data["seed"]),
+                seats=[dict(s) for s in data["seats"]],
+                policy=dict(data.get("policy", {})),
+                decisions=[DecisionEntry(**d) for d in data["decisions"]],
+                failures=[FailureEntry(**f) for f in data.get("failures", [])],
+                result=dict(data["result"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RecordError(f"malformed match record: {exc}") from None
+
+    # -- derived ----------------------------------------------------------------------------
+
+    @property
+    def forfeited(self) -> list[bool]:
+        return list(self.result.get("forfeited", [False] * len(self.seats)))
+
+
+def with_forfeits(result: Result, forfeited: list[bool]) -> Result:
+    """The result with forfeited seats ranked last (tied); the others keep their order."""
+    if not any(forfeited):
+        return result
+    keys = [(not forfeited[s], -result.ranks[s]) for s in range(len(result.ranks))]
+    return Result(result.scores, competition_ranks(keys), result.summary)
+
+
+def read_records(path: Path) -> Iterator[MatchRecord]:
+    """Records from a ``.json`` file (one record) or ``.jsonl`` file (one per line)."""
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise RecordError(f"cannot read {path}: {exc.strerror}") from None
+    stripped = text.strip()
+    if not stripped:
+        raise RecordError(f"{path} is empty")
+    if (stripped.startswith("{") and "\n" not in stripped) or path.suffix == ".json":
+        lines = [stripped]
+    else:
+        lines = [line for line in text.splitlines() if line.strip()]
+    for number, line in enumerate(lines, 1):
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"{path}:{number}: not JSON ({exc.msg})") from None
+        yield MatchRecord.from_json(data)
+
+
+def replay(game: Game, record: MatchRecord) -> Result:
+    """Re-simulate a record; return the result, or raise ReplayMismatch at the first difference."""
+    if record.game != game.meta.id:
+        raise ReplayMismatch(f"record is for game {record.game!r}, not {game.meta.id!r}")
+    if record.game_version != game.meta.version:
+        raise ReplayMismatch(
+            f"game version differs: record {record.game_version!r}, engine {game.meta.version!r}"
+        )
+    config = game.config(int(record.config["players"]), record.config.get("options", {}))
+    state = game.new_match(config, record.seed)
+    entries = record.decisions
+    i = 0
+    while i < len(entries):
+        step = entries[i].step
+        group = []
+        while i < len(entries) and entries[i].step == step:
+            group.append((i, entries[i]))
+            i += 1
+        pending = {d.seat: d for d in state.pending}
+        if not pending:
+            raise ReplayMismatch(f"decision {group[0][0]}: the match is already over")
+        if sorted(pending) != sorted(e.seat for _, e in group):
+            raise ReplayMismatch(
+                f"decision {group[0][0]}: engine asks seats {sorted(pending)}, "
+                f"record has seats {sorted(e.seat for _, e in group)}"
+            )
+        for index, entry in group:
+            decision = pending[entry.seat]
+            if decision.kind != entry.kind:
+                raise ReplayMismatch(
+                    f"decision {index}: kind {decision.kind!r} in engine, {entry.kind!r} in record"
+                )
+            if len(decision.options) != entry.options:
+                raise ReplayMismatch(
+                    f"decision {index}: {len(decision.options)} options in engine, {entry.options} in record"
+                )
+            if decision.find(entry.choice) is None:
+                raise ReplayMismatch(f"decision {index}: {entry.choice!r} is not a legal option")
+        game.apply(state, {e.seat: e.choice for _, e in group})
+    if state.pending:
+        raise ReplayMismatch(f"record ends after {len(entries)} decisions but the match goes on")
+    result = game.result(state)
+    assert result is not None
+    result = with_forfeits(result, record.forfeited)
+    for name, mine, theirs in (
+        ("scores", list(result.scores), record.result.get("scores")),
+        ("ranks", list(result.ranks), record.result.get("ranks")),
+    ):
+        if mine != theirs:
+            raise ReplayMismatch(f"result {name} differ: engine {mine}, record {theirs}")
+    return result

@@ -1,0 +1,23 @@
+"""The ``random`` bot: uniform over the legal options, for any game."""
+
+from __future__ import annotations
+
+from arena.chance import Chance
+from arena.v1 import bot_pb2
+from bots.sdk import Bot, Turn
+
+
+class RandomBot(Bot):
+    name = "random"
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__()
+        self.rng = Chance(seed)
+
+    def on_start(self, start: bot_pb2.MatchStart) -> None:
+        # Seeded per match and seat by the referee, so a match replays identically.
+        self.rng = Chance(start.bot_seed)
+
+    def choose(self, turn: Turn) -> str:
+        ids = turn.request.options
+        return ids[self.rng.below(len(ids), "bot")].id

@@ -1,0 +1,68 @@
+"""The built-in bots: ``random`` for every game plus each game's own bots.
+
+A bot spec is ``name`` or ``name:key=value,key=value`` (parameters for bots that take them,
+e.g. ``heuristic:threshold=4``). Per-game bots live in ``bots.games.<game id>`` as a ``BOTS``
+mapping from name to a factory taking the parameters.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Mapping
+from functools import cache
+
+import bots.games
+from arena.config import ConfigError
+from bots.random_bot import RandomBot
+from bots.sdk import Bot
+
+BotFactory = Callable[[Mapping[str, str]], Bot]
+
+
+def _random(params: Mapping[str, str]) -> Bot:
+    if params:
+        raise ConfigError(f"bot 'random' takes no parameters, got {', '.join(params)}")
+    return RandomBot()
+
+
+@cache
+def _game_bots() -> dict[str, dict[str, BotFactory]]:
+    table: dict[str, dict[str, BotFactory]] = {}
+    for module in sorted(pkgutil.iter_modules(bots.games.__path__), key=lambda m: m.name):
+        found = getattr(importlib.import_module(f"bots.games.{module.name}"), "BOTS", None)
+        if found:
+            table[module.name] = dict(found)
+    return table
+
+
+def bot_names(game_id: str) -> list[str]:
+    """Names of the built-in bots that play this game (``random`` first)."""
+    return ["random", *_game_bots().get(game_id, {})]
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    name, _, rest = spec.partition(":")
+    params: dict[str, str] = {}
+    for item in filter(None, rest.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ConfigError(f"bot spec {spec!r}: parameters are key=value, got {item!r}")
+        params[key.strip()] = value.strip()
+    return name.strip(), params
+
+
+def make_bot(spec: str, game_id: str) -> Bot:
+    """A fresh built-in bot from its spec; ConfigError names the allowed bots otherwise."""
+    name, params = parse_spec(spec)
+    if name == "random":
+        bot = _random(params)
+    else:
+        factories = _game_bots().get(game_id, {})
+        if name not in factories:
+            raise ConfigError(
+                f"unknown bot {name!r} for {game_id}; built-in bots: {', '.join(bot_names(game_id))}"
+            )
+        bot = factories[name](params)
+    bot.name = spec
+    return bot

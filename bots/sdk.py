@@ -1,0 +1,132 @@
+"""The bot SDK: write a bot as a class with one method.
+
+    from bots.sdk import Bot, Turn
+
+    class FirstOption(Bot):
+        name = "first"
+
+        def choose(self, turn: Turn) -> str:
+            return turn.options[0].id
+
+``turn.observation`` is the game's typed ``Observation`` message, ``turn.options`` the legal
+options with their typed ``action``, ``turn.kind`` the decision kind, ``turn.clock`` the time
+left, ``turn.events`` the events since your previous decision and ``self.history`` every event
+of the match so far. Optional hooks: ``on_start(start)`` and ``on_finish(finish)``.
+
+A Bot is a :class:`arena.runner.Player`, so it plays in-process as it is; serving it over gRPC
+is one call (see the remote-bots section of the README).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from functools import cache, cached_property
+
+from google.protobuf import any_pb2, symbol_database
+from google.protobuf.message import Message
+
+from arena import PROTOCOL_VERSION
+from arena.v1 import bot_pb2
+
+
+@cache
+def _load_game_protocols() -> None:
+    """Import every game's generated module so typed payloads can be unpacked by type name."""
+    import arena.games.v1 as generated
+
+    for module in pkgutil.iter_modules(generated.__path__):
+        importlib.import_module(f"{generated.__name__}.{module.name}")
+
+
+def unpack(packed: any_pb2.Any) -> Message:
+    """The typed message inside an ``Any`` (its class found by the type name)."""
+    _load_game_protocols()
+    cls = symbol_database.Default().GetSymbol(packed.TypeName())
+    message = cls()
+    if not packed.Unpack(message):
+        raise ValueError(f"cannot unpack {packed.type_url}")
+    return message
+
+
+@dataclass(frozen=True)
+class TypedOption:
+    id: str
+    label: str
+    packed: any_pb2.Any
+
+    @cached_property
+    def action(self) -> Message:
+        return unpack(self.packed)
+
+
+class Turn:
+    """One decision request, with typed views of its payloads (unpacked on first use)."""
+
+    def __init__(self, request: bot_pb2.DecisionRequest, history: list[bot_pb2.Event]) -> None:
+        self.request = request
+        self.kind = request.kind
+        self.seat = request.seat
+        self.clock = request.clock
+        self.events = list(request.events)
+        self.history = history
+
+    @cached_property
+    def observation(self) -> Message:
+        return unpack(self.request.observation)
+
+    @cached_property
+    def options(self) -> list[TypedOption]:
+        return [TypedOption(o.id, o.label, o.action) for o in self.request.options]
+
+    @property
+    def option_ids(self) -> list[str]:
+        return [o.id for o in self.request.options]
+
+
+class Bot:
+    """Base class of every bot. Override :meth:`choose`; the hooks are optional."""
+
+    name = "bot"
+    version = "1.0"
+    game_id = ""
+    """The game this bot plays ("" = any game)."""
+    capabilities: tuple[str, ...] = ()
+
+    def __init__(self) -> None:
+        self.history: list[bot_pb2.Event] = []
+        self.match: bot_pb2.MatchStart | None = None
+
+    # -- what an author writes ----------------------------------------------------------------
+
+    def choose(self, turn: Turn) -> str:
+        raise NotImplementedError
+
+    def on_start(self, start: bot_pb2.MatchStart) -> None:
+        """Called when a match starts (seat, players, options, clock, a seed for your RNG)."""
+
+    def on_finish(self, finish: bot_pb2.Finish) -> None:
+        """Called when a match ends, with the result."""
+
+    # -- the Player protocol (used by the runner and the gRPC server) -------------------------
+
+    def start(self, message: bot_pb2.MatchStart) -> bot_pb2.Ready:
+        self.history = []
+        self.match = message
+        self.on_start(message)
+        return bot_pb2.Ready(
+            protocol_version=PROTOCOL_VERSION,
+            bot_name=self.name,
+            bot_version=self.version,
+            capabilities=list(self.capabilities),
+            game_id=self.game_id,
+        )
+
+    def decide(self, request: bot_pb2.DecisionRequest) -> str:
+        self.history.extend(request.events)
+        return self.choose(Turn(request, self.history))
+
+    def finish(self, message: bot_pb2.Finish) -> None:
+        self.history.extend(message.events)
+        self.on_finish(message)

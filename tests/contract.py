@@ -1,0 +1,152 @@
+"""Reusable checks of the engine contract, for every game.
+
+``tests/test_contract.py`` runs them over every registered game, every supported player count
+and every variant; a game's own test module calls them with its invariants and chosen seeds.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from arena.chance import Chance
+from arena.config import MatchConfig
+from arena.engine import SPECTATOR, Game, IllegalChoice, MatchState
+from arena.record import MatchRecord, replay
+from arena.runner import FunctionPlayer, play_match
+from arena.v1 import bot_pb2
+
+Invariant = Callable[[Any], None]
+
+
+def configurations(game: Game) -> Iterator[MatchConfig]:
+    """Every supported player count with the default options and with each variant."""
+    meta = game.meta
+    for players in range(meta.min_players, meta.max_players + 1):
+        seen: set[tuple[tuple[str, object], ...]] = set()
+        for options in [
+            {},
+            *(dict(v.options) for v in meta.variants if not v.players or players in v.players),
+        ]:
+            key = tuple(sorted(options.items()))
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                yield game.config(players, options)
+            except ValueError:
+                continue  # a variant that does not apply at this player count
+
+
+def random_playout(
+    game: Game,
+    config: MatchConfig,
+    seed: int,
+    *,
+    invariant: Invariant | None = None,
+    max_steps: int = 100_000,
+    observe: bool = True,
+) -> MatchState:
+    """Play uniformly random legal options to the end, checking the contract at every step."""
+    state = game.new_match(config, seed)
+    rng = Chance(seed ^ 0x5EED)
+    while state.pending:
+        assert state.steps < max_steps, f"{game.meta.id}: no end after {max_steps} steps (seed {seed})"
+        seats = [d.seat for d in state.pending]
+        assert len(seats) == len(set(seats)), "one decision per seat at a time"
+        for decision in state.pending:
+            assert decision.options, f"empty option list for seat {decision.seat} ({decision.kind})"
+            ids = decision.option_ids
+            assert len(ids) == len(set(ids)), f"duplicate option ids: {ids}"
+            for option in decision.options:
+                assert isinstance(option.action, game.action_type)
+        if observe:
+            for seat in [SPECTATOR, *range(config.players)]:
+                obs = game.observe(state, seat)
+                assert isinstance(obs, game.observation_type)
+                obs.SerializeToString()
+        if invariant:
+            invariant(state)
+        choices = {d.seat: rng.pick(d.options, "test").id for d in state.pending}
+        game.apply(state, choices)
+    if invariant:
+        invariant(state)
+    result = game.result(state)
+    assert result is not None
+    assert len(result.scores) == len(result.ranks) == config.players
+    assert min(result.ranks) == 1
+    return state
+
+
+def random_players(n: int) -> list[FunctionPlayer]:
+    players = []
+    for seat in range(n):
+        rng = Chance(1000 + seat)
+
+        def choose(request: bot_pb2.DecisionRequest, rng: Chance = rng) -> str:
+            return rng.pick(list(request.options), "test").id
+
+        players.append(FunctionPlayer(choose, name=f"random{seat}"))
+    return players
+
+
+def recorded_match(game: Game, config: MatchConfig, seed: int) -> MatchRecord:
+    return play_match(game, config, seed, random_players(config.players))
+
+
+def check_replay(game: Game, config: MatchConfig, seed: int) -> None:
+    """A record re-simulates to the same result, and survives a JSON round trip."""
+    record = recorded_match(game, config, seed)
+    replay(game, record)
+    again = MatchRecord.from_json(pickle.loads(pickle.dumps(record.to_json())))
+    replay(game, again)
+
+
+def check_determinism(game: Game, config: MatchConfig, seed: int) -> None:
+    """Same seed, same decisions: the same record (timings aside)."""
+    first = recorded_match(game, config, seed).canonical()
+    second = recorded_match(game, config, seed).canonical()
+    assert first == second
+
+
+def check_illegal_rejected(game: Game, config: MatchConfig, seed: int, every: int = 7) -> None:
+    """Illegal ids and wrong seats raise typed errors and leave the state byte-identical."""
+    state = game.new_match(config, seed)
+    rng = Chance(seed)
+    step = 0
+    while state.pending:
+        if step % every == 0:
+            before = pickle.dumps(state)
+            decision = state.pending[0]
+            bad = {d.seat: d.options[0].id for d in state.pending}
+            bad[decision.seat] = "no-such-option"
+            try:
+                game.apply(state, bad)
+            except IllegalChoice as exc:
+                assert exc.seat == decision.seat
+            else:
+                raise AssertionError("an illegal option was accepted")
+            assert pickle.dumps(state) == before, "state changed by an illegal choice"
+        game.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+        step += 1
+
+
+def observation_bytes(game: Game, state: MatchState, seat: int) -> bytes:
+    return game.observe(state, seat).SerializeToString(deterministic=True)
+
+
+def visible_events(state: MatchState, seat: int) -> list[tuple[int, str, str, bytes]]:
+    return [
+        (e.seat, e.kind, e.text, e.detail.SerializeToString(deterministic=True) if e.detail else b"")
+        for _, e in state.log.since(seat, 0)
+    ]
+
+
+def assert_same_view(game: Game, a: MatchState, b: MatchState, seat: int) -> None:
+    """Two states give ``seat`` byte-identical observations, events and options."""
+    assert observation_bytes(game, a, seat) == observation_bytes(game, b, seat)
+    assert visible_events(a, seat) == visible_events(b, seat)
+    view_a = [(d.seat, d.kind, d.option_ids) for d in a.pending if d.seat == seat]
+    view_b = [(d.seat, d.kind, d.option_ids) for d in b.pending if d.seat == seat]
+    assert view_a == view_b

@@ -1,0 +1,95 @@
+"""The arena command line: output forms, determinism, and one-line errors with exit status 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def arena(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_games_lists_every_game_as_json():
+    from arena.registry import games
+
+    out = arena("games", "--json")
+    assert out.returncode == 0
+    listed = json.loads(out.stdout)
+    assert [g["id"] for g in listed] == list(games())
+    for entry in listed:
+        assert {"id", "name", "min_players", "max_players", "variants", "flags"} <= entry.keys()
+
+
+def test_play_json_is_one_object_and_byte_identical():
+    args = (
+        "play",
+        "--game",
+        "rolldice",
+        "--players",
+        "3",
+        "--bots",
+        "heuristic,random,random",
+        "--seed",
+        "7",
+        "--json",
+    )
+    first, second = arena(*args), arena(*args)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout
+    data = json.loads(first.stdout)
+    assert data["game"] == "rolldice" and data["seed"] == 7 and data["decisions"] > 0
+    assert [s["bot"] for s in data["seats"]] == ["heuristic", "random", "random"]
+    assert sorted(s["rank"] for s in data["seats"])[0] == 1
+
+
+def test_play_account_is_readable_and_deterministic():
+    first = arena("play", "--game", "rolldice", "--seed", "3")
+    second = arena("play", "--game", "rolldice", "--seed", "3")
+    assert first.returncode == 0 and first.stdout == second.stdout
+    assert "result:" in first.stdout and "rolls" in first.stdout
+
+
+def test_record_then_replay(tmp_path):
+    path = tmp_path / "match.json"
+    assert arena("play", "--game", "rolldice", "--record", str(path), "--json").returncode == 0
+    ok = arena("replay", str(path))
+    assert ok.returncode == 0 and "reproduce" in ok.stdout
+    data = json.loads(path.read_text())
+    data["decisions"][0]["choice"] = "stop" if data["decisions"][0]["choice"] == "reroll" else "reroll"
+    path.write_text(json.dumps(data))
+    bad = arena("replay", str(path))
+    assert bad.returncode == 1 and "MISMATCH" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("play", "--game", "chess"), "unknown game 'chess'; known games: "),
+        (("play", "--game", "rolldice", "--players", "9"), "1-4 players, not 9"),
+        (("play", "--game", "rolldice", "--bots", "random,genius"), "unknown bot 'genius'"),
+        (("play", "--game", "rolldice", "--option", "speed=2"), "unknown option 'speed'; allowed: target="),
+        (("play", "--game", "rolldice", "--option", "rerolls=5"), "expected one of 1|2"),
+        (("play", "--game", "rolldice", "--option", "rerolls"), "KEY=VALUE"),
+        (("play", "--game", "rolldice", "--players", "3", "--bots", "random,random"), "2 bots given for 3"),
+        (("replay", "/nonexistent/file.json"), "no such file"),
+        (("play",), "required: --game"),
+    ],
+)
+def test_user_errors_are_one_line_with_status_2(args, needle):
+    out = arena(*args)
+    assert out.returncode == 2
+    assert needle in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert "Traceback" not in out.stderr
+    assert out.stdout == ""
+
+
+def test_replay_rejects_a_file_that_is_not_a_record(tmp_path):
+    path = tmp_path / "junk.jsonl"
+    path.write_text("{not json\n")
+    out = arena("replay", str(path))
+    assert out.returncode == 2 and "not JSON" in out.stderr

@@ -1,0 +1,126 @@
+"""RollDice: every rule of shared/rules/rolldice.md and its rulings, pinned."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.chance import PresetChance
+from arena.config import ConfigError
+from arena.games.rolldice import GAME
+from arena.scenario import scenario
+from tests.contract import configurations, random_playout
+
+
+def game_with(rolls, players=2, start=0, **options):
+    chance = PresetChance(rolls={"die": rolls}, picks={"start": [start]})
+    return GAME.new_match(GAME.config(players, options), chance=chance)
+
+
+def test_first_roll_is_a_decision_stop_or_reroll():
+    state = game_with([4])
+    (decision,) = state.pending
+    assert decision.seat == 0 and decision.kind == "roll"
+    assert decision.option_ids == ("stop", "reroll")
+
+
+def test_after_a_reroll_only_the_final_roll_counts():
+    # Rule :24 - you keep only the final rolled value; with one reroll the second roll is kept.
+    state = game_with([5, 2, 3])
+    GAME.apply(state, {0: "reroll"})
+    assert state.totals == [2, 0]
+    assert state.turn_seat == 1 and state.current_roll == 3
+
+
+def test_stop_keeps_the_die():
+    state = game_with([5, 3])
+    GAME.apply(state, {0: "stop"})
+    assert state.totals == [5, 0]
+
+
+def test_two_rerolls_variant_offers_a_second_reroll():
+    state = game_with([1, 1, 6, 4], rerolls=2)
+    GAME.apply(state, {0: "reroll"})
+    assert state.pending[0].option_ids == ("stop", "reroll") and state.current_roll == 1
+    GAME.apply(state, {0: "reroll"})
+    assert state.totals == [6, 0]
+
+
+def test_every_turn_scores_at_least_one():
+    for seed in range(50):
+        state = random_playout(GAME, GAME.config(3), seed)
+        turns = sum(state.turns_taken)
+        assert sum(state.totals) >= turns
+
+
+def test_round_is_finished_then_highest_total_wins():
+    # Seat 0 reaches 20 first, seat 1 still plays its turn and passes it: highest total wins.
+    rolls = [6, 6, 6, 6, 6, 6, 2, 6, 6]  # 0:6 1:6 0:6 1:6 0:6 1:6 0:2 (stops) 1:6 -> 20 vs 24
+    state = game_with(rolls)
+    script = ["stop"] * 6 + ["stop", "stop"]
+    for step in script:
+        GAME.apply(state, {state.pending[0].seat: step})
+    assert state.totals == [20, 24]
+    assert not state.pending
+    result = GAME.result(state)
+    assert result.ranks == (2, 1)
+
+
+def test_equal_leaders_share_the_victory():
+    state = game_with([6, 6, 6, 6, 6, 6, 2, 2])
+    for _ in range(8):
+        GAME.apply(state, {state.pending[0].seat: "stop"})
+    assert state.totals == [20, 20]
+    assert GAME.result(state).ranks == (1, 1)
+
+
+def test_roll_off_breaks_a_tie():
+    chance = PresetChance(
+        rolls={"die": [6, 6, 6, 6, 6, 6, 2, 2], "rolloff": [3, 3, 5, 1]}, picks={"start": [1]}
+    )
+    state = scenario(GAME, 2, {"tiebreak": "rolloff"}, chance=chance)
+    assert state.turn_seat == 1
+    for _ in range(8):
+        GAME.apply(state, {state.pending[0].seat: "stop"})
+    # Roll-off in seat order: 3 vs 3 (tie again), then 5 vs 1: seat 0 wins.
+    assert GAME.result(state).ranks == (1, 2)
+    assert chance.unused() == {}
+
+
+def test_solo_game_ends_at_the_target():
+    state = scenario(GAME, 1, {"target": 10}, chance=PresetChance(rolls={"die": [6, 6]}))
+    GAME.apply(state, {0: "stop"})
+    GAME.apply(state, {0: "stop"})
+    assert not state.pending and state.totals == [12]
+    assert GAME.result(state).ranks == (1,)
+
+
+@pytest.mark.parametrize(("players", "ok"), [(0, False), (1, True), (4, True), (5, False)])
+def test_player_counts(players, ok):
+    if ok:
+        GAME.config(players)
+    else:
+        with pytest.raises(ConfigError, match="1-4 players"):
+            GAME.config(players)
+
+
+def test_options_are_validated():
+    with pytest.raises(ConfigError, match="rerolls"):
+        GAME.config(2, {"rerolls": "3"})
+    with pytest.raises(ConfigError, match="unknown option 'speed'"):
+        GAME.config(2, {"speed": "1"})
+
+
+def test_every_player_gets_equal_turns():
+    for config in configurations(GAME):
+        for seed in range(20):
+            state = random_playout(GAME, config, seed)
+            assert len(set(state.turns_taken)) == 1
+            assert max(state.totals) >= state.target
+
+
+def test_no_hidden_information_all_seats_see_the_same():
+    state = scenario(GAME, 3, seed=4, script=["stop", "reroll"])
+    views = [GAME.observe(state, s) for s in range(3)]
+    for view in views:
+        view.seat = 0
+    assert views[0] == views[1] == views[2]

@@ -1,0 +1,142 @@
+"""The match runner: records, failure verdicts, error policies, version negotiation."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.games.rolldice import GAME
+from arena.record import MatchRecord, ReplayMismatch, replay
+from arena.runner import ErrorPolicy, FunctionPlayer, PlayerFailure, play_match
+from arena.v1 import bot_pb2
+from bots.random_bot import RandomBot
+
+
+def first(request: bot_pb2.DecisionRequest) -> str:
+    return request.options[0].id
+
+
+class Scripted:
+    """A player that misbehaves at chosen decision numbers (its own count)."""
+
+    def __init__(self, faults: dict[int, object], ready: bot_pb2.Ready | None = None) -> None:
+        self.name = "scripted"
+        self.faults = faults
+        self.ready = ready
+        self.asked = 0
+        self.finished: bot_pb2.Finish | None = None
+
+    def start(self, message):
+        return self.ready
+
+    def decide(self, request):
+        n = self.asked
+        self.asked += 1
+        fault = self.faults.get(n)
+        if isinstance(fault, Exception):
+            raise fault
+        if fault is not None:
+            return fault
+        return request.options[0].id
+
+    def finish(self, message):
+        self.finished = message
+
+
+def test_record_holds_every_decision_and_replays():
+    config = GAME.config(2)
+    record = play_match(GAME, config, 9, [RandomBot(), RandomBot()])
+    assert record.game == "rolldice" and record.game_version == GAME.meta.version
+    assert record.decisions and all(d.options == 2 and d.by == "bot" for d in record.decisions)
+    assert [d.step for d in record.decisions] == sorted(d.step for d in record.decisions)
+    replay(GAME, record)
+    replay(GAME, MatchRecord.from_json(record.to_json()))
+
+
+def test_replay_fails_loudly_on_a_changed_decision():
+    record = play_match(GAME, GAME.config(2), 9, [RandomBot(), RandomBot()])
+    tampered = MatchRecord.from_json(record.to_json())
+    entry = tampered.decisions[0]
+    entry.choice = "stop" if entry.choice == "reroll" else "reroll"
+    with pytest.raises(ReplayMismatch, match=r"decision|result|record ends"):
+        replay(GAME, tampered)
+
+
+def test_replay_names_a_changed_result():
+    record = play_match(GAME, GAME.config(2), 9, [RandomBot(), RandomBot()])
+    record.result["scores"] = [s + 1 for s in record.result["scores"]]
+    with pytest.raises(ReplayMismatch, match="scores differ"):
+        replay(GAME, record)
+
+
+def test_illegal_answer_forfeits_by_default():
+    bad = Scripted({1: "jump"})
+    record = play_match(GAME, GAME.config(2), 3, [FunctionPlayer(first), bad])
+    (failure,) = record.failures
+    assert failure.seat == 1 and failure.verdict == "illegal" and "jump" in failure.detail
+    assert record.decisions[failure.decision].seat == 1
+    assert record.decisions[failure.decision].by == "substitute"
+    assert record.result["forfeited"] == [False, True]
+    assert record.result["ranks"] == [1, 2]
+    assert bad.asked == 2  # never asked again after forfeiting
+    replay(GAME, record)
+
+
+def test_substitute_policy_continues_until_the_budget_is_spent():
+    bad = Scripted({0: RuntimeError("boom"), 2: PlayerFailure("timeout", "slow"), 3: "x", 4: "y"})
+    record = play_match(
+        GAME,
+        GAME.config(2, {"target": 60}),
+        3,
+        [FunctionPlayer(first), bad],
+        policy=ErrorPolicy("substitute", budget=3),
+    )
+    verdicts = [(f.seat, f.verdict) for f in record.failures]
+    assert verdicts == [(1, "crash"), (1, "timeout"), (1, "illegal"), (1, "illegal")]
+    assert record.result["forfeited"] == [False, True]  # 4 errors > budget 3
+    assert bad.asked == 5
+    replay(GAME, record)
+
+
+def test_substitute_within_budget_keeps_the_seat():
+    bad = Scripted({0: "x"})
+    record = play_match(
+        GAME, GAME.config(2), 3, [FunctionPlayer(first), bad], policy=ErrorPolicy("substitute", budget=1)
+    )
+    assert record.result["forfeited"] == [False, False]
+    assert len(record.failures) == 1
+
+
+@pytest.mark.parametrize(
+    ("ready", "needle"),
+    [
+        (bot_pb2.Ready(protocol_version="2.0"), "protocol version"),
+        (bot_pb2.Ready(game_id="skyfive"), "bot plays 'skyfive'"),
+        (bot_pb2.Ready(game_id="rolldice", game_version="0.9"), "version 0.9"),
+    ],
+)
+def test_version_mismatch_is_a_protocol_failure_before_any_decision(ready, needle):
+    bad = Scripted({}, ready=ready)
+    record = play_match(GAME, GAME.config(2), 3, [FunctionPlayer(first), bad])
+    (failure,) = record.failures
+    assert failure.verdict == "protocol" and failure.decision == -1 and needle in failure.detail
+    assert bad.asked == 0
+    assert record.result["forfeited"] == [False, True]
+
+
+def test_players_receive_start_requests_and_finish():
+    seen: list[bot_pb2.DecisionRequest] = []
+
+    class Spy(RandomBot):
+        def choose(self, turn):
+            seen.append(turn.request)
+            return super().choose(turn)
+
+    spy = Spy()
+    record = play_match(GAME, GAME.config(2), 5, [spy, RandomBot()])
+    assert spy.match is not None and spy.match.game_id == "rolldice" and spy.match.seat == 0
+    assert all(r.seat == 0 for r in seen)
+    # Events arrive incrementally: indices strictly increase across requests, none repeated.
+    indices = [e.index for r in seen for e in r.events]
+    assert indices == sorted(set(indices))
+    assert spy.history and spy.history[-1].kind == "end"
+    assert [d.decision_index for d in seen] == [i for i, d in enumerate(record.decisions) if d.seat == 0]
