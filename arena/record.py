@@ -13,7 +13,8 @@ JSON form (one object per match; ``matches.jsonl`` holds one per line)::
      "decisions": [{"step": 0, "seat": 0, "kind": "roll", "options": 2, "choice": "stop",
                     "ms": 0.01, "by": "bot"}, ...],
      "failures": [{"seat": 1, "decision": 7, "verdict": "illegal", "detail": ...}],
-     "result": {"scores": [...], "ranks": [...], "forfeited": [...], "summary": ...}}
+     "result": {"scores": [...], "ranks": [...], "forfeited": [...], "summary": ...},
+     "tournament": {"index": 12, "group": 6, "rotation": 0}}   # only in tournaments
 
 Decisions of one *step* were open at the same time (a sealed simultaneous decision). ``ms`` is
 the only field that varies between two runs of the same match; :meth:`MatchRecord.canonical`
@@ -72,6 +73,8 @@ class MatchRecord:
     decisions: list[DecisionEntry] = field(default_factory=list)
     failures: list[FailureEntry] = field(default_factory=list)
     result: dict[str, Any] = field(default_factory=dict)
+    tournament: dict[str, Any] = field(default_factory=dict)
+    """Where the match sits in a tournament: index, duplicate group, rotation (empty otherwise)."""
 
     # -- JSON -------------------------------------------------------------------------------
 
@@ -105,6 +108,7 @@ class MatchRecord:
                 decisions=[DecisionEntry(**d) for d in data["decisions"]],
                 failures=[FailureEntry(**f) for f in data.get("failures", [])],
                 result=dict(data["result"]),
+                tournament=dict(data.get("tournament", {})),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise RecordError(f"malformed match record: {exc}") from None

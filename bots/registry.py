@@ -27,13 +27,28 @@ def _random(params: Mapping[str, str]) -> Bot:
 
 
 @cache
+def _game_modules() -> dict[str, object]:
+    return {
+        module.name: importlib.import_module(f"bots.games.{module.name}")
+        for module in sorted(pkgutil.iter_modules(bots.games.__path__), key=lambda m: m.name)
+    }
+
+
+@cache
 def _game_bots() -> dict[str, dict[str, BotFactory]]:
     table: dict[str, dict[str, BotFactory]] = {}
-    for module in sorted(pkgutil.iter_modules(bots.games.__path__), key=lambda m: m.name):
-        found = getattr(importlib.import_module(f"bots.games.{module.name}"), "BOTS", None)
+    for name, module in _game_modules().items():
+        found = getattr(module, "BOTS", None)
         if found:
-            table[module.name] = dict(found)
+            table[name] = dict(found)
     return table
+
+
+def tournament_field(game_id: str) -> list[str]:
+    """The default bots of a tournament: every built-in bot, plus the variants a game names in
+    its ``FIELD`` (e.g. a heuristic with other parameters) so the table is interesting."""
+    extra = list(getattr(_game_modules().get(game_id), "FIELD", []))
+    return list(dict.fromkeys([*bot_names(game_id), *extra]))
 
 
 def bot_names(game_id: str) -> list[str]:

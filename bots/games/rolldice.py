@@ -44,3 +44,4 @@ def _heuristic(params: Mapping[str, str]) -> Bot:
 
 
 BOTS = {"heuristic": _heuristic}
+FIELD = ["heuristic:threshold=2", "heuristic:threshold=4"]

@@ -1,0 +1,178 @@
+"""``arena tournament``: run a tournament between bots and print the leaderboard."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from arena.cli import UsageError
+from arena.cli.common import default_players, load_game, parse_options, split_list
+from arena.cli.players import check_bot, make_player
+from arena.executor import LocalExecutor, default_workers
+from arena.pairings import DEFAULT_MAX_GROUPS
+from arena.rundir import RunDirectory
+from arena.tournament import FORMATS, TournamentSpec
+from arena.tournament_run import Progress, run_tournament
+
+DEFAULT_SPRT_REPEATS = 100
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser("tournament", help="run a tournament and print the leaderboard")
+    parser.add_argument("--game", help="game id (see `arena games`)")
+    parser.add_argument("--bots", help="comma-separated bots (default: every built-in bot of the game)")
+    parser.add_argument("--players", type=int, help="players per match (default: 2 where the game allows)")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="variant option")
+    parser.add_argument("--format", choices=FORMATS, default="round-robin")
+    parser.add_argument(
+        "--repeats", type=int, help="play the whole schedule R times with fresh seeds (default 1)"
+    )
+    parser.add_argument("--seed", type=int, default=1, help="tournament seed (default 1)")
+    parser.add_argument(
+        "--workers", type=int, help=f"worker processes (default: cores = {default_workers()})"
+    )
+    parser.add_argument(
+        "--out", type=Path, metavar="DIR", help="output directory (default ./arena-runs/<id>/)"
+    )
+    parser.add_argument("--resume", action="store_true", help="continue the interrupted run in --out DIR")
+    parser.add_argument("--sprt", metavar="ELO0,ELO1", help="gauntlet only: stop when the SPRT decides")
+    parser.add_argument("--on-error", choices=("forfeit", "substitute"), default="forfeit")
+    parser.add_argument(
+        "--error-budget", type=int, default=3, help="errors before a substituted seat forfeits"
+    )
+    parser.add_argument(
+        "--max-groups",
+        type=int,
+        default=DEFAULT_MAX_GROUPS,
+        help="above this many groups, play a balanced sample",
+    )
+    parser.add_argument("--json", action="store_true", help="print the leaderboard as JSON and nothing else")
+    parser.set_defaults(run=run)
+
+
+def parse_sprt(text: str | None) -> tuple[float, float] | None:
+    if text is None:
+        return None
+    try:
+        low, high = (float(x) for x in text.split(","))
+    except ValueError:
+        raise UsageError(f"--sprt expects ELO0,ELO1 (two numbers), got {text!r}") from None
+    return low, high
+
+
+def spec_from_args(args: argparse.Namespace) -> TournamentSpec:
+    if not args.game:
+        raise UsageError("the following arguments are required: --game")
+    game = load_game(args.game)
+    from bots.registry import tournament_field
+
+    bots = split_list(args.bots) or tournament_field(game.meta.id)
+    players = args.players if args.players is not None else default_players(game)
+    sprt = parse_sprt(args.sprt)
+    repeats = args.repeats if args.repeats is not None else (DEFAULT_SPRT_REPEATS if sprt else 1)
+    spec = TournamentSpec(
+        game=game.meta.id,
+        bots=tuple(bots),
+        players=players,
+        options=parse_options(args.option),
+        format=args.format,
+        repeats=repeats,
+        seed=args.seed,
+        on_error=args.on_error,
+        error_budget=args.error_budget,
+        sprt=sprt,
+        max_groups=args.max_groups,
+    )
+    spec.validate()
+    # Normalise options to their typed values so the stored spec is exact.
+    config = game.config(players, spec.options)
+    spec = TournamentSpec(**{**spec.__dict__, "options": dict(config.options)})
+    for bot in spec.bots:
+        check_bot(bot, spec.game)
+    return spec
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if args.resume:
+        if args.out is None:
+            raise UsageError("--resume needs --out DIR (the directory of the interrupted run)")
+        rundir = RunDirectory(args.out)
+        spec, tournament_id = rundir.read_spec()
+        if args.game and args.game != spec.game:
+            raise UsageError(f"{args.out} holds a {spec.game} tournament, not {args.game}")
+    else:
+        spec = spec_from_args(args)
+        tournament_id = f"{spec.game}-{time.strftime('%Y%m%d-%H%M%S')}-{spec.digest()}"
+        rundir = RunDirectory(args.out or Path("arena-runs") / tournament_id)
+    executor = LocalExecutor(make_player, args.workers)
+    board = run_with_progress(spec, tournament_id, rundir, executor, args.resume, quiet=args.json)
+    if board is None:
+        return 130
+    if args.json:
+        print(json.dumps(board, indent=2))
+    else:
+        from rich.console import Console
+
+        from arena.leaderboard import render
+
+        console = Console()
+        console.print(render(board))
+        if board.get("sprt"):
+            s = board["sprt"]
+            verdict = {"H1": "challenger is stronger", "H0": "challenger is not stronger", None: "undecided"}
+            console.print(
+                f"SPRT [{s['elo0']}, {s['elo1']}]: {verdict[s['decision']]} "
+                f"(LLR {s['llr']} in {s['bounds']}, {s['samples']} groups)"
+            )
+        console.print(f"results in {rundir.path}/")
+    return 0
+
+
+def run_with_progress(
+    spec: TournamentSpec,
+    tournament_id: str,
+    rundir: RunDirectory,
+    executor: LocalExecutor,
+    resume: bool,
+    *,
+    quiet: bool,
+) -> dict[str, Any] | None:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+    from rich.progress import Progress as Bar
+
+    console = Console(stderr=True)
+    bar = Bar(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]:.1f} matches/s"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=quiet,
+        transient=False,
+    )
+    task = bar.add_task(f"{spec.game} {spec.format}", total=None, rate=0.0)
+
+    def on_progress(progress: Progress) -> None:
+        bar.update(task, completed=progress.done, total=progress.total, rate=progress.rate)
+
+    with bar:
+        try:
+            return run_tournament(
+                spec, tournament_id, rundir, executor, resume=resume, on_progress=on_progress
+            )
+        except KeyboardInterrupt:
+            bar.stop()
+            print(
+                f"arena tournament: interrupted; finished matches are kept in {rundir.path}/\n"
+                f"resume with: arena tournament --resume --out {rundir.path}",
+                file=sys.stderr,
+            )
+            return None

@@ -1,0 +1,190 @@
+"""The leaderboard of a tournament: ratings with intervals and per-bot statistics.
+
+Built from the match records alone, so any executor (local, Celery) and a re-read of
+``matches.jsonl`` give the same table. Columns: rank, bot, rating and its 95% interval
+(Bradley–Terry, bootstrap over duplicate groups), online Elo, games, wins/draws/losses
+(2-player) or mean rank (multiplayer), mean score, failures by verdict, mean decision time.
+Seat statistics report the first-seat advantage.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from arena.ratings import OnlineElo, bootstrap_intervals, pairwise_scores
+from arena.record import MatchRecord
+from arena.runner import VERDICTS
+from arena.tournament import TournamentSpec, seat_bot_indices
+
+CSV_COLUMNS = (
+    "rank",
+    "bot",
+    "rating",
+    "ci_low",
+    "ci_high",
+    "elo",
+    "games",
+    "wins",
+    "draws",
+    "losses",
+    "mean_rank",
+    "mean_score",
+    "failures",
+    "mean_decision_ms",
+)
+
+
+def group_win_matrices(spec: TournamentSpec, records: Sequence[MatchRecord]) -> np.ndarray:
+    """Win matrices per duplicate group, shape (groups, bots, bots)."""
+    bots = len(spec.bots)
+    by_group: dict[int, np.ndarray] = {}
+    for record in records:
+        group = int(record.tournament.get("group", record.tournament.get("index", 0)))
+        wins = by_group.setdefault(group, np.zeros((bots, bots)))
+        seat_bots = seat_bot_indices(spec, record)
+        for a, b, score in pairwise_scores(record.result["ranks"]):
+            i, j = seat_bots[a], seat_bots[b]
+            if i != j:
+                wins[i, j] += score
+                wins[j, i] += 1.0 - score
+    if not by_group:
+        return np.zeros((0, bots, bots))
+    return np.stack([by_group[g] for g in sorted(by_group)])
+
+
+def build(spec: TournamentSpec, records: Sequence[MatchRecord], *, resamples: int = 200) -> dict[str, Any]:
+    """The leaderboard as a JSON-ready dict (rows sorted by rating, best first)."""
+    records = sorted(records, key=lambda r: int(r.tournament.get("index", 0)))
+    names = list(spec.bots)
+    bots = len(names)
+    fit = bootstrap_intervals(
+        group_win_matrices(spec, records), names=names, resamples=resamples, seed=spec.seed
+    )
+    elo = OnlineElo(bots)
+    games = [0] * bots
+    wins = [0] * bots
+    draws = [0] * bots
+    losses = [0] * bots
+    rank_sum = [0] * bots
+    score_sum = [0.0] * bots
+    failures: list[dict[str, int]] = [defaultdict(int) for _ in range(bots)]
+    decision_ms = [0.0] * bots
+    decisions = [0] * bots
+    seat_rank_sum = [0.0] * spec.players
+    seat_wins = [0.0] * spec.players
+    for record in records:
+        seat_bots = seat_bot_indices(spec, record)
+        ranks = record.result["ranks"]
+        scores = record.result["scores"]
+        elo.update(seat_bots, ranks)
+        winners = ranks.count(1)
+        for seat, b in enumerate(seat_bots):
+            games[b] += 1
+            rank_sum[b] += ranks[seat]
+            score_sum[b] += float(scores[seat])
+            seat_rank_sum[seat] += ranks[seat]
+            if ranks[seat] == 1:
+                seat_wins[seat] += 1.0 / winners
+            if spec.players == 2:
+                other = ranks[1 - seat]
+                if ranks[seat] < other:
+                    wins[b] += 1
+                elif ranks[seat] == other:
+                    draws[b] += 1
+                else:
+                    losses[b] += 1
+        for failure in record.failures:
+            failures[seat_bots[failure.seat]][failure.verdict] += 1
+        for entry in record.decisions:
+            if entry.by == "bot":
+                decision_ms[seat_bots[entry.seat]] += entry.ms
+                decisions[seat_bots[entry.seat]] += 1
+    rows = []
+    for b in range(bots):
+        row: dict[str, Any] = {
+            "bot": names[b],
+            "rating": round(float(fit.ratings[b]), 1),
+            "ci_low": round(float(fit.ci_low[b]), 1),
+            "ci_high": round(float(fit.ci_high[b]), 1),
+            "elo": round(elo.ratings[b], 1),
+            "games": games[b],
+            "mean_rank": round(rank_sum[b] / games[b], 3) if games[b] else None,
+            "mean_score": round(score_sum[b] / games[b], 3) if games[b] else None,
+            "failures": {v: failures[b][v] for v in VERDICTS if failures[b].get(v)},
+            "mean_decision_ms": round(decision_ms[b] / decisions[b], 3) if decisions[b] else None,
+        }
+        if spec.players == 2:
+            row.update(wins=wins[b], draws=draws[b], losses=losses[b])
+        rows.append(row)
+    rows.sort(key=lambda r: (-r["rating"], r["bot"]))
+    for position, row in enumerate(rows, 1):
+        row["rank"] = position
+    total = len(records)
+    return {
+        "game": spec.game,
+        "players": spec.players,
+        "matches": total,
+        "groups": len({r.tournament.get("group") for r in records}),
+        "leaderboard": rows,
+        "seats": [
+            {
+                "seat": s,
+                "win_rate": round(seat_wins[s] / total, 4) if total else None,
+                "mean_rank": round(seat_rank_sum[s] / total, 4) if total else None,
+            }
+            for s in range(spec.players)
+        ],
+        "warning": fit.warning,
+    }
+
+
+def to_csv(board: dict[str, Any]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in board["leaderboard"]:
+        flat = {k: row.get(k, "") for k in CSV_COLUMNS}
+        flat["failures"] = ";".join(f"{k}={v}" for k, v in row["failures"].items())
+        writer.writerow({k: "" if v is None else v for k, v in flat.items()})
+    return out.getvalue()
+
+
+def render(board: dict[str, Any]) -> Any:
+    """A rich Table of the leaderboard (for the terminal)."""
+    from rich.table import Table
+
+    two = board["players"] == 2
+    table = Table(title=f"{board['game']}: {board['matches']} matches")
+    columns = ["#", "bot", "rating (95% CI)", "games"]
+    columns += ["W / D / L"] if two else ["mean rank"]
+    columns += ["mean score", "failures", "ms/decision"]
+    for column in columns:
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    for row in board["leaderboard"]:
+        interval = f"{row['rating']:.0f} ({row['ci_low']:.0f}..{row['ci_high']:.0f})"
+        result = f"{row['wins']} / {row['draws']} / {row['losses']}" if two else f"{row['mean_rank']}"
+        failures = ", ".join(f"{k} {v}" for k, v in row["failures"].items()) or "-"
+        ms = "-" if row["mean_decision_ms"] is None else f"{row['mean_decision_ms']:.3f}"
+        table.add_row(
+            str(row["rank"]),
+            row["bot"],
+            interval,
+            str(row["games"]),
+            result,
+            str(row["mean_score"]),
+            failures,
+            ms,
+        )
+    seats = ", ".join(
+        f"seat {s['seat']}: win {s['win_rate']:.1%}" for s in board["seats"] if s["win_rate"] is not None
+    )
+    table.caption = f"seat advantage - {seats}" + (
+        f"\nwarning: {board['warning']}" if board["warning"] else ""
+    )
+    return table

@@ -1,0 +1,202 @@
+"""Ratings: online Elo for live views, and the published Bradley–Terry leaderboard.
+
+Pairwise outcomes
+    Every match is decomposed into pairwise outcomes from its final ranking: for each pair of
+    seats held by different bots, the better-ranked bot wins, equal ranks are a draw (shared
+    victories are draws). A 2-player match is one pairwise outcome.
+
+Online Elo (:class:`OnlineElo`)
+    The standard logistic update, K shared across the k-1 opponents of a multiplayer match.
+
+Bradley–Terry (:func:`fit_bradley_terry`)
+    The maximum-likelihood strengths under P(i beats j) = p_i / (p_i + p_j), fitted with
+    Hunter's (2004) MM algorithm; a draw counts half a win for each side. Ratings are
+    ``400 * log10(p)`` shifted to a mean of 1500, so a 400-point gap means 10:1 odds.
+
+    The MLE exists only when the "beat or drew" graph is strongly connected (Ford, 1957): a bot
+    that never lost or never won has no finite rating, and groups of bots that never met cannot
+    be placed on one scale. :func:`connectivity_problem` names the problem; the fit then adds one
+    virtual draw per bot against a phantom at the mean (a weak prior) so finite numbers can still
+    be shown, and the leaderboard carries the warning.
+
+Confidence intervals (:func:`bootstrap_intervals`)
+    Percentile bootstrap that resamples whole duplicate groups (all seat rotations of one deal),
+    never single matches: games of one group share the deal and are not independent.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+BASE = 1500.0
+SCALE = 400.0 / math.log(10.0)  # rating points per natural-log unit of strength
+
+
+# --------------------------------------------------------------------------------------------
+# Pairwise outcomes
+
+
+def pairwise_scores(ranks: Sequence[int]) -> list[tuple[int, int, float]]:
+    """(seat a, seat b, score of a) for each pair a < b: 1 win, 0.5 draw, 0 loss."""
+    out = []
+    for a in range(len(ranks)):
+        for b in range(a + 1, len(ranks)):
+            score = 1.0 if ranks[a] < ranks[b] else 0.5 if ranks[a] == ranks[b] else 0.0
+            out.append((a, b, score))
+    return out
+
+
+def outcome_matrix(matches: Iterable[tuple[Sequence[int], Sequence[int]]], bots: int) -> np.ndarray:
+    """W[i, j] = wins of bot i over bot j (draws count 0.5 each), from (bot per seat, ranks)."""
+    wins = np.zeros((bots, bots))
+    for seat_bots, ranks in matches:
+        for a, b, score in pairwise_scores(ranks):
+            i, j = seat_bots[a], seat_bots[b]
+            if i != j:
+                wins[i, j] += score
+                wins[j, i] += 1.0 - score
+    return wins
+
+
+# --------------------------------------------------------------------------------------------
+# Online Elo
+
+
+class OnlineElo:
+    """Incremental Elo (K=16 by default; multiplayer by pairwise decomposition)."""
+
+    def __init__(self, bots: int, k: float = 16.0) -> None:
+        self.k = k
+        self.ratings = [BASE] * bots
+
+    def update(self, seat_bots: Sequence[int], ranks: Sequence[int]) -> None:
+        opponents = max(len(ranks) - 1, 1)
+        delta = [0.0] * len(self.ratings)
+        for a, b, score in pairwise_scores(ranks):
+            i, j = seat_bots[a], seat_bots[b]
+            if i == j:
+                continue
+            expected = 1.0 / (1.0 + 10 ** ((self.ratings[j] - self.ratings[i]) / 400.0))
+            change = self.k / opponents * (score - expected)
+            delta[i] += change
+            delta[j] -= change
+        self.ratings = [r + d for r, d in zip(self.ratings, delta, strict=True)]
+
+
+# --------------------------------------------------------------------------------------------
+# Bradley–Terry
+
+
+def connectivity_problem(wins: np.ndarray, names: Sequence[str]) -> str | None:
+    """Why the MLE does not exist (None when every bot can be placed on one scale)."""
+    n = len(names)
+    if n < 2:
+        return None
+    games = wins + wins.T
+    for i in range(n):
+        if games[i].sum() == 0:
+            return f"bot {names[i]} has no games against the others"
+        if wins[i].sum() == 0:
+            return f"bot {names[i]} never won (or drew) a game: its rating has no lower bound"
+        if wins[:, i].sum() == 0:
+            return f"bot {names[i]} never lost (or drew) a game: its rating has no upper bound"
+    # Strong connectivity of "i scored against j": reachable from 0 both ways.
+    beat = wins > 0
+    for graph in (beat, beat.T):
+        seen = {0}
+        frontier = [0]
+        while frontier:
+            i = frontier.pop()
+            for j in np.flatnonzero(graph[i]):
+                if int(j) not in seen:
+                    seen.add(int(j))
+                    frontier.append(int(j))
+        if len(seen) < n:
+            apart = [names[i] for i in range(n) if i not in seen]
+            return (
+                f"the results do not connect all bots ({', '.join(apart)} cannot be compared with the rest)"
+            )
+    return None
+
+
+def _mm(wins: np.ndarray, prior: float, iterations: int, tolerance: float) -> np.ndarray:
+    """Hunter's MM iterations for Bradley–Terry; returns log-strengths (mean 0)."""
+    n = wins.shape[0]
+    games = wins + wins.T
+    total_wins = wins.sum(axis=1) + prior * 0.5
+    p = np.ones(n)
+    for _ in range(iterations):
+        denom = (games / (p[:, None] + p[None, :])).sum(axis=1)
+        if prior:
+            denom = denom + prior / (p + 1.0)  # virtual games against a phantom of strength 1
+        new = total_wins / denom
+        if not prior:  # the likelihood is scale-free without the phantom: pin the scale
+            new /= math.exp(np.log(new).mean())
+        if np.max(np.abs(np.log(new) - np.log(p))) < tolerance:
+            p = new
+            break
+        p = new
+    logs: np.ndarray = np.log(p)
+    return logs - logs.mean()
+
+
+def fit_bradley_terry(
+    wins: np.ndarray, *, prior: float = 0.0, iterations: int = 10_000, tolerance: float = 1e-10
+) -> np.ndarray:
+    """Ratings (mean 1500) maximising the Bradley–Terry likelihood of the win matrix.
+
+    ``prior`` > 0 adds that many virtual games per bot against a phantom at the mean, half won
+    (used when the data are not connected; see the module docstring).
+    """
+    return BASE + SCALE * _mm(np.asarray(wins, dtype=float), prior, iterations, tolerance)
+
+
+@dataclass(frozen=True)
+class Fit:
+    ratings: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    warning: str | None
+
+
+def bootstrap_intervals(
+    group_wins: np.ndarray,
+    *,
+    names: Sequence[str],
+    resamples: int = 200,
+    level: float = 0.95,
+    seed: int = 0,
+) -> Fit:
+    """Ratings with percentile-bootstrap intervals, resampling whole duplicate groups.
+
+    ``group_wins`` has shape (groups, bots, bots): the win matrix of each duplicate group.
+    """
+    wins = group_wins.sum(axis=0)
+    warning = connectivity_problem(wins, names)
+    prior = 1.0 if warning else 0.0
+    ratings = fit_bradley_terry(wins, prior=prior)
+    groups = group_wins.shape[0]
+    if groups < 2 or resamples <= 0:
+        return Fit(ratings, ratings.copy(), ratings.copy(), warning)
+    rng = np.random.default_rng(seed)
+    flat = group_wins.reshape(groups, -1)
+    samples = np.empty((resamples, len(names)))
+    counts = rng.multinomial(groups, np.full(groups, 1.0 / groups), size=resamples)
+    for r in range(resamples):
+        resampled = (counts[r] @ flat).reshape(len(names), len(names))
+        # A resample may disconnect the data even when the full set is connected: regularise
+        # those draws the same way rather than drop them (dropping would bias the interval).
+        needs_prior = prior or connectivity_problem(resampled, names) is not None
+        samples[r] = fit_bradley_terry(resampled, prior=1.0 if needs_prior else 0.0, tolerance=1e-8)
+    tail = (1.0 - level) / 2.0
+    low = np.quantile(samples, tail, axis=0)
+    high = np.quantile(samples, 1.0 - tail, axis=0)
+    return Fit(ratings, np.minimum(low, ratings), np.maximum(high, ratings), warning)
+
+
+def expected_score(rating_a: float, rating_b: float) -> float:
+    return 1.0 / (1.0 + 10 ** ((rating_b - rating_a) / 400.0))

@@ -1,0 +1,184 @@
+"""Tournaments: what is played (the spec) and the schedule of matches it expands to.
+
+A tournament is (game, options, bots, players per match, format, repeats, seed, clock, error
+policy). :func:`schedule` expands it into :class:`MatchSpec` entries, deterministically: the
+same spec always gives the same matches with the same seeds, whatever executor plays them.
+
+* ``round-robin``: every group of k bots (a balanced sample when there are too many groups,
+  see :mod:`arena.pairings`), each group playing every seat rotation on one deal seed.
+* ``gauntlet``: bot 0 (the challenger) in every group, same duplicate structure.
+
+``repeats`` multiplies the whole schedule with fresh seeds. The seed of a group is derived
+from (tournament seed, repeat, group number); every rotation of the group shares it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from arena.chance import derive_seed
+from arena.config import ConfigError
+from arena.engine import Game
+from arena.pairings import DEFAULT_MAX_GROUPS, gauntlet, rotations, round_robin
+from arena.record import MatchRecord
+from arena.registry import get_game
+from arena.runner import ErrorPolicy, Player, play_match
+
+FORMATS = ("round-robin", "gauntlet")
+SPEC_FORMAT = 1
+
+PlayerFactory = Callable[[str, str], Player]
+"""Builds the player for a bot spec in a game: (bot spec, game id) -> Player."""
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    game: str
+    bots: tuple[str, ...]
+    players: int
+    options: dict[str, Any] = field(default_factory=dict)
+    format: str = "round-robin"
+    repeats: int = 1
+    seed: int = 1
+    on_error: str = "forfeit"
+    error_budget: int = 3
+    clock: dict[str, int] = field(default_factory=dict)
+    sprt: tuple[float, float] | None = None
+    max_groups: int = DEFAULT_MAX_GROUPS
+
+    def validate(self) -> Game:
+        """Check the spec against the game; ConfigError names the first problem."""
+        game = get_game(self.game)
+        game.config(self.players, self.options)
+        if self.format not in FORMATS:
+            raise ConfigError(f"unknown format {self.format!r}; allowed: {', '.join(FORMATS)}")
+        if len(set(self.bots)) != len(self.bots):
+            dupes = sorted({b for b in self.bots if self.bots.count(b) > 1})
+            raise ConfigError(
+                f"bot {dupes[0]!r} is listed twice; every bot in a tournament needs its own name"
+            )
+        if len(self.bots) < self.players:
+            raise ConfigError(
+                f"{self.players}-player matches need at least {self.players} bots, got {len(self.bots)}"
+            )
+        if len(self.bots) < 2:
+            raise ConfigError("a tournament needs at least 2 bots")
+        if self.repeats < 1:
+            raise ConfigError(f"repeats must be at least 1, got {self.repeats}")
+        if self.sprt is not None:
+            if self.format != "gauntlet":
+                raise ConfigError("--sprt needs --format gauntlet (it tests the challenger, the first bot)")
+            if not self.sprt[0] < self.sprt[1]:
+                raise ConfigError(f"--sprt ELO0,ELO1 needs ELO0 < ELO1, got {self.sprt[0]},{self.sprt[1]}")
+        ErrorPolicy(self.on_error, self.error_budget)  # type: ignore[arg-type]
+        return game
+
+    @property
+    def policy(self) -> ErrorPolicy:
+        return ErrorPolicy(self.on_error, self.error_budget)  # type: ignore[arg-type]
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["bots"] = list(self.bots)
+        data["sprt"] = list(self.sprt) if self.sprt else None
+        return {"tournament": SPEC_FORMAT, **data}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TournamentSpec:
+        if data.get("tournament") != SPEC_FORMAT:
+            raise ConfigError("not an arena tournament spec")
+        fields = {k: v for k, v in data.items() if k != "tournament"}
+        fields["bots"] = tuple(fields["bots"])
+        fields["sprt"] = tuple(fields["sprt"]) if fields.get("sprt") else None
+        try:
+            return cls(**fields)
+        except TypeError as exc:
+            raise ConfigError(f"malformed tournament spec: {exc}") from None
+
+    def digest(self) -> str:
+        """A short hash of the spec (same spec, same digest)."""
+        canonical = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:8]
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    index: int
+    group: int  # duplicate group (across repeats): its matches share one deal seed
+    rotation: int
+    seats: tuple[int, ...]  # bot index per seat
+    seed: int
+
+    @property
+    def match_id(self) -> str:
+        return f"m{self.index:06d}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "group": self.group,
+            "rotation": self.rotation,
+            "seats": list(self.seats),
+            "seed": self.seed,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MatchSpec:
+        return cls(
+            int(data["index"]),
+            int(data["group"]),
+            int(data["rotation"]),
+            tuple(data["seats"]),
+            int(data["seed"]),
+        )
+
+
+def groups_of(spec: TournamentSpec) -> list[tuple[int, ...]]:
+    bots, k = len(spec.bots), spec.players
+    if spec.format == "gauntlet":
+        return gauntlet(bots, k, spec.seed, spec.max_groups)
+    return round_robin(bots, k, spec.seed, spec.max_groups)
+
+
+def schedule(spec: TournamentSpec) -> list[MatchSpec]:
+    """Every match of the tournament, in a fixed order (repeat, group, rotation)."""
+    base = groups_of(spec)
+    matches: list[MatchSpec] = []
+    for repeat in range(spec.repeats):
+        for g, group in enumerate(base):
+            number = repeat * len(base) + g
+            seed = derive_seed(spec.seed, repeat, g)
+            for rotation, seats in enumerate(rotations(group)):
+                matches.append(MatchSpec(len(matches), number, rotation, seats, seed))
+    return matches
+
+
+def play_scheduled(
+    spec: TournamentSpec, match: MatchSpec, make_player: PlayerFactory, game: Game | None = None
+) -> MatchRecord:
+    """Play one scheduled match (the unit of work of every executor)."""
+    game = game or get_game(spec.game)
+    config = game.config(spec.players, spec.options)
+    players = [make_player(spec.bots[b], spec.game) for b in match.seats]
+    try:
+        record = play_match(game, config, match.seed, players, match_id=match.match_id, policy=spec.policy)
+    finally:
+        for player in players:
+            close = getattr(player, "close", None)
+            if close is not None:
+                close()
+    # Seats are named by their bot spec in the tournament (a remote bot may call itself anything).
+    for seat, b in enumerate(match.seats):
+        record.seats[seat]["bot"] = spec.bots[b]
+    record.tournament = {"index": match.index, "group": match.group, "rotation": match.rotation}
+    return record
+
+
+def seat_bot_indices(spec: TournamentSpec, record: MatchRecord) -> list[int]:
+    """Bot index per seat of a tournament record (seats are named by bot spec)."""
+    index = {name: i for i, name in enumerate(spec.bots)}
+    return [index[s["bot"]] for s in record.seats]

@@ -1,0 +1,143 @@
+"""Running a tournament: schedule, executor, output directory, SPRT stop, resume.
+
+The executor decides where matches are played; this module decides what is played, keeps
+every finished record on disk as it arrives, and writes the leaderboard at the end. Resuming
+reads the records already on disk and plays only the missing matches, so an interrupted run
+and an uninterrupted one end with the same records and the same leaderboard.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from arena import leaderboard
+from arena.config import ConfigError
+from arena.executor import Executor
+from arena.ratings import pairwise_scores
+from arena.record import MatchRecord
+from arena.rundir import RunDirectory
+from arena.sprt import SPRT
+from arena.tournament import TournamentSpec, schedule, seat_bot_indices
+
+
+@dataclass
+class Progress:
+    done: int
+    total: int
+    started: float
+    resumed: int
+    last: MatchRecord | None = None
+
+    @property
+    def rate(self) -> float:
+        elapsed = time.monotonic() - self.started
+        played = self.done - self.resumed
+        return played / elapsed if elapsed > 0 and played else 0.0
+
+    @property
+    def eta(self) -> float | None:
+        rate = self.rate
+        return (self.total - self.done) / rate if rate else None
+
+
+ProgressHook = Callable[[Progress], None]
+
+
+class _GroupScores:
+    """Feeds the SPRT with the challenger's mean pairwise score of each completed group."""
+
+    def __init__(self, spec: TournamentSpec, sprt: SPRT) -> None:
+        self.spec = spec
+        self.sprt = sprt
+        self.pending: dict[int, list[MatchRecord]] = defaultdict(list)
+
+    def add(self, record: MatchRecord) -> None:
+        group = int(record.tournament["group"])
+        bucket = self.pending[group]
+        bucket.append(record)
+        if len(bucket) < self.spec.players:
+            return
+        del self.pending[group]
+        scores = []
+        for rec in bucket:
+            seat_bots = seat_bot_indices(self.spec, rec)
+            for a, b, score in pairwise_scores(rec.result["ranks"]):
+                if seat_bots[a] == 0:
+                    scores.append(score)
+                elif seat_bots[b] == 0:
+                    scores.append(1.0 - score)
+        if scores:
+            self.sprt.add(sum(scores) / len(scores))
+
+
+def run_tournament(
+    spec: TournamentSpec,
+    tournament_id: str,
+    rundir: RunDirectory,
+    executor: Executor,
+    *,
+    resume: bool = False,
+    on_progress: ProgressHook | None = None,
+    resamples: int = 200,
+) -> dict[str, Any]:
+    """Play (or finish) a tournament; return the leaderboard (also written to ``rundir``)."""
+    spec.validate()
+    matches = schedule(spec)
+    if resume:
+        stored, tournament_id = rundir.read_spec()
+        if stored != spec:
+            raise ConfigError(
+                f"{rundir.path} holds a different tournament; resume it without changing options"
+            )
+        records = rundir.load_records()
+    else:
+        rundir.create(spec, tournament_id)
+        records = []
+    known = {m.match_id for m in matches}
+    done = {r.match_id for r in records}
+    if not done <= known:
+        raise ConfigError(f"{rundir.matches_path} has matches that are not in this tournament's schedule")
+    sprt = SPRT(*spec.sprt) if spec.sprt else None
+    groups = _GroupScores(spec, sprt) if sprt else None
+    for record in sorted(records, key=lambda r: int(r.tournament["index"])):
+        if groups:
+            groups.add(record)
+    remaining = [m for m in matches if m.match_id not in done]
+    progress = Progress(len(records), len(matches), time.monotonic(), len(records))
+    if on_progress:
+        on_progress(progress)
+
+    def on_record(record: MatchRecord) -> bool:
+        rundir.append(record)
+        records.append(record)
+        progress.done += 1
+        progress.last = record
+        if on_progress:
+            on_progress(progress)
+        if groups:
+            groups.add(record)
+            return sprt is not None and sprt.decision() is not None
+        return False
+
+    decided = sprt is not None and sprt.decision() is not None
+    try:
+        if not decided:
+            executor.run(spec, remaining, on_record)
+    except KeyboardInterrupt:
+        rundir.close()
+        rundir.write_status(spec, tournament_id, "interrupted", matches=len(records), scheduled=len(matches))
+        raise
+    rundir.finalize(records)
+    board = leaderboard.build(spec, records, resamples=resamples)
+    board["tournament"] = tournament_id
+    board["scheduled"] = len(matches)
+    if sprt:
+        board["sprt"] = sprt.to_json()
+    status = "complete" if len(records) == len(matches) else "stopped"
+    rundir.write_leaderboard(board, leaderboard.to_csv(board))
+    rundir.write_status(spec, tournament_id, status, matches=len(records), scheduled=len(matches))
+    return board

@@ -1,0 +1,149 @@
+"""Ratings: Bradley–Terry against choix, recovery, interval coverage, draws, multiplayer, Elo."""
+
+from __future__ import annotations
+
+import choix
+import numpy as np
+import pytest
+
+from arena.ratings import (
+    BASE,
+    SCALE,
+    OnlineElo,
+    bootstrap_intervals,
+    connectivity_problem,
+    fit_bradley_terry,
+    outcome_matrix,
+    pairwise_scores,
+)
+
+NAMES = [f"b{i}" for i in range(6)]
+
+
+def simulate_groups(strengths, groups, rng, draw_rate=0.0):
+    """Duplicate 2-player groups (both seat orders) between random pairs; (groups, n, n)."""
+    n = len(strengths)
+    out = np.zeros((groups, n, n))
+    for g in range(groups):
+        i, j = rng.choice(n, 2, replace=False)
+        p = 1.0 / (1.0 + np.exp(strengths[j] - strengths[i]))
+        for _ in range(2):
+            u = rng.random()
+            if u < draw_rate:
+                out[g, i, j] += 0.5
+                out[g, j, i] += 0.5
+            elif u < draw_rate + (1 - draw_rate) * p:
+                out[g, i, j] += 1
+            else:
+                out[g, j, i] += 1
+    return out
+
+
+def test_pairwise_scores_from_a_ranking():
+    assert pairwise_scores([2, 1, 1]) == [(0, 1, 0.0), (0, 2, 0.0), (1, 2, 0.5)]
+    wins = outcome_matrix([((0, 1, 2), (1, 2, 3)), ((2, 1, 0), (1, 1, 3))], 3)
+    assert wins.tolist() == [[0, 1, 1], [1, 0, 1.5], [1, 0.5, 0]]
+
+
+def test_bradley_terry_matches_choix_without_draws():
+    rng = np.random.default_rng(1)
+    true = rng.normal(0, 1, 6)
+    data, wins = [], np.zeros((6, 6))
+    for _ in range(2000):
+        i, j = rng.choice(6, 2, replace=False)
+        winner, loser = (i, j) if rng.random() < 1 / (1 + np.exp(true[j] - true[i])) else (j, i)
+        data.append((winner, loser))
+        wins[winner, loser] += 1
+    theirs = choix.ilsr_pairwise(6, data, alpha=0)
+    expected = BASE + SCALE * (theirs - theirs.mean())
+    np.testing.assert_allclose(fit_bradley_terry(wins), expected, atol=1e-3)
+
+
+def test_draws_count_half_a_win_for_each_side():
+    # A draw is half a win each: the same MLE as choix on doubled data with a draw as one win
+    # each way (the doubled likelihood is the square of ours).
+    rng = np.random.default_rng(2)
+    groups = simulate_groups(rng.normal(0, 0.7, 5), 400, rng, draw_rate=0.3)
+    wins = groups.sum(axis=0)
+    doubled = []
+    for i in range(5):
+        for j in range(5):
+            doubled += [(i, j)] * round(2 * wins[i, j])
+    theirs = choix.ilsr_pairwise(5, doubled, alpha=0)
+    np.testing.assert_allclose(fit_bradley_terry(wins), BASE + SCALE * (theirs - theirs.mean()), atol=1e-3)
+
+
+def test_ratings_recover_known_strengths():
+    rng = np.random.default_rng(3)
+    true = np.array([-1.2, -0.5, 0.0, 0.4, 0.9, 1.5])
+    fit = fit_bradley_terry(simulate_groups(true, 3000, rng).sum(axis=0))
+    assert np.corrcoef(fit, true)[0, 1] > 0.99
+    assert np.mean(fit) == pytest.approx(BASE)
+    np.testing.assert_allclose(fit - BASE, SCALE * (true - true.mean()), atol=40)
+
+
+@pytest.mark.slow
+def test_bootstrap_intervals_cover_the_truth_about_95_percent():
+    rng = np.random.default_rng(4)
+    true = np.array([-0.8, -0.3, 0.0, 0.2, 0.5, 0.9])
+    true_ratings = BASE + SCALE * (true - true.mean())
+    covered = total = 0
+    for trial in range(60):
+        fit = bootstrap_intervals(
+            simulate_groups(true, 300, rng, 0.1), names=NAMES, resamples=150, seed=trial
+        )
+        covered += int(np.sum((fit.ci_low <= true_ratings) & (true_ratings <= fit.ci_high)))
+        total += len(true)
+    assert 0.88 <= covered / total <= 0.99, covered / total
+
+
+def test_intervals_contain_the_estimate_and_shrink_with_data():
+    rng = np.random.default_rng(5)
+    true = np.linspace(-1, 1, 6)
+    small = bootstrap_intervals(simulate_groups(true, 100, rng), names=NAMES, resamples=100)
+    large = bootstrap_intervals(simulate_groups(true, 1600, rng), names=NAMES, resamples=100)
+    assert np.all(small.ci_low <= small.ratings) and np.all(small.ratings <= small.ci_high)
+    assert np.mean(large.ci_high - large.ci_low) < 0.5 * np.mean(small.ci_high - small.ci_low)
+
+
+@pytest.mark.parametrize(
+    ("wins", "needle"),
+    [
+        ([[0, 3, 2], [0, 0, 1], [0, 1, 0]], "b0 never lost"),
+        ([[0, 0, 0], [3, 0, 1], [2, 1, 0]], "b0 never won"),
+        ([[0, 2, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 3, 0]], "do not connect all bots"),
+        ([[0, 0, 0], [0, 0, 1], [0, 1, 0]], "b0 has no games"),
+    ],
+)
+def test_disconnected_data_is_named_and_still_gives_finite_ratings(wins, needle):
+    wins = np.array(wins, dtype=float)
+    names = NAMES[: len(wins)]
+    problem = connectivity_problem(wins, names)
+    assert problem is not None and needle in problem
+    fit = bootstrap_intervals(wins[None], names=names)
+    assert fit.warning == problem
+    assert np.all(np.isfinite(fit.ratings))
+
+
+def test_connected_data_has_no_warning():
+    wins = np.array([[0, 2, 1], [1, 0, 1], [1, 1, 0]], dtype=float)
+    assert connectivity_problem(wins, NAMES[:3]) is None
+
+
+def test_multiplayer_rankings_decompose_into_pairs():
+    # Bot 0 always first, bot 2 always last, in 3-player matches: ratings in that order.
+    matches = [((0, 1, 2), (1, 2, 3)), ((1, 2, 0), (2, 3, 1)), ((2, 0, 1), (3, 1, 2))] * 10
+    matches += [((0, 1, 2), (2, 1, 3))]  # one upset so bot 0 has lost once (finite MLE)
+    matches += [((0, 1, 2), (1, 3, 2))]  # and bot 2 has beaten someone
+    wins = outcome_matrix(matches, 3)
+    ratings = fit_bradley_terry(wins)
+    assert ratings[0] > ratings[1] > ratings[2]
+
+
+def test_online_elo_moves_toward_the_winner():
+    elo = OnlineElo(3, k=16)
+    elo.update((0, 1), (1, 2))
+    assert elo.ratings[0] == pytest.approx(1508) and elo.ratings[1] == pytest.approx(1492)
+    elo.update((0, 1, 2), (1, 1, 2))  # shared victory = a draw between 0 and 1
+    assert elo.ratings[2] < BASE
+    assert sum(elo.ratings) == pytest.approx(3 * BASE)

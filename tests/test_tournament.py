@@ -1,0 +1,262 @@
+"""Tournaments: schedule properties, local executor determinism, resume, outputs, CLI."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+
+from arena.cli.players import make_player
+from arena.config import ConfigError
+from arena.executor import LocalExecutor
+from arena.record import replay
+from arena.registry import get_game
+from arena.rundir import RunDirectory
+from arena.tournament import TournamentSpec, schedule
+from arena.tournament_run import run_tournament
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ("random", "heuristic", "heuristic:threshold=2", "heuristic:threshold=4")
+
+
+def spec(**changes) -> TournamentSpec:
+    base = dict(game="rolldice", bots=BOTS, players=2, repeats=3, seed=5)
+    base.update(changes)
+    return TournamentSpec(**base)
+
+
+def canonical_lines(path):
+    out = []
+    for line in path.read_text().splitlines():
+        data = json.loads(line)
+        for entry in data["decisions"]:
+            entry.pop("ms")
+        out.append(json.dumps(data, sort_keys=True))
+    return out
+
+
+def board_without_timing(board):
+    board = json.loads(json.dumps(board))
+    board.pop("tournament", None)
+    for row in board["leaderboard"]:
+        row.pop("mean_decision_ms")
+    return board
+
+
+# -- schedule ------------------------------------------------------------------------------
+
+
+def test_two_player_round_robin_plays_every_pair_in_both_seat_orders_on_one_deal():
+    matches = schedule(spec(repeats=1))
+    assert len(matches) == 6 * 2
+    seen = Counter(m.seats for m in matches)
+    assert set(seen) == {(a, b) for a in range(4) for b in range(4) if a != b}
+    by_group: dict[int, list] = {}
+    for m in matches:
+        by_group.setdefault(m.group, []).append(m)
+    for group in by_group.values():
+        assert len({m.seed for m in group}) == 1
+        assert {group[0].seats, group[1].seats} == {group[0].seats, group[0].seats[::-1]}
+    assert len({g[0].seed for g in by_group.values()}) == len(by_group)
+    assert [m.index for m in matches] == list(range(len(matches)))
+
+
+def test_repeats_multiply_the_schedule_with_fresh_seeds_and_are_deterministic():
+    one, three = schedule(spec(repeats=1)), schedule(spec(repeats=3))
+    assert len(three) == 3 * len(one)
+    assert len({m.seed for m in three}) == 3 * len({m.seed for m in one})
+    assert schedule(spec()) == schedule(spec())
+    assert schedule(spec(seed=6)) != schedule(spec())
+
+
+def test_multiplayer_groups_play_every_rotation():
+    s = TournamentSpec(game="rolldice", bots=BOTS, players=3, repeats=1)
+    matches = schedule(s)
+    groups = {m.group for m in matches}
+    assert len(groups) == 4  # C(4, 3)
+    for g in groups:
+        rots = [m.seats for m in matches if m.group == g]
+        assert len(rots) == 3
+        for seat in range(3):
+            assert len({r[seat] for r in rots}) == 3  # each bot in each seat once
+    members = {frozenset(m.seats) for m in matches}
+    assert members == {frozenset(c) for c in combinations(range(4), 3)}
+
+
+def test_gauntlet_plays_the_challenger_against_each_other_bot():
+    matches = schedule(spec(format="gauntlet", repeats=1))
+    assert all(0 in m.seats for m in matches)
+    assert Counter(b for m in matches for b in m.seats if b != 0) == {1: 2, 2: 2, 3: 2}
+
+
+@pytest.mark.parametrize(
+    ("changes", "needle"),
+    [
+        ({"bots": ("random", "random")}, "listed twice"),
+        ({"players": 5}, "1-4 players"),
+        ({"players": 4, "bots": ("random", "heuristic")}, "need at least 4 bots"),
+        ({"format": "swiss"}, "unknown format"),
+        ({"sprt": (0.0, 10.0)}, "needs --format gauntlet"),
+        ({"format": "gauntlet", "sprt": (10.0, 0.0)}, "ELO0 < ELO1"),
+        ({"options": {"target": "x"}}, "target"),
+    ],
+)
+def test_invalid_tournaments_are_named(changes, needle):
+    with pytest.raises(ConfigError, match=needle):
+        spec(**changes).validate()
+
+
+# -- running -------------------------------------------------------------------------------
+
+
+def run(tmp_path, name, s, workers=1, **kwargs):
+    rundir = RunDirectory(tmp_path / name)
+    board = run_tournament(s, "t", rundir, LocalExecutor(make_player, workers), resamples=50, **kwargs)
+    return rundir, board
+
+
+def test_same_seed_same_records_with_one_and_two_workers(tmp_path):
+    s = spec()
+    one, board_one = run(tmp_path, "one", s, workers=1)
+    two, board_two = run(tmp_path, "two", s, workers=2)
+    assert canonical_lines(one.matches_path) == canonical_lines(two.matches_path)
+    assert board_without_timing(board_one) == board_without_timing(board_two)
+    records = one.load_records()
+    assert len(records) == len(schedule(s))
+    for record in records[:5]:
+        replay(get_game("rolldice"), record)
+
+
+class InterruptAfter:
+    """An executor that plays n matches and then behaves as if Ctrl-C was pressed."""
+
+    def __init__(self, n):
+        self.n = n
+        self.inner = LocalExecutor(make_player, 1)
+
+    def run(self, spec, matches, on_record):
+        self.inner.run(spec, matches[: self.n], on_record)
+        raise KeyboardInterrupt
+
+
+def test_resume_after_an_interrupt_gives_the_uninterrupted_result(tmp_path):
+    s = spec()
+    full, board_full = run(tmp_path, "full", s)
+    rundir = RunDirectory(tmp_path / "cut")
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament(s, "t", rundir, InterruptAfter(7), resamples=50)
+    assert len(rundir.load_records()) == 7
+    assert json.loads((rundir.path / "tournament.json").read_text())["status"] == "interrupted"
+    # A torn last line (killed mid-write) is dropped, not fatal.
+    with rundir.matches_path.open("a") as handle:
+        handle.write('{"record": 1, "match_id": "m0')
+    board = run_tournament(s, "t", rundir, LocalExecutor(make_player, 2), resume=True, resamples=50)
+    assert canonical_lines(rundir.matches_path) == canonical_lines(full.matches_path)
+    assert board_without_timing(board) == board_without_timing(board_full)
+
+
+def test_resume_refuses_a_different_tournament(tmp_path):
+    rundir, _ = run(tmp_path, "a", spec(repeats=1))
+    with pytest.raises(ConfigError, match="different tournament"):
+        run_tournament(spec(repeats=2), "t", rundir, LocalExecutor(make_player, 1), resume=True)
+
+
+def test_outputs_parse_and_agree(tmp_path):
+    rundir, board = run(tmp_path, "out", spec())
+    on_disk = json.loads((rundir.path / "leaderboard.json").read_text())
+    assert on_disk == json.loads(json.dumps(board))
+    rows = list(csv.DictReader(io.StringIO((rundir.path / "leaderboard.csv").read_text())))
+    assert [r["bot"] for r in rows] == [r["bot"] for r in board["leaderboard"]]
+    for row, entry in zip(rows, board["leaderboard"], strict=True):
+        assert float(row["rating"]) == entry["rating"]
+        assert int(row["games"]) == entry["games"]
+        assert int(row["wins"]) + int(row["draws"]) + int(row["losses"]) == entry["games"]
+    assert sum(r["games"] for r in board["leaderboard"]) == 2 * board["matches"]
+    status = json.loads((rundir.path / "tournament.json").read_text())
+    assert status["status"] == "complete" and TournamentSpec.from_json(status["spec"]) == spec()
+    best = board["leaderboard"][0]
+    assert best["bot"].startswith("heuristic") and board["leaderboard"][-1]["bot"] == "random"
+    assert best["ci_low"] <= best["rating"] <= best["ci_high"]
+
+
+def test_sprt_gauntlet_stops_when_decided(tmp_path):
+    s = spec(bots=("heuristic", "random"), format="gauntlet", sprt=(0.0, 50.0), repeats=200)
+    rundir, board = run(tmp_path, "sprt", s)
+    assert board["sprt"]["decision"] == "H1"
+    assert board["matches"] < board["scheduled"]
+    assert json.loads((rundir.path / "tournament.json").read_text())["status"] == "stopped"
+
+
+# -- CLI -----------------------------------------------------------------------------------
+
+
+def arena(*args, cwd=None):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=300, cwd=cwd, env=env
+    )
+
+
+def test_cli_json_is_the_leaderboard_only(tmp_path):
+    out = arena(
+        "tournament",
+        "--game",
+        "rolldice",
+        "--repeats",
+        "2",
+        "--workers",
+        "1",
+        "--out",
+        str(tmp_path / "run"),
+        "--json",
+    )
+    assert out.returncode == 0, out.stderr
+    board = json.loads(out.stdout)
+    assert board["game"] == "rolldice" and board["matches"] == 24
+    assert {"bot", "rating", "ci_low", "ci_high", "games"} <= board["leaderboard"][0].keys()
+    # Default field: every built-in bot plus the game's heuristic variants.
+    assert {r["bot"] for r in board["leaderboard"]} == set(BOTS)
+
+
+def test_cli_table_and_default_output_directory(tmp_path):
+    out = arena(
+        "tournament", "--game", "rolldice", "--bots", "heuristic,random", "--workers", "1", cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stderr
+    assert "heuristic" in out.stdout and "rating" in out.stdout
+    (run_dir,) = (tmp_path / "arena-runs").iterdir()
+    assert run_dir.name.startswith("rolldice-")
+    assert {p.name for p in run_dir.iterdir()} >= {
+        "tournament.json",
+        "matches.jsonl",
+        "leaderboard.json",
+        "leaderboard.csv",
+    }
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("--game", "rolldice", "--bots", "random,nobody"), "unknown bot 'nobody'"),
+        (("--game", "rolldice", "--sprt", "x"), "--sprt expects ELO0,ELO1"),
+        (("--resume",), "--resume needs --out"),
+        (("--game", "rolldice", "--workers", "0"), "--workers must be at least 1"),
+        (("--bots", "random"), "required: --game"),
+    ],
+)
+def test_cli_errors(args, needle, tmp_path):
+    out = (
+        arena("tournament", *args, "--out", str(tmp_path / "x"))
+        if "--resume" not in args
+        else arena("tournament", *args)
+    )
+    assert out.returncode == 2, out.stderr
+    assert needle in out.stderr and len(out.stderr.strip().splitlines()) == 1
