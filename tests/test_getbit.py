@@ -1,0 +1,659 @@
+"""Get Bit!: every rule of shared/rules/getbit.md and its rulings (NOTES.md §4.7), pinned."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from arena.chance import PresetChance
+from arena.config import ConfigError
+from arena.engine import SPECTATOR, IllegalChoice
+from arena.games.getbit import GAME
+from arena.games.getbit.game import (
+    LIMBS,
+    ROBOT,
+    SHARK_CARDS,
+    GetBitState,
+    move_figures,
+    swimmers_win_order,
+)
+from arena.games.v1 import getbit_pb2 as pb
+from arena.scenario import request_for
+from bots.registry import make_bot
+from tests.contract import assert_same_view, configurations, random_playout
+
+RA, LA, RL, LL = LIMBS
+
+
+def new(players: int = 4, line=(0, 1, 2, 3), robot=(), **options) -> GetBitState:
+    orders: dict[str, list] = {"line": [list(line)]}
+    if robot:
+        orders["robot"] = [list(order) for order in robot]
+    return GAME.new_match(GAME.config(players, options), chance=PresetChance(orders=orders, strict=True))
+
+
+def play(state: GetBitState, **choices: int | str) -> None:
+    """One step: ``s0=4`` plays card 4 for seat 0, ``s0="shark:exhaustion"`` any option id."""
+    GAME.apply(state, {int(k[1:]): v if isinstance(v, str) else f"card:{v}" for k, v in choices.items()})
+
+
+def redecide(state: GetBitState) -> None:
+    """Recompute the pending decisions after a test has built a position directly."""
+    state.pending = tuple(GAME.decisions(state))
+
+
+def events_since(state: GetBitState, start: int) -> list[tuple[str, str]]:
+    return [(e.kind, e.text) for e in state.log.events[start:]]
+
+
+# --------------------------------------------------------------------------------------------
+# Setup
+
+
+@pytest.mark.parametrize(
+    ("players", "options", "owners", "highest", "hunger"),
+    [
+        (2, {}, [0, 0, 1, 1], 5, None),  # 2p: two figures each, 4-figure setup (ruling 5)
+        (3, {}, [0, 1, 2, ROBOT], 5, None),  # 3p: the robot, 4-player setup [:244-250]
+        (4, {}, [0, 1, 2, 3], 5, None),  # remove the 6 and 7 [:47]
+        (5, {}, [0, 1, 2, 3, 4], 6, None),  # remove the 7 [:49]
+        (6, {}, [0, 1, 2, 3, 4, 5], 7, None),  # use all cards [:51]
+        (4, {"shark": True}, [1, 2, 3, ROBOT], 5, 3),  # 3 swimmers + robot; tokens per player
+        (5, {"shark": True}, [1, 2, 3, 4], 5, 4),
+        (6, {"shark": True}, [1, 2, 3, 4, 5], 6, 5),
+        (7, {"shark": True}, [1, 2, 3, 4, 5, 6], 7, 6),
+    ],
+)
+def test_setup_by_player_count(players, options, owners, highest, hunger):
+    state = GAME.new_match(GAME.config(players, options), seed=1)
+    assert [f.owner for f in state.figures] == owners
+    assert state.highest == highest
+    for figure in state.figures:
+        assert sorted(figure.hand) == list(range(1, highest + 1))
+        assert figure.limbs == [RA, LA, RL, LL]
+    assert sorted(state.line) == list(range(len(owners)))
+    assert (state.shark.hunger if state.shark else None) == hunger
+    if state.shark:
+        assert state.shark.seat == 0 and state.shark.hand == list(SHARK_CARDS)
+
+
+@pytest.mark.parametrize(
+    ("players", "options"), [(7, {}), (2, {"shark": True}), (3, {"shark": True}), (8, {})]
+)
+def test_unsupported_configurations_are_rejected(players, options):
+    with pytest.raises(ConfigError):
+        GAME.config(players, options)
+
+
+def test_line_starts_in_random_order_from_the_line_label():
+    state = new(5, line=(3, 0, 4, 1, 2))
+    assert state.line == [3, 0, 4, 1, 2]
+    assert state.log.events[-2].kind == "line"
+    assert state.log.events[-2].text == "starting line, front to back: green, red, blue, orange, yellow"
+
+
+def test_everyone_chooses_a_card_at_once():
+    state = new(4)
+    assert [(d.seat, d.kind) for d in state.pending] == [(s, "choose_card") for s in range(4)]
+    assert state.pending[0].option_ids == ("card:1", "card:2", "card:3", "card:4", "card:5")
+    assert state.pending[2].options[3].label == "play 4 with yellow"
+    assert state.pending[2].options[3].action == pb.Action(play=pb.PlayCard(figure=2, card=4))
+
+
+# --------------------------------------------------------------------------------------------
+# Moving
+
+
+@pytest.mark.parametrize(
+    ("line", "cards", "after", "tied"),
+    [
+        # The rulebook example [:181-212]: John, Anne, Beth, Ted play 4, 1, 4, 5.
+        ([0, 1, 2, 3], {0: 4, 1: 1, 2: 4, 3: 5}, [3, 1, 0, 2], [4]),
+        # All unique: the highest ends in front, the lowest right behind the others' moves.
+        ([0, 1, 2, 3], {0: 1, 1: 2, 2: 3, 3: 4}, [3, 2, 1, 0], []),
+        ([0, 1, 2, 3], {0: 4, 1: 3, 2: 2, 3: 1}, [0, 1, 2, 3], []),
+        # All tied: nobody moves [:102-104].
+        ([2, 0, 3, 1], {0: 3, 1: 3, 2: 3, 3: 3}, [2, 0, 3, 1], [3]),
+        # Two ties and one unique card.
+        ([0, 1, 2, 3, 4], {0: 2, 1: 5, 2: 2, 3: 5, 4: 1}, [4, 0, 1, 2, 3], [2, 5]),
+        # A figure without a card (Shark variant, all discarded) stays put.
+        ([0, 1, 2], {0: 1, 2: 2}, [2, 0, 1], []),
+    ],
+)
+def test_move_figures(line, cards, after, tied):
+    assert move_figures(line, cards) == (after, tied)
+
+
+def test_rulebook_example_in_round_one_has_no_bite():
+    # John 0, Anne 1, Beth 2, Ted 3, front to back [:183-212]; round 1 skips Get Bit! [:76].
+    state = new(4)
+    play(state, s0=4, s1=1, s2=4, s3=5)
+    assert state.line == [3, 1, 0, 2]  # Ted, Anne, John, Beth
+    assert all(f.limbs == [RA, LA, RL, LL] for f in state.figures)
+    assert state.figures[2].played == [4] and state.figures[2].hand == [1, 2, 3, 5]
+    assert state.round == 2
+    assert ("no-bite", "round 1: the shark does not bite") in events_since(state, 0)
+
+
+def test_rulebook_example_with_the_bite():
+    # Round 1: everyone ties on 2, the line stays John, Anne, Beth, Ted. Round 2 is the example.
+    state = new(4)
+    play(state, s0=2, s1=2, s2=2, s3=2)
+    assert state.line == [0, 1, 2, 3]
+    start = len(state.log)
+    play(state, s0=4, s1=1, s2=4, s3=5)
+    assert state.last_reveal.line_after_moves == [3, 1, 0, 2]  # Ted, Anne, John, Beth
+    # Beth is bitten: loses a limb, moves to the front, takes back all her cards [:214-220].
+    assert state.line == [2, 3, 1, 0]  # Beth, Ted, Anne, John
+    beth = state.figures[2]
+    assert beth.limbs == [LA, RL, LL]
+    assert beth.hand == [1, 2, 3, 4, 5] and beth.played == []
+    assert state.figures[0].hand == [1, 3, 5] and state.figures[0].played == [2, 4]
+    assert events_since(state, start) == [
+        ("reveal", "red reveals 4"),
+        ("reveal", "orange reveals 1"),
+        ("reveal", "yellow reveals 4"),
+        ("reveal", "green reveals 5"),
+        ("tie", "red and yellow tie on 4 and stay"),
+        ("line", "after moving, front to back: green, orange, red, yellow"),
+        (
+            "bite",
+            "yellow is bitten: loses the right arm (3 left), moves to the front and takes back 2 cards",
+        ),
+        ("round", "round 3"),
+    ]
+
+
+def test_limbs_are_lost_in_the_rulebook_order():
+    state = new(4)
+    play(state, s0=1, s1=1, s2=1, s3=1)
+    for expected in ([LA, RL, LL], [RL, LL], [LL]):
+        state.line = [0, 1, 2, 3]
+        for figure in state.figures:  # a full hand each round, so the same cards can be played
+            figure.hand, figure.played = [1, 2, 3, 4, 5], []
+        redecide(state)
+        play(state, s0=4, s1=3, s2=2, s3=1)  # unique, descending: nobody changes place
+        assert state.figures[3].limbs == expected
+
+
+# --------------------------------------------------------------------------------------------
+# Hand refresh
+
+
+def test_a_hand_of_one_card_takes_back_the_played_cards():
+    state = new(4)
+    play(state, s0=5, s1=1, s2=1, s3=1)  # red stays in front; the others tie
+    play(state, s0=4, s1=2, s2=2, s3=2)  # green (back) bitten
+    assert state.line == [3, 0, 1, 2]
+    play(state, s0=3, s1=4, s2=4, s3=4)  # yellow (back) bitten
+    assert state.figures[0].hand == [1, 2]  # two cards: no refresh yet
+    assert state.figures[0].played == [5, 4, 3]
+    assert state.line == [2, 0, 3, 1]
+    start = len(state.log)
+    play(state, s0=2, s1=5, s2=5, s3=5)  # orange (back) bitten; red is down to one card
+    assert state.figures[0].hand == [1, 2, 3, 4, 5] and state.figures[0].played == []
+    assert ("refresh", "red has one card left: takes back 4 cards") in events_since(state, start)
+    assert state.figures[1].limbs == [LA, RL, LL]
+
+
+# --------------------------------------------------------------------------------------------
+# Devouring and the end
+
+
+def in_round_two(state: GetBitState) -> GetBitState:
+    state.round = 2
+    redecide(state)
+    return state
+
+
+def devour_directly(state: GetBitState, *figures: int) -> None:
+    for f in figures:
+        state.figures[f].devoured = True
+        state.figures[f].limbs = []
+        state.line.remove(f)
+        state.devoured.append(f)
+
+
+def test_losing_the_last_limb_devours_and_two_left_ends_the_game():
+    state = new(4)
+    devour_directly(state, 2)
+    state.figures[3].limbs = [LL]
+    in_round_two(state)
+    assert [d.seat for d in state.pending] == [0, 1, 3]
+    play(state, s0=5, s1=4, s3=1)
+    # Green (1) moves first, then orange, then red: green is at the back and loses its last
+    # limb; two figures are left, so the shark devours the back one (orange) [:226-236].
+    assert state.outcome == pb.ESCAPED and state.winner_figure == 0
+    assert state.devoured == [2, 3, 1] and state.line == [0]
+    assert state.figures[1].limbs == [RA, LA, RL, LL]  # devoured regardless of limbs [:232]
+    assert not state.pending
+    result = GAME.result(state)
+    assert result.scores == (1.0, 0.0, 0.0, 0.0)
+    assert result.ranks == (1, 2, 4, 3)  # escaped, devoured at the end, then reverse order
+    assert result.summary == "seat 0 wins: red escapes"
+    assert [text for _, text in events_since(state, len(state.log) - 4)] == [
+        "green loses the left leg, its last limb",
+        "green is devoured",
+        "two figures are left: the shark devours orange",
+        "red escapes and wins",
+    ]
+
+
+def test_a_devoured_figure_leaves_the_line_and_the_game_goes_on():
+    state = in_round_two(new(5, line=(0, 1, 2, 3, 4)))
+    state.figures[4].limbs = [LL]
+    play(state, s0=5, s1=4, s2=3, s3=2, s4=1)  # nobody changes place; blue is at the back
+    assert state.devoured == [4] and state.line == [0, 1, 2, 3]
+    assert state.outcome == pb.OUTCOME_UNSPECIFIED
+    assert [d.seat for d in state.pending] == [0, 1, 2, 3]
+
+
+# --------------------------------------------------------------------------------------------
+# 2-player variant
+
+
+def test_two_players_choose_for_each_figure_in_turn_and_nothing_shows_before_the_reveal():
+    state = new(2)
+    assert [(d.seat, d.kind, d.options[0].label) for d in state.pending] == [
+        (0, "choose_card", "play 1 with red"),
+        (1, "choose_card", "play 1 with yellow"),
+    ]
+    events = len(state.log)
+    play(state, s0=5, s1=3)
+    assert len(state.log) == events  # sealed: nothing revealed yet
+    assert state.figures[0].hand == [1, 2, 3, 4, 5]
+    assert [(d.seat, d.options[0].label) for d in state.pending] == [
+        (0, "play 1 with orange"),
+        (1, "play 1 with green"),
+    ]
+    mine = GAME.observe(state, 0)
+    assert mine.choosing_figure == 1 and mine.figures[0].chosen == 5
+    assert GAME.observe(state, 1).figures[0].chosen == 0
+    play(state, s0=4, s1=3)
+    assert [e.text for e in state.log.events[events : events + 4]] == [
+        "red reveals 5",
+        "orange reveals 4",
+        "yellow reveals 3",
+        "green reveals 3",
+    ]
+    assert state.line == [0, 1, 2, 3] and state.round == 2
+
+
+def test_two_players_losing_a_figure_loses_the_game():
+    state = in_round_two(new(2))
+    state.figures[3].limbs = [LL]
+    play(state, s0=5, s1=4)  # red 5, yellow 4
+    play(state, s0=3, s1=1)  # orange 3, green 1
+    assert state.line == [0, 2, 1]
+    assert state.outcome == pb.FIGURE_LOST and state.devoured == [3]
+    assert GAME.result(state).ranks == (1, 2)
+    assert GAME.result(state).scores == (1.0, 0.0)
+    assert GAME.result(state).summary == "seat 0 wins: seat 1 lost green"
+    assert state.log.events[-1].seat == 1
+    assert state.log.events[-1].text == "has lost a figure and loses the game"
+
+
+# --------------------------------------------------------------------------------------------
+# 3-player variant: the robot swimmer
+
+
+def test_robot_reveals_the_top_of_its_stack_with_the_players():
+    state = new(3, robot=[(3, 1, 4, 5, 2)])
+    assert [d.seat for d in state.pending] == [0, 1, 2]  # the robot does not decide
+    play(state, s0=5, s1=4, s2=1)
+    assert [e.text for e in state.log.events if e.kind == "reveal"] == [
+        "red reveals 5",
+        "orange reveals 4",
+        "yellow reveals 1",
+        "green (robot) reveals 3",
+    ]
+    assert state.line == [0, 1, 3, 2]
+    assert state.figures[3].hand == [1, 4, 5, 2] and state.figures[3].played == [3]
+
+
+def test_robot_reshuffles_all_its_cards_when_bitten():
+    state = new(3, robot=[(3, 1, 4, 5, 2), (2, 5, 1, 4, 3)])
+    play(state, s0=5, s1=4, s2=1)  # line: red, orange, green, yellow
+    play(state, s0=4, s1=5, s2=3)  # the robot's 1 is the lowest card: it ends at the back
+    assert state.last_reveal.line_after_moves == [1, 0, 2, 3]
+    assert state.figures[3].limbs == [LA, RL, LL]
+    assert state.figures[3].hand == [2, 5, 1, 4, 3] and state.figures[3].played == []
+    assert state.line == [3, 1, 0, 2]
+
+
+def test_robot_reshuffles_when_its_stack_is_down_to_one_card():
+    state = new(3, robot=[(3, 1, 4, 5, 2), (4, 2, 5, 1, 3)])
+    robot = state.figures[3]
+    robot.hand, robot.played = [5, 2], [1, 3, 4]
+    in_round_two(state)
+    play(state, s0=1, s1=2, s2=3)  # the robot's 5 takes it to the front; red is bitten
+    assert state.line == [0, 3, 2, 1]
+    assert robot.hand == [4, 2, 5, 1, 3] and robot.played == []
+    assert state.figures[0].limbs == [LA, RL, LL]
+
+
+def test_when_the_robot_escapes_nobody_wins():
+    state = new(3, robot=[(5, 1, 2, 3, 4)])
+    devour_directly(state, 1)
+    state.figures[2].limbs = [LL]
+    in_round_two(state)
+    play(state, s0=4, s2=1)  # robot 5 in front, red, yellow at the back (its last limb)
+    assert state.outcome == pb.ESCAPED and state.winner_figure == 3
+    result = GAME.result(state)
+    assert result.scores == (0.0, 0.0, 0.0)
+    assert result.ranks == (1, 3, 2)  # red lasted longest among the seats
+    assert result.summary == "green (robot) escapes: no player wins"
+
+
+# --------------------------------------------------------------------------------------------
+# Memory variant
+
+
+def test_memory_turns_played_cards_face_down_in_the_get_bit_phase():
+    state = new(4, memory=True)
+    play(state, s0=5, s1=4, s2=3, s3=2)  # round 1: no Get Bit! phase, cards stay face up
+    other = GAME.observe(state, 1).figures[0]
+    assert list(other.played) == [5] and other.face_down == 0
+    assert other.hand_known and list(other.hand) == [1, 2, 3, 4]
+    play(state, s0=4, s1=3, s2=2, s3=1)  # green bitten; the rest turn face down
+    assert state.figures[0].face_down == 2
+    other = GAME.observe(state, 1).figures[0]
+    assert list(other.played) == [] and other.face_down == 2
+    assert not other.hand_known and list(other.hand) == [] and other.hand_count == 3
+    own = GAME.observe(state, 0).figures[0]
+    assert list(own.played) == [5, 4] and list(own.hand) == [1, 2, 3]
+    bitten = GAME.observe(state, 1).figures[3]
+    assert bitten.hand_known and bitten.face_down == 0 and list(bitten.hand) == [1, 2, 3, 4, 5]
+    assert list(GAME.observe(state, 1).last_reveal.plays) == []
+    assert len(GAME.observe(state, SPECTATOR).last_reveal.plays) == 4
+    assert ("face-down", "all played cards are turned face down") in events_since(state, 0)
+
+
+# --------------------------------------------------------------------------------------------
+# Shark variant (5 players: seat 0 is the Shark, seats 1-4 swim figures 0-3)
+
+
+def shark_game(**limbs: list[int]) -> GetBitState:
+    state = new(5, shark=True)
+    assert [d.seat for d in state.pending] == [1, 2, 3, 4]  # no Shark card in round 1
+    play(state, s1=1, s2=1, s3=1, s4=1)  # round 1: all tie, the line stays 0, 1, 2, 3
+    for name, value in limbs.items():
+        state.figures[int(name[1:])].limbs = value
+    return state
+
+
+def test_shark_decides_with_the_swimmers_from_round_two():
+    state = shark_game()
+    assert [(d.seat, d.kind) for d in state.pending] == [(0, "shark_card")] + [
+        (s, "choose_card") for s in (1, 2, 3, 4)
+    ]
+    assert state.pending[0].option_ids == (
+        "shark:right-arm",
+        "shark:left-arm",
+        "shark:right-leg",
+        "shark:left-leg",
+        "shark:exhaustion",
+        "shark:any-limb",
+    )
+
+
+def test_shark_limb_card_bites_that_limb():
+    state = shark_game()
+    play(state, s0="shark:left-leg", s1=5, s2=4, s3=3, s4=2)
+    assert state.line == [3, 0, 1, 2]
+    assert state.figures[3].limbs == [RA, LA, RL]
+    assert state.figures[3].hand == [1, 2, 3, 4, 5]
+    assert state.shark.hand == [
+        pb.SHARK_RIGHT_ARM,
+        pb.SHARK_LEFT_ARM,
+        pb.SHARK_RIGHT_LEG,
+        pb.EXHAUSTION,
+        pb.ANY_LIMB,
+    ]
+    assert state.shark.played == [pb.SHARK_LEFT_LEG] and state.shark.hunger == 4
+
+
+def test_shark_limb_card_misses_a_missing_limb():
+    state = shark_game(f3=[LA, RL, LL])
+    play(state, s0="shark:right-arm", s1=5, s2=4, s3=3, s4=2)
+    assert state.line == [0, 1, 2, 3]  # the rear swimmer does not move [:438-442]
+    assert state.figures[3].limbs == [LA, RL, LL] and state.figures[3].played == [1, 2]
+    assert state.shark.hunger == 3
+    assert state.shark.hand == list(SHARK_CARDS) and state.shark.played == []
+    assert (
+        state.log.events[-2].text
+        == "misses (green has no right arm): 3 hunger tokens left, takes back its cards"
+    )
+
+
+def test_exhaustion_discards_the_tied_cards():
+    state = shark_game()
+    play(state, s0="shark:exhaustion", s1=5, s2=5, s3=3, s4=2)
+    assert state.line == [2, 3, 0, 1]
+    assert state.figures[0].discarded == [5] and state.figures[0].played == [1]
+    assert state.figures[1].discarded == [5]
+    assert all(f.limbs == [RA, LA, RL, LL] for f in state.figures)
+    assert state.shark.hunger == 4 and state.shark.played == [pb.EXHAUSTION]
+
+
+@pytest.mark.parametrize("card", ["shark:exhaustion", "shark:any-limb"])
+def test_exhaustion_and_any_limb_miss_without_ties(card):
+    state = shark_game()
+    play(state, s0=card, s1=5, s2=4, s3=3, s4=2)
+    assert state.shark.hunger == 3 and state.shark.played == []
+    assert all(f.limbs == [RA, LA, RL, LL] and not f.discarded for f in state.figures)
+
+
+def test_any_limb_with_ties_lets_the_victim_choose():
+    state = shark_game()
+    play(state, s0="shark:any-limb", s1=5, s2=5, s3=3, s4=2)
+    assert state.line == [2, 3, 0, 1]  # orange (seat 2) is at the back
+    (decision,) = state.pending
+    assert (decision.seat, decision.kind) == (2, "lose_limb")
+    assert decision.option_ids == ("limb:right-arm", "limb:left-arm", "limb:right-leg", "limb:left-leg")
+    assert GAME.observe(state, 2).limb_figure == 1 and GAME.observe(state, 1).limb_figure == -1
+    play(state, s2="limb:left-leg")
+    assert state.figures[1].limbs == [RA, LA, RL]
+    assert state.line == [1, 2, 3, 0] and state.figures[1].hand == [1, 2, 3, 4, 5]
+    assert state.round == 3
+
+
+def test_any_limb_takes_the_last_limb_without_asking():
+    state = shark_game(f1=[RL])
+    play(state, s0="shark:any-limb", s1=5, s2=5, s3=3, s4=2)
+    assert state.devoured == [1] and state.line == [2, 3, 0]
+    assert [d.kind for d in state.pending] == ["shark_card", "choose_card", "choose_card", "choose_card"]
+
+
+def test_last_hunger_token_lost_swimmers_win_by_limbs_then_front():
+    state = shark_game(f0=[RA, LA, RL], f1=[RA, LA, RL])
+    state.shark.hunger = 1
+    play(state, s0="shark:exhaustion", s1=5, s2=4, s3=3, s4=2)
+    assert state.outcome == pb.SWIMMERS_WIN
+    assert swimmers_win_order(state.figures, state.line) == [2, 3, 0, 1]
+    assert state.winner_figure == 2
+    result = GAME.result(state)
+    assert result.scores == (0.0, 0.0, 0.0, 1.0, 0.0)
+    assert result.ranks == (5, 3, 4, 1, 2)  # the Shark last
+    assert result.summary == "seat 3 wins: yellow wins with the most limbs"
+
+
+def test_one_swimmer_left_the_shark_wins():
+    state = shark_game(f1=[LL])
+    devour_directly(state, 2, 3)
+    redecide(state)
+    play(state, s0="shark:left-leg", s1=5, s2=2)
+    assert state.outcome == pb.SHARK_WINS
+    result = GAME.result(state)
+    assert result.scores == (1.0, 0.0, 0.0, 0.0, 0.0)
+    assert result.ranks == (1, 2, 3, 5, 4)
+    assert result.summary == "the Shark (seat 0) wins: one swimmer is left"
+
+
+def test_no_two_figure_devouring_in_the_shark_variant():
+    state = shark_game(f3=[LL])
+    devour_directly(state, 2)
+    redecide(state)
+    play(state, s0="shark:left-leg", s1=5, s2=4, s4=2)
+    assert state.line == [0, 1] and state.outcome == pb.OUTCOME_UNSPECIFIED
+
+
+def test_shark_refreshes_at_one_card():
+    state = shark_game()
+    state.shark.hand = [pb.SHARK_RIGHT_ARM, pb.EXHAUSTION]
+    state.shark.played = [pb.SHARK_LEFT_ARM, pb.SHARK_RIGHT_LEG, pb.SHARK_LEFT_LEG, pb.ANY_LIMB]
+    redecide(state)
+    play(state, s0="shark:right-arm", s1=5, s2=4, s3=3, s4=2)  # a hit, then one card left
+    assert state.shark.hand == list(SHARK_CARDS) and state.shark.played == []
+
+
+def test_a_swimmer_without_cards_sits_out():
+    state = shark_game()
+    figure = state.figures[0]
+    figure.hand, figure.played, figure.discarded = [], [], [2, 3, 4, 5, 1]
+    redecide(state)
+    assert [d.seat for d in state.pending] == [0, 2, 3, 4]
+    play(state, s0="shark:right-arm", s2=4, s3=3, s4=2)
+    assert state.last_reveal.plays == [
+        pb.Play(figure=1, card=4),
+        pb.Play(figure=2, card=3),
+        pb.Play(figure=3, card=2),
+    ]
+
+
+def test_robot_in_the_shark_game_loses_any_limb_in_the_fixed_order():
+    state = new(4, shark=True, robot=[(1, 2, 3, 4, 5), (5, 4, 3, 2, 1)])
+    play(state, s1=2, s2=3, s3=4)
+    state.line = [0, 1, 2, 3]
+    play(state, s0="shark:any-limb", s1=5, s2=5, s3=2)  # all tied: the robot (2) is at the back
+    assert state.figures[3].limbs == [LA, RL, LL]
+    assert state.figures[3].hand == [5, 4, 3, 2, 1]  # bitten: all its cards reshuffled
+    assert state.line == [3, 0, 1, 2] and state.round == 3
+
+
+# --------------------------------------------------------------------------------------------
+# Illegal options, hidden information
+
+
+def test_a_card_not_in_hand_is_rejected_and_changes_nothing():
+    state = new(4)
+    play(state, s0=5, s1=4, s2=3, s3=2)
+    before = pickle.dumps(state)
+    for bad in ("card:5", "card:6", "shark:any-limb"):
+        with pytest.raises(IllegalChoice):
+            GAME.apply(state, {0: bad, 1: "card:1", 2: "card:1", 3: "card:1"})
+        assert pickle.dumps(state) == before
+
+
+def test_robot_stack_order_never_leaks():
+    a = new(3, robot=[(3, 1, 4, 5, 2)])
+    b = new(3, robot=[(3, 5, 2, 1, 4)])  # same first card, different rest
+    c = new(3, robot=[(2, 5, 4, 1, 3)])  # even the first card differs: unseen before the reveal
+    for seat in range(3):
+        assert_same_view(GAME, a, c, seat)
+    for state in (a, b):
+        play(state, s0=5, s1=4, s2=1)
+    for seat in range(3):
+        assert_same_view(GAME, a, b, seat)
+    assert list(GAME.observe(a, 0).figures[3].stack) == []
+    assert list(GAME.observe(a, SPECTATOR).figures[3].stack) == [1, 4, 5, 2]
+
+
+def test_sealed_choices_never_leak():
+    a, b = new(2), new(2)
+    play(a, s0=3, s1=2)
+    play(b, s0=4, s1=2)
+    assert_same_view(GAME, a, b, 1)
+    assert GAME.observe(a, 0).figures[0].chosen == 3
+
+
+def test_shark_sealed_card_is_hidden_from_swimmers():
+    state = shark_game()
+    state.shark.chosen = pb.ANY_LIMB  # as if recorded before the others (not reachable otherwise)
+    assert GAME.observe(state, 1).shark.chosen == 0
+    assert GAME.observe(state, 0).shark.chosen == pb.ANY_LIMB
+
+
+# --------------------------------------------------------------------------------------------
+# Random playouts: conservation, consistent results, the game always ends
+
+
+def check_invariants(state: GetBitState) -> None:
+    cards = list(range(1, state.highest + 1))
+    for figure in state.figures:
+        assert sorted(figure.hand + figure.played + figure.discarded) == cards
+        assert 0 <= figure.face_down <= len(figure.played)
+        assert len(set(figure.limbs)) == len(figure.limbs) <= 4
+        assert figure.devoured == (figure.id not in state.line) == (figure.id in state.devoured)
+        if state.shark is None:
+            assert figure.discarded == []
+    assert len(set(state.line)) == len(state.line)
+    for f, card in state.chosen.items():
+        assert card in state.figures[f].hand
+    if state.shark:
+        assert sorted(state.shark.hand + state.shark.played) == sorted(SHARK_CARDS)
+        assert 0 <= state.shark.hunger <= state.players - 1
+    if not state.pending:
+        check_result(state)
+
+
+def check_result(state: GetBitState) -> None:
+    result = GAME.result(state)
+    assert sorted(result.ranks) == list(range(1, state.players + 1))  # a full order
+    figures = state.figures
+    if state.outcome == pb.ESCAPED:
+        assert len(state.line) == 1 and state.winner_figure == state.line[0]
+        assert len(state.devoured) == len(figures) - 1
+        assert sum(result.scores) == (0 if figures[state.line[0]].robot else 1)
+    elif state.outcome == pb.FIGURE_LOST:
+        assert state.two_player and len(state.devoured) == 1
+        loser = figures[state.devoured[0]].owner
+        assert result.ranks[loser] == 2 and result.scores[1 - loser] == 1
+    elif state.outcome == pb.SHARK_WINS:
+        assert len(state.line) == 1 and result.ranks[0] == 1
+    else:
+        assert state.outcome == pb.SWIMMERS_WIN and state.shark.hunger == 0
+        best = max(len(figures[f].limbs) for f in state.line)
+        assert len(figures[state.winner_figure].limbs) == best
+        assert result.ranks[0] == state.players
+
+
+CONFIGS = list(configurations(GAME))
+
+
+def config_id(config) -> str:
+    return f"{config.players}p-" + ("-".join(k for k, v in config.options.items() if v) or "base")
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_random_playouts_keep_the_invariants(config):
+    for seed in range(16):
+        random_playout(GAME, config, seed, invariant=check_invariants, observe=seed % 4 == 0)
+
+
+def test_the_configurations_cover_every_variant():
+    assert len(CONFIGS) == 14 and len(CONFIGS) * 16 >= 200
+
+
+def test_heuristic_answers_every_decision_kind():
+    bot = make_bot("heuristic", "getbit")
+    state = shark_game()
+    for seat in range(5):
+        assert bot.decide(request_for(GAME, state, seat)) in state.pending[seat].option_ids
+
+
+def test_heuristic_gives_up_a_limb_the_shark_still_threatens():
+    state = shark_game()
+    state.shark.hand = [pb.SHARK_RIGHT_LEG, pb.SHARK_LEFT_LEG, pb.EXHAUSTION, pb.ANY_LIMB]
+    state.shark.played = [pb.SHARK_RIGHT_ARM, pb.SHARK_LEFT_ARM]
+    redecide(state)
+    play(state, s0="shark:any-limb", s1=5, s2=5, s3=3, s4=2)
+    bot = make_bot("heuristic", "getbit")
+    assert bot.decide(request_for(GAME, state, 2)) == "limb:right-leg"
+
+
+@pytest.mark.parametrize("spec", ["heuristic:depth=2", "heuristic:samples=0", "heuristic:thrift=x"])
+def test_heuristic_rejects_bad_parameters(spec):
+    with pytest.raises(ConfigError):
+        make_bot(spec, "getbit")
