@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -79,8 +79,22 @@ class MatchRecord:
     # -- JSON -------------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        return {"record": RECORD_FORMAT, **data}
+        # Built by hand: dataclasses.asdict deep-copies every value and costs as much as playing
+        # a quick match.
+        return {
+            "record": RECORD_FORMAT,
+            "match_id": self.match_id,
+            "game": self.game,
+            "game_version": self.game_version,
+            "config": self.config,
+            "seed": self.seed,
+            "seats": self.seats,
+            "policy": self.policy,
+            "decisions": [dict(vars(d)) for d in self.decisions],
+            "failures": [dict(vars(f)) for f in self.failures],
+            "result": self.result,
+            "tournament": self.tournament,
+        }
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), separators=(",", ":"), sort_keys=False)
