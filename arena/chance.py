@@ -120,9 +120,7 @@ class PresetChance(Chance):
         if queue:
             order = queue.popleft()
             if Counter(map(repr, order)) != Counter(map(repr, pool)):
-                raise PresetError(
-                    f"preset order for {label!r} is not a permutation of the {len(pool)} items shuffled"
-                )
+                raise PresetError(f"preset order for {label!r} is not a permutation of the {len(pool)} items shuffled")
             # Return the game's own objects, matched by value, in the preset order.
             remaining = list(pool)
             out: list[T] = []

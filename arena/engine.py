@@ -170,9 +170,7 @@ class EventLog:
     def public(self, seat: int, kind: str, text: str, detail: Message | None = None) -> None:
         self.events.append(Event(seat, kind, text, detail))
 
-    def private(
-        self, to: Iterable[int], seat: int, kind: str, text: str, detail: Message | None = None
-    ) -> None:
+    def private(self, to: Iterable[int], seat: int, kind: str, text: str, detail: Message | None = None) -> None:
         self.events.append(Event(seat, kind, text, detail, frozenset(to)))
 
     def since(self, viewer: int, start: int) -> list[tuple[int, Event]]:
@@ -252,9 +250,7 @@ class Game(ABC, Generic[S]):
         """A validated configuration (ConfigError names the problem and the allowed values)."""
         meta = self.meta
         if not isinstance(players, int) or not meta.min_players <= players <= meta.max_players:
-            raise ConfigError(
-                f"{meta.id} plays with {meta.min_players}-{meta.max_players} players, not {players}"
-            )
+            raise ConfigError(f"{meta.id} plays with {meta.min_players}-{meta.max_players} players, not {players}")
         config = MatchConfig(players, validate_options(meta.options, options))
         self.check_config(config)
         return config

@@ -68,9 +68,7 @@ class LocalExecutor:
         context = multiprocessing.get_context("spawn")
         # Chunks amortise inter-process overhead for quick matches while keeping every worker busy.
         chunk = max(1, min(16, len(matches) // (self.workers * 8)))
-        pool = context.Pool(
-            self.workers, initializer=_init_worker, initargs=(spec.to_json(), self.make_player)
-        )
+        pool = context.Pool(self.workers, initializer=_init_worker, initargs=(spec.to_json(), self.make_player))
         try:
             for data in pool.imap_unordered(_play_in_worker, matches, chunksize=chunk):
                 if on_record(MatchRecord.from_json(data)):

@@ -63,9 +63,7 @@ def build(spec: TournamentSpec, records: Sequence[MatchRecord], *, resamples: in
     records = sorted(records, key=lambda r: int(r.tournament.get("index", 0)))
     names = list(spec.bots)
     bots = len(names)
-    fit = bootstrap_intervals(
-        group_win_matrices(spec, records), names=names, resamples=resamples, seed=spec.seed
-    )
+    fit = bootstrap_intervals(group_win_matrices(spec, records), names=names, resamples=resamples, seed=spec.seed)
     elo = OnlineElo(bots)
     games = [0] * bots
     wins = [0] * bots
@@ -181,10 +179,6 @@ def render(board: dict[str, Any]) -> Any:
             failures,
             ms,
         )
-    seats = ", ".join(
-        f"seat {s['seat']}: win {s['win_rate']:.1%}" for s in board["seats"] if s["win_rate"] is not None
-    )
-    table.caption = f"seat advantage - {seats}" + (
-        f"\nwarning: {board['warning']}" if board["warning"] else ""
-    )
+    seats = ", ".join(f"seat {s['seat']}: win {s['win_rate']:.1%}" for s in board["seats"] if s["win_rate"] is not None)
+    table.caption = f"seat advantage - {seats}" + (f"\nwarning: {board['warning']}" if board["warning"] else "")
     return table

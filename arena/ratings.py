@@ -117,9 +117,7 @@ def connectivity_problem(wins: np.ndarray, names: Sequence[str]) -> str | None:
                     frontier.append(int(j))
         if len(seen) < n:
             apart = [names[i] for i in range(n) if i not in seen]
-            return (
-                f"the results do not connect all bots ({', '.join(apart)} cannot be compared with the rest)"
-            )
+            return f"the results do not connect all bots ({', '.join(apart)} cannot be compared with the rest)"
     return None
 
 

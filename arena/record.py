@@ -168,9 +168,7 @@ def replay(game: Game, record: MatchRecord) -> Result:
     if record.game != game.meta.id:
         raise ReplayMismatch(f"record is for game {record.game!r}, not {game.meta.id!r}")
     if record.game_version != game.meta.version:
-        raise ReplayMismatch(
-            f"game version differs: record {record.game_version!r}, engine {game.meta.version!r}"
-        )
+        raise ReplayMismatch(f"game version differs: record {record.game_version!r}, engine {game.meta.version!r}")
     config = game.config(int(record.config["players"]), record.config.get("options", {}))
     state = game.new_match(config, record.seed)
     entries = record.decisions
@@ -192,9 +190,7 @@ def replay(game: Game, record: MatchRecord) -> Result:
         for index, entry in group:
             decision = pending[entry.seat]
             if decision.kind != entry.kind:
-                raise ReplayMismatch(
-                    f"decision {index}: kind {decision.kind!r} in engine, {entry.kind!r} in record"
-                )
+                raise ReplayMismatch(f"decision {index}: kind {decision.kind!r} in engine, {entry.kind!r} in record")
             if len(decision.options) != entry.options:
                 raise ReplayMismatch(
                     f"decision {index}: {len(decision.options)} options in engine, {entry.options} in record"

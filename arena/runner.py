@@ -28,6 +28,7 @@ from typing import Literal, Protocol
 
 from arena import PROTOCOL_VERSION
 from arena.chance import Chance, derive_seed
+from arena.clock import clock_settings
 from arena.config import MatchConfig
 from arena.engine import Decision, Game, MatchState
 from arena.protocol import EventCursor, decision_request, result_message, start_message
@@ -113,10 +114,11 @@ def check_ready(game: Game, ready: bot_pb2.Ready | None) -> None:
 class _Seats:
     """Per-seat bookkeeping of a running match: failures, errors, forfeits."""
 
-    def __init__(self, players: int, policy: ErrorPolicy) -> None:
+    def __init__(self, players: Sequence[Player], policy: ErrorPolicy) -> None:
+        self.players = players
         self.policy = policy
-        self.errors = [0] * players
-        self.forfeited = [False] * players
+        self.errors = [0] * len(players)
+        self.forfeited = [False] * len(players)
         self.failures: list[FailureEntry] = []
 
     def fail(self, seat: int, decision: int, verdict: str, detail: str, *, fatal: bool = False) -> None:
@@ -124,6 +126,24 @@ class _Seats:
         self.errors[seat] += 1
         if fatal or self.policy.on_error == "forfeit" or self.errors[seat] > self.policy.budget:
             self.forfeited[seat] = True
+            # Tell the bot (a remote one closes its stream); a failing abort changes nothing.
+            abort = getattr(self.players[seat], "abort", None)
+            if abort is not None:
+                with contextlib.suppress(Exception):
+                    abort(verdict, f"seat {seat} forfeits: {verdict}: {detail}"[:500])
+
+
+@dataclass
+class _Asked:
+    """A decision put to a player: answered already (in-process) or awaiting its answer (remote)."""
+
+    decision: Decision
+    index: int
+    request: bot_pb2.DecisionRequest | None
+    began: float
+    answer: str | None = None
+    failure: tuple[str, str] | None = None
+    two_phase: bool = False
 
 
 def play_match(
@@ -138,121 +158,163 @@ def play_match(
     chance: Chance | None = None,
     on_decision: Callable[[MatchState, DecisionEntry], None] | None = None,
 ) -> MatchRecord:
-    """Play a match to the end and return its record (players are never left open)."""
+    """Play a match to the end and return its record (players are always closed)."""
     if len(players) != config.players:
         raise ValueError(f"{config.players} players configured, {len(players)} given")
-    match_id = match_id or f"{game.meta.id}-{seed}"
-    names = [p.name for p in players]
-    seats = _Seats(config.players, policy)
-    record = MatchRecord(
-        match_id=match_id,
-        game=game.meta.id,
-        game_version=game.meta.version,
-        config=config.to_json(),
-        seed=seed,
-        seats=[{"bot": p.name, "version": getattr(p, "version", "")} for p in players],
-        policy=policy.to_json(),
-    )
-    substitute_rng = Chance(derive_seed(seed, "substitute"))
-    order_rng = Chance(derive_seed(seed, "order"))
-    state = game.new_match(config, seed, chance)
-    cursor = EventCursor(config.players)
+    try:
+        return _Match(game, config, seed, players, match_id, policy, clock, chance, on_decision).play()
+    finally:
+        for player in players:
+            close = getattr(player, "close", None)
+            if close is not None:
+                with contextlib.suppress(Exception):
+                    close()
 
-    for seat, player in enumerate(players):
-        start = start_message(
-            game,
-            config,
-            match_id=match_id,
-            seat=seat,
-            seat_names=names,
-            clock=clock,
-            bot_seed=derive_seed(seed, "bot", seat),
+
+class _Match:
+    def __init__(
+        self,
+        game: Game,
+        config: MatchConfig,
+        seed: int,
+        players: Sequence[Player],
+        match_id: str | None,
+        policy: ErrorPolicy,
+        clock: bot_pb2.ClockSettings | None,
+        chance: Chance | None,
+        on_decision: Callable[[MatchState, DecisionEntry], None] | None,
+    ) -> None:
+        self.game = game
+        self.config = config
+        self.seed = seed
+        self.players = players
+        self.match_id = match_id or f"{game.meta.id}-{seed}"
+        self.clock = clock if clock is not None else clock_settings()
+        self.seats = _Seats(players, policy)
+        self.on_decision = on_decision
+        self.record = MatchRecord(
+            match_id=self.match_id,
+            game=game.meta.id,
+            game_version=game.meta.version,
+            config=config.to_json(),
+            seed=seed,
+            seats=[{"bot": p.name, "version": getattr(p, "version", "")} for p in players],
+            policy=policy.to_json(),
         )
-        try:
-            check_ready(game, player.start(start))
-        except PlayerFailure as failure:
-            seats.fail(seat, -1, failure.verdict, failure.detail, fatal=True)
-        except Exception as exc:
-            seats.fail(seat, -1, "crash", f"{type(exc).__name__}: {exc}", fatal=True)
+        self.substitute_rng = Chance(derive_seed(seed, "substitute"))
+        self.order_rng = Chance(derive_seed(seed, "order"))
+        self.state = game.new_match(config, seed, chance)
+        self.cursor = EventCursor(config.players)
 
-    while state.pending:
-        pending = state.pending
+    def play(self) -> MatchRecord:
+        self.start_players()
+        while self.state.pending:
+            self.step()
+        return self.finish()
+
+    def start_players(self) -> None:
+        names = [p.name for p in self.players]
+        for seat, player in enumerate(self.players):
+            start = start_message(
+                self.game,
+                self.config,
+                match_id=self.match_id,
+                seat=seat,
+                seat_names=names,
+                clock=self.clock,
+                bot_seed=derive_seed(self.seed, "bot", seat),
+            )
+            try:
+                ready = player.start(start)
+                check_ready(self.game, ready)
+                if ready is not None and ready.bot_version:
+                    self.record.seats[seat]["version"] = ready.bot_version
+            except PlayerFailure as failure:
+                self.seats.fail(seat, -1, failure.verdict, failure.detail, fatal=True)
+            except Exception as exc:  # any bot exception is a crash verdict
+                self.seats.fail(seat, -1, "crash", f"{type(exc).__name__}: {exc}", fatal=True)
+
+    def step(self) -> None:
+        pending = self.state.pending
         simultaneous = len(pending) > 1
-        choices: dict[int, str] = {}
-        entries: dict[int, DecisionEntry] = {}
-        # Sealed simultaneous decisions are asked in shuffled order; no choice is applied (or
-        # visible) before all are in.
-        asked = order_rng.shuffled(pending, "order") if simultaneous else list(pending)
         # Record entries are in seat order within a step; their index is the decision index.
         by_seat = sorted(d.seat for d in pending)
-        for decision in pending:
-            entries[decision.seat] = DecisionEntry(
-                state.steps, decision.seat, decision.kind, len(decision.options), ""
+        first = len(self.record.decisions)
+        # Sealed simultaneous decisions go out to every seat (in shuffled order) before any
+        # answer is read, and no choice is applied before all are in.
+        order = self.order_rng.shuffled(pending, "order") if simultaneous else list(pending)
+        asked = [self.ask(d, first + by_seat.index(d.seat), simultaneous) for d in order]
+        entries = {}
+        for item in asked:
+            choice, ms, by = self.answer(item)
+            d = item.decision
+            entries[d.seat] = DecisionEntry(self.state.steps, d.seat, d.kind, len(d.options), choice, ms, by)
+        self.game.apply(self.state, {seat: e.choice for seat, e in entries.items()})
+        for seat in by_seat:
+            self.record.decisions.append(entries[seat])
+            if self.on_decision is not None:
+                self.on_decision(self.state, entries[seat])
+
+    def ask(self, decision: Decision, index: int, simultaneous: bool) -> _Asked:
+        seat = decision.seat
+        events = self.cursor.take(self.state, seat)
+        if self.seats.forfeited[seat]:
+            return _Asked(decision, index, None, time.perf_counter())
+        request = decision_request(
+            self.game, self.state, decision, index=index, events=events, simultaneous=simultaneous
+        )
+        player = self.players[seat]
+        begin = getattr(player, "begin_decide", None)
+        asked = _Asked(decision, index, request, time.perf_counter(), two_phase=begin is not None)
+        try:
+            if begin is not None:
+                begin(request)
+            else:
+                asked.answer = player.decide(request)
+        except PlayerFailure as failure:
+            asked.failure = (failure.verdict, failure.detail)
+        except Exception as exc:  # any bot exception is a crash verdict
+            asked.failure = ("crash", f"{type(exc).__name__}: {exc}")
+        return asked
+
+    def answer(self, asked: _Asked) -> tuple[str, float, str]:
+        """(choice, milliseconds, "bot" | "substitute") for a decision put to a player."""
+        decision = asked.decision
+        if asked.request is None:  # the seat has forfeited
+            return self.substitute(decision), 0.0, "substitute"
+        if asked.two_phase and asked.failure is None:
+            try:
+                asked.answer = self.players[decision.seat].end_decide(asked.request)  # type: ignore[attr-defined]
+            except PlayerFailure as failure:
+                asked.failure = (failure.verdict, failure.detail)
+            except Exception as exc:  # any bot exception is a crash verdict
+                asked.failure = ("crash", f"{type(exc).__name__}: {exc}")
+        ms = round((time.perf_counter() - asked.began) * 1000, 3)
+        if asked.failure is None:
+            if isinstance(asked.answer, str) and decision.find(asked.answer) is not None:
+                return asked.answer, ms, "bot"
+            asked.failure = (
+                "illegal",
+                f"answered {asked.answer!r}, not among {len(decision.options)} options",
             )
-        for decision in asked:
-            index = len(record.decisions) + by_seat.index(decision.seat)
-            choice, ms, by = _ask(
-                game,
-                state,
-                decision,
-                players[decision.seat],
-                index,
-                cursor,
-                seats,
-                simultaneous,
-                substitute_rng,
-            )
-            choices[decision.seat] = choice
-            entry = entries[decision.seat]
-            entry.choice, entry.ms, entry.by = choice, ms, by
-        game.apply(state, choices)
-        for seat in sorted(entries):
-            record.decisions.append(entries[seat])
-            if on_decision is not None:
-                on_decision(state, entries[seat])
+        verdict, detail = asked.failure
+        self.seats.fail(decision.seat, asked.index, verdict, detail)
+        return self.substitute(decision), ms, "substitute"
 
-    result = game.result(state)
-    assert result is not None
-    result = with_forfeits(result, seats.forfeited)
-    record.failures = seats.failures
-    record.result = {**result.to_json(), "forfeited": seats.forfeited}
-    summary = result_message(result, seats.forfeited)
-    for seat, player in enumerate(players):
-        # A bot failing after the end changes nothing.
-        with contextlib.suppress(Exception):
-            player.finish(bot_pb2.Finish(result=summary, events=cursor.take(state, seat)))
-    return record
+    def substitute(self, decision: Decision) -> str:
+        return self.substitute_rng.pick(decision.options, "substitute").id
 
-
-def _ask(
-    game: Game,
-    state: MatchState,
-    decision: Decision,
-    player: Player,
-    index: int,
-    cursor: EventCursor,
-    seats: _Seats,
-    simultaneous: bool,
-    substitute_rng: Chance,
-) -> tuple[str, float, str]:
-    """One decision from one player: (choice, milliseconds, "bot" | "substitute")."""
-    seat = decision.seat
-    events = cursor.take(state, seat)
-    if seats.forfeited[seat]:
-        return substitute_rng.pick(decision.options, "substitute").id, 0.0, "substitute"
-    request = decision_request(game, state, decision, index=index, events=events, simultaneous=simultaneous)
-    began = time.perf_counter()
-    try:
-        answer = player.decide(request)
-    except PlayerFailure as failure:
-        verdict, detail = failure.verdict, failure.detail
-    except Exception as exc:
-        verdict, detail = "crash", f"{type(exc).__name__}: {exc}"
-    else:
-        ms = round((time.perf_counter() - began) * 1000, 3)
-        if isinstance(answer, str) and decision.find(answer) is not None:
-            return answer, ms, "bot"
-        verdict, detail = "illegal", f"answered {answer!r}, not among {len(decision.options)} options"
-    ms = round((time.perf_counter() - began) * 1000, 3)
-    seats.fail(seat, index, verdict, detail)
-    return substitute_rng.pick(decision.options, "substitute").id, ms, "substitute"
+    def finish(self) -> MatchRecord:
+        result = self.game.result(self.state)
+        assert result is not None
+        result = with_forfeits(result, self.seats.forfeited)
+        self.record.failures = self.seats.failures
+        self.record.result = {**result.to_json(), "forfeited": self.seats.forfeited}
+        summary = result_message(result, self.seats.forfeited)
+        for seat, player in enumerate(self.players):
+            if self.seats.forfeited[seat]:
+                continue  # already told by abort
+            # A bot failing after the end changes nothing.
+            with contextlib.suppress(Exception):
+                player.finish(bot_pb2.Finish(result=summary, events=self.cursor.take(self.state, seat)))
+        return self.record

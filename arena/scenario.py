@@ -59,9 +59,7 @@ def run_script(game: Game | str, state: MatchState, script: Sequence[ScriptStep]
         if isinstance(step, str):
             if len(state.pending) != 1:
                 open_seats = [d.seat for d in state.pending]
-                raise ScriptError(
-                    f"script step {number} ({step!r}): seats {open_seats} decide now; give a mapping"
-                )
+                raise ScriptError(f"script step {number} ({step!r}): seats {open_seats} decide now; give a mapping")
             choices = {state.pending[0].seat: step}
         else:
             choices = dict(step)
@@ -78,6 +76,4 @@ def request_for(game: Game | str, state: MatchState, seat: int, index: int = 0) 
     if decision is None:
         raise ScriptError(f"seat {seat} has no decision now (open: {[d.seat for d in state.pending]})")
     events = [event_message(i, e) for i, e in state.log.since(seat, 0)]
-    return decision_request(
-        rules, state, decision, index=index, events=events, simultaneous=len(state.pending) > 1
-    )
+    return decision_request(rules, state, decision, index=index, events=events, simultaneous=len(state.pending) > 1)

@@ -58,13 +58,9 @@ class TournamentSpec:
             raise ConfigError(f"unknown format {self.format!r}; allowed: {', '.join(FORMATS)}")
         if len(set(self.bots)) != len(self.bots):
             dupes = sorted({b for b in self.bots if self.bots.count(b) > 1})
-            raise ConfigError(
-                f"bot {dupes[0]!r} is listed twice; every bot in a tournament needs its own name"
-            )
+            raise ConfigError(f"bot {dupes[0]!r} is listed twice; every bot in a tournament needs its own name")
         if len(self.bots) < self.players:
-            raise ConfigError(
-                f"{self.players}-player matches need at least {self.players} bots, got {len(self.bots)}"
-            )
+            raise ConfigError(f"{self.players}-player matches need at least {self.players} bots, got {len(self.bots)}")
         if len(self.bots) < 2:
             raise ConfigError("a tournament needs at least 2 bots")
         if self.repeats < 1:

@@ -90,9 +90,7 @@ def run_tournament(
     if resume:
         stored, tournament_id = rundir.read_spec()
         if stored != spec:
-            raise ConfigError(
-                f"{rundir.path} holds a different tournament; resume it without changing options"
-            )
+            raise ConfigError(f"{rundir.path} holds a different tournament; resume it without changing options")
         records = rundir.load_records()
     else:
         rundir.create(spec, tournament_id)

@@ -31,9 +31,7 @@ from arena.tournament_run import run_tournament
 def throughput(spec: TournamentSpec, workers: int) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         began = time.perf_counter()
-        run_tournament(
-            spec, "bench", RunDirectory(Path(tmp) / "run"), LocalExecutor(make_player, workers), resamples=0
-        )
+        run_tournament(spec, "bench", RunDirectory(Path(tmp) / "run"), LocalExecutor(make_player, workers), resamples=0)
         return len(schedule(spec)) / (time.perf_counter() - began)
 
 

@@ -18,9 +18,7 @@ from arena.runner import play_match
 from bots.registry import make_bot
 
 
-def measure(
-    game_id: str, players: int, matches: int, bot: str = "heuristic", options: dict | None = None
-) -> dict:
+def measure(game_id: str, players: int, matches: int, bot: str = "heuristic", options: dict | None = None) -> dict:
     game = get_game(game_id)
     config = game.config(players, options or {})
     wins = 0.0

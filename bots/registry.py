@@ -75,9 +75,7 @@ def make_bot(spec: str, game_id: str) -> Bot:
     else:
         factories = _game_bots().get(game_id, {})
         if name not in factories:
-            raise ConfigError(
-                f"unknown bot {name!r} for {game_id}; built-in bots: {', '.join(bot_names(game_id))}"
-            )
+            raise ConfigError(f"unknown bot {name!r} for {game_id}; built-in bots: {', '.join(bot_names(game_id))}")
         bot = factories[name](params)
     bot.name = spec
     return bot

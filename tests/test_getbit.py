@@ -78,9 +78,7 @@ def test_setup_by_player_count(players, options, owners, highest, hunger):
         assert state.shark.seat == 0 and state.shark.hand == list(SHARK_CARDS)
 
 
-@pytest.mark.parametrize(
-    ("players", "options"), [(7, {}), (2, {"shark": True}), (3, {"shark": True}), (8, {})]
-)
+@pytest.mark.parametrize(("players", "options"), [(7, {}), (2, {"shark": True}), (3, {"shark": True}), (8, {})])
 def test_unsupported_configurations_are_rejected(players, options):
     with pytest.raises(ConfigError):
         GAME.config(players, options)
@@ -385,9 +383,7 @@ def shark_game(**limbs: list[int]) -> GetBitState:
 
 def test_shark_decides_with_the_swimmers_from_round_two():
     state = shark_game()
-    assert [(d.seat, d.kind) for d in state.pending] == [(0, "shark_card")] + [
-        (s, "choose_card") for s in (1, 2, 3, 4)
-    ]
+    assert [(d.seat, d.kind) for d in state.pending] == [(0, "shark_card")] + [(s, "choose_card") for s in (1, 2, 3, 4)]
     assert state.pending[0].option_ids == (
         "shark:right-arm",
         "shark:left-arm",
@@ -421,10 +417,7 @@ def test_shark_limb_card_misses_a_missing_limb():
     assert state.figures[3].limbs == [LA, RL, LL] and state.figures[3].played == [1, 2]
     assert state.shark.hunger == 3
     assert state.shark.hand == list(SHARK_CARDS) and state.shark.played == []
-    assert (
-        state.log.events[-2].text
-        == "misses (green has no right arm): 3 hunger tokens left, takes back its cards"
-    )
+    assert state.log.events[-2].text == "misses (green has no right arm): 3 hunger tokens left, takes back its cards"
 
 
 def test_exhaustion_discards_the_tied_cards():

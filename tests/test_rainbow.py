@@ -342,9 +342,7 @@ def test_illegal_combo_is_rejected_and_changes_nothing():
 
 
 def test_player_emptying_hand_still_claims_then_sits_out():
-    state = reposition(
-        GAME.new_match(GAME.config(3), seed=1), ["66", "123", "345"], [(1, 1), (2, 1), (3, 1)], lead=0
-    )
+    state = reposition(GAME.new_match(GAME.config(3), seed=1), ["66", "123", "345"], [(1, 1), (2, 1), (3, 1)], lead=0)
     play(state, "set:2x6", "single:1", "single:5")
     # Seat 0 emptied its hand in the trick and still claims first.
     assert state.pending[0].seat == 0

@@ -89,9 +89,7 @@ def test_bootstrap_intervals_cover_the_truth_about_95_percent():
     true_ratings = BASE + SCALE * (true - true.mean())
     covered = total = 0
     for trial in range(60):
-        fit = bootstrap_intervals(
-            simulate_groups(true, 300, rng, 0.1), names=NAMES, resamples=150, seed=trial
-        )
+        fit = bootstrap_intervals(simulate_groups(true, 300, rng, 0.1), names=NAMES, resamples=150, seed=trial)
         covered += int(np.sum((fit.ci_low <= true_ratings) & (true_ratings <= fit.ci_high)))
         total += len(true)
     assert 0.88 <= covered / total <= 0.99, covered / total

@@ -74,9 +74,7 @@ def test_equal_leaders_share_the_victory():
 
 
 def test_roll_off_breaks_a_tie():
-    chance = PresetChance(
-        rolls={"die": [6, 6, 6, 6, 6, 6, 2, 2], "rolloff": [3, 3, 5, 1]}, picks={"start": [1]}
-    )
+    chance = PresetChance(rolls={"die": [6, 6, 6, 6, 6, 6, 2, 2], "rolloff": [3, 3, 5, 1]}, picks={"start": [1]})
     state = scenario(GAME, 2, {"tiebreak": "rolloff"}, chance=chance)
     assert state.turn_seat == 1
     for _ in range(8):

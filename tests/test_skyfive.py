@@ -147,9 +147,7 @@ def test_a_new_colour_or_a_shooting_star_is_kept(drawn, face_up):
 
 def test_a_duplicate_colour_must_be_given_to_a_player_lacking_it():
     # Rules :75-83, ruling 3: the drawer chooses among the players lacking the colour.
-    state = position(
-        4, face_up={0: [Card(RED, 1)], 1: [Card(RED, 2)], 2: [], 3: [Card(BLUE, 6)]}, top=[Card(RED, 5)]
-    )
+    state = position(4, face_up={0: [Card(RED, 1)], 1: [Card(RED, 2)], 2: [], 3: [Card(BLUE, 6)]}, top=[Card(RED, 5)])
     act(state, "draw")
     (decision,) = state.pending
     assert decision.seat == 0 and decision.kind == "give"
@@ -331,9 +329,7 @@ def test_sky_five_off_turn_on_a_pick_up():
 def test_final_round_forced_banks_from_the_next_seat_drawer_last():
     # Rules :191-208, ruling 6: seat 0 draws the last card; seat 1 banks first (busts), seat 0,
     # not finished yet, may pick up, then banks last.
-    state = position(
-        face_up={0: [Card(RED, 3)], 1: [Card(BLUE, 4), star(1)]}, deck=[Card(GREEN, 5)], rolls=[4, 1]
-    )
+    state = position(face_up={0: [Card(RED, 3)], 1: [Card(BLUE, 4), star(1)]}, deck=[Card(GREEN, 5)], rolls=[4, 1])
     act(state, "draw")
     assert state.final_round and state.phase == pb.PICKUP
     assert state.pending[0].seat == 0 and ids(state) == ("take:blue4", "take:star1", "decline")
@@ -383,9 +379,7 @@ def test_the_last_card_given_away_is_resolved_before_the_final_round():
 
 
 def test_the_last_card_busting_resolves_the_pick_up_before_the_final_round():
-    state = position(
-        face_up={0: [Card(RED, 3)], 1: [Card(RED, 4), Card(BLUE, 1)]}, deck=[Card(RED, 6)], rolls=[5]
-    )
+    state = position(face_up={0: [Card(RED, 3)], 1: [Card(RED, 4), Card(BLUE, 1)]}, deck=[Card(RED, 6)], rolls=[5])
     act(state, "draw")  # every player has red: bust; seat 1 may take nothing (has red)
     assert not state.pending
     assert state.discard == [Card(RED, 6), Card(RED, 3)]

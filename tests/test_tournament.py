@@ -227,9 +227,7 @@ def test_cli_json_is_the_leaderboard_only(tmp_path):
 
 
 def test_cli_table_and_default_output_directory(tmp_path):
-    out = arena(
-        "tournament", "--game", "rolldice", "--bots", "heuristic,random", "--workers", "1", cwd=tmp_path
-    )
+    out = arena("tournament", "--game", "rolldice", "--bots", "heuristic,random", "--workers", "1", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "heuristic" in out.stdout and "rating" in out.stdout
     (run_dir,) = (tmp_path / "arena-runs").iterdir()

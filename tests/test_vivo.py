@@ -380,11 +380,7 @@ def check_state(state) -> None:
         (decision,) = state.pending
         hand = state.hands[decision.seat]
         need = obligation(state.harmony, len(state.suits_played), state.still_to_play)
-        fit = [
-            c
-            for c in hand
-            if need == pb.ANY_SUIT or (c.suit in state.suits_played) == (need == pb.PLAYED_SUIT)
-        ]
+        fit = [c for c in hand if need == pb.ANY_SUIT or (c.suit in state.suits_played) == (need == pb.PLAYED_SUIT)]
         assert [o.id for o in decision.options] == [f"card:{c.id}" for c in (fit or hand)]
         assert {o.action.off_harmony for o in decision.options} == {not fit}
     else:

@@ -33,9 +33,7 @@ def describe(meta: GameMeta) -> dict[str, Any]:
             }
             for v in meta.variants
         ],
-        "options": [
-            {"key": o.key, "default": o.default, "allowed": o.allowed(), "help": o.help} for o in meta.options
-        ],
+        "options": [{"key": o.key, "default": o.default, "allowed": o.allowed(), "help": o.help} for o in meta.options],
         "summary": meta.summary,
     }
 

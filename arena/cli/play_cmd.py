@@ -9,6 +9,8 @@ from typing import Any
 
 from arena.cli import UsageError
 from arena.cli.common import add_game_arguments, load_game, parse_options, seat_bots, split_list
+from arena.cli.players import make_player
+from arena.clock import clock_settings, parse_clock
 from arena.engine import CHANCE_SEAT, Game
 from arena.record import MatchRecord
 from arena.runner import ErrorPolicy, Player, play_match
@@ -17,19 +19,25 @@ from arena.runner import ErrorPolicy, Player, play_match
 def register(commands: Any) -> None:
     parser = commands.add_parser("play", help="play one match")
     add_game_arguments(parser)
-    parser.add_argument("--bots", help="comma-separated bots, one per seat (default: random)")
+    parser.add_argument(
+        "--bots", help="comma-separated bots, one per seat: built-in names or grpc://HOST:PORT, unix:///PATH"
+    )
     parser.add_argument("--record", type=Path, metavar="FILE", help="write the match record (JSON)")
     parser.add_argument("--json", action="store_true", help="print one JSON object and nothing else")
     parser.add_argument(
         "--on-error", choices=("forfeit", "substitute"), default="forfeit", help="policy for failing bots"
     )
+    parser.add_argument("--error-budget", type=int, default=3, help="errors before a substituted seat forfeits")
+    parser.add_argument(
+        "--clock",
+        metavar="KEY=MS,...",
+        help="clock for remote bots: decision, bank, increment, startup, grace (ms), strikes",
+    )
     parser.set_defaults(run=run)
 
 
 def make_players(game: Game, specs: list[str]) -> list[Player]:
-    from bots.registry import make_bot
-
-    return [make_bot(spec, game.meta.id) for spec in specs]
+    return [make_player(spec, game.meta.id) for spec in specs]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,7 +47,9 @@ def run(args: argparse.Namespace) -> int:
     seat_players = make_players(game, specs)
     if args.record and args.record.parent and not args.record.parent.exists():
         raise UsageError(f"--record: directory {args.record.parent} does not exist")
-    record = play_match(game, config, args.seed, seat_players, policy=ErrorPolicy(args.on_error))
+    policy = ErrorPolicy(args.on_error, args.error_budget)
+    clock = clock_settings(parse_clock(args.clock))
+    record = play_match(game, config, args.seed, seat_players, policy=policy, clock=clock)
     if args.record:
         args.record.write_text(record.dumps() + "\n")
     if args.json:

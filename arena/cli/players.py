@@ -1,4 +1,4 @@
-"""Players from bot specs: the composition of built-in bots (and, later, remote endpoints).
+"""Players from bot specs: built-in bots by name, remote bots by address.
 
 A top-level function so worker processes can receive it by reference.
 """
@@ -9,6 +9,11 @@ from arena.runner import Player
 
 
 def make_player(spec: str, game_id: str) -> Player:
+    """A remote player for ``grpc://HOST:PORT`` / ``unix:///PATH``, else a built-in bot."""
+    if spec.startswith(("grpc://", "unix:")):
+        from referee.remote import RemotePlayer
+
+        return RemotePlayer(spec)
     from bots.registry import make_bot
 
     return make_bot(spec, game_id)

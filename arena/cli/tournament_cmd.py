@@ -28,22 +28,14 @@ def register(commands: Any) -> None:
     parser.add_argument("--players", type=int, help="players per match (default: 2 where the game allows)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="variant option")
     parser.add_argument("--format", choices=FORMATS, default="round-robin")
-    parser.add_argument(
-        "--repeats", type=int, help="play the whole schedule R times with fresh seeds (default 1)"
-    )
+    parser.add_argument("--repeats", type=int, help="play the whole schedule R times with fresh seeds (default 1)")
     parser.add_argument("--seed", type=int, default=1, help="tournament seed (default 1)")
-    parser.add_argument(
-        "--workers", type=int, help=f"worker processes (default: cores = {default_workers()})"
-    )
-    parser.add_argument(
-        "--out", type=Path, metavar="DIR", help="output directory (default ./arena-runs/<id>/)"
-    )
+    parser.add_argument("--workers", type=int, help=f"worker processes (default: cores = {default_workers()})")
+    parser.add_argument("--out", type=Path, metavar="DIR", help="output directory (default ./arena-runs/<id>/)")
     parser.add_argument("--resume", action="store_true", help="continue the interrupted run in --out DIR")
     parser.add_argument("--sprt", metavar="ELO0,ELO1", help="gauntlet only: stop when the SPRT decides")
     parser.add_argument("--on-error", choices=("forfeit", "substitute"), default="forfeit")
-    parser.add_argument(
-        "--error-budget", type=int, default=3, help="errors before a substituted seat forfeits"
-    )
+    parser.add_argument("--error-budget", type=int, default=3, help="errors before a substituted seat forfeits")
     parser.add_argument(
         "--max-groups",
         type=int,
@@ -165,9 +157,7 @@ def run_with_progress(
 
     with bar:
         try:
-            return run_tournament(
-                spec, tournament_id, rundir, executor, resume=resume, on_progress=on_progress
-            )
+            return run_tournament(spec, tournament_id, rundir, executor, resume=resume, on_progress=on_progress)
         except KeyboardInterrupt:
             bar.stop()
             print(

@@ -293,6 +293,7 @@ class DecisionRequest(_message.Message):
     OPTIONS_FIELD_NUMBER: _builtins.int
     CLOCK_FIELD_NUMBER: _builtins.int
     SIMULTANEOUS_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     decision_index: _builtins.int
     """index of this decision in the match record"""
     seat: _builtins.int
@@ -300,6 +301,8 @@ class DecisionRequest(_message.Message):
     """the game's decision kind, e.g. "turn", "recipient" """
     simultaneous: _builtins.bool
     """other seats decide at the same time, sealed"""
+    request_id: _builtins.int
+    """unpredictable; the response must echo it"""
     @_builtins.property
     def observation(self) -> _any_pb2.Any:
         """the game's Observation for this seat"""
@@ -325,10 +328,11 @@ class DecisionRequest(_message.Message):
         options: _abc.Iterable[Global___Option] | None = ...,
         clock: Global___ClockState | None = ...,
         simultaneous: _builtins.bool = ...,
+        request_id: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "observation", b"observation"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "decision_index", b"decision_index", "events", b"events", "kind", b"kind", "observation", b"observation", "options", b"options", "seat", b"seat", "simultaneous", b"simultaneous"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "decision_index", b"decision_index", "events", b"events", "kind", b"kind", "observation", b"observation", "options", b"options", "request_id", b"request_id", "seat", b"seat", "simultaneous", b"simultaneous"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -340,18 +344,22 @@ class DecisionResponse(_message.Message):
 
     DECISION_INDEX_FIELD_NUMBER: _builtins.int
     OPTION_ID_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     decision_index: _builtins.int
     """must echo the request's index"""
     option_id: _builtins.str
+    request_id: _builtins.int
+    """must echo the request's request_id (proves the answer followed the request)"""
     def __init__(
         self,
         *,
         decision_index: _builtins.int = ...,
         option_id: _builtins.str = ...,
+        request_id: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision_index", b"decision_index", "option_id", b"option_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision_index", b"decision_index", "option_id", b"option_id", "request_id", b"request_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -71,9 +71,7 @@ class CollectorBot(Bot):
         after = self._plus(mine, conductor.cards)
         base = value(mine)
         maestro = conductor.maestro
-        if maestro in (pb.RETURN_FROM_CONDUCTOR, pb.PASS_LEFT) or (
-            maestro == pb.RETURN_COLLECTED and any(mine)
-        ):
+        if maestro in (pb.RETURN_FROM_CONDUCTOR, pb.PASS_LEFT) or (maestro == pb.RETURN_COLLECTED and any(mine)):
             pool = after if maestro != pb.RETURN_COLLECTED else mine
             options = [n for n in NUMBERS if pool[n]]
             return max(value(self._minus(after, n)) for n in options) - base
@@ -124,9 +122,7 @@ class CollectorBot(Bot):
             return max(options, key=lambda i: value(self._minus(after, self._card(options[i]))))
         if turn.kind == "return_collected":
             pile = obs.conductors[obs.active_conductor].cards
-            return max(
-                options, key=lambda i: value(self._plus(self._minus(mine, self._card(options[i])), pile))
-            )
+            return max(options, key=lambda i: value(self._plus(self._minus(mine, self._card(options[i])), pile)))
         # pass_left: keep my value, and hand the neighbour as little as possible.
         left = obs.collections[(obs.seat + 1) % obs.players].counts
 
@@ -142,9 +138,7 @@ class CollectorBot(Bot):
         assert isinstance(action, pb.Action)
         return action.card
 
-    def _turn(
-        self, obs: pb.Observation, value: Callable, mine: Counts, options: Sequence[TypedOption]
-    ) -> str:
+    def _turn(self, obs: pb.Observation, value: Callable, mine: Counts, options: Sequence[TypedOption]) -> str:
         takes: list[tuple[float, str]] = []
         other = ""  # "draw", "pass" or "decline" when offered
         for option in options:

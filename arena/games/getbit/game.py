@@ -493,9 +493,7 @@ class GetBit(Game[GetBitState]):
         assert shark is not None
         shark.hunger -= 1
         self._shark_take_back(shark)
-        state.log.public(
-            shark.seat, "miss", f"misses ({why}): {shark.hunger} hunger tokens left, takes back its cards"
-        )
+        state.log.public(shark.seat, "miss", f"misses ({why}): {shark.hunger} hunger tokens left, takes back its cards")
         if shark.hunger == 0:
             state.outcome = pb.SWIMMERS_WIN
             state.winner_figure = swimmers_win_order(state.figures, state.line)[0]

@@ -204,15 +204,11 @@ def place_option(conductor: int, card: int, cards: Sequence[int]) -> Option:
 
 
 def return_option(number: int) -> Option:
-    return Option(
-        f"return:{number}", f"return {a_card(number)} to the box", pb.Action(kind=pb.RETURN, card=number)
-    )
+    return Option(f"return:{number}", f"return {a_card(number)} to the box", pb.Action(kind=pb.RETURN, card=number))
 
 
 def give_option(number: int, to_seat: int) -> Option:
-    return Option(
-        f"give:{number}", f"pass {a_card(number)} to seat {to_seat}", pb.Action(kind=pb.GIVE, card=number)
-    )
+    return Option(f"give:{number}", f"pass {a_card(number)} to seat {to_seat}", pb.Action(kind=pb.GIVE, card=number))
 
 
 # --------------------------------------------------------------------------------------------
@@ -283,9 +279,7 @@ class PetQuartet(Game[PetQuartetState]):
             OptionSpec("duet", False, "2-player Duet variant: 3 Conductors with limits 2, 3, 4"),
         ),
         variants=(
-            Variant(
-                "advanced", "Advanced Scoring: Soloist = its number, Quartet = 4", {"scoring": "advanced"}
-            ),
+            Variant("advanced", "Advanced Scoring: Soloist = its number, Quartet = 4", {"scoring": "advanced"}),
             Variant("maestro", "Maestro tiles change each Conductor's rules", {"maestro": True}),
             Variant("duet", "2-player Duet: 3 Conductors with Duet tiles", {"duet": True}, players=(2,)),
         ),
@@ -299,9 +293,7 @@ class PetQuartet(Game[PetQuartetState]):
         if config["duet"] and config.players != 2:
             raise ConfigError(f"petquartet: duet is the 2-player variant, not for {config.players} players")
         if config["duet"] and config["maestro"]:
-            raise ConfigError(
-                "petquartet: duet and maestro cannot be combined (Duet tiles replace Maestro tiles)"
-            )
+            raise ConfigError("petquartet: duet and maestro cannot be combined (Duet tiles replace Maestro tiles)")
 
     def setup(self, config: MatchConfig, chance: Chance) -> PetQuartetState:
         players = config.players
@@ -335,9 +327,7 @@ class PetQuartet(Game[PetQuartetState]):
             to_act=start,
         )
         log = state.log
-        log.public(
-            CHANCE_SEAT, "setup", f"{len(deck)} cards numbered {LOWEST}-{highest}, {conductors} Conductors"
-        )
+        log.public(CHANCE_SEAT, "setup", f"{len(deck)} cards numbered {LOWEST}-{highest}, {conductors} Conductors")
         for i, (limit, maestro) in enumerate(zip(limits, maestros, strict=True)):
             if maestro != pb.MAESTRO_NONE:
                 log.public(CHANCE_SEAT, "maestro", f"conductor {i}: Maestro '{MAESTRO_TEXT[maestro]}'")
@@ -558,9 +548,7 @@ class PetQuartet(Game[PetQuartetState]):
             if pile:
                 for card in pile:
                     state.discarded[card] += 1
-                state.log.public(
-                    CHANCE_SEAT, "discard", f"conductor {i}'s cards are discarded ({cards_text(pile)})"
-                )
+                state.log.public(CHANCE_SEAT, "discard", f"conductor {i}'s cards are discarded ({cards_text(pile)})")
                 state.piles[i] = []
 
     def _end_round(self, state: PetQuartetState, last: int) -> None:
@@ -573,16 +561,12 @@ class PetQuartet(Game[PetQuartetState]):
         state.round_start = state.to_act = last
         state.taken_by = [-1] * len(state.piles)
         state.in_round = [True] * state.players
-        state.log.public(
-            CHANCE_SEAT, "round", f"round {state.round}: seat {last} starts (took the last Conductor)"
-        )
+        state.log.public(CHANCE_SEAT, "round", f"round {state.round}: seat {last} starts (took the last Conductor)")
 
     def _game_over(self, state: PetQuartetState) -> None:
         self._discard_leftovers(state)
         state.phase = pb.PHASE_OVER
-        scores = ", ".join(
-            f"seat {s} {score_counts(c, state.advanced)}" for s, c in enumerate(state.collections)
-        )
+        scores = ", ".join(f"seat {s} {score_counts(c, state.advanced)}" for s, c in enumerate(state.collections))
         state.log.public(CHANCE_SEAT, "end", f"game over: {scores}")
 
     # -- views ----------------------------------------------------------------------------

@@ -365,10 +365,7 @@ class Rainbow(Game[RainbowState]):
         deck = chance.shuffled([r for r in RANKS for _ in range(COPIES)], "deck")
         face_up, hand = FACE_UP[players], HAND_SIZE[players]
         piles_each = DEALT_PILES.get(players, 1)
-        chunks = [
-            counts_of(deck[face_up + i * hand : face_up + (i + 1) * hand])
-            for i in range(players * piles_each)
-        ]
+        chunks = [counts_of(deck[face_up + i * hand : face_up + (i + 1) * hand]) for i in range(players * piles_each)]
         state = RainbowState(
             config=config,
             chance=chance,
@@ -450,9 +447,7 @@ class Rainbow(Game[RainbowState]):
             seat = state.plays[state.order[state.claims_made]][0]
             piles = claimable(state.middle, state.taken_by)
             if len(piles) > 1:
-                state.decision = Decision(
-                    seat, "claim", tuple(claim_option(i, state.middle[i]) for i in piles)
-                )
+                state.decision = Decision(seat, "claim", tuple(claim_option(i, state.middle[i]) for i in piles))
                 return
             if piles:
                 self._claim(state, piles[0])
@@ -495,9 +490,7 @@ class Rainbow(Game[RainbowState]):
         if not left and state.two_player and any(state.reserves[seat]):
             reserve = state.reserves[seat]
             state.hands[seat], state.reserves[seat] = reserve, [0] * len(RANKS)
-            state.log.public(
-                seat, "reserve", f"hand empty: takes the face-down reserve ({sum(reserve)} cards)"
-            )
+            state.log.public(seat, "reserve", f"hand empty: takes the face-down reserve ({sum(reserve)} cards)")
             state.log.private(
                 (seat,),
                 seat,
@@ -566,11 +559,7 @@ class Rainbow(Game[RainbowState]):
                     state.bonus[seat] = sum(state.hands[seat])
                     state.scores[seat] += state.bonus[seat]
                     state.log.public(seat, "bonus", f"scores +{state.bonus[seat]} for cards left in hand")
-        who = (
-            f"seat {out[0]} is"
-            if len(out) == 1
-            else f"seats {', '.join(map(str, out[:-1]))} and {out[-1]} are"
-        )
+        who = f"seat {out[0]} is" if len(out) == 1 else f"seats {', '.join(map(str, out[:-1]))} and {out[-1]} are"
         state.log.public(
             CHANCE_SEAT,
             "end",

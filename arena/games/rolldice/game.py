@@ -84,15 +84,11 @@ class RollDice(Game[RollDiceState]):
         options=(
             OptionSpec("target", DEFAULT_TARGET, "score that ends the game", minimum=1, maximum=1000),
             OptionSpec("rerolls", 1, "rerolls allowed per turn", choices=(1, 2)),
-            OptionSpec(
-                "tiebreak", "shared", "equal winners share, or roll off", choices=("shared", "rolloff")
-            ),
+            OptionSpec("tiebreak", "shared", "equal winners share, or roll off", choices=("shared", "rolloff")),
         ),
         variants=(
             Variant("two-rerolls", "optional rule: 2 rerolls per turn", {"rerolls": 2}),
-            Variant(
-                "roll-off", "optional tie-breaker: tied leaders roll until one wins", {"tiebreak": "rolloff"}
-            ),
+            Variant("roll-off", "optional tie-breaker: tied leaders roll until one wins", {"tiebreak": "rolloff"}),
         ),
         summary="Roll a d6, keep it or roll again; first past the target at the end of a round wins.",
     )

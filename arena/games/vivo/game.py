@@ -315,9 +315,7 @@ class Vivo(Game[VivoState]):
         state.trick = 1
         removed = [s for s in SUITS if s not in setup.suits]
         without = f", {', '.join(removed)} removed" if removed else ""
-        state.log.public(
-            CHANCE_SEAT, "round", f"round {state.round}{without}: {HAND_SIZE} cards dealt to each player"
-        )
+        state.log.public(CHANCE_SEAT, "round", f"round {state.round}{without}: {HAND_SIZE} cards dealt to each player")
         for seat, hand in enumerate(state.hands):
             state.log.private(
                 [seat],
@@ -358,9 +356,7 @@ class Vivo(Game[VivoState]):
                 play.seat,
                 "score",
                 f"scores {play.card} {side} ({what}): {points(scored.points)}",
-                pb.ScoreEvent(
-                    seat=play.seat, card=_PB_CARDS[play.card], face_down=face_down, points=scored.points
-                ),
+                pb.ScoreEvent(seat=play.seat, card=_PB_CARDS[play.card], face_down=face_down, points=scored.points),
             )
         state.leader = (low or high).seat
         state.round_plays += state.plays
@@ -380,8 +376,7 @@ class Vivo(Game[VivoState]):
         state.log.public(
             CHANCE_SEAT,
             "round_end",
-            f"round {state.round} over: points {', '.join(map(str, scores))}; "
-            f"totals {', '.join(map(str, totals))}",
+            f"round {state.round} over: points {', '.join(map(str, scores))}; totals {', '.join(map(str, totals))}",
             pb.RoundEvent(round=state.round, round_scores=scores, totals=totals),
         )
         if state.round < ROUNDS:

@@ -1,0 +1,53 @@
+"""``arena bot serve``: serve a built-in bot over gRPC (the bot SDK's server)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+from arena.cli import UsageError
+from arena.config import ConfigError
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser("bot", help="serve bots over gRPC")
+    actions = parser.add_subparsers(dest="action", required=True, parser_class=type(parser))
+    serve = actions.add_parser("serve", help="serve a built-in bot on a port or a Unix socket")
+    serve.add_argument("--bot", required=True, help="bot spec, e.g. heuristic or heuristic:risk=2")
+    serve.add_argument("--game", help="the game (not needed for random, which plays any game)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=50061, help="port (0 = pick a free one and print it)")
+    serve.add_argument("--unix", metavar="PATH", help="serve on a Unix socket instead of TCP")
+    serve.add_argument("--max-matches", type=int, default=64, help="matches served at once")
+    serve.set_defaults(run=run_serve)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from bots.registry import make_bot, parse_spec
+    from bots.serve import serve
+
+    name, _ = parse_spec(args.bot)
+    if name != "random" and not args.game:
+        raise UsageError(f"--game is required for bot {name!r} (only random plays any game)")
+    game_id = args.game or ""
+    if args.game:
+        from arena.registry import get_game
+
+        get_game(args.game)
+    make_bot(args.bot, game_id)  # fail now, with the allowed names, not at the first match
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port {args.port}: expected 0..65535")
+    address = f"unix:{args.unix}" if args.unix else f"{args.host}:{args.port}"
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
+
+    def announce(server: Any) -> None:
+        where = address if args.unix else f"{args.host}:{server.port}"
+        print(f"serving {args.bot} ({game_id or 'any game'}) on {where}", flush=True)
+
+    try:
+        serve(lambda: make_bot(args.bot, game_id), address, max_matches=args.max_matches, on_ready=announce)
+    except (OSError, RuntimeError) as exc:
+        raise ConfigError(f"cannot serve on {address}: {exc}") from None
+    return 0

@@ -1,0 +1,61 @@
+"""Clock settings of a match (all in milliseconds, measured on the referee side).
+
+* ``decision``: the limit for one decision before the time bank is drawn on;
+* ``bank``: a time bank for the whole match, spent by decisions that go over the limit;
+* ``increment``: added to the bank after each answered decision;
+* ``startup``: the allowance to answer ``start`` with ``ready``;
+* ``grace``: lateness tolerated past limit + bank, counted as a strike;
+* ``strikes``: strikes allowed; one more is a timeout.
+
+The defaults are generous on purpose: a loaded 2-core machine can stall a healthy bot for
+hundreds of milliseconds, and a timeout must mean the bot was slow, not the machine. Tournaments
+of fast bots tighten them (``--clock decision=200,bank=2000``).
+"""
+
+from __future__ import annotations
+
+from arena.config import ConfigError
+from arena.v1 import bot_pb2
+
+DEFAULTS: dict[str, int] = {
+    "decision": 2000,
+    "bank": 20000,
+    "increment": 100,
+    "startup": 10000,
+    "grace": 200,
+    "strikes": 3,
+}
+_FIELDS = {
+    "decision": "decision_ms",
+    "bank": "bank_ms",
+    "increment": "increment_ms",
+    "startup": "startup_ms",
+    "grace": "grace_ms",
+    "strikes": "max_strikes",
+}
+
+
+def clock_settings(values: dict[str, int] | None = None) -> bot_pb2.ClockSettings:
+    """ClockSettings from named values (missing ones take the defaults)."""
+    merged = {**DEFAULTS, **(values or {})}
+    return bot_pb2.ClockSettings(**{_FIELDS[k]: int(v) for k, v in merged.items()})
+
+
+def parse_clock(text: str | None) -> dict[str, int]:
+    """``decision=200,bank=5000`` -> {"decision": 200, "bank": 5000} (validated)."""
+    values: dict[str, int] = {}
+    for item in filter(None, (text or "").split(",")):
+        key, eq, raw = item.partition("=")
+        key = key.strip()
+        if not eq or key not in DEFAULTS:
+            raise ConfigError(f"--clock {item!r}: expected KEY=MS with KEY one of {', '.join(DEFAULTS)}")
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ConfigError(f"--clock {key}={raw!r}: expected a whole number of milliseconds") from None
+        if value < 0 or (key in ("decision", "startup") and value == 0):
+            raise ConfigError(
+                f"--clock {key}={value}: must be {'positive' if key in ('decision', 'startup') else '>= 0'}"
+            )
+        values[key] = value
+    return values

@@ -1,0 +1,391 @@
+"""The referee's remote player: a bot at ``grpc://host:port`` or ``unix:///path``.
+
+One bidirectional ``BotService/Play`` stream per match and seat. The player enforces the clock
+(measured here, on the referee side) and turns every failure into a precise verdict:
+
+=========== ===================================================================================
+timeout     no answer within limit + bank + grace, or more late answers than the strikes allow
+crash       cannot connect, the stream broke, the process went away, the bot ended the stream
+stall       no ``ready`` within the start-up allowance
+illegal     the answered id is not among the options (checked by the runner)
+malformed   an unparseable or oversized message
+protocol    a message that is wrong for the state: not ``ready`` first, an answer that does not
+            echo the request's unpredictable ``request_id`` (sent before being asked), an answer
+            twice, a version mismatch (checked by the runner)
+=========== ===================================================================================
+
+A late answer to a decision that already timed out is dropped silently (the bot was told the
+time; it has already been penalised). After a broken stream every later request fails at once
+with the same verdict, so the error policy decides quickly.
+
+Clock accounting per decision, with ``limit`` the per-decision limit and ``t`` the time from
+sending the request to receiving the answer: time over the limit is taken from the bank; past
+the bank, lateness up to ``grace`` costs a strike; more than ``strikes`` strikes, or lateness
+beyond the grace, is a timeout. ``increment`` is added to the bank after every answer. The
+request carries the limit, the bank left and the strikes used.
+
+All gRPC objects live on :mod:`referee.aioloop`'s event loop; the methods here are the
+synchronous facade the runner calls. Simultaneous decisions use ``begin_decide`` (send, return at
+once) and ``end_decide`` (wait), so every seat is asked before any answer is awaited.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from dataclasses import dataclass
+
+import grpc
+import grpc.aio
+
+from arena.config import ConfigError
+from arena.runner import PlayerFailure
+from arena.v1 import bot_pb2, bot_pb2_grpc
+from referee import aioloop
+
+MAX_BOT_MESSAGE = 64 * 1024
+"""Largest message accepted from a bot: an answer is a few bytes, ready a few hundred."""
+MAX_REFEREE_MESSAGE = 16 * 1024 * 1024
+
+CHANNEL_OPTIONS = (
+    ("grpc.max_receive_message_length", MAX_BOT_MESSAGE),
+    ("grpc.max_send_message_length", MAX_REFEREE_MESSAGE),
+    # Keepalive that survives long thinks: ping every 30 s even without calls in flight, give up
+    # after 10 s without an ack. Bot servers must permit pings every 10 s (the SDK does).
+    ("grpc.keepalive_time_ms", 30_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+    # Connection failures are crashes now, not retries later.
+    ("grpc.enable_retries", 0),
+    # Subchannels die with their channel, so nothing of a finished match lingers.
+    ("grpc.use_local_subchannel_pool", 1),
+    ("grpc.initial_reconnect_backoff_ms", 100),
+)
+
+_SCHEMES = ("grpc://", "unix://", "unix:")
+
+
+class _DropDeserializeErrors(logging.Filter):
+    """gRPC logs bytes it cannot deserialise at ERROR with a traceback; for a bot's garbage that
+    is a ``malformed`` verdict in the record, not a referee error (and a log handler that keeps
+    the record would keep the call's frames, and its sockets, alive)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "deserializ" not in record.getMessage()
+
+
+logging.getLogger("grpc._common").addFilter(_DropDeserializeErrors())
+
+
+def is_remote(spec: str) -> bool:
+    return spec.startswith(_SCHEMES)
+
+
+def target_of(spec: str) -> str:
+    """The gRPC target of a bot address: ``grpc://h:p`` -> ``h:p``; unix paths kept."""
+    if spec.startswith("grpc://"):
+        target = spec[len("grpc://") :]
+        host, _, port = target.rpartition(":")
+        if not host or not port.isdigit():
+            raise ConfigError(f"bot address {spec!r}: expected grpc://HOST:PORT")
+        return target
+    if spec.startswith("unix:"):
+        if spec in ("unix:", "unix://"):
+            raise ConfigError(f"bot address {spec!r}: expected unix:///absolute/path")
+        return spec
+    raise ConfigError(f"bot address {spec!r}: expected grpc://HOST:PORT or unix:///PATH")
+
+
+@dataclass
+class _Inbound:
+    kind: str  # "message", "eof" or "error"
+    at: float  # loop time of arrival
+    message: bot_pb2.BotMessage | None = None
+    error: grpc.aio.AioRpcError | None = None
+
+
+def _failure_of_error(error: grpc.aio.AioRpcError) -> PlayerFailure:
+    code, details = error.code(), error.details() or ""
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return PlayerFailure("malformed", f"oversized message from the bot ({details})")
+    if code == grpc.StatusCode.INTERNAL and "serializ" in details.lower():
+        return PlayerFailure("malformed", f"unparseable message from the bot ({details})")
+    if code == grpc.StatusCode.UNAVAILABLE:
+        return PlayerFailure("crash", f"bot unreachable or gone ({details})")
+    return PlayerFailure("crash", f"stream failed: {code.name} ({details})")
+
+
+class _Stream:
+    """The async side: one channel, one Play call, one reader task feeding an inbox."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.channel: grpc.aio.Channel | None = None
+        self.call: grpc.aio.StreamStreamCall | None = None
+        self.inbox: asyncio.Queue[_Inbound] = asyncio.Queue()
+        self.reader: asyncio.Task[None] | None = None
+
+    async def open(self) -> None:
+        self.channel = grpc.aio.insecure_channel(self.target, options=CHANNEL_OPTIONS)
+        self.call = bot_pb2_grpc.BotServiceStub(self.channel).Play(wait_for_ready=False)
+        self.reader = asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
+        assert self.call is not None
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                message = await self.call.read()
+                if message is grpc.aio.EOF:
+                    self.inbox.put_nowait(_Inbound("eof", loop.time()))
+                    return
+                if message is None:  # grpc.aio gives None for bytes that do not deserialise
+                    error = _as_rpc_error(ValueError("not a BotMessage"))
+                    self.inbox.put_nowait(_Inbound("error", loop.time(), error=error))
+                    return
+                self.inbox.put_nowait(_Inbound("message", loop.time(), message))  # type: ignore[arg-type]
+        except grpc.aio.AioRpcError as error:
+            self.inbox.put_nowait(_Inbound("error", loop.time(), error=error))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # deserialisation failures surface here in some versions
+            self.inbox.put_nowait(_Inbound("error", loop.time(), error=_as_rpc_error(exc)))
+
+    async def send(self, message: bot_pb2.RefereeMessage) -> float:
+        """Write a message; returns the loop time just before the write (the clock's start)."""
+        assert self.call is not None
+        sent = asyncio.get_running_loop().time()
+        await self.call.write(message)
+        return sent
+
+    async def receive(self, deadline: float) -> _Inbound | None:
+        """The next inbound item, or None at the deadline (loop time)."""
+        timeout = deadline - asyncio.get_running_loop().time()
+        if timeout <= 0 and self.inbox.empty():
+            return None
+        try:
+            return await asyncio.wait_for(self.inbox.get(), max(timeout, 0.0))
+        except TimeoutError:
+            return None
+
+    async def close(self, goodbye: bot_pb2.RefereeMessage | None, linger: float) -> None:
+        """Send a last message, half-close, let the bot end its side briefly, then tear down."""
+        if self.call is not None:
+            if goodbye is not None and not self.call.done():
+                try:
+                    await asyncio.wait_for(self.call.write(goodbye), linger)
+                    await asyncio.wait_for(self.call.done_writing(), linger)
+                except (grpc.aio.AioRpcError, TimeoutError, asyncio.InvalidStateError):
+                    pass
+            if self.reader is not None and not self.reader.done():
+                with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                    await asyncio.wait_for(asyncio.shield(self.reader), linger)
+            self.call.cancel()
+        if self.reader is not None:
+            self.reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.reader
+        if self.channel is not None:
+            await self.channel.close()
+        self.call = None
+        self.channel = None
+        self.reader = None
+
+
+def _as_rpc_error(exc: Exception) -> grpc.aio.AioRpcError:
+    return grpc.aio.AioRpcError(
+        grpc.StatusCode.INTERNAL, grpc.aio.Metadata(), grpc.aio.Metadata(), details=f"serialization: {exc}"
+    )
+
+
+@dataclass(frozen=True)
+class _Failed:
+    """A failure as a value: raised as a fresh PlayerFailure on the caller's side.
+
+    Exceptions are not raised across the loop boundary on purpose: their tracebacks would tie
+    coroutine frames, the stream and its gRPC call into a reference cycle that keeps sockets
+    open until the next garbage collection.
+    """
+
+    verdict: str
+    detail: str
+
+    def error(self) -> PlayerFailure:
+        return PlayerFailure(self.verdict, self.detail)
+
+
+def _failed(failure: PlayerFailure) -> _Failed:
+    return _Failed(failure.verdict, failure.detail)
+
+
+class RemotePlayer:
+    """A seat played by a bot behind a gRPC endpoint (see the module docstring)."""
+
+    def __init__(self, spec: str, name: str | None = None, *, linger: float = 1.0) -> None:
+        self.spec = spec
+        self.target = target_of(spec)
+        self.name = name or spec
+        self.version = ""
+        self.linger = linger
+        self._stream: _Stream | None = None
+        self._dead: _Failed | None = None
+        self._clock = bot_pb2.ClockSettings()
+        self._bank = 0.0
+        self._strikes = 0
+        self._sent_at = 0.0
+        self._request_id = 0
+        self._abandoned: set[int] = set()  # request ids whose answers are dropped when they come
+        self._answered: set[int] = set()
+
+    # -- the Player protocol (synchronous facade) ----------------------------------------------
+
+    def start(self, message: bot_pb2.MatchStart) -> bot_pb2.Ready:
+        self._clock = message.clock
+        self._bank = self._clock.bank_ms / 1000.0
+        outcome = aioloop.run(self._start(message))
+        if isinstance(outcome, _Failed):
+            raise outcome.error()
+        return outcome
+
+    def begin_decide(self, request: bot_pb2.DecisionRequest) -> None:
+        self._check_alive()
+        # An unpredictable id the answer must echo: an answer carrying it cannot have been sent
+        # before the request (arrival times cannot tell, messages queue in transit).
+        request.request_id = self._request_id = secrets.randbits(64)
+        request.clock.CopyFrom(
+            bot_pb2.ClockState(
+                decision_ms=self._clock.decision_ms, bank_ms=int(self._bank * 1000), strikes=self._strikes
+            )
+        )
+        outcome = aioloop.run(self._send_request(request))
+        if outcome is not None:
+            raise outcome.error()
+
+    def end_decide(self, request: bot_pb2.DecisionRequest) -> str:
+        self._check_alive()
+        outcome = aioloop.run(self._await_answer(request.request_id))
+        if isinstance(outcome, _Failed):
+            raise outcome.error()
+        return outcome
+
+    def decide(self, request: bot_pb2.DecisionRequest) -> str:
+        self.begin_decide(request)
+        return self.end_decide(request)
+
+    def finish(self, message: bot_pb2.Finish) -> None:
+        self._close(bot_pb2.RefereeMessage(finish=message))
+
+    def abort(self, verdict: str, reason: str) -> None:
+        self._close(bot_pb2.RefereeMessage(abort=bot_pb2.Abort(reason=reason, verdict=verdict)))
+
+    def close(self) -> None:
+        self._close(None)
+
+    def _check_alive(self) -> None:
+        if self._dead is not None:
+            raise self._dead.error()
+
+    def _close(self, goodbye: bot_pb2.RefereeMessage | None) -> None:
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            if self._dead is None:
+                self._dead = _Failed("crash", "stream closed by the referee")
+            aioloop.run(stream.close(goodbye, self.linger))
+
+    # -- the async side (runs on the loop thread) ------------------------------------------------
+
+    async def _start(self, message: bot_pb2.MatchStart) -> bot_pb2.Ready | _Failed:
+        self._stream = _Stream(self.target)
+        await self._stream.open()
+        try:
+            sent = await self._stream.send(bot_pb2.RefereeMessage(start=message))
+        except grpc.aio.AioRpcError as error:
+            return self._die(_failed(_failure_of_error(error)))
+        item = await self._stream.receive(sent + self._clock.startup_ms / 1000.0)
+        if item is None:
+            return self._die(_Failed("stall", f"no ready within {self._clock.startup_ms} ms"))
+        failure = self._failure_of_item(item, "ready")
+        if failure is not None:
+            return self._die(failure)
+        assert item.message is not None
+        body = item.message.WhichOneof("body")
+        if body != "ready":
+            return self._die(_Failed("protocol", f"expected ready, got {body}"))
+        self.version = item.message.ready.bot_version
+        return item.message.ready
+
+    async def _send_request(self, request: bot_pb2.DecisionRequest) -> _Failed | None:
+        assert self._stream is not None
+        try:
+            self._sent_at = await self._stream.send(bot_pb2.RefereeMessage(decision=request))
+        except grpc.aio.AioRpcError as error:
+            return self._die(_failed(_failure_of_error(error)))
+        except asyncio.InvalidStateError:
+            return self._die(_Failed("crash", "the stream is already closed"))
+        return None
+
+    async def _await_answer(self, request_id: int) -> str | _Failed:
+        assert self._stream is not None
+        limit = self._clock.decision_ms / 1000.0
+        grace = self._clock.grace_ms / 1000.0
+        deadline = self._sent_at + limit + self._bank + grace
+        while True:
+            item = await self._stream.receive(deadline)
+            if item is None:
+                waited = (limit + self._bank + grace) * 1000
+                self._abandoned.add(request_id)
+                self._bank = 0.0
+                return _Failed("timeout", f"no answer within {waited:.0f} ms (limit + bank + grace)")
+            failure = self._failure_of_item(item, "decision")
+            if failure is not None:
+                return self._die(failure)
+            assert item.message is not None
+            body = item.message.WhichOneof("body")
+            if body != "decision":
+                return self._protocol(request_id, f"sent {body} during the match")
+            answer = item.message.decision
+            if answer.request_id in self._abandoned:
+                continue  # a late answer to a decision that already timed out
+            if answer.request_id in self._answered:
+                return self._protocol(request_id, f"answered decision {answer.decision_index} twice")
+            if answer.request_id != request_id:
+                return self._protocol(
+                    request_id, f"answered decision {answer.decision_index} before it was asked (unknown request id)"
+                )
+            self._answered.add(request_id)
+            return self._charge(item.at - self._sent_at, answer.option_id)
+
+    def _charge(self, elapsed: float, option_id: str) -> str | _Failed:
+        """Clock accounting for an answer that took ``elapsed`` seconds."""
+        limit = self._clock.decision_ms / 1000.0
+        over = max(0.0, elapsed - limit)
+        if over > self._bank:
+            late = over - self._bank
+            self._bank = 0.0
+            self._strikes += 1
+            if self._strikes > self._clock.max_strikes:
+                used = self._strikes - 1
+                return _Failed("timeout", f"answered {late * 1000:.0f} ms late with no strikes left ({used} used)")
+        else:
+            self._bank -= over
+        self._bank += self._clock.increment_ms / 1000.0
+        return option_id
+
+    def _protocol(self, request_id: int, detail: str) -> _Failed:
+        self._abandoned.add(request_id)  # its answer may still come: drop it when it does
+        return _Failed("protocol", detail)
+
+    def _failure_of_item(self, item: _Inbound, expected: str) -> _Failed | None:
+        if item.kind == "eof":
+            return _Failed("crash", f"the bot closed the stream while the referee waited for {expected}")
+        if item.kind == "error":
+            assert item.error is not None
+            return _failed(_failure_of_error(item.error))
+        return None
+
+    def _die(self, failure: _Failed) -> _Failed:
+        self._dead = failure
+        return failure

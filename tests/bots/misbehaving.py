@@ -1,0 +1,145 @@
+"""A bot process that misbehaves in one chosen way, for the referee's failure-handling tests.
+
+    python tests/bots/misbehaving.py --behaviour sleep --at 1 --port 0
+
+Prints ``listening on 127.0.0.1:PORT`` and serves BotService with a raw handler (responses are
+bytes, so it can also send garbage). Until its ``--at``-th decision (0-based, its own count) it
+plays the first option; then it misbehaves:
+
+  well       never misbehaves (a control)
+  sleep      sleeps ``--sleep`` seconds before answering
+  exit       the process exits at once (os._exit)
+  illegal    answers an id that is not an option
+  oversized  answers with a 200 KB option id
+  garbage    sends bytes that are not a BotMessage
+  noready    never answers start with ready
+  twice      answers the decision twice
+  early      right after ready, answers a decision it was never asked
+  close      ends the stream instead of answering
+  version    ready names another game version (checked at start)
+  concurrent counts its concurrent streams into --count-file (max seen), answering after --sleep
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+import time
+from concurrent import futures
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+
+import grpc
+
+from arena.v1 import bot_pb2
+
+GARBAGE = b"\x0f\xff\xff\xff"  # field 1 with wire type 7: no protobuf parser accepts it
+
+
+def ready(game_version: str = "") -> bytes:
+    return bot_pb2.BotMessage(
+        ready=bot_pb2.Ready(protocol_version="1.0", bot_name="misbehaving", game_version=game_version)
+    ).SerializeToString()
+
+
+def answer(request: bot_pb2.DecisionRequest | None, option: str) -> bytes:
+    index, request_id = (request.decision_index, request.request_id) if request else (0, 0)
+    return bot_pb2.BotMessage(
+        decision=bot_pb2.DecisionResponse(decision_index=index, option_id=option, request_id=request_id)
+    ).SerializeToString()
+
+
+class Concurrency:
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.lock = threading.Lock()
+        self.now = 0
+        self.peak = 0
+
+    def __enter__(self) -> None:
+        with self.lock:
+            self.now += 1
+            self.peak = max(self.peak, self.now)
+            if self.path:
+                with open(self.path, "w") as handle:
+                    handle.write(str(self.peak))
+
+    def __exit__(self, *exc: object) -> None:
+        with self.lock:
+            self.now -= 1
+
+
+def make_play(args: argparse.Namespace):
+    counter = Concurrency(args.count_file)
+
+    def play(requests, context):
+        asked = 0
+        with counter:
+            for message in requests:
+                body = message.WhichOneof("body")
+                if body == "start":
+                    if args.behaviour == "noready":
+                        time.sleep(3600)
+                    yield ready("0.0-other" if args.behaviour == "version" else "")
+                    if args.behaviour == "early":
+                        yield answer(None, "stop")
+                elif body == "decision":
+                    request = message.decision
+                    first = request.options[0].id
+                    if args.behaviour == "concurrent":
+                        time.sleep(args.sleep)
+                    elif asked == args.at:
+                        behaviour = args.behaviour
+                        if behaviour == "sleep":
+                            time.sleep(args.sleep)
+                        elif behaviour == "exit":
+                            os._exit(3)
+                        elif behaviour == "illegal":
+                            yield answer(request, "no-such-option")
+                            asked += 1
+                            continue
+                        elif behaviour == "oversized":
+                            yield answer(request, "x" * 200_000)
+                            asked += 1
+                            continue
+                        elif behaviour == "garbage":
+                            yield GARBAGE
+                            asked += 1
+                            continue
+                        elif behaviour == "twice":
+                            yield answer(request, first)
+                        elif behaviour == "close":
+                            return
+                    asked += 1
+                    yield answer(request, first)
+                else:
+                    return
+
+    return play
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--behaviour", required=True)
+    parser.add_argument("--at", type=int, default=1)
+    parser.add_argument("--sleep", type=float, default=2.0)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--count-file")
+    args = parser.parse_args()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=64))
+    handler = grpc.stream_stream_rpc_method_handler(
+        make_play(args),
+        request_deserializer=bot_pb2.RefereeMessage.FromString,
+        response_serializer=lambda raw: raw,
+    )
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("arena.v1.BotService", {"Play": handler}),))
+    port = server.add_insecure_port(f"127.0.0.1:{args.port}")
+    server.start()
+    print(f"listening on 127.0.0.1:{port}", flush=True)
+    server.wait_for_termination()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""The Node.js example bot (bots/examples/node), written only from the .proto files, plays full
+matches against the referee over real gRPC. Skipped only where there is no ``node``."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from arena.clock import clock_settings
+from arena.registry import get_game
+from arena.runner import play_match
+from bots.registry import make_bot
+from referee.remote import RemotePlayer
+from tests.remote_helpers import ROOT, bot_process
+
+NODE_BOT = ROOT / "bots" / "examples" / "node"
+pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+CLOCK = clock_settings({"startup": 20000})
+
+
+@pytest.fixture(scope="module")
+def node_bot():
+    if not (NODE_BOT / "node_modules").exists():
+        pytest.fail(f"run `npm ci --prefix {NODE_BOT}` first (.ci/run does)")
+    with bot_process(["node", str(NODE_BOT / "bot.js"), "--port", "0"]) as address:
+        yield address
+
+
+def test_rolldice_match_follows_the_bots_typed_strategy(node_bot):
+    game = get_game("rolldice")
+    config = game.config(2)
+    record = play_match(game, config, 5, [RemotePlayer(node_bot), make_bot("random", "rolldice")], clock=CLOCK)
+    assert not record.failures
+    assert record.seats[0]["version"] == "1.0"
+    # Re-simulate: the Node bot stops exactly when the die shows 4 or more.
+    state = game.new_match(config, 5)
+    for entry in record.decisions:
+        if entry.seat == 0:
+            assert entry.choice == ("stop" if state.current_roll >= 4 else "reroll")
+        game.apply(state, {entry.seat: entry.choice})
+
+
+@pytest.mark.parametrize("game_id", ["skyfive", "getbit", "vivo"])
+def test_node_bot_plays_any_game(node_bot, game_id):
+    game = get_game(game_id)
+    players = 3 if game_id == "vivo" else 4 if game_id == "getbit" else 2
+    seats = [RemotePlayer(node_bot), *[make_bot("random", game_id) for _ in range(players - 1)]]
+    record = play_match(game, game.config(players), 2, seats, clock=CLOCK)
+    assert not record.failures and record.decisions

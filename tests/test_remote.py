@@ -1,0 +1,137 @@
+"""Remote bots over real gRPC on loopback: verdicts, policies, clocks, no leaks, equivalence.
+
+Every bot under test is a separate process (tests/bots/misbehaving.py, or `arena bot serve`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from arena.clock import clock_settings
+from arena.games.rolldice import GAME
+from arena.record import replay
+from arena.runner import ErrorPolicy, FunctionPlayer, play_match
+from referee.remote import RemotePlayer
+from tests.remote_helpers import bot_process, misbehaving, open_fds, served
+
+CONFIG = GAME.config(2, {"target": 60})
+FAST_CLOCK = clock_settings({"decision": 600, "bank": 0, "increment": 0, "startup": 2000, "grace": 100, "strikes": 0})
+
+
+def first_option(request):
+    return request.options[0].id
+
+
+FORFEIT = ErrorPolicy("forfeit")
+
+
+def play(address, policy=FORFEIT, seed=4, clock=FAST_CLOCK):
+    players = [RemotePlayer(address), FunctionPlayer(first_option, "local")]
+    return play_match(GAME, CONFIG, seed, players, policy=policy, clock=clock)
+
+
+def seat0_decision(record, k):
+    """Record index of seat 0's k-th decision (0-based)."""
+    return [i for i, d in enumerate(record.decisions) if d.seat == 0][k]
+
+
+# behaviour, extra args, verdict, which of seat 0's decisions it is recorded at (None = start-up)
+CASES = [
+    ("sleep", ["--at", "1", "--sleep", "1.5"], "timeout", 1),
+    ("exit", ["--at", "1"], "crash", 1),
+    ("illegal", ["--at", "1"], "illegal", 1),
+    ("oversized", ["--at", "1"], "malformed", 1),
+    ("garbage", ["--at", "1"], "malformed", 1),
+    ("noready", [], "stall", None),
+    ("twice", ["--at", "1"], "protocol", 2),
+    ("early", [], "protocol", 0),
+    ("close", ["--at", "1"], "crash", 1),
+    ("version", [], "protocol", None),
+]
+
+
+def check_case(behaviour, extra, verdict, at):
+    with bot_process(misbehaving(behaviour, *extra)) as address:
+        record = play(address)
+    assert len(record.failures) == 1, (behaviour, record.failures)
+    (failure,) = record.failures
+    assert (failure.seat, failure.verdict) == (0, verdict), (behaviour, failure)
+    expected = -1 if at is None else seat0_decision(record, at)
+    assert failure.decision == expected, (behaviour, failure)
+    # Forfeit: the match completed with substitutes for seat 0, which ranks last.
+    assert record.result["forfeited"] == [True, False], behaviour
+    assert record.result["ranks"] == [2, 1], behaviour
+    later = [d for i, d in enumerate(record.decisions) if d.seat == 0 and i > max(expected, -1)]
+    assert all(d.by == "substitute" for d in later), behaviour
+    replay(GAME, record)
+
+
+def test_misbehaving_bots_get_exact_verdicts_and_the_referee_leaks_nothing():
+    # Warm up: the first remote match creates the gRPC event-loop thread and gRPC's own fds.
+    with bot_process(misbehaving("well")) as address:
+        assert not play(address).failures
+    time.sleep(0.5)
+    threads, fds = threading.active_count(), open_fds()
+    for case in CASES:
+        check_case(*case)
+    # Channels close asynchronously: give them a moment, then insist.
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and (threading.active_count(), open_fds()) != (threads, fds):
+        time.sleep(0.1)
+    assert threading.active_count() == threads, [t.name for t in threading.enumerate()]
+    assert open_fds() == fds
+
+
+def test_substitute_policy_keeps_a_bot_that_errs_within_budget():
+    with bot_process(misbehaving("illegal", "--at", "1")) as address:
+        record = play(address, ErrorPolicy("substitute", budget=2))
+    assert [(f.verdict, f.decision) for f in record.failures] == [("illegal", seat0_decision(record, 1))]
+    assert record.result["forfeited"] == [False, False]
+    assert sum(d.by == "substitute" for d in record.decisions) == 1
+
+
+def test_a_late_answer_after_a_timeout_is_dropped_and_play_goes_on():
+    with bot_process(misbehaving("sleep", "--at", "1", "--sleep", "0.9")) as address:
+        record = play(address, ErrorPolicy("substitute", budget=5))
+    assert [(f.verdict, f.decision) for f in record.failures] == [("timeout", seat0_decision(record, 1))]
+    assert record.result["forfeited"] == [False, False]
+    # The bot answered every later decision itself, on time.
+    assert all(d.by == "bot" for i, d in enumerate(record.decisions) if d.seat == 0 and i > seat0_decision(record, 1))
+
+
+def test_time_bank_absorbs_a_slow_decision_and_strikes_absorb_grace():
+    slow = ["--at", "1", "--sleep", "0.9"]
+    banked = clock_settings({"decision": 600, "bank": 1000, "increment": 0, "startup": 2000, "grace": 100})
+    with bot_process(misbehaving("sleep", *slow)) as address:
+        assert not play(address, clock=banked).failures  # 0.3 s over the limit, paid from the bank
+    with bot_process(misbehaving("sleep", *slow)) as address:
+        assert play(address).failures[0].verdict == "timeout"  # no bank: 0.9 s > 0.6 + 0.1
+
+
+def test_unreachable_bot_is_a_crash_at_start():
+    record = play("grpc://127.0.0.1:1")
+    (failure,) = record.failures
+    assert failure.verdict == "crash" and failure.decision == -1
+    assert record.result["forfeited"] == [True, False]
+
+
+def test_remote_and_in_process_bots_make_identical_decisions():
+    from bots.registry import make_bot
+
+    with bot_process(served("heuristic", "rolldice")) as heuristic, bot_process(served("random")) as rnd:
+        for seed in range(3):
+            remote = play_match(GAME, CONFIG, seed, [RemotePlayer(heuristic), RemotePlayer(rnd)])
+            local = play_match(GAME, CONFIG, seed, [make_bot("heuristic", "rolldice"), make_bot("random", "rolldice")])
+            assert [(d.seat, d.choice) for d in remote.decisions] == [(d.seat, d.choice) for d in local.decisions]
+            assert remote.result["ranks"] == local.result["ranks"] and not remote.failures
+
+
+@pytest.mark.parametrize("bad", ["grpc://nohostport", "grpc://host:port", "tcp://x:1", "unix:"])
+def test_bad_addresses_are_rejected(bad):
+    from arena.config import ConfigError
+
+    with pytest.raises(ConfigError, match="bot address"):
+        RemotePlayer(bad)
