@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 from arena import PROTOCOL_VERSION
 from arena.chance import Chance, derive_seed
@@ -34,6 +34,8 @@ from arena.engine import Decision, Game, MatchState
 from arena.protocol import EventCursor, decision_request, result_message, start_message
 from arena.record import DecisionEntry, FailureEntry, MatchRecord, with_forfeits
 from arena.v1 import bot_pb2
+
+T = TypeVar("T")
 
 Verdict = Literal["timeout", "crash", "stall", "illegal", "malformed", "protocol"]
 VERDICTS: tuple[str, ...] = ("timeout", "crash", "stall", "illegal", "malformed", "protocol")
@@ -121,16 +123,24 @@ class _Seats:
         self.forfeited = [False] * len(players)
         self.failures: list[FailureEntry] = []
 
-    def fail(self, seat: int, decision: int, verdict: str, detail: str, *, fatal: bool = False) -> None:
+    async def fail(self, seat: int, decision: int, verdict: str, detail: str, *, fatal: bool = False) -> None:
         self.failures.append(FailureEntry(seat, decision, verdict, detail[:500]))
         self.errors[seat] += 1
         if fatal or self.policy.on_error == "forfeit" or self.errors[seat] > self.policy.budget:
             self.forfeited[seat] = True
             # Tell the bot (a remote one closes its stream); a failing abort changes nothing.
-            abort = getattr(self.players[seat], "abort", None)
-            if abort is not None:
-                with contextlib.suppress(Exception):
-                    abort(verdict, f"seat {seat} forfeits: {verdict}: {detail}"[:500])
+            with contextlib.suppress(Exception):
+                await _call(self.players[seat], "abort", verdict, f"seat {seat} forfeits: {verdict}: {detail}"[:500])
+
+
+async def _call(player: object, name: str, *args: object) -> Any:
+    """Call a player hook: its ``<name>_async`` coroutine if it has one, else the plain method
+    (absent optional hooks do nothing)."""
+    native = getattr(player, f"{name}_async", None)
+    if native is not None:
+        return await native(*args)
+    method = getattr(player, name, None)
+    return method(*args) if method is not None else None
 
 
 @dataclass
@@ -158,17 +168,58 @@ def play_match(
     chance: Chance | None = None,
     on_decision: Callable[[MatchState, DecisionEntry], None] | None = None,
 ) -> MatchRecord:
-    """Play a match to the end and return its record (players are always closed)."""
+    """Play a match to the end and return its record (players are always closed).
+
+    The match loop is a coroutine. With in-process players only it never suspends and is driven
+    right here; when a player lives on an event loop (a remote bot: it has ``runs_on``), the
+    whole match runs on that loop, so a decision costs no thread hop.
+    """
+    match = play_match_async(
+        game,
+        config,
+        seed,
+        players,
+        match_id=match_id,
+        policy=policy,
+        clock=clock,
+        chance=chance,
+        on_decision=on_decision,
+    )
+    runs_on = next((p.runs_on for p in players if hasattr(p, "runs_on")), None)
+    return runs_on(match) if runs_on is not None else _drive(match)
+
+
+def _drive(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine that never suspends (every player answers synchronously)."""
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return done.value
+    coro.close()
+    raise RuntimeError("a player suspended the match without an event loop (give it runs_on)")
+
+
+async def play_match_async(
+    game: Game,
+    config: MatchConfig,
+    seed: int,
+    players: Sequence[Player],
+    *,
+    match_id: str | None = None,
+    policy: ErrorPolicy = ErrorPolicy(),
+    clock: bot_pb2.ClockSettings | None = None,
+    chance: Chance | None = None,
+    on_decision: Callable[[MatchState, DecisionEntry], None] | None = None,
+) -> MatchRecord:
+    """The match as a coroutine (for many concurrent matches on one event loop)."""
     if len(players) != config.players:
         raise ValueError(f"{config.players} players configured, {len(players)} given")
     try:
-        return _Match(game, config, seed, players, match_id, policy, clock, chance, on_decision).play()
+        return await _Match(game, config, seed, players, match_id, policy, clock, chance, on_decision).play()
     finally:
         for player in players:
-            close = getattr(player, "close", None)
-            if close is not None:
-                with contextlib.suppress(Exception):
-                    close()
+            with contextlib.suppress(Exception):
+                await _call(player, "close")
 
 
 class _Match:
@@ -206,13 +257,13 @@ class _Match:
         self.state = game.new_match(config, seed, chance)
         self.cursor = EventCursor(config.players)
 
-    def play(self) -> MatchRecord:
-        self.start_players()
+    async def play(self) -> MatchRecord:
+        await self.start_players()
         while self.state.pending:
-            self.step()
-        return self.finish()
+            await self.step()
+        return await self.finish()
 
-    def start_players(self) -> None:
+    async def start_players(self) -> None:
         names = [p.name for p in self.players]
         for seat, player in enumerate(self.players):
             start = start_message(
@@ -225,28 +276,28 @@ class _Match:
                 bot_seed=derive_seed(self.seed, "bot", seat),
             )
             try:
-                ready = player.start(start)
+                ready = await _call(player, "start", start)
                 check_ready(self.game, ready)
                 if ready is not None and ready.bot_version:
                     self.record.seats[seat]["version"] = ready.bot_version
             except PlayerFailure as failure:
-                self.seats.fail(seat, -1, failure.verdict, failure.detail, fatal=True)
+                await self.seats.fail(seat, -1, failure.verdict, failure.detail, fatal=True)
             except Exception as exc:  # any bot exception is a crash verdict
-                self.seats.fail(seat, -1, "crash", f"{type(exc).__name__}: {exc}", fatal=True)
+                await self.seats.fail(seat, -1, "crash", f"{type(exc).__name__}: {exc}", fatal=True)
 
-    def step(self) -> None:
+    async def step(self) -> None:
         pending = self.state.pending
         simultaneous = len(pending) > 1
         # Record entries are in seat order within a step; their index is the decision index.
         by_seat = sorted(d.seat for d in pending)
         first = len(self.record.decisions)
         # Sealed simultaneous decisions go out to every seat (in shuffled order) before any
-        # answer is read, and no choice is applied before all are in.
+        # answer is awaited, and no choice is applied before all are in.
         order = self.order_rng.shuffled(pending, "order") if simultaneous else list(pending)
-        asked = [self.ask(d, first + by_seat.index(d.seat), simultaneous) for d in order]
+        asked = [await self.ask(d, first + by_seat.index(d.seat), simultaneous) for d in order]
         entries = {}
         for item in asked:
-            choice, ms, by = self.answer(item)
+            choice, ms, by = await self.answer(item)
             d = item.decision
             entries[d.seat] = DecisionEntry(self.state.steps, d.seat, d.kind, len(d.options), choice, ms, by)
         self.game.apply(self.state, {seat: e.choice for seat, e in entries.items()})
@@ -255,7 +306,7 @@ class _Match:
             if self.on_decision is not None:
                 self.on_decision(self.state, entries[seat])
 
-    def ask(self, decision: Decision, index: int, simultaneous: bool) -> _Asked:
+    async def ask(self, decision: Decision, index: int, simultaneous: bool) -> _Asked:
         seat = decision.seat
         events = self.cursor.take(self.state, seat)
         if self.seats.forfeited[seat]:
@@ -264,11 +315,11 @@ class _Match:
             self.game, self.state, decision, index=index, events=events, simultaneous=simultaneous
         )
         player = self.players[seat]
-        begin = getattr(player, "begin_decide", None)
-        asked = _Asked(decision, index, request, time.perf_counter(), two_phase=begin is not None)
+        two_phase = hasattr(player, "begin_decide") or hasattr(player, "begin_decide_async")
+        asked = _Asked(decision, index, request, time.perf_counter(), two_phase=two_phase)
         try:
-            if begin is not None:
-                begin(request)
+            if two_phase:
+                await _call(player, "begin_decide", request)
             else:
                 asked.answer = player.decide(request)
         except PlayerFailure as failure:
@@ -277,14 +328,14 @@ class _Match:
             asked.failure = ("crash", f"{type(exc).__name__}: {exc}")
         return asked
 
-    def answer(self, asked: _Asked) -> tuple[str, float, str]:
+    async def answer(self, asked: _Asked) -> tuple[str, float, str]:
         """(choice, milliseconds, "bot" | "substitute") for a decision put to a player."""
         decision = asked.decision
         if asked.request is None:  # the seat has forfeited
             return self.substitute(decision), 0.0, "substitute"
         if asked.two_phase and asked.failure is None:
             try:
-                asked.answer = self.players[decision.seat].end_decide(asked.request)  # type: ignore[attr-defined]
+                asked.answer = await _call(self.players[decision.seat], "end_decide", asked.request)
             except PlayerFailure as failure:
                 asked.failure = (failure.verdict, failure.detail)
             except Exception as exc:  # any bot exception is a crash verdict
@@ -293,18 +344,15 @@ class _Match:
         if asked.failure is None:
             if isinstance(asked.answer, str) and decision.find(asked.answer) is not None:
                 return asked.answer, ms, "bot"
-            asked.failure = (
-                "illegal",
-                f"answered {asked.answer!r}, not among {len(decision.options)} options",
-            )
+            asked.failure = ("illegal", f"answered {asked.answer!r}, not among {len(decision.options)} options")
         verdict, detail = asked.failure
-        self.seats.fail(decision.seat, asked.index, verdict, detail)
+        await self.seats.fail(decision.seat, asked.index, verdict, detail)
         return self.substitute(decision), ms, "substitute"
 
     def substitute(self, decision: Decision) -> str:
         return self.substitute_rng.pick(decision.options, "substitute").id
 
-    def finish(self) -> MatchRecord:
+    async def finish(self) -> MatchRecord:
         result = self.game.result(self.state)
         assert result is not None
         result = with_forfeits(result, self.seats.forfeited)
@@ -316,5 +364,5 @@ class _Match:
                 continue  # already told by abort
             # A bot failing after the end changes nothing.
             with contextlib.suppress(Exception):
-                player.finish(bot_pb2.Finish(result=summary, events=self.cursor.take(self.state, seat)))
+                await _call(player, "finish", bot_pb2.Finish(result=summary, events=self.cursor.take(self.state, seat)))
         return self.record

@@ -24,9 +24,11 @@ the bank, lateness up to ``grace`` costs a strike; more than ``strikes`` strikes
 beyond the grace, is a timeout. ``increment`` is added to the bank after every answer. The
 request carries the limit, the bank left and the strikes used.
 
-All gRPC objects live on :mod:`referee.aioloop`'s event loop; the methods here are the
-synchronous facade the runner calls. Simultaneous decisions use ``begin_decide`` (send, return at
-once) and ``end_decide`` (wait), so every seat is asked before any answer is awaited.
+All gRPC objects live on :mod:`referee.aioloop`'s event loop. The runner sees ``runs_on`` and
+drives the whole match on that loop through the ``*_async`` hooks, so a decision costs no
+thread hop; the plain methods are a synchronous facade for other callers. Simultaneous
+decisions use ``begin_decide`` (send, return at once) and ``end_decide`` (wait), so every seat is
+asked before any answer is awaited.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from collections import deque
 from dataclasses import dataclass
 
 import grpc
@@ -125,13 +128,19 @@ class _Stream:
         self.target = target
         self.channel: grpc.aio.Channel | None = None
         self.call: grpc.aio.StreamStreamCall | None = None
-        self.inbox: asyncio.Queue[_Inbound] = asyncio.Queue()
+        self.inbox: deque[_Inbound] = deque()
+        self.waiter: asyncio.Future[None] | None = None
         self.reader: asyncio.Task[None] | None = None
 
     async def open(self) -> None:
         self.channel = grpc.aio.insecure_channel(self.target, options=CHANNEL_OPTIONS)
         self.call = bot_pb2_grpc.BotServiceStub(self.channel).Play(wait_for_ready=False)
         self.reader = asyncio.get_running_loop().create_task(self._read())
+
+    def _put(self, item: _Inbound) -> None:
+        self.inbox.append(item)
+        if self.waiter is not None:
+            _wake(self.waiter)
 
     async def _read(self) -> None:
         assert self.call is not None
@@ -140,19 +149,19 @@ class _Stream:
             while True:
                 message = await self.call.read()
                 if message is grpc.aio.EOF:
-                    self.inbox.put_nowait(_Inbound("eof", loop.time()))
+                    self._put(_Inbound("eof", loop.time()))
                     return
                 if message is None:  # grpc.aio gives None for bytes that do not deserialise
                     error = _as_rpc_error(ValueError("not a BotMessage"))
-                    self.inbox.put_nowait(_Inbound("error", loop.time(), error=error))
+                    self._put(_Inbound("error", loop.time(), error=error))
                     return
-                self.inbox.put_nowait(_Inbound("message", loop.time(), message))  # type: ignore[arg-type]
+                self._put(_Inbound("message", loop.time(), message))  # type: ignore[arg-type]
         except grpc.aio.AioRpcError as error:
-            self.inbox.put_nowait(_Inbound("error", loop.time(), error=error))
+            self._put(_Inbound("error", loop.time(), error=error))
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # deserialisation failures surface here in some versions
-            self.inbox.put_nowait(_Inbound("error", loop.time(), error=_as_rpc_error(exc)))
+            self._put(_Inbound("error", loop.time(), error=_as_rpc_error(exc)))
 
     async def send(self, message: bot_pb2.RefereeMessage) -> float:
         """Write a message; returns the loop time just before the write (the clock's start)."""
@@ -162,14 +171,21 @@ class _Stream:
         return sent
 
     async def receive(self, deadline: float) -> _Inbound | None:
-        """The next inbound item, or None at the deadline (loop time)."""
-        timeout = deadline - asyncio.get_running_loop().time()
-        if timeout <= 0 and self.inbox.empty():
-            return None
-        try:
-            return await asyncio.wait_for(self.inbox.get(), max(timeout, 0.0))
-        except TimeoutError:
-            return None
+        """The next inbound item, or None at the deadline (loop time).
+
+        A bare future and a timer rather than ``asyncio.wait_for`` on a queue: wait_for wraps
+        every wait in a task, several loop iterations per decision.
+        """
+        if not self.inbox:
+            loop = asyncio.get_running_loop()
+            waiter = self.waiter = loop.create_future()
+            timer = loop.call_at(deadline, _wake, waiter)
+            try:
+                await waiter
+            finally:
+                timer.cancel()
+                self.waiter = None
+        return self.inbox.popleft() if self.inbox else None
 
     async def close(self, goodbye: bot_pb2.RefereeMessage | None, linger: float) -> None:
         """Send a last message, half-close, let the bot end its side briefly, then tear down."""
@@ -193,6 +209,11 @@ class _Stream:
         self.call = None
         self.channel = None
         self.reader = None
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 def _as_rpc_error(exc: Exception) -> grpc.aio.AioRpcError:
@@ -240,17 +261,19 @@ class RemotePlayer:
         self._abandoned: set[int] = set()  # request ids whose answers are dropped when they come
         self._answered: set[int] = set()
 
-    # -- the Player protocol (synchronous facade) ----------------------------------------------
+    # -- the Player protocol, native (the runner drives the match on the loop: no thread hops) --
 
-    def start(self, message: bot_pb2.MatchStart) -> bot_pb2.Ready:
+    runs_on = staticmethod(aioloop.run)
+
+    async def start_async(self, message: bot_pb2.MatchStart) -> bot_pb2.Ready:
         self._clock = message.clock
         self._bank = self._clock.bank_ms / 1000.0
-        outcome = aioloop.run(self._start(message))
+        outcome = await self._start(message)
         if isinstance(outcome, _Failed):
             raise outcome.error()
         return outcome
 
-    def begin_decide(self, request: bot_pb2.DecisionRequest) -> None:
+    async def begin_decide_async(self, request: bot_pb2.DecisionRequest) -> None:
         self._check_alive()
         # An unpredictable id the answer must echo: an answer carrying it cannot have been sent
         # before the request (arrival times cannot tell, messages queue in transit).
@@ -260,42 +283,59 @@ class RemotePlayer:
                 decision_ms=self._clock.decision_ms, bank_ms=int(self._bank * 1000), strikes=self._strikes
             )
         )
-        outcome = aioloop.run(self._send_request(request))
-        if outcome is not None:
-            raise outcome.error()
+        failed = await self._send_request(request)
+        if failed is not None:
+            raise failed.error()
 
-    def end_decide(self, request: bot_pb2.DecisionRequest) -> str:
+    async def end_decide_async(self, request: bot_pb2.DecisionRequest) -> str:
         self._check_alive()
-        outcome = aioloop.run(self._await_answer(request.request_id))
+        outcome = await self._await_answer(request.request_id)
         if isinstance(outcome, _Failed):
             raise outcome.error()
         return outcome
 
+    async def finish_async(self, message: bot_pb2.Finish) -> None:
+        await self._close(bot_pb2.RefereeMessage(finish=message))
+
+    async def abort_async(self, verdict: str, reason: str) -> None:
+        await self._close(bot_pb2.RefereeMessage(abort=bot_pb2.Abort(reason=reason, verdict=verdict)))
+
+    async def close_async(self) -> None:
+        await self._close(None)
+
+    # -- the same, synchronous (from any thread but the loop's) ------------------------------------
+
+    def start(self, message: bot_pb2.MatchStart) -> bot_pb2.Ready:
+        return aioloop.run(self.start_async(message))
+
     def decide(self, request: bot_pb2.DecisionRequest) -> str:
-        self.begin_decide(request)
-        return self.end_decide(request)
+        async def both() -> str:
+            await self.begin_decide_async(request)
+            return await self.end_decide_async(request)
+
+        return aioloop.run(both())
 
     def finish(self, message: bot_pb2.Finish) -> None:
-        self._close(bot_pb2.RefereeMessage(finish=message))
+        aioloop.run(self.finish_async(message))
 
     def abort(self, verdict: str, reason: str) -> None:
-        self._close(bot_pb2.RefereeMessage(abort=bot_pb2.Abort(reason=reason, verdict=verdict)))
+        aioloop.run(self.abort_async(verdict, reason))
 
     def close(self) -> None:
-        self._close(None)
+        aioloop.run(self.close_async())
 
     def _check_alive(self) -> None:
         if self._dead is not None:
             raise self._dead.error()
 
-    def _close(self, goodbye: bot_pb2.RefereeMessage | None) -> None:
+    async def _close(self, goodbye: bot_pb2.RefereeMessage | None) -> None:
         stream, self._stream = self._stream, None
         if stream is not None:
             if self._dead is None:
                 self._dead = _Failed("crash", "stream closed by the referee")
-            aioloop.run(stream.close(goodbye, self.linger))
+            await stream.close(goodbye, self.linger)
 
-    # -- the async side (runs on the loop thread) ------------------------------------------------
+    # -- the async side ---------------------------------------------------------------------------
 
     async def _start(self, message: bot_pb2.MatchStart) -> bot_pb2.Ready | _Failed:
         self._stream = _Stream(self.target)

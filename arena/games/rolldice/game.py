@@ -82,7 +82,7 @@ class RollDice(Game[RollDiceState]):
         max_players=4,
         version="1.0",
         options=(
-            OptionSpec("target", DEFAULT_TARGET, "score that ends the game", minimum=1, maximum=1000),
+            OptionSpec("target", DEFAULT_TARGET, "score that ends the game", minimum=1, maximum=1_000_000),
             OptionSpec("rerolls", 1, "rerolls allowed per turn", choices=(1, 2)),
             OptionSpec("tiebreak", "shared", "equal winners share, or roll off", choices=("shared", "rolloff")),
         ),

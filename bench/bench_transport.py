@@ -1,0 +1,178 @@
+"""Transport benchmark: remote matches against a bare gRPC echo, in one run and process tree.
+
+    python -m bench.bench_transport [--decisions 3000] [--concurrency 1,8,32,64,128]
+
+1. Echo baseline: round trips per second of a bidirectional-stream echo (bench/echo_server.py,
+   the same sync server stack as a bot) driven from the referee's event loop, ~300-byte
+   messages (the size of a RollDice decision request) - over TCP loopback and a Unix socket.
+2. Match: a RollDice match (high target: thousands of decisions) between two trivial remote
+   bots (bench/first_bot.py: always option 0) through the full referee (runner, requests with
+   observations, clocks, records); decisions per second as a ratio of the echo rate, and the
+   latency each decision adds to an echo round trip (p50, p99).
+3. Concurrency: bots that take 20 ms per decision; N matches at once in one referee process
+   (coroutines on the referee's event loop); each match's throughput against its ideal (its
+   decisions x 20 ms), and timeouts at a 200 ms limit. Reports the largest N that keeps >= 90%
+   of ideal with zero timeouts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+import grpc.aio
+
+from arena.clock import clock_settings
+from arena.games.rolldice import GAME
+from arena.record import MatchRecord
+from arena.runner import play_match, play_match_async
+from referee import aioloop
+from referee.remote import CHANNEL_OPTIONS, RemotePlayer
+from tests.remote_helpers import bot_process
+
+PAYLOAD = b"x" * 300
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def echo(address: str, rounds: int) -> tuple[float, list[float]]:
+    """(round trips per second, latencies in ms) of a bare stream echo from the event loop."""
+    target = address.removeprefix("grpc://")
+
+    async def run() -> tuple[float, list[float]]:
+        channel = grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
+        call = channel.stream_stream("/bench.Echo/Echo")()
+        latencies = []
+        for _ in range(50):  # warm-up
+            await call.write(PAYLOAD)
+            await call.read()
+        began = time.perf_counter()
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            await call.write(PAYLOAD)
+            await call.read()
+            latencies.append((time.perf_counter() - t0) * 1000)
+        elapsed = time.perf_counter() - began
+        await call.done_writing()
+        await channel.close()
+        return rounds / elapsed, latencies
+
+    return aioloop.run(run())
+
+
+def match(address_a: str, address_b: str, target: int, clock: dict[str, int], seed: int = 1) -> tuple[float, list]:
+    """(decisions per second, record) of one RollDice match between two remote bots."""
+    config = GAME.config(2, {"target": target})
+    began = time.perf_counter()
+    record = play_match(
+        GAME, config, seed, [RemotePlayer(address_a), RemotePlayer(address_b)], clock=clock_settings(clock)
+    )
+    return len(record.decisions) / (time.perf_counter() - began), record
+
+
+def transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
+    def where(name: str) -> list[str]:
+        return ["--unix", str(tmp / f"{name}.sock")] if kind == "unix" else ["--port", "0"]
+
+    with ExitStack() as stack:
+        echo_addr = stack.enter_context(bot_process([sys.executable, "-m", "bench.echo_server", *where("echo")]))
+        bots = [
+            stack.enter_context(bot_process([sys.executable, "-m", "bench.first_bot", *where(f"bot{i}")]))
+            for i in range(2)
+        ]
+        if kind == "unix":
+            echo_addr = echo_addr.removeprefix("grpc://")
+            bots = [b.removeprefix("grpc://") for b in bots]
+        match(bots[0], bots[1], 50, {})  # warm-up
+        echo_rate, echo_ms = echo(echo_addr, decisions)
+        # One decision per turn (option 0 is "stop") at 3.5 points a turn, two seats.
+        rate, record = match(bots[0], bots[1], int(decisions * 1.75), {})
+    match_ms = [d.ms for d in record.decisions if d.by == "bot"]
+    return {
+        "echo_round_trips_per_s": round(echo_rate),
+        "match_decisions_per_s": round(rate),
+        "match_vs_echo": round(rate / echo_rate, 3),
+        "decisions": len(record.decisions),
+        "echo_p50_ms": round(statistics.median(echo_ms), 3),
+        "echo_p99_ms": round(percentile(echo_ms, 0.99), 3),
+        "decision_p50_ms": round(statistics.median(match_ms), 3),
+        "decision_p99_ms": round(percentile(match_ms, 0.99), 3),
+        "added_p50_ms": round(statistics.median(match_ms) - statistics.median(echo_ms), 3),
+        "added_p99_ms": round(percentile(match_ms, 0.99) - percentile(echo_ms, 0.99), 3),
+    }
+
+
+def concurrency(levels: list[int], per_match: int) -> list[dict[str, float]]:
+    """N matches at once on the referee's event loop, bots answering after 20 ms."""
+    clock = clock_settings({"decision": 200, "bank": 0, "increment": 0, "grace": 0, "strikes": 0, "startup": 20000})
+    rows = []
+    with ExitStack() as stack:
+        bots = [
+            stack.enter_context(bot_process([sys.executable, "-m", "bench.first_bot", "--port", "0", "--delay", ".02"]))
+            for _ in range(2)
+        ]
+        match(bots[0], bots[1], 20, {})  # warm-up
+
+        async def one(seed: int) -> tuple[float, MatchRecord]:
+            config = GAME.config(2, {"target": int(per_match * 1.75)})
+            began = time.perf_counter()
+            record = await play_match_async(
+                GAME, config, seed, [RemotePlayer(bots[0]), RemotePlayer(bots[1])], clock=clock
+            )
+            return time.perf_counter() - began, record
+
+        async def many(n: int) -> list[tuple[float, MatchRecord]]:
+            return list(await asyncio.gather(*(one(seed) for seed in range(n))))
+
+        for n in levels:
+            began = time.perf_counter()
+            results = aioloop.run(many(n))
+            elapsed = time.perf_counter() - began
+            total = sum(len(r.decisions) for _, r in results)
+            # Each match against its own ideal (its decisions x 20 ms), so matches of different
+            # lengths do not count as referee slowness.
+            fraction = statistics.mean(len(r.decisions) * 0.020 / seconds for seconds, r in results)
+            rows.append(
+                {
+                    "matches": n,
+                    "decisions_per_s": round(total / elapsed, 1),
+                    "ideal_per_s": n / 0.020,
+                    "fraction_of_ideal": round(fraction, 3),
+                    "timeouts": sum(f.verdict == "timeout" for _, r in results for f in r.failures),
+                    "failures": sum(len(r.failures) for _, r in results),
+                }
+            )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--decisions", type=int, default=3000)
+    parser.add_argument("--concurrency", default="1,8,32,64,128")
+    parser.add_argument("--per-match", type=int, default=100, help="decisions per match in the concurrency test")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        report: dict[str, object] = {
+            "tcp": transport("tcp", args.decisions, Path(tmp)),
+            "unix": transport("unix", args.decisions, Path(tmp)),
+        }
+    rows = concurrency([int(n) for n in args.concurrency.split(",")], args.per_match)
+    report["concurrency_20ms_bots"] = rows
+    good = [r["matches"] for r in rows if r["fraction_of_ideal"] >= 0.9 and r["timeouts"] == 0]
+    report["max_concurrent_matches_at_90pct"] = max(good) if good else 0
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
