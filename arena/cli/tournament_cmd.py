@@ -12,6 +12,7 @@ from typing import Any
 from arena.cli import UsageError
 from arena.cli.common import default_players, load_game, parse_options, split_list
 from arena.cli.players import check_bot, make_player
+from arena.clock import parse_clock
 from arena.executor import LocalExecutor, default_workers
 from arena.pairings import DEFAULT_MAX_GROUPS
 from arena.rundir import RunDirectory
@@ -24,7 +25,9 @@ DEFAULT_SPRT_REPEATS = 100
 def register(commands: Any) -> None:
     parser = commands.add_parser("tournament", help="run a tournament and print the leaderboard")
     parser.add_argument("--game", help="game id (see `arena games`)")
-    parser.add_argument("--bots", help="comma-separated bots (default: every built-in bot of the game)")
+    parser.add_argument(
+        "--bots", help="comma-separated bots: built-in names or grpc://HOST:PORT, unix:///PATH (default: built-ins)"
+    )
     parser.add_argument("--players", type=int, help="players per match (default: 2 where the game allows)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="variant option")
     parser.add_argument("--format", choices=FORMATS, default="round-robin")
@@ -35,6 +38,11 @@ def register(commands: Any) -> None:
     parser.add_argument("--resume", action="store_true", help="continue the interrupted run in --out DIR")
     parser.add_argument("--sprt", metavar="ELO0,ELO1", help="gauntlet only: stop when the SPRT decides")
     parser.add_argument("--on-error", choices=("forfeit", "substitute"), default="forfeit")
+    parser.add_argument(
+        "--clock",
+        metavar="KEY=MS,...",
+        help="clock for remote bots: decision, bank, increment, startup, grace, strikes",
+    )
     parser.add_argument("--error-budget", type=int, default=3, help="errors before a substituted seat forfeits")
     parser.add_argument(
         "--max-groups",
@@ -76,6 +84,7 @@ def spec_from_args(args: argparse.Namespace) -> TournamentSpec:
         seed=args.seed,
         on_error=args.on_error,
         error_budget=args.error_budget,
+        clock=parse_clock(args.clock),
         sprt=sprt,
         max_groups=args.max_groups,
     )

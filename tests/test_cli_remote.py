@@ -1,0 +1,89 @@
+"""The CLI with remote bots: `arena bot serve`, `arena play` and `arena tournament` over gRPC."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.remote_helpers import ROOT, bot_process, served
+
+
+def arena(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=timeout, env=env)
+
+
+@pytest.fixture(scope="module")
+def skyfive_bots():
+    with bot_process(served("heuristic", "skyfive")) as heuristic, bot_process(served("random")) as rnd:
+        yield heuristic, rnd
+
+
+def test_serve_prints_the_chosen_port():
+    with bot_process(served("random")) as address:
+        host, port = address.removeprefix("grpc://").rsplit(":", 1)
+        assert host == "127.0.0.1" and int(port) > 0
+
+
+def test_serve_on_a_unix_socket(tmp_path):
+    sock = tmp_path / "bot.sock"
+    args = [sys.executable, "-m", "arena", "bot", "serve", "--bot", "random", "--unix", str(sock)]
+    with bot_process(args):
+        out = arena("play", "--game", "rolldice", "--bots", f"unix://{sock},random", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["failures"] == []
+
+
+def test_play_mixes_remote_and_built_in_bots_and_matches_in_process(skyfive_bots):
+    heuristic, rnd = skyfive_bots
+    remote = arena("play", "--game", "skyfive", "--players", "3", "--bots", f"{heuristic},{rnd},random",
+                   "--seed", "9", "--json", "--clock", "decision=5000")
+    local = arena("play", "--game", "skyfive", "--players", "3", "--bots", "heuristic,random,random", "--seed", "9",
+                  "--json")
+    assert remote.returncode == 0, remote.stderr
+    a, b = json.loads(remote.stdout), json.loads(local.stdout)
+    assert a["failures"] == [] and a["decisions"] == b["decisions"]
+    assert [s["score"] for s in a["seats"]] == [s["score"] for s in b["seats"]]
+
+
+def test_tournament_with_a_remote_bot(skyfive_bots, tmp_path):
+    heuristic, _ = skyfive_bots
+    out = arena("tournament", "--game", "skyfive", "--bots", f"{heuristic},random", "--repeats", "2",
+                "--workers", "2", "--out", str(tmp_path / "t"), "--json")
+    assert out.returncode == 0, out.stderr
+    board = json.loads(out.stdout)
+    assert board["matches"] == 4
+    assert all(not row["failures"] for row in board["leaderboard"])
+    spec = json.loads((tmp_path / "t" / "tournament.json").read_text())["spec"]
+    assert spec["bots"][0] == heuristic
+    replay = arena("replay", str(tmp_path / "t" / "matches.jsonl"))
+    assert replay.returncode == 0, replay.stderr
+
+
+def test_an_unreachable_bot_forfeits_with_a_crash_verdict():
+    out = arena("play", "--game", "rolldice", "--bots", "grpc://127.0.0.1:1,random", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["failures"][0]["verdict"] == "crash" and data["seats"][0]["forfeited"] is True
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("play", "--game", "rolldice", "--clock", "decision=fast"), "whole number of milliseconds"),
+        (("play", "--game", "rolldice", "--clock", "tempo=5"), "expected KEY=MS with KEY one of"),
+        (("play", "--game", "rolldice", "--clock", "decision=0"), "must be positive"),
+        (("play", "--game", "rolldice", "--bots", "grpc://nowhere,random"), "expected grpc://HOST:PORT"),
+        (("bot", "serve", "--bot", "heuristic"), "--game is required for bot 'heuristic'"),
+        (("bot", "serve", "--bot", "genius", "--game", "skyfive"), "unknown bot 'genius'"),
+        (("bot", "serve", "--bot", "random", "--port", "70000"), "expected 0..65535"),
+    ],
+)
+def test_cli_remote_errors(args, needle):
+    out = arena(*args)
+    assert out.returncode == 2, out.stderr
+    assert needle in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
