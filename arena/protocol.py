@@ -68,11 +68,15 @@ class EventCursor:
 
     def __init__(self, players: int) -> None:
         self._next = [0] * players
+        self._built: list[bot_pb2.Event] = []  # events are immutable: build each message once
 
     def take(self, state: MatchState, seat: int) -> list[bot_pb2.Event]:
         start = self._next[seat]
         self._next[seat] = len(state.log)
-        return [event_message(i, e) for i, e in state.log.since(seat, start)]
+        built = self._built
+        for i in range(len(built), len(state.log)):
+            built.append(event_message(i, state.log.events[i]))
+        return [built[i] for i, _ in state.log.since(seat, start)]
 
 
 def decision_request(

@@ -14,7 +14,8 @@ from tests.remote_helpers import ROOT, bot_process, served
 
 def arena(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=timeout, env=env)
+    command = [sys.executable, "-m", "arena", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +41,23 @@ def test_serve_on_a_unix_socket(tmp_path):
 
 def test_play_mixes_remote_and_built_in_bots_and_matches_in_process(skyfive_bots):
     heuristic, rnd = skyfive_bots
-    remote = arena("play", "--game", "skyfive", "--players", "3", "--bots", f"{heuristic},{rnd},random",
-                   "--seed", "9", "--json", "--clock", "decision=5000")
-    local = arena("play", "--game", "skyfive", "--players", "3", "--bots", "heuristic,random,random", "--seed", "9",
-                  "--json")
+    remote = arena(
+        "play",
+        "--game",
+        "skyfive",
+        "--players",
+        "3",
+        "--bots",
+        f"{heuristic},{rnd},random",
+        "--seed",
+        "9",
+        "--json",
+        "--clock",
+        "decision=5000",
+    )
+    local = arena(
+        "play", "--game", "skyfive", "--players", "3", "--bots", "heuristic,random,random", "--seed", "9", "--json"
+    )
     assert remote.returncode == 0, remote.stderr
     a, b = json.loads(remote.stdout), json.loads(local.stdout)
     assert a["failures"] == [] and a["decisions"] == b["decisions"]
@@ -52,8 +66,20 @@ def test_play_mixes_remote_and_built_in_bots_and_matches_in_process(skyfive_bots
 
 def test_tournament_with_a_remote_bot(skyfive_bots, tmp_path):
     heuristic, _ = skyfive_bots
-    out = arena("tournament", "--game", "skyfive", "--bots", f"{heuristic},random", "--repeats", "2",
-                "--workers", "2", "--out", str(tmp_path / "t"), "--json")
+    out = arena(
+        "tournament",
+        "--game",
+        "skyfive",
+        "--bots",
+        f"{heuristic},random",
+        "--repeats",
+        "2",
+        "--workers",
+        "2",
+        "--out",
+        str(tmp_path / "t"),
+        "--json",
+    )
     assert out.returncode == 0, out.stderr
     board = json.loads(out.stdout)
     assert board["matches"] == 4
