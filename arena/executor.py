@@ -41,9 +41,10 @@ def _init_worker(spec_json: dict, factory: PlayerFactory) -> None:
     _worker_factory = factory
 
 
-def _play_in_worker(match: MatchSpec) -> dict:
+def _play_in_worker(match: MatchSpec) -> str:
     assert _worker_spec is not None and _worker_factory is not None
-    return play_scheduled(_worker_spec, match, _worker_factory).to_json()
+    # Serialised here, in parallel, rather than in the parent that collects every record.
+    return play_scheduled(_worker_spec, match, _worker_factory).dumps()
 
 
 def default_workers() -> int:
@@ -70,8 +71,8 @@ class LocalExecutor:
         chunk = max(1, min(16, len(matches) // (self.workers * 8)))
         pool = context.Pool(self.workers, initializer=_init_worker, initargs=(spec.to_json(), self.make_player))
         try:
-            for data in pool.imap_unordered(_play_in_worker, matches, chunksize=chunk):
-                if on_record(MatchRecord.from_json(data)):
+            for line in pool.imap_unordered(_play_in_worker, matches, chunksize=chunk):
+                if on_record(MatchRecord.loads(line)):
                     break
         finally:
             pool.terminate()

@@ -97,7 +97,20 @@ class MatchRecord:
         }
 
     def dumps(self) -> str:
-        return json.dumps(self.to_json(), separators=(",", ":"), sort_keys=False)
+        """One line of JSON (the line it was parsed from, if any: records do not change)."""
+        line = self.__dict__.get("_line")
+        return line if line is not None else json.dumps(self.to_json(), separators=(",", ":"), sort_keys=False)
+
+    @classmethod
+    def loads(cls, line: str) -> MatchRecord:
+        """A record from one line of JSON, keeping the line (so writing it again is free)."""
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"not JSON ({exc.msg})") from None
+        record = cls.from_json(data)
+        record.__dict__["_line"] = line.rstrip("\n")
+        return record
 
     def canonical(self) -> dict[str, Any]:
         """The JSON form without timings (identical for two runs of the same match)."""

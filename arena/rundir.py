@@ -86,8 +86,8 @@ class RunDirectory:
             if not line.endswith(b"\n"):
                 break  # torn write at the end
             try:
-                records.append(MatchRecord.from_json(json.loads(line)))
-            except (json.JSONDecodeError, RecordError) as exc:
+                records.append(MatchRecord.loads(line.decode()))
+            except RecordError as exc:
                 raise ConfigError(
                     f"{self.matches_path}: line {len(records) + 1} is not a match record: {exc}"
                 ) from None

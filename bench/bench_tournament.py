@@ -1,6 +1,6 @@
 """Local tournament throughput (1 vs 2 worker processes) and the rating fit's cost.
 
-    python -m bench.bench_tournament --game rolldice --repeats 60
+    python -m bench.bench_tournament [--game skyfive] [--repeats 600]
 
 Throughput: the same tournament through the local executor with 1 and with 2 worker
 processes, in one run; reports matches/s and the ratio (goal >= 1.7 on 2 cores).
@@ -56,9 +56,9 @@ def fit_rate(matches: int, bots: int = 8, resamples: int = 200) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default="rolldice")
+    parser.add_argument("--game", default="skyfive")
     parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--repeats", type=int, default=60)
+    parser.add_argument("--repeats", type=int, default=600)
     args = parser.parse_args(argv)
     from bots.registry import tournament_field
 
