@@ -285,6 +285,11 @@ class Game(ABC, Generic[S]):
         state.steps += 1
         state.pending = tuple(self.decisions(state))
 
+    def refresh(self, state: S) -> None:
+        """Recompute the pending decisions after a test or tool edited the state directly
+        (building a position that preset chance and a script cannot reach quickly)."""
+        state.pending = tuple(self.decisions(state))
+
     def observe(self, state: S, viewer: int) -> Message:
         """What ``viewer`` (a seat, or SPECTATOR) may know now, as the game's Observation."""
         if viewer != SPECTATOR and not 0 <= viewer < state.players:

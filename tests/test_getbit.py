@@ -40,7 +40,7 @@ def play(state: GetBitState, **choices: int | str) -> None:
 
 def redecide(state: GetBitState) -> None:
     """Recompute the pending decisions after a test has built a position directly."""
-    state.pending = tuple(GAME.decisions(state))
+    GAME.refresh(state)
 
 
 def events_since(state: GetBitState, start: int) -> list[tuple[str, str]]:

@@ -60,7 +60,7 @@ def set_deck_left(state, left):
     """Jump ahead: only ``left`` cards stay in the deck (a turn must be open)."""
     state.top = len(state.deck) - left
     GAME._advance(state)
-    state.pending = tuple(GAME.decisions(state))
+    GAME.refresh(state)
 
 
 # -- components and setup ------------------------------------------------------------------

@@ -69,7 +69,7 @@ def reposition(state, hands, middle, lead=0, reserves=None):
     state.lead = lead
     GAME._start_trick(state)
     GAME._advance(state)
-    state.pending = tuple(GAME.decisions(state))
+    GAME.refresh(state)
     return state
 
 

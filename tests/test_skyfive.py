@@ -58,7 +58,7 @@ def position(players=2, face_up=None, top=(), rolls=(), turn=0, deck=None) -> Sk
         state.face_up[seat] = list(cards)
     if deck is not None:
         state.deck = list(deck)[::-1]
-    state.pending = tuple(GAME.decisions(state))
+    GAME.refresh(state)
     return state
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from arena.chance import Chance
-from arena.config import ConfigError
 from arena.games.getbit.game import move_figures
 from arena.games.v1 import getbit_pb2 as pb
 from arena.v1 import bot_pb2
+from bots.params import Param, read_params
 from bots.sdk import Bot, Turn
 
 LIMB_CARDS = (pb.SHARK_RIGHT_ARM, pb.SHARK_LEFT_ARM, pb.SHARK_RIGHT_LEG, pb.SHARK_LEFT_LEG)
@@ -186,17 +186,11 @@ class HeuristicBot(Bot):
 
 
 def _heuristic(params: Mapping[str, str]) -> Bot:
-    unknown = set(params) - {"samples", "thrift"}
-    if unknown:
-        raise ConfigError(f"heuristic takes samples=1..1000, thrift=0..2, got {', '.join(sorted(unknown))}")
-    try:
-        samples = int(params.get("samples", "48"))
-        thrift = float(params.get("thrift", "0.15"))
-    except ValueError:
-        raise ConfigError("heuristic: samples must be an integer 1..1000, thrift a number 0..2") from None
-    if not 1 <= samples <= 1000 or not 0 <= thrift <= 2:
-        raise ConfigError("heuristic: samples must be an integer 1..1000, thrift a number 0..2")
-    return HeuristicBot(samples, thrift)
+    values = read_params(
+        "heuristic", params, [Param("samples", 48, 1, 1000, integer=True), Param("thrift", 0.15, 0, 2)]
+    )
+    return HeuristicBot(int(values["samples"]), values["thrift"])
 
 
 BOTS = {"heuristic": _heuristic}
+FIELD = ["heuristic:samples=8"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from arena.config import ConfigError
 from arena.games.petquartet.game import HIGHEST, LOWEST, set_points
 from arena.games.v1 import petquartet_pb2 as pb
+from bots.params import Param, read_params
 from bots.sdk import Bot, Turn, TypedOption
 
 NUMBERS = range(LOWEST, HIGHEST + 1)
@@ -172,21 +172,10 @@ class CollectorBot(Bot):
         return delta(mine) - self.spite * denial
 
 
-def _float(params: Mapping[str, str], key: str, default: float) -> float:
-    try:
-        value = float(params.get(key, default))
-    except ValueError:
-        raise ConfigError(f"heuristic: {key} must be a number 0..1") from None
-    if not 0 <= value <= 1:
-        raise ConfigError(f"heuristic: {key} must be a number 0..1")
-    return value
-
-
 def _heuristic(params: Mapping[str, str]) -> Bot:
-    unknown = sorted(set(params) - {"patience", "spite"})
-    if unknown:
-        raise ConfigError(f"heuristic takes patience=0..1, spite=0..1; got {', '.join(unknown)}")
-    return CollectorBot(_float(params, "patience", 0.5), _float(params, "spite", 0.25))
+    values = read_params("heuristic", params, [Param("patience", 0.5, 0, 1), Param("spite", 0.25, 0, 1)])
+    return CollectorBot(values["patience"], values["spite"])
 
 
 BOTS = {"heuristic": _heuristic}
+FIELD = ["heuristic:spite=0"]

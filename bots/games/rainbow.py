@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from math import comb
 
-from arena.config import ConfigError
 from arena.games.v1 import rainbow_pb2 as pb
+from bots.params import Param, read_params
 from bots.sdk import Bot, Turn, TypedOption
 
 # How often a combo played later in the trick has each length (a rough prior over opponents).
@@ -105,16 +105,8 @@ class HeuristicBot(Bot):
 
 
 def _heuristic(params: Mapping[str, str]) -> Bot:
-    unknown = set(params) - {"keep"}
-    if unknown:
-        raise ConfigError(f"heuristic takes keep=0..3, got {', '.join(sorted(unknown))}")
-    try:
-        keep = float(params.get("keep", "0.5"))
-    except ValueError:
-        raise ConfigError("heuristic: keep must be a number 0..3") from None
-    if not 0 <= keep <= 3:
-        raise ConfigError("heuristic: keep must be a number 0..3")
-    return HeuristicBot(keep)
+    return HeuristicBot(read_params("heuristic", params, [Param("keep", 0.5, 0, 3)])["keep"])
 
 
 BOTS = {"heuristic": _heuristic}
+FIELD = ["heuristic:keep=0"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from arena.config import ConfigError
 from arena.games.v1 import rolldice_pb2 as pb
+from bots.params import Param, read_params
 from bots.sdk import Bot, Turn
 
 
@@ -31,16 +31,7 @@ class ThresholdBot(Bot):
 
 
 def _heuristic(params: Mapping[str, str]) -> Bot:
-    unknown = set(params) - {"threshold"}
-    if unknown:
-        raise ConfigError(f"heuristic takes threshold=1..5, got {', '.join(sorted(unknown))}")
-    try:
-        threshold = int(params.get("threshold", "3"))
-    except ValueError:
-        raise ConfigError("heuristic: threshold must be an integer 1..5") from None
-    if not 1 <= threshold <= 5:
-        raise ConfigError("heuristic: threshold must be an integer 1..5")
-    return ThresholdBot(threshold)
+    return ThresholdBot(int(read_params("heuristic", params, [Param("threshold", 3, 1, 5, integer=True)])["threshold"]))
 
 
 BOTS = {"heuristic": _heuristic}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from arena.config import ConfigError
 from arena.games.v1 import skyfive_pb2 as pb
+from bots.params import Param, read_params
 from bots.sdk import Bot, Turn
 
 FACES = 6  # the Rainbow Die: 1-6 (assumed, see the game's components.toml)
@@ -94,16 +94,8 @@ class HeuristicBot(Bot):
 
 
 def _heuristic(params: Mapping[str, str]) -> Bot:
-    unknown = set(params) - {"risk"}
-    if unknown:
-        raise ConfigError(f"heuristic takes risk=1..{FACES}, got {', '.join(sorted(unknown))}")
-    try:
-        risk = int(params.get("risk", "1"))
-    except ValueError:
-        raise ConfigError(f"heuristic: risk must be an integer 1..{FACES}") from None
-    if not 1 <= risk <= FACES:
-        raise ConfigError(f"heuristic: risk must be an integer 1..{FACES}")
-    return HeuristicBot(risk)
+    return HeuristicBot(int(read_params("heuristic", params, [Param("risk", 1, 1, FACES, integer=True)])["risk"]))
 
 
 BOTS = {"heuristic": _heuristic}
+FIELD = ["heuristic:risk=2"]

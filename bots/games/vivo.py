@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from arena.config import ConfigError
 from arena.games.v1 import vivo_pb2 as pb
 from arena.games.vivo.game import HIGH_POINTS, RANKS, Card, Played, obligation, trick_scorers
+from bots.params import Param, read_params
 from bots.sdk import Bot, Turn, TypedOption
 
 
@@ -97,16 +97,8 @@ class HarmonyBot(Bot):
 
 
 def _heuristic(params: Mapping[str, str]) -> Bot:
-    unknown = set(params) - {"keep"}
-    if unknown:
-        raise ConfigError(f"heuristic takes keep=0..5, got {', '.join(sorted(unknown))}")
-    try:
-        keep = float(params.get("keep", "0.5"))
-    except ValueError:
-        raise ConfigError("heuristic: keep must be a number 0..5") from None
-    if not 0 <= keep <= 5:
-        raise ConfigError("heuristic: keep must be a number 0..5")
-    return HarmonyBot(keep)
+    return HarmonyBot(read_params("heuristic", params, [Param("keep", 0.5, 0, 5)])["keep"])
 
 
 BOTS = {"heuristic": _heuristic}
+FIELD = ["heuristic:keep=2"]

@@ -1,0 +1,51 @@
+"""Bot parameters from a spec (``heuristic:keep=0.8,risk=2``): declared, typed, range-checked.
+
+    params = read_params("heuristic", raw, [Param("risk", 1, 1, 6)])
+    HeuristicBot(int(params["risk"]))
+
+An unknown name, a non-number or a value out of range raises ConfigError naming every
+parameter with its range, so a typo on the command line says what is allowed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from arena.config import ConfigError
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    default: float
+    low: float
+    high: float
+    integer: bool = False
+
+    def describe(self) -> str:
+        def show(x: float) -> str:
+            return str(int(x)) if self.integer or float(x).is_integer() else str(x)
+
+        return f"{self.name}={show(self.low)}..{show(self.high)}"
+
+
+def read_params(bot: str, raw: Mapping[str, str], specs: Sequence[Param]) -> dict[str, float]:
+    allowed = ", ".join(p.describe() for p in specs) or "no parameters"
+    unknown = sorted(set(raw) - {p.name for p in specs})
+    if unknown:
+        raise ConfigError(f"{bot} takes {allowed}; got {', '.join(unknown)}")
+    values: dict[str, float] = {}
+    for spec in specs:
+        text = raw.get(spec.name)
+        if text is None:
+            values[spec.name] = spec.default
+            continue
+        try:
+            value = int(text) if spec.integer else float(text)
+        except ValueError:
+            raise ConfigError(f"{bot}: {spec.name}={text!r} is not a number; allowed {allowed}") from None
+        if not spec.low <= value <= spec.high:
+            raise ConfigError(f"{bot}: {spec.name}={text} is out of range; allowed {allowed}")
+        values[spec.name] = value
+    return values
