@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
 
         from arena.leaderboard import render
 
-        console = Console()
+        console = Console() if sys.stdout.isatty() else Console(width=140)
         console.print(render(board))
         if board.get("sprt"):
             s = board["sprt"]
