@@ -182,3 +182,42 @@ def render(board: dict[str, Any]) -> Any:
     seats = ", ".join(f"seat {s['seat']}: win {s['win_rate']:.1%}" for s in board["seats"] if s["win_rate"] is not None)
     table.caption = f"seat advantage - {seats}" + (f"\nwarning: {board['warning']}" if board["warning"] else "")
     return table
+
+
+def across(game: str, tournaments: Sequence[tuple[TournamentSpec, Sequence[MatchRecord]]]) -> dict[str, Any]:
+    """One leaderboard for a game over several tournaments: the union of their bots, every
+    duplicate group of every tournament, one Bradley–Terry fit with bootstrap intervals."""
+    names: list[str] = []
+    for spec, _ in tournaments:
+        names += [b for b in spec.bots if b not in names]
+    index = {name: i for i, name in enumerate(names)}
+    blocks = []
+    games = [0] * len(names)
+    for spec, records in tournaments:
+        local = group_win_matrices(spec, records)
+        mapped = [index[b] for b in spec.bots]
+        block = np.zeros((local.shape[0], len(names), len(names)))
+        block[np.ix_(range(local.shape[0]), mapped, mapped)] = local
+        blocks.append(block)
+        for record in records:
+            for b in seat_bot_indices(spec, record):
+                games[mapped[b]] += 1
+    if not blocks:
+        return {"game": game, "tournaments": 0, "leaderboard": [], "warning": None}
+    fit = bootstrap_intervals(np.concatenate(blocks), names=names)
+    rows: list[dict[str, Any]] = sorted(
+        (
+            {
+                "bot": name,
+                "rating": round(float(fit.ratings[i]), 1),
+                "ci_low": round(float(fit.ci_low[i]), 1),
+                "ci_high": round(float(fit.ci_high[i]), 1),
+                "games": games[i],
+            }
+            for i, name in enumerate(names)
+        ),
+        key=lambda r: (-r["rating"], r["bot"]),
+    )
+    for position, row in enumerate(rows, 1):
+        row["rank"] = position
+    return {"game": game, "tournaments": len(tournaments), "leaderboard": rows, "warning": fit.warning}

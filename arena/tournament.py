@@ -49,6 +49,8 @@ class TournamentSpec:
     clock: dict[str, int] = field(default_factory=dict)
     sprt: tuple[float, float] | None = None
     max_groups: int = DEFAULT_MAX_GROUPS
+    bot_concurrency: int = 4
+    """At most this many matches at once against the same remote bot (distributed runs)."""
 
     def validate(self) -> Game:
         """Check the spec against the game; ConfigError names the first problem."""
@@ -63,6 +65,8 @@ class TournamentSpec:
             raise ConfigError(f"{self.players}-player matches need at least {self.players} bots, got {len(self.bots)}")
         if len(self.bots) < 2:
             raise ConfigError("a tournament needs at least 2 bots")
+        if self.bot_concurrency < 1:
+            raise ConfigError(f"bot concurrency must be at least 1, got {self.bot_concurrency}")
         if self.repeats < 1:
             raise ConfigError(f"repeats must be at least 1, got {self.repeats}")
         if self.sprt is not None:

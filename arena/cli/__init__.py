@@ -30,12 +30,12 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> Parser:
-    from arena.cli import bot_cmd, games_cmd, play_cmd, replay_cmd, tournament_cmd
+    from arena.cli import bot_cmd, games_cmd, play_cmd, replay_cmd, tournament_cmd, worker_cmd
 
     parser = Parser(prog="arena", description="Arena: bots play tabletop games.")
     parser.add_argument("--version", action="version", version=f"arena {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    for module in (games_cmd, play_cmd, replay_cmd, tournament_cmd, bot_cmd):
+    for module in (games_cmd, play_cmd, replay_cmd, tournament_cmd, bot_cmd, worker_cmd):
         module.register(commands)
     return parser
 

@@ -13,7 +13,7 @@ from arena.cli import UsageError
 from arena.cli.common import default_players, load_game, parse_options, split_list
 from arena.cli.players import check_bot, make_player
 from arena.clock import parse_clock
-from arena.executor import LocalExecutor, default_workers
+from arena.executor import Executor, LocalExecutor, default_workers
 from arena.pairings import DEFAULT_MAX_GROUPS
 from arena.rundir import RunDirectory
 from arena.tournament import FORMATS, TournamentSpec
@@ -22,8 +22,17 @@ from arena.tournament_run import Progress, run_tournament
 DEFAULT_SPRT_REPEATS = 100
 
 
+DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
+
+
 def register(commands: Any) -> None:
-    parser = commands.add_parser("tournament", help="run a tournament and print the leaderboard")
+    parser = commands.add_parser(
+        "tournament",
+        help="run a tournament and print the leaderboard (or: tournament status|cancel ID)",
+        description="Run a tournament; `arena tournament status ID` / `cancel ID` for distributed runs.",
+    )
+    parser.add_argument("action", nargs="?", choices=("status", "cancel"), help="act on a distributed tournament")
+    parser.add_argument("tournament_id", nargs="?", metavar="ID", help="the tournament (with status or cancel)")
     parser.add_argument("--game", help="game id (see `arena games`)")
     parser.add_argument(
         "--bots", help="comma-separated bots: built-in names or grpc://HOST:PORT, unix:///PATH (default: built-ins)"
@@ -49,6 +58,13 @@ def register(commands: Any) -> None:
         type=int,
         default=DEFAULT_MAX_GROUPS,
         help="above this many groups, play a balanced sample",
+    )
+    parser.add_argument(
+        "--broker", metavar="URL", help="run on Celery workers over Redis (e.g. redis://127.0.0.1:6379/0)"
+    )
+    parser.add_argument("--batch-size", type=int, help="matches per Celery task (default: automatic)")
+    parser.add_argument(
+        "--bot-concurrency", type=int, default=4, help="distributed: at most K matches at once per remote bot"
     )
     parser.add_argument("--json", action="store_true", help="print the leaderboard as JSON and nothing else")
     parser.set_defaults(run=run)
@@ -87,6 +103,7 @@ def spec_from_args(args: argparse.Namespace) -> TournamentSpec:
         clock=parse_clock(args.clock),
         sprt=sprt,
         max_groups=args.max_groups,
+        bot_concurrency=args.bot_concurrency,
     )
     spec.validate()
     # Normalise options to their typed values so the stored spec is exact.
@@ -98,8 +115,14 @@ def spec_from_args(args: argparse.Namespace) -> TournamentSpec:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.action:
+        return run_action(args)
+    if args.tournament_id:
+        raise UsageError(f"unexpected argument {args.tournament_id!r} (status and cancel take an ID)")
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be at least 1")
+    if args.batch_size is not None and args.batch_size < 1:
+        raise UsageError("--batch-size must be at least 1")
     if args.resume:
         if args.out is None:
             raise UsageError("--resume needs --out DIR (the directory of the interrupted run)")
@@ -111,9 +134,28 @@ def run(args: argparse.Namespace) -> int:
         spec = spec_from_args(args)
         tournament_id = f"{spec.game}-{time.strftime('%Y%m%d-%H%M%S')}-{spec.digest()}"
         rundir = RunDirectory(args.out or Path("arena-runs") / tournament_id)
-    executor = LocalExecutor(make_player, args.workers)
+    executor: Executor
+    if args.broker:
+        from workers.executor import CeleryExecutor
+
+        check_broker(args.broker)
+        executor = CeleryExecutor(args.broker, tournament_id, batch_size=args.batch_size)
+    else:
+        executor = LocalExecutor(make_player, args.workers)
     board = run_with_progress(spec, tournament_id, rundir, executor, args.resume, quiet=args.json)
     if board is None:
+        if args.broker:
+            print(
+                f"arena tournament: the client stopped; {tournament_id} goes on on the workers\n"
+                f"follow it with: arena tournament status {tournament_id} --broker {args.broker}",
+                file=sys.stderr,
+            )
+        else:
+            print(
+                f"arena tournament: interrupted; finished matches are kept in {rundir.path}/\n"
+                f"resume with: arena tournament --resume --out {rundir.path}",
+                file=sys.stderr,
+            )
         return 130
     if args.json:
         print(json.dumps(board, indent=2))
@@ -139,7 +181,7 @@ def run_with_progress(
     spec: TournamentSpec,
     tournament_id: str,
     rundir: RunDirectory,
-    executor: LocalExecutor,
+    executor: Executor,
     resume: bool,
     *,
     quiet: bool,
@@ -169,9 +211,54 @@ def run_with_progress(
             return run_tournament(spec, tournament_id, rundir, executor, resume=resume, on_progress=on_progress)
         except KeyboardInterrupt:
             bar.stop()
-            print(
-                f"arena tournament: interrupted; finished matches are kept in {rundir.path}/\n"
-                f"resume with: arena tournament --resume --out {rundir.path}",
-                file=sys.stderr,
-            )
             return None
+
+
+def check_broker(url: str) -> None:
+    """Fail early, in one line, when the broker is unreachable."""
+    import redis
+
+    from referee.store import Store
+
+    try:
+        Store(url).ping()
+    except (redis.RedisError, ValueError) as exc:
+        raise UsageError(f"cannot reach the broker at {url}: {exc}") from None
+
+
+def run_action(args: argparse.Namespace) -> int:
+    """``status ID`` and ``cancel ID`` against the store of a distributed run."""
+    from referee.store import Store
+
+    if not args.tournament_id:
+        raise UsageError(f"tournament {args.action} needs a tournament ID")
+    broker = args.broker or DEFAULT_BROKER
+    check_broker(broker)
+    store = Store(broker)
+    info = store.tournament(args.tournament_id)
+    if info is None:
+        known = ", ".join(store.tournaments(5)) or "none"
+        raise UsageError(f"no tournament {args.tournament_id!r} at {broker} (latest: {known})")
+    if args.action == "cancel":
+        store.cancel(args.tournament_id)
+        info = store.tournament(args.tournament_id) or info
+    status = {
+        "id": info["id"],
+        "game": info["spec"]["game"],
+        "status": info["status"],
+        "done": info["done"],
+        "total": info["total"],
+        "batches": info["batches"],
+        "leaderboard": store.leaderboard(args.tournament_id),
+    }
+    if args.json:
+        print(json.dumps(status, indent=2))
+        return 0
+    print(f"{status['id']}: {status['game']} {status['status']}, {status['done']}/{status['total']} matches")
+    if status["leaderboard"]:
+        from rich.console import Console
+
+        from arena.leaderboard import render
+
+        (Console() if sys.stdout.isatty() else Console(width=140)).print(render(status["leaderboard"]))
+    return 0

@@ -1,0 +1,294 @@
+"""The Redis store: tournaments, match records, progress counters, leaderboards, bots, leases.
+
+Key schema (version 1; every key starts with ``arena:v1:`` so a future layout can live beside it):
+
+======================================== ====== ===============================================
+key                                      type   holds
+======================================== ====== ===============================================
+``tournaments``                          zset   tournament ids by creation time
+``t:{id}``                               hash   spec (JSON), status, total, done, batches, created,
+                                                finished, error
+``t:{id}:matches``                       hash   match index -> record (zlib-compressed JSON)
+``t:{id}:events``                        stream one entry per stored match (``index``), for followers
+``t:{id}:cancel``                        string set when the tournament is cancelled
+``t:{id}:finalizing``                    string set once, by the batch that stored the last match
+``t:{id}:leaderboard``                   string the leaderboard (JSON), written by finalisation
+``game:{game}:tournaments``              zset   finalised tournament ids of a game
+``game:{game}:leaderboard``              string the game's leaderboard across tournaments (JSON)
+``bots``                                 hash   bot name -> registration (JSON)
+``lease:{endpoint}``                     zset   lease id -> expiry (per-bot concurrency)
+======================================== ====== ===============================================
+
+Storing a match, counting it and deciding who finalises happen in one Lua script: a record is
+stored only if its index is new (a redelivered batch never double-counts), ``done`` moves only
+with a newly stored record, and exactly one caller sees ``done == total`` and gets to finalise.
+Nothing is counted as done before it is written.
+
+Records of finished tournaments expire after ``retention_days`` (0 = keep forever); tournament
+metadata and leaderboards are kept. Durability is Redis's: run it with AOF
+(``appendonly yes``, ``appendfsync everysec``), see the README.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+from arena.record import MatchRecord
+from arena.tournament import TournamentSpec
+
+PREFIX = "arena:v1:"
+DEFAULT_RETENTION_DAYS = 30
+
+_STORE_MATCH = """
+-- KEYS: matches, tournament, events, finalizing ; ARGV: index, record
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then
+  return {0, tonumber(redis.call('HGET', KEYS[2], 'done')), 0}
+end
+local done = redis.call('HINCRBY', KEYS[2], 'done', 1)
+redis.call('XADD', KEYS[3], '*', 'index', ARGV[1])
+local total = tonumber(redis.call('HGET', KEYS[2], 'total'))
+local finalize = 0
+if done >= total and redis.call('SET', KEYS[4], '1', 'NX') then
+  finalize = 1
+end
+return {1, done, finalize}
+"""
+
+_ACQUIRE = """
+-- KEYS: lease zset ; ARGV: now, expiry, limit, lease id
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
+  return 1
+end
+return 0
+"""
+
+
+@dataclass(frozen=True)
+class Stored:
+    new: bool  # False: this match was stored before (a redelivery)
+    done: int
+    finalize: bool  # True for exactly one caller: the one that stored the last match
+
+
+def compress(record: MatchRecord) -> bytes:
+    return zlib.compress(record.dumps().encode(), 6)
+
+
+def decompress(blob: bytes) -> MatchRecord:
+    return MatchRecord.loads(zlib.decompress(blob).decode())
+
+
+class Store:
+    """Arena's data in Redis (see the module docstring for the schema)."""
+
+    def __init__(self, url: str, *, retention_days: int = DEFAULT_RETENTION_DAYS) -> None:
+        self.url = url
+        self.retention_days = retention_days
+        self._pid = -1
+        self._client: Any = None
+
+    @property
+    def redis(self) -> Any:
+        """The client (typed Any: redis-py's return types are unions of every reply shape)."""
+        # Connections are made in the process that uses them (never inherited across fork).
+        if self._client is None or self._pid != os.getpid():
+            self._client = redis.Redis.from_url(
+                self.url, socket_timeout=30, socket_connect_timeout=5, health_check_interval=30
+            )
+            self._pid = os.getpid()
+            self._store_match = self._client.register_script(_STORE_MATCH)
+            self._acquire = self._client.register_script(_ACQUIRE)
+        return self._client
+
+    def key(self, *parts: object) -> str:
+        return PREFIX + ":".join(str(p) for p in parts)
+
+    def ping(self) -> bool:
+        return bool(self.redis.ping())
+
+    # -- tournaments --------------------------------------------------------------------------
+
+    def create_tournament(self, tournament_id: str, spec: TournamentSpec, total: int, batches: int) -> bool:
+        """Record a new tournament; False if the id exists already (nothing is overwritten)."""
+        key = self.key("t", tournament_id)
+        created = time.time()
+        if not self.redis.hsetnx(key, "created", created):
+            return False
+        fields = {"spec": json.dumps(spec.to_json()), "status": "queued", "total": total, "done": 0, "batches": batches}
+        self.redis.hset(key, mapping=fields)
+        self.redis.zadd(self.key("tournaments"), {tournament_id: created})
+        return True
+
+    def tournament(self, tournament_id: str) -> dict[str, Any] | None:
+        raw = self.redis.hgetall(self.key("t", tournament_id))
+        if not raw:
+            return None
+        data = {k.decode(): v.decode() for k, v in raw.items()}
+        data["id"] = tournament_id
+        for name in ("total", "done", "batches"):
+            data[name] = int(data.get(name, 0))
+        data["spec"] = json.loads(data["spec"])
+        data["cancelled"] = self.is_cancelled(tournament_id)
+        return data
+
+    def spec(self, tournament_id: str) -> TournamentSpec:
+        raw = self.redis.hget(self.key("t", tournament_id), "spec")
+        if raw is None:
+            raise KeyError(tournament_id)
+        return TournamentSpec.from_json(json.loads(raw))
+
+    def tournaments(self, limit: int = 100) -> list[str]:
+        return [t.decode() for t in self.redis.zrevrange(self.key("tournaments"), 0, limit - 1)]
+
+    def mark_running(self, tournament_id: str) -> None:
+        """queued -> running, once, when the first batch starts."""
+        key = self.key("t", tournament_id)
+        if self.redis.hsetnx(key, "started", time.time()):
+            self.redis.hset(key, "status", "running")
+
+    def set_status(self, tournament_id: str, status: str, **extra: object) -> None:
+        self.redis.hset(self.key("t", tournament_id), mapping={"status": status, **extra})
+
+    def cancel(self, tournament_id: str) -> bool:
+        if not self.redis.exists(self.key("t", tournament_id)):
+            return False
+        self.redis.set(self.key("t", tournament_id, "cancel"), "1")
+        status = self.redis.hget(self.key("t", tournament_id), "status")
+        if status not in (b"complete", b"stopped"):
+            self.set_status(tournament_id, "cancelled")
+        return True
+
+    def stop(self, tournament_id: str) -> None:
+        """Stop a tournament that has its answer (an SPRT decided): like cancel, status stopped."""
+        self.redis.set(self.key("t", tournament_id, "cancel"), "1")
+        self.set_status(tournament_id, "stopped")
+
+    def is_cancelled(self, tournament_id: str) -> bool:
+        return bool(self.redis.exists(self.key("t", tournament_id, "cancel")))
+
+    # -- matches ------------------------------------------------------------------------------
+
+    def store_match(self, tournament_id: str, index: int, record: MatchRecord) -> Stored:
+        """Store a record once (idempotent by index), count it and say who finalises."""
+        return self.store_matches(tournament_id, [(index, record)])[0]
+
+    def store_matches(self, tournament_id: str, records: list[tuple[int, MatchRecord]]) -> list[Stored]:
+        """Several records in one round trip (each stored and counted atomically, as above)."""
+        _ = self.redis  # (re)connect and register the scripts in this process
+        keys = [
+            self.key("t", tournament_id, "matches"),
+            self.key("t", tournament_id),
+            self.key("t", tournament_id, "events"),
+            self.key("t", tournament_id, "finalizing"),
+        ]
+        pipe = self.redis.pipeline(transaction=False)
+        for index, record in records:
+            self._store_match(keys=keys, args=[index, compress(record)], client=pipe)
+        return [Stored(bool(new), int(done), bool(fin)) for new, done, fin in pipe.execute()]
+
+    def stored_indices(self, tournament_id: str, indices: list[int]) -> set[int]:
+        """Which of these match indices are stored already (one round trip)."""
+        if not indices:
+            return set()
+        pipe = self.redis.pipeline(transaction=False)
+        for index in indices:
+            pipe.hexists(self.key("t", tournament_id, "matches"), index)
+        return {i for i, present in zip(indices, pipe.execute(), strict=True) if present}
+
+    def has_match(self, tournament_id: str, index: int) -> bool:
+        return bool(self.redis.hexists(self.key("t", tournament_id, "matches"), index))
+
+    def match(self, tournament_id: str, index: int) -> MatchRecord | None:
+        blob = self.redis.hget(self.key("t", tournament_id, "matches"), index)
+        return None if blob is None else decompress(blob)
+
+    def matches(self, tournament_id: str) -> list[MatchRecord]:
+        """Every stored record of a tournament, in schedule order."""
+        raw = self.redis.hgetall(self.key("t", tournament_id, "matches"))
+        return [decompress(raw[k]) for k in sorted(raw, key=int)]
+
+    def follow(self, tournament_id: str, cursor: str = "0", block_ms: int = 1000) -> tuple[str, list[int]]:
+        """Indices of matches stored after ``cursor`` (waits up to ``block_ms``); the new cursor."""
+        entries = self.redis.xread({self.key("t", tournament_id, "events"): cursor}, block=block_ms, count=1000)
+        indices = []
+        for _, items in entries or []:
+            for entry_id, fields in items:
+                cursor = entry_id.decode()
+                indices.append(int(fields[b"index"]))
+        return cursor, indices
+
+    def expire_matches(self, tournament_id: str) -> None:
+        if self.retention_days > 0:
+            seconds = self.retention_days * 86400
+            for suffix in ("matches", "events"):
+                self.redis.expire(self.key("t", tournament_id, suffix), seconds)
+
+    # -- leaderboards -------------------------------------------------------------------------
+
+    def save_leaderboard(self, tournament_id: str, board: dict[str, Any]) -> None:
+        self.redis.set(self.key("t", tournament_id, "leaderboard"), json.dumps(board))
+
+    def leaderboard(self, tournament_id: str) -> dict[str, Any] | None:
+        raw = self.redis.get(self.key("t", tournament_id, "leaderboard"))
+        return None if raw is None else json.loads(raw)
+
+    def add_game_tournament(self, game: str, tournament_id: str) -> None:
+        self.redis.zadd(self.key("game", game, "tournaments"), {tournament_id: time.time()})
+
+    def game_tournaments(self, game: str) -> list[str]:
+        return [t.decode() for t in self.redis.zrange(self.key("game", game, "tournaments"), 0, -1)]
+
+    def save_game_leaderboard(self, game: str, board: dict[str, Any]) -> None:
+        self.redis.set(self.key("game", game, "leaderboard"), json.dumps(board))
+
+    def game_leaderboard(self, game: str) -> dict[str, Any] | None:
+        raw = self.redis.get(self.key("game", game, "leaderboard"))
+        return None if raw is None else json.loads(raw)
+
+    # -- per-bot concurrency (lease semaphore) ------------------------------------------------
+
+    def acquire(self, endpoint: str, limit: int, lease_seconds: float) -> str | None:
+        """A lease id if fewer than ``limit`` leases on ``endpoint`` are live, else None.
+
+        Leases expire by themselves, so a worker that dies cannot hold a slot for longer than
+        ``lease_seconds``; a live holder extends its lease with :meth:`renew`.
+        """
+        _ = self.redis
+        lease = uuid.uuid4().hex
+        now = time.time()
+        ok = self._acquire(keys=[self.key("lease", endpoint)], args=[now, now + lease_seconds, limit, lease])
+        return lease if ok else None
+
+    def renew(self, endpoint: str, lease: str, lease_seconds: float) -> None:
+        self.redis.zadd(self.key("lease", endpoint), {lease: time.time() + lease_seconds}, xx=True)
+
+    def release(self, endpoint: str, lease: str) -> None:
+        self.redis.zrem(self.key("lease", endpoint), lease)
+
+    def leases(self, endpoint: str) -> int:
+        self.redis.zremrangebyscore(self.key("lease", endpoint), "-inf", time.time())
+        return int(self.redis.zcard(self.key("lease", endpoint)))
+
+    # -- bots ---------------------------------------------------------------------------------
+
+    def save_bot(self, name: str, data: dict[str, Any]) -> None:
+        self.redis.hset(self.key("bots"), name, json.dumps(data))
+
+    def bot(self, name: str) -> dict[str, Any] | None:
+        raw = self.redis.hget(self.key("bots"), name)
+        return None if raw is None else json.loads(raw)
+
+    def bots(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        for name, raw in sorted(self.redis.hgetall(self.key("bots")).items()):
+            yield name.decode(), json.loads(raw)

@@ -1,0 +1,174 @@
+"""Real services for integration tests: a private redis-server and Celery worker processes.
+
+Every test gets its own redis-server on a free port (AOF on, in a temporary directory), never
+the machine's shared one, and real ``arena worker`` processes (Celery prefork) in their own
+process groups so a test can ``kill -9`` a whole worker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import redis
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for(predicate, timeout: float, what: str, interval: float = 0.05):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
+
+
+class RedisServer:
+    """A redis-server with AOF (appendfsync everysec) in ``directory``; restartable."""
+
+    def __init__(self, directory: Path) -> None:
+        if shutil.which("redis-server") is None:
+            raise RuntimeError("redis-server is not installed (apt-get install redis-server)")
+        self.directory = directory
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        args = [
+            "redis-server",
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(self.directory),
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "everysec",
+            "--save",
+            "",
+            "--daemonize",
+            "no",
+            "--maxmemory-policy",
+            "noeviction",
+            "--logfile",
+            str(self.directory / "redis.log"),
+        ]
+        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
+
+        def up() -> bool:
+            try:
+                return bool(client.ping())
+            except (redis.ConnectionError, redis.BusyLoadingError):
+                return False
+
+        wait_for(up, 20, "redis-server to answer")
+        client.close()
+
+    def stop(self) -> None:
+        """A clean shutdown: Redis fsyncs the AOF and exits."""
+        if self.process is None:
+            return
+        with contextlib.suppress(redis.ConnectionError):  # the shutdown closes its connection
+            redis.Redis(port=self.port).shutdown(nosave=False)
+        self.process.wait(20)
+        self.process = None
+
+    def restart(self, downtime: float = 1.0) -> None:
+        self.stop()
+        time.sleep(downtime)
+        self.start()
+
+    def client(self) -> redis.Redis:
+        return redis.Redis(port=self.port)
+
+
+@contextmanager
+def redis_server(directory: Path) -> Iterator[RedisServer]:
+    server = RedisServer(directory)
+    server.start()
+    try:
+        yield server
+    finally:
+        if server.process is not None:
+            server.process.kill()
+            server.process.wait(10)
+
+
+class Worker:
+    """An ``arena worker`` process (Celery prefork) in its own process group."""
+
+    def __init__(self, url: str, concurrency: int, log: Path, visibility: int, env: dict[str, str]) -> None:
+        args = [
+            sys.executable,
+            "-m",
+            "arena",
+            "worker",
+            "--broker",
+            url,
+            "--concurrency",
+            str(concurrency),
+            "--visibility-timeout",
+            str(visibility),
+            "--hostname",
+            f"w{free_port()}@%h",
+        ]
+        self.log = log
+        self.handle = log.open("w")
+        full_env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+        self.process = subprocess.Popen(
+            args, stdout=self.handle, stderr=subprocess.STDOUT, env=full_env, cwd=ROOT, start_new_session=True
+        )
+        wait_for(lambda: "ready." in log.read_text() or self.process.poll() is not None, 60, "the worker to start")
+        if self.process.poll() is not None:
+            raise RuntimeError(f"worker exited: {log.read_text()[-2000:]}")
+
+    def kill(self) -> None:
+        """``kill -9`` the worker and all its pool processes."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self.handle.close()
+
+
+@contextmanager
+def workers(
+    url: str, tmp: Path, count: int = 1, concurrency: int = 2, visibility: int = 3600, env: dict[str, str] | None = None
+) -> Iterator[list[Worker]]:
+    started: list[Worker] = []
+    try:
+        for n in range(count):
+            started.append(Worker(url, concurrency, tmp / f"worker{n}.log", visibility, env or {}))
+        yield started
+    finally:
+        for worker in started:
+            worker.stop()

@@ -1,0 +1,196 @@
+"""Distributed tournaments on a real redis-server and real Celery prefork workers.
+
+Equivalence with the local executor, exactly-once recording through a worker kill -9 and a
+Redis restart, cancellation, and the per-bot concurrency limit (with slot recovery).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from arena.cli.players import make_player
+from arena.executor import LocalExecutor
+from arena.rundir import RunDirectory
+from arena.tournament import TournamentSpec, schedule
+from arena.tournament_run import run_tournament
+from referee.store import Store
+from tests.remote_helpers import bot_process, misbehaving
+from tests.services import ROOT, redis_server, wait_for, workers
+from workers.executor import CeleryExecutor
+
+pytestmark = pytest.mark.timeout(300)
+BOTS = ("random", "heuristic", "heuristic:risk=2")
+
+
+def spec(**changes) -> TournamentSpec:
+    base = dict(game="skyfive", bots=BOTS, players=2, repeats=4, seed=3)
+    base.update(changes)
+    return TournamentSpec(**base)
+
+
+def canonical(records):
+    out = []
+    for record in records:
+        data = record.to_json()
+        for entry in data["decisions"]:
+            entry.pop("ms")
+        out.append(json.dumps(data, sort_keys=True))
+    return out
+
+
+def without_timing(board):
+    board = json.loads(json.dumps(board))
+    board.pop("tournament", None)
+    for row in board["leaderboard"]:
+        row.pop("mean_decision_ms")
+    return board
+
+
+def assert_exactly_once(store: Store, tournament_id: str, total: int) -> None:
+    """Every scheduled match stored exactly once, and the counters agree."""
+    info = store.tournament(tournament_id)
+    assert info is not None
+    records = store.matches(tournament_id)
+    indices = [int(r.tournament["index"]) for r in records]
+    assert sorted(indices) == list(range(total)), "a match is missing or duplicated"
+    assert info["done"] == total == len(records)
+    assert store.redis.xlen(store.key("t", tournament_id, "events")) == total, "a match was counted twice"
+
+
+def start(store_url: str, tournament_id: str, s: TournamentSpec, batch_size: int | None = None) -> None:
+    """Enqueue a tournament without following it (as a client that went away would)."""
+    executor = CeleryExecutor(store_url, tournament_id, batch_size=batch_size)
+    matches = schedule(s)
+    total = len(matches)
+    from workers.executor import batches
+
+    work = batches([m.index for m in matches], batch_size or 1)
+    assert executor.store.create_tournament(tournament_id, s, total, len(work))
+    for batch in work:
+        executor.app.send_task("arena.play_batch", args=[tournament_id, batch])
+
+
+def test_celery_and_local_executors_give_identical_records_and_leaderboards(tmp_path):
+    s = spec()
+    local = RunDirectory(tmp_path / "local")
+    board_local = run_tournament(s, "t", local, LocalExecutor(make_player, 1))
+    with redis_server(tmp_path) as server, workers(server.url, tmp_path, count=1, concurrency=2):
+        remote = RunDirectory(tmp_path / "celery")
+        board_celery = run_tournament(s, "t", remote, CeleryExecutor(server.url, "t-celery"))
+        store = Store(server.url)
+        wait_for(lambda: store.tournament("t-celery")["status"] == "complete", 30, "finalisation")
+        stored_board = store.leaderboard("t-celery")
+        assert_exactly_once(store, "t-celery", len(schedule(s)))
+        stored = store.matches("t-celery")
+    assert canonical(local.load_records()) == canonical(remote.load_records()) == canonical(stored)
+    assert without_timing(board_local) == without_timing(board_celery)
+    assert without_timing(stored_board)["leaderboard"] == without_timing(board_local)["leaderboard"]
+
+
+def test_kill_9_of_a_worker_loses_and_repeats_nothing(tmp_path):
+    s = spec(repeats=40)  # 240 matches
+    total = len(schedule(s))
+    with redis_server(tmp_path) as server, workers(server.url, tmp_path, count=2, concurrency=1, visibility=4) as ws:
+        store = Store(server.url)
+        start(server.url, "kill", s, batch_size=4)
+        wait_for(lambda: store.tournament("kill")["done"] >= 20, 60, "some progress")
+        ws[0].kill()
+        # The dead worker's batch stays unacknowledged (the live worker's come and go in a
+        # tenth of a second) until the visibility timeout hands it back to the queue.
+        in_flight = set(store.redis.hkeys("unacked"))
+        time.sleep(1.0)
+        assert in_flight & set(store.redis.hkeys("unacked")), "the killed worker had no batch in flight"
+        wait_for(lambda: store.tournament("kill")["status"] == "complete", 180, "completion after the kill")
+        assert_exactly_once(store, "kill", total)
+        wait_for(lambda: store.redis.hlen("unacked") == 0, 20, "every batch acknowledged")
+
+
+def test_redis_restart_with_aof_loses_nothing(tmp_path):
+    s = spec(repeats=40)
+    total = len(schedule(s))
+    with redis_server(tmp_path) as server, workers(server.url, tmp_path, count=1, concurrency=2, visibility=10):
+        store = Store(server.url)
+        result: dict[str, object] = {}
+
+        def client() -> None:  # a client following the run throughout the restart
+            rundir = RunDirectory(tmp_path / "run")
+            result["board"] = run_tournament(s, "aof", rundir, CeleryExecutor(server.url, "aof", batch_size=4))
+            result["records"] = len(rundir.load_records())
+
+        follower = threading.Thread(target=client)
+        follower.start()
+        wait_for(lambda: (store.tournament("aof") or {}).get("done", 0) >= 30, 60, "some progress")
+        assert store.tournament("aof")["done"] < total  # the restart is mid-tournament
+        server.restart(downtime=2.0)
+        follower.join(240)
+        assert not follower.is_alive(), "the client did not finish"
+        wait_for(lambda: store.tournament("aof")["status"] == "complete", 60, "finalisation")
+        assert_exactly_once(store, "aof", total)
+        assert result["records"] == total
+
+
+def test_cancel_stops_within_seconds_and_leaves_the_store_consistent(tmp_path):
+    s = spec(repeats=400)  # thousands of matches: far from done when cancelled
+    with redis_server(tmp_path) as server, workers(server.url, tmp_path, count=1, concurrency=2):
+        store = Store(server.url)
+        start(server.url, "cx", s, batch_size=20)
+        wait_for(lambda: store.tournament("cx")["done"] >= 10, 60, "some progress")
+        began = time.monotonic()
+        out = subprocess.run(
+            [sys.executable, "-m", "arena", "tournament", "cancel", "cx", "--broker", server.url, "--json"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=60,
+        )
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout)["status"] == "cancelled"
+
+        def settled() -> bool:
+            before = store.tournament("cx")["done"]
+            time.sleep(1.0)
+            return store.tournament("cx")["done"] == before
+
+        wait_for(settled, 10, "matches to stop")
+        assert time.monotonic() - began < 8
+        info = store.tournament("cx")
+        assert info["status"] == "cancelled" and info["done"] < info["total"]
+        records = store.matches("cx")
+        assert len(records) == info["done"] == store.redis.xlen(store.key("t", "cx", "events"))
+        assert len({r.match_id for r in records}) == len(records)
+
+
+def test_per_bot_concurrency_limit_holds_and_a_dead_workers_slot_comes_back(tmp_path):
+    count_file = tmp_path / "peak"
+    bot = misbehaving("concurrent", "--sleep", "0.05", "--count-file", str(count_file))
+    env = {"ARENA_LEASE_SECONDS": "3"}
+    with (
+        bot_process(bot) as address,
+        redis_server(tmp_path) as server,
+        workers(server.url, tmp_path, count=2, concurrency=3, env=env) as ws,
+    ):
+        store = Store(server.url)
+        s = TournamentSpec(
+            game="rolldice",
+            bots=(address, "random", "heuristic"),
+            players=2,
+            repeats=6,
+            bot_concurrency=2,
+            options={"target": 20},
+        )
+        total = len(schedule(s))
+        # A dead worker's slot: a lease taken and never released (as if its worker was killed).
+        assert store.acquire(address, 2, 3.0) is not None
+        start(server.url, "sem", s, batch_size=1)
+        wait_for(lambda: store.tournament("sem")["status"] == "complete", 180, "completion")
+        assert_exactly_once(store, "sem", total)
+        # The limit was reached (the workers could have run 6 at once) and never exceeded.
+        assert int(count_file.read_text()) == 2, "not exactly 2 concurrent matches at the peak"
+        assert store.leases(address) == 0
+        assert all(w.process.poll() is None for w in ws)

@@ -1,0 +1,59 @@
+"""The Celery app (Redis broker), configured for matches that must be neither lost nor repeated.
+
+* ``task_acks_late`` + ``task_reject_on_worker_lost``: a batch is acknowledged only after it
+  ran; if its worker dies (even ``kill -9``) the message goes back to the queue. Batches are
+  idempotent per match (the store refuses a match stored before), so a redelivery repeats no
+  counted work.
+* ``worker_prefetch_multiplier = 1``: a worker process reserves one batch at a time, so a slow
+  batch does not hold others hostage and redelivered work goes to whoever is free.
+* ``visibility_timeout`` (broker *and* result transport options): how long an unacknowledged
+  batch stays invisible before Redis redelivers it. It must exceed the longest queue wait plus
+  batch run; it is also how long recovery from a dead worker takes. Default 3600 s;
+  ``ARENA_VISIBILITY_TIMEOUT`` or ``--visibility-timeout`` changes it (every app on a broker must
+  agree: the shortest wins).
+* JSON serialisation only; no result backend (results live in Arena's own store, and nobody
+  waits on Celery results: the client follows the store's counters).
+
+No gRPC channel or Redis connection is created at import or in the worker's main process:
+stores and remote players connect lazily, in the process that uses them (prefork safety).
+"""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+
+DEFAULT_VISIBILITY_TIMEOUT = 3600
+QUEUE = "arena"
+
+
+def make_app(broker_url: str, *, visibility_timeout: int | None = None) -> Celery:
+    timeout = visibility_timeout or int(os.environ.get("ARENA_VISIBILITY_TIMEOUT", DEFAULT_VISIBILITY_TIMEOUT))
+    app = Celery("arena", broker=broker_url, include=["workers.tasks"])
+    transport = {
+        "visibility_timeout": timeout,
+        # Scan for unacknowledged messages of dead workers often (cheap: a sorted-set range).
+        "unacked_restore_interval": max(1, min(30, timeout // 4)),
+        "unacked_restore_throttle": 1,
+    }
+    app.conf.update(
+        task_serializer="json",
+        accept_content=["json"],
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        # A task that fails anyway (Redis gone for longer than the store's patience) stays
+        # unacknowledged and is redelivered after the visibility timeout, not dropped.
+        task_acks_on_failure_or_timeout=False,
+        task_ignore_result=True,
+        worker_prefetch_multiplier=1,
+        broker_transport_options=transport,
+        result_backend_transport_options=transport,
+        broker_connection_retry_on_startup=True,
+        broker_connection_max_retries=None,  # Redis restarting is an outage to wait out
+        task_default_queue=QUEUE,
+        worker_hijack_root_logger=False,
+        worker_send_task_events=False,
+    )
+    app.conf.arena_store_url = broker_url
+    return app
