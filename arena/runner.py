@@ -24,6 +24,7 @@ import contextlib
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal, Protocol, TypeVar
 
 from arena import PROTOCOL_VERSION
@@ -252,10 +253,17 @@ class _Match:
             seats=[{"bot": p.name, "version": getattr(p, "version", "")} for p in players],
             policy=policy.to_json(),
         )
-        self.substitute_rng = Chance(derive_seed(seed, "substitute"))
-        self.order_rng = Chance(derive_seed(seed, "order"))
         self.state = game.new_match(config, seed, chance)
         self.cursor = EventCursor(config.players)
+
+    @cached_property
+    def substitute_rng(self) -> Chance:
+        # Made on first use: most matches never substitute (seeding costs as much as a move).
+        return Chance(derive_seed(self.seed, "substitute"))
+
+    @cached_property
+    def order_rng(self) -> Chance:
+        return Chance(derive_seed(self.seed, "order"))
 
     async def play(self) -> MatchRecord:
         await self.start_players()

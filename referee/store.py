@@ -19,7 +19,7 @@ key                                      type   holds
 ``lease:{endpoint}``                     zset   lease id -> expiry (per-bot concurrency)
 ======================================== ====== ===============================================
 
-Storing a match, counting it and deciding who finalises happen in one Lua script: a record is
+Storing matches, counting them and deciding who finalises happen in one Lua script: a record is
 stored only if its index is new (a redelivered batch never double-counts), ``done`` moves only
 with a newly stored record, and exactly one caller sees ``done == total`` and gets to finalise.
 Nothing is counted as done before it is written.
@@ -48,19 +48,30 @@ from arena.tournament import TournamentSpec
 PREFIX = "arena:v1:"
 DEFAULT_RETENTION_DAYS = 30
 
-_STORE_MATCH = """
--- KEYS: matches, tournament, events, finalizing ; ARGV: index, record
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then
-  return {0, tonumber(redis.call('HGET', KEYS[2], 'done')), 0}
-end
-local done = redis.call('HINCRBY', KEYS[2], 'done', 1)
-redis.call('XADD', KEYS[3], '*', 'index', ARGV[1])
+_STORE_MATCHES = """
+-- KEYS: matches, tournament, events, finalizing ; ARGV: index1, record1, index2, record2, ...
+-- Returns new1, done1, finalize1, new2, ... : each record stored only if its index is new,
+-- counted only if stored, and finalize set for the one store that completes the tournament.
 local total = tonumber(redis.call('HGET', KEYS[2], 'total'))
-local finalize = 0
-if done >= total and redis.call('SET', KEYS[4], '1', 'NX') then
-  finalize = 1
+local out = {}
+for i = 1, #ARGV, 2 do
+  local new, finalize = 0, 0
+  local done
+  if redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1]) == 1 then
+    new = 1
+    done = redis.call('HINCRBY', KEYS[2], 'done', 1)
+    redis.call('XADD', KEYS[3], '*', 'index', ARGV[i])
+    if done >= total and redis.call('SET', KEYS[4], '1', 'NX') then
+      finalize = 1
+    end
+  else
+    done = tonumber(redis.call('HGET', KEYS[2], 'done'))
+  end
+  out[#out + 1] = new
+  out[#out + 1] = done
+  out[#out + 1] = finalize
 end
-return {1, done, finalize}
+return out
 """
 
 _ACQUIRE = """
@@ -107,7 +118,7 @@ class Store:
                 self.url, socket_timeout=30, socket_connect_timeout=5, health_check_interval=30
             )
             self._pid = os.getpid()
-            self._store_match = self._client.register_script(_STORE_MATCH)
+            self._store_matches = self._client.register_script(_STORE_MATCHES)
             self._acquire = self._client.register_script(_ACQUIRE)
         return self._client
 
@@ -192,10 +203,11 @@ class Store:
             self.key("t", tournament_id, "events"),
             self.key("t", tournament_id, "finalizing"),
         ]
-        pipe = self.redis.pipeline(transaction=False)
+        args: list[object] = []
         for index, record in records:
-            self._store_match(keys=keys, args=[index, compress(record)], client=pipe)
-        return [Stored(bool(new), int(done), bool(fin)) for new, done, fin in pipe.execute()]
+            args += [index, compress(record)]
+        flat = self._store_matches(keys=keys, args=args)
+        return [Stored(bool(flat[i]), int(flat[i + 1]), bool(flat[i + 2])) for i in range(0, len(flat), 3)]
 
     def stored_indices(self, tournament_id: str, indices: list[int]) -> set[int]:
         """Which of these match indices are stored already (one round trip)."""
@@ -212,6 +224,13 @@ class Store:
     def match(self, tournament_id: str, index: int) -> MatchRecord | None:
         blob = self.redis.hget(self.key("t", tournament_id, "matches"), index)
         return None if blob is None else decompress(blob)
+
+    def matches_at(self, tournament_id: str, indices: list[int]) -> list[MatchRecord]:
+        """The stored records with these indices, in that order (one round trip)."""
+        if not indices:
+            return []
+        blobs = self.redis.hmget(self.key("t", tournament_id, "matches"), indices)
+        return [decompress(blob) for blob in blobs if blob is not None]
 
     def matches(self, tournament_id: str) -> list[MatchRecord]:
         """Every stored record of a tournament, in schedule order."""

@@ -72,12 +72,10 @@ class CeleryExecutor:
         quiet_since = time.monotonic()
         while wanted:
             cursor, indices = patiently(self.store.follow, self.tournament_id, cursor, self.block_ms)
-            for index in indices:
-                if index not in wanted:
-                    continue
-                wanted.discard(index)
-                record = patiently(self.store.match, self.tournament_id, index)
-                if record is not None and on_record(record):
+            fresh = [i for i in indices if i in wanted]
+            wanted.difference_update(fresh)
+            for record in patiently(self.store.matches_at, self.tournament_id, fresh):
+                if on_record(record):
                     patiently(self.store.stop, self.tournament_id)
                     return
             if indices:

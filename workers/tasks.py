@@ -38,6 +38,7 @@ from referee.remote import is_remote
 from referee.store import Store
 
 FLUSH_SECONDS = 0.2
+CANCEL_CHECK_SECONDS = 0.25  # a cancelled tournament stops within this (plus the match in play)
 LEASE_SECONDS = float(os.environ.get("ARENA_LEASE_SECONDS", "60"))
 LEASE_POLL_SECONDS = 0.05
 STORE_PATIENCE_SECONDS = 300.0
@@ -142,11 +143,14 @@ def play_batch(self: Task, tournament_id: str, indices: list[int]) -> int:
     stored = patiently(store.stored_indices, tournament_id, indices)
     todo = [i for i in indices if i not in stored]
     pending: list[tuple[int, MatchRecord]] = []
-    flushed = time.monotonic()
+    flushed = checked = time.monotonic()
     played = 0
     for index in todo:
-        if patiently(store.is_cancelled, tournament_id):
-            break
+        # Checked between matches, but not before every instant match (a round trip each).
+        if time.monotonic() - checked >= CANCEL_CHECK_SECONDS:
+            if patiently(store.is_cancelled, tournament_id):
+                break
+            checked = time.monotonic()
         match = matches[index]
         with bot_leases(store, spec, match, spec.bot_concurrency):
             pending.append((index, play_scheduled(spec, match, make_player)))
@@ -205,3 +209,9 @@ def game_leaderboard(store: Store, game: str) -> dict[str, Any]:
         if records:
             boards.append((store.spec(tournament_id), records))
     return leaderboard.across(game, boards)
+
+
+@shared_task(bind=True, name="arena.noop_batch")
+def noop_batch(self: Task, counter: str, indices: list[int]) -> None:
+    """A batch that does nothing but count itself: the Celery baseline of bench/bench_celery.py."""
+    store_for(self.app).redis.incrby(counter, len(indices))
