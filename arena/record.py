@@ -16,8 +16,9 @@ JSON form (one object per match; ``matches.jsonl`` holds one per line)::
      "result": {"scores": [...], "ranks": [...], "forfeited": [...], "summary": ...},
      "tournament": {"index": 12, "group": 6, "rotation": 0}}   # only in tournaments
 
-Decisions of one *step* were open at the same time (a sealed simultaneous decision). ``ms`` is
-the only field that varies between two runs of the same match; :meth:`MatchRecord.canonical`
+Decisions of one *step* were open at the same time (a sealed simultaneous decision). The ``ms``
+fields (per decision and for the whole match) are the only ones that vary between two runs of
+the same match; :meth:`MatchRecord.canonical`
 drops it for comparisons.
 """
 
@@ -75,6 +76,8 @@ class MatchRecord:
     result: dict[str, Any] = field(default_factory=dict)
     tournament: dict[str, Any] = field(default_factory=dict)
     """Where the match sits in a tournament: index, duplicate group, rotation (empty otherwise)."""
+    ms: float = 0.0
+    """Wall time of the whole match, start to finish (varies between runs, like decision times)."""
 
     # -- JSON -------------------------------------------------------------------------------
 
@@ -94,6 +97,7 @@ class MatchRecord:
             "failures": [dict(vars(f)) for f in self.failures],
             "result": self.result,
             "tournament": self.tournament,
+            "ms": self.ms,
         }
 
     def dumps(self) -> str:
@@ -115,6 +119,7 @@ class MatchRecord:
     def canonical(self) -> dict[str, Any]:
         """The JSON form without timings (identical for two runs of the same match)."""
         data = self.to_json()
+        data.pop("ms", None)
         for entry in data["decisions"]:
             entry.pop("ms", None)
         return data
@@ -136,6 +141,7 @@ class MatchRecord:
                 failures=[FailureEntry(**f) for f in data.get("failures", [])],
                 result=dict(data["result"]),
                 tournament=dict(data.get("tournament", {})),
+                ms=float(data.get("ms", 0.0)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise RecordError(f"malformed match record: {exc}") from None

@@ -266,10 +266,13 @@ class _Match:
         return Chance(derive_seed(self.seed, "order"))
 
     async def play(self) -> MatchRecord:
+        began = time.perf_counter()
         await self.start_players()
         while self.state.pending:
             await self.step()
-        return await self.finish()
+        record = await self.finish()
+        record.ms = round((time.perf_counter() - began) * 1000, 3)
+        return record
 
     async def start_players(self) -> None:
         names = [p.name for p in self.players]

@@ -38,6 +38,7 @@ def canonical(records):
     out = []
     for record in records:
         data = record.to_json()
+        data.pop("ms", None)
         for entry in data["decisions"]:
             entry.pop("ms")
         out.append(json.dumps(data, sort_keys=True))

@@ -37,6 +37,7 @@ def canonical_lines(path):
     out = []
     for line in path.read_text().splitlines():
         data = json.loads(line)
+        data.pop("ms", None)
         for entry in data["decisions"]:
             entry.pop("ms")
         out.append(json.dumps(data, sort_keys=True))
