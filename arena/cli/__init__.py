@@ -34,6 +34,12 @@ def build_parser() -> Parser:
 
     parser = Parser(prog="arena", description="Arena: bots play tabletop games.")
     parser.add_argument("--version", action="version", version=f"arena {__version__}")
+    parser.add_argument(
+        "--log-level",
+        default="WARNING",
+        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+        help="structured JSON logs on stderr at this level (default WARNING)",
+    )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for module in (games_cmd, play_cmd, replay_cmd, tournament_cmd, bot_cmd, worker_cmd):
         module.register(commands)
@@ -43,6 +49,9 @@ def build_parser() -> Parser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from arena.cli.logs import setup_logging
+
+    setup_logging(args.log_level)
     try:
         return int(args.run(args) or 0)
     except (UsageError, ConfigError) as exc:
