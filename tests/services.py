@@ -2,7 +2,8 @@
 
 Every test gets its own redis-server on a free port (AOF on, in a temporary directory), never
 the machine's shared one, and real ``arena worker`` processes (Celery prefork) in their own
-process groups so a test can ``kill -9`` a whole worker.
+process groups so a test can ``kill -9`` a whole worker. Workers serve their metrics, as in
+production, each on a free port with its multiprocess directory in the test's directory.
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 import redis
+from prometheus_client.parser import text_string_to_metric_families
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -118,7 +122,16 @@ def redis_server(directory: Path) -> Iterator[RedisServer]:
 class Worker:
     """An ``arena worker`` process (Celery prefork) in its own process group."""
 
-    def __init__(self, url: str, concurrency: int, log: Path, visibility: int, env: dict[str, str]) -> None:
+    def __init__(
+        self,
+        url: str,
+        concurrency: int,
+        log: Path,
+        visibility: int,
+        env: dict[str, str],
+        metrics_port: int | None = None,
+    ) -> None:
+        self.metrics_port = metrics_port
         args = [
             sys.executable,
             "-m",
@@ -132,6 +145,8 @@ class Worker:
             str(visibility),
             "--hostname",
             f"w{free_port()}@%h",
+            "--metrics-port",
+            str(metrics_port or 0),
         ]
         self.log = log
         self.handle = log.open("w")
@@ -142,6 +157,11 @@ class Worker:
         wait_for(lambda: "ready." in log.read_text() or self.process.poll() is not None, 60, "the worker to start")
         if self.process.poll() is not None:
             raise RuntimeError(f"worker exited: {log.read_text()[-2000:]}")
+
+    def scrape(self) -> str:
+        """The node's ``/metrics`` text."""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=10) as response:
+            return str(response.read().decode())
 
     def kill(self) -> None:
         """``kill -9`` the worker and all its pool processes."""
@@ -162,13 +182,55 @@ class Worker:
 
 @contextmanager
 def workers(
-    url: str, tmp: Path, count: int = 1, concurrency: int = 2, visibility: int = 3600, env: dict[str, str] | None = None
+    url: str,
+    tmp: Path,
+    count: int = 1,
+    concurrency: int = 2,
+    visibility: int = 3600,
+    env: dict[str, str] | None = None,
+    metrics: bool = True,
 ) -> Iterator[list[Worker]]:
     started: list[Worker] = []
     try:
         for n in range(count):
-            started.append(Worker(url, concurrency, tmp / f"worker{n}.log", visibility, env or {}))
+            port = free_port() if metrics else None
+            node_env = {"PROMETHEUS_MULTIPROC_DIR": str(tmp / f"metrics{n}")} if metrics else {}
+            node_env.update(env or {})
+            started.append(Worker(url, concurrency, tmp / f"worker{n}.log", visibility, node_env, port))
         yield started
     finally:
         for worker in started:
             worker.stop()
+
+
+def metric(text: str, name: str, **labels: str) -> float:
+    """The sum of the samples called ``name`` whose labels include ``labels``, in an exposition."""
+    total = 0.0
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and labels.items() <= sample.labels.items():
+                total += sample.value
+    return total
+
+
+def prometheus_tool(name: str) -> str:
+    """The path of ``prometheus`` or ``promtool``, installing Debian's package if root can;
+    the test is skipped, saying why, only if neither works."""
+    path = shutil.which(name)
+    if path is None and os.geteuid() == 0 and shutil.which("apt-get"):
+        install = ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "prometheus"]
+        if subprocess.run(install, capture_output=True).returncode != 0:
+            subprocess.run(["apt-get", "update", "-qq"], capture_output=True)
+            subprocess.run(install, capture_output=True)
+        path = shutil.which(name)
+    if path is None:
+        pytest.skip(f"{name} is not installed and could not be installed (apt-get install prometheus)")
+    return path
+
+
+def promtool_check(text: str) -> None:
+    """``promtool check metrics`` accepts the exposition (names, units, help, types)."""
+    out = subprocess.run(
+        [prometheus_tool("promtool"), "check", "metrics"], input=text, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0 and not (out.stdout + out.stderr).strip(), out.stdout + out.stderr

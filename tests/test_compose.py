@@ -62,3 +62,74 @@ def test_every_service_depending_on_another_names_a_real_service():
     for name, service in SERVICES.items():
         for dependency in service.get("depends_on", {}):
             assert dependency in SERVICES, (name, dependency)
+
+
+# -- monitoring -----------------------------------------------------------------------------------
+
+PROMETHEUS = yaml.safe_load((ROOT / "monitoring" / "prometheus.yml").read_text())
+REFEREE_METRICS_PORT = 9100  # `arena serve --metrics-port` default, scraped as referee:9100
+
+
+def bind_mounts(service: str) -> dict[str, str]:
+    """Host path (relative to the repository) -> container path, for ./ mounts."""
+    mounts = {}
+    for volume in SERVICES[service].get("volumes", []):
+        source, target = volume.split(":")[:2]
+        if source.startswith("./"):
+            mounts[source[2:]] = target
+    return mounts
+
+
+def command_option(command: list[str], option: str) -> str:
+    return command[command.index(option) + 1]
+
+
+@pytest.mark.parametrize("name", ["prometheus", "grafana"])
+def test_monitoring_services_mount_files_that_exist_and_have_health_checks(name):
+    mounts = bind_mounts(name)
+    assert mounts
+    for source in mounts:
+        assert (ROOT / source).exists(), f"{name} mounts missing {source}"
+    assert SERVICES[name]["healthcheck"]["test"][0] == "CMD"
+
+
+def test_monitoring_ports_and_dependencies():
+    assert SERVICES["prometheus"]["ports"] == ["9090:9090"]
+    assert SERVICES["grafana"]["ports"] == ["3000:3000"]
+    assert SERVICES["grafana"]["depends_on"]["prometheus"]["condition"] == "service_healthy"
+    assert bind_mounts("prometheus")["monitoring/prometheus.yml"] == "/etc/prometheus/prometheus.yml"
+
+
+def test_prometheus_scrapes_every_worker_on_the_port_the_cli_serves():
+    from arena.cli.worker_cmd import DEFAULT_METRICS_PORT
+
+    jobs = {job["job_name"]: job for job in PROMETHEUS["scrape_configs"]}
+    (workers,) = jobs["worker"]["dns_sd_configs"]
+    assert workers["names"] == ["worker"] and workers["type"] == "A"  # every replica of the service
+    command = SERVICES["worker"]["command"]
+    assert workers["port"] == int(command_option(command, "--metrics-port")) == DEFAULT_METRICS_PORT
+    assert build_parser().parse_args(command).metrics_port == DEFAULT_METRICS_PORT
+
+
+def test_prometheus_scrapes_the_referee_service_on_its_metrics_port():
+    jobs = {job["job_name"]: job for job in PROMETHEUS["scrape_configs"]}
+    (static,) = jobs["referee"]["static_configs"]
+    assert static["targets"] == [f"referee:{REFEREE_METRICS_PORT}"]
+    # The referee service and `arena serve` land with the gRPC service; then they must agree.
+    if "referee" in SERVICES:
+        serve = build_parser().parse_args(SERVICES["referee"]["command"])
+        assert serve.metrics_port == REFEREE_METRICS_PORT
+
+
+def test_grafana_provisions_the_prometheus_data_source_and_the_dashboards_directory():
+    mounts = bind_mounts("grafana")
+    provisioning = ROOT / "monitoring/grafana/provisioning"
+    assert mounts["monitoring/grafana/provisioning"] == "/etc/grafana/provisioning"
+    (source,) = yaml.safe_load((provisioning / "datasources/prometheus.yml").read_text())["datasources"]
+    port = SERVICES["prometheus"]["ports"][0].split(":")[1]
+    assert source["type"] == "prometheus" and source["url"] == f"http://prometheus:{port}"
+    (provider,) = yaml.safe_load((provisioning / "dashboards/arena.yml").read_text())["providers"]
+    assert provider["options"]["path"] == mounts["monitoring/grafana/dashboards"]
+    home = SERVICES["grafana"]["environment"]["GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH"]
+    assert home == mounts["monitoring/grafana/dashboards"] + "/arena.json"
+    assert (ROOT / "monitoring/grafana/dashboards/arena.json").exists()

@@ -14,8 +14,10 @@
 * JSON serialisation only; no result backend (results live in Arena's own store, and nobody
   waits on Celery results: the client follows the store's counters).
 
-No gRPC channel or Redis connection is created at import or in the worker's main process:
-stores and remote players connect lazily, in the process that uses them (prefork safety).
+No gRPC channel or Redis connection is created at import or before the pool forks: stores and
+remote players connect lazily, in the process that uses them (prefork safety). The main
+process's metrics endpoint (``arena worker --metrics-port``) reads the queue's length at scrape
+time over its own connection, which no pool process uses.
 """
 
 from __future__ import annotations

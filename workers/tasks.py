@@ -13,12 +13,18 @@
     Builds the leaderboard from the stored records, writes it, marks the tournament complete
     (or keeps ``cancelled``), and folds the tournament into its game's leaderboard. Idempotent:
     a redelivery rewrites the same results.
+
+Metrics (:mod:`referee.metrics`, multiprocess mode on a worker node): every played record,
+each match while it runs, records newly stored, batch durations, tournaments started (by the
+first delivery of the batch holding match 0) and finished (by finalisation). Log lines carry
+the tournament id.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import threading
 import time
@@ -29,11 +35,14 @@ from typing import Any, TypeVar
 
 import redis
 from celery import Task, shared_task
+from celery.signals import worker_process_shutdown
 
 from arena import leaderboard
+from arena.cli.logs import log_failures
 from arena.cli.players import make_player
 from arena.record import MatchRecord
 from arena.tournament import MatchSpec, TournamentSpec, play_scheduled, schedule
+from referee import metrics
 from referee.remote import is_remote
 from referee.store import Store
 
@@ -46,6 +55,8 @@ STORE_PATIENCE_SECONDS = 300.0
 T = TypeVar("T")
 
 INFRASTRUCTURE_ERRORS = (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError)
+
+log = logging.getLogger(__name__)
 
 _stores: dict[tuple[int, str], Store] = {}
 
@@ -135,6 +146,7 @@ def _renew(store: Store, held: list[tuple[str, str]], done: threading.Event) -> 
     max_retries=20,
 )
 def play_batch(self: Task, tournament_id: str, indices: list[int]) -> int:
+    began = time.monotonic()
     store = store_for(self.app)
     if patiently(store.is_cancelled, tournament_id):
         return 0
@@ -142,6 +154,12 @@ def play_batch(self: Task, tournament_id: str, indices: list[int]) -> int:
     patiently(store.mark_running, tournament_id)
     stored = patiently(store.stored_indices, tournament_id, indices)
     todo = [i for i in indices if i not in stored]
+    ids = {"tournament": tournament_id}
+    redelivered = (self.request.delivery_info or {}).get("redelivered", False)
+    if 0 in todo and not redelivered:  # the batch holding the schedule's first match starts it
+        metrics.tournament_started(spec.game)
+        log.info("tournament started", extra={**ids, "game": spec.game, "matches": len(matches)})
+    log.debug("batch started", extra={**ids, "matches": len(todo)})
     pending: list[tuple[int, MatchRecord]] = []
     flushed = checked = time.monotonic()
     played = 0
@@ -152,21 +170,28 @@ def play_batch(self: Task, tournament_id: str, indices: list[int]) -> int:
                 break
             checked = time.monotonic()
         match = matches[index]
-        with bot_leases(store, spec, match, spec.bot_concurrency):
-            pending.append((index, play_scheduled(spec, match, make_player)))
+        with bot_leases(store, spec, match, spec.bot_concurrency), metrics.match_running(spec.game):
+            record = play_scheduled(spec, match, make_player)
+        metrics.observe_record(record, count_start=False)
+        log_failures(log, record, tournament_id)
+        pending.append((index, record))
         played += 1
         if time.monotonic() - flushed >= FLUSH_SECONDS:
-            _flush(store, tournament_id, pending)
+            _flush(store, tournament_id, spec.game, pending)
             flushed = time.monotonic()
-    _flush(store, tournament_id, pending)
+    _flush(store, tournament_id, spec.game, pending)
+    seconds = time.monotonic() - began
+    metrics.BATCH_DURATION.labels(spec.game).observe(seconds)
+    log.info("batch done", extra={**ids, "played": played, "seconds": round(seconds, 3)})
     return played
 
 
-def _flush(store: Store, tournament_id: str, pending: list[tuple[int, MatchRecord]]) -> None:
+def _flush(store: Store, tournament_id: str, game: str, pending: list[tuple[int, MatchRecord]]) -> None:
     if not pending:
         return
     results = patiently(store.store_matches, tournament_id, list(pending))
     pending.clear()
+    metrics.matches_stored(game, sum(r.new for r in results))
     if any(r.finalize for r in results):
         finalize.delay(tournament_id)
 
@@ -195,6 +220,8 @@ def finalize_tournament(store: Store, tournament_id: str) -> dict[str, Any]:
     status = "cancelled" if cancelled else ("complete" if len(records) == len(matches) else "stopped")
     store.set_status(tournament_id, status, finished=time.time())
     store.expire_matches(tournament_id)
+    metrics.tournament_finished(spec.game, status)
+    log.info("tournament finished", extra={"tournament": tournament_id, "status": status, "matches": len(records)})
     if status == "complete":
         store.add_game_tournament(spec.game, tournament_id)
         store.save_game_leaderboard(spec.game, game_leaderboard(store, spec.game))
@@ -209,6 +236,11 @@ def game_leaderboard(store: Store, game: str) -> dict[str, Any]:
         if records:
             boards.append((store.spec(tournament_id), records))
     return leaderboard.across(game, boards)
+
+
+@worker_process_shutdown.connect
+def _process_exited(pid: int | None = None, **_: Any) -> None:
+    metrics.process_exited(pid or os.getpid())
 
 
 @shared_task(bind=True, name="arena.noop_batch")

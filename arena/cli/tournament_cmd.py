@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.cli import UsageError
 from arena.cli.common import default_players, load_game, parse_options, split_list
@@ -17,12 +18,17 @@ from arena.executor import Executor, LocalExecutor, default_workers
 from arena.pairings import DEFAULT_MAX_GROUPS
 from arena.rundir import RunDirectory
 from arena.tournament import FORMATS, TournamentSpec
-from arena.tournament_run import Progress, run_tournament
+from arena.tournament_run import Progress, ProgressHook, run_tournament
+
+if TYPE_CHECKING:
+    from referee.metrics import FollowedTournament
 
 DEFAULT_SPRT_REPEATS = 100
 
 
 DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
+
+log = logging.getLogger(__name__)
 
 
 def register(commands: Any) -> None:
@@ -67,6 +73,9 @@ def register(commands: Any) -> None:
         "--bot-concurrency", type=int, default=4, help="distributed: at most K matches at once per remote bot"
     )
     parser.add_argument("--json", action="store_true", help="print the leaderboard as JSON and nothing else")
+    parser.add_argument(
+        "--metrics-port", type=int, metavar="PORT", help="serve Prometheus /metrics on PORT while the tournament runs"
+    )
     parser.set_defaults(run=run)
 
 
@@ -142,7 +151,15 @@ def run(args: argparse.Namespace) -> int:
         executor = CeleryExecutor(args.broker, tournament_id, batch_size=args.batch_size)
     else:
         executor = LocalExecutor(make_player, args.workers)
-    board = run_with_progress(spec, tournament_id, rundir, executor, args.resume, quiet=args.json)
+    followed = follow_metrics(args.metrics_port, tournament_id, spec.game, plays=not args.broker)
+    ids = {"tournament": tournament_id}
+    log.info("tournament started", extra={**ids, "game": spec.game, "out": str(rundir.path), "broker": args.broker})
+    watch = followed.update if followed else None
+    board = run_with_progress(spec, tournament_id, rundir, executor, args.resume, quiet=args.json, watch=watch)
+    status = rundir.read_status()
+    log.info("tournament finished", extra={**ids, "status": status["status"], "matches": status.get("matches")})
+    if followed:
+        followed.close(status["status"])
     if board is None:
         if args.broker:
             print(
@@ -185,6 +202,7 @@ def run_with_progress(
     resume: bool,
     *,
     quiet: bool,
+    watch: ProgressHook | None = None,
 ) -> dict[str, Any] | None:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
@@ -205,6 +223,8 @@ def run_with_progress(
 
     def on_progress(progress: Progress) -> None:
         bar.update(task, completed=progress.done, total=progress.total, rate=progress.rate)
+        if watch:
+            watch(progress)
 
     with bar:
         try:
@@ -212,6 +232,29 @@ def run_with_progress(
         except KeyboardInterrupt:
             bar.stop()
             return None
+
+
+def follow_metrics(port: int | None, tournament_id: str, game: str, *, plays: bool) -> FollowedTournament | None:
+    """With a port: serve metrics and return the tournament's metrics follower (None without).
+    A local run counts the matches it plays; a distributed run's client only shows progress."""
+    if not port:
+        return None
+    from referee.metrics import FollowedTournament
+
+    start_metrics(port)
+    followed = FollowedTournament(tournament_id, game, plays=plays)
+    followed.start()
+    return followed
+
+
+def start_metrics(port: int, *collectors: Any) -> None:
+    from referee.metrics import start_metrics_server
+
+    try:
+        start_metrics_server(port, *collectors)
+    except OSError as exc:
+        hint = "each process on a machine needs its own --metrics-port"
+        raise UsageError(f"cannot serve metrics on port {port}: {exc.strerror} ({hint})") from None
 
 
 def check_broker(url: str) -> None:

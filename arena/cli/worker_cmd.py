@@ -1,13 +1,28 @@
-"""``arena worker``: a Celery worker (prefork) that plays tournament batches."""
+"""``arena worker``: a Celery worker (prefork) that plays tournament batches.
+
+Metrics: the node serves one ``/metrics`` (``--metrics-port``, default 9101) from its main
+process, covering every pool process: prometheus_client's multiprocess mode, with its
+directory (``$PROMETHEUS_MULTIPROC_DIR``, else ``<tmp>/arena-metrics-<port>``) wiped here,
+before the pool forks and before anything imports prometheus_client (which reads the variable
+once, at import).
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
+import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from arena.cli import UsageError
 
 DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
+DEFAULT_METRICS_PORT = 9101
+
+log = logging.getLogger(__name__)
 
 
 def register(commands: Any) -> None:
@@ -17,16 +32,32 @@ def register(commands: Any) -> None:
     parser.add_argument("--visibility-timeout", type=int, help="seconds before an unacknowledged batch is redelivered")
     parser.add_argument("--loglevel", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
     parser.add_argument("--hostname", help="Celery node name (default: arena@<host>)")
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=DEFAULT_METRICS_PORT,
+        metavar="PORT",
+        help=f"serve Prometheus /metrics for this node on PORT (default {DEFAULT_METRICS_PORT}; 0: none)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from arena.cli.tournament_cmd import check_broker
-    from workers.app import make_app
 
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
+    if not 0 <= args.metrics_port <= 65535:
+        raise UsageError(f"--metrics-port must be a port number (0 for none), got {args.metrics_port}")
     check_broker(args.broker)
+    if args.metrics_port:
+        prepare_multiprocess_dir(args.metrics_port)
+        serve_metrics(args.broker, args.metrics_port)
+    from celery import signals
+
+    from workers.app import make_app
+
+    signals.setup_logging.connect(keep_json_logs, weak=False)
     app = make_app(args.broker, visibility_timeout=args.visibility_timeout)
     argv = ["worker", "--pool=prefork", f"--loglevel={args.loglevel}", "--without-gossip", "--without-mingle"]
     if args.concurrency:
@@ -34,3 +65,32 @@ def run(args: argparse.Namespace) -> int:
     argv.append(f"--hostname={args.hostname or 'arena@%h'}")
     app.worker_main(argv)
     return 0
+
+
+def keep_json_logs(loglevel: int | None = None, **_: Any) -> None:
+    """Celery's logging set-up: keep the JSON lines (arena.cli.logs), take only its level."""
+    if loglevel:
+        logging.getLogger().setLevel(loglevel)
+
+
+def prepare_multiprocess_dir(port: int) -> Path:
+    if "prometheus_client" in sys.modules:
+        raise RuntimeError("prometheus_client was imported before its multiprocess directory was set")
+    path = Path(os.environ.get("PROMETHEUS_MULTIPROC_DIR") or Path(tempfile.gettempdir()) / f"arena-metrics-{port}")
+    path.mkdir(parents=True, exist_ok=True)
+    for stale in path.glob("*.db"):  # a previous run's values (only ours: never the whole directory)
+        stale.unlink()
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(path)
+    return path
+
+
+def serve_metrics(broker: str, port: int) -> None:
+    from arena.cli.tournament_cmd import start_metrics
+    from arena.registry import games
+    from referee.metrics import StoreCollector, initialize
+    from referee.store import Store
+    from workers.app import QUEUE
+
+    start_metrics(port, StoreCollector(Store(broker), QUEUE))
+    initialize(games())  # in this process's files, before the pool forks
+    log.info("serving metrics", extra={"port": port, "directory": os.environ["PROMETHEUS_MULTIPROC_DIR"]})

@@ -1,0 +1,445 @@
+"""Metrics: what a record adds, bounded labels, the gRPC interceptor's codes, and the exposition
+of every process kind (a local run, a worker node, a gRPC server) as promtool reads it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import grpc
+import grpc.aio
+import pytest
+from grpc_health.v1 import health as grpc_health
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from prometheus_client import REGISTRY, generate_latest
+
+from arena.cli.players import make_player
+from arena.executor import LocalExecutor
+from arena.record import DecisionEntry, FailureEntry, MatchRecord
+from arena.registry import games
+from arena.rundir import RunDirectory
+from arena.runner import VERDICTS
+from arena.tournament import TournamentSpec, schedule
+from arena.tournament_run import run_tournament
+from referee import metrics
+from referee.store import Store
+from tests.remote_helpers import bot_process, misbehaving
+from tests.services import ROOT, free_port, metric, promtool_check, redis_server, wait_for, workers
+from workers.executor import CeleryExecutor, batches
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def value(name: str, **labels: str) -> float:
+    return metric(generate_latest(REGISTRY).decode(), name, **labels)
+
+
+def record(game: str = "rolldice", forfeit: bool = False) -> MatchRecord:
+    """A match between a remote bot (seat 0) and an in-process one (seat 1)."""
+    decisions = [
+        DecisionEntry(0, 0, "roll", 2, "roll", ms=3.0),
+        DecisionEntry(1, 1, "roll", 2, "roll", ms=0.004),
+        DecisionEntry(2, 0, "roll", 2, "stop", ms=120.0),
+        DecisionEntry(3, 0, "roll", 2, "roll", ms=0.5, by="substitute"),
+        DecisionEntry(4, 1, "roll", 2, "stop", ms=0.02),
+        DecisionEntry(5, 1, "roll", 2, "stop", ms=0.03),
+    ]
+    failures = [FailureEntry(0, 3, "illegal", "answered 'x'"), FailureEntry(0, -1, "timeout", "late")]
+    return MatchRecord(
+        match_id="m1",
+        game=game,
+        game_version="1",
+        config={"players": 2},
+        seed=1,
+        seats=[{"bot": "grpc://127.0.0.1:5", "version": ""}, {"bot": "heuristic:threshold=4", "version": ""}],
+        decisions=decisions,
+        failures=failures,
+        result={"scores": [1, 2], "ranks": [2, 1], "forfeited": [forfeit, False]},
+        ms=250.0,
+    )
+
+
+def test_observe_record_counts_exactly_what_the_record_holds():
+    names = [
+        ("arena_matches_started_total", {"game": "rolldice"}),
+        ("arena_matches_finished_total", {"game": "rolldice", "outcome": "forfeit"}),
+        ("arena_matches_finished_total", {"game": "rolldice", "outcome": "complete"}),
+        ("arena_match_duration_seconds_count", {"game": "rolldice"}),
+        ("arena_match_duration_seconds_sum", {"game": "rolldice"}),
+        ("arena_match_duration_seconds_bucket", {"game": "rolldice", "le": "0.1"}),
+        ("arena_decisions_total", {"game": "rolldice", "player_kind": "remote"}),
+        ("arena_decisions_total", {"game": "rolldice", "player_kind": "in_process"}),
+        ("arena_decision_duration_seconds_sum", {"game": "rolldice", "player_kind": "remote"}),
+        ("arena_decision_duration_seconds_bucket", {"game": "rolldice", "player_kind": "remote", "le": "0.005"}),
+        ("arena_decision_duration_seconds_bucket", {"game": "rolldice", "player_kind": "in_process", "le": "1e-05"}),
+        ("arena_decision_duration_seconds_count", {"game": "rolldice", "player_kind": "in_process"}),
+        ("arena_bot_failures_total", {"game": "rolldice", "verdict": "illegal"}),
+        ("arena_bot_failures_total", {"game": "rolldice", "verdict": "timeout"}),
+        ("arena_bot_failures_total", {"game": "rolldice", "verdict": "crash"}),
+    ]
+    before = [value(name, **labels) for name, labels in names]
+    metrics.observe_record(record(forfeit=True))
+    metrics.observe_record(record(forfeit=False), count_start=False)
+    delta = [round(value(name, **labels) - b, 9) for (name, labels), b in zip(names, before, strict=True)]
+    assert delta == [
+        1,  # started (the second record's start was counted by match_running)
+        1,  # forfeit
+        1,  # complete
+        2,  # two match durations...
+        0.5,  # ...of 0.25 s each
+        0,  # neither under 0.1 s
+        4,  # remote seat: 2 answered decisions per record (the substitute's is not the bot's)
+        6,  # in-process seat: 3 per record
+        0.246,  # 3 ms + 120 ms, twice
+        2,  # the 3 ms answers
+        2,  # the 4 µs answers
+        6,
+        2,  # one illegal per record
+        2,
+        0,
+    ]
+
+
+def test_match_running_counts_a_start_and_is_in_progress_only_inside():
+    started = value("arena_matches_started_total", game="skyfive")
+    with metrics.match_running("skyfive"):
+        assert value("arena_matches_in_progress", game="skyfive") == 1
+    assert value("arena_matches_in_progress", game="skyfive") == 0
+    with pytest.raises(RuntimeError), metrics.match_running("skyfive"):
+        raise RuntimeError("an infrastructure error mid-match")
+    assert value("arena_matches_in_progress", game="skyfive") == 0
+    assert value("arena_matches_started_total", game="skyfive") == started + 2
+
+
+def test_labels_are_bounded_whatever_the_number_of_matches_bots_and_tournaments():
+    allowed = {
+        "game": set(games()),
+        "player_kind": {"in_process", "remote"},
+        "verdict": set(VERDICTS),
+        "outcome": {"complete", "forfeit"},
+        "status": {"complete", "stopped", "cancelled", "interrupted"},
+    }
+    assert (metrics.PLAYER_KINDS, metrics.OUTCOMES) == (("in_process", "remote"), ("complete", "forfeit"))
+    assert set(metrics.STATUSES) == allowed["status"]
+
+    def series() -> dict[str, set[tuple[tuple[str, str], ...]]]:
+        out: dict[str, set[tuple[tuple[str, str], ...]]] = {}
+        for family in REGISTRY.collect():
+            if family.name.startswith("arena_"):
+                for sample in family.samples:
+                    out.setdefault(family.name, set()).add(tuple(sorted(sample.labels.items())))
+        return out
+
+    def play(n: int) -> None:
+        for i in range(n):
+            rec = record(forfeit=i % 2 == 0)
+            rec.match_id = f"m{i}-{time.monotonic_ns()}"
+            rec.seats[0]["bot"] = f"grpc://10.0.0.{i % 250}:{5000 + i}"
+            metrics.observe_record(rec)
+
+    play(5)
+    first = series()
+    play(40)
+    assert series() == first, "new matches or bots added series"
+    for name, label_sets in first.items():
+        for labels in label_sets:
+            for key, val in labels:
+                if key in allowed:
+                    assert val in allowed[key], (name, key, val)
+                else:
+                    # Bots label only the ratings; histogram buckets carry le; nothing else.
+                    assert key == "le" or (key == "bot" and name.startswith("arena_rating")), (name, key)
+
+
+def test_set_ratings_publishes_a_board_and_drops_bots_that_left_it():
+    board = {"leaderboard": [{"bot": "a", "rating": 1600.5, "ci_low": 1550.0, "ci_high": 1650.0}]}
+    board["leaderboard"].append({"bot": "b", "rating": 1399.5, "ci_low": 1350.0, "ci_high": 1450.0})
+    metrics.set_ratings("vivo", board)
+    assert value("arena_rating", game="vivo", bot="a") == 1600.5
+    assert value("arena_rating_ci_low", game="vivo", bot="b") == 1350.0
+    assert value("arena_rating_ci_high", game="vivo", bot="b") == 1450.0
+    metrics.set_ratings("vivo", {"leaderboard": [{"bot": "b", "rating": 1500, "ci_low": 1400, "ci_high": 1600}]})
+    text = generate_latest(REGISTRY).decode()
+    assert 'arena_rating{bot="a",game="vivo"}' not in text
+    assert metric(text, "arena_rating", game="vivo") == 1500
+
+
+def test_store_collector_reports_the_store_down_instead_of_failing_the_scrape():
+    collector = metrics.StoreCollector(Store(f"redis://127.0.0.1:{free_port()}/0"), "arena")
+    families = list(collector.collect())
+    assert [(f.name, [s.value for s in f.samples]) for f in families] == [("arena_store_up", [0])]
+
+
+# -- the gRPC interceptor ------------------------------------------------------------------------
+
+
+async def _fail(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+    raise RuntimeError("a bug in the handler")
+
+
+async def _invalid(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+    context.set_code(grpc.StatusCode.INVALID_ARGUMENT)
+    return b""
+
+
+async def _slow(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+    await asyncio.sleep(30)
+    return b""
+
+
+async def _numbers(request: bytes, context: grpc.aio.ServicerContext):
+    for i in range(3):
+        yield bytes([i])
+
+
+async def _denied_midway(request: bytes, context: grpc.aio.ServicerContext):
+    yield b"first"
+    await context.abort(grpc.StatusCode.PERMISSION_DENIED, "no more")
+
+
+async def _count(requests, context: grpc.aio.ServicerContext) -> bytes:
+    return bytes([len([r async for r in requests])])
+
+
+async def _echo(requests, context: grpc.aio.ServicerContext):
+    async for r in requests:
+        yield r
+
+
+TEST_SERVICE = {
+    "Fail": grpc.unary_unary_rpc_method_handler(_fail),
+    "Invalid": grpc.unary_unary_rpc_method_handler(_invalid),
+    "Slow": grpc.unary_unary_rpc_method_handler(_slow),
+    "Numbers": grpc.unary_stream_rpc_method_handler(_numbers),
+    "DeniedMidway": grpc.unary_stream_rpc_method_handler(_denied_midway),
+    "Count": grpc.stream_unary_rpc_method_handler(_count),
+    "Echo": grpc.stream_stream_rpc_method_handler(_echo),
+}
+
+
+async def _exercise_server() -> None:
+    server = grpc.aio.server(interceptors=[metrics.MetricsInterceptor()])
+    health_pb2_grpc.add_HealthServicer_to_server(grpc_health.aio.HealthServicer(), server)
+    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("test.Probe", TEST_SERVICE)])
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            await health.Check(health_pb2.HealthCheckRequest(service=""))
+            await health.Check(health_pb2.HealthCheckRequest(service=""))
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await health.Check(health_pb2.HealthCheckRequest(service="no.such.Service"))
+            assert err.value.code() == grpc.StatusCode.NOT_FOUND
+            watch = health.Watch(health_pb2.HealthCheckRequest(service=""))
+            await watch.read()  # the current status; then the client hangs up
+            watch.cancel()
+
+            def probe(method: str, kind: str = "unary_unary"):
+                return getattr(channel, kind)(f"/test.Probe/{method}")
+
+            for method, code in (("Fail", "UNKNOWN"), ("Invalid", "INVALID_ARGUMENT")):
+                with pytest.raises(grpc.aio.AioRpcError) as err:
+                    await probe(method)(b"")
+                assert err.value.code().name == code
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await probe("Slow")(b"", timeout=0.2)
+            assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            assert [r async for r in probe("Numbers", "unary_stream")(b"")] == [b"\0", b"\1", b"\2"]
+            call = probe("DeniedMidway", "unary_stream")(b"")
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                _ = [r async for r in call]
+            assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
+            assert await probe("Count", "stream_unary")(iter([b"a", b"b"])) == b"\2"
+            assert [r async for r in probe("Echo", "stream_stream")(iter([b"x", b"y"]))] == [b"x", b"y"]
+        await asyncio.sleep(0.2)  # the server side of the cancelled calls ends after the client's
+    finally:
+        await server.stop(None)
+
+
+def test_interceptor_counts_every_call_by_method_type_and_final_code():
+    health = ("grpc.health.v1.Health", "unary")
+    expected = {
+        (*health, "Check", "OK"): 2,
+        (*health, "Check", "NOT_FOUND"): 1,
+        ("grpc.health.v1.Health", "server_stream", "Watch", "CANCELLED"): 1,
+        ("test.Probe", "unary", "Fail", "UNKNOWN"): 1,
+        ("test.Probe", "unary", "Invalid", "INVALID_ARGUMENT"): 1,
+        ("test.Probe", "unary", "Slow", "DEADLINE_EXCEEDED"): 1,
+        ("test.Probe", "server_stream", "Numbers", "OK"): 1,
+        ("test.Probe", "server_stream", "DeniedMidway", "PERMISSION_DENIED"): 1,
+        ("test.Probe", "client_stream", "Count", "OK"): 1,
+        ("test.Probe", "bidi_stream", "Echo", "OK"): 1,
+    }
+
+    def handled() -> dict[tuple[str, ...], float]:
+        counts: dict[tuple[str, ...], float] = {}
+        for family in REGISTRY.collect():
+            for s in family.samples:
+                if s.name == "grpc_server_handled_total":
+                    key = (
+                        s.labels["grpc_service"],
+                        s.labels["grpc_type"],
+                        s.labels["grpc_method"],
+                        s.labels["grpc_code"],
+                    )
+                    counts[key] = s.value
+        return counts
+
+    before = handled()
+    started = value("grpc_server_started_total")
+    timed = value("grpc_server_handling_seconds_count")
+    asyncio.run(_exercise_server())
+    after = handled()
+    delta = {key: after[key] - before.get(key, 0) for key in after if after[key] != before.get(key, 0)}
+    assert delta == expected
+    assert value("grpc_server_started_total") - started == sum(expected.values())
+    assert value("grpc_server_handling_seconds_count") - timed == sum(expected.values())
+    assert value("grpc_server_handling_seconds_count", grpc_method="Slow") >= 1
+    assert value("grpc_server_handling_seconds_bucket", grpc_method="Slow", le="0.1") == 0
+
+
+def test_interceptor_server_exposition_passes_promtool():
+    asyncio.run(_exercise_server())
+    metrics.set_ratings("rolldice", {"leaderboard": [{"bot": "a", "rating": 1500, "ci_low": 1450, "ci_high": 1550}]})
+    server = metrics.start_metrics_server(0, addr="127.0.0.1")
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.server_port}/metrics", timeout=10) as response:
+            text = response.read().decode()
+    finally:
+        server.shutdown()
+    assert metric(text, "grpc_server_handled_total", grpc_method="Check", grpc_code="OK") >= 2
+    promtool_check(text)
+
+
+# -- local runs ----------------------------------------------------------------------------------
+
+
+def test_a_local_run_counts_each_record_once_and_shows_progress_while_it_runs(tmp_path):
+    spec = TournamentSpec(game="rolldice", bots=("random", "heuristic", "heuristic:threshold=4"), players=2, repeats=3)
+    followed = metrics.FollowedTournament("t-local", "rolldice", plays=True)
+    seen: list[tuple[float, float, int, int]] = []
+
+    def watch(progress):
+        followed.update(progress)
+        text = generate_latest(REGISTRY).decode()
+        done = metric(text, "arena_tournament_matches_done", tournament="t-local")
+        scheduled = metric(text, "arena_tournament_matches_scheduled", tournament="t-local")
+        seen.append((done, scheduled, progress.done, progress.total))
+
+    names = ["arena_matches_finished_total", "arena_matches_stored_total", "arena_decisions_total"]
+    before = [value(n, game="rolldice") for n in names]
+    tournaments = value("arena_tournaments_finished_total", game="rolldice", status="complete")
+    followed.start()
+    try:
+        run_tournament(spec, "t-local", RunDirectory(tmp_path), LocalExecutor(make_player, 2), on_progress=watch)
+    finally:
+        followed.close("complete")
+    records = RunDirectory(tmp_path).load_records()
+    answered = sum(1 for r in records for d in r.decisions if d.by == "bot")
+    delta = [value(n, game="rolldice") - b for n, b in zip(names, before, strict=True)]
+    assert delta == [len(records), len(records), answered] and len(records) == len(schedule(spec)) == 18
+    assert all(done == d and scheduled == t == 18 for done, scheduled, d, t in seen)
+    assert [s[0] for s in seen] == list(range(19))
+    assert value("arena_tournaments_finished_total", game="rolldice", status="complete") == tournaments + 1
+    assert "t-local" not in generate_latest(REGISTRY).decode(), "the ended tournament's series remain"
+
+
+def test_a_local_run_serves_metrics_promtool_accepts_and_logs_json(tmp_path):
+    port = free_port()
+    run = ["--game", "skyfive", "--repeats", "2000", "--workers", "1", "--out", str(tmp_path / "run"), "--json"]
+    args = [sys.executable, "-m", "arena", "--log-level", "INFO", "tournament", *run, "--metrics-port", str(port)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    try:
+
+        def scraped() -> str | None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+                    text = str(response.read().decode())
+            except OSError:
+                return None
+            return text if metric(text, "arena_matches_finished_total") >= 10 else None
+
+        text = wait_for(scraped, 60, "the local run's metrics")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    promtool_check(text)
+    spec, tournament_id = RunDirectory(tmp_path / "run").read_spec()
+    scheduled = len(schedule(spec))
+    assert metric(text, "arena_tournament_matches_scheduled", tournament=tournament_id, game="skyfive") == scheduled
+    assert metric(text, "arena_tournaments_active") == 1
+    assert proc.returncode == 130
+    lines = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
+    assert {"tournament started", "tournament finished"} <= {line["message"] for line in lines}
+    finished = next(line for line in lines if line["message"] == "tournament finished")
+    assert finished["tournament"] == tournament_id and finished["status"] == "interrupted"
+    assert set(finished) >= {"time", "level", "logger", "message"} and finished["level"] == "INFO"
+
+
+# -- a worker node -------------------------------------------------------------------------------
+
+
+def _children(pid: int) -> list[int]:
+    return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def test_a_worker_node_serves_all_its_processes_and_forgets_dead_ones(tmp_path):
+    with redis_server(tmp_path) as server, workers(server.url, tmp_path, count=1, concurrency=1) as (worker,):
+        store = Store(server.url)
+        directory = tmp_path / "metrics0"
+        with bot_process(misbehaving("sleep", "--at", "0", "--sleep", "60")) as slow:
+            s = TournamentSpec(game="rolldice", bots=(slow, "random"), players=2, clock={"decision": 120_000})
+            executor = CeleryExecutor(server.url, "slow")
+            assert executor.store.create_tournament("slow", s, 2, 2)
+            for batch in batches([0, 1], 1):
+                executor.app.send_task("arena.play_batch", args=["slow", batch])
+            wait_for(lambda: metric(worker.scrape(), "arena_matches_in_progress") == 1, 60, "a match in progress")
+            text = worker.scrape()
+            # One batch plays (unacknowledged: prefetch 1), the other waits in the queue.
+            assert metric(text, "arena_queue_batches_waiting") == 1
+            assert metric(text, "arena_queue_batches_in_flight") == 1
+            assert metric(text, "arena_tournaments_active") == 1
+            assert metric(text, "arena_tournament_matches_scheduled", tournament="slow", game="rolldice") == 2
+            assert metric(text, "arena_tournament_matches_done", tournament="slow") == 0
+            (child,) = _children(worker.process.pid)
+            os.kill(child, signal.SIGKILL)  # no shutdown hook runs: the scrape must forget it
+            wait_for(lambda: _children(worker.process.pid) not in ([], [child]), 30, "a new pool process")
+            wait_for(lambda: metric(worker.scrape(), "arena_matches_in_progress") == 1, 60, "the batch replayed")
+            assert not (directory / f"gauge_livesum_{child}.db").exists()
+            assert metric(worker.scrape(), "arena_matches_in_progress") == 1
+        # The bot is gone: its matches crash and the tournament completes.
+        wait_for(lambda: store.tournament("slow")["status"] == "complete", 60, "completion")
+        records = store.matches("slow")
+        s2 = TournamentSpec(
+            game="rolldice", bots=("random", "heuristic", "heuristic:threshold=4"), players=2, repeats=2
+        )
+        run_tournament(s2, "fast", RunDirectory(tmp_path / "fast"), CeleryExecutor(server.url, "fast"))
+        wait_for(lambda: store.tournament("fast")["status"] == "complete", 60, "finalisation")
+        records += store.matches("fast")
+        text = worker.scrape()
+        stored = metric(text, "arena_matches_stored_total")
+        assert stored == len(records) == 2 + len(schedule(s2))
+        # The killed process's match was counted as started, never finished; its replay was.
+        assert metric(text, "arena_matches_started_total") == len(records) + 1
+        assert metric(text, "arena_matches_finished_total") == len(records)
+        assert metric(text, "arena_matches_in_progress") == 0
+        assert metric(text, "arena_tournaments_finished_total", status="complete") == 2
+        assert metric(text, "arena_tournaments_started_total") == 2  # not again by the killed batch's redelivery
+        assert metric(text, "arena_tournaments_active") == 0
+        assert metric(text, "arena_worker_batch_duration_seconds_count", game="rolldice") >= 3
+        failures = sum(len(r.failures) for r in records)
+        assert metric(text, "arena_bot_failures_total") == failures == 2  # both crashed once
+        promtool_check(text)
+    # A clean shutdown: every pool process said it was gone.
+    assert not list(directory.glob("gauge_live*.db"))
