@@ -351,7 +351,7 @@ def test_rate_limit_and_graceful_shutdown_during_a_watch(stack, tmp_path):
 
         def watch() -> None:
             try:
-                for update in client.stream("WatchTournament", arena_pb2.WatchTournamentRequest(tournament_id=t.id)):
+                for _update in client.stream("WatchTournament", arena_pb2.WatchTournamentRequest(tournament_id=t.id)):
                     seen["updates"] = int(seen.get("updates", 0)) + 1  # type: ignore[arg-type]
             except grpc.RpcError as error:
                 seen["code"] = error.code()
