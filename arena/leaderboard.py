@@ -220,4 +220,11 @@ def across(game: str, tournaments: Sequence[tuple[TournamentSpec, Sequence[Match
     )
     for position, row in enumerate(rows, 1):
         row["rank"] = position
-    return {"game": game, "tournaments": len(tournaments), "leaderboard": rows, "warning": fit.warning}
+    matches = sum(len(records) for _, records in tournaments)
+    return {
+        "game": game,
+        "tournaments": len(tournaments),
+        "matches": matches,
+        "leaderboard": rows,
+        "warning": fit.warning,
+    }

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.engine import Game, Result, competition_ranks
+from arena.engine import Game, MatchState, Result, competition_ranks
 
 RECORD_FORMAT = 1
 
@@ -184,6 +184,22 @@ def read_records(path: Path) -> Iterator[MatchRecord]:
 
 def replay(game: Game, record: MatchRecord) -> Result:
     """Re-simulate a record; return the result, or raise ReplayMismatch at the first difference."""
+    state = resimulate(game, record)
+    result = game.result(state)
+    assert result is not None
+    result = with_forfeits(result, record.forfeited)
+    for name, mine, theirs in (
+        ("scores", list(result.scores), record.result.get("scores")),
+        ("ranks", list(result.ranks), record.result.get("ranks")),
+    ):
+        if mine != theirs:
+            raise ReplayMismatch(f"result {name} differ: engine {mine}, record {theirs}")
+    return result
+
+
+def resimulate(game: Game, record: MatchRecord) -> MatchState:
+    """The final state of a recorded match (its full event log included), checking every
+    decision against the engine on the way; ReplayMismatch at the first difference."""
     if record.game != game.meta.id:
         raise ReplayMismatch(f"record is for game {record.game!r}, not {game.meta.id!r}")
     if record.game_version != game.meta.version:
@@ -219,13 +235,4 @@ def replay(game: Game, record: MatchRecord) -> Result:
         game.apply(state, {e.seat: e.choice for _, e in group})
     if state.pending:
         raise ReplayMismatch(f"record ends after {len(entries)} decisions but the match goes on")
-    result = game.result(state)
-    assert result is not None
-    result = with_forfeits(result, record.forfeited)
-    for name, mine, theirs in (
-        ("scores", list(result.scores), record.result.get("scores")),
-        ("ranks", list(result.ranks), record.result.get("ranks")),
-    ):
-        if mine != theirs:
-            raise ReplayMismatch(f"result {name} differ: engine {mine}, record {theirs}")
-    return result
+    return state

@@ -51,6 +51,12 @@ class TournamentSpec:
     max_groups: int = DEFAULT_MAX_GROUPS
     bot_concurrency: int = 4
     """At most this many matches at once against the same remote bot (distributed runs)."""
+    addresses: dict[str, str] = field(default_factory=dict)
+    """Where a named bot is served (registered bots of the referee service): name -> address.
+    Bots not listed are their own address (a built-in spec or ``grpc://...``)."""
+
+    def address(self, bot: str) -> str:
+        return self.addresses.get(bot, bot)
 
     def validate(self) -> Game:
         """Check the spec against the game; ConfigError names the first problem."""
@@ -163,7 +169,7 @@ def play_scheduled(
     """Play one scheduled match (the unit of work of every executor)."""
     game = game or get_game(spec.game)
     config = game.config(spec.players, spec.options)
-    players = [make_player(spec.bots[b], spec.game) for b in match.seats]
+    players = [make_player(spec.address(spec.bots[b]), spec.game) for b in match.seats]
     try:
         record = play_match(game, config, match.seed, players, match_id=match.match_id, policy=spec.policy)
     finally:

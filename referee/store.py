@@ -16,6 +16,8 @@ key                                      type   holds
 ``game:{game}:tournaments``              zset   finalised tournament ids of a game
 ``game:{game}:leaderboard``              string the game's leaderboard across tournaments (JSON)
 ``bots``                                 hash   bot name -> registration (JSON)
+``owners``                               hash   owner name -> account (JSON: operator, created)
+``tokens``                               hash   sha256(token) -> owner name (tokens are never stored)
 ``lease:{endpoint}``                     zset   lease id -> expiry (per-bot concurrency)
 ======================================== ====== ===============================================
 
@@ -130,13 +132,22 @@ class Store:
 
     # -- tournaments --------------------------------------------------------------------------
 
-    def create_tournament(self, tournament_id: str, spec: TournamentSpec, total: int, batches: int) -> bool:
+    def create_tournament(
+        self, tournament_id: str, spec: TournamentSpec, total: int, batches: int, owner: str = ""
+    ) -> bool:
         """Record a new tournament; False if the id exists already (nothing is overwritten)."""
         key = self.key("t", tournament_id)
         created = time.time()
         if not self.redis.hsetnx(key, "created", created):
             return False
-        fields = {"spec": json.dumps(spec.to_json()), "status": "queued", "total": total, "done": 0, "batches": batches}
+        fields = {
+            "spec": json.dumps(spec.to_json()),
+            "status": "queued",
+            "total": total,
+            "done": 0,
+            "batches": batches,
+            "owner": owner,
+        }
         self.redis.hset(key, mapping=fields)
         self.redis.zadd(self.key("tournaments"), {tournament_id: created})
         return True
@@ -238,8 +249,11 @@ class Store:
         return [decompress(raw[k]) for k in sorted(raw, key=int)]
 
     def follow(self, tournament_id: str, cursor: str = "0", block_ms: int = 1000) -> tuple[str, list[int]]:
-        """Indices of matches stored after ``cursor`` (waits up to ``block_ms``); the new cursor."""
-        entries = self.redis.xread({self.key("t", tournament_id, "events"): cursor}, block=block_ms, count=1000)
+        """Indices of matches stored after ``cursor`` (waits up to ``block_ms``; 0 = do not wait);
+        the new cursor."""
+        key = self.key("t", tournament_id, "events")
+        # XREAD's BLOCK 0 would wait forever: no BLOCK at all is the non-blocking read.
+        entries = self.redis.xread({key: cursor}, block=block_ms if block_ms > 0 else None, count=1000)
         indices = []
         for _, items in entries or []:
             for entry_id, fields in items:
@@ -301,6 +315,10 @@ class Store:
 
     # -- bots ---------------------------------------------------------------------------------
 
+    def add_bot(self, name: str, data: dict[str, Any]) -> bool:
+        """Register a bot; False if the name is taken (nothing is overwritten)."""
+        return bool(self.redis.hsetnx(self.key("bots"), name, json.dumps(data)))
+
     def save_bot(self, name: str, data: dict[str, Any]) -> None:
         self.redis.hset(self.key("bots"), name, json.dumps(data))
 
@@ -311,3 +329,20 @@ class Store:
     def bots(self) -> Iterator[tuple[str, dict[str, Any]]]:
         for name, raw in sorted(self.redis.hgetall(self.key("bots")).items()):
             yield name.decode(), json.loads(raw)
+
+    # -- owners and tokens --------------------------------------------------------------------
+
+    def add_owner(self, name: str, operator: bool, token_hash: str) -> bool:
+        """Create an owner with a token (by its hash); False if the name is taken."""
+        if not self.redis.hsetnx(self.key("owners"), name, json.dumps({"operator": operator, "created": time.time()})):
+            return False
+        self.redis.hset(self.key("tokens"), token_hash, name)
+        return True
+
+    def owner(self, name: str) -> dict[str, Any] | None:
+        raw = self.redis.hget(self.key("owners"), name)
+        return None if raw is None else json.loads(raw)
+
+    def owner_of_token(self, token_hash: str) -> str | None:
+        raw = self.redis.hget(self.key("tokens"), token_hash)
+        return None if raw is None else raw.decode()

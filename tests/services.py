@@ -234,3 +234,54 @@ def promtool_check(text: str) -> None:
         [prometheus_tool("promtool"), "check", "metrics"], input=text, capture_output=True, text=True, timeout=60
     )
     assert out.returncode == 0 and not (out.stdout + out.stderr).strip(), out.stdout + out.stderr
+
+
+class Service:
+    """An ``arena serve`` process on a free port."""
+
+    def __init__(self, url: str, log: Path, *extra: str) -> None:
+        self.port = free_port()
+        self.address = f"127.0.0.1:{self.port}"
+        args = [
+            sys.executable,
+            "-m",
+            "arena",
+            "serve",
+            "--port",
+            str(self.port),
+            "--redis",
+            url,
+            "--metrics-port",
+            "0",
+            *extra,
+        ]
+        self.handle = log.open("w")
+        self.log = log
+        self.process = subprocess.Popen(
+            args, stdout=self.handle, stderr=subprocess.STDOUT, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}
+        )
+        wait_for(lambda: "arena service on" in log.read_text() or self.process.poll() is not None, 60, "the service")
+        if self.process.poll() is not None:
+            raise RuntimeError(f"service exited: {log.read_text()[-2000:]}")
+
+    def terminate(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+
+    def stop(self) -> None:
+        self.terminate()
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+        self.handle.close()
+
+
+@contextmanager
+def service(url: str, tmp: Path, *extra: str) -> Iterator[Service]:
+    running = Service(url, tmp / f"service{free_port()}.log", *extra)
+    try:
+        yield running
+    finally:
+        running.stop()

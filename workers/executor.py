@@ -20,6 +20,8 @@ import math
 import time
 from collections.abc import Sequence
 
+from celery import Celery
+
 from arena.executor import OnRecord
 from arena.tournament import MatchSpec, TournamentSpec, schedule
 from referee.remote import is_remote
@@ -31,13 +33,24 @@ MAX_BATCH = 200
 
 
 def auto_batch_size(spec: TournamentSpec, matches: int) -> int:
-    if any(is_remote(bot) for bot in spec.bots):
+    if any(is_remote(spec.address(bot)) for bot in spec.bots):
         return 1
     return max(1, min(MAX_BATCH, math.ceil(matches / 32)))
 
 
 def batches(indices: Sequence[int], size: int) -> list[list[int]]:
     return [list(indices[i : i + size]) for i in range(0, len(indices), size)]
+
+
+def enqueue(
+    app: Celery, store: Store, tournament_id: str, spec: TournamentSpec, indices: Sequence[int], size: int | None = None
+) -> int:
+    """Send a stored tournament's matches to the workers in batches; returns the batch count."""
+    work = batches(indices, size or auto_batch_size(spec, len(indices)))
+    patiently(store.redis.hset, store.key("t", tournament_id), "batches", len(work))
+    for batch in work:
+        app.send_task("arena.play_batch", args=[tournament_id, batch])
+    return len(work)
 
 
 class CeleryExecutor:
@@ -58,11 +71,8 @@ class CeleryExecutor:
 
     def run(self, spec: TournamentSpec, matches: Sequence[MatchSpec], on_record: OnRecord) -> None:
         total = len(schedule(spec))
-        size = self.batch_size or auto_batch_size(spec, total)
-        work = batches([m.index for m in matches], size)
-        if patiently(self.store.create_tournament, self.tournament_id, spec, total, len(work)):
-            for batch in work:
-                self.app.send_task("arena.play_batch", args=[self.tournament_id, batch])
+        if patiently(self.store.create_tournament, self.tournament_id, spec, total, 0):
+            enqueue(self.app, self.store, self.tournament_id, spec, [m.index for m in matches], self.batch_size)
         self.follow({m.index for m in matches}, on_record)
 
     def follow(self, wanted: set[int], on_record: OnRecord) -> None:

@@ -102,7 +102,7 @@ def bot_leases(store: Store, spec: TournamentSpec, match: MatchSpec, limit: int)
     """Hold one lease per remote bot of the match (all or none, so two matches waiting for each
     other's bots cannot deadlock). Leases are renewed while the match runs and released at the
     end; if this worker dies they expire after ``LEASE_SECONDS`` and the slot is free again."""
-    endpoints = sorted({spec.bots[b] for b in match.seats if is_remote(spec.bots[b])})
+    endpoints = sorted({spec.address(spec.bots[b]) for b in match.seats if is_remote(spec.address(spec.bots[b]))})
     held: list[tuple[str, str]] = []
     done = threading.Event()
     renewer = None
@@ -218,13 +218,14 @@ def finalize_tournament(store: Store, tournament_id: str) -> dict[str, Any]:
     store.save_leaderboard(tournament_id, board)
     cancelled = store.is_cancelled(tournament_id)
     status = "cancelled" if cancelled else ("complete" if len(records) == len(matches) else "stopped")
-    store.set_status(tournament_id, status, finished=time.time())
-    store.expire_matches(tournament_id)
-    metrics.tournament_finished(spec.game, status)
-    log.info("tournament finished", extra={"tournament": tournament_id, "status": status, "matches": len(records)})
     if status == "complete":
         store.add_game_tournament(spec.game, tournament_id)
         store.save_game_leaderboard(spec.game, game_leaderboard(store, spec.game))
+    store.expire_matches(tournament_id)
+    # Last: once a tournament reads complete, every result of it is in place.
+    store.set_status(tournament_id, status, finished=time.time())
+    metrics.tournament_finished(spec.game, status)
+    log.info("tournament finished", extra={"tournament": tournament_id, "status": status, "matches": len(records)})
     return board
 
 

@@ -30,7 +30,17 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> Parser:
-    from arena.cli import bot_cmd, games_cmd, play_cmd, replay_cmd, tournament_cmd, worker_cmd
+    from arena.cli import (
+        admin_cmd,
+        bot_cmd,
+        client_cmd,
+        games_cmd,
+        play_cmd,
+        replay_cmd,
+        serve_cmd,
+        tournament_cmd,
+        worker_cmd,
+    )
 
     parser = Parser(prog="arena", description="Arena: bots play tabletop games.")
     parser.add_argument("--version", action="version", version=f"arena {__version__}")
@@ -41,7 +51,17 @@ def build_parser() -> Parser:
         help="structured JSON logs on stderr at this level (default WARNING)",
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    for module in (games_cmd, play_cmd, replay_cmd, tournament_cmd, bot_cmd, worker_cmd):
+    for module in (
+        games_cmd,
+        play_cmd,
+        replay_cmd,
+        tournament_cmd,
+        bot_cmd,
+        worker_cmd,
+        serve_cmd,
+        admin_cmd,
+        client_cmd,
+    ):
         module.register(commands)
     return parser
 

@@ -12,7 +12,7 @@ from arena.cli.common import add_game_arguments, load_game, parse_options, seat_
 from arena.cli.players import make_player
 from arena.clock import clock_settings, parse_clock
 from arena.engine import CHANCE_SEAT, Game
-from arena.record import MatchRecord
+from arena.record import MatchRecord, resimulate
 from arena.runner import ErrorPolicy, Player, play_match
 
 
@@ -93,28 +93,11 @@ def account(game: Game, record: MatchRecord) -> list[str]:
         "seats: " + ", ".join(f"{seat}={name}" for seat, name in enumerate(names)),
         "",
     ]
-    state = game.new_match(game.config(len(names), record.config["options"]), record.seed)
-    printed = 0
-    decisions = record.decisions
-    i = 0
-
-    def flush() -> None:
-        nonlocal printed
-        for event in state.log.events[printed:]:
-            who = "table" if event.seat == CHANCE_SEAT else f"seat {event.seat} ({names[event.seat]})"
-            secret = "" if event.to is None else f" [seen by {', '.join(map(str, sorted(event.to)))}]"
-            lines.append(f"  {who}: {event.text}{secret}")
-        printed = len(state.log.events)
-
-    flush()
-    while i < len(decisions):
-        step = decisions[i].step
-        group = {}
-        while i < len(decisions) and decisions[i].step == step:
-            group[decisions[i].seat] = decisions[i].choice
-            i += 1
-        game.apply(state, group)
-        flush()
+    state = resimulate(game, record)
+    for event in state.log.events:
+        who = "table" if event.seat == CHANCE_SEAT else f"seat {event.seat} ({names[event.seat]})"
+        secret = "" if event.to is None else f" [seen by {', '.join(map(str, sorted(event.to)))}]"
+        lines.append(f"  {who}: {event.text}{secret}")
     for failure in record.failures:
         where = f"seat {failure.seat} {failure.verdict} at decision {failure.decision}"
         lines.append(f"  failure: {where}: {failure.detail}")
@@ -126,5 +109,5 @@ def account(game: Game, record: MatchRecord) -> list[str]:
         lines.append(f"  {result['ranks'][seat]}. seat {seat} {names[seat]}: {result['scores'][seat]}{flag}")
     if result.get("summary"):
         lines.append(f"  {result['summary']}")
-    lines.append(f"{len(decisions)} decisions")
+    lines.append(f"{len(record.decisions)} decisions")
     return lines

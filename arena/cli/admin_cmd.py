@@ -1,0 +1,34 @@
+"""``arena admin``: operator actions straight on the store (no service needed)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from arena.cli import UsageError
+
+DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser("admin", help="operator actions on the store")
+    actions = parser.add_subparsers(dest="action", required=True, parser_class=type(parser))
+    owner = actions.add_parser("create-owner", help="create an owner and print its API token (shown once)")
+    owner.add_argument("name")
+    owner.add_argument("--operator", action="store_true", help="may create owners and act on any bot")
+    owner.add_argument("--redis", default=DEFAULT_REDIS, metavar="URL")
+    owner.set_defaults(run=create_owner)
+
+
+def create_owner(args: argparse.Namespace) -> int:
+    from arena.cli.tournament_cmd import check_broker
+    from referee.auth import create_owner as create
+    from referee.store import Store
+
+    check_broker(args.redis)
+    try:
+        token = create(Store(args.redis), args.name, args.operator)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print(token)
+    return 0

@@ -1,0 +1,367 @@
+"""Client commands for the referee service: bots, tournaments, leaderboard, matches, challenge.
+
+    arena bots register --name my-bot --games skyfive --endpoint grpc://10.0.0.5:50061
+    arena bots list | get NAME | update NAME --endpoint ... | disable NAME
+    arena tournaments create --game skyfive --bots my-bot,heuristic,random --repeats 20
+    arena tournaments watch ID | get ID | cancel ID | list
+    arena leaderboard --game skyfive        (or --tournament ID)
+    arena matches list --tournament ID | get ID
+    arena challenge --bot my-bot --game skyfive --opponents heuristic
+
+The server is ``--server HOST:PORT`` (or ``ARENA_SERVER``, default 127.0.0.1:50051); the token
+``--token`` (or ``ARENA_TOKEN``). A refused call prints one line with the status code, the
+message and the offending field, and exits with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+from google.protobuf import json_format
+
+from arena.cli import UsageError
+from arena.cli.common import parse_options, split_list
+from arena.clock import clock_settings, parse_clock
+
+DEFAULT_SERVER = "127.0.0.1:50051"
+SERVER_ERROR = 1
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--server", default=os.environ.get("ARENA_SERVER", DEFAULT_SERVER), metavar="HOST:PORT")
+    parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help="API token (or ARENA_TOKEN)")
+    parser.add_argument("--json", action="store_true", help="print the reply as JSON")
+
+
+def register(commands: Any) -> None:
+    bots = commands.add_parser("bots", help="register and manage your remote bots (service)")
+    bot_actions = bots.add_subparsers(dest="action", required=True, parser_class=type(bots))
+    reg = bot_actions.add_parser("register", help="register a bot served at an endpoint")
+    reg.add_argument("--name", required=True)
+    reg.add_argument("--games", required=True, help="comma-separated game ids")
+    reg.add_argument("--endpoint", required=True, help="grpc://HOST:PORT or unix:///PATH")
+    update = bot_actions.add_parser("update", help="change a bot's endpoint")
+    update.add_argument("name")
+    update.add_argument("--endpoint", required=True)
+    for action in ("get", "disable"):
+        sub = bot_actions.add_parser(action, help=f"{action} a bot")
+        sub.add_argument("name")
+    listing = bot_actions.add_parser("list", help="list bots")
+    listing.add_argument("--game", default="")
+    listing.add_argument("--owner", default="")
+    for sub in (reg, update, listing, *(bot_actions.choices[a] for a in ("get", "disable"))):
+        _common(sub)
+        sub.set_defaults(run=run_bots)
+
+    tournaments = commands.add_parser("tournaments", help="create, watch and cancel tournaments (service)")
+    t_actions = tournaments.add_subparsers(dest="action", required=True, parser_class=type(tournaments))
+    create = t_actions.add_parser("create", help="create a tournament (played by the workers)")
+    create.add_argument("--game", required=True)
+    create.add_argument("--bots", required=True, help="registered bot names and/or built-in bots")
+    create.add_argument("--players", type=int, default=0)
+    create.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    create.add_argument("--format", default="round-robin")
+    create.add_argument("--repeats", type=int, default=1)
+    create.add_argument("--seed", type=int, default=1)
+    create.add_argument("--clock", metavar="KEY=MS,...")
+    create.add_argument("--on-error", default="forfeit")
+    create.add_argument("--bot-concurrency", type=int, default=4)
+    create.add_argument("--watch", action="store_true", help="watch it until it ends")
+    for action in ("watch", "get", "cancel"):
+        sub = t_actions.add_parser(action, help=f"{action} a tournament")
+        sub.add_argument("tournament_id", metavar="ID")
+    tlist = t_actions.add_parser("list", help="list tournaments")
+    tlist.add_argument("--game", default="")
+    tlist.add_argument("--limit", type=int, default=50)
+    for sub in t_actions.choices.values():
+        _common(sub)
+        sub.set_defaults(run=run_tournaments)
+
+    board = commands.add_parser("leaderboard", help="a game's or a tournament's leaderboard (service)")
+    scope = board.add_mutually_exclusive_group(required=True)
+    scope.add_argument("--game")
+    scope.add_argument("--tournament", metavar="ID")
+    _common(board)
+    board.set_defaults(run=run_leaderboard)
+
+    matches = commands.add_parser("matches", help="list matches and get records/replays (service)")
+    m_actions = matches.add_subparsers(dest="action", required=True, parser_class=type(matches))
+    mlist = m_actions.add_parser("list", help="matches of a tournament")
+    mlist.add_argument("--tournament", required=True, metavar="ID")
+    mlist.add_argument("--bot", default="")
+    mlist.add_argument("--limit", type=int, default=100)
+    mget = m_actions.add_parser("get", help="a match record and its events")
+    mget.add_argument("match_id", metavar="ID", help="<tournament id>:<match id>")
+    mget.add_argument("--record", metavar="FILE", help="write the record (replay it with `arena replay FILE`)")
+    for sub in (mlist, mget):
+        _common(sub)
+        sub.set_defaults(run=run_matches)
+
+    challenge = commands.add_parser("challenge", help="play one match now: your bot vs built-in bots (service)")
+    challenge.add_argument("--bot", required=True)
+    challenge.add_argument("--game", required=True)
+    challenge.add_argument("--opponents", default="random", help="built-in bots, comma-separated")
+    challenge.add_argument("--seed", type=int, default=0)
+    challenge.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    challenge.add_argument("--clock", metavar="KEY=MS,...")
+    _common(challenge)
+    challenge.set_defaults(run=run_challenge)
+
+
+# -- plumbing ----------------------------------------------------------------------------------
+
+
+class Client:
+    def __init__(self, args: argparse.Namespace) -> None:
+        from arena.v1 import arena_pb2_grpc
+
+        if not args.token:
+            raise UsageError("no API token: pass --token or set ARENA_TOKEN")
+        self.channel = grpc.insecure_channel(args.server)
+        self.stub = arena_pb2_grpc.ArenaServiceStub(self.channel)
+        self.metadata = (("authorization", f"Bearer {args.token}"),)
+
+    def call(self, method: str, request: Any, timeout: float = 30.0) -> Any:
+        return getattr(self.stub, method)(request, metadata=self.metadata, timeout=timeout)
+
+    def stream(self, method: str, request: Any) -> Any:
+        return getattr(self.stub, method)(request, metadata=self.metadata)
+
+
+def guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return command(args)
+        except grpc.RpcError as error:
+            from referee.errors import bad_request_field
+
+            code = error.code().name if hasattr(error, "code") else "UNKNOWN"
+            details = error.details() if hasattr(error, "details") else str(error)
+            field = bad_request_field(error)
+            where = f" (field {field})" if field else ""
+            name = " ".join(x for x in (args.command, getattr(args, "action", None)) if x)
+            print(f"arena {name}: error: {code}: {details}{where}", file=sys.stderr)
+            return SERVER_ERROR
+
+    return run
+
+
+def show(args: argparse.Namespace, message: Any, text: Callable[[], str]) -> None:
+    if args.json:
+        print(json_format.MessageToJson(message, preserving_proto_field_name=True))
+    else:
+        print(text())
+
+
+def clock_message(text: str | None) -> Any:
+    values = parse_clock(text)
+    return clock_settings(values) if values else None
+
+
+# -- commands ----------------------------------------------------------------------------------
+
+
+@guarded
+def run_bots(args: argparse.Namespace) -> int:
+    from arena.v1 import arena_pb2
+
+    client = Client(args)
+    if args.action == "register":
+        games = split_list(args.games)
+        bot = client.call(
+            "RegisterBot", arena_pb2.RegisterBotRequest(name=args.name, games=games, endpoint=args.endpoint)
+        )
+        show(args, bot, lambda: f"registered {bot.name} ({', '.join(bot.games)}) at {bot.endpoint}")
+    elif args.action == "update":
+        bot = client.call("UpdateBot", arena_pb2.UpdateBotRequest(name=args.name, endpoint=args.endpoint))
+        show(args, bot, lambda: f"{bot.name} now at {bot.endpoint}")
+    elif args.action == "disable":
+        bot = client.call("DisableBot", arena_pb2.DisableBotRequest(name=args.name))
+        show(args, bot, lambda: f"{bot.name} disabled")
+    elif args.action == "get":
+        detail = client.call("GetBot", arena_pb2.GetBotRequest(name=args.name))
+
+        def text() -> str:
+            lines = [f"{detail.bot.name} (owner {detail.bot.owner}, {'enabled' if detail.bot.enabled else 'disabled'})"]
+            lines += [
+                f"  {r.game}: {r.rating:.0f} ({r.ci_low:.0f}..{r.ci_high:.0f}), {r.games} games" for r in detail.ratings
+            ]
+            lines += [
+                f"  failure {f.tournament_id}:{f.match_id} {f.verdict}: {f.detail}" for f in detail.recent_failures
+            ]
+            return "\n".join(lines)
+
+        show(args, detail, text)
+    else:
+        reply = client.call("ListBots", arena_pb2.ListBotsRequest(game=args.game, owner=args.owner))
+        show(
+            args,
+            reply,
+            lambda: (
+                "\n".join(
+                    f"{b.name}\t{b.owner}\t{','.join(b.games)}\t{'enabled' if b.enabled else 'disabled'}\t{b.endpoint}"
+                    for b in reply.bots
+                )
+                or "no bots"
+            ),
+        )
+    return 0
+
+
+def _tournament_line(t: Any) -> str:
+    return f"{t.id}\t{t.game}\t{t.status}\t{t.done}/{t.total}\t{t.owner}"
+
+
+def _board_text(board: Any) -> str:
+    lines = [f"{board.game}{' ' + board.tournament_id if board.tournament_id else ''}: {board.matches} matches"]
+    for row in board.rows:
+        lines.append(
+            f"{row.rank:>3}. {row.bot:<24} {row.rating:7.1f} ({row.ci_low:.0f}..{row.ci_high:.0f})  {row.games} games"
+        )
+    if board.warning:
+        lines.append(f"warning: {board.warning}")
+    return "\n".join(lines)
+
+
+@guarded
+def run_tournaments(args: argparse.Namespace) -> int:
+    from arena.v1 import arena_pb2
+
+    client = Client(args)
+    if args.action == "create":
+        request = arena_pb2.CreateTournamentRequest(
+            game=args.game,
+            bots=split_list(args.bots),
+            players=args.players,
+            options=parse_options(args.option),
+            format=args.format,
+            repeats=args.repeats,
+            seed=args.seed,
+            on_error=args.on_error,
+            bot_concurrency=args.bot_concurrency,
+            clock=clock_message(args.clock),
+        )
+        tournament = client.call("CreateTournament", request)
+        if not args.watch:
+            show(args, tournament, lambda: tournament.id)
+            return 0
+        args.tournament_id = tournament.id
+        return _watch(client, args)
+    if args.action == "watch":
+        return _watch(client, args)
+    if args.action == "list":
+        reply = client.call("ListTournaments", arena_pb2.ListTournamentsRequest(game=args.game, limit=args.limit))
+        show(args, reply, lambda: "\n".join(_tournament_line(t) for t in reply.tournaments) or "no tournaments")
+        return 0
+    method = {"get": "GetTournament", "cancel": "CancelTournament"}[args.action]
+    request_type = {"get": arena_pb2.GetTournamentRequest, "cancel": arena_pb2.CancelTournamentRequest}[args.action]
+    tournament = client.call(method, request_type(tournament_id=args.tournament_id))
+    show(args, tournament, lambda: _tournament_line(tournament))
+    return 0
+
+
+def _watch(client: Client, args: argparse.Namespace) -> int:
+    from arena.v1 import arena_pb2
+
+    last = None
+    for update in client.stream("WatchTournament", arena_pb2.WatchTournamentRequest(tournament_id=args.tournament_id)):
+        last = update
+        if args.json:
+            print(json_format.MessageToJson(update, preserving_proto_field_name=True, indent=None))
+        else:
+            t = update.tournament
+            print(f"{t.id}: {t.status} {t.done}/{t.total}", file=sys.stderr, flush=True)
+    if last is not None and not args.json:
+        print(_board_text(last.leaderboard))
+    return 0
+
+
+@guarded
+def run_leaderboard(args: argparse.Namespace) -> int:
+    from arena.v1 import arena_pb2
+
+    client = Client(args)
+    request = (
+        arena_pb2.GetLeaderboardRequest(game=args.game)
+        if args.game
+        else arena_pb2.GetLeaderboardRequest(tournament_id=args.tournament)
+    )
+    board = client.call("GetLeaderboard", request)
+    show(args, board, lambda: _board_text(board))
+    return 0
+
+
+@guarded
+def run_matches(args: argparse.Namespace) -> int:
+    from arena.v1 import arena_pb2
+
+    client = Client(args)
+    if args.action == "list":
+        reply = client.call(
+            "ListMatches", arena_pb2.ListMatchesRequest(tournament_id=args.tournament, bot=args.bot, limit=args.limit)
+        )
+        show(
+            args,
+            reply,
+            lambda: (
+                "\n".join(
+                    f"{m.id}\t"
+                    + " ".join(f"{s.bot}={s.score:g}(#{s.rank})" for s in m.seats)
+                    + f"\t{m.failures} failures"
+                    for m in reply.matches
+                )
+                or "no matches"
+            ),
+        )
+        return 0
+    detail = client.call("GetMatch", arena_pb2.GetMatchRequest(id=args.match_id))
+    if args.record:
+        with open(args.record, "w") as handle:
+            handle.write(detail.record_json + "\n")
+    show(
+        args,
+        detail,
+        lambda: "\n".join(
+            [f"{detail.summary.id} ({'spectator view' if detail.spectator else 'public events'})"]
+            + [f"  {e.seat:>2} {e.text}" for e in detail.events]
+        ),
+    )
+    return 0
+
+
+@guarded
+def run_challenge(args: argparse.Namespace) -> int:
+    from arena.v1 import arena_pb2
+
+    client = Client(args)
+    request = arena_pb2.ChallengeRequest(
+        bot=args.bot,
+        game=args.game,
+        opponents=split_list(args.opponents),
+        seed=args.seed,
+        options=parse_options(args.option),
+        clock=clock_message(args.clock),
+    )
+    for event in client.stream("Challenge", request):
+        if args.json:
+            print(json_format.MessageToJson(event, preserving_proto_field_name=True, indent=None))
+            continue
+        body = event.WhichOneof("body")
+        if body == "event":
+            print(f"  {event.event.seat:>2} {event.event.text}")
+        elif body == "decision":
+            d = event.decision
+            print(f"  you chose {d.choice} ({d.kind}, {d.ms:.1f} ms{', substituted' if d.by != 'bot' else ''})")
+        elif body == "failure":
+            f = event.failure
+            print(f"  FAILURE at decision {f.decision}: {f.verdict}: {f.detail}")
+        elif body == "finished":
+            for seat in event.finished.seats:
+                flag = " (forfeited)" if seat.forfeited else ""
+                print(f"  seat {seat.seat}: rank {seat.rank}, score {seat.score:g}{flag}")
+    return 0

@@ -1,0 +1,75 @@
+"""``arena serve``: the referee service (gRPC API) over Redis; tournaments go to the workers."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from arena.cli import UsageError
+
+DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
+
+
+def register(commands: Any) -> None:
+    from referee.server import DEFAULT_METRICS_PORT, DEFAULT_PORT
+
+    parser = commands.add_parser("serve", help="run the referee service (gRPC API)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (0.0.0.0 for all)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"gRPC port (default {DEFAULT_PORT}; 0 = any)")
+    parser.add_argument(
+        "--redis", default=DEFAULT_REDIS, metavar="URL", help=f"store and broker (default {DEFAULT_REDIS})"
+    )
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=DEFAULT_METRICS_PORT,
+        help=f"Prometheus /metrics (default {DEFAULT_METRICS_PORT}; 0 = off)",
+    )
+    parser.add_argument("--rate", type=float, default=100.0, help="calls per second per owner (0 = unlimited)")
+    parser.add_argument("--burst", type=int, default=200, help="burst of calls per owner")
+    parser.add_argument("--grace", type=float, default=10.0, help="seconds in-flight calls get at shutdown")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from arena.cli.players import make_player
+    from arena.cli.tournament_cmd import check_broker
+    from arena.tournament import TournamentSpec, schedule
+    from bots.registry import bot_names
+    from referee.server import ServerConfig, serve_until_signalled
+    from referee.store import Store
+    from workers.app import make_app
+    from workers.executor import enqueue
+
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port {args.port}: expected 0..65535")
+    check_broker(args.redis)
+    app = make_app(args.redis)
+    store = Store(args.redis)
+
+    def submit(tournament_id: str, spec: TournamentSpec) -> None:
+        enqueue(app, store, tournament_id, spec, [m.index for m in schedule(spec)])
+
+    config = ServerConfig(
+        store_url=args.redis,
+        submit=submit,
+        make_player=make_player,
+        builtin_bots=bot_names,
+        host=args.host,
+        port=args.port,
+        rate=args.rate,
+        burst=args.burst,
+        grace=args.grace,
+    )
+
+    def announce(running: Any) -> None:
+        print(f"arena service on {args.host}:{running.port} (store {args.redis})", flush=True)
+
+    try:
+        asyncio.run(serve_until_signalled(config, announce))
+    except OSError as exc:
+        raise UsageError(f"cannot serve on {args.host}:{args.port}: {exc}") from None
+    print("arena service stopped", file=sys.stderr)
+    return 0

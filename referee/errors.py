@@ -1,0 +1,81 @@
+"""Precise gRPC errors for the referee service.
+
+Handlers raise :class:`ApiError`; the service turns it into a status with the right code, and
+for INVALID_ARGUMENT a ``google.rpc.BadRequest`` detail naming the field. Anything else that
+escapes a handler is logged with its traceback here and reaches the client as INTERNAL with an
+incident id, never as a stack trace.
+"""
+
+from __future__ import annotations
+
+import grpc
+from google.protobuf import any_pb2, duration_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+
+class ApiError(Exception):
+    def __init__(
+        self, code: grpc.StatusCode, message: str, *, field: str | None = None, retry_after: float = 0
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.field = field
+        self.retry_after = retry_after
+
+    def status(self) -> grpc.Status:
+        details = []
+        if self.field is not None:
+            bad = error_details_pb2.BadRequest(
+                field_violations=[
+                    error_details_pb2.BadRequest.FieldViolation(field=self.field, description=self.message)
+                ]
+            )
+            packed = any_pb2.Any()
+            packed.Pack(bad)
+            details.append(packed)
+        if self.retry_after:
+            info = error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=int(self.retry_after) + 1))
+            packed = any_pb2.Any()
+            packed.Pack(info)
+            details.append(packed)
+        proto = status_pb2.Status(code=getattr(code_pb2, self.code.name), message=self.message, details=details)
+        return rpc_status.to_status(proto)
+
+
+def invalid(field: str, message: str) -> ApiError:
+    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, message, field=field)
+
+
+def not_found(message: str) -> ApiError:
+    return ApiError(grpc.StatusCode.NOT_FOUND, message)
+
+
+def exists(message: str) -> ApiError:
+    return ApiError(grpc.StatusCode.ALREADY_EXISTS, message)
+
+
+def denied(message: str) -> ApiError:
+    return ApiError(grpc.StatusCode.PERMISSION_DENIED, message)
+
+
+def precondition(message: str) -> ApiError:
+    return ApiError(grpc.StatusCode.FAILED_PRECONDITION, message)
+
+
+def exhausted(message: str, retry_after: float) -> ApiError:
+    return ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED, message, retry_after=retry_after)
+
+
+def bad_request_field(error: grpc.RpcError) -> str | None:
+    """The offending field of an INVALID_ARGUMENT error (client side), if it names one."""
+    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    if status is None:
+        return None
+    for detail in status.details:
+        if detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+            bad = error_details_pb2.BadRequest()
+            detail.Unpack(bad)
+            return bad.field_violations[0].field if bad.field_violations else None
+    return None

@@ -1,0 +1,114 @@
+"""Running the referee service: a grpc.aio server with auth, health, reflection, limits and a
+graceful shutdown.
+
+On SIGTERM or SIGINT the server (1) flips health to NOT_SERVING so load balancers stop sending
+work, (2) ends watch streams with UNAVAILABLE ("watch again"), and (3) stops accepting calls,
+giving the ones in flight ``grace`` seconds to finish before they are cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import grpc
+import grpc.aio
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from arena.v1 import arena_pb2, arena_pb2_grpc
+from referee.auth import AuthInterceptor
+from referee.service import ArenaService, PlayerFactory, RateLimiter, ServiceState, Submit
+from referee.store import Store
+
+SERVICE_NAME = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name
+MAX_REQUEST = 1024 * 1024
+MAX_RESPONSE = 32 * 1024 * 1024
+DEFAULT_PORT = 50051
+DEFAULT_METRICS_PORT = 9100
+
+
+@dataclass
+class ServerConfig:
+    store_url: str
+    submit: Submit
+    make_player: PlayerFactory
+    builtin_bots: Callable[[str], list[str]]
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    rate: float = 100.0
+    burst: int = 200
+    grace: float = 10.0
+    interceptors: Sequence[grpc.aio.ServerInterceptor] = field(default_factory=tuple)
+
+
+class RunningServer:
+    def __init__(
+        self,
+        server: grpc.aio.Server,
+        port: int,
+        health_servicer: health.aio.HealthServicer,
+        state: ServiceState,
+        grace: float,
+    ) -> None:
+        self.server = server
+        self.port = port
+        self.health = health_servicer
+        self.state = state
+        self.grace = grace
+
+    async def shutdown(self) -> None:
+        await self.health.enter_graceful_shutdown()
+        self.state.shutting_down.set()
+        await self.server.stop(self.grace)
+
+
+async def start(config: ServerConfig) -> RunningServer:
+    store = Store(config.store_url)
+    state = ServiceState()
+    server = grpc.aio.server(
+        interceptors=[*config.interceptors, AuthInterceptor(store)],
+        options=[
+            ("grpc.max_receive_message_length", MAX_REQUEST),
+            ("grpc.max_send_message_length", MAX_RESPONSE),
+            ("grpc.keepalive_permit_without_calls", 1),
+            ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+        ],
+    )
+    service = ArenaService(
+        store,
+        config.submit,
+        config.make_player,
+        builtin_bots=config.builtin_bots,
+        limiter=RateLimiter(config.rate, config.burst),
+        state=state,
+    )
+    arena_pb2_grpc.add_ArenaServiceServicer_to_server(service, server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    port = server.add_insecure_port(f"{config.host}:{config.port}")
+    if port == 0:
+        raise OSError(f"cannot bind {config.host}:{config.port}")
+    # Store calls are blocking: give them a pool big enough for many concurrent clients.
+    asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=32, thread_name_prefix="arena-api"))
+    await server.start()
+    for name in ("", SERVICE_NAME):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return RunningServer(server, port, health_servicer, state, config.grace)
+
+
+async def serve_until_signalled(config: ServerConfig, on_ready: Callable[[RunningServer], None]) -> None:
+    running = await start(config)
+    on_ready(running)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await running.shutdown()

@@ -1,0 +1,657 @@
+"""The referee service: ``arena.v1.ArenaService`` over the Redis store.
+
+Manners: every call is authenticated (see :mod:`referee.auth`); owners change only their own
+bots and cancel only their own tournaments (operators may do both); arguments are validated
+with precise codes and the offending field; each owner is rate limited (RESOURCE_EXHAUSTED with
+a retry delay); handler failures reach clients as INTERNAL with an incident id, never a stack
+trace. Store calls are blocking (redis-py), so handlers run them on a thread pool and the event
+loop stays free for streams.
+
+Privacy: while a tournament runs, a bot's failures are shown only to its owner (and operators)
+and a match shows only public events; the spectator's view (private events, e.g. dealt hands)
+is served once the tournament has ended, because the other seat orders of the same deal may
+still be in play.
+
+Tournaments are played by the Celery workers: the service validates, stores the spec and hands
+it to ``submit`` (composed by the CLI), then follows the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import grpc
+import grpc.aio
+
+from arena import leaderboard as boards
+from arena.clock import DEFAULTS as CLOCK_DEFAULTS
+from arena.clock import clock_settings
+from arena.config import ConfigError
+from arena.engine import SPECTATOR
+from arena.protocol import event_message
+from arena.record import MatchRecord, resimulate
+from arena.registry import games, get_game
+from arena.runner import ErrorPolicy, play_match_async
+from arena.tournament import FORMATS, TournamentSpec, schedule
+from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
+from referee import views
+from referee.auth import Caller, create_owner, current_caller
+from referee.errors import ApiError, denied, exhausted, exists, invalid, not_found, precondition
+from referee.remote import RemotePlayer, target_of
+from referee.store import Store
+
+log = logging.getLogger("arena.service")
+T = TypeVar("T")
+
+BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,47}$")
+FINISHED = ("complete", "cancelled", "stopped")
+MAX_MATCHES = 200_000
+MAX_ACTIVE_TOURNAMENTS = 10
+MAX_CHALLENGES = 2
+WATCH_POLL_SECONDS = 0.25
+
+Submit = Callable[[str, TournamentSpec], None]
+PlayerFactory = Callable[[str, str], Any]
+
+
+class RateLimiter:
+    """A token bucket per owner: ``rate`` calls a second, bursts of ``burst``."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._buckets: dict[str, tuple[float, float]] = {}
+
+    def take(self, owner: str) -> float:
+        """0 if the call may go on, else the seconds until it could."""
+        if self.rate <= 0:
+            return 0.0
+        now = time.monotonic()
+        tokens, last = self._buckets.get(owner, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - last) * self.rate)
+        if tokens < 1.0:
+            self._buckets[owner] = (tokens, now)
+            return (1.0 - tokens) / self.rate
+        self._buckets[owner] = (tokens - 1.0, now)
+        return 0.0
+
+
+@dataclass
+class ServiceState:
+    shutting_down: asyncio.Event = field(default_factory=asyncio.Event)
+    challenges: dict[str, int] = field(default_factory=dict)
+
+
+def _caller() -> Caller:
+    caller = current_caller.get()
+    if caller is None:  # the auth interceptor always sets it; this is a wiring error
+        raise ApiError(grpc.StatusCode.UNAUTHENTICATED, "no caller")
+    return caller
+
+
+def unary(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
+    @functools.wraps(method)
+    async def handler(self: ArenaService, request: Any, context: grpc.aio.ServicerContext) -> T:
+        try:
+            caller = self.admit()
+            return await method(self, request, caller)
+        except Exception as exc:  # every failure becomes a status (AbortError passes through)
+            await self.fail(context, exc)
+            raise  # unreachable: fail() aborts
+
+    return handler
+
+
+def streaming(method: Callable[..., AsyncIterator[T]]) -> Callable[..., AsyncIterator[T]]:
+    @functools.wraps(method)
+    async def handler(self: ArenaService, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[T]:
+        try:
+            caller = self.admit()
+            async for item in method(self, request, caller):
+                yield item
+        except Exception as exc:  # every failure becomes a status (AbortError passes through)
+            await self.fail(context, exc)
+
+    return handler
+
+
+class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
+    def __init__(
+        self,
+        store: Store,
+        submit: Submit,
+        make_player: PlayerFactory,
+        *,
+        builtin_bots: Callable[[str], list[str]],
+        limiter: RateLimiter | None = None,
+        state: ServiceState | None = None,
+    ) -> None:
+        self.store = store
+        self.submit = submit
+        self.make_player = make_player
+        self.builtin_bots = builtin_bots
+        self.limiter = limiter or RateLimiter(rate=100, burst=200)
+        self.state = state or ServiceState()
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def admit(self) -> Caller:
+        caller = _caller()
+        wait = self.limiter.take(caller.name)
+        if wait:
+            raise exhausted(f"rate limit for {caller.name}: retry in {wait:.2f}s", wait)
+        return caller
+
+    async def fail(self, context: grpc.aio.ServicerContext, exc: Exception) -> None:
+        if isinstance(exc, grpc.aio.AbortError):
+            raise exc
+        if isinstance(exc, ApiError):
+            await context.abort_with_status(exc.status())
+        incident = uuid.uuid4().hex[:12]
+        log.error("incident %s", incident, exc_info=exc)
+        await context.abort(grpc.StatusCode.INTERNAL, f"internal error (incident {incident})")
+
+    async def blocking(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
+
+    # -- accounts ---------------------------------------------------------------------------
+
+    @unary
+    async def CreateOwner(self, request: arena_pb2.CreateOwnerRequest, caller: Caller) -> arena_pb2.CreateOwnerResponse:
+        if not caller.operator:
+            raise denied("creating owners is for operators")
+        try:
+            token = await self.blocking(create_owner, self.store, request.name, request.operator)
+        except ValueError as exc:
+            if "exists" in str(exc):
+                raise exists(str(exc)) from None
+            raise invalid("name", str(exc)) from None
+        return arena_pb2.CreateOwnerResponse(
+            owner=arena_pb2.Owner(name=request.name, operator=request.operator), token=token
+        )
+
+    @unary
+    async def WhoAmI(self, request: arena_pb2.WhoAmIRequest, caller: Caller) -> arena_pb2.Owner:
+        return arena_pb2.Owner(name=caller.name, operator=caller.operator)
+
+    # -- bots -------------------------------------------------------------------------------
+
+    def _check_games(self, field_name: str, game_ids: list[str]) -> None:
+        if not game_ids:
+            raise invalid(field_name, "list at least one game the bot plays")
+        known = games()
+        for i, game_id in enumerate(game_ids):
+            if game_id not in known:
+                raise invalid(f"{field_name}[{i}]", f"unknown game {game_id!r}; known: {', '.join(known)}")
+
+    def _check_endpoint(self, field_name: str, endpoint: str) -> None:
+        try:
+            target_of(endpoint)
+        except ConfigError as exc:
+            raise invalid(field_name, str(exc)) from None
+
+    def _own_bot(self, name: str, caller: Caller) -> dict[str, Any]:
+        data = self.store.bot(name)
+        if data is None:
+            raise not_found(f"no bot {name!r}")
+        if data["owner"] != caller.name and not caller.operator:
+            raise denied(f"bot {name!r} belongs to another owner")
+        return data
+
+    @unary
+    async def RegisterBot(self, request: arena_pb2.RegisterBotRequest, caller: Caller) -> arena_pb2.Bot:
+        if not BOT_NAME.match(request.name):
+            raise invalid("name", "bot names are 2-48 of A-Z a-z 0-9 _ . - starting with a letter or digit")
+        builtins = {name for game_id in games() for name in self.builtin_bots(game_id)}
+        if request.name.split(":")[0] in builtins:
+            raise invalid("name", f"{request.name!r} is a built-in bot's name")
+        self._check_games("games", list(request.games))
+        self._check_endpoint("endpoint", request.endpoint)
+        data = {
+            "owner": caller.name,
+            "games": list(request.games),
+            "endpoint": request.endpoint,
+            "enabled": True,
+            "created": time.time(),
+        }
+        if not await self.blocking(self.store.add_bot, request.name, data):
+            raise exists(f"bot {request.name!r} exists already")
+        return views.bot(data, request.name, show_endpoint=True)
+
+    @unary
+    async def UpdateBot(self, request: arena_pb2.UpdateBotRequest, caller: Caller) -> arena_pb2.Bot:
+        data = await self.blocking(self._own_bot, request.name, caller)
+        self._check_endpoint("endpoint", request.endpoint)
+        data["endpoint"] = request.endpoint
+        await self.blocking(self.store.save_bot, request.name, data)
+        return views.bot(data, request.name, show_endpoint=True)
+
+    @unary
+    async def DisableBot(self, request: arena_pb2.DisableBotRequest, caller: Caller) -> arena_pb2.Bot:
+        data = await self.blocking(self._own_bot, request.name, caller)
+        data["enabled"] = False
+        await self.blocking(self.store.save_bot, request.name, data)
+        return views.bot(data, request.name, show_endpoint=True)
+
+    @unary
+    async def ListBots(self, request: arena_pb2.ListBotsRequest, caller: Caller) -> arena_pb2.ListBotsResponse:
+        found = await self.blocking(lambda: list(self.store.bots()))
+        return arena_pb2.ListBotsResponse(
+            bots=[
+                views.bot(data, name, show_endpoint=caller.operator or data["owner"] == caller.name)
+                for name, data in found
+                if (not request.game or request.game in data["games"])
+                and (not request.owner or request.owner == data["owner"])
+            ]
+        )
+
+    @unary
+    async def GetBot(self, request: arena_pb2.GetBotRequest, caller: Caller) -> arena_pb2.BotDetail:
+        return await self.blocking(self._bot_detail, request.name, caller)
+
+    def _bot_detail(self, name: str, caller: Caller) -> arena_pb2.BotDetail:
+        data = self.store.bot(name)
+        if data is None:
+            raise not_found(f"no bot {name!r}")
+        mine = caller.operator or data["owner"] == caller.name
+        detail = arena_pb2.BotDetail(bot=views.bot(data, name, show_endpoint=mine))
+        for game_id in data["games"]:
+            board = self.store.game_leaderboard(game_id) or {}
+            for row in board.get("leaderboard", []):
+                if row["bot"] == name:
+                    detail.ratings.append(
+                        arena_pb2.GameRating(
+                            game=game_id,
+                            rating=row["rating"],
+                            ci_low=row["ci_low"],
+                            ci_high=row["ci_high"],
+                            games=row["games"],
+                        )
+                    )
+        for tournament_id in self.store.tournaments(20):
+            info = self.store.tournament(tournament_id)
+            if info is None or name not in info["spec"]["bots"]:
+                continue
+            if not mine and info["status"] not in FINISHED:
+                continue  # another owner's errors stay private while the tournament runs
+            for record in self.store.matches(tournament_id):
+                for failure in record.failures:
+                    if record.seats[failure.seat]["bot"] == name:
+                        detail.recent_failures.append(
+                            arena_pb2.BotFailure(
+                                tournament_id=tournament_id,
+                                match_id=record.match_id,
+                                decision=failure.decision,
+                                verdict=failure.verdict,
+                                detail=failure.detail,
+                            )
+                        )
+            if len(detail.recent_failures) >= 20:
+                break
+        del detail.recent_failures[20:]
+        return detail
+
+    # -- games ------------------------------------------------------------------------------
+
+    @unary
+    async def ListGames(self, request: arena_pb2.ListGamesRequest, caller: Caller) -> arena_pb2.ListGamesResponse:
+        return arena_pb2.ListGamesResponse(games=[views.game_info(g.meta) for g in games().values()])
+
+    @unary
+    async def DescribeGame(self, request: arena_pb2.DescribeGameRequest, caller: Caller) -> arena_pb2.GameDescription:
+        game = self._game("game", request.game)
+        return views.game_description(game, self.builtin_bots(game.meta.id))
+
+    def _game(self, field_name: str, game_id: str) -> Any:
+        try:
+            return get_game(game_id)
+        except ConfigError as exc:
+            raise invalid(field_name, str(exc)) from None
+
+    # -- tournaments ------------------------------------------------------------------------
+
+    @unary
+    async def CreateTournament(
+        self, request: arena_pb2.CreateTournamentRequest, caller: Caller
+    ) -> arena_pb2.Tournament:
+        return await self.blocking(self._create_tournament, request, caller)
+
+    def _create_tournament(self, request: arena_pb2.CreateTournamentRequest, caller: Caller) -> arena_pb2.Tournament:
+        game = self._game("game", request.game)
+        spec = self._tournament_spec(game, request)
+        total = len(schedule(spec))
+        if total > MAX_MATCHES:
+            raise invalid("repeats", f"{total} matches; at most {MAX_MATCHES} per tournament")
+        active = [
+            t
+            for t in self.store.tournaments(200)
+            if (info := self.store.tournament(t))
+            and info.get("owner") == caller.name
+            and info["status"] not in FINISHED
+        ]
+        if len(active) >= MAX_ACTIVE_TOURNAMENTS and not caller.operator:
+            raise exhausted(
+                f"{caller.name} has {len(active)} tournaments running; at most {MAX_ACTIVE_TOURNAMENTS}", 30
+            )
+        tournament_id = f"{spec.game}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}"
+        if not self.store.create_tournament(tournament_id, spec, total, 0, owner=caller.name):
+            raise exists(f"tournament {tournament_id} exists already")
+        self.submit(tournament_id, spec)
+        info = self.store.tournament(tournament_id)
+        assert info is not None
+        return views.tournament(info)
+
+    def _tournament_spec(self, game: Any, request: arena_pb2.CreateTournamentRequest) -> TournamentSpec:
+        meta = game.meta
+        players = request.players or min(max(2, meta.min_players), meta.max_players)
+        if not meta.min_players <= players <= meta.max_players:
+            raise invalid(
+                "players", f"{meta.id} plays with {meta.min_players}-{meta.max_players} players, not {players}"
+            )
+        try:
+            config = game.config(players, dict(request.options))
+        except ConfigError as exc:
+            key = next((k for k in request.options if k in str(exc)), None)
+            raise invalid(f"options[{key}]" if key else "options", str(exc)) from None
+        fmt = request.format or "round-robin"
+        if fmt not in FORMATS:
+            raise invalid("format", f"unknown format {fmt!r}; allowed: {', '.join(FORMATS)}")
+        on_error = request.on_error or "forfeit"
+        if on_error not in ("forfeit", "substitute"):
+            raise invalid("on_error", f"on_error must be forfeit or substitute, not {on_error!r}")
+        if len(request.bots) < max(2, players):
+            raise invalid(
+                "bots", f"{players}-player matches need at least {max(2, players)} bots, got {len(request.bots)}"
+            )
+        if len(set(request.bots)) != len(request.bots):
+            raise invalid("bots", "a bot is listed twice")
+        addresses = {}
+        builtins = set(self.builtin_bots(meta.id))
+        for i, name in enumerate(request.bots):
+            if name.split(":")[0] in builtins:
+                try:
+                    self.make_player(name, meta.id)
+                except ConfigError as exc:
+                    raise invalid(f"bots[{i}]", str(exc)) from None
+                continue
+            data = self.store.bot(name)
+            if data is None:
+                raise invalid(
+                    f"bots[{i}]", f"unknown bot {name!r}: neither registered nor built-in ({', '.join(builtins)})"
+                )
+            if not data["enabled"]:
+                raise precondition(f"bot {name!r} is disabled")
+            if meta.id not in data["games"]:
+                raise invalid(f"bots[{i}]", f"bot {name!r} does not play {meta.id}")
+            addresses[name] = data["endpoint"]
+        clock = {
+            key: getattr(request.clock, f"{key}_ms", 0) for key in ("decision", "bank", "increment", "startup", "grace")
+        }
+        clock = {k: v for k, v in clock.items() if v}
+        if request.clock.max_strikes:
+            clock["strikes"] = request.clock.max_strikes
+        spec = TournamentSpec(
+            game=meta.id,
+            bots=tuple(request.bots),
+            players=players,
+            options=dict(config.options),
+            format=fmt,
+            repeats=request.repeats or 1,
+            seed=request.seed or 1,
+            on_error=on_error,
+            error_budget=request.error_budget or 3,
+            clock=clock,
+            bot_concurrency=request.bot_concurrency or 4,
+            addresses=addresses,
+        )
+        try:
+            spec.validate()
+        except ConfigError as exc:
+            raise invalid("bots", str(exc)) from None
+        return spec
+
+    def _tournament_info(self, tournament_id: str) -> dict[str, Any]:
+        info = self.store.tournament(tournament_id)
+        if info is None:
+            raise not_found(f"no tournament {tournament_id!r}")
+        return info
+
+    @unary
+    async def GetTournament(self, request: arena_pb2.GetTournamentRequest, caller: Caller) -> arena_pb2.Tournament:
+        return views.tournament(await self.blocking(self._tournament_info, request.tournament_id))
+
+    @unary
+    async def CancelTournament(
+        self, request: arena_pb2.CancelTournamentRequest, caller: Caller
+    ) -> arena_pb2.Tournament:
+        info = await self.blocking(self._tournament_info, request.tournament_id)
+        if info.get("owner") != caller.name and not caller.operator:
+            raise denied(f"tournament {request.tournament_id!r} belongs to another owner")
+        if info["status"] in FINISHED:
+            raise precondition(f"tournament {request.tournament_id!r} has already ended ({info['status']})")
+        await self.blocking(self.store.cancel, request.tournament_id)
+        return views.tournament(await self.blocking(self._tournament_info, request.tournament_id))
+
+    @unary
+    async def ListTournaments(
+        self, request: arena_pb2.ListTournamentsRequest, caller: Caller
+    ) -> arena_pb2.ListTournamentsResponse:
+        def listing() -> list[arena_pb2.Tournament]:
+            out = []
+            for tournament_id in self.store.tournaments(request.limit or 50):
+                info = self.store.tournament(tournament_id)
+                if info and (not request.game or info["spec"]["game"] == request.game):
+                    out.append(views.tournament(info))
+            return out
+
+        return arena_pb2.ListTournamentsResponse(tournaments=await self.blocking(listing))
+
+    @streaming
+    async def WatchTournament(
+        self, request: arena_pb2.WatchTournamentRequest, caller: Caller
+    ) -> AsyncIterator[arena_pb2.TournamentUpdate]:
+        info = await self.blocking(self._tournament_info, request.tournament_id)
+        spec = TournamentSpec.from_json(info["spec"])
+        records: list[MatchRecord] = []
+        cursor = "0"
+        sent_done = -1
+        while True:
+            if self.state.shutting_down.is_set():
+                raise ApiError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down; watch again")
+            cursor, indices = await self.blocking(self.store.follow, request.tournament_id, cursor, 0)
+            records += await self.blocking(self.store.matches_at, request.tournament_id, indices)
+            info = await self.blocking(self._tournament_info, request.tournament_id)
+            final_board = await self.blocking(self.store.leaderboard, request.tournament_id)
+            ended = info["status"] in FINISHED and (final_board is not None or info["status"] != "complete")
+            if ended or len(records) != sent_done:
+                board = final_board if ended and final_board else boards.build(spec, records, resamples=0)
+                yield arena_pb2.TournamentUpdate(
+                    tournament=views.tournament(info),
+                    leaderboard=views.leaderboard(board, request.tournament_id),
+                    final=ended,
+                )
+                sent_done = len(records)
+            if ended:
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.state.shutting_down.wait(), WATCH_POLL_SECONDS)
+
+    # -- leaderboards -------------------------------------------------------------------------
+
+    @unary
+    async def GetLeaderboard(self, request: arena_pb2.GetLeaderboardRequest, caller: Caller) -> arena_pb2.Leaderboard:
+        scope = request.WhichOneof("scope")
+        if scope == "tournament_id":
+            info = await self.blocking(self._tournament_info, request.tournament_id)
+            board = await self.blocking(self.store.leaderboard, request.tournament_id)
+            if board is None:
+                raise precondition(f"tournament {request.tournament_id!r} is {info['status']}: no leaderboard yet")
+            return views.leaderboard(board, request.tournament_id)
+        if scope == "game":
+            self._game("game", request.game)
+            board = await self.blocking(self.store.game_leaderboard, request.game)
+            return views.leaderboard(board or {"game": request.game})
+        raise invalid("scope", "give tournament_id or game")
+
+    # -- matches ------------------------------------------------------------------------------
+
+    @unary
+    async def ListMatches(self, request: arena_pb2.ListMatchesRequest, caller: Caller) -> arena_pb2.ListMatchesResponse:
+        await self.blocking(self._tournament_info, request.tournament_id)
+        records = await self.blocking(self.store.matches, request.tournament_id)
+        if request.bot:
+            records = [r for r in records if any(s["bot"] == request.bot for s in r.seats)]
+        limit = request.limit or 100
+        page = records[request.offset : request.offset + limit]
+        return arena_pb2.ListMatchesResponse(
+            matches=[views.match_summary(request.tournament_id, r) for r in page], total=len(records)
+        )
+
+    @unary
+    async def GetMatch(self, request: arena_pb2.GetMatchRequest, caller: Caller) -> arena_pb2.MatchDetail:
+        return await self.blocking(self._match_detail, request.id, caller)
+
+    def _match_detail(self, match_ref: str, caller: Caller) -> arena_pb2.MatchDetail:
+        tournament_id, _, match_id = match_ref.rpartition(":")
+        if not tournament_id or not re.fullmatch(r"m\d+", match_id):
+            raise invalid("id", f"expected <tournament id>:<match id> (e.g. skyfive-...:m000012), got {match_ref!r}")
+        info = self._tournament_info(tournament_id)
+        record = self.store.match(tournament_id, int(match_id[1:]))
+        if record is None:
+            raise not_found(f"no match {match_id} in {tournament_id} (yet)")
+        finished = info["status"] in FINISHED
+        if not finished and not caller.operator:
+            owners = {name: (self.store.bot(name) or {}).get("owner") for name in {s["bot"] for s in record.seats}}
+            record.failures = [f for f in record.failures if owners.get(record.seats[f.seat]["bot"]) == caller.name]
+            record.__dict__.pop("_line", None)  # the record changed: serialise it again
+        state = resimulate(get_game(record.game), record)
+        viewer = SPECTATOR if finished else -2  # -2: no seat, so public events only
+        return arena_pb2.MatchDetail(
+            summary=views.match_summary(tournament_id, record),
+            record_json=record.dumps(),
+            events=views.events(state.log.events, viewer),
+            spectator=finished,
+        )
+
+    # -- challenge ----------------------------------------------------------------------------
+
+    @streaming
+    async def Challenge(
+        self, request: arena_pb2.ChallengeRequest, caller: Caller
+    ) -> AsyncIterator[arena_pb2.ChallengeEvent]:
+        game = self._game("game", request.game)
+        data = await self.blocking(self._own_bot, request.bot, caller)
+        if not data["enabled"]:
+            raise precondition(f"bot {request.bot!r} is disabled")
+        if game.meta.id not in data["games"]:
+            raise invalid("game", f"bot {request.bot!r} does not play {game.meta.id}")
+        opponents = list(request.opponents) or ["random"]
+        players = 1 + len(opponents)
+        if not game.meta.min_players <= players <= game.meta.max_players:
+            raise invalid(
+                "opponents", f"{game.meta.id} plays with {game.meta.min_players}-{game.meta.max_players} players"
+            )
+        try:
+            config = game.config(players, dict(request.options))
+            seats = [RemotePlayer(data["endpoint"], name=request.bot)]
+            seats += [self.make_player(name, game.meta.id) for name in opponents]
+        except ConfigError as exc:
+            raise invalid("options" if "option" in str(exc) else "opponents", str(exc)) from None
+        if self.state.challenges.get(caller.name, 0) >= MAX_CHALLENGES:
+            raise exhausted(f"{caller.name} already has {MAX_CHALLENGES} challenges running", 5)
+        self.state.challenges[caller.name] = self.state.challenges.get(caller.name, 0) + 1
+        try:
+            async for event in self._challenge(game, config, request, seats):
+                yield event
+        finally:
+            self.state.challenges[caller.name] -= 1
+
+    async def _challenge(
+        self, game: Any, config: Any, request: arena_pb2.ChallengeRequest, seats: list[Any]
+    ) -> AsyncIterator[arena_pb2.ChallengeEvent]:
+        queue: asyncio.Queue[arena_pb2.ChallengeEvent | None] = asyncio.Queue()
+        shown = 0
+
+        def on_decision(state: Any, entry: Any) -> None:
+            nonlocal shown
+            for index, event in enumerate(state.log.events[shown:], shown):
+                if event.visible_to(0):  # the challenger sits in seat 0
+                    queue.put_nowait(arena_pb2.ChallengeEvent(event=event_message(index, event)))
+            shown = len(state.log.events)
+            if entry.seat == 0:
+                queue.put_nowait(
+                    arena_pb2.ChallengeEvent(
+                        decision=arena_pb2.ChallengeDecision(
+                            index=len(state.log.events),
+                            seat=entry.seat,
+                            kind=entry.kind,
+                            choice=entry.choice,
+                            ms=entry.ms,
+                            by=entry.by,
+                        )
+                    )
+                )
+
+        clock_values = {
+            k: getattr(request.clock, f"{k}_ms") for k in ("decision", "bank", "increment", "startup", "grace")
+        }
+        clock = clock_settings({k: v for k, v in clock_values.items() if v} or dict(CLOCK_DEFAULTS))
+        seed = request.seed or int(time.time())
+
+        async def play() -> None:
+            try:
+                record = await play_match_async(
+                    game,
+                    config,
+                    seed,
+                    seats,
+                    policy=ErrorPolicy("forfeit"),
+                    clock=clock,
+                    on_decision=on_decision,
+                    match_id=f"challenge-{uuid.uuid4().hex[:8]}",
+                )
+                for failure in record.failures:
+                    queue.put_nowait(
+                        arena_pb2.ChallengeEvent(
+                            failure=arena_pb2.ChallengeFailure(
+                                seat=failure.seat,
+                                decision=failure.decision,
+                                verdict=failure.verdict,
+                                detail=failure.detail,
+                            )
+                        )
+                    )
+                result = record.result
+                finished = bot_pb2.MatchResult(
+                    seats=[
+                        bot_pb2.SeatResult(
+                            seat=s,
+                            score=float(result["scores"][s]),
+                            rank=result["ranks"][s],
+                            forfeited=result["forfeited"][s],
+                        )
+                        for s in range(len(record.seats))
+                    ],
+                    summary=result.get("summary", ""),
+                )
+                queue.put_nowait(arena_pb2.ChallengeEvent(finished=finished, record_json=record.dumps()))
+            finally:
+                queue.put_nowait(None)
+
+        task = asyncio.get_running_loop().create_task(play())
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+            await task
+        finally:
+            if not task.done():
+                task.cancel()

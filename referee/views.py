@@ -1,0 +1,146 @@
+"""Conversions from Arena's values to the API's messages (``arena.v1.arena_pb2``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.protobuf import descriptor_pb2
+
+from arena.engine import Game, GameMeta
+from arena.protocol import event_message, option_text
+from arena.record import MatchRecord
+from arena.v1 import arena_pb2, bot_pb2
+
+
+def game_info(meta: GameMeta) -> arena_pb2.GameInfo:
+    return arena_pb2.GameInfo(
+        id=meta.id,
+        name=meta.name,
+        min_players=meta.min_players,
+        max_players=meta.max_players,
+        version=meta.version,
+        flags=list(meta.flags),
+        variants=[
+            arena_pb2.GameVariant(
+                name=v.name,
+                description=v.description,
+                options={k: option_text(x) for k, x in v.options.items()},
+                players=list(v.players),
+            )
+            for v in meta.variants
+        ],
+        options=[
+            arena_pb2.GameOption(key=o.key, default=option_text(o.default), allowed=o.allowed(), help=o.help)
+            for o in meta.options
+        ],
+        summary=meta.summary,
+    )
+
+
+def file_descriptor_set(*files: Any) -> descriptor_pb2.FileDescriptorSet:
+    """The files and everything they import, dependencies first (as protoc would emit them)."""
+    out = descriptor_pb2.FileDescriptorSet()
+    seen: set[str] = set()
+
+    def add(file: Any) -> None:
+        if file.name in seen:
+            return
+        seen.add(file.name)
+        for dependency in file.dependencies:
+            add(dependency)
+        proto = out.file.add()
+        file.CopyToProto(proto)
+
+    for file in files:
+        add(file)
+    return out
+
+
+def game_description(game: Game, builtin_bots: list[str]) -> arena_pb2.GameDescription:
+    return arena_pb2.GameDescription(
+        info=game_info(game.meta),
+        protocol=file_descriptor_set(game.observation_type.DESCRIPTOR.file, bot_pb2.DESCRIPTOR),
+        observation_type=game.observation_type.DESCRIPTOR.full_name,
+        action_type=game.action_type.DESCRIPTOR.full_name,
+        builtin_bots=builtin_bots,
+    )
+
+
+def leaderboard(board: dict[str, Any], tournament_id: str = "") -> arena_pb2.Leaderboard:
+    rows = []
+    for row in board.get("leaderboard", []):
+        rows.append(
+            arena_pb2.LeaderboardRow(
+                rank=row.get("rank", 0),
+                bot=row["bot"],
+                rating=row["rating"],
+                ci_low=row["ci_low"],
+                ci_high=row["ci_high"],
+                games=row.get("games", 0),
+                wins=row.get("wins", 0),
+                draws=row.get("draws", 0),
+                losses=row.get("losses", 0),
+                mean_rank=row.get("mean_rank") or 0.0,
+                mean_score=row.get("mean_score") or 0.0,
+            )
+        )
+    return arena_pb2.Leaderboard(
+        game=board.get("game", ""),
+        tournament_id=tournament_id,
+        matches=board.get("matches", 0),
+        rows=rows,
+        warning=board.get("warning") or "",
+    )
+
+
+def tournament(info: dict[str, Any]) -> arena_pb2.Tournament:
+    spec = info["spec"]
+    return arena_pb2.Tournament(
+        id=info["id"],
+        owner=info.get("owner", ""),
+        game=spec["game"],
+        status=info["status"],
+        done=info["done"],
+        total=info["total"],
+        bots=spec["bots"],
+        format=spec["format"],
+        players=spec["players"],
+        repeats=spec["repeats"],
+        created=float(info.get("created", 0.0)),
+    )
+
+
+def match_summary(tournament_id: str, record: MatchRecord) -> arena_pb2.MatchSummary:
+    result = record.result
+    return arena_pb2.MatchSummary(
+        id=f"{tournament_id}:{record.match_id}",
+        index=int(record.tournament.get("index", 0)),
+        seats=[
+            arena_pb2.SeatSummary(
+                seat=s,
+                bot=record.seats[s]["bot"],
+                score=float(result["scores"][s]),
+                rank=int(result["ranks"][s]),
+                forfeited=bool(result["forfeited"][s]),
+            )
+            for s in range(len(record.seats))
+        ],
+        decisions=len(record.decisions),
+        failures=len(record.failures),
+    )
+
+
+def events(state_events: list[Any], viewer: int) -> list[bot_pb2.Event]:
+    """Events of a finished match's log that ``viewer`` may see (SPECTATOR: all of them)."""
+    return [event_message(i, e) for i, e in enumerate(state_events) if e.visible_to(viewer)]
+
+
+def bot(data: dict[str, Any], name: str, *, show_endpoint: bool) -> arena_pb2.Bot:
+    return arena_pb2.Bot(
+        name=name,
+        owner=data["owner"],
+        games=data["games"],
+        endpoint=data["endpoint"] if show_endpoint else "",
+        enabled=data["enabled"],
+        created=data["created"],
+    )
