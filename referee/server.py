@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -25,6 +26,7 @@ from referee.auth import AuthInterceptor
 from referee.service import ArenaService, PlayerFactory, RateLimiter, ServiceState, Submit
 from referee.store import Store
 
+log = logging.getLogger("arena.service")
 SERVICE_NAME = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name
 MAX_REQUEST = 1024 * 1024
 MAX_RESPONSE = 32 * 1024 * 1024
@@ -44,6 +46,9 @@ class ServerConfig:
     burst: int = 200
     grace: float = 10.0
     interceptors: Sequence[grpc.aio.ServerInterceptor] = field(default_factory=tuple)
+    every_few_seconds: Callable[[], None] | None = None
+    """Run on a thread every ``tick`` seconds while serving (e.g. refresh the rating gauges)."""
+    tick: float = 2.0
 
 
 class RunningServer:
@@ -60,11 +65,24 @@ class RunningServer:
         self.health = health_servicer
         self.state = state
         self.grace = grace
+        self.ticker: asyncio.Task[None] | None = None
 
     async def shutdown(self) -> None:
         await self.health.enter_graceful_shutdown()
         self.state.shutting_down.set()
+        if self.ticker is not None:
+            self.ticker.cancel()
         await self.server.stop(self.grace)
+
+
+async def _tick(job: Callable[[], None], seconds: float) -> None:
+    loop = asyncio.get_running_loop()
+    while True:
+        try:
+            await loop.run_in_executor(None, job)
+        except Exception:  # a failing refresh must not stop the service; it is logged
+            log.exception("periodic job failed")
+        await asyncio.sleep(seconds)
 
 
 async def start(config: ServerConfig) -> RunningServer:
@@ -99,7 +117,10 @@ async def start(config: ServerConfig) -> RunningServer:
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return RunningServer(server, port, health_servicer, state, config.grace)
+    running = RunningServer(server, port, health_servicer, state, config.grace)
+    if config.every_few_seconds is not None:
+        running.ticker = asyncio.get_running_loop().create_task(_tick(config.every_few_seconds, config.tick))
+    return running
 
 
 async def serve_until_signalled(config: ServerConfig, on_ready: Callable[[RunningServer], None]) -> None:

@@ -115,10 +115,8 @@ def test_prometheus_scrapes_the_referee_service_on_its_metrics_port():
     jobs = {job["job_name"]: job for job in PROMETHEUS["scrape_configs"]}
     (static,) = jobs["referee"]["static_configs"]
     assert static["targets"] == [f"referee:{REFEREE_METRICS_PORT}"]
-    # The referee service and `arena serve` land with the gRPC service; then they must agree.
-    if "referee" in SERVICES:
-        serve = build_parser().parse_args(SERVICES["referee"]["command"])
-        assert serve.metrics_port == REFEREE_METRICS_PORT
+    serve = build_parser().parse_args(SERVICES["referee"]["command"])
+    assert serve.metrics_port == REFEREE_METRICS_PORT
 
 
 def test_grafana_provisions_the_prometheus_data_source_and_the_dashboards_directory():
@@ -133,3 +131,25 @@ def test_grafana_provisions_the_prometheus_data_source_and_the_dashboards_direct
     home = SERVICES["grafana"]["environment"]["GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH"]
     assert home == mounts["monitoring/grafana/dashboards"] + "/arena.json"
     assert (ROOT / "monitoring/grafana/dashboards/arena.json").exists()
+
+
+def test_the_referee_service_serves_on_the_cli_defaults_and_waits_for_redis():
+    from referee.server import DEFAULT_METRICS_PORT, DEFAULT_PORT
+
+    referee = SERVICES["referee"]
+    serve = build_parser().parse_args(referee["command"])
+    assert (serve.port, serve.metrics_port) == (DEFAULT_PORT, DEFAULT_METRICS_PORT)
+    assert serve.host == "0.0.0.0" and serve.redis == "redis://redis:6379/0"
+    assert set(referee["ports"]) == {f"{DEFAULT_PORT}:{DEFAULT_PORT}", f"{DEFAULT_METRICS_PORT}:{DEFAULT_METRICS_PORT}"}
+    assert referee["depends_on"]["redis"]["condition"] == "service_healthy"
+    probe = build_parser().parse_args(referee["healthcheck"]["test"][2:])  # ["CMD", "arena", ...]
+    assert probe.server == f"localhost:{DEFAULT_PORT}"
+
+
+def test_two_sample_bots_serve_on_the_ports_their_healthchecks_probe():
+    bots = {name: s for name, s in SERVICES.items() if name.startswith("bot-")}
+    assert len(bots) == 2
+    for service in bots.values():
+        args = build_parser().parse_args(service["command"])
+        assert args.command == "bot" and args.host == "0.0.0.0"
+        assert str(args.port) in service["healthcheck"]["test"][-1]

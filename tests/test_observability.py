@@ -1,5 +1,6 @@
-"""A real Prometheus scraping a real worker node through a distributed tournament with a
-misbehaving remote bot; the Grafana dashboard checked against what the code exports."""
+"""A real Prometheus scraping a real worker node (and the referee service) through distributed
+tournaments with a misbehaving remote bot; the Grafana dashboard checked against what the code
+exports."""
 
 from __future__ import annotations
 
@@ -24,12 +25,12 @@ from arena.tournament_run import run_tournament
 from referee import metrics
 from referee.store import Store
 from tests.remote_helpers import bot_process, misbehaving
-from tests.services import ROOT, free_port, prometheus_tool, redis_server, wait_for, workers
+from tests.services import ROOT, free_port, prometheus_tool, redis_server, service, wait_for, workers
 from workers.executor import CeleryExecutor
 
 pytestmark = pytest.mark.timeout(300)
 DASHBOARD = ROOT / "monitoring" / "grafana" / "dashboards" / "arena.json"
-# The lead adds the referee service's target; until then these come from no scraped process.
+# Exported by the referee service only (checked in the service test below).
 SERVICE_ONLY = {"arena_rating", "arena_rating_ci_low", "arena_rating_ci_high"}
 
 
@@ -97,12 +98,15 @@ class Prometheus:
 
 
 @contextmanager
-def prometheus(tmp: Path, targets: list[str]) -> Iterator[Prometheus]:
-    """A real Prometheus on a free port, scraping ``targets`` every second."""
+def prometheus(tmp: Path, targets: list[str], referee: str | None = None) -> Iterator[Prometheus]:
+    """A real Prometheus on a free port, scraping worker ``targets`` (and the ``referee``
+    service) every second."""
     port = free_port()
     config = tmp / "prometheus.yml"
-    job = {"job_name": "worker", "static_configs": [{"targets": targets}]}
-    config.write_text(json.dumps({"global": {"scrape_interval": "1s"}, "scrape_configs": [job]}))  # JSON is YAML
+    jobs = [{"job_name": "worker", "static_configs": [{"targets": targets}]}]
+    if referee:
+        jobs.append({"job_name": "referee", "static_configs": [{"targets": [referee]}]})
+    config.write_text(json.dumps({"global": {"scrape_interval": "1s"}, "scrape_configs": jobs}))  # JSON is YAML
     args = [
         prometheus_tool("prometheus"),
         f"--config.file={config}",
@@ -186,3 +190,55 @@ def from_workers(name: str) -> bool:
     """Whether a worker node exports this metric after a tournament (the referee service's are
     the lead's to check; a tournament's progress series end with it: see test_metrics)."""
     return not (name in SERVICE_ONLY or name.startswith(("grpc_", "arena_tournament_matches")))
+
+
+def test_prometheus_scrapes_the_referee_service_and_a_worker(tmp_path):
+    import grpc
+
+    from arena.v1 import arena_pb2, arena_pb2_grpc
+    from referee.auth import create_owner
+
+    metrics_port = free_port()
+    with (
+        redis_server(tmp_path) as redis,
+        workers(redis.url, tmp_path, count=1, concurrency=2) as (worker,),
+        service(redis.url, tmp_path, "--metrics-port", str(metrics_port)) as srv,
+        bot_process(misbehaving("illegal", "--at", "1")) as bad,
+        prometheus(tmp_path, [f"127.0.0.1:{worker.metrics_port}"], referee=f"127.0.0.1:{metrics_port}") as prom,
+    ):
+        wait_for(lambda: prom.scalar('sum(up{job=~"worker|referee"})') == 2, 30, "the first scrapes")
+        store = Store(redis.url)
+        stub = arena_pb2_grpc.ArenaServiceStub(grpc.insecure_channel(srv.address))
+        metadata = (("authorization", f"Bearer {create_owner(store, 'ops')}"),)
+        stub.RegisterBot(
+            arena_pb2.RegisterBotRequest(name="flaky", games=["rolldice"], endpoint=bad), metadata=metadata
+        )
+        request = arena_pb2.CreateTournamentRequest(game="rolldice", bots=["flaky", "random", "heuristic"], repeats=2)
+        created = stub.CreateTournament(request, metadata=metadata)
+        updates = list(
+            stub.WatchTournament(arena_pb2.WatchTournamentRequest(tournament_id=created.id), metadata=metadata)
+        )
+        assert updates[-1].tournament.status == "complete"
+        with pytest.raises(grpc.RpcError):
+            stub.ListGames(arena_pb2.ListGamesRequest())  # no token: UNAUTHENTICATED
+        records = store.matches(created.id)
+        board = stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game="rolldice"), metadata=metadata)
+        assert len(records) == 12 and {r.bot for r in board.rows} == {"flaky", "random", "heuristic"}
+
+        def gauges(name: str) -> dict[str, float]:
+            return {i["metric"]["bot"]: float(i["value"][1]) for i in prom.query(f'{name}{{game="rolldice"}}')}
+
+        wait_for(lambda: len(gauges("arena_rating")) == 3, 30, "the rating gauges")
+        assert gauges("arena_rating") == {r.bot: r.rating for r in board.rows}
+        assert gauges("arena_rating_ci_low") == {r.bot: r.ci_low for r in board.rows}
+        assert gauges("arena_rating_ci_high") == {r.bot: r.ci_high for r in board.rows}
+        assert prom.scalar("sum(arena_matches_finished_total)") == 12
+        failures = sum(len(r.failures) for r in records)
+        assert failures == 8 and prom.scalar("sum(arena_bot_failures_total)") == failures
+
+        def handled(method: str, code: str) -> float | None:
+            return prom.scalar(f'sum(grpc_server_handled_total{{grpc_method="{method}",grpc_code="{code}"}})')
+
+        wait_for(lambda: handled("ListGames", "UNAUTHENTICATED") == 1, 30, "the gRPC metrics")
+        assert handled("CreateTournament", "OK") == 1 and handled("WatchTournament", "OK") == 1
+        assert prom.scalar("histogram_quantile(0.99, sum by (le) (rate(grpc_server_handling_seconds_bucket[1m])))")

@@ -102,6 +102,11 @@ def register(commands: Any) -> None:
         _common(sub)
         sub.set_defaults(run=run_matches)
 
+    health = commands.add_parser("health", help="is the referee service serving? (exit 0 if so)")
+    health.add_argument("--server", default=os.environ.get("ARENA_SERVER", DEFAULT_SERVER), metavar="HOST:PORT")
+    health.add_argument("--timeout", type=float, default=3.0)
+    health.set_defaults(run=run_health)
+
     challenge = commands.add_parser("challenge", help="play one match now: your bot vs built-in bots (service)")
     challenge.add_argument("--bot", required=True)
     challenge.add_argument("--game", required=True)
@@ -365,3 +370,18 @@ def run_challenge(args: argparse.Namespace) -> int:
                 flag = " (forfeited)" if seat.forfeited else ""
                 print(f"  seat {seat.seat}: rank {seat.rank}, score {seat.score:g}{flag}")
     return 0
+
+
+def run_health(args: argparse.Namespace) -> int:
+    """The standard gRPC health check (no token needed): for probes and operators."""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    try:
+        with grpc.insecure_channel(args.server) as channel:
+            reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=args.timeout)
+    except grpc.RpcError as error:
+        print(f"arena health: {args.server}: {error.code().name}", file=sys.stderr)
+        return SERVER_ERROR
+    status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+    print(f"{args.server}: {status}")
+    return 0 if reply.status == health_pb2.HealthCheckResponse.SERVING else SERVER_ERROR

@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from bots.registry import bot_names
     from referee.server import ServerConfig, serve_until_signalled
     from referee.store import Store
-    from workers.app import make_app
+    from workers.app import QUEUE, make_app
     from workers.executor import enqueue
 
     if not 0 <= args.port <= 65535:
@@ -52,6 +52,25 @@ def run(args: argparse.Namespace) -> int:
     def submit(tournament_id: str, spec: TournamentSpec) -> None:
         enqueue(app, store, tournament_id, spec, [m.index for m in schedule(spec)])
 
+    interceptors: list[Any] = []
+    refresh = None
+    if args.metrics_port:
+        from arena.registry import games
+        from referee import metrics
+
+        metrics.initialize(games())
+        try:
+            metrics.start_metrics_server(args.metrics_port, metrics.StoreCollector(store, QUEUE))
+        except OSError as exc:
+            raise UsageError(f"--metrics-port {args.metrics_port}: {exc.strerror or exc}") from None
+        interceptors.append(metrics.MetricsInterceptor())
+
+        def refresh() -> None:  # the published ratings, as gauges
+            for game_id in games():
+                board = store.game_leaderboard(game_id)
+                if board:
+                    metrics.set_ratings(game_id, board)
+
     config = ServerConfig(
         store_url=args.redis,
         submit=submit,
@@ -62,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
         rate=args.rate,
         burst=args.burst,
         grace=args.grace,
+        interceptors=interceptors,
+        every_few_seconds=refresh,
     )
 
     def announce(running: Any) -> None:
