@@ -121,7 +121,9 @@ def test_redis_restart_with_aof_loses_nothing(tmp_path):
 
         def client() -> None:  # a client following the run throughout the restart
             rundir = RunDirectory(tmp_path / "run")
-            result["board"] = run_tournament(s, "aof", rundir, CeleryExecutor(server.url, "aof", batch_size=4))
+            result["board"] = run_tournament(
+                s, "aof", rundir, CeleryExecutor(server.url, "aof", batch_size=4, stall_seconds=5)
+            )
             result["records"] = len(rundir.load_records())
 
         follower = threading.Thread(target=client)
@@ -195,3 +197,42 @@ def test_per_bot_concurrency_limit_holds_and_a_dead_workers_slot_comes_back(tmp_
         assert int(count_file.read_text()) == 2, "not exactly 2 concurrent matches at the peak"
         assert store.leases(address) == 0
         assert all(w.process.poll() is None for w in ws)
+
+
+def test_a_lost_batch_is_enqueued_again_and_counted_once(tmp_path):
+    """A batch message lost between the broker's pop and its bookkeeping (Redis going away at
+    that instant) is found by the follower's stall check and played; nothing counts twice."""
+    s = spec(repeats=10)
+    total = len(schedule(s))
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        start(server.url, "lost", s, batch_size=6)
+        assert server.client().rpop("arena") is not None  # one batch vanishes
+        with workers(server.url, tmp_path, count=1, concurrency=2):
+            received = []
+            executor = CeleryExecutor(server.url, "lost", stall_seconds=2)
+            executor.follow(set(range(total)), lambda record: received.append(record) and False)
+            assert len(received) == total
+            wait_for(lambda: store.tournament("lost")["status"] == "complete", 60, "finalisation")
+            assert_exactly_once(store, "lost", total)
+
+
+def test_the_service_sweeper_recovers_a_lost_batch_with_no_client_following(tmp_path):
+    from arena.cli.serve_cmd import StallSweeper
+    from workers.app import make_app
+
+    s = spec(repeats=5)
+    total = len(schedule(s))
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        start(server.url, "swept", s, batch_size=6)
+        assert server.client().rpop("arena") is not None
+        with workers(server.url, tmp_path, count=1, concurrency=2):
+            sweeper = StallSweeper(make_app(server.url), store, stall=1.0)
+
+            def complete() -> bool:
+                sweeper.sweep()
+                return store.tournament("swept")["status"] == "complete"
+
+            wait_for(complete, 90, "the sweeper to recover the batch", interval=0.5)
+            assert_exactly_once(store, "swept", total)

@@ -8,6 +8,14 @@ Celery results (their polling is slow and scales badly): progress is the store's
 Attaching to a tournament that already exists in the store (same id: a resumed run) enqueues
 nothing new: its batches are already queued or done.
 
+Lost batches. Kombu's Redis transport pops a message and then records it as unacknowledged in
+two steps; if Redis goes away between them, the batch is neither queued, nor in flight, nor
+done, and nothing would ever play it. :func:`requeue_missing` is the safety net: when a
+tournament has made no progress for a while and none of its batches is waiting or in flight,
+its unstored matches are enqueued again (storing is idempotent, so this can never count a match
+twice). The following client runs it after ``stall_seconds`` without progress; the referee
+service runs it for every tournament it sees stalled.
+
 Batch size: with remote bots one match per batch (a match can take minutes; redelivery after a
 dead worker should repeat little); with built-in bots ``ceil(matches / 32)`` capped at 200, so
 a batch runs long enough to dwarf the ~3 ms a Celery task costs and there are still enough
@@ -26,10 +34,11 @@ from arena.executor import OnRecord
 from arena.tournament import MatchSpec, TournamentSpec, schedule
 from referee.remote import is_remote
 from referee.store import Store
-from workers.app import make_app
+from workers.app import QUEUE, make_app
 from workers.tasks import patiently
 
 MAX_BATCH = 200
+UNACKED = "unacked"  # kombu's Redis transport: delivered, not yet acknowledged messages
 
 
 def auto_batch_size(spec: TournamentSpec, matches: int) -> int:
@@ -53,6 +62,38 @@ def enqueue(
     return len(work)
 
 
+def batches_in_flight(store: Store, tournament_id: str) -> bool:
+    """Whether a batch of this tournament waits in the queue or is delivered and unacknowledged.
+
+    Celery puts ``repr(args)`` in each message's ``argsrepr`` header, so the tournament id
+    appears in the raw message text."""
+    needle = tournament_id.encode()
+    client = store.redis
+    return any(needle in raw for raw in client.lrange(QUEUE, 0, -1)) or any(
+        needle in raw for raw in client.hvals(UNACKED)
+    )
+
+
+def requeue_missing(app: Celery, store: Store, tournament_id: str, *, settle: float = 2.0) -> int:
+    """Enqueue again the unstored matches of a running tournament none of whose batches is
+    queued or in flight (lost, see the module docstring); returns how many. Checks twice,
+    ``settle`` seconds apart, so a batch between pop and bookkeeping is not mistaken for lost."""
+    info = store.tournament(tournament_id)
+    if info is None or info["status"] not in ("queued", "running") or info["cancelled"]:
+        return 0
+    for attempt in range(2):
+        if batches_in_flight(store, tournament_id):
+            return 0
+        if attempt == 0:
+            time.sleep(settle)
+    spec = store.spec(tournament_id)
+    stored = {int(k) for k in store.redis.hkeys(store.key("t", tournament_id, "matches"))}
+    missing = [i for i in range(info["total"]) if i not in stored]
+    if missing:
+        enqueue(app, store, tournament_id, spec, missing)
+    return len(missing)
+
+
 class CeleryExecutor:
     def __init__(
         self,
@@ -62,12 +103,14 @@ class CeleryExecutor:
         batch_size: int | None = None,
         visibility_timeout: int | None = None,
         block_ms: int = 500,
+        stall_seconds: float = 30.0,
     ) -> None:
         self.store = Store(broker_url)
         self.app = make_app(broker_url, visibility_timeout=visibility_timeout)
         self.tournament_id = tournament_id
         self.batch_size = batch_size
         self.block_ms = block_ms
+        self.stall_seconds = stall_seconds
 
     def run(self, spec: TournamentSpec, matches: Sequence[MatchSpec], on_record: OnRecord) -> None:
         total = len(schedule(spec))
@@ -79,7 +122,7 @@ class CeleryExecutor:
         """Hand over each wanted record as it is stored; return when all are in, or the
         tournament was cancelled and nothing more arrives."""
         cursor = "0"
-        quiet_since = time.monotonic()
+        quiet_since = checked = time.monotonic()
         while wanted:
             cursor, indices = patiently(self.store.follow, self.tournament_id, cursor, self.block_ms)
             fresh = [i for i in indices if i in wanted]
@@ -90,5 +133,10 @@ class CeleryExecutor:
                     return
             if indices:
                 quiet_since = time.monotonic()
-            elif time.monotonic() - quiet_since > 2.0 and patiently(self.store.is_cancelled, self.tournament_id):
+                continue
+            now = time.monotonic()
+            if now - quiet_since > 2.0 and patiently(self.store.is_cancelled, self.tournament_id):
                 return  # cancelled, and the batches in flight have had time to store their match
+            if now - quiet_since > self.stall_seconds and now - checked > self.stall_seconds:
+                checked = now
+                patiently(requeue_missing, self.app, self.store, self.tournament_id)

@@ -378,7 +378,7 @@ def run_health(args: argparse.Namespace) -> int:
 
     try:
         with grpc.insecure_channel(args.server) as channel:
-            reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=args.timeout)
+            reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=args.timeout)  # type: ignore[attr-defined]
     except grpc.RpcError as error:
         print(f"arena health: {args.server}: {error.code().name}", file=sys.stderr)
         return SERVER_ERROR

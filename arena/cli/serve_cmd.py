@@ -53,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
         enqueue(app, store, tournament_id, spec, [m.index for m in schedule(spec)])
 
     interceptors: list[Any] = []
-    refresh = None
+    refresh: Any = None
+    sweeper = StallSweeper(app, store)
     if args.metrics_port:
         from arena.registry import games
         from referee import metrics
@@ -71,6 +72,11 @@ def run(args: argparse.Namespace) -> int:
                 if board:
                     metrics.set_ratings(game_id, board)
 
+    def housekeeping() -> None:
+        sweeper.sweep()
+        if refresh is not None:
+            refresh()
+
     config = ServerConfig(
         store_url=args.redis,
         submit=submit,
@@ -82,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         burst=args.burst,
         grace=args.grace,
         interceptors=interceptors,
-        every_few_seconds=refresh,
+        every_few_seconds=housekeeping,
     )
 
     def announce(running: Any) -> None:
@@ -94,3 +100,35 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot serve on {args.host}:{args.port}: {exc}") from None
     print("arena service stopped", file=sys.stderr)
     return 0
+
+
+class StallSweeper:
+    """Re-enqueues the lost batches of tournaments that stopped moving (see
+    ``workers.executor.requeue_missing``): a tournament whose ``done`` has not changed for
+    ``stall`` seconds is checked, at most once per ``stall`` seconds."""
+
+    def __init__(self, app: Any, store: Any, stall: float = 60.0) -> None:
+        self.app = app
+        self.store = store
+        self.stall = stall
+        self.seen: dict[str, tuple[int, float]] = {}  # tournament -> (done, since)
+
+    def sweep(self) -> None:
+        import time
+
+        from workers.executor import requeue_missing
+
+        now = time.monotonic()
+        active = set()
+        for tournament_id in self.store.tournaments(200):
+            info = self.store.tournament(tournament_id)
+            if info is None or info["status"] not in ("queued", "running"):
+                continue
+            active.add(tournament_id)
+            done, since = self.seen.get(tournament_id, (-1, now))
+            if info["done"] != done:
+                self.seen[tournament_id] = (info["done"], now)
+            elif now - since >= self.stall:
+                self.seen[tournament_id] = (done, now)
+                requeue_missing(self.app, self.store, tournament_id)
+        self.seen = {t: v for t, v in self.seen.items() if t in active}
