@@ -20,6 +20,7 @@ from arena.rundir import RunDirectory
 from arena.tournament import TournamentSpec, schedule
 from arena.tournament_run import run_tournament
 from referee.store import Store
+from tests.compare import board_without_timing, canonical
 from tests.remote_helpers import bot_process, misbehaving
 from tests.services import ROOT, redis_server, wait_for, workers
 from workers.executor import CeleryExecutor
@@ -32,25 +33,6 @@ def spec(**changes) -> TournamentSpec:
     base = dict(game="skyfive", bots=BOTS, players=2, repeats=4, seed=3)
     base.update(changes)
     return TournamentSpec(**base)
-
-
-def canonical(records):
-    out = []
-    for record in records:
-        data = record.to_json()
-        data.pop("ms", None)
-        for entry in data["decisions"]:
-            entry.pop("ms")
-        out.append(json.dumps(data, sort_keys=True))
-    return out
-
-
-def without_timing(board):
-    board = json.loads(json.dumps(board))
-    board.pop("tournament", None)
-    for row in board["leaderboard"]:
-        row.pop("mean_decision_ms")
-    return board
 
 
 def assert_exactly_once(store: Store, tournament_id: str, total: int) -> None:
@@ -90,8 +72,8 @@ def test_celery_and_local_executors_give_identical_records_and_leaderboards(tmp_
         assert_exactly_once(store, "t-celery", len(schedule(s)))
         stored = store.matches("t-celery")
     assert canonical(local.load_records()) == canonical(remote.load_records()) == canonical(stored)
-    assert without_timing(board_local) == without_timing(board_celery)
-    assert without_timing(stored_board)["leaderboard"] == without_timing(board_local)["leaderboard"]
+    assert board_without_timing(board_local) == board_without_timing(board_celery)
+    assert board_without_timing(stored_board)["leaderboard"] == board_without_timing(board_local)["leaderboard"]
 
 
 def test_kill_9_of_a_worker_loses_and_repeats_nothing(tmp_path):

@@ -22,6 +22,7 @@ from arena.registry import get_game
 from arena.rundir import RunDirectory
 from arena.tournament import TournamentSpec, schedule
 from arena.tournament_run import run_tournament
+from tests.compare import board_without_timing, canonical_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ("random", "heuristic", "heuristic:threshold=2", "heuristic:threshold=4")
@@ -31,25 +32,6 @@ def spec(**changes) -> TournamentSpec:
     base = dict(game="rolldice", bots=BOTS, players=2, repeats=3, seed=5)
     base.update(changes)
     return TournamentSpec(**base)
-
-
-def canonical_lines(path):
-    out = []
-    for line in path.read_text().splitlines():
-        data = json.loads(line)
-        data.pop("ms", None)
-        for entry in data["decisions"]:
-            entry.pop("ms")
-        out.append(json.dumps(data, sort_keys=True))
-    return out
-
-
-def board_without_timing(board):
-    board = json.loads(json.dumps(board))
-    board.pop("tournament", None)
-    for row in board["leaderboard"]:
-        row.pop("mean_decision_ms")
-    return board
 
 
 # -- schedule ------------------------------------------------------------------------------
