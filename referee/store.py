@@ -26,7 +26,8 @@ stored only if its index is new (a redelivered batch never double-counts), ``don
 with a newly stored record, and exactly one caller sees ``done == total`` and gets to finalise.
 Nothing is counted as done before it is written.
 
-Records of finished tournaments expire after ``retention_days`` (0 = keep forever); tournament
+Records of finished tournaments expire after ``retention_days`` (default 30, or the
+``ARENA_RETENTION_DAYS`` environment variable of the workers; 0 = keep forever); tournament
 metadata and leaderboards are kept. Durability is Redis's: run it with AOF
 (``appendonly yes``, ``appendfsync everysec``), see the README.
 """
@@ -48,7 +49,7 @@ from arena.record import MatchRecord
 from arena.tournament import TournamentSpec
 
 PREFIX = "arena:v1:"
-DEFAULT_RETENTION_DAYS = 30
+DEFAULT_RETENTION_DAYS = int(os.environ.get("ARENA_RETENTION_DAYS", "30"))
 
 _STORE_MATCHES = """
 -- KEYS: matches, tournament, events, finalizing ; ARGV: index1, record1, index2, record2, ...

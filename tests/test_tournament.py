@@ -221,6 +221,19 @@ def test_cli_table_and_default_output_directory(tmp_path):
         "leaderboard.json",
         "leaderboard.csv",
     }
+    # The table on the terminal shows what leaderboard.json holds, row by row.
+    board = json.loads((run_dir / "leaderboard.json").read_text())
+    table_rows = [line for line in out.stdout.splitlines() if line.startswith("│")]
+    assert len(table_rows) == len(board["leaderboard"])
+    for line, row in zip(table_rows, board["leaderboard"], strict=True):
+        cells = [c.strip() for c in line.strip("│").split("│")]
+        assert cells[:4] == [
+            str(row["rank"]),
+            row["bot"],
+            f"{row['rating']:.0f} ({row['ci_low']:.0f}..{row['ci_high']:.0f})",
+            str(row["games"]),
+        ]
+        assert cells[4] == f"{row['wins']} / {row['draws']} / {row['losses']}"
 
 
 @pytest.mark.parametrize(
