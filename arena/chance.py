@@ -3,7 +3,7 @@
 Every shuffle, die roll and random pick in a game goes through a :class:`Chance` object held by
 the match state, never through the global ``random`` module. Two implementations:
 
-* :class:`SeededChance` draws from a Mersenne Twister seeded once per match. Only
+* :class:`Chance` draws from a Mersenne Twister seeded once per match. Only
   ``getrandbits`` is used (with our own rejection sampling), so results do not depend on how a
   Python version implements ``randrange`` or ``shuffle``.
 * :class:`PresetChance` replays chance outcomes chosen in advance (a deck order, a sequence of
@@ -60,9 +60,6 @@ class Chance:
             j = self.below(i + 1, label)
             out[i], out[j] = out[j], out[i]
         return out
-
-
-SeededChance = Chance
 
 
 class PresetChance(Chance):

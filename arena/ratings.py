@@ -194,7 +194,3 @@ def bootstrap_intervals(
     low = np.quantile(samples, tail, axis=0)
     high = np.quantile(samples, 1.0 - tail, axis=0)
     return Fit(ratings, np.minimum(low, ratings), np.maximum(high, ratings), warning)
-
-
-def expected_score(rating_a: float, rating_b: float) -> float:
-    return 1.0 / (1.0 + 10 ** ((rating_b - rating_a) / 400.0))

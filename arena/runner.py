@@ -38,7 +38,6 @@ from arena.v1 import bot_pb2
 
 T = TypeVar("T")
 
-Verdict = Literal["timeout", "crash", "stall", "illegal", "malformed", "protocol"]
 VERDICTS: tuple[str, ...] = ("timeout", "crash", "stall", "illegal", "malformed", "protocol")
 
 

@@ -38,11 +38,6 @@ class Progress:
         played = self.done - self.resumed
         return played / elapsed if elapsed > 0 and played else 0.0
 
-    @property
-    def eta(self) -> float | None:
-        rate = self.rate
-        return (self.total - self.done) / rate if rate else None
-
 
 ProgressHook = Callable[[Progress], None]
 

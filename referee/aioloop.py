@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -34,11 +34,6 @@ def get_loop() -> asyncio.AbstractEventLoop:
             thread.start()
             _loop, _pid = loop, os.getpid()
         return _loop
-
-
-def call_soon(callback: Callable[..., object], *args: object) -> None:
-    """Schedule a callback on the loop thread without waiting (FIFO with :func:`run`)."""
-    get_loop().call_soon_threadsafe(callback, *args)
 
 
 def run(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:

@@ -257,7 +257,6 @@ class RemotePlayer:
         self._bank = 0.0
         self._strikes = 0
         self._sent_at = 0.0
-        self._request_id = 0
         self._abandoned: set[int] = set()  # request ids whose answers are dropped when they come
         self._answered: set[int] = set()
 
@@ -277,7 +276,7 @@ class RemotePlayer:
         self._check_alive()
         # An unpredictable id the answer must echo: an answer carrying it cannot have been sent
         # before the request (arrival times cannot tell, messages queue in transit).
-        request.request_id = self._request_id = secrets.randbits(64)
+        request.request_id = secrets.randbits(64)
         request.clock.CopyFrom(
             bot_pb2.ClockState(
                 decision_ms=self._clock.decision_ms, bank_ms=int(self._bank * 1000), strikes=self._strikes

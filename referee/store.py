@@ -230,9 +230,6 @@ class Store:
             pipe.hexists(self.key("t", tournament_id, "matches"), index)
         return {i for i, present in zip(indices, pipe.execute(), strict=True) if present}
 
-    def has_match(self, tournament_id: str, index: int) -> bool:
-        return bool(self.redis.hexists(self.key("t", tournament_id, "matches"), index))
-
     def match(self, tournament_id: str, index: int) -> MatchRecord | None:
         blob = self.redis.hget(self.key("t", tournament_id, "matches"), index)
         return None if blob is None else decompress(blob)
