@@ -33,8 +33,7 @@ import grpc
 import grpc.aio
 
 from arena import leaderboard as boards
-from arena.clock import DEFAULTS as CLOCK_DEFAULTS
-from arena.clock import clock_settings
+from arena.clock import clock_settings, clock_values
 from arena.config import ConfigError
 from arena.engine import SPECTATOR
 from arena.protocol import event_message
@@ -393,12 +392,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             if meta.id not in data["games"]:
                 raise invalid(f"bots[{i}]", f"bot {name!r} does not play {meta.id}")
             addresses[name] = data["endpoint"]
-        clock = {
-            key: getattr(request.clock, f"{key}_ms", 0) for key in ("decision", "bank", "increment", "startup", "grace")
-        }
-        clock = {k: v for k, v in clock.items() if v}
-        if request.clock.max_strikes:
-            clock["strikes"] = request.clock.max_strikes
+        clock = clock_values(request.clock)
         spec = TournamentSpec(
             game=meta.id,
             bots=tuple(request.bots),
@@ -601,10 +595,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                     )
                 )
 
-        clock_values = {
-            k: getattr(request.clock, f"{k}_ms") for k in ("decision", "bank", "increment", "startup", "grace")
-        }
-        clock = clock_settings({k: v for k, v in clock_values.items() if v} or dict(CLOCK_DEFAULTS))
+        clock = clock_settings(clock_values(request.clock))
         seed = request.seed or int(time.time())
 
         async def play() -> None:

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from arena.cli import build_parser
-from arena.cli.tournament_cmd import DEFAULT_BROKER
+from arena.cli.common import DEFAULT_REDIS
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
@@ -43,7 +43,7 @@ def test_every_arena_command_parses_with_the_cli(name):
 
 def test_workers_use_the_compose_redis_on_the_default_port():
     redis_port = SERVICES["redis"]["ports"][0].split(":")[1]
-    assert DEFAULT_BROKER.rsplit(":", 1)[1].split("/")[0] == redis_port
+    assert DEFAULT_REDIS.rsplit(":", 1)[1].split("/")[0] == redis_port
     worker = build_parser().parse_args(SERVICES["worker"]["command"])
     assert worker.broker == f"redis://redis:{redis_port}/0"
     assert SERVICES["worker"]["depends_on"]["redis"]["condition"] == "service_healthy"

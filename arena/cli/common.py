@@ -8,6 +8,9 @@ from arena.cli import UsageError
 from arena.engine import Game
 from arena.registry import get_game
 
+DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
+"""The store and broker of distributed runs and the service, unless told otherwise."""
+
 
 def add_game_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", required=True, help="game id (see `arena games`)")

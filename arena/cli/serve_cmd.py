@@ -8,8 +8,7 @@ import sys
 from typing import Any
 
 from arena.cli import UsageError
-
-DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
+from arena.cli.common import DEFAULT_REDIS
 
 
 def register(commands: Any) -> None:

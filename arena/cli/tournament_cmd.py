@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.cli import UsageError
-from arena.cli.common import default_players, load_game, parse_options, split_list
+from arena.cli.common import DEFAULT_REDIS, default_players, load_game, parse_options, split_list
 from arena.cli.players import check_bot, make_player
 from arena.clock import parse_clock
 from arena.executor import Executor, LocalExecutor, default_workers
@@ -25,8 +25,6 @@ if TYPE_CHECKING:
 
 DEFAULT_SPRT_REPEATS = 100
 
-
-DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
 
 log = logging.getLogger(__name__)
 
@@ -275,7 +273,7 @@ def run_action(args: argparse.Namespace) -> int:
 
     if not args.tournament_id:
         raise UsageError(f"tournament {args.action} needs a tournament ID")
-    broker = args.broker or DEFAULT_BROKER
+    broker = args.broker or DEFAULT_REDIS
     check_broker(broker)
     store = Store(broker)
     info = store.tournament(args.tournament_id)

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli import UsageError
+from arena.cli.common import DEFAULT_REDIS
 
-DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
 DEFAULT_METRICS_PORT = 9101
 
 log = logging.getLogger(__name__)
@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 def register(commands: Any) -> None:
     parser = commands.add_parser("worker", help="run a Celery worker for distributed tournaments")
-    parser.add_argument("--broker", default=DEFAULT_BROKER, metavar="URL", help=f"Redis URL (default {DEFAULT_BROKER})")
+    parser.add_argument("--broker", default=DEFAULT_REDIS, metavar="URL", help=f"Redis URL (default {DEFAULT_REDIS})")
     parser.add_argument("--concurrency", type=int, help="worker processes (default: cores)")
     parser.add_argument("--visibility-timeout", type=int, help="seconds before an unacknowledged batch is redelivered")
     parser.add_argument("--loglevel", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
