@@ -109,7 +109,9 @@ class HeuristicBot(Bot):
 
     game_id = "zoolorettodice"
 
-    def __init__(self, greed: float = 2.0, spite: float = 0.5, coin_weight: float = 0.5, bonus_weight: float = 0.5) -> None:
+    def __init__(
+        self, greed: float = 2.0, spite: float = 0.5, coin_weight: float = 0.5, bonus_weight: float = 0.5
+    ) -> None:
         super().__init__()
         self.greed = greed
         self.spite = spite
@@ -120,7 +122,7 @@ class HeuristicBot(Bot):
         obs = turn.observation
         assert isinstance(obs, pb.Observation)
         ev = Evaluator(obs, self.coin_weight, self.bonus_weight)
-        trucks = [list(t.dice) for t in obs.trucks]
+        trucks = [[int(d) for d in t.dice] for t in obs.trucks]
         if turn.kind == "place":
             rolled = (obs.rolled[0], obs.rolled[1])
             return max(turn.option_ids, key=lambda o: self._placement_value(obs, ev, trucks, rolled, o))

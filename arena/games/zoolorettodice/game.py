@@ -284,11 +284,7 @@ class ZoolorettoDice(Game[ZooState]):
         key = (first, second, a, b)
         option = self._place_options.get(key)
         if option is None:
-            where = (
-                f"both on truck {a}"
-                if a == b
-                else f"{NAMES[first]} on truck {a}, {NAMES[second]} on truck {b}"
-            )
+            where = f"both on truck {a}" if a == b else f"{NAMES[first]} on truck {a}, {NAMES[second]} on truck {b}"
             option = Option(
                 f"place:{a},{b}",
                 f"{NAMES[first]} and {NAMES[second]}: {where}" if a == b else where,
@@ -371,7 +367,9 @@ class ZoolorettoDice(Game[ZooState]):
             )
         self._next_turn(state, seat)
 
-    def add_symbols(self, state: ZooState, seat: int, dice: Sequence[int]) -> tuple[int, list[int], int, int, list[int]]:
+    def add_symbols(
+        self, state: ZooState, seat: int, dice: Sequence[int]
+    ) -> tuple[int, list[int], int, int, list[int]]:
         """Add a take's symbols to the seat's zoo [:146–174]: (enclosed, new barn animals,
         ignored, coins crossed, bonuses won)."""
         zoo = state.zoos[seat]
@@ -457,7 +455,7 @@ class ZoolorettoDice(Game[ZooState]):
             round=state.round,
             round_start=state.round_start,
             supply=state.supply,
-            trucks=[pb.Truck(dice=t) for t in state.trucks],  # type: ignore[misc]
+            trucks=[pb.Truck(dice=t) for t in state.trucks],  # type: ignore[arg-type]
             rolled=state.rolled,  # type: ignore[arg-type]
             zoos=zoos,
             bonus_owner=state.bonus_owner,
