@@ -3,6 +3,7 @@
     python -m bench.design_slambo                 # number-card duplicates, 2 players
     python -m bench.design_slambo --specials      # special-card mixes, 3 and 4 players
     python -m bench.design_slambo --matches 300
+    python -m bench.design_slambo --skill         # heuristic settings against each other
 
 The 17 number cards are 9 blue (+1..+8) and 8 red (-1..-7) (DATA 15), so each colour repeats
 exactly one value; the examples need blue 2, 4 and red 5, 7. Every pair of duplicates is played
@@ -39,6 +40,7 @@ def play(game: Slambo, players: int, seed: int, heuristic: list[bool], stats: Co
         seat = decision.seat
         if heuristic[seat]:
             obs = game.observe(state, seat)
+            assert isinstance(obs, pb.Observation)
             choice = bot.pick(obs, [(o.id, o.action) for o in decision.options])  # type: ignore[misc]
             if any(o.action.card.colour in (pb.PLUS_MINUS, pb.COPY) for o in decision.options):  # type: ignore[attr-defined]
                 stats["holding_special"] += 1
@@ -89,6 +91,25 @@ def measure(deck: Deck, players: int, matches: int) -> dict[str, float]:
     }
 
 
+def head_to_head(spec: str, other: str, players: int, matches: int) -> float:
+    """Win rate of one ``spec`` seat against ``other`` bots (seat rotated; shared wins split)."""
+    from arena.registry import get_game
+    from arena.runner import play_match
+    from bots.registry import make_bot
+
+    game = get_game("slambo")
+    wins = 0.0
+    for match in range(matches):
+        seat = match % players
+        specs = [other] * players
+        specs[seat] = spec
+        ranks = play_match(game, game.config(players), 70_000 + match, [make_bot(s, "slambo") for s in specs]).result[
+            "ranks"
+        ]
+        wins += (ranks[seat] == 1) / ranks.count(1)
+    return wins / matches
+
+
 def with_duplicates(blue: int, red: int) -> Deck:
     return Deck(
         blue=tuple(sorted([*range(1, 9), blue])),
@@ -102,7 +123,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=200)
     parser.add_argument("--specials", action="store_true")
+    parser.add_argument("--skill", action="store_true")
     args = parser.parse_args()
+    if args.skill:
+        for players in (2, 3):
+            for spec, other in [
+                ("heuristic", "heuristic:flex=0"),
+                ("heuristic", "heuristic:flex=2"),
+                ("heuristic:flex=0", "heuristic:flex=2"),
+            ]:
+                rate = head_to_head(spec, other, players, args.matches)
+                print(f"{players}p: one {spec} vs {other}: win rate {rate:.3f} (equal skill: {1 / players:.3f})")
+        return
     if not args.specials:
         for blue in range(1, 9):
             for red in range(1, 8):
