@@ -623,3 +623,15 @@ def test_heuristic_parameters_are_validated():
     make_bot("heuristic:flex=2", "slambo")
     with pytest.raises(ConfigError, match="flex"):
         make_bot("heuristic:flex=9", "slambo")
+
+
+def test_observation_after_a_special_card():
+    state = match(FOUR)
+    play(state, "pm2+")  # 7, reversed: seat 3 next
+    obs = GAME.observe(state, 3)
+    assert (obs.total, obs.turn, obs.direction, obs.first, obs.copy_value, obs.bout) == (7, 3, -1, 0, 2, 1)
+    assert [(p.seat, p.delta, p.total) for p in obs.plays] == [(0, 2, 7)]
+    assert [s.hand_size for s in obs.seats] == [4, 5, 5, 5] and len(obs.deck) == 23
+    assert [Card(c.colour, c.value).token for c in obs.hand] == ["blue6", "blue7", "red6", "red7", "pm3"]
+    assert sum(u.count for u in obs.unseen) == 4 + 5 + 5 + 3  # three other hands + 3 face down
+    assert len(GAME.observe(match(EXAMPLE_HANDS), 0).deck) == 17
