@@ -89,13 +89,17 @@ from arena.games.v1 import chicken_pb2 as pb
 
 _DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
 
-WHITE, YELLOW, ORANGE, BLUE, HEN = pb.WHITE, pb.YELLOW, pb.ORANGE, pb.BLUE, pb.HEN
-DIE_NAMES = {WHITE: "white", YELLOW: "yellow", ORANGE: "orange", BLUE: "blue", HEN: "hen"}
+WHITE: int = pb.WHITE
+YELLOW: int = pb.YELLOW
+ORANGE: int = pb.ORANGE
+BLUE: int = pb.BLUE
+HEN: int = pb.HEN
+DIE_NAMES: dict[int, str] = {WHITE: "white", YELLOW: "yellow", ORANGE: "orange", BLUE: "blue", HEN: "hen"}
 DIE_BY_NAME = {name: die for die, name in DIE_NAMES.items()}
 NON_WHITE = (YELLOW, ORANGE, BLUE, HEN)
 TYPES = 6  # length of the per-type count arrays (indexed by DieType value)
 
-FACE_BY_NAME = {
+FACE_BY_NAME: dict[str, int] = {
     "blank": pb.BLANK,
     "chicken": pb.CHICKEN,
     "double": pb.DOUBLE_CHICKEN,
@@ -105,7 +109,7 @@ FACE_BY_NAME = {
     "bark": pb.BARK,
     "chick": pb.CHICK,
 }
-FACE_NAMES = {
+FACE_NAMES: dict[int, str] = {
     pb.NOT_ROLLED: "unrolled",
     pb.BLANK: "Blank",
     pb.CHICKEN: "Chicken",
@@ -129,10 +133,10 @@ BASE_COOP = {DIE_BY_NAME[k]: v for k, v in _DATA["game"]["coop_dice"].items()}
 EXPANSION_DICE = {DIE_BY_NAME[k]: v for k, v in _DATA["game"]["eggspansion_dice"].items()}
 EXPANSION_COOP: int = _DATA["game"]["eggspansion_coop"]
 
-SET_ASIDE = frozenset({pb.CHICKEN, pb.DOUBLE_CHICKEN, pb.FOX, pb.BARK})
+SET_ASIDE: frozenset[int] = frozenset({pb.CHICKEN, pb.DOUBLE_CHICKEN, pb.FOX, pb.BARK})
 """Faces set aside (never rerolled); every other face stays in the middle."""
-HATCHING = frozenset({pb.EGG, pb.CHICK})
-POINTS = {pb.CHICKEN: 1, pb.DOUBLE_CHICKEN: 2, pb.HAPPY_DOG: 1, pb.CHICK: 1}
+HATCHING: frozenset[int] = frozenset({pb.EGG, pb.CHICK})
+POINTS: dict[int, int] = {pb.CHICKEN: 1, pb.DOUBLE_CHICKEN: 2, pb.HAPPY_DOG: 1, pb.CHICK: 1}
 
 
 def all_non_white(eggspansion: bool) -> list[int]:
@@ -160,12 +164,18 @@ def die_label(die: int, face: int) -> str:
 
 
 GO = Option("go", "Go For It! roll every die passed to you", pb.Action(kind=pb.GO))
-CHICKEN_OUT = Option("chicken", "Chicken Out! return the extra dice and roll the 4 White", pb.Action(kind=pb.CHICKEN_OUT))
+CHICKEN_OUT = Option(
+    "chicken", "Chicken Out! return the extra dice and roll the 4 White", pb.Action(kind=pb.CHICKEN_OUT)
+)
 REROLL = Option("reroll", "reroll every die in the middle (your one reroll)", pb.Action(kind=pb.REROLL_DICE))
 COUNT = Option("count", "Count Your Chickens", pb.Action(kind=pb.COUNT))
 HATCH_BAG = Option("bag", "draw a random die from the Seed Bag", pb.Action(kind=pb.HATCH_BAG))
 HATCH_COOP = {
-    die: Option(f"coop:{DIE_NAMES[die]}", f"take a {DIE_NAMES[die]} die from the Coop", pb.Action(kind=pb.HATCH_COOP, die=die))  # type: ignore[arg-type]
+    die: Option(
+        f"coop:{DIE_NAMES[die]}",
+        f"take a {DIE_NAMES[die]} die from the Coop",
+        pb.Action(kind=pb.HATCH_COOP, die=die),  # type: ignore[arg-type]
+    )
     for die in NON_WHITE
 }
 
@@ -234,7 +244,7 @@ class Chicken(Game[ChickenState]):
                 CHANCE_SEAT,
                 "coop",
                 f"draws {', '.join(DIE_NAMES[d] for d in drawn)} from the Seed Bag into the Coop",
-                pb.Detail(seat=CHANCE_SEAT, dice=[pb.Die(type=d) for d in drawn]),  # type: ignore[misc]
+                pb.Detail(seat=CHANCE_SEAT, dice=[_die_pb(d) for d in drawn]),
             )
         else:
             state.coop = all_non_white(False)
@@ -284,7 +294,7 @@ class Chicken(Game[ChickenState]):
             seat,
             "go",
             f"goes for it with {len(state.pool)} dice",
-            pb.Detail(seat=seat, dice=[pb.Die(type=d) for d in state.pool]),  # type: ignore[misc]
+            pb.Detail(seat=seat, dice=[_die_pb(d) for d in state.pool]),
         )
         self._roll(state, seat, reroll=False)
 
@@ -300,7 +310,7 @@ class Chicken(Game[ChickenState]):
             "chicken-out",
             f"chickens out: returns {len(returned)} dice to the {where}, loses {lost} point{'s' * (lost != 1)} "
             f"(score {state.scores[seat]})",
-            pb.Detail(seat=seat, points=lost, score=state.scores[seat], dice=[pb.Die(type=d) for d in returned]),  # type: ignore[misc]
+            pb.Detail(seat=seat, points=lost, score=state.scores[seat], dice=[_die_pb(d) for d in returned]),
         )
         if state.eggspansion:
             self._refill_event(state)
@@ -327,7 +337,7 @@ class Chicken(Game[ChickenState]):
             + ")",
             pb.Detail(
                 seat=seat,
-                dice=[pb.Die(type=state.pool[i], face=faces[i]) for i in rolled],  # type: ignore[misc]
+                dice=[_die_pb(state.pool[i], faces[i]) for i in rolled],
                 rerolled=reroll,
                 foxes=foxes,
                 barks=barks,
@@ -404,7 +414,7 @@ class Chicken(Game[ChickenState]):
             CHANCE_SEAT,
             "refill",
             f"refills the Coop from the Seed Bag: {names}",
-            pb.Detail(seat=CHANCE_SEAT, dice=[pb.Die(type=d) for d in drawn]),  # type: ignore[misc]
+            pb.Detail(seat=CHANCE_SEAT, dice=[_die_pb(d) for d in drawn]),
         )
 
     def _return_dice(self, state: ChickenState, dice: Sequence[int]) -> str:
@@ -420,7 +430,7 @@ class Chicken(Game[ChickenState]):
             seat,
             "bust",
             f"busts with {foxes - barks} Foxes: scores nothing, returns {len(returned)} dice to the {where}",
-            pb.Detail(seat=seat, foxes=foxes, barks=barks, dice=[pb.Die(type=d) for d in returned]),  # type: ignore[misc]
+            pb.Detail(seat=seat, foxes=foxes, barks=barks, dice=[_die_pb(d) for d in returned]),
         )
         if state.eggspansion:
             self._refill_event(state)
@@ -468,7 +478,7 @@ class Chicken(Game[ChickenState]):
             phase=state.phase,  # type: ignore[arg-type]
             turn_seat=state.turn_seat,
             scores=state.scores,
-            pool=[_DIE_PB[d, f] for d, f in zip(state.pool, faces, strict=True)],
+            pool=[_die_pb(d, f) for d, f in zip(state.pool, faces, strict=True)],
             rerolled=state.rerolled,
             foxes=faces.count(pb.FOX),
             barks=faces.count(pb.BARK),
@@ -502,7 +512,16 @@ class Chicken(Game[ChickenState]):
         return world
 
 
-_DIE_PB = {(d, f): pb.Die(type=d, face=f) for d in DIE_NAMES for f in FACE_NAMES}  # type: ignore[arg-type]
+_DIE_PB: dict[tuple[int, int], pb.Die] = {
+    (d, f): pb.Die(type=d, face=f)  # type: ignore[arg-type]
+    for d in DIE_NAMES
+    for f in FACE_NAMES
+}
+
+
+def _die_pb(die: int, face: int = pb.NOT_ROLLED) -> pb.Die:
+    """The die's message (shared: protobuf copies it into every field it is put in)."""
+    return _DIE_PB[die, face]
 
 
 GAME = Chicken()
