@@ -31,7 +31,7 @@ from arena.games.v1 import chicken_pb2 as pb
 from bots.registry import make_bot
 from tests.contract import assert_same_view, configurations, observation_bytes, random_playout
 
-W, Y, O = WHITE, YELLOW, ORANGE
+W, Y, O = WHITE, YELLOW, ORANGE  # noqa: E741 (the die colours)
 F = {
     "blank": pb.BLANK,
     "chicken": pb.CHICKEN,
