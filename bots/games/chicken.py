@@ -11,6 +11,7 @@ from bots.params import Param, read_params
 from bots.sdk import Bot, Turn
 
 WHITE = pb.WHITE
+ENDGAME = 5  # points from the target at which winning this turn is what counts
 Outcome = tuple[int, int]  # (foxes, barks) showing this turn
 
 
@@ -45,6 +46,21 @@ def roll_value(dice: Sequence[int], foxes: int, barks: int, banked: int) -> tupl
     survive = sum(p for (f, b), (p, _) in dist.items() if f - b < BUST_FOXES)
     points = sum(e + p * banked for (f, b), (p, e) in dist.items() if f - b < BUST_FOXES)
     return survive, points
+
+
+def reach_chance(dice: Sequence[int], foxes: int, barks: int, banked: int, need: int) -> float:
+    """Exact chance that rolling ``dice`` then counting scores at least ``need`` points."""
+    dist: dict[tuple[int, int, int], float] = {(foxes, barks, min(banked, need)): 1.0}
+    for die in sorted(dice):
+        nxt: dict[tuple[int, int, int], float] = {}
+        for (f, b, pts), p in dist.items():
+            if f - b >= BUST_FOXES:
+                continue  # busted: never reaches
+            for prob, df, db, dp in die_outcomes(die):
+                key = (f + df, b + db, min(pts + dp, need))
+                nxt[key] = nxt.get(key, 0.0) + p * prob
+        dist = nxt
+    return sum(p for (f, b, pts), p in dist.items() if f - b < BUST_FOXES and pts >= need)
 
 
 def die_mean(die: int) -> float:
@@ -86,10 +102,20 @@ class HeuristicBot(Bot):
     @staticmethod
     def _turn(obs: pb.Observation) -> str:
         pool = [die.type for die in obs.pool]
-        _, go = roll_value(pool, 0, 0, 0)
-        _, white = roll_value([WHITE] * WHITE_DICE, 0, 0, 0)
-        penalty = 1 if obs.scores[obs.seat] > 0 else 0
-        return "go" if go >= white - penalty else "chicken"
+        whites = [WHITE] * WHITE_DICE
+        mine = obs.scores[obs.seat]
+        penalty = 1 if mine > 0 else 0
+        need = obs.target - mine
+        rivals = max(s for seat, s in enumerate(obs.scores) if seat != obs.seat)
+        if need <= ENDGAME or rivals >= obs.target - ENDGAME:
+            # The race is on: the better chance of winning this very turn decides.
+            go = reach_chance(pool, 0, 0, 0, need)
+            out = reach_chance(whites, 0, 0, 0, need + penalty)
+            if go != out:
+                return "go" if go > out else "chicken"
+        _, go_points = roll_value(pool, 0, 0, 0)
+        _, white = roll_value(whites, 0, 0, 0)
+        return "go" if go_points >= white - penalty else "chicken"
 
     def _reroll(self, obs: pb.Observation) -> str:
         now = obs.points
