@@ -156,7 +156,7 @@ def test_setup_base(start):
 
 
 def test_setup_eggspansion_draws_five_dice_into_the_coop():
-    # Rules :220-231: every non-White die in the bag, 5 random ones to the Coop.
+    # Rules :210-224: every non-White die in the bag, 5 random ones to the Coop.
     state = deal(2, True, bag=SETUP_BAG)
     assert state.coop == [0, 0, 2, 2, 1, 0]
     assert state.bag == [0, 0, 2, 2, 0, 1]
@@ -242,7 +242,7 @@ def test_vector_4_double_chicken_is_two_points_chicken_one():
 
 
 def test_vector_5_hatching_takes_yellow_before_orange_then_nothing():
-    # :86-97: Yellow first, Orange when no Yellow is left, nothing when the Coop is empty.
+    # :81-97: Yellow first, Orange when no Yellow is left, nothing when the Coop is empty.
     dice = rolls((W, "egg"), (W, "egg"), (W, "egg"), (W, "egg"))
     state = position(coop={Y: 2, O: 1}, dice=dice)
     act(state, "go")
@@ -370,6 +370,11 @@ def test_eggspansion_hatch_decision_offers_each_coop_type_and_the_bag():
     act(state, "go")
     assert kind(state) == "hatch" and ids(state) == ("coop:yellow", "coop:orange", "bag")
     assert GAME.observe(state, 1).hatches_left == 2
+    before = pickle.dumps(state)
+    for absent in ("coop:hen", "coop:blue", "go"):
+        with pytest.raises(IllegalChoice):
+            GAME.apply(state, {0: absent})
+    assert pickle.dumps(state) == before
     act(state, "coop:orange")
     assert ids(state) == ("coop:yellow", "coop:orange", "bag")
     act(state, "bag")
@@ -390,7 +395,7 @@ def test_eggspansion_single_possibility_is_applied_and_none_hatches_nothing():
 
 
 def test_eggspansion_bust_returns_dice_to_the_bag_and_refills_the_coop():
-    # :259-267: the pool's non-White dice go into the bag, the Coop keeps its dice and is
+    # :260-266: the pool's non-White dice go into the bag, the Coop keeps its dice and is
     # refilled to 5 from the bag.
     dice = rolls((W, "fox"), (W, "fox"), (W, "blank"), (W, "blank"), (O, "fox"), (HEN, "chick"))
     state = egg_position(
@@ -410,7 +415,7 @@ def test_eggspansion_bust_returns_dice_to_the_bag_and_refills_the_coop():
 
 
 def test_eggspansion_chicken_out_returns_refills_then_rolls_the_white_dice():
-    # :271-279.
+    # :272-278.
     dice = rolls((W, "chicken"), (W, "egg"), (W, "blank"), (W, "blank"))
     state = egg_position(
         pool=(W, W, W, W, Y, BLUE),
@@ -446,7 +451,7 @@ def test_eggspansion_count_does_not_refill_the_coop():
 
 
 def test_happy_dog_scores_only_if_showing_and_is_rerolled():
-    # :289-303: Happy Dog 1 point, stays in the middle, rerolled with it.
+    # :291-303: Happy Dog 1 point, stays in the middle, rerolled with it.
     dice = rolls((W, "chicken"), (W, "blank"), (W, "blank"), (W, "blank"), (BLUE, "happy"))
     state = egg_position(pool=(W, W, W, W, BLUE), dice=dice)
     act(state, "go")
@@ -459,7 +464,7 @@ def test_happy_dog_scores_only_if_showing_and_is_rerolled():
 
 
 def test_chick_hatches_and_scores_and_hen_double_is_two():
-    # :335-357: a Chick hatches a die and scores 1 if showing; Mother Hen's Double Chicken is 2.
+    # :337-359: a Chick hatches a die and scores 1 if showing; Mother Hen's Double Chicken is 2.
     dice = rolls((W, "blank"), (W, "blank"), (W, "blank"), (W, "blank"), (HEN, "chick"))
     state = egg_position(pool=(W, W, W, W, HEN), coop={Y: 1}, bag={}, dice=dice)
     act(state, "go")

@@ -2,29 +2,29 @@
 
 Rules as implemented (rulebook line references in brackets):
 
-* 4 White, 4 Yellow and 4 Orange dice [:19–22]; the Yellow and Orange wait in the Coop [:33];
-  a random player starts [:34–36] and holds the 4 White dice [:37]. Score = track position,
-  starting space = 0 [:142].
-* Turn start [:43–60]: Go For It! rolls every die passed to you; Chicken Out! returns the
+* 4 White, 4 Yellow and 4 Orange dice [:20–22]; the Yellow and Orange wait in the Coop [:31];
+  a random player starts [:32–33] and holds the 4 White dice [:34]. Score = track position,
+  starting space = 0 [:29, :142].
+* Turn start [:40–59]: Go For It! rolls every die passed to you; Chicken Out! returns the
   Yellow/Orange dice to the Coop, costs 1 point (not on the starting space) and rolls the 4 White.
-* A roll [:64–76]: Chickens and Double Chickens are set aside right, Foxes left, Eggs and Blanks
+* A roll [:65–75]: Chickens and Double Chickens are set aside right, Foxes left, Eggs and Blanks
   stay in the middle. 3 or more Foxes showing this turn bust you at once.
-* Hatching [:80–97]: after a roll that did not bust, one die per Egg comes from the Coop,
+* Hatching [:81–97]: after a roll that did not bust, one die per Egg comes from the Coop,
   Yellow first, Orange when no Yellow is left, none when the Coop is empty; it joins the middle
   unrolled (a Blank) [:99].
 * Reroll or count [:103–131]: one optional reroll per turn of every die in the middle (Eggs,
   Blanks, new dice) [:114–122]; after it: set aside, bust check, hatch, count [:124–131].
-* Count [:133–146]: Chicken 1 point, Double Chicken 2; move that many spaces; pass every die to
+* Count [:137–146]: Chicken 1 point, Double Chicken 2; move that many spaces; pass every die to
   the next player clockwise.
 * Bust [:150–157]: 0 points, Yellow/Orange back to the Coop, only the 4 White passed on.
 * End [:163–167]: ending a turn with 25 or more wins at once.
 * Eggspansion (option ``eggspansion``) [:185–394]: every non-White die (4 Yellow, 4 Orange,
-  Blue the Dog, Mother Hen) starts in the Seed Bag and 5 random ones go to the Coop [:220–231].
-  Each hatch takes any Coop die or a random bag die [:243–255]. A bust or a Chicken Out returns
-  the pool's non-White dice to the bag and refills the Coop to 5 from it [:259–279]. Happy Dog
-  scores 1 but stays in the middle [:289–303]; Bark! is set aside left and cancels 1 Fox
-  [:307–326]; Chick is an Egg that also scores 1 and stays in the middle [:335–349]; Mother Hen's
-  Double Chicken is worth 2 [:351–357].
+  Blue the Dog, Mother Hen) starts in the Seed Bag and 5 random ones go to the Coop [:210–224].
+  Each hatch takes any Coop die or a random bag die [:243–254]. A bust or a Chicken Out returns
+  the pool's non-White dice to the bag and refills the Coop to 5 from it [:260–278]. Happy Dog
+  scores 1 but stays in the middle [:291–303]; Bark! is set aside left and cancels 1 Fox
+  [:307–324]; Chick is an Egg that also scores 1 and stays in the middle [:337–349]; Mother Hen's
+  Double Chicken is worth 2 [:353–359].
 
 Rulings (``shared/rules/NOTES.md`` §4.1 unless stated):
 
@@ -48,8 +48,8 @@ Rulings (``shared/rules/NOTES.md`` §4.1 unless stated):
    like an Egg. Resolution order per roll: set aside, bust check, hatch (NOTES 12).
 10. **Hatch choice** (Eggspansion): one decision per Egg/Chick, ``coop:<die>`` per die type in
     the Coop (dice of one type are identical) and ``bag`` while the bag is not empty. With a
-    single possibility it is applied without a decision; with none, nothing hatches [:253–255].
-11. **Start player** "most recently held a chicken" [:34]: a seeded random seat.
+    single possibility it is applied without a decision; with none, nothing hatches [:252–254].
+11. **Start player** "most recently held a chicken" [:32–33]: a seeded random seat.
 12. **Nothing is hidden.** The bag's contents are deducible (all non-White dice − Coop − pool)
     and given in the observation; its draws are chance at the moment of drawing.
 
@@ -151,7 +151,7 @@ def all_non_white(eggspansion: bool) -> list[int]:
 
 
 def points_of(faces: Iterable[int]) -> int:
-    """What Count Your Chickens scores for these faces [:137–140, :295, :342, :355]."""
+    """What Count Your Chickens scores for these faces [:139–140, :295, :342, :357]."""
     return sum(POINTS.get(f, 0) for f in faces)
 
 
