@@ -46,6 +46,23 @@ def die_table() -> list[str]:
     return lines
 
 
+def pool_table() -> list[str]:
+    """One roll of the dice a player may be passed, against Chicken Out's 4 White (minus 1)."""
+    W, Y, O = pb.WHITE, pb.YELLOW, pb.ORANGE  # noqa: E741 (the die colours)
+    lines = ["pool passed     P(bust)  E[pts] one roll"]
+    for name, pool in [
+        ("4W", [W] * 4),
+        ("4W 2Y", [W] * 4 + [Y] * 2),
+        ("4W 4Y", [W] * 4 + [Y] * 4),
+        ("4W 4Y 2O", [W] * 4 + [Y] * 4 + [O] * 2),
+        ("4W 4Y 4O", [W] * 4 + [Y] * 4 + [O] * 4),
+        ("4W 4O", [W] * 4 + [O] * 4),
+    ]:
+        survive, expected = roll_value(pool, 0, 0, 0)
+        lines.append(f"{name:14} {1 - survive:8.3f}  {expected:6.3f}")
+    return lines
+
+
 class Forced(HeuristicBot):
     """The heuristic, except that one decision kind always takes one option (when offered)."""
 
@@ -63,7 +80,7 @@ class Forced(HeuristicBot):
 
 def self_play(players: int, eggspansion: bool, matches: int) -> dict[str, object]:
     config = GAME.config(players, {"eggspansion": eggspansion})
-    turns, first_wins, busts = [], 0, 0
+    turns, first_wins = [], 0
     taken: Counter[tuple[str, str]] = Counter()
     for m in range(matches):
         record = play_match(GAME, config, 50_000 + m, [HeuristicBot() for _ in range(players)])
@@ -77,7 +94,6 @@ def self_play(players: int, eggspansion: bool, matches: int) -> dict[str, object
         # The first seat is the one that took the first decision.
         first = record.decisions[0].seat
         first_wins += record.result["ranks"][first] == 1
-        busts += 0
     return {
         "players": players,
         "eggspansion": eggspansion,
@@ -122,6 +138,7 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=300)
     args = parser.parse_args()
     print("\n".join(die_table()))
+    print("\n".join(pool_table()))
     for players, egg in itertools.product((2, 4), (False, True)):
         print(self_play(players, egg, args.matches))
     checks = [
