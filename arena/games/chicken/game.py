@@ -173,7 +173,7 @@ HATCH_BAG = Option("bag", "draw a random die from the Seed Bag", pb.Action(kind=
 HATCH_COOP = {
     die: Option(
         f"coop:{DIE_NAMES[die]}",
-        f"take a {DIE_NAMES[die]} die from the Coop",
+        f"take {'an' if DIE_NAMES[die][0] in 'aeiou' else 'a'} {DIE_NAMES[die]} die from the Coop",
         pb.Action(kind=pb.HATCH_COOP, die=die),  # type: ignore[arg-type]
     )
     for die in NON_WHITE
@@ -380,7 +380,8 @@ class Chicken(Game[ChickenState]):
         if die:
             state.pool.append(die)
             state.faces.append(pb.NOT_ROLLED)
-            text = f"hatches a {DIE_NAMES[die]} die from the {'Seed Bag' if from_bag else 'Coop'}"
+            article = "an" if DIE_NAMES[die][0] in "aeiou" else "a"
+            text = f"hatches {article} {DIE_NAMES[die]} die from the {'Seed Bag' if from_bag else 'Coop'}"
         else:
             text = "hatches nothing: no die is left"
         state.log.public(seat, "hatch", text, pb.Detail(seat=seat, die=die, from_bag=from_bag))  # type: ignore[arg-type]
