@@ -502,7 +502,8 @@ class Prey(Game[PreyState]):
     def observation(self, state: PreyState, viewer: int) -> pb.Observation:
         spectator = viewer == SPECTATOR
         players = state.players
-        unseen = sum(len(h) for h in state.hands) + len(state.aside)
+        hidden = [c for s in range(players) if s != viewer for c in state.hands[s]] + state.aside
+        hidden.sort()
         obs = pb.Observation(
             seat=max(viewer, 0),
             spectator=spectator,
@@ -530,7 +531,8 @@ class Prey(Game[PreyState]):
                 for s in range(players)
             ],
             tricks=[_trick_pb(t) for t in state.done],
-            unseen=unseen - (0 if spectator else len(state.hands[viewer])),
+            unseen=len(hidden),
+            unseen_cards=[_PB_CARD[c] for c in hidden],
             set_aside=len(state.aside),
             over=state.over,
             winners=state.winners,

@@ -263,6 +263,7 @@ class Observation(_message.Message):
     WINNERS_FIELD_NUMBER: _builtins.int
     HANDS_FIELD_NUMBER: _builtins.int
     ASIDE_FIELD_NUMBER: _builtins.int
+    UNSEEN_CARDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """the observer's seat (0 in the spectator view)"""
     spectator: _builtins.bool
@@ -286,7 +287,7 @@ class Observation(_message.Message):
     unseen: _builtins.int
     """cards the observer has not seen: the other hands plus, at"""
     set_aside: _builtins.int
-    """3 players, the 12 set aside
+    """3 players, the 12 set aside (= len(unseen_cards))
     cards set aside face down this round (12 at 3 players, else 0)
     """
     over: _builtins.bool
@@ -323,6 +324,10 @@ class Observation(_message.Message):
     def aside(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
         """spectator only: the hand set aside (3 players)"""
 
+    @_builtins.property
+    def unseen_cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """the cards counted by unseen, by suit then Predator number:"""
+
     def __init__(
         self,
         *,
@@ -347,10 +352,11 @@ class Observation(_message.Message):
         winners: _abc.Iterable[_builtins.int] | None = ...,
         hands: _abc.Iterable[Global___Hand] | None = ...,
         aside: _abc.Iterable[Global___Card] | None = ...,
+        unseen_cards: _abc.Iterable[Global___Card] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["aside", b"aside", "hand", b"hand", "hands", b"hands", "lead_suit", b"lead_suit", "leader", b"leader", "max_rounds", b"max_rounds", "mode", b"mode", "over", b"over", "players", b"players", "round", b"round", "seat", b"seat", "seats", b"seats", "set_aside", b"set_aside", "spectator", b"spectator", "suits", b"suits", "trick", b"trick", "trick_plays", b"trick_plays", "tricks", b"tricks", "turn", b"turn", "unseen", b"unseen", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["aside", b"aside", "hand", b"hand", "hands", b"hands", "lead_suit", b"lead_suit", "leader", b"leader", "max_rounds", b"max_rounds", "mode", b"mode", "over", b"over", "players", b"players", "round", b"round", "seat", b"seat", "seats", b"seats", "set_aside", b"set_aside", "spectator", b"spectator", "suits", b"suits", "trick", b"trick", "trick_plays", b"trick_plays", "tricks", b"tricks", "turn", b"turn", "unseen", b"unseen", "unseen_cards", b"unseen_cards", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
