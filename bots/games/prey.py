@@ -73,7 +73,9 @@ class GoalBot(Bot):
         left = TRICKS - obs.trick + 1  # including this one
         opponents = obs.players - 1
         held = max(0.0, (obs.unseen - obs.set_aside) / obs.unseen) if obs.unseen else 1.0
-        expected = self._expected(hand, unseen, obs.trick, opponents, held) + self.bias * (TRICKS - obs.trick + 1) / TRICKS
+        expected = (
+            self._expected(hand, unseen, obs.trick, opponents, held) + self.bias * (TRICKS - obs.trick + 1) / TRICKS
+        )
         reachable = [g for g in me.goals if me.tricks <= g <= me.tricks + left]
         if reachable:
             target = min(reachable, key=lambda g: (abs(g - me.tricks - expected), g))

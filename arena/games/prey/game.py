@@ -298,16 +298,18 @@ def constrained_deal(
                     weight //= factorial(xi)
                 weighted.append((weight * sub, x, rest))
         r = chance.below(sum(w for w, _, _ in weighted), label)
-        for w, x, rest in weighted:
-            if r < w:
+        chosen = weighted[-1]
+        for entry in weighted:
+            if r < entry[0]:
+                chosen = entry
                 break
-            r -= w
+            r -= entry[0]
+        _, split, left = chosen
         cards = chance.shuffled(groups[s], label)
         at = 0
-        for j, xi in enumerate(x):
+        for j, xi in enumerate(split):
             places[j] += cards[at : at + xi]
             at += xi
-        left = rest
     return places
 
 
