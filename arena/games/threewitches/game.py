@@ -129,7 +129,7 @@ class TrickRecord:
 class ThreeWitchesState(MatchState):
     fate: list[int] = field(default_factory=lambda: [0] * PLAYERS)
     round: int = 0
-    phase: int = pb.BIDDING
+    phase: pb.Phase.ValueType = pb.BIDDING
     hands: list[list[Card]] = field(default_factory=list)
     # bidding
     holder: int = 0  # the Elixir's holder (bidding order ends with them)
@@ -308,7 +308,9 @@ class ThreeWitches(Game[ThreeWitchesState]):
                 card = card_of(chosen[seat])
                 state.hands[seat].remove(card)
                 state.discards[seat] = card
-                state.log.private([seat], seat, "discard", f"discards {card} face-down", _detail(seat=seat, card=PB_CARDS[card]))
+                state.log.private(
+                    [seat], seat, "discard", f"discards {card} face-down", _detail(seat=seat, card=PB_CARDS[card])
+                )
                 state.log.public(seat, "discard", "discards a card face-down", _detail(seat=seat))
             if all(state.discards[s] is not None for s in state.lessers):
                 state.phase = pb.BREWING
@@ -355,15 +357,24 @@ class ThreeWitches(Game[ThreeWitchesState]):
             state.hands[left] = sort_cards(state.hands[left] + cards)
             state.passed[seat] = sort_cards(cards)
             state.received[left] = sort_cards(cards)
-            state.log.public(seat, "pass-cards", f"passes {len(cards)} cards face-down to seat {left}",
-                             _detail(seat=seat, to_seat=left))
+            state.log.public(
+                seat,
+                "pass-cards",
+                f"passes {len(cards)} cards face-down to seat {left}",
+                _detail(seat=seat, to_seat=left),
+            )
             state.log.private(
-                [seat, left], seat, "cards-passed", f"passes {', '.join(map(str, sort_cards(cards)))} to seat {left}",
+                [seat, left],
+                seat,
+                "cards-passed",
+                f"passes {', '.join(map(str, sort_cards(cards)))} to seat {left}",
                 _detail(seat=seat, to_seat=left, cards=[PB_CARDS[c] for c in sort_cards(cards)]),
             )
         state.card_passes += 1
         state.holder = (state.holder + 1) % PLAYERS
-        state.log.public(state.holder, "elixir", f"seat {state.holder} now holds the Elixir", _detail(seat=state.holder))
+        state.log.public(
+            state.holder, "elixir", f"seat {state.holder} now holds the Elixir", _detail(seat=state.holder)
+        )
         self._open_bidding(state)
 
     def _open_bidding(self, state: ThreeWitchesState) -> None:
@@ -423,8 +434,12 @@ class ThreeWitches(Game[ThreeWitchesState]):
             "reveal",
             f"trick {state.trick}: {' '.join(str(p.card) for p in plays)}: Lead {lead_value} vs Lessers "
             f"{lesser_value}, {winner} win",
-            _detail(cards=[PB_CARDS[p.card] for p in plays], lead_value=lead_value, lesser_value=lesser_value,
-                    lead_won=lead_won),
+            _detail(
+                cards=[PB_CARDS[p.card] for p in plays],
+                lead_value=lead_value,
+                lesser_value=lesser_value,
+                lead_won=lead_won,
+            ),
         )
         up, down = record.lead_cards
         if lead_won and ELIXIR in (up, down):
@@ -444,10 +459,16 @@ class ThreeWitches(Game[ThreeWitchesState]):
         (state.lead_pile if record.lead_won else state.lesser_pile).extend(rest)
         seat = record.decider
         if record.secret:
-            state.log.public(seat, "return", "takes one of its two cards back, secretly", _detail(seat=seat, secret=True))
-            state.log.private([seat], seat, "return", f"takes {card} back", _detail(seat=seat, card=PB_CARDS[card], secret=True))
+            state.log.public(
+                seat, "return", "takes one of its two cards back, secretly", _detail(seat=seat, secret=True)
+            )
+            state.log.private(
+                [seat], seat, "return", f"takes {card} back", _detail(seat=seat, card=PB_CARDS[card], secret=True)
+            )
         else:
-            state.log.public(seat, "return", f"{card} goes back to the Lead Witch's hand", _detail(seat=seat, card=PB_CARDS[card]))
+            state.log.public(
+                seat, "return", f"{card} goes back to the Lead Witch's hand", _detail(seat=seat, card=PB_CARDS[card])
+            )
         state.current = []
         if state.trick < TRICKS:
             state.phase = pb.BREWING
@@ -464,8 +485,12 @@ class ThreeWitches(Game[ThreeWitchesState]):
             for seat in state.lessers:
                 state.fate[seat] += LESSER_FAILURE
             text = f"the Lead Witch won {state.lead_tricks}, not {state.bid}: each Lesser Witch +{LESSER_FAILURE} Fate"
-        state.log.public(state.lead, "score", text, _detail(seat=state.lead, bid=state.bid, lead_tricks=state.lead_tricks,
-                                                             fate=state.fate))
+        state.log.public(
+            state.lead,
+            "score",
+            text,
+            _detail(seat=state.lead, bid=state.bid, lead_tricks=state.lead_tricks, fate=state.fate),
+        )
         if max(state.fate) >= FATE_TO_WIN:
             state.over = True
             state.phase = pb.OVER
@@ -484,10 +509,17 @@ class ThreeWitches(Game[ThreeWitchesState]):
         state.discards = [None] * PLAYERS
         state.voids = [[] for _ in range(PLAYERS)]
         state.tricks, state.lead_pile, state.lesser_pile, state.current = [], [], [], []
-        state.log.public(CHANCE_SEAT, "round", f"round {state.round}: 6 cards dealt to each player", _detail(round=state.round))
+        state.log.public(
+            CHANCE_SEAT, "round", f"round {state.round}: 6 cards dealt to each player", _detail(round=state.round)
+        )
         for seat, hand in enumerate(state.hands):
-            state.log.private([seat], seat, "deal", "is dealt " + ", ".join(map(str, hand)),
-                              _detail(round=state.round, cards=[PB_CARDS[c] for c in hand]))
+            state.log.private(
+                [seat],
+                seat,
+                "deal",
+                "is dealt " + ", ".join(map(str, hand)),
+                _detail(round=state.round, cards=[PB_CARDS[c] for c in hand]),
+            )
         state.log.public(state.holder, "elixir", f"seat {state.holder} holds the Elixir", _detail(seat=state.holder))
         self._open_bidding(state)
 
@@ -578,7 +610,9 @@ class ThreeWitches(Game[ThreeWitchesState]):
         fate = state.fate
         winners = [s for s in range(PLAYERS) if fate[s] == max(fate)]
         names = ", ".join(f"seat {s}" for s in winners)
-        return Result.ranked(fate, fate, f"{'winners' if len(winners) > 1 else 'winner'}: {names} with {max(fate)} Fate")
+        return Result.ranked(
+            fate, fate, f"{'winners' if len(winners) > 1 else 'winner'}: {names} with {max(fate)} Fate"
+        )
 
     # -- determinization ----------------------------------------------------------------------
 

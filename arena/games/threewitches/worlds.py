@@ -60,7 +60,7 @@ def _count(cards: Sequence[tuple[Card, int]], places: Sequence[Place]) -> Callab
             total = 0
             for j, place in enumerate(places):
                 if caps[j] and (owner < 0 or place.seat == owner) and place.allows(card):
-                    total += count(i + 1, caps[:j] + (caps[j] - 1,) + caps[j + 1 :])
+                    total += count(i + 1, (*caps[:j], caps[j] - 1, *caps[j + 1 :]))
             memo[key] = total
         return memo[key]
 
@@ -139,8 +139,9 @@ def _redeal(world: ThreeWitchesState, viewer: int, chance: Chance) -> None:
     unknown = sort_cards(unknown)
 
     # A face-down Eyes card of a Lesser that did not pass: the lead suit, or any suit while void.
-    eyes = [i for i, p in enumerate(places) if p.what == "down" and p.seat != world.lead
-            and world.lead_suit not in p.banned]
+    eyes = [
+        i for i, p in enumerate(places) if p.what == "down" and p.seat != world.lead and world.lead_suit not in p.banned
+    ]
     cards = [(card, owner.get(card, -1)) for card in unknown]
     variants: list[list[Place]] = []
     weights: list[int] = []
@@ -163,10 +164,10 @@ def _redeal(world: ThreeWitchesState, viewer: int, chance: Chance) -> None:
         options = []
         for j, place in enumerate(chosen):
             ok = caps[j] and (must < 0 or place.seat == must) and place.allows(card)
-            options.append(count(i + 1, caps[:j] + (caps[j] - 1,) + caps[j + 1 :]) if ok else 0)
+            options.append(count(i + 1, (*caps[:j], caps[j] - 1, *caps[j + 1 :])) if ok else 0)
         j = _weighted(chance, options, "world")
         content[j].append(card)
-        caps = caps[:j] + (caps[j] - 1,) + caps[j + 1 :]
+        caps = (*caps[:j], caps[j] - 1, *caps[j + 1 :])
 
     for place, cards_here in zip(chosen, content, strict=True):
         if place.what == "hand":
@@ -181,5 +182,3 @@ def _redeal(world: ThreeWitchesState, viewer: int, chance: Chance) -> None:
             if seat != viewer and world.picks[seat]:
                 pool = sort_cards(c for c in world.hands[seat] if not c.is_elixir)
                 world.picks[seat] = chance.shuffled(pool, "world")[: len(world.picks[seat])]
-
-
