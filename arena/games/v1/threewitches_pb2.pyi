@@ -322,7 +322,7 @@ class Observation(_message.Message):
     round: _builtins.int
     """1-based"""
     elixir_holder: _builtins.int
-    """who announced/received the Elixir this round (bidding order ends with them); -1 after bidding"""
+    """who holds the Elixir (announced; it moves left with each card pass); after bidding: who held it then"""
     card_passes: _builtins.int
     """how many times cards were passed this round (0-3)"""
     final_bidding: _builtins.bool
