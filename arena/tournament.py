@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from arena.chance import derive_seed
+from arena.clock import clock_settings
 from arena.config import ConfigError
 from arena.engine import Game
 from arena.pairings import DEFAULT_MAX_GROUPS, gauntlet, rotations, round_robin
@@ -171,7 +172,15 @@ def play_scheduled(
     config = game.config(spec.players, spec.options)
     players = [make_player(spec.address(spec.bots[b]), spec.game) for b in match.seats]
     try:
-        record = play_match(game, config, match.seed, players, match_id=match.match_id, policy=spec.policy)
+        record = play_match(
+            game,
+            config,
+            match.seed,
+            players,
+            match_id=match.match_id,
+            policy=spec.policy,
+            clock=clock_settings(spec.clock),
+        )
     finally:
         for player in players:
             close = getattr(player, "close", None)

@@ -18,11 +18,15 @@ plays the first option; then it misbehaves:
   close      ends the stream instead of answering
   version    ready names another game version (checked at start)
   concurrent counts its concurrent streams into --count-file (max seen), answering after --sleep
+
+``--clock-file PATH`` (any behaviour) appends the clock of every MatchStart it receives to PATH,
+one JSON object a line.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import threading
@@ -32,6 +36,7 @@ from concurrent import futures
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
 import grpc
+from google.protobuf.json_format import MessageToDict
 
 from arena.v1 import bot_pb2
 
@@ -80,6 +85,9 @@ def make_play(args: argparse.Namespace):
             for message in requests:
                 body = message.WhichOneof("body")
                 if body == "start":
+                    if args.clock_file:
+                        with open(args.clock_file, "a") as handle:
+                            handle.write(json.dumps(MessageToDict(message.start.clock, preserving_proto_field_name=True)) + "\n")
                     if args.behaviour == "noready":
                         time.sleep(3600)
                     yield ready("0.0-other" if args.behaviour == "version" else "")
@@ -127,6 +135,7 @@ def main() -> None:
     parser.add_argument("--sleep", type=float, default=2.0)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--count-file")
+    parser.add_argument("--clock-file")
     args = parser.parse_args()
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=64))
     handler = grpc.stream_stream_rpc_method_handler(
