@@ -86,8 +86,9 @@ def make_play(args: argparse.Namespace):
                 body = message.WhichOneof("body")
                 if body == "start":
                     if args.clock_file:
+                        clock = MessageToDict(message.start.clock, preserving_proto_field_name=True)
                         with open(args.clock_file, "a") as handle:
-                            handle.write(json.dumps(MessageToDict(message.start.clock, preserving_proto_field_name=True)) + "\n")
+                            handle.write(json.dumps(clock) + "\n")
                     if args.behaviour == "noready":
                         time.sleep(3600)
                     yield ready("0.0-other" if args.behaviour == "version" else "")
