@@ -154,11 +154,23 @@ class MatchRecord:
 
 
 def with_forfeits(result: Result, forfeited: list[bool]) -> Result:
-    """The result with forfeited seats ranked last (tied); the others keep their order."""
+    """The result with forfeited seats ranked last (tied); the others keep their order.
+
+    The summary follows the ranks: the game's summary names its winners by score, so when a
+    forfeit changes who ranks first it is replaced (a forfeited seat is never called winner)."""
     if not any(forfeited):
         return result
-    keys = [(not forfeited[s], -result.ranks[s]) for s in range(len(result.ranks))]
-    return Result(result.scores, competition_ranks(keys), result.summary)
+    seats = range(len(result.ranks))
+    keys = [(not forfeited[s], -result.ranks[s]) for s in seats]
+    ranks = competition_ranks(keys)
+    summary = result.summary
+    first = [s for s in seats if ranks[s] == 1]
+    if all(forfeited):
+        summary = f"{summary} (every seat forfeited)"  # ranked among themselves, as the game ranks
+    elif first != [s for s in seats if result.ranks[s] == 1]:
+        out = ", ".join(str(s) for s in seats if forfeited[s])
+        summary = f"winner{'s' if len(first) > 1 else ''}: seat {', '.join(map(str, first))} (seat {out} forfeited)"
+    return Result(result.scores, ranks, summary)
 
 
 def read_records(path: Path) -> Iterator[MatchRecord]:
