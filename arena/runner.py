@@ -102,7 +102,10 @@ def check_ready(game: Game, ready: bot_pb2.Ready | None) -> None:
     if ready is None:
         return
     theirs = ready.protocol_version
-    if theirs and theirs.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
+    if not theirs:
+        # Required: without it the referee cannot know the bot reads this protocol at all.
+        raise PlayerFailure("protocol", f"ready has no protocol_version (the referee speaks {PROTOCOL_VERSION})")
+    if theirs.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
         raise PlayerFailure("protocol", f"protocol version {theirs} (referee speaks {PROTOCOL_VERSION})")
     if ready.game_id and ready.game_id != game.meta.id:
         raise PlayerFailure("protocol", f"bot plays {ready.game_id!r}, match is {game.meta.id!r}")

@@ -10,8 +10,9 @@ stall       no ``ready`` within the start-up allowance
 illegal     the answered id is not among the options (checked by the runner)
 malformed   an unparseable or oversized message
 protocol    a message that is wrong for the state: not ``ready`` first, an answer that does not
-            echo the request's unpredictable ``request_id`` (sent before being asked), an answer
-            twice, a version mismatch (checked by the runner)
+            echo the request's unpredictable ``request_id`` (sent before being asked, or the id
+            mangled) or its ``decision_index``, an answer twice, unsolicited messages, a version
+            mismatch or a ``ready`` without ``protocol_version`` (checked by the runner)
 =========== ===================================================================================
 
 A late answer to a decision that already timed out is dropped silently (the bot was told the
@@ -51,6 +52,8 @@ from referee import aioloop
 MAX_BOT_MESSAGE = 64 * 1024
 """Largest message accepted from a bot: an answer is a few bytes, ready a few hundred."""
 MAX_REFEREE_MESSAGE = 16 * 1024 * 1024
+MAX_REQUEST_ID = 2**53 - 1
+"""Request ids are 1..2^53-1: exact as a JavaScript number (a double), though the field is 64-bit."""
 
 CHANNEL_OPTIONS = (
     ("grpc.max_receive_message_length", MAX_BOT_MESSAGE),
@@ -275,8 +278,9 @@ class RemotePlayer:
     async def begin_decide_async(self, request: bot_pb2.DecisionRequest) -> None:
         self._check_alive()
         # An unpredictable id the answer must echo: an answer carrying it cannot have been sent
-        # before the request (arrival times cannot tell, messages queue in transit).
-        request.request_id = secrets.randbits(64)
+        # before the request (arrival times cannot tell, messages queue in transit). Below 2^53
+        # so that bots decoding 64-bit integers as JavaScript numbers keep it exactly.
+        request.request_id = 1 + secrets.randbelow(MAX_REQUEST_ID)
         request.clock.CopyFrom(
             bot_pb2.ClockState(
                 decision_ms=self._clock.decision_ms, bank_ms=int(self._bank * 1000), strikes=self._strikes
@@ -288,7 +292,7 @@ class RemotePlayer:
 
     async def end_decide_async(self, request: bot_pb2.DecisionRequest) -> str:
         self._check_alive()
-        outcome = await self._await_answer(request.request_id)
+        outcome = await self._await_answer(request)
         if isinstance(outcome, _Failed):
             raise outcome.error()
         return outcome
@@ -366,8 +370,9 @@ class RemotePlayer:
             return self._die(_Failed("crash", "the stream is already closed"))
         return None
 
-    async def _await_answer(self, request_id: int) -> str | _Failed:
+    async def _await_answer(self, request: bot_pb2.DecisionRequest) -> str | _Failed:
         assert self._stream is not None
+        request_id = request.request_id
         limit = self._clock.decision_ms / 1000.0
         grace = self._clock.grace_ms / 1000.0
         deadline = self._sent_at + limit + self._bank + grace
@@ -392,7 +397,16 @@ class RemotePlayer:
                 return self._protocol(request_id, f"answered decision {answer.decision_index} twice")
             if answer.request_id != request_id:
                 return self._protocol(
-                    request_id, f"answered decision {answer.decision_index} before it was asked (unknown request id)"
+                    request_id,
+                    f"answered with request_id {answer.request_id} (decision_index {answer.decision_index}) while "
+                    f"decision {request.decision_index} was open with request_id {request_id}: an answer must echo "
+                    "the request_id of the request it answers, exactly",
+                )
+            if answer.decision_index != request.decision_index:
+                return self._protocol(
+                    request_id,
+                    f"answered request_id {request_id} with decision_index {answer.decision_index}, "
+                    f"expected {request.decision_index} (an answer must echo the request's decision_index)",
                 )
             self._answered.add(request_id)
             return self._charge(item.at - self._sent_at, answer.option_id)

@@ -50,6 +50,8 @@ CASES = [
     ("early", [], "protocol", 0),
     ("close", ["--at", "1"], "crash", 1),
     ("version", [], "protocol", None),
+    ("index", ["--at", "1"], "protocol", 1),
+    ("mangled", ["--at", "1"], "protocol", 1),
 ]
 
 
@@ -83,6 +85,27 @@ def test_misbehaving_bots_get_exact_verdicts_and_the_referee_leaks_nothing():
         time.sleep(0.1)
     assert threading.active_count() == threads, [t.name for t in threading.enumerate()]
     assert open_fds() == fds
+
+
+def test_mismatched_echoes_say_what_was_expected_and_what_came():
+    with bot_process(misbehaving("mangled", "--at", "1")) as address:
+        (failure,) = play(address).failures
+    assert "request_id" in failure.detail and "before it was asked" not in failure.detail
+    expected = int(failure.detail.split("open with request_id ")[1].split(":")[0])
+    came = int(failure.detail.split("answered with request_id ")[1].split(" ")[0])
+    assert came == expected + 1
+    with bot_process(misbehaving("index", "--at", "1")) as address:
+        record = play(address)
+    (failure,) = record.failures
+    asked = seat0_decision(record, 1)
+    assert f"decision_index {asked + 1}, expected {asked}" in failure.detail
+
+
+def test_request_ids_survive_a_javascript_number():
+    # A client that decodes 64-bit integers as doubles (JavaScript) echoes ids exactly below 2^53.
+    with bot_process(misbehaving("jsnumber")) as address:
+        for seed in range(3):
+            assert not play(address, seed=seed).failures
 
 
 def test_substitute_policy_keeps_a_bot_that_errs_within_budget():

@@ -110,8 +110,9 @@ def test_substitute_within_budget_keeps_the_seat():
     ("ready", "needle"),
     [
         (bot_pb2.Ready(protocol_version="2.0"), "protocol version"),
-        (bot_pb2.Ready(game_id="skyfive"), "bot plays 'skyfive'"),
-        (bot_pb2.Ready(game_id="rolldice", game_version="0.9"), "version 0.9"),
+        (bot_pb2.Ready(), "ready has no protocol_version"),
+        (bot_pb2.Ready(protocol_version="1.0", game_id="skyfive"), "bot plays 'skyfive'"),
+        (bot_pb2.Ready(protocol_version="1.0", game_id="rolldice", game_version="0.9"), "version 0.9"),
     ],
 )
 def test_version_mismatch_is_a_protocol_failure_before_any_decision(ready, needle):

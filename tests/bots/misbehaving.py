@@ -18,6 +18,10 @@ plays the first option; then it misbehaves:
   close      ends the stream instead of answering
   version    ready names another game version (checked at start)
   concurrent counts its concurrent streams into --count-file (max seen), answering after --sleep
+  index      answers with a decision_index that is not the request's
+  mangled    answers with the request_id plus one
+  jsnumber   never misbehaves on purpose, but echoes every request_id through a double, as a
+             JavaScript client decoding 64-bit integers as numbers does
 
 ``--clock-file PATH`` (any behaviour) appends the clock of every MatchStart it receives to PATH,
 one JSON object a line.
@@ -40,6 +44,7 @@ from google.protobuf.json_format import MessageToDict
 
 from arena.v1 import bot_pb2
 
+JS_NUMBERS = False  # set by --behaviour jsnumber
 GARBAGE = b"\x0f\xff\xff\xff"  # field 1 with wire type 7: no protobuf parser accepts it
 
 
@@ -49,8 +54,11 @@ def ready(game_version: str = "") -> bytes:
     ).SerializeToString()
 
 
-def answer(request: bot_pb2.DecisionRequest | None, option: str) -> bytes:
+def answer(request: bot_pb2.DecisionRequest | None, option: str, *, index_shift: int = 0, id_shift: int = 0) -> bytes:
     index, request_id = (request.decision_index, request.request_id) if request else (0, 0)
+    index, request_id = index + index_shift, request_id + id_shift
+    if JS_NUMBERS:
+        request_id = int(float(request_id))
     return bot_pb2.BotMessage(
         decision=bot_pb2.DecisionResponse(decision_index=index, option_id=option, request_id=request_id)
     ).SerializeToString()
@@ -117,6 +125,11 @@ def make_play(args: argparse.Namespace):
                             yield GARBAGE
                             asked += 1
                             continue
+                        elif behaviour in ("index", "mangled"):
+                            shift = {"index_shift" if behaviour == "index" else "id_shift": 1}
+                            yield answer(request, first, **shift)
+                            asked += 1
+                            continue
                         elif behaviour == "twice":
                             yield answer(request, first)
                         elif behaviour == "close":
@@ -138,6 +151,8 @@ def main() -> None:
     parser.add_argument("--count-file")
     parser.add_argument("--clock-file")
     args = parser.parse_args()
+    global JS_NUMBERS
+    JS_NUMBERS = args.behaviour == "jsnumber"
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=64))
     handler = grpc.stream_stream_rpc_method_handler(
         make_play(args),
