@@ -33,7 +33,7 @@ from arena.clock import clock_settings
 from arena.config import MatchConfig
 from arena.engine import Decision, Game, MatchState
 from arena.protocol import EventCursor, decision_request, result_message, start_message
-from arena.record import DecisionEntry, FailureEntry, MatchRecord, with_forfeits
+from arena.record import DecisionEntry, FailureEntry, MatchRecord, StrikeEntry, with_forfeits
 from arena.v1 import bot_pb2
 
 T = TypeVar("T")
@@ -356,6 +356,10 @@ class _Match:
         ms = round((time.perf_counter() - asked.began) * 1000, 3)
         if asked.failure is None:
             if isinstance(asked.answer, str) and decision.find(asked.answer) is not None:
+                # A late answer within the grace stands, at the cost of a strike: record it.
+                late = getattr(self.players[decision.seat], "last_strike_ms", None)
+                if late is not None:
+                    self.record.strikes.append(StrikeEntry(decision.seat, asked.index, late))
                 return asked.answer, ms, "bot"
             asked.failure = ("illegal", f"answered {asked.answer!r}, not among {len(decision.options)} options")
         verdict, detail = asked.failure

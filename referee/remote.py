@@ -260,6 +260,8 @@ class RemotePlayer:
         self._bank = 0.0
         self._strikes = 0
         self._sent_at = 0.0
+        self.last_strike_ms: float | None = None
+        """Lateness of the last answer if it cost a strike (the runner records it), else None."""
         self._abandoned: set[int] = set()  # request ids whose answers are dropped when they come
         self._answered: set[int] = set()
 
@@ -372,6 +374,7 @@ class RemotePlayer:
 
     async def _await_answer(self, request: bot_pb2.DecisionRequest) -> str | _Failed:
         assert self._stream is not None
+        self.last_strike_ms = None
         request_id = request.request_id
         limit = self._clock.decision_ms / 1000.0
         grace = self._clock.grace_ms / 1000.0
@@ -422,6 +425,7 @@ class RemotePlayer:
             if self._strikes > self._clock.max_strikes:
                 used = self._strikes - 1
                 return _Failed("timeout", f"answered {late * 1000:.0f} ms late with no strikes left ({used} used)")
+            self.last_strike_ms = round(late * 1000, 3)
         else:
             self._bank -= over
         self._bank += self._clock.increment_ms / 1000.0

@@ -12,7 +12,7 @@ import pytest
 
 from arena.clock import clock_settings
 from arena.games.rolldice import GAME
-from arena.record import replay
+from arena.record import MatchRecord, replay
 from arena.runner import ErrorPolicy, FunctionPlayer, play_match
 from referee.remote import RemotePlayer
 from tests.remote_helpers import bot_process, misbehaving, open_fds, served
@@ -132,6 +132,24 @@ def test_time_bank_absorbs_a_slow_decision_and_strikes_absorb_grace():
         assert not play(address, clock=banked).failures  # 0.3 s over the limit, paid from the bank
     with bot_process(misbehaving("sleep", *slow)) as address:
         assert play(address).failures[0].verdict == "timeout"  # no bank: 0.9 s > 0.6 + 0.1
+
+
+def test_strikes_are_recorded_with_seat_decision_and_lateness():
+    graceful = clock_settings({"decision": 600, "bank": 0, "increment": 0, "grace": 1500, "strikes": 2})
+    with bot_process(misbehaving("sleep", "--at", "1", "--sleep", "0.9")) as address:
+        record = play(address, clock=graceful)
+    assert not record.failures
+    (strike,) = record.strikes
+    assert (strike.seat, strike.decision) == (0, seat0_decision(record, 1))
+    assert 100 < strike.late_ms < 1500  # ~300 ms past the 600 ms limit
+    again = MatchRecord.loads(record.dumps())
+    assert again.strikes == record.strikes and "late_ms" not in str(again.canonical()["strikes"])
+    replay(GAME, again)
+    # A record written before strikes were recorded reads as having none, and replays.
+    old = record.to_json()
+    del old["strikes"]
+    assert MatchRecord.from_json(old).strikes == []
+    replay(GAME, MatchRecord.from_json(old))
 
 
 def test_unreachable_bot_is_a_crash_at_start():
