@@ -27,7 +27,7 @@ from arena.engine import Game
 from arena.pairings import DEFAULT_MAX_GROUPS, gauntlet, rotations, round_robin
 from arena.record import MatchRecord
 from arena.registry import get_game
-from arena.runner import ErrorPolicy, Player, play_match
+from arena.runner import Cancelled, ErrorPolicy, Player, play_match
 
 FORMATS = ("round-robin", "gauntlet")
 SPEC_FORMAT = 1
@@ -165,9 +165,17 @@ def schedule(spec: TournamentSpec) -> list[MatchSpec]:
 
 
 def play_scheduled(
-    spec: TournamentSpec, match: MatchSpec, make_player: PlayerFactory, game: Game | None = None
+    spec: TournamentSpec,
+    match: MatchSpec,
+    make_player: PlayerFactory,
+    game: Game | None = None,
+    *,
+    cancelled: Cancelled | None = None,
 ) -> MatchRecord:
-    """Play one scheduled match (the unit of work of every executor)."""
+    """Play one scheduled match (the unit of work of every executor).
+
+    ``cancelled`` is the tournament's cancel hook: the match polls it while it runs and raises
+    :class:`arena.runner.MatchCancelled` once it says True (see :func:`arena.runner.play_match`)."""
     game = game or get_game(spec.game)
     config = game.config(spec.players, spec.options)
     players = [make_player(spec.address(spec.bots[b]), spec.game) for b in match.seats]
@@ -180,6 +188,7 @@ def play_scheduled(
             match_id=match.match_id,
             policy=spec.policy,
             clock=clock_settings(spec.clock),
+            cancelled=cancelled,
         )
     finally:
         for player in players:

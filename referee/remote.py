@@ -71,6 +71,8 @@ CHANNEL_OPTIONS = (
     ("grpc.initial_reconnect_backoff_ms", 100),
 )
 
+FLOOD = "sent messages nobody asked for (a bot sends one message per request, no more)"
+
 _SCHEMES = ("grpc://", "unix://", "unix:")
 
 
@@ -107,7 +109,7 @@ def target_of(spec: str) -> str:
 
 @dataclass
 class _Inbound:
-    kind: str  # "message", "eof" or "error"
+    kind: str  # "message", "eof", "error" or "flood"
     at: float  # loop time of arrival
     message: bot_pb2.BotMessage | None = None
     error: grpc.aio.AioRpcError | None = None
@@ -134,6 +136,14 @@ class _Stream:
         self.inbox: deque[_Inbound] = deque()
         self.waiter: asyncio.Future[None] | None = None
         self.reader: asyncio.Task[None] | None = None
+        self.writing: asyncio.Task[None] | None = None
+        self.blocked = False  # a write did not complete in time: the stream is unusable
+        # Read-ahead is capped: a bot may send one message per message that asks for one (start,
+        # each decision). One more is a flood; the reader stops reading (flow control then holds
+        # the bot back) and the seat gets a protocol verdict.
+        self.asked = 0
+        self.received = 0
+        self.flooded = False
 
     async def open(self) -> None:
         self.channel = grpc.aio.insecure_channel(self.target, options=CHANNEL_OPTIONS)
@@ -158,7 +168,12 @@ class _Stream:
                     error = _as_rpc_error(ValueError("not a BotMessage"))
                     self._put(_Inbound("error", loop.time(), error=error))
                     return
+                self.received += 1
                 self._put(_Inbound("message", loop.time(), message))  # type: ignore[arg-type]
+                if self.received > self.asked:
+                    self.flooded = True
+                    self._put(_Inbound("flood", loop.time()))
+                    return
         except grpc.aio.AioRpcError as error:
             self._put(_Inbound("error", loop.time(), error=error))
         except asyncio.CancelledError:
@@ -166,12 +181,36 @@ class _Stream:
         except Exception as exc:  # deserialisation failures surface here in some versions
             self._put(_Inbound("error", loop.time(), error=_as_rpc_error(exc)))
 
-    async def send(self, message: bot_pb2.RefereeMessage) -> float:
-        """Write a message; returns the loop time just before the write (the clock's start)."""
+    def begin_send(self, message: bot_pb2.RefereeMessage) -> float:
+        """Start writing a message that asks for an answer; returns the loop time just before the
+        write (the clock's start). The write runs on its own: a bot that does not read (a zero
+        flow-control window, an unfinished HTTP/2 handshake) blocks it, and :meth:`sent` bounds
+        the wait by the clock."""
         assert self.call is not None
-        sent = asyncio.get_running_loop().time()
-        await self.call.write(message)
-        return sent
+        loop = asyncio.get_running_loop()
+        self.asked += 1
+        self.writing = loop.create_task(self.call.write(message))
+        return loop.time()
+
+    async def sent(self, deadline: float) -> grpc.aio.AioRpcError | bool:
+        """Wait (until ``deadline``, loop time) for the write begun last: True when written,
+        False when the deadline passed first (the stream is then unusable), or the error."""
+        task = self.writing
+        assert task is not None
+        if not task.done():
+            timeout = deadline - asyncio.get_running_loop().time()
+            await asyncio.wait((task,), timeout=max(0.0, timeout))
+            if not task.done():
+                self.blocked = True
+                return False
+        self.writing = None
+        try:
+            task.result()
+        except grpc.aio.AioRpcError as error:
+            return error
+        except (asyncio.InvalidStateError, grpc.aio.UsageError, asyncio.CancelledError):
+            return _as_rpc_error(RuntimeError("the stream is already closed"), grpc.StatusCode.CANCELLED)
+        return True
 
     async def receive(self, deadline: float) -> _Inbound | None:
         """The next inbound item, or None at the deadline (loop time).
@@ -192,8 +231,15 @@ class _Stream:
 
     async def close(self, goodbye: bot_pb2.RefereeMessage | None, linger: float) -> None:
         """Send a last message, half-close, let the bot end its side briefly, then tear down."""
+        if self.writing is not None:
+            # Still blocked (a bot that does not read): nothing more can be written.
+            self.writing.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.writing
+            self.writing = None
+            self.blocked = True
         if self.call is not None:
-            if goodbye is not None and not self.call.done():
+            if goodbye is not None and not self.blocked and not self.call.done():
                 try:
                     await asyncio.wait_for(self.call.write(goodbye), linger)
                     await asyncio.wait_for(self.call.done_writing(), linger)
@@ -219,10 +265,9 @@ def _wake(waiter: asyncio.Future[None]) -> None:
         waiter.set_result(None)
 
 
-def _as_rpc_error(exc: Exception) -> grpc.aio.AioRpcError:
-    return grpc.aio.AioRpcError(
-        grpc.StatusCode.INTERNAL, grpc.aio.Metadata(), grpc.aio.Metadata(), details=f"serialization: {exc}"
-    )
+def _as_rpc_error(exc: Exception, code: grpc.StatusCode = grpc.StatusCode.INTERNAL) -> grpc.aio.AioRpcError:
+    details = f"serialization: {exc}" if code == grpc.StatusCode.INTERNAL else str(exc)
+    return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details=details)
 
 
 @dataclass(frozen=True)
@@ -345,11 +390,22 @@ class RemotePlayer:
     async def _start(self, message: bot_pb2.MatchStart) -> bot_pb2.Ready | _Failed:
         self._stream = _Stream(self.target)
         await self._stream.open()
-        try:
-            sent = await self._stream.send(bot_pb2.RefereeMessage(start=message))
-        except grpc.aio.AioRpcError as error:
-            return self._die(_failed(_failure_of_error(error)))
-        item = await self._stream.receive(sent + self._clock.startup_ms / 1000.0)
+        # Connecting, the HTTP/2 handshake, the write and the ready all count against the
+        # start-up allowance: a peer that never completes one of them is a stall, not a hang.
+        sent = self._stream.begin_send(bot_pb2.RefereeMessage(start=message))
+        deadline = sent + self._clock.startup_ms / 1000.0
+        written = await self._stream.sent(deadline)
+        if written is False:
+            return self._die(
+                _Failed(
+                    "stall",
+                    f"could not deliver start within {self._clock.startup_ms} ms (no connection, "
+                    "no HTTP/2 handshake, or the bot does not read)",
+                )
+            )
+        if written is not True:
+            return self._die(_failed(_failure_of_error(written)))
+        item = await self._stream.receive(deadline)
         if item is None:
             return self._die(_Failed("stall", f"no ready within {self._clock.startup_ms} ms"))
         failure = self._failure_of_item(item, "ready")
@@ -364,12 +420,11 @@ class RemotePlayer:
 
     async def _send_request(self, request: bot_pb2.DecisionRequest) -> _Failed | None:
         assert self._stream is not None
-        try:
-            self._sent_at = await self._stream.send(bot_pb2.RefereeMessage(decision=request))
-        except grpc.aio.AioRpcError as error:
-            return self._die(_failed(_failure_of_error(error)))
-        except asyncio.InvalidStateError:
+        if self._stream.call is None or self._stream.call.done():
             return self._die(_Failed("crash", "the stream is already closed"))
+        # Only begun here, so every seat of a simultaneous decision is asked at once; the
+        # write is awaited (within the decision's clock) with the answer.
+        self._sent_at = self._stream.begin_send(bot_pb2.RefereeMessage(decision=request))
         return None
 
     async def _await_answer(self, request: bot_pb2.DecisionRequest) -> str | _Failed:
@@ -379,6 +434,14 @@ class RemotePlayer:
         limit = self._clock.decision_ms / 1000.0
         grace = self._clock.grace_ms / 1000.0
         deadline = self._sent_at + limit + self._bank + grace
+        written = await self._stream.sent(deadline)
+        if written is False:
+            waited = (limit + self._bank + grace) * 1000
+            return self._die(
+                _Failed("timeout", f"could not deliver the request within {waited:.0f} ms: the bot does not read")
+            )
+        if written is not True:
+            return self._die(_failed(_failure_of_error(written)))
         while True:
             item = await self._stream.receive(deadline)
             if item is None:
@@ -396,6 +459,9 @@ class RemotePlayer:
             answer = item.message.decision
             if answer.request_id in self._abandoned:
                 continue  # a late answer to a decision that already timed out
+            if self._stream.flooded and answer.request_id != request_id:
+                # The unsolicited messages: the reader has stopped, so the stream is done for.
+                return self._die(_Failed("protocol", FLOOD))
             if answer.request_id in self._answered:
                 return self._protocol(request_id, f"answered decision {answer.decision_index} twice")
             if answer.request_id != request_id:
@@ -436,6 +502,8 @@ class RemotePlayer:
         return _Failed("protocol", detail)
 
     def _failure_of_item(self, item: _Inbound, expected: str) -> _Failed | None:
+        if item.kind == "flood":
+            return _Failed("protocol", FLOOD)
         if item.kind == "eof":
             return _Failed("crash", f"the bot closed the stream while the referee waited for {expected}")
         if item.kind == "error":

@@ -20,6 +20,8 @@ plays the first option; then it misbehaves:
   concurrent counts its concurrent streams into --count-file (max seen), answering after --sleep
   index      answers with a decision_index that is not the request's
   mangled    answers with the request_id plus one
+  flood      after ready, sends unsolicited 4 KB messages as fast as it can (at most 20,000),
+             writing how many it sent to --count-file
   jsnumber   never misbehaves on purpose, but echoes every request_id through a double, as a
              JavaScript client decoding 64-bit integers as numbers does
 
@@ -64,6 +66,15 @@ def answer(request: bot_pb2.DecisionRequest | None, option: str, *, index_shift:
     ).SerializeToString()
 
 
+def flood(count_file: str | None):
+    junk = answer(None, "x" * 4096)
+    for sent in range(1, 20_001):
+        yield junk
+        if count_file and sent % 50 == 0:
+            with open(count_file, "w") as handle:
+                handle.write(str(sent))
+
+
 class Concurrency:
     def __init__(self, path: str | None) -> None:
         self.path = path
@@ -100,6 +111,9 @@ def make_play(args: argparse.Namespace):
                     if args.behaviour == "noready":
                         time.sleep(3600)
                     yield ready("0.0-other" if args.behaviour == "version" else "")
+                    if args.behaviour == "flood":
+                        yield from flood(args.count_file)
+                        return
                     if args.behaviour == "early":
                         yield answer(None, "stop")
                 elif body == "decision":
