@@ -47,7 +47,7 @@ import grpc.aio
 from arena.config import ConfigError
 from arena.runner import PlayerFailure
 from arena.v1 import bot_pb2, bot_pb2_grpc
-from referee import aioloop
+from referee import aioloop, endpoints
 
 MAX_BOT_MESSAGE = 64 * 1024
 """Largest message accepted from a bot: an answer is a few bytes, ready a few hundred."""
@@ -293,9 +293,19 @@ def _failed(failure: PlayerFailure) -> _Failed:
 class RemotePlayer:
     """A seat played by a bot behind a gRPC endpoint (see the module docstring)."""
 
-    def __init__(self, spec: str, name: str | None = None, *, linger: float = 1.0) -> None:
+    def __init__(
+        self,
+        spec: str,
+        name: str | None = None,
+        *,
+        linger: float = 1.0,
+        policy: endpoints.EndpointPolicy | None = None,
+    ) -> None:
         self.spec = spec
         self.target = target_of(spec)
+        # Who may be dialled (see referee.endpoints): the process's policy unless one is given;
+        # None trusts every endpoint (a local run).
+        self.policy = policy if policy is not None else endpoints.current()
         self.name = name or spec
         self.version = ""
         self.linger = linger
@@ -388,12 +398,19 @@ class RemotePlayer:
     # -- the async side ---------------------------------------------------------------------------
 
     async def _start(self, message: bot_pb2.MatchStart) -> bot_pb2.Ready | _Failed:
-        self._stream = _Stream(self.target)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._clock.startup_ms / 1000.0
+        target = self.target
+        if self.policy is not None:
+            checked = await self._checked_target(deadline)
+            if isinstance(checked, _Failed):
+                return self._die(checked)
+            target = checked
+        self._stream = _Stream(target)
         await self._stream.open()
-        # Connecting, the HTTP/2 handshake, the write and the ready all count against the
+        # Resolving, the HTTP/2 handshake, the write and the ready all count against the
         # start-up allowance: a peer that never completes one of them is a stall, not a hang.
-        sent = self._stream.begin_send(bot_pb2.RefereeMessage(start=message))
-        deadline = sent + self._clock.startup_ms / 1000.0
+        self._stream.begin_send(bot_pb2.RefereeMessage(start=message))
         written = await self._stream.sent(deadline)
         if written is False:
             return self._die(
@@ -417,6 +434,26 @@ class RemotePlayer:
             return self._die(_Failed("protocol", f"expected ready, got {body}"))
         self.version = item.message.ready.bot_version
         return item.message.ready
+
+    async def _checked_target(self, deadline: float) -> str | _Failed:
+        """Resolve the endpoint and check every address against the policy (on every
+        connection: DNS may have changed since registration); the target to dial is the checked
+        address itself, so gRPC does not resolve the name again."""
+        assert self.policy is not None
+        policy = self.policy
+        try:
+            if self.spec.startswith("unix:"):
+                policy.check_unix(self.spec)
+                return self.target
+            host, _, port = self.target.rpartition(":")
+            loop = asyncio.get_running_loop()
+            lookup = loop.run_in_executor(None, policy.resolve, host, int(port))
+            addresses = await asyncio.wait_for(lookup, max(0.0, deadline - loop.time()))
+        except endpoints.EndpointRefused as exc:
+            return _Failed("crash", f"endpoint refused: {exc}")
+        except TimeoutError:
+            return _Failed("stall", f"could not resolve {self.target} within {self._clock.startup_ms} ms")
+        return endpoints.dial_target(addresses[0], int(port))
 
     async def _send_request(self, request: bot_pb2.DecisionRequest) -> _Failed | None:
         assert self._stream is not None
