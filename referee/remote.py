@@ -4,9 +4,12 @@ One bidirectional ``BotService/Play`` stream per match and seat. The player enfo
 (measured here, on the referee side) and turns every failure into a precise verdict:
 
 =========== ===================================================================================
-timeout     no answer within limit + bank + grace, or more late answers than the strikes allow
-crash       cannot connect, the stream broke, the process went away, the bot ended the stream
-stall       no ``ready`` within the start-up allowance
+timeout     no answer within limit + bank + grace, or more late answers than the strikes allow,
+            or the request could not even be delivered in that time (the bot does not read)
+crash       cannot connect, the stream broke, the process went away, the bot ended the stream,
+            the endpoint is refused by the operator's policy (:mod:`referee.endpoints`)
+stall       no ``ready`` within the start-up allowance, however it fails to come: no answer to
+            the connection, an HTTP/2 handshake never completed, a start message never read
 illegal     the answered id is not among the options (checked by the runner)
 malformed   an unparseable or oversized message
 protocol    a message that is wrong for the state: not ``ready`` first, an answer that does not
@@ -14,6 +17,14 @@ protocol    a message that is wrong for the state: not ``ready`` first, an answe
             mangled) or its ``decision_index``, an answer twice, unsolicited messages, a version
             mismatch or a ``ready`` without ``protocol_version`` (checked by the runner)
 =========== ===================================================================================
+
+Every wait on a bot is bounded by the clock that applies to it: resolving, connecting, the
+HTTP/2 handshake, writing ``start`` and reading ``ready`` by the start-up allowance; writing a
+request and reading its answer by the decision's limit + bank + grace. A write is never
+awaited without a deadline: a bot that stops reading (a zero flow-control window) would
+otherwise hold the match forever. Read-ahead is capped too: a bot sends at most one message
+per request, and the first message beyond that (a flood) stops the reading and is a
+``protocol`` verdict, so a flooding bot cannot make the referee buffer without bound.
 
 A late answer to a decision that already timed out is dropped silently (the bot was told the
 time; it has already been penalised). After a broken stream every later request fails at once
@@ -245,7 +256,7 @@ class _Stream:
                     await asyncio.wait_for(self.call.done_writing(), linger)
                 except (grpc.aio.AioRpcError, TimeoutError, asyncio.InvalidStateError):
                     pass
-            if self.reader is not None and not self.reader.done():
+            if self.reader is not None and not self.reader.done() and not self.blocked:
                 with contextlib.suppress(TimeoutError, asyncio.CancelledError):
                     await asyncio.wait_for(asyncio.shield(self.reader), linger)
             self.call.cancel()

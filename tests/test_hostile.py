@@ -181,3 +181,17 @@ def test_celery_tournament_of_a_bot_that_stops_reading_ends(tmp_path):
     assert len(records) == 2
     for record in records:
         assert [f.verdict for f in record.failures] == ["timeout"]
+
+
+def test_an_interrupted_caller_cancels_the_match_on_the_event_loop():
+    # Ctrl-C (here: the caller's timeout) while a match waits on a bot must not leave the match
+    # running on the loop thread: it is cancelled, and its bots are told and closed.
+    from arena.runner import play_match_async
+    from referee import aioloop
+
+    with bot_process(misbehaving("sleep", "--at", "0", "--sleep", "100")) as address:
+        remote = RemotePlayer(address)
+        match = play_match_async(GAME, CONFIG, 4, [remote, FunctionPlayer(first, "local")], clock=PATIENT)
+        with pytest.raises(TimeoutError):
+            aioloop.run(match, timeout=1.0)
+        assert remote._stream is None and remote._dead is not None  # closed before run() returned
