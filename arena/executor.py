@@ -6,6 +6,10 @@ record to ``on_record`` as soon as it is finished; ``on_record`` returns True to
 KeyboardInterrupt after the executor has stopped its workers; every record already handed over
 is kept by the caller.
 
+Cancel: an executor may take the tournament's cancel hook (:data:`arena.runner.Cancelled`);
+it is checked between matches and polled by the runner during each match, so a cancel ends a
+running match within about a second (its bots are told) and no further match starts.
+
 :class:`LocalExecutor` is the embedded default: the calling process for one worker, a process
 pool otherwise. Worker processes are started with ``spawn`` so no gRPC object or lock of the
 parent is ever inherited across fork, and they ignore SIGINT: the parent alone handles Ctrl-C.
@@ -20,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from arena.record import MatchRecord
+from arena.runner import Cancelled, MatchCancelled
 from arena.tournament import MatchSpec, PlayerFactory, TournamentSpec, play_scheduled
 
 OnRecord = Callable[[MatchRecord], bool | None]
@@ -32,19 +37,24 @@ class Executor(Protocol):
 # Worker-process globals, set once per process by the pool initializer.
 _worker_spec: TournamentSpec | None = None
 _worker_factory: PlayerFactory | None = None
+_worker_cancelled: Cancelled | None = None
 
 
-def _init_worker(spec_json: dict, factory: PlayerFactory) -> None:
-    global _worker_spec, _worker_factory
+def _init_worker(spec_json: dict, factory: PlayerFactory, cancelled: Cancelled | None) -> None:
+    global _worker_spec, _worker_factory, _worker_cancelled
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker_spec = TournamentSpec.from_json(spec_json)
     _worker_factory = factory
+    _worker_cancelled = cancelled
 
 
-def _play_in_worker(match: MatchSpec) -> str:
+def _play_in_worker(match: MatchSpec) -> str | None:
     assert _worker_spec is not None and _worker_factory is not None
-    # Serialised here, in parallel, rather than in the parent that collects every record.
-    return play_scheduled(_worker_spec, match, _worker_factory).dumps()
+    try:
+        # Serialised here, in parallel, rather than in the parent that collects every record.
+        return play_scheduled(_worker_spec, match, _worker_factory, cancelled=_worker_cancelled).dumps()
+    except MatchCancelled:
+        return None
 
 
 def default_workers() -> int:
@@ -52,26 +62,42 @@ def default_workers() -> int:
 
 
 class LocalExecutor:
-    """Plays matches on this machine with ``workers`` processes (1 = in the calling process)."""
+    """Plays matches on this machine with ``workers`` processes (1 = in the calling process).
 
-    def __init__(self, make_player: PlayerFactory, workers: int | None = None) -> None:
+    ``cancelled`` (optional) is the cancel hook; with several workers it is sent to each worker
+    process, so it must pickle (a module-level function, or a ``multiprocessing`` Event's
+    ``is_set``)."""
+
+    def __init__(
+        self, make_player: PlayerFactory, workers: int | None = None, *, cancelled: Cancelled | None = None
+    ) -> None:
         self.make_player = make_player
         self.workers = max(1, workers or default_workers())
+        self.cancelled = cancelled
 
     def run(self, spec: TournamentSpec, matches: Sequence[MatchSpec], on_record: OnRecord) -> None:
         if not matches:
             return
         if self.workers == 1 or len(matches) == 1:
             for match in matches:
-                if on_record(play_scheduled(spec, match, self.make_player)):
+                if self.cancelled is not None and self.cancelled():
+                    return
+                try:
+                    record = play_scheduled(spec, match, self.make_player, cancelled=self.cancelled)
+                except MatchCancelled:
+                    return
+                if on_record(record):
                     return
             return
         context = multiprocessing.get_context("spawn")
         # Chunks amortise inter-process overhead for quick matches while keeping every worker busy.
         chunk = max(1, min(16, len(matches) // (self.workers * 8)))
-        pool = context.Pool(self.workers, initializer=_init_worker, initargs=(spec.to_json(), self.make_player))
+        initargs = (spec.to_json(), self.make_player, self.cancelled)
+        pool = context.Pool(self.workers, initializer=_init_worker, initargs=initargs)
         try:
             for line in pool.imap_unordered(_play_in_worker, matches, chunksize=chunk):
+                if line is None or (self.cancelled is not None and self.cancelled()):
+                    break  # cancelled: the workers stop with the pool
                 if on_record(MatchRecord.loads(line)):
                     break
         finally:

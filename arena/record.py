@@ -13,13 +13,18 @@ JSON form (one object per match; ``matches.jsonl`` holds one per line)::
      "decisions": [{"step": 0, "seat": 0, "kind": "roll", "options": 2, "choice": "stop",
                     "ms": 0.01, "by": "bot"}, ...],
      "failures": [{"seat": 1, "decision": 7, "verdict": "illegal", "detail": ...}],
+     "strikes": [{"seat": 0, "decision": 4, "late_ms": 131.5}],
      "result": {"scores": [...], "ranks": [...], "forfeited": [...], "summary": ...},
      "tournament": {"index": 12, "group": 6, "rotation": 0}}   # only in tournaments
 
+A strike is an answer that came after the decision limit and the bank, within the grace: the
+decision stands (it is the bot's), the lateness is recorded. Records written before strikes were
+recorded read as having none.
+
 Decisions of one *step* were open at the same time (a sealed simultaneous decision). The ``ms``
 fields (per decision and for the whole match) are the only ones that vary between two runs of
-the same match; :meth:`MatchRecord.canonical`
-drops it for comparisons.
+the same match, with the strikes' ``late_ms``; :meth:`MatchRecord.canonical` drops them for
+comparisons.
 """
 
 from __future__ import annotations
@@ -63,6 +68,13 @@ class FailureEntry:
 
 
 @dataclass
+class StrikeEntry:
+    seat: int
+    decision: int  # index into decisions
+    late_ms: float  # past the limit and the bank (within the grace)
+
+
+@dataclass
 class MatchRecord:
     match_id: str
     game: str
@@ -73,6 +85,7 @@ class MatchRecord:
     policy: dict[str, Any] = field(default_factory=dict)
     decisions: list[DecisionEntry] = field(default_factory=list)
     failures: list[FailureEntry] = field(default_factory=list)
+    strikes: list[StrikeEntry] = field(default_factory=list)
     result: dict[str, Any] = field(default_factory=dict)
     tournament: dict[str, Any] = field(default_factory=dict)
     """Where the match sits in a tournament: index, duplicate group, rotation (empty otherwise)."""
@@ -95,6 +108,7 @@ class MatchRecord:
             "policy": self.policy,
             "decisions": [dict(vars(d)) for d in self.decisions],
             "failures": [dict(vars(f)) for f in self.failures],
+            "strikes": [dict(vars(s)) for s in self.strikes],
             "result": self.result,
             "tournament": self.tournament,
             "ms": self.ms,
@@ -122,6 +136,8 @@ class MatchRecord:
         data.pop("ms", None)
         for entry in data["decisions"]:
             entry.pop("ms", None)
+        for entry in data["strikes"]:
+            entry.pop("late_ms", None)
         return data
 
     @classmethod
@@ -139,6 +155,7 @@ class MatchRecord:
                 policy=dict(data.get("policy", {})),
                 decisions=[DecisionEntry(**d) for d in data["decisions"]],
                 failures=[FailureEntry(**f) for f in data.get("failures", [])],
+                strikes=[StrikeEntry(**s) for s in data.get("strikes", [])],
                 result=dict(data["result"]),
                 tournament=dict(data.get("tournament", {})),
                 ms=float(data.get("ms", 0.0)),
@@ -154,11 +171,23 @@ class MatchRecord:
 
 
 def with_forfeits(result: Result, forfeited: list[bool]) -> Result:
-    """The result with forfeited seats ranked last (tied); the others keep their order."""
+    """The result with forfeited seats ranked last (tied); the others keep their order.
+
+    The summary follows the ranks: the game's summary names its winners by score, so when a
+    forfeit changes who ranks first it is replaced (a forfeited seat is never called winner)."""
     if not any(forfeited):
         return result
-    keys = [(not forfeited[s], -result.ranks[s]) for s in range(len(result.ranks))]
-    return Result(result.scores, competition_ranks(keys), result.summary)
+    seats = range(len(result.ranks))
+    keys = [(not forfeited[s], -result.ranks[s]) for s in seats]
+    ranks = competition_ranks(keys)
+    summary = result.summary
+    first = [s for s in seats if ranks[s] == 1]
+    if all(forfeited):
+        summary = f"{summary} (every seat forfeited)"  # ranked among themselves, as the game ranks
+    elif first != [s for s in seats if result.ranks[s] == 1]:
+        out = ", ".join(str(s) for s in seats if forfeited[s])
+        summary = f"winner{'s' if len(first) > 1 else ''}: seat {', '.join(map(str, first))} (seat {out} forfeited)"
+    return Result(result.scores, ranks, summary)
 
 
 def read_records(path: Path) -> Iterator[MatchRecord]:

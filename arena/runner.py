@@ -20,6 +20,7 @@ chance is never disturbed and a record replays exactly.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Coroutine, Sequence
@@ -33,12 +34,24 @@ from arena.clock import clock_settings
 from arena.config import MatchConfig
 from arena.engine import Decision, Game, MatchState
 from arena.protocol import EventCursor, decision_request, result_message, start_message
-from arena.record import DecisionEntry, FailureEntry, MatchRecord, with_forfeits
+from arena.record import DecisionEntry, FailureEntry, MatchRecord, StrikeEntry, with_forfeits
 from arena.v1 import bot_pb2
 
 T = TypeVar("T")
 
 VERDICTS: tuple[str, ...] = ("timeout", "crash", "stall", "illegal", "malformed", "protocol")
+
+CANCEL_POLL_SECONDS = 0.5
+"""How often a running match asks its cancel hook (a cancelled match ends within about this)."""
+
+Cancelled = Callable[[], bool]
+"""A cancel hook: True once the match should stop (its tournament was cancelled). Called from a
+worker thread while the match waits on its players, so it may block briefly (a Redis read);
+an exception counts as False (a store blip must not stop a match)."""
+
+
+class MatchCancelled(Exception):
+    """The match was stopped by its cancel hook: it has no result and no record."""
 
 
 class PlayerFailure(Exception):
@@ -102,7 +115,10 @@ def check_ready(game: Game, ready: bot_pb2.Ready | None) -> None:
     if ready is None:
         return
     theirs = ready.protocol_version
-    if theirs and theirs.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
+    if not theirs:
+        # Required: without it the referee cannot know the bot reads this protocol at all.
+        raise PlayerFailure("protocol", f"ready has no protocol_version (the referee speaks {PROTOCOL_VERSION})")
+    if theirs.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
         raise PlayerFailure("protocol", f"protocol version {theirs} (referee speaks {PROTOCOL_VERSION})")
     if ready.game_id and ready.game_id != game.meta.id:
         raise PlayerFailure("protocol", f"bot plays {ready.game_id!r}, match is {game.meta.id!r}")
@@ -167,12 +183,17 @@ def play_match(
     clock: bot_pb2.ClockSettings | None = None,
     chance: Chance | None = None,
     on_decision: Callable[[MatchState, DecisionEntry], None] | None = None,
+    cancelled: Cancelled | None = None,
 ) -> MatchRecord:
     """Play a match to the end and return its record (players are always closed).
 
     The match loop is a coroutine. With in-process players only it never suspends and is driven
     right here; when a player lives on an event loop (a remote bot: it has ``runs_on``), the
     whole match runs on that loop, so a decision costs no thread hop.
+
+    ``cancelled`` is polled every :data:`CANCEL_POLL_SECONDS` while the match runs, also while
+    it waits on a player; once it says True every player is told (abort, verdict ``cancelled``)
+    and :class:`MatchCancelled` is raised.
     """
     match = play_match_async(
         game,
@@ -184,6 +205,7 @@ def play_match(
         clock=clock,
         chance=chance,
         on_decision=on_decision,
+        cancelled=cancelled,
     )
     runs_on = next((p.runs_on for p in players if hasattr(p, "runs_on")), None)
     return runs_on(match) if runs_on is not None else _drive(match)
@@ -210,16 +232,61 @@ async def play_match_async(
     clock: bot_pb2.ClockSettings | None = None,
     chance: Chance | None = None,
     on_decision: Callable[[MatchState, DecisionEntry], None] | None = None,
+    cancelled: Cancelled | None = None,
 ) -> MatchRecord:
     """The match as a coroutine (for many concurrent matches on one event loop)."""
     if len(players) != config.players:
         raise ValueError(f"{config.players} players configured, {len(players)} given")
+    match = _Match(game, config, seed, players, match_id, policy, clock, chance, on_decision)
     try:
-        return await _Match(game, config, seed, players, match_id, policy, clock, chance, on_decision).play()
+        if cancelled is None:
+            return await match.play()
+        return await _cancellable(match, cancelled)
+    except asyncio.CancelledError:  # cancelled from outside (Ctrl-C while the match runs)
+        await match.abort_all("the match was cancelled")
+        raise
     finally:
         for player in players:
             with contextlib.suppress(Exception):
                 await _call(player, "close")
+
+
+def _ask(cancelled: Cancelled) -> bool:
+    try:
+        return bool(cancelled())
+    except Exception:  # a store blip: go on, ask again later
+        return False
+
+
+async def _cancellable(match: _Match, cancelled: Cancelled) -> MatchRecord:
+    """Play the match while a watcher polls the cancel hook; on cancel, stop it wherever it waits."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # driven without a loop (in-process players): checked between steps
+        match.cancelled = cancelled
+        return await match.play()
+    task = loop.create_task(match.play())
+    hit = False
+
+    async def watch() -> None:
+        nonlocal hit
+        while not task.done():
+            await asyncio.sleep(CANCEL_POLL_SECONDS)
+            if await loop.run_in_executor(None, _ask, cancelled):
+                hit = True
+                task.cancel()
+                return
+
+    watcher = loop.create_task(watch())
+    try:
+        return await task  # cancelling this coroutine cancels the task too
+    except asyncio.CancelledError:
+        if not hit:
+            raise
+        await match.abort_all("the tournament was cancelled")
+        raise MatchCancelled(match.match_id) from None
+    finally:
+        watcher.cancel()
 
 
 class _Match:
@@ -254,6 +321,7 @@ class _Match:
         )
         self.state = game.new_match(config, seed, chance)
         self.cursor = EventCursor(config.players)
+        self.cancelled: Cancelled | None = None  # polled between steps when there is no event loop
 
     @cached_property
     def substitute_rng(self) -> Chance:
@@ -265,13 +333,35 @@ class _Match:
         return Chance(derive_seed(self.seed, "order"))
 
     async def play(self) -> MatchRecord:
-        began = time.perf_counter()
+        began = checked = time.perf_counter()
         await self.start_players()
         while self.state.pending:
+            if self.cancelled is not None and time.perf_counter() - checked >= CANCEL_POLL_SECONDS:
+                if _ask(self.cancelled):
+                    await self.abort_all("the tournament was cancelled")
+                    raise MatchCancelled(self.match_id)
+                checked = time.perf_counter()
             await self.step()
         record = await self.finish()
         record.ms = round((time.perf_counter() - began) * 1000, 3)
         return record
+
+    async def abort_all(self, reason: str) -> None:
+        """Tell every seat still playing that the match ends without a result (all at once:
+        each goodbye may wait up to a remote player's linger)."""
+        seats = [seat for seat in range(len(self.players)) if not self.seats.forfeited[seat]]
+
+        async def abort(seat: int) -> None:
+            with contextlib.suppress(Exception):
+                await _call(self.players[seat], "abort", "cancelled", reason)
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # driven without a loop: in-process players answer at once
+            for seat in seats:
+                await abort(seat)
+            return
+        await asyncio.gather(*(abort(seat) for seat in seats))
 
     async def start_players(self) -> None:
         names = [p.name for p in self.players]
@@ -353,6 +443,10 @@ class _Match:
         ms = round((time.perf_counter() - asked.began) * 1000, 3)
         if asked.failure is None:
             if isinstance(asked.answer, str) and decision.find(asked.answer) is not None:
+                # A late answer within the grace stands, at the cost of a strike: record it.
+                late = getattr(self.players[decision.seat], "last_strike_ms", None)
+                if late is not None:
+                    self.record.strikes.append(StrikeEntry(decision.seat, asked.index, late))
                 return asked.answer, ms, "bot"
             asked.failure = ("illegal", f"answered {asked.answer!r}, not among {len(decision.options)} options")
         verdict, detail = asked.failure

@@ -21,12 +21,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from arena.chance import derive_seed
+from arena.clock import clock_settings
 from arena.config import ConfigError
 from arena.engine import Game
 from arena.pairings import DEFAULT_MAX_GROUPS, gauntlet, rotations, round_robin
 from arena.record import MatchRecord
 from arena.registry import get_game
-from arena.runner import ErrorPolicy, Player, play_match
+from arena.runner import Cancelled, ErrorPolicy, Player, play_match
 
 FORMATS = ("round-robin", "gauntlet")
 SPEC_FORMAT = 1
@@ -164,14 +165,31 @@ def schedule(spec: TournamentSpec) -> list[MatchSpec]:
 
 
 def play_scheduled(
-    spec: TournamentSpec, match: MatchSpec, make_player: PlayerFactory, game: Game | None = None
+    spec: TournamentSpec,
+    match: MatchSpec,
+    make_player: PlayerFactory,
+    game: Game | None = None,
+    *,
+    cancelled: Cancelled | None = None,
 ) -> MatchRecord:
-    """Play one scheduled match (the unit of work of every executor)."""
+    """Play one scheduled match (the unit of work of every executor).
+
+    ``cancelled`` is the tournament's cancel hook: the match polls it while it runs and raises
+    :class:`arena.runner.MatchCancelled` once it says True (see :func:`arena.runner.play_match`)."""
     game = game or get_game(spec.game)
     config = game.config(spec.players, spec.options)
     players = [make_player(spec.address(spec.bots[b]), spec.game) for b in match.seats]
     try:
-        record = play_match(game, config, match.seed, players, match_id=match.match_id, policy=spec.policy)
+        record = play_match(
+            game,
+            config,
+            match.seed,
+            players,
+            match_id=match.match_id,
+            policy=spec.policy,
+            clock=clock_settings(spec.clock),
+            cancelled=cancelled,
+        )
     finally:
         for player in players:
             close = getattr(player, "close", None)

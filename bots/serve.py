@@ -19,6 +19,7 @@ from concurrent import futures
 
 import grpc
 
+from arena.ports import bind_error
 from arena.v1 import bot_pb2, bot_pb2_grpc
 from bots.sdk import Bot
 
@@ -31,6 +32,8 @@ SERVER_OPTIONS = (
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
     ("grpc.http2.max_pings_without_data", 0),
+    # A busy port is an error, not shared with the process that holds it (gRPC's default).
+    ("grpc.so_reuseport", 0),
 )
 
 
@@ -85,9 +88,17 @@ class BotServer:
 
 def start(make_bot: Callable[[], Bot], address: str = "127.0.0.1:0", *, max_matches: int = 64) -> BotServer:
     """Start serving in background threads; returns at once with the bound port."""
+    if not address.startswith("unix:"):
+        host, _, port_text = address.rpartition(":")
+        problem = bind_error(host, int(port_text)) if port_text.isdigit() else None
+        if problem is not None:
+            raise OSError(problem)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_matches), options=SERVER_OPTIONS)
     bot_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(make_bot), server)
-    port = server.add_insecure_port(address)
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError as exc:  # grpcio raises when nothing could be bound
+        raise OSError(f"cannot bind {address}: {str(exc).split(';')[0]}") from None
     if port == 0 and not address.startswith("unix:"):
         raise OSError(f"cannot bind {address}")
     server.start()

@@ -36,6 +36,29 @@ def get_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
+CLEANUP_SECONDS = 5.0
+"""How long an interrupted caller waits for the cancelled coroutine to tidy up (tell its bots)."""
+
+
 def run(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
-    """Run a coroutine on the loop thread and wait for its result (from any other thread)."""
-    return asyncio.run_coroutine_threadsafe(coro, get_loop()).result(timeout)
+    """Run a coroutine on the loop thread and wait for its result (from any other thread).
+
+    If the caller is interrupted (Ctrl-C, a timeout), the coroutine is cancelled too rather than
+    left running on the loop (a match would go on playing nobody's match), and is given a few
+    seconds to tidy up."""
+    finished = threading.Event()
+
+    async def tracked() -> T:
+        try:
+            return await coro
+        finally:
+            finished.set()
+
+    future = asyncio.run_coroutine_threadsafe(tracked(), get_loop())
+    try:
+        return future.result(timeout)
+    except BaseException:
+        if not future.done():
+            future.cancel()
+            finished.wait(CLEANUP_SECONDS)
+        raise

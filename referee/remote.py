@@ -4,15 +4,27 @@ One bidirectional ``BotService/Play`` stream per match and seat. The player enfo
 (measured here, on the referee side) and turns every failure into a precise verdict:
 
 =========== ===================================================================================
-timeout     no answer within limit + bank + grace, or more late answers than the strikes allow
-crash       cannot connect, the stream broke, the process went away, the bot ended the stream
-stall       no ``ready`` within the start-up allowance
+timeout     no answer within limit + bank + grace, or more late answers than the strikes allow,
+            or the request could not even be delivered in that time (the bot does not read)
+crash       cannot connect, the stream broke, the process went away, the bot ended the stream,
+            the endpoint is refused by the operator's policy (:mod:`referee.endpoints`)
+stall       no ``ready`` within the start-up allowance, however it fails to come: no answer to
+            the connection, an HTTP/2 handshake never completed, a start message never read
 illegal     the answered id is not among the options (checked by the runner)
 malformed   an unparseable or oversized message
 protocol    a message that is wrong for the state: not ``ready`` first, an answer that does not
-            echo the request's unpredictable ``request_id`` (sent before being asked), an answer
-            twice, a version mismatch (checked by the runner)
+            echo the request's unpredictable ``request_id`` (sent before being asked, or the id
+            mangled) or its ``decision_index``, an answer twice, unsolicited messages, a version
+            mismatch or a ``ready`` without ``protocol_version`` (checked by the runner)
 =========== ===================================================================================
+
+Every wait on a bot is bounded by the clock that applies to it: resolving, connecting, the
+HTTP/2 handshake, writing ``start`` and reading ``ready`` by the start-up allowance; writing a
+request and reading its answer by the decision's limit + bank + grace. A write is never
+awaited without a deadline: a bot that stops reading (a zero flow-control window) would
+otherwise hold the match forever. Read-ahead is capped too: a bot sends at most one message
+per request, and the first message beyond that (a flood) stops the reading and is a
+``protocol`` verdict, so a flooding bot cannot make the referee buffer without bound.
 
 A late answer to a decision that already timed out is dropped silently (the bot was told the
 time; it has already been penalised). After a broken stream every later request fails at once
@@ -46,11 +58,13 @@ import grpc.aio
 from arena.config import ConfigError
 from arena.runner import PlayerFailure
 from arena.v1 import bot_pb2, bot_pb2_grpc
-from referee import aioloop
+from referee import aioloop, endpoints
 
 MAX_BOT_MESSAGE = 64 * 1024
 """Largest message accepted from a bot: an answer is a few bytes, ready a few hundred."""
 MAX_REFEREE_MESSAGE = 16 * 1024 * 1024
+MAX_REQUEST_ID = 2**53 - 1
+"""Request ids are 1..2^53-1: exact as a JavaScript number (a double), though the field is 64-bit."""
 
 CHANNEL_OPTIONS = (
     ("grpc.max_receive_message_length", MAX_BOT_MESSAGE),
@@ -67,6 +81,8 @@ CHANNEL_OPTIONS = (
     ("grpc.use_local_subchannel_pool", 1),
     ("grpc.initial_reconnect_backoff_ms", 100),
 )
+
+FLOOD = "sent messages nobody asked for (a bot sends one message per request, no more)"
 
 _SCHEMES = ("grpc://", "unix://", "unix:")
 
@@ -104,7 +120,7 @@ def target_of(spec: str) -> str:
 
 @dataclass
 class _Inbound:
-    kind: str  # "message", "eof" or "error"
+    kind: str  # "message", "eof", "error" or "flood"
     at: float  # loop time of arrival
     message: bot_pb2.BotMessage | None = None
     error: grpc.aio.AioRpcError | None = None
@@ -131,6 +147,14 @@ class _Stream:
         self.inbox: deque[_Inbound] = deque()
         self.waiter: asyncio.Future[None] | None = None
         self.reader: asyncio.Task[None] | None = None
+        self.writing: asyncio.Task[None] | None = None
+        self.blocked = False  # a write did not complete in time: the stream is unusable
+        # Read-ahead is capped: a bot may send one message per message that asks for one (start,
+        # each decision). One more is a flood; the reader stops reading (flow control then holds
+        # the bot back) and the seat gets a protocol verdict.
+        self.asked = 0
+        self.received = 0
+        self.flooded = False
 
     async def open(self) -> None:
         self.channel = grpc.aio.insecure_channel(self.target, options=CHANNEL_OPTIONS)
@@ -155,7 +179,12 @@ class _Stream:
                     error = _as_rpc_error(ValueError("not a BotMessage"))
                     self._put(_Inbound("error", loop.time(), error=error))
                     return
+                self.received += 1
                 self._put(_Inbound("message", loop.time(), message))  # type: ignore[arg-type]
+                if self.received > self.asked:
+                    self.flooded = True
+                    self._put(_Inbound("flood", loop.time()))
+                    return
         except grpc.aio.AioRpcError as error:
             self._put(_Inbound("error", loop.time(), error=error))
         except asyncio.CancelledError:
@@ -163,12 +192,36 @@ class _Stream:
         except Exception as exc:  # deserialisation failures surface here in some versions
             self._put(_Inbound("error", loop.time(), error=_as_rpc_error(exc)))
 
-    async def send(self, message: bot_pb2.RefereeMessage) -> float:
-        """Write a message; returns the loop time just before the write (the clock's start)."""
+    def begin_send(self, message: bot_pb2.RefereeMessage) -> float:
+        """Start writing a message that asks for an answer; returns the loop time just before the
+        write (the clock's start). The write runs on its own: a bot that does not read (a zero
+        flow-control window, an unfinished HTTP/2 handshake) blocks it, and :meth:`sent` bounds
+        the wait by the clock."""
         assert self.call is not None
-        sent = asyncio.get_running_loop().time()
-        await self.call.write(message)
-        return sent
+        loop = asyncio.get_running_loop()
+        self.asked += 1
+        self.writing = loop.create_task(self.call.write(message))
+        return loop.time()
+
+    async def sent(self, deadline: float) -> grpc.aio.AioRpcError | bool:
+        """Wait (until ``deadline``, loop time) for the write begun last: True when written,
+        False when the deadline passed first (the stream is then unusable), or the error."""
+        task = self.writing
+        assert task is not None
+        if not task.done():
+            timeout = deadline - asyncio.get_running_loop().time()
+            await asyncio.wait((task,), timeout=max(0.0, timeout))
+            if not task.done():
+                self.blocked = True
+                return False
+        self.writing = None
+        try:
+            task.result()
+        except grpc.aio.AioRpcError as error:
+            return error
+        except (asyncio.InvalidStateError, grpc.aio.UsageError, asyncio.CancelledError):
+            return _as_rpc_error(RuntimeError("the stream is already closed"), grpc.StatusCode.CANCELLED)
+        return True
 
     async def receive(self, deadline: float) -> _Inbound | None:
         """The next inbound item, or None at the deadline (loop time).
@@ -189,14 +242,21 @@ class _Stream:
 
     async def close(self, goodbye: bot_pb2.RefereeMessage | None, linger: float) -> None:
         """Send a last message, half-close, let the bot end its side briefly, then tear down."""
+        if self.writing is not None:
+            # Still blocked (a bot that does not read): nothing more can be written.
+            self.writing.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.writing
+            self.writing = None
+            self.blocked = True
         if self.call is not None:
-            if goodbye is not None and not self.call.done():
+            if goodbye is not None and not self.blocked and not self.call.done():
                 try:
                     await asyncio.wait_for(self.call.write(goodbye), linger)
                     await asyncio.wait_for(self.call.done_writing(), linger)
                 except (grpc.aio.AioRpcError, TimeoutError, asyncio.InvalidStateError):
                     pass
-            if self.reader is not None and not self.reader.done():
+            if self.reader is not None and not self.reader.done() and not self.blocked:
                 with contextlib.suppress(TimeoutError, asyncio.CancelledError):
                     await asyncio.wait_for(asyncio.shield(self.reader), linger)
             self.call.cancel()
@@ -216,10 +276,9 @@ def _wake(waiter: asyncio.Future[None]) -> None:
         waiter.set_result(None)
 
 
-def _as_rpc_error(exc: Exception) -> grpc.aio.AioRpcError:
-    return grpc.aio.AioRpcError(
-        grpc.StatusCode.INTERNAL, grpc.aio.Metadata(), grpc.aio.Metadata(), details=f"serialization: {exc}"
-    )
+def _as_rpc_error(exc: Exception, code: grpc.StatusCode = grpc.StatusCode.INTERNAL) -> grpc.aio.AioRpcError:
+    details = f"serialization: {exc}" if code == grpc.StatusCode.INTERNAL else str(exc)
+    return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details=details)
 
 
 @dataclass(frozen=True)
@@ -245,9 +304,19 @@ def _failed(failure: PlayerFailure) -> _Failed:
 class RemotePlayer:
     """A seat played by a bot behind a gRPC endpoint (see the module docstring)."""
 
-    def __init__(self, spec: str, name: str | None = None, *, linger: float = 1.0) -> None:
+    def __init__(
+        self,
+        spec: str,
+        name: str | None = None,
+        *,
+        linger: float = 1.0,
+        policy: endpoints.EndpointPolicy | None = None,
+    ) -> None:
         self.spec = spec
         self.target = target_of(spec)
+        # Who may be dialled (see referee.endpoints): the process's policy unless one is given;
+        # None trusts every endpoint (a local run).
+        self.policy = policy if policy is not None else endpoints.current()
         self.name = name or spec
         self.version = ""
         self.linger = linger
@@ -257,6 +326,8 @@ class RemotePlayer:
         self._bank = 0.0
         self._strikes = 0
         self._sent_at = 0.0
+        self.last_strike_ms: float | None = None
+        """Lateness of the last answer if it cost a strike (the runner records it), else None."""
         self._abandoned: set[int] = set()  # request ids whose answers are dropped when they come
         self._answered: set[int] = set()
 
@@ -275,8 +346,9 @@ class RemotePlayer:
     async def begin_decide_async(self, request: bot_pb2.DecisionRequest) -> None:
         self._check_alive()
         # An unpredictable id the answer must echo: an answer carrying it cannot have been sent
-        # before the request (arrival times cannot tell, messages queue in transit).
-        request.request_id = secrets.randbits(64)
+        # before the request (arrival times cannot tell, messages queue in transit). Below 2^53
+        # so that bots decoding 64-bit integers as JavaScript numbers keep it exactly.
+        request.request_id = 1 + secrets.randbelow(MAX_REQUEST_ID)
         request.clock.CopyFrom(
             bot_pb2.ClockState(
                 decision_ms=self._clock.decision_ms, bank_ms=int(self._bank * 1000), strikes=self._strikes
@@ -288,7 +360,7 @@ class RemotePlayer:
 
     async def end_decide_async(self, request: bot_pb2.DecisionRequest) -> str:
         self._check_alive()
-        outcome = await self._await_answer(request.request_id)
+        outcome = await self._await_answer(request)
         if isinstance(outcome, _Failed):
             raise outcome.error()
         return outcome
@@ -337,13 +409,31 @@ class RemotePlayer:
     # -- the async side ---------------------------------------------------------------------------
 
     async def _start(self, message: bot_pb2.MatchStart) -> bot_pb2.Ready | _Failed:
-        self._stream = _Stream(self.target)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._clock.startup_ms / 1000.0
+        target = self.target
+        if self.policy is not None:
+            checked = await self._checked_target(deadline)
+            if isinstance(checked, _Failed):
+                return self._die(checked)
+            target = checked
+        self._stream = _Stream(target)
         await self._stream.open()
-        try:
-            sent = await self._stream.send(bot_pb2.RefereeMessage(start=message))
-        except grpc.aio.AioRpcError as error:
-            return self._die(_failed(_failure_of_error(error)))
-        item = await self._stream.receive(sent + self._clock.startup_ms / 1000.0)
+        # Resolving, the HTTP/2 handshake, the write and the ready all count against the
+        # start-up allowance: a peer that never completes one of them is a stall, not a hang.
+        self._stream.begin_send(bot_pb2.RefereeMessage(start=message))
+        written = await self._stream.sent(deadline)
+        if written is False:
+            return self._die(
+                _Failed(
+                    "stall",
+                    f"could not deliver start within {self._clock.startup_ms} ms (no connection, "
+                    "no HTTP/2 handshake, or the bot does not read)",
+                )
+            )
+        if written is not True:
+            return self._die(_failed(_failure_of_error(written)))
+        item = await self._stream.receive(deadline)
         if item is None:
             return self._die(_Failed("stall", f"no ready within {self._clock.startup_ms} ms"))
         failure = self._failure_of_item(item, "ready")
@@ -356,21 +446,50 @@ class RemotePlayer:
         self.version = item.message.ready.bot_version
         return item.message.ready
 
+    async def _checked_target(self, deadline: float) -> str | _Failed:
+        """Resolve the endpoint and check every address against the policy (on every
+        connection: DNS may have changed since registration); the target to dial is the checked
+        address itself, so gRPC does not resolve the name again."""
+        assert self.policy is not None
+        policy = self.policy
+        try:
+            if self.spec.startswith("unix:"):
+                policy.check_unix(self.spec)
+                return self.target
+            host, _, port = self.target.rpartition(":")
+            loop = asyncio.get_running_loop()
+            lookup = loop.run_in_executor(None, policy.resolve, host, int(port))
+            addresses = await asyncio.wait_for(lookup, max(0.0, deadline - loop.time()))
+        except endpoints.EndpointRefused as exc:
+            return _Failed("crash", f"endpoint refused: {exc}")
+        except TimeoutError:
+            return _Failed("stall", f"could not resolve {self.target} within {self._clock.startup_ms} ms")
+        return endpoints.dial_target(addresses[0], int(port))
+
     async def _send_request(self, request: bot_pb2.DecisionRequest) -> _Failed | None:
         assert self._stream is not None
-        try:
-            self._sent_at = await self._stream.send(bot_pb2.RefereeMessage(decision=request))
-        except grpc.aio.AioRpcError as error:
-            return self._die(_failed(_failure_of_error(error)))
-        except asyncio.InvalidStateError:
+        if self._stream.call is None or self._stream.call.done():
             return self._die(_Failed("crash", "the stream is already closed"))
+        # Only begun here, so every seat of a simultaneous decision is asked at once; the
+        # write is awaited (within the decision's clock) with the answer.
+        self._sent_at = self._stream.begin_send(bot_pb2.RefereeMessage(decision=request))
         return None
 
-    async def _await_answer(self, request_id: int) -> str | _Failed:
+    async def _await_answer(self, request: bot_pb2.DecisionRequest) -> str | _Failed:
         assert self._stream is not None
+        self.last_strike_ms = None
+        request_id = request.request_id
         limit = self._clock.decision_ms / 1000.0
         grace = self._clock.grace_ms / 1000.0
         deadline = self._sent_at + limit + self._bank + grace
+        written = await self._stream.sent(deadline)
+        if written is False:
+            waited = (limit + self._bank + grace) * 1000
+            return self._die(
+                _Failed("timeout", f"could not deliver the request within {waited:.0f} ms: the bot does not read")
+            )
+        if written is not True:
+            return self._die(_failed(_failure_of_error(written)))
         while True:
             item = await self._stream.receive(deadline)
             if item is None:
@@ -388,11 +507,23 @@ class RemotePlayer:
             answer = item.message.decision
             if answer.request_id in self._abandoned:
                 continue  # a late answer to a decision that already timed out
+            if self._stream.flooded and answer.request_id != request_id:
+                # The unsolicited messages: the reader has stopped, so the stream is done for.
+                return self._die(_Failed("protocol", FLOOD))
             if answer.request_id in self._answered:
                 return self._protocol(request_id, f"answered decision {answer.decision_index} twice")
             if answer.request_id != request_id:
                 return self._protocol(
-                    request_id, f"answered decision {answer.decision_index} before it was asked (unknown request id)"
+                    request_id,
+                    f"answered with request_id {answer.request_id} (decision_index {answer.decision_index}) while "
+                    f"decision {request.decision_index} was open with request_id {request_id}: an answer must echo "
+                    "the request_id of the request it answers, exactly",
+                )
+            if answer.decision_index != request.decision_index:
+                return self._protocol(
+                    request_id,
+                    f"answered request_id {request_id} with decision_index {answer.decision_index}, "
+                    f"expected {request.decision_index} (an answer must echo the request's decision_index)",
                 )
             self._answered.add(request_id)
             return self._charge(item.at - self._sent_at, answer.option_id)
@@ -408,6 +539,7 @@ class RemotePlayer:
             if self._strikes > self._clock.max_strikes:
                 used = self._strikes - 1
                 return _Failed("timeout", f"answered {late * 1000:.0f} ms late with no strikes left ({used} used)")
+            self.last_strike_ms = round(late * 1000, 3)
         else:
             self._bank -= over
         self._bank += self._clock.increment_ms / 1000.0
@@ -418,6 +550,8 @@ class RemotePlayer:
         return _Failed("protocol", detail)
 
     def _failure_of_item(self, item: _Inbound, expected: str) -> _Failed | None:
+        if item.kind == "flood":
+            return _Failed("protocol", FLOOD)
         if item.kind == "eof":
             return _Failed("crash", f"the bot closed the stream while the referee waited for {expected}")
         if item.kind == "error":

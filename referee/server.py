@@ -21,6 +21,7 @@ import grpc.aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from arena.ports import bind_error
 from arena.v1 import arena_pb2, arena_pb2_grpc
 from referee.auth import AuthInterceptor
 from referee.service import ArenaService, PlayerFactory, RateLimiter, ServiceState, Submit
@@ -86,6 +87,9 @@ async def _tick(job: Callable[[], None], seconds: float) -> None:
 
 
 async def start(config: ServerConfig) -> RunningServer:
+    problem = bind_error(config.host, config.port)
+    if problem is not None:
+        raise OSError(problem)
     store = Store(config.store_url)
     state = ServiceState()
     server = grpc.aio.server(
@@ -95,6 +99,8 @@ async def start(config: ServerConfig) -> RunningServer:
             ("grpc.max_send_message_length", MAX_RESPONSE),
             ("grpc.keepalive_permit_without_calls", 1),
             ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+            # A busy port is an error, not shared with the process that holds it (gRPC's default).
+            ("grpc.so_reuseport", 0),
         ],
     )
     service = ArenaService(
@@ -109,7 +115,10 @@ async def start(config: ServerConfig) -> RunningServer:
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
-    port = server.add_insecure_port(f"{config.host}:{config.port}")
+    try:
+        port = server.add_insecure_port(f"{config.host}:{config.port}")
+    except RuntimeError:  # grpcio raises when nothing could be bound
+        port = 0
     if port == 0:
         raise OSError(f"cannot bind {config.host}:{config.port}")
     # Store calls are blocking: give them a pool big enough for many concurrent clients.

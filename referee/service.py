@@ -42,7 +42,7 @@ from arena.registry import games, get_game
 from arena.runner import ErrorPolicy, play_match_async
 from arena.tournament import FORMATS, TournamentSpec, schedule
 from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
-from referee import views
+from referee import endpoints, views
 from referee.auth import Caller, create_owner, current_caller
 from referee.errors import ApiError, denied, exhausted, exists, invalid, not_found, precondition
 from referee.remote import RemotePlayer, target_of
@@ -193,8 +193,11 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 raise invalid(f"{field_name}[{i}]", f"unknown game {game_id!r}; known: {', '.join(known)}")
 
     def _check_endpoint(self, field_name: str, endpoint: str) -> None:
+        """A well-formed address the operator's endpoint policy allows (referee.endpoints; the
+        workers check it again at every connection). Resolves names: call it off the loop."""
         try:
             target_of(endpoint)
+            (endpoints.current() or endpoints.EndpointPolicy()).check(endpoint)
         except ConfigError as exc:
             raise invalid(field_name, str(exc)) from None
 
@@ -214,7 +217,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if request.name.split(":")[0] in builtins:
             raise invalid("name", f"{request.name!r} is a built-in bot's name")
         self._check_games("games", list(request.games))
-        self._check_endpoint("endpoint", request.endpoint)
+        await self.blocking(self._check_endpoint, "endpoint", request.endpoint)
         data = {
             "owner": caller.name,
             "games": list(request.games),
@@ -229,7 +232,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     @unary
     async def UpdateBot(self, request: arena_pb2.UpdateBotRequest, caller: Caller) -> arena_pb2.Bot:
         data = await self.blocking(self._own_bot, request.name, caller)
-        self._check_endpoint("endpoint", request.endpoint)
+        await self.blocking(self._check_endpoint, "endpoint", request.endpoint)
         data["endpoint"] = request.endpoint
         await self.blocking(self.store.save_bot, request.name, data)
         return views.bot(data, request.name, show_endpoint=True)

@@ -26,6 +26,8 @@ import redis
 from prometheus_client.parser import text_string_to_metric_families
 
 ROOT = Path(__file__).resolve().parent.parent
+LOOPBACK = "127.0.0.0/8,::1"
+"""The endpoint allow list the tests' services and workers run with (their bots are local)."""
 
 
 def free_port() -> int:
@@ -130,6 +132,7 @@ class Worker:
         visibility: int,
         env: dict[str, str],
         metrics_port: int | None = None,
+        allow_endpoints: str = LOOPBACK,
     ) -> None:
         self.metrics_port = metrics_port
         args = [
@@ -147,6 +150,8 @@ class Worker:
             f"w{free_port()}@%h",
             "--metrics-port",
             str(metrics_port or 0),
+            "--allow-endpoints",
+            allow_endpoints,
         ]
         self.log = log
         self.handle = log.open("w")
@@ -189,6 +194,7 @@ def workers(
     visibility: int = 3600,
     env: dict[str, str] | None = None,
     metrics: bool = True,
+    allow_endpoints: str = LOOPBACK,
 ) -> Iterator[list[Worker]]:
     started: list[Worker] = []
     try:
@@ -196,7 +202,8 @@ def workers(
             port = free_port() if metrics else None
             node_env = {"PROMETHEUS_MULTIPROC_DIR": str(tmp / f"metrics{n}")} if metrics else {}
             node_env.update(env or {})
-            started.append(Worker(url, concurrency, tmp / f"worker{n}.log", visibility, node_env, port))
+            log = tmp / f"worker{n}.log"
+            started.append(Worker(url, concurrency, log, visibility, node_env, port, allow_endpoints))
         yield started
     finally:
         for worker in started:
@@ -239,7 +246,7 @@ def promtool_check(text: str) -> None:
 class Service:
     """An ``arena serve`` process on a free port."""
 
-    def __init__(self, url: str, log: Path, *extra: str) -> None:
+    def __init__(self, url: str, log: Path, *extra: str, allow_endpoints: str = LOOPBACK) -> None:
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
         args = [
@@ -253,6 +260,8 @@ class Service:
             url,
             "--metrics-port",
             "0",
+            "--allow-endpoints",
+            allow_endpoints,
             *extra,
         ]
         self.handle = log.open("w")
@@ -279,8 +288,8 @@ class Service:
 
 
 @contextmanager
-def service(url: str, tmp: Path, *extra: str) -> Iterator[Service]:
-    running = Service(url, tmp / f"service{free_port()}.log", *extra)
+def service(url: str, tmp: Path, *extra: str, allow_endpoints: str = LOOPBACK) -> Iterator[Service]:
+    running = Service(url, tmp / f"service{free_port()}.log", *extra, allow_endpoints=allow_endpoints)
     try:
         yield running
     finally:

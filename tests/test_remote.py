@@ -12,7 +12,7 @@ import pytest
 
 from arena.clock import clock_settings
 from arena.games.rolldice import GAME
-from arena.record import replay
+from arena.record import MatchRecord, replay
 from arena.runner import ErrorPolicy, FunctionPlayer, play_match
 from referee.remote import RemotePlayer
 from tests.remote_helpers import bot_process, misbehaving, open_fds, served
@@ -50,6 +50,8 @@ CASES = [
     ("early", [], "protocol", 0),
     ("close", ["--at", "1"], "crash", 1),
     ("version", [], "protocol", None),
+    ("index", ["--at", "1"], "protocol", 1),
+    ("mangled", ["--at", "1"], "protocol", 1),
 ]
 
 
@@ -85,6 +87,27 @@ def test_misbehaving_bots_get_exact_verdicts_and_the_referee_leaks_nothing():
     assert open_fds() == fds
 
 
+def test_mismatched_echoes_say_what_was_expected_and_what_came():
+    with bot_process(misbehaving("mangled", "--at", "1")) as address:
+        (failure,) = play(address).failures
+    assert "request_id" in failure.detail and "before it was asked" not in failure.detail
+    expected = int(failure.detail.split("open with request_id ")[1].split(":")[0])
+    came = int(failure.detail.split("answered with request_id ")[1].split(" ")[0])
+    assert came == expected + 1
+    with bot_process(misbehaving("index", "--at", "1")) as address:
+        record = play(address)
+    (failure,) = record.failures
+    asked = seat0_decision(record, 1)
+    assert f"decision_index {asked + 1}, expected {asked}" in failure.detail
+
+
+def test_request_ids_survive_a_javascript_number():
+    # A client that decodes 64-bit integers as doubles (JavaScript) echoes ids exactly below 2^53.
+    with bot_process(misbehaving("jsnumber")) as address:
+        for seed in range(3):
+            assert not play(address, seed=seed).failures
+
+
 def test_substitute_policy_keeps_a_bot_that_errs_within_budget():
     with bot_process(misbehaving("illegal", "--at", "1")) as address:
         record = play(address, ErrorPolicy("substitute", budget=2))
@@ -109,6 +132,24 @@ def test_time_bank_absorbs_a_slow_decision_and_strikes_absorb_grace():
         assert not play(address, clock=banked).failures  # 0.3 s over the limit, paid from the bank
     with bot_process(misbehaving("sleep", *slow)) as address:
         assert play(address).failures[0].verdict == "timeout"  # no bank: 0.9 s > 0.6 + 0.1
+
+
+def test_strikes_are_recorded_with_seat_decision_and_lateness():
+    graceful = clock_settings({"decision": 600, "bank": 0, "increment": 0, "grace": 1500, "strikes": 2})
+    with bot_process(misbehaving("sleep", "--at", "1", "--sleep", "0.9")) as address:
+        record = play(address, clock=graceful)
+    assert not record.failures
+    (strike,) = record.strikes
+    assert (strike.seat, strike.decision) == (0, seat0_decision(record, 1))
+    assert 100 < strike.late_ms < 1500  # ~300 ms past the 600 ms limit
+    again = MatchRecord.loads(record.dumps())
+    assert again.strikes == record.strikes and "late_ms" not in str(again.canonical()["strikes"])
+    replay(GAME, again)
+    # A record written before strikes were recorded reads as having none, and replays.
+    old = record.to_json()
+    del old["strikes"]
+    assert MatchRecord.from_json(old).strikes == []
+    replay(GAME, MatchRecord.from_json(old))
 
 
 def test_unreachable_bot_is_a_crash_at_start():

@@ -110,8 +110,9 @@ def test_substitute_within_budget_keeps_the_seat():
     ("ready", "needle"),
     [
         (bot_pb2.Ready(protocol_version="2.0"), "protocol version"),
-        (bot_pb2.Ready(game_id="skyfive"), "bot plays 'skyfive'"),
-        (bot_pb2.Ready(game_id="rolldice", game_version="0.9"), "version 0.9"),
+        (bot_pb2.Ready(), "ready has no protocol_version"),
+        (bot_pb2.Ready(protocol_version="1.0", game_id="skyfive"), "bot plays 'skyfive'"),
+        (bot_pb2.Ready(protocol_version="1.0", game_id="rolldice", game_version="0.9"), "version 0.9"),
     ],
 )
 def test_version_mismatch_is_a_protocol_failure_before_any_decision(ready, needle):
@@ -140,3 +141,19 @@ def test_players_receive_start_requests_and_finish():
     assert indices == sorted(set(indices))
     assert spy.history and spy.history[-1].kind == "end"
     assert [d.decision_index for d in seen] == [i for i, d in enumerate(record.decisions) if d.seat == 0]
+
+
+def test_a_forfeited_seat_that_outscores_the_others_is_not_called_winner():
+    bad, good = Scripted({0: "jump"}), Scripted({})
+    record = play_match(GAME, GAME.config(2), 2, [bad, good])
+    assert record.result["scores"][0] > record.result["scores"][1]  # the substitute outscored seat 1
+    assert record.result["ranks"] == [2, 1]
+    assert record.result["summary"] == "winner: seat 1 (seat 0 forfeited)"
+    assert good.finished is not None and good.finished.result.summary == record.result["summary"]
+    assert MatchRecord.loads(record.dumps()).result["summary"] == record.result["summary"]
+    replay(GAME, record)
+
+
+def test_when_every_seat_forfeits_the_summary_says_so():
+    record = play_match(GAME, GAME.config(2), 2, [Scripted({0: "jump"}), Scripted({0: "jump"})])
+    assert record.result["summary"].endswith("(every seat forfeited)")

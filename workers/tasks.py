@@ -2,7 +2,8 @@
 
 ``arena.play_batch(tournament_id, indices)``
     Plays the matches of a batch in order. Between matches it checks the tournament's cancel
-    flag; it skips matches already stored (a redelivered batch); it takes a lease on every
+    flag, and the runner polls it during each match (a cancelled match is not stored); it skips
+    matches already stored (a redelivered batch); it takes a lease on every
     remote bot of a match first (per-bot concurrency, across all workers). Records are stored
     in small groups (at least every 0.2 s and at the end of the batch): each store is atomic,
     idempotent and counted, and the caller that stores the last match enqueues finalisation.
@@ -41,6 +42,7 @@ from arena import leaderboard
 from arena.cli.logs import log_failures
 from arena.cli.players import make_player
 from arena.record import MatchRecord
+from arena.runner import MatchCancelled
 from arena.tournament import MatchSpec, TournamentSpec, play_scheduled, schedule
 from referee import metrics
 from referee.remote import is_remote
@@ -170,8 +172,14 @@ def play_batch(self: Task, tournament_id: str, indices: list[int]) -> int:
                 break
             checked = time.monotonic()
         match = matches[index]
-        with bot_leases(store, spec, match, spec.bot_concurrency), metrics.match_running(spec.game):
-            record = play_scheduled(spec, match, make_player)
+        try:
+            with bot_leases(store, spec, match, spec.bot_concurrency), metrics.match_running(spec.game):
+                # The runner polls the cancel flag during the match too: a cancel ends even a
+                # match whose bots are slow or hostile within about a second.
+                record = play_scheduled(spec, match, make_player, cancelled=lambda: store.is_cancelled(tournament_id))
+        except MatchCancelled:
+            log.info("match cancelled", extra={**ids, "match": match.match_id})
+            break
         metrics.observe_record(record, count_start=False)
         log_failures(log, record, tournament_id)
         pending.append((index, record))

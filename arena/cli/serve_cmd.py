@@ -29,6 +29,13 @@ def register(commands: Any) -> None:
     parser.add_argument("--rate", type=float, default=100.0, help="calls per second per owner (0 = unlimited)")
     parser.add_argument("--burst", type=int, default=200, help="burst of calls per owner")
     parser.add_argument("--grace", type=float, default=10.0, help="seconds in-flight calls get at shutdown")
+    parser.add_argument(
+        "--allow-endpoints",
+        metavar="CIDR,...",
+        default="",
+        help="internal addresses bots may be registered at and dialled (default: public addresses only; "
+        "e.g. 127.0.0.0/8,::1 for local bots, 'unix' for unix sockets)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -37,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from arena.cli.tournament_cmd import check_broker
     from arena.tournament import TournamentSpec, schedule
     from bots.registry import bot_names
+    from referee import endpoints
     from referee.server import ServerConfig, serve_until_signalled
     from referee.store import Store
     from workers.app import QUEUE, make_app
@@ -44,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port {args.port}: expected 0..65535")
+    endpoints.configure(endpoints.EndpointPolicy.parse(args.allow_endpoints))
     check_broker(args.redis)
     app = make_app(args.redis)
     store = Store(args.redis)

@@ -39,12 +39,22 @@ def register(commands: Any) -> None:
         metavar="PORT",
         help=f"serve Prometheus /metrics for this node on PORT (default {DEFAULT_METRICS_PORT}; 0: none)",
     )
+    parser.add_argument(
+        "--allow-endpoints",
+        metavar="CIDR,...",
+        default="",
+        help="internal addresses bots may be registered at and dialled (default: public addresses only; "
+        "e.g. 127.0.0.0/8,::1 for local bots, 'unix' for unix sockets)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from arena.cli.tournament_cmd import check_broker
+    from referee import endpoints
 
+    # Before the pool forks: every pool process enforces it on every connection.
+    endpoints.configure(endpoints.EndpointPolicy.parse(args.allow_endpoints))
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
     if not 0 <= args.metrics_port <= 65535:

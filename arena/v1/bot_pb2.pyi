@@ -187,6 +187,7 @@ class Ready(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     GAME_VERSION_FIELD_NUMBER: _builtins.int
     protocol_version: _builtins.str
+    """required: the protocol the bot speaks, e.g. "1.0" (same major as MatchStart's)"""
     bot_name: _builtins.str
     bot_version: _builtins.str
     game_id: _builtins.str
@@ -302,7 +303,7 @@ class DecisionRequest(_message.Message):
     simultaneous: _builtins.bool
     """other seats decide at the same time, sealed"""
     request_id: _builtins.int
-    """unpredictable; the response must echo it"""
+    """unpredictable, 1..2^53-1 (exact as a JS number); the response must echo it"""
     @_builtins.property
     def observation(self) -> _any_pb2.Any:
         """the game's Observation for this seat"""
@@ -346,7 +347,7 @@ class DecisionResponse(_message.Message):
     OPTION_ID_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     decision_index: _builtins.int
-    """must echo the request's index"""
+    """must echo the request's index (else a protocol verdict)"""
     option_id: _builtins.str
     request_id: _builtins.int
     """must echo the request's request_id (proves the answer followed the request)"""

@@ -18,11 +18,21 @@ plays the first option; then it misbehaves:
   close      ends the stream instead of answering
   version    ready names another game version (checked at start)
   concurrent counts its concurrent streams into --count-file (max seen), answering after --sleep
+  index      answers with a decision_index that is not the request's
+  mangled    answers with the request_id plus one
+  flood      after ready, sends unsolicited 4 KB messages as fast as it can (at most 20,000),
+             writing how many it sent to --count-file
+  jsnumber   never misbehaves on purpose, but echoes every request_id through a double, as a
+             JavaScript client decoding 64-bit integers as numbers does
+
+``--clock-file PATH`` (any behaviour) appends the clock of every MatchStart it receives to PATH,
+one JSON object a line.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import threading
@@ -32,9 +42,11 @@ from concurrent import futures
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
 import grpc
+from google.protobuf.json_format import MessageToDict
 
 from arena.v1 import bot_pb2
 
+JS_NUMBERS = False  # set by --behaviour jsnumber
 GARBAGE = b"\x0f\xff\xff\xff"  # field 1 with wire type 7: no protobuf parser accepts it
 
 
@@ -44,11 +56,23 @@ def ready(game_version: str = "") -> bytes:
     ).SerializeToString()
 
 
-def answer(request: bot_pb2.DecisionRequest | None, option: str) -> bytes:
+def answer(request: bot_pb2.DecisionRequest | None, option: str, *, index_shift: int = 0, id_shift: int = 0) -> bytes:
     index, request_id = (request.decision_index, request.request_id) if request else (0, 0)
+    index, request_id = index + index_shift, request_id + id_shift
+    if JS_NUMBERS:
+        request_id = int(float(request_id))
     return bot_pb2.BotMessage(
         decision=bot_pb2.DecisionResponse(decision_index=index, option_id=option, request_id=request_id)
     ).SerializeToString()
+
+
+def flood(count_file: str | None):
+    junk = answer(None, "x" * 4096)
+    for sent in range(1, 20_001):
+        yield junk
+        if count_file and sent % 50 == 0:
+            with open(count_file, "w") as handle:
+                handle.write(str(sent))
 
 
 class Concurrency:
@@ -80,9 +104,16 @@ def make_play(args: argparse.Namespace):
             for message in requests:
                 body = message.WhichOneof("body")
                 if body == "start":
+                    if args.clock_file:
+                        clock = MessageToDict(message.start.clock, preserving_proto_field_name=True)
+                        with open(args.clock_file, "a") as handle:
+                            handle.write(json.dumps(clock) + "\n")
                     if args.behaviour == "noready":
                         time.sleep(3600)
                     yield ready("0.0-other" if args.behaviour == "version" else "")
+                    if args.behaviour == "flood":
+                        yield from flood(args.count_file)
+                        return
                     if args.behaviour == "early":
                         yield answer(None, "stop")
                 elif body == "decision":
@@ -108,6 +139,11 @@ def make_play(args: argparse.Namespace):
                             yield GARBAGE
                             asked += 1
                             continue
+                        elif behaviour in ("index", "mangled"):
+                            shift = {"index_shift" if behaviour == "index" else "id_shift": 1}
+                            yield answer(request, first, **shift)
+                            asked += 1
+                            continue
                         elif behaviour == "twice":
                             yield answer(request, first)
                         elif behaviour == "close":
@@ -127,7 +163,10 @@ def main() -> None:
     parser.add_argument("--sleep", type=float, default=2.0)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--count-file")
+    parser.add_argument("--clock-file")
     args = parser.parse_args()
+    global JS_NUMBERS
+    JS_NUMBERS = args.behaviour == "jsnumber"
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=64))
     handler = grpc.stream_stream_rpc_method_handler(
         make_play(args),

@@ -1,0 +1,31 @@
+"""Whether a TCP address can be bound, checked before a gRPC server binds it.
+
+gRPC servers set SO_REUSEPORT by default: a second server on a busy port starts and shares it
+with the first (the kernel splits connections between them). Our servers turn that off
+(``grpc.so_reuseport=0``) and check here first, so a busy port is a one-line error rather than a
+gRPC C-core log line and a RuntimeError.
+"""
+
+from __future__ import annotations
+
+import socket
+
+
+def bind_error(host: str, port: int) -> str | None:
+    """None if ``host:port`` can be bound now (port 0 always can), else why not."""
+    if port == 0:
+        return None
+    host = host.strip("[]")
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        return f"cannot resolve {host!r}: {exc.strerror}"
+    for family, kind, proto, _, address in infos:
+        with socket.socket(family, kind, proto) as sock:
+            # SO_REUSEADDR as servers set it: TIME_WAIT leftovers are no reason to refuse.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind(address)
+            except OSError as exc:
+                return f"{exc.strerror or exc} (port {port})"
+    return None
