@@ -37,6 +37,7 @@ def build_parser() -> Parser:
         games_cmd,
         play_cmd,
         replay_cmd,
+        rules_cmd,
         serve_cmd,
         tournament_cmd,
         worker_cmd,
@@ -53,6 +54,7 @@ def build_parser() -> Parser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for module in (
         games_cmd,
+        rules_cmd,
         play_cmd,
         replay_cmd,
         tournament_cmd,
