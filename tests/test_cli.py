@@ -93,3 +93,85 @@ def test_replay_rejects_a_file_that_is_not_a_record(tmp_path):
     path.write_text("{not json\n")
     out = arena("replay", str(path))
     assert out.returncode == 2 and "not JSON" in out.stderr
+
+
+# -- entrants: one bot in several seats (issue 10, item 3) -------------------------------------
+
+
+def test_readme_example_four_player_tournament_runs(tmp_path):
+    out = arena(
+        "tournament", "--game", "vivo", "--players", "4", "--repeats", "3", "--workers", "2",
+        "--out", str(tmp_path / "run"), "--json",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)["leaderboard"]
+    assert len(rows) >= 4 and len({r["bot"] for r in rows}) == len(rows)
+
+
+def test_one_bot_fills_several_seats_rated_per_entrant(tmp_path):
+    out = arena(
+        "tournament", "--game", "rolldice", "--players", "4", "--bots", "heuristic*2,random*2",
+        "--out", str(tmp_path / "run"), "--json", "--workers", "1",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    board = json.loads(out.stdout)
+    assert sorted(r["bot"] for r in board["leaderboard"]) == ["heuristic", "heuristic#2", "random", "random#2"]
+    assert all(r["games"] == 4 for r in board["leaderboard"])  # one group, four rotations
+    records = [json.loads(line) for line in (tmp_path / "run" / "matches.jsonl").read_text().splitlines()]
+    assert {s["bot"] for r in records for s in r["seats"]} == {"heuristic", "heuristic#2", "random", "random#2"}
+
+
+def test_a_bot_listed_twice_is_told_how_to_enter_copies(tmp_path):
+    out = arena("tournament", "--game", "rolldice", "--bots", "random,random", "--out", str(tmp_path / "r"))
+    assert out.returncode == 2 and "random*N" in out.stderr
+
+
+def test_default_field_fills_every_table():
+    from arena.registry import games
+    from arena.tournament import TournamentSpec
+    from bots.registry import make_bot, tournament_field
+    from tests.contract import configurations
+
+    for game_id, game in games().items():
+        field = tournament_field(game_id)
+        assert len(field) >= game.meta.max_players and len(set(field)) == len(field), field
+        for config in configurations(game):
+            players = config.players
+            spec = TournamentSpec(game_id, tuple(tournament_field(game_id, players)), players, dict(config.options))
+            spec.validate()
+            for entrant in spec.bots:
+                make_bot(spec.address(entrant), game_id)
+
+
+def test_play_fills_seats_with_copies():
+    out = arena("play", "--game", "rolldice", "--bots", "heuristic*2,random", "--json")
+    assert out.returncode == 0, out.stderr
+    assert [s["bot"] for s in json.loads(out.stdout)["seats"]] == ["heuristic", "heuristic", "random"]
+
+
+# -- bot parameters with commas (issue 10, item 4) ---------------------------------------------
+
+
+def test_bot_parameters_may_contain_commas(tmp_path):
+    out = arena(
+        "play", "--game", "petquartet", "--bots", "heuristic:patience=1,spite=0,random", "--json",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert [s["bot"] for s in json.loads(out.stdout)["seats"]] == ["heuristic:patience=1,spite=0", "random"]
+    out = arena(
+        "tournament", "--game", "petquartet", "--bots", "heuristic:patience=1,spite=0,heuristic,random",
+        "--out", str(tmp_path / "run"), "--json", "--workers", "1",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)["leaderboard"]
+    assert {r["bot"] for r in rows} == {"heuristic:patience=1,spite=0", "heuristic", "random"}
+
+
+def test_split_bots():
+    from arena.cli import UsageError
+    from arena.cli.common import split_bots
+
+    assert split_bots("a:x=1,y=2,b,c:z=3") == ["a:x=1,y=2", "b", "c:z=3"]
+    assert split_bots("grpc://127.0.0.1:5000,heuristic:risk=2*2") == ["grpc://127.0.0.1:5000", "heuristic:risk=2*2"]
+    with pytest.raises(UsageError, match="parameter"):
+        split_bots("random,x=1")

@@ -35,6 +35,23 @@ def split_list(text: str | None) -> list[str]:
     return [part.strip() for part in (text or "").split(",") if part.strip()]
 
 
+def split_bots(text: str | None) -> list[str]:
+    """Bot specs from a comma-separated ``--bots`` list, where a bot's parameters may contain
+    commas too: ``heuristic:patience=1,spite=0,random`` is two bots. An item that is a bare
+    ``key=value`` continues the parameters of the bot before it (no bot name or address holds
+    a ``=`` before a ``:``), so the list needs no other separator and no shell quoting."""
+    bots: list[str] = []
+    for item in split_list(text):
+        head = item.split(":", 1)[0]
+        if "=" in head and bots and ":" in bots[-1]:
+            bots[-1] += "," + item
+        elif "=" in head:
+            raise UsageError(f"--bots: {item!r} is a parameter but no bot with parameters comes before it")
+        else:
+            bots.append(item)
+    return bots
+
+
 def default_players(game: Game) -> int:
     """Two players where the game allows it (a solo match is a poor default)."""
     return min(max(2, game.meta.min_players), game.meta.max_players)

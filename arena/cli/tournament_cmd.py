@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.cli import UsageError
-from arena.cli.common import DEFAULT_REDIS, default_players, load_game, parse_options, split_list
+from arena.cli.common import DEFAULT_REDIS, default_players, load_game, parse_options, split_bots
 from arena.cli.players import check_bot, make_player
 from arena.clock import parse_clock
 from arena.executor import Executor, LocalExecutor, default_workers
 from arena.pairings import DEFAULT_MAX_GROUPS
 from arena.rundir import RunDirectory
-from arena.tournament import FORMATS, TournamentSpec
+from arena.tournament import FORMATS, TournamentSpec, expand_entrants
 from arena.tournament_run import Progress, ProgressHook, run_tournament
 
 if TYPE_CHECKING:
@@ -39,7 +39,10 @@ def register(commands: Any) -> None:
     parser.add_argument("tournament_id", nargs="?", metavar="ID", help="the tournament (with status or cancel)")
     parser.add_argument("--game", help="game id (see `arena games`)")
     parser.add_argument(
-        "--bots", help="comma-separated bots: built-in names or grpc://HOST:PORT, unix:///PATH (default: built-ins)"
+        "--bots",
+        help="comma-separated bots: built-in names (with parameters, heuristic:a=1,b=2) or grpc://HOST:PORT, "
+        "unix:///PATH; BOT*N enters N copies, rated apart as BOT, BOT#2, ... (default: the built-ins, "
+        "with copies to fill the table)",
     )
     parser.add_argument("--players", type=int, help="players per match (default: 2 where the game allows)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="variant option")
@@ -93,8 +96,8 @@ def spec_from_args(args: argparse.Namespace) -> TournamentSpec:
     game = load_game(args.game)
     from bots.registry import tournament_field
 
-    bots = split_list(args.bots) or tournament_field(game.meta.id)
     players = args.players if args.players is not None else default_players(game)
+    bots = expand_entrants(split_bots(args.bots)) or tournament_field(game.meta.id, players)
     sprt = parse_sprt(args.sprt)
     repeats = args.repeats if args.repeats is not None else (DEFAULT_SPRT_REPEATS if sprt else 1)
     spec = TournamentSpec(
@@ -116,7 +119,7 @@ def spec_from_args(args: argparse.Namespace) -> TournamentSpec:
     # Normalise options to their typed values so the stored spec is exact.
     config = game.config(players, spec.options)
     spec = TournamentSpec(**{**spec.__dict__, "options": dict(config.options)})
-    for bot in spec.bots:
+    for bot in dict.fromkeys(spec.address(b) for b in spec.bots):
         check_bot(bot, spec.game)
     return spec
 
