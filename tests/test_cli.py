@@ -175,3 +175,43 @@ def test_split_bots():
     assert split_bots("grpc://127.0.0.1:5000,heuristic:risk=2*2") == ["grpc://127.0.0.1:5000", "heuristic:risk=2*2"]
     with pytest.raises(UsageError, match="parameter"):
         split_bots("random,x=1")
+
+
+# -- one-line errors, never tracebacks (issue 10, item 19) -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("play", "--game", "rolldice", "--error-budget", "-1"), "--error-budget: must be 0 or more, got -1"),
+        (("tournament", "--game", "rolldice", "--error-budget", "-1"), "--error-budget: must be 0 or more, got -1"),
+        (("tournament", "--game", "rolldice", "--metrics-port", "99999"), "--metrics-port: a port is 0-65535"),
+        (("tournament", "--game", "rolldice", "--out", "/proc/arena-out"), "--out /proc/arena-out: cannot create"),
+        (("play", "--game", "rolldice", "--record", "/proc"), "/proc: Is a directory"),
+        (
+            ("tournament", "--game", "rolldice", "--bots", "grpc://127.0.0.1,grpc://127.0.0.1"),
+            "'grpc://127.0.0.1': expected grpc://HOST:PORT",
+        ),
+        (("tournament", "--game", "rolldice", "--bots", "random*0"), "1 to 64 entries, not 0"),
+    ],
+)
+def test_mistakes_are_one_line_with_status_2(args, needle):
+    out = arena(*args)
+    assert out.returncode == 2, out.stderr
+    assert needle in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_a_closed_pipe_ends_quietly():
+    """`arena ... | head`: the reader went away; no traceback, the shell's SIGPIPE status."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "arena", "play", "--game", "getbit", "--players", "6"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # like `head` exiting before the output is written
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=120) == 141
+    assert err == ""

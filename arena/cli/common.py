@@ -12,6 +12,25 @@ DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
 """The store and broker of distributed runs and the service, unless told otherwise."""
 
 
+def non_negative(text: str) -> int:
+    """argparse type: an integer >= 0 (a bad value is argparse's one-line error, exit 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def port_number(text: str) -> int:
+    """argparse type: a TCP port, 0-65535 (0: any free port)."""
+    value = non_negative(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0-65535, got {value}")
+    return value
+
+
 def add_game_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", required=True, help="game id (see `arena games`)")
     parser.add_argument("--players", type=int, help="number of players")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli import UsageError
-from arena.cli.common import add_game_arguments, load_game, parse_options, seat_bots, split_bots
+from arena.cli.common import add_game_arguments, load_game, non_negative, parse_options, seat_bots, split_bots
 from arena.cli.players import make_player
 from arena.clock import clock_settings, parse_clock
 from arena.engine import CHANCE_SEAT, Game
@@ -30,7 +30,9 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--on-error", choices=("forfeit", "substitute"), default="forfeit", help="policy for failing bots"
     )
-    parser.add_argument("--error-budget", type=int, default=3, help="errors before a substituted seat forfeits")
+    parser.add_argument(
+        "--error-budget", type=non_negative, default=3, help="errors before a substituted seat forfeits"
+    )
     parser.add_argument(
         "--clock",
         metavar="KEY=MS,...",
