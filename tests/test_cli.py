@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -215,3 +216,62 @@ def test_a_closed_pipe_ends_quietly():
     err = child.stderr.read().decode()
     assert child.wait(timeout=120) == 141
     assert err == ""
+
+
+# -- fit the terminal (issue 10, item 23) ------------------------------------------------------
+
+
+def board_with(names: list[str]) -> dict:
+    rows = [
+        {
+            "rank": i + 1,
+            "bot": name,
+            "rating": 1500.0,
+            "ci_low": 1400.0,
+            "ci_high": 1600.0,
+            "games": 12,
+            "mean_rank": 2.5,
+            "mean_score": 40.25,
+            "failures": {"timeout": 1},
+            "mean_decision_ms": 0.123,
+        }
+        for i, name in enumerate(names)
+    ]
+    seats = [{"seat": s, "win_rate": 0.25, "mean_rank": 2.5} for s in range(4)]
+    return {"game": "skyfive", "players": 4, "matches": 12, "leaderboard": rows, "seats": seats, "warning": None}
+
+
+@pytest.mark.parametrize("width", [80, 60, 40])
+def test_leaderboard_never_truncates_names(width):
+    from rich.console import Console
+
+    from arena.leaderboard import render
+
+    names = ["heuristic", "heuristic:risk=2", "random", "random#2"]
+    console = Console(width=width, record=True, file=io.StringIO())
+    console.print(render(board_with(names), console.width))
+    text = console.export_text()
+    for name in names:
+        assert f" {name} " in text, text
+    assert "…" not in text
+    assert max(len(line) for line in text.splitlines()) <= width
+    if width == 80:
+        assert "rating (95% CI)" in text and "1500 (1400..1600)" in text and "mean rank" in text
+
+
+@pytest.mark.parametrize("width", ["160", "80", "50"])
+def test_games_fit_the_terminal(width):
+    import os
+
+    from arena.registry import games
+
+    out = subprocess.run(
+        [sys.executable, "-m", "arena", "games"],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": width},
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert max(len(line) for line in out.stdout.splitlines()) <= int(width)
+    for game in games().values():
+        assert game.meta.id in out.stdout and game.meta.name in out.stdout
+    if width == "160":
+        assert "hidden-information" in out.stdout and "tiebreak=shared|rolloff (default" in out.stdout

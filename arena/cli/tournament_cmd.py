@@ -199,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
         from arena.leaderboard import render
 
         console = Console() if sys.stdout.isatty() else Console(width=140)
-        console.print(render(board))
+        console.print(render(board, console.width))
         if board.get("sprt"):
             s = board["sprt"]
             verdict = {"H1": "challenger is stronger", "H0": "challenger is not stronger", None: "undecided"}
@@ -322,5 +322,6 @@ def run_action(args: argparse.Namespace) -> int:
 
         from arena.leaderboard import render
 
-        (Console() if sys.stdout.isatty() else Console(width=140)).print(render(status["leaderboard"]))
+        console = Console() if sys.stdout.isatty() else Console(width=140)
+        console.print(render(status["leaderboard"], console.width))
     return 0
