@@ -22,6 +22,12 @@ Bradley–Terry (:func:`fit_bradley_terry`)
 Confidence intervals (:func:`bootstrap_intervals`)
     Percentile bootstrap that resamples whole duplicate groups (all seat rotations of one deal),
     never single matches: games of one group share the deal and are not independent.
+
+    With fewer than ``MIN_BOOTSTRAP_GROUPS`` groups the bootstrap cannot measure anything (one
+    group resamples to itself: a zero-width interval that looks like certainty). Then the
+    interval comes from the curvature of the regularised likelihood (the fit with one virtual
+    draw per bot against the mean, a normal approximation), which is wide when there are few
+    games, and the fit says so in its warning.
 """
 
 from __future__ import annotations
@@ -34,6 +40,9 @@ import numpy as np
 
 BASE = 1500.0
 SCALE = 400.0 / math.log(10.0)  # rating points per natural-log unit of strength
+MIN_BOOTSTRAP_GROUPS = 5
+"""Below this many duplicate groups the bootstrap has too few distinct resamples to mean much."""
+Z95 = 1.959963984540054
 
 
 # --------------------------------------------------------------------------------------------
@@ -178,8 +187,13 @@ def bootstrap_intervals(
     prior = 1.0 if warning else 0.0
     ratings = fit_bradley_terry(wins, prior=prior)
     groups = group_wins.shape[0]
-    if groups < 2 or resamples <= 0:
-        return Fit(ratings, ratings.copy(), ratings.copy(), warning)
+    if groups < MIN_BOOTSTRAP_GROUPS or resamples <= 0:
+        low, high = regularised_intervals(wins, level)
+        note = (
+            f"only {groups} duplicate group{'' if groups == 1 else 's'}: too few to measure the spread; "
+            f"intervals are the regularised fit's (wide by design); play more groups (--repeats)"
+        )
+        return Fit(ratings, np.minimum(low, ratings), np.maximum(high, ratings), _join(warning, note))
     rng = np.random.default_rng(seed)
     flat = group_wins.reshape(groups, -1)
     samples = np.empty((resamples, len(names)))
@@ -194,3 +208,41 @@ def bootstrap_intervals(
     low = np.quantile(samples, tail, axis=0)
     high = np.quantile(samples, 1.0 - tail, axis=0)
     return Fit(ratings, np.minimum(low, ratings), np.maximum(high, ratings), warning)
+
+
+def _join(*notes: str | None) -> str | None:
+    return "; ".join(n for n in notes if n) or None
+
+
+def regularised_intervals(wins: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Normal-approximation intervals of the regularised Bradley–Terry fit.
+
+    The fit with one virtual draw per bot against a phantom at the mean always exists; the
+    inverse of its observed information (negative Hessian of the log-likelihood in log-strength)
+    gives a standard error per bot. The virtual games keep the matrix invertible and the
+    intervals finite, and they are worth one game each, so with little data the intervals stay
+    wide: never the false certainty of a zero width.
+    """
+    wins = np.asarray(wins, dtype=float)
+    theta = _mm(wins, 1.0, 10_000, 1e-10)
+    games = wins + wins.T
+    p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))  # P(i beats j)
+    pair = games * p * (1.0 - p)
+    q = 1.0 / (1.0 + np.exp(-theta))  # P(i beats the phantom at 0)
+    info = -pair + np.diag(pair.sum(axis=1) + q * (1.0 - q))
+    se = np.sqrt(np.diag(np.linalg.inv(info)))
+    z = Z95 if level == 0.95 else _normal_quantile(0.5 + level / 2.0)
+    centre = BASE + SCALE * theta
+    return centre - z * SCALE * se, centre + z * SCALE * se
+
+
+def _normal_quantile(prob: float) -> float:
+    """Inverse of the standard normal CDF (bisection; only for unusual levels)."""
+    lo, hi = -10.0, 10.0
+    for _ in range(100):
+        mid = (lo + hi) / 2.0
+        if 0.5 * (1.0 + math.erf(mid / math.sqrt(2.0))) < prob:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2.0

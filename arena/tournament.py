@@ -10,12 +10,18 @@ same spec always gives the same matches with the same seeds, whatever executor p
 
 ``repeats`` multiplies the whole schedule with fresh seeds. The seed of a group is derived
 from (tournament seed, repeat, group number); every rotation of the group shares it.
+
+Entrants: every entry of ``bots`` is an entrant with its own name, rating and row. One bot can
+enter several times as numbered copies, ``heuristic``, ``heuristic#2``, ... (``heuristic*3`` on
+the command line): the copies play the same bot and are rated separately, so a 4-player game
+can be filled from fewer distinct bots and the spread between copies shows the noise.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -31,6 +37,37 @@ from arena.runner import Cancelled, ErrorPolicy, Player, play_match
 
 FORMATS = ("round-robin", "gauntlet")
 SPEC_FORMAT = 1
+
+_COPY = re.compile(r"^(.+)#([1-9][0-9]*)$")
+_TIMES = re.compile(r"^(.+)\*([0-9]+)$")
+MAX_COPIES = 64
+
+
+def entrant_bot(entrant: str) -> str:
+    """The bot an entrant plays: its name without a copy number (``heuristic#2`` -> ``heuristic``)."""
+    match = _COPY.match(entrant)
+    return match.group(1) if match else entrant
+
+
+def copies(bot: str, count: int) -> list[str]:
+    """``count`` entrants of one bot: the bot itself, then ``bot#2`` ... ``bot#count``."""
+    return [bot, *(f"{bot}#{n}" for n in range(2, count + 1))]
+
+
+def expand_entrants(items: list[str]) -> list[str]:
+    """Entrant names from a bot list where ``BOT*N`` stands for N copies of BOT."""
+    entrants: list[str] = []
+    for item in items:
+        match = _TIMES.match(item)
+        if not match:
+            entrants.append(item)
+            continue
+        count = int(match.group(2))
+        if not 1 <= count <= MAX_COPIES:
+            raise ConfigError(f"{item!r}: a bot can fill 1 to {MAX_COPIES} entries, not {count}")
+        entrants += copies(match.group(1), count)
+    return entrants
+
 
 PlayerFactory = Callable[[str, str], Player]
 """Builds the player for a bot spec in a game: (bot spec, game id) -> Player."""
@@ -57,7 +94,11 @@ class TournamentSpec:
     Bots not listed are their own address (a built-in spec or ``grpc://...``)."""
 
     def address(self, bot: str) -> str:
-        return self.addresses.get(bot, bot)
+        """What an entrant plays: a registered bot's address, else its spec (copies share it)."""
+        if bot in self.addresses:
+            return self.addresses[bot]
+        base = entrant_bot(bot)
+        return self.addresses.get(base, base)
 
     def validate(self) -> Game:
         """Check the spec against the game; ConfigError names the first problem."""
@@ -67,7 +108,10 @@ class TournamentSpec:
             raise ConfigError(f"unknown format {self.format!r}; allowed: {', '.join(FORMATS)}")
         if len(set(self.bots)) != len(self.bots):
             dupes = sorted({b for b in self.bots if self.bots.count(b) > 1})
-            raise ConfigError(f"bot {dupes[0]!r} is listed twice; every bot in a tournament needs its own name")
+            raise ConfigError(
+                f"bot {dupes[0]!r} is listed twice; to let it fill several seats write {dupes[0]}*N "
+                f"(entrants {dupes[0]}, {dupes[0]}#2, ...)"
+            )
         if len(self.bots) < self.players:
             raise ConfigError(f"{self.players}-player matches need at least {self.players} bots, got {len(self.bots)}")
         if len(self.bots) < 2:

@@ -44,11 +44,21 @@ def _game_bots() -> dict[str, dict[str, BotFactory]]:
     return table
 
 
-def tournament_field(game_id: str) -> list[str]:
+def tournament_field(game_id: str, players: int | None = None) -> list[str]:
     """The default bots of a tournament: every built-in bot, plus the variants a game names in
-    its ``FIELD`` (e.g. a heuristic with other parameters) so the table is interesting."""
+    its ``FIELD`` (e.g. a heuristic with other parameters) so the table is interesting.
+
+    The field fills a table of ``players`` (default: the game's largest): when there are fewer
+    bots, numbered copies (``random#2``, ``heuristic#2``, ...) enter too, each rated apart."""
+    from arena.registry import get_game
+    from arena.tournament import copies
+
     extra = list(getattr(_game_modules().get(game_id), "FIELD", []))
-    return list(dict.fromkeys([*bot_names(game_id), *extra]))
+    field = list(dict.fromkeys([*bot_names(game_id), *extra]))
+    seats = players if players is not None else get_game(game_id).meta.max_players
+    rounds = -(-seats // len(field))  # ceiling: copies of every bot, in field order
+    entrants = [copy for n in range(rounds) for copy in (copies(bot, n + 1)[-1] for bot in field)]
+    return entrants[: max(seats, len(field))]
 
 
 def bot_names(game_id: str) -> list[str]:

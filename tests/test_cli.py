@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -93,3 +94,184 @@ def test_replay_rejects_a_file_that_is_not_a_record(tmp_path):
     path.write_text("{not json\n")
     out = arena("replay", str(path))
     assert out.returncode == 2 and "not JSON" in out.stderr
+
+
+# -- entrants: one bot in several seats (issue 10, item 3) -------------------------------------
+
+
+def test_readme_example_four_player_tournament_runs(tmp_path):
+    out = arena(
+        "tournament", "--game", "vivo", "--players", "4", "--repeats", "3", "--workers", "2",
+        "--out", str(tmp_path / "run"), "--json",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)["leaderboard"]
+    assert len(rows) >= 4 and len({r["bot"] for r in rows}) == len(rows)
+
+
+def test_one_bot_fills_several_seats_rated_per_entrant(tmp_path):
+    out = arena(
+        "tournament", "--game", "rolldice", "--players", "4", "--bots", "heuristic*2,random*2",
+        "--out", str(tmp_path / "run"), "--json", "--workers", "1",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    board = json.loads(out.stdout)
+    assert sorted(r["bot"] for r in board["leaderboard"]) == ["heuristic", "heuristic#2", "random", "random#2"]
+    assert all(r["games"] == 4 for r in board["leaderboard"])  # one group, four rotations
+    records = [json.loads(line) for line in (tmp_path / "run" / "matches.jsonl").read_text().splitlines()]
+    assert {s["bot"] for r in records for s in r["seats"]} == {"heuristic", "heuristic#2", "random", "random#2"}
+
+
+def test_a_bot_listed_twice_is_told_how_to_enter_copies(tmp_path):
+    out = arena("tournament", "--game", "rolldice", "--bots", "random,random", "--out", str(tmp_path / "r"))
+    assert out.returncode == 2 and "random*N" in out.stderr
+
+
+def test_default_field_fills_every_table():
+    from arena.registry import games
+    from arena.tournament import TournamentSpec
+    from bots.registry import make_bot, tournament_field
+    from tests.contract import configurations
+
+    for game_id, game in games().items():
+        field = tournament_field(game_id)
+        assert len(field) >= game.meta.max_players and len(set(field)) == len(field), field
+        for config in configurations(game):
+            players = config.players
+            spec = TournamentSpec(game_id, tuple(tournament_field(game_id, players)), players, dict(config.options))
+            spec.validate()
+            for entrant in spec.bots:
+                make_bot(spec.address(entrant), game_id)
+
+
+def test_play_fills_seats_with_copies():
+    out = arena("play", "--game", "rolldice", "--bots", "heuristic*2,random", "--json")
+    assert out.returncode == 0, out.stderr
+    assert [s["bot"] for s in json.loads(out.stdout)["seats"]] == ["heuristic", "heuristic", "random"]
+
+
+# -- bot parameters with commas (issue 10, item 4) ---------------------------------------------
+
+
+def test_bot_parameters_may_contain_commas(tmp_path):
+    out = arena(
+        "play", "--game", "petquartet", "--bots", "heuristic:patience=1,spite=0,random", "--json",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert [s["bot"] for s in json.loads(out.stdout)["seats"]] == ["heuristic:patience=1,spite=0", "random"]
+    out = arena(
+        "tournament", "--game", "petquartet", "--bots", "heuristic:patience=1,spite=0,heuristic,random",
+        "--out", str(tmp_path / "run"), "--json", "--workers", "1",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)["leaderboard"]
+    assert {r["bot"] for r in rows} == {"heuristic:patience=1,spite=0", "heuristic", "random"}
+
+
+def test_split_bots():
+    from arena.cli import UsageError
+    from arena.cli.common import split_bots
+
+    assert split_bots("a:x=1,y=2,b,c:z=3") == ["a:x=1,y=2", "b", "c:z=3"]
+    assert split_bots("grpc://127.0.0.1:5000,heuristic:risk=2*2") == ["grpc://127.0.0.1:5000", "heuristic:risk=2*2"]
+    with pytest.raises(UsageError, match="parameter"):
+        split_bots("random,x=1")
+
+
+# -- one-line errors, never tracebacks (issue 10, item 19) -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("play", "--game", "rolldice", "--error-budget", "-1"), "--error-budget: must be 0 or more, got -1"),
+        (("tournament", "--game", "rolldice", "--error-budget", "-1"), "--error-budget: must be 0 or more, got -1"),
+        (("tournament", "--game", "rolldice", "--metrics-port", "99999"), "--metrics-port: a port is 0-65535"),
+        (("tournament", "--game", "rolldice", "--out", "/proc/arena-out"), "--out /proc/arena-out: cannot create"),
+        (("play", "--game", "rolldice", "--record", "/proc"), "/proc: Is a directory"),
+        (
+            ("tournament", "--game", "rolldice", "--bots", "grpc://127.0.0.1,grpc://127.0.0.1"),
+            "'grpc://127.0.0.1': expected grpc://HOST:PORT",
+        ),
+        (("tournament", "--game", "rolldice", "--bots", "random*0"), "1 to 64 entries, not 0"),
+    ],
+)
+def test_mistakes_are_one_line_with_status_2(args, needle):
+    out = arena(*args)
+    assert out.returncode == 2, out.stderr
+    assert needle in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_a_closed_pipe_ends_quietly():
+    """`arena ... | head`: the reader went away; no traceback, the shell's SIGPIPE status."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "arena", "play", "--game", "getbit", "--players", "6"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # like `head` exiting before the output is written
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=120) == 141
+    assert err == ""
+
+
+# -- fit the terminal (issue 10, item 23) ------------------------------------------------------
+
+
+def board_with(names: list[str]) -> dict:
+    rows = [
+        {
+            "rank": i + 1,
+            "bot": name,
+            "rating": 1500.0,
+            "ci_low": 1400.0,
+            "ci_high": 1600.0,
+            "games": 12,
+            "mean_rank": 2.5,
+            "mean_score": 40.25,
+            "failures": {"timeout": 1},
+            "mean_decision_ms": 0.123,
+        }
+        for i, name in enumerate(names)
+    ]
+    seats = [{"seat": s, "win_rate": 0.25, "mean_rank": 2.5} for s in range(4)]
+    return {"game": "skyfive", "players": 4, "matches": 12, "leaderboard": rows, "seats": seats, "warning": None}
+
+
+@pytest.mark.parametrize("width", [80, 60, 40])
+def test_leaderboard_never_truncates_names(width):
+    from rich.console import Console
+
+    from arena.leaderboard import render
+
+    names = ["heuristic", "heuristic:risk=2", "random", "random#2"]
+    console = Console(width=width, record=True, file=io.StringIO())
+    console.print(render(board_with(names), console.width))
+    text = console.export_text()
+    for name in names:
+        assert f" {name} " in text, text
+    assert "…" not in text
+    assert max(len(line) for line in text.splitlines()) <= width
+    if width == 80:
+        assert "rating (95% CI)" in text and "1500 (1400..1600)" in text and "mean rank" in text
+
+
+@pytest.mark.parametrize("width", ["160", "80", "50"])
+def test_games_fit_the_terminal(width):
+    import os
+
+    from arena.registry import games
+
+    out = subprocess.run(
+        [sys.executable, "-m", "arena", "games"],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": width},
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert max(len(line) for line in out.stdout.splitlines()) <= int(width)
+    for game in games().values():
+        assert game.meta.id in out.stdout and game.meta.name in out.stdout
+    if width == "160":
+        assert "hidden-information" in out.stdout and "tiebreak=shared|rolloff (default" in out.stdout

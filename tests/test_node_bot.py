@@ -1,9 +1,8 @@
 """The Node.js example bot (bots/examples/node), written only from the .proto files, plays full
-matches against the referee over real gRPC. Skipped only where there is no ``node``."""
+matches against the referee over real gRPC. Its npm packages are installed by the
+``node_packages`` fixture (tests/conftest.py); skipped only where there is no ``node``/``npm``."""
 
 from __future__ import annotations
-
-import shutil
 
 import pytest
 
@@ -12,18 +11,14 @@ from arena.registry import get_game
 from arena.runner import play_match
 from bots.registry import make_bot
 from referee.remote import RemotePlayer
-from tests.remote_helpers import ROOT, bot_process
+from tests.remote_helpers import bot_process
 
-NODE_BOT = ROOT / "bots" / "examples" / "node"
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 CLOCK = clock_settings({"startup": 20000})
 
 
 @pytest.fixture(scope="module")
-def node_bot():
-    if not (NODE_BOT / "node_modules").exists():
-        pytest.fail(f"run `npm ci --prefix {NODE_BOT}` first (.ci/run does)")
-    with bot_process(["node", str(NODE_BOT / "bot.js"), "--port", "0"]) as address:
+def node_bot(node_packages):
+    with bot_process(["node", str(node_packages / "bot.js"), "--port", "0"]) as address:
         yield address
 
 

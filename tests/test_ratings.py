@@ -119,7 +119,7 @@ def test_disconnected_data_is_named_and_still_gives_finite_ratings(wins, needle)
     problem = connectivity_problem(wins, names)
     assert problem is not None and needle in problem
     fit = bootstrap_intervals(wins[None], names=names)
-    assert fit.warning == problem
+    assert fit.warning is not None and fit.warning.startswith(problem)
     assert np.all(np.isfinite(fit.ratings))
 
 
@@ -145,3 +145,20 @@ def test_online_elo_moves_toward_the_winner():
     elo.update((0, 1, 2), (1, 1, 2))  # shared victory = a draw between 0 and 1
     assert elo.ratings[2] < BASE
     assert sum(elo.ratings) == pytest.approx(3 * BASE)
+
+
+def test_one_duplicate_group_never_looks_certain():
+    """Issue 10, item 7: one group (4 games) gave `1681 (1681..1681)`. Too little data for the
+    bootstrap gives the regularised fit's wide interval, and the warning says why."""
+    one = np.zeros((1, 2, 2))
+    one[0, 0, 1], one[0, 1, 0] = 3.0, 1.0  # a 2-player group of 4 games
+    fit = bootstrap_intervals(one, names=NAMES[:2])
+    assert np.all(fit.ci_low <= fit.ratings) and np.all(fit.ratings <= fit.ci_high)
+    assert np.all(fit.ci_high - fit.ci_low > 400), fit  # odds of 10:1 either way are not excluded
+    assert fit.warning is not None and "only 1 duplicate group" in fit.warning
+    # More groups of the same kind: a measured (bootstrap) interval, narrower, no such warning.
+    many = np.repeat(one, 40, axis=0)
+    many[::3, 0, 1], many[::3, 1, 0] = 1.0, 3.0
+    measured = bootstrap_intervals(many, names=NAMES[:2])
+    assert measured.warning is None
+    assert np.all(measured.ci_high - measured.ci_low < fit.ci_high - fit.ci_low)

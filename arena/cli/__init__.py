@@ -2,12 +2,15 @@
 
 Each subcommand lives in its own module and registers itself on the parser. Errors a user can
 make (unknown game, wrong player count, unknown bot or option, missing file) print one line and
-exit with status 2; no traceback.
+exit with status 2; no traceback. Two kinds are handled here once for every command: a file or
+directory the user named that cannot be read or written (an ``OSError`` naming a path), and a
+reader that went away (``arena ... | head``: quiet, status 141 like any Unix filter).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -16,6 +19,7 @@ from arena import __version__
 from arena.config import ConfigError
 
 USAGE_ERROR = 2
+BROKEN_PIPE = 128 + 13  # the shell's status for a process ended by SIGPIPE
 
 
 class UsageError(Exception):
@@ -37,6 +41,7 @@ def build_parser() -> Parser:
         games_cmd,
         play_cmd,
         replay_cmd,
+        rules_cmd,
         serve_cmd,
         tournament_cmd,
         worker_cmd,
@@ -53,6 +58,7 @@ def build_parser() -> Parser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for module in (
         games_cmd,
+        rules_cmd,
         play_cmd,
         replay_cmd,
         tournament_cmd,
@@ -73,9 +79,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     setup_logging(args.log_level)
     try:
-        return int(args.run(args) or 0)
+        status = int(args.run(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at exit
+        return status
     except (UsageError, ConfigError) as exc:
         print(f"arena {args.command}: error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except BrokenPipeError:
+        # The reader is gone (`| head`): nothing more can be said to it, and Python must not
+        # fail again flushing stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return BROKEN_PIPE
+    except OSError as exc:
+        if exc.filename is None:
+            raise  # not about a path the user gave (a network or system error): a real fault
+        what = f"{exc.filename}" + (f" -> {exc.filename2}" if exc.filename2 else "")
+        print(f"arena {args.command}: error: {what}: {exc.strerror or exc}", file=sys.stderr)
         return USAGE_ERROR
     except KeyboardInterrupt:
         print(f"arena {args.command}: interrupted", file=sys.stderr)

@@ -12,6 +12,25 @@ DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
 """The store and broker of distributed runs and the service, unless told otherwise."""
 
 
+def non_negative(text: str) -> int:
+    """argparse type: an integer >= 0 (a bad value is argparse's one-line error, exit 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def port_number(text: str) -> int:
+    """argparse type: a TCP port, 0-65535 (0: any free port)."""
+    value = non_negative(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0-65535, got {value}")
+    return value
+
+
 def add_game_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", required=True, help="game id (see `arena games`)")
     parser.add_argument("--players", type=int, help="number of players")
@@ -33,6 +52,23 @@ def parse_options(items: list[str]) -> dict[str, str]:
 
 def split_list(text: str | None) -> list[str]:
     return [part.strip() for part in (text or "").split(",") if part.strip()]
+
+
+def split_bots(text: str | None) -> list[str]:
+    """Bot specs from a comma-separated ``--bots`` list, where a bot's parameters may contain
+    commas too: ``heuristic:patience=1,spite=0,random`` is two bots. An item that is a bare
+    ``key=value`` continues the parameters of the bot before it (no bot name or address holds
+    a ``=`` before a ``:``), so the list needs no other separator and no shell quoting."""
+    bots: list[str] = []
+    for item in split_list(text):
+        head = item.split(":", 1)[0]
+        if "=" in head and bots and ":" in bots[-1]:
+            bots[-1] += "," + item
+        elif "=" in head:
+            raise UsageError(f"--bots: {item!r} is a parameter but no bot with parameters comes before it")
+        else:
+            bots.append(item)
+    return bots
 
 
 def default_players(game: Game) -> int:

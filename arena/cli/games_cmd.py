@@ -46,17 +46,32 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title="Arena games")
-    for column in ("id", "name", "players", "variants", "options", "flags"):
-        table.add_column(column)
-    for meta in metas:
-        table.add_row(
-            meta.id,
-            meta.name,
-            f"{meta.min_players}-{meta.max_players}",
-            ", ".join(v.name for v in meta.variants) or "-",
-            "\n".join(f"{o.key}={o.allowed()} (default {o.default})" for o in meta.options) or "-",
-            ", ".join(meta.flags) or "-",
-        )
-    Console(width=160).print(table)
+    console = Console()  # the terminal's width (COLUMNS, else 80 when not a terminal)
+    rows = [
+        {
+            "id": meta.id,
+            "name": meta.name,
+            "players": f"{meta.min_players}-{meta.max_players}",
+            "variants": ", ".join(v.name for v in meta.variants) or "-",
+            "options": "\n".join(f"{o.key}={o.allowed()} (default {o.default})" for o in meta.options) or "-",
+            "flags": ", ".join(meta.flags) or "-",
+        }
+        for meta in metas
+    ]
+    columns = ["id", "name", "players", "variants", "options", "flags"]
+    # The id and name never wrap; the other columns wrap at spaces, and when even a few
+    # characters each would not fit, they go (flags, then options, then variants: see
+    # `arena rules GAME` for those).
+    fixed = sum(3 + max(len(c), *(len(r[c]) for r in rows)) for c in ("id", "name", "players")) + 1
+    for column, room in (("flags", 12), ("options", 16), ("variants", 12)):
+        wrapping = [c for c in columns if c not in ("id", "name", "players")]
+        if fixed + sum(3 + room for _ in wrapping) <= console.width:
+            break
+        columns.remove(column)
+    table = Table(title="Arena games", caption="details: arena rules GAME" if len(columns) < 6 else None)
+    for column in columns:
+        table.add_column(column, no_wrap=column in ("id", "name", "players"), overflow="fold")
+    for row in rows:
+        table.add_row(*(row[c] for c in columns))
+    console.print(table)
     return 0

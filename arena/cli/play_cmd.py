@@ -8,26 +8,31 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli import UsageError
-from arena.cli.common import add_game_arguments, load_game, parse_options, seat_bots, split_list
+from arena.cli.common import add_game_arguments, load_game, non_negative, parse_options, seat_bots, split_bots
 from arena.cli.players import make_player
 from arena.clock import clock_settings, parse_clock
 from arena.engine import CHANCE_SEAT, Game
 from arena.record import MatchRecord, resimulate
 from arena.runner import ErrorPolicy, Player, play_match
+from arena.tournament import entrant_bot, expand_entrants
 
 
 def register(commands: Any) -> None:
     parser = commands.add_parser("play", help="play one match")
     add_game_arguments(parser)
     parser.add_argument(
-        "--bots", help="comma-separated bots, one per seat: built-in names or grpc://HOST:PORT, unix:///PATH"
+        "--bots",
+        help="comma-separated bots, one per seat (BOT*N: N seats): built-in names (with parameters, "
+        "heuristic:a=1,b=2) or grpc://HOST:PORT, unix:///PATH",
     )
     parser.add_argument("--record", type=Path, metavar="FILE", help="write the match record (JSON)")
     parser.add_argument("--json", action="store_true", help="print one JSON object and nothing else")
     parser.add_argument(
         "--on-error", choices=("forfeit", "substitute"), default="forfeit", help="policy for failing bots"
     )
-    parser.add_argument("--error-budget", type=int, default=3, help="errors before a substituted seat forfeits")
+    parser.add_argument(
+        "--error-budget", type=non_negative, default=3, help="errors before a substituted seat forfeits"
+    )
     parser.add_argument(
         "--clock",
         metavar="KEY=MS,...",
@@ -42,7 +47,8 @@ def make_players(game: Game, specs: list[str]) -> list[Player]:
 
 def run(args: argparse.Namespace) -> int:
     game = load_game(args.game)
-    players, specs = seat_bots(game, args.players, split_list(args.bots))
+    bots = [entrant_bot(b) for b in expand_entrants(split_bots(args.bots))]  # BOT*N: N seats
+    players, specs = seat_bots(game, args.players, bots)
     config = game.config(players, parse_options(args.option))
     seat_players = make_players(game, specs)
     if args.record and args.record.parent and not args.record.parent.exists():

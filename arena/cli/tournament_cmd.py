@@ -11,13 +11,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.cli import UsageError
-from arena.cli.common import DEFAULT_REDIS, default_players, load_game, parse_options, split_list
+from arena.cli.common import (
+    DEFAULT_REDIS,
+    default_players,
+    load_game,
+    non_negative,
+    parse_options,
+    port_number,
+    split_bots,
+)
 from arena.cli.players import check_bot, make_player
 from arena.clock import parse_clock
 from arena.executor import Executor, LocalExecutor, default_workers
 from arena.pairings import DEFAULT_MAX_GROUPS
 from arena.rundir import RunDirectory
-from arena.tournament import FORMATS, TournamentSpec
+from arena.tournament import FORMATS, TournamentSpec, expand_entrants
 from arena.tournament_run import Progress, ProgressHook, run_tournament
 
 if TYPE_CHECKING:
@@ -39,7 +47,10 @@ def register(commands: Any) -> None:
     parser.add_argument("tournament_id", nargs="?", metavar="ID", help="the tournament (with status or cancel)")
     parser.add_argument("--game", help="game id (see `arena games`)")
     parser.add_argument(
-        "--bots", help="comma-separated bots: built-in names or grpc://HOST:PORT, unix:///PATH (default: built-ins)"
+        "--bots",
+        help="comma-separated bots: built-in names (with parameters, heuristic:a=1,b=2) or grpc://HOST:PORT, "
+        "unix:///PATH; BOT*N enters N copies, rated apart as BOT, BOT#2, ... (default: the built-ins, "
+        "with copies to fill the table)",
     )
     parser.add_argument("--players", type=int, help="players per match (default: 2 where the game allows)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="variant option")
@@ -56,7 +67,9 @@ def register(commands: Any) -> None:
         metavar="KEY=MS,...",
         help="clock for remote bots: decision, bank, increment, startup, grace, strikes",
     )
-    parser.add_argument("--error-budget", type=int, default=3, help="errors before a substituted seat forfeits")
+    parser.add_argument(
+        "--error-budget", type=non_negative, default=3, help="errors before a substituted seat forfeits"
+    )
     parser.add_argument(
         "--max-groups",
         type=int,
@@ -72,7 +85,10 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the leaderboard as JSON and nothing else")
     parser.add_argument(
-        "--metrics-port", type=int, metavar="PORT", help="serve Prometheus /metrics on PORT while the tournament runs"
+        "--metrics-port",
+        type=port_number,
+        metavar="PORT",
+        help="serve Prometheus /metrics on PORT while the tournament runs",
     )
     parser.set_defaults(run=run)
 
@@ -93,8 +109,8 @@ def spec_from_args(args: argparse.Namespace) -> TournamentSpec:
     game = load_game(args.game)
     from bots.registry import tournament_field
 
-    bots = split_list(args.bots) or tournament_field(game.meta.id)
     players = args.players if args.players is not None else default_players(game)
+    bots = expand_entrants(split_bots(args.bots)) or tournament_field(game.meta.id, players)
     sprt = parse_sprt(args.sprt)
     repeats = args.repeats if args.repeats is not None else (DEFAULT_SPRT_REPEATS if sprt else 1)
     spec = TournamentSpec(
@@ -112,13 +128,12 @@ def spec_from_args(args: argparse.Namespace) -> TournamentSpec:
         max_groups=args.max_groups,
         bot_concurrency=args.bot_concurrency,
     )
+    for bot in dict.fromkeys(spec.address(b) for b in spec.bots):
+        check_bot(bot, spec.game)  # first: a malformed address is reported as such, not as a duplicate
     spec.validate()
     # Normalise options to their typed values so the stored spec is exact.
     config = game.config(players, spec.options)
-    spec = TournamentSpec(**{**spec.__dict__, "options": dict(config.options)})
-    for bot in spec.bots:
-        check_bot(bot, spec.game)
-    return spec
+    return TournamentSpec(**{**spec.__dict__, "options": dict(config.options)})
 
 
 def run(args: argparse.Namespace) -> int:
@@ -141,6 +156,10 @@ def run(args: argparse.Namespace) -> int:
         spec = spec_from_args(args)
         tournament_id = f"{spec.game}-{time.strftime('%Y%m%d-%H%M%S')}-{spec.digest()}"
         rundir = RunDirectory(args.out or Path("arena-runs") / tournament_id)
+        try:  # before anything starts: an unusable --out is a one-line error
+            rundir.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"--out {rundir.path}: cannot create the directory: {exc.strerror or exc}") from None
     executor: Executor
     if args.broker:
         from workers.executor import CeleryExecutor
@@ -180,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
         from arena.leaderboard import render
 
         console = Console() if sys.stdout.isatty() else Console(width=140)
-        console.print(render(board))
+        console.print(render(board, console.width))
         if board.get("sprt"):
             s = board["sprt"]
             verdict = {"H1": "challenger is stronger", "H0": "challenger is not stronger", None: "undecided"}
@@ -250,6 +269,8 @@ def start_metrics(port: int, *collectors: Any) -> None:
 
     try:
         start_metrics_server(port, *collectors)
+    except OverflowError:
+        raise UsageError(f"cannot serve metrics on port {port}: a port is 0-65535") from None
     except OSError as exc:
         hint = "each process on a machine needs its own --metrics-port"
         raise UsageError(f"cannot serve metrics on port {port}: {exc.strerror} ({hint})") from None
@@ -301,5 +322,6 @@ def run_action(args: argparse.Namespace) -> int:
 
         from arena.leaderboard import render
 
-        (Console() if sys.stdout.isatty() else Console(width=140)).print(render(status["leaderboard"]))
+        console = Console() if sys.stdout.isatty() else Console(width=140)
+        console.print(render(status["leaderboard"], console.width))
     return 0
