@@ -16,7 +16,6 @@ from collections import Counter
 
 from arena.chance import Chance
 from arena.games.threewitches import GAME
-from arena.games.v1 import threewitches_pb2 as pb
 from arena.scenario import request_for
 from bots.registry import make_bot
 
@@ -34,31 +33,30 @@ def simulate(matches: int, bot: str) -> dict[str, object]:
         state = GAME.new_match(GAME.config(3), seed=match)
         players = [make_bot(bot, "threewitches") for _ in range(3)]
         rng = Chance(10_000 + match)
-        first_round = True
+        seen = 0
         while state.pending:
-            before_round, before_tricks = state.round, len(state.tricks)
             choices = {}
             for decision in state.pending:
                 if bot == "random":
                     choices[decision.seat] = rng.pick(decision.options, "bot").id
                 else:
                     choices[decision.seat] = players[decision.seat].decide(request_for(GAME, state, decision.seat))
-            lead, bid, passes_now, tricks = state.lead, state.bid, state.card_passes, list(state.tricks)
+            passes_now = state.card_passes
             GAME.apply(state, choices)
-            if len(state.tricks) > before_tricks and state.round == before_round:
-                trick = state.tricks[-1]
-                leads += 1
-                eyes += trick.plays[0].card.rank == 2
-                suit_leads[trick.plays[0].card.suit] += 1
-                suit_wins[trick.plays[0].card.suit] += trick.lead_won
-            if state.round != before_round or not state.pending:
-                if lead >= 0:
-                    lead_tricks = sum(t.lead_won for t in tricks) + (state.tricks[-1].lead_won if state.round == before_round else 0)
-                    bids[bid] += 1
+            for event in state.log.events[seen:]:
+                detail = event.detail
+                if event.kind == "reveal":
+                    lead_card = detail.cards[0]
+                    leads += 1
+                    eyes += lead_card.rank == 2
+                    suit_leads[lead_card.suit] += 1
+                    suit_wins[lead_card.suit] += detail.lead_won
+                elif event.kind == "score":
+                    bids[detail.bid] += 1
+                    made[detail.bid] += detail.lead_tricks == detail.bid
+                elif event.kind == "lead-witch":
                     passes[passes_now] += 1
-                    made[bid] += int(state.fate[lead] - 0 >= 0 and lead_tricks == bid)
-                first_round = False
-        del first_round
+            seen = len(state.log.events)
         rounds.append(state.round)
         ranks = GAME.result(state).ranks
         winners = ranks.count(1)

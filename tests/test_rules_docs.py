@@ -82,8 +82,18 @@ def test_rules_name_every_kind_and_option(game):
     names = listed_kinds(gid, "Decision") | listed_kinds(gid, "Event") | {o.key for o in game.meta.options}
     missing = sorted(n for n in names if n not in quoted)
     assert not missing, f"arena/games/{gid}/rules.md never names these in backticks: {missing}"
-    for heading in ("Goal", "Setup", "Turn", "Decisions", "Events", "Rulings"):
-        assert re.search(rf"^#+ .*{heading}", text, re.M | re.I), f"{gid} rules.md has no '{heading}' section"
+    # Each part a bot author looks for, as a heading or a bold lead-in ("**Goal.**").
+    parts = {
+        "goal": "goal|object|win",
+        "setup": "setup|set-up|components|cards",
+        "turn": "turn|round|bout|trick|play",
+        "decisions": "decision",
+        "events": "event",
+        "rulings": "ruling",
+    }
+    for part, words in parts.items():
+        found = re.search(rf"^(#+ |\*\*).*({words})", text, re.M | re.I)
+        assert found, f"{gid} rules.md has no {part} section (a heading or bold lead-in naming {words})"
 
 
 @pytest.mark.parametrize("game", GAMES, ids=IDS)

@@ -3,7 +3,7 @@
 isort:skip_file
 Prey: must-follow trick-taking, 3-4 players; tricks 1-6 compare the cards' Predator numbers,
 tricks 7-12 their Prey numbers; score a point by winning exactly one of your two goal dice in
-tricks; the first to 2 points wins (rules: shared/rules/prey.md; arena rules prey).
+tricks; the first to 2 points wins (`arena rules prey`).
 
 Decision kinds: "play".
 Event kinds: "round", "deal", "play", "prey_phase", "trick", "round_end", "end".
