@@ -140,6 +140,7 @@ def initialize(games: Iterable[str]) -> None:
     for game in games:
         for counter in (MATCHES_STARTED, MATCHES_STORED, TOURNAMENTS_STARTED):
             counter.labels(game)
+        MATCHES_IN_PROGRESS.labels(game)  # at 0 until a match starts (local runs too)
         for outcome in OUTCOMES:
             MATCHES_FINISHED.labels(game, outcome)
         for kind in PLAYER_KINDS:
@@ -478,9 +479,11 @@ def process_exited(pid: int) -> None:
         mark_process_dead(pid)
 
 
-def start_metrics_server(port: int, *collectors: Any, addr: str = "0.0.0.0") -> Any:
+def start_metrics_server(port: int, *collectors: Any, addr: str = "127.0.0.1") -> Any:
     """Serve ``/metrics`` on ``port`` from a daemon thread: the default registry, or in
     multiprocess mode every process's values; plus ``collectors`` (read when scraped).
+    Binds loopback unless told otherwise (``arena serve --host``, ``arena worker
+    --metrics-host``): the metrics name games, bots and tournaments, and are not for the world.
     Returns the HTTP server (``server_port``; ``shutdown()``). OSError if the port is taken."""
     if multiprocess():
         registry = CollectorRegistry()
