@@ -140,7 +140,6 @@ def initialize(games: Iterable[str]) -> None:
     for game in games:
         for counter in (MATCHES_STARTED, MATCHES_STORED, TOURNAMENTS_STARTED):
             counter.labels(game)
-        MATCHES_IN_PROGRESS.labels(game)  # at 0 until a match starts (local runs too)
         for outcome in OUTCOMES:
             MATCHES_FINISHED.labels(game, outcome)
         for kind in PLAYER_KINDS:
@@ -242,6 +241,10 @@ class FollowedTournament:
         self.registry.register(self)
         if self.plays:
             initialize([self.game])
+            # A local run counts records as they arrive, not matches as they run: the series
+            # still exists, at 0 (a worker's pool processes create theirs when they play; a
+            # worker's main process must not, its multiprocess file would outlive it).
+            MATCHES_IN_PROGRESS.labels(self.game)
             tournament_started(self.game)
 
     def describe(self) -> list[Metric]:
@@ -273,12 +276,11 @@ def tournament_finished(game: str, status: str) -> None:
 
 class StoreCollector:
     """Reads the store when scraped: the Celery queue's batches waiting and in flight, and the
-    tournaments queued or running (among the ``recent`` newest) with their progress."""
+    tournaments queued or running with their progress."""
 
-    def __init__(self, store: Store, queue: str, *, recent: int = 200) -> None:
+    def __init__(self, store: Store, queue: str) -> None:
         self.store = store
         self.queue = queue
-        self.recent = recent
         self.games: dict[str, str] = {}  # tournament id -> game (a spec never changes)
 
     def describe(self) -> list[Metric]:
@@ -297,9 +299,8 @@ class StoreCollector:
         pipe = client.pipeline(transaction=False)
         pipe.llen(self.queue)
         pipe.hlen(UNACKED)
-        pipe.zrevrange(key("tournaments"), 0, self.recent - 1)
-        waiting, in_flight, ids = pipe.execute()
-        ids = [i.decode() for i in ids]
+        waiting, in_flight = pipe.execute()
+        ids = self.store.active_ids()  # every queued or running tournament, not only recent ones
         pipe = client.pipeline(transaction=False)
         for tournament_id in ids:
             pipe.hmget(key("t", tournament_id), "status", "done", "total")

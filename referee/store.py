@@ -14,6 +14,8 @@ key                                      type   holds
 ``t:{id}:finalizing``                    string set once, by the batch that stored the last match
 ``t:{id}:leaderboard``                   string the leaderboard (JSON), written by finalisation
 ``owner:{name}:active``                  set    the owner's queued or running tournaments
+``active``                               set    every queued or running tournament (pruned
+                                                as they end; read by the sweeper and metrics)
 ``game:{game}:tournaments``              zset   finalised tournament ids of a game
 ``game:{game}:leaderboard``              string the game's leaderboard across tournaments (JSON)
 ``bots``                                 hash   bot name -> registration (JSON)
@@ -105,7 +107,7 @@ end
 _CREATE = (
     _ACTIVE_PRUNE
     + """
--- KEYS: tournament, tournaments zset, owner's active set
+-- KEYS: tournament, tournaments zset, owner's active set, everyone's active set
 -- ARGV: created, spec, total, batches, owner, limit (0: none), id, tournament key prefix
 -- Returns 1 (created), 0 (the id exists), or -n (the owner has n active, at the limit).
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -118,6 +120,7 @@ redis.call('HSET', KEYS[1], 'created', ARGV[1], 'spec', ARGV[2], 'status', 'queu
            'done', 0, 'batches', ARGV[4], 'owner', ARGV[5])
 redis.call('ZADD', KEYS[2], ARGV[1], ARGV[7])
 if ARGV[5] ~= '' then redis.call('SADD', KEYS[3], ARGV[7]) end
+redis.call('SADD', KEYS[4], ARGV[7])
 return 1
 """
 )
@@ -242,7 +245,12 @@ class Store:
         _ = self.redis
         result = int(
             self._create(
-                keys=[self.key("t", tournament_id), self.key("tournaments"), self.key("owner", owner, "active")],
+                keys=[
+                    self.key("t", tournament_id),
+                    self.key("tournaments"),
+                    self.key("owner", owner, "active"),
+                    self.key("active"),
+                ],
                 args=[
                     time.time(),
                     json.dumps(spec.to_json()),
@@ -287,6 +295,20 @@ class Store:
 
     def tournaments(self, limit: int = 100) -> list[str]:
         return [t.decode() for t in self.redis.zrevrange(self.key("tournaments"), 0, limit - 1)]
+
+    def active_ids(self) -> list[str]:
+        """Every queued or running tournament, however old (ended ones are pruned here)."""
+        ids = [t.decode() for t in self.redis.smembers(self.key("active"))]
+        pipe = self.redis.pipeline(transaction=False)
+        for tournament_id in ids:
+            pipe.hget(self.key("t", tournament_id), "status")
+        live = []
+        for tournament_id, status in zip(ids, pipe.execute(), strict=True):
+            if status in (b"queued", b"running"):
+                live.append(tournament_id)
+            else:
+                self.redis.srem(self.key("active"), tournament_id)
+        return sorted(live)
 
     def tournament_page(self, start: int, count: int) -> list[str]:
         """Tournament ids, newest first, from position ``start``."""

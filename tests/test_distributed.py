@@ -272,3 +272,29 @@ def test_a_cancelled_distributed_run_says_so_everywhere(tmp_path):
         assert refused.returncode != 0 and "already ended (complete)" in refused.stderr
         assert not store.redis.exists(store.key("t", "small", "cancel"))
         assert store.tournament("small")["status"] == "complete"
+    # Issue 10 24: at INFO a worker writes one line per batch (and per tournament), not per task.
+    lines = [json.loads(line) for line in worker.log.read_text().splitlines() if line.startswith("{")]
+    per_task = [line for line in lines if line["logger"] in ("celery.app.trace", "celery.worker.strategy")]
+    assert not per_task, per_task[:3]
+    ours = {line["message"] for line in lines if line["logger"] == "workers.tasks"}
+    assert "batch done" in ours and ours <= {"batch done", "tournament started", "tournament finished"}
+
+
+def test_a_worker_never_holds_a_match_past_its_bound(tmp_path):
+    """Issue 10 9b: however generous the clock, a worker ends a match after ARENA_MATCH_SECONDS
+    (3 s here): the remote seat still asked gets a timeout and the match is played out."""
+    with (
+        redis_server(tmp_path) as server,
+        workers(server.url, tmp_path, count=1, concurrency=1, env={"ARENA_MATCH_SECONDS": "3"}),
+        bot_process(misbehaving("sleep", "--at", "0", "--sleep", "120")) as slow,
+    ):
+        store = Store(server.url)
+        s = TournamentSpec(game="rolldice", bots=(slow, "random"), players=2, clock={"decision": 60_000})
+        began = time.monotonic()
+        start(server.url, "bounded", s, batch_size=1)
+        wait_for(lambda: store.tournament("bounded")["status"] == "complete", 60, "completion")
+        assert time.monotonic() - began < 30
+        for record in store.matches("bounded"):
+            (failure,) = record.failures
+            assert failure.verdict == "timeout" and "ARENA_MATCH_SECONDS" in failure.detail
+            assert record.ms < 10_000

@@ -22,6 +22,7 @@ the tournament id.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -40,6 +41,7 @@ from celery.signals import worker_process_shutdown
 from arena import leaderboard
 from arena.logs import log_failures
 from arena.record import MatchRecord
+from arena.runner import PlayerFailure
 from arena.tournament import MatchSpec, TournamentSpec, groups_of, match_at, play_scheduled, schedule_size
 from referee import metrics
 from referee.players import make_player
@@ -52,6 +54,11 @@ LEASE_SECONDS = float(os.environ.get("ARENA_LEASE_SECONDS", "60"))
 LEASE_POLL_SECONDS = 0.05
 STORE_PATIENCE_SECONDS = 300.0
 MAX_BATCH = 200
+MATCH_SECONDS = float(os.environ.get("ARENA_MATCH_SECONDS", "3600"))
+"""The longest a worker holds one match. The clock maxima (referee.service: decision 60 s, bank
+600 s, grace 10 s, start-up 60 s) let one decision take at most 670 s and the start 60 s; an
+hour is room for five such decisions, far beyond any healthy bot. Past it, every remote seat
+still asked gets a ``timeout`` at once, so the match ends (played out by substitutes)."""
 
 T = TypeVar("T")
 
@@ -191,7 +198,7 @@ def play_batch(self: Task, tournament_id: str, indices: list[int]) -> int:
             checked = time.monotonic()
         match = matches[index]
         with bot_leases(store, spec, match, spec.bot_concurrency), metrics.match_running(spec.game):
-            record = play_scheduled(spec, match, make_player)
+            record = play_scheduled(spec, match, bounded_players(MATCH_SECONDS))
         metrics.observe_record(record, count_start=False)
         log_failures(log, record, tournament_id)
         failures += len(record.failures)
@@ -211,6 +218,51 @@ def play_batch(self: Task, tournament_id: str, indices: list[int]) -> int:
         extra={**ids, "played": played, "failures": failures, "cancelled": cancelled, "seconds": round(seconds, 3)},
     )
     return played
+
+
+def bounded_players(seconds: float) -> Callable[[str, str], Any]:
+    """A player factory for one match: remote players that stop waiting when the match has run
+    ``seconds`` (from now)."""
+    deadline = time.monotonic() + seconds
+
+    def make(bot: str, game_id: str) -> Any:
+        player = make_player(bot, game_id)
+        return _Bounded(player, deadline, seconds) if hasattr(player, "start_async") else player
+
+    return make
+
+
+class _Bounded:
+    """A remote player whose every wait ends at the match's deadline with a ``timeout``."""
+
+    def __init__(self, player: Any, deadline: float, seconds: float) -> None:
+        self._player = player
+        self._deadline = deadline
+        self._seconds = seconds
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._player, name)
+
+    async def _within(self, call: Any) -> Any:
+        remaining = self._deadline - time.monotonic()
+        try:
+            if remaining <= 0:
+                call.close()  # never started: nothing to wait for
+                raise TimeoutError
+            return await asyncio.wait_for(call, remaining)
+        except TimeoutError:
+            raise PlayerFailure(
+                "timeout", f"the match ran past the workers' bound of {self._seconds:g} s (ARENA_MATCH_SECONDS)"
+            ) from None
+
+    async def start_async(self, message: Any) -> Any:
+        return await self._within(self._player.start_async(message))
+
+    async def begin_decide_async(self, request: Any) -> Any:
+        return await self._within(self._player.begin_decide_async(request))
+
+    async def end_decide_async(self, request: Any) -> Any:
+        return await self._within(self._player.end_decide_async(request))
 
 
 def _finalize_cancelled(store: Store, tournament_id: str) -> None:
@@ -334,14 +386,14 @@ def game_leaderboard(store: Store, game: str) -> dict[str, Any]:
                     other = ranks[1 - seat]
                     tally["w" if ranks[seat] < other else "d" if ranks[seat] == other else "l"] += 1
     for row in board.get("leaderboard", []):
-        tally = tallies.get(row["bot"])
-        if tally and tally["n"]:
+        counted = tallies.get(row["bot"])
+        if counted and counted["n"]:
             row.update(
-                wins=int(tally["w"]),
-                draws=int(tally["d"]),
-                losses=int(tally["l"]),
-                mean_rank=round(tally["rank"] / tally["n"], 3),
-                mean_score=round(tally["score"] / tally["n"], 3),
+                wins=int(counted["w"]),
+                draws=int(counted["d"]),
+                losses=int(counted["l"]),
+                mean_rank=round(counted["rank"] / counted["n"], 3),
+                mean_score=round(counted["score"] / counted["n"], 3),
             )
     return board
 

@@ -120,7 +120,7 @@ class StallSweeper:
 
         now = time.monotonic()
         active = set()
-        for tournament_id in self.store.tournaments(200):
+        for tournament_id in self.store.active_ids():  # all of them, not only the newest
             info = self.store.tournament(tournament_id)
             if info is None or info["status"] not in ("queued", "running"):
                 continue
