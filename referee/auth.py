@@ -126,7 +126,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         if not known:
             wait = self._refusal_wait(peer)
             if wait:
-                return exhausted(f"too many calls without a valid token: retry in {wait:.3f}s", wait)
+                return exhausted("too many calls without a valid token: retry in {delay}", wait)
         if token and not TOKEN_TEXT.fullmatch(token):
             # Not a token this service could have issued (a tab, a space, a control character):
             # refused as such, without a lookup.

@@ -95,7 +95,10 @@ def precondition(message: str) -> ApiError:
 
 
 def exhausted(message: str, retry_after: float) -> ApiError:
-    return ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED, message, retry_after=retry_after)
+    """RESOURCE_EXHAUSTED; ``message`` may hold ``{delay}``, filled with the very delay the
+    RetryInfo carries (to the millisecond)."""
+    delay = max(0.001, round(retry_after, 3))
+    return ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED, message.format(delay=f"{delay:g}s"), retry_after=delay)
 
 
 def bad_request_field(error: grpc.RpcError) -> str | None:

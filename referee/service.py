@@ -220,7 +220,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         caller = _caller()
         wait = self.limiter.take(caller.name)
         if wait:
-            raise exhausted(f"rate limit for {caller.name}: retry in {wait:.3f}s", wait)
+            raise exhausted(f"rate limit for {caller.name}: retry in {{delay}}", wait)
         return caller
 
     async def fail(self, context: grpc.aio.ServicerContext, exc: Exception) -> None:
@@ -431,7 +431,9 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             )
         except ActiveLimit as full:
             raise exhausted(
-                f"{caller.name} has {full.active} tournaments running; at most {MAX_ACTIVE_TOURNAMENTS}", 30
+                f"{caller.name} has {full.active} tournaments running; at most {MAX_ACTIVE_TOURNAMENTS}; "
+                "retry in {delay}",
+                30,
             ) from None
         if not created:
             raise exists(f"tournament {tournament_id} exists already")
@@ -750,7 +752,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         except ConfigError as exc:
             raise invalid("options" if "option" in str(exc) else "opponents", str(exc)) from None
         if self.state.challenges.get(caller.name, 0) >= MAX_CHALLENGES:
-            raise exhausted(f"{caller.name} already has {MAX_CHALLENGES} challenges running", 5)
+            raise exhausted(f"{caller.name} already has {MAX_CHALLENGES} challenges running; retry in {{delay}}", 5)
         self.state.challenges[caller.name] = self.state.challenges.get(caller.name, 0) + 1
         try:
             async for event in self._challenge(game, config, request, seats):

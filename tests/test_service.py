@@ -20,7 +20,7 @@ from arena.record import MatchRecord, replay
 from arena.registry import get_game
 from arena.v1 import arena_pb2, arena_pb2_grpc
 from referee.auth import create_owner
-from referee.errors import bad_request_field
+from referee.errors import bad_request_field, retry_after
 from referee.store import Store
 from tests.remote_helpers import bot_process, misbehaving, served
 from tests.services import ROOT, redis_server, service, wait_for, workers
@@ -355,13 +355,18 @@ def test_rate_limit_and_graceful_shutdown_during_a_watch(stack, tmp_path):
     with service(redis.url, tmp_path, "--rate", "5", "--burst", "5", "--grace", "5") as srv:
         client = Api(srv.address, stack["tokens"]["alice"])
         codes = []
+        delays = []
         for _ in range(12):
             try:
                 client.ListGames(arena_pb2.ListGamesRequest())
                 codes.append("OK")
             except grpc.RpcError as error:
                 codes.append(error.code().name)
+                delays.append((retry_after(error), error.details()))
         assert codes[:5] == ["OK"] * 5 and "RESOURCE_EXHAUSTED" in codes
+        # Issue 10 16: the RetryInfo says the delay the message says (not a rounded-up second).
+        for delay, message in delays:
+            assert f"retry in {delay:g}s" in message, (delay, message)
         time.sleep(1.5)  # the bucket refills
 
         t = client.CreateTournament(
@@ -644,8 +649,6 @@ def test_malformed_calls_are_refused_precisely_and_without_internals(stack):
 def test_a_redis_outage_is_unavailable_with_a_retry_delay_and_health_follows(tmp_path):
     """Issue 10 9e: UNAVAILABLE (not INTERNAL) with RetryInfo, no Redis address in any reply,
     health NOT_SERVING until the store is back."""
-    from referee.errors import retry_after
-
     with redis_server(tmp_path) as redis, service(redis.url, tmp_path) as srv:
         store = Store(redis.url)
         token = create_owner(store, "erin")
@@ -718,3 +721,20 @@ def test_the_service_board_and_the_local_table_are_one_renderer():
         mine = next(line for line in local if f" {row['bot']} " in line)
         theirs = next(line for line in served if f" {row['bot']} " in line)
         assert mine.split("│")[1:6] == theirs.split("│")[1:6]  # rank, bot, rating, games, W/D/L
+
+
+def test_the_token_cache_is_bounded_and_keeps_no_unknown_tokens(tmp_path, monkeypatch):
+    """Issue 10 9e: 120k made-up tokens cost no memory; known ones are kept least-recently-used."""
+    from referee import auth
+
+    monkeypatch.setattr(auth, "CACHE_SIZE", 2)
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        tokens = [create_owner(store, f"owner{i}") for i in range(3)]
+        interceptor = auth.AuthInterceptor(store)
+        for n in range(50):
+            assert interceptor.caller(f"arena_made-up-{n}") is None
+        assert len(interceptor._cache) == 0
+        for token in tokens:
+            assert interceptor.caller(token) is not None
+        assert len(interceptor._cache) == 2 and not interceptor._known(tokens[0]) and interceptor._known(tokens[2])
