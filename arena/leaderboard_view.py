@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from arena.runner import VERDICTS
+
 
 def leaderboard_table(board: Mapping[str, Any], *, live: bool = False) -> Any:
     """A rich Table of the leaderboard (``live``: a board while the tournament runs)."""
@@ -30,7 +32,10 @@ def leaderboard_table(board: Mapping[str, Any], *, live: bool = False) -> Any:
     for column in columns:
         table.add_column(column, justify="left" if column == "bot" else "right")
     for row in board.get("leaderboard", []):
-        interval = f"{row['rating']:.0f} ({row['ci_low']:.0f}..{row['ci_high']:.0f})"
+        # A live board has no intervals yet (they come with the final fit).
+        interval = (
+            f"{row['rating']:.0f}" if live else f"{row['rating']:.0f} ({row['ci_low']:.0f}..{row['ci_high']:.0f})"
+        )
         if two:
             result = f"{row.get('wins', 0)} / {row.get('draws', 0)} / {row.get('losses', 0)}"
         else:
@@ -82,6 +87,8 @@ def from_message(board: Any) -> dict[str, Any]:
                 "losses": row.losses,
                 "mean_rank": round(row.mean_rank, 3) if row.mean_rank else None,
                 "mean_score": round(row.mean_score, 3) if row.games else None,
+                "failures": {v: row.failures[v] for v in VERDICTS if v in row.failures},
+                "mean_decision_ms": row.mean_decision_ms if row.HasField("mean_decision_ms") else None,
             }
             for row in board.rows
         ],

@@ -629,7 +629,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 board = final_board if ended and final_board else boards.build(spec, records, resamples=0)
                 yield arena_pb2.TournamentUpdate(
                     tournament=views.tournament(info),
-                    leaderboard=views.leaderboard(board, request.tournament_id),
+                    leaderboard=views.leaderboard(board, request.tournament_id, failures=ended),
                     final=ended,
                 )
                 sent_done = len(records)

@@ -67,11 +67,15 @@ def game_description(game: Game, builtin_bots: list[str]) -> arena_pb2.GameDescr
     )
 
 
-def leaderboard(board: dict[str, Any], tournament_id: str = "") -> arena_pb2.Leaderboard:
+def leaderboard(board: dict[str, Any], tournament_id: str = "", *, failures: bool = True) -> arena_pb2.Leaderboard:
+    """The board as a message; ``failures=False`` while its tournament runs (a bot's failures
+    are its owner's business until the end)."""
     rows = []
     for row in board.get("leaderboard", []):
         rows.append(
             arena_pb2.LeaderboardRow(
+                failures=(row.get("failures") or {}) if failures else {},
+                mean_decision_ms=row.get("mean_decision_ms"),
                 rank=row.get("rank", 0),
                 bot=row["bot"],
                 rating=row["rating"],

@@ -316,6 +316,10 @@ def test_privacy_while_a_tournament_runs(stack):
         assert failure.verdict_type == arena_pb2.VERDICT_ILLEGAL
         assert bob.GetMatch(arena_pb2.GetMatchRequest(id=failure.match_id)).summary.id == failure.match_id
         assert api(stack, "ops").GetMatch(arena_pb2.GetMatchRequest(id=first.id)).record_json  # operators see all
+        watching = alice.stream("WatchTournament", arena_pb2.WatchTournamentRequest(tournament_id=t.id))
+        live = next(watching)
+        watching.cancel()
+        assert not live.final and all(not row.failures for row in live.leaderboard.rows)
         bob.CancelTournament(arena_pb2.CancelTournamentRequest(tournament_id=t.id))
         wait_for(lambda: alice.GetMatch(arena_pb2.GetMatchRequest(id=first.id)).spectator, 30, "the spectator view")
         ended_view = alice.GetMatch(arena_pb2.GetMatchRequest(id=first.id))
@@ -708,6 +712,7 @@ def test_the_service_board_and_the_local_table_are_one_renderer():
 
     spec = TournamentSpec(game="rolldice", bots=("random", "heuristic", "heuristic:threshold=4"), players=2, seed=5)
     board = leaderboard.build(spec, [play_scheduled(spec, m, make_player) for m in schedule(spec)], resamples=20)
+    board["leaderboard"][0]["failures"] = {"timeout": 2, "crash": 1}  # built-in bots never fail
 
     def text(table) -> list[str]:  # type: ignore[no-untyped-def]
         console = Console(width=140, record=True)
@@ -720,7 +725,7 @@ def test_the_service_board_and_the_local_table_are_one_renderer():
     for row in board["leaderboard"]:
         mine = next(line for line in local if f" {row['bot']} " in line)
         theirs = next(line for line in served if f" {row['bot']} " in line)
-        assert mine.split("│")[1:6] == theirs.split("│")[1:6]  # rank, bot, rating, games, W/D/L
+        assert mine == theirs  # every column, failures and decision times included
 
 
 def test_the_token_cache_is_bounded_and_keeps_no_unknown_tokens(tmp_path, monkeypatch):

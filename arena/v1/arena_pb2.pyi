@@ -1061,6 +1061,26 @@ Global___ListTournamentsResponse: _TypeAlias = ListTournamentsResponse  # noqa: 
 class LeaderboardRow(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class FailuresEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     RANK_FIELD_NUMBER: _builtins.int
     BOT_FIELD_NUMBER: _builtins.int
     RATING_FIELD_NUMBER: _builtins.int
@@ -1072,6 +1092,8 @@ class LeaderboardRow(_message.Message):
     LOSSES_FIELD_NUMBER: _builtins.int
     MEAN_RANK_FIELD_NUMBER: _builtins.int
     MEAN_SCORE_FIELD_NUMBER: _builtins.int
+    FAILURES_FIELD_NUMBER: _builtins.int
+    MEAN_DECISION_MS_FIELD_NUMBER: _builtins.int
     rank: _builtins.int
     bot: _builtins.str
     rating: _builtins.float
@@ -1084,6 +1106,12 @@ class LeaderboardRow(_message.Message):
     """wins/draws/losses: of its 2-player matches"""
     mean_rank: _builtins.float
     mean_score: _builtins.float
+    mean_decision_ms: _builtins.float
+    """the bot's answers, timed by the referee"""
+    @_builtins.property
+    def failures(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """by verdict (once the tournament has ended)"""
+
     def __init__(
         self,
         *,
@@ -1098,12 +1126,16 @@ class LeaderboardRow(_message.Message):
         losses: _builtins.int = ...,
         mean_rank: _builtins.float = ...,
         mean_score: _builtins.float = ...,
+        failures: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        mean_decision_ms: _builtins.float | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_mean_decision_ms", b"_mean_decision_ms", "mean_decision_ms", b"mean_decision_ms"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "ci_high", b"ci_high", "ci_low", b"ci_low", "draws", b"draws", "games", b"games", "losses", b"losses", "mean_rank", b"mean_rank", "mean_score", b"mean_score", "rank", b"rank", "rating", b"rating", "wins", b"wins"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_mean_decision_ms", b"_mean_decision_ms", "bot", b"bot", "ci_high", b"ci_high", "ci_low", b"ci_low", "draws", b"draws", "failures", b"failures", "games", b"games", "losses", b"losses", "mean_decision_ms", b"mean_decision_ms", "mean_rank", b"mean_rank", "mean_score", b"mean_score", "rank", b"rank", "rating", b"rating", "wins", b"wins"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__mean_decision_ms: _TypeAlias = _typing.Literal["mean_decision_ms"]  # noqa: Y015
+    _WhichOneofArgType__mean_decision_ms: _TypeAlias = _typing.Literal["_mean_decision_ms", b"_mean_decision_ms"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__mean_decision_ms) -> _WhichOneofReturnType__mean_decision_ms | None: ...
 
 Global___LeaderboardRow: _TypeAlias = LeaderboardRow  # noqa: Y015
 
