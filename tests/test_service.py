@@ -743,3 +743,29 @@ def test_the_token_cache_is_bounded_and_keeps_no_unknown_tokens(tmp_path, monkey
         for token in tokens:
             assert interceptor.caller(token) is not None
         assert len(interceptor._cache) == 2 and not interceptor._known(tokens[0]) and interceptor._known(tokens[2])
+
+
+def test_a_challenge_with_a_failing_bot_shows_the_failure_first(stack):
+    """Issue 10 22: the failure when it happens, one line for the moves played for the seat,
+    a result line."""
+    import os
+
+    with bot_process(misbehaving("illegal", "--at", "0")) as address:
+        alice = api(stack, "alice")
+        alice.RegisterBot(arena_pb2.RegisterBotRequest(name="alice-illegal", games=["skyfive"], endpoint=address))
+        env = {**os.environ, "ARENA_SERVER": stack["service"].address, "ARENA_TOKEN": stack["tokens"]["alice"]}
+        out = subprocess.run(
+            [sys.executable, "-m", "arena", "challenge", "--bot", "alice-illegal", "--game", "skyfive", "--seed", "4"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**env, "PYTHONPATH": str(ROOT)},
+            timeout=120,
+        )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    failure = next(i for i, line in enumerate(lines) if line.startswith("FAILURE seat 0"))
+    substituted = [i for i, line in enumerate(lines) if "substituted" in line]
+    assert "illegal" in lines[failure] and substituted and failure < substituted[0]
+    assert len(substituted) == 1 and "more moves played for your forfeited seat" in lines[-2]
+    assert lines[-1].startswith("result: ") and "(forfeited)" in lines[-1]
