@@ -792,8 +792,16 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
 
         announced = []
 
+        # The deal's own events (before any decision) come right after `started`.
+        setup = game.new_match(config, seed).log.events
+
         def started(message: bot_pb2.MatchStart) -> None:
+            nonlocal shown
             queue.put_nowait(arena_pb2.ChallengeEvent(started=message))
+            for index, event in enumerate(setup):
+                if event.visible_to(0):
+                    queue.put_nowait(arena_pb2.ChallengeEvent(event=event_message(index, event)))
+            shown = len(setup)
 
         def aborted(verdict: str, reason: str) -> None:
             # The challenger's seat forfeits: say so now, before the moves played for it.

@@ -563,6 +563,7 @@ def test_a_challenge_sends_started_first_and_the_decision_before_its_events(stac
     events = list(alice.stream("Challenge", request))
     assert events[0].WhichOneof("body") == "started"
     assert events[0].started.seat == 0 and events[0].started.seat_names[0]
+    assert events[1].WhichOneof("body") == "event" and events[1].event.index == 0  # the deal, before any move
     assert events[-1].WhichOneof("body") == "finished"
     decisions = [i for i, e in enumerate(events) if e.WhichOneof("body") == "decision"]
     shown = [e.event.index for e in events if e.WhichOneof("body") == "event"]
