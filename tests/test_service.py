@@ -770,3 +770,22 @@ def test_a_challenge_with_a_failing_bot_shows_the_failure_first(stack):
     assert "illegal" in lines[failure] and substituted and failure < substituted[0]
     assert len(substituted) == 1 and "more moves played for your forfeited seat" in lines[-2]
     assert lines[-1].startswith("result: ") and "(forfeited)" in lines[-1]
+
+
+def test_list_matches_reads_only_the_page_it_returns(stack):
+    """Issue 10 9e: ListMatches decodes the records of its page, not the whole tournament (a
+    record outside the page that cannot be decoded does not matter to it)."""
+    alice = api(stack, "alice")
+    store: Store = stack["store"]
+    t = alice.CreateTournament(create(game="rolldice", repeats=2))
+    watch_to_end(alice, t.id)
+    key = store.key("t", t.id, "matches")
+    kept = store.redis.hget(key, 3)
+    store.redis.hset(key, 3, b"not a record")
+    try:
+        page = alice.ListMatches(arena_pb2.ListMatchesRequest(tournament_id=t.id, limit=2))
+        assert page.total == 4 and [m.index for m in page.matches] == [0, 1] and page.next_page_token
+        only = alice.ListMatches(arena_pb2.ListMatchesRequest(tournament_id=t.id, bot="random", limit=1))
+        assert only.total == 4 and len(only.matches) == 1
+    finally:
+        store.redis.hset(key, 3, kept)
