@@ -20,8 +20,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from arena.record import MatchRecord
 from arena.runner import Cancelled, MatchCancelled
@@ -94,6 +95,7 @@ class LocalExecutor:
         chunk = max(1, min(16, len(matches) // (self.workers * 8)))
         initargs = (spec.to_json(), self.make_player, self.cancelled)
         pool = context.Pool(self.workers, initializer=_init_worker, initargs=initargs)
+        previous = _terminate_as_interrupt()
         try:
             for line in pool.imap_unordered(_play_in_worker, matches, chunksize=chunk):
                 if line is None or (self.cancelled is not None and self.cancelled()):
@@ -103,3 +105,18 @@ class LocalExecutor:
         finally:
             pool.terminate()
             pool.join()
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+
+
+def _terminate_as_interrupt() -> Any:
+    """While the pool runs, SIGTERM stops the run as Ctrl-C does: the pool is terminated (no
+    orphaned processes) and the finished records are kept. Returns the handler to restore
+    (None when not on the main thread, where signals cannot be handled)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGTERM, interrupt)

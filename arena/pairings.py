@@ -129,6 +129,21 @@ def gauntlet(bots: int, k: int, seed: int, max_groups: int = DEFAULT_MAX_GROUPS)
     return [(0, *(b + 1 for b in subset)) for subset in subsets]
 
 
+def group_count(bots: int, k: int, fmt: str, max_groups: int = DEFAULT_MAX_GROUPS) -> int:
+    """How many groups :func:`round_robin` (fmt ``round-robin``) or :func:`gauntlet` returns,
+    by arithmetic alone (no group is built)."""
+    if k > bots:
+        raise ValueError(f"{k}-player matches need at least {k} bots, have {bots}")
+    if fmt == "gauntlet":
+        others = bots - 1
+        if math.comb(others, k - 1) <= max_groups:
+            return math.comb(others, k - 1)
+        return balanced_group_count(others, k - 1, max_groups) if k > 2 else others
+    if math.comb(bots, k) <= max_groups:
+        return math.comb(bots, k)
+    return balanced_group_count(bots, k, max_groups)
+
+
 def balance(groups: Sequence[Group], bots: int) -> tuple[list[int], dict[tuple[int, int], int]]:
     """How often each bot plays and each pair meets (for tests and reports)."""
     plays = [0] * bots

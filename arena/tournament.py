@@ -30,7 +30,7 @@ from arena.chance import derive_seed
 from arena.clock import clock_settings
 from arena.config import ConfigError
 from arena.engine import Game
-from arena.pairings import DEFAULT_MAX_GROUPS, gauntlet, rotations, round_robin
+from arena.pairings import DEFAULT_MAX_GROUPS, gauntlet, group_count, rotations, round_robin
 from arena.record import MatchRecord
 from arena.registry import get_game
 from arena.runner import Cancelled, ErrorPolicy, Player, play_match
@@ -198,14 +198,24 @@ def groups_of(spec: TournamentSpec) -> list[tuple[int, ...]]:
 def schedule(spec: TournamentSpec) -> list[MatchSpec]:
     """Every match of the tournament, in a fixed order (repeat, group, rotation)."""
     base = groups_of(spec)
-    matches: list[MatchSpec] = []
-    for repeat in range(spec.repeats):
-        for g, group in enumerate(base):
-            number = repeat * len(base) + g
-            seed = derive_seed(spec.seed, repeat, g)
-            for rotation, seats in enumerate(rotations(group)):
-                matches.append(MatchSpec(len(matches), number, rotation, seats, seed))
-    return matches
+    return [match_at(spec, base, index) for index in range(len(base) * spec.players * spec.repeats)]
+
+
+def match_at(spec: TournamentSpec, base: list[tuple[int, ...]], index: int) -> MatchSpec:
+    """The scheduled match at ``index``, from the groups of one repeat (``groups_of(spec)``):
+    a worker holds the groups, never the whole schedule (up to 200,000 matches)."""
+    k = spec.players
+    number, rotation = divmod(index, k)
+    repeat, g = divmod(number, len(base))
+    if not 0 <= repeat < spec.repeats:
+        raise IndexError(f"match {index} is not in the schedule")
+    return MatchSpec(index, number, rotation, rotations(base[g])[rotation], derive_seed(spec.seed, repeat, g))
+
+
+def schedule_size(spec: TournamentSpec) -> int:
+    """How many matches :func:`schedule` gives, computed without building anything (so a
+    request can be refused on its numbers alone)."""
+    return group_count(len(spec.bots), spec.players, spec.format, spec.max_groups) * spec.players * spec.repeats
 
 
 def play_scheduled(

@@ -130,7 +130,13 @@ def run_tournament(
     board["scheduled"] = len(matches)
     if sprt:
         board["sprt"] = sprt.to_json()
-    status = "complete" if len(records) == len(matches) else "stopped"
+    # One vocabulary with the store (referee.store.ENDED): complete, stopped (the SPRT
+    # decided), cancelled (someone cancelled a distributed run; the board is what was played).
+    if getattr(executor, "cancelled", False):
+        status = "cancelled"
+    else:
+        status = "complete" if len(records) == len(matches) else "stopped"
+    board["status"] = status
     rundir.write_leaderboard(board, leaderboard.to_csv(board))
     rundir.write_status(spec, tournament_id, status, matches=len(records), scheduled=len(matches))
     return board

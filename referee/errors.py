@@ -9,6 +9,7 @@ incident id, never as a stack trace.
 from __future__ import annotations
 
 import grpc
+import redis
 from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
@@ -36,12 +37,41 @@ class ApiError(Exception):
             packed.Pack(bad)
             details.append(packed)
         if self.retry_after:
-            info = error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=int(self.retry_after) + 1))
+            # The delay the message names, to the millisecond (never rounded up to a second).
+            delay = duration_pb2.Duration()
+            delay.FromMilliseconds(max(1, round(self.retry_after * 1000)))
+            info = error_details_pb2.RetryInfo(retry_delay=delay)
             packed = any_pb2.Any()
             packed.Pack(info)
             details.append(packed)
         proto = status_pb2.Status(code=getattr(code_pb2, self.code.name), message=self.message, details=details)
         return rpc_status.to_status(proto)
+
+
+STORE_DOWN = (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError)
+"""What the store raises while Redis is down or restarting."""
+STORE_RETRY_SECONDS = 2.0
+
+
+def store_unavailable() -> ApiError:
+    return ApiError(
+        grpc.StatusCode.UNAVAILABLE,
+        f"the store is unavailable; retry in {STORE_RETRY_SECONDS:g}s",
+        retry_after=STORE_RETRY_SECONDS,
+    )
+
+
+def retry_after(error: grpc.RpcError) -> float | None:
+    """The RetryInfo delay of an error (client side), in seconds, if it has one."""
+    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    if status is None:
+        return None
+    for detail in status.details:
+        if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+            info = error_details_pb2.RetryInfo()
+            detail.Unpack(info)
+            return info.retry_delay.ToMilliseconds() / 1000
+    return None
 
 
 def invalid(field: str, message: str) -> ApiError:
@@ -65,7 +95,10 @@ def precondition(message: str) -> ApiError:
 
 
 def exhausted(message: str, retry_after: float) -> ApiError:
-    return ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED, message, retry_after=retry_after)
+    """RESOURCE_EXHAUSTED; ``message`` may hold ``{delay}``, filled with the very delay the
+    RetryInfo carries (to the millisecond)."""
+    delay = max(0.001, round(retry_after, 3))
+    return ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED, message.format(delay=f"{delay:g}s"), retry_after=delay)
 
 
 def bad_request_field(error: grpc.RpcError) -> str | None:

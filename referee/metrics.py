@@ -241,6 +241,10 @@ class FollowedTournament:
         self.registry.register(self)
         if self.plays:
             initialize([self.game])
+            # A local run counts records as they arrive, not matches as they run: the series
+            # still exists, at 0 (a worker's pool processes create theirs when they play; a
+            # worker's main process must not, its multiprocess file would outlive it).
+            MATCHES_IN_PROGRESS.labels(self.game)
             tournament_started(self.game)
 
     def describe(self) -> list[Metric]:
@@ -272,12 +276,11 @@ def tournament_finished(game: str, status: str) -> None:
 
 class StoreCollector:
     """Reads the store when scraped: the Celery queue's batches waiting and in flight, and the
-    tournaments queued or running (among the ``recent`` newest) with their progress."""
+    tournaments queued or running with their progress."""
 
-    def __init__(self, store: Store, queue: str, *, recent: int = 200) -> None:
+    def __init__(self, store: Store, queue: str) -> None:
         self.store = store
         self.queue = queue
-        self.recent = recent
         self.games: dict[str, str] = {}  # tournament id -> game (a spec never changes)
 
     def describe(self) -> list[Metric]:
@@ -296,9 +299,8 @@ class StoreCollector:
         pipe = client.pipeline(transaction=False)
         pipe.llen(self.queue)
         pipe.hlen(UNACKED)
-        pipe.zrevrange(key("tournaments"), 0, self.recent - 1)
-        waiting, in_flight, ids = pipe.execute()
-        ids = [i.decode() for i in ids]
+        waiting, in_flight = pipe.execute()
+        ids = self.store.active_ids()  # every queued or running tournament, not only recent ones
         pipe = client.pipeline(transaction=False)
         for tournament_id in ids:
             pipe.hmget(key("t", tournament_id), "status", "done", "total")
@@ -478,9 +480,11 @@ def process_exited(pid: int) -> None:
         mark_process_dead(pid)
 
 
-def start_metrics_server(port: int, *collectors: Any, addr: str = "0.0.0.0") -> Any:
+def start_metrics_server(port: int, *collectors: Any, addr: str = "127.0.0.1") -> Any:
     """Serve ``/metrics`` on ``port`` from a daemon thread: the default registry, or in
     multiprocess mode every process's values; plus ``collectors`` (read when scraped).
+    Binds loopback unless told otherwise (``arena serve --host``, ``arena worker
+    --metrics-host``): the metrics name games, bots and tournaments, and are not for the world.
     Returns the HTTP server (``server_port``; ``shutdown()``). OSError if the port is taken."""
     if multiprocess():
         registry = CollectorRegistry()

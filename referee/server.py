@@ -33,6 +33,7 @@ MAX_REQUEST = 1024 * 1024
 MAX_RESPONSE = 32 * 1024 * 1024
 DEFAULT_PORT = 50051
 DEFAULT_METRICS_PORT = 9100
+STORE_CHECK_SECONDS = 1.0
 
 
 @dataclass
@@ -67,13 +68,34 @@ class RunningServer:
         self.state = state
         self.grace = grace
         self.ticker: asyncio.Task[None] | None = None
+        self.store_watch: asyncio.Task[None] | None = None
 
     async def shutdown(self) -> None:
-        await self.health.enter_graceful_shutdown()
         self.state.shutting_down.set()
-        if self.ticker is not None:
-            self.ticker.cancel()
+        for task in (self.ticker, self.store_watch):
+            if task is not None:
+                task.cancel()
+        await self.health.enter_graceful_shutdown()
         await self.server.stop(self.grace)
+
+
+async def _watch_store(store: Store, health_servicer: health.aio.HealthServicer, state: ServiceState) -> None:
+    """Health follows the store: NOT_SERVING while Redis does not answer, SERVING again when it
+    does (every call would fail meanwhile: load balancers should send work elsewhere)."""
+    loop = asyncio.get_running_loop()
+    serving: bool | None = True
+    while not state.shutting_down.is_set():
+        try:
+            up = await asyncio.wait_for(loop.run_in_executor(None, store.ping), STORE_CHECK_SECONDS * 2)
+        except Exception:  # any failure to answer is "down"; the reason is logged once
+            up = False
+        if up != serving and not state.shutting_down.is_set():
+            status = health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING
+            for name in ("", SERVICE_NAME):
+                await health_servicer.set(name, status)
+            log.warning("store %s", "reachable again" if up else "unreachable: health NOT_SERVING")
+            serving = up
+        await asyncio.sleep(STORE_CHECK_SECONDS)
 
 
 async def _tick(job: Callable[[], None], seconds: float) -> None:
@@ -84,6 +106,34 @@ async def _tick(job: Callable[[], None], seconds: float) -> None:
         except Exception:  # a failing refresh must not stop the service; it is logged
             log.exception("periodic job failed")
         await asyncio.sleep(seconds)
+
+
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+
+
+def enable_reflection(server: grpc.aio.Server) -> None:
+    """Server reflection under both names tools use: ``grpc.reflection.v1`` (current grpcurl,
+    Postman) and ``v1alpha``. The two protocols are the same messages in different packages,
+    so one servicer answers both. Every game's protocol is in the descriptor pool (its module
+    is imported here), so a client can decode the game payloads (``google.protobuf.Any``) that
+    GetMatch and Challenge return."""
+    from arena.registry import games
+
+    for game in games().values():  # imports each game's generated module into the default pool
+        _ = game.observation_type.DESCRIPTOR, game.action_type.DESCRIPTOR
+    names = (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME, REFLECTION_V1)
+    reflection.enable_server_reflection(names, server)
+    servicer = reflection.aio.ReflectionServicer(names)
+    from grpc_reflection.v1alpha import reflection_pb2
+
+    v1 = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo,
+        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+    )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": v1}),)
+    )
 
 
 async def start(config: ServerConfig) -> RunningServer:
@@ -114,7 +164,7 @@ async def start(config: ServerConfig) -> RunningServer:
     arena_pb2_grpc.add_ArenaServiceServicer_to_server(service, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    enable_reflection(server)
     try:
         port = server.add_insecure_port(f"{config.host}:{config.port}")
     except RuntimeError:  # grpcio raises when nothing could be bound
@@ -127,6 +177,7 @@ async def start(config: ServerConfig) -> RunningServer:
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     running = RunningServer(server, port, health_servicer, state, config.grace)
+    running.store_watch = asyncio.get_running_loop().create_task(_watch_store(store, health_servicer, state))
     if config.every_few_seconds is not None:
         running.ticker = asyncio.get_running_loop().create_task(_tick(config.every_few_seconds, config.tick))
     return running

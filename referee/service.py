@@ -19,10 +19,12 @@ it to ``submit`` (composed by the CLI), then follows the store.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import functools
 import logging
 import re
+import secrets
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -33,33 +35,104 @@ import grpc
 import grpc.aio
 
 from arena import leaderboard as boards
-from arena.clock import clock_settings, clock_values
+from arena.clock import clock_settings
 from arena.config import ConfigError
 from arena.engine import SPECTATOR
 from arena.protocol import event_message
 from arena.record import MatchRecord, resimulate
 from arena.registry import games, get_game
 from arena.runner import ErrorPolicy, play_match_async
-from arena.tournament import FORMATS, TournamentSpec, schedule
+from arena.tournament import FORMATS, TournamentSpec, groups_of, match_at, schedule_size
 from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from referee import endpoints, views
 from referee.auth import Caller, create_owner, current_caller
-from referee.errors import ApiError, denied, exhausted, exists, invalid, not_found, precondition
+from referee.errors import (
+    STORE_DOWN,
+    ApiError,
+    denied,
+    exhausted,
+    exists,
+    invalid,
+    not_found,
+    precondition,
+    store_unavailable,
+)
 from referee.remote import RemotePlayer, target_of
-from referee.store import Store
+from referee.store import ENDED, ActiveLimit, Store
 
 log = logging.getLogger("arena.service")
 T = TypeVar("T")
 
 BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,47}$")
-FINISHED = ("complete", "cancelled", "stopped")
+FINISHED = ENDED
 MAX_MATCHES = 200_000
 MAX_ACTIVE_TOURNAMENTS = 10
 MAX_CHALLENGES = 2
 WATCH_POLL_SECONDS = 0.25
+API_VERSION = "1.1"
+
+# The maximum of every number a request can carry (documented in arena.proto); anything beyond
+# is INVALID_ARGUMENT before anything is built. Together they bound how long one match can hold
+# a worker: see ``referee.limits``.
+MAX_BOTS = 64
+MAX_BOT_SPEC = 100  # characters of one bot name or built-in spec
+MAX_OPTIONS = 32
+MAX_OPTION_TEXT = 100
+MAX_REPEATS = 10_000
+MAX_ERROR_BUDGET = 100
+MAX_BOT_CONCURRENCY = 64
+MAX_ENDPOINT = 256
+MAX_LIST = 500
+CLOCK_MAXIMA = {
+    "decision": 60_000,
+    "bank": 600_000,
+    "increment": 10_000,
+    "startup": 60_000,
+    "grace": 10_000,
+    "strikes": 10,
+}
+CLOCK_FIELDS = {
+    "decision": "decision_ms",
+    "bank": "bank_ms",
+    "increment": "increment_ms",
+    "startup": "startup_ms",
+    "grace": "grace_ms",
+    "strikes": "max_strikes",
+}
 
 Submit = Callable[[str, TournamentSpec], None]
 PlayerFactory = Callable[[str, str], Any]
+
+
+def _token(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).decode()
+
+
+def _token_text(token: str) -> str:
+    if not token:
+        return ""
+    try:
+        return base64.urlsafe_b64decode(token.encode()).decode()
+    except (ValueError, UnicodeDecodeError):
+        raise invalid("page_token", "not a page token this server gave") from None
+
+
+def _token_number(token: str) -> int:
+    text = _token_text(token)
+    if text and not text.isdigit():
+        raise invalid("page_token", "not a page token this server gave")
+    return int(text or 0)
+
+
+def _page_size(field_name: str, asked: int, default: int) -> int:
+    if asked > MAX_LIST:
+        raise invalid(field_name, f"{asked}: at most {MAX_LIST} per page")
+    return asked or default
+
+
+def new_seed() -> int:
+    """An unpredictable seed from the OS's randomness (below 2**53: exact in every JSON reader)."""
+    return secrets.randbelow(2**53 - 1) + 1
 
 
 class RateLimiter:
@@ -147,12 +220,17 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         caller = _caller()
         wait = self.limiter.take(caller.name)
         if wait:
-            raise exhausted(f"rate limit for {caller.name}: retry in {wait:.2f}s", wait)
+            raise exhausted(f"rate limit for {caller.name}: retry in {{delay}}", wait)
         return caller
 
     async def fail(self, context: grpc.aio.ServicerContext, exc: Exception) -> None:
         if isinstance(exc, grpc.aio.AbortError):
             raise exc
+        if isinstance(exc, STORE_DOWN):
+            # The store is down (or restarting): worth a retry, and no internal detail (its
+            # address is in the exception's text) reaches the client.
+            log.warning("store unavailable: %s", exc)
+            exc = store_unavailable()
         if isinstance(exc, ApiError):
             await context.abort_with_status(exc.status())
         incident = uuid.uuid4().hex[:12]
@@ -180,7 +258,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
 
     @unary
     async def WhoAmI(self, request: arena_pb2.WhoAmIRequest, caller: Caller) -> arena_pb2.Owner:
-        return arena_pb2.Owner(name=caller.name, operator=caller.operator)
+        return arena_pb2.Owner(name=caller.name, operator=caller.operator, api_version=API_VERSION)
 
     # -- bots -------------------------------------------------------------------------------
 
@@ -195,11 +273,22 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     def _check_endpoint(self, field_name: str, endpoint: str) -> None:
         """A well-formed address the operator's endpoint policy allows (referee.endpoints; the
         workers check it again at every connection). Resolves names: call it off the loop."""
+        if len(endpoint) > MAX_ENDPOINT:
+            raise invalid(field_name, f"an endpoint has at most {MAX_ENDPOINT} characters")
         try:
             target_of(endpoint)
             (endpoints.current() or endpoints.EndpointPolicy()).check(endpoint)
         except ConfigError as exc:
             raise invalid(field_name, str(exc)) from None
+        if endpoint.startswith("grpc://"):
+            port = endpoint.rpartition(":")[2]
+            if not 1 <= int(port) <= 65535:
+                raise invalid(field_name, f"port {port}: expected 1-65535")
+
+    def _check_game_filter(self, game_id: str) -> None:
+        """An unknown game is INVALID_ARGUMENT from every call, filters included."""
+        if game_id:
+            self._game("game", game_id)
 
     def _own_bot(self, name: str, caller: Caller) -> dict[str, Any]:
         data = self.store.bot(name)
@@ -246,14 +335,25 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
 
     @unary
     async def ListBots(self, request: arena_pb2.ListBotsRequest, caller: Caller) -> arena_pb2.ListBotsResponse:
+        self._check_game_filter(request.game)
+        size = _page_size("page_size", request.page_size, 100)
+        after = _token_text(request.page_token)  # the last name of the previous page
         found = await self.blocking(lambda: list(self.store.bots()))
+        page = [
+            (name, data)
+            for name, data in found
+            if name > after
+            and (not request.game or request.game in data["games"])
+            and (not request.owner or request.owner == data["owner"])
+        ]
+        more = len(page) > size
+        page = page[:size]
         return arena_pb2.ListBotsResponse(
             bots=[
                 views.bot(data, name, show_endpoint=caller.operator or data["owner"] == caller.name)
-                for name, data in found
-                if (not request.game or request.game in data["games"])
-                and (not request.owner or request.owner == data["owner"])
-            ]
+                for name, data in page
+            ],
+            next_page_token=_token(page[-1][0]) if more else "",
         )
 
     @unary
@@ -289,12 +389,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 for failure in record.failures:
                     if record.seats[failure.seat]["bot"] == name:
                         detail.recent_failures.append(
-                            arena_pb2.BotFailure(
-                                tournament_id=tournament_id,
-                                match_id=record.match_id,
-                                decision=failure.decision,
-                                verdict=failure.verdict,
-                                detail=failure.detail,
+                            views.failure(
+                                tournament_id, record.match_id, failure.decision, failure.verdict, failure.detail
                             )
                         )
             if len(detail.recent_failures) >= 20:
@@ -330,52 +426,85 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     def _create_tournament(self, request: arena_pb2.CreateTournamentRequest, caller: Caller) -> arena_pb2.Tournament:
         game = self._game("game", request.game)
         spec = self._tournament_spec(game, request)
-        total = len(schedule(spec))
-        if total > MAX_MATCHES:
-            raise invalid("repeats", f"{total} matches; at most {MAX_MATCHES} per tournament")
-        active = [
-            t
-            for t in self.store.tournaments(200)
-            if (info := self.store.tournament(t))
-            and info.get("owner") == caller.name
-            and info["status"] not in FINISHED
-        ]
-        if len(active) >= MAX_ACTIVE_TOURNAMENTS and not caller.operator:
-            raise exhausted(
-                f"{caller.name} has {len(active)} tournaments running; at most {MAX_ACTIVE_TOURNAMENTS}", 30
-            )
         tournament_id = f"{spec.game}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}"
-        if not self.store.create_tournament(tournament_id, spec, total, 0, owner=caller.name):
+        limit = 0 if caller.operator else MAX_ACTIVE_TOURNAMENTS
+        try:
+            created = self.store.create_tournament(
+                tournament_id, spec, schedule_size(spec), 0, owner=caller.name, limit=limit
+            )
+        except ActiveLimit as full:
+            raise exhausted(
+                f"{caller.name} has {full.active} tournaments running; at most {MAX_ACTIVE_TOURNAMENTS}; "
+                "retry in {delay}",
+                30,
+            ) from None
+        if not created:
             raise exists(f"tournament {tournament_id} exists already")
-        self.submit(tournament_id, spec)
+        try:
+            self.submit(tournament_id, spec)  # one message: the workers fan the batches out
+        except Exception:
+            # Never report a failure for a tournament left behind: it is cancelled, not orphaned.
+            with contextlib.suppress(Exception):
+                self.store.cancel(tournament_id)
+            raise
         info = self.store.tournament(tournament_id)
         assert info is not None
         return views.tournament(info)
 
     def _tournament_spec(self, game: Any, request: arena_pb2.CreateTournamentRequest) -> TournamentSpec:
         meta = game.meta
+        # Sizes first, from the request's numbers alone: nothing is built for a request refused.
+        if len(request.bots) > MAX_BOTS:
+            raise invalid("bots", f"{len(request.bots)} bots; at most {MAX_BOTS} per tournament")
+        for i, name in enumerate(request.bots):
+            if len(name) > MAX_BOT_SPEC:
+                raise invalid(f"bots[{i}]", f"a bot name or spec has at most {MAX_BOT_SPEC} characters")
+        if len(request.options) > MAX_OPTIONS:
+            raise invalid("options", f"{len(request.options)} options; at most {MAX_OPTIONS}")
+        for key, value in request.options.items():
+            if len(key) > MAX_OPTION_TEXT or len(value) > MAX_OPTION_TEXT:
+                raise invalid(
+                    f"options[{key[:MAX_OPTION_TEXT]}]",
+                    f"option keys and values have at most {MAX_OPTION_TEXT} characters",
+                )
+        if request.repeats > MAX_REPEATS:
+            raise invalid("repeats", f"repeats {request.repeats}: at most {MAX_REPEATS}")
+        if request.error_budget > MAX_ERROR_BUDGET:
+            raise invalid("error_budget", f"error_budget {request.error_budget}: at most {MAX_ERROR_BUDGET}")
+        if request.bot_concurrency > MAX_BOT_CONCURRENCY:
+            raise invalid(
+                "bot_concurrency", f"bot_concurrency {request.bot_concurrency}: at most {MAX_BOT_CONCURRENCY}"
+            )
+        clock = self._clock("clock", request.clock if request.HasField("clock") else None)
         players = request.players or min(max(2, meta.min_players), meta.max_players)
         if not meta.min_players <= players <= meta.max_players:
             raise invalid(
                 "players", f"{meta.id} plays with {meta.min_players}-{meta.max_players} players, not {players}"
             )
-        try:
-            config = game.config(players, dict(request.options))
-        except ConfigError as exc:
-            key = next((k for k in request.options if k in str(exc)), None)
-            raise invalid(f"options[{key}]" if key else "options", str(exc)) from None
-        fmt = request.format or "round-robin"
+        fmt = views.FORMAT_NAMES.get(request.format_type, "") or request.format or "round-robin"
         if fmt not in FORMATS:
             raise invalid("format", f"unknown format {fmt!r}; allowed: {', '.join(FORMATS)}")
-        on_error = request.on_error or "forfeit"
-        if on_error not in ("forfeit", "substitute"):
-            raise invalid("on_error", f"on_error must be forfeit or substitute, not {on_error!r}")
         if len(request.bots) < max(2, players):
             raise invalid(
                 "bots", f"{players}-player matches need at least {max(2, players)} bots, got {len(request.bots)}"
             )
         if len(set(request.bots)) != len(request.bots):
             raise invalid("bots", "a bot is listed twice")
+        if request.HasField("repeats") and request.repeats == 0:
+            raise invalid("repeats", "repeats must be at least 1")
+        repeats = request.repeats or 1
+        sized = TournamentSpec(game=meta.id, bots=tuple(request.bots), players=players, format=fmt, repeats=repeats)
+        total = schedule_size(sized)
+        if total > MAX_MATCHES:
+            raise invalid("repeats", f"{total} matches; at most {MAX_MATCHES} per tournament")
+        try:
+            config = game.config(players, dict(request.options))
+        except ConfigError as exc:
+            bad = next((k for k in request.options if k in str(exc)), None)
+            raise invalid(f"options[{bad}]" if bad else "options", str(exc)) from None
+        on_error = request.on_error or "forfeit"
+        if on_error not in ("forfeit", "substitute"):
+            raise invalid("on_error", f"on_error must be forfeit or substitute, not {on_error!r}")
         addresses = {}
         builtins = set(self.builtin_bots(meta.id))
         for i, name in enumerate(request.bots):
@@ -395,15 +524,16 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             if meta.id not in data["games"]:
                 raise invalid(f"bots[{i}]", f"bot {name!r} does not play {meta.id}")
             addresses[name] = data["endpoint"]
-        clock = clock_values(request.clock)
         spec = TournamentSpec(
             game=meta.id,
             bots=tuple(request.bots),
             players=players,
             options=dict(config.options),
             format=fmt,
-            repeats=request.repeats or 1,
-            seed=request.seed or 1,
+            repeats=repeats,
+            # No seed asked: an unpredictable one (a fixed default would let anyone compute
+            # every deal); it is recorded in the spec, so the tournament still replays.
+            seed=request.seed or new_seed(),
             on_error=on_error,
             error_budget=request.error_budget or 3,
             clock=clock,
@@ -415,6 +545,20 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         except ConfigError as exc:
             raise invalid("bots", str(exc)) from None
         return spec
+
+    def _clock(self, field_name: str, settings: Any) -> dict[str, int]:
+        """Named clock values from a request (unset fields take the defaults), each within
+        its maximum; a value of 0 is allowed where the CLI allows it."""
+        if settings is None:
+            return {}
+        values = {name: getattr(settings, f) for name, f in CLOCK_FIELDS.items() if settings.HasField(f)}
+        for name, value in values.items():
+            where = f"{field_name}.{CLOCK_FIELDS[name]}"
+            if value > CLOCK_MAXIMA[name]:
+                raise invalid(where, f"{name} {value} ms: at most {CLOCK_MAXIMA[name]}")
+            if value == 0 and name in ("decision", "startup"):
+                raise invalid(where, f"{name} must be at least 1 ms")
+        return values
 
     def _tournament_info(self, tournament_id: str) -> dict[str, Any]:
         info = self.store.tournament(tournament_id)
@@ -442,15 +586,30 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     async def ListTournaments(
         self, request: arena_pb2.ListTournamentsRequest, caller: Caller
     ) -> arena_pb2.ListTournamentsResponse:
-        def listing() -> list[arena_pb2.Tournament]:
-            out = []
-            for tournament_id in self.store.tournaments(request.limit or 50):
-                info = self.store.tournament(tournament_id)
-                if info and (not request.game or info["spec"]["game"] == request.game):
-                    out.append(views.tournament(info))
+        self._check_game_filter(request.game)
+        size = _page_size("limit", request.limit, 50)
+        start = _token_number(request.page_token)
+
+        def listing() -> arena_pb2.ListTournamentsResponse:
+            out = arena_pb2.ListTournamentsResponse()
+            position = start
+            # Newest first, read in chunks; a game filter skips others' tournaments.
+            while len(out.tournaments) < size:
+                chunk = self.store.tournament_page(position, 200)
+                if not chunk:
+                    return out
+                for tournament_id in chunk:
+                    position += 1
+                    info = self.store.tournament(tournament_id)
+                    if info and (not request.game or info["spec"]["game"] == request.game):
+                        out.tournaments.append(views.tournament(info))
+                        if len(out.tournaments) == size:
+                            break
+            if self.store.tournament_page(position, 1):
+                out.next_page_token = _token(str(position))
             return out
 
-        return arena_pb2.ListTournamentsResponse(tournaments=await self.blocking(listing))
+        return await self.blocking(listing)
 
     @streaming
     async def WatchTournament(
@@ -473,7 +632,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 board = final_board if ended and final_board else boards.build(spec, records, resamples=0)
                 yield arena_pb2.TournamentUpdate(
                     tournament=views.tournament(info),
-                    leaderboard=views.leaderboard(board, request.tournament_id),
+                    leaderboard=views.leaderboard(board, request.tournament_id, failures=ended),
                     final=ended,
                 )
                 sent_done = len(records)
@@ -503,15 +662,46 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
 
     @unary
     async def ListMatches(self, request: arena_pb2.ListMatchesRequest, caller: Caller) -> arena_pb2.ListMatchesResponse:
-        await self.blocking(self._tournament_info, request.tournament_id)
-        records = await self.blocking(self.store.matches, request.tournament_id)
+        return await self.blocking(self._list_matches, request, caller)
+
+    def _list_matches(self, request: arena_pb2.ListMatchesRequest, caller: Caller) -> arena_pb2.ListMatchesResponse:
+        info = self._tournament_info(request.tournament_id)
+        limit = _page_size("limit", request.limit, 100)
+        start = _token_number(request.page_token) if request.page_token else request.offset
+        indices = self.store.stored_match_indices(request.tournament_id)
         if request.bot:
-            records = [r for r in records if any(s["bot"] == request.bot for s in r.seats)]
-        limit = request.limit or 100
-        page = records[request.offset : request.offset + limit]
+            # Who sat where is in the schedule: filter without decoding a single record.
+            spec = TournamentSpec.from_json(info["spec"])
+            if request.bot in spec.bots:
+                wanted = spec.bots.index(request.bot)
+                groups = groups_of(spec)
+                indices = [i for i in indices if wanted in match_at(spec, groups, i).seats]
+            else:
+                indices = []
+        page = indices[start : start + limit]
+        records = self.store.matches_at(request.tournament_id, page)  # only the page is decoded
+        mine = self._seat_filter(info, caller)
         return arena_pb2.ListMatchesResponse(
-            matches=[views.match_summary(request.tournament_id, r) for r in page], total=len(records)
+            matches=[views.match_summary(request.tournament_id, r, mine(r) if mine else None) for r in records],
+            total=len(indices),
+            next_page_token=_token(str(start + limit)) if start + limit < len(indices) else "",
         )
+
+    def _seat_filter(
+        self, info: dict[str, Any], caller: Caller
+    ) -> Callable[[MatchRecord], Callable[[int], bool]] | None:
+        """While a tournament runs, an owner sees failures and forfeits of their own bots only
+        (None: everything may be shown)."""
+        if caller.operator or info["status"] in FINISHED:
+            return None
+        spec = info["spec"]
+        addresses = spec.get("addresses", {})
+        owners = {name: (self.store.bot(name) or {}).get("owner") for name in spec["bots"] if name in addresses}
+
+        def for_record(record: MatchRecord) -> Callable[[int], bool]:
+            return lambda seat: owners.get(record.seats[seat]["bot"]) == caller.name
+
+        return for_record
 
     @unary
     async def GetMatch(self, request: arena_pb2.GetMatchRequest, caller: Caller) -> arena_pb2.MatchDetail:
@@ -526,17 +716,18 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if record is None:
             raise not_found(f"no match {match_id} in {tournament_id} (yet)")
         finished = info["status"] in FINISHED
-        if not finished and not caller.operator:
-            owners = {name: (self.store.bot(name) or {}).get("owner") for name in {s["bot"] for s in record.seats}}
-            record.failures = [f for f in record.failures if owners.get(record.seats[f.seat]["bot"]) == caller.name]
-            record.__dict__.pop("_line", None)  # the record changed: serialise it again
         state = resimulate(get_game(record.game), record)
-        viewer = SPECTATOR if finished else -2  # -2: no seat, so public events only
+        mine = self._seat_filter(info, caller)
+        # While the tournament runs, nothing that determines hidden information goes to anyone
+        # but an operator: not the record (its seed deals the same hands to the other seat
+        # rotations of its duplicate group, still in play), nor private events.
+        privileged = finished or caller.operator
+        viewer = SPECTATOR if privileged else -2  # -2: no seat, so public events only
         return arena_pb2.MatchDetail(
-            summary=views.match_summary(tournament_id, record),
-            record_json=record.dumps(),
+            summary=views.match_summary(tournament_id, record, mine(record) if mine else None),
+            record_json=record.dumps() if privileged else "",
             events=views.events(state.log.events, viewer),
-            spectator=finished,
+            spectator=privileged,
         )
 
     # -- challenge ----------------------------------------------------------------------------
@@ -564,7 +755,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         except ConfigError as exc:
             raise invalid("options" if "option" in str(exc) else "opponents", str(exc)) from None
         if self.state.challenges.get(caller.name, 0) >= MAX_CHALLENGES:
-            raise exhausted(f"{caller.name} already has {MAX_CHALLENGES} challenges running", 5)
+            raise exhausted(f"{caller.name} already has {MAX_CHALLENGES} challenges running; retry in {{delay}}", 5)
         self.state.challenges[caller.name] = self.state.challenges.get(caller.name, 0) + 1
         try:
             async for event in self._challenge(game, config, request, seats):
@@ -580,15 +771,12 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
 
         def on_decision(state: Any, entry: Any) -> None:
             nonlocal shown
-            for index, event in enumerate(state.log.events[shown:], shown):
-                if event.visible_to(0):  # the challenger sits in seat 0
-                    queue.put_nowait(arena_pb2.ChallengeEvent(event=event_message(index, event)))
-            shown = len(state.log.events)
+            # The decision first, then the events it caused (the log grew when it was applied).
             if entry.seat == 0:
                 queue.put_nowait(
                     arena_pb2.ChallengeEvent(
                         decision=arena_pb2.ChallengeDecision(
-                            index=len(state.log.events),
+                            index=shown,
                             seat=entry.seat,
                             kind=entry.kind,
                             choice=entry.choice,
@@ -597,9 +785,35 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                         )
                     )
                 )
+            for index, event in enumerate(state.log.events[shown:], shown):
+                if event.visible_to(0):  # the challenger sits in seat 0
+                    queue.put_nowait(arena_pb2.ChallengeEvent(event=event_message(index, event)))
+            shown = len(state.log.events)
 
-        clock = clock_settings(clock_values(request.clock))
-        seed = request.seed or int(time.time())
+        clock = clock_settings(self._clock("clock", request.clock if request.HasField("clock") else None))
+        seed = request.seed or new_seed()  # never guessable from the time
+
+        announced = []
+
+        # The deal's own events (before any decision) come right after `started`.
+        setup = game.new_match(config, seed).log.events
+
+        def started(message: bot_pb2.MatchStart) -> None:
+            nonlocal shown
+            queue.put_nowait(arena_pb2.ChallengeEvent(started=message))
+            for index, event in enumerate(setup):
+                if event.visible_to(0):
+                    queue.put_nowait(arena_pb2.ChallengeEvent(event=event_message(index, event)))
+            shown = len(setup)
+
+        def aborted(verdict: str, reason: str) -> None:
+            # The challenger's seat forfeits: say so now, before the moves played for it.
+            announced.append(verdict)
+            queue.put_nowait(
+                arena_pb2.ChallengeEvent(
+                    failure=arena_pb2.ChallengeFailure(seat=0, decision=-1, verdict=verdict, detail=reason)
+                )
+            )
 
         async def play() -> None:
             try:
@@ -607,13 +821,15 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                     game,
                     config,
                     seed,
-                    seats,
+                    [_Announcing(seats[0], started, aborted), *seats[1:]],
                     policy=ErrorPolicy("forfeit"),
                     clock=clock,
                     on_decision=on_decision,
                     match_id=f"challenge-{uuid.uuid4().hex[:8]}",
                 )
                 for failure in record.failures:
+                    if failure.seat == 0 and announced:
+                        continue  # said when it happened
                     queue.put_nowait(
                         arena_pb2.ChallengeEvent(
                             failure=arena_pb2.ChallengeFailure(
@@ -649,3 +865,31 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         finally:
             if not task.done():
                 task.cancel()
+
+
+class _Announcing:
+    """The challenger's player, reporting its ``start`` (as its seat sees it) and its abort
+    (a forfeit) to the challenge stream as they happen; everything else is the player's own."""
+
+    def __init__(
+        self, player: Any, on_start: Callable[[bot_pb2.MatchStart], None], on_abort: Callable[[str, str], None]
+    ) -> None:
+        self._player = player
+        self._on_start = on_start
+        self._on_abort = on_abort
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._player, name)
+
+    async def start_async(self, message: bot_pb2.MatchStart) -> Any:
+        self._on_start(message)
+        native = getattr(self._player, "start_async", None)
+        return await native(message) if native is not None else self._player.start(message)
+
+    async def abort_async(self, verdict: str, reason: str) -> None:
+        self._on_abort(verdict, reason)
+        native = getattr(self._player, "abort_async", None)
+        if native is not None:
+            await native(verdict, reason)
+        elif hasattr(self._player, "abort"):
+            self._player.abort(verdict, reason)

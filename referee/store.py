@@ -13,6 +13,9 @@ key                                      type   holds
 ``t:{id}:cancel``                        string set when the tournament is cancelled
 ``t:{id}:finalizing``                    string set once, by the batch that stored the last match
 ``t:{id}:leaderboard``                   string the leaderboard (JSON), written by finalisation
+``owner:{name}:active``                  set    the owner's queued or running tournaments
+``active``                               set    every queued or running tournament (pruned
+                                                as they end; read by the sweeper and metrics)
 ``game:{game}:tournaments``              zset   finalised tournament ids of a game
 ``game:{game}:leaderboard``              string the game's leaderboard across tournaments (JSON)
 ``bots``                                 hash   bot name -> registration (JSON)
@@ -25,6 +28,13 @@ Storing matches, counting them and deciding who finalises happen in one Lua scri
 stored only if its index is new (a redelivered batch never double-counts), ``done`` moves only
 with a newly stored record, and exactly one caller sees ``done == total`` and gets to finalise.
 Nothing is counted as done before it is written.
+
+Status changes are Lua scripts too, so none can overwrite another: ``queued -> running`` only
+from ``queued``; ``cancelled``, ``stopped`` and ``complete`` are terminal (a cancel that lands as
+a batch starts stays cancelled; a cancel of an ended tournament changes nothing and leaves no
+key). Once the cancel flag is set no record is stored any more, so ``done`` stops moving and the
+leaderboard of a cancelled tournament is exactly what was played before the cancel. Creating a
+tournament checks the owner's running-tournament limit and reserves a place in one script.
 
 Records of finished tournaments expire after ``retention_days`` (default 30, or the
 ``ARENA_RETENTION_DAYS`` environment variable of the workers; 0 = keep forever); tournament
@@ -52,15 +62,17 @@ PREFIX = "arena:v1:"
 DEFAULT_RETENTION_DAYS = int(os.environ.get("ARENA_RETENTION_DAYS", "30"))
 
 _STORE_MATCHES = """
--- KEYS: matches, tournament, events, finalizing ; ARGV: index1, record1, index2, record2, ...
+-- KEYS: matches, tournament, events, finalizing, cancel ; ARGV: index1, record1, index2, record2, ...
 -- Returns new1, done1, finalize1, new2, ... : each record stored only if its index is new,
 -- counted only if stored, and finalize set for the one store that completes the tournament.
 local total = tonumber(redis.call('HGET', KEYS[2], 'total'))
 local out = {}
+-- A cancelled or ended tournament stores nothing more: its results are final.
+local closed = redis.call('EXISTS', KEYS[5]) == 1
 for i = 1, #ARGV, 2 do
   local new, finalize = 0, 0
   local done
-  if redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1]) == 1 then
+  if not closed and redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1]) == 1 then
     new = 1
     done = redis.call('HINCRBY', KEYS[2], 'done', 1)
     redis.call('XADD', KEYS[3], '*', 'index', ARGV[i])
@@ -77,6 +89,77 @@ end
 return out
 """
 
+ENDED = ("complete", "cancelled", "stopped")
+"""Terminal statuses; before them a tournament is ``queued`` then ``running``."""
+
+_ACTIVE_PRUNE = """
+local function active_count(set_key, prefix)
+  for _, id in ipairs(redis.call('SMEMBERS', set_key)) do
+    local status = redis.call('HGET', prefix .. id, 'status')
+    if status ~= 'queued' and status ~= 'running' then
+      redis.call('SREM', set_key, id)
+    end
+  end
+  return redis.call('SCARD', set_key)
+end
+"""
+
+_CREATE = (
+    _ACTIVE_PRUNE
+    + """
+-- KEYS: tournament, tournaments zset, owner's active set, everyone's active set
+-- ARGV: created, spec, total, batches, owner, limit (0: none), id, tournament key prefix
+-- Returns 1 (created), 0 (the id exists), or -n (the owner has n active, at the limit).
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local limit = tonumber(ARGV[6])
+if limit > 0 then
+  local n = active_count(KEYS[3], ARGV[8])
+  if n >= limit then return -n end
+end
+redis.call('HSET', KEYS[1], 'created', ARGV[1], 'spec', ARGV[2], 'status', 'queued', 'total', ARGV[3],
+           'done', 0, 'batches', ARGV[4], 'owner', ARGV[5])
+redis.call('ZADD', KEYS[2], ARGV[1], ARGV[7])
+if ARGV[5] ~= '' then redis.call('SADD', KEYS[3], ARGV[7]) end
+redis.call('SADD', KEYS[4], ARGV[7])
+return 1
+"""
+)
+
+_TRANSITION = """
+-- KEYS: tournament, cancel flag ; ARGV: new status, 'flag' to set the cancel flag, now
+-- Moves a live (queued or running) tournament to a new status; returns the status it has after.
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return false end
+local live = status == 'queued' or status == 'running'
+if ARGV[1] == 'running' then
+  if status == 'queued' then
+    redis.call('HSET', KEYS[1], 'status', 'running', 'started', ARGV[3])
+    return 'running'
+  end
+  return status
+end
+if not live then return status end
+if ARGV[2] == 'flag' then redis.call('SET', KEYS[2], '1') end
+redis.call('HSET', KEYS[1], 'status', ARGV[1])
+if ARGV[1] == 'complete' or ARGV[1] == 'cancelled' or ARGV[1] == 'stopped' then
+  redis.call('HSET', KEYS[1], 'ended', ARGV[3])
+end
+return ARGV[1]
+"""
+
+_FINISH = """
+-- KEYS: tournament, cancel flag ; ARGV: status wanted (complete or stopped), now
+-- Finalisation's last word: cancelled stays cancelled (terminal), otherwise the status wanted.
+-- A stopped tournament (the SPRT decided) stays stopped too.
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return false end
+if status ~= 'cancelled' and status ~= 'stopped' then
+  status = ARGV[1]
+end
+redis.call('HSET', KEYS[1], 'status', status, 'finished', ARGV[2])
+return status
+"""
+
 _ACQUIRE = """
 -- KEYS: lease zset ; ARGV: now, expiry, limit, lease id
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
@@ -86,6 +169,14 @@ if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
 end
 return 0
 """
+
+
+class ActiveLimit(Exception):
+    """The owner already has as many running tournaments as allowed."""
+
+    def __init__(self, active: int) -> None:
+        super().__init__(f"{active} tournaments running")
+        self.active = active
 
 
 @dataclass(frozen=True)
@@ -122,6 +213,9 @@ class Store:
             )
             self._pid = os.getpid()
             self._store_matches = self._client.register_script(_STORE_MATCHES)
+            self._create = self._client.register_script(_CREATE)
+            self._transition = self._client.register_script(_TRANSITION)
+            self._finish = self._client.register_script(_FINISH)
             self._acquire = self._client.register_script(_ACQUIRE)
         return self._client
 
@@ -134,24 +228,52 @@ class Store:
     # -- tournaments --------------------------------------------------------------------------
 
     def create_tournament(
-        self, tournament_id: str, spec: TournamentSpec, total: int, batches: int, owner: str = ""
+        self,
+        tournament_id: str,
+        spec: TournamentSpec,
+        total: int,
+        batches: int,
+        owner: str = "",
+        *,
+        limit: int = 0,
     ) -> bool:
-        """Record a new tournament; False if the id exists already (nothing is overwritten)."""
-        key = self.key("t", tournament_id)
-        created = time.time()
-        if not self.redis.hsetnx(key, "created", created):
-            return False
-        fields = {
-            "spec": json.dumps(spec.to_json()),
-            "status": "queued",
-            "total": total,
-            "done": 0,
-            "batches": batches,
-            "owner": owner,
-        }
-        self.redis.hset(key, mapping=fields)
-        self.redis.zadd(self.key("tournaments"), {tournament_id: created})
-        return True
+        """Record a new tournament; False if the id exists already (nothing is overwritten).
+
+        With ``limit``, the owner may have at most that many queued or running tournaments:
+        the check and the reservation are one script, so a burst of creations cannot pass it
+        together (:class:`ActiveLimit` says how many are running)."""
+        _ = self.redis
+        result = int(
+            self._create(
+                keys=[
+                    self.key("t", tournament_id),
+                    self.key("tournaments"),
+                    self.key("owner", owner, "active"),
+                    self.key("active"),
+                ],
+                args=[
+                    time.time(),
+                    json.dumps(spec.to_json()),
+                    total,
+                    batches,
+                    owner,
+                    limit,
+                    tournament_id,
+                    self.key("t", ""),
+                ],
+            )
+        )
+        if result < 0:
+            raise ActiveLimit(-result)
+        return result == 1
+
+    def active_tournaments(self, owner: str) -> int:
+        """The owner's queued or running tournaments (all of them, however old)."""
+        ids = [t.decode() for t in self.redis.smembers(self.key("owner", owner, "active"))]
+        pipe = self.redis.pipeline(transaction=False)
+        for tournament_id in ids:
+            pipe.hget(self.key("t", tournament_id), "status")
+        return sum(1 for status in pipe.execute() if status in (b"queued", b"running"))
 
     def tournament(self, tournament_id: str) -> dict[str, Any] | None:
         raw = self.redis.hgetall(self.key("t", tournament_id))
@@ -174,28 +296,55 @@ class Store:
     def tournaments(self, limit: int = 100) -> list[str]:
         return [t.decode() for t in self.redis.zrevrange(self.key("tournaments"), 0, limit - 1)]
 
+    def active_ids(self) -> list[str]:
+        """Every queued or running tournament, however old (ended ones are pruned here)."""
+        ids = [t.decode() for t in self.redis.smembers(self.key("active"))]
+        pipe = self.redis.pipeline(transaction=False)
+        for tournament_id in ids:
+            pipe.hget(self.key("t", tournament_id), "status")
+        live = []
+        for tournament_id, status in zip(ids, pipe.execute(), strict=True):
+            if status in (b"queued", b"running"):
+                live.append(tournament_id)
+            else:
+                self.redis.srem(self.key("active"), tournament_id)
+        return sorted(live)
+
+    def tournament_page(self, start: int, count: int) -> list[str]:
+        """Tournament ids, newest first, from position ``start``."""
+        return [t.decode() for t in self.redis.zrevrange(self.key("tournaments"), start, start + count - 1)]
+
     def mark_running(self, tournament_id: str) -> None:
-        """queued -> running, once, when the first batch starts."""
-        key = self.key("t", tournament_id)
-        if self.redis.hsetnx(key, "started", time.time()):
-            self.redis.hset(key, "status", "running")
+        """queued -> running, once, when the first batch starts (never over a cancel)."""
+        self._move(tournament_id, "running")
 
-    def set_status(self, tournament_id: str, status: str, **extra: object) -> None:
-        self.redis.hset(self.key("t", tournament_id), mapping={"status": status, **extra})
+    def _move(self, tournament_id: str, status: str, flag: bool = False) -> str | None:
+        _ = self.redis
+        keys = [self.key("t", tournament_id), self.key("t", tournament_id, "cancel")]
+        after = self._transition(keys=keys, args=[status, "flag" if flag else "", time.time()])
+        return None if after is None else after.decode()
 
-    def cancel(self, tournament_id: str) -> bool:
-        if not self.redis.exists(self.key("t", tournament_id)):
-            return False
-        self.redis.set(self.key("t", tournament_id, "cancel"), "1")
-        status = self.redis.hget(self.key("t", tournament_id), "status")
-        if status not in (b"complete", b"stopped"):
-            self.set_status(tournament_id, "cancelled")
-        return True
+    def cancel(self, tournament_id: str) -> str | None:
+        """Cancel a queued or running tournament. Returns its status afterwards (``cancelled``,
+        or the status it had already ended with, untouched), or None if there is no such
+        tournament. Only a live tournament gets the cancel flag."""
+        return self._move(tournament_id, "cancelled", flag=True)
 
-    def stop(self, tournament_id: str) -> None:
+    def stop(self, tournament_id: str) -> str | None:
         """Stop a tournament that has its answer (an SPRT decided): like cancel, status stopped."""
-        self.redis.set(self.key("t", tournament_id, "cancel"), "1")
-        self.set_status(tournament_id, "stopped")
+        return self._move(tournament_id, "stopped", flag=True)
+
+    def finish(self, tournament_id: str, status: str) -> str | None:
+        """Finalisation's status (complete, or stopped); a cancelled tournament stays cancelled.
+        Returns the status it ends with."""
+        _ = self.redis
+        keys = [self.key("t", tournament_id), self.key("t", tournament_id, "cancel")]
+        after = self._finish(keys=keys, args=[status, time.time()])
+        return None if after is None else after.decode()
+
+    def claim_finalize(self, tournament_id: str) -> bool:
+        """True for exactly one caller: who finalises (a cancelled tournament has no last store)."""
+        return bool(self.redis.set(self.key("t", tournament_id, "finalizing"), "1", nx=True))
 
     def is_cancelled(self, tournament_id: str) -> bool:
         return bool(self.redis.exists(self.key("t", tournament_id, "cancel")))
@@ -214,6 +363,7 @@ class Store:
             self.key("t", tournament_id),
             self.key("t", tournament_id, "events"),
             self.key("t", tournament_id, "finalizing"),
+            self.key("t", tournament_id, "cancel"),
         ]
         args: list[object] = []
         for index, record in records:
@@ -240,6 +390,10 @@ class Store:
             return []
         blobs = self.redis.hmget(self.key("t", tournament_id, "matches"), indices)
         return [decompress(blob) for blob in blobs if blob is not None]
+
+    def stored_match_indices(self, tournament_id: str) -> list[int]:
+        """The indices of the stored matches, in schedule order (no record is read)."""
+        return sorted(int(k) for k in self.redis.hkeys(self.key("t", tournament_id, "matches")))
 
     def matches(self, tournament_id: str) -> list[MatchRecord]:
         """Every stored record of a tournament, in schedule order."""

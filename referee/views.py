@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from google.protobuf import descriptor_pb2
+from google.protobuf import descriptor_pb2, timestamp_pb2
 
 from arena.engine import Game, GameMeta
 from arena.protocol import event_message, option_text
@@ -66,11 +67,15 @@ def game_description(game: Game, builtin_bots: list[str]) -> arena_pb2.GameDescr
     )
 
 
-def leaderboard(board: dict[str, Any], tournament_id: str = "") -> arena_pb2.Leaderboard:
+def leaderboard(board: dict[str, Any], tournament_id: str = "", *, failures: bool = True) -> arena_pb2.Leaderboard:
+    """The board as a message; ``failures=False`` while its tournament runs (a bot's failures
+    are its owner's business until the end)."""
     rows = []
     for row in board.get("leaderboard", []):
         rows.append(
             arena_pb2.LeaderboardRow(
+                failures=(row.get("failures") or {}) if failures else {},
+                mean_decision_ms=row.get("mean_decision_ms"),
                 rank=row.get("rank", 0),
                 bot=row["bot"],
                 rating=row["rating"],
@@ -90,28 +95,76 @@ def leaderboard(board: dict[str, Any], tournament_id: str = "") -> arena_pb2.Lea
         matches=board.get("matches", 0),
         rows=rows,
         warning=board.get("warning") or "",
+        status=board.get("status") or "",
+        players=board.get("players") or 0,
     )
+
+
+STATES = {
+    "queued": arena_pb2.TOURNAMENT_STATE_QUEUED,
+    "running": arena_pb2.TOURNAMENT_STATE_RUNNING,
+    "complete": arena_pb2.TOURNAMENT_STATE_COMPLETE,
+    "cancelled": arena_pb2.TOURNAMENT_STATE_CANCELLED,
+    "stopped": arena_pb2.TOURNAMENT_STATE_STOPPED,
+}
+FORMATS = {"round-robin": arena_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN, "gauntlet": arena_pb2.TOURNAMENT_FORMAT_GAUNTLET}
+FORMAT_NAMES = {number: name for name, number in FORMATS.items()}
+VERDICTS = {
+    "timeout": arena_pb2.VERDICT_TIMEOUT,
+    "crash": arena_pb2.VERDICT_CRASH,
+    "stall": arena_pb2.VERDICT_STALL,
+    "illegal": arena_pb2.VERDICT_ILLEGAL,
+    "malformed": arena_pb2.VERDICT_MALFORMED,
+    "protocol": arena_pb2.VERDICT_PROTOCOL,
+    "cancelled": arena_pb2.VERDICT_CANCELLED,
+}
+
+
+def timestamp(seconds: float) -> timestamp_pb2.Timestamp:
+    stamp = timestamp_pb2.Timestamp()
+    stamp.FromNanoseconds(int(seconds * 1e9))
+    return stamp
 
 
 def tournament(info: dict[str, Any]) -> arena_pb2.Tournament:
     spec = info["spec"]
+    created = float(info.get("created", 0.0))
     return arena_pb2.Tournament(
         id=info["id"],
         owner=info.get("owner", ""),
         game=spec["game"],
         status=info["status"],
+        state=STATES.get(info["status"], arena_pb2.TOURNAMENT_STATE_UNSPECIFIED),
         done=info["done"],
         total=info["total"],
         bots=spec["bots"],
         format=spec["format"],
+        format_type=FORMATS.get(spec["format"], arena_pb2.TOURNAMENT_FORMAT_UNSPECIFIED),
         players=spec["players"],
         repeats=spec["repeats"],
-        created=float(info.get("created", 0.0)),
+        created=created,
+        create_time=timestamp(created),
     )
 
 
-def match_summary(tournament_id: str, record: MatchRecord) -> arena_pb2.MatchSummary:
+def failure(tournament_id: str, match_id: str, decision: int, verdict: str, detail: str) -> arena_pb2.BotFailure:
+    return arena_pb2.BotFailure(
+        tournament_id=tournament_id,
+        match_id=f"{tournament_id}:{match_id}",
+        decision=decision,
+        verdict=verdict,
+        verdict_type=VERDICTS.get(verdict, arena_pb2.VERDICT_UNSPECIFIED),
+        detail=detail,
+    )
+
+
+def match_summary(
+    tournament_id: str, record: MatchRecord, mine: Callable[[int], bool] | None = None
+) -> arena_pb2.MatchSummary:
+    """A match's summary; with ``mine`` (while its tournament runs, for an owner) failures and
+    forfeits are shown only for the seats ``mine`` accepts: another owner's are private."""
     result = record.result
+    shown = mine or (lambda seat: True)
     return arena_pb2.MatchSummary(
         id=f"{tournament_id}:{record.match_id}",
         index=int(record.tournament.get("index", 0)),
@@ -121,12 +174,12 @@ def match_summary(tournament_id: str, record: MatchRecord) -> arena_pb2.MatchSum
                 bot=record.seats[s]["bot"],
                 score=float(result["scores"][s]),
                 rank=int(result["ranks"][s]),
-                forfeited=bool(result["forfeited"][s]),
+                forfeited=bool(result["forfeited"][s]) and shown(s),
             )
             for s in range(len(record.seats))
         ],
         decisions=len(record.decisions),
-        failures=len(record.failures),
+        failures=sum(1 for f in record.failures if shown(f.seat)),
     )
 
 
@@ -143,4 +196,5 @@ def bot(data: dict[str, Any], name: str, *, show_endpoint: bool) -> arena_pb2.Bo
         endpoint=data["endpoint"] if show_endpoint else "",
         enabled=data["enabled"],
         created=data["created"],
+        create_time=timestamp(data["created"]),
     )

@@ -39,3 +39,29 @@ def test_bots_import_no_services():
         if "examples" in path.parts:
             continue
         assert not imports_of(path) & {"workers", "celery", "redis"}, path
+
+
+def cli_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.startswith("arena.cli"))
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("arena.cli"):
+            found.add(node.module)
+    return found
+
+
+def test_nothing_below_the_cli_imports_the_cli():
+    """Issue 10 25: the CLI composes; workers, the referee, bots and the domain use what lies
+    below it (players: referee.players, logging: arena.logs), never the CLI itself."""
+    offenders = {}
+    for package in ("arena", "referee", "workers", "bots"):
+        for path in (ROOT / package).rglob("*.py"):
+            rel = path.relative_to(ROOT)
+            if rel.parts[:2] == ("arena", "cli") or rel == Path("arena/__main__.py"):  # `python -m arena`
+                continue
+            found = cli_imports(path)
+            if found:
+                offenders[str(rel)] = sorted(found)
+    assert not offenders, offenders

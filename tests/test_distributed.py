@@ -7,6 +7,7 @@ Redis restart, cancellation, and the per-bot concurrency limit (with slot recove
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -218,3 +219,82 @@ def test_the_service_sweeper_recovers_a_lost_batch_with_no_client_following(tmp_
 
             wait_for(complete, 90, "the sweeper to recover the batch", interval=0.5)
             assert_exactly_once(store, "swept", total)
+
+
+def test_a_cancelled_distributed_run_says_so_everywhere(tmp_path):
+    """Issue 10 6 and 20: the following client exits non-zero saying "cancelled"; one status
+    everywhere (store, tournament.json, both leaderboards); the board of what was played is
+    stored and marked; the finished counter counts it; done stops; a cancel of an ended run is
+    refused and leaves no key."""
+    from tests.services import metric
+
+    out = tmp_path / "run"
+    with redis_server(tmp_path) as server, workers(server.url, tmp_path, count=1, concurrency=2) as (worker,):
+        store = Store(server.url)
+        args = ["tournament", "--game", "skyfive", "--bots", ",".join(BOTS), "--repeats", "400", "--seed", "3"]
+        args += ["--broker", server.url, "--out", str(out), "--json"]
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        follower = subprocess.Popen(
+            [sys.executable, "-m", "arena", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        )
+        try:
+            status_file = out / "tournament.json"
+            tournament_id = wait_for(
+                lambda: status_file.exists() and json.loads(status_file.read_text())["id"], 60, "id"
+            )
+            wait_for(lambda: (store.tournament(tournament_id) or {}).get("done", 0) >= 10, 60, "some progress")
+            cancel = ["tournament", "cancel", tournament_id, "--broker", server.url]
+            done = subprocess.run([sys.executable, "-m", "arena", *cancel], capture_output=True, text=True, cwd=ROOT)
+            assert done.returncode == 0, done.stderr
+            _, err = follower.communicate(timeout=60)
+        finally:
+            follower.kill()
+            follower.wait()
+        assert follower.returncode == 1 and "cancelled" in err, err
+        assert json.loads(status_file.read_text())["status"] == "cancelled"
+        assert json.loads((out / "leaderboard.json").read_text())["status"] == "cancelled"
+        board = wait_for(lambda: store.leaderboard(tournament_id), 30, "the stored leaderboard")
+        info = store.tournament(tournament_id)
+        assert info["status"] == board["status"] == "cancelled" and board["matches"] == info["done"] < info["total"]
+        time.sleep(1.0)
+        assert store.tournament(tournament_id)["done"] == info["done"]
+        finished = wait_for(
+            lambda: metric(worker.scrape(), "arena_tournaments_finished_total", status="cancelled"), 30, "the counter"
+        )
+        assert finished == 1
+        again = subprocess.run([sys.executable, "-m", "arena", *cancel], capture_output=True, text=True, cwd=ROOT)
+        assert again.returncode == 2 and "already ended" in again.stderr
+
+        start(server.url, "small", spec(repeats=1), batch_size=6)
+        wait_for(lambda: store.tournament("small")["status"] == "complete", 60, "a complete tournament")
+        late = ["tournament", "cancel", "small", "--broker", server.url]
+        refused = subprocess.run([sys.executable, "-m", "arena", *late], capture_output=True, text=True, cwd=ROOT)
+        assert refused.returncode != 0 and "already ended (complete)" in refused.stderr
+        assert not store.redis.exists(store.key("t", "small", "cancel"))
+        assert store.tournament("small")["status"] == "complete"
+    # Issue 10 24: at INFO a worker writes one line per batch (and per tournament), not per task.
+    lines = [json.loads(line) for line in worker.log.read_text().splitlines() if line.startswith("{")]
+    per_task = [line for line in lines if line["logger"] in ("celery.app.trace", "celery.worker.strategy")]
+    assert not per_task, per_task[:3]
+    ours = {line["message"] for line in lines if line["logger"] == "workers.tasks"}
+    assert "batch done" in ours and ours <= {"batch done", "tournament started", "tournament finished"}
+
+
+def test_a_worker_never_holds_a_match_past_its_bound(tmp_path):
+    """Issue 10 9b: however generous the clock, a worker ends a match after ARENA_MATCH_SECONDS
+    (3 s here): the remote seat still asked gets a timeout and the match is played out."""
+    with (
+        redis_server(tmp_path) as server,
+        workers(server.url, tmp_path, count=1, concurrency=1, env={"ARENA_MATCH_SECONDS": "3"}),
+        bot_process(misbehaving("sleep", "--at", "0", "--sleep", "120")) as slow,
+    ):
+        store = Store(server.url)
+        s = TournamentSpec(game="rolldice", bots=(slow, "random"), players=2, clock={"decision": 60_000})
+        began = time.monotonic()
+        start(server.url, "bounded", s, batch_size=1)
+        wait_for(lambda: store.tournament("bounded")["status"] == "complete", 60, "completion")
+        assert time.monotonic() - began < 30
+        for record in store.matches("bounded"):
+            (failure,) = record.failures
+            assert failure.verdict == "timeout" and "ARENA_MATCH_SECONDS" in failure.detail
+            assert record.ms < 10_000

@@ -19,6 +19,7 @@ import pytest
 from grpc_health.v1 import health as grpc_health
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import REGISTRY, generate_latest
+from prometheus_client.parser import text_string_to_metric_families
 
 from arena.cli.players import make_player
 from arena.executor import LocalExecutor
@@ -379,6 +380,12 @@ def test_a_local_run_serves_metrics_promtool_accepts_and_logs_json(tmp_path):
     scheduled = len(schedule(spec))
     assert metric(text, "arena_tournament_matches_scheduled", tournament=tournament_id, game="skyfive") == scheduled
     assert metric(text, "arena_tournaments_active") == 1
+    # Issue 10 24: the series exists (at 0 between matches in this one-process run).
+    assert any(
+        s.name == "arena_matches_in_progress" and s.labels.get("game") == "skyfive"
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    )
     assert proc.returncode == 130
     lines = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
     assert {"tournament started", "tournament finished"} <= {line["message"] for line in lines}
@@ -443,3 +450,48 @@ def test_a_worker_node_serves_all_its_processes_and_forgets_dead_ones(tmp_path):
         promtool_check(text)
     # A clean shutdown: every pool process said it was gone.
     assert not list(directory.glob("gauge_live*.db"))
+
+
+def test_sigterm_to_a_local_tournament_leaves_no_pool_process_behind(tmp_path):
+    """Issue 10 9e: SIGTERM stops a local run like Ctrl-C: its pool processes end with it."""
+    out = tmp_path / "run"
+    run = ["tournament", "--game", "skyfive", "--repeats", "3000", "--workers", "2", "--out", str(out), "--json"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", *run], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT
+    )
+    try:
+        matches = out / "matches.jsonl"
+        wait_for(lambda: matches.exists() and matches.stat().st_size > 0, 120, "a first match")
+        pool = _children(proc.pid)
+        assert pool, "the run has no pool processes"
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+
+    def alive(pid: int) -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+        except OSError:
+            return False
+        return state != "Z"
+
+    wait_for(lambda: not any(alive(pid) for pid in pool), 15, "the pool processes to end")
+    assert proc.returncode == 130
+    assert json.loads((out / "tournament.json").read_text())["status"] == "interrupted"
+
+
+def test_metrics_bind_loopback_unless_told_otherwise(tmp_path):
+    """Issue 10 9e: every process's /metrics binds 127.0.0.1 by default."""
+    server = metrics.start_metrics_server(0)
+    try:
+        assert server.server_address[0] == "127.0.0.1"
+    finally:
+        server.shutdown()
+    from arena.cli import build_parser
+
+    worker = build_parser().parse_args(["worker"])
+    assert worker.metrics_host == "127.0.0.1"
+    assert build_parser().parse_args(["serve"]).host == "127.0.0.1"

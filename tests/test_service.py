@@ -4,6 +4,7 @@ concurrency, rate limits, graceful shutdown, health and reflection."""
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import threading
@@ -19,7 +20,7 @@ from arena.record import MatchRecord, replay
 from arena.registry import get_game
 from arena.v1 import arena_pb2, arena_pb2_grpc
 from referee.auth import create_owner
-from referee.errors import bad_request_field
+from referee.errors import bad_request_field, retry_after
 from referee.store import Store
 from tests.remote_helpers import bot_process, misbehaving, served
 from tests.services import ROOT, redis_server, service, wait_for, workers
@@ -98,6 +99,9 @@ def test_lifecycle_with_two_remote_sdk_bots(stack, tmp_path):
     assert [(r.bot, r.rating) for r in board.rows] == [(r.bot, r.rating) for r in final.rows]
     game_board = alice.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game="skyfive"))
     assert "alice-heuristic" in {r.bot for r in game_board.rows}
+    # Issue 10 16: a game's board has each bot's results, not zeros.
+    row = next(r for r in game_board.rows if r.bot == "alice-heuristic")
+    assert row.wins + row.draws + row.losses == row.games > 0 and row.mean_score > 0 and row.mean_rank >= 1
 
     matches = alice.ListMatches(arena_pb2.ListMatchesRequest(tournament_id=created.id))
     assert matches.total == 18 and len(matches.matches) == 18
@@ -151,7 +155,13 @@ def test_cli_client_commands(stack):
     assert len(bad.stderr.strip().splitlines()) == 1
     challenge = arena("challenge", "--bot", "bob-bot", "--game", "skyfive", "--opponents", "heuristic", "--seed", "3")
     assert challenge.returncode == 0, challenge.stderr
-    assert "you chose" in challenge.stdout and "rank" in challenge.stdout
+    assert "you chose" in challenge.stdout and "result: #" in challenge.stdout
+    # Issue 10 22: the seat-to-bot map first, events with their real seats, a result line.
+    assert challenge.stdout.startswith("you are seat 0 (bob-bot); seats: 0 ")
+    assert "[seat -1" not in challenge.stdout and " -1 " not in challenge.stdout
+    shown = arena("matches", "get", first)
+    assert shown.returncode == 0 and "seats: 0 " in shown.stdout and "\nresult: #1 " in shown.stdout
+    assert "  [table] " in shown.stdout or "  [seat " in shown.stdout
 
 
 INVALID = [
@@ -295,7 +305,21 @@ def test_privacy_while_a_tournament_runs(stack):
         running_view = alice.GetMatch(arena_pb2.GetMatchRequest(id=first.id))
         assert not running_view.spectator
         assert all(e.kind != "deal" for e in running_view.events)  # dealt hands are private events
-        assert MatchRecord.loads(running_view.record_json).failures == []  # Bob's errors hidden from Alice
+        # Issue 10 9a: no record (its seed deals the other rotations' hidden hands) until the end.
+        assert running_view.record_json == ""
+        assert running_view.summary.failures == 0 and not any(s.forfeited for s in running_view.summary.seats)
+        # Issue 10 9: the same rule on every call: Alice's listing hides Bob's failures and forfeits.
+        alice_list = alice.ListMatches(arena_pb2.ListMatchesRequest(tournament_id=t.id)).matches
+        bob_list = bob.ListMatches(arena_pb2.ListMatchesRequest(tournament_id=t.id)).matches
+        assert all(m.failures == 0 for m in alice_list) and any(m.failures for m in bob_list)
+        failure = bob.GetBot(arena_pb2.GetBotRequest(name="bob-flaky")).recent_failures[0]
+        assert failure.verdict_type == arena_pb2.VERDICT_ILLEGAL
+        assert bob.GetMatch(arena_pb2.GetMatchRequest(id=failure.match_id)).summary.id == failure.match_id
+        assert api(stack, "ops").GetMatch(arena_pb2.GetMatchRequest(id=first.id)).record_json  # operators see all
+        watching = alice.stream("WatchTournament", arena_pb2.WatchTournamentRequest(tournament_id=t.id))
+        live = next(watching)
+        watching.cancel()
+        assert not live.final and all(not row.failures for row in live.leaderboard.rows)
         bob.CancelTournament(arena_pb2.CancelTournamentRequest(tournament_id=t.id))
         wait_for(lambda: alice.GetMatch(arena_pb2.GetMatchRequest(id=first.id)).spectator, 30, "the spectator view")
         ended_view = alice.GetMatch(arena_pb2.GetMatchRequest(id=first.id))
@@ -335,13 +359,18 @@ def test_rate_limit_and_graceful_shutdown_during_a_watch(stack, tmp_path):
     with service(redis.url, tmp_path, "--rate", "5", "--burst", "5", "--grace", "5") as srv:
         client = Api(srv.address, stack["tokens"]["alice"])
         codes = []
+        delays = []
         for _ in range(12):
             try:
                 client.ListGames(arena_pb2.ListGamesRequest())
                 codes.append("OK")
             except grpc.RpcError as error:
                 codes.append(error.code().name)
+                delays.append((retry_after(error), error.details()))
         assert codes[:5] == ["OK"] * 5 and "RESOURCE_EXHAUSTED" in codes
+        # Issue 10 16: the RetryInfo says the delay the message says (not a rounded-up second).
+        for delay, message in delays:
+            assert f"retry in {delay:g}s" in message, (delay, message)
         time.sleep(1.5)  # the bucket refills
 
         t = client.CreateTournament(
@@ -379,3 +408,384 @@ def test_unknown_status_never_leaks_a_traceback(stack):
     store.redis.delete(store.key("game", "vivo", "leaderboard"))
     assert code == grpc.StatusCode.INTERNAL and "incident" in details and "Traceback" not in details
     assert "json" not in details.lower()
+
+
+# -- issue 10: sizes, maxima, limits, privacy, seeds, outages, protocol ------------------------
+
+FIVE = ["random", "heuristic", "heuristic:threshold=2", "heuristic:threshold=4", "heuristic:threshold=5"]
+
+
+def create(game: str = "skyfive", bots=("random", "heuristic"), **fields) -> arena_pb2.CreateTournamentRequest:
+    return arena_pb2.CreateTournamentRequest(game=game, bots=list(bots), **fields)
+
+
+BEYOND = [
+    (create(repeats=10_001), "repeats"),
+    (create(repeats=0), "repeats"),  # item 20: the CLI refuses it too
+    (create(bots=[f"bot{i}" for i in range(65)]), "bots"),
+    (create(game="rolldice", bots=[*FIVE, "heuristic:threshold=1"], repeats=10_000), "repeats"),
+    (create(clock=arena_pb2.ClockLimits(decision_ms=60_001)), "clock.decision_ms"),
+    (create(clock=arena_pb2.ClockLimits(bank_ms=2**32 - 1)), "clock.bank_ms"),
+    (create(clock=arena_pb2.ClockLimits(startup_ms=2**32 - 1)), "clock.startup_ms"),
+    (create(clock=arena_pb2.ClockLimits(decision_ms=0)), "clock.decision_ms"),
+    (create(error_budget=2**32 - 1), "error_budget"),
+    (create(bot_concurrency=2**32 - 1), "bot_concurrency"),
+    (create(options={f"k{i}": "v" for i in range(33)}), "options"),
+]
+
+
+@pytest.mark.parametrize(("request_message", "field"), BEYOND, ids=[f for _, f in BEYOND])
+def test_every_number_has_a_maximum_checked_before_anything_is_built(stack, request_message, field):
+    """Issue 10 B and 9b: refused on the request's numbers alone, at once."""
+    began = time.monotonic()
+    code, bad_field, details = code_of(api(stack, "alice").CreateTournament, request_message)
+    assert (code, bad_field) == (grpc.StatusCode.INVALID_ARGUMENT, field), details
+    assert time.monotonic() - began < 5
+
+
+def test_register_bot_refuses_a_port_out_of_range(stack):
+    request = arena_pb2.RegisterBotRequest(name="bad-port", games=["skyfive"], endpoint="grpc://127.0.0.1:99999999")
+    code, field, _ = code_of(api(stack, "alice").RegisterBot, request)
+    assert (code, field) == (grpc.StatusCode.INVALID_ARGUMENT, "endpoint")
+
+
+def test_creating_at_the_maximum_is_quick_and_a_cancel_is_final(stack):
+    """Issue 10 18, E and 6: 200,000 matches are accepted in seconds (one message; the workers
+    fan the batches out); a cancel is terminal, done stops and the board of what was played is
+    stored and marked."""
+    ops = api(stack, "ops")
+    began = time.monotonic()
+    t = ops.CreateTournament(create(game="rolldice", bots=FIVE, repeats=10_000), timeout=30)
+    assert t.total == 200_000 and time.monotonic() - began < 5
+    store: Store = stack["store"]
+    wait_for(lambda: store.tournament(t.id)["done"] > 0, 60, "a first match")
+    assert ops.CancelTournament(arena_pb2.CancelTournamentRequest(tournament_id=t.id)).status == "cancelled"
+    board = wait_for(lambda: store.leaderboard(t.id), 60, "the cancelled tournament's leaderboard")
+    done = store.tournament(t.id)["done"]
+    assert board["status"] == "cancelled" and board["matches"] == done < 200_000
+    time.sleep(1.5)
+    info = store.tournament(t.id)
+    assert info["done"] == done and info["status"] == "cancelled"
+    reply = ops.GetLeaderboard(arena_pb2.GetLeaderboardRequest(tournament_id=t.id))
+    assert reply.status == "cancelled" and reply.matches == done
+    final = ops.GetTournament(arena_pb2.GetTournamentRequest(tournament_id=t.id))
+    assert final.state == arena_pb2.TOURNAMENT_STATE_CANCELLED and final.create_time.seconds > 0
+
+
+def test_a_burst_of_creations_cannot_pass_the_running_limit(stack):
+    """Issue 10 9d: 30 creations at once by one owner; at most 10 running."""
+    store: Store = stack["store"]
+    dave = Api(stack["service"].address, create_owner(store, "dave"))
+
+    def one(n: int) -> str:
+        try:
+            return dave.CreateTournament(create(repeats=500, seed=n + 1)).id
+        except grpc.RpcError as error:
+            assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, error.details()
+            return ""
+
+    with ThreadPoolExecutor(30) as pool:
+        created = [t for t in pool.map(one, range(30)) if t]
+    try:
+        assert len(created) == 10 and store.active_tournaments("dave") == 10
+    finally:
+        for tournament_id in created:
+            dave.CancelTournament(arena_pb2.CancelTournamentRequest(tournament_id=tournament_id))
+
+
+def test_default_seeds_are_unpredictable_and_recorded(stack):
+    """Issue 10 9a: no seed asked, a fresh one from the OS's randomness, kept in the spec."""
+    alice = api(stack, "alice")
+    store: Store = stack["store"]
+    ids = [alice.CreateTournament(create(game="rolldice", repeats=1)).id for _ in range(2)]
+    seeds = [store.spec(t).seed for t in ids]
+    assert seeds[0] != seeds[1] and 1 not in seeds
+    chosen = alice.CreateTournament(create(game="rolldice", seed=7)).id
+    assert store.spec(chosen).seed == 7
+    for t in [*ids, chosen]:
+        watch_to_end(alice, t)
+
+
+def test_a_clock_value_of_zero_can_be_asked(stack):
+    """Issue 10 16: `optional` clock fields; unset fields take the defaults."""
+    t = api(stack, "alice").CreateTournament(
+        create(game="rolldice", clock=arena_pb2.ClockLimits(bank_ms=0, max_strikes=0, decision_ms=500))
+    )
+    assert stack["store"].spec(t.id).clock == {"bank": 0, "strikes": 0, "decision": 500}
+    watch_to_end(api(stack, "alice"), t.id)
+
+
+def test_unknown_games_get_the_same_code_from_every_call(stack):
+    alice = api(stack, "alice")
+    calls = [
+        (alice.DescribeGame, arena_pb2.DescribeGameRequest(game="chess")),
+        (alice.GetLeaderboard, arena_pb2.GetLeaderboardRequest(game="chess")),
+        (alice.ListBots, arena_pb2.ListBotsRequest(game="chess")),
+        (alice.ListTournaments, arena_pb2.ListTournamentsRequest(game="chess")),
+        (alice.CreateTournament, create(game="chess")),
+    ]
+    for call, request in calls:
+        code, field, _ = code_of(call, request)
+        assert (code, field) == (grpc.StatusCode.INVALID_ARGUMENT, "game"), request
+
+
+def test_list_calls_page_with_tokens(stack):
+    alice = api(stack, "alice")
+    t = alice.CreateTournament(create(game="rolldice", repeats=3))
+    watch_to_end(alice, t.id)
+    seen, token = [], ""
+    while True:
+        page = alice.ListMatches(arena_pb2.ListMatchesRequest(tournament_id=t.id, limit=4, page_token=token))
+        seen += [m.index for m in page.matches]
+        token = page.next_page_token
+        if not token:
+            break
+    assert seen == list(range(6)) and page.total == 6
+    only = alice.ListMatches(arena_pb2.ListMatchesRequest(tournament_id=t.id, bot="heuristic", limit=1))
+    assert only.total == 6 and "heuristic" in {s.bot for s in only.matches[0].seats}
+    first = alice.ListTournaments(arena_pb2.ListTournamentsRequest(limit=1))
+    second = alice.ListTournaments(arena_pb2.ListTournamentsRequest(limit=1, page_token=first.next_page_token))
+    assert first.next_page_token and first.tournaments[0].id != second.tournaments[0].id
+    bots = alice.ListBots(arena_pb2.ListBotsRequest(page_size=1))
+    if bots.next_page_token:
+        more = alice.ListBots(arena_pb2.ListBotsRequest(page_size=1, page_token=bots.next_page_token))
+        assert more.bots[0].name > bots.bots[0].name
+    assert code_of(alice.ListMatches, arena_pb2.ListMatchesRequest(tournament_id=t.id, limit=501))[1] == "limit"
+
+
+def test_a_challenge_sends_started_first_and_the_decision_before_its_events(stack):
+    """Issue 10 12 and 22."""
+    alice = api(stack, "alice")
+    bot_a, _ = stack["bots"]
+    with contextlib.suppress(grpc.RpcError):
+        alice.RegisterBot(arena_pb2.RegisterBotRequest(name="alice-challenger", games=["skyfive"], endpoint=bot_a))
+    request = arena_pb2.ChallengeRequest(bot="alice-challenger", game="skyfive", opponents=["random"])
+    events = list(alice.stream("Challenge", request))
+    assert events[0].WhichOneof("body") == "started"
+    assert events[0].started.seat == 0 and events[0].started.seat_names[0]
+    assert events[1].WhichOneof("body") == "event" and events[1].event.index == 0  # the deal, before any move
+    assert events[-1].WhichOneof("body") == "finished"
+    decisions = [i for i, e in enumerate(events) if e.WhichOneof("body") == "decision"]
+    shown = [e.event.index for e in events if e.WhichOneof("body") == "event"]
+    assert shown == sorted(shown)
+    for i in decisions:  # the events after a decision are the ones it caused
+        following = next((e for e in events[i + 1 :] if e.WhichOneof("body") == "event"), None)
+        assert following is None or following.event.index >= events[i].decision.index
+
+
+def test_reflection_serves_v1_and_v1alpha_with_every_games_protocol(stack):
+    """Issue 10 13."""
+    from grpc_reflection.v1alpha import reflection_pb2 as messages
+
+    channel = grpc.insecure_channel(stack["service"].address)
+    for package in ("v1", "v1alpha"):
+        info = channel.stream_stream(
+            f"/grpc.reflection.{package}.ServerReflection/ServerReflectionInfo",
+            request_serializer=messages.ServerReflectionRequest.SerializeToString,
+            response_deserializer=messages.ServerReflectionResponse.FromString,
+        )
+        requests = [messages.ServerReflectionRequest(list_services="")]
+        requests += [
+            messages.ServerReflectionRequest(file_containing_symbol=f"arena.games.v1.{game}.Observation")
+            for game in ("skyfive", "vivo", "getbit", "rainbow", "petquartet", "rolldice")
+        ]
+        replies = list(info(iter(requests)))
+        services = {s.name for s in replies[0].list_services_response.service}
+        assert {"grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"} <= services
+        for reply in replies[1:]:
+            assert reply.WhichOneof("message_response") == "file_descriptor_response", reply
+
+
+def raw_grpc_call(address: str, path: str, authorization: str, body: bytes = b"") -> tuple[int, str]:
+    """One unary gRPC call over a plain HTTP/2 connection (h2), with metadata grpc's own clients
+    would refuse to send; returns (grpc-status, grpc-message)."""
+    import socket
+
+    import h2.config
+    import h2.connection
+    import h2.events
+
+    host, port = address.rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        connection = h2.connection.H2Connection(
+            h2.config.H2Configuration(client_side=True, validate_outbound_headers=False)
+        )
+        connection.initiate_connection()
+        headers = [
+            (":method", "POST"),
+            (":scheme", "http"),
+            (":path", path),
+            (":authority", address),
+            ("content-type", "application/grpc"),
+            ("te", "trailers"),
+            ("authorization", authorization),
+        ]
+        connection.send_headers(1, headers)
+        connection.send_data(1, b"\x00" + len(body).to_bytes(4, "big") + body, end_stream=True)
+        sock.sendall(connection.data_to_send())
+        found: dict[bytes, bytes] = {}
+        while b"grpc-status" not in found:
+            data = sock.recv(65536)
+            if not data:
+                break
+            for event in connection.receive_data(data):
+                if isinstance(event, h2.events.ResponseReceived | h2.events.TrailersReceived):
+                    found.update(dict(event.headers))
+            sock.sendall(connection.data_to_send())
+    return int(found.get(b"grpc-status", b"-1")), found.get(b"grpc-message", b"").decode()
+
+
+def test_malformed_calls_are_refused_precisely_and_without_internals(stack):
+    """Issue 10 9e: a tab in the bearer value; a request that does not decode; RetryInfo."""
+    # grpc's own clients refuse to send a tab; other clients (and attackers) do: raw HTTP/2.
+    for header in ("Bearer arena_abc\tdef", "Bearer\tarena_abc", "Bearer " + "x" * 300):
+        status, message = raw_grpc_call(stack["service"].address, "/arena.v1.ArenaService/WhoAmI", header)
+        assert status == grpc.StatusCode.UNAUTHENTICATED.value[0], message
+    channel = grpc.insecure_channel(stack["service"].address)
+    raw = channel.unary_unary("/arena.v1.ArenaService/GetBot")  # bytes in, bytes out
+    metadata = (("authorization", f"Bearer {stack['tokens']['alice']}"),)
+    for garbage in (b"\xff\xff\xff\xff", b"\x0a\x05ab"):
+        with pytest.raises(grpc.RpcError) as info:
+            raw(garbage, metadata=metadata, timeout=30)
+        assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT, info.value.details()
+        assert "Error" not in info.value.details() and "decode" in info.value.details()
+
+
+def test_a_redis_outage_is_unavailable_with_a_retry_delay_and_health_follows(tmp_path):
+    """Issue 10 9e: UNAVAILABLE (not INTERNAL) with RetryInfo, no Redis address in any reply,
+    health NOT_SERVING until the store is back."""
+    with redis_server(tmp_path) as redis, service(redis.url, tmp_path) as srv:
+        store = Store(redis.url)
+        token = create_owner(store, "erin")
+        other = create_owner(store, "frank")
+        erin, frank = Api(srv.address, token), Api(srv.address, other)
+        t = erin.CreateTournament(create(game="rolldice"))
+        health = health_pb2_grpc.HealthStub(grpc.insecure_channel(srv.address))
+
+        def status() -> int:
+            return health.Check(health_pb2.HealthCheckRequest(), timeout=10).status
+
+        assert status() == health_pb2.HealthCheckResponse.SERVING
+        redis.stop()
+        wait_for(lambda: status() == health_pb2.HealthCheckResponse.NOT_SERVING, 15, "NOT_SERVING")
+        for client, request_name, request in (
+            (erin, "GetTournament", arena_pb2.GetTournamentRequest(tournament_id=t.id)),  # token cached
+            (frank, "ListGames", arena_pb2.ListGamesRequest()),  # token never seen: the lookup fails
+        ):
+            with pytest.raises(grpc.RpcError) as info:
+                getattr(client, request_name)(request)
+            error = info.value
+            assert error.code() == grpc.StatusCode.UNAVAILABLE, error.details()
+            assert str(redis.port) not in error.details() and "127.0.0.1" not in error.details()
+            assert retry_after(error) == 2.0 and "retry in 2s" in error.details()
+        redis.start()
+        wait_for(lambda: status() == health_pb2.HealthCheckResponse.SERVING, 15, "SERVING again")
+        assert erin.GetTournament(arena_pb2.GetTournamentRequest(tournament_id=t.id)).id == t.id
+
+
+def test_calls_without_a_valid_token_are_rate_limited(tmp_path, stack):
+    """Issue 10 9e: each refused call costs a store lookup; a flood of them is throttled."""
+    with service(stack["redis"].url, tmp_path) as srv:
+        alice = Api(srv.address, stack["tokens"]["alice"])
+        alice.WhoAmI(arena_pb2.WhoAmIRequest())  # a token the service has seen
+        wrong = Api(srv.address, "arena_made-up")
+        codes = []
+        for _ in range(140):
+            try:
+                wrong.WhoAmI(arena_pb2.WhoAmIRequest())
+            except grpc.RpcError as error:
+                codes.append(error.code())
+        assert grpc.StatusCode.UNAUTHENTICATED in codes and grpc.StatusCode.RESOURCE_EXHAUSTED in codes
+        # A token already seen is not held back by the flood.
+        assert alice.WhoAmI(arena_pb2.WhoAmIRequest()).api_version == "1.1"
+
+
+def test_the_service_board_and_the_local_table_are_one_renderer():
+    """Issue 10 21: `--watch` and `leaderboard` print the local run's table (the same columns,
+    the same rows), from the board the service sends."""
+    from rich.console import Console
+
+    from arena import leaderboard
+    from arena.leaderboard_view import from_message, leaderboard_table
+    from arena.tournament import TournamentSpec, play_scheduled, schedule
+    from referee import views
+    from referee.players import make_player
+
+    spec = TournamentSpec(game="rolldice", bots=("random", "heuristic", "heuristic:threshold=4"), players=2, seed=5)
+    board = leaderboard.build(spec, [play_scheduled(spec, m, make_player) for m in schedule(spec)], resamples=20)
+    board["leaderboard"][0]["failures"] = {"timeout": 2, "crash": 1}  # built-in bots never fail
+
+    def text(table) -> list[str]:  # type: ignore[no-untyped-def]
+        console = Console(width=140, record=True)
+        console.print(table)
+        return console.export_text().splitlines()
+
+    local = text(leaderboard_table(board))
+    served = text(leaderboard_table(from_message(views.leaderboard(board, "t"))))
+    assert local[:4] == served[:4]  # title and header
+    for row in board["leaderboard"]:
+        mine = next(line for line in local if f" {row['bot']} " in line)
+        theirs = next(line for line in served if f" {row['bot']} " in line)
+        assert mine == theirs  # every column, failures and decision times included
+
+
+def test_the_token_cache_is_bounded_and_keeps_no_unknown_tokens(tmp_path, monkeypatch):
+    """Issue 10 9e: 120k made-up tokens cost no memory; known ones are kept least-recently-used."""
+    from referee import auth
+
+    monkeypatch.setattr(auth, "CACHE_SIZE", 2)
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        tokens = [create_owner(store, f"owner{i}") for i in range(3)]
+        interceptor = auth.AuthInterceptor(store)
+        for n in range(50):
+            assert interceptor.caller(f"arena_made-up-{n}") is None
+        assert len(interceptor._cache) == 0
+        for token in tokens:
+            assert interceptor.caller(token) is not None
+        assert len(interceptor._cache) == 2 and not interceptor._known(tokens[0]) and interceptor._known(tokens[2])
+
+
+def test_a_challenge_with_a_failing_bot_shows_the_failure_first(stack):
+    """Issue 10 22: the failure when it happens, one line for the moves played for the seat,
+    a result line."""
+    import os
+
+    with bot_process(misbehaving("illegal", "--at", "0")) as address:
+        alice = api(stack, "alice")
+        alice.RegisterBot(arena_pb2.RegisterBotRequest(name="alice-illegal", games=["skyfive"], endpoint=address))
+        env = {**os.environ, "ARENA_SERVER": stack["service"].address, "ARENA_TOKEN": stack["tokens"]["alice"]}
+        out = subprocess.run(
+            [sys.executable, "-m", "arena", "challenge", "--bot", "alice-illegal", "--game", "skyfive", "--seed", "4"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**env, "PYTHONPATH": str(ROOT)},
+            timeout=120,
+        )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    failure = next(i for i, line in enumerate(lines) if line.startswith("FAILURE seat 0"))
+    substituted = [i for i, line in enumerate(lines) if "substituted" in line]
+    assert "illegal" in lines[failure] and substituted and failure < substituted[0]
+    assert len(substituted) == 1 and "more moves played for your forfeited seat" in lines[-2]
+    assert lines[-1].startswith("result: ") and "(forfeited)" in lines[-1]
+
+
+def test_list_matches_reads_only_the_page_it_returns(stack):
+    """Issue 10 9e: ListMatches decodes the records of its page, not the whole tournament (a
+    record outside the page that cannot be decoded does not matter to it)."""
+    alice = api(stack, "alice")
+    store: Store = stack["store"]
+    t = alice.CreateTournament(create(game="rolldice", repeats=2))
+    watch_to_end(alice, t.id)
+    key = store.key("t", t.id, "matches")
+    kept = store.redis.hget(key, 3)
+    store.redis.hset(key, 3, b"not a record")
+    try:
+        page = alice.ListMatches(arena_pb2.ListMatchesRequest(tournament_id=t.id, limit=2))
+        assert page.total == 4 and [m.index for m in page.matches] == [0, 1] and page.next_page_token
+        only = alice.ListMatches(arena_pb2.ListMatchesRequest(tournament_id=t.id, bot="random", limit=1))
+        assert only.total == 4 and len(only.matches) == 1
+    finally:
+        store.redis.hset(key, 3, kept)

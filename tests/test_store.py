@@ -75,3 +75,69 @@ def test_owners_get_tokens_whose_hash_alone_is_stored(store):
         create_owner(store, "alice")
     with pytest.raises(ValueError, match="owner name"):
         create_owner(store, "A!")
+
+
+def test_a_cancel_landing_as_a_batch_starts_stays_cancelled(store):
+    """Issue 10 E: queued -> running must never overwrite a cancel."""
+    store.create_tournament("t", SPEC, total=3, batches=1)
+    assert store.cancel("t") == "cancelled"
+    store.mark_running("t")  # the batch that was already on its way starts
+    assert store.tournament("t")["status"] == "cancelled"
+    assert store.finish("t", "complete") == "cancelled"  # terminal, whoever finalises
+    assert store.tournament("t")["status"] == "cancelled"
+
+
+def test_nothing_is_stored_after_a_cancel_so_done_stops(store):
+    store.create_tournament("t", SPEC, total=3, batches=1)
+    assert store.store_match("t", 0, record(0)).new
+    store.cancel("t")
+    late = store.store_match("t", 1, record(1))
+    assert (late.new, late.done, late.finalize) == (False, 1, False)
+    assert store.tournament("t")["done"] == 1 and len(store.matches("t")) == 1
+    assert store.claim_finalize("t") and not store.claim_finalize("t")
+
+
+def test_cancelling_an_ended_tournament_changes_nothing_and_leaves_no_key(store):
+    store.create_tournament("t", SPEC, total=1, batches=1)
+    store.mark_running("t")
+    store.store_match("t", 0, record(0))
+    assert store.finish("t", "complete") == "complete"
+    assert store.cancel("t") == "complete"
+    assert store.tournament("t")["status"] == "complete"
+    assert not store.redis.exists(store.key("t", "t", "cancel"))
+    assert store.cancel("nope") is None
+
+
+def test_the_running_limit_is_checked_and_reserved_atomically(store):
+    """Issue 10 9d: a burst of creations by one owner cannot pass the limit together."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from referee.store import ActiveLimit
+
+    def create(n: int) -> bool:
+        try:
+            return store.create_tournament(f"t{n}", SPEC, 2, 1, owner="alice", limit=10)
+        except ActiveLimit:
+            return False
+
+    with ThreadPoolExecutor(30) as pool:
+        accepted = [n for n, ok in zip(range(30), pool.map(create, range(30)), strict=True) if ok]
+    assert len(accepted) == 10 and store.active_tournaments("alice") == 10
+    store.cancel(f"t{accepted[0]}")  # an ended tournament frees its place
+    assert create(99) and store.active_tournaments("alice") == 10
+
+
+def test_the_running_limit_sees_an_owners_oldest_tournaments(store):
+    """Issue 10 9f: not only the newest 200 tournaments of everyone count."""
+    from referee.store import ActiveLimit
+
+    for n in range(3):
+        store.create_tournament(f"old{n}", SPEC, 2, 1, owner="alice", limit=3)
+    for n in range(250):
+        store.create_tournament(f"other{n}", SPEC, 2, 1, owner="bob")
+    with pytest.raises(ActiveLimit):
+        store.create_tournament("new", SPEC, 2, 1, owner="alice", limit=3)
+    # The sweeper and the metrics see every live tournament too, and ended ones leave the set.
+    assert {"old0", "old1", "old2", "other0"} <= set(store.active_ids())
+    store.cancel("old0")
+    assert "old0" not in store.active_ids() and len(store.active_ids()) == 252

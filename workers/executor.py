@@ -24,27 +24,18 @@ batches to spread over the workers. ``--batch-size`` overrides.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Sequence
 
 from celery import Celery
 
 from arena.executor import OnRecord
-from arena.tournament import MatchSpec, TournamentSpec, schedule
-from referee.remote import is_remote
+from arena.tournament import MatchSpec, TournamentSpec, schedule_size
 from referee.store import Store
 from workers.app import QUEUE, make_app
-from workers.tasks import patiently
+from workers.tasks import MAX_BATCH, auto_batch_size, patiently  # noqa: F401 (MAX_BATCH: re-exported)
 
-MAX_BATCH = 200
 UNACKED = "unacked"  # kombu's Redis transport: delivered, not yet acknowledged messages
-
-
-def auto_batch_size(spec: TournamentSpec, matches: int) -> int:
-    if any(is_remote(spec.address(bot)) for bot in spec.bots):
-        return 1
-    return max(1, min(MAX_BATCH, math.ceil(matches / 32)))
 
 
 def batches(indices: Sequence[int], size: int) -> list[list[int]]:
@@ -111,9 +102,11 @@ class CeleryExecutor:
         self.batch_size = batch_size
         self.block_ms = block_ms
         self.stall_seconds = stall_seconds
+        self.cancelled = False
+        """Set when the run ended because the tournament was cancelled (run_tournament reads it)."""
 
     def run(self, spec: TournamentSpec, matches: Sequence[MatchSpec], on_record: OnRecord) -> None:
-        total = len(schedule(spec))
+        total = schedule_size(spec)
         if patiently(self.store.create_tournament, self.tournament_id, spec, total, 0):
             enqueue(self.app, self.store, self.tournament_id, spec, [m.index for m in matches], self.batch_size)
         self.follow({m.index for m in matches}, on_record)
@@ -136,7 +129,10 @@ class CeleryExecutor:
                 continue
             now = time.monotonic()
             if now - quiet_since > 2.0 and patiently(self.store.is_cancelled, self.tournament_id):
-                return  # cancelled, and the batches in flight have had time to store their match
+                # Cancelled (nothing is stored after a cancel): the records so far are final.
+                info = patiently(self.store.tournament, self.tournament_id) or {}
+                self.cancelled = info.get("status") == "cancelled"
+                return
             if now - quiet_since > self.stall_seconds and now - checked > self.stall_seconds:
                 checked = now
                 patiently(requeue_missing, self.app, self.store, self.tournament_id)

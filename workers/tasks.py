@@ -23,6 +23,7 @@ the tournament id.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -39,12 +40,12 @@ from celery import Task, shared_task
 from celery.signals import worker_process_shutdown
 
 from arena import leaderboard
-from arena.cli.logs import log_failures
-from arena.cli.players import make_player
+from arena.logs import log_failures
 from arena.record import MatchRecord
-from arena.runner import MatchCancelled
-from arena.tournament import MatchSpec, TournamentSpec, play_scheduled, schedule
+from arena.runner import MatchCancelled, PlayerFailure
+from arena.tournament import MatchSpec, TournamentSpec, groups_of, match_at, play_scheduled, schedule_size
 from referee import metrics
+from referee.players import make_player
 from referee.remote import is_remote
 from referee.store import Store
 
@@ -53,6 +54,12 @@ CANCEL_CHECK_SECONDS = 0.25  # a cancelled tournament stops within this (plus th
 LEASE_SECONDS = float(os.environ.get("ARENA_LEASE_SECONDS", "60"))
 LEASE_POLL_SECONDS = 0.05
 STORE_PATIENCE_SECONDS = 300.0
+MAX_BATCH = 200
+MATCH_SECONDS = float(os.environ.get("ARENA_MATCH_SECONDS", "3600"))
+"""The longest a worker holds one match. The clock maxima (referee.service: decision 60 s, bank
+600 s, grace 10 s, start-up 60 s) let one decision take at most 670 s and the start 60 s; an
+hour is room for five such decisions, far beyond any healthy bot. Past it, every remote seat
+still asked gets a ``timeout`` at once, so the match ends (played out by substitutes)."""
 
 T = TypeVar("T")
 
@@ -71,17 +78,33 @@ def store_for(app: Any) -> Store:
     return _stores[key]
 
 
+class Plan:
+    """A tournament's schedule as a worker needs it: the groups of one repeat (never the whole
+    list of up to 200,000 matches); any match is computed from its index."""
+
+    def __init__(self, spec: TournamentSpec) -> None:
+        self.spec = spec
+        self.groups = groups_of(spec)
+        self.total = schedule_size(spec)
+
+    def __getitem__(self, index: int) -> MatchSpec:
+        return match_at(self.spec, self.groups, index)
+
+    def __len__(self) -> int:
+        return self.total
+
+
 @lru_cache(maxsize=16)
-def _schedule(tournament_id: str, spec_json: str) -> tuple[TournamentSpec, list[MatchSpec]]:
-    spec = TournamentSpec.from_json(json.loads(spec_json))
-    return spec, schedule(spec)
+def _plan(tournament_id: str, spec_json: str) -> Plan:
+    return Plan(TournamentSpec.from_json(json.loads(spec_json)))
 
 
-def tournament_plan(store: Store, tournament_id: str) -> tuple[TournamentSpec, list[MatchSpec]]:
+def tournament_plan(store: Store, tournament_id: str) -> tuple[TournamentSpec, Plan]:
     raw = store.redis.hget(store.key("t", tournament_id), "spec")
     if raw is None:
         raise KeyError(f"no tournament {tournament_id}")
-    return _schedule(tournament_id, raw.decode())
+    plan = _plan(tournament_id, raw.decode())
+    return plan.spec, plan
 
 
 def patiently(action: Callable[..., T], *args: Any) -> T:
@@ -151,6 +174,7 @@ def play_batch(self: Task, tournament_id: str, indices: list[int]) -> int:
     began = time.monotonic()
     store = store_for(self.app)
     if patiently(store.is_cancelled, tournament_id):
+        _finalize_cancelled(store, tournament_id)
         return 0
     spec, matches = patiently(tournament_plan, store, tournament_id)
     patiently(store.mark_running, tournament_id)
@@ -164,11 +188,13 @@ def play_batch(self: Task, tournament_id: str, indices: list[int]) -> int:
     log.debug("batch started", extra={**ids, "matches": len(todo)})
     pending: list[tuple[int, MatchRecord]] = []
     flushed = checked = time.monotonic()
-    played = 0
+    played = failures = 0
+    cancelled = False
     for index in todo:
         # Checked between matches, but not before every instant match (a round trip each).
         if time.monotonic() - checked >= CANCEL_CHECK_SECONDS:
             if patiently(store.is_cancelled, tournament_id):
+                cancelled = True
                 break
             checked = time.monotonic()
         match = matches[index]
@@ -176,22 +202,122 @@ def play_batch(self: Task, tournament_id: str, indices: list[int]) -> int:
             with bot_leases(store, spec, match, spec.bot_concurrency), metrics.match_running(spec.game):
                 # The runner polls the cancel flag during the match too: a cancel ends even a
                 # match whose bots are slow or hostile within about a second.
-                record = play_scheduled(spec, match, make_player, cancelled=lambda: store.is_cancelled(tournament_id))
+                record = play_scheduled(
+                    spec, match, bounded_players(MATCH_SECONDS), cancelled=lambda: store.is_cancelled(tournament_id)
+                )
         except MatchCancelled:
             log.info("match cancelled", extra={**ids, "match": match.match_id})
             break
         metrics.observe_record(record, count_start=False)
         log_failures(log, record, tournament_id)
+        failures += len(record.failures)
         pending.append((index, record))
         played += 1
         if time.monotonic() - flushed >= FLUSH_SECONDS:
             _flush(store, tournament_id, spec.game, pending)
             flushed = time.monotonic()
     _flush(store, tournament_id, spec.game, pending)
+    if cancelled:
+        _finalize_cancelled(store, tournament_id)
     seconds = time.monotonic() - began
     metrics.BATCH_DURATION.labels(spec.game).observe(seconds)
-    log.info("batch done", extra={**ids, "played": played, "seconds": round(seconds, 3)})
+    # The one INFO line of a batch (bot failures are DEBUG lines; their count is here).
+    log.info(
+        "batch done",
+        extra={**ids, "played": played, "failures": failures, "cancelled": cancelled, "seconds": round(seconds, 3)},
+    )
     return played
+
+
+def bounded_players(seconds: float) -> Callable[[str, str], Any]:
+    """A player factory for one match: remote players that stop waiting when the match has run
+    ``seconds`` (from now)."""
+    deadline = time.monotonic() + seconds
+
+    def make(bot: str, game_id: str) -> Any:
+        player = make_player(bot, game_id)
+        return _Bounded(player, deadline, seconds) if hasattr(player, "start_async") else player
+
+    return make
+
+
+class _Bounded:
+    """A remote player whose every wait ends at the match's deadline with a ``timeout``."""
+
+    def __init__(self, player: Any, deadline: float, seconds: float) -> None:
+        self._player = player
+        self._deadline = deadline
+        self._seconds = seconds
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._player, name)
+
+    async def _within(self, call: Any) -> Any:
+        remaining = self._deadline - time.monotonic()
+        try:
+            if remaining <= 0:
+                call.close()  # never started: nothing to wait for
+                raise TimeoutError
+            return await asyncio.wait_for(call, remaining)
+        except TimeoutError:
+            raise PlayerFailure(
+                "timeout", f"the match ran past the workers' bound of {self._seconds:g} s (ARENA_MATCH_SECONDS)"
+            ) from None
+
+    async def start_async(self, message: Any) -> Any:
+        return await self._within(self._player.start_async(message))
+
+    async def begin_decide_async(self, request: Any) -> Any:
+        return await self._within(self._player.begin_decide_async(request))
+
+    async def end_decide_async(self, request: Any) -> Any:
+        return await self._within(self._player.end_decide_async(request))
+
+
+def _finalize_cancelled(store: Store, tournament_id: str) -> None:
+    """A cancelled tournament has no last store to finalise it: the first batch that sees the
+    cancel does (once). Nothing is stored after a cancel, so its leaderboard is final."""
+    if patiently(store.claim_finalize, tournament_id):
+        finalize_tournament(store, tournament_id)
+
+
+@shared_task(
+    bind=True,
+    name="arena.fan_out",
+    autoretry_for=INFRASTRUCTURE_ERRORS,
+    retry_backoff=True,
+    retry_backoff_max=60,
+    max_retries=20,
+)
+def fan_out(self: Task, tournament_id: str, size: int = 0) -> int:
+    """Enqueue a stored tournament's batches (the referee service sends only this one message,
+    so creating a tournament costs the same whatever its size). A redelivery goes on from the
+    last batch it enqueued (``enqueued`` in the tournament's hash); batches are idempotent, so
+    the one batch that may go twice plays nothing twice."""
+    store = store_for(self.app)
+    spec, plan = patiently(tournament_plan, store, tournament_id)
+    total = len(plan)
+    size = size or auto_batch_size(spec, total)
+    count = -(-total // size)
+    key = store.key("t", tournament_id)
+    patiently(store.redis.hset, key, "batches", count)
+    first = int(patiently(store.redis.hget, key, "enqueued") or 0)
+    for batch in range(first, count):
+        if batch % 50 == 0 and patiently(store.is_cancelled, tournament_id):
+            _finalize_cancelled(store, tournament_id)
+            break
+        indices = list(range(batch * size, min(total, (batch + 1) * size)))
+        self.app.send_task("arena.play_batch", args=[tournament_id, indices])
+        patiently(store.redis.hset, key, "enqueued", batch + 1)
+    return count
+
+
+def auto_batch_size(spec: TournamentSpec, matches: int) -> int:
+    """One match per batch with remote bots (a match can take minutes; a redelivery after a
+    dead worker should repeat little); else ``ceil(matches / 32)``, at most ``MAX_BATCH``."""
+    if any(is_remote(spec.address(bot)) for bot in spec.bots):
+        return 1
+    return max(1, min(MAX_BATCH, -(-matches // 32)))
 
 
 def _flush(store: Store, tournament_id: str, game: str, pending: list[tuple[int, MatchRecord]]) -> None:
@@ -220,31 +346,65 @@ def finalize(self: Task, tournament_id: str) -> None:
 def finalize_tournament(store: Store, tournament_id: str) -> dict[str, Any]:
     spec, matches = tournament_plan(store, tournament_id)
     records = store.matches(tournament_id)
+    cancelled = store.is_cancelled(tournament_id)
     board = leaderboard.build(spec, records)
     board["tournament"] = tournament_id
     board["scheduled"] = len(matches)
+    wanted = "complete" if len(records) == len(matches) and not cancelled else "stopped"
+    if cancelled:
+        # A cancel is final (the store takes no record after it): this is the board of what was
+        # played, and says so. A run stopped by its SPRT has the status stopped already.
+        current = (store.tournament(tournament_id) or {}).get("status")
+        board["status"] = current if current in ("cancelled", "stopped") else "cancelled"
+    else:
+        board["status"] = wanted
     store.save_leaderboard(tournament_id, board)
-    cancelled = store.is_cancelled(tournament_id)
-    status = "cancelled" if cancelled else ("complete" if len(records) == len(matches) else "stopped")
-    if status == "complete":
+    if board["status"] == "complete":
         store.add_game_tournament(spec.game, tournament_id)
         store.save_game_leaderboard(spec.game, game_leaderboard(store, spec.game))
     store.expire_matches(tournament_id)
     # Last: once a tournament reads complete, every result of it is in place.
-    store.set_status(tournament_id, status, finished=time.time())
+    status = store.finish(tournament_id, wanted) or wanted
+    if status != board["status"]:  # a cancel landed while finalising: the board says so too
+        board["status"] = status
+        store.save_leaderboard(tournament_id, board)
     metrics.tournament_finished(spec.game, status)
     log.info("tournament finished", extra={"tournament": tournament_id, "status": status, "matches": len(records)})
     return board
 
 
 def game_leaderboard(store: Store, game: str) -> dict[str, Any]:
-    """Ratings of every bot of a game over all its completed tournaments (one fit)."""
+    """Ratings of every bot of a game over all its completed tournaments (one fit), with each
+    bot's results: wins/draws/losses of its 2-player matches, mean rank and mean score."""
     boards = []
     for tournament_id in store.game_tournaments(game):
         records = store.matches(tournament_id)
         if records:
             boards.append((store.spec(tournament_id), records))
-    return leaderboard.across(game, boards)
+    board = leaderboard.across(game, boards)
+    tallies: dict[str, dict[str, float]] = {}
+    for _, records in boards:
+        for record in records:
+            ranks, scores = record.result["ranks"], record.result["scores"]
+            for seat, entry in enumerate(record.seats):
+                tally = tallies.setdefault(entry["bot"], dict.fromkeys(("n", "rank", "score", "w", "d", "l"), 0.0))
+                tally["n"] += 1
+                tally["rank"] += ranks[seat]
+                tally["score"] += float(scores[seat])
+                if len(ranks) == 2:
+                    other = ranks[1 - seat]
+                    tally["w" if ranks[seat] < other else "d" if ranks[seat] == other else "l"] += 1
+    for row in board.get("leaderboard", []):
+        counted = tallies.get(row["bot"])
+        if counted and counted["n"]:
+            row.update(
+                wins=int(counted["w"]),
+                draws=int(counted["d"]),
+                losses=int(counted["l"]),
+                mean_rank=round(counted["rank"] / counted["n"], 3),
+                mean_score=round(counted["score"] / counted["n"], 3),
+            )
+    return board
 
 
 @worker_process_shutdown.connect

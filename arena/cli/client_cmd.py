@@ -67,7 +67,7 @@ def register(commands: Any) -> None:
     create.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     create.add_argument("--format", default="round-robin")
     create.add_argument("--repeats", type=int, default=1)
-    create.add_argument("--seed", type=int, default=1)
+    create.add_argument("--seed", type=int, default=0, help="deal seed (default: an unpredictable one)")
     create.add_argument("--clock", metavar="KEY=MS,...")
     create.add_argument("--on-error", default="forfeit")
     create.add_argument("--bot-concurrency", type=int, default=4)
@@ -164,8 +164,17 @@ def show(args: argparse.Namespace, message: Any, text: Callable[[], str]) -> Non
 
 
 def clock_message(text: str | None) -> Any:
+    """The clock values given (only those: the others take the service's defaults; 0 is kept)."""
+    from arena.v1 import arena_pb2
+
     values = parse_clock(text)
-    return clock_settings(values) if values else None
+    if not values:
+        return None
+    fields = clock_settings().DESCRIPTOR.fields_by_name  # the same names as ClockLimits
+    names = {"decision": "decision_ms", "bank": "bank_ms", "increment": "increment_ms"}
+    names |= {"startup": "startup_ms", "grace": "grace_ms", "strikes": "max_strikes"}
+    assert set(names.values()) <= set(fields)
+    return arena_pb2.ClockLimits(**{names[k]: v for k, v in values.items()})
 
 
 # -- commands ----------------------------------------------------------------------------------
@@ -196,9 +205,7 @@ def run_bots(args: argparse.Namespace) -> int:
             lines += [
                 f"  {r.game}: {r.rating:.0f} ({r.ci_low:.0f}..{r.ci_high:.0f}), {r.games} games" for r in detail.ratings
             ]
-            lines += [
-                f"  failure {f.tournament_id}:{f.match_id} {f.verdict}: {f.detail}" for f in detail.recent_failures
-            ]
+            lines += [f"  failure {f.match_id} {f.verdict}: {f.detail}" for f in detail.recent_failures]
             return "\n".join(lines)
 
         show(args, detail, text)
@@ -222,15 +229,17 @@ def _tournament_line(t: Any) -> str:
     return f"{t.id}\t{t.game}\t{t.status}\t{t.done}/{t.total}\t{t.owner}"
 
 
-def _board_text(board: Any) -> str:
-    lines = [f"{board.game}{' ' + board.tournament_id if board.tournament_id else ''}: {board.matches} matches"]
-    for row in board.rows:
-        lines.append(
-            f"{row.rank:>3}. {row.bot:<24} {row.rating:7.1f} ({row.ci_low:.0f}..{row.ci_high:.0f})  {row.games} games"
-        )
-    if board.warning:
-        lines.append(f"warning: {board.warning}")
-    return "\n".join(lines)
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console() if sys.stdout.isatty() else Console(width=140)
+
+
+def _print_board(board: Any, *, live: bool = False) -> None:
+    """The same table as a local run's (arena.leaderboard_view)."""
+    from arena.leaderboard_view import from_message, leaderboard_table
+
+    _console().print(leaderboard_table(from_message(board), live=live))
 
 
 @guarded
@@ -271,18 +280,43 @@ def run_tournaments(args: argparse.Namespace) -> int:
 
 
 def _watch(client: Client, args: argparse.Namespace) -> int:
+    """Progress and the live leaderboard until the tournament ends, then the final board (the
+    same table as a local run's). On a terminal the board redraws in place; otherwise progress
+    goes to stderr and the final board to stdout. A cancelled tournament exits 1."""
+    from arena.leaderboard_view import from_message, leaderboard_table
     from arena.v1 import arena_pb2
 
+    request = arena_pb2.WatchTournamentRequest(tournament_id=args.tournament_id)
     last = None
-    for update in client.stream("WatchTournament", arena_pb2.WatchTournamentRequest(tournament_id=args.tournament_id)):
-        last = update
-        if args.json:
+    if args.json:
+        for update in client.stream("WatchTournament", request):
+            last = update
             print(json_format.MessageToJson(update, preserving_proto_field_name=True, indent=None))
-        else:
+    elif sys.stdout.isatty():
+        from rich.console import Group
+        from rich.live import Live
+
+        def view(update: Any) -> Any:
+            t = update.tournament
+            board = leaderboard_table(from_message(update.leaderboard), live=not update.final)
+            return Group(f"{t.id}: {t.status} {t.done}/{t.total}", board)
+
+        with Live(console=_console(), auto_refresh=False) as live:
+            for update in client.stream("WatchTournament", request):
+                last = update
+                live.update(view(update), refresh=True)
+    else:
+        for update in client.stream("WatchTournament", request):
+            last = update
             t = update.tournament
             print(f"{t.id}: {t.status} {t.done}/{t.total}", file=sys.stderr, flush=True)
-    if last is not None and not args.json:
-        print(_board_text(last.leaderboard))
+        if last is not None:
+            _print_board(last.leaderboard)
+    if last is not None and last.tournament.status == "cancelled":
+        if not args.json:
+            t = last.tournament
+            print(f"arena tournaments: {t.id} was cancelled after {t.done} of {t.total} matches", file=sys.stderr)
+        return SERVER_ERROR
     return 0
 
 
@@ -297,7 +331,10 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         else arena_pb2.GetLeaderboardRequest(tournament_id=args.tournament)
     )
     board = client.call("GetLeaderboard", request)
-    show(args, board, lambda: _board_text(board))
+    if args.json:
+        show(args, board, str)
+    else:
+        _print_board(board)
     return 0
 
 
@@ -326,17 +363,46 @@ def run_matches(args: argparse.Namespace) -> int:
         return 0
     detail = client.call("GetMatch", arena_pb2.GetMatchRequest(id=args.match_id))
     if args.record:
+        if not detail.record_json:
+            raise UsageError("the record is served once the tournament has ended (its seed deals hidden hands)")
         with open(args.record, "w") as handle:
             handle.write(detail.record_json + "\n")
-    show(
-        args,
-        detail,
-        lambda: "\n".join(
-            [f"{detail.summary.id} ({'spectator view' if detail.spectator else 'public events'})"]
-            + [f"  {e.seat:>2} {e.text}" for e in detail.events]
-        ),
-    )
+    show(args, detail, lambda: match_text(detail))
     return 0
+
+
+def seat_label(seat: int, names: dict[int, str]) -> str:
+    """Who an event is about: a seat and its bot, or the table (seat -1: dealing, scoring...)."""
+    if seat < 0:
+        return "table"
+    return f"seat {seat} {names[seat]}" if seat in names else f"seat {seat}"
+
+
+def match_text(detail: Any) -> str:
+    """A match as a person reads it: who sits where, the failures first, the events in order,
+    the result."""
+    from arena.record import MatchRecord
+
+    summary = detail.summary
+    names = {s.seat: s.bot for s in summary.seats}
+    lines = [f"{summary.id} ({'spectator view' if detail.spectator else 'public events only: the tournament runs'})"]
+    lines.append("seats: " + ", ".join(f"{s.seat} {s.bot}" for s in summary.seats))
+    if detail.record_json:
+        for f in MatchRecord.loads(detail.record_json).failures:
+            lines.append(f"FAILURE {seat_label(f.seat, names)} at decision {f.decision}: {f.verdict}: {f.detail}")
+    elif summary.failures:
+        lines.append(f"{summary.failures} failure(s) of your bots: details once the tournament has ended")
+    lines += [f"  [{seat_label(e.seat, names)}] {e.text}" for e in detail.events]
+    lines.append("result: " + result_text([(s.seat, s.rank, s.score, s.forfeited) for s in summary.seats], names))
+    return "\n".join(lines)
+
+
+def result_text(seats: list[tuple[int, int, float, bool]], names: dict[int, str]) -> str:
+    ordered = sorted(seats, key=lambda s: (s[1], s[0]))
+    return "; ".join(
+        f"#{rank} {seat_label(seat, names)} {score:g}{' (forfeited)' if forfeited else ''}"
+        for seat, rank, score, forfeited in ordered
+    )
 
 
 @guarded
@@ -352,23 +418,41 @@ def run_challenge(args: argparse.Namespace) -> int:
         options=parse_options(args.option),
         clock=clock_message(args.clock),
     )
+    names: dict[int, str] = {}
+    substituted = 0  # consecutive moves played for a failed bot: one line, not a hundred
+
+    def flush_substituted() -> None:
+        nonlocal substituted
+        if substituted:
+            print(f"  ({substituted} more moves played for your forfeited seat)")
+            substituted = 0
+
     for event in client.stream("Challenge", request):
         if args.json:
             print(json_format.MessageToJson(event, preserving_proto_field_name=True, indent=None))
             continue
         body = event.WhichOneof("body")
-        if body == "event":
-            print(f"  {event.event.seat:>2} {event.event.text}")
+        if body == "started":
+            start = event.started
+            names = dict(enumerate(start.seat_names))
+            print(f"you are seat {start.seat} ({args.bot}); seats: " + ", ".join(f"{s} {n}" for s, n in names.items()))
+        elif body == "event":
+            print(f"  [{seat_label(event.event.seat, names)}] {event.event.text}")
         elif body == "decision":
             d = event.decision
+            if d.by != "bot":
+                substituted += 1
+                if substituted > 1:
+                    continue
             print(f"  you chose {d.choice} ({d.kind}, {d.ms:.1f} ms{', substituted' if d.by != 'bot' else ''})")
         elif body == "failure":
             f = event.failure
-            print(f"  FAILURE at decision {f.decision}: {f.verdict}: {f.detail}")
+            at = f" at decision {f.decision}" if f.decision >= 0 else ""
+            print(f"FAILURE {seat_label(f.seat, names)}{at}: {f.verdict}: {f.detail}")
         elif body == "finished":
-            for seat in event.finished.seats:
-                flag = " (forfeited)" if seat.forfeited else ""
-                print(f"  seat {seat.seat}: rank {seat.rank}, score {seat.score:g}{flag}")
+            flush_substituted()
+            seats = [(s.seat, s.rank, s.score, s.forfeited) for s in event.finished.seats]
+            print("result: " + result_text(seats, names))
     return 0
 
 

@@ -1,24 +1,5 @@
-"""Players from bot specs: built-in bots by name, remote bots by address.
+"""The CLI's players are :mod:`referee.players` (below the CLI, so workers use them too)."""
 
-A top-level function so worker processes can receive it by reference.
-"""
+from referee.players import check_bot, make_player
 
-from __future__ import annotations
-
-from arena.runner import Player
-
-
-def make_player(spec: str, game_id: str) -> Player:
-    """A remote player for ``grpc://HOST:PORT`` / ``unix:///PATH``, else a built-in bot."""
-    if spec.startswith(("grpc://", "unix:")):
-        from referee.remote import RemotePlayer
-
-        return RemotePlayer(spec)
-    from bots.registry import make_bot
-
-    return make_bot(spec, game_id)
-
-
-def check_bot(spec: str, game_id: str) -> None:
-    """Raise ConfigError if the spec names no bot (before any match starts)."""
-    make_player(spec, game_id)
+__all__ = ["check_bot", "make_player"]

@@ -42,13 +42,12 @@ def register(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from arena.cli.players import make_player
     from arena.cli.tournament_cmd import check_broker
-    from arena.tournament import TournamentSpec, schedule
+    from arena.tournament import TournamentSpec
     from bots.registry import bot_names
     from referee import endpoints
     from referee.server import ServerConfig, serve_until_signalled
     from referee.store import Store
     from workers.app import QUEUE, make_app
-    from workers.executor import enqueue
 
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port {args.port}: expected 0..65535")
@@ -58,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
     store = Store(args.redis)
 
     def submit(tournament_id: str, spec: TournamentSpec) -> None:
-        enqueue(app, store, tournament_id, spec, [m.index for m in schedule(spec)])
+        # One message whatever the size: a worker enqueues the batches (workers.tasks.fan_out).
+        app.send_task("arena.fan_out", args=[tournament_id])
 
     interceptors: list[Any] = []
     refresh: Any = None
@@ -69,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
 
         metrics.initialize(games())
         try:
-            metrics.start_metrics_server(args.metrics_port, metrics.StoreCollector(store, QUEUE))
+            # Bound to the service's own --host (127.0.0.1 unless asked): /metrics is not public.
+            metrics.start_metrics_server(args.metrics_port, metrics.StoreCollector(store, QUEUE), addr=args.host)
         except OSError as exc:
             raise UsageError(f"--metrics-port {args.metrics_port}: {exc.strerror or exc}") from None
         interceptors.append(metrics.MetricsInterceptor())
@@ -128,7 +129,7 @@ class StallSweeper:
 
         now = time.monotonic()
         active = set()
-        for tournament_id in self.store.tournaments(200):
+        for tournament_id in self.store.active_ids():  # all of them, not only the newest
             info = self.store.tournament(tournament_id)
             if info is None or info["status"] not in ("queued", "running"):
                 continue

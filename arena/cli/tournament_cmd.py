@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import secrets
 import sys
 import time
 from pathlib import Path
@@ -56,7 +57,9 @@ def register(commands: Any) -> None:
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="variant option")
     parser.add_argument("--format", choices=FORMATS, default="round-robin")
     parser.add_argument("--repeats", type=int, help="play the whole schedule R times with fresh seeds (default 1)")
-    parser.add_argument("--seed", type=int, default=1, help="tournament seed (default 1)")
+    parser.add_argument(
+        "--seed", type=int, help="tournament seed (default: an unpredictable one, recorded in tournament.json)"
+    )
     parser.add_argument("--workers", type=int, help=f"worker processes (default: cores = {default_workers()})")
     parser.add_argument("--out", type=Path, metavar="DIR", help="output directory (default ./arena-runs/<id>/)")
     parser.add_argument("--resume", action="store_true", help="continue the interrupted run in --out DIR")
@@ -120,7 +123,9 @@ def spec_from_args(args: argparse.Namespace) -> TournamentSpec:
         options=parse_options(args.option),
         format=args.format,
         repeats=repeats,
-        seed=args.seed,
+        # No seed asked: one from the OS's randomness (a fixed default would deal every run the
+        # same hands); it is in tournament.json, so the run can be repeated exactly.
+        seed=args.seed if args.seed is not None else secrets.randbelow(2**53 - 1) + 1,
         on_error=args.on_error,
         error_budget=args.error_budget,
         clock=parse_clock(args.clock),
@@ -208,6 +213,13 @@ def run(args: argparse.Namespace) -> int:
                 f"(LLR {s['llr']} in {s['bounds']}, {s['samples']} groups)"
             )
         console.print(f"results in {rundir.path}/")
+    if status["status"] == "cancelled":
+        print(
+            f"arena tournament: {tournament_id} was cancelled; the leaderboard holds the "
+            f"{status.get('matches')} of {status.get('scheduled')} matches played before",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -302,7 +314,10 @@ def run_action(args: argparse.Namespace) -> int:
         known = ", ".join(store.tournaments(5)) or "none"
         raise UsageError(f"no tournament {args.tournament_id!r} at {broker} (latest: {known})")
     if args.action == "cancel":
-        store.cancel(args.tournament_id)
+        live = info["status"] in ("queued", "running")
+        after = store.cancel(args.tournament_id) if live else info["status"]  # an ended one is untouched
+        if after != "cancelled" or not live:
+            raise UsageError(f"tournament {args.tournament_id} has already ended ({after}): nothing to cancel")
         info = store.tournament(args.tournament_id) or info
     status = {
         "id": info["id"],

@@ -46,6 +46,11 @@ def register(commands: Any) -> None:
         help="internal addresses bots may be registered at and dialled (default: public addresses only; "
         "e.g. 127.0.0.0/8,::1 for local bots, 'unix' for unix sockets)",
     )
+    parser.add_argument(
+        "--metrics-host",
+        default="127.0.0.1",
+        help="address /metrics binds (default 127.0.0.1; 0.0.0.0 for a Prometheus on another host)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -62,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     check_broker(args.broker)
     if args.metrics_port:
         prepare_multiprocess_dir(args.metrics_port)
-        serve_metrics(args.broker, args.metrics_port)
+        serve_metrics(args.broker, args.metrics_port, args.metrics_host)
     from celery import signals
 
     from workers.app import make_app
@@ -78,9 +83,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def keep_json_logs(loglevel: int | None = None, **_: Any) -> None:
-    """Celery's logging set-up: keep the JSON lines (arena.cli.logs), take only its level."""
+    """Celery's logging set-up: keep the JSON lines (arena.logs), take only its level.
+
+    At INFO a worker writes one line per batch (``batch done``, workers.tasks): Celery's own
+    per-task lines (received, succeeded) are kept for DEBUG."""
     if loglevel:
-        logging.getLogger().setLevel(loglevel)
+        level = loglevel if isinstance(loglevel, int) else logging.getLevelName(str(loglevel).upper())
+        logging.getLogger().setLevel(level)
+        quiet = logging.WARNING if isinstance(level, int) and level > logging.DEBUG else logging.DEBUG
+        for name in ("celery.worker.strategy", "celery.app.trace", "celery.worker.consumer.mingle"):
+            logging.getLogger(name).setLevel(quiet)
 
 
 def prepare_multiprocess_dir(port: int) -> Path:
@@ -94,13 +106,16 @@ def prepare_multiprocess_dir(port: int) -> Path:
     return path
 
 
-def serve_metrics(broker: str, port: int) -> None:
-    from arena.cli.tournament_cmd import start_metrics
+def serve_metrics(broker: str, port: int, host: str = "127.0.0.1") -> None:
     from arena.registry import games
-    from referee.metrics import StoreCollector, initialize
+    from referee.metrics import StoreCollector, initialize, start_metrics_server
     from referee.store import Store
     from workers.app import QUEUE
 
-    start_metrics(port, StoreCollector(Store(broker), QUEUE))
+    try:
+        start_metrics_server(port, StoreCollector(Store(broker), QUEUE), addr=host)
+    except OSError as exc:
+        hint = "each process on a machine needs its own --metrics-port"
+        raise UsageError(f"cannot serve metrics on {host}:{port}: {exc.strerror} ({hint})") from None
     initialize(games())  # in this process's files, before the pool forks
     log.info("serving metrics", extra={"port": port, "directory": os.environ["PROMETHEUS_MULTIPROC_DIR"]})

@@ -5,6 +5,18 @@ The public API of the referee service: accounts, bots, games, tournaments, leade
 matches and challenges. Every call carries `authorization: Bearer <token>` metadata (tokens
 are issued to owners by an operator). Errors use the standard gRPC codes; invalid arguments
 carry a google.rpc.BadRequest detail naming the offending field.
+
+API version 1.1 (WhoAmI says which a server speaks). 1.1 added: enums for statuses, formats
+and verdicts, google.protobuf.Timestamp times, `optional` clock fields (so 0 can be asked),
+page tokens on every list that can grow. The 1.0 fields they replace (string `status`,
+`format` and `verdict`, double `created`) are still filled in this release and go in the next.
+
+Limits: every number has a maximum, documented at its field; a request beyond it is
+INVALID_ARGUMENT naming the field. A tournament has at most 200,000 matches and 64 bots.
+
+Errors: a store that is down is UNAVAILABLE with a google.rpc.RetryInfo (retry after it);
+rate limits are RESOURCE_EXHAUSTED with a RetryInfo equal to the delay in the message; an
+unknown game is INVALID_ARGUMENT (field `game`, or `games[i]`) from every call.
 """
 
 from arena.v1 import bot_pb2 as _bot_pb2
@@ -12,7 +24,9 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import descriptor_pb2 as _descriptor_pb2
 from google.protobuf import message as _message
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -24,27 +38,169 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _TournamentState:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TournamentStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TournamentState.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TOURNAMENT_STATE_UNSPECIFIED: _TournamentState.ValueType  # 0
+    TOURNAMENT_STATE_QUEUED: _TournamentState.ValueType  # 1
+    TOURNAMENT_STATE_RUNNING: _TournamentState.ValueType  # 2
+    TOURNAMENT_STATE_COMPLETE: _TournamentState.ValueType  # 3
+    """every scheduled match played"""
+    TOURNAMENT_STATE_CANCELLED: _TournamentState.ValueType  # 4
+    """cancelled: the leaderboard holds what was played before"""
+    TOURNAMENT_STATE_STOPPED: _TournamentState.ValueType  # 5
+    """stopped early by its sequential test (SPRT)"""
+
+class TournamentState(_TournamentState, metaclass=_TournamentStateEnumTypeWrapper): ...
+
+TOURNAMENT_STATE_UNSPECIFIED: TournamentState.ValueType  # 0
+TOURNAMENT_STATE_QUEUED: TournamentState.ValueType  # 1
+TOURNAMENT_STATE_RUNNING: TournamentState.ValueType  # 2
+TOURNAMENT_STATE_COMPLETE: TournamentState.ValueType  # 3
+"""every scheduled match played"""
+TOURNAMENT_STATE_CANCELLED: TournamentState.ValueType  # 4
+"""cancelled: the leaderboard holds what was played before"""
+TOURNAMENT_STATE_STOPPED: TournamentState.ValueType  # 5
+"""stopped early by its sequential test (SPRT)"""
+Global___TournamentState: _TypeAlias = TournamentState  # noqa: Y015
+
+class _TournamentFormat:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TournamentFormatEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TournamentFormat.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TOURNAMENT_FORMAT_UNSPECIFIED: _TournamentFormat.ValueType  # 0
+    """round-robin"""
+    TOURNAMENT_FORMAT_ROUND_ROBIN: _TournamentFormat.ValueType  # 1
+    TOURNAMENT_FORMAT_GAUNTLET: _TournamentFormat.ValueType  # 2
+
+class TournamentFormat(_TournamentFormat, metaclass=_TournamentFormatEnumTypeWrapper): ...
+
+TOURNAMENT_FORMAT_UNSPECIFIED: TournamentFormat.ValueType  # 0
+"""round-robin"""
+TOURNAMENT_FORMAT_ROUND_ROBIN: TournamentFormat.ValueType  # 1
+TOURNAMENT_FORMAT_GAUNTLET: TournamentFormat.ValueType  # 2
+Global___TournamentFormat: _TypeAlias = TournamentFormat  # noqa: Y015
+
+class _Verdict:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _VerdictEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Verdict.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    VERDICT_UNSPECIFIED: _Verdict.ValueType  # 0
+    VERDICT_TIMEOUT: _Verdict.ValueType  # 1
+    VERDICT_CRASH: _Verdict.ValueType  # 2
+    VERDICT_STALL: _Verdict.ValueType  # 3
+    VERDICT_ILLEGAL: _Verdict.ValueType  # 4
+    VERDICT_MALFORMED: _Verdict.ValueType  # 5
+    VERDICT_PROTOCOL: _Verdict.ValueType  # 6
+    VERDICT_CANCELLED: _Verdict.ValueType  # 7
+
+class Verdict(_Verdict, metaclass=_VerdictEnumTypeWrapper): ...
+
+VERDICT_UNSPECIFIED: Verdict.ValueType  # 0
+VERDICT_TIMEOUT: Verdict.ValueType  # 1
+VERDICT_CRASH: Verdict.ValueType  # 2
+VERDICT_STALL: Verdict.ValueType  # 3
+VERDICT_ILLEGAL: Verdict.ValueType  # 4
+VERDICT_MALFORMED: Verdict.ValueType  # 5
+VERDICT_PROTOCOL: Verdict.ValueType  # 6
+VERDICT_CANCELLED: Verdict.ValueType  # 7
+Global___Verdict: _TypeAlias = Verdict  # noqa: Y015
+
 @_typing.final
 class Owner(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
     OPERATOR_FIELD_NUMBER: _builtins.int
+    API_VERSION_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     operator: _builtins.bool
+    api_version: _builtins.str
+    """WhoAmI: the API version the server speaks ("1.1")"""
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
         operator: _builtins.bool = ...,
+        api_version: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "operator", b"operator"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["api_version", b"api_version", "name", b"name", "operator", b"operator"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Owner: _TypeAlias = Owner  # noqa: Y015
+
+@_typing.final
+class ClockLimits(_message.Message):
+    """A tournament's clock, in ms. Unlike ClockSettings every field is `optional`: an unset field
+    takes the default, and 0 can be asked where it means something (bank, increment, grace,
+    strikes). Maxima: decision 60000, bank 600000, increment 10000, startup 60000, grace 10000,
+    strikes 10; decision and startup at least 1.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECISION_MS_FIELD_NUMBER: _builtins.int
+    BANK_MS_FIELD_NUMBER: _builtins.int
+    INCREMENT_MS_FIELD_NUMBER: _builtins.int
+    STARTUP_MS_FIELD_NUMBER: _builtins.int
+    GRACE_MS_FIELD_NUMBER: _builtins.int
+    MAX_STRIKES_FIELD_NUMBER: _builtins.int
+    decision_ms: _builtins.int
+    bank_ms: _builtins.int
+    increment_ms: _builtins.int
+    startup_ms: _builtins.int
+    grace_ms: _builtins.int
+    max_strikes: _builtins.int
+    def __init__(
+        self,
+        *,
+        decision_ms: _builtins.int | None = ...,
+        bank_ms: _builtins.int | None = ...,
+        increment_ms: _builtins.int | None = ...,
+        startup_ms: _builtins.int | None = ...,
+        grace_ms: _builtins.int | None = ...,
+        max_strikes: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_bank_ms", b"_bank_ms", "_decision_ms", b"_decision_ms", "_grace_ms", b"_grace_ms", "_increment_ms", b"_increment_ms", "_max_strikes", b"_max_strikes", "_startup_ms", b"_startup_ms", "bank_ms", b"bank_ms", "decision_ms", b"decision_ms", "grace_ms", b"grace_ms", "increment_ms", b"increment_ms", "max_strikes", b"max_strikes", "startup_ms", b"startup_ms"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_bank_ms", b"_bank_ms", "_decision_ms", b"_decision_ms", "_grace_ms", b"_grace_ms", "_increment_ms", b"_increment_ms", "_max_strikes", b"_max_strikes", "_startup_ms", b"_startup_ms", "bank_ms", b"bank_ms", "decision_ms", b"decision_ms", "grace_ms", b"grace_ms", "increment_ms", b"increment_ms", "max_strikes", b"max_strikes", "startup_ms", b"startup_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__bank_ms: _TypeAlias = _typing.Literal["bank_ms"]  # noqa: Y015
+    _WhichOneofArgType__bank_ms: _TypeAlias = _typing.Literal["_bank_ms", b"_bank_ms"]  # noqa: Y015
+    _WhichOneofReturnType__decision_ms: _TypeAlias = _typing.Literal["decision_ms"]  # noqa: Y015
+    _WhichOneofArgType__decision_ms: _TypeAlias = _typing.Literal["_decision_ms", b"_decision_ms"]  # noqa: Y015
+    _WhichOneofReturnType__grace_ms: _TypeAlias = _typing.Literal["grace_ms"]  # noqa: Y015
+    _WhichOneofArgType__grace_ms: _TypeAlias = _typing.Literal["_grace_ms", b"_grace_ms"]  # noqa: Y015
+    _WhichOneofReturnType__increment_ms: _TypeAlias = _typing.Literal["increment_ms"]  # noqa: Y015
+    _WhichOneofArgType__increment_ms: _TypeAlias = _typing.Literal["_increment_ms", b"_increment_ms"]  # noqa: Y015
+    _WhichOneofReturnType__max_strikes: _TypeAlias = _typing.Literal["max_strikes"]  # noqa: Y015
+    _WhichOneofArgType__max_strikes: _TypeAlias = _typing.Literal["_max_strikes", b"_max_strikes"]  # noqa: Y015
+    _WhichOneofReturnType__startup_ms: _TypeAlias = _typing.Literal["startup_ms"]  # noqa: Y015
+    _WhichOneofArgType__startup_ms: _TypeAlias = _typing.Literal["_startup_ms", b"_startup_ms"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__bank_ms) -> _WhichOneofReturnType__bank_ms | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__decision_ms) -> _WhichOneofReturnType__decision_ms | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__grace_ms) -> _WhichOneofReturnType__grace_ms | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__increment_ms) -> _WhichOneofReturnType__increment_ms | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__max_strikes) -> _WhichOneofReturnType__max_strikes | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__startup_ms) -> _WhichOneofReturnType__startup_ms | None: ...
+
+Global___ClockLimits: _TypeAlias = ClockLimits  # noqa: Y015
 
 @_typing.final
 class CreateOwnerRequest(_message.Message):
@@ -118,6 +274,7 @@ class Bot(_message.Message):
     ENDPOINT_FIELD_NUMBER: _builtins.int
     ENABLED_FIELD_NUMBER: _builtins.int
     CREATED_FIELD_NUMBER: _builtins.int
+    CREATE_TIME_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """unique across owners; not a built-in bot name"""
     owner: _builtins.str
@@ -125,11 +282,13 @@ class Bot(_message.Message):
     """grpc://host:port or unix:///path (owner and operators only)"""
     enabled: _builtins.bool
     created: _builtins.float
-    """unix seconds"""
+    """unix seconds (1.0; use create_time)"""
     @_builtins.property
     def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """game ids the bot plays"""
 
+    @_builtins.property
+    def create_time(self) -> _timestamp_pb2.Timestamp: ...
     def __init__(
         self,
         *,
@@ -139,10 +298,11 @@ class Bot(_message.Message):
         endpoint: _builtins.str = ...,
         enabled: _builtins.bool = ...,
         created: _builtins.float = ...,
+        create_time: _timestamp_pb2.Timestamp | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created", b"created", "enabled", b"enabled", "endpoint", b"endpoint", "games", b"games", "name", b"name", "owner", b"owner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "created", b"created", "enabled", b"enabled", "endpoint", b"endpoint", "games", b"games", "name", b"name", "owner", b"owner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -157,6 +317,7 @@ class RegisterBotRequest(_message.Message):
     ENDPOINT_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     endpoint: _builtins.str
+    """at most 256 characters; grpc://HOST:PORT with PORT 1-65535"""
     @_builtins.property
     def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     def __init__(
@@ -221,19 +382,27 @@ class ListBotsRequest(_message.Message):
 
     GAME_FIELD_NUMBER: _builtins.int
     OWNER_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """optional filter"""
     owner: _builtins.str
     """optional filter"""
+    page_size: _builtins.int
+    """0 = 100; at most 500"""
+    page_token: _builtins.str
+    """next_page_token of the previous page"""
     def __init__(
         self,
         *,
         game: _builtins.str = ...,
         owner: _builtins.str = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "owner", b"owner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "owner", b"owner", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -244,16 +413,20 @@ class ListBotsResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     BOTS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """empty on the last page"""
     @_builtins.property
     def bots(self) -> _containers.RepeatedCompositeFieldContainer[Global___Bot]: ...
     def __init__(
         self,
         *,
         bots: _abc.Iterable[Global___Bot] | None = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "next_page_token", b"next_page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -318,11 +491,15 @@ class BotFailure(_message.Message):
     DECISION_FIELD_NUMBER: _builtins.int
     VERDICT_FIELD_NUMBER: _builtins.int
     DETAIL_FIELD_NUMBER: _builtins.int
+    VERDICT_TYPE_FIELD_NUMBER: _builtins.int
     tournament_id: _builtins.str
     match_id: _builtins.str
+    """"<tournament id>:<match id>", the id GetMatch takes"""
     decision: _builtins.int
     verdict: _builtins.str
+    """1.0; use verdict_type"""
     detail: _builtins.str
+    verdict_type: Global___Verdict.ValueType
     def __init__(
         self,
         *,
@@ -331,10 +508,11 @@ class BotFailure(_message.Message):
         decision: _builtins.int = ...,
         verdict: _builtins.str = ...,
         detail: _builtins.str = ...,
+        verdict_type: Global___Verdict.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision", b"decision", "detail", b"detail", "match_id", b"match_id", "tournament_id", b"tournament_id", "verdict", b"verdict"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision", b"decision", "detail", b"detail", "match_id", b"match_id", "tournament_id", b"tournament_id", "verdict", b"verdict", "verdict_type", b"verdict_type"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -622,28 +800,34 @@ class CreateTournamentRequest(_message.Message):
     ON_ERROR_FIELD_NUMBER: _builtins.int
     ERROR_BUDGET_FIELD_NUMBER: _builtins.int
     BOT_CONCURRENCY_FIELD_NUMBER: _builtins.int
+    FORMAT_TYPE_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     players: _builtins.int
     """per match (0 = the game's default)"""
     format: _builtins.str
-    """round-robin (default) | gauntlet"""
+    """round-robin (default) | gauntlet (1.0; or format_type)"""
     repeats: _builtins.int
-    """0 = 1"""
+    """unset = 1; 1-10000 (and at most 200,000 matches)"""
     seed: _builtins.int
+    """0 = an unpredictable seed, recorded in the spec"""
     on_error: _builtins.str
     """forfeit (default) | substitute"""
     error_budget: _builtins.int
-    """0 = 3"""
+    """0 = 3; at most 100"""
     bot_concurrency: _builtins.int
-    """0 = 4"""
+    """0 = 4; at most 64"""
+    format_type: Global___TournamentFormat.ValueType
+    """wins over `format` when set"""
     @_builtins.property
-    def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]: ...
-    @_builtins.property
-    def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """registered bot names and/or built-in bot specs"""
+    def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """at most 32; keys and values at most 100 characters"""
 
     @_builtins.property
-    def clock(self) -> _bot_pb2.ClockSettings:
+    def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """registered bot names and/or built-in bot specs: 2-64"""
+
+    @_builtins.property
+    def clock(self) -> Global___ClockLimits:
         """unset fields take the defaults"""
 
     def __init__(
@@ -654,18 +838,21 @@ class CreateTournamentRequest(_message.Message):
         bots: _abc.Iterable[_builtins.str] | None = ...,
         players: _builtins.int = ...,
         format: _builtins.str = ...,
-        repeats: _builtins.int = ...,
+        repeats: _builtins.int | None = ...,
         seed: _builtins.int = ...,
-        clock: _bot_pb2.ClockSettings | None = ...,
+        clock: Global___ClockLimits | None = ...,
         on_error: _builtins.str = ...,
         error_budget: _builtins.int = ...,
         bot_concurrency: _builtins.int = ...,
+        format_type: Global___TournamentFormat.ValueType = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_repeats", b"_repeats", "clock", b"clock", "repeats", b"repeats"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_concurrency", b"bot_concurrency", "bots", b"bots", "clock", b"clock", "error_budget", b"error_budget", "format", b"format", "game", b"game", "on_error", b"on_error", "options", b"options", "players", b"players", "repeats", b"repeats", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_repeats", b"_repeats", "bot_concurrency", b"bot_concurrency", "bots", b"bots", "clock", b"clock", "error_budget", b"error_budget", "format", b"format", "format_type", b"format_type", "game", b"game", "on_error", b"on_error", "options", b"options", "players", b"players", "repeats", b"repeats", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__repeats: _TypeAlias = _typing.Literal["repeats"]  # noqa: Y015
+    _WhichOneofArgType__repeats: _TypeAlias = _typing.Literal["_repeats", b"_repeats"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__repeats) -> _WhichOneofReturnType__repeats | None: ...
 
 Global___CreateTournamentRequest: _TypeAlias = CreateTournamentRequest  # noqa: Y015
 
@@ -684,19 +871,28 @@ class Tournament(_message.Message):
     PLAYERS_FIELD_NUMBER: _builtins.int
     REPEATS_FIELD_NUMBER: _builtins.int
     CREATED_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
+    FORMAT_TYPE_FIELD_NUMBER: _builtins.int
+    CREATE_TIME_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     owner: _builtins.str
     game: _builtins.str
     status: _builtins.str
-    """queued | running | complete | cancelled | stopped"""
+    """queued | running | complete | cancelled | stopped (1.0)"""
     done: _builtins.int
     total: _builtins.int
     format: _builtins.str
+    """1.0; use format_type"""
     players: _builtins.int
     repeats: _builtins.int
     created: _builtins.float
+    """1.0; use create_time"""
+    state: Global___TournamentState.ValueType
+    format_type: Global___TournamentFormat.ValueType
     @_builtins.property
     def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def create_time(self) -> _timestamp_pb2.Timestamp: ...
     def __init__(
         self,
         *,
@@ -711,10 +907,13 @@ class Tournament(_message.Message):
         players: _builtins.int = ...,
         repeats: _builtins.int = ...,
         created: _builtins.float = ...,
+        state: Global___TournamentState.ValueType = ...,
+        format_type: Global___TournamentFormat.ValueType = ...,
+        create_time: _timestamp_pb2.Timestamp | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "created", b"created", "done", b"done", "format", b"format", "game", b"game", "id", b"id", "owner", b"owner", "players", b"players", "repeats", b"repeats", "status", b"status", "total", b"total"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "create_time", b"create_time", "created", b"created", "done", b"done", "format", b"format", "format_type", b"format_type", "game", b"game", "id", b"id", "owner", b"owner", "players", b"players", "repeats", b"repeats", "state", b"state", "status", b"status", "total", b"total"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -812,19 +1011,23 @@ class ListTournamentsRequest(_message.Message):
 
     GAME_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """optional filter"""
     limit: _builtins.int
-    """0 = 50"""
+    """page size: 0 = 50; at most 500"""
+    page_token: _builtins.str
+    """next_page_token of the previous page"""
     def __init__(
         self,
         *,
         game: _builtins.str = ...,
         limit: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "limit", b"limit"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "limit", b"limit", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -835,16 +1038,20 @@ class ListTournamentsResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     TOURNAMENTS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """empty on the last page"""
     @_builtins.property
     def tournaments(self) -> _containers.RepeatedCompositeFieldContainer[Global___Tournament]: ...
     def __init__(
         self,
         *,
         tournaments: _abc.Iterable[Global___Tournament] | None = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournaments", b"tournaments"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "tournaments", b"tournaments"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -853,6 +1060,26 @@ Global___ListTournamentsResponse: _TypeAlias = ListTournamentsResponse  # noqa: 
 @_typing.final
 class LeaderboardRow(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class FailuresEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
 
     RANK_FIELD_NUMBER: _builtins.int
     BOT_FIELD_NUMBER: _builtins.int
@@ -865,6 +1092,8 @@ class LeaderboardRow(_message.Message):
     LOSSES_FIELD_NUMBER: _builtins.int
     MEAN_RANK_FIELD_NUMBER: _builtins.int
     MEAN_SCORE_FIELD_NUMBER: _builtins.int
+    FAILURES_FIELD_NUMBER: _builtins.int
+    MEAN_DECISION_MS_FIELD_NUMBER: _builtins.int
     rank: _builtins.int
     bot: _builtins.str
     rating: _builtins.float
@@ -874,8 +1103,15 @@ class LeaderboardRow(_message.Message):
     wins: _builtins.int
     draws: _builtins.int
     losses: _builtins.int
+    """wins/draws/losses: of its 2-player matches"""
     mean_rank: _builtins.float
     mean_score: _builtins.float
+    mean_decision_ms: _builtins.float
+    """the bot's answers, timed by the referee"""
+    @_builtins.property
+    def failures(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """by verdict (once the tournament has ended)"""
+
     def __init__(
         self,
         *,
@@ -890,12 +1126,16 @@ class LeaderboardRow(_message.Message):
         losses: _builtins.int = ...,
         mean_rank: _builtins.float = ...,
         mean_score: _builtins.float = ...,
+        failures: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        mean_decision_ms: _builtins.float | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_mean_decision_ms", b"_mean_decision_ms", "mean_decision_ms", b"mean_decision_ms"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "ci_high", b"ci_high", "ci_low", b"ci_low", "draws", b"draws", "games", b"games", "losses", b"losses", "mean_rank", b"mean_rank", "mean_score", b"mean_score", "rank", b"rank", "rating", b"rating", "wins", b"wins"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_mean_decision_ms", b"_mean_decision_ms", "bot", b"bot", "ci_high", b"ci_high", "ci_low", b"ci_low", "draws", b"draws", "failures", b"failures", "games", b"games", "losses", b"losses", "mean_decision_ms", b"mean_decision_ms", "mean_rank", b"mean_rank", "mean_score", b"mean_score", "rank", b"rank", "rating", b"rating", "wins", b"wins"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__mean_decision_ms: _TypeAlias = _typing.Literal["mean_decision_ms"]  # noqa: Y015
+    _WhichOneofArgType__mean_decision_ms: _TypeAlias = _typing.Literal["_mean_decision_ms", b"_mean_decision_ms"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__mean_decision_ms) -> _WhichOneofReturnType__mean_decision_ms | None: ...
 
 Global___LeaderboardRow: _TypeAlias = LeaderboardRow  # noqa: Y015
 
@@ -932,11 +1172,19 @@ class Leaderboard(_message.Message):
     MATCHES_FIELD_NUMBER: _builtins.int
     ROWS_FIELD_NUMBER: _builtins.int
     WARNING_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     tournament_id: _builtins.str
     """empty for a game's leaderboard"""
     matches: _builtins.int
     warning: _builtins.str
+    status: _builtins.str
+    """a tournament's board: complete, cancelled (what was"""
+    players: _builtins.int
+    """played before the cancel) or stopped
+    per match (a tournament's board; 0 for a game's)
+    """
     @_builtins.property
     def rows(self) -> _containers.RepeatedCompositeFieldContainer[Global___LeaderboardRow]: ...
     def __init__(
@@ -947,10 +1195,12 @@ class Leaderboard(_message.Message):
         matches: _builtins.int = ...,
         rows: _abc.Iterable[Global___LeaderboardRow] | None = ...,
         warning: _builtins.str = ...,
+        status: _builtins.str = ...,
+        players: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "matches", b"matches", "rows", b"rows", "tournament_id", b"tournament_id", "warning", b"warning"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "matches", b"matches", "players", b"players", "rows", b"rows", "status", b"status", "tournament_id", b"tournament_id", "warning", b"warning"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -964,12 +1214,15 @@ class ListMatchesRequest(_message.Message):
     BOT_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
     OFFSET_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     tournament_id: _builtins.str
     bot: _builtins.str
     """optional filter"""
     limit: _builtins.int
-    """0 = 100"""
+    """page size: 0 = 100; at most 500"""
     offset: _builtins.int
+    page_token: _builtins.str
+    """next_page_token of the previous page (instead of offset)"""
     def __init__(
         self,
         *,
@@ -977,10 +1230,11 @@ class ListMatchesRequest(_message.Message):
         bot: _builtins.str = ...,
         limit: _builtins.int = ...,
         offset: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "limit", b"limit", "offset", b"offset", "tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "limit", b"limit", "offset", b"offset", "page_token", b"page_token", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1031,6 +1285,7 @@ class MatchSummary(_message.Message):
     index: _builtins.int
     decisions: _builtins.int
     failures: _builtins.int
+    """while the tournament runs: only your bots' failures"""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatSummary]: ...
     def __init__(
@@ -1056,7 +1311,10 @@ class ListMatchesResponse(_message.Message):
 
     MATCHES_FIELD_NUMBER: _builtins.int
     TOTAL_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     total: _builtins.int
+    next_page_token: _builtins.str
+    """empty on the last page"""
     @_builtins.property
     def matches(self) -> _containers.RepeatedCompositeFieldContainer[Global___MatchSummary]: ...
     def __init__(
@@ -1064,10 +1322,11 @@ class ListMatchesResponse(_message.Message):
         *,
         matches: _abc.Iterable[Global___MatchSummary] | None = ...,
         total: _builtins.int = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["matches", b"matches", "total", b"total"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["matches", b"matches", "next_page_token", b"next_page_token", "total", b"total"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1102,7 +1361,10 @@ class MatchDetail(_message.Message):
     EVENTS_FIELD_NUMBER: _builtins.int
     SPECTATOR_FIELD_NUMBER: _builtins.int
     record_json: _builtins.str
-    """the match record (replayable with `arena replay`)"""
+    """The match record (replayable with `arena replay`). While the tournament runs it is empty
+    for everyone but operators: its seed determines the hidden information of the same deal's
+    other seat rotations, still in play.
+    """
     spectator: _builtins.bool
     """otherwise only public events"""
     @_builtins.property
@@ -1161,6 +1423,7 @@ class ChallengeRequest(_message.Message):
     """the caller's registered bot"""
     game: _builtins.str
     seed: _builtins.int
+    """0 = an unpredictable seed"""
     @_builtins.property
     def opponents(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """built-in bots (default: random)"""
@@ -1168,7 +1431,7 @@ class ChallengeRequest(_message.Message):
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]: ...
     @_builtins.property
-    def clock(self) -> _bot_pb2.ClockSettings: ...
+    def clock(self) -> Global___ClockLimits: ...
     def __init__(
         self,
         *,
@@ -1177,7 +1440,7 @@ class ChallengeRequest(_message.Message):
         opponents: _abc.Iterable[_builtins.str] | None = ...,
         seed: _builtins.int = ...,
         options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
-        clock: _bot_pb2.ClockSettings | None = ...,
+        clock: Global___ClockLimits | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...

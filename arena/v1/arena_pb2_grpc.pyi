@@ -5,6 +5,18 @@ The public API of the referee service: accounts, bots, games, tournaments, leade
 matches and challenges. Every call carries `authorization: Bearer <token>` metadata (tokens
 are issued to owners by an operator). Errors use the standard gRPC codes; invalid arguments
 carry a google.rpc.BadRequest detail naming the offending field.
+
+API version 1.1 (WhoAmI says which a server speaks). 1.1 added: enums for statuses, formats
+and verdicts, google.protobuf.Timestamp times, `optional` clock fields (so 0 can be asked),
+page tokens on every list that can grow. The 1.0 fields they replace (string `status`,
+`format` and `verdict`, double `created`) are still filled in this release and go in the next.
+
+Limits: every number has a maximum, documented at its field; a request beyond it is
+INVALID_ARGUMENT naming the field. A tournament has at most 200,000 matches and 64 bots.
+
+Errors: a store that is down is UNAVAILABLE with a google.rpc.RetryInfo (retry after it);
+rate limits are RESOURCE_EXHAUSTED with a RetryInfo equal to the delay in the message; an
+unknown game is INVALID_ARGUMENT (field `game`, or `games[i]`) from every call.
 """
 
 from arena.v1 import arena_pb2 as _arena_pb2

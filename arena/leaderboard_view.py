@@ -1,0 +1,95 @@
+"""The one leaderboard table of every command: a local run's table (``arena tournament``), and
+the service's boards (``tournaments watch``/``create --watch``, ``leaderboard``), live or final.
+
+It takes a board as :func:`arena.leaderboard.build` writes it; fields a board may not have (a
+service board has no failure breakdown or decision times; a game's board has no seats) show as
+``-``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from arena.runner import VERDICTS
+
+
+def leaderboard_table(board: Mapping[str, Any], *, live: bool = False) -> Any:
+    """A rich Table of the leaderboard (``live``: a board while the tournament runs)."""
+    from rich.table import Table
+
+    two = board.get("players") == 2
+    status = board.get("status")
+    title = f"{board['game']}: {board.get('matches', 0)} matches"
+    if live:
+        title += " so far (live; intervals at the end)"
+    elif status and status != "complete":
+        title += f" ({status})"
+    table = Table(title=title)
+    columns = ["#", "bot", "rating (95% CI)", "games"]
+    columns += ["W / D / L"] if two else ["mean rank"]
+    columns += ["mean score", "failures", "ms/decision"]
+    for column in columns:
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    for row in board.get("leaderboard", []):
+        # A live board has no intervals yet (they come with the final fit).
+        interval = (
+            f"{row['rating']:.0f}" if live else f"{row['rating']:.0f} ({row['ci_low']:.0f}..{row['ci_high']:.0f})"
+        )
+        if two:
+            result = f"{row.get('wins', 0)} / {row.get('draws', 0)} / {row.get('losses', 0)}"
+        else:
+            result = _number(row.get("mean_rank"))
+        failures = ", ".join(f"{k} {v}" for k, v in (row.get("failures") or {}).items()) or "-"
+        ms = row.get("mean_decision_ms")
+        table.add_row(
+            str(row.get("rank", "")),
+            row["bot"],
+            interval,
+            str(row.get("games", 0)),
+            result,
+            _number(row.get("mean_score")),
+            failures,
+            "-" if ms is None else f"{ms:.3f}",
+        )
+    seats = ", ".join(
+        f"seat {s['seat']}: win {s['win_rate']:.1%}" for s in board.get("seats") or [] if s.get("win_rate") is not None
+    )
+    caption = [f"seat advantage - {seats}"] if seats else []
+    if board.get("warning"):
+        caption.append(f"warning: {board['warning']}")
+    table.caption = "\n".join(caption) or None
+    return table
+
+
+def _number(value: Any) -> str:
+    return "-" if value is None else str(value)
+
+
+def from_message(board: Any) -> dict[str, Any]:
+    """A board as :func:`leaderboard_table` takes it, from an ``arena.v1.Leaderboard`` message."""
+    return {
+        "game": board.game,
+        "matches": board.matches,
+        "players": board.players,
+        "status": board.status or None,
+        "warning": board.warning or None,
+        "leaderboard": [
+            {
+                "rank": row.rank,
+                "bot": row.bot,
+                "rating": row.rating,
+                "ci_low": row.ci_low,
+                "ci_high": row.ci_high,
+                "games": row.games,
+                "wins": row.wins,
+                "draws": row.draws,
+                "losses": row.losses,
+                "mean_rank": round(row.mean_rank, 3) if row.mean_rank else None,
+                "mean_score": round(row.mean_score, 3) if row.games else None,
+                "failures": {v: row.failures[v] for v in VERDICTS if v in row.failures},
+                "mean_decision_ms": row.mean_decision_ms if row.HasField("mean_decision_ms") else None,
+            }
+            for row in board.rows
+        ],
+    }

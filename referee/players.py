@@ -1,0 +1,26 @@
+"""Players from bot specs: built-in bots by name, remote bots by address.
+
+The one composition of players below the CLI: the CLI (local runs, ``arena play``, the
+service) and the Celery workers all build their players here. It is a top-level function so
+worker processes can receive it by reference. Built-in bots are imported lazily, by name.
+"""
+
+from __future__ import annotations
+
+from arena.runner import Player
+
+
+def make_player(spec: str, game_id: str) -> Player:
+    """A remote player for ``grpc://HOST:PORT`` / ``unix:///PATH``, else a built-in bot."""
+    if spec.startswith(("grpc://", "unix:")):
+        from referee.remote import RemotePlayer
+
+        return RemotePlayer(spec)
+    from bots.registry import make_bot
+
+    return make_bot(spec, game_id)
+
+
+def check_bot(spec: str, game_id: str) -> None:
+    """Raise ConfigError if the spec names no bot (before any match starts)."""
+    make_player(spec, game_id)
