@@ -197,8 +197,14 @@ class KarakumState(MatchState):
     history: list[tuple[int, int, int, tuple[int, ...]]] = field(default_factory=list)
 
 
+def _good(good: int) -> pb.Good.ValueType:
+    return pb.Good.ValueType(good)
+
+
 def _take_option(good: int) -> Option:
-    return Option(f"take:{GOOD_NAMES[good]}", f"take the face-up {GOOD_NAMES[good]}", pb.Action(kind=pb.TAKE, good=good))  # type: ignore[arg-type]
+    return Option(
+        f"take:{GOOD_NAMES[good]}", f"take the face-up {GOOD_NAMES[good]}", pb.Action(kind=pb.TAKE, good=_good(good))
+    )
 
 
 _TAKE = {g: _take_option(g) for g in TYPES}
@@ -218,8 +224,12 @@ def _pay_option(paid: tuple[int, ...]) -> Option:
     option = _OPTIONS.get(paid)
     if option is None:
         text = ", ".join(f"{paid[t]} {GOOD_NAMES[t]}" for t in TYPES if paid[t])
-        option = _OPTIONS[paid] = Option(f"pay:{payment_token(paid)}", f"pay {text}", pb.Action(kind=pb.PAY, cards=paid))
+        option = _OPTIONS[paid] = Option(
+            f"pay:{payment_token(paid)}", f"pay {text}", pb.Action(kind=pb.PAY, cards=paid)
+        )
     return option
+
+
 _DRAW = Option("draw", "draw the top resource card", pb.Action(kind=pb.DRAW))
 
 
@@ -372,7 +382,9 @@ class Karakum(Game[KarakumState]):
             self._settle_caravan(state, seat)
         else:
             free = phase == pb.PHASE_FREE
-            good = self._take(state, seat, action.good, free) if action.kind == pb.TAKE else self._draw(state, seat, free)
+            good = (
+                self._take(state, seat, action.good, free) if action.kind == pb.TAKE else self._draw(state, seat, free)
+            )
             if phase == pb.PHASE_TURN and (action.kind == pb.DRAW or good != GOLD):
                 state.phase = pb.PHASE_SECOND
                 if not self._pick_options(state, gold=False):
@@ -404,7 +416,8 @@ class Karakum(Game[KarakumState]):
             return
         state.face_up[card] += 1
         state.history.append((REVEAL, CHANCE_SEAT, card, ()))
-        state.log.public(CHANCE_SEAT, "reveal", f"{GOOD_NAMES[card]} is revealed face up", pb.ResourceEvent(good=card))  # type: ignore[arg-type]
+        text = f"{GOOD_NAMES[card]} is revealed face up"
+        state.log.public(CHANCE_SEAT, "reveal", text, pb.ResourceEvent(good=_good(card)))
 
     def _take(self, state: KarakumState, seat: int, good: int, free: bool) -> int:
         state.face_up[good] -= 1
@@ -412,7 +425,12 @@ class Karakum(Game[KarakumState]):
         state.known[seat][good] += 1
         state.history.append((TAKE, seat, good, ()))
         how = " (free)" if free else ""
-        state.log.public(seat, "take", f"takes the face-up {GOOD_NAMES[good]}{how}", pb.ResourceEvent(seat=seat, good=good, free=free))  # type: ignore[arg-type]
+        state.log.public(
+            seat,
+            "take",
+            f"takes the face-up {GOOD_NAMES[good]}{how}",
+            pb.ResourceEvent(seat=seat, good=_good(good), free=free),
+        )
         self._refill_face_up(state)
         return good
 
@@ -423,7 +441,9 @@ class Karakum(Game[KarakumState]):
         state.history.append((BLIND, seat, card, ()))
         how = " (free)" if free else ""
         state.log.public(seat, "draw", f"draws a resource card{how}", pb.ResourceEvent(seat=seat, free=free))
-        state.log.private([seat], seat, "drawn", f"draws {GOOD_NAMES[card]}{how}", pb.ResourceEvent(seat=seat, good=card, free=free))  # type: ignore[arg-type]
+        state.log.private(
+            [seat], seat, "drawn", f"draws {GOOD_NAMES[card]}{how}", pb.ResourceEvent(seat=seat, good=_good(card), free=free)
+        )
         return card
 
     def _pay(self, state: KarakumState, seat: int, paid: list[int]) -> None:
@@ -451,7 +471,12 @@ class Karakum(Game[KarakumState]):
     def _rejoin(self, state: KarakumState, seat: int, camel: Camel) -> None:
         state.outside[seat].remove(camel)
         state.caravans[seat].append(camel)
-        state.log.public(seat, "rejoin", f"the {camel.token} now fits and joins the caravan", pb.CamelEvent(seat=seat, camel=_camel_pb(camel), caravan=True))
+        state.log.public(
+            seat,
+            "rejoin",
+            f"the {camel.token} now fits and joins the caravan",
+            pb.CamelEvent(seat=seat, camel=_camel_pb(camel), caravan=True),
+        )
 
     def _settle_caravan(self, state: KarakumState, seat: int) -> None:
         """Move fitting outside camels in (ruling 6), then finish the buy (ruling 7)."""
@@ -558,7 +583,9 @@ class Karakum(Game[KarakumState]):
             camels_unseen=_camels_pb(c for c in full_camels() if c not in in_play),
             seats=seats,
             picks=1 if state.phase == pb.PHASE_SECOND else 0,
-            rejoin=_camels_pb(self._rejoin_candidates(state, state.turn_seat)) if state.phase == pb.PHASE_REJOIN else [],
+            rejoin=_camels_pb(self._rejoin_candidates(state, state.turn_seat))
+            if state.phase == pb.PHASE_REJOIN
+            else [],
             turns=state.turns,
         )
         if state.buying is not None:
@@ -635,9 +662,7 @@ class Karakum(Game[KarakumState]):
                     from_known = min(known[who][t], spend)
                     known[who][t] -= from_known
                     for _ in range(spend - from_known):
-                        options = [
-                            e for e in range(len(blind[who])) if blind[who][e] and cycles[e][t] > 0
-                        ]
+                        options = [e for e in range(len(blind[who])) if blind[who][e] and cycles[e][t] > 0]
                         e = max(options, key=lambda e: (cycles[e][t], -e))
                         blind[who][e] -= 1
                         cycles[e][t] -= 1
