@@ -442,7 +442,11 @@ class Karakum(Game[KarakumState]):
         how = " (free)" if free else ""
         state.log.public(seat, "draw", f"draws a resource card{how}", pb.ResourceEvent(seat=seat, free=free))
         state.log.private(
-            [seat], seat, "drawn", f"draws {GOOD_NAMES[card]}{how}", pb.ResourceEvent(seat=seat, good=_good(card), free=free)
+            [seat],
+            seat,
+            "drawn",
+            f"draws {GOOD_NAMES[card]}{how}",
+            pb.ResourceEvent(seat=seat, good=_good(card), free=free),
         )
         return card
 
