@@ -194,6 +194,7 @@ class KarakumState(MatchState):
     turn_seat: int = 0
     turns: int = 0
     buying: Camel | None = None
+    cost: int = 0  # the price of `buying`, fixed when it was chosen (tax included)
     history: list[tuple[int, int, int, tuple[int, ...]]] = field(default_factory=list)
 
 
@@ -209,6 +210,17 @@ def _take_option(good: int) -> Option:
 
 _TAKE = {g: _take_option(g) for g in TYPES}
 _OPTIONS: dict[object, Option] = {}
+_PICKS: dict[tuple[bool, ...], tuple[Option, ...]] = {}
+_EVENTS: dict[tuple[int, int, bool], pb.ResourceEvent] = {}
+
+
+def _resource_event(seat: int, good: int, free: bool) -> pb.ResourceEvent:
+    """A shared detail message (seat -1: none; good 0: none); never mutated."""
+    key = (seat, good, free)
+    event = _EVENTS.get(key)
+    if event is None:
+        event = _EVENTS[key] = pb.ResourceEvent(seat=max(seat, 0), good=_good(good), free=free)
+    return event
 
 
 def _buy_option(camel: Camel, cost: int) -> Option:
@@ -320,8 +332,13 @@ class Karakum(Game[KarakumState]):
         return bool(state.deck) or any(state.discard)
 
     def _pick_options(self, state: KarakumState, gold: bool) -> tuple[Option, ...]:
-        takes = [_TAKE[g] for g in TYPES if state.face_up[g] and (gold or g != GOLD)]
-        return (*takes, _DRAW) if self._can_draw(state) else tuple(takes)
+        up = state.face_up
+        key = (gold, bool(state.deck) or any(state.discard), *(n > 0 for n in up))
+        options = _PICKS.get(key)
+        if options is None:
+            takes = [_TAKE[g] for g in TYPES if up[g] and (gold or g != GOLD)]
+            options = _PICKS[key] = (*takes, _DRAW) if key[1] else tuple(takes)
+        return options
 
     def _affordable(self, state: KarakumState, seat: int) -> list[Camel]:
         hand, taxed = state.hands[seat], self.taxed(state)
@@ -329,18 +346,18 @@ class Karakum(Game[KarakumState]):
 
     def _turn_options(self, state: KarakumState, seat: int) -> tuple[Option, ...]:
         hand, taxed = state.hands[seat], self.taxed(state)
-        buys = []
-        for c in state.market:
-            cost = c.number + (c.colour == taxed)
-            if hand[c.colour] + hand[GOLD] + sum(hand[g] // 2 for g in GOODS if g != c.colour) >= cost:
-                buys.append(_buy_option(c, cost))
+        base = hand[GOLD] + hand[1] // 2 + hand[2] // 2 + hand[3] // 2 + hand[4] // 2 + hand[5] // 2
+        buys = [
+            _buy_option(c, c.number + (c.colour == taxed))
+            for c in state.market
+            if base + hand[c.colour] - hand[c.colour] // 2 >= c.number + (c.colour == taxed)
+        ]
         return (*self._pick_options(state, gold=True), *buys)
 
     def _pay_options(self, state: KarakumState, seat: int) -> tuple[Option, ...]:
         camel = state.buying
         assert camel is not None
-        cost = camel_cost(camel, self.taxed(state))
-        return tuple(_pay_option(tuple(paid)) for paid in payments(state.hands[seat], camel.colour, cost))
+        return tuple(_pay_option(tuple(paid)) for paid in payments(state.hands[seat], camel.colour, state.cost))
 
     @staticmethod
     def _rejoin_candidates(state: KarakumState, seat: int) -> list[Camel]:
@@ -372,6 +389,7 @@ class Karakum(Game[KarakumState]):
         phase = state.phase
         if action.kind == pb.BUY:
             camel = Camel(action.camel.colour, action.camel.number)
+            state.cost = camel_cost(camel, self.taxed(state))
             state.market.remove(camel)
             state.buying = camel
             state.phase = pb.PHASE_PAY
@@ -417,7 +435,7 @@ class Karakum(Game[KarakumState]):
         state.face_up[card] += 1
         state.history.append((REVEAL, CHANCE_SEAT, card, ()))
         text = f"{GOOD_NAMES[card]} is revealed face up"
-        state.log.public(CHANCE_SEAT, "reveal", text, pb.ResourceEvent(good=_good(card)))
+        state.log.public(CHANCE_SEAT, "reveal", text, _resource_event(-1, card, False))
 
     def _take(self, state: KarakumState, seat: int, good: int, free: bool) -> int:
         state.face_up[good] -= 1
@@ -429,7 +447,7 @@ class Karakum(Game[KarakumState]):
             seat,
             "take",
             f"takes the face-up {GOOD_NAMES[good]}{how}",
-            pb.ResourceEvent(seat=seat, good=_good(good), free=free),
+            _resource_event(seat, good, free),
         )
         self._refill_face_up(state)
         return good
@@ -440,13 +458,13 @@ class Karakum(Game[KarakumState]):
         state.hands[seat][card] += 1
         state.history.append((BLIND, seat, card, ()))
         how = " (free)" if free else ""
-        state.log.public(seat, "draw", f"draws a resource card{how}", pb.ResourceEvent(seat=seat, free=free))
+        state.log.public(seat, "draw", f"draws a resource card{how}", _resource_event(seat, 0, free))
         state.log.private(
             [seat],
             seat,
             "drawn",
             f"draws {GOOD_NAMES[card]}{how}",
-            pb.ResourceEvent(seat=seat, good=_good(card), free=free),
+            _resource_event(seat, card, free),
         )
         return card
 
@@ -462,7 +480,7 @@ class Karakum(Game[KarakumState]):
         caravan = state.caravans[seat]
         joins = camel.fits(caravan[-1] if caravan else None)
         (caravan if joins else state.outside[seat]).append(camel)
-        cost = sum(paid[g] for g in GOODS if g != camel.colour) // 2 + paid[camel.colour] + paid[GOLD]
+        cost = state.cost
         where = "joins the caravan" if joins else "goes outside the caravan"
         state.log.public(
             seat,
@@ -594,6 +612,7 @@ class Karakum(Game[KarakumState]):
         )
         if state.buying is not None:
             obs.buying.CopyFrom(_camel_pb(state.buying))
+            obs.buying_cost = state.cost
         if spectator:
             obs.deck.extend(state.deck[::-1])
             obs.camel_deck.extend(_camels_pb(state.camel_deck[::-1]))

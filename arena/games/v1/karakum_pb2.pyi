@@ -249,6 +249,7 @@ class Observation(_message.Message):
     DECK_FIELD_NUMBER: _builtins.int
     CAMEL_DECK_FIELD_NUMBER: _builtins.int
     REMOVED_FIELD_NUMBER: _builtins.int
+    BUYING_COST_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """the observer's seat (0 in the spectator view)"""
     spectator: _builtins.bool
@@ -268,6 +269,8 @@ class Observation(_message.Message):
     """SECOND: 1 (one card taken this gather)"""
     turns: _builtins.int
     """turns completed so far"""
+    buying_cost: _builtins.int
+    """PAY: the price of `buying` (fixed when it was chosen, tax included)"""
     @_builtins.property
     def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """the observer's hand, counts by Good (empty for the spectator)"""
@@ -349,10 +352,11 @@ class Observation(_message.Message):
         deck: _abc.Iterable[_builtins.int] | None = ...,
         camel_deck: _abc.Iterable[Global___Camel] | None = ...,
         removed: _abc.Iterable[Global___Camel] | None = ...,
+        buying_cost: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["buying", b"buying"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["buying", b"buying", "camel_deck", b"camel_deck", "camel_deck_size", b"camel_deck_size", "camels_removed", b"camels_removed", "camels_unseen", b"camels_unseen", "deck", b"deck", "deck_size", b"deck_size", "discard", b"discard", "face_up", b"face_up", "hand", b"hand", "market", b"market", "market_cost", b"market_cost", "phase", b"phase", "picks", b"picks", "players", b"players", "rejoin", b"rejoin", "removed", b"removed", "seat", b"seat", "seats", b"seats", "spectator", b"spectator", "taxed", b"taxed", "turn_seat", b"turn_seat", "turns", b"turns", "unseen", b"unseen"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["buying", b"buying", "buying_cost", b"buying_cost", "camel_deck", b"camel_deck", "camel_deck_size", b"camel_deck_size", "camels_removed", b"camels_removed", "camels_unseen", b"camels_unseen", "deck", b"deck", "deck_size", b"deck_size", "discard", b"discard", "face_up", b"face_up", "hand", b"hand", "market", b"market", "market_cost", b"market_cost", "phase", b"phase", "picks", b"picks", "players", b"players", "rejoin", b"rejoin", "removed", b"removed", "seat", b"seat", "seats", b"seats", "spectator", b"spectator", "taxed", b"taxed", "turn_seat", b"turn_seat", "turns", b"turns", "unseen", b"unseen"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
