@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import pickle
 from collections import Counter
 from math import comb
@@ -11,7 +12,7 @@ from scipy.stats import chisquare
 
 from arena.chance import Chance, PresetChance
 from arena.config import ConfigError
-from arena.engine import SPECTATOR, IllegalChoice
+from arena.engine import SPECTATOR
 from arena.games.karakum import GAME, Camel, KarakumState, camel_cost, payments, score_of, units
 from arena.games.karakum.game import (
     GOLD,
@@ -435,3 +436,213 @@ def test_ties_break_on_caravan_length_then_share():
     state.caravans[1] = [cam(BLUE, 4)]
     state.outside[1] = [cam(BLUE, 3)]
     assert GAME.result(state).scores == (5, 5) and GAME.result(state).ranks == (1, 1)
+
+
+# -- hidden information -----------------------------------------------------------------------
+
+
+def visible_cards_named(state: KarakumState, seat: int) -> list[tuple[str, int]]:
+    """(kind, seat) of every visible event that names a card drawn blind or dealt."""
+    return [(e.kind, e.seat) for _, e in state.log.since(seat, 0) if e.kind in ("deal", "drawn")]
+
+
+def test_no_event_names_a_card_another_seat_drew_blind():
+    state = playout(3, 5)
+    for seat in range(3):
+        named = visible_cards_named(state, seat)
+        assert named and all(who == seat for _, who in named)
+        for _, e in state.log.since(seat, 0):
+            if e.kind == "draw":
+                assert e.detail.good == pb.GOOD_UNSPECIFIED
+
+
+def test_states_differing_in_hidden_cards_look_the_same():
+    # Seat 0 cannot tell: seat 1's blind cards, the deck's order and make-up, the camel deck and
+    # the removed camels.
+    a = GAME.new_match(GAME.config(2), seed=4)
+    act(a, "draw", "draw") if a.turn_seat == 0 else act(a, "draw", "draw", "draw", "draw")
+    b = pickle.loads(pickle.dumps(a))
+    unknown = [t for t in TYPES if b.hands[1][t] > b.known[1][t]]
+    swap_in = next(t for t in b.deck if t != unknown[0])
+    b.hands[1][unknown[0]] -= 1
+    b.hands[1][swap_in] += 1
+    b.deck.remove(swap_in)
+    b.deck.insert(0, unknown[0])
+    b.deck.reverse()
+    b.camel_deck.reverse()
+    b.camel_deck[0], b.removed[0] = b.removed[0], b.camel_deck[0]
+    GAME.refresh(b)
+    assert a.hands[1] != b.hands[1] and a.deck != b.deck
+    assert_same_view(GAME, a, b, 0)
+    assert observation_bytes(GAME, a, 1) != observation_bytes(GAME, b, 1)
+    assert observation_bytes(GAME, a, SPECTATOR) != observation_bytes(GAME, b, SPECTATOR)
+
+
+def test_known_cards_are_public_and_spent_first():
+    # Ruling 12: a face-up pick is known until spent; a payment spends known cards first.
+    state = position(
+        hands={0: hand(silk=2, jewelry=1)}, face_up=hand(silk=1, paper=4), deck=[H, P, P, P, P], market=MARKET
+    )
+    act(state, "take:silk", "draw")
+    assert state.known[0] == hand(silk=1) and GAME.observe(state, 1).seats[0].known == hand(silk=1)
+    act(state, "draw", "draw")  # seat 1
+    act(state, "buy:purple1", "pay:silk1")
+    assert state.known[0] == hand()
+    assert list(GAME.observe(state, 1).seats[0].known) == hand()
+
+
+# -- sample_world -------------------------------------------------------------------------------
+
+
+def resource_totals(state: KarakumState) -> list[int]:
+    total = counts_of(state.deck)
+    for t in TYPES:
+        total[t] += state.face_up[t] + state.discard[t] + sum(h[t] for h in state.hands)
+    return total
+
+
+FULL = counts_of(full_resources())
+
+
+def check_world(state: KarakumState, seat: int, seed: int) -> KarakumState:
+    before = pickle.dumps(state)
+    world = GAME.sample_world(state, seat, Chance(seed))
+    assert pickle.dumps(state) == before, "sample_world changed the state"
+    assert observation_bytes(GAME, world, seat) == observation_bytes(GAME, state, seat)
+    mine = [(d.kind, d.option_ids) for d in world.pending if d.seat == seat]
+    assert mine == [(d.kind, d.option_ids) for d in state.pending if d.seat == seat]
+    assert resource_totals(world) == FULL
+    assert sorted([*world.camel_deck, *world.removed]) == sorted([*state.camel_deck, *state.removed])
+    for s in range(state.players):
+        assert all(world.hands[s][t] >= state.known[s][t] for t in TYPES)
+    assert [e for e in world.log.events] == [e for e in state.log.events if e.visible_to(seat)]
+    return world
+
+
+def test_sample_world_keeps_what_the_seat_knows_and_plays_on():
+    rng = Chance(2024)
+    checked = 0
+    for players in (2, 3, 4):
+        for seed in range(6):
+            state = GAME.new_match(GAME.config(players), seed)
+            while state.pending:
+                if rng.below(25, "when") == 0:
+                    for seat in range(players):
+                        world = check_world(state, seat, seed * 10 + seat)
+                        checked += 1
+                        if checked % 4 == 0:
+                            play = Chance(seat)
+                            while world.pending:
+                                (d,) = world.pending
+                                GAME.apply(world, {d.seat: d.options[play.below(len(d.options), "w")].id})
+                            assert GAME.result(world) is not None
+                (decision,) = state.pending
+                GAME.apply(state, {decision.seat: decision.options[rng.below(len(decision.options), "t")].id})
+    assert checked > 100
+
+
+def test_sample_world_after_many_reshuffles():
+    # Late in 4-player games the resource deck has been re-formed several times.
+    for seed in range(3):
+        state = GAME.new_match(GAME.config(4), seed)
+        rng = Chance(seed)
+        while state.pending and sum(e.kind == "reshuffle" for e in state.log.events) < 3:
+            (decision,) = state.pending
+            GAME.apply(state, {decision.seat: decision.options[rng.below(len(decision.options), "t")].id})
+        for seat in range(4):
+            check_world(state, seat, seat)
+
+
+def test_sample_world_deals_the_hidden_cards_uniformly():
+    # At the start, seat 1's 5 cards are 5 of the 61 cards seat 0 has not seen: the number of
+    # Golds among them is hypergeometric.
+    state = GAME.new_match(GAME.config(2), seed=8)
+    pool = 71 - 5 - 5
+    golds = 6 - state.hands[0][GOLD] - state.face_up[GOLD]
+    chance = Chance(99)
+    n = 3000
+    seen = Counter(min(GAME.sample_world(state, 0, chance).hands[1][GOLD], 2) for _ in range(n))
+    pmf = [comb(golds, k) * comb(pool - golds, 5 - k) / comb(pool, 5) for k in range(2)]
+    expected = [n * pmf[0], n * pmf[1], n * (1 - pmf[0] - pmf[1])]
+    assert chisquare([seen[0], seen[1], seen[2]], expected).pvalue > 0.001
+    # And the deck: its top card is any unseen card, equally likely by card.
+    tops = Counter(GAME.sample_world(state, 0, chance).deck[-1] for _ in range(n))
+    unseen = [FULL[t] - state.hands[0][t] - state.face_up[t] for t in TYPES]
+    assert chisquare([tops[t] for t in TYPES], [n * u / pool for u in unseen]).pvalue > 0.001
+
+
+def test_sample_world_charges_paid_blind_cards_to_a_deck_cycle_that_had_them():
+    # Seat 1 pays 3 spices it drew blind; in every world of seat 0 the remaining cards of each
+    # deck cycle can be dealt (no cycle gives more spices than it had).
+    for seed in range(20):
+        state = playout_until(4, seed, lambda s: sum(e.kind == "reshuffle" for e in s.log.events) >= 2)
+        for seat in range(4):
+            check_world(state, seat, seed)
+
+
+def playout_until(players: int, seed: int, stop) -> KarakumState:
+    state = GAME.new_match(GAME.config(players), seed)
+    rng = Chance(seed)
+    while state.pending and not stop(state):
+        (decision,) = state.pending
+        GAME.apply(state, {decision.seat: decision.options[rng.below(len(decision.options), "t")].id})
+    return state
+
+
+# -- playout invariants -------------------------------------------------------------------------
+
+BOUND = {2: 19, 3: 23, 4: 31}
+
+
+def test_playout_invariants_over_2000_games():
+    # Components conserved, scores as the rules say, every game ends (at most BOUND buys; at most
+    # 72 turns between two buys).
+    games = {2: 1000, 3: 600, 4: 400}
+    ranks_first = Counter()
+    for players, count in games.items():
+        for seed in range(count):
+            state = GAME.new_match(GAME.config(players), seed)
+            rng = Chance(seed)
+            last_buy_turn = 0
+            while state.pending:
+                (decision,) = state.pending
+                GAME.apply(state, {decision.seat: decision.options[rng.below(len(decision.options), "t")].id})
+                if decision.kind == "pay":
+                    assert state.turns - last_buy_turn <= 72
+                    last_buy_turn = state.turns
+                assert state.steps < 32 * 72 * 3
+            assert resource_totals(state) == FULL
+            camels = [*state.market, *state.camel_deck, *state.removed]
+            for s in range(players):
+                camels += state.caravans[s] + state.outside[s]
+                caravan = state.caravans[s]
+                assert all(b.fits(a) for a, b in itertools.pairwise(caravan))
+                end = caravan[-1] if caravan else None
+                assert not any(c.fits(end) for c in state.outside[s])
+            assert sorted(camels) == sorted(full_camels())
+            buys = sum(len(state.caravans[s]) + len(state.outside[s]) for s in range(players))
+            assert buys == BOUND[players] or state.camel_deck
+            result = GAME.result(state)
+            assert result.scores == tuple(score_of(state.caravans[s], state.outside[s]) for s in range(players))
+            best = max((result.scores[s], len(state.caravans[s])) for s in range(players))
+            assert [r == 1 for r in result.ranks] == [
+                (result.scores[s], len(state.caravans[s])) == best for s in range(players)
+            ]
+            ranks_first[players] += 1
+
+
+# -- bots ---------------------------------------------------------------------------------------
+
+
+def test_heuristic_bot_plays_legal_options_and_beats_random():
+    from arena.runner import play_match
+
+    wins = 0.0
+    for match in range(12):
+        seat = match % 2
+        specs = ["random", "random"]
+        specs[seat] = "heuristic"
+        record = play_match(GAME, GAME.config(2), 500 + match, [make_bot(s, "karakum") for s in specs])
+        ranks = record.result["ranks"]
+        wins += (ranks[seat] == 1) / ranks.count(1)
+    assert wins >= 10

@@ -664,31 +664,31 @@ class Karakum(Game[KarakumState]):
         cycles: list[list[int]] = [counts_of(full_resources())]
         blind: list[list[int]] = [[0] for _ in range(players)]  # per seat: blind cards per cycle
         known = [[0] * SLOTS for _ in range(players)]
+        excess: list[tuple[int, int, list[int]]] = []  # (who, good, blind slots per cycle then)
         for record, who, card, extra in state.history:
             current = len(cycles) - 1
             if record == SHUFFLE:
                 cycles.append(list(extra))
                 for row in blind:
                     row.append(0)
-            elif record == REVEAL:
+            elif record == REVEAL or (record == BLIND and who == seat):
                 cycles[current][card] -= 1
             elif record == BLIND:
-                if who == seat:
-                    cycles[current][card] -= 1
-                else:
-                    blind[who][current] += 1
+                blind[who][current] += 1
             elif record == TAKE:
                 known[who][card] += 1
             elif record == PAY and who != seat:
                 for t in TYPES:
-                    spend = extra[t]
-                    from_known = min(known[who][t], spend)
+                    from_known = min(known[who][t], extra[t])
                     known[who][t] -= from_known
-                    for _ in range(spend - from_known):
-                        options = [e for e in range(len(blind[who])) if blind[who][e] and cycles[e][t] > 0]
-                        e = max(options, key=lambda e: (cycles[e][t], -e))
-                        blind[who][e] -= 1
-                        cycles[e][t] -= 1
+                    excess += [(who, t, list(blind[who]))] * (extra[t] - from_known)
+        if not _charge(excess, cycles, blind):
+            # Fallback (rare): one pool for every cycle, the unlocated cards of all cycles.
+            merged = [sum(c[t] for c in cycles) - sum(x[1] == t for x in excess) for t in range(SLOTS)]
+            cycles = [[0] * SLOTS for _ in cycles[:-1]] + [merged]
+            blind = [
+                [0] * (len(cycles) - 1) + [sum(row) - sum(x[0] == w for x in excess)] for w, row in enumerate(blind)
+            ]
         last = len(cycles) - 1
         for s in range(players):
             if s != seat:
@@ -704,11 +704,97 @@ class Karakum(Game[KarakumState]):
                 world.deck = cards
             else:
                 assert not cards, "a past deck cycle is fully drawn"
+        buyer, camel = state.turn_seat, state.buying
+        if camel is not None and state.phase == pb.PHASE_PAY and buyer != seat:
+            # The buyer chose a camel it could afford: trade blind cards that do not pay for it
+            # for deck cards that do until it can (deducible: the buy was offered).
+            hand_, known_ = world.hands[buyer], state.known[buyer]
+            while units(hand_, camel.colour) < state.cost:
+                useful = [i for i, t in enumerate(world.deck) if t in (camel.colour, GOLD)]
+                spare = [t for t in TYPES if t not in (camel.colour, GOLD) and hand_[t] > known_[t]]
+                if not useful or not spare:
+                    break
+                i = useful[chance.below(len(useful), "world")]
+                t = spare[chance.below(len(spare), "world")]
+                hand_[t] -= 1
+                hand_[world.deck[i]] += 1
+                world.deck[i] = t
         world.chance = Chance(chance.below(2**63, "world"))
         world.log = EventLog()
         world.log.events = [e for e in state.log.events if e.visible_to(seat)]
         world.pending = tuple(self.decisions(world))
         return world
+
+
+def _charge(excess: list[tuple[int, int, list[int]]], cycles: list[list[int]], blind: list[list[int]]) -> bool:
+    """Charge each blind card a payment showed (who, good, that hand's blind cards per deck
+    cycle at the time) to a deck cycle: the hand must have drawn there before the payment, and
+    the cycle must have the good (after everything revealed or drawn by the viewer). Greedy,
+    most available first, with augmenting paths (moving earlier charges) when stuck; the true
+    history is a solution, but the bounded search may miss it: then False and nothing is
+    changed. On success ``cycles`` and ``blind`` are reduced in place."""
+    where: list[int] = [-1] * len(excess)
+    load = [[0] * len(cycles) for _ in blind]  # charges per (who, cycle)
+    left = [list(c) for c in cycles]  # goods per cycle not charged yet
+
+    mine = [[k for k, (w, _, _) in enumerate(excess) if w == who] for who in range(len(blind))]
+
+    def fits(k: int, e: int) -> bool:
+        """Every later payment of the hand still finds enough blind cards of cycle e drawn
+        before it (the charges are nested in time)."""
+        who, t, _slots = excess[k]
+        if left[e][t] <= 0 or load[who][e] >= blind[who][e]:
+            return False
+        count = 0
+        for m in mine[who]:
+            if where[m] == e or m == k:
+                count += 1
+            if m >= k and count > excess[m][2][e]:
+                return False
+        return True
+
+    def put(k: int, e: int, sign: int) -> None:
+        who, t, _ = excess[k]
+        load[who][e] += sign
+        left[e][t] -= sign
+        where[k] = e if sign > 0 else -1
+
+    def place(k: int, seen: set[int], depth: int) -> bool:
+        who, t, slots = excess[k]
+        cands = sorted(range(len(slots)), key=lambda e: (-left[e][t], e))
+        for e in cands:
+            if slots[e] and fits(k, e):
+                put(k, e, 1)
+                return True
+        if depth == 0:
+            return False
+        for e in cands:
+            if not slots[e]:
+                continue
+            for j in range(len(where)):
+                if j in seen or where[j] != e:
+                    continue
+                other, t2, _ = excess[j]
+                if t2 != t and other != who:
+                    continue
+                put(j, e, -1)
+                if fits(k, e):
+                    put(k, e, 1)
+                    seen.add(j)
+                    if place(j, seen, depth - 1):
+                        return True
+                    put(k, e, -1)
+                put(j, e, 1)
+        return False
+
+    for k in range(len(excess)):
+        if not place(k, {k}, 8):
+            return False
+    for k, e in enumerate(where):
+        who, t, _ = excess[k]
+        blind[who][e] -= 1
+        cycles[e][t] -= 1
+    return True
 
 
 GAME = Karakum()
