@@ -56,8 +56,16 @@ Rulings (``shared/rules/NOTES.md`` §4.9 unless stated):
 12. **Hidden information**: hands are hidden, but a card taken face up is known to be in the hand
     until spent; a payment spends known cards first, so the public ``known`` counts are exactly
     the cards certainly in a hand. ``sample_world`` deals every other card of the other hands
-    and the deck again, per deck cycle (each reshuffle starts a cycle whose make-up is public),
-    so that every hand could have paid every payment it made.
+    and the deck again, per deck cycle (each reshuffle starts a cycle whose make-up is public):
+    each blind card a payment showed (paid beyond the known cards) is charged to a cycle in
+    which that hand had drawn blind before the payment and which had that good; the rest of each
+    cycle is shuffled and dealt to the hands' remaining blind cards of that cycle and, for the
+    current cycle, to the deck. The charging is a bounded augmenting-path search; in the rare
+    positions where it finds no charging (about 0.6% of random-play positions, late in 4-player
+    games) the cycles are pooled instead (the world stays a legal state with the same
+    observation, but may give a hand a card of a good its cycles no longer had). When another
+    seat is about to pay, its world hand is made to afford the camel (blind cards that cannot pay
+    are traded for deck cards that can).
 
 Chance labels: ``"camels"`` (the shuffle of the 35 camels: the top card first; the last 12/8/0
 of the order are removed), ``"resources"`` (the shuffle of the 71 resources: the top card
