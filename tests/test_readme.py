@@ -15,6 +15,8 @@ def test_the_game_table_lists_every_game_with_its_player_counts():
     for gid, game in games().items():
         assert gid in rows, f"README's game table has no row for {gid}"
         meta = game.meta
-        want = str(meta.min_players) if meta.min_players == meta.max_players else f"{meta.min_players}–{meta.max_players}"
+        want = (
+            str(meta.min_players) if meta.min_players == meta.max_players else f"{meta.min_players}–{meta.max_players}"
+        )
         assert rows[gid] == want, f"README says {gid} plays {rows[gid]}, the game says {want}"
     assert set(rows) <= set(games()), f"README lists games that do not exist: {sorted(set(rows) - set(games()))}"
