@@ -1,0 +1,372 @@
+"""Eggs and Empires: every rule of shared/rules/eggsandempires.md and its rulings (NOTES.md §4.2), pinned."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from scipy.stats import chisquare
+
+from arena.chance import Chance
+from arena.engine import SPECTATOR, IllegalChoice
+from arena.games.eggsandempires import GAME, EggCard, EggsState, collection_order, round_vp
+from arena.games.eggsandempires.game import egg_deck
+from arena.games.v1 import eggsandempires_pb2 as pb
+
+
+def egg(value: int, players: int = 4) -> EggCard:
+    """The first Egg card of this value in the deck for this player count."""
+    return next(e for e in egg_deck(players) if e.value == value)
+
+
+def position(
+    players: int, hands: list[list[int]], face_up: list[int], *, turn: int = 1, marker: int = 0, scoring: str = "total"
+) -> EggsState:
+    """A match at the play step of ``turn`` with these hands and face-up Eggs."""
+    state = GAME.new_match(GAME.config(players, {"scoring": scoring}), seed=1)
+    GAME.apply(state, {s: "keep" for s in range(players)})
+    used = {id(x) for x in []}
+    del used
+    eggs = [egg(v, players) for v in face_up]
+    state.deck = [e for e in state.deck + state.face_up if e not in eggs]
+    state.face_up = eggs
+    state.hands = [sorted(h) for h in hands]
+    full = [r for r in range(1, 11) for _ in range(2 if players == 2 else 1)]
+    for s, hand in enumerate(state.hands):
+        rest = Counter(full)
+        rest.subtract(hand)
+        state.draws[s] = sorted(rest.elements())
+    state.turn, state.marker = turn, marker
+    GAME.refresh(state)
+    return state
+
+
+def play(state: EggsState, cards: dict[int, str]) -> None:
+    GAME.apply(state, cards)
+
+
+def only(state: EggsState) -> tuple[int, tuple[str, ...]]:
+    (decision,) = state.pending
+    return decision.seat, decision.option_ids
+
+
+# -- setup ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("players", "eggs", "reveal"), [(2, 22, 2), (3, 22, 2), (4, 22, 2), (5, 32, 3), (6, 42, 4)])
+def test_egg_deck_and_reveals_by_player_count(players, eggs, reveal):  # :34-42, :72-80 (rule vector 4)
+    assert len(egg_deck(players)) == eggs
+    state = GAME.new_match(GAME.config(players), seed=3)
+    assert len(state.face_up) == reveal and len(state.deck) == eggs - reveal
+    hand = 4 if players == 2 else 3
+    assert all(len(h) == hand for h in state.hands)
+    assert all(len(h) + len(d) == (20 if players == 2 else 10) for h, d in zip(state.hands, state.draws, strict=True))
+
+
+def test_the_printed_eggs_exist():  # :437-438
+    values = [e.value for e in egg_deck(2)]
+    assert 13 in values and -6 in values
+
+
+def test_a_redraw_sets_the_hand_aside_draws_three_and_shuffles_it_back():  # NOTES 3
+    state = GAME.new_match(GAME.config(3), seed=5)
+    before = list(state.hands[0])
+    next_three = sorted(state.draws[0][:3])
+    GAME.apply(state, {0: "redraw", 1: "keep", 2: "keep"})
+    assert state.hands[0] == next_three and state.mulliganed == [True, False, False]
+    assert sorted(state.hands[0] + state.draws[0]) == list(range(1, 11))
+    assert Counter(state.draws[0]) >= Counter(before)
+    assert state.phase == pb.PLAY_PHASE
+
+
+# -- the printed 2-player example and its legality ------------------------------------------
+
+
+def test_two_player_example():  # :433-467
+    state = position(2, [[10, 8, 1, 2], [8, 3, 1, 2]], [13, -6])
+    play(state, {0: "cards:10+8", 1: "cards:8+3"})
+    assert [(e.seat, e.rank) for e in state.order] == [(0, 10), (1, 3), (0, 8), (1, 8)]
+    assert only(state) == (0, ("egg:13", "egg:-6"))
+    GAME.apply(state, {0: "egg:13"})  # the Shepherd then must take the -6
+    assert state.collections == [[egg(13, 2)], [egg(-6, 2)]]
+    assert state.blacksmiths == [1, 1]
+    assert [round_vp(state.collections[s], state.merchants[s], state.blacksmiths[s]) for s in (0, 1)] == [9, -10]
+    assert [len(h) for h in state.hands] == [4, 4]  # drew back up to 4
+    assert state.marker == 1  # the two Blacksmiths tied
+
+
+def test_two_player_may_not_play_two_copies_of_one_adventurer():  # :422-427
+    state = position(2, [[10, 10, 8, 8], [1, 2, 3, 4]], [13, -6])
+    ids = state.pending[0].option_ids
+    assert "cards:10+10" not in ids and "cards:8+8" not in ids and ids == ("cards:10+8",)
+
+
+# -- collection order and abilities --------------------------------------------------------
+
+
+def test_higher_ranks_collect_first_and_must_take_an_egg():
+    state = position(3, [[10, 1, 2], [6, 1, 2], [4, 1, 3]], [5, -3])
+    play(state, {0: "card:10", 1: "card:6", 2: "card:4"})
+    assert only(state) == (0, ("egg:5", "egg:-3"))
+    GAME.apply(state, {0: "egg:5"})
+    assert state.collections[1] == [egg(-3, 3)] and state.collections[2] == []  # forced, then none left
+
+
+def test_equal_ranks_start_with_the_marker_holder_and_the_marker_passes_left():  # :146-154
+    entries, tie = collection_order([(0, 6), (1, 6), (2, 6)], marker=1, players=3)
+    assert [e.seat for e in entries] == [1, 2, 0] and tie
+    state = position(3, [[10, 1, 2], [10, 1, 2], [1, 2, 3]], [5, 4], marker=1)
+    play(state, {0: "card:10", 1: "card:10", 2: "card:1"})
+    assert only(state)[0] == 1  # the holder's 6 first
+    GAME.apply(state, {1: "egg:5"})
+    assert state.collections[1] == [egg(5, 3)] and state.collections[0] == [egg(4, 3)]
+    assert state.marker == 2
+
+
+def test_two_dark_priestesses_cancel_and_are_not_a_tie():  # :306-315, :158 (rule vector 3)
+    state = position(3, [[9, 1, 2], [9, 1, 2], [1, 2, 3]], [5, 4], marker=0)
+    play(state, {0: "card:9", 1: "card:9", 2: "card:1"})
+    GAME.apply(state, {2: "egg:5"})
+    assert state.collections == [[], [], [egg(5, 3)]]
+    assert state.marker == 0
+    assert any(e.kind == "cancel" for e in state.log.events)
+
+
+def test_a_single_dark_priestess_collects_normally():
+    state = position(3, [[9, 1, 2], [8, 1, 2], [1, 2, 3]], [5, 4])
+    play(state, {0: "card:9", 1: "card:8", 2: "card:1"})
+    GAME.apply(state, {0: "egg:5"})
+    assert state.collections[0] == [egg(5, 3)] and state.collections[1] == [egg(4, 3)]
+
+
+def test_without_a_blacksmith_the_shepherd_resolves_at_rank_three():  # ruling 8
+    entries, _ = collection_order([(0, 3), (1, 4), (2, 1)], marker=0, players=3)
+    assert [e.rank for e in entries] == [4, 3, 1]
+    entries, _ = collection_order([(0, 3), (1, 8), (2, 10), (3, 9)], marker=0, players=4)
+    assert [e.rank for e in entries] == [10, 9, 3, 8]
+
+
+def test_merchant_without_an_egg_scores_six_and_blacksmith_minus_four():  # rule vectors 1 and 2
+    state = position(4, [[10, 1, 2], [6, 1, 2], [5, 1, 2], [8, 1, 2]], [5, 4])
+    play(state, {0: "card:10", 1: "card:6", 2: "card:5", 3: "card:8"})
+    GAME.apply(state, {0: "egg:5"})  # 10 takes 5, 8 takes 4; 6 and 5 get nothing
+    assert state.collections[3] == [egg(4, 4)]
+    assert state.merchants == [0, 0, 1, 0] and state.blacksmiths == [0, 0, 0, 0]
+    assert round_vp([], 1, 0) == 6 and round_vp([], 0, 1) == -4
+
+
+def test_a_blacksmith_that_collects_is_discarded_without_penalty():
+    state = position(3, [[8, 1, 2], [1, 2, 3], [2, 3, 4]], [5, 4])
+    play(state, {0: "card:8", 1: "card:1", 2: "card:2"})
+    GAME.apply(state, {0: "egg:5"})
+    assert state.blacksmiths == [0, 0, 0]
+
+
+def test_the_mage_never_takes_a_face_up_exploding_egg():  # :280-282
+    state = position(3, [[7, 1, 2], [1, 2, 3], [2, 3, 4]], [-2, -5])
+    play(state, {0: "card:7", 1: "card:1", 2: "card:2"})
+    assert state.collections[0] == []  # nothing it may take: no decision
+    state = position(3, [[7, 1, 2], [1, 2, 3], [2, 3, 4]], [0 if 0 in [e.value for e in egg_deck(3)] else 1, -5])
+    play(state, {0: "card:7", 1: "card:1", 2: "card:2"})
+    assert state.collections[0] and state.collections[0][0].value >= 0
+
+
+def test_scout_adds_a_face_down_egg_seen_only_by_the_scout():  # :211-229
+    state = position(3, [[2, 1, 3], [4, 1, 3], [5, 1, 3]], [6, 5])
+    play(state, {0: "card:2", 1: "card:4", 2: "card:5"})
+    GAME.apply(state, {2: "egg:6"})
+    assert len(state.face_down) == 1 and len(state.face_up) == 2
+    hidden = state.face_down[0]
+    assert state.private[hidden.id] == {0}
+    assert GAME.observe(state, 0).available[2].known
+    assert not GAME.observe(state, 1).available[2].known and GAME.observe(state, 1).available[2].value == 0
+    for seat in (1, 2):
+        assert not any(f"worth {hidden.value} VP" in e.text for _, e in state.log.since(seat, 0))
+
+
+def test_anyone_may_take_the_face_down_egg_and_the_mage_may_refuse_it():  # NOTES 6, 7
+    state = position(3, [[2, 1, 3], [1, 4, 3], [5, 1, 3]], [6, 5])
+    play(state, {0: "card:2", 1: "card:1", 2: "card:5"})
+    GAME.apply(state, {2: "egg:6"})
+    assert len(state.face_down) == 1
+    state.face_up = [egg(-6, 3)]
+    state.hands = [[1, 4, 9], [7, 4, 9], [3, 4, 9]]
+    GAME.refresh(state)
+    play(state, {0: "card:1", 1: "card:7", 2: "card:3"})
+    seat, ids = only(state)
+    assert seat == 1 and ids == ("hidden:1", "none")
+    GAME.apply(state, {1: "none"})
+    assert state.collections[1] == []
+
+
+def test_no_scout_egg_on_the_last_turn():  # NOTES 5
+    state = position(3, [[2, 1, 3], [4, 1, 3], [5, 1, 3]], [6, 5], turn=9)
+    play(state, {0: "card:2", 1: "card:4", 2: "card:5"})
+    GAME.apply(state, {2: "egg:6"})
+    assert not state.face_down
+
+
+def test_courier_may_give_its_egg_to_another_player():  # :241-249
+    state = position(3, [[4, 1, 2], [1, 2, 3], [2, 3, 5]], [-6, 5])
+    play(state, {0: "card:4", 1: "card:1", 2: "card:2"})
+    GAME.apply(state, {0: "egg:-6"})
+    seat, ids = only(state)
+    assert seat == 0 and ids == ("keep", "give:1", "give:2")
+    GAME.apply(state, {0: "give:2"})
+    assert state.collections[0] == [] and egg(-6, 3) in state.collections[2]
+
+
+def test_priest_may_discard_one_of_its_eggs():  # :261-274
+    state = position(3, [[6, 1, 2], [1, 2, 3], [2, 3, 5]], [-6, 5])
+    state.collections[0] = [egg(-3, 3)]
+    play(state, {0: "card:6", 1: "card:1", 2: "card:2"})
+    GAME.apply(state, {0: "egg:5"})
+    seat, ids = only(state)
+    assert seat == 0 and ids == ("keep", "discard:1", "discard:2")
+    GAME.apply(state, {0: "discard:1"})
+    assert state.collections[0] == [egg(5, 3)] and egg(-3, 3) in state.egg_discard
+
+
+def test_unclaimed_eggs_are_discarded_and_new_ones_revealed():
+    state = position(3, [[9, 1, 2], [9, 1, 2], [1, 2, 3]], [5, 4])
+    state.face_up.append(egg(3, 3))
+    state.deck.remove(egg(3, 3))
+    GAME.refresh(state)
+    play(state, {0: "card:9", 1: "card:9", 2: "card:1"})
+    GAME.apply(state, {2: "egg:5"})
+    assert egg(3, 3) in state.egg_discard and egg(4, 3) in state.egg_discard
+    assert len(state.face_up) == 2 and state.turn == 2
+
+
+# -- rounds and scoring --------------------------------------------------------------------
+
+
+def _play_out(state: EggsState, seed: int) -> None:
+    rng = Chance(seed)
+    while state.pending:
+        GAME.apply(state, {d.seat: rng.pick(d.options, "x").id for d in state.pending})
+
+
+def test_three_rounds_of_nine_turns_and_the_highest_total_wins():
+    state = GAME.new_match(GAME.config(3), seed=8)
+    _play_out(state, 8)
+    assert state.round == 3 and all(len(r) == 3 for r in state.round_scores)
+    assert all(len(state.hands[s]) == 1 for s in range(3))  # one unused card each (:333)
+    result = GAME.result(state)
+    totals = state.totals()
+    assert list(result.scores) == totals
+    assert result.ranks[totals.index(max(totals))] == 1
+
+
+def test_two_players_keep_two_unused_adventurers():  # NOTES 2
+    state = GAME.new_match(GAME.config(2), seed=8)
+    _play_out(state, 9)
+    assert [len(h) for h in state.hands] == [2, 2]
+
+
+def test_the_marker_goes_to_the_lowest_total_at_a_new_round():  # :360, NOTES 11
+    state = GAME.new_match(GAME.config(3), seed=2)
+    rng = Chance(2)
+    while state.round == 1:
+        GAME.apply(state, {d.seat: rng.pick(d.options, "x").id for d in state.pending})
+    totals = state.totals()
+    assert totals[state.marker] == min(totals)
+
+
+def test_con_pub_tokens_to_the_round_best_and_first_to_three_wins():  # :471-495
+    state = GAME.new_match(GAME.config(3, {"scoring": "conpub"}), seed=4)
+    _play_out(state, 4)
+    assert max(state.tokens) >= 3
+    for r in range(state.round):
+        scores = [state.round_scores[s][r] for s in range(3)]
+        assert sum(1 for s in range(3) if scores[s] == max(scores)) >= 1
+    result = GAME.result(state)
+    for seat in range(3):
+        assert (result.ranks[seat] == 1) == (state.tokens[seat] >= 3)
+
+
+# -- hidden information --------------------------------------------------------------------
+
+
+def test_observations_do_not_depend_on_hidden_hands_or_the_egg_order():
+    a = GAME.new_match(GAME.config(3), seed=1)
+    b = GAME.new_match(GAME.config(3), seed=1)
+    b.hands[1], b.draws[1] = sorted(b.draws[1][:3]), b.draws[1][3:] + b.hands[1]
+    b.deck = list(reversed(b.deck))
+    GAME.refresh(b)
+    assert GAME.observe(a, 0).SerializeToString(deterministic=True) == GAME.observe(b, 0).SerializeToString(
+        deterministic=True
+    )
+
+
+def test_illegal_choices_change_nothing():
+    state = GAME.new_match(GAME.config(3), seed=1)
+    before = GAME.observe(state, SPECTATOR).SerializeToString(deterministic=True)
+    with pytest.raises(IllegalChoice):
+        GAME.apply(state, {0: "maybe", 1: "keep", 2: "keep"})
+    assert GAME.observe(state, SPECTATOR).SerializeToString(deterministic=True) == before
+
+
+# -- playout invariants --------------------------------------------------------------------
+
+
+def test_playout_invariants_over_2000_seeded_games():
+    longest = 0
+    for seed in range(2000):
+        players = 2 + seed % 5
+        options = {"scoring": "conpub"} if seed % 7 == 0 else {}
+        state = GAME.new_match(GAME.config(players, options), seed=seed)
+        rng = Chance(seed)
+        steps = 0
+        while state.pending:
+            GAME.apply(state, {d.seat: rng.pick(d.options, "x").id for d in state.pending})
+            steps += 1
+            if state.phase == pb.PLAY_PHASE:
+                eggs = state.deck + state.face_up + state.face_down + state.egg_discard
+                eggs += [e for c in state.collections for e in c]
+                assert sorted(e.id for e in eggs) == list(range(len(egg_deck(players))))
+        totals = state.totals()
+        for s in range(players):
+            assert len(state.round_scores[s]) == state.round
+        if not options:
+            assert state.round == 3
+        assert list(GAME.result(state).scores) == (state.tokens if options else totals)
+        longest = max(longest, steps)
+    assert longest < 400
+
+
+# -- sample_world --------------------------------------------------------------------------
+
+
+def test_sampled_worlds_keep_what_the_seat_knows_and_play_on():
+    n = 0
+    for players in (2, 3, 5):
+        state = GAME.new_match(GAME.config(players), seed=players)
+        rng = Chance(players)
+        while state.pending:
+            if rng.below(6, "x") == 0:
+                for seat in range(players):
+                    before = GAME.observe(state, seat).SerializeToString(deterministic=True)
+                    world = GAME.sample_world(state, seat, Chance(n))
+                    n += 1
+                    assert GAME.observe(world, seat).SerializeToString(deterministic=True) == before
+                    assert GAME.observe(state, seat).SerializeToString(deterministic=True) == before
+                    mine = [d.option_ids for d in state.pending if d.seat == seat]
+                    assert [d.option_ids for d in world.pending if d.seat == seat] == mine
+                    _play_out(world, n)
+            GAME.apply(state, {d.seat: rng.pick(d.options, "x").id for d in state.pending})
+    assert n > 50
+
+
+def test_hidden_hands_are_dealt_uniformly():
+    """At the first play step seat 1 holds 3 of its 10 Adventurers: seen from seat 0 each rank
+    is in seat 1's hand 3 times in 10."""
+    state = GAME.new_match(GAME.config(3), seed=7)
+    GAME.apply(state, {0: "keep", 1: "keep", 2: "keep"})
+    counts = Counter()
+    samples = 1000
+    for k in range(samples):
+        world = GAME.sample_world(state, 0, Chance(k))
+        counts.update(world.hands[1])
+    observed = [counts[r] for r in range(1, 11)]
+    assert chisquare(observed, [samples * 3 / 10] * 10).pvalue > 0.01
