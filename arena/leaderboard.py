@@ -153,63 +153,6 @@ def to_csv(board: dict[str, Any]) -> str:
     return out.getvalue()
 
 
-DROP_ORDER = ("ms/decision", "mean score", "games", "failures", "W / D / L", "mean rank")
-"""Columns given up, in this order, when the table is wider than the terminal: never the bot's
-name (two entrants must not both show as ``heurist…``), its place or its rating."""
-
-
-def render(board: dict[str, Any], width: int | None = None) -> Any:
-    """A rich Table of the leaderboard (for the terminal).
-
-    With ``width`` (the console's), columns are dropped (:data:`DROP_ORDER`) until the table
-    fits; names are never truncated (the bot column does not wrap or shrink).
-    """
-    from rich.table import Table
-
-    two = board["players"] == 2
-    columns = ["#", "bot", "rating (95% CI)", "games"]
-    columns += ["W / D / L"] if two else ["mean rank"]
-    columns += ["mean score", "failures", "ms/decision"]
-    cells: list[dict[str, str]] = []
-    for row in board["leaderboard"]:
-        result = f"{row['wins']} / {row['draws']} / {row['losses']}" if two else f"{row['mean_rank']}"
-        cells.append(
-            {
-                "#": str(row["rank"]),
-                "bot": row["bot"],
-                "rating (95% CI)": f"{row['rating']:.0f} ({row['ci_low']:.0f}..{row['ci_high']:.0f})",
-                "games": str(row["games"]),
-                "W / D / L": result,
-                "mean rank": result,
-                "mean score": str(row["mean_score"]),
-                "failures": ", ".join(f"{k} {v}" for k, v in row["failures"].items()) or "-",
-                "ms/decision": "-" if row["mean_decision_ms"] is None else f"{row['mean_decision_ms']:.3f}",
-            }
-        )
-
-    def needed(names: list[str]) -> int:  # one line per row: cell + 2 padding + 1 rule, + outer rule
-        return 1 + sum(3 + max([len(c), *(len(r[c]) for r in cells)]) for c in names)
-
-    if width is not None:
-        for column in DROP_ORDER:
-            if needed(columns) <= width:
-                break
-            if column in columns:
-                columns.remove(column)
-    table = Table(title=f"{board['game']}: {board['matches']} matches")
-    longest = max([3, *(len(r["bot"]) for r in cells)])
-    for column in columns:
-        if column == "bot":
-            table.add_column(column, justify="left", no_wrap=True, min_width=longest)
-        else:
-            table.add_column(column, justify="right")
-    for row_cells in cells:
-        table.add_row(*(row_cells[c] for c in columns))
-    seats = ", ".join(f"seat {s['seat']}: win {s['win_rate']:.1%}" for s in board["seats"] if s["win_rate"] is not None)
-    table.caption = f"seat advantage - {seats}" + (f"\nwarning: {board['warning']}" if board["warning"] else "")
-    return table
-
-
 def across(game: str, tournaments: Sequence[tuple[TournamentSpec, Sequence[MatchRecord]]]) -> dict[str, Any]:
     """One leaderboard for a game over several tournaments: the union of their bots, every
     duplicate group of every tournament, one Bradley–Terry fit with bootstrap intervals."""

@@ -13,9 +13,17 @@ from typing import Any
 
 from arena.runner import VERDICTS
 
+DROP_ORDER = ("ms/decision", "mean score", "games", "failures", "W / D / L", "mean rank")
+"""Columns given up, in this order, when the table is wider than the terminal: never the bot's
+name (two entrants must not both show as ``heurist…``), its place or its rating."""
 
-def leaderboard_table(board: Mapping[str, Any], *, live: bool = False) -> Any:
-    """A rich Table of the leaderboard (``live``: a board while the tournament runs)."""
+
+def leaderboard_table(board: Mapping[str, Any], *, live: bool = False, width: int | None = None) -> Any:
+    """A rich Table of the leaderboard (``live``: a board while the tournament runs).
+
+    With ``width`` (the console's), columns are dropped (:data:`DROP_ORDER`) until the table
+    fits; names are never truncated (the bot column does not wrap or shrink).
+    """
     from rich.table import Table
 
     two = board.get("players") == 2
@@ -25,12 +33,10 @@ def leaderboard_table(board: Mapping[str, Any], *, live: bool = False) -> Any:
         title += " so far (live; intervals at the end)"
     elif status and status != "complete":
         title += f" ({status})"
-    table = Table(title=title)
     columns = ["#", "bot", "rating (95% CI)", "games"]
     columns += ["W / D / L"] if two else ["mean rank"]
     columns += ["mean score", "failures", "ms/decision"]
-    for column in columns:
-        table.add_column(column, justify="left" if column == "bot" else "right")
+    cells: list[dict[str, str]] = []
     for row in board.get("leaderboard", []):
         # A live board has no intervals yet (they come with the final fit).
         interval = (
@@ -40,18 +46,39 @@ def leaderboard_table(board: Mapping[str, Any], *, live: bool = False) -> Any:
             result = f"{row.get('wins', 0)} / {row.get('draws', 0)} / {row.get('losses', 0)}"
         else:
             result = _number(row.get("mean_rank"))
-        failures = ", ".join(f"{k} {v}" for k, v in (row.get("failures") or {}).items()) or "-"
         ms = row.get("mean_decision_ms")
-        table.add_row(
-            str(row.get("rank", "")),
-            row["bot"],
-            interval,
-            str(row.get("games", 0)),
-            result,
-            _number(row.get("mean_score")),
-            failures,
-            "-" if ms is None else f"{ms:.3f}",
+        cells.append(
+            {
+                "#": str(row.get("rank", "")),
+                "bot": row["bot"],
+                "rating (95% CI)": interval,
+                "games": str(row.get("games", 0)),
+                "W / D / L": result,
+                "mean rank": result,
+                "mean score": _number(row.get("mean_score")),
+                "failures": ", ".join(f"{k} {v}" for k, v in (row.get("failures") or {}).items()) or "-",
+                "ms/decision": "-" if ms is None else f"{ms:.3f}",
+            }
         )
+
+    def needed(names: list[str]) -> int:  # one line per row: cell + 2 padding + 1 rule, + outer rule
+        return 1 + sum(3 + max([len(c), *(len(r[c]) for r in cells)]) for c in names)
+
+    if width is not None:
+        for column in DROP_ORDER:
+            if needed(columns) <= width:
+                break
+            if column in columns:
+                columns.remove(column)
+    table = Table(title=title)
+    longest = max([3, *(len(r["bot"]) for r in cells)])
+    for column in columns:
+        if column == "bot":
+            table.add_column(column, justify="left", no_wrap=True, min_width=longest)
+        else:
+            table.add_column(column, justify="right")
+    for row_cells in cells:
+        table.add_row(*(row_cells[c] for c in columns))
     seats = ", ".join(
         f"seat {s['seat']}: win {s['win_rate']:.1%}" for s in board.get("seats") or [] if s.get("win_rate") is not None
     )

@@ -245,11 +245,11 @@ def board_with(names: list[str]) -> dict:
 def test_leaderboard_never_truncates_names(width):
     from rich.console import Console
 
-    from arena.leaderboard import render
+    from arena.leaderboard_view import leaderboard_table
 
     names = ["heuristic", "heuristic:risk=2", "random", "random#2"]
     console = Console(width=width, record=True, file=io.StringIO())
-    console.print(render(board_with(names), console.width))
+    console.print(leaderboard_table(board_with(names), width=console.width))
     text = console.export_text()
     for name in names:
         assert f" {name} " in text, text

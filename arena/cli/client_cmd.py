@@ -239,7 +239,8 @@ def _print_board(board: Any, *, live: bool = False) -> None:
     """The same table as a local run's (arena.leaderboard_view)."""
     from arena.leaderboard_view import from_message, leaderboard_table
 
-    _console().print(leaderboard_table(from_message(board), live=live))
+    console = _console()
+    console.print(leaderboard_table(from_message(board), live=live, width=console.width))
 
 
 @guarded

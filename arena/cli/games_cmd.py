@@ -61,13 +61,15 @@ def run(args: argparse.Namespace) -> int:
     columns = ["id", "name", "players", "variants", "options", "flags"]
     # The id and name never wrap; the other columns wrap at spaces, and when even a few
     # characters each would not fit, they go (flags, then options, then variants: see
-    # `arena rules GAME` for those).
+    # `arena rules GAME` for those), and last the name.
     fixed = sum(3 + max(len(c), *(len(r[c]) for r in rows)) for c in ("id", "name", "players")) + 1
     for column, room in (("flags", 12), ("options", 16), ("variants", 12)):
         wrapping = [c for c in columns if c not in ("id", "name", "players")]
         if fixed + sum(3 + room for _ in wrapping) <= console.width:
             break
         columns.remove(column)
+    if fixed > console.width:  # still too wide: the display name goes before an id is cut
+        columns.remove("name")
     table = Table(title="Arena games", caption="details: arena rules GAME" if len(columns) < 6 else None)
     for column in columns:
         table.add_column(column, no_wrap=column in ("id", "name", "players"), overflow="fold")

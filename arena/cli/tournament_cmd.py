@@ -201,10 +201,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         from rich.console import Console
 
-        from arena.leaderboard import render
+        from arena.leaderboard_view import leaderboard_table
 
         console = Console() if sys.stdout.isatty() else Console(width=140)
-        console.print(render(board, console.width))
+        console.print(leaderboard_table(board, width=console.width))
         if board.get("sprt"):
             s = board["sprt"]
             verdict = {"H1": "challenger is stronger", "H0": "challenger is not stronger", None: "undecided"}
@@ -335,8 +335,8 @@ def run_action(args: argparse.Namespace) -> int:
     if status["leaderboard"]:
         from rich.console import Console
 
-        from arena.leaderboard import render
+        from arena.leaderboard_view import leaderboard_table
 
         console = Console() if sys.stdout.isatty() else Console(width=140)
-        console.print(render(status["leaderboard"], console.width))
+        console.print(leaderboard_table(status["leaderboard"], width=console.width))
     return 0
