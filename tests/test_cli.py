@@ -272,6 +272,8 @@ def test_games_fit_the_terminal(width):
     assert out.returncode == 0, out.stderr
     assert max(len(line) for line in out.stdout.splitlines()) <= int(width)
     for game in games().values():
-        assert game.meta.id in out.stdout and game.meta.name in out.stdout
+        assert f" {game.meta.id} " in out.stdout  # ids are never cut
+        if int(width) >= 80:
+            assert game.meta.name in out.stdout  # (narrower: names go before ids are cut)
     if width == "160":
         assert "hidden-information" in out.stdout and "tiebreak=shared|rolloff (default" in out.stdout
