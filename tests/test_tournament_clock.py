@@ -12,7 +12,7 @@ from arena.executor import LocalExecutor
 from arena.rundir import RunDirectory
 from arena.tournament import TournamentSpec
 from arena.tournament_run import run_tournament
-from arena.v1 import arena_pb2, bot_pb2
+from arena.v1 import arena_pb2
 from referee.auth import create_owner
 from referee.store import Store
 from tests.remote_helpers import bot_process, misbehaving
@@ -79,7 +79,7 @@ def test_service_tournament_sends_and_enforces_its_clock(tmp_path):
         store = Store(server.url)
         alice = Api(srv.address, create_owner(store, "alice"))
         alice.RegisterBot(arena_pb2.RegisterBotRequest(name="slow", games=["rolldice"], endpoint=address))
-        clock = bot_pb2.ClockSettings(decision_ms=300, bank_ms=1, increment_ms=1, grace_ms=1)
+        clock = arena_pb2.ClockLimits(decision_ms=300, bank_ms=1, increment_ms=1, grace_ms=1)
         created = alice.CreateTournament(
             arena_pb2.CreateTournamentRequest(game="rolldice", bots=["slow", "random"], players=2, seed=2, clock=clock)
         )
