@@ -313,6 +313,22 @@ class MatchState:
 
 S = TypeVar("S", bound=MatchState)
 
+
+class Worlds:
+    """Determinizations of one seat's information set, without the state itself: what the
+    runner hands an in-process searching bot with its request (``decide_worlds``)."""
+
+    __slots__ = ("game", "seat", "_state")
+
+    def __init__(self, game: Game[Any], state: MatchState, seat: int) -> None:
+        self.game = game
+        self.seat = seat
+        self._state = state
+
+    def sample(self, chance: Chance) -> MatchState:
+        """A new world consistent with what the seat knows (``Game.sample_world``)."""
+        return self.game.sample_world(self._state, self.seat, chance)
+
 _NOT_COPIED = frozenset({"chance", "log"})  # a world gets its own (copy_for)
 
 
