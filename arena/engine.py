@@ -318,7 +318,7 @@ class Worlds:
     """Determinizations of one seat's information set, without the state itself: what the
     runner hands an in-process searching bot with its request (``decide_worlds``)."""
 
-    __slots__ = ("game", "seat", "_state")
+    __slots__ = ("_state", "game", "seat")
 
     def __init__(self, game: Game[Any], state: MatchState, seat: int) -> None:
         self.game = game
@@ -328,6 +328,7 @@ class Worlds:
     def sample(self, chance: Chance) -> MatchState:
         """A new world consistent with what the seat knows (``Game.sample_world``)."""
         return self.game.sample_world(self._state, self.seat, chance)
+
 
 _NOT_COPIED = frozenset({"chance", "log"})  # a world gets its own (copy_for)
 

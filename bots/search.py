@@ -54,7 +54,7 @@ class Node:
     """A point of this seat's information-set tree: per deciding seat, per option id, the
     statistics ``[visits, total reward, availability]``; children by (own choice, seen events)."""
 
-    __slots__ = ("stats", "children")
+    __slots__ = ("children", "stats")
 
     def __init__(self) -> None:
         self.stats: dict[int, dict[str, list[float]]] = {}
@@ -83,8 +83,9 @@ class Search:
         self.iterations = 0
 
     def run(self, worlds: Worlds, iterations: int, ms: float) -> None:
+        """``iterations`` iterations, or (0) as many as fit in ``ms`` milliseconds."""
         deadline = time.perf_counter() + ms / 1000
-        while iterations and self.iterations < iterations or not iterations and time.perf_counter() < deadline:
+        while self.iterations < iterations if iterations else time.perf_counter() < deadline:
             self.iterate(worlds)
             self.iterations += 1
 
