@@ -210,7 +210,7 @@ def _splits(
 ) -> list[tuple[tuple[int, ...], tuple[int, ...], int]]:
     """Every way to put ``count`` distinct cards into ``hands`` within ``caps``: (numbers per
     hand, capacities left, number of card assignments = the multinomial coefficient)."""
-    out = []
+    out: list[tuple[tuple[int, ...], tuple[int, ...], int]] = []
 
     def walk(k: int, left: int, split: tuple[int, ...]) -> None:
         if k == len(hands) - 1:

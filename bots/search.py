@@ -156,6 +156,10 @@ class Search:
 class SearchBot(Bot):
     name = "search"
     version = "1.0"
+    in_process_only = (
+        "it searches worlds sampled from the referee's state (Game.sample_world), which a bot "
+        "served over gRPC never has; choose it in arena play / tournament --bots"
+    )
 
     def __init__(self, iterations: int = 0, ms: float = 500, c: float = 0.7, seed: int = 0) -> None:
         super().__init__()
@@ -181,10 +185,7 @@ class SearchBot(Bot):
         return search.best(option_ids)
 
     def decide(self, request: bot_pb2.DecisionRequest) -> str:
-        raise RuntimeError(
-            "search needs a sampler of its seat's worlds, which only the in-process runner gives "
-            "(a bot served over gRPC sees observations, not states)"
-        )
+        raise RuntimeError(f"search needs a sampler of its seat's worlds (in-process only): {self.in_process_only}")
 
 
 def search_bot(params: Mapping[str, str], game_id: str) -> SearchBot:

@@ -19,6 +19,7 @@ from concurrent import futures
 
 import grpc
 
+from arena.config import ConfigError
 from arena.v1 import bot_pb2, bot_pb2_grpc
 from bots.sdk import Bot
 
@@ -85,6 +86,9 @@ class BotServer:
 
 def start(make_bot: Callable[[], Bot], address: str = "127.0.0.1:0", *, max_matches: int = 64) -> BotServer:
     """Start serving in background threads; returns at once with the bound port."""
+    probe = make_bot()
+    if getattr(probe, "in_process_only", False):
+        raise ConfigError(f"bot {probe.name!r} plays in-process only: {probe.in_process_only}")
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_matches), options=SERVER_OPTIONS)
     bot_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(make_bot), server)
     port = server.add_insecure_port(address)

@@ -12,6 +12,7 @@ from arena.registry import games, get_game
 from arena.runner import play_match
 from bots.registry import make_bot, tournament_field
 from bots.search import SearchBot, rewards
+from bots.serve import start
 
 
 def match(game_id, specs, seed, players=None):
@@ -83,5 +84,7 @@ def test_chosen_explicitly_never_in_the_default_field():
 
 def test_without_a_world_sampler_it_says_why():
     bot = make_bot("search", "skyfive")
-    with pytest.raises(RuntimeError, match="in-process"):
+    with pytest.raises(RuntimeError, match="in-process only"):
         bot.decide(None)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="bot 'search' plays in-process only"):
+        start(lambda: make_bot("search", "skyfive"))
