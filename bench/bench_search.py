@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             players = 4  # the base game (2 and 3 players are variants), as in bench_engine
         states = positions(game, players)
         apply_us, match_steps = apply_cost(game, players, args.seconds)
-        sample_us = per_call(lambda s: game.sample_world(s, s.pending[0].seat, Chance(1)), states, args.seconds)
+        sample_us = per_call(lambda s, g=game: g.sample_world(s, s.pending[0].seat, Chance(1)), states, args.seconds)
         clone_us = per_call(game.clone, states, args.seconds / 2)
         rate, steps = search_rate(game, states, args.seconds)
         rows.append(
