@@ -87,8 +87,9 @@ class BotServer:
 def start(make_bot: Callable[[], Bot], address: str = "127.0.0.1:0", *, max_matches: int = 64) -> BotServer:
     """Start serving in background threads; returns at once with the bound port."""
     probe = make_bot()
-    if getattr(probe, "in_process_only", False):
-        raise ConfigError(f"bot {probe.name!r} plays in-process only: {probe.in_process_only}")
+    reason = getattr(probe, "in_process_only", "")  # a bot that needs the referee's worlds (search)
+    if reason:
+        raise ConfigError(f"bot {probe.name!r} plays in-process only: {reason}")
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_matches), options=SERVER_OPTIONS)
     bot_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(make_bot), server)
     port = server.add_insecure_port(address)
