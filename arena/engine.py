@@ -377,9 +377,7 @@ class Game(ABC, Generic[S]):
             if option is None:
                 raise IllegalChoice(decision.seat, option_id, decision.option_ids)
             chosen[decision.seat] = option
-        self.resolve(state, chosen)
-        state.steps += 1
-        state.pending = tuple(self.decisions(state))
+        self.advance(state, chosen)
 
     def refresh(self, state: S) -> None:
         """Recompute the pending decisions after a test or tool edited the state directly
