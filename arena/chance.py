@@ -17,9 +17,12 @@ keyed by the same labels.
 
 from __future__ import annotations
 
+import copy
+import functools
+import math
 import random
 from collections import Counter, deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -60,6 +63,62 @@ class Chance:
             j = self.below(i + 1, label)
             out[i], out[j] = out[j], out[i]
         return out
+
+    def deal(
+        self,
+        cards: Sequence[T],
+        sizes: Sequence[int],
+        label: str,
+        accepts: Sequence[Callable[[T], bool]] | None = None,
+    ) -> list[list[T]]:
+        """Deal ``cards`` into hands of the given sizes, uniformly over the possible deals.
+
+        With ``accepts``, hand ``i`` may only receive cards ``accepts[i]`` accepts (a player who
+        showed a void in a suit), and the deal is uniform over the deals that respect it: built
+        card class by card class with exact counts of the completions (never by rejection), so
+        it is as fast late in a game as early. Raises ValueError when no deal fits.
+        """
+        if sum(sizes) != len(cards):
+            raise ValueError(f"deal of {len(cards)} cards into hands of {list(sizes)}")
+        if accepts is None:
+            order = self.shuffled(cards, label)
+            hands, start = [], 0
+            for size in sizes:
+                hands.append(order[start : start + size])
+                start += size
+            return hands
+        # Cards accepted by the same hands are interchangeable for counting: one class each.
+        classes: dict[tuple[int, ...], list[T]] = {}
+        for card in cards:
+            classes.setdefault(tuple(i for i, ok in enumerate(accepts) if ok(card)), []).append(card)
+        shape = tuple((len(members), hands_ok) for hands_ok, members in classes.items())
+        caps = tuple(sizes)
+        if not _completions(shape, caps):
+            raise ValueError(f"no deal of {len(cards)} cards into hands of {list(sizes)} respects the constraints")
+        hands = [[] for _ in sizes]
+        for index, members in enumerate(classes.values()):
+            rest = shape[index + 1 :]
+            count, hands_ok = shape[index]
+            # Choose how many of this class each hand gets, weighted by the deals completing it.
+            splits = [(w * _completions(rest, left), split, left) for split, left, w in _splits(count, hands_ok, caps)]
+            pick = self.below(sum(w for w, _, _ in splits), label)
+            chosen = 0
+            while pick >= splits[chosen][0]:
+                pick -= splits[chosen][0]
+                chosen += 1
+            _, split, caps = splits[chosen]
+            order = self.shuffled(members, label)
+            for hand, n in zip(hands_ok, split, strict=True):
+                hands[hand] += order[:n]
+                del order[:n]
+        return hands
+
+    def copy(self) -> Chance:
+        """An independent copy at the same position (it draws what this one would draw next)."""
+        new = copy.copy(self)
+        new._rng = random.Random(0)
+        new._rng.setstate(self._rng.getstate())
+        return new
 
 
 class PresetChance(Chance):
@@ -128,6 +187,14 @@ class PresetChance(Chance):
         self._missing("order", label)
         return super().shuffled(pool, label)
 
+    def copy(self) -> PresetChance:
+        new = super().copy()
+        assert isinstance(new, PresetChance)
+        new._orders = copy.deepcopy(self._orders)
+        new._rolls = copy.deepcopy(self._rolls)
+        new._picks = copy.deepcopy(self._picks)
+        return new
+
     def unused(self) -> dict[str, int]:
         """Preset outcomes not consumed yet, by label (a test can assert this is empty)."""
         left: dict[str, int] = {}
@@ -136,6 +203,44 @@ class PresetChance(Chance):
                 if queue:
                     left[label] = left.get(label, 0) + len(queue)
         return left
+
+
+def _splits(
+    count: int, hands: tuple[int, ...], caps: tuple[int, ...]
+) -> list[tuple[tuple[int, ...], tuple[int, ...], int]]:
+    """Every way to put ``count`` distinct cards into ``hands`` within ``caps``: (numbers per
+    hand, capacities left, number of card assignments = the multinomial coefficient)."""
+    out: list[tuple[tuple[int, ...], tuple[int, ...], int]] = []
+
+    def walk(k: int, left: int, split: tuple[int, ...]) -> None:
+        if k == len(hands) - 1:
+            if left <= caps[hands[k]]:
+                done = (*split, left)
+                rest = list(caps)
+                weight = math.factorial(count)
+                for hand, n in zip(hands, done, strict=True):
+                    rest[hand] -= n
+                    weight //= math.factorial(n)
+                out.append((done, tuple(rest), weight))
+            return
+        for n in range(min(left, caps[hands[k]]) + 1):
+            walk(k + 1, left - n, (*split, n))
+
+    if hands:
+        walk(0, count, ())
+    elif count == 0:
+        out.append(((), caps, 1))
+    return out
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _completions(shape: tuple[tuple[int, tuple[int, ...]], ...], caps: tuple[int, ...]) -> int:
+    """The number of deals of the card classes ``shape`` (count, accepting hands) that fill the
+    capacities ``caps`` exactly."""
+    if not shape:
+        return 0 if any(caps) else 1
+    (count, hands), rest = shape[0], shape[1:]
+    return sum(w * _completions(rest, left) for _, left, w in _splits(count, hands, caps))
 
 
 def derive_seed(*parts: object) -> int:

@@ -12,7 +12,9 @@ Every game is a deterministic state machine driven only by decisions and its mat
 * ``observe(state, seat)`` is exactly what the seat may know, as the game's protobuf
   ``Observation``; ``observe(state, SPECTATOR)`` is the privileged replay view;
 * ``result(state)`` gives scores and ranks (shared victories are equal ranks) once no decision
-  is pending.
+  is pending;
+* ``sample_world(state, seat, chance)`` is a determinization: a new full state consistent with
+  everything ``seat`` knows, the rest re-drawn at random (what a searching bot plays out).
 
 A game subclasses :class:`Game` and implements five small hooks: ``setup``, ``decisions``,
 ``resolve``, ``observation`` and ``score``. The base class owns validation, caching of the
@@ -21,8 +23,9 @@ pending decisions and the public/private event log, so every game gets the same 
 
 from __future__ import annotations
 
+import enum
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -212,6 +215,80 @@ class Result:
 
 
 # --------------------------------------------------------------------------------------------
+# Fast copies of states
+
+
+_IMMUTABLE: set[type] = {int, float, bool, complex, str, bytes, type(None), range, frozenset}
+_Copier = Callable[[Any], Any]
+_COPIERS: dict[type, _Copier] = {}
+
+
+def _is_immutable(cls: type) -> bool:
+    """Values a state may share with its copies: atoms, tuples (named ones too), enums, frozen
+    dataclasses (Decision, Option, Event, MatchConfig) and protobuf messages (a game never
+    mutates a message once it is stored in its state)."""
+    if cls in _IMMUTABLE:
+        return True
+    params = getattr(cls, "__dataclass_params__", None)
+    shared = issubclass(cls, (tuple, enum.Enum, Message)) or (params is not None and params.frozen)
+    if shared:
+        _IMMUTABLE.add(cls)
+    return shared
+
+
+def _copy_list(items: list[Any]) -> list[Any]:
+    if _IMMUTABLE.issuperset(map(type, items)):
+        return items.copy()
+    return [clone(v) for v in items]
+
+
+def _copy_dict(items: dict[Any, Any]) -> dict[Any, Any]:
+    if _IMMUTABLE.issuperset(map(type, items.values())):
+        return items.copy()
+    return {k: clone(v) for k, v in items.items()}
+
+
+def _copy_object(value: Any, skip: frozenset[str] = frozenset()) -> Any:
+    new = object.__new__(type(value))
+    imm = _IMMUTABLE
+    new.__dict__.update({k: v if type(v) in imm else clone(v) for k, v in value.__dict__.items() if k not in skip})
+    return new
+
+
+def _copy_log(log: EventLog) -> EventLog:
+    new = EventLog()
+    new.events = log.events.copy()  # events are immutable
+    return new
+
+
+_COPIERS.update({list: _copy_list, dict: _copy_dict, set: set.copy, EventLog: _copy_log})
+
+
+def clone(value: Any) -> Any:
+    """A copy of a game state (or any part of it) that shares only immutable values.
+
+    Lists, dicts, sets and plain objects (dataclasses such as a state, a player's board) are
+    copied, recursively; atoms, tuples, enums, frozen dataclasses and protobuf messages are
+    shared; the chance keeps its position (``Chance.copy``). Much faster than ``deepcopy``: this
+    is the copy a searching bot makes once per simulated game.
+    """
+    cls = type(value)
+    copier = _COPIERS.get(cls)
+    if copier is not None:
+        return copier(value)
+    if cls in _IMMUTABLE or _is_immutable(cls):
+        return value
+    if isinstance(value, Chance):
+        copier = Chance.copy
+    elif hasattr(value, "__dict__") and not isinstance(value, type):
+        copier = _copy_object
+    else:
+        raise TypeError(f"clone: cannot copy a {cls.__name__} (use lists, dicts, tuples and dataclasses in states)")
+    _COPIERS[cls] = copier
+    return copier(value)
+
+
+# --------------------------------------------------------------------------------------------
 # State and game
 
 
@@ -235,6 +312,25 @@ class MatchState:
 
 
 S = TypeVar("S", bound=MatchState)
+
+
+class Worlds:
+    """Determinizations of one seat's information set, without the state itself: what the
+    runner hands an in-process searching bot with its request (``decide_worlds``)."""
+
+    __slots__ = ("_state", "game", "seat")
+
+    def __init__(self, game: Game[Any], state: MatchState, seat: int) -> None:
+        self.game = game
+        self.seat = seat
+        self._state = state
+
+    def sample(self, chance: Chance) -> MatchState:
+        """A new world consistent with what the seat knows (``Game.sample_world``)."""
+        return self.game.sample_world(self._state, self.seat, chance)
+
+
+_NOT_COPIED = frozenset({"chance", "log"})  # a world gets its own (copy_for)
 
 
 class Game(ABC, Generic[S]):
@@ -281,9 +377,7 @@ class Game(ABC, Generic[S]):
             if option is None:
                 raise IllegalChoice(decision.seat, option_id, decision.option_ids)
             chosen[decision.seat] = option
-        self.resolve(state, chosen)
-        state.steps += 1
-        state.pending = tuple(self.decisions(state))
+        self.advance(state, chosen)
 
     def refresh(self, state: S) -> None:
         """Recompute the pending decisions after a test or tool edited the state directly
@@ -302,6 +396,55 @@ class Game(ABC, Generic[S]):
 
     def is_over(self, state: S) -> bool:
         return not state.pending
+
+    # -- determinization (search) -----------------------------------------------------------
+
+    def sample_world(self, state: S, seat: int, chance: Chance) -> S:
+        """A determinization: a NEW full state consistent with everything ``seat`` knows now.
+
+        The seat's own hidden information, the public state and everything deducible from the
+        public history (cards shown, voids revealed, counts of hands and decks) are kept; what
+        is hidden from the seat (others' hands, deck orders, sealed choices) is re-drawn from
+        ``chance``, as close to uniform over the consistent worlds as is practical, by dealing
+        the unknown cards constructively (never rejection sampling). The world's own future
+        chance is fresh (``copy_for``), its log keeps only the events the seat may see, and its
+        pending decisions are recomputed: ``observe(world, seat)`` equals ``observe(state,
+        seat)`` byte for byte. ``state`` is never changed.
+
+        This default serves games without hidden information (a copy with fresh chance); a
+        game with hidden information (a shuffled deck order is hidden too) overrides it:
+        ``world = self.copy_for(state, seat, chance)``, re-draw the hidden parts from
+        ``chance``, then ``self.refresh(world)``.
+        """
+        if self.meta.hidden_information:
+            raise NotImplementedError(
+                f"{self.meta.id}: sample_world is not implemented (the game has hidden information)"
+            )
+        world = self.copy_for(state, seat, chance)
+        self.refresh(world)
+        return world
+
+    def copy_for(self, state: S, seat: int, chance: Chance) -> S:
+        """The start of every ``sample_world``: a fast copy of ``state`` whose log keeps only
+        the events ``seat`` may see and whose future chance is a fresh RNG drawn from
+        ``chance`` (so the world's dice and draws are not the real match's)."""
+        world: S = _copy_object(state, _NOT_COPIED)
+        world.chance = Chance(chance.below(2**63, "world"))
+        world.log = EventLog()
+        world.log.events = [e for e in state.log.events if e.visible_to(seat)]
+        return world
+
+    def clone(self, state: S) -> S:
+        """An exact copy of ``state`` (its chance included) that shares only immutable values
+        (see :func:`clone`)."""
+        return clone(state)
+
+    def advance(self, state: S, chosen: Mapping[int, Option]) -> None:
+        """``apply`` for options taken from ``pending`` as they are (a searching bot's inner
+        loop): no validation, the same transition."""
+        self.resolve(state, chosen)
+        state.steps += 1
+        state.pending = tuple(self.decisions(state))
 
     # -- hooks a game implements ------------------------------------------------------------
 

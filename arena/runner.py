@@ -32,7 +32,7 @@ from arena import PROTOCOL_VERSION
 from arena.chance import Chance, derive_seed
 from arena.clock import clock_settings
 from arena.config import MatchConfig
-from arena.engine import Decision, Game, MatchState
+from arena.engine import Decision, Game, MatchState, Worlds
 from arena.protocol import EventCursor, decision_request, result_message, start_message
 from arena.record import DecisionEntry, FailureEntry, MatchRecord, StrikeEntry, with_forfeits
 from arena.v1 import bot_pb2
@@ -420,6 +420,8 @@ class _Match:
         try:
             if two_phase:
                 await _call(player, "begin_decide", request)
+            elif hasattr(player, "decide_worlds"):  # a searching bot: it may sample its worlds
+                asked.answer = player.decide_worlds(request, Worlds(self.game, self.state, seat))
             else:
                 asked.answer = player.decide(request)
         except PlayerFailure as failure:

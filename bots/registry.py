@@ -1,4 +1,5 @@
-"""The built-in bots: ``random`` for every game plus each game's own bots.
+"""The built-in bots: ``random`` and ``search`` for every game plus each game's own bots
+(``search`` is chosen explicitly: it is not in the default tournament field).
 
 A bot spec is ``name`` or ``name:key=value,key=value`` (parameters for bots that take them,
 e.g. ``heuristic:threshold=4``). Per-game bots live in ``bots.games.<game id>`` as a ``BOTS``
@@ -82,10 +83,15 @@ def make_bot(spec: str, game_id: str) -> Bot:
     name, params = parse_spec(spec)
     if name == "random":
         bot = _random(params)
+    elif name == "search":
+        from bots.search import search_bot
+
+        bot = search_bot(params, game_id)
     else:
         factories = _game_bots().get(game_id, {})
         if name not in factories:
-            raise ConfigError(f"unknown bot {name!r} for {game_id}; built-in bots: {', '.join(bot_names(game_id))}")
+            known = ", ".join([*bot_names(game_id), "search"])
+            raise ConfigError(f"unknown bot {name!r} for {game_id}; built-in bots: {known}")
         bot = factories[name](params)
     bot.name = spec
     return bot

@@ -19,6 +19,7 @@ from concurrent import futures
 
 import grpc
 
+from arena.config import ConfigError
 from arena.ports import bind_error
 from arena.v1 import bot_pb2, bot_pb2_grpc
 from bots.sdk import Bot
@@ -88,6 +89,10 @@ class BotServer:
 
 def start(make_bot: Callable[[], Bot], address: str = "127.0.0.1:0", *, max_matches: int = 64) -> BotServer:
     """Start serving in background threads; returns at once with the bound port."""
+    probe = make_bot()
+    reason = getattr(probe, "in_process_only", "")  # a bot that needs the referee's worlds (search)
+    if reason:
+        raise ConfigError(f"bot {probe.name!r} plays in-process only: {reason}")
     if not address.startswith("unix:"):
         host, _, port_text = address.rpartition(":")
         problem = bind_error(host, int(port_text)) if port_text.isdigit() else None

@@ -610,6 +610,25 @@ class GetBit(Game[GetBitState]):
 
     # -- views ------------------------------------------------------------------------------
 
+    def sample_world(self, state: GetBitState, seat: int, chance: Chance) -> GetBitState:
+        """Hidden from ``seat``: the robot's stack order and the other seats' sealed cards of
+        this round (chosen, not revealed yet; the Shark's too). Every hand is known or
+        deducible (the set minus the cards played and discarded; with Memory, from the public
+        reveals), so the robot's stack is shuffled again and each sealed card is re-drawn
+        uniformly from its hand."""
+        world = self.copy_for(state, seat, chance)
+        for figure in world.figures:
+            if figure.robot:
+                figure.hand = chance.shuffled(figure.hand, "world")
+        for f in world.chosen:
+            if world.figures[f].owner != seat:
+                world.chosen[f] = chance.pick(world.figures[f].hand, "world")
+        shark = world.shark
+        if shark and shark.chosen and shark.seat != seat:
+            shark.chosen = chance.pick(shark.hand, "world")
+        self.refresh(world)
+        return world
+
     def observation(self, state: GetBitState, viewer: int) -> pb.Observation:
         spectator = viewer == SPECTATOR
         obs = pb.Observation(

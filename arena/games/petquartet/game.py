@@ -571,6 +571,14 @@ class PetQuartet(Game[PetQuartetState]):
 
     # -- views ----------------------------------------------------------------------------
 
+    def sample_world(self, state: PetQuartetState, seat: int, chance: Chance) -> PetQuartetState:
+        """Every card is public once drawn; only the order of the deck left is unknown (its
+        composition is public), so it is shuffled again."""
+        world = self.copy_for(state, seat, chance)
+        world.deck = state.deck[: state.top] + chance.shuffled(state.deck[state.top :], "world")
+        self.refresh(world)
+        return world
+
     def observation(self, state: PetQuartetState, viewer: int) -> pb.Observation:
         deck_counts = count_cards(state.deck[state.top :])
         obs = pb.Observation(

@@ -569,6 +569,27 @@ class Rainbow(Game[RainbowState]):
 
     # -- views ------------------------------------------------------------------------------
 
+    def sample_world(self, state: RainbowState, seat: int, chance: Chance) -> RainbowState:
+        """Hidden from ``seat``: the other hands, every reserve not taken yet (its own too: its
+        owner does not know it) and the cards set aside. Their sizes are public and the play
+        reveals nothing more (any combo may be played), so the unseen cards are dealt again
+        into those places at random."""
+        world = self.copy_for(state, seat, chance)
+        places = [hand for s, hand in enumerate(world.hands) if s != seat] + world.reserves + [world.set_aside]
+        unseen = [rank for counts in places for rank in RANKS for _ in range(counts[rank - 1])]
+        dealt = chance.deal(unseen, [sum(counts) for counts in places], "world")
+        for counts, cards in zip(places, dealt, strict=True):
+            counts[:] = counts_of(cards)
+        decision = world.decision
+        if decision is not None and decision.kind == "combo" and decision.seat != seat:
+            # The player to move holds other cards here: offer what they allow. (That they have
+            # more than one combo is not enforced: a one-combo hand is only possible under a
+            # Run restriction with cards of a single rank, and then stays a decision.)
+            combos = legal_combos(world.hands[decision.seat], world.restriction)
+            world.decision = Decision(decision.seat, "combo", tuple(map(combo_option, combos)))
+        self.refresh(world)
+        return world
+
     def observation(self, state: RainbowState, viewer: int) -> pb.Observation:
         spectator = viewer == SPECTATOR
         public = public_cards(state)

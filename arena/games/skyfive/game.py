@@ -437,6 +437,16 @@ class SkyFive(Game[SkyFiveState]):
 
     # -- views ------------------------------------------------------------------------------
 
+    def sample_world(self, state: SkyFiveState, seat: int, chance: Chance) -> SkyFiveState:
+        """Every card on the table is face up, so the only hidden thing is which unseen card
+        is where: the draw pile's order and the removed cards (whose joint composition every
+        seat can deduce). Both are re-drawn as one shuffle of the unseen cards."""
+        world = self.copy_for(state, seat, chance)
+        unseen = chance.shuffled(state.deck + state.removed, "world")
+        world.deck, world.removed = unseen[: len(state.deck)], unseen[len(state.deck) :]
+        self.refresh(world)
+        return world
+
     def observation(self, state: SkyFiveState, viewer: int) -> pb.Observation:
         obs = pb.Observation(
             seat=max(viewer, 0),

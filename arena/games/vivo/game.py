@@ -246,6 +246,24 @@ def sort_hand(cards: Iterable[Card]) -> list[Card]:
     return sorted(cards, key=lambda c: (SUITS.index(c.suit), c.rank))
 
 
+def round_voids(state: VivoState) -> list[set[str]]:
+    """Per seat, the suits it has shown it no longer holds this round: an off-harmony play
+    means no card met the obligation (ruling 2), i.e. no card of the suits played in the trick
+    (``PLAYED_SUIT``), or none outside them (``NEW_SUIT``)."""
+    voids: list[set[str]] = [set() for _ in range(state.players)]
+    plays = state.round_plays + state.plays
+    for start in range(0, len(plays), state.players):
+        harmony = state.harmonies[start // state.players]
+        suits: list[str] = []
+        for i, play in enumerate(plays[start : start + state.players]):
+            if play.off_harmony:
+                need = obligation(harmony, len(suits), state.players - i - 1)
+                voids[play.seat] |= set(suits) if need == pb.PLAYED_SUIT else set(state.suits) - set(suits)
+            elif play.card.suit not in suits:
+                suits.append(play.card.suit)
+    return voids
+
+
 class Vivo(Game[VivoState]):
     meta = GameMeta(
         id="vivo",
@@ -387,6 +405,27 @@ class Vivo(Game[VivoState]):
         state.log.public(CHANCE_SEAT, "end", f"game over: totals {', '.join(map(str, totals))}")
 
     # -- views ------------------------------------------------------------------------------
+
+    def sample_world(self, state: VivoState, seat: int, chance: Chance) -> VivoState:
+        """Hidden from ``seat``: the other hands and the order of the Harmony cards after the
+        preview (their mix is public). An off-harmony play shows that its player holds no card
+        of the suits the follow rule asked for: those voids last the round, and the other
+        hands are dealt again at random among the deals that respect them."""
+        world = self.copy_for(state, seat, chance)
+        if not state.over:
+            shown = state.trick + 1  # the current Harmony card and the preview
+            world.harmonies = state.harmonies[:shown] + chance.shuffled(state.harmonies[shown:], "world")
+            others = [s for s in range(state.players) if s != seat]
+            seen = set(state.hands[seat]) | {p.card for p in state.round_plays} | {p.card for p in state.plays}
+            unseen = [card for card in deck_cards(state.suits) if card not in seen]
+            voids = round_voids(state)
+            accepts = [lambda card, void=voids[s]: card.suit not in void for s in others]
+            sizes = [len(state.hands[s]) for s in others]
+            hands = chance.deal(unseen, sizes, "world", accepts if any(voids[s] for s in others) else None)
+            for s, hand in zip(others, hands, strict=True):
+                world.hands[s] = sort_hand(hand)
+        self.refresh(world)
+        return world
 
     def observation(self, state: VivoState, viewer: int) -> pb.Observation:
         spectator = viewer == SPECTATOR

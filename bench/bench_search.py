@@ -1,0 +1,139 @@
+"""Search benchmark: ISMCTS iterations per second per game, and what its inner loop costs.
+
+    python -m bench.bench_search [--seconds 2]
+
+For each game (the player count of ``bench_engine``), at positions spread over seeded random
+playouts (the seat to move as the observer), all in the same run:
+
+* ``apply_us``: one plain ``Game.apply`` of a random legal choice (the bare engine step);
+* ``sample_world_us``: one ``Game.sample_world`` (copy, filtered log, hidden cards re-drawn),
+  and ``clone_us``: one exact ``Game.clone`` (the copy alone), each also as a ratio to
+  ``apply_us``;
+* ``iterations_per_s``: ``search`` iterations (sample a world, descend the tree, random rollout
+  to the end, back up) within the time budget, and ``steps_per_iteration``: engine steps per
+  iteration (the rollout length); ``iteration_vs_steps`` compares an iteration with that many
+  plain applies (1.0 would mean the tree and sampling cost nothing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from arena.chance import Chance
+from arena.engine import Game, MatchState, Worlds
+from arena.registry import games
+from bots.search import Search
+
+
+def positions(game: Game, players: int, matches: int = 4, per_match: int = 5) -> list[MatchState]:
+    """Copies of states spread over seeded random playouts (never a finished one)."""
+    out = []
+    for seed in range(matches):
+        state = game.new_match(game.config(players), seed)
+        rng = Chance(seed)
+        states = []
+        while state.pending:
+            states.append(game.clone(state))
+            game.apply(state, {d.seat: d.options[rng.below(len(d.options), "b")].id for d in state.pending})
+        out += states[:: max(1, len(states) // per_match)][:per_match]
+    return out
+
+
+def apply_cost(game: Game, players: int, seconds: float) -> tuple[float, float]:
+    """(microseconds per plain apply, mean steps per match) over random playouts."""
+    steps = matches = 0
+    spent = 0.0
+    while spent < seconds or matches < 3:
+        state = game.new_match(game.config(players), matches)
+        rng = Chance(matches)
+        while state.pending:
+            choices = {d.seat: d.options[rng.below(len(d.options), "b")].id for d in state.pending}
+            began = time.perf_counter()
+            game.apply(state, choices)
+            spent += time.perf_counter() - began
+            steps += 1
+        matches += 1
+    return spent / steps * 1e6, steps / matches
+
+
+def per_call(call: object, items: list[MatchState], seconds: float) -> float:
+    """Microseconds per call over the items, repeated for at least ``seconds``."""
+    calls = 0
+    began = time.perf_counter()
+    while (elapsed := time.perf_counter() - began) < seconds or calls < len(items):
+        call(items[calls % len(items)])  # type: ignore[operator]
+        calls += 1
+    return elapsed / calls * 1e6
+
+
+def search_rate(game: Game, states: list[MatchState], seconds: float) -> tuple[float, float]:
+    """(iterations per second, engine steps per iteration) of the search over the positions."""
+    iterations = steps = 0
+    began = time.perf_counter()
+    for state in states:
+        seat = state.pending[0].seat
+        search = Search(game, seat, Chance(iterations), c=0.7)
+        counted = _Counting(game)
+        search.game = counted
+        search.run(Worlds(game, state, seat), 0, seconds / len(states) * 1000)
+        iterations += search.iterations
+        steps += counted.steps
+    return iterations / (time.perf_counter() - began), steps / max(iterations, 1)
+
+
+class _Counting:
+    """The game with its ``advance`` calls counted (everything else passed through)."""
+
+    def __init__(self, game: Game) -> None:
+        self._game = game
+        self.steps = 0
+
+    def advance(self, state: MatchState, chosen: object) -> None:
+        self.steps += 1
+        self._game.advance(state, chosen)  # type: ignore[arg-type]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._game, name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement and game")
+    parser.add_argument("--game", action="append", help="only these games (repeatable)")
+    args = parser.parse_args(argv)
+    rows = []
+    for game in games().values():
+        if args.game and game.meta.id not in args.game:
+            continue
+        players = min(max(2, game.meta.min_players), game.meta.max_players)
+        if game.meta.id == "getbit":
+            players = 4  # the base game (2 and 3 players are variants), as in bench_engine
+        states = positions(game, players)
+        apply_us, match_steps = apply_cost(game, players, args.seconds)
+        sample_us = per_call(lambda s, g=game: g.sample_world(s, s.pending[0].seat, Chance(1)), states, args.seconds)
+        clone_us = per_call(game.clone, states, args.seconds / 2)
+        rate, steps = search_rate(game, states, args.seconds)
+        rows.append(
+            {
+                "game": game.meta.id,
+                "players": players,
+                "apply_us": round(apply_us, 1),
+                "sample_world_us": round(sample_us, 1),
+                "sample_world_vs_apply": round(sample_us / apply_us, 2),
+                "clone_us": round(clone_us, 1),
+                "clone_vs_apply": round(clone_us / apply_us, 2),
+                "steps_per_match": round(match_steps, 1),
+                "iterations_per_s": round(rate),
+                "steps_per_iteration": round(steps, 1),
+                "iteration_vs_steps": round(1e6 / rate / (steps * apply_us), 2),
+            }
+        )
+    print(json.dumps(rows, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
