@@ -158,6 +158,7 @@ class SeatView(_message.Message):
     GAME_SCORES_FIELD_NUMBER: _builtins.int
     TOTAL_FIELD_NUMBER: _builtins.int
     SCORE_NOW_FIELD_NUMBER: _builtins.int
+    HAND_FIELD_NUMBER: _builtins.int
     hand_size: _builtins.int
     """bottles left in hand"""
     bid: _builtins.int
@@ -180,6 +181,12 @@ class SeatView(_message.Message):
     def game_scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """final score of each finished game of the series"""
 
+    @_builtins.property
+    def hand(self) -> _containers.RepeatedCompositeFieldContainer[Global___Bottle]:
+        """now (positions counted from the top as they stand)
+        the seat's hand when it is public knowledge (series games 2-3:
+        """
+
     def __init__(
         self,
         *,
@@ -191,10 +198,11 @@ class SeatView(_message.Message):
         game_scores: _abc.Iterable[_builtins.int] | None = ...,
         total: _builtins.int = ...,
         score_now: _builtins.int = ...,
+        hand: _abc.Iterable[Global___Bottle] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["client", b"client"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "cellar", b"cellar", "client", b"client", "game_scores", b"game_scores", "hand_size", b"hand_size", "picked", b"picked", "score_now", b"score_now", "total", b"total"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "cellar", b"cellar", "client", b"client", "game_scores", b"game_scores", "hand", b"hand", "hand_size", b"hand_size", "picked", b"picked", "score_now", b"score_now", "total", b"total"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -232,6 +240,7 @@ class Observation(_message.Message):
     ENO_DECK_FIELD_NUMBER: _builtins.int
     BOXED_FIELD_NUMBER: _builtins.int
     TITLE_FIELD_NUMBER: _builtins.int
+    TAKEN_FIELD_NUMBER: _builtins.int
     HANDS_FIELD_NUMBER: _builtins.int
     ENO_DECK_CARDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
@@ -307,6 +316,10 @@ class Observation(_message.Message):
         """bottles Eno took (returned to the box)"""
 
     @_builtins.property
+    def taken(self) -> Global___Bottle:
+        """phase "place": the bottle the seat in turn just took"""
+
+    @_builtins.property
     def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___Hands]:
         """Spectator only:
         every hand, in seat order
@@ -342,12 +355,13 @@ class Observation(_message.Message):
         eno_deck: _builtins.int = ...,
         boxed: _abc.Iterable[Global___Bottle] | None = ...,
         title: _builtins.str = ...,
+        taken: Global___Bottle | None = ...,
         hands: _abc.Iterable[Global___Hands] | None = ...,
         eno_deck_cards: _abc.Iterable[Global___Bottle] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["eno_client", b"eno_client"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["eno_client", b"eno_client", "taken", b"taken"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["boxed", b"boxed", "deck_cards", b"deck_cards", "eno_bids", b"eno_bids", "eno_client", b"eno_client", "eno_deck", b"eno_deck", "eno_deck_cards", b"eno_deck_cards", "game", b"game", "games", b"games", "hand", b"hand", "hands", b"hands", "offer", b"offer", "order", b"order", "over", b"over", "phase", b"phase", "players", b"players", "prizes", b"prizes", "round", b"round", "seat", b"seat", "seats", b"seats", "series", b"series", "spectator", b"spectator", "title", b"title", "turn", b"turn", "unseen", b"unseen", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["boxed", b"boxed", "deck_cards", b"deck_cards", "eno_bids", b"eno_bids", "eno_client", b"eno_client", "eno_deck", b"eno_deck", "eno_deck_cards", b"eno_deck_cards", "game", b"game", "games", b"games", "hand", b"hand", "hands", b"hands", "offer", b"offer", "order", b"order", "over", b"over", "phase", b"phase", "players", b"players", "prizes", b"prizes", "round", b"round", "seat", b"seat", "seats", b"seats", "series", b"series", "spectator", b"spectator", "taken", b"taken", "title", b"title", "turn", b"turn", "unseen", b"unseen", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -592,6 +592,8 @@ class WineCellar(Game[WineCellarState]):
                 total=sum(state.game_scores[s]),
                 score_now=self.breakdown(state, s).total if revealed else 0,
             )
+            if state.game > 1 and not state.solo:
+                view.hand.extend(_PB_BOTTLE[i] for i in state.hands[s])
             if revealed:
                 view.client.CopyFrom(_pb_client(CLIENTS[state.clients[s]], n))
             seats.append(view)
@@ -623,6 +625,8 @@ class WineCellar(Game[WineCellarState]):
             over=state.over,
             winners=state.winners,
         )
+        if state.phase == "place":
+            obs.taken.CopyFrom(_PB_BOTTLE[state.last_taken])
         if state.solo:
             if state.eno_client:
                 obs.eno_client.CopyFrom(_pb_client(CLIENTS[state.eno_client], n))
