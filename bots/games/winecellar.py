@@ -139,8 +139,18 @@ class SommelierBot(Bot):
         up = [b.id for b in obs.eno_bids]
         deck = [b.id for b in obs.unseen]
         worth = {b.id: self._worth(obs, b) for b in prizes}
-        eno_pick = max(prizes, key=lambda b: (b.type == eno.type1, b.type == eno.type2, b.country == (eno.countries[0] if eno.countries else ""), b.id))
-        mine_if_lose = max(worth[b.id] for b in prizes if b.id != eno_pick.id) if len(prizes) > 1 else worth[prizes[0].id]
+        eno_pick = max(
+            prizes,
+            key=lambda b: (
+                b.type == eno.type1,
+                b.type == eno.type2,
+                b.country == (eno.countries[0] if eno.countries else ""),
+                b.id,
+            ),
+        )
+        mine_if_lose = (
+            max(worth[b.id] for b in prizes if b.id != eno_pick.id) if len(prizes) > 1 else worth[prizes[0].id]
+        )
         mine_if_win = max(worth.values())
         last = obs.round >= CELLAR
         best_id, best = hand[0].id, float("-inf")

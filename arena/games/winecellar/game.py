@@ -203,8 +203,11 @@ def _bottle_label(i: int) -> str:
 _BID = {i: Option(f"bid:{i}", f"bid {_bottle_label(i)}", pb.Action(bid=i)) for i in BOTTLES}
 _TAKE = {i: Option(f"take:{i}", f"take {_bottle_label(i)}", pb.Action(take=i)) for i in BOTTLES}
 _CLIENT = {
-    i: Option(f"client:{i}", f"keep client {i}: {c.type1}+{c.bonus1} {c.type2}+{c.bonus2} {'/'.join(c.countries)}",
-              pb.Action(client=i))
+    i: Option(
+        f"client:{i}",
+        f"keep client {i}: {c.type1}+{c.bonus1} {c.type2}+{c.bonus2} {'/'.join(c.countries)}",
+        pb.Action(client=i),
+    )
     for i, c in CLIENTS.items()
 }
 _PLACE = (
@@ -267,9 +270,7 @@ class WineCellar(Game[WineCellarState]):
         variants=(
             Variant("solo", "1 player against the automated Eno", players=(1,)),
             Variant("series", "advanced 3-game series, total score wins", {"series": True}, tuple(range(2, 9))),
-            Variant(
-                "series-set-b", "advanced series with client set B", {"series": True, "client_set": "B"}, (2, 3)
-            ),
+            Variant("series-set-b", "advanced series with client set B", {"series": True, "client_set": "B"}, (2, 3)),
         ),
         simultaneous=True,
         hidden_information=True,
@@ -545,7 +546,23 @@ class WineCellar(Game[WineCellarState]):
         game 2 of the series every hand is a known former cellar); the clients the others were
         dealt and did not (or not yet) reveal, from the pool minus the clients it has seen; in
         solo the order of Eno's deck."""
-        world = copy.deepcopy(state)
+        world = copy.copy(state)
+        for name in ("hands", "offers", "cellars", "game_scores"):
+            setattr(world, name, [list(x) for x in getattr(state, name)])
+        for name in (
+            "prizes",
+            "clients",
+            "bids",
+            "order",
+            "picked",
+            "pool",
+            "eno_deck",
+            "eno_bids",
+            "boxed",
+            "winners",
+        ):
+            setattr(world, name, list(getattr(state, name)))
+        world.chosen = dict(state.chosen)
         n = state.players
         if state.solo:
             world.eno_deck = chance.shuffled(state.eno_deck, "sample")
