@@ -25,9 +25,9 @@ import tomllib
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from arena.games.v1 import winecellar_pb2 as pb
 from arena.games.winecellar import GAME
 from arena.games.winecellar import game as wc
-from arena.games.v1 import winecellar_pb2 as pb
 from arena.record import resimulate
 from arena.runner import play_match
 from bots.games.winecellar import SommelierBot

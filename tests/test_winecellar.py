@@ -600,3 +600,17 @@ def test_heuristic_beats_random_in_a_few_matches():
         record = play_match(GAME, GAME.config(3), 500 + m, [make_bot(s, "winecellar") for s in specs])
         wins += record.result["ranks"][seat] == 1
     assert wins >= 8
+
+
+def test_sample_world_in_the_series_keeps_each_hands_low_and_high_counts():
+    # Game 1 of the series deals 4 low + 4 high to each hand; bids are public, so the number
+    # of low cards left in each hand is known and the re-deal keeps it.
+    cut = len(split_halves(27)[0])
+    for state in random_positions(3, range(2), 5, {"series": True}):
+        if state.game != 1:
+            continue
+        for seat in range(3):
+            world = GAME.sample_world(state, seat, Chance(seat))
+            for s in range(3):
+                assert sum(i <= cut for i in world.hands[s]) == sum(i <= cut for i in state.hands[s])
+            assert sorted(i for h in world.hands for i in h) == sorted(i for h in state.hands for i in h)

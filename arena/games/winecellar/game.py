@@ -3,27 +3,27 @@ against Eno, and the advanced 3-game series (``shared/rules/winecellar.md``).
 
 Rules as implemented (rulebook line references in brackets):
 
-* Components [:31–37]: 72 Wine Bottle cards and 30 Client cards (designed data:
+* Components [:26–33]: 72 Wine Bottle cards and 30 Client cards (designed data:
   ``components.toml``). A bottle's number is its bid value (unique); it has a wine type, a
-  country of origin and 8 Age Scores [:93–124].
-* Setup [:41–91]: the bottles 1–9n are used (1–18 at 1–2 players); shuffled; 8 dealt to each
+  country of origin and 8 Age Scores [:93–134].
+* Setup [:37–91]: the bottles 1–9n are used (1–18 at 1–2 players); shuffled; 8 dealt to each
   player; the rest are the first round's prize bottles. The clients are shuffled, 2 dealt to
   each player, who keeps 1 (public) and discards the other (hidden) [:79–89].
-* A round [:128–214]: every player bids one bottle of their hand at the same time (sealed);
+* A round [:138–212]: every player bids one bottle of their hand at the same time (sealed);
   the bids are revealed; in descending bid order each player takes 1 prize bottle and adds it
-  to the top or the bottom of their cellar (the first bottle starts it) [:182–196]; then the
-  bids become the next round's prizes [:204–212].
-* End [:216–230]: after 8 rounds (hands empty, 8 bottles per cellar). Score [:234–305]: bottle
+  to the top or the bottom of their cellar (the first bottle starts it) [:178–200]; then the
+  bids become the next round's prizes [:202–212].
+* End [:214–226]: after 8 rounds (hands empty, 8 bottles per cellar). Score [:228–307]: bottle
   k from the top scores its k-th Age Score; plus, per bottle, the Client's type-1 bonus, type-2
   bonus and +3 when its country is listed for the player count. Highest total wins; ties share
-  the victory [:296–305].
+  the victory [:301–307].
 * Advanced series [:339–483] (option ``series``): 3 games. Game 1: the used bottles are split
   into a lower half (the extra card of an odd count goes low) and a higher half, each shuffled;
-  each player gets 4 of each; the rest are the prizes [:375–412]. Clients: at 2–3 players only
-  set A or set B (option ``client_set``) [:420–425]. Between games: new clients; each cellar
+  each player gets 4 of each; the rest are the prizes [:375–416]. Clients: at 2–3 players only
+  set A or set B (option ``client_set``) [:418–451]. Between games: new clients; each cellar
   becomes its owner's hand; the last round's bids are the next game's first prizes
-  [:456–471]. The sum of the 3 games wins [:475–483].
-* Solo [:487–605] (1 player): bottles 1–18; 8 to you, 8 face down as Eno's deck, 2 prizes.
+  [:455–473]. The sum of the 3 games wins [:477–483].
+* Solo [:487–607] (1 player): bottles 1–18; 8 to you, 8 face down as Eno's deck, 2 prizes.
   Two clients drawn: you keep one, the other is Eno's. Each round you bid face up, then Eno
   reveals cards from its deck until it has 2 face up (2 in round 1, then 1 a round). Higher
   than Eno's higher bid: you take a prize, Eno's other prize goes to the box, and the next
@@ -542,8 +542,9 @@ class WineCellar(Game[WineCellarState]):
 
     def sample_world(self, state: WineCellarState, seat: int, chance: Chance) -> WineCellarState:
         """A copy of ``state`` with what ``seat`` cannot see re-drawn uniformly: in game 1 the
-        other hands (a uniform re-deal of the bottles it has not seen, keeping hand sizes; from
-        game 2 of the series every hand is a known former cellar); the clients the others were
+        other hands (a uniform re-deal of the bottles it has not seen, keeping hand sizes and,
+        in the series, each hand's known number of low-half cards; from game 2 of the series
+        every hand is a known former cellar); the clients the others were
         dealt and did not (or not yet) reveal, from the pool minus the clients it has seen; in
         solo the order of Eno's deck."""
         world = copy.copy(state)
@@ -569,12 +570,18 @@ class WineCellar(Game[WineCellarState]):
         else:
             others = [s for s in range(n) if s != seat]
             if state.game == 1:
-                unknown = chance.shuffled([i for s in others for i in state.hands[s]], "sample")
-                at = 0
+                # In the series each hand was dealt 4 low + 4 high and every bid is public, so
+                # each seat's count of low cards left is known: re-deal lows and highs apart.
+                cut = len(split_halves(deck_size(n))[0]) if state.series else deck_size(n)
+                for part in (lambda i: i <= cut, lambda i: i > cut):
+                    unknown = chance.shuffled([i for s in others for i in state.hands[s] if part(i)], "sample")
+                    at = 0
+                    for s in others:
+                        k = sum(1 for i in state.hands[s] if part(i))
+                        world.hands[s] = [i for i in world.hands[s] if not part(i)] + unknown[at : at + k]
+                        at += k
                 for s in others:
-                    k = len(state.hands[s])
-                    world.hands[s] = sorted(unknown[at : at + k])
-                    at += k
+                    world.hands[s].sort()
             revealed = state.phase != "client"
             seen = set(state.offers[seat])
             if revealed:
