@@ -427,7 +427,10 @@ def test_solo_eno_deck_order_is_hidden_but_spectator_sees_it():
     obs = GAME.observe(state, 0)
     assert obs.eno_deck == 8 and sorted(b.id for b in obs.unseen) == sorted(state.eno_deck)
     assert not obs.eno_deck_cards
-    assert [b.id for b in GAME.observe(state, SPECTATOR).eno_deck_cards] == state.eno_deck
+    spectator = GAME.observe(state, SPECTATOR)
+    assert [b.id for b in spectator.eno_deck_cards] == state.eno_deck
+    assert [c.id for c in spectator.offers[0].clients] == state.offers[0]
+    assert not obs.offers
 
 
 # --------------------------------------------------------------------------------------------

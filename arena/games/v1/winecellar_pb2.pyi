@@ -243,6 +243,7 @@ class Observation(_message.Message):
     TAKEN_FIELD_NUMBER: _builtins.int
     HANDS_FIELD_NUMBER: _builtins.int
     ENO_DECK_CARDS_FIELD_NUMBER: _builtins.int
+    OFFERS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """the observer's seat (0 in the spectator view)"""
     spectator: _builtins.bool
@@ -329,6 +330,10 @@ class Observation(_message.Message):
     def eno_deck_cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Bottle]:
         """Eno's deck in order, next card first"""
 
+    @_builtins.property
+    def offers(self) -> _containers.RepeatedCompositeFieldContainer[Global___Offer]:
+        """every seat's two dealt Clients this game, in seat order"""
+
     def __init__(
         self,
         *,
@@ -358,14 +363,35 @@ class Observation(_message.Message):
         taken: Global___Bottle | None = ...,
         hands: _abc.Iterable[Global___Hands] | None = ...,
         eno_deck_cards: _abc.Iterable[Global___Bottle] | None = ...,
+        offers: _abc.Iterable[Global___Offer] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["eno_client", b"eno_client", "taken", b"taken"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["boxed", b"boxed", "deck_cards", b"deck_cards", "eno_bids", b"eno_bids", "eno_client", b"eno_client", "eno_deck", b"eno_deck", "eno_deck_cards", b"eno_deck_cards", "game", b"game", "games", b"games", "hand", b"hand", "hands", b"hands", "offer", b"offer", "order", b"order", "over", b"over", "phase", b"phase", "players", b"players", "prizes", b"prizes", "round", b"round", "seat", b"seat", "seats", b"seats", "series", b"series", "spectator", b"spectator", "taken", b"taken", "title", b"title", "turn", b"turn", "unseen", b"unseen", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["boxed", b"boxed", "deck_cards", b"deck_cards", "eno_bids", b"eno_bids", "eno_client", b"eno_client", "eno_deck", b"eno_deck", "eno_deck_cards", b"eno_deck_cards", "game", b"game", "games", b"games", "hand", b"hand", "hands", b"hands", "offer", b"offer", "offers", b"offers", "order", b"order", "over", b"over", "phase", b"phase", "players", b"players", "prizes", b"prizes", "round", b"round", "seat", b"seat", "seats", b"seats", "series", b"series", "spectator", b"spectator", "taken", b"taken", "title", b"title", "turn", b"turn", "unseen", b"unseen", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Observation: _TypeAlias = Observation  # noqa: Y015
+
+@_typing.final
+class Offer(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CLIENTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def clients(self) -> _containers.RepeatedCompositeFieldContainer[Global___Client]: ...
+    def __init__(
+        self,
+        *,
+        clients: _abc.Iterable[Global___Client] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clients", b"clients"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Offer: _TypeAlias = Offer  # noqa: Y015
 
 @_typing.final
 class Hands(_message.Message):

@@ -662,6 +662,7 @@ class WineCellar(Game[WineCellarState]):
         if spectator:
             obs.hands.extend(pb.Hands(bottles=[_PB_BOTTLE[i] for i in h]) for h in state.hands)
             obs.eno_deck_cards.extend(_PB_BOTTLE[i] for i in state.eno_deck)
+            obs.offers.extend(pb.Offer(clients=[_pb_client(CLIENTS[c], n) for c in o]) for o in state.offers)
         return obs
 
     def score(self, state: WineCellarState) -> Result:
