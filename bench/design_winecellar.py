@@ -15,25 +15,24 @@ them (arena/games/winecellar/components.toml).
 
 Figures (``--scale 1``; heuristic = bots/games/winecellar.py ``heuristic``):
 
-1. Heuristic self-play. 2 players (300 matches): seat win shares 0.503 / 0.497; mean score 70.9
-   (57-86) = cellar 51.9 + types 10.1 + countries 8.9; top/bottom 0.52 / 0.48. 4 players
-   (150): seats 0.29 / 0.24 / 0.25 / 0.22 (first seat +0.04, about one standard error); mean
-   74.0 (51-92) = 52.5 + 10.9 + 10.6. 8 players (50): seats 0.14 / 0.11 / 0.16 / 0.19 / 0.20 /
-   0.06 / 0.08 / 0.06 (expected 0.125; small sample); mean 78.7 = 53.2 + 12.5 + 13.0.
-   Win rate per seat holding each client profile (expected 1/n; n seats seen): 2p from 0.38
-   (red2+white1) to 0.56 (sparkling6+white1); 4p from 0.16 (rose3+red1) to 0.39
-   (sparkling5+rose2); 8p from 0.06 to 0.24 (sparkling6+white1). No profile wins always or
-   never; the high sparkling bonuses do a little better at 4-8 players (more sparkling bottles
-   to fight over), the common-type profiles a little worse.
+1. Heuristic self-play. 2 players (300 matches): seat win shares 0.555 / 0.445 (600 more
+   matches, seeds 170000+: 0.51 / 0.49, so no real seat advantage); mean score 71.1 (53-86)
+   = cellar 52.2 + types 10.1 + countries 8.8; top/bottom 0.51 / 0.49. 4 players (150):
+   seats 0.27 / 0.27 / 0.20 / 0.25; mean 74.4 (46-92) = 52.5 + 11.2 + 10.8. 8 players (50):
+   seats 0.11 / 0.14 / 0.07 / 0.13 / 0.24 / 0.11 / 0.12 / 0.09 (expected 0.125; small
+   sample); mean 79.2 = 53.3 + 12.4 + 13.5.
+   Win rate per seat holding each client profile (expected 1/n): 2p from 0.41
+   (sparkling5+rose2) to 0.56 (sparkling3+rose3); 4p from 0.13 (red2+sparkling3) to 0.33
+   (sparkling6+white1); 8p from 0.05 (sparkling5+rose2) to 0.23 (sparkling6+white1), 28-48
+   seats each. No profile wins always or never, and no type is best at every count.
 2. Fixed bids at 3 players, one seat against heuristic seats (150 matches, expected 0.333):
-   always the highest card 0.25, always the lowest 0.33. Spending the top cards early loses;
-   hoarding them costs nothing measurable against this heuristic's bidding (its bid is only
-   as good as "always lowest").
+   always the highest card 0.14, always the lowest 0.27: neither extreme is right; the bid
+   has to follow what the round's prizes are worth to you and to the others.
 3. Solo (400 games): heuristic mean 71.8 (53-89): Master 0.48, Capable 0.36, Wine Geek 0.14,
    Still Fermenting 0.02; random play 50.6 (31-72): Still Fermenting 0.86, Wine Geek 0.13,
    Capable 0.01. The printed table separates careful play from random play with these rows.
-4. Random permutation rows instead of drinking windows: heuristic vs random 2p 0.975 (chosen
-   rows 0.99); heuristic solo mean 68.7 (chosen 71.8), Master 0.27. Drinking windows reward
+4. Random permutation rows instead of drinking windows: heuristic vs random 2p 0.985 (chosen
+   rows 1.0); heuristic solo mean 68.7 (chosen 71.8), Master 0.27. Drinking windows reward
    planning the cellar (a bottle belongs near its peak) more than noise rows do, and keep the
    solo table's top titles in reach of careful play.
 """
