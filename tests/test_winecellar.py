@@ -617,3 +617,11 @@ def test_sample_world_in_the_series_keeps_each_hands_low_and_high_counts():
             for s in range(3):
                 assert sum(i <= cut for i in world.hands[s]) == sum(i <= cut for i in state.hands[s])
             assert sorted(i for h in world.hands for i in h) == sorted(i for h in state.hands for i in h)
+
+
+def test_a_bottle_can_score_a_type_bonus_and_a_country_bonus():
+    # :273-281: one bottle matching a preferred type and a preferred country gets both.
+    client = Client(99, "A", "sparkling", 6, "white", 1, ("France", "Chile", "Austria"))
+    bottle = Bottle(1, "sparkling", "France", (8, 7, 6, 5, 4, 3, 2, 1))
+    parts = score_cellar([bottle], client, 2)
+    assert (parts.cellar, parts.types, parts.countries, parts.total) == (8, 6, 3, 17)
