@@ -166,6 +166,11 @@ _PB_CARD = {
 }
 
 
+def pb_card(cid: int) -> pb.Card:
+    """The protobuf view of a card (shared: copy before mutating)."""
+    return _PB_CARD[cid]
+
+
 def card_name(cid: int) -> str:
     top, tp = TOP[cid]
     combo, cp = COMBO[cid]
