@@ -79,7 +79,9 @@ class HeuristicBot(Bot):
                 best, best_value = option.id, v
         return best
 
-    def _pass(self, turn: Turn, obs: pb.Observation, hand: list[pb.Card], seen: set[int], revealed: list[pb.Card]) -> str:
+    def _pass(
+        self, turn: Turn, obs: pb.Observation, hand: list[pb.Card], seen: set[int], revealed: list[pb.Card]
+    ) -> str:
         sure = [as_goal(c) for c in revealed]
         mine_hidden = obs.goal.id and not any(d.mine and d.revealed for d in obs.displays)
         if mine_hidden:

@@ -58,7 +58,7 @@ hands 0..players−1 are the seats', the rest the dummies'), after the goal choi
 ``"dummy_goal"`` (per dummy, a pick of one of its cards), ``"place"`` (round 1: a shuffle of the
 4 goals, given as owner ids — seats, then dummies as 2, 3 —; later rounds a shuffle per group
 of tied seats, then of the two dummy goals at 2 players), and at every pass with a dummy
-``"draw"`` (per dummy, N picks of a card from its sorted hand). ``sample_world`` draws its
+``"draw"`` (per dummy, N successive picks of a card id from its sorted hand). ``sample_world`` draws its
 re-deal from the chance it is given (``"world_deal"``, ``"world_place"``) and then ``"world"``.
 
 Decision kinds: ``"goal"`` (``goal:<id>``, two digits) and ``"pass"`` (``pass:<letter>``).
@@ -160,7 +160,12 @@ def circle_for(players: int, dummy_left_of: int) -> list[int]:
 
 _PB_CARD = {
     cid: pb.Card(
-        id=cid, letter=LETTER[cid], top=TOP[cid][0], top_points=TOP[cid][1], combo=COMBO[cid][0], combo_points=COMBO[cid][1]
+        id=cid,
+        letter=LETTER[cid],
+        top=TOP[cid][0],
+        top_points=TOP[cid][1],
+        combo=COMBO[cid][0],
+        combo_points=COMBO[cid][1],
     )
     for cid in CARD_IDS
 }
@@ -177,7 +182,10 @@ def card_name(cid: int) -> str:
     return f"#{cid:02d} {LETTER[cid]} ({top}={tp}, {combo}={cp})"
 
 
-_GOAL_OPTION = {cid: Option(f"goal:{cid:02d}", f"give {card_name(cid)} as your goal", pb.Action(goal=_PB_CARD[cid])) for cid in CARD_IDS}
+_GOAL_OPTION = {
+    cid: Option(f"goal:{cid:02d}", f"give {card_name(cid)} as your goal", pb.Action(goal=_PB_CARD[cid]))
+    for cid in CARD_IDS
+}
 _PASS_OPTION = {x: Option(f"pass:{x}", f"pass a card {x}", pb.Action(letter=x)) for x in LETTERS}
 _CARD_OF_GOAL = {o.id: cid for cid, o in _GOAL_OPTION.items()}
 
@@ -305,10 +313,21 @@ class LlamaLlama(Game[LlamaState]):
         state.passes = [[] for _ in range(n)]
         state.phase = "goal"
         circle = [state.public_id(h) for h in state.circle]
-        state.log.public(CHANCE_SEAT, "round", f"round {state.round}: table {circle}", pb.RoundEvent(round=state.round, circle=circle))
+        state.log.public(
+            CHANCE_SEAT,
+            "round",
+            f"round {state.round}: table {circle}",
+            pb.RoundEvent(round=state.round, circle=circle),
+        )
         for s in range(n):
             hand = state.hands[s]
-            state.log.private([s], s, "deal", "is dealt " + ", ".join(card_name(c) for c in hand), pb.DealEvent(cards=[_PB_CARD[c] for c in hand]))
+            state.log.private(
+                [s],
+                s,
+                "deal",
+                "is dealt " + ", ".join(card_name(c) for c in hand),
+                pb.DealEvent(cards=[_PB_CARD[c] for c in hand]),
+            )
 
     def _place_goals(self, state: LlamaState) -> None:
         n = state.players
@@ -366,13 +385,23 @@ class LlamaLlama(Game[LlamaState]):
         for h in range(n, HANDS):
             drawer = state.left(h)
             pool = state.hands[h]
-            drawn = [pool.pop(state.chance.below(len(pool), "draw")) for _ in range(state.pass_size)]
+            drawn = []
+            for _ in range(state.pass_size):
+                cid = state.chance.pick(pool, "draw")
+                pool.remove(cid)
+                drawn.append(cid)
             incoming[drawer] = (drawn, DUMMY)
         for s in range(n):
             cards, source = incoming[s]
             state.hands[s] = sorted(state.hands[s] + cards)
             target = state.left(s)
-            record = (state.reveals, tuple(sorted(state.picked[s])), state.public_id(target), tuple(sorted(cards)), source)
+            record = (
+                state.reveals,
+                tuple(sorted(state.picked[s])),
+                state.public_id(target),
+                tuple(sorted(cards)),
+                source,
+            )
             state.passes[s].append(record)
             state.log.private(
                 [s],
@@ -416,7 +445,9 @@ class LlamaLlama(Game[LlamaState]):
 
     @staticmethod
     def _keys(state: LlamaState) -> list[tuple[int, int]]:
-        return [(state.totals[s], state.round_scores[s][-1] if state.round_scores[s] else 0) for s in range(state.players)]
+        return [
+            (state.totals[s], state.round_scores[s][-1] if state.round_scores[s] else 0) for s in range(state.players)
+        ]
 
     # -- determinization ----------------------------------------------------------------------
 
@@ -454,9 +485,9 @@ class LlamaLlama(Game[LlamaState]):
         # Known: the cards seat passed to a player in the last pass, still with that player.
         pinned: dict[int, list[int]] = {}
         if world.phase == "pass" and world.passes[seat]:
-            _, cards, to, _, _ = world.passes[seat][-1]
-            if to >= 0 and world.reveals == world.passes[seat][-1][0] + 1:
-                pinned[to] = list(cards)
+            reveal, passed, to, _, _ = world.passes[seat][-1]
+            if to >= 0 and world.reveals == reveal + 1:
+                pinned[to] = list(passed)
         # Round 1: the face-down goals' positions are unknown, even to their owners.
         hidden_displays = [d for d in range(world.reveals, HANDS)] if world.goals else []
         if world.goals and not world.owners_public:
@@ -528,7 +559,9 @@ class LlamaLlama(Game[LlamaState]):
                 owner = state.public_id(owner_hand)
             else:
                 owner = -1
-            view = pb.Display(number=d + 1, pass_count=counts[d], dummy_icon=d in icons, owner=owner, revealed=revealed, mine=mine)
+            view = pb.Display(
+                number=d + 1, pass_count=counts[d], dummy_icon=d in icons, owner=owner, revealed=revealed, mine=mine
+            )
             if revealed or mine or (spectator and placed):
                 view.goal.CopyFrom(_PB_CARD[state.goals[d]])
             displays.append(view)
@@ -567,7 +600,10 @@ class LlamaLlama(Game[LlamaState]):
             obs.goal.CopyFrom(_PB_CARD[my_goal])
         if spectator:
             obs.hands.extend(
-                pb.Hand(holder=state.public_id(h), cards=[_PB_CARD[c] for c in sorted(state.hands[h] + (state.picked[h] if h < n else []))])
+                pb.Hand(
+                    holder=state.public_id(h),
+                    cards=[_PB_CARD[c] for c in sorted(state.hands[h] + (state.picked[h] if h < n else []))],
+                )
                 for h in state.circle
             )
             obs.goals.extend(_PB_CARD[g] for g in state.goals)
@@ -576,7 +612,8 @@ class LlamaLlama(Game[LlamaState]):
     def score(self, state: LlamaState) -> Result:
         keys = self._keys(state)
         winners = ", ".join(map(str, state.winners))
-        summary = f"winner{'s' if len(state.winners) > 1 else ''}: seat {winners} with {max(state.totals)} points after round {state.round}"
+        plural = "s" if len(state.winners) > 1 else ""
+        summary = f"winner{plural}: seat {winners} with {max(state.totals)} points after round {state.round}"
         return Result.ranked(state.totals, keys, summary)
 
 
