@@ -464,3 +464,28 @@ def test_playout_invariants_2000_games():
                 assert last.scores[s] == hand_score(hand, state.goals)
             games += 1
     assert games >= 2000
+
+
+def test_proto_and_rules_summary_name_every_kind():
+    """The proto's kinds lists equal the kinds the engine emits (covered above by playouts: the
+    first 40 seeds of each count reach them all), and rules.md names each in backticks."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    proto = (root / "proto/arena/games/v1/llamallama.proto").read_text()
+    assert '// Decision kinds: "goal", "pass".' in proto
+    events = ["round", "deal", "goal", "place", "reveal", "pass", "score", "end"]
+    assert "// Event kinds: " + ", ".join(f'"{k}"' for k in events) + "." in proto
+    emitted: set[str] = set()
+    decided: set[str] = set()
+    for players in (2, 3, 4):
+        state = GAME.new_match(GAME.config(players), players)
+        rng = Chance(players)
+        while state.pending:
+            decided.update(d.kind for d in state.pending)
+            GAME.apply(state, {d.seat: rng.pick(d.option_ids, "t") for d in state.pending})
+        emitted.update(e.kind for e in state.log.events)
+    assert decided == {"goal", "pass"} and emitted == set(events)
+    rules = (root / "arena/games/llamallama/rules.md").read_text()
+    for kind in [*events, "goal", "pass"]:
+        assert f"`{kind}`" in rules

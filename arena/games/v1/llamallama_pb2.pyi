@@ -4,7 +4,7 @@ isort:skip_file
 Llama Llama: 2-4 players (dummy hands at 2-3), 4 rounds or 100 points. Each round every
 player secretly gives one card of its 8 as a Goal card; the 4 goals are revealed one by one
 and after each reveal everybody passes cards to the left (4, 3, 2, 1); then every hand scores
-against all 4 goals (rules: shared/rules/llamallama.md; arena rules llamallama).
+against all 4 goals (rules summary: arena rules llamallama).
 
 Decision kinds: "goal", "pass".
 Event kinds: "round", "deal", "goal", "place", "reveal", "pass", "score", "end".
