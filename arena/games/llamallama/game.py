@@ -4,25 +4,25 @@
 Rules as implemented (rulebook line references in brackets):
 
 * 32 Llama cards, each a letter A–G and a goal side (a top rule "letter = points each" and a
-  bottom rule "combination = points") [:35, :157-176] (designed: ``components.toml``); 4
-  Display cards showing how many cards to pass: 4, 3, 2, 1 [:39-43, :126].
-* A round [:45-110]: shuffle, deal 4 hands of 8; seats take one each, the others are dummy
-  hands [:47-56, :290-302]. Every player secretly chooses one card of its hand as its Goal card;
-  each dummy adds one random card of its hand [:59-70, :302-304]. The 4 goals go face down on
-  the displays: round 1 shuffled [:74-79]; later by total score, the highest on display 1,
-  ties shuffled [:246-262], dummy goals on the displays with the dummy icon [:306].
-* Then 4 reveals [:96-110]: the leftmost face-down goal is turned up [:114-118] and every
-  player passes the number of cards its display shows to the left [:122-132]. A dummy on your
+  bottom rule "combination = points") [:34, :155-178] (designed: ``components.toml``); 4
+  Display cards showing how many cards to pass: 4, 3, 2, 1 [:33, :42-43, :126].
+* A round [:40-108]: shuffle, deal 4 hands of 8; seats take one each, the others are dummy
+  hands [:45-56, :290-298]. Every player secretly chooses one card of its hand as its Goal card;
+  each dummy adds one random card of its hand [:59-72, :300-302]. The 4 goals go face down on
+  the displays: round 1 shuffled [:76-83]; later by total score, the highest on display 1,
+  ties shuffled [:231-262], dummy goals on the displays with the dummy icon [:304-306].
+* Then 4 reveals [:97-108]: the leftmost face-down goal is turned up [:110-118] and every
+  player passes the number of cards its display shows to the left [:120-134]. A dummy on your
   left: your cards are shuffled into it and the player on its left draws as many at random
   [:310-315].
-* Round end [:136-152]: every player scores its hand against all 4 goals: each top rule gives
+* Round end [:136-153]: every player scores its hand against all 4 goals: each top rule gives
   its points for each copy of its letter; each bottom rule its points for each disjoint copy of
-  its combination [:157-227]. Totals add up.
+  its combination [:155-229]. Totals add up.
 * 3 players: the dummy starts on the left of a random player and in later rounds moves to the
-  right of the lowest total [:317-325]; 2 players: the dummies sit between the players and never
-  move [:327].
-* End [:264-286]: after a round in which someone reached 100, or after round 4. The highest
-  total wins; ties go to the higher last-round score, then the victory is shared.
+  right of the lowest total [:85-95, :319-327]; 2 players: the dummies sit between the players
+  and never move [:329-331].
+* End [:13-21, :266-288]: after a round in which someone reached 100, or after round 4. The
+  highest total wins; ties go to the higher last-round score, then the victory is shared.
 
 Rulings (``shared/rules/NOTES.md`` §4.10 unless stated):
 
@@ -50,16 +50,20 @@ Rulings (``shared/rules/NOTES.md`` §4.10 unless stated):
    publicly). Dummy hands and the cards drawn from a dummy are never shown to others.
 8. **End and tie-break** (NOTES 6): checked after a round's scoring. Ranks are by total, then
    by the last round's score; still equal = shared placing.
+9. **Determinization** (``sample_world``): the cards a seat passed to a player stay pinned to that
+   player until its next pass; the route of older passes is not tracked (those cards are
+   re-dealt like any unseen card), a simplification of what a perfect card counter could infer.
 
 Chance labels, in draw order each round: ``"dummy"`` (3 players: round 1 a pick of the seat the
 dummy sits left of; later rounds a pick among the tied lowest totals, only when tied),
 ``"deck"`` (one shuffle of the card ids 1–32; hand h receives cards 8h … 8h+7 of the order;
 hands 0..players−1 are the seats', the rest the dummies'), after the goal choices
-``"dummy_goal"`` (per dummy, a pick of one of its cards), ``"place"`` (round 1: a shuffle of the
-4 goals, given as owner ids — seats, then dummies as 2, 3 —; later rounds a shuffle per group
-of tied seats, then of the two dummy goals at 2 players), and at every pass with a dummy
-``"draw"`` (per dummy, N successive picks of a card id from its sorted hand). ``sample_world`` draws its
-re-deal from the chance it is given (``"world_deal"``, ``"world_place"``) and then ``"world"``.
+``"dummy_goal"`` (per dummy in hand order, a pick of one of its cards), ``"place"`` (round 1: a
+shuffle of the hand ids 0–3, seats being 0..players−1 and dummies the rest: display d gets the
+goal of hand order[d]; later rounds a shuffle per group of tied seats, best first, then of the
+two dummy ids at 2 players), and at every pass with a dummy ``"draw"`` (per dummy in hand
+order, N successive picks of a card id from its sorted hand). ``sample_world`` draws its re-deal
+from the chance it is given (``"world_place"``, ``"world_deal"``) and then ``"world"``.
 
 Decision kinds: ``"goal"`` (``goal:<id>``, two digits) and ``"pass"`` (``pass:<letter>``).
 """
