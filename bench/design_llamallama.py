@@ -11,6 +11,22 @@ Run: ``python -m bench.design_llamallama [--matches N]``. It prints:
 3. at every player count with the chosen table: seat-0 (first seat) win rate in heuristic
    self-play, how often a game ends by 100 points, and how often the heuristic gives each card
    as its goal when it holds it (no goal is always right).
+
+Figures (``--matches 150``, 2026-12-02):
+
+* The curve gives exactly the table's points for all 32 combinations (the table was built from
+  it): XY pairs 6, XX pairs 7-8, three-letter sets 7, AABB/CCDD/CCC 10, BBGG 11, EEFF/GGG 12.
+* 2-3-player side, seat-0 win rate / heuristic-vs-random win rate / share of matches where
+  someone reaches 100 / mean round score:
+  4-3-2-1: 2p 0.527 / 1.000 / 51% / 23.4; 3p 0.287 / 0.993 / 29% / 21.2.
+  3-2-2-1: 2p 0.490 / 0.993 / 61% / 23.8; 3p 0.340 / 0.987 / 31% / 21.7.
+  2-2-1-1: 2p 0.463 / 0.993 / 59% / 23.8; 3p 0.393 / 0.993 / 34% / 21.9.
+  No candidate is better beyond noise (SE ~0.04): 4-3-2-1, the printed 4-player sequence, kept.
+* Chosen table: 4p seat-0 0.160 (150 matches; a separate 240-match run of every seat's share is
+  in the report), heuristic vs random 0.967, someone reaches 100 in 15% (4p), 29% (3p), 51%
+  (2p): both end conditions occur. Every match ends within 4 rounds (44 decisions).
+* Goal choice: each card is given as the goal by the heuristic 2-32% of the times it holds it
+  (min card #21/#19/#28, max #20/#10): no goal is always right, none is never chosen.
 """
 
 from __future__ import annotations
