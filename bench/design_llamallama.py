@@ -22,8 +22,9 @@ Figures (``--matches 150``, 2026-12-02):
   3-2-2-1: 2p 0.490 / 0.993 / 61% / 23.8; 3p 0.340 / 0.987 / 31% / 21.7.
   2-2-1-1: 2p 0.463 / 0.993 / 59% / 23.8; 3p 0.393 / 0.993 / 34% / 21.9.
   No candidate is better beyond noise (SE ~0.04): 4-3-2-1, the printed 4-player sequence, kept.
-* Chosen table: 4p seat-0 0.160 (150 matches; a separate 240-match run of every seat's share is
-  in the report), heuristic vs random 0.967, someone reaches 100 in 15% (4p), 29% (3p), 51%
+* Chosen table: 4p seat-0 0.160 (150 matches); a separate 240-match heuristic self-play run
+  (seeds 1000-1239) gives the 4 seats 0.221 / 0.267 / 0.237 / 0.275 (SE 0.028: no seat edge);
+  heuristic vs random 0.967, someone reaches 100 in 15% (4p), 29% (3p), 51%
   (2p): both end conditions occur. Every match ends within 4 rounds (44 decisions).
 * Goal choice: each card is given as the goal by the heuristic 2-32% of the times it holds it
   (min card #21/#19/#28, max #20/#10): no goal is always right, none is never chosen.
