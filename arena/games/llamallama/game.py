@@ -1,0 +1,641 @@
+"""Llama Llama — secret goals, revealed one by one, and passing to the left, 2–4 players
+(``shared/rules/llamallama.md``).
+
+Rules as implemented (rulebook line references in brackets):
+
+* 32 Llama cards, each a letter A–G and a goal side (a top rule "letter = points each" and a
+  bottom rule "combination = points") [:34, :155-178] (designed: ``components.toml``); 4
+  Display cards showing how many cards to pass: 4, 3, 2, 1 [:33, :42-43, :126].
+* A round [:40-108]: shuffle, deal 4 hands of 8; seats take one each, the others are dummy
+  hands [:45-56, :290-298]. Every player secretly chooses one card of its hand as its Goal card;
+  each dummy adds one random card of its hand [:59-72, :300-302]. The 4 goals go face down on
+  the displays: round 1 shuffled [:76-83]; later by total score, the highest on display 1,
+  ties shuffled [:231-262], dummy goals on the displays with the dummy icon [:304-306].
+* Then 4 reveals [:97-108]: the leftmost face-down goal is turned up [:110-118] and every
+  player passes the number of cards its display shows to the left [:120-134]. A dummy on your
+  left: your cards are shuffled into it and the player on its left draws as many at random
+  [:310-315].
+* Round end [:136-153]: every player scores its hand against all 4 goals: each top rule gives
+  its points for each copy of its letter; each bottom rule its points for each disjoint copy of
+  its combination [:155-229]. Totals add up.
+* 3 players: the dummy starts on the left of a random player and in later rounds moves to the
+  right of the lowest total [:85-95, :319-327]; 2 players: the dummies sit between the players
+  and never move [:329-331].
+* End [:13-21, :266-288]: after a round in which someone reached 100, or after round 4. The
+  highest total wins; ties go to the higher last-round score, then the victory is shared.
+
+Rulings (``shared/rules/NOTES.md`` §4.10 unless stated):
+
+1. **Components** (missing data): letters, goal rules and the 2–3-player display side are
+   designed in ``components.toml`` (reasons there; checks in ``bench/design_llamallama.py``).
+2. **Scoring** (NOTES ruling 1): top = points × copies of the letter; bottom = points × the
+   number of disjoint copies of the combination (min over its letters of ⌊copies/needed⌋). A card
+   counts for every rule at once; equal goal cards score independently.
+3. **Hand size** (NOTES 2): 8 dealt, 1 given as the goal, 7 kept; passing keeps 7.
+4. **Passing** (NOTES 4, 6): a pass of N cards is N sealed simultaneous single picks: each seat
+   sets aside one card at a time, by letter (``pass:<letter>``; the lowest-id card of that
+   letter moves: the goal side of a card no longer matters this round). When the N picks are
+   done the cards move together: first every player's cards go to its left neighbour or into
+   the dummy there, then each dummy (in hand order) is drawn from by the player on its left.
+5. **Dummy goals** [:302-306]: drawn from the dummy's 8 cards after the players chose. In round 1
+   all 4 goals are shuffled onto the displays, and nobody knows which display holds whose goal
+   (you recognise your own when it is revealed). From round 2 the placement is public: players
+   by total on the displays without a dummy icon, in display order; ties shuffled; dummy goals
+   on the dummy-icon displays (4, then 2; two dummy goals shuffled between them).
+6. **3-player dummy** (NOTES 5): round 1 it sits on the left of a random seat; from round 2 on
+   the right of the lowest total, ties broken at random. "Right of seat L" = on the left of the
+   previous seat (L − 1), who now passes into it, and L draws from it.
+7. **Visibility**: you see your hand, your picks, your goal, the revealed goals, and the letters
+   you passed and received. At the round's end every player's hand is shown (it is scored
+   publicly). Dummy hands and the cards drawn from a dummy are never shown to others.
+8. **End and tie-break** (NOTES 6): checked after a round's scoring. Ranks are by total, then
+   by the last round's score; still equal = shared placing.
+9. **Determinization** (``sample_world``): the cards a seat passed to a player stay pinned to that
+   player until its next pass; the route of older passes is not tracked (those cards are
+   re-dealt like any unseen card), a simplification of what a perfect card counter could infer.
+
+Chance labels, in draw order each round: ``"dummy"`` (3 players: round 1 a pick of the seat the
+dummy sits left of; later rounds a pick among the tied lowest totals, only when tied),
+``"deck"`` (one shuffle of the card ids 1–32; hand h receives cards 8h … 8h+7 of the order;
+hands 0..players−1 are the seats', the rest the dummies'), after the goal choices
+``"dummy_goal"`` (per dummy in hand order, a pick of one of its cards), ``"place"`` (round 1: a
+shuffle of the hand ids 0–3, seats being 0..players−1 and dummies the rest: display d gets the
+goal of hand order[d]; later rounds a shuffle per group of tied seats, best first, then of the
+two dummy ids at 2 players), and at every pass with a dummy ``"draw"`` (per dummy in hand
+order, N successive picks of a card id from its sorted hand). ``sample_world`` draws its re-deal
+from the chance it is given (``"world_place"``, ``"world_deal"``) and then ``"world"``.
+
+Decision kinds: ``"goal"`` (``goal:<id>``, two digits) and ``"pass"`` (``pass:<letter>``).
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from arena.chance import Chance
+from arena.config import MatchConfig
+from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, EventLog, Game, GameMeta, MatchState, Option, Result
+from arena.games.v1 import llamallama_pb2 as pb
+
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+
+LETTERS = "ABCDEFG"
+CARDS: list[dict] = _DATA["deck"]["cards"]
+DECK_SIZE = len(CARDS)
+CARD_IDS = tuple(range(1, DECK_SIZE + 1))
+LETTER: dict[int, str] = {c["id"]: c["letter"] for c in CARDS}
+TOP: dict[int, tuple[str, int]] = {c["id"]: (c["top"], c["top_points"]) for c in CARDS}
+COMBO: dict[int, tuple[str, int]] = {c["id"]: ("".join(sorted(c["combo"])), c["combo_points"]) for c in CARDS}
+PASS_4P: tuple[int, ...] = tuple(_DATA["displays"]["pass_4p"])
+PASS_23P: tuple[int, ...] = tuple(_DATA["displays"]["pass_23p"])
+DUMMY_ICONS: tuple[int, ...] = tuple(_DATA["displays"]["dummy_icons"])  # 1-based, fill order
+HAND_SIZE: int = _DATA["round"]["hand_size"]
+HANDS: int = _DATA["round"]["hands"]
+ROUNDS: int = _DATA["round"]["rounds"]
+TARGET: int = _DATA["round"]["target"]
+DUMMY = -2
+"""Owner / circle id of a dummy hand in observations."""
+
+
+def _check() -> None:
+    if sorted(LETTER) != list(CARD_IDS):
+        raise ValueError("components.toml: card ids must be 1-32")
+    for cid in CARD_IDS:
+        if LETTER[cid] not in LETTERS or TOP[cid][0] not in LETTERS or set(COMBO[cid][0]) - set(LETTERS):
+            raise ValueError(f"components.toml: card {cid} uses a letter outside A-G")
+
+
+_check()
+
+
+def letter_counts(letters: Iterable[str]) -> dict[str, int]:
+    counts = dict.fromkeys(LETTERS, 0)
+    for x in letters:
+        counts[x] += 1
+    return counts
+
+
+def combo_copies(counts: Mapping[str, int], combo: str) -> int:
+    """Disjoint copies of ``combo`` (a string of letters) in a hand with these letter counts."""
+    need = letter_counts(combo)
+    return min(counts.get(x, 0) // k for x, k in need.items() if k)
+
+
+def goal_points(counts: Mapping[str, int], goal: int) -> int:
+    """What one goal card gives a hand: top rule + bottom rule [:157-227]."""
+    top, top_points = TOP[goal]
+    combo, combo_points = COMBO[goal]
+    return top_points * counts.get(top, 0) + combo_points * combo_copies(counts, combo)
+
+
+def hand_score(letters: Iterable[str], goals: Iterable[int]) -> int:
+    counts = letter_counts(letters)
+    return sum(goal_points(counts, g) for g in goals)
+
+
+def pass_counts(players: int) -> tuple[int, ...]:
+    return PASS_4P if players == HANDS else PASS_23P
+
+
+def icon_displays(players: int) -> tuple[int, ...]:
+    """0-based displays that take dummy goals from round 2, in fill order."""
+    return tuple(d - 1 for d in DUMMY_ICONS[: HANDS - players])
+
+
+def circle_for(players: int, dummy_left_of: int) -> list[int]:
+    """The 4 hands clockwise from seat 0 (hand ids; hands >= players are dummies)."""
+    if players == 4:
+        return [0, 1, 2, 3]
+    if players == 2:
+        return [0, 2, 1, 3]
+    order = [0, 1, 2]
+    order.insert(order.index(dummy_left_of) + 1, 3)
+    return order
+
+
+# --------------------------------------------------------------------------------------------
+# Protobuf views
+
+
+_PB_CARD = {
+    cid: pb.Card(
+        id=cid,
+        letter=LETTER[cid],
+        top=TOP[cid][0],
+        top_points=TOP[cid][1],
+        combo=COMBO[cid][0],
+        combo_points=COMBO[cid][1],
+    )
+    for cid in CARD_IDS
+}
+
+
+def pb_card(cid: int) -> pb.Card:
+    """The protobuf view of a card (shared: copy before mutating)."""
+    return _PB_CARD[cid]
+
+
+def card_name(cid: int) -> str:
+    top, tp = TOP[cid]
+    combo, cp = COMBO[cid]
+    return f"#{cid:02d} {LETTER[cid]} ({top}={tp}, {combo}={cp})"
+
+
+_GOAL_OPTION = {
+    cid: Option(f"goal:{cid:02d}", f"give {card_name(cid)} as your goal", pb.Action(goal=_PB_CARD[cid]))
+    for cid in CARD_IDS
+}
+_PASS_OPTION = {x: Option(f"pass:{x}", f"pass a card {x}", pb.Action(letter=x)) for x in LETTERS}
+_CARD_OF_GOAL = {o.id: cid for cid, o in _GOAL_OPTION.items()}
+
+
+# --------------------------------------------------------------------------------------------
+# State
+
+
+@dataclass
+class LlamaState(MatchState):
+    round: int = 0
+    phase: str = "goal"  # "goal", "pass", "over"
+    circle: list[int] = field(default_factory=list)  # hand ids clockwise
+    hands: list[list[int]] = field(default_factory=list)  # 4 hands (sorted card ids), by hand id
+    picked: list[list[int]] = field(default_factory=list)  # per seat: cards set aside this pass
+    my_goal: list[int] = field(default_factory=list)  # per seat: its goal card this round (0 = none)
+    goals: list[int] = field(default_factory=list)  # per display: goal card
+    owners: list[int] = field(default_factory=list)  # per display: hand id that gave it
+    owners_public: bool = False  # round 2 on
+    reveals: int = 0
+    pass_size: int = 0
+    totals: list[int] = field(default_factory=list)
+    round_scores: list[list[int]] = field(default_factory=list)  # per seat, per finished round
+    passes: list[list[tuple[int, tuple[int, ...], int, tuple[int, ...], int]]] = field(default_factory=list)
+    """Per seat, this round: (reveal, cards passed, to, cards received, from); to/from -2 = dummy."""
+    winners: list[int] = field(default_factory=list)
+
+    def left(self, hand: int) -> int:
+        circle = self.circle
+        return circle[(circle.index(hand) + 1) % HANDS]
+
+    def public_id(self, hand: int) -> int:
+        return hand if hand < self.players else DUMMY
+
+
+# --------------------------------------------------------------------------------------------
+# The game
+
+
+class LlamaLlama(Game[LlamaState]):
+    meta = GameMeta(
+        id="llamallama",
+        name="Llama Llama",
+        min_players=2,
+        max_players=4,
+        version="1",
+        simultaneous=True,
+        hidden_information=True,
+        summary="Give a secret goal card, watch the 4 goals turn up one by one while passing 4-3-2-1 "
+        "cards left, and score your 7 letters against all of them; 4 rounds or 100 points.",
+    )
+    observation_type = pb.Observation
+    action_type = pb.Action
+
+    def setup(self, config: MatchConfig, chance: Chance) -> LlamaState:
+        n = config.players
+        state = LlamaState(config=config, chance=chance, totals=[0] * n, round_scores=[[] for _ in range(n)])
+        self._start_round(state)
+        return state
+
+    # -- decisions --------------------------------------------------------------------------
+
+    def decisions(self, state: LlamaState) -> Iterable[Decision]:
+        if state.phase == "goal":
+            return tuple(
+                Decision(s, "goal", tuple(_GOAL_OPTION[c] for c in state.hands[s])) for s in range(state.players)
+            )
+        if state.phase == "pass":
+            out = []
+            for s in range(state.players):
+                letters = sorted({LETTER[c] for c in state.hands[s]})
+                out.append(Decision(s, "pass", tuple(_PASS_OPTION[x] for x in letters)))
+            return tuple(out)
+        return ()
+
+    def resolve(self, state: LlamaState, chosen: Mapping[int, Option]) -> None:
+        if state.phase == "goal":
+            for s in range(state.players):
+                cid = _CARD_OF_GOAL[chosen[s].id]
+                state.hands[s].remove(cid)
+                state.my_goal[s] = cid
+                state.log.private([s], s, "goal", f"gives {card_name(cid)} as a goal", pb.GoalEvent(card=_PB_CARD[cid]))
+            self._place_goals(state)
+            self._reveal(state)
+            return
+        for s in range(state.players):
+            x = chosen[s].action.letter  # type: ignore[attr-defined]
+            hand = state.hands[s]
+            cid = next(c for c in hand if LETTER[c] == x)
+            hand.remove(cid)
+            state.picked[s].append(cid)
+        if len(state.picked[0]) == state.pass_size:
+            self._move_cards(state)
+            if state.reveals < HANDS:
+                self._reveal(state)
+            else:
+                self._finish_round(state)
+
+    # -- rules ------------------------------------------------------------------------------
+
+    def _start_round(self, state: LlamaState) -> None:
+        n = state.players
+        chance = state.chance
+        state.round += 1
+        if n == 3:
+            if state.round == 1:
+                left_of = chance.pick([0, 1, 2], "dummy")
+            else:
+                low = min(state.totals)
+                tied = [s for s in range(n) if state.totals[s] == low]
+                lowest = tied[0] if len(tied) == 1 else chance.pick(tied, "dummy")
+                left_of = (lowest - 1) % n
+            state.circle = circle_for(n, left_of)
+        else:
+            state.circle = circle_for(n, 0)
+        deck = chance.shuffled(CARD_IDS, "deck")
+        state.hands = [sorted(deck[h * HAND_SIZE : (h + 1) * HAND_SIZE]) for h in range(HANDS)]
+        state.picked = [[] for _ in range(n)]
+        state.my_goal = [0] * n
+        state.goals = []
+        state.owners = []
+        state.owners_public = state.round > 1
+        state.reveals = 0
+        state.pass_size = 0
+        state.passes = [[] for _ in range(n)]
+        state.phase = "goal"
+        circle = [state.public_id(h) for h in state.circle]
+        state.log.public(
+            CHANCE_SEAT,
+            "round",
+            f"round {state.round}: table {circle}",
+            pb.RoundEvent(round=state.round, circle=circle),
+        )
+        for s in range(n):
+            hand = state.hands[s]
+            state.log.private(
+                [s],
+                s,
+                "deal",
+                "is dealt " + ", ".join(card_name(c) for c in hand),
+                pb.DealEvent(cards=[_PB_CARD[c] for c in hand]),
+            )
+
+    def _place_goals(self, state: LlamaState) -> None:
+        n = state.players
+        chance = state.chance
+        goal_of: dict[int, int] = {s: state.my_goal[s] for s in range(n)}
+        for h in range(n, HANDS):
+            cid = chance.pick(state.hands[h], "dummy_goal")
+            state.hands[h].remove(cid)
+            goal_of[h] = cid
+        if state.round == 1:
+            owners = chance.shuffled(range(HANDS), "place")
+        else:
+            ranked: list[int] = []
+            for total in sorted(set(state.totals), reverse=True):
+                tied = [s for s in range(n) if state.totals[s] == total]
+                ranked += tied if len(tied) == 1 else chance.shuffled(tied, "place")
+            dummies = list(range(n, HANDS))
+            if len(dummies) > 1:
+                dummies = chance.shuffled(dummies, "place")
+            icons = icon_displays(n)
+            owners = [0] * HANDS
+            for d, h in zip(icons, dummies, strict=True):
+                owners[d] = h
+            free = [d for d in range(HANDS) if d not in icons]
+            for d, s in zip(free, ranked, strict=True):
+                owners[d] = s
+        state.owners = list(owners)
+        state.goals = [goal_of[h] for h in owners]
+        shown = [state.public_id(h) if state.owners_public else -1 for h in owners]
+        state.log.public(CHANCE_SEAT, "place", f"goals placed (owners {shown})", pb.PlaceEvent(owners=shown))
+
+    def _reveal(self, state: LlamaState) -> None:
+        d = state.reveals
+        state.reveals += 1
+        cid = state.goals[d]
+        state.pass_size = pass_counts(state.players)[d]
+        state.phase = "pass"
+        state.log.public(
+            CHANCE_SEAT,
+            "reveal",
+            f"display {d + 1}: goal {card_name(cid)}; pass {state.pass_size}",
+            _reveal_pb(d, cid, state.pass_size),
+        )
+
+    def _move_cards(self, state: LlamaState) -> None:
+        n = state.players
+        incoming: dict[int, tuple[list[int], int]] = {}
+        for s in range(n):
+            target = state.left(s)
+            cards = state.picked[s]
+            if target < n:
+                incoming[target] = (cards, s)
+            else:
+                state.hands[target] = sorted(state.hands[target] + cards)
+        for h in range(n, HANDS):
+            drawer = state.left(h)
+            pool = state.hands[h]
+            drawn = []
+            for _ in range(state.pass_size):
+                cid = state.chance.pick(pool, "draw")
+                pool.remove(cid)
+                drawn.append(cid)
+            incoming[drawer] = (drawn, DUMMY)
+        for s in range(n):
+            cards, source = incoming[s]
+            state.hands[s] = sorted(state.hands[s] + cards)
+            target = state.left(s)
+            record = (
+                state.reveals,
+                tuple(sorted(state.picked[s])),
+                state.public_id(target),
+                tuple(sorted(cards)),
+                source,
+            )
+            state.passes[s].append(record)
+            state.log.private(
+                [s],
+                s,
+                "pass",
+                f"passes {_letters(record[1])} and receives {_letters(record[3])}",
+                pb.PassEvent(record=_record_pb(record)),
+            )
+        state.picked = [[] for _ in range(n)]
+
+    def _finish_round(self, state: LlamaState) -> None:
+        n = state.players
+        scores = [hand_score((LETTER[c] for c in state.hands[s]), state.goals) for s in range(n)]
+        for s in range(n):
+            state.totals[s] += scores[s]
+            state.round_scores[s].append(scores[s])
+        state.log.public(
+            CHANCE_SEAT,
+            "score",
+            f"round {state.round}: scores {scores}, totals {state.totals}",
+            pb.ScoreEvent(
+                round=state.round,
+                hands=[pb.Hand(holder=s, cards=[_PB_CARD[c] for c in state.hands[s]]) for s in range(n)],
+                scores=scores,
+                totals=state.totals,
+            ),
+        )
+        if max(state.totals) >= TARGET or state.round >= ROUNDS:
+            state.phase = "over"
+            keys = self._keys(state)
+            best = max(keys)
+            state.winners = [s for s in range(n) if keys[s] == best]
+            state.log.public(
+                CHANCE_SEAT,
+                "end",
+                f"game over: seat {', '.join(map(str, state.winners))} win{'s' * (len(state.winners) == 1)}",
+                pb.EndEvent(winners=state.winners, totals=state.totals),
+            )
+            return
+        self._start_round(state)
+
+    @staticmethod
+    def _keys(state: LlamaState) -> list[tuple[int, int]]:
+        return [
+            (state.totals[s], state.round_scores[s][-1] if state.round_scores[s] else 0) for s in range(state.players)
+        ]
+
+    # -- determinization ----------------------------------------------------------------------
+
+    def sample_world(self, state: LlamaState, seat: int, chance: Chance) -> LlamaState:
+        """A copy of ``state`` with what ``seat`` cannot see re-dealt at random.
+
+        Known to the seat: its hand and picks, its goal, the revealed goals, the hand sizes and,
+        until the receiver's next pass moves cards again, the cards it passed to a player in the
+        last pass (they are in that player's hand or picks). Everything else — the other hands,
+        the dummies, the face-down goals of others and, in round 1, which face-down display
+        holds its own goal — is dealt uniformly among the hidden places of the same sizes. The
+        route of cards passed earlier is not tracked (treated as unseen).
+        """
+        world = copy.copy(state)
+        world.hands = [list(h) for h in state.hands]
+        world.picked = [list(p) for p in state.picked]
+        world.my_goal = list(state.my_goal)
+        world.goals = list(state.goals)
+        world.owners = list(state.owners)
+        world.totals = list(state.totals)
+        world.round_scores = [list(r) for r in state.round_scores]
+        world.passes = [list(p) for p in state.passes]
+        world.circle = list(state.circle)
+        world.winners = list(state.winners)
+        if state.phase != "over":
+            self._redeal(world, seat, chance)
+        world.chance = Chance(chance.below(2**63, "world"))
+        world.log = EventLog()
+        world.log.events = [e for e in state.log.events if e.visible_to(seat)]
+        world.pending = tuple(self.decisions(world))
+        return world
+
+    def _redeal(self, world: LlamaState, seat: int, chance: Chance) -> None:
+        n = world.players
+        # Known: the cards seat passed to a player in the last pass, still with that player.
+        pinned: dict[int, list[int]] = {}
+        if world.phase == "pass" and world.passes[seat]:
+            reveal, passed, to, _, _ = world.passes[seat][-1]
+            if to >= 0 and world.reveals == reveal + 1:
+                pinned[to] = list(passed)
+        # Round 1: the face-down goals' positions are unknown, even to their owners.
+        hidden_displays = [d for d in range(world.reveals, HANDS)] if world.goals else []
+        if world.goals and not world.owners_public:
+            entries = [(world.owners[d], world.goals[d]) for d in hidden_displays]
+            entries = chance.shuffled(entries, "world_place")
+            for d, (h, g) in zip(hidden_displays, entries, strict=True):
+                world.owners[d], world.goals[d] = h, g
+        # The places to refill: other hands (hand + picks), dummies, others' face-down goals.
+        pool: list[int] = []
+        places: list[tuple[str, int, int]] = []  # (kind, index, free size)
+        for h in range(HANDS):
+            if h == seat:
+                continue
+            fixed = pinned.get(h, [])
+            if h < n:
+                cards = world.hands[h] + world.picked[h]
+                picks = len(world.picked[h])
+                pool += [c for c in cards if c not in fixed]
+                places.append(("hand", h, len(cards) - len(fixed)))
+                world.picked[h] = [0] * picks
+            else:
+                pool += world.hands[h]
+                places.append(("dummy", h, len(world.hands[h])))
+        for d in hidden_displays:
+            if world.owners[d] != seat:
+                pool.append(world.goals[d])
+                places.append(("goal", d, 1))
+        pool = chance.shuffled(sorted(pool), "world_deal")
+        at = 0
+        for kind, index, size in places:
+            cards = pool[at : at + size]
+            at += size
+            if kind == "goal":
+                world.goals[index] = cards[0]
+                owner = world.owners[index]
+                if owner < n:
+                    world.my_goal[owner] = cards[0]
+            elif kind == "dummy":
+                world.hands[index] = sorted(cards)
+            else:
+                allc = cards + pinned.get(index, [])
+                picks = len(world.picked[index])
+                allc = chance.shuffled(sorted(allc), "world_deal")
+                world.picked[index] = allc[:picks]
+                world.hands[index] = sorted(allc[picks:])
+        if world.phase == "goal":
+            for s in range(n):
+                if s != seat:
+                    world.my_goal[s] = 0
+
+    # -- views ------------------------------------------------------------------------------
+
+    def observation(self, state: LlamaState, viewer: int) -> pb.Observation:
+        spectator = viewer == SPECTATOR
+        n = state.players
+        me = max(viewer, 0)
+        my_goal = 0 if spectator else state.my_goal[me]
+        displays = []
+        counts = pass_counts(n)
+        icons = icon_displays(n)
+        for d in range(HANDS):
+            placed = bool(state.goals)
+            revealed = placed and d < state.reveals
+            owner_hand = state.owners[d] if placed else -1
+            mine = placed and not spectator and owner_hand == me and (state.owners_public or revealed)
+            if not placed:
+                owner = -1
+            elif spectator or state.owners_public or mine:
+                owner = state.public_id(owner_hand)
+            else:
+                owner = -1
+            view = pb.Display(
+                number=d + 1, pass_count=counts[d], dummy_icon=d in icons, owner=owner, revealed=revealed, mine=mine
+            )
+            if revealed or mine or (spectator and placed):
+                view.goal.CopyFrom(_PB_CARD[state.goals[d]])
+            displays.append(view)
+        obs = pb.Observation(
+            seat=me,
+            spectator=spectator,
+            players=n,
+            round=state.round,
+            reveals=state.reveals,
+            phase=state.phase,
+            pass_size=state.pass_size if state.phase == "pass" else 0,
+            pass_left=state.pass_size - len(state.picked[0]) if state.phase == "pass" else 0,
+            hand=[] if spectator else [_PB_CARD[c] for c in state.hands[me]],
+            picked=[] if spectator else [_PB_CARD[c] for c in sorted(state.picked[me])],
+            displays=displays,
+            seats=[
+                pb.SeatView(
+                    total=state.totals[s],
+                    rounds=state.round_scores[s],
+                    hand_size=len(state.hands[s]) + len(state.picked[s]),
+                    picked=len(state.picked[s]),
+                    left=state.public_id(state.left(s)),
+                    goal_chosen=state.my_goal[s] != 0,
+                )
+                for s in range(n)
+            ],
+            circle=[state.public_id(h) for h in state.circle],
+            passes=[] if spectator else [_record_pb(r) for r in state.passes[me]],
+            deck_letters=sorted(LETTER.values()),
+            rounds=ROUNDS,
+            target=TARGET,
+            over=state.phase == "over",
+            winners=state.winners,
+        )
+        if my_goal:
+            obs.goal.CopyFrom(_PB_CARD[my_goal])
+        if spectator:
+            obs.hands.extend(
+                pb.Hand(
+                    holder=state.public_id(h),
+                    cards=[_PB_CARD[c] for c in sorted(state.hands[h] + (state.picked[h] if h < n else []))],
+                )
+                for h in state.circle
+            )
+            obs.goals.extend(_PB_CARD[g] for g in state.goals)
+        return obs
+
+    def score(self, state: LlamaState) -> Result:
+        keys = self._keys(state)
+        winners = ", ".join(map(str, state.winners))
+        plural = "s" if len(state.winners) > 1 else ""
+        summary = f"winner{plural}: seat {winners} with {max(state.totals)} points after round {state.round}"
+        return Result.ranked(state.totals, keys, summary)
+
+
+def _letters(cards: Sequence[int]) -> str:
+    return "".join(sorted(LETTER[c] for c in cards)) or "-"
+
+
+@cache  # never mutated
+def _reveal_pb(display: int, cid: int, size: int) -> pb.RevealEvent:
+    return pb.RevealEvent(display=display + 1, card=_PB_CARD[cid], pass_count=size)
+
+
+def _record_pb(record: tuple[int, tuple[int, ...], int, tuple[int, ...], int]) -> pb.PassRecord:
+    reveal, passed, to, received, source = record
+    return pb.PassRecord(
+        reveal=reveal, passed=[LETTER[c] for c in passed], to=to, received=[LETTER[c] for c in received], source=source
+    )
+
+
+GAME = LlamaLlama()
+"""Llama Llama: see :mod:`arena.games.llamallama.game` for the rules and rulings."""
