@@ -22,9 +22,7 @@ RANKS = len(VALUES)
 ALL_CARDS: tuple[int, ...] = tuple(range(len(SUITS) * RANKS))
 GAME_DATA: dict[str, int] = dict(_DATA["game"])
 ROUNDS: int = GAME_DATA["rounds"]
-SEGMENTS: dict[int, frozenset[str]] = {
-    int(k): frozenset(v) for k, v in _DATA["segments"].items() if k != "rotations"
-}
+SEGMENTS: dict[int, frozenset[str]] = {int(k): frozenset(v) for k, v in _DATA["segments"].items() if k != "rotations"}
 ROTATIONS: tuple[tuple[int, int], ...] = tuple((a, b) for a, b in _DATA["segments"]["rotations"])
 
 
@@ -48,9 +46,7 @@ def _edge(entry: str) -> tuple[int, int]:
     return int(value), int(rods)
 
 
-EDGES: dict[int, tuple[tuple[int, int], ...]] = {
-    int(k): tuple(_edge(e) for e in v) for k, v in _DATA["edges"].items()
-}
+EDGES: dict[int, tuple[tuple[int, int], ...]] = {int(k): tuple(_edge(e) for e in v) for k, v in _DATA["edges"].items()}
 """Printed value -> ((value, rods), ...): the printed value first (0 rods)."""
 
 

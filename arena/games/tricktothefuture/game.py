@@ -185,9 +185,7 @@ for _card in ALL_CARDS:
             if _value == rank_of(_card)
             else f"play {_what} as {_value} ({_rods} rod{'s' if _rods != 1 else ''})"
         )
-        OPTIONS[_card, _value] = Option(
-            _id, _label, pb.Action(card=PB_CARDS[_card], value=_value, rods=_rods)
-        )
+        OPTIONS[_card, _value] = Option(_id, _label, pb.Action(card=PB_CARDS[_card], value=_value, rods=_rods))
         OPTION_DATA[_id] = (_card, _value, _rods)
 
 
@@ -358,7 +356,9 @@ class TrickToTheFuture(Game[TrickToTheFutureState]):
         for s in range(state.players):
             category, points = round_score(state.tricks[s], state.fuel[s], state.collected[s], spaces)
             scores.append(
-                RoundScore(s, category, state.tricks[s], state.fuel[s], state.collected[s], spaces - state.fuel[s], points)
+                RoundScore(
+                    s, category, state.tricks[s], state.fuel[s], state.collected[s], spaces - state.fuel[s], points
+                )
             )
             state.totals[s] += points
             state.round_scores[s].append(points)
@@ -366,14 +366,13 @@ class TrickToTheFuture(Game[TrickToTheFutureState]):
         state.log.public(
             CHANCE_SEAT,
             "score",
-            f"round {state.round}: " + ", ".join(f"seat {r.seat} {pb.Category.Name(r.category)} {r.points}" for r in scores),  # type: ignore[arg-type]
+            f"round {state.round}: "
+            + ", ".join(f"seat {r.seat} {pb.Category.Name(r.category)} {r.points}" for r in scores),  # type: ignore[arg-type]
             pb.Detail(round=state.round, scores=[_score_pb(r) for r in scores]),
         )
         if state.round >= ROUNDS:
             state.over = True
-            state.log.public(
-                CHANCE_SEAT, "end", f"final scores {state.totals}", pb.Detail(totals=list(state.totals))
-            )
+            state.log.public(CHANCE_SEAT, "end", f"final scores {state.totals}", pb.Detail(totals=list(state.totals)))
         else:
             self._start_round(state)
 
