@@ -59,7 +59,11 @@ def _ways(m: int, split: tuple[int, ...]) -> int:
 def sample_world(
     game: TrickToTheFuture, state: TrickToTheFutureState, viewer: int, chance: Chance
 ) -> TrickToTheFutureState:
-    world = copy.deepcopy(state)
+    log, state.log = state.log, EventLog()
+    try:
+        world = copy.deepcopy(state)
+    finally:
+        state.log = log
     world.log = EventLog()
     world.log.events = [e for e in state.log.events if e.visible_to(viewer)]
     world.chance = Chance(chance.below(2**63, "world"))
@@ -93,8 +97,20 @@ def _redeal(world: TrickToTheFutureState, viewer: int, chance: Chance) -> None:
         caps[place] -= 1
 
     free = [c for c in hidden if c not in pinned]
+    # Places with the same banned suits are interchangeable: deal to these classes first (the
+    # ways to split a class's cards among its places do not depend on which cards they are),
+    # then shuffle each class's cards into its places.
+    classes: list[tuple[bool, ...]] = []
+    members: list[list[int]] = []
+    for j, row in enumerate(banned):
+        key = tuple(row)
+        if key not in classes:
+            classes.append(key)
+            members.append([])
+        members[classes.index(key)].append(j)
+    room = tuple(sum(caps[j] for j in group) for group in members)
     groups = [[c for c in free if suit_of(c) == k] for k in range(len(SUITS))]
-    allowed = [tuple(not banned[j][k] for j in range(len(caps))) for k in range(len(SUITS))]
+    allowed = [tuple(not key[k] for key in classes) for k in range(len(SUITS))]
 
     @cache
     def count(k: int, left: tuple[int, ...]) -> int:
@@ -106,7 +122,8 @@ def _redeal(world: TrickToTheFutureState, viewer: int, chance: Chance) -> None:
             for x in _splits(m, left, allowed[k])
         )
 
-    left = tuple(caps)
+    left = room
+    dealt: list[list[int]] = [[] for _ in classes]
     for k, group in enumerate(groups):
         m = len(group)
         splits = list(_splits(m, left, allowed[k]))
@@ -115,9 +132,15 @@ def _redeal(world: TrickToTheFutureState, viewer: int, chance: Chance) -> None:
         order = chance.shuffled(group, "world")
         at = 0
         for j, x in enumerate(split):
-            content[j].extend(order[at : at + x])
+            dealt[j].extend(order[at : at + x])
             at += x
         left = tuple(a - b for a, b in zip(left, split, strict=True))
+    for group, got in zip(members, dealt, strict=True):
+        order = chance.shuffled(sorted(got), "world")
+        at = 0
+        for j in group:
+            content[j].extend(order[at : at + caps[j]])
+            at += caps[j]
 
     for j, s in enumerate(seats):
         world.hands[s] = sorted(content[j])
