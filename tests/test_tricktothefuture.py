@@ -261,7 +261,7 @@ def test_a_round_is_scored_through_the_engine():  # the three examples at the ta
     _last_trick(state, ["past-0", "past-1"], [4, 2], [2, 2], [4, 3])  # seat 0 wins: 3 tricks
     play(state, "past-0:0", "past-1:1")  # past-1 wins: seat 1 now 3 tricks with 2 rods: lost
     assert state.round_scores == [[8], [0]]  # seat 0: 4 > 2 → 2×2 + 4 = 8; seat 1 lost in time
-    score = [e for e in state.log.events if e.kind == "score"][0].detail.scores
+    score = next(e for e in state.log.events if e.kind == "score").detail.scores
     assert [s.category for s in score] == [pb.SAFE, pb.LOST]
     assert state.round == 2 and len(state.hands[0]) == 6 and state.fuel == [6, 6]
 

@@ -103,14 +103,14 @@ def _redeal(world: TrickToTheFutureState, viewer: int, chance: Chance) -> None:
     classes: list[tuple[bool, ...]] = []
     members: list[list[int]] = []
     for j, row in enumerate(banned):
-        key = tuple(row)
-        if key not in classes:
-            classes.append(key)
+        bans = tuple(row)
+        if bans not in classes:
+            classes.append(bans)
             members.append([])
-        members[classes.index(key)].append(j)
+        members[classes.index(bans)].append(j)
     room = tuple(sum(caps[j] for j in group) for group in members)
     groups = [[c for c in free if suit_of(c) == k] for k in range(len(SUITS))]
-    allowed = [tuple(not key[k] for key in classes) for k in range(len(SUITS))]
+    allowed = [tuple(not bans[k] for bans in classes) for k in range(len(SUITS))]
 
     @cache
     def count(k: int, left: tuple[int, ...]) -> int:
