@@ -35,7 +35,10 @@ def rank_of(card: int) -> int:
 
 
 def card_id(card: int) -> str:
-    return f"{SUITS[suit_of(card)]}-{rank_of(card)}"
+    return _IDS[card]
+
+
+_IDS = [f"{SUITS[c // RANKS]}-{c % RANKS}" for c in ALL_CARDS]
 
 
 BY_ID: dict[str, int] = {card_id(c): c for c in ALL_CARDS}
@@ -72,6 +75,7 @@ class Setup:
     hand: int
     rods: int
     spaces: int
+    trump: bool  # a Beyond card is in the deck (not at 2 players)
 
 
 def setup_for(deal: str, players: int) -> Setup:
@@ -83,7 +87,8 @@ def setup_for(deal: str, players: int) -> Setup:
         c for c in ALL_CARDS if suit_of(c) not in gone_suits and rank_of(c) not in gone_ranks and c not in gone_cards
     )
     removed = tuple(c for c in ALL_CARDS if c not in deck)
-    return Setup(deck, removed, row["hand"], row["rods"], row["spaces"])
+    trump = any(suit_of(c) == TRUMP for c in deck)
+    return Setup(deck, removed, row["hand"], row["rods"], row["spaces"], trump)
 
 
 def sort_cards(cards: Iterable[int]) -> list[int]:

@@ -66,6 +66,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import NamedTuple
 
 from arena.chance import Chance
@@ -168,7 +169,7 @@ class TrickToTheFutureState(MatchState):
 
     @property
     def trump(self) -> bool:
-        return any(suit_of(c) == TRUMP for c in self.table.deck)
+        return self.table.trump
 
 
 # --------------------------------------------------------------------------------------------
@@ -199,9 +200,12 @@ def playable(hand: list[int], current: list[Play]) -> list[int]:
 
 
 def play_options(hand: list[int], current: list[Play], fuel: int) -> tuple[Option, ...]:
-    return tuple(
-        OPTIONS[card, value] for card in playable(hand, current) for value, rods in EDGES[rank_of(card)] if rods <= fuel
-    )
+    return _options(tuple(playable(hand, current)), fuel)
+
+
+@cache
+def _options(cards: tuple[int, ...], fuel: int) -> tuple[Option, ...]:
+    return tuple(OPTIONS[card, value] for card in cards for value, rods in EDGES[rank_of(card)] if rods <= fuel)
 
 
 def _play_pb(play: Play) -> pb.Play:
