@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from arena.games.tricktothefuture.cards import EDGES, RANKS, SUITS, card_from_pb, rank_of, suit_of
+from arena.games.tricktothefuture.cards import EDGES, SUITS, card_from_pb, rank_of, suit_of
 from arena.games.tricktothefuture.game import OPTION_DATA
 from arena.games.v1 import tricktothefuture_pb2 as pb
 from bots.params import Param, read_params
@@ -24,6 +24,7 @@ class HeuristicBot(Bot):
     * It estimates the tricks its other cards will win anyway (high cards and trumps), and for
       each option its chance to win this trick: exact when it plays last, otherwise by counting
       the unseen cards that could beat it (and void seats that could trump).
+    * ``fuel=0`` never spends a rod (a design experiment: is spending fuel worth it?).
     * It scores each option by the trick points it expects, minus a penalty for the gap it
       projects at the end (``lost`` per trick below 0, ``slack`` per spare rod above 0) and
       ``gift`` per rod it hands to another player; it lights segments on cards it wins with
@@ -33,8 +34,9 @@ class HeuristicBot(Bot):
     name = "heuristic"
     game_id = "tricktothefuture"
 
-    def __init__(self, lost: float = 6.0, slack: float = 1.5, gift: float = 0.6) -> None:
+    def __init__(self, lost: float = 6.0, slack: float = 1.5, gift: float = 0.6, fuel: bool = True) -> None:
         super().__init__()
+        self.fuel = fuel
         self.lost = lost
         self.slack = slack
         self.gift = gift
@@ -43,6 +45,8 @@ class HeuristicBot(Bot):
         obs = turn.observation
         assert isinstance(obs, pb.Observation)
         ids = turn.option_ids
+        if not self.fuel:  # design experiment: never spend rods
+            ids = [i for i in ids if OPTION_DATA[i][2] == 0]
         if len(ids) == 1:
             return ids[0]
         me = obs.seats[obs.seat]
@@ -109,11 +113,14 @@ def _heuristic(params: Mapping[str, str]) -> Bot:
     values = read_params(
         "heuristic",
         params,
-        [Param("lost", 6.0, 0, 50), Param("slack", 1.5, 0, 20), Param("gift", 0.6, 0, 10)],
+        [
+            Param("lost", 6.0, 0, 50),
+            Param("slack", 1.5, 0, 20),
+            Param("gift", 0.6, 0, 10),
+            Param("fuel", 1, 0, 1, integer=True),
+        ],
     )
-    return HeuristicBot(values["lost"], values["slack"], values["gift"])
+    return HeuristicBot(values["lost"], values["slack"], values["gift"], bool(values["fuel"]))
 
 
 BOTS = {"heuristic": _heuristic}
-
-_ = RANKS
