@@ -19,7 +19,6 @@ from collections import Counter
 
 from arena.chance import Chance
 from arena.games.tricktothefuture import GAME
-from arena.games.tricktothefuture.cards import rank_of
 from arena.games.v1 import tricktothefuture_pb2 as pb
 from arena.scenario import request_for
 from bots.registry import make_bot
