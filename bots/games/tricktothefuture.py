@@ -34,7 +34,7 @@ class HeuristicBot(Bot):
     name = "heuristic"
     game_id = "tricktothefuture"
 
-    def __init__(self, lost: float = 6.0, slack: float = 1.5, gift: float = 0.6, fuel: bool = True) -> None:
+    def __init__(self, lost: float = 12.0, slack: float = 0.5, gift: float = 0.6, fuel: bool = True) -> None:
         super().__init__()
         self.fuel = fuel
         self.lost = lost
@@ -114,8 +114,8 @@ def _heuristic(params: Mapping[str, str]) -> Bot:
         "heuristic",
         params,
         [
-            Param("lost", 6.0, 0, 50),
-            Param("slack", 1.5, 0, 20),
+            Param("lost", 12.0, 0, 50),
+            Param("slack", 0.5, 0, 20),
             Param("gift", 0.6, 0, 10),
             Param("fuel", 1, 0, 1, integer=True),
         ],
