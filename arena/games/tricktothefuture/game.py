@@ -54,6 +54,24 @@ Rulings (``shared/rules/NOTES.md`` §4.23 discusses each):
 8. **Length**: exactly 3 rounds of hand-size tricks: 3 × players × hand decisions (at most
    3 × 5 × 7 = 105 in the arena deal, 108 at 4 players).
 
+Design check of the edge table (``python -m bench.design_tricktothefuture --matches 100``,
+arena deal, heuristic self-play; random self-play in brackets):
+
+* Round categories, Lost / Safe / Perfect / Inoperative: 2p 67/4/25/4 % (random 84/4/5/8),
+  3p 48/7/39/6 %, 4p 6/46/42/6 %, 5p 3/42/36/20 %. Perfect Journeys score 14-20 on average,
+  Inoperative 14-23, Safe 6-10: no category dominates, and random play is Lost most rounds.
+* Rods: the heuristic spends 4.1 / 5.9 / 3.2 / 3.0 rods per round (2/3/4/5p) and plays 66-72 %
+  of its cards as printed. Every edge move is used; none always wins its trick: at 4p a
+  rotated 6→9 wins 87 % of the tricks it is played in, 5→9 76 %, 3→9 49 %, 6→8 40 %, while
+  1→4, 1→3, 7→3 (ducking or dumping rods) win 3-8 %.
+* Spending fuel matters but is not always right: a heuristic that never spends a rod wins
+  5-7.5 % of games against heuristics at 3-5p (fair share 20-33 %), yet holds its own at 2p
+  (57 % ± 10 over 100 games), where 6 tricks and 6 rods leave little to steer.
+* Seat advantage (heuristic self-play, seat 0 win rate): 2p 0.57, 3p 0.34, 4p 0.26, 5p 0.28
+  (fair 0.50/0.33/0.25/0.20; the first lead goes to the Past 0's holder, not to seat 0).
+* Heuristic vs random (``python -m bench.heuristic_vs_random --game tricktothefuture
+  --players N --matches 500``): 2p win rate 0.762 (random 0.5), 4p 0.914 (random 0.25).
+
 Chance labels, in draw order each round: ``"deck"`` (one shuffle of the round's deck, seat s
 dealt cards s·h..s·h+h-1 of the order, the rest undealt), then ``"leader"`` only when nobody
 holds a Past card.
