@@ -448,8 +448,8 @@ def test_sampled_worlds_keep_the_first_lead_deductions():  # ruling 4
 
 def test_hidden_cards_are_dealt_uniformly():
     """Seat 0's view of a fresh 2-player deal led by itself: the Past 0 is its own, the other 12
-    cards are split 6 to seat 1 and 6 undealt, every way equally likely; seat 1 cannot hold a
-    Past card below its lowest... (no constraint here since seat 0 holds the Past 0)."""
+    cards are split 6 to seat 1 and 6 undealt, every way equally likely (no void yet, and the
+    Past 0 in seat 0's own hand implies nothing about the others)."""
     state = deal(2, H0, H1, undealt=U2)
     counts: Counter[str] = Counter()
     samples = 1200
