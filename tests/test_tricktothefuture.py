@@ -439,6 +439,15 @@ def test_sampled_worlds_keep_the_first_lead_deductions():  # ruling 4
     for k in range(100):
         world = GAME.sample_world(state, 0, Chance(k))
         assert c("past-1") in world.hands[1] and c("past-0") in world.undealt
+    order = cards(
+        "present-0 present-1 present-2 present-3 present-5 present-7 "
+        "future-0 future-1 future-2 future-3 future-5 future-7 "
+        "past-0 past-1 past-2 past-3 past-5 past-7"
+    )
+    state = GAME.new_match(GAME.config(2), chance=PresetChance(1, orders={"deck": [order]}))
+    for k in range(30):  # nobody held a Past card: they are all undealt
+        world = GAME.sample_world(state, 0, Chance(k))
+        assert world.undealt == cards("past-0 past-1 past-2 past-3 past-5 past-7")
     state = GAME.new_match(GAME.config(4), seed=3)
     leader = state.leader
     for k in range(30):
