@@ -5,7 +5,7 @@ Wine Cellar: 8 rounds of sealed bids with Wine Bottle cards; the bids decide the
 players take the prize bottles (last round's bids), and each bottle goes on top of or under
 your cellar; at the end bottle k from the top scores its k-th Age Score, plus your Client's
 bonuses. 2-8 players, solo against the automated Eno, and the advanced 3-game series
-(rules: shared/rules/winecellar.md; arena rules winecellar).
+(`arena rules winecellar`).
 
 Decision kinds: "client", "bid", "pick", "place".
 Event kinds: "deal", "clients", "bids", "eno", "take", "place", "game_end", "end".
