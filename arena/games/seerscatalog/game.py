@@ -420,7 +420,7 @@ class SeersCatalog(Game[SeersState]):
             trick_size=state.trick_size if state.trick else 0,
             reversed=state.reversed,
             set_aside=tokens(state.set_aside),
-            chosen=state.chosen,
+            chosen=state.chosen if viewer in (SPECTATOR, state.turn) else "",
             removed_count=len(state.removed),
             over=state.over,
         )
@@ -492,6 +492,8 @@ class SeersCatalog(Game[SeersState]):
             world.hands[s] = sorted_cards([*state.known[s], *suited_pool[:n_su], *art_pool[:n_ar]])
             suited_pool, art_pool = suited_pool[n_su:], art_pool[n_ar:]
         world.removed = sorted_cards(suited_pool)
+        if world.turn != seat:
+            world.chosen = ""  # another seat's half-made move is not visible: rewind it
         world.chance = Chance(chance.below(2**63, "world"))
         world.pending = tuple(self.decisions(world))
         return world

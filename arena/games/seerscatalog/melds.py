@@ -8,7 +8,7 @@ composition is a tuple of :class:`VCard` (the physical card and what it counts a
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from itertools import combinations
 from pathlib import Path
@@ -168,12 +168,15 @@ class Trick(NamedTuple):
     reversed: bool = False
 
 
+Ok = Callable[[int], bool]
+
+
 def _vc(card: int) -> VCard:
     return VCard(card, card >> 4, card & 15)
 
 
 def make_meld(type_: str, cards: Iterable[VCard], value2: int, artifact: int = -1, ability: bool = False) -> Meld:
-    comp = tuple(sorted(cards, key=lambda v: (v.rank, v.suit, v.card)))
+    comp = tuple(sorted(cards, key=lambda v: (v.rank, v.card >= WILD, v.suit, v.card)))
     return Meld(type_, comp, value2, artifact, ability, f"{type_}:" + ".".join(v.token for v in comp))
 
 
@@ -183,20 +186,23 @@ _mk = make_meld
 # -- generators (pool = suited cards as VCards, maybe changed by an artifact; w = Wilds) -------
 
 
-def _singles(pool: Sequence[VCard], w: int, focus: int) -> Iterator[Meld]:
+def _singles(pool: Sequence[VCard], w: int, focus: int, ok: Ok) -> Iterator[Meld]:
     for v in pool:
-        if focus < 0 or v.card == focus:
+        if (focus < 0 or v.card == focus) and ok(2 * v.rank):
             yield _mk(SINGLE, [v], 2 * v.rank)
     if w and focus < 0:
         for r in range(LOW, HIGH + 1):
-            yield _mk(SINGLE, [VCard(WILD, ANY, r)], 2 * r)
+            if ok(2 * r):
+                yield _mk(SINGLE, [VCard(WILD, ANY, r)], 2 * r)
 
 
-def _sets(pool: Sequence[VCard], w: int, size: int, focus: Sequence[int]) -> Iterator[Meld]:
+def _sets(pool: Sequence[VCard], w: int, size: int, focus: Sequence[int], ok: Ok) -> Iterator[Meld]:
     by_rank: dict[int, list[VCard]] = {}
     for v in pool:
         by_rank.setdefault(v.rank, []).append(v)
     for r in sorted(by_rank):
+        if not ok(2 * r):
+            continue
         items = by_rank[r]
         for k in range(1, len(items) + 1):
             for subset in combinations(items, k):
@@ -209,13 +215,15 @@ def _sets(pool: Sequence[VCard], w: int, size: int, focus: Sequence[int]) -> Ite
                     yield _mk(SET, [*subset, *[VCard(WILD, ANY, r)] * j], 2 * r)
     if w >= 2 and not focus:  # a set of Wilds only
         for r in range(LOW, HIGH + 1):
+            if not ok(2 * r):
+                continue
             for n in range(2, w + 1):
                 if not size or n == size:
                     yield _mk(SET, [VCard(WILD, ANY, r)] * n, 2 * r)
 
 
 def _runs(
-    pool: Sequence[VCard], w: int, size: int, focus: int, suits: int, gap: bool
+    pool: Sequence[VCard], w: int, size: int, focus: int, suits: int, gap: bool, ok: Ok
 ) -> Iterator[Meld]:
     fv = next((v for v in pool if v.card == focus), None) if focus >= 0 else None
     for s in range(suits):
@@ -234,6 +242,8 @@ def _runs(
             span = n + 1 if gap else n
             for lo in range(LOW, HIGH - span + 2):
                 hi = lo + span - 1
+                if not ok(2 * hi):
+                    continue
                 held = prefix[hi + 1] - prefix[lo]
                 for skip in range(lo + 1, hi) if gap else (0,):
                     have = held - (skip in by_rank)
@@ -249,7 +259,8 @@ def _runs(
             if size and n != size:
                 continue
             for hi in range(LOW + n - 1, HIGH + 1):
-                yield _mk(RUN, [VCard(WILD, ANY, r) for r in range(hi - n + 1, hi + 1)], 2 * hi)
+                if ok(2 * hi):
+                    yield _mk(RUN, [VCard(WILD, ANY, r) for r in range(hi - n + 1, hi + 1)], 2 * hi)
 
 
 def _fill(ranks: list[int], by_rank: dict[int, list[VCard]], w: int, suit: int, focus: int, hi: int) -> Iterator[Meld]:
@@ -290,16 +301,16 @@ def _shapes(trick: Trick | None, lens: bool = False, wheel: bool = False) -> lis
 
 def _gen(
     shapes: list[tuple[str, int]], pool: Sequence[VCard], w: int, suits: int, focus: Sequence[int] = (), gap: bool = False,
-    set_only: bool = False, run_only: bool = False,
+    set_only: bool = False, run_only: bool = False, ok: Ok = lambda v: True,
 ) -> Iterator[Meld]:
     f = focus[0] if focus else -1
     for type_, size in shapes:
         if type_ == SINGLE and not gap and not set_only and not run_only:
-            yield from _singles(pool, w, f)
+            yield from _singles(pool, w, f, ok)
         elif type_ == SET and not gap and not run_only:
-            yield from _sets(pool, w, size, focus)
+            yield from _sets(pool, w, size, focus, ok)
         elif type_ == RUN and not set_only:
-            yield from _runs(pool, w, size, f, suits, gap)
+            yield from _runs(pool, w, size, f, suits, gap, ok)
 
 
 def beats(value2: int, trick: Trick | None, equal_ok: bool = False) -> bool:
@@ -333,50 +344,51 @@ def _melds_for(hand: tuple[int, ...], trick: Trick | None, suits: int, artifact:
     pool = [_vc(c) for c in hand if c < WILD]
     w = sum(1 for c in hand if c == WILD)
     out: dict[str, Meld] = {}
+    plus = 1 if ability and artifact == MOON else 0
+    equal_ok = ability and artifact == MIRROR
 
-    def add(melds: Iterable[Meld], plus: int = 0, equal_ok: bool = False) -> None:
+    def ok(value2: int) -> bool:
+        return beats(value2 + plus, trick, equal_ok)
+
+    tag_artifact = artifact if artifact not in (TWIN, CROWN, BEACON) or not ability else -1
+    shapes = _shapes(trick)
+
+    def add(melds: Iterable[Meld]) -> None:
         for m in melds:
-            v = m.value2 + plus
-            if beats(v, trick, equal_ok) and m.id not in out:
-                out[m.id] = m._replace(value2=v, artifact=-1 if m.artifact >= 0 else artifact, ability=ability)
+            if m.id not in out:
+                if plus or tag_artifact >= 0:
+                    m = m._replace(value2=m.value2 + plus, artifact=tag_artifact, ability=ability)
+                out[m.id] = m
 
     if not ability or artifact < 0:
-        add(_gen(_shapes(trick), pool, w, suits))
+        add(_gen(shapes, pool, w, suits, ok=ok))
     elif artifact == CAULDRON:
         for i, v in enumerate(pool):
             for d in (-1, 1):
                 if LOW <= v.rank + d <= HIGH:
                     changed = [*pool[:i], VCard(v.card, v.suit, v.rank + d), *pool[i + 1 :]]
-                    add(_gen(_shapes(trick), changed, w, suits, focus=(v.card,)))
+                    add(_gen(shapes, changed, w, suits, focus=(v.card,), ok=ok))
     elif artifact == PRISM:
         for i, v in enumerate(pool):
             for s in range(suits):
                 if s != v.suit:
                     changed = [*pool[:i], VCard(v.card, s, v.rank), *pool[i + 1 :]]
-                    add(_gen(_shapes(trick), changed, w, suits, focus=(v.card,), run_only=True))
+                    add(_gen(shapes, changed, w, suits, focus=(v.card,), run_only=True, ok=ok))
     elif artifact == TWIN:
         for v in pool:
-            twin = VCard(TWIN, v.suit, v.rank)
-            add(_gen(_shapes(trick), [*pool, twin], w, suits, focus=(TWIN, v.card), set_only=True))
-        out = {k: m._replace(artifact=-1) for k, m in out.items()}  # the Twin is in the composition
+            add(_gen(shapes, [*pool, VCard(TWIN, v.suit, v.rank)], w, suits, focus=(TWIN, v.card), set_only=True, ok=ok))
     elif artifact == BRIDGE:
-        add(_gen(_shapes(trick), pool, w, suits, gap=True))
-    elif artifact == MOON:
-        add(_gen(_shapes(trick), pool, w, suits), plus=1)
-    elif artifact == MIRROR:
-        add(_gen(_shapes(trick), pool, w, suits), equal_ok=True)
+        add(_gen(shapes, pool, w, suits, gap=True, ok=ok))
     elif artifact in (LENS, WHEEL):
-        add(_gen(_shapes(trick, lens=artifact == LENS, wheel=artifact == WHEEL), pool, w, suits))
+        add(_gen(_shapes(trick, lens=artifact == LENS, wheel=artifact == WHEEL), pool, w, suits, ok=ok))
     elif artifact == CROWN:
-        if trick is None or trick.type == SINGLE:
+        if (trick is None or trick.type == SINGLE) and ok(2 * CROWN_RANK):
             add([_mk(SINGLE, [VCard(CROWN, ANY, CROWN_RANK)], 2 * CROWN_RANK)])
-        out = {k: m._replace(artifact=-1) for k, m in out.items()}
     elif artifact == BEACON:
         if trick is None or trick.type == SINGLE:
-            add(_mk(SINGLE, [VCard(BEACON, ANY, r)], 2 * r) for r in range(LOW, HIGH + 1))
-        out = {k: m._replace(artifact=-1) for k, m in out.items()}
-    else:  # rod, gift, hourglass, veil: any plain meld, the ability acts after it
-        add(_gen(_shapes(trick), pool, w, suits))
+            add(_mk(SINGLE, [VCard(BEACON, ANY, r)], 2 * r) for r in range(LOW, HIGH + 1) if ok(2 * r))
+    else:  # moon, mirror, rod, gift, hourglass, veil: any plain meld (moon/mirror via ok)
+        add(_gen(shapes, pool, w, suits, ok=ok))
     return tuple(sorted(out.values(), key=lambda m: (m.value2, m.size, m.id)))
 
 

@@ -203,7 +203,7 @@ class Observation(_message.Message):
     reversed: _builtins.bool
     """Hourglass: the next meld must be LOWER"""
     chosen: _builtins.str
-    """during a "meld" decision: the "turn" option chosen ("meld", "use:rod"...)"""
+    """to the deciding seat only, during its "meld" decision: the "turn" option it chose ("meld", "use:rod"...)"""
     removed_count: _builtins.int
     """suited cards out of play this round (2 players: 3)"""
     over: _builtins.bool
