@@ -51,7 +51,9 @@ def meld(type_: str, text: str, value: int, artifact: str = "", ability: bool = 
     return make_meld(type_, vcs, 2 * value, parse_token("@" + artifact) if artifact else -1, ability)
 
 
-def position(players: int, hands: dict[int, str], turn: int = 0, trick=None, seed: int = 1, reversed_=False) -> SeersState:
+def position(
+    players: int, hands: dict[int, str], turn: int = 0, trick=None, seed: int = 1, reversed_=False
+) -> SeersState:
     """A match with the given hands (others keep their deal), ``trick`` = [(seat, meld)...] on the table."""
     state = GAME.new_match(GAME.config(players), seed)
     for seat, text in hands.items():
@@ -104,9 +106,7 @@ def test_example_1_singles():
 
 def test_example_2_matching_set():
     # :146-158 - Plum 6, Green 6, Teal 6 are beaten by exactly three cards of a higher rank.
-    state = position(
-        5, {1: "Y7 S7 P7 T8 G8 Y9 Y2 S3"}, turn=1, trick=[(0, meld("set", "P6 G6 T6", 6))]
-    )
+    state = position(5, {1: "Y7 S7 P7 T8 G8 Y9 Y2 S3"}, turn=1, trick=[(0, meld("set", "P6 G6 T6", 6))])
     assert meld_ids(state) == ["set:Y7.P7.S7"]  # two 7s (or two 8s) are not 3 cards
 
 
@@ -182,9 +182,7 @@ def test_chance_labels_in_order():
     others = [ART + i for i in range(len(ARTIFACT_IDS)) if ART + i != GOFIRST]
     order = [*suited_deck(3)][::-1]
     arts = [GOFIRST, *others[:5]]
-    chance = PresetChance(
-        orders={"artifacts": [others], "deck": [order], "artifact-deal": [arts[::-1]]}, strict=False
-    )
+    chance = PresetChance(orders={"artifacts": [others], "deck": [order], "artifact-deal": [arts[::-1]]}, strict=False)
     state = GAME.new_match(GAME.config(3), chance=chance)
     assert state.artifacts == arts
     assert sorted(state.hands[0][:12]) == sorted(order[:12])
@@ -210,7 +208,7 @@ def test_pass_locks_out_until_the_next_trick_and_winner_leads():
 def test_start_seer_who_cannot_play_passes_to_the_left():
     # :93-97 and ruling 8: only Go First (needs a meld) - forced pass, seat 1 starts.
     state = position(3, {0: "@gofirst @rod", 1: "Y5 Y6 P8 P9 P10 S2 S3"}, turn=0)
-    GAME._new_trick(state, 0)  # noqa: SLF001 - restart the trick from this position
+    GAME._new_trick(state, 0)
     GAME.refresh(state)
     assert state.start_seer == 1 and state.turn == 1
     assert state.log.events[-1].kind == "pass" and state.log.events[-1].detail.forced
@@ -218,7 +216,7 @@ def test_start_seer_who_cannot_play_passes_to_the_left():
 
 def test_nobody_can_start_ends_the_round():
     state = position(2, {0: "@gofirst", 1: "@rod"}, turn=0)
-    GAME._new_trick(state, 0)  # noqa: SLF001
+    GAME._new_trick(state, 0)
     GAME.refresh(state)
     assert state.round == 2 and state.round_scores == [[-1], [-1]]
 
@@ -257,7 +255,9 @@ def test_tiebreak_round_four_then_shared():
 def test_bonus_flips_back_after_taking_cards():
     # :237-244: the Rod takes 2 cards: 5 -> 4 -> 6 cards, out of the Bonus, may pass again.
     state = position(
-        3, {0: "Y2 Y3 P3 Y9 P9 S9", 1: "P5 Y6 Y8 @rod W"}, turn=1,
+        3,
+        {0: "Y2 Y3 P3 Y9 P9 S9", 1: "P5 Y6 Y8 @rod W"},
+        turn=1,
         trick=[(2, meld("set", "Y4 P4", 4))],
     )
     assert "pass" not in turn_ids(state)
@@ -354,8 +354,9 @@ def test_wheel_swaps_set_and_run():
 
 
 def test_hourglass_reverses_the_trick():
-    state = position(3, {1: "Y8 Y5 S2 S4 @hourglass P3 P11", 2: "Y2 Y6 Y9 P2 P4 P5 S12"}, turn=1,
-                     trick=[(0, meld(SINGLE, "Y7", 7))])
+    state = position(
+        3, {1: "Y8 Y5 S2 S4 @hourglass P3 P11", 2: "Y2 Y6 Y9 P2 P4 P5 S12"}, turn=1, trick=[(0, meld(SINGLE, "Y7", 7))]
+    )
     play(state, "use:hourglass", "single:Y8")
     assert state.reversed
     assert meld_ids(state) == ["single:P2", "single:Y2", "single:P4", "single:P5", "single:Y6"]

@@ -47,15 +47,13 @@ class HeuristicBot(Bot):
         if turn.kind == "gift":
             return max(turn.option_ids, key=lambda o: (obs.seats[int(o.split(":")[1])].hand_size, o))
         hand = [parse_token(t) for t in obs.hand]
-        trick = (
-            Trick(obs.trick_type, obs.trick_size, obs.trick[-1].value2, obs.reversed) if obs.trick else None
-        )
+        trick = Trick(obs.trick_type, obs.trick_size, obs.trick[-1].value2, obs.reversed) if obs.trick else None
         taken = sum(len(m.cards) + (1 if m.artifact else 0) for m in obs.trick)
         suits = len(obs.suits)
         if turn.kind == "meld":
             artifact, ability = _mode(obs.chosen)
-            melds = {m.id: m for m in melds_for(hand, trick, suits, artifact, ability)}
-            return max(turn.option_ids, key=lambda o: (self._score(melds[o], len(hand), taken), o))
+            by_id = {m.id: m for m in melds_for(hand, trick, suits, artifact, ability)}
+            return max(turn.option_ids, key=lambda o: (self._score(by_id[o], len(hand), taken), o))
         best, best_score = "", float("-inf")
         for option in turn.option_ids:
             if option == "pass":

@@ -68,9 +68,9 @@ the Artifacts in use: seat s gets cards 2s and 2s+1).
 from __future__ import annotations
 
 import copy
-from functools import lru_cache
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import NamedTuple
 
 from arena.chance import Chance
@@ -208,7 +208,10 @@ class SeersCatalog(Game[SeersState]):
         )
         for s in range(players):
             state.log.private(
-                [s], CHANCE_SEAT, "deal", f"deals seat {s}: {' '.join(tokens(state.hands[s]))}",
+                [s],
+                CHANCE_SEAT,
+                "deal",
+                f"deals seat {s}: {' '.join(tokens(state.hands[s]))}",
                 pb.Detail(seat=s, cards=tokens(state.hands[s]), round=state.round),
             )
         self._new_trick(state, seer)
@@ -249,11 +252,21 @@ class SeersCatalog(Game[SeersState]):
         for a in sorted(set(c for c in hand if c >= ART)):
             name = ARTIFACT_IDS[a - ART]
             if ability_applies(a, trick) and melds_for(hand, trick, state.suits, a, True):
-                opts.append(Option(f"use:{name}", f"play a meld with {ARTIFACT_NAMES[name]}, using it",
-                                   pb.Action(kind="use", artifact=name)))
+                opts.append(
+                    Option(
+                        f"use:{name}",
+                        f"play a meld with {ARTIFACT_NAMES[name]}, using it",
+                        pb.Action(kind="use", artifact=name),
+                    )
+                )
             if plain and (a != GOFIRST or trick is None):
-                opts.append(Option(f"shed:{name}", f"play a meld with {ARTIFACT_NAMES[name]}, no ability",
-                                   pb.Action(kind="shed", artifact=name)))
+                opts.append(
+                    Option(
+                        f"shed:{name}",
+                        f"play a meld with {ARTIFACT_NAMES[name]}, no ability",
+                        pb.Action(kind="shed", artifact=name),
+                    )
+                )
         if trick is not None and len(hand) <= BONUS_LIMIT and not opts:
             opts.append(Option("pass", "pass", pb.Action(kind="pass")))  # unreachable: forced passes skip
         return tuple(opts)
@@ -276,8 +289,12 @@ class SeersCatalog(Game[SeersState]):
         assert isinstance(action, pb.Action)
         if action.kind == "lead":
             state.gift = False
-            state.log.public(seat, "gift", f"Gift of Fate: seat {action.seat} starts the next trick",
-                             pb.Detail(seat=seat, leader=action.seat))
+            state.log.public(
+                seat,
+                "gift",
+                f"Gift of Fate: seat {action.seat} starts the next trick",
+                pb.Detail(seat=seat, leader=action.seat),
+            )
             self._new_trick(state, action.seat)
         elif action.kind == "pass":
             state.log.public(seat, "pass", "passes", pb.Detail(seat=seat))
@@ -286,8 +303,9 @@ class SeersCatalog(Game[SeersState]):
             artifact, ability = self._mode(state.chosen)
             state.chosen = ""
             trick = state.current()
-            meld = next(m for m in melds_for(state.hands[seat], trick, state.suits, artifact, ability)
-                        if m.id == option.id)
+            meld = next(
+                m for m in melds_for(state.hands[seat], trick, state.suits, artifact, ability) if m.id == option.id
+            )
             self._play(state, seat, meld)
         else:
             state.chosen = option.id
@@ -306,7 +324,8 @@ class SeersCatalog(Game[SeersState]):
         used = meld.artifact if meld.ability else -1
         what = f" with {ARTIFACT_NAMES[token(meld.artifact)[1:]]}" if meld.artifact >= 0 else ""
         how = "" if meld.artifact < 0 else (" (ability used)" if meld.ability else " (no ability)")
-        state.log.public(seat, "play", f"plays {meld.label}{what}{how}", pb.Detail(seat=seat, meld=_meld_pb(seat, meld)))
+        detail = pb.Detail(seat=seat, meld=_meld_pb(seat, meld))
+        state.log.public(seat, "play", f"plays {meld.label}{what}{how}", detail)
         if used == HOURGLASS:
             state.reversed = not state.reversed
         if used == ROD and earlier:
@@ -315,14 +334,18 @@ class SeersCatalog(Game[SeersState]):
             state.hands[seat] = sorted_cards(hand)
             state.known[seat].extend(taken)
             state.trick = state.trick[-1:]
-            state.log.public(seat, "take", f"Rod of Reincarnation: takes {' '.join(tokens(taken))}",
-                             pb.Detail(seat=seat, cards=tokens(taken)))
+            state.log.public(
+                seat,
+                "take",
+                f"Rod of Reincarnation: takes {' '.join(tokens(taken))}",
+                pb.Detail(seat=seat, cards=tokens(taken)),
+            )
         if not state.hands[seat]:
             self._end_round(state, f"seat {seat} has no cards left")
             return
         if used == GIFT:
             self._set_aside(state)
-            state.log.public(seat, "trick", f"wins the trick with the Gift of Fate", pb.Detail(seat=seat, leader=seat))
+            state.log.public(seat, "trick", "wins the trick with the Gift of Fate", pb.Detail(seat=seat, leader=seat))
             state.gift = True
             return
         if used == VEIL:
@@ -341,8 +364,12 @@ class SeersCatalog(Game[SeersState]):
         if len(active) == 1:
             winner = active[0]
             self._set_aside(state)
-            state.log.public(winner, "trick", f"seat {winner} wins the trick and starts the next",
-                             pb.Detail(seat=winner, leader=winner))
+            state.log.public(
+                winner,
+                "trick",
+                f"seat {winner} wins the trick and starts the next",
+                pb.Detail(seat=winner, leader=winner),
+            )
             self._new_trick(state, winner)
             return
         state.turn = self._next_active(state, seat)
@@ -391,10 +418,15 @@ class SeersCatalog(Game[SeersState]):
         state.set_aside.extend(c for p in state.trick for c in p.meld.physical())
         state.trick = []
         state.chosen, state.gift = "", False
-        text = ", ".join(f"seat {s} {scores[s]:+d} ({' '.join(tokens(state.hands[s])) or 'no cards'})"
-                         for s in range(state.players))
-        state.log.public(CHANCE_SEAT, "round-end", f"round {state.round} ends ({why}): {text}",
-                         pb.Detail(round=state.round, scores=scores))
+        text = ", ".join(
+            f"seat {s} {scores[s]:+d} ({' '.join(tokens(state.hands[s])) or 'no cards'})" for s in range(state.players)
+        )
+        state.log.public(
+            CHANCE_SEAT,
+            "round-end",
+            f"round {state.round} ends ({why}): {text}",
+            pb.Detail(round=state.round, scores=scores),
+        )
         if state.round >= ROUNDS:
             state.over = True
             totals = [sum(r) for r in state.round_scores]

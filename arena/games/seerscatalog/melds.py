@@ -84,8 +84,12 @@ def _token(card: int) -> str:
 
 
 _TOKENS: list[str] = []
-_TOKENS.extend(_token(c) if (c < WILD and LOW <= c & 15 <= HIGH and c >> 4 < len(LETTERS)) or c == WILD
-               or ART <= c < ART + len(ARTIFACT_IDS) else "?" for c in range(ART + len(ARTIFACT_IDS)))
+_TOKENS.extend(
+    _token(c)
+    if (c < WILD and LOW <= c & 15 <= HIGH and c >> 4 < len(LETTERS)) or c == WILD or ART <= c < ART + len(ARTIFACT_IDS)
+    else "?"
+    for c in range(ART + len(ARTIFACT_IDS))
+)
 
 
 def parse_token(text: str) -> int:
@@ -222,9 +226,7 @@ def _sets(pool: Sequence[VCard], w: int, size: int, focus: Sequence[int], ok: Ok
                     yield _mk(SET, [VCard(WILD, ANY, r)] * n, 2 * r)
 
 
-def _runs(
-    pool: Sequence[VCard], w: int, size: int, focus: int, suits: int, gap: bool, ok: Ok
-) -> Iterator[Meld]:
+def _runs(pool: Sequence[VCard], w: int, size: int, focus: int, suits: int, gap: bool, ok: Ok) -> Iterator[Meld]:
     fv = next((v for v in pool if v.card == focus), None) if focus >= 0 else None
     for s in range(suits):
         if fv is not None and fv.suit != s:
@@ -300,8 +302,15 @@ def _shapes(trick: Trick | None, lens: bool = False, wheel: bool = False) -> lis
 
 
 def _gen(
-    shapes: list[tuple[str, int]], pool: Sequence[VCard], w: int, suits: int, focus: Sequence[int] = (), gap: bool = False,
-    set_only: bool = False, run_only: bool = False, ok: Ok = lambda v: True,
+    shapes: list[tuple[str, int]],
+    pool: Sequence[VCard],
+    w: int,
+    suits: int,
+    focus: Sequence[int] = (),
+    gap: bool = False,
+    set_only: bool = False,
+    run_only: bool = False,
+    ok: Ok = lambda v: True,
 ) -> Iterator[Meld]:
     f = focus[0] if focus else -1
     for type_, size in shapes:
@@ -333,14 +342,18 @@ def ability_applies(artifact: int, trick: Trick | None) -> bool:
     return not (artifact in (LENS, WHEEL) and trick is not None and trick.type == SINGLE)
 
 
-def melds_for(hand: Sequence[int], trick: Trick | None, suits: int, artifact: int = -1, ability: bool = False) -> list[Meld]:
+def melds_for(
+    hand: Sequence[int], trick: Trick | None, suits: int, artifact: int = -1, ability: bool = False
+) -> list[Meld]:
     """Every legal meld from ``hand`` answering ``trick``, played with ``artifact`` (-1: none),
     its ability used or not. Sorted by (value, size, id); ids unique. (Cached: a pure function.)"""
     return list(_melds_for(tuple(hand), trick, suits, artifact, ability))
 
 
 @lru_cache(maxsize=4096)
-def _melds_for(hand: tuple[int, ...], trick: Trick | None, suits: int, artifact: int, ability: bool) -> tuple[Meld, ...]:
+def _melds_for(
+    hand: tuple[int, ...], trick: Trick | None, suits: int, artifact: int, ability: bool
+) -> tuple[Meld, ...]:
     pool = [_vc(c) for c in hand if c < WILD]
     w = sum(1 for c in hand if c == WILD)
     out: dict[str, Meld] = {}
@@ -376,7 +389,8 @@ def _melds_for(hand: tuple[int, ...], trick: Trick | None, suits: int, artifact:
                     add(_gen(shapes, changed, w, suits, focus=(v.card,), run_only=True, ok=ok))
     elif artifact == TWIN:
         for v in pool:
-            add(_gen(shapes, [*pool, VCard(TWIN, v.suit, v.rank)], w, suits, focus=(TWIN, v.card), set_only=True, ok=ok))
+            twin = [*pool, VCard(TWIN, v.suit, v.rank)]
+            add(_gen(shapes, twin, w, suits, focus=(TWIN, v.card), set_only=True, ok=ok))
     elif artifact == BRIDGE:
         add(_gen(shapes, pool, w, suits, gap=True, ok=ok))
     elif artifact in (LENS, WHEEL):
