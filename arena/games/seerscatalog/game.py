@@ -2,32 +2,32 @@
 
 Rules as implemented (rulebook line references in brackets):
 
-* Cards by player count [:34–50]: 2p 3 suits 2–10 minus 3 random cards, 4 Artifacts, 2 Wilds;
-  3p 3 suits 2–13, 6 Artifacts; 4p 4 suits, 8; 5p 5 suits, 10. Go First is always used [:48].
+* Cards by player count [:30–50]: 2p 3 suits 2–10 minus 3 random cards, 4 Artifacts, 2 Wilds;
+  3p 3 suits 2–13, 6 Artifacts; 4p 4 suits, 8; 5p 5 suits, 10. Go First is always used [:48]. Components [:16–26].
 * Each round every player gets 12 suited cards, 1 Wild and 2 Artifacts face-down (15 cards)
-  [:54–65]; the holder of Go First is the Start Seer [:67]. 4 rounds [:80, :359–372].
-* A trick [:84–122]: the Start Seer plays any meld; clockwise, each player plays a higher meld of
+  [:52–63, :355–365]; the holder of Go First is the Start Seer [:63, :365]. 4 rounds [:14, :367].
+* A trick [:65–122]: the Start Seer plays any meld; clockwise, each player plays a higher meld of
   the same type and number of cards, or passes; a player who passed is out until the next trick;
   when all but one have passed, that player wins the trick (its cards are set aside) and starts
   the next. A Start Seer who cannot play passes and the player to the left starts [:93–97].
-* Melds [:124–198]: a Single (1 card, higher value), a Matching Set (2+ cards of one rank, beaten
+* Melds [:124–186]: a Single (1 card, higher value), a Matching Set (2+ cards of one rank, beaten
   by as many cards of a higher rank), a Suited Run (2+ consecutive cards of one suit, beaten by as
-  many with a higher top card, any suit). A Wild counts as any rank 2–13 and any suit [:190–200].
+  many with a higher top card, any suit). A Wild counts as any rank 2–13 and any suit [:188–200].
 * Artifacts [:202–216]: one may be played with a legal meld, its ability used or declared unused
   (not Go First); some are Singles on their own. The 15 abilities are in ``components.toml``.
 * The Bonus [:218–276]: with 5 or fewer cards a player is in the Bonus and may not pass while a
   legal play exists (plays with Artifacts included); above 5 cards again, they leave it.
-* The round ends at once when a hand is empty [:278–286]. Round score [:288–357]: with 1–5
+* The round ends at once when a hand is empty [:278–284]. Round score [:286–353]: with 1–5
   cards, the lowest card value (Wilds and Artifacts 0) minus the number of cards; with more,
   minus the number of cards; an empty hand scores 0.
-* Highest total after 4 rounds wins; ties: most points in round 4 [:374–382].
+* Highest total after 4 rounds wins; ties: most points in round 4 [:369–382].
 
 Rulings (``shared/rules/NOTES.md`` §4.18 unless stated):
 
 1. **Grabbing the box** [:382]: a tie on total and round-4 score is a shared victory.
 2. **Which suits** [:38–46]: the first N suits of ``components.toml`` (suits are interchangeable).
    At 2 players the 27 cards are reshuffled every round and the last 3 of the shuffle are
-   removed face down for that round (hidden from everyone; dealing "evenly" [:361] needs it).
+   removed face down for that round (hidden from everyone; dealing "evenly" [:360] needs it).
 3. **Which Artifacts** [:48]: Go First plus a random selection of the others, drawn once per
    game and public (the Artifact Reference lists them); they are reshuffled and dealt each round.
 4. **Go First** [:48, :212]: it may be played only with a meld that starts a trick (option
@@ -36,9 +36,9 @@ Rulings (``shared/rules/NOTES.md`` §4.18 unless stated):
    hand with the meld (``shed:<id>``). An ability is offered only where it can change something
    (Rod, Mirror, Lens, Wheel need a meld to answer; Lens and Wheel need a Set or Run trick).
 6. **Wild-only melds**: several Wilds (after a Rod) may form a Set or a Run alone; a Run of Wilds
-   names no suit (``W=*5``). A Wild always counts 2–13, also at 2 players [:192].
+   names no suit (``W=*5``). A Wild always counts 2–13, also at 2 players [:190].
 7. **Forced passes**: a player with no legal play passes without a decision (event ``pass``,
-   ``forced``); a player in the Bonus with a legal play is not offered ``pass`` [:227–235].
+   ``forced``) [:106]; a player in the Bonus with a legal play is not offered ``pass`` [:227–235].
 8. **Nobody can start**: if every player in turn is unable to start a trick (only Artifacts that
    cannot be played alone), the round ends and is scored as it stands (not covered by the text).
 9. **A round ends at once** [:280–282] when a hand is empty: after the meld, before any Gift of
