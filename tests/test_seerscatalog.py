@@ -392,23 +392,36 @@ def test_rod_needs_earlier_melds():
 
 
 def test_observation_hides_other_hands():
-    a = GAME.new_match(GAME.config(4), seed=3)
-    b = pickle.loads(pickle.dumps(a))
-    # swap one unknown suited card between seats 1 and 2 (seat 0 cannot tell)
-    x = next(c for c in b.hands[1] if c < WILD)
-    y = next(c for c in b.hands[2] if c < WILD)
-    b.hands[1][b.hands[1].index(x)] = y
-    b.hands[2][b.hands[2].index(y)] = x
-    GAME.refresh(b)
-    if a.turn != 0:
-        # events differ (private deal) only for seats 1 and 2; the observation of seat 0 is equal
-        assert observation_bytes(GAME, a, 0) == observation_bytes(GAME, b, 0)
-    for seat in range(4):
-        for _, e in a.log.since(seat, 0):
+    # Two states differing only in cards seat 0 cannot know (swapped between seats 1 and 2, and
+    # at 2 players with the removed cards) look byte-identical to seat 0.
+    for players, seed in ((4, 3), (2, 8)):
+        a = _walk(players, seed, 30)
+        b = pickle.loads(pickle.dumps(a))
+        other = 2 if players > 2 else None
+        x = next(c for c in b.hands[1] if c < WILD and c not in b.known[1])
+        if other is None:
+            y = b.removed[0]
+            b.removed[0] = x
+        else:
+            y = next(c for c in b.hands[other] if c < WILD and c not in b.known[other])
+            b.hands[other][b.hands[other].index(y)] = x
+        b.hands[1][b.hands[1].index(x)] = y
+        GAME.refresh(b)
+        assert_same_view(GAME, a, b, 0)
+        assert observation_bytes(GAME, a, 1) != observation_bytes(GAME, b, 1)
+        assert not GAME.observe(a, 0).hands and len(GAME.observe(a, SPECTATOR).hands) == players
+
+
+def test_no_event_names_a_hidden_card():
+    state = random_playout(GAME, GAME.config(3), 21, observe=False)
+    for seat in range(3):
+        for _, e in state.log.since(seat, 0):
             if e.kind == "deal":
-                assert e.to == frozenset({seat})
-    assert GAME.observe(a, 0).hand != GAME.observe(a, 1).hand
-    assert not GAME.observe(a, 0).hands and len(GAME.observe(a, SPECTATOR).hands) == 4
+                assert e.to == frozenset({seat})  # only your own cards
+            else:
+                assert e.to is None  # everything else is public: plays, takes, round-end hands
+    deals = [e for e in state.log.events if e.kind == "deal"]
+    assert len(deals) == 3 * 4
 
 
 def test_leak_same_view_for_a_resampled_world():
