@@ -97,6 +97,7 @@ from arena.games.seerscatalog.melds import (
     Trick,
     ability_applies,
     any_meld,
+    has_meld,
     melds_for,
     score_value,
     sorted_cards,
@@ -243,7 +244,8 @@ class SeersCatalog(Game[SeersState]):
     def _turn_options(self, state: SeersState, seat: int) -> tuple[Option, ...]:
         hand = state.hands[seat]
         trick = state.current()
-        plain = bool(melds_for(hand, trick, state.suits))
+        key = tuple(hand)
+        plain = has_meld(key, trick, state.suits)
         opts: list[Option] = []
         if trick is not None and len(hand) > BONUS_LIMIT:
             opts.append(Option("pass", "pass", pb.Action(kind="pass")))
@@ -251,7 +253,7 @@ class SeersCatalog(Game[SeersState]):
             opts.append(Option("meld", "play a meld", pb.Action(kind="meld")))
         for a in sorted(set(c for c in hand if c >= ART)):
             name = ARTIFACT_IDS[a - ART]
-            if ability_applies(a, trick) and melds_for(hand, trick, state.suits, a, True):
+            if ability_applies(a, trick) and has_meld(key, trick, state.suits, a, True):
                 opts.append(
                     Option(
                         f"use:{name}",
@@ -281,7 +283,7 @@ class SeersCatalog(Game[SeersState]):
     def _meld_options(self, state: SeersState, seat: int, chosen: str) -> tuple[Option, ...]:
         artifact, ability = self._mode(chosen)
         melds = melds_for(state.hands[seat], state.current(), state.suits, artifact, ability)
-        return tuple(Option(m.id, m.label, pb.Action(kind="play", meld=_meld_pb(seat, m))) for m in melds)
+        return tuple(_meld_option(seat, m) for m in melds)
 
     def resolve(self, state: SeersState, chosen: Mapping[int, Option]) -> None:
         (seat, option), *_ = chosen.items()
@@ -529,6 +531,11 @@ class SeersCatalog(Game[SeersState]):
         world.chance = Chance(chance.below(2**63, "world"))
         world.pending = tuple(self.decisions(world))
         return world
+
+
+@lru_cache(maxsize=16384)
+def _meld_option(seat: int, meld: Meld) -> Option:
+    return Option(meld.id, meld.label, pb.Action(kind="play", meld=_meld_pb(seat, meld)))
 
 
 @lru_cache(maxsize=8192)

@@ -202,8 +202,10 @@ def _singles(pool: Sequence[VCard], w: int, focus: int, ok: Ok) -> Iterator[Meld
 
 def _sets(pool: Sequence[VCard], w: int, size: int, focus: Sequence[int], ok: Ok) -> Iterator[Meld]:
     by_rank: dict[int, list[VCard]] = {}
+    wanted = {v.rank for v in pool if v.card in focus} if focus else None
     for v in pool:
-        by_rank.setdefault(v.rank, []).append(v)
+        if wanted is None or v.rank in wanted:
+            by_rank.setdefault(v.rank, []).append(v)
     for r in sorted(by_rank):
         if not ok(2 * r):
             continue
@@ -237,6 +239,9 @@ def _runs(pool: Sequence[VCard], w: int, size: int, focus: int, suits: int, gap:
                 by_rank.setdefault(v.rank, []).append(v)
         if not by_rank:
             continue
+        if not gap:
+            yield from _plain_runs(by_rank, w, size, fv, s, ok)
+            continue
         prefix = [0] * (HIGH + 2)
         for r in range(LOW, HIGH + 1):
             prefix[r + 1] = prefix[r] + (r in by_rank)
@@ -265,6 +270,34 @@ def _runs(pool: Sequence[VCard], w: int, size: int, focus: int, suits: int, gap:
                     yield _mk(RUN, [VCard(WILD, ANY, r) for r in range(hi - n + 1, hi + 1)], 2 * hi)
 
 
+def _plain_runs(
+    by_rank: dict[int, list[VCard]], w: int, size: int, fv: VCard | None, suit: int, ok: Ok
+) -> Iterator[Meld]:
+    """Runs without gaps in one suit: windows grow from each low rank until too many are missing."""
+    focus = fv.card if fv is not None else -1
+    for lo in range(LOW, HIGH):
+        if fv is not None and lo > fv.rank:
+            break
+        missing = 0 if lo in by_rank else 1
+        if missing > w:
+            continue
+        for hi in range(lo + 1, HIGH + 1):
+            if hi not in by_rank:
+                missing += 1
+                if missing > w:
+                    break
+            n = hi - lo + 1
+            if size and n != size:
+                if n > size:
+                    break
+                continue
+            if missing == n or not ok(2 * hi):
+                continue
+            if fv is not None and not lo <= fv.rank <= hi:
+                continue
+            yield from _fill(list(range(lo, hi + 1)), by_rank, w, suit, focus, hi)
+
+
 def _fill(ranks: list[int], by_rank: dict[int, list[VCard]], w: int, suit: int, focus: int, hi: int) -> Iterator[Meld]:
     """Every way to fill the ranks with held cards or Wilds (at least one held card)."""
     choices = [[*by_rank.get(r, []), VCard(WILD, suit, r)] for r in ranks]
@@ -280,12 +313,14 @@ def _fill(ranks: list[int], by_rank: dict[int, list[VCard]], w: int, suit: int, 
             else:
                 yield from rec(i + 1, [*acc, v], wilds)
 
+    prefix = f"{RUN}:"
     for cards in rec(0, [], 0):
-        if len(cards) == sum(1 for v in cards if v.card == WILD):
+        if all(v.card == WILD for v in cards):
             continue
         if focus >= 0 and not any(v.card == focus for v in cards):
             continue
-        yield _mk(RUN, cards, 2 * hi)
+        comp = tuple(cards)  # already in rank order, one card per rank
+        yield Meld(RUN, comp, 2 * hi, -1, False, prefix + ".".join([v.token for v in comp]))
 
 
 def _shapes(trick: Trick | None, lens: bool = False, wheel: bool = False) -> list[tuple[str, int]]:
@@ -354,9 +389,21 @@ def melds_for(
 def _melds_for(
     hand: tuple[int, ...], trick: Trick | None, suits: int, artifact: int, ability: bool
 ) -> tuple[Meld, ...]:
+    out: dict[str, Meld] = {}
+    for m in _iter_melds(hand, trick, suits, artifact, ability):
+        out.setdefault(m.id, m)
+    return tuple(sorted(out.values(), key=lambda m: (m.value2, m.size, m.id)))
+
+
+@lru_cache(maxsize=4096)
+def has_meld(hand: tuple[int, ...], trick: Trick | None, suits: int, artifact: int = -1, ability: bool = False) -> bool:
+    """Is there at least one such meld? (Stops at the first.)"""
+    return next(_iter_melds(hand, trick, suits, artifact, ability), None) is not None
+
+
+def _iter_melds(hand: tuple[int, ...], trick: Trick | None, suits: int, artifact: int, ability: bool) -> Iterator[Meld]:
     pool = [_vc(c) for c in hand if c < WILD]
     w = sum(1 for c in hand if c == WILD)
-    out: dict[str, Meld] = {}
     plus = 1 if ability and artifact == MOON else 0
     equal_ok = ability and artifact == MIRROR
 
@@ -365,45 +412,59 @@ def _melds_for(
 
     tag_artifact = artifact if artifact not in (TWIN, CROWN, BEACON) or not ability else -1
     shapes = _shapes(trick)
-
-    def add(melds: Iterable[Meld]) -> None:
-        for m in melds:
-            if m.id not in out:
-                if plus or tag_artifact >= 0:
-                    m = m._replace(value2=m.value2 + plus, artifact=tag_artifact, ability=ability)
-                out[m.id] = m
-
+    melds: Iterable[Meld]
     if not ability or artifact < 0:
-        add(_gen(shapes, pool, w, suits, ok=ok))
+        melds = _gen(shapes, pool, w, suits, ok=ok)
     elif artifact == CAULDRON:
-        for i, v in enumerate(pool):
-            for d in (-1, 1):
-                if LOW <= v.rank + d <= HIGH:
-                    changed = [*pool[:i], VCard(v.card, v.suit, v.rank + d), *pool[i + 1 :]]
-                    add(_gen(shapes, changed, w, suits, focus=(v.card,), ok=ok))
+        melds = (
+            m
+            for i, v in enumerate(pool)
+            for d in (-1, 1)
+            if LOW <= v.rank + d <= HIGH
+            for m in _gen(
+                shapes, [*pool[:i], VCard(v.card, v.suit, v.rank + d), *pool[i + 1 :]], w, suits, focus=(v.card,), ok=ok
+            )
+        )
     elif artifact == PRISM:
-        for i, v in enumerate(pool):
-            for s in range(suits):
-                if s != v.suit:
-                    changed = [*pool[:i], VCard(v.card, s, v.rank), *pool[i + 1 :]]
-                    add(_gen(shapes, changed, w, suits, focus=(v.card,), run_only=True, ok=ok))
+        melds = (
+            m
+            for i, v in enumerate(pool)
+            for s in range(suits)
+            if s != v.suit
+            for m in _gen(
+                shapes,
+                [*pool[:i], VCard(v.card, s, v.rank), *pool[i + 1 :]],
+                w,
+                suits,
+                focus=(v.card,),
+                run_only=True,
+                ok=ok,
+            )
+        )
     elif artifact == TWIN:
-        for v in pool:
-            twin = [*pool, VCard(TWIN, v.suit, v.rank)]
-            add(_gen(shapes, twin, w, suits, focus=(TWIN, v.card), set_only=True, ok=ok))
+        melds = (
+            m
+            for v in pool
+            for m in _gen(
+                shapes, [*pool, VCard(TWIN, v.suit, v.rank)], w, suits, focus=(TWIN, v.card), set_only=True, ok=ok
+            )
+        )
     elif artifact == BRIDGE:
-        add(_gen(shapes, pool, w, suits, gap=True, ok=ok))
+        melds = _gen(shapes, pool, w, suits, gap=True, ok=ok)
     elif artifact in (LENS, WHEEL):
-        add(_gen(_shapes(trick, lens=artifact == LENS, wheel=artifact == WHEEL), pool, w, suits, ok=ok))
+        melds = _gen(_shapes(trick, lens=artifact == LENS, wheel=artifact == WHEEL), pool, w, suits, ok=ok)
     elif artifact == CROWN:
-        if (trick is None or trick.type == SINGLE) and ok(2 * CROWN_RANK):
-            add([_mk(SINGLE, [VCard(CROWN, ANY, CROWN_RANK)], 2 * CROWN_RANK)])
+        ok_crown = (trick is None or trick.type == SINGLE) and ok(2 * CROWN_RANK)
+        melds = [_mk(SINGLE, [VCard(CROWN, ANY, CROWN_RANK)], 2 * CROWN_RANK)] if ok_crown else []
     elif artifact == BEACON:
-        if trick is None or trick.type == SINGLE:
-            add(_mk(SINGLE, [VCard(BEACON, ANY, r)], 2 * r) for r in range(LOW, HIGH + 1) if ok(2 * r))
+        single = trick is None or trick.type == SINGLE
+        melds = [_mk(SINGLE, [VCard(BEACON, ANY, r)], 2 * r) for r in range(LOW, HIGH + 1) if single and ok(2 * r)]
     else:  # moon, mirror, rod, gift, hourglass, veil: any plain meld (moon/mirror via ok)
-        add(_gen(shapes, pool, w, suits, ok=ok))
-    return tuple(sorted(out.values(), key=lambda m: (m.value2, m.size, m.id)))
+        melds = _gen(shapes, pool, w, suits, ok=ok)
+    for m in melds:
+        if plus or tag_artifact >= 0:
+            m = m._replace(value2=m.value2 + plus, artifact=tag_artifact, ability=ability)
+        yield m
 
 
 def any_meld(hand: Sequence[int], trick: Trick | None, suits: int) -> bool:
@@ -411,8 +472,9 @@ def any_meld(hand: Sequence[int], trick: Trick | None, suits: int) -> bool:
     if trick is None:
         # Starting a trick: any suited card or Wild is a Single; else the Crown or Beacon alone.
         return any(c <= WILD or c in (CROWN, BEACON) for c in hand)
-    if melds_for(hand, trick, suits):
+    key = tuple(hand)
+    if has_meld(key, trick, suits):
         return True
     return any(
-        c >= ART and ability_applies(c, trick) and melds_for(hand, trick, suits, c, True) for c in sorted(set(hand))
+        c >= ART and ability_applies(c, trick) and has_meld(key, trick, suits, c, True) for c in sorted(set(hand))
     )
