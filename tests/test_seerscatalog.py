@@ -527,3 +527,30 @@ def test_tokens_round_trip():
     for c in [*suited_deck(5), WILD, *(ART + i for i in range(len(ARTIFACT_IDS)))]:
         assert parse_token(token(c)) == c
     assert pb.Observation().ListFields() == []
+
+
+def test_kind_lists_in_proto_and_rules_match_the_engine():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    proto = (root / "proto/arena/games/v1/seerscatalog.proto").read_text()
+    rules = (root / "arena/games/seerscatalog/rules.md").read_text()
+
+    def listed(title: str) -> set[str]:
+        text = proto.split(f"// {title} kinds:")[1].split(".\n")[0]
+        return set(re.findall(r'"([a-z_-]+)"', text))
+
+    decisions, events = set(), set()
+    for players in (2, 3, 4, 5):
+        for seed in range(3):
+            state = GAME.new_match(GAME.config(players), seed)
+            rng = Chance(seed ^ 0x5EED)
+            while state.pending:
+                decisions |= {d.kind for d in state.pending}
+                GAME.apply(state, {d.seat: rng.pick(d.options, "test").id for d in state.pending})
+            events |= {e.kind for e in state.log.events}
+    assert decisions == listed("Decision") == {"turn", "meld", "gift"}
+    assert events == listed("Event")
+    for kind in decisions | events:
+        assert f"`{kind}`" in rules

@@ -499,8 +499,10 @@ class SeersCatalog(Game[SeersState]):
         Known to the seat: its hand, every played card, each hand's public ``known`` cards and
         its counts of suited cards, Wilds and Artifacts (deducible from the deal and the plays).
         Re-dealt uniformly: the other hands' unknown suited cards together with the removed
-        cards (2 players), and their unknown Artifacts. Not conditioned on: what a forced pass
-        in the Bonus reveals (that the hand had no legal play).
+        cards (2 players), and their unknown Artifacts. Not conditioned on (a documented
+        approximation, since it would need rejection sampling): what a forced pass reveals
+        (in the Bonus, that the hand had no legal play; when starting a trick, that the hand
+        held only Artifacts that cannot be played alone).
         """
         world = copy.deepcopy(state)
         world.log = EventLog()
