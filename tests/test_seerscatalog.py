@@ -554,3 +554,30 @@ def test_kind_lists_in_proto_and_rules_match_the_engine():
     assert events == listed("Event")
     for kind in decisions | events:
         assert f"`{kind}`" in rules
+
+
+def test_wild_fills_a_run_gap():
+    # :186 - a Wild takes any rank and suit needed to complete the run.
+    state = position(5, {1: "T4 T6 W S2 Y9 P11 G13"}, turn=1, trick=[(0, meld("run", "P3 P4 P5", 5))])
+    assert meld_ids(state) == ["run:T4.W=T5.T6"]
+
+
+def test_every_meld_of_a_small_hand_when_starting():
+    # A lead may be any meld: the Wild as a Single of any rank 2-13 (:190), a pair, two runs.
+    state = position(3, {0: "Y5 W"}, turn=0)
+    # sorted by value, then size, then id
+    expected = [f"single:W=*{r}" for r in range(2, 5)] + ["single:W=*5", "single:Y5", "run:W=Y4.Y5", "set:Y5.W=*5"]
+    expected += ["single:W=*6", "run:Y5.W=Y6"] + [f"single:W=*{r}" for r in range(7, 14)]
+    assert meld_ids(state) == expected
+    assert turn_ids(state) == ["meld"]  # the Start Seer cannot pass (:79)
+
+
+def test_two_player_rounds_remove_three_new_cards():
+    state = GAME.new_match(GAME.config(2), seed=6)
+    first = list(state.removed)
+    state.hands[0] = cards("Y10")
+    state.turn, state.trick, state.passed = 0, [], [False, False]
+    GAME.refresh(state)
+    play(state, "meld", "single:Y10")
+    assert state.round == 2 and len(state.removed) == 3 and state.removed != first
+    assert Counter(c for h in state.hands for c in h if c < WILD) + Counter(state.removed) == Counter(suited_deck(2))
