@@ -58,6 +58,9 @@ Rulings (``shared/rules/NOTES.md`` §4.18 unless stated):
     trick at once, then its player names another seat to start. Veil makes the next seat still in
     the trick pass (``pass`` event, ``forced``). Rod takes the earlier melds of the trick (with
     their artifacts) into the hand; the Rod's own meld stays as the one to beat.
+13. **Seating**: clockwise is increasing seat number; "the player to the left" is the next seat.
+14. **Round-end reveal**: the ``round-end`` event shows every remaining hand (players score
+    their hands openly at the table).
 
 Chance labels, in draw order: ``"artifacts"`` (once: shuffle of the 14 Artifacts other than Go
 First; the first N−1 are used), then per round ``"deck"`` (shuffle of the suited cards: seat s
