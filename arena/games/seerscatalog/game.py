@@ -1,0 +1,561 @@
+"""Seers Catalog — climbing and shedding with melds, 2–5 players (``shared/rules/seerscatalog.md``).
+
+Rules as implemented (rulebook line references in brackets):
+
+* Cards by player count [:30–50]: 2p 3 suits 2–10 minus 3 random cards, 4 Artifacts, 2 Wilds;
+  3p 3 suits 2–13, 6 Artifacts; 4p 4 suits, 8; 5p 5 suits, 10. Go First is always used [:48]. Components [:16–26].
+* Each round every player gets 12 suited cards, 1 Wild and 2 Artifacts face-down (15 cards)
+  [:52–63, :355–365]; the holder of Go First is the Start Seer [:63, :365]. 4 rounds [:14, :367].
+* A trick [:65–122]: the Start Seer plays any meld; clockwise, each player plays a higher meld of
+  the same type and number of cards, or passes; a player who passed is out until the next trick;
+  when all but one have passed, that player wins the trick (its cards are set aside) and starts
+  the next. A Start Seer who cannot play passes and the player to the left starts [:93–97].
+* Melds [:124–186]: a Single (1 card, higher value), a Matching Set (2+ cards of one rank, beaten
+  by as many cards of a higher rank), a Suited Run (2+ consecutive cards of one suit, beaten by as
+  many with a higher top card, any suit). A Wild counts as any rank 2–13 and any suit [:188–200].
+* Artifacts [:202–216]: one may be played with a legal meld, its ability used or declared unused
+  (not Go First); some are Singles on their own. The 15 abilities are in ``components.toml``.
+* The Bonus [:218–276]: with 5 or fewer cards a player is in the Bonus and may not pass while a
+  legal play exists (plays with Artifacts included); above 5 cards again, they leave it.
+* The round ends at once when a hand is empty [:278–284]. Round score [:286–353]: with 1–5
+  cards, the lowest card value (Wilds and Artifacts 0) minus the number of cards; with more,
+  minus the number of cards; an empty hand scores 0.
+* Highest total after 4 rounds wins; ties: most points in round 4 [:369–382].
+
+Rulings (``shared/rules/NOTES.md`` §4.18 unless stated):
+
+1. **Grabbing the box** [:382]: a tie on total and round-4 score is a shared victory.
+2. **Which suits** [:38–46]: the first N suits of ``components.toml`` (suits are interchangeable).
+   At 2 players the 27 cards are reshuffled every round and the last 3 of the shuffle are
+   removed face down for that round (hidden from everyone; dealing "evenly" [:360] needs it).
+3. **Which Artifacts** [:48]: Go First plus a random selection of the others, drawn once per
+   game and public (the Artifact Reference lists them); they are reshuffled and dealt each round.
+4. **Go First** [:48, :212]: it may be played only with a meld that starts a trick (option
+   ``shed:gofirst``); it has no other effect. Otherwise its holder could never empty their hand.
+5. **One Artifact per meld** [:212]; an Artifact played "without its ability" just leaves the
+   hand with the meld (``shed:<id>``). An ability is offered only where it can change something
+   (Rod, Mirror, Lens, Wheel need a meld to answer; Lens and Wheel need a Set or Run trick).
+6. **Wild-only melds**: several Wilds (after a Rod) may form a Set or a Run alone; a Run of Wilds
+   names no suit (``W=*5``). A Wild always counts 2–13, also at 2 players [:190].
+7. **Forced passes**: a player with no legal play passes without a decision (event ``pass``,
+   ``forced``) [:106]; a player in the Bonus with a legal play is not offered ``pass`` [:227–235].
+8. **Nobody can start**: if every player in turn is unable to start a trick (only Artifacts that
+   cannot be played alone), the round ends and is scored as it stands (not covered by the text).
+9. **A round ends at once** [:280–282] when a hand is empty: after the meld, before any Gift of
+   Fate, Veil or trick win. The Rod's take happens first (the player then has cards again).
+10. **Public knowledge** tracked in ``known_cards``: each player's dealt Wild, Go First in the
+    Start Seer's hand until played, cards taken with the Rod.
+11. **Compound turn**: a turn is a chain: ``turn`` (pass, or which way to play: ``meld``,
+    ``use:<artifact>``, ``shed:<artifact>``), then ``meld`` (the concrete meld, every option
+    legal), then for the Gift of Fate ``gift`` (who starts next). A ``turn`` option is offered
+    only when at least one meld completes it. Whole melds are enumerated in the ``meld`` step:
+    a hand holds at most a few dozen (sets over the suits of one rank, runs over windows).
+12. **Artifact details** (the Reference is missing): Cauldron changes one suited card by ±1 within
+    2–13 and Prism one suited card's suit (Runs only, where a suit matters); the changed card must
+    be in the meld. Twin Idol copies a suited card of its Set; Crown and Beacon are Singles on
+    their own. The Hourglass reverses the order for the rest of the trick (another Hourglass
+    restores it); Mirror then allows an equal meld, the Moon still adds ½. Gift of Fate ends the
+    trick at once, then its player names another seat to start. Veil makes the next seat still in
+    the trick pass (``pass`` event, ``forced``). Rod takes the earlier melds of the trick (with
+    their artifacts) into the hand; the Rod's own meld stays as the one to beat.
+13. **Seating**: clockwise is increasing seat number; "the player to the left" is the next seat.
+14. **Round-end reveal**: the ``round-end`` event shows every remaining hand (players score
+    their hands openly at the table).
+
+Chance labels, in draw order: ``"artifacts"`` (once: shuffle of the 14 Artifacts other than Go
+First; the first N−1 are used), then per round ``"deck"`` (shuffle of the suited cards: seat s
+gets cards 12s…12s+11, at 2 players the last 3 are removed) and ``"artifact-deal"`` (shuffle of
+the Artifacts in use: seat s gets cards 2s and 2s+1).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import NamedTuple
+
+from arena.chance import Chance
+from arena.config import MatchConfig
+from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, EventLog, Game, GameMeta, MatchState, Option, Result
+from arena.games.seerscatalog.melds import (
+    ART,
+    ARTIFACT_IDS,
+    ARTIFACT_NAMES,
+    BONUS_LIMIT,
+    GIFT,
+    GOFIRST,
+    HAND_SUITED,
+    HIGH,
+    HOURGLASS,
+    LETTERS,
+    LOW,
+    PLAYER_SETUP,
+    ROD,
+    ROUNDS,
+    VEIL,
+    WILD,
+    Meld,
+    Trick,
+    ability_applies,
+    any_meld,
+    has_meld,
+    melds_for,
+    score_value,
+    sorted_cards,
+    suited,
+    token,
+)
+from arena.games.v1 import seerscatalog_pb2 as pb
+
+
+class Played(NamedTuple):
+    seat: int
+    meld: Meld
+
+
+def round_score(hand: Sequence[int]) -> int:
+    """Bonus points (1–5 cards: the lowest value) minus one per card (:288–317)."""
+    n = len(hand)
+    if n == 0:
+        return 0
+    bonus = min(score_value(c) for c in hand) if n <= BONUS_LIMIT else 0
+    return bonus - n
+
+
+def suited_deck(players: int) -> list[int]:
+    setup = PLAYER_SETUP[players]
+    return [suited(s, r) for s in range(setup["suits"]) for r in range(LOW, setup["max_rank"] + 1)]
+
+
+def tokens(cards: Iterable[int]) -> list[str]:
+    return [token(c) for c in sorted_cards(cards)]
+
+
+@dataclass
+class SeersState(MatchState):
+    artifacts: list[int] = field(default_factory=list)  # in use, Go First first
+    round: int = 0
+    hands: list[list[int]] = field(default_factory=list)
+    known: list[list[int]] = field(default_factory=list)  # publicly known cards in each hand
+    removed: list[int] = field(default_factory=list)
+    set_aside: list[int] = field(default_factory=list)
+    round_scores: list[list[int]] = field(default_factory=list)  # per seat
+    turn: int = 0
+    start_seer: int = 0
+    trick: list[Played] = field(default_factory=list)
+    trick_type: str = ""
+    trick_size: int = 0
+    reversed: bool = False
+    passed: list[bool] = field(default_factory=list)
+    chosen: str = ""  # the "turn" option chosen, while its "meld" decision is open
+    gift: bool = False  # the Gift of Fate's player must name the next Start Seer
+    over: bool = False
+
+    @property
+    def suits(self) -> int:
+        return PLAYER_SETUP[self.players]["suits"]
+
+    def current(self) -> Trick | None:
+        if not self.trick:
+            return None
+        return Trick(self.trick_type, self.trick_size, self.trick[-1].meld.value2, self.reversed)
+
+
+class SeersCatalog(Game[SeersState]):
+    meta = GameMeta(
+        id="seerscatalog",
+        name="Seers Catalog",
+        min_players=2,
+        max_players=5,
+        version="1",
+        hidden_information=True,
+        summary="Climb with Singles, Sets and Runs to shed your hand; keep few, high cards for the "
+        "Bonus; 15 Artifacts bend the melds.",
+    )
+    observation_type = pb.Observation
+    action_type = pb.Action
+
+    # -- setup ------------------------------------------------------------------------------
+
+    def setup(self, config: MatchConfig, chance: Chance) -> SeersState:
+        players = config.players
+        others = chance.shuffled([ART + i for i in range(len(ARTIFACT_IDS)) if ART + i != GOFIRST], "artifacts")
+        used = [GOFIRST, *others[: PLAYER_SETUP[players]["artifacts"] - 1]]
+        state = SeersState(config=config, chance=chance, artifacts=used, round_scores=[[] for _ in range(players)])
+        names = ", ".join(ARTIFACT_NAMES[token(a)[1:]] for a in used)
+        state.log.public(CHANCE_SEAT, "round", f"artifacts in this game: {names}", pb.Detail(round=0))
+        self._start_round(state)
+        return state
+
+    def _start_round(self, state: SeersState) -> None:
+        players = state.players
+        state.round += 1
+        order = state.chance.shuffled(suited_deck(players), "deck")
+        arts = state.chance.shuffled(state.artifacts, "artifact-deal")
+        state.hands = [
+            sorted_cards([*order[HAND_SUITED * s : HAND_SUITED * (s + 1)], WILD, *arts[2 * s : 2 * s + 2]])
+            for s in range(players)
+        ]
+        state.removed = sorted_cards(order[HAND_SUITED * players :])
+        state.set_aside = []
+        seer = next(s for s in range(players) if GOFIRST in state.hands[s])
+        state.known = [[WILD, GOFIRST] if s == seer else [WILD] for s in range(players)]
+        removed = f", {len(state.removed)} suited cards removed face down" if state.removed else ""
+        state.log.public(
+            CHANCE_SEAT,
+            "round",
+            f"round {state.round}: 12 suited cards, 1 Wild and 2 Artifacts dealt to each{removed}; "
+            f"seat {seer} holds Go First and is the Start Seer",
+            pb.Detail(round=state.round, leader=seer),
+        )
+        for s in range(players):
+            state.log.private(
+                [s],
+                CHANCE_SEAT,
+                "deal",
+                f"deals seat {s}: {' '.join(tokens(state.hands[s]))}",
+                pb.Detail(seat=s, cards=tokens(state.hands[s]), round=state.round),
+            )
+        self._new_trick(state, seer)
+
+    def _new_trick(self, state: SeersState, leader: int) -> None:
+        state.trick = []
+        state.trick_type, state.trick_size, state.reversed = "", 0, False
+        state.passed = [False] * state.players
+        state.turn = state.start_seer = leader
+        self._advance(state)
+
+    # -- decisions --------------------------------------------------------------------------
+
+    def decisions(self, state: SeersState) -> Iterable[Decision]:
+        if state.over:
+            return ()
+        seat = state.turn
+        if state.gift:
+            opts = tuple(
+                Option(f"lead:{s}", f"seat {s} starts the next trick", pb.Action(kind="lead", seat=s))
+                for s in range(state.players)
+                if s != seat
+            )
+            return (Decision(seat, "gift", opts),)
+        if state.chosen:
+            return (Decision(seat, "meld", self._meld_options(state, seat, state.chosen)),)
+        return (Decision(seat, "turn", self._turn_options(state, seat)),)
+
+    def _turn_options(self, state: SeersState, seat: int) -> tuple[Option, ...]:
+        hand = state.hands[seat]
+        trick = state.current()
+        key = tuple(hand)
+        plain = has_meld(key, trick, state.suits)
+        opts: list[Option] = []
+        if trick is not None and len(hand) > BONUS_LIMIT:
+            opts.append(Option("pass", "pass", pb.Action(kind="pass")))
+        if plain:
+            opts.append(Option("meld", "play a meld", pb.Action(kind="meld")))
+        for a in sorted(set(c for c in hand if c >= ART)):
+            name = ARTIFACT_IDS[a - ART]
+            if ability_applies(a, trick) and has_meld(key, trick, state.suits, a, True):
+                opts.append(
+                    Option(
+                        f"use:{name}",
+                        f"play a meld with {ARTIFACT_NAMES[name]}, using it",
+                        pb.Action(kind="use", artifact=name),
+                    )
+                )
+            if plain and (a != GOFIRST or trick is None):
+                opts.append(
+                    Option(
+                        f"shed:{name}",
+                        f"play a meld with {ARTIFACT_NAMES[name]}, no ability",
+                        pb.Action(kind="shed", artifact=name),
+                    )
+                )
+        if trick is not None and len(hand) <= BONUS_LIMIT and not opts:
+            opts.append(Option("pass", "pass", pb.Action(kind="pass")))  # unreachable: forced passes skip
+        return tuple(opts)
+
+    @staticmethod
+    def _mode(chosen: str) -> tuple[int, bool]:
+        if chosen == "meld":
+            return -1, False
+        how, _, name = chosen.partition(":")
+        return ART + ARTIFACT_IDS.index(name), how == "use"
+
+    def _meld_options(self, state: SeersState, seat: int, chosen: str) -> tuple[Option, ...]:
+        artifact, ability = self._mode(chosen)
+        melds = melds_for(state.hands[seat], state.current(), state.suits, artifact, ability)
+        return tuple(_meld_option(seat, m) for m in melds)
+
+    def resolve(self, state: SeersState, chosen: Mapping[int, Option]) -> None:
+        (seat, option), *_ = chosen.items()
+        action = option.action
+        assert isinstance(action, pb.Action)
+        if action.kind == "lead":
+            state.gift = False
+            state.log.public(
+                seat,
+                "gift",
+                f"Gift of Fate: seat {action.seat} starts the next trick",
+                pb.Detail(seat=seat, leader=action.seat),
+            )
+            self._new_trick(state, action.seat)
+        elif action.kind == "pass":
+            state.log.public(seat, "pass", "passes", pb.Detail(seat=seat))
+            self._pass(state, seat)
+        elif action.kind == "play":
+            artifact, ability = self._mode(state.chosen)
+            state.chosen = ""
+            trick = state.current()
+            meld = next(
+                m for m in melds_for(state.hands[seat], trick, state.suits, artifact, ability) if m.id == option.id
+            )
+            self._play(state, seat, meld)
+        else:
+            state.chosen = option.id
+
+    # -- rules ------------------------------------------------------------------------------
+
+    def _play(self, state: SeersState, seat: int, meld: Meld) -> None:
+        hand = state.hands[seat]
+        for c in meld.physical():
+            hand.remove(c)
+            if c in state.known[seat]:
+                state.known[seat].remove(c)
+        earlier = state.trick
+        state.trick = [*earlier, Played(seat, meld)]
+        state.trick_type, state.trick_size = meld.type, meld.size
+        used = meld.artifact if meld.ability else -1
+        what = f" with {ARTIFACT_NAMES[token(meld.artifact)[1:]]}" if meld.artifact >= 0 else ""
+        how = "" if meld.artifact < 0 else (" (ability used)" if meld.ability else " (no ability)")
+        detail = pb.Detail(seat=seat, meld=_meld_pb(seat, meld))
+        state.log.public(seat, "play", f"plays {meld.label}{what}{how}", detail)
+        if used == HOURGLASS:
+            state.reversed = not state.reversed
+        if used == ROD and earlier:
+            taken = [c for p in earlier for c in p.meld.physical()]
+            hand.extend(taken)
+            state.hands[seat] = sorted_cards(hand)
+            state.known[seat].extend(taken)
+            state.trick = state.trick[-1:]
+            state.log.public(
+                seat,
+                "take",
+                f"Rod of Reincarnation: takes {' '.join(tokens(taken))}",
+                pb.Detail(seat=seat, cards=tokens(taken)),
+            )
+        if not state.hands[seat]:
+            self._end_round(state, f"seat {seat} has no cards left")
+            return
+        if used == GIFT:
+            self._set_aside(state)
+            state.log.public(seat, "trick", "wins the trick with the Gift of Fate", pb.Detail(seat=seat, leader=seat))
+            state.gift = True
+            return
+        if used == VEIL:
+            target = self._next_active(state, seat)
+            if target != seat:
+                state.passed[target] = True
+                state.log.public(target, "pass", "passes (Veil of Silence)", pb.Detail(seat=target, forced=True))
+        self._after_action(state, seat)
+
+    def _pass(self, state: SeersState, seat: int) -> None:
+        state.passed[seat] = True
+        self._after_action(state, seat)
+
+    def _after_action(self, state: SeersState, seat: int) -> None:
+        active = [s for s in range(state.players) if not state.passed[s]]
+        if len(active) == 1:
+            winner = active[0]
+            self._set_aside(state)
+            state.log.public(
+                winner,
+                "trick",
+                f"seat {winner} wins the trick and starts the next",
+                pb.Detail(seat=winner, leader=winner),
+            )
+            self._new_trick(state, winner)
+            return
+        state.turn = self._next_active(state, seat)
+        self._advance(state)
+
+    @staticmethod
+    def _next_active(state: SeersState, seat: int) -> int:
+        for k in range(1, state.players):
+            s = (seat + k) % state.players
+            if not state.passed[s]:
+                return s
+        return seat
+
+    def _set_aside(self, state: SeersState) -> None:
+        state.set_aside.extend(c for p in state.trick for c in p.meld.physical())
+        state.trick = []
+
+    def _advance(self, state: SeersState) -> None:
+        """Skip forced passes (ruling 7) until a seat has a choice, or the round ends (ruling 8)."""
+        failures = 0
+        while True:
+            seat = state.turn
+            trick = state.current()
+            if any_meld(state.hands[seat], trick, state.suits):
+                return
+            if trick is None:
+                state.log.public(seat, "pass", "cannot start a trick and passes", pb.Detail(seat=seat, forced=True))
+                failures += 1
+                if failures >= state.players:
+                    self._end_round(state, "nobody can start a trick")
+                    return
+                state.turn = state.start_seer = (seat + 1) % state.players
+                continue
+            state.log.public(seat, "pass", "passes", pb.Detail(seat=seat, forced=True))
+            state.passed[seat] = True
+            active = [s for s in range(state.players) if not state.passed[s]]
+            if len(active) == 1:
+                self._after_action(state, seat)
+                return
+            state.turn = self._next_active(state, seat)
+
+    def _end_round(self, state: SeersState, why: str) -> None:
+        scores = [round_score(h) for h in state.hands]
+        for s in range(state.players):
+            state.round_scores[s].append(scores[s])
+        state.set_aside.extend(c for p in state.trick for c in p.meld.physical())
+        state.trick = []
+        state.chosen, state.gift = "", False
+        text = ", ".join(
+            f"seat {s} {scores[s]:+d} ({' '.join(tokens(state.hands[s])) or 'no cards'})" for s in range(state.players)
+        )
+        state.log.public(
+            CHANCE_SEAT,
+            "round-end",
+            f"round {state.round} ends ({why}): {text}",
+            pb.Detail(round=state.round, scores=scores),
+        )
+        if state.round >= ROUNDS:
+            state.over = True
+            totals = [sum(r) for r in state.round_scores]
+            state.log.public(CHANCE_SEAT, "game-end", f"game over: totals {totals}", pb.Detail(scores=totals))
+            return
+        self._start_round(state)
+
+    # -- views ------------------------------------------------------------------------------
+
+    def observation(self, state: SeersState, viewer: int) -> pb.Observation:
+        obs = pb.Observation(
+            seat=max(viewer, 0),
+            spectator=viewer == SPECTATOR,
+            players=state.players,
+            round=state.round,
+            artifacts=[ARTIFACT_IDS[a - ART] for a in state.artifacts],
+            suits=list(LETTERS[: state.suits]),
+            max_rank=PLAYER_SETUP[state.players]["max_rank"],
+            turn=state.turn,
+            start_seer=state.start_seer,
+            trick=[_meld_pb(p.seat, p.meld) for p in state.trick],
+            trick_type=state.trick_type if state.trick else "",
+            trick_size=state.trick_size if state.trick else 0,
+            reversed=state.reversed,
+            set_aside=tokens(state.set_aside),
+            chosen=state.chosen if viewer in (SPECTATOR, state.turn) else "",
+            removed_count=len(state.removed),
+            over=state.over,
+        )
+        if viewer >= 0:
+            obs.hand.extend(tokens(state.hands[viewer]))
+        for s in range(state.players):
+            known = state.known[s]
+            obs.seats.append(
+                pb.SeatView(
+                    hand_size=len(state.hands[s]),
+                    in_bonus=len(state.hands[s]) <= BONUS_LIMIT,
+                    passed=state.passed[s] if state.trick else False,
+                    known_cards=tokens(known),
+                    unknown_artifacts=self._unknown_artifacts(state, s),
+                    round_scores=state.round_scores[s],
+                    total=sum(state.round_scores[s]),
+                )
+            )
+        if viewer == SPECTATOR:
+            obs.hands.extend(" ".join(tokens(h)) for h in state.hands)
+            obs.removed.extend(tokens(state.removed))
+        return obs
+
+    @staticmethod
+    def _unknown_artifacts(state: SeersState, seat: int) -> int:
+        return sum(1 for c in state.hands[seat] if c >= ART) - sum(1 for c in state.known[seat] if c >= ART)
+
+    def score(self, state: SeersState) -> Result:
+        totals = [sum(r) for r in state.round_scores]
+        last = [r[-1] if r else 0 for r in state.round_scores]
+        keys = [(totals[s], last[s]) for s in range(state.players)]  # ruling 1: then shared
+        best = max(keys)
+        winners = [s for s in range(state.players) if keys[s] == best]
+        summary = f"winner{'s' if len(winners) > 1 else ''}: seat {', '.join(map(str, winners))} ({best[0]} points)"
+        return Result.ranked(totals, keys, summary)
+
+    # -- determinization --------------------------------------------------------------------
+
+    def sample_world(self, state: SeersState, seat: int, chance: Chance) -> SeersState:
+        """A copy where what ``seat`` cannot know is re-dealt at random (see module docstring).
+
+        Known to the seat: its hand, every played card, each hand's public ``known`` cards and
+        its counts of suited cards, Wilds and Artifacts (deducible from the deal and the plays).
+        Re-dealt uniformly: the other hands' unknown suited cards together with the removed
+        cards (2 players), and their unknown Artifacts. Not conditioned on (a documented
+        approximation, since it would need rejection sampling): what a forced pass reveals
+        (in the Bonus, that the hand had no legal play; when starting a trick, that the hand
+        held only Artifacts that cannot be played alone).
+        """
+        world = copy.deepcopy(state)
+        world.log = EventLog()
+        world.log.events = [e for e in state.log.events if e.visible_to(seat)]
+        others = [s for s in range(state.players) if s != seat]
+        suited_pool: list[int] = list(state.removed)
+        art_pool: list[int] = []
+        need: dict[int, tuple[int, int]] = {}
+        for s in others:
+            unknown = list(state.hands[s])
+            for c in state.known[s]:
+                unknown.remove(c)
+            su = [c for c in unknown if c < WILD]
+            ar = [c for c in unknown if c >= ART]
+            assert all(c < WILD or c >= ART for c in unknown), "Wilds are always known"
+            suited_pool += su
+            art_pool += ar
+            need[s] = (len(su), len(ar))
+        suited_pool = chance.shuffled(sorted_cards(suited_pool), "world-suited")
+        art_pool = chance.shuffled(sorted_cards(art_pool), "world-artifacts")
+        for s in others:
+            n_su, n_ar = need[s]
+            world.hands[s] = sorted_cards([*state.known[s], *suited_pool[:n_su], *art_pool[:n_ar]])
+            suited_pool, art_pool = suited_pool[n_su:], art_pool[n_ar:]
+        world.removed = sorted_cards(suited_pool)
+        if world.turn != seat:
+            world.chosen = ""  # another seat's half-made move is not visible: rewind it
+        world.chance = Chance(chance.below(2**63, "world"))
+        world.pending = tuple(self.decisions(world))
+        return world
+
+
+@lru_cache(maxsize=16384)
+def _meld_option(seat: int, meld: Meld) -> Option:
+    return Option(meld.id, meld.label, pb.Action(kind="play", meld=_meld_pb(seat, meld)))
+
+
+@lru_cache(maxsize=8192)
+def _meld_pb(seat: int, meld: Meld) -> pb.Meld:
+    return pb.Meld(
+        seat=seat,
+        type=meld.type,
+        size=meld.size,
+        value2=meld.value2,
+        cards=[pb.MeldCard(card=token(v.card), counts_as=v.counts_as) for v in meld.cards],
+        artifact=token(meld.artifact) if meld.artifact >= 0 else "",
+        ability=meld.ability,
+    )
+
+
+GAME = SeersCatalog()
+
+__all__ = ["GAME", "HIGH", "Played", "SeersCatalog", "SeersState", "round_score", "suited_deck"]

@@ -1,0 +1,583 @@
+"""Seers Catalog: every example of shared/rules/seerscatalog.md and the rulings (NOTES §4.18), pinned."""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections import Counter
+
+import pytest
+from scipy.stats import chisquare
+
+from arena.chance import Chance, PresetChance
+from arena.config import ConfigError
+from arena.engine import SPECTATOR, IllegalChoice
+from arena.games.seerscatalog import GAME, SeersState
+from arena.games.seerscatalog.game import Played, round_score, suited_deck
+from arena.games.seerscatalog.melds import (
+    ANY,
+    ART,
+    ARTIFACT_IDS,
+    GOFIRST,
+    SINGLE,
+    WILD,
+    VCard,
+    make_meld,
+    parse_token,
+    token,
+)
+from arena.games.v1 import seerscatalog_pb2 as pb
+from bots.registry import make_bot
+from tests.contract import assert_same_view, observation_bytes, random_playout
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+
+
+def cards(text: str) -> list[int]:
+    return [parse_token(t) for t in text.split()]
+
+
+def meld(type_: str, text: str, value: int, artifact: str = "", ability: bool = False):
+    """A meld of natural cards (``W=*5`` for a Wild counting 5) of the given value."""
+    vcs = []
+    for t in text.split():
+        phys, _, as_ = t.partition("=")
+        c = parse_token(phys)
+        if as_:
+            vcs.append(VCard(c, ANY if as_[0] == "*" else "YPSTG".index(as_[0]), int(as_[1:])))
+        else:
+            vcs.append(VCard(c, c >> 4, c & 15))
+    return make_meld(type_, vcs, 2 * value, parse_token("@" + artifact) if artifact else -1, ability)
+
+
+def position(
+    players: int, hands: dict[int, str], turn: int = 0, trick=None, seed: int = 1, reversed_=False
+) -> SeersState:
+    """A match with the given hands (others keep their deal), ``trick`` = [(seat, meld)...] on the table."""
+    state = GAME.new_match(GAME.config(players), seed)
+    for seat, text in hands.items():
+        state.hands[seat] = cards(text)
+        state.known[seat] = [c for c in state.known[seat] if c in state.hands[seat]]
+    state.trick = [Played(s, m) for s, m in (trick or [])]
+    if trick:
+        state.trick_type, state.trick_size = state.trick[-1].meld.type, state.trick[-1].meld.size
+    state.reversed = reversed_
+    state.passed = [False] * players
+    state.turn = turn
+    state.start_seer = trick[0][0] if trick else turn
+    state.chosen, state.gift = "", False
+    GAME.refresh(state)
+    return state
+
+
+def turn_ids(state) -> list[str]:
+    d = state.pending[0]
+    assert d.kind == "turn"
+    return list(d.option_ids)
+
+
+def meld_ids(state, how: str = "meld") -> list[str]:
+    """The meld options after choosing ``how`` in the turn step (on a copy)."""
+    s = pickle.loads(pickle.dumps(state))
+    GAME.apply(s, {s.turn: how})
+    assert s.pending[0].kind == "meld"
+    return list(s.pending[0].option_ids)
+
+
+def play(state, how: str, meld_id: str) -> None:
+    GAME.apply(state, {state.turn: how})
+    GAME.apply(state, {state.turn: meld_id})
+
+
+FIVE = "Y2 Y3 P4 S8 S9 S10"  # filler with no 5s/6s/7s
+
+
+# --------------------------------------------------------------------------------------------
+# Printed examples (9)
+
+
+def test_example_1_singles():
+    # :134-140 - a 5 is led; the next player may play a 6 or higher, never a 5 or lower.
+    state = position(3, {1: "Y3 P5 S5 Y6 P9 S13 Y2"}, turn=1, trick=[(0, meld(SINGLE, "Y5", 5))])
+    assert turn_ids(state) == ["pass", "meld"]
+    assert meld_ids(state) == ["single:Y6", "single:P9", "single:S13"]
+
+
+def test_example_2_matching_set():
+    # :146-158 - Plum 6, Green 6, Teal 6 are beaten by exactly three cards of a higher rank.
+    state = position(5, {1: "Y7 S7 P7 T8 G8 Y9 Y2 S3"}, turn=1, trick=[(0, meld("set", "P6 G6 T6", 6))])
+    assert meld_ids(state) == ["set:Y7.P7.S7"]  # two 7s (or two 8s) are not 3 cards
+
+
+def test_example_3_suited_run():
+    # :166-184 - Teal 4-5 is beaten by Plum 5-6 (another suit, higher top card, same length).
+    state = position(5, {1: "P5 P6 T2 T3 G9 Y12 S2"}, turn=1, trick=[(0, meld("run", "T4 T5", 5))])
+    assert meld_ids(state) == ["run:P5.P6"]  # T2-T3 ends lower
+
+
+def test_example_4_bonus_must_play_a_higher_single():
+    # :246-262 - a 5 is led; the next player holds 5 5 7 8 9: in the Bonus, must play 7, 8 or 9.
+    state = position(3, {1: "Y5 P5 Y7 Y8 Y9"}, turn=1, trick=[(0, meld(SINGLE, "S5", 5))])
+    assert GAME.observe(state, 1).seats[1].in_bonus
+    assert turn_ids(state) == ["meld"]  # no "pass"
+    assert meld_ids(state) == ["single:Y7", "single:Y8", "single:Y9"]
+
+
+def test_example_5_bonus_wild_makes_the_set():
+    # :264-276 - two 5s are led; the next player holds 2, 6, Wild: must play 6 + Wild as two 6s.
+    state = position(3, {1: "Y2 P6 W"}, turn=1, trick=[(0, meld("set", "Y5 S5", 5))])
+    assert turn_ids(state) == ["meld"]
+    assert meld_ids(state) == ["set:P6.W=*6"]
+    play(state, "meld", "set:P6.W=*6")
+    assert state.hands[1] == cards("Y2") and state.trick[-1].meld.value2 == 12
+
+
+@pytest.mark.parametrize(
+    ("hand", "expected"),
+    [
+        ("", 0),  # example 1 (:319-326): no cards, 0 bonus, 0 penalty
+        ("Y8 P9", 6),  # example 2 (:328-335): bonus 8, penalty 2
+        ("Y2 P2 Y3 Y6 P6 Y10", -6),  # example 3 (:337-344): 6 cards, no bonus, penalty 6
+        ("Y7 Y9 W", -3),  # example 4 (:346-353): the Wild is worth 0
+    ],
+)
+def test_examples_6_to_9_round_score(hand, expected):
+    assert round_score(cards(hand)) == expected
+
+
+def test_round_score_artifact_and_five_cards():
+    assert round_score(cards("Y7 Y9 @rod")) == -3  # artifacts are worth 0 (:214)
+    assert round_score(cards("Y7 Y8 Y9 P10 P11")) == 7 - 5  # 5 cards: still the Bonus (:220)
+
+
+# --------------------------------------------------------------------------------------------
+# Set-up
+
+
+@pytest.mark.parametrize(
+    ("players", "suits", "top", "deck", "artifacts"),
+    [(2, 3, 10, 27, 4), (3, 3, 13, 36, 6), (4, 4, 13, 48, 8), (5, 5, 13, 60, 10)],
+)
+def test_setup_by_player_count(players, suits, top, deck, artifacts):
+    state = GAME.new_match(GAME.config(players), seed=7)
+    full = suited_deck(players)
+    assert len(full) == deck and max(c & 15 for c in full) == top and len({c >> 4 for c in full}) == suits
+    assert all(len(h) == 15 for h in state.hands)  # 12 suited + 1 Wild + 2 Artifacts (:56-61)
+    assert all(h.count(WILD) == 1 and sum(c >= ART for c in h) == 2 for h in state.hands)
+    assert len(state.artifacts) == artifacts and state.artifacts[0] == GOFIRST
+    assert len(state.removed) == (3 if players == 2 else 0)  # :46
+    held = Counter(c for h in state.hands for c in h if c < WILD) + Counter(state.removed)
+    assert held == Counter(full)
+    assert GOFIRST in state.hands[state.start_seer] and state.turn == state.start_seer  # :67
+
+
+def test_player_counts():
+    for players in (1, 6):
+        with pytest.raises(ConfigError):
+            GAME.config(players)
+
+
+def test_chance_labels_in_order():
+    others = [ART + i for i in range(len(ARTIFACT_IDS)) if ART + i != GOFIRST]
+    order = [*suited_deck(3)][::-1]
+    arts = [GOFIRST, *others[:5]]
+    chance = PresetChance(orders={"artifacts": [others], "deck": [order], "artifact-deal": [arts[::-1]]}, strict=False)
+    state = GAME.new_match(GAME.config(3), chance=chance)
+    assert state.artifacts == arts
+    assert sorted(state.hands[0][:12]) == sorted(order[:12])
+    assert GOFIRST in state.hands[2] and state.start_seer == 2  # the artifact deal: seat 2 gets the last two
+
+
+# --------------------------------------------------------------------------------------------
+# Tricks
+
+
+def test_pass_locks_out_until_the_next_trick_and_winner_leads():
+    state = position(3, {0: "Y3 Y4 Y9 P2 P3 P4 S5", 1: "Y5 Y6 P8 P9 P10 S2 S3", 2: "Y7 Y8 S8 S9 S10 S11 S12"})
+    play(state, "meld", "single:Y3")
+    GAME.apply(state, {1: "pass"})
+    play(state, "meld", "single:Y7")  # seat 2
+    assert state.turn == 0  # seat 1 passed: skipped (:110-112)
+    GAME.apply(state, {0: "pass"})
+    # only seat 2 is left: it wins the trick and starts the next (:116-122)
+    assert not state.trick and state.start_seer == 2 and state.turn == 2
+    assert sorted(state.set_aside) == sorted(cards("Y3 Y7"))
+
+
+def test_start_seer_who_cannot_play_passes_to_the_left():
+    # :93-97 and ruling 8: only Go First (needs a meld) - forced pass, seat 1 starts.
+    state = position(3, {0: "@gofirst @rod", 1: "Y5 Y6 P8 P9 P10 S2 S3"}, turn=0)
+    GAME._new_trick(state, 0)
+    GAME.refresh(state)
+    assert state.start_seer == 1 and state.turn == 1
+    assert state.log.events[-1].kind == "pass" and state.log.events[-1].detail.forced
+
+
+def test_nobody_can_start_ends_the_round():
+    state = position(2, {0: "@gofirst", 1: "@rod"}, turn=0)
+    GAME._new_trick(state, 0)
+    GAME.refresh(state)
+    assert state.round == 2 and state.round_scores == [[-1], [-1]]
+
+
+def test_round_ends_at_once_when_a_hand_is_empty():
+    state = position(3, {0: "Y13", 1: "Y5", 2: "Y6"}, turn=0)
+    play(state, "meld", "single:Y13")
+    assert state.round == 2 and [r[0] for r in state.round_scores] == [0, 5 - 1, 6 - 1]  # :280-282
+
+
+def test_game_end_totals_and_tiebreak_on_round_four():
+    state = GAME.new_match(GAME.config(3), seed=2)
+    state.round = 4
+    state.round_scores = [[1, 2, 3], [3, 2, 1], [0, 0, 0]]
+    state.hands = [cards("Y13"), cards("Y5 Y6"), cards("Y7 Y9")]
+    state.turn = 0
+    state.trick, state.passed = [], [False] * 3
+    GAME.refresh(state)
+    play(state, "meld", "single:Y13")
+    result = GAME.result(state)
+    # round 4: seat 0 empties (0), seat 1 5-2 = 3, seat 2 7-2 = 5 -> totals 6, 9, 5
+    assert result.scores == (6, 9, 5) and result.ranks == (2, 1, 3)
+
+
+def test_tiebreak_round_four_then_shared():
+    state = GAME.new_match(GAME.config(3), seed=2)
+    state.round_scores = [[5, 0, 0, 1], [0, 0, 0, 6], [6, 0, 0, 0]]
+    state.over = True
+    GAME.refresh(state)
+    result = GAME.result(state)
+    assert result.ranks == (2, 1, 3)  # 6 = 6 = 6: round 4 decides (:380)
+    state.round_scores = [[5, 0, 0, 1], [5, 0, 0, 1], [0, 0, 0, 0]]
+    assert GAME.score(state).ranks == (1, 1, 3)  # ruling 1: no box to grab, shared victory
+
+
+def test_bonus_flips_back_after_taking_cards():
+    # :237-244: the Rod takes 2 cards: 5 -> 4 -> 6 cards, out of the Bonus, may pass again.
+    state = position(
+        3,
+        {0: "Y2 Y3 P3 Y9 P9 S9", 1: "P5 Y6 Y8 @rod W"},
+        turn=1,
+        trick=[(2, meld("set", "Y4 P4", 4))],
+    )
+    assert "pass" not in turn_ids(state)
+    play(state, "use:rod", "set:Y6.W=*6")
+    assert sorted(state.hands[1]) == sorted(cards("P5 Y8 Y4 P4"))
+    assert [p.seat for p in state.trick] == [1] and state.known[1] == cards("Y4 P4")
+    state.hands[1] += cards("S2 S3")
+    state.passed = [False, False, True]
+    state.turn = 1
+    state.trick = [Played(0, meld("set", "Y9 P9", 9))]
+    GAME.refresh(state)
+    assert "pass" in turn_ids(state)  # 6 cards: not in the Bonus
+
+
+# --------------------------------------------------------------------------------------------
+# Artifacts
+
+
+def test_go_first_only_with_a_starting_meld():
+    state = position(3, {0: "Y3 Y4 @gofirst @moon P9 P10 S2"}, turn=0)
+    assert "shed:gofirst" in turn_ids(state)
+    play(state, "shed:gofirst", "single:Y3")
+    assert GOFIRST not in state.hands[0] and state.trick[-1].meld.artifact == GOFIRST
+    follow = position(3, {1: "Y5 Y6 @gofirst P9 P10 S2 S3"}, turn=1, trick=[(0, meld(SINGLE, "Y3", 3))])
+    assert "shed:gofirst" not in turn_ids(follow)
+
+
+def test_shed_any_other_artifact_without_its_ability():
+    state = position(3, {1: "Y5 Y6 @veil P9 P10 S2 S3"}, turn=1, trick=[(0, meld(SINGLE, "Y3", 3))])
+    assert turn_ids(state) == ["pass", "meld", "use:veil", "shed:veil"]
+    play(state, "shed:veil", "single:Y5")
+    assert state.turn == 2 and not any(state.passed)  # no ability: seat 2 plays on
+
+
+def test_cauldron_changes_one_card_by_one():
+    state = position(3, {1: "Y7 P8 S2 S3 @cauldron P12 Y13"}, turn=1, trick=[(0, meld("set", "Y6 P6", 6))])
+    assert meld_ids(state, "use:cauldron") == ["set:Y7.P8=P7", "set:Y7=Y8.P8", "set:Y13=Y12.P12", "set:Y13.P12=P13"]
+
+
+def test_prism_changes_a_suit_in_a_run():
+    state = position(3, {1: "Y7 P8 S2 S4 @prism P12 Y13"}, turn=1, trick=[(0, meld("run", "S5 S6", 6))])
+    assert meld_ids(state, "use:prism") == ["run:Y7.P8=Y8", "run:Y7=P7.P8", "run:P12.Y13=P13", "run:P12=Y12.Y13"]
+
+
+def test_moon_adds_a_half():
+    state = position(3, {1: "Y7 P2 S2 S4 @moon P3 Y3"}, turn=1, trick=[(0, meld(SINGLE, "P7", 7))])
+    assert "meld" not in turn_ids(state) and meld_ids(state, "use:moon") == ["single:Y7"]
+    play(state, "use:moon", "single:Y7")
+    assert state.trick[-1].meld.value2 == 15  # 7½
+
+
+def test_crown_is_the_highest_single():
+    state = position(3, {1: "Y7 P2 S2 S4 @crown P3 Y3"}, turn=1, trick=[(0, meld(SINGLE, "P13", 13))])
+    assert meld_ids(state, "use:crown") == ["single:@crown=*14"]
+    play(state, "use:crown", "single:@crown=*14")
+    # nobody can beat 14: seats 2 and 0 pass (forced), seat 1 wins the trick and starts the next
+    assert state.start_seer == 1 and cards("@crown") == state.set_aside[-1:]
+    pair = position(3, {1: "Y7 P7 S2 S4 @crown P3 Y3"}, turn=1, trick=[(0, meld("set", "Y5 S5", 5))])
+    assert "use:crown" not in turn_ids(pair)  # only a Single
+
+
+def test_beacon_names_a_value():
+    state = position(3, {1: "P2 S2 S4 @beacon P3 Y3"}, turn=1, trick=[(0, meld(SINGLE, "P11", 11))])
+    assert meld_ids(state, "use:beacon") == ["single:@beacon=*12", "single:@beacon=*13"]
+
+
+def test_mirror_allows_an_equal_meld():
+    state = position(3, {1: "Y7 P2 S2 S4 @mirror P3 Y3"}, turn=1, trick=[(0, meld(SINGLE, "P7", 7))])
+    assert meld_ids(state, "use:mirror") == ["single:Y7"]
+
+
+def test_twin_copies_a_card_of_a_set():
+    state = position(3, {1: "Y9 P2 S2 S4 @twin P3 Y3"}, turn=1, trick=[(0, meld("set", "P7 Y7", 7))])
+    assert meld_ids(state, "use:twin") == ["set:Y9.@twin=Y9"]
+
+
+def test_bridge_skips_one_rank():
+    state = position(3, {1: "Y7 Y9 S2 S4 @bridge P3 Y3"}, turn=1, trick=[(0, meld("run", "P4 P5", 5))])
+    assert meld_ids(state, "use:bridge") == ["run:Y7.Y9"]
+
+
+def test_lens_plays_one_card_more_and_resizes_the_trick():
+    state = position(3, {1: "Y8 P8 S8 S4 @lens P3 Y3"}, turn=1, trick=[(0, meld("set", "P7 Y7", 7))])
+    assert meld_ids(state, "use:lens") == ["set:Y8.P8.S8"]
+    play(state, "use:lens", "set:Y8.P8.S8")
+    assert (state.trick_type, state.trick_size) == ("set", 3)
+
+
+def test_wheel_swaps_set_and_run():
+    state = position(3, {1: "Y8 Y9 S2 S4 @wheel P3 P11"}, turn=1, trick=[(0, meld("set", "P7 Y7", 7))])
+    assert meld_ids(state, "use:wheel") == ["run:Y8.Y9"]
+    play(state, "use:wheel", "run:Y8.Y9")
+    assert state.trick_type == "run"
+
+
+def test_hourglass_reverses_the_trick():
+    state = position(
+        3, {1: "Y8 Y5 S2 S4 @hourglass P3 P11", 2: "Y2 Y6 Y9 P2 P4 P5 S12"}, turn=1, trick=[(0, meld(SINGLE, "Y7", 7))]
+    )
+    play(state, "use:hourglass", "single:Y8")
+    assert state.reversed
+    assert meld_ids(state) == ["single:P2", "single:Y2", "single:P4", "single:P5", "single:Y6"]
+
+
+def test_veil_makes_the_next_player_pass():
+    state = position(3, {1: "Y8 Y5 S2 S4 @veil P3 P11"}, turn=1, trick=[(0, meld(SINGLE, "Y7", 7))])
+    play(state, "use:veil", "single:Y8")
+    assert state.passed == [False, False, True] and state.turn == 0
+
+
+def test_veil_in_two_players_wins_the_trick():
+    state = position(2, {0: "Y8 Y5 S2 S4 @veil P3 P10"}, turn=0)
+    play(state, "use:veil", "single:Y8")
+    assert state.start_seer == 0 and not state.trick and state.set_aside == cards("Y8 @veil")
+
+
+def test_gift_of_fate_ends_the_trick_and_names_the_next_seer():
+    state = position(4, {1: "Y8 Y5 S2 S4 @gift P3 P11"}, turn=1, trick=[(0, meld(SINGLE, "Y7", 7))])
+    play(state, "use:gift", "single:Y8")
+    assert state.pending[0].kind == "gift" and state.pending[0].option_ids == ("lead:0", "lead:2", "lead:3")
+    GAME.apply(state, {1: "lead:3"})
+    assert state.start_seer == 3 and state.turn == 3 and not state.trick
+
+
+def test_rod_needs_earlier_melds():
+    state = position(3, {0: "Y8 Y5 S2 S4 @rod P3 P11"}, turn=0)
+    assert "use:rod" not in turn_ids(state) and "shed:rod" in turn_ids(state)
+
+
+# --------------------------------------------------------------------------------------------
+# Information and determinization
+
+
+def test_observation_hides_other_hands():
+    # Two states differing only in cards seat 0 cannot know (swapped between seats 1 and 2, and
+    # at 2 players with the removed cards) look byte-identical to seat 0.
+    for players, seed in ((4, 3), (2, 8)):
+        a = _walk(players, seed, 30)
+        b = pickle.loads(pickle.dumps(a))
+        other = 2 if players > 2 else None
+        x = next(c for c in b.hands[1] if c < WILD and c not in b.known[1])
+        if other is None:
+            y = b.removed[0]
+            b.removed[0] = x
+        else:
+            y = next(c for c in b.hands[other] if c < WILD and c not in b.known[other])
+            b.hands[other][b.hands[other].index(y)] = x
+        b.hands[1][b.hands[1].index(x)] = y
+        GAME.refresh(b)
+        assert_same_view(GAME, a, b, 0)
+        assert observation_bytes(GAME, a, 1) != observation_bytes(GAME, b, 1)
+        assert not GAME.observe(a, 0).hands and len(GAME.observe(a, SPECTATOR).hands) == players
+
+
+def test_no_event_names_a_hidden_card():
+    state = random_playout(GAME, GAME.config(3), 21, observe=False)
+    for seat in range(3):
+        for _, e in state.log.since(seat, 0):
+            if e.kind == "deal":
+                assert e.to == frozenset({seat})  # only your own cards
+            else:
+                assert e.to is None  # everything else is public: plays, takes, round-end hands
+    deals = [e for e in state.log.events if e.kind == "deal"]
+    assert len(deals) == 3 * 4
+
+
+def test_leak_same_view_for_a_resampled_world():
+    state = GAME.new_match(GAME.config(3), seed=9)
+    for seat in range(3):
+        world = GAME.sample_world(state, seat, Chance(5))
+        assert_same_view(GAME, state, world, seat)
+
+
+def _walk(players: int, seed: int, steps: int) -> SeersState:
+    state = GAME.new_match(GAME.config(players), seed)
+    rng = Chance(seed + 77)
+    for _ in range(steps):
+        if not state.pending:
+            break
+        GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    return state
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_sample_world_properties(players):
+    for seed in range(3):
+        state = _walk(players, seed, 40 + 25 * seed)
+        if not state.pending:
+            continue
+        before = pickle.dumps(state)
+        for seat in range(players):
+            world = GAME.sample_world(state, seat, Chance(seed * 10 + seat))
+            assert observation_bytes(GAME, world, seat) == observation_bytes(GAME, state, seat)
+            mine = [d.option_ids for d in state.pending if d.seat == seat]
+            assert mine == [d.option_ids for d in world.pending if d.seat == seat]
+            assert all(e.visible_to(seat) for e in world.log.events)
+            rng = Chance(seed)
+            while world.pending:
+                GAME.apply(world, {d.seat: rng.pick(d.options, "t").id for d in world.pending})
+            assert GAME.result(world) is not None
+        assert pickle.dumps(state) == before
+
+
+def test_sample_world_is_uniform():
+    # At the deal, seat 0's world re-deals the other 24 unknown suited cards (3 players: 36 - 12)
+    # uniformly: where one fixed card lands (seat 1 or seat 2) is 50/50.
+    state = GAME.new_match(GAME.config(3), seed=4)
+    target = next(c for c in state.hands[1] if c < WILD)
+    counts = [0, 0]
+    chance = Chance(123)
+    for _ in range(600):
+        world = GAME.sample_world(state, 0, chance)
+        counts[0 if target in world.hands[1] else 1] += 1
+    assert sum(counts) == 600
+    assert chisquare(counts).pvalue > 0.001
+
+
+# --------------------------------------------------------------------------------------------
+# Playouts
+
+
+PLAYOUTS = int(os.environ.get("SEERS_PLAYOUTS", "24"))  # bench/design_seerscatalog.py runs 2,000
+MAX_STEPS = 2000  # bound: 4 rounds, each at most ~ (15 cards x players) plays + passes
+
+
+def invariant(state: SeersState) -> None:
+    players = state.players
+    in_hands = Counter(c for h in state.hands for c in h)
+    on_table = Counter(c for p in state.trick for c in p.meld.physical())
+    total = in_hands + on_table + Counter(state.set_aside) + Counter(state.removed)
+    if not state.over:
+        expected = Counter(suited_deck(players)) + Counter({WILD: players}) + Counter(state.artifacts)
+        assert total == expected  # components conserved
+        for s in range(players):
+            assert not Counter(state.known[s]) - Counter(state.hands[s])  # known cards really there
+    assert all(len(r) == state.round - (0 if state.over else 1) for r in state.round_scores)
+    assert state.steps <= MAX_STEPS
+
+
+def test_random_playout_invariants():
+    for i in range(PLAYOUTS):
+        players = 2 + i % 4
+        state = random_playout(GAME, GAME.config(players), 1000 + i, invariant=invariant, observe=i % 6 == 0)
+        result = GAME.result(state)
+        assert list(result.scores) == [sum(r) for r in state.round_scores]
+        assert all(len(r) == 4 for r in state.round_scores)
+        for r in state.round_scores:
+            assert all(-17 <= x <= 13 - 1 for x in r)
+
+
+def test_heuristic_plays_legally():
+    from arena.runner import play_match
+
+    record = play_match(GAME, GAME.config(3), 5, [make_bot("heuristic", "seerscatalog") for _ in range(3)])
+    assert len(record.result["scores"]) == 3
+
+
+def test_illegal_option_changes_nothing():
+    state = GAME.new_match(GAME.config(3), seed=1)
+    before = pickle.dumps(state)
+    with pytest.raises(IllegalChoice):
+        GAME.apply(state, {state.turn: "single:Y99"})
+    assert pickle.dumps(state) == before
+
+
+def test_tokens_round_trip():
+    for c in [*suited_deck(5), WILD, *(ART + i for i in range(len(ARTIFACT_IDS)))]:
+        assert parse_token(token(c)) == c
+    assert pb.Observation().ListFields() == []
+
+
+def test_kind_lists_in_proto_and_rules_match_the_engine():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    proto = (root / "proto/arena/games/v1/seerscatalog.proto").read_text()
+    rules = (root / "arena/games/seerscatalog/rules.md").read_text()
+
+    def listed(title: str) -> set[str]:
+        text = proto.split(f"// {title} kinds:")[1].split(".\n")[0]
+        return set(re.findall(r'"([a-z_-]+)"', text))
+
+    decisions, events = set(), set()
+    for players in (2, 3, 4, 5):
+        for seed in range(3):
+            state = GAME.new_match(GAME.config(players), seed)
+            rng = Chance(seed ^ 0x5EED)
+            while state.pending:
+                decisions |= {d.kind for d in state.pending}
+                GAME.apply(state, {d.seat: rng.pick(d.options, "test").id for d in state.pending})
+            events |= {e.kind for e in state.log.events}
+    assert decisions == listed("Decision") == {"turn", "meld", "gift"}
+    assert events == listed("Event")
+    for kind in decisions | events:
+        assert f"`{kind}`" in rules
+
+
+def test_wild_fills_a_run_gap():
+    # :186 - a Wild takes any rank and suit needed to complete the run.
+    state = position(5, {1: "T4 T6 W S2 Y9 P11 G13"}, turn=1, trick=[(0, meld("run", "P3 P4 P5", 5))])
+    assert meld_ids(state) == ["run:T4.W=T5.T6"]
+
+
+def test_every_meld_of_a_small_hand_when_starting():
+    # A lead may be any meld: the Wild as a Single of any rank 2-13 (:190), a pair, two runs.
+    state = position(3, {0: "Y5 W"}, turn=0)
+    # sorted by value, then size, then id
+    expected = [f"single:W=*{r}" for r in range(2, 5)] + ["single:W=*5", "single:Y5", "run:W=Y4.Y5", "set:Y5.W=*5"]
+    expected += ["single:W=*6", "run:Y5.W=Y6"] + [f"single:W=*{r}" for r in range(7, 14)]
+    assert meld_ids(state) == expected
+    assert turn_ids(state) == ["meld"]  # the Start Seer cannot pass (:79)
+
+
+def test_two_player_rounds_remove_three_new_cards():
+    state = GAME.new_match(GAME.config(2), seed=6)
+    first = list(state.removed)
+    state.hands[0] = cards("Y10")
+    state.turn, state.trick, state.passed = 0, [], [False, False]
+    GAME.refresh(state)
+    play(state, "meld", "single:Y10")
+    assert state.round == 2 and len(state.removed) == 3 and state.removed != first
+    assert Counter(c for h in state.hands for c in h if c < WILD) + Counter(state.removed) == Counter(suited_deck(2))
