@@ -30,7 +30,9 @@ def self_play(players: int, games: int, bot: str = "heuristic") -> dict:
     user_scores: dict[str, list[int]] = defaultdict(list)
     passes = plays = 0
     for g in range(games):
-        record = play_match(GAME, GAME.config(players), 50_000 + g, [make_bot(bot, "seerscatalog") for _ in range(players)])
+        record = play_match(
+            GAME, GAME.config(players), 50_000 + g, [make_bot(bot, "seerscatalog") for _ in range(players)]
+        )
         ranks = record.result["ranks"]
         k = ranks.count(1)
         wins0 += (ranks[0] == 1) / k
@@ -44,7 +46,9 @@ def self_play(players: int, games: int, bot: str = "heuristic") -> dict:
         for e in state.log.events:
             if e.kind == "play":
                 plays += 1
-                art = e.detail.meld.artifact or next((c.card for c in e.detail.meld.cards if c.card.startswith("@")), "")
+                art = e.detail.meld.artifact or next(
+                    (c.card for c in e.detail.meld.cards if c.card.startswith("@")), ""
+                )
                 if art:
                     if e.detail.meld.ability or not e.detail.meld.artifact:
                         used[art] += 1
