@@ -65,7 +65,6 @@ is in ``components.toml`` with its sources; ``bench/design_chicken.py`` checks i
 
 from __future__ import annotations
 
-import copy
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -77,7 +76,6 @@ from arena.engine import (
     CHANCE_SEAT,
     SPECTATOR,
     Decision,
-    EventLog,
     Game,
     GameMeta,
     MatchState,
@@ -497,21 +495,6 @@ class Chicken(Game[ChickenState]):
         return Result.ranked(state.scores, keys, f"winner: seat {state.winner} ({state.scores[state.winner]} points)")
 
     # -- determinization --------------------------------------------------------------------
-
-    def sample_world(self, state: ChickenState, seat: int, chance: Chance) -> ChickenState:
-        """A copy with fresh chance: nothing is hidden (ruling 12), only the future is random."""
-        world = copy.copy(state)
-        world.scores = list(state.scores)
-        world.pool = list(state.pool)
-        world.faces = list(state.faces)
-        world.coop = list(state.coop)
-        world.bag = list(state.bag)
-        world.chance = Chance(chance.below(2**63, "world"))
-        world.log = EventLog()
-        world.log.events = [e for e in state.log.events if e.visible_to(seat)]
-        world.pending = tuple(self.decisions(world))
-        return world
-
 
 _DIE_PB: dict[tuple[int, int], pb.Die] = {
     (d, f): pb.Die(type=d, face=f)  # type: ignore[arg-type]

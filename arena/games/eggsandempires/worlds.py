@@ -9,21 +9,16 @@ places (the deck and the hidden Eggs); who knows each hidden place stays as it i
 
 from __future__ import annotations
 
-import copy
 from typing import TYPE_CHECKING
 
 from arena.chance import Chance
-from arena.engine import EventLog
 
 if TYPE_CHECKING:
     from arena.games.eggsandempires.game import EggCard, EggsAndEmpires, EggsState
 
 
 def sample_world(game: EggsAndEmpires, state: EggsState, viewer: int, chance: Chance) -> EggsState:
-    world = copy.deepcopy(state)
-    world.log = EventLog()
-    world.log.events = [e for e in state.log.events if e.visible_to(viewer)]
-    world.chance = Chance(chance.below(2**63, "world"))
+    world = game.copy_for(state, viewer, chance)
     for seat in range(world.players):
         if seat == viewer:
             continue

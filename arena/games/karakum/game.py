@@ -78,7 +78,6 @@ most 71 resource cards can be gathered, so a match has fewer than 32 × 72 turns
 
 from __future__ import annotations
 
-import copy
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -87,7 +86,7 @@ from typing import NamedTuple
 
 from arena.chance import Chance
 from arena.config import MatchConfig
-from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, EventLog, Game, GameMeta, MatchState, Option, Result
+from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result
 from arena.games.v1 import karakum_pb2 as pb
 
 _DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
@@ -653,16 +652,8 @@ class Karakum(Game[KarakumState]):
         the most of it). The remaining cards of each cycle are shuffled and dealt to the hands'
         blind cards of that cycle and, for the current cycle, to the deck.
         """
-        world = copy.copy(state)
+        world = self.copy_for(state, seat, chance)
         world.deck = []
-        world.discard = list(state.discard)
-        world.face_up = list(state.face_up)
-        world.hands = [list(h) for h in state.hands]
-        world.known = [list(k) for k in state.known]
-        world.caravans = [list(c) for c in state.caravans]
-        world.outside = [list(c) for c in state.outside]
-        world.market = list(state.market)
-        world.history = list(state.history)
         players = state.players
         # Camels: the deck and the removed ones are one unknown pool.
         pool = chance.shuffled([*state.camel_deck, *state.removed], "world")
@@ -727,9 +718,6 @@ class Karakum(Game[KarakumState]):
                 hand_[t] -= 1
                 hand_[world.deck[i]] += 1
                 world.deck[i] = t
-        world.chance = Chance(chance.below(2**63, "world"))
-        world.log = EventLog()
-        world.log.events = [e for e in state.log.events if e.visible_to(seat)]
         world.pending = tuple(self.decisions(world))
         return world
 

@@ -70,7 +70,6 @@ Decision kinds: ``"goal"`` (``goal:<id>``, two digits) and ``"pass"`` (``pass:<l
 
 from __future__ import annotations
 
-import copy
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -79,7 +78,7 @@ from pathlib import Path
 
 from arena.chance import Chance
 from arena.config import MatchConfig
-from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, EventLog, Game, GameMeta, MatchState, Option, Result
+from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result
 from arena.games.v1 import llamallama_pb2 as pb
 
 _DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
@@ -465,22 +464,9 @@ class LlamaLlama(Game[LlamaState]):
         holds its own goal — is dealt uniformly among the hidden places of the same sizes. The
         route of cards passed earlier is not tracked (treated as unseen).
         """
-        world = copy.copy(state)
-        world.hands = [list(h) for h in state.hands]
-        world.picked = [list(p) for p in state.picked]
-        world.my_goal = list(state.my_goal)
-        world.goals = list(state.goals)
-        world.owners = list(state.owners)
-        world.totals = list(state.totals)
-        world.round_scores = [list(r) for r in state.round_scores]
-        world.passes = [list(p) for p in state.passes]
-        world.circle = list(state.circle)
-        world.winners = list(state.winners)
+        world = self.copy_for(state, seat, chance)
         if state.phase != "over":
             self._redeal(world, seat, chance)
-        world.chance = Chance(chance.below(2**63, "world"))
-        world.log = EventLog()
-        world.log.events = [e for e in state.log.events if e.visible_to(seat)]
         world.pending = tuple(self.decisions(world))
         return world
 

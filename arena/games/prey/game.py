@@ -60,7 +60,6 @@ Decision kind: ``"play"``, options ``card:<suit>-<predator>`` (e.g. ``card:river
 
 from __future__ import annotations
 
-import copy
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -70,7 +69,7 @@ from pathlib import Path
 
 from arena.chance import Chance
 from arena.config import MatchConfig
-from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, EventLog, Game, GameMeta, MatchState, Option, Result
+from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result
 from arena.games.v1 import prey_pb2 as pb
 
 _DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
@@ -469,16 +468,7 @@ class Prey(Game[PreyState]):
         among the deals consistent with what it knows: its own hand, the cards played, the hand
         sizes, and the suits each seat has shown it lacks this round (see
         :func:`constrained_deal`)."""
-        world = copy.copy(state)
-        world.hands = [list(h) for h in state.hands]
-        world.aside = list(state.aside)
-        world.points = list(state.points)
-        world.tricks_won = list(state.tricks_won)
-        world.plays = list(state.plays)
-        world.done = list(state.done)
-        world.voids = list(state.voids)
-        world.winners = list(state.winners)
-        world.dice = list(state.dice)
+        world = self.copy_for(state, seat, chance)
         if not state.over:
             others = [s for s in range(state.players) if s != seat]
             unknown = [c for s in others for c in state.hands[s]] + state.aside
@@ -493,9 +483,6 @@ class Prey(Game[PreyState]):
                 world.hands[s] = sorted(cards)
             if state.aside:
                 world.aside = sorted(places[-1])
-        world.chance = Chance(chance.below(2**63, "world"))
-        world.log = EventLog()
-        world.log.events = [e for e in state.log.events if e.visible_to(seat)]
         world.pending = tuple(self.decisions(world))
         return world
 

@@ -70,7 +70,6 @@ the Artifacts in use: seat s gets cards 2s and 2s+1).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -78,7 +77,7 @@ from typing import NamedTuple
 
 from arena.chance import Chance
 from arena.config import MatchConfig
-from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, EventLog, Game, GameMeta, MatchState, Option, Result
+from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result
 from arena.games.seerscatalog.melds import (
     ART,
     ARTIFACT_IDS,
@@ -507,9 +506,7 @@ class SeersCatalog(Game[SeersState]):
         (in the Bonus, that the hand had no legal play; when starting a trick, that the hand
         held only Artifacts that cannot be played alone).
         """
-        world = copy.deepcopy(state)
-        world.log = EventLog()
-        world.log.events = [e for e in state.log.events if e.visible_to(seat)]
+        world = self.copy_for(state, seat, chance)
         others = [s for s in range(state.players) if s != seat]
         suited_pool: list[int] = list(state.removed)
         art_pool: list[int] = []
@@ -533,7 +530,6 @@ class SeersCatalog(Game[SeersState]):
         world.removed = sorted_cards(suited_pool)
         if world.turn != seat:
             world.chosen = ""  # another seat's half-made move is not visible: rewind it
-        world.chance = Chance(chance.below(2**63, "world"))
         world.pending = tuple(self.decisions(world))
         return world
 

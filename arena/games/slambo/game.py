@@ -84,7 +84,6 @@ self-play; 600 matches 2p, 400 at 3-4p):
 
 from __future__ import annotations
 
-import copy as _copy
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -93,7 +92,7 @@ from typing import NamedTuple
 
 from arena.chance import Chance
 from arena.config import MatchConfig, OptionSpec
-from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, EventLog, Game, GameMeta, MatchState, Option, Result, Variant
+from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
 from arena.games.v1 import slambo_pb2 as pb
 
 _DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
@@ -488,12 +487,7 @@ class Slambo(Game[SlamboState]):
         bouts were reshuffled), so the unseen cards are shuffled uniformly and dealt back to
         the same hand sizes and leftover count.
         """
-        world = _copy.copy(state)
-        world.config = state.config
-        world.cards = state.cards
-        world.hands = [list(h) for h in state.hands]
-        world.plays = list(state.plays)
-        world.shame = list(state.shame)
+        world = self.copy_for(state, seat, chance)
         pool = chance.shuffled(sorted(self.unseen(state, seat), key=card_key), "world-deal")
         for other in range(state.players):
             if other != seat:
@@ -501,9 +495,6 @@ class Slambo(Game[SlamboState]):
                 world.hands[other] = sorted(pool[:size], key=card_key)
                 pool = pool[size:]
         world.leftover = pool
-        world.chance = Chance(chance.below(2**63, "world"))
-        world.log = EventLog()
-        world.log.events = [e for e in state.log.events if e.visible_to(seat)]
         world.pending = tuple(self.decisions(world))
         return world
 

@@ -14,14 +14,12 @@ each card goes to a place with probability proportional to the completions it le
 
 from __future__ import annotations
 
-import copy
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from arena.chance import Chance
-from arena.engine import EventLog
 from arena.games.threewitches.cards import ELIXIR, Card, sort_cards
 from arena.games.v1 import threewitches_pb2 as pb
 
@@ -78,10 +76,7 @@ def _weighted(chance: Chance, weights: Sequence[int], label: str) -> int:
 
 
 def sample_world(game: ThreeWitches, state: ThreeWitchesState, viewer: int, chance: Chance) -> ThreeWitchesState:
-    world = copy.deepcopy(state)
-    world.log = EventLog()
-    world.log.events = [e for e in state.log.events if e.visible_to(viewer)]
-    world.chance = Chance(chance.below(2**63, "world"))
+    world = game.copy_for(state, viewer, chance)
     if state.phase != pb.OVER:
         _redeal(world, viewer, chance)
     world.pending = tuple(game.decisions(world))

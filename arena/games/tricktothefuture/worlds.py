@@ -14,14 +14,12 @@ the places that allow it) weights each split; then the suit's cards are shuffled
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator, Sequence
 from functools import cache
 from math import factorial
 from typing import TYPE_CHECKING
 
 from arena.chance import Chance
-from arena.engine import EventLog
 from arena.games.tricktothefuture.cards import PAST, SUITS, rank_of, suit_of
 
 if TYPE_CHECKING:
@@ -59,14 +57,7 @@ def _ways(m: int, split: tuple[int, ...]) -> int:
 def sample_world(
     game: TrickToTheFuture, state: TrickToTheFutureState, viewer: int, chance: Chance
 ) -> TrickToTheFutureState:
-    log, state.log = state.log, EventLog()
-    try:
-        world = copy.deepcopy(state)
-    finally:
-        state.log = log
-    world.log = EventLog()
-    world.log.events = [e for e in state.log.events if e.visible_to(viewer)]
-    world.chance = Chance(chance.below(2**63, "world"))
+    world = game.copy_for(state, viewer, chance)
     if not state.over:
         _redeal(world, viewer, chance)
     world.pending = tuple(game.decisions(world))

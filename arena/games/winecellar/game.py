@@ -68,7 +68,6 @@ re-deal) and then ``"world"`` (the seed of the world's own chance).
 
 from __future__ import annotations
 
-import copy
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -77,7 +76,7 @@ from typing import NamedTuple
 
 from arena.chance import Chance
 from arena.config import ConfigError, MatchConfig, OptionSpec
-from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, EventLog, Game, GameMeta, MatchState, Option, Result, Variant
+from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
 from arena.games.v1 import winecellar_pb2 as pb
 
 _DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
@@ -547,23 +546,7 @@ class WineCellar(Game[WineCellarState]):
         every hand is a known former cellar); the clients the others were
         dealt and did not (or not yet) reveal, from the pool minus the clients it has seen; in
         solo the order of Eno's deck."""
-        world = copy.copy(state)
-        for name in ("hands", "offers", "cellars", "game_scores"):
-            setattr(world, name, [list(x) for x in getattr(state, name)])
-        for name in (
-            "prizes",
-            "clients",
-            "bids",
-            "order",
-            "picked",
-            "pool",
-            "eno_deck",
-            "eno_bids",
-            "boxed",
-            "winners",
-        ):
-            setattr(world, name, list(getattr(state, name)))
-        world.chosen = dict(state.chosen)
+        world = self.copy_for(state, seat, chance)
         n = state.players
         if state.solo:
             world.eno_deck = chance.shuffled(state.eno_deck, "sample")
@@ -592,9 +575,6 @@ class WineCellar(Game[WineCellarState]):
                     world.offers[s] = sorted([state.clients[s], free.pop()])
                 else:
                     world.offers[s] = sorted([free.pop(), free.pop()])
-        world.chance = Chance(chance.below(2**63, "world"))
-        world.log = EventLog()
-        world.log.events = [e for e in state.log.events if e.visible_to(seat)]
         world.pending = tuple(self.decisions(world))
         return world
 

@@ -70,7 +70,7 @@ from typing import Any
 
 from arena.chance import Chance
 from arena.config import MatchConfig
-from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, EventLog, Game, GameMeta, MatchState, Option, Result
+from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result
 from arena.games.v1 import zoolorettodice_pb2 as pb
 
 DATA: dict[str, Any] = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
@@ -483,33 +483,6 @@ class ZoolorettoDice(Game[ZooState]):
         return Result.ranked(scores, keys, summary)
 
     # -- determinization --------------------------------------------------------------------
-
-    def sample_world(self, state: ZooState, seat: int, chance: Chance) -> ZooState:
-        """A copy for ``seat`` with fresh future chance: nothing is hidden in this game (every
-        die is rolled in the open), so the only unknown is the future, re-seeded here."""
-        world = ZooState(
-            config=state.config,
-            chance=Chance(chance.below(2**63, "world")),
-            steps=state.steps,
-            zoos=[Zoo(list(z.enclosures), list(z.barn), list(z.bonuses), z.coins) for z in state.zoos],
-            trucks=[list(t) for t in state.trucks],
-            held=[list(h) for h in state.held],
-            passed=list(state.passed),
-            supply=state.supply,
-            bonus_owner=list(state.bonus_owner),
-            phase=state.phase,
-            turn_seat=state.turn_seat,
-            round=state.round,
-            round_start=state.round_start,
-            last_taker=state.last_taker,
-            rolled=list(state.rolled),
-            triggered=state.triggered,
-        )
-        world.log = EventLog()
-        world.log.events = [e for e in state.log.events if e.visible_to(seat)]
-        world.pending = tuple(self.decisions(world))
-        return world
-
 
 GAME = ZoolorettoDice()
 """Zooloretto: The Dice Game: see :mod:`arena.games.zoolorettodice.game` for rules and rulings."""
