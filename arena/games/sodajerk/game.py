@@ -1,0 +1,669 @@
+"""Soda Jerk — hidden flavour cards under five taps, for 2–4 players (``shared/rules/sodajerk.md``).
+
+Rules as implemented (rulebook line references in brackets):
+
+* 5 taps (strawberry, blueberry, banana, kiwi, orange) and 45 flavour cards, 9 per flavour
+  numbered 1, 1, 1, 2, 2, 2, 3, 3, 3 (designed, ``components.toml``) [:36–39]. 3 rounds [:17].
+* Each round: shuffle every flavour card, deal 13 / 13 / 10 cards to 2 / 3 / 4 players, the
+  rest set aside face down [:53–66]. The first player places or flips; turns go clockwise
+  [:73–78].
+* Place [:90–107]: any card from your hand face down under any tap; only you know it. Flip
+  [:111–121]: any face-down card under any tap turns face up for the rest of the round.
+* First turn of the round [:82–86]: each player's first turn must place under a tap with no
+  cards.
+* The round ends [:125–151] when a player starts a turn with 3 cards, when every player has
+  flipped on consecutive turns, or when every card under the taps is face up.
+* Round scoring [:155–180]: reveal every card; a tap's value is the sum of the numbers of its
+  matching cards minus the sum of its non-matching cards; each card in hand scores its
+  flavour's tap value (its own number does not matter; scores may be negative).
+* Next round [:182–195]: reshuffle all, deal again; the first player is the lowest total
+  (ties: random). After 3 rounds the highest total wins; ties share the victory [:199–209].
+* 2 players [:213–244]: one tap and its 9 cards are out of the game; each player adds a
+  Switcheroo to their hand each round; each Switcheroo under a tap flips the sign of the tap's
+  value (two cancel); in hand it is worth 0.
+* Advanced (option ``advanced``) [:246–268]: one random tap turns to its B side before round
+  1, two more at the start of round 2, all the rest at the start of round 3; a B-side tap has
+  a power for the rest of the game (powers designed, see rulings 10–11).
+
+Rulings (``shared/rules/NOTES.md`` §4.21 unless stated):
+
+1. **Numbers** (§2, ambiguity 1): a tap's value = Σ numbers of matching cards − Σ numbers of
+   non-matching cards, starting from 0; the numbers are three each of 1, 2, 3 per flavour.
+2. **First-turn rule** (ambiguity 2): only ``place`` at an empty tap is offered; it is always
+   possible (fewer players than taps, and only first turns come before the last first turn).
+3. **Flip** (ambiguity 3): any face-down card, your own included.
+4. **Low hand** (ambiguity 4): checked when a turn starts: a hand of 3 or fewer cards ends the
+   round before that player acts.
+5. **Consecutive flips** (ambiguity 5): the round ends right after the N-th flip in a row (N =
+   players); a place (with or without a power) resets the count.
+6. **All revealed**: checked after a flip (a place always leaves a face-down card); the empty
+   table at the start of a round does not count.
+7. **Switcheroo** (ambiguity 6): placed and flipped like a flavour card (number 0); at scoring
+   each one under a tap negates the tap's value (an odd count flips the sign, an even count
+   cancels); it never counts as matching or non-matching; worth 0 in hand. 2 players only
+   (the 2-player variant is the only way to play 2).
+8. **First player** (ambiguity 7): round 1 a random seat; rounds 2–3 the lowest total, ties
+   broken at random among the tied seats (no chance drawn when one seat is lowest).
+9. **2-player tap removal** [:217–219] "remove any 1 tap": a random tap, once per game.
+10. **B-side powers** (designed; the rulebook prints none): each tap's B side has one power,
+    usable right after you place a card under that tap (a ``power`` decision, asked only when
+    the power has a legal target, ``skip`` always allowed): strawberry ``refill`` — draw the
+    top set-aside card into your hand; blueberry ``pour`` — discard one face-up card under this
+    tap for the rest of the round; banana ``move`` — move one face-up card from another tap to
+    this one (it stays face up); kiwi ``fizz`` — flip one face-down card under another tap (not
+    a flip turn: the flip count stays 0); orange ``last-call`` — the round ends at once.
+11. **B-side flips** [:258–268]: the order is one shuffle of the taps in play before round 1:
+    the first is flipped then, the next two at the start of round 2, the rest at round 3.
+12. **Set-aside cards** [:63]: hidden from every seat (the spectator sees them); a refilled
+    card is seen by its drawer only.
+13. **Ties** [:205–209]: equal totals share the placing.
+
+Chance labels, in draw order: ``"tap"`` (2 players: pick of the flavour removed, once),
+``"b-side"`` (Advanced: one shuffle of the taps in play, once), then each round ``"deck"``
+(shuffle of the flavour cards: seat 0 is dealt the first cards, then seat 1, …, the rest are
+set aside, top first) and ``"first"`` (a pick among the seats: every seat in round 1, the
+lowest totals later, drawn only when several tie).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+from arena.chance import Chance
+from arena.config import MatchConfig, OptionSpec
+from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, EventLog, Game, GameMeta, MatchState, Option, Result, Variant
+from arena.games.v1 import sodajerk_pb2 as pb
+
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+
+FLAVOUR_NAMES: tuple[str, ...] = tuple(_DATA["flavours"]["names"])
+FLAVOURS: tuple[int, ...] = tuple(range(pb.STRAWBERRY, pb.STRAWBERRY + len(FLAVOUR_NAMES)))
+SWITCH = pb.SWITCHEROO
+VALUES: tuple[int, ...] = tuple(_DATA["numbers"]["values"])
+START_VALUE: int = _DATA["taps"]["start_value"]
+HAND: dict[int, int] = {int(k): v for k, v in _DATA["hands"].items() if k.isdigit()}
+END_HAND: int = _DATA["hands"]["end_hand"]
+ROUNDS: int = _DATA["hands"]["rounds"]
+B_FLIPS: tuple[int, ...] = tuple(_DATA["powers"]["flips"])
+POWER_NAMES = {"refill": pb.REFILL, "pour": pb.POUR, "move": pb.MOVE, "fizz": pb.FIZZ, "last-call": pb.LAST_CALL}
+POWERS: dict[int, int] = {f: POWER_NAMES[_DATA["powers"][FLAVOUR_NAMES[f - 1]]] for f in FLAVOURS}
+POWER_TEXT = {v: k for k, v in POWER_NAMES.items()}
+
+
+class Card(NamedTuple):
+    flavour: int  # a proto Flavour: STRAWBERRY..ORANGE, or SWITCHEROO
+    number: int  # 1-3 (0 for a Switcheroo)
+
+    @property
+    def token(self) -> str:
+        """Short id used in option ids: ``kiwi2``, ``switch``."""
+        return "switch" if self.flavour == SWITCH else f"{FLAVOUR_NAMES[self.flavour - 1]}{self.number}"
+
+    @property
+    def name(self) -> str:
+        return "Switcheroo" if self.flavour == SWITCH else f"{FLAVOUR_NAMES[self.flavour - 1].title()} {self.number}"
+
+
+SWITCHEROO = Card(SWITCH, 0)
+
+
+def tap_name(flavour: int) -> str:
+    return FLAVOUR_NAMES[flavour - 1]
+
+
+def flavour_cards(flavours: Iterable[int]) -> list[Card]:
+    """The flavour cards of these flavours, in a fixed order [:36–39]."""
+    return [Card(f, n) for f in flavours for n in VALUES]
+
+
+class Slot:
+    """A card under a tap: who placed it and whether it is face up."""
+
+    __slots__ = ("card", "face_up", "seat")
+
+    def __init__(self, card: Card, seat: int, face_up: bool = False) -> None:
+        self.card = card
+        self.seat = seat
+        self.face_up = face_up
+
+    def copy(self) -> Slot:
+        return Slot(self.card, self.seat, self.face_up)
+
+    def __repr__(self) -> str:
+        return f"Slot({self.card.token}, {self.seat}, {'up' if self.face_up else 'down'})"
+
+
+def tap_value(flavour: int, cards: Iterable[Card]) -> int:
+    """Final value of a tap [:159–164] (ruling 1) with its Switcheroos (ruling 7)."""
+    value = START_VALUE
+    sign = 1
+    for card in cards:
+        if card.flavour == SWITCH:
+            sign = -sign
+        elif card.flavour == flavour:
+            value += card.number
+        else:
+            value -= card.number
+    return sign * value
+
+
+def hand_score(hand: Iterable[Card], values: Mapping[int, int]) -> int:
+    """A hand's points: each flavour card scores its tap's value; a Switcheroo 0 [:168–175]."""
+    return sum(values.get(card.flavour, 0) for card in hand if card.flavour != SWITCH)
+
+
+@dataclass
+class SodaJerkState(MatchState):
+    flavours: list[int] = field(default_factory=list)  # taps in play, in order
+    removed: int = 0  # 2 players: the flavour out of the game (0 = none)
+    b_order: list[int] = field(default_factory=list)  # Advanced: the order taps turn to B
+    b_side: dict[int, bool] = field(default_factory=dict)
+    taps: dict[int, list[Slot]] = field(default_factory=dict)
+    hands: list[list[Card]] = field(default_factory=list)  # sorted
+    set_aside: list[Card] = field(default_factory=list)  # top first
+    poured: list[Card] = field(default_factory=list)
+    round: int = 0
+    first_seat: int = 0
+    turn_seat: int = 0
+    phase: int = pb.TURN
+    power_tap: int = 0
+    first_done: list[bool] = field(default_factory=list)
+    flips: int = 0  # consecutive flips
+    round_scores: list[list[int]] = field(default_factory=list)  # per seat
+    totals: list[int] = field(default_factory=list)
+
+    @property
+    def advanced(self) -> bool:
+        return bool(self.config.options.get("advanced", False))
+
+
+_OPTIONS: dict[tuple[object, ...], Option] = {}
+_ROWS: dict[tuple[int, ...], dict[Card, list[Option]]] = {}  # cached place options per card
+
+
+def _place(card: Card, tap: int) -> Option:
+    key = (card, tap)
+    option = _OPTIONS.get(key)
+    if option is None:
+        option = _OPTIONS[key] = _make_place(card, tap)
+    return option
+
+
+def _make_place(card: Card, tap: int) -> Option:
+    return Option(
+        f"place:{card.token}:{tap_name(tap)}",
+        f"place {card.name} under the {tap_name(tap)} tap",
+        pb.Action(kind=pb.PLACE, card=_card_pb(card), tap=tap),  # type: ignore[arg-type]
+    )
+
+
+def _at(kind: int, word: str, tap: int, index: int, text: str) -> Option:
+    return Option(f"{word}:{tap_name(tap)}:{index}", text, pb.Action(kind=kind, tap=tap, index=index))  # type: ignore[arg-type]
+
+
+def _flip(tap: int, index: int) -> Option:
+    key = ("flip", tap, index)
+    option = _OPTIONS.get(key)
+    if option is None:
+        text = f"flip the face-down card {index} under the {tap_name(tap)} tap"
+        option = _OPTIONS[key] = _at(pb.FLIP, "flip", tap, index, text)
+    return option
+
+
+SKIP = Option("skip", "do not use the power", pb.Action(kind=pb.SKIP))
+REFILL = Option("refill", "draw the top set-aside card", pb.Action(kind=pb.USE_REFILL))
+LAST_CALL = Option("last-call", "end the round now", pb.Action(kind=pb.USE_LAST_CALL))
+
+
+class SodaJerk(Game[SodaJerkState]):
+    meta = GameMeta(
+        id="sodajerk",
+        name="Soda Jerk",
+        min_players=2,
+        max_players=4,
+        version="1",
+        options=(OptionSpec("advanced", False, "Advanced play: taps turn to B sides with powers (arena design)"),),
+        variants=(
+            Variant("two-player", "4 taps, 36 cards, a Switcheroo per player each round (always with 2)", players=(2,)),
+            Variant("advanced", "B-side tap powers: 1 tap before round 1, 2 more in round 2, the rest in 3", {"advanced": True}),
+        ),
+        hidden_information=True,
+        summary="Place flavour cards face down under five taps or flip them; your hand scores "
+        "each flavour's final tap value, so sweeten your flavours and sour the others.",
+    )
+    observation_type = pb.Observation
+    action_type = pb.Action
+
+    # -- setup ------------------------------------------------------------------------------
+
+    def setup(self, config: MatchConfig, chance: Chance) -> SodaJerkState:
+        players = config.players
+        state = SodaJerkState(config=config, chance=chance)
+        flavours = list(FLAVOURS)
+        if players == 2:
+            state.removed = chance.pick(FLAVOURS, "tap")
+            flavours.remove(state.removed)
+            state.log.public(
+                CHANCE_SEAT, "round", f"2 players: the {tap_name(state.removed)} tap and its cards are out of the game",
+                pb.Detail(round=0, tap=state.removed),  # type: ignore[arg-type]
+            )
+        state.flavours = flavours
+        state.b_side = {f: False for f in flavours}
+        state.taps = {f: [] for f in flavours}
+        if state.advanced:
+            state.b_order = chance.shuffled(flavours, "b-side")
+        state.round_scores = [[] for _ in range(players)]
+        state.totals = [0] * players
+        self._start_round(state)
+        return state
+
+    def _start_round(self, state: SodaJerkState) -> None:
+        state.round += 1
+        players = state.players
+        chance = state.chance
+        if state.advanced:
+            done = sum(B_FLIPS[: state.round - 1])
+            for f in state.b_order[done : done + B_FLIPS[state.round - 1]]:
+                state.b_side[f] = True
+                power = POWERS[f]
+                state.log.public(
+                    CHANCE_SEAT, "b-side", f"the {tap_name(f)} tap turns to its B side: {POWER_TEXT[power]}",
+                    pb.Detail(tap=f, power=power, round=state.round),  # type: ignore[arg-type]
+                )
+        order = chance.shuffled(flavour_cards(state.flavours), "deck")
+        size = HAND[players]
+        state.hands = [sorted(order[s * size : (s + 1) * size]) for s in range(players)]
+        if players == 2:
+            for hand in state.hands:
+                hand.append(SWITCHEROO)  # sorts last: SWITCHEROO is the highest flavour
+        state.set_aside = order[players * size :]
+        state.taps = {f: [] for f in state.flavours}
+        state.poured = []
+        if state.round == 1:
+            candidates = list(range(players))
+        else:
+            low = min(state.totals)
+            candidates = [s for s in range(players) if state.totals[s] == low]
+        state.first_seat = candidates[0] if len(candidates) == 1 else chance.pick(candidates, "first")
+        state.turn_seat = state.first_seat
+        state.first_done = [False] * players
+        state.flips = 0
+        state.phase = pb.TURN
+        state.power_tap = 0
+        state.log.public(
+            state.first_seat, "round",
+            f"round {state.round}: {len(state.hands[0])} cards each, {len(state.set_aside)} set aside; "
+            f"seat {state.first_seat} goes first",
+            pb.Detail(seat=state.first_seat, round=state.round),
+        )
+        for seat, hand in enumerate(state.hands):
+            state.log.private(
+                [seat], seat, "deal", f"is dealt {', '.join(c.name for c in hand)}",
+                pb.Detail(seat=seat, cards=_cards_pb(hand), round=state.round),
+            )
+
+    # -- decisions --------------------------------------------------------------------------
+
+    def decisions(self, state: SodaJerkState) -> Iterable[Decision]:
+        if state.phase == pb.TURN:
+            return (Decision(state.turn_seat, "turn", self._turn_options(state)),)
+        if state.phase == pb.POWER:
+            return (Decision(state.turn_seat, "power", self._power_options(state)),)
+        return ()
+
+    def _turn_options(self, state: SodaJerkState) -> tuple[Option, ...]:
+        seat = state.turn_seat
+        cards = list(dict.fromkeys(state.hands[seat]))
+        if not state.first_done[seat]:
+            taps = [f for f in state.flavours if not state.taps[f]]  # ruling 2
+            return tuple(_place(c, t) for c in cards for t in taps)
+        key = tuple(state.flavours)
+        rows = _ROWS.get(key)
+        if rows is None:
+            rows = _ROWS[key] = {}
+        places: list[Option] = []
+        for c in cards:
+            options = rows.get(c)
+            if options is None:
+                options = rows[c] = [_place(c, t) for t in state.flavours]
+            places += options
+        flips = [
+            _flip(t, i)
+            for t in state.flavours
+            for i, slot in enumerate(state.taps[t])
+            if not slot.face_up
+        ]
+        return (*places, *flips)
+
+    def _power_options(self, state: SodaJerkState) -> tuple[Option, ...]:
+        return (SKIP, *self._power_uses(state, state.power_tap))
+
+    def _power_uses(self, state: SodaJerkState, tap: int) -> list[Option]:
+        power = POWERS[tap]
+        if power == pb.REFILL:
+            return [REFILL] if state.set_aside else []
+        if power == pb.LAST_CALL:
+            return [LAST_CALL]
+        if power == pb.POUR:
+            return [
+                _at(pb.USE_POUR, "pour", tap, i, f"discard {s.card.name} from the {tap_name(tap)} tap")
+                for i, s in enumerate(state.taps[tap])
+                if s.face_up
+            ]
+        want_up = power == pb.MOVE
+        word, kind = ("move", pb.USE_MOVE) if want_up else ("fizz", pb.USE_FIZZ)
+        return [
+            _at(kind, word, t, i, f"{word} card {i} of the {tap_name(t)} tap" + (f" ({s.card.name})" if want_up else ""))
+            for t in state.flavours
+            if t != tap
+            for i, s in enumerate(state.taps[t])
+            if s.face_up == want_up
+        ]
+
+    # -- rules ------------------------------------------------------------------------------
+
+    def resolve(self, state: SodaJerkState, chosen: Mapping[int, Option]) -> None:
+        (seat, option), *_ = chosen.items()
+        action = option.action
+        assert isinstance(action, pb.Action)
+        kind = action.kind
+        if kind == pb.PLACE:
+            self._do_place(state, seat, Card(action.card.flavour, action.card.number), action.tap)
+        elif kind == pb.FLIP:
+            self._do_flip(state, seat, action.tap, action.index)
+        else:
+            self._do_power(state, seat, action)
+
+    def _do_place(self, state: SodaJerkState, seat: int, card: Card, tap: int) -> None:
+        state.hands[seat].remove(card)
+        state.taps[tap].append(Slot(card, seat))
+        state.first_done[seat] = True
+        state.flips = 0
+        index = len(state.taps[tap]) - 1
+        state.log.public(
+            seat, "place", f"places a card face down under the {tap_name(tap)} tap",
+            pb.Detail(seat=seat, tap=tap, index=index),  # type: ignore[arg-type]
+        )
+        if state.advanced and state.b_side[tap] and self._power_uses(state, tap):
+            state.phase = pb.POWER
+            state.power_tap = tap
+            return
+        self._next_turn(state)
+
+    def _do_flip(self, state: SodaJerkState, seat: int, tap: int, index: int) -> None:
+        slot = state.taps[tap][index]
+        slot.face_up = True
+        state.flips += 1
+        state.log.public(
+            seat, "flip", f"flips {slot.card.name} under the {tap_name(tap)} tap (placed by seat {slot.seat})",
+            pb.Detail(seat=seat, tap=tap, index=index, card=_card_pb(slot.card)),  # type: ignore[arg-type]
+        )
+        if state.flips >= state.players:
+            self._end_round(state, "flips")  # ruling 5
+        elif all(s.face_up for t in state.flavours for s in state.taps[t]):
+            self._end_round(state, "revealed")  # ruling 6
+        else:
+            self._next_turn(state)
+
+    def _do_power(self, state: SodaJerkState, seat: int, action: pb.Action) -> None:
+        tap = state.power_tap
+        kind = action.kind
+        state.phase = pb.TURN
+        state.power_tap = 0
+        if kind == pb.USE_REFILL:
+            card = state.set_aside.pop(0)
+            hand = state.hands[seat]
+            hand.append(card)
+            hand.sort()
+            state.log.public(seat, "refill", "draws the top set-aside card", pb.Detail(seat=seat, tap=tap))  # type: ignore[arg-type]
+        elif kind == pb.USE_POUR:
+            slot = state.taps[tap].pop(action.index)
+            state.poured.append(slot.card)
+            state.log.public(
+                seat, "pour", f"pours off {slot.card.name} from the {tap_name(tap)} tap",
+                pb.Detail(seat=seat, tap=tap, index=action.index, card=_card_pb(slot.card)),  # type: ignore[arg-type]
+            )
+        elif kind == pb.USE_MOVE:
+            slot = state.taps[action.tap].pop(action.index)
+            state.taps[tap].append(slot)
+            state.log.public(
+                seat, "move", f"moves {slot.card.name} from the {tap_name(action.tap)} tap to the {tap_name(tap)} tap",
+                pb.Detail(seat=seat, tap=tap, index=action.index, card=_card_pb(slot.card), from_tap=action.tap),  # type: ignore[arg-type]
+            )
+        elif kind == pb.USE_FIZZ:
+            slot = state.taps[action.tap][action.index]
+            slot.face_up = True
+            state.log.public(
+                seat, "fizz", f"fizzes {slot.card.name} face up under the {tap_name(action.tap)} tap",
+                pb.Detail(seat=seat, tap=action.tap, index=action.index, card=_card_pb(slot.card)),  # type: ignore[arg-type]
+            )
+        elif kind == pb.USE_LAST_CALL:
+            state.log.public(seat, "last-call", "calls last call: the round ends", pb.Detail(seat=seat, tap=tap))  # type: ignore[arg-type]
+            self._end_round(state, "last-call")
+            return
+        self._next_turn(state)
+
+    def _next_turn(self, state: SodaJerkState) -> None:
+        state.turn_seat = (state.turn_seat + 1) % state.players
+        if len(state.hands[state.turn_seat]) <= END_HAND:
+            self._end_round(state, "hand")  # ruling 4
+
+    def _end_round(self, state: SodaJerkState, reason: str) -> None:
+        why = {
+            "hand": f"seat {state.turn_seat} starts a turn with {len(state.hands[state.turn_seat])} cards",
+            "flips": f"{state.players} flips in a row",
+            "revealed": "every card under the taps is face up",
+            "last-call": "last call",
+        }[reason]
+        state.log.public(
+            CHANCE_SEAT, "round-end", f"round {state.round} ends: {why}",
+            pb.Detail(round=state.round, reason=reason, seat=state.turn_seat),
+        )
+        for tap in state.flavours:
+            for index, slot in enumerate(state.taps[tap]):
+                if not slot.face_up:
+                    slot.face_up = True
+                    state.log.public(
+                        slot.seat, "reveal", f"{slot.card.name} was face down under the {tap_name(tap)} tap",
+                        pb.Detail(seat=slot.seat, tap=tap, index=index, card=_card_pb(slot.card)),  # type: ignore[arg-type]
+                    )
+        values = self.tap_values(state)
+        scores = [hand_score(hand, values) for hand in state.hands]
+        for seat in range(state.players):
+            state.round_scores[seat].append(scores[seat])
+            state.totals[seat] += scores[seat]
+        shown = ", ".join(f"{tap_name(t)} {values[t]:+d}" for t in state.flavours)
+        state.log.public(
+            CHANCE_SEAT, "score",
+            f"round {state.round}: taps {shown}; hands score " + ", ".join(f"seat {s} {v:+d}" for s, v in enumerate(scores)),
+            pb.Detail(round=state.round, values=[values[t] for t in state.flavours], scores=scores),
+        )
+        if state.round < ROUNDS:
+            self._start_round(state)
+            return
+        state.phase = pb.OVER
+        state.log.public(
+            CHANCE_SEAT, "end", "game over: " + ", ".join(f"seat {s} {v}" for s, v in enumerate(state.totals)),
+            pb.Detail(scores=state.totals, round=state.round),
+        )
+
+    @staticmethod
+    def tap_values(state: SodaJerkState) -> dict[int, int]:
+        """Every tap's value counting all its cards, face down or not."""
+        return {t: tap_value(t, (s.card for s in state.taps[t])) for t in state.flavours}
+
+    # -- views ------------------------------------------------------------------------------
+
+    def observation(self, state: SodaJerkState, viewer: int) -> pb.Observation:
+        spectator = viewer == SPECTATOR
+        taps = []
+        unknown = [0] * (SWITCH + 1)
+        for t in state.flavours:
+            slots = []
+            shown: list[Card] = []
+            known: list[Card] = []
+            down = 0
+            for s in state.taps[t]:
+                visible = s.face_up or spectator or s.seat == viewer
+                if s.face_up:
+                    shown.append(s.card)
+                else:
+                    down += 1
+                if visible:
+                    known.append(s.card)
+                else:
+                    unknown[s.card.flavour] += 1
+                slots.append(pb.Slot(seat=s.seat, face_up=s.face_up, card=_card_pb(s.card) if visible else None))
+            taps.append(
+                pb.Tap(
+                    flavour=t,  # type: ignore[arg-type]
+                    b_side=state.b_side[t],
+                    power=POWERS[t] if state.b_side[t] else 0,  # type: ignore[arg-type]
+                    slots=slots,
+                    shown_value=tap_value(t, shown),
+                    known_value=tap_value(t, known),
+                    face_down=down,
+                )
+            )
+        if not spectator:
+            for seat, hand in enumerate(state.hands):
+                if seat != viewer:
+                    for c in hand:
+                        unknown[c.flavour] += 1
+            for c in state.set_aside:
+                unknown[c.flavour] += 1
+        obs = pb.Observation(
+            seat=max(viewer, 0),
+            spectator=spectator,
+            players=state.players,
+            round=state.round,
+            phase=state.phase,  # type: ignore[arg-type]
+            turn_seat=state.turn_seat,
+            first_seat=state.first_seat,
+            advanced=state.advanced,
+            taps=taps,
+            removed_flavour=state.removed,  # type: ignore[arg-type]
+            hand=[] if spectator else _cards_pb(state.hands[viewer]),
+            table=[
+                pb.Player(
+                    hand_count=len(state.hands[s]),
+                    total=state.totals[s],
+                    round_scores=state.round_scores[s],
+                    first_turn_done=state.first_done[s],
+                )
+                for s in range(state.players)
+            ],
+            set_aside=len(state.set_aside),
+            consecutive_flips=state.flips,
+            power_tap=state.power_tap,  # type: ignore[arg-type]
+            poured=_cards_pb(state.poured),
+            unknown_by_flavour=unknown,
+            rounds=ROUNDS,
+        )
+        if spectator:
+            obs.hands.extend(pb.Hand(cards=_cards_pb(h)) for h in state.hands)
+            obs.set_aside_cards.extend(_cards_pb(state.set_aside))
+        return obs
+
+    def score(self, state: SodaJerkState) -> Result:
+        totals = list(state.totals)
+        best = max(totals)
+        winners = [s for s in range(state.players) if totals[s] == best]
+        summary = f"winner{'s' if len(winners) > 1 else ''}: seat {', '.join(map(str, winners))} ({best} points)"
+        return Result.ranked(totals, totals, summary)
+
+    # -- determinization ----------------------------------------------------------------------
+
+    def sample_world(self, state: SodaJerkState, seat: int, chance: Chance) -> SodaJerkState:
+        """A copy of ``state`` with everything hidden from ``seat`` re-dealt at random.
+
+        Hidden from a seat: the other hands, the other players' face-down cards and the
+        set-aside cards. Every such place keeps its size; the unknown cards are the round's
+        cards minus those the seat sees. The only constraint beyond sizes: with 2 players the
+        opponent's Switcheroo, unless seen, is in the opponent's hand or among its face-down
+        cards (never set aside).
+        """
+        world = self._copy(state)
+        pool: list[Card] = []
+        opp_places = 0
+        for s in range(state.players):
+            if s != seat:
+                pool += world.hands[s]
+                opp_places += len(world.hands[s])
+        opp_slots = [sl for t in world.flavours for sl in world.taps[t] if not sl.face_up and sl.seat != seat]
+        pool += [sl.card for sl in opp_slots]
+        opp_places += len(opp_slots)
+        pool += world.set_aside
+        # Fill order: other hands (seat order), their face-down cards (tap order), set-aside.
+        switches = [c for c in pool if c.flavour == SWITCH]
+        rest = chance.shuffled([c for c in pool if c.flavour != SWITCH], "world-deal")
+        # Switcheroos go to distinct positions among the opponents' places (2 players only).
+        positions: list[int] = []
+        for _ in switches:
+            free = [i for i in range(opp_places) if i not in positions]
+            positions.append(free[chance.below(len(free), "world-switch")])
+        filled: list[Card] = []
+        it = iter(rest)
+        total = len(pool)
+        for i in range(total):
+            filled.append(SWITCHEROO if i in positions else next(it))
+        k = 0
+        for s in range(state.players):
+            if s != seat:
+                n = len(world.hands[s])
+                world.hands[s] = sorted(filled[k : k + n])
+                k += n
+        for sl in opp_slots:
+            sl.card = filled[k]
+            k += 1
+        world.set_aside = filled[k:]
+        world.chance = Chance(chance.below(2**63, "world"))
+        world.log = EventLog()
+        world.log.events = [e for e in state.log.events if e.visible_to(seat)]
+        world.pending = tuple(self.decisions(world))
+        return world
+
+    @staticmethod
+    def _copy(state: SodaJerkState) -> SodaJerkState:
+        return SodaJerkState(
+            config=state.config,
+            chance=state.chance,
+            log=state.log,
+            pending=state.pending,
+            steps=state.steps,
+            flavours=list(state.flavours),
+            removed=state.removed,
+            b_order=list(state.b_order),
+            b_side=dict(state.b_side),
+            taps={t: [s.copy() for s in slots] for t, slots in state.taps.items()},
+            hands=[list(h) for h in state.hands],
+            set_aside=list(state.set_aside),
+            poured=list(state.poured),
+            round=state.round,
+            first_seat=state.first_seat,
+            turn_seat=state.turn_seat,
+            phase=state.phase,
+            power_tap=state.power_tap,
+            first_done=list(state.first_done),
+            flips=state.flips,
+            round_scores=[list(r) for r in state.round_scores],
+            totals=list(state.totals),
+        )
+
+
+_CARD_PB = {c: pb.Card(flavour=c.flavour, number=c.number) for c in [*dict.fromkeys(flavour_cards(FLAVOURS)), SWITCHEROO]}  # type: ignore[arg-type]
+
+
+def _card_pb(card: Card) -> pb.Card:
+    return _CARD_PB[card]
+
+
+def _cards_pb(cards: Sequence[Card]) -> list[pb.Card]:
+    return [_CARD_PB[c] for c in cards]
+
+
+GAME = SodaJerk()
