@@ -47,15 +47,16 @@ Rulings (``shared/rules/NOTES.md`` §4.21 unless stated):
 9. **2-player tap removal** [:217–219] "remove any 1 tap": a random tap, once per game.
 10. **B-side powers** (designed; the rulebook prints none): each tap's B side has one power,
     usable right after you place a card under that tap (a ``power`` decision, asked only when
-    the power has a legal target, ``skip`` always allowed): strawberry ``refill`` — draw the
-    top set-aside card into your hand; blueberry ``pour`` — discard one face-up card under this
+    the power has a legal target, ``skip`` always allowed): strawberry ``spill`` — put one
+    more card from your hand face down out of the round (only while the hand holds more than 3
+    cards; it scores nothing; only its owner knows it); blueberry ``pour`` — discard one face-up card under this
     tap for the rest of the round; banana ``move`` — move one face-up card from another tap to
     this one (it stays face up); kiwi ``fizz`` — flip one face-down card under another tap (not
-    a flip turn: the flip count stays 0); orange ``last-call`` — the round ends at once.
+    a flip turn: the flip count stays 0); orange ``last-call`` — every other player has one
+    more turn, then the round ends (not offered once called; the other ends still apply).
 11. **B-side flips** [:258–268]: the order is one shuffle of the taps in play before round 1:
     the first is flipped then, the next two at the start of round 2, the rest at round 3.
-12. **Set-aside cards** [:63]: hidden from every seat (the spectator sees them); a refilled
-    card is seen by its drawer only.
+12. **Set-aside cards** [:63]: hidden from every seat (the spectator sees them).
 13. **Ties** [:205–209]: equal totals share the placing.
 
 Chance labels, in draw order: ``"tap"`` (2 players: pick of the flavour removed, once),
@@ -89,7 +90,7 @@ HAND: dict[int, int] = {int(k): v for k, v in _DATA["hands"].items() if k.isdigi
 END_HAND: int = _DATA["hands"]["end_hand"]
 ROUNDS: int = _DATA["hands"]["rounds"]
 B_FLIPS: tuple[int, ...] = tuple(_DATA["powers"]["flips"])
-POWER_NAMES = {"refill": pb.REFILL, "pour": pb.POUR, "move": pb.MOVE, "fizz": pb.FIZZ, "last-call": pb.LAST_CALL}
+POWER_NAMES = {"spill": pb.SPILL, "pour": pb.POUR, "move": pb.MOVE, "fizz": pb.FIZZ, "last-call": pb.LAST_CALL}
 POWERS: dict[int, int] = {f: POWER_NAMES[_DATA["powers"][FLAVOUR_NAMES[f - 1]]] for f in FLAVOURS}
 POWER_TEXT = {v: k for k, v in POWER_NAMES.items()}
 
@@ -166,6 +167,7 @@ class SodaJerkState(MatchState):
     hands: list[list[Card]] = field(default_factory=list)  # sorted
     set_aside: list[Card] = field(default_factory=list)  # top first
     poured: list[Card] = field(default_factory=list)
+    spilled: list[list[Card]] = field(default_factory=list)  # per seat, this round
     round: int = 0
     first_seat: int = 0
     turn_seat: int = 0
@@ -173,6 +175,7 @@ class SodaJerkState(MatchState):
     power_tap: int = 0
     first_done: list[bool] = field(default_factory=list)
     flips: int = 0  # consecutive flips
+    last_call: int = 0  # turns left (the caller's included) before a last call ends the round
     round_scores: list[list[int]] = field(default_factory=list)  # per seat
     totals: list[int] = field(default_factory=list)
 
@@ -215,8 +218,7 @@ def _flip(tap: int, index: int) -> Option:
 
 
 SKIP = Option("skip", "do not use the power", pb.Action(kind=pb.SKIP))
-REFILL = Option("refill", "draw the top set-aside card", pb.Action(kind=pb.USE_REFILL))
-LAST_CALL = Option("last-call", "end the round now", pb.Action(kind=pb.USE_LAST_CALL))
+LAST_CALL = Option("last-call", "last call: one more turn each", pb.Action(kind=pb.USE_LAST_CALL))
 
 
 class SodaJerk(Game[SodaJerkState]):
@@ -283,6 +285,7 @@ class SodaJerk(Game[SodaJerkState]):
         state.set_aside = order[players * size :]
         state.taps = {f: [] for f in state.flavours}
         state.poured = []
+        state.spilled = [[] for _ in range(players)]
         if state.round == 1:
             candidates = list(range(players))
         else:
@@ -292,6 +295,7 @@ class SodaJerk(Game[SodaJerkState]):
         state.turn_seat = state.first_seat
         state.first_done = [False] * players
         state.flips = 0
+        state.last_call = 0
         state.phase = pb.TURN
         state.power_tap = 0
         state.log.public(
@@ -344,10 +348,16 @@ class SodaJerk(Game[SodaJerkState]):
 
     def _power_uses(self, state: SodaJerkState, tap: int) -> list[Option]:
         power = POWERS[tap]
-        if power == pb.REFILL:
-            return [REFILL] if state.set_aside else []
+        if power == pb.SPILL:
+            hand = state.hands[state.turn_seat]
+            if len(hand) <= END_HAND:
+                return []  # ruling 10: a spill never takes a hand below 3 cards
+            return [
+                Option(f"spill:{c.token}", f"spill {c.name} out of the round", pb.Action(kind=pb.USE_SPILL, card=_card_pb(c)))
+                for c in dict.fromkeys(hand)
+            ]
         if power == pb.LAST_CALL:
-            return [LAST_CALL]
+            return [] if state.last_call else [LAST_CALL]
         if power == pb.POUR:
             return [
                 _at(pb.USE_POUR, "pour", tap, i, f"discard {s.card.name} from the {tap_name(tap)} tap")
@@ -414,12 +424,11 @@ class SodaJerk(Game[SodaJerkState]):
         kind = action.kind
         state.phase = pb.TURN
         state.power_tap = 0
-        if kind == pb.USE_REFILL:
-            card = state.set_aside.pop(0)
-            hand = state.hands[seat]
-            hand.append(card)
-            hand.sort()
-            state.log.public(seat, "refill", "draws the top set-aside card", pb.Detail(seat=seat, tap=tap))  # type: ignore[arg-type]
+        if kind == pb.USE_SPILL:
+            card = Card(action.card.flavour, action.card.number)
+            state.hands[seat].remove(card)
+            state.spilled[seat].append(card)
+            state.log.public(seat, "spill", "spills a card from hand out of the round", pb.Detail(seat=seat, tap=tap))  # type: ignore[arg-type]
         elif kind == pb.USE_POUR:
             slot = state.taps[tap].pop(action.index)
             state.poured.append(slot.card)
@@ -442,12 +451,17 @@ class SodaJerk(Game[SodaJerkState]):
                 pb.Detail(seat=seat, tap=action.tap, index=action.index, card=_card_pb(slot.card)),  # type: ignore[arg-type]
             )
         elif kind == pb.USE_LAST_CALL:
-            state.log.public(seat, "last-call", "calls last call: the round ends", pb.Detail(seat=seat, tap=tap))  # type: ignore[arg-type]
-            self._end_round(state, "last-call")
-            return
+            text = "calls last call: every other player has one more turn"
+            state.log.public(seat, "last-call", text, pb.Detail(seat=seat, tap=tap))  # type: ignore[arg-type]
+            state.last_call = state.players
         self._next_turn(state)
 
     def _next_turn(self, state: SodaJerkState) -> None:
+        if state.last_call:
+            state.last_call -= 1
+            if not state.last_call:
+                self._end_round(state, "last-call")
+                return
         state.turn_seat = (state.turn_seat + 1) % state.players
         if len(state.hands[state.turn_seat]) <= END_HAND:
             self._end_round(state, "hand")  # ruling 4
@@ -457,7 +471,7 @@ class SodaJerk(Game[SodaJerkState]):
             "hand": f"seat {state.turn_seat} starts a turn with {len(state.hands[state.turn_seat])} cards",
             "flips": f"{state.players} flips in a row",
             "revealed": "every card under the taps is face up",
-            "last-call": "last call",
+            "last-call": "every player has had a turn after the last call",
         }[reason]
         state.log.public(
             CHANCE_SEAT, "round-end", f"round {state.round} ends: {why}",
@@ -530,9 +544,11 @@ class SodaJerk(Game[SodaJerkState]):
                 )
             )
         if not spectator:
-            for seat, hand in enumerate(state.hands):
+            for seat in range(state.players):
                 if seat != viewer:
-                    for c in hand:
+                    for c in state.hands[seat]:
+                        unknown[c.flavour] += 1
+                    for c in state.spilled[seat]:
                         unknown[c.flavour] += 1
             for c in state.set_aside:
                 unknown[c.flavour] += 1
@@ -554,6 +570,7 @@ class SodaJerk(Game[SodaJerkState]):
                     total=state.totals[s],
                     round_scores=state.round_scores[s],
                     first_turn_done=state.first_done[s],
+                    spilled=len(state.spilled[s]),
                 )
                 for s in range(state.players)
             ],
@@ -563,6 +580,8 @@ class SodaJerk(Game[SodaJerkState]):
             poured=_cards_pb(state.poured),
             unknown_by_flavour=unknown,
             rounds=ROUNDS,
+            last_call_turns=state.last_call,
+            spilled=_cards_pb([c for s, pile in enumerate(state.spilled) if spectator or s == viewer for c in pile]),
         )
         if spectator:
             obs.hands.extend(pb.Hand(cards=_cards_pb(h)) for h in state.hands)
@@ -581,46 +600,43 @@ class SodaJerk(Game[SodaJerkState]):
     def sample_world(self, state: SodaJerkState, seat: int, chance: Chance) -> SodaJerkState:
         """A copy of ``state`` with everything hidden from ``seat`` re-dealt at random.
 
-        Hidden from a seat: the other hands, the other players' face-down cards and the
-        set-aside cards. Every such place keeps its size; the unknown cards are the round's
+        Hidden from a seat: the other hands, the other players' face-down and spilled cards and
+        the set-aside cards. Every such place keeps its size; the unknown cards are the round's
         cards minus those the seat sees. The only constraint beyond sizes: with 2 players the
-        opponent's Switcheroo, unless seen, is in the opponent's hand or among its face-down
-        cards (never set aside).
+        opponent's Switcheroo, unless seen, is in the opponent's hand, face-down cards or spill
+        (never set aside). Draws: ``"world-deal"`` (shuffle of the unknown flavour cards),
+        ``"world-switch"`` (the Switcheroo's place), ``"world"`` (the world's own seed).
         """
         world = self._copy(state)
-        pool: list[Card] = []
-        opp_places = 0
-        for s in range(state.players):
-            if s != seat:
-                pool += world.hands[s]
-                opp_places += len(world.hands[s])
-        opp_slots = [sl for t in world.flavours for sl in world.taps[t] if not sl.face_up and sl.seat != seat]
-        pool += [sl.card for sl in opp_slots]
-        opp_places += len(opp_slots)
+        others = [s for s in range(state.players) if s != seat]
+        slots = [sl for t in world.flavours for sl in world.taps[t] if not sl.face_up and sl.seat != seat]
+        # The places, in fill order: other hands, other spills, their face-down cards, set-aside.
+        pool = [c for s in others for c in world.hands[s]]
+        pool += [c for s in others for c in world.spilled[s]]
+        pool += [sl.card for sl in slots]
+        opp_places = len(pool)
         pool += world.set_aside
-        # Fill order: other hands (seat order), their face-down cards (tap order), set-aside.
-        switches = [c for c in pool if c.flavour == SWITCH]
+        switches = sum(1 for c in pool if c.flavour == SWITCH)
         rest = chance.shuffled([c for c in pool if c.flavour != SWITCH], "world-deal")
-        # Switcheroos go to distinct positions among the opponents' places (2 players only).
-        positions: list[int] = []
-        for _ in switches:
-            free = [i for i in range(opp_places) if i not in positions]
-            positions.append(free[chance.below(len(free), "world-switch")])
-        filled: list[Card] = []
+        filled: list[Card | None] = [None] * len(pool)
+        for _ in range(switches):  # 2 players: at most one unseen Switcheroo, the opponent's
+            free = [i for i in range(opp_places) if filled[i] is None]
+            filled[free[chance.below(len(free), "world-switch")]] = SWITCHEROO
         it = iter(rest)
-        total = len(pool)
-        for i in range(total):
-            filled.append(SWITCHEROO if i in positions else next(it))
+        cards = [c if c is not None else next(it) for c in filled]
         k = 0
-        for s in range(state.players):
-            if s != seat:
-                n = len(world.hands[s])
-                world.hands[s] = sorted(filled[k : k + n])
-                k += n
-        for sl in opp_slots:
-            sl.card = filled[k]
+        for s in others:
+            n = len(world.hands[s])
+            world.hands[s] = sorted(cards[k : k + n])
+            k += n
+        for s in others:
+            n = len(world.spilled[s])
+            world.spilled[s] = cards[k : k + n]
+            k += n
+        for sl in slots:
+            sl.card = cards[k]
             k += 1
-        world.set_aside = filled[k:]
+        world.set_aside = cards[k:]
         world.chance = Chance(chance.below(2**63, "world"))
         world.log = EventLog()
         world.log.events = [e for e in state.log.events if e.visible_to(seat)]
@@ -643,6 +659,7 @@ class SodaJerk(Game[SodaJerkState]):
             hands=[list(h) for h in state.hands],
             set_aside=list(state.set_aside),
             poured=list(state.poured),
+            spilled=[list(p) for p in state.spilled],
             round=state.round,
             first_seat=state.first_seat,
             turn_seat=state.turn_seat,
@@ -650,6 +667,7 @@ class SodaJerk(Game[SodaJerkState]):
             power_tap=state.power_tap,
             first_done=list(state.first_done),
             flips=state.flips,
+            last_call=state.last_call,
             round_scores=[list(r) for r in state.round_scores],
             totals=list(state.totals),
         )

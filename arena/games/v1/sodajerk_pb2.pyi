@@ -5,7 +5,7 @@ Soda Jerk: place flavour cards face down under five taps, flip them, score your 
 taps' final values (rules: shared/rules/sodajerk.md; `arena rules sodajerk`).
 
 Decision kinds: "turn", "power".
-Event kinds: "round", "deal", "b-side", "place", "flip", "refill", "pour", "move", "fizz",
+Event kinds: "round", "deal", "b-side", "place", "flip", "spill", "pour", "move", "fizz",
 "last-call", "round-end", "reveal", "score", "end".
 
 Option ids of "turn" (the turn player): `place:<card>:<tap>` places that card from your hand
@@ -15,7 +15,7 @@ first turn of a round only `place` at a tap with no cards is offered. <card> is 
 followed by its number (1-3), or `switch` (the 2-player Switcheroo); <tap> is a flavour name:
 strawberry, blueberry, banana, kiwi, orange.
 Option ids of "power" (Advanced variant, asked of the player who just placed a card under a
-B-side tap that has a usable target): `skip`, or the tap's power: `refill` (strawberry),
+B-side tap that has a usable target): `skip`, or the tap's power: `spill:<card>` (strawberry),
 `pour:<i>` (blueberry: card <i> under this tap), `move:<tap>:<i>` (banana: card <i> under
 another tap), `fizz:<tap>:<i>` (kiwi: card <i> under another tap), `last-call` (orange).
 """
@@ -72,8 +72,8 @@ class _PowerEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Power.ValueType
     DESCRIPTOR: _descriptor.EnumDescriptor
     POWER_UNSPECIFIED: _Power.ValueType  # 0
     """A side: no power"""
-    REFILL: _Power.ValueType  # 1
-    """strawberry: after placing here, may draw the top set-aside card into hand"""
+    SPILL: _Power.ValueType  # 1
+    """strawberry: after placing here, may put one more card from hand out of the round"""
     POUR: _Power.ValueType  # 2
     """blueberry: after placing here, may discard one face-up card under this tap"""
     MOVE: _Power.ValueType  # 3
@@ -81,15 +81,15 @@ class _PowerEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Power.ValueType
     FIZZ: _Power.ValueType  # 4
     """kiwi: after placing here, may flip one face-down card under another tap"""
     LAST_CALL: _Power.ValueType  # 5
-    """orange: after placing here, may end the round at once"""
+    """orange: after placing here, may call last call: each other player has one more turn"""
 
 class Power(_Power, metaclass=_PowerEnumTypeWrapper):
     """A B-side tap power (Advanced variant; arena design, the rulebook prints none)."""
 
 POWER_UNSPECIFIED: Power.ValueType  # 0
 """A side: no power"""
-REFILL: Power.ValueType  # 1
-"""strawberry: after placing here, may draw the top set-aside card into hand"""
+SPILL: Power.ValueType  # 1
+"""strawberry: after placing here, may put one more card from hand out of the round"""
 POUR: Power.ValueType  # 2
 """blueberry: after placing here, may discard one face-up card under this tap"""
 MOVE: Power.ValueType  # 3
@@ -97,7 +97,7 @@ MOVE: Power.ValueType  # 3
 FIZZ: Power.ValueType  # 4
 """kiwi: after placing here, may flip one face-down card under another tap"""
 LAST_CALL: Power.ValueType  # 5
-"""orange: after placing here, may end the round at once"""
+"""orange: after placing here, may call last call: each other player has one more turn"""
 Global___Power: _TypeAlias = Power  # noqa: Y015
 
 class _Phase:
@@ -136,8 +136,8 @@ class _KindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Kind.ValueType],
     """flip the card at `index` under `tap`"""
     SKIP: _Kind.ValueType  # 3
     """do not use the power"""
-    USE_REFILL: _Kind.ValueType  # 4
-    """draw the top set-aside card"""
+    USE_SPILL: _Kind.ValueType  # 4
+    """put `card` from your hand face down out of the round"""
     USE_POUR: _Kind.ValueType  # 5
     """discard the face-up card at `index` under the power tap"""
     USE_MOVE: _Kind.ValueType  # 6
@@ -145,7 +145,7 @@ class _KindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Kind.ValueType],
     USE_FIZZ: _Kind.ValueType  # 7
     """flip the face-down card at `index` under `tap`"""
     USE_LAST_CALL: _Kind.ValueType  # 8
-    """end the round now"""
+    """last call: the round ends after every other player's next turn"""
 
 class Kind(_Kind, metaclass=_KindEnumTypeWrapper): ...
 
@@ -156,8 +156,8 @@ FLIP: Kind.ValueType  # 2
 """flip the card at `index` under `tap`"""
 SKIP: Kind.ValueType  # 3
 """do not use the power"""
-USE_REFILL: Kind.ValueType  # 4
-"""draw the top set-aside card"""
+USE_SPILL: Kind.ValueType  # 4
+"""put `card` from your hand face down out of the round"""
 USE_POUR: Kind.ValueType  # 5
 """discard the face-up card at `index` under the power tap"""
 USE_MOVE: Kind.ValueType  # 6
@@ -165,7 +165,7 @@ USE_MOVE: Kind.ValueType  # 6
 USE_FIZZ: Kind.ValueType  # 7
 """flip the face-down card at `index` under `tap`"""
 USE_LAST_CALL: Kind.ValueType  # 8
-"""end the round now"""
+"""last call: the round ends after every other player's next turn"""
 Global___Kind: _TypeAlias = Kind  # noqa: Y015
 
 @_typing.final
@@ -274,11 +274,14 @@ class Player(_message.Message):
     TOTAL_FIELD_NUMBER: _builtins.int
     ROUND_SCORES_FIELD_NUMBER: _builtins.int
     FIRST_TURN_DONE_FIELD_NUMBER: _builtins.int
+    SPILLED_FIELD_NUMBER: _builtins.int
     hand_count: _builtins.int
     total: _builtins.int
     """total score of the finished rounds"""
     first_turn_done: _builtins.bool
     """has had its first turn of this round (the empty-tap rule)"""
+    spilled: _builtins.int
+    """cards it spilled out of this round (strawberry power), face down"""
     @_builtins.property
     def round_scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """score of each finished round"""
@@ -290,10 +293,11 @@ class Player(_message.Message):
         total: _builtins.int = ...,
         round_scores: _abc.Iterable[_builtins.int] | None = ...,
         first_turn_done: _builtins.bool = ...,
+        spilled: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_turn_done", b"first_turn_done", "hand_count", b"hand_count", "round_scores", b"round_scores", "total", b"total"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_turn_done", b"first_turn_done", "hand_count", b"hand_count", "round_scores", b"round_scores", "spilled", b"spilled", "total", b"total"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -325,6 +329,8 @@ class Observation(_message.Message):
     POURED_FIELD_NUMBER: _builtins.int
     UNKNOWN_BY_FLAVOUR_FIELD_NUMBER: _builtins.int
     ROUNDS_FIELD_NUMBER: _builtins.int
+    SPILLED_FIELD_NUMBER: _builtins.int
+    LAST_CALL_TURNS_FIELD_NUMBER: _builtins.int
     HANDS_FIELD_NUMBER: _builtins.int
     SET_ASIDE_CARDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
@@ -349,6 +355,8 @@ class Observation(_message.Message):
     """POWER: the tap whose power is being decided"""
     rounds: _builtins.int
     """rounds in a game (3)"""
+    last_call_turns: _builtins.int
+    """after a last call: turns left before the round ends (0 = none)"""
     @_builtins.property
     def taps(self) -> _containers.RepeatedCompositeFieldContainer[Global___Tap]:
         """the taps in play, in flavour order"""
@@ -370,6 +378,10 @@ class Observation(_message.Message):
         """Cards this viewer cannot see (other hands, others' face-down cards, set-aside), counted by
         flavour index: [0] unused, [1..5] the flavours, [6] Switcheroos.
         """
+
+    @_builtins.property
+    def spilled(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """the viewer's own spilled cards this round (spectator: all)"""
 
     @_builtins.property
     def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___Hand]:
@@ -398,12 +410,14 @@ class Observation(_message.Message):
         poured: _abc.Iterable[Global___Card] | None = ...,
         unknown_by_flavour: _abc.Iterable[_builtins.int] | None = ...,
         rounds: _builtins.int = ...,
+        spilled: _abc.Iterable[Global___Card] | None = ...,
+        last_call_turns: _builtins.int = ...,
         hands: _abc.Iterable[Global___Hand] | None = ...,
         set_aside_cards: _abc.Iterable[Global___Card] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["advanced", b"advanced", "consecutive_flips", b"consecutive_flips", "first_seat", b"first_seat", "hand", b"hand", "hands", b"hands", "phase", b"phase", "players", b"players", "poured", b"poured", "power_tap", b"power_tap", "removed_flavour", b"removed_flavour", "round", b"round", "rounds", b"rounds", "seat", b"seat", "set_aside", b"set_aside", "set_aside_cards", b"set_aside_cards", "spectator", b"spectator", "table", b"table", "taps", b"taps", "turn_seat", b"turn_seat", "unknown_by_flavour", b"unknown_by_flavour"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["advanced", b"advanced", "consecutive_flips", b"consecutive_flips", "first_seat", b"first_seat", "hand", b"hand", "hands", b"hands", "last_call_turns", b"last_call_turns", "phase", b"phase", "players", b"players", "poured", b"poured", "power_tap", b"power_tap", "removed_flavour", b"removed_flavour", "round", b"round", "rounds", b"rounds", "seat", b"seat", "set_aside", b"set_aside", "set_aside_cards", b"set_aside_cards", "spectator", b"spectator", "spilled", b"spilled", "table", b"table", "taps", b"taps", "turn_seat", b"turn_seat", "unknown_by_flavour", b"unknown_by_flavour"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -444,7 +458,7 @@ class Action(_message.Message):
     """FLIP/USE_POUR/USE_MOVE/USE_FIZZ: position under that tap (0 = oldest)"""
     @_builtins.property
     def card(self) -> Global___Card:
-        """PLACE: the card"""
+        """PLACE/USE_SPILL: the card"""
 
     def __init__(
         self,
@@ -495,7 +509,7 @@ class Detail(_message.Message):
     """b-side: the power now active"""
     @_builtins.property
     def card(self) -> Global___Card:
-        """flip/pour/move/fizz/reveal: the card (never on place or refill)"""
+        """flip/pour/move/fizz/reveal: the card (never on place or spill)"""
 
     @_builtins.property
     def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
