@@ -19,8 +19,13 @@ from arena.games.sodajerk import GAME
 from arena.games.v1 import sodajerk_pb2 as pb
 from bots.games.sodajerk import HeuristicBot, View
 
-POWER_OF = {"spill": pb.USE_SPILL, "pour": pb.USE_POUR, "move": pb.USE_MOVE, "fizz": pb.USE_FIZZ,
-            "last-call": pb.USE_LAST_CALL}
+POWER_OF = {
+    "spill": pb.USE_SPILL,
+    "pour": pb.USE_POUR,
+    "move": pb.USE_MOVE,
+    "fizz": pb.USE_FIZZ,
+    "last-call": pb.USE_LAST_CALL,
+}
 
 
 class FakeTurn:
@@ -49,8 +54,9 @@ class Forced(HeuristicBot):
         return max(uses, key=lambda o: gains.get(o.id, 0.0)).id
 
 
-def play(players: int, seed: int, bots: list[HeuristicBot], options: dict | None = None,
-         stats: Counter | None = None) -> tuple[list[int], int]:
+def play(
+    players: int, seed: int, bots: list[HeuristicBot], options: dict | None = None, stats: Counter | None = None
+) -> tuple[list[int], int]:
     state = GAME.new_match(GAME.config(players, options or {}), seed)
     first = state.first_seat
     while state.pending:
@@ -90,10 +96,12 @@ def base_report(games: int) -> None:
             ends = {k[4:]: v for k, v in stats.items() if k.startswith("end:")}
             n_end = sum(ends.values())
             places, flips = stats["turn:place"], stats["turn:flip"]
-            print(f"{players}p {'advanced' if options else 'basic   '}: round-1 first player wins "
-                  f"{first_wins / games:.3f} (fair {1 / players:.3f}); decisions/game "
-                  f"{stats['decisions'] / games:.1f}; flips {flips / (places + flips):.2f} of turns; "
-                  "round ends " + ", ".join(f"{k} {v / n_end:.2f}" for k, v in sorted(ends.items())))
+            print(
+                f"{players}p {'advanced' if options else 'basic   '}: round-1 first player wins "
+                f"{first_wins / games:.3f} (fair {1 / players:.3f}); decisions/game "
+                f"{stats['decisions'] / games:.1f}; flips {flips / (places + flips):.2f} of turns; "
+                "round ends " + ", ".join(f"{k} {v / n_end:.2f}" for k, v in sorted(ends.items()))
+            )
             del totals, seat0
 
 
@@ -113,8 +121,10 @@ def power_report(games: int, players: int = 3) -> None:
                 ranks, _ = play(players, 50_000 + g, bots, {"advanced": True})
                 wins += (ranks[seat] == 1) / ranks.count(1)
             rates.append(wins / games)
-        print(f"{name:9s}: heuristic uses it {used}/{offered} = {used / max(1, offered):.2f} of offers; "
-              f"win rate always {rates[0]:.3f}, never {rates[1]:.3f} (judged = {1 / players:.3f})")
+        print(
+            f"{name:9s}: heuristic uses it {used}/{offered} = {used / max(1, offered):.2f} of offers; "
+            f"win rate always {rates[0]:.3f}, never {rates[1]:.3f} (judged = {1 / players:.3f})"
+        )
 
 
 def main() -> None:

@@ -66,7 +66,9 @@ class View:
         s = self.sign[t] if sign is None else sign
         return s * r * self.shrink[t]
 
-    def advantage(self, changes: Mapping[int, tuple[float, float]] | None = None, mine: Mapping[int, int] | None = None) -> float:
+    def advantage(
+        self, changes: Mapping[int, tuple[float, float]] | None = None, mine: Mapping[int, int] | None = None
+    ) -> float:
         """My expected round score minus an average opponent's, with some taps changed."""
         changes = changes or {}
         mine = mine or self.mine
@@ -154,7 +156,7 @@ class HeuristicBot(Bot):
         down = sum(t.face_down for t in obs.taps)
         ends = obs.consecutive_flips + 1 >= obs.players or down == 1
         if ends:
-            return best_flip if base > 0 or best_gain <= 0 and base >= 0 else best_place
+            return best_flip if base > 0 or (best_gain <= 0 and base >= 0) else best_place
         if best_info < 0:
             return best_place  # only own cards to flip: no information
         return best_flip if best_gain < self.flip else best_place
@@ -221,7 +223,12 @@ def _heuristic(params: Mapping[str, str]) -> Bot:
     values = read_params(
         "heuristic",
         params,
-        [Param("flip", 1.0, -10, 10), Param("power", 0.5, -10, 10), Param("fizz", 1.5, -10, 20), Param("call", 3.0, -50, 50)],
+        [
+            Param("flip", 1.0, -10, 10),
+            Param("power", 0.5, -10, 10),
+            Param("fizz", 1.5, -10, 20),
+            Param("call", 3.0, -50, 50),
+        ],
     )
     return HeuristicBot(values["flip"], values["power"], values["fizz"], values["call"])
 

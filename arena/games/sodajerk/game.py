@@ -48,8 +48,8 @@ Rulings (``shared/rules/NOTES.md`` §4.21 unless stated):
 10. **B-side powers** (designed; the rulebook prints none): each tap's B side has one power,
     usable right after you place a card under that tap (a ``power`` decision, asked only when
     the power has a legal target, ``skip`` always allowed): strawberry ``spill`` — put one
-    more card from your hand face down out of the round (only while the hand holds more than 3
-    cards; it scores nothing; only its owner knows it); blueberry ``pour`` — discard one face-up card under this
+    strawberry card from your hand face down out of the round (only while the hand holds more
+    than 3 cards; it scores nothing; only its owner knows it); blueberry ``pour`` — discard one face-up card under this
     tap for the rest of the round; banana ``move`` — move one face-up card from another tap to
     this one (it stays face up); kiwi ``fizz`` — flip one face-down card under another tap (not
     a flip turn: the flip count stays 0); orange ``last-call`` — every other player has one
@@ -90,9 +90,15 @@ HAND: dict[int, int] = {int(k): v for k, v in _DATA["hands"].items() if k.isdigi
 END_HAND: int = _DATA["hands"]["end_hand"]
 ROUNDS: int = _DATA["hands"]["rounds"]
 B_FLIPS: tuple[int, ...] = tuple(_DATA["powers"]["flips"])
-POWER_NAMES = {"spill": pb.SPILL, "pour": pb.POUR, "move": pb.MOVE, "fizz": pb.FIZZ, "last-call": pb.LAST_CALL}
+POWER_NAMES: dict[str, int] = {
+    "spill": pb.SPILL,
+    "pour": pb.POUR,
+    "move": pb.MOVE,
+    "fizz": pb.FIZZ,
+    "last-call": pb.LAST_CALL,
+}
 POWERS: dict[int, int] = {f: POWER_NAMES[_DATA["powers"][FLAVOUR_NAMES[f - 1]]] for f in FLAVOURS}
-POWER_TEXT = {v: k for k, v in POWER_NAMES.items()}
+POWER_TEXT: dict[int, str] = {v: k for k, v in POWER_NAMES.items()}
 
 
 class Card(NamedTuple):
@@ -231,7 +237,11 @@ class SodaJerk(Game[SodaJerkState]):
         options=(OptionSpec("advanced", False, "Advanced play: taps turn to B sides with powers (arena design)"),),
         variants=(
             Variant("two-player", "4 taps, 36 cards, a Switcheroo per player each round (always with 2)", players=(2,)),
-            Variant("advanced", "B-side tap powers: 1 tap before round 1, 2 more in round 2, the rest in 3", {"advanced": True}),
+            Variant(
+                "advanced",
+                "B-side tap powers: 1 tap before round 1, 2 more in round 2, the rest in 3",
+                {"advanced": True},
+            ),
         ),
         hidden_information=True,
         summary="Place flavour cards face down under five taps or flip them; your hand scores "
@@ -250,7 +260,9 @@ class SodaJerk(Game[SodaJerkState]):
             state.removed = chance.pick(FLAVOURS, "tap")
             flavours.remove(state.removed)
             state.log.public(
-                CHANCE_SEAT, "round", f"2 players: the {tap_name(state.removed)} tap and its cards are out of the game",
+                CHANCE_SEAT,
+                "round",
+                f"2 players: the {tap_name(state.removed)} tap and its cards are out of the game",
                 pb.Detail(round=0, tap=state.removed),  # type: ignore[arg-type]
             )
         state.flavours = flavours
@@ -273,7 +285,9 @@ class SodaJerk(Game[SodaJerkState]):
                 state.b_side[f] = True
                 power = POWERS[f]
                 state.log.public(
-                    CHANCE_SEAT, "b-side", f"the {tap_name(f)} tap turns to its B side: {POWER_TEXT[power]}",
+                    CHANCE_SEAT,
+                    "b-side",
+                    f"the {tap_name(f)} tap turns to its B side: {POWER_TEXT[power]}",
                     pb.Detail(tap=f, power=power, round=state.round),  # type: ignore[arg-type]
                 )
         order = chance.shuffled(flavour_cards(state.flavours), "deck")
@@ -299,14 +313,18 @@ class SodaJerk(Game[SodaJerkState]):
         state.phase = pb.TURN
         state.power_tap = 0
         state.log.public(
-            state.first_seat, "round",
+            state.first_seat,
+            "round",
             f"round {state.round}: {len(state.hands[0])} cards each, {len(state.set_aside)} set aside; "
             f"seat {state.first_seat} goes first",
             pb.Detail(seat=state.first_seat, round=state.round),
         )
         for seat, hand in enumerate(state.hands):
             state.log.private(
-                [seat], seat, "deal", f"is dealt {', '.join(c.name for c in hand)}",
+                [seat],
+                seat,
+                "deal",
+                f"is dealt {', '.join(c.name for c in hand)}",
                 pb.Detail(seat=seat, cards=_cards_pb(hand), round=state.round),
             )
 
@@ -335,12 +353,7 @@ class SodaJerk(Game[SodaJerkState]):
             if options is None:
                 options = rows[c] = [_place(c, t) for t in state.flavours]
             places += options
-        flips = [
-            _flip(t, i)
-            for t in state.flavours
-            for i, slot in enumerate(state.taps[t])
-            if not slot.face_up
-        ]
+        flips = [_flip(t, i) for t in state.flavours for i, slot in enumerate(state.taps[t]) if not slot.face_up]
         return (*places, *flips)
 
     def _power_options(self, state: SodaJerkState) -> tuple[Option, ...]:
@@ -353,8 +366,13 @@ class SodaJerk(Game[SodaJerkState]):
             if len(hand) <= END_HAND:
                 return []  # ruling 10: a spill never takes a hand below 3 cards
             return [
-                Option(f"spill:{c.token}", f"spill {c.name} out of the round", pb.Action(kind=pb.USE_SPILL, card=_card_pb(c)))
+                Option(
+                    f"spill:{c.token}",
+                    f"spill {c.name} out of the round",
+                    pb.Action(kind=pb.USE_SPILL, card=_card_pb(c)),
+                )
                 for c in dict.fromkeys(hand)
+                if c.flavour == tap  # ruling 10: a card of this tap's flavour
             ]
         if power == pb.LAST_CALL:
             return [] if state.last_call else [LAST_CALL]
@@ -367,7 +385,9 @@ class SodaJerk(Game[SodaJerkState]):
         want_up = power == pb.MOVE
         word, kind = ("move", pb.USE_MOVE) if want_up else ("fizz", pb.USE_FIZZ)
         return [
-            _at(kind, word, t, i, f"{word} card {i} of the {tap_name(t)} tap" + (f" ({s.card.name})" if want_up else ""))
+            _at(
+                kind, word, t, i, f"{word} card {i} of the {tap_name(t)} tap" + (f" ({s.card.name})" if want_up else "")
+            )
             for t in state.flavours
             if t != tap
             for i, s in enumerate(state.taps[t])
@@ -395,7 +415,9 @@ class SodaJerk(Game[SodaJerkState]):
         state.flips = 0
         index = len(state.taps[tap]) - 1
         state.log.public(
-            seat, "place", f"places a card face down under the {tap_name(tap)} tap",
+            seat,
+            "place",
+            f"places a card face down under the {tap_name(tap)} tap",
             pb.Detail(seat=seat, tap=tap, index=index),  # type: ignore[arg-type]
         )
         if state.advanced and state.b_side[tap] and self._power_uses(state, tap):
@@ -409,7 +431,9 @@ class SodaJerk(Game[SodaJerkState]):
         slot.face_up = True
         state.flips += 1
         state.log.public(
-            seat, "flip", f"flips {slot.card.name} under the {tap_name(tap)} tap (placed by seat {slot.seat})",
+            seat,
+            "flip",
+            f"flips {slot.card.name} under the {tap_name(tap)} tap (placed by seat {slot.seat})",
             pb.Detail(seat=seat, tap=tap, index=index, card=_card_pb(slot.card)),  # type: ignore[arg-type]
         )
         if state.flips >= state.players:
@@ -433,22 +457,28 @@ class SodaJerk(Game[SodaJerkState]):
             slot = state.taps[tap].pop(action.index)
             state.poured.append(slot.card)
             state.log.public(
-                seat, "pour", f"pours off {slot.card.name} from the {tap_name(tap)} tap",
+                seat,
+                "pour",
+                f"pours off {slot.card.name} from the {tap_name(tap)} tap",
                 pb.Detail(seat=seat, tap=tap, index=action.index, card=_card_pb(slot.card)),  # type: ignore[arg-type]
             )
         elif kind == pb.USE_MOVE:
             slot = state.taps[action.tap].pop(action.index)
             state.taps[tap].append(slot)
             state.log.public(
-                seat, "move", f"moves {slot.card.name} from the {tap_name(action.tap)} tap to the {tap_name(tap)} tap",
+                seat,
+                "move",
+                f"moves {slot.card.name} from the {tap_name(action.tap)} tap to the {tap_name(tap)} tap",
                 pb.Detail(seat=seat, tap=tap, index=action.index, card=_card_pb(slot.card), from_tap=action.tap),  # type: ignore[arg-type]
             )
         elif kind == pb.USE_FIZZ:
             slot = state.taps[action.tap][action.index]
             slot.face_up = True
             state.log.public(
-                seat, "fizz", f"fizzes {slot.card.name} face up under the {tap_name(action.tap)} tap",
-                pb.Detail(seat=seat, tap=action.tap, index=action.index, card=_card_pb(slot.card)),  # type: ignore[arg-type]
+                seat,
+                "fizz",
+                f"fizzes {slot.card.name} face up under the {tap_name(action.tap)} tap",
+                pb.Detail(seat=seat, tap=action.tap, index=action.index, card=_card_pb(slot.card)),
             )
         elif kind == pb.USE_LAST_CALL:
             text = "calls last call: every other player has one more turn"
@@ -474,7 +504,9 @@ class SodaJerk(Game[SodaJerkState]):
             "last-call": "every player has had a turn after the last call",
         }[reason]
         state.log.public(
-            CHANCE_SEAT, "round-end", f"round {state.round} ends: {why}",
+            CHANCE_SEAT,
+            "round-end",
+            f"round {state.round} ends: {why}",
             pb.Detail(round=state.round, reason=reason, seat=state.turn_seat),
         )
         for tap in state.flavours:
@@ -482,7 +514,9 @@ class SodaJerk(Game[SodaJerkState]):
                 if not slot.face_up:
                     slot.face_up = True
                     state.log.public(
-                        slot.seat, "reveal", f"{slot.card.name} was face down under the {tap_name(tap)} tap",
+                        slot.seat,
+                        "reveal",
+                        f"{slot.card.name} was face down under the {tap_name(tap)} tap",
                         pb.Detail(seat=slot.seat, tap=tap, index=index, card=_card_pb(slot.card)),  # type: ignore[arg-type]
                     )
         values = self.tap_values(state)
@@ -492,8 +526,10 @@ class SodaJerk(Game[SodaJerkState]):
             state.totals[seat] += scores[seat]
         shown = ", ".join(f"{tap_name(t)} {values[t]:+d}" for t in state.flavours)
         state.log.public(
-            CHANCE_SEAT, "score",
-            f"round {state.round}: taps {shown}; hands score " + ", ".join(f"seat {s} {v:+d}" for s, v in enumerate(scores)),
+            CHANCE_SEAT,
+            "score",
+            f"round {state.round}: taps {shown}; hands score "
+            + ", ".join(f"seat {s} {v:+d}" for s, v in enumerate(scores)),
             pb.Detail(round=state.round, values=[values[t] for t in state.flavours], scores=scores),
         )
         if state.round < ROUNDS:
@@ -501,7 +537,9 @@ class SodaJerk(Game[SodaJerkState]):
             return
         state.phase = pb.OVER
         state.log.public(
-            CHANCE_SEAT, "end", "game over: " + ", ".join(f"seat {s} {v}" for s, v in enumerate(state.totals)),
+            CHANCE_SEAT,
+            "end",
+            "game over: " + ", ".join(f"seat {s} {v}" for s, v in enumerate(state.totals)),
             pb.Detail(scores=state.totals, round=state.round),
         )
 
@@ -673,7 +711,10 @@ class SodaJerk(Game[SodaJerkState]):
         )
 
 
-_CARD_PB = {c: pb.Card(flavour=c.flavour, number=c.number) for c in [*dict.fromkeys(flavour_cards(FLAVOURS)), SWITCHEROO]}  # type: ignore[arg-type]
+_CARD_PB = {
+    c: pb.Card(flavour=c.flavour, number=c.number)  # type: ignore[arg-type]
+    for c in [*dict.fromkeys(flavour_cards(FLAVOURS)), SWITCHEROO]
+}
 
 
 def _card_pb(card: Card) -> pb.Card:

@@ -73,7 +73,7 @@ class _PowerEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Power.ValueType
     POWER_UNSPECIFIED: _Power.ValueType  # 0
     """A side: no power"""
     SPILL: _Power.ValueType  # 1
-    """strawberry: after placing here, may put one more card from hand out of the round"""
+    """strawberry: after placing here, may put a strawberry card from hand out of the round"""
     POUR: _Power.ValueType  # 2
     """blueberry: after placing here, may discard one face-up card under this tap"""
     MOVE: _Power.ValueType  # 3
@@ -89,7 +89,7 @@ class Power(_Power, metaclass=_PowerEnumTypeWrapper):
 POWER_UNSPECIFIED: Power.ValueType  # 0
 """A side: no power"""
 SPILL: Power.ValueType  # 1
-"""strawberry: after placing here, may put one more card from hand out of the round"""
+"""strawberry: after placing here, may put a strawberry card from hand out of the round"""
 POUR: Power.ValueType  # 2
 """blueberry: after placing here, may discard one face-up card under this tap"""
 MOVE: Power.ValueType  # 3
