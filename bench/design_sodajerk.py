@@ -77,8 +77,26 @@ def play(
             if e.kind == "round-end":
                 stats["end:" + e.detail.reason] += 1
         stats["decisions"] += state.steps
-    ranks = GAME.result(state).ranks
-    return list(ranks), first
+    result = GAME.result(state)
+    assert result is not None
+    LAST_SCORES[:] = result.scores
+    return list(result.ranks), first
+
+
+LAST_SCORES: list[float] = []
+
+
+def margin(seat: int) -> float:
+    """The seat's total minus the mean of the others' in the last game played."""
+    others = [s for i, s in enumerate(LAST_SCORES) if i != seat]
+    return LAST_SCORES[seat] - sum(others) / len(others)
+
+
+def mean_se(xs: list[float]) -> tuple[float, float]:
+    n = len(xs)
+    mu = sum(xs) / n
+    var = sum((x - mu) ** 2 for x in xs) / max(1, n - 1)
+    return mu, (var / n) ** 0.5
 
 
 def base_report(games: int) -> None:
@@ -114,16 +132,21 @@ def power_report(games: int, players: int = 3) -> None:
         rates = []
         for always in (True, False):
             wins = 0.0
+            margins = []
             for g in range(games):
                 seat = g % players
                 bots = [HeuristicBot() for _ in range(players)]
                 bots[seat] = Forced(kind, always)
                 ranks, _ = play(players, 50_000 + g, bots, {"advanced": True})
                 wins += (ranks[seat] == 1) / ranks.count(1)
-            rates.append(wins / games)
+                margins.append(margin(seat))
+            rates.append((wins / games, *mean_se(margins)))
+        (wa, ma, sa), (wn, mn, sn) = rates
         print(
             f"{name:9s}: heuristic uses it {used}/{offered} = {used / max(1, offered):.2f} of offers; "
-            f"win rate always {rates[0]:.3f}, never {rates[1]:.3f} (judged = {1 / players:.3f})"
+            f"always: win {wa:.3f}, margin {ma:+.2f} ± {sa:.2f}; never: win {wn:.3f}, margin {mn:+.2f} ± {sn:.2f} "
+            f"(vs the judging heuristic: win {1 / players:.3f}, margin 0)",
+            flush=True,
         )
 
 

@@ -448,27 +448,50 @@ def test_spill_never_takes_a_hand_below_3():
     assert state.pending[0].kind == "turn" and state.turn_seat == 1
 
 
-def test_pour_discards_a_face_up_card_under_the_power_tap():
-    state = advanced(
-        [BLUEBERRY], taps={BLUEBERRY: [("blueberry3", 1, True), ("kiwi2", 2, False), ("orange3", 2, True)]}
-    )
+def test_pour_takes_off_any_other_card_under_the_power_tap():
+    taps = {BLUEBERRY: [("blueberry3", 1, True), ("kiwi2", 2, False), ("orange3", 2, True)]}
+    state = advanced([BLUEBERRY], taps=taps)
     act(state, "place:kiwi1:blueberry")
-    assert ids(state) == ("skip", "pour:blueberry:0", "pour:blueberry:2")
+    assert ids(state) == ("skip", "pour:blueberry:0", "pour:blueberry:1", "pour:blueberry:2")  # not the new card
     act(state, "pour:blueberry:2")
     assert [s.card for s in state.taps[BLUEBERRY]] == cards("blueberry3", "kiwi2", "kiwi1")
     assert state.poured == [C("orange3")]
     assert tap_value(BLUEBERRY, [s.card for s in state.taps[BLUEBERRY]]) == 0
 
 
-def test_move_brings_a_face_up_card_from_another_tap():
-    state = advanced([BANANA], taps={KIWI: [("banana3", 1, True), ("kiwi2", 2, False)], BANANA: [("orange1", 2, True)]})
+def test_pouring_a_face_down_card_reveals_it():
+    state = advanced([BLUEBERRY], taps={BLUEBERRY: [("kiwi2", 2, False)]})
+    act(state, "place:kiwi1:blueberry")
+    assert "kiwi" not in state.pending[0].options[1].label  # the label never names a hidden card
+    act(state, "pour:blueberry:0")
+    assert state.poured == [C("kiwi2")] and [s.card for s in state.taps[BLUEBERRY]] == cards("kiwi1")
+    assert last(state, "pour").detail.card == pb.Card(flavour=KIWI, number=2)
+    assert list(GAME.observe(state, 1).poured) == [pb.Card(flavour=KIWI, number=2)]
+
+
+def test_move_brings_a_card_from_another_tap_keeping_its_side():
+    taps = {KIWI: [("banana3", 1, True), ("kiwi2", 2, False)], BANANA: [("orange1", 2, True)]}
+    state = advanced([BANANA], taps=taps)
     act(state, "place:orange1:banana")
-    assert ids(state) == ("skip", "move:kiwi:0")
+    assert ids(state) == ("skip", "move:kiwi:0", "move:kiwi:1")
     act(state, "move:kiwi:0")
     assert [s.card for s in state.taps[BANANA]] == cards("orange1", "orange1", "banana3")
     assert state.taps[BANANA][2].face_up and state.taps[BANANA][2].seat == 1
     assert [s.card for s in state.taps[KIWI]] == cards("kiwi2")
     assert last(state, "move").detail.from_tap == KIWI
+    assert last(state, "move").detail.card == pb.Card(flavour=BANANA, number=3)
+
+
+def test_a_moved_face_down_card_stays_hidden():
+    state = advanced([BANANA], taps={KIWI: [("kiwi2", 2, False)]})
+    act(state, "place:orange1:banana")
+    assert "kiwi2" not in state.pending[0].options[1].label.replace(" ", "")
+    act(state, "move:kiwi:0")
+    moved = state.taps[BANANA][1]
+    assert moved.card == C("kiwi2") and not moved.face_up and moved.seat == 2
+    assert not last(state, "move").detail.HasField("card")
+    assert GAME.observe(state, 0).taps[2].slots[1].card.flavour == pb.FLAVOUR_UNSPECIFIED
+    assert GAME.observe(state, 2).taps[2].slots[1].card == pb.Card(flavour=KIWI, number=2)
 
 
 def test_fizz_flips_a_card_under_another_tap_without_counting_as_a_flip():
@@ -531,6 +554,9 @@ def test_no_event_names_a_card_the_seat_may_not_see():
                     assert event.to == frozenset({seat})
                 if event.kind in ("place", "spill"):
                     assert not event.detail.HasField("card")
+            for _, event in state.log.since(seat, 0):
+                if event.kind == "move" and event.detail.HasField("card"):
+                    assert "face-down" not in event.text
 
 
 def test_only_the_spectator_sees_hands_and_set_aside_cards():

@@ -34,6 +34,7 @@ class View:
         self.sign: dict[int, float] = {}
         self.shrink: dict[int, float] = {}
         self.hidden: dict[int, int] = {}
+        self.mu: dict[int, float] = {}  # expected contribution of an unknown card under the tap
         for tap in obs.taps:
             t = int(tap.flavour)
             match = self.p[t]
@@ -49,7 +50,8 @@ class View:
                     raw += slot.card.number
                 else:
                     raw -= slot.card.number
-            self.raw[t] = raw + n * MEAN_NUMBER * (match - other)
+            self.mu[t] = MEAN_NUMBER * (match - other)
+            self.raw[t] = raw + n * self.mu[t]
             self.sign[t] = sign
             self.shrink[t] = (1 - 2 * p_switch) ** n
             self.hidden[t] = n
@@ -207,6 +209,8 @@ class HeuristicBot(Bot):
 
 def remove(view: View, t: int, card: pb.Card) -> tuple[float, float]:
     flavour = int(card.flavour)
+    if flavour == 0:  # a face-down card the viewer does not know
+        return view.raw[t] - view.mu[t], view.sign[t]
     if flavour == SWITCH:
         return view.raw[t], -view.sign[t]
     return view.raw[t] - (card.number if flavour == t else -card.number), view.sign[t]
@@ -214,6 +218,8 @@ def remove(view: View, t: int, card: pb.Card) -> tuple[float, float]:
 
 def add(view: View, t: int, card: pb.Card) -> tuple[float, float]:
     flavour = int(card.flavour)
+    if flavour == 0:
+        return view.raw[t] + view.mu[t], view.sign[t]
     if flavour == SWITCH:
         return view.raw[t], -view.sign[t]
     return view.raw[t] + (card.number if flavour == t else -card.number), view.sign[t]

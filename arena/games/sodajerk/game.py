@@ -49,9 +49,10 @@ Rulings (``shared/rules/NOTES.md`` §4.21 unless stated):
     usable right after you place a card under that tap (a ``power`` decision, asked only when
     the power has a legal target, ``skip`` always allowed): strawberry ``spill`` — put one
     strawberry card from your hand face down out of the round (only while the hand holds more
-    than 3 cards; it scores nothing; only its owner knows it); blueberry ``pour`` — discard one face-up card under this
-    tap for the rest of the round; banana ``move`` — move one face-up card from another tap to
-    this one (it stays face up); kiwi ``fizz`` — flip one face-down card under another tap (not
+    than 3 cards; it scores nothing; only its owner knows it); blueberry ``pour`` — pour off one other card under this
+    tap (face up or down: it is revealed and out for the rest of the round); banana ``move`` —
+    move one card from under another tap to this one (face up or down, it keeps its side and
+    placer); kiwi ``fizz`` — flip one face-down card under another tap (not
     a flip turn: the flip count stays 0); orange ``last-call`` — every other player has one
     more turn, then the round ends (not offered once called; the other ends still apply).
 11. **B-side flips** [:258–268]: the order is one shuffle of the taps in play before round 1:
@@ -376,22 +377,24 @@ class SodaJerk(Game[SodaJerkState]):
             ]
         if power == pb.LAST_CALL:
             return [] if state.last_call else [LAST_CALL]
-        if power == pb.POUR:
+        if power == pb.POUR:  # any card under this tap but the one just placed
             return [
-                _at(pb.USE_POUR, "pour", tap, i, f"discard {s.card.name} from the {tap_name(tap)} tap")
-                for i, s in enumerate(state.taps[tap])
-                if s.face_up
+                _at(pb.USE_POUR, "pour", tap, i, f"pour off {_slot_text(s)} from the {tap_name(tap)} tap")
+                for i, s in enumerate(state.taps[tap][:-1])
             ]
-        want_up = power == pb.MOVE
-        word, kind = ("move", pb.USE_MOVE) if want_up else ("fizz", pb.USE_FIZZ)
+        if power == pb.MOVE:  # any card under another tap, face up or down
+            return [
+                _at(pb.USE_MOVE, "move", t, i, f"move {_slot_text(s)} of the {tap_name(t)} tap here")
+                for t in state.flavours
+                if t != tap
+                for i, s in enumerate(state.taps[t])
+            ]
         return [
-            _at(
-                kind, word, t, i, f"{word} card {i} of the {tap_name(t)} tap" + (f" ({s.card.name})" if want_up else "")
-            )
+            _at(pb.USE_FIZZ, "fizz", t, i, f"flip the face-down card {i} of the {tap_name(t)} tap")
             for t in state.flavours
             if t != tap
             for i, s in enumerate(state.taps[t])
-            if s.face_up == want_up
+            if not s.face_up
         ]
 
     # -- rules ------------------------------------------------------------------------------
@@ -468,8 +471,14 @@ class SodaJerk(Game[SodaJerkState]):
             state.log.public(
                 seat,
                 "move",
-                f"moves {slot.card.name} from the {tap_name(action.tap)} tap to the {tap_name(tap)} tap",
-                pb.Detail(seat=seat, tap=tap, index=action.index, card=_card_pb(slot.card), from_tap=action.tap),  # type: ignore[arg-type]
+                f"moves {_slot_text(slot)} from the {tap_name(action.tap)} tap to the {tap_name(tap)} tap",
+                pb.Detail(
+                    seat=seat,
+                    tap=tap,  # type: ignore[arg-type]
+                    index=action.index,
+                    card=_card_pb(slot.card) if slot.face_up else None,
+                    from_tap=action.tap,
+                ),
             )
         elif kind == pb.USE_FIZZ:
             slot = state.taps[action.tap][action.index]
@@ -715,6 +724,11 @@ _CARD_PB = {
     c: pb.Card(flavour=c.flavour, number=c.number)  # type: ignore[arg-type]
     for c in [*dict.fromkeys(flavour_cards(FLAVOURS)), SWITCHEROO]
 }
+
+
+def _slot_text(slot: Slot) -> str:
+    """A card under a tap as every player may name it (a face-down card is never named)."""
+    return slot.card.name if slot.face_up else f"the face-down card of seat {slot.seat}"
 
 
 def _card_pb(card: Card) -> pb.Card:

@@ -75,9 +75,9 @@ class _PowerEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Power.ValueType
     SPILL: _Power.ValueType  # 1
     """strawberry: after placing here, may put a strawberry card from hand out of the round"""
     POUR: _Power.ValueType  # 2
-    """blueberry: after placing here, may discard one face-up card under this tap"""
+    """blueberry: after placing here, may pour off (reveal, discard) another card here"""
     MOVE: _Power.ValueType  # 3
-    """banana: after placing here, may move one face-up card from another tap here"""
+    """banana: after placing here, may move any card from another tap here (keeps its side)"""
     FIZZ: _Power.ValueType  # 4
     """kiwi: after placing here, may flip one face-down card under another tap"""
     LAST_CALL: _Power.ValueType  # 5
@@ -91,9 +91,9 @@ POWER_UNSPECIFIED: Power.ValueType  # 0
 SPILL: Power.ValueType  # 1
 """strawberry: after placing here, may put a strawberry card from hand out of the round"""
 POUR: Power.ValueType  # 2
-"""blueberry: after placing here, may discard one face-up card under this tap"""
+"""blueberry: after placing here, may pour off (reveal, discard) another card here"""
 MOVE: Power.ValueType  # 3
-"""banana: after placing here, may move one face-up card from another tap here"""
+"""banana: after placing here, may move any card from another tap here (keeps its side)"""
 FIZZ: Power.ValueType  # 4
 """kiwi: after placing here, may flip one face-down card under another tap"""
 LAST_CALL: Power.ValueType  # 5
@@ -139,9 +139,9 @@ class _KindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Kind.ValueType],
     USE_SPILL: _Kind.ValueType  # 4
     """put `card` from your hand face down out of the round"""
     USE_POUR: _Kind.ValueType  # 5
-    """discard the face-up card at `index` under the power tap"""
+    """pour off the card at `index` under the power tap (revealed, out of the round)"""
     USE_MOVE: _Kind.ValueType  # 6
-    """move the face-up card at `index` under `tap` to the power tap"""
+    """move the card at `index` under `tap` to the power tap (it keeps its side)"""
     USE_FIZZ: _Kind.ValueType  # 7
     """flip the face-down card at `index` under `tap`"""
     USE_LAST_CALL: _Kind.ValueType  # 8
@@ -159,9 +159,9 @@ SKIP: Kind.ValueType  # 3
 USE_SPILL: Kind.ValueType  # 4
 """put `card` from your hand face down out of the round"""
 USE_POUR: Kind.ValueType  # 5
-"""discard the face-up card at `index` under the power tap"""
+"""pour off the card at `index` under the power tap (revealed, out of the round)"""
 USE_MOVE: Kind.ValueType  # 6
-"""move the face-up card at `index` under `tap` to the power tap"""
+"""move the card at `index` under `tap` to the power tap (it keeps its side)"""
 USE_FIZZ: Kind.ValueType  # 7
 """flip the face-down card at `index` under `tap`"""
 USE_LAST_CALL: Kind.ValueType  # 8
@@ -509,7 +509,7 @@ class Detail(_message.Message):
     """b-side: the power now active"""
     @_builtins.property
     def card(self) -> Global___Card:
-        """flip/pour/move/fizz/reveal: the card (never on place or spill)"""
+        """flip/pour/fizz/reveal, move of a face-up card: the card (never on place/spill)"""
 
     @_builtins.property
     def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
