@@ -123,11 +123,13 @@ def base_report(games: int) -> None:
             del totals, seat0
 
 
-def power_report(games: int, players: int = 3) -> None:
+def power_report(games: int, players: int = 3, only: str = "") -> None:
     stats: Counter = Counter()
     for g in range(games):
         play(players, g, [HeuristicBot() for _ in range(players)], {"advanced": True}, stats)
     for name, kind in POWER_OF.items():
+        if only and name != only:
+            continue
         offered, used = stats[f"offered:{kind}"], stats[f"used:{kind}"]
         rates = []
         for always in (True, False):
@@ -154,11 +156,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--part", choices=("base", "powers", "all"), default="all")
+    parser.add_argument("--power", default="", help="only this power (spill, pour, move, fizz, last-call)")
     args = parser.parse_args()
     if args.part in ("base", "all"):
         base_report(args.games)
     if args.part in ("powers", "all"):
-        power_report(args.games)
+        power_report(args.games, only=args.power)
 
 
 if __name__ == "__main__":

@@ -505,20 +505,22 @@ def test_fizz_flips_a_card_under_another_tap_without_counting_as_a_flip():
     assert last(state, "fizz").detail.card == pb.Card(flavour=ORANGE, number=1)
 
 
-def test_last_call_gives_every_other_player_one_more_turn():
+def test_last_call_gives_every_player_one_more_turn_the_caller_last():
     state = advanced([ORANGE])
     act(state, "place:kiwi1:orange")
     assert ids(state) == ("skip", "last-call")
     act(state, "last-call")
-    assert state.last_call == 2 and GAME.observe(state, 1).last_call_turns == 2
+    assert state.last_call == 3 and GAME.observe(state, 1).last_call_turns == 3
     act(state, "place:kiwi1:orange")
     assert state.pending[0].kind == "turn"  # once per round: no second last call
     act(state, "place:kiwi1:kiwi")
+    assert state.round == 1 and state.turn_seat == 0 and state.last_call == 1
+    act(state, "place:kiwi2:kiwi")
     assert state.round == 2
     end = next(e for e in state.log.events if e.kind == "round-end")
     assert end.detail.reason == "last-call"
-    # orange: -1 -1 = -2; kiwi +1; hands: seat 0 o1 o2 o3 k2, seat 1 o1 o2 o3 k2, seat 2 the same
-    assert state.round_scores == [[-6 + 1]] * 3
+    # orange: -1 -1 = -2; kiwi: +1 +2 = 3; hands: seat 0 o1 o2 o3, seats 1 and 2 o1 o2 o3 k2
+    assert state.round_scores == [[-6], [-6 + 3], [-6 + 3]]
 
 
 def test_skip_uses_no_power():

@@ -54,7 +54,8 @@ Rulings (``shared/rules/NOTES.md`` §4.21 unless stated):
     move one card from under another tap to this one (face up or down, it keeps its side and
     placer); kiwi ``fizz`` — flip one face-down card under another tap (not
     a flip turn: the flip count stays 0); orange ``last-call`` — every other player has one
-    more turn, then the round ends (not offered once called; the other ends still apply).
+    more turn and then the caller one more, then the round ends (not offered once called; the
+    other ends still apply).
 11. **B-side flips** [:258–268]: the order is one shuffle of the taps in play before round 1:
     the first is flipped then, the next two at the start of round 2, the rest at round 3.
 12. **Set-aside cards** [:63]: hidden from every seat (the spectator sees them).
@@ -421,9 +422,9 @@ class SodaJerk(Game[SodaJerkState]):
                 pb.Detail(seat=seat, tap=action.tap, index=action.index, card=_card_pb(slot.card)),
             )
         elif kind == pb.USE_LAST_CALL:
-            text = "calls last call: every other player has one more turn"
+            text = "calls last call: every player has one more turn, the caller last"
             state.log.public(seat, "last-call", text, pb.Detail(seat=seat, tap=tap))  # type: ignore[arg-type]
-            state.last_call = state.players
+            state.last_call = state.players + 1  # this turn, one each for the others, one more of yours
         self._next_turn(state)
 
     def _next_turn(self, state: SodaJerkState) -> None:
@@ -441,7 +442,7 @@ class SodaJerk(Game[SodaJerkState]):
             "hand": f"seat {state.turn_seat} starts a turn with {len(state.hands[state.turn_seat])} cards",
             "flips": f"{state.players} flips in a row",
             "revealed": "every card under the taps is face up",
-            "last-call": "every player has had a turn after the last call",
+            "last-call": "every player has had one more turn after the last call",
         }[reason]
         state.log.public(
             CHANCE_SEAT,

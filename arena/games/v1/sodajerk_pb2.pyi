@@ -81,7 +81,7 @@ class _PowerEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Power.ValueType
     FIZZ: _Power.ValueType  # 4
     """kiwi: after placing here, may flip one face-down card under another tap"""
     LAST_CALL: _Power.ValueType  # 5
-    """orange: after placing here, may call last call: each other player has one more turn"""
+    """orange: after placing here, may call last call: one more turn each, the caller last"""
 
 class Power(_Power, metaclass=_PowerEnumTypeWrapper):
     """A B-side tap power (Advanced variant; arena design, the rulebook prints none)."""
@@ -97,7 +97,7 @@ MOVE: Power.ValueType  # 3
 FIZZ: Power.ValueType  # 4
 """kiwi: after placing here, may flip one face-down card under another tap"""
 LAST_CALL: Power.ValueType  # 5
-"""orange: after placing here, may call last call: each other player has one more turn"""
+"""orange: after placing here, may call last call: one more turn each, the caller last"""
 Global___Power: _TypeAlias = Power  # noqa: Y015
 
 class _Phase:
@@ -145,7 +145,7 @@ class _KindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Kind.ValueType],
     USE_FIZZ: _Kind.ValueType  # 7
     """flip the face-down card at `index` under `tap`"""
     USE_LAST_CALL: _Kind.ValueType  # 8
-    """last call: the round ends after every other player's next turn"""
+    """last call: the round ends after one more turn of each player, the caller last"""
 
 class Kind(_Kind, metaclass=_KindEnumTypeWrapper): ...
 
@@ -165,7 +165,7 @@ USE_MOVE: Kind.ValueType  # 6
 USE_FIZZ: Kind.ValueType  # 7
 """flip the face-down card at `index` under `tap`"""
 USE_LAST_CALL: Kind.ValueType  # 8
-"""last call: the round ends after every other player's next turn"""
+"""last call: the round ends after one more turn of each player, the caller last"""
 Global___Kind: _TypeAlias = Kind  # noqa: Y015
 
 @_typing.final
@@ -356,7 +356,7 @@ class Observation(_message.Message):
     rounds: _builtins.int
     """rounds in a game (3)"""
     last_call_turns: _builtins.int
-    """after a last call: turns left before the round ends (0 = none)"""
+    """after a last call: turns left, this one included (0 = no last call)"""
     @_builtins.property
     def taps(self) -> _containers.RepeatedCompositeFieldContainer[Global___Tap]:
         """the taps in play, in flavour order"""
