@@ -102,7 +102,7 @@ class HeuristicBot(Bot):
 
     game_id = "sodajerk"
 
-    def __init__(self, flip: float = 1.0, power: float = 0.5, fizz: float = 1.5, call: float = 12.0) -> None:
+    def __init__(self, flip: float = 1.0, power: float = 0.5, fizz: float = 1.5, call: float = 3.0) -> None:
         super().__init__()
         self.flip = flip
         self.power = power
@@ -233,7 +233,7 @@ def _heuristic(params: Mapping[str, str]) -> Bot:
             Param("flip", 1.0, -10, 10),
             Param("power", 0.5, -10, 10),
             Param("fizz", 1.5, -10, 20),
-            Param("call", 12.0, -50, 50),
+            Param("call", 3.0, -50, 50),
         ],
     )
     return HeuristicBot(values["flip"], values["power"], values["fizz"], values["call"])
