@@ -1,0 +1,169 @@
+"""Soda Jerk design checks: heuristic self-play of the designed numbers and B-side powers.
+
+    python -m bench.design_sodajerk --games 200
+
+Prints, per player count: the round-1 first player's win rate, how rounds end, decisions per
+game, the place/flip mix and mean totals; then, per power (Advanced, 3 players), how often the
+heuristic uses it when offered and the win rate of one seat that always uses it or never uses
+it (rotating seats, the others the default heuristic; 1/3 = no difference).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+
+from arena.chance import Chance
+from arena.engine import Option
+from arena.games.sodajerk import GAME
+from arena.games.v1 import sodajerk_pb2 as pb
+from bots.games.sodajerk import HeuristicBot, View
+
+POWER_OF = {
+    "spill": pb.USE_SPILL,
+    "pour": pb.USE_POUR,
+    "move": pb.USE_MOVE,
+    "fizz": pb.USE_FIZZ,
+    "last-call": pb.USE_LAST_CALL,
+}
+
+
+class FakeTurn:
+    def __init__(self, kind: str, observation: pb.Observation, options: tuple[Option, ...]) -> None:
+        self.kind = kind
+        self.observation = observation
+        self.options = options
+        self.option_ids = [o.id for o in options]
+
+
+class Forced(HeuristicBot):
+    """The heuristic, but always (or never) using one power when it is offered."""
+
+    def __init__(self, power: int, always: bool) -> None:
+        super().__init__()
+        self.forced = power
+        self.always = always
+
+    def power_choice(self, view: View, turn) -> str:  # type: ignore[no-untyped-def]
+        uses = [o for o in turn.options if o.action.kind == self.forced]
+        if not uses:
+            return super().power_choice(view, turn)
+        if not self.always:
+            return "skip"
+        gains = dict(self.power_gains(view, turn))
+        return max(uses, key=lambda o: gains.get(o.id, 0.0)).id
+
+
+def play(
+    players: int, seed: int, bots: list[HeuristicBot], options: dict | None = None, stats: Counter | None = None
+) -> tuple[list[int], int]:
+    state = GAME.new_match(GAME.config(players, options or {}), seed)
+    first = state.first_seat
+    while state.pending:
+        (decision,) = state.pending
+        obs = GAME.observe(state, decision.seat)
+        choice = bots[decision.seat].choose(FakeTurn(decision.kind, obs, decision.options))  # type: ignore[arg-type]
+        if stats is not None:
+            stats[decision.kind + ":" + choice.split(":")[0]] += 1
+            if decision.kind == "power":
+                kinds = {o.action.kind for o in decision.options} - {pb.SKIP}
+                for k in kinds:
+                    stats[f"offered:{k}"] += 1
+                    if decision.find(choice).action.kind == k:
+                        stats[f"used:{k}"] += 1
+        GAME.apply(state, {decision.seat: choice})
+    if stats is not None:
+        for e in state.log.events:
+            if e.kind == "round-end":
+                stats["end:" + e.detail.reason] += 1
+        stats["decisions"] += state.steps
+    result = GAME.result(state)
+    assert result is not None
+    LAST_SCORES[:] = result.scores
+    return list(result.ranks), first
+
+
+LAST_SCORES: list[float] = []
+
+
+def margin(seat: int) -> float:
+    """The seat's total minus the mean of the others' in the last game played."""
+    others = [s for i, s in enumerate(LAST_SCORES) if i != seat]
+    return LAST_SCORES[seat] - sum(others) / len(others)
+
+
+def mean_se(xs: list[float]) -> tuple[float, float]:
+    n = len(xs)
+    mu = sum(xs) / n
+    var = sum((x - mu) ** 2 for x in xs) / max(1, n - 1)
+    return mu, (var / n) ** 0.5
+
+
+def base_report(games: int) -> None:
+    for players in (2, 3, 4):
+        for options in ({}, {"advanced": True}):
+            stats: Counter = Counter()
+            first_wins = 0.0
+            seat0 = 0.0
+            totals = Counter()
+            for g in range(games):
+                ranks, first = play(players, g, [HeuristicBot() for _ in range(players)], options, stats)
+                k = ranks.count(1)
+                first_wins += (ranks[first] == 1) / k
+                seat0 += (ranks[0] == 1) / k
+            ends = {k[4:]: v for k, v in stats.items() if k.startswith("end:")}
+            n_end = sum(ends.values())
+            places, flips = stats["turn:place"], stats["turn:flip"]
+            print(
+                f"{players}p {'advanced' if options else 'basic   '}: round-1 first player wins "
+                f"{first_wins / games:.3f} (fair {1 / players:.3f}); decisions/game "
+                f"{stats['decisions'] / games:.1f}; flips {flips / (places + flips):.2f} of turns; "
+                "round ends " + ", ".join(f"{k} {v / n_end:.2f}" for k, v in sorted(ends.items()))
+            )
+            del totals, seat0
+
+
+def power_report(games: int, players: int = 3, only: str = "") -> None:
+    stats: Counter = Counter()
+    for g in range(games):
+        play(players, g, [HeuristicBot() for _ in range(players)], {"advanced": True}, stats)
+    for name, kind in POWER_OF.items():
+        if only and name != only:
+            continue
+        offered, used = stats[f"offered:{kind}"], stats[f"used:{kind}"]
+        rates = []
+        for always in (True, False):
+            wins = 0.0
+            margins = []
+            for g in range(games):
+                seat = g % players
+                bots = [HeuristicBot() for _ in range(players)]
+                bots[seat] = Forced(kind, always)
+                ranks, _ = play(players, 50_000 + g, bots, {"advanced": True})
+                wins += (ranks[seat] == 1) / ranks.count(1)
+                margins.append(margin(seat))
+            rates.append((wins / games, *mean_se(margins)))
+        (wa, ma, sa), (wn, mn, sn) = rates
+        print(
+            f"{name:9s}: heuristic uses it {used}/{offered} = {used / max(1, offered):.2f} of offers; "
+            f"always: win {wa:.3f}, margin {ma:+.2f} ± {sa:.2f}; never: win {wn:.3f}, margin {mn:+.2f} ± {sn:.2f} "
+            f"(vs the judging heuristic: win {1 / players:.3f}, margin 0)",
+            flush=True,
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--part", choices=("base", "powers", "all"), default="all")
+    parser.add_argument("--power", default="", help="only this power (spill, pour, move, fizz, last-call)")
+    args = parser.parse_args()
+    if args.part in ("base", "all"):
+        base_report(args.games)
+    if args.part in ("powers", "all"):
+        power_report(args.games, only=args.power)
+
+
+if __name__ == "__main__":
+    main()
+    _ = Chance
