@@ -255,6 +255,19 @@ def _copy_object(value: Any, skip: frozenset[str] = frozenset()) -> Any:
     return new
 
 
+def _slot_names(cls: type) -> tuple[str, ...]:
+    return tuple(name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ()) if name != "__weakref__")
+
+
+def _copy_slotted(value: Any) -> Any:
+    """A copy of an object with ``__slots__`` (e.g. a ``@dataclass(slots=True)``)."""
+    new = object.__new__(type(value))
+    for name in _slot_names(type(value)):
+        if hasattr(value, name):
+            setattr(new, name, clone(getattr(value, name)))
+    return new
+
+
 def _copy_log(log: EventLog) -> EventLog:
     new = EventLog()
     new.events = log.events.copy()  # events are immutable
@@ -282,6 +295,8 @@ def clone(value: Any) -> Any:
         copier = Chance.copy
     elif hasattr(value, "__dict__") and not isinstance(value, type):
         copier = _copy_object
+    elif _slot_names(cls):
+        copier = _copy_slotted
     else:
         raise TypeError(f"clone: cannot copy a {cls.__name__} (use lists, dicts, tuples and dataclasses in states)")
     _COPIERS[cls] = copier

@@ -75,7 +75,7 @@ from dataclasses import dataclass, field
 
 from arena.chance import Chance
 from arena.config import MatchConfig, OptionSpec
-from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, EventLog, Game, GameMeta, MatchState, Option, Result, Variant
+from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
 from arena.games.sodajerk.cards import (
     B_FLIPS,
     END_HAND,
@@ -586,7 +586,7 @@ class SodaJerk(Game[SodaJerkState]):
         (never set aside). Draws: ``"world-deal"`` (shuffle of the unknown flavour cards),
         ``"world-switch"`` (the Switcheroo's place), ``"world"`` (the world's own seed).
         """
-        world = self._copy(state)
+        world = self.copy_for(state, seat, chance)
         others = [s for s in range(state.players) if s != seat]
         slots = [sl for t in world.flavours for sl in world.taps[t] if not sl.face_up and sl.seat != seat]
         # The places, in fill order: other hands, other spills, their face-down cards, set-aside.
@@ -616,40 +616,8 @@ class SodaJerk(Game[SodaJerkState]):
             sl.card = cards[k]
             k += 1
         world.set_aside = cards[k:]
-        world.chance = Chance(chance.below(2**63, "world"))
-        world.log = EventLog()
-        world.log.events = [e for e in state.log.events if e.visible_to(seat)]
         world.pending = tuple(self.decisions(world))
         return world
-
-    @staticmethod
-    def _copy(state: SodaJerkState) -> SodaJerkState:
-        return SodaJerkState(
-            config=state.config,
-            chance=state.chance,
-            log=state.log,
-            pending=state.pending,
-            steps=state.steps,
-            flavours=list(state.flavours),
-            removed=state.removed,
-            b_order=list(state.b_order),
-            b_side=dict(state.b_side),
-            taps={t: [s.copy() for s in slots] for t, slots in state.taps.items()},
-            hands=[list(h) for h in state.hands],
-            set_aside=list(state.set_aside),
-            poured=list(state.poured),
-            spilled=[list(p) for p in state.spilled],
-            round=state.round,
-            first_seat=state.first_seat,
-            turn_seat=state.turn_seat,
-            phase=state.phase,
-            power_tap=state.power_tap,
-            first_done=list(state.first_done),
-            flips=state.flips,
-            last_call=state.last_call,
-            round_scores=[list(r) for r in state.round_scores],
-            totals=list(state.totals),
-        )
 
 
 _CARD_PB = {
