@@ -72,7 +72,14 @@ def run(args: argparse.Namespace) -> int:
         columns.remove("name")
     table = Table(title="Arena games", caption="details: arena rules GAME" if len(columns) < 6 else None)
     for column in columns:
-        table.add_column(column, no_wrap=column in ("id", "name", "players"), overflow="fold")
+        # A wrapping column is never narrower than its longest word ("hidden-information").
+        word = max((len(w) for r in rows for w in r[column].replace(",", " ").split()), default=1)
+        if column == "options":  # one option a line when the terminal has room for it
+            line = max(len(x) for r in rows for x in r["options"].splitlines())
+            others = sum(3 + 20 for c in columns if c in ("variants", "flags"))
+            if fixed + 3 + line + others <= console.width:
+                word = line
+        table.add_column(column, no_wrap=column in ("id", "name", "players"), overflow="fold", min_width=word)
     for row in rows:
         table.add_row(*(row[c] for c in columns))
     console.print(table)
