@@ -56,6 +56,16 @@ class Chance:
         """One item chosen uniformly."""
         return items[self.below(len(items), label)]
 
+    def weighted(self, weights: Sequence[int], label: str) -> int:
+        """An index drawn with probability proportional to its (integer, possibly huge) weight:
+        how a sampler picks among cases by their counts of completions."""
+        pick = self.below(sum(weights), label)
+        for i, weight in enumerate(weights):
+            if pick < weight:
+                return i
+            pick -= weight
+        raise AssertionError("unreachable")
+
     def shuffled(self, items: Iterable[T], label: str) -> list[T]:
         """A new list with the items in uniformly random order (Fisher–Yates)."""
         out = list(items)

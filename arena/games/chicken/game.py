@@ -496,6 +496,7 @@ class Chicken(Game[ChickenState]):
 
     # -- determinization --------------------------------------------------------------------
 
+
 _DIE_PB: dict[tuple[int, int], pb.Die] = {
     (d, f): pb.Die(type=d, face=f)  # type: ignore[arg-type]
     for d in DIE_NAMES

@@ -65,16 +65,6 @@ def _count(cards: Sequence[tuple[Card, int]], places: Sequence[Place]) -> Callab
     return count
 
 
-def _weighted(chance: Chance, weights: Sequence[int], label: str) -> int:
-    """An index drawn with probability proportional to its (big integer) weight."""
-    pick = chance.below(sum(weights), label)
-    for i, weight in enumerate(weights):
-        if pick < weight:
-            return i
-        pick -= weight
-    raise AssertionError("unreachable")
-
-
 def sample_world(game: ThreeWitches, state: ThreeWitchesState, viewer: int, chance: Chance) -> ThreeWitchesState:
     world = game.copy_for(state, viewer, chance)
     if state.phase != pb.OVER:
@@ -151,7 +141,7 @@ def _redeal(world: ThreeWitchesState, viewer: int, chance: Chance) -> None:
                 hand.banned |= {world.lead_suit}
         variants.append(trial)
         weights.append(_count(cards, trial)(0, tuple(p.size for p in trial)))
-    chosen = variants[_weighted(chance, weights, "world")]
+    chosen = variants[chance.weighted(weights, "world")]
     count = _count(cards, chosen)
     caps = tuple(p.size for p in chosen)
     content: list[list[Card]] = [[] for _ in chosen]
@@ -160,7 +150,7 @@ def _redeal(world: ThreeWitchesState, viewer: int, chance: Chance) -> None:
         for j, place in enumerate(chosen):
             ok = caps[j] and (must < 0 or place.seat == must) and place.allows(card)
             options.append(count(i + 1, (*caps[:j], caps[j] - 1, *caps[j + 1 :])) if ok else 0)
-        j = _weighted(chance, options, "world")
+        j = chance.weighted(options, "world")
         content[j].append(card)
         caps = (*caps[:j], caps[j] - 1, *caps[j + 1 :])
 

@@ -14,7 +14,7 @@ the places that allow it) weights each split; then the suit's cards are shuffled
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from functools import cache
 from math import factorial
 from typing import TYPE_CHECKING
@@ -24,15 +24,6 @@ from arena.games.tricktothefuture.cards import PAST, SUITS, rank_of, suit_of
 
 if TYPE_CHECKING:
     from arena.games.tricktothefuture.game import TrickToTheFuture, TrickToTheFutureState
-
-
-def _weighted(chance: Chance, weights: Sequence[int], label: str) -> int:
-    pick = chance.below(sum(weights), label)
-    for i, weight in enumerate(weights):
-        if pick < weight:
-            return i
-        pick -= weight
-    raise AssertionError("unreachable")
 
 
 def _splits(m: int, caps: tuple[int, ...], allowed: tuple[bool, ...]) -> Iterator[tuple[int, ...]]:
@@ -119,7 +110,7 @@ def _redeal(world: TrickToTheFutureState, viewer: int, chance: Chance) -> None:
         m = len(group)
         splits = list(_splits(m, left, allowed[k]))
         weights = [_ways(m, x) * count(k + 1, tuple(a - b for a, b in zip(left, x, strict=True))) for x in splits]
-        split = splits[_weighted(chance, weights, "world")]
+        split = splits[chance.weighted(weights, "world")]
         order = chance.shuffled(group, "world")
         at = 0
         for j, x in enumerate(split):

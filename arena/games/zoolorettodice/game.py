@@ -484,5 +484,6 @@ class ZoolorettoDice(Game[ZooState]):
 
     # -- determinization --------------------------------------------------------------------
 
+
 GAME = ZoolorettoDice()
 """Zooloretto: The Dice Game: see :mod:`arena.games.zoolorettodice.game` for rules and rulings."""
