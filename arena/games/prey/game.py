@@ -64,7 +64,6 @@ import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from math import factorial
 from pathlib import Path
 
 from arena.chance import Chance
@@ -219,23 +218,6 @@ class PreyState(MatchState):
 # Uniform deals under void constraints (sample_world)
 
 
-def _compositions(n: int, caps: Sequence[int], allowed: Sequence[bool]) -> list[tuple[int, ...]]:
-    """Every split of n cards among places (x_j <= caps_j, x_j = 0 where not allowed)."""
-    out: list[tuple[int, ...]] = []
-
-    def rec(j: int, left: int, acc: tuple[int, ...]) -> None:
-        if j == len(caps) - 1:
-            if left <= caps[j] and (left == 0 or allowed[j]):
-                out.append((*acc, left))
-            return
-        top = min(left, caps[j]) if allowed[j] else 0
-        for x in range(top + 1):
-            rec(j + 1, left - x, (*acc, x))
-
-    rec(0, n, ())
-    return out
-
-
 def constrained_deal(
     groups: Sequence[Sequence[int]],
     caps: Sequence[int],
@@ -244,72 +226,11 @@ def constrained_deal(
     label: str = "sample",
 ) -> list[list[int]]:
     """Deal the cards of ``groups`` (one list per suit) to places of sizes ``caps`` uniformly
-    among all deals where place j gets no card of suit s unless ``allowed[s][j]``.
-
-    Exact and constructive: the number of deals completing each partial split is counted suit
-    by suit (a small DP over the remaining capacities), the split of each suit among the places
-    is drawn with probability proportional to its multinomial weight times its completions, and
-    the suit's cards are shuffled into that split. No rejection.
-    """
-    k = len(groups)
-    sizes = [len(g) for g in groups]
-    if sum(sizes) != sum(caps):
-        raise ValueError("cards and places differ in number")
-    splits = [_compositions(sizes[s], [HAND_SIZE * 4] * len(caps), allowed[s]) for s in range(k)]
-    memo: dict[tuple[int, tuple[int, ...]], int] = {}
-
-    def ways(s: int, left: tuple[int, ...]) -> int:
-        if s == k:
-            return 1 if not any(left) else 0
-        key = (s, left)
-        if key in memo:
-            return memo[key]
-        total = 0
-        n_fact = factorial(sizes[s])
-        for x in splits[s]:
-            rest = tuple(c - xi for c, xi in zip(left, x, strict=True))
-            if min(rest) < 0:
-                continue
-            sub = ways(s + 1, rest)
-            if sub:
-                weight = n_fact
-                for xi in x:
-                    weight //= factorial(xi)
-                total += weight * sub
-        memo[key] = total
-        return total
-
-    left = tuple(caps)
-    if not ways(0, left):
-        raise ValueError("no deal satisfies the constraints")
-    places: list[list[int]] = [[] for _ in caps]
-    for s in range(k):
-        n_fact = factorial(sizes[s])
-        weighted: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
-        for x in splits[s]:
-            rest = tuple(c - xi for c, xi in zip(left, x, strict=True))
-            if min(rest) < 0:
-                continue
-            sub = ways(s + 1, rest)
-            if sub:
-                weight = n_fact
-                for xi in x:
-                    weight //= factorial(xi)
-                weighted.append((weight * sub, x, rest))
-        r = chance.below(sum(w for w, _, _ in weighted), label)
-        chosen = weighted[-1]
-        for entry in weighted:
-            if r < entry[0]:
-                chosen = entry
-                break
-            r -= entry[0]
-        _, split, left = chosen
-        cards = chance.shuffled(groups[s], label)
-        at = 0
-        for j, xi in enumerate(split):
-            places[j] += cards[at : at + xi]
-            at += xi
-    return places
+    among all deals where place j gets no card of suit s unless ``allowed[s][j]``: the engine's
+    exact constrained deal (:meth:`arena.chance.Chance.deal`), with voids as the constraint."""
+    suit = {card: s for s, group in enumerate(groups) for card in group}
+    accepts = [lambda card, j=j: allowed[suit[card]][j] for j in range(len(caps))]
+    return chance.deal([card for group in groups for card in group], caps, label, accepts)
 
 
 # --------------------------------------------------------------------------------------------

@@ -7,16 +7,12 @@ gave the first lead (the Past 0, or the lowest Past card held) was in the first 
 and every lower Past card of the round's deck was undealt (ruling 4; all Past cards when the
 lead was drawn at random).
 
-The unknown cards are dealt exactly uniformly over the consistent deals: the constraints are per
-suit, so a suit-by-suit count of completions (multinomial ways for each split of a suit among
-the places that allow it) weights each split; then the suit's cards are shuffled into it.
+The unknown cards are dealt exactly uniformly over the consistent deals by the engine's
+constrained deal (:meth:`arena.chance.Chance.deal`), the voids as the constraint.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from functools import cache
-from math import factorial
 from typing import TYPE_CHECKING
 
 from arena.chance import Chance
@@ -24,25 +20,6 @@ from arena.games.tricktothefuture.cards import PAST, SUITS, rank_of, suit_of
 
 if TYPE_CHECKING:
     from arena.games.tricktothefuture.game import TrickToTheFuture, TrickToTheFutureState
-
-
-def _splits(m: int, caps: tuple[int, ...], allowed: tuple[bool, ...]) -> Iterator[tuple[int, ...]]:
-    """Every way to put m cards into the places (at most caps[j] into an allowed place j)."""
-    if not caps:
-        if m == 0:
-            yield ()
-        return
-    top = min(m, caps[0]) if allowed[0] else 0
-    for x in range(top + 1):
-        for rest in _splits(m - x, caps[1:], allowed[1:]):
-            yield (x, *rest)
-
-
-def _ways(m: int, split: tuple[int, ...]) -> int:
-    out = factorial(m)
-    for x in split:
-        out //= factorial(x)
-    return out
 
 
 def sample_world(
@@ -79,50 +56,9 @@ def _redeal(world: TrickToTheFutureState, viewer: int, chance: Chance) -> None:
         caps[place] -= 1
 
     free = [c for c in hidden if c not in pinned]
-    # Places with the same banned suits are interchangeable: deal to these classes first (the
-    # ways to split a class's cards among its places do not depend on which cards they are),
-    # then shuffle each class's cards into its places.
-    classes: list[tuple[bool, ...]] = []
-    members: list[list[int]] = []
-    for j, row in enumerate(banned):
-        bans = tuple(row)
-        if bans not in classes:
-            classes.append(bans)
-            members.append([])
-        members[classes.index(bans)].append(j)
-    room = tuple(sum(caps[j] for j in group) for group in members)
-    groups = [[c for c in free if suit_of(c) == k] for k in range(len(SUITS))]
-    allowed = [tuple(not bans[k] for bans in classes) for k in range(len(SUITS))]
-
-    @cache
-    def count(k: int, left: tuple[int, ...]) -> int:
-        if k == len(groups):
-            return 1 if not any(left) else 0
-        m = len(groups[k])
-        return sum(
-            _ways(m, x) * count(k + 1, tuple(a - b for a, b in zip(left, x, strict=True)))
-            for x in _splits(m, left, allowed[k])
-        )
-
-    left = room
-    dealt: list[list[int]] = [[] for _ in classes]
-    for k, group in enumerate(groups):
-        m = len(group)
-        splits = list(_splits(m, left, allowed[k]))
-        weights = [_ways(m, x) * count(k + 1, tuple(a - b for a, b in zip(left, x, strict=True))) for x in splits]
-        split = splits[chance.weighted(weights, "world")]
-        order = chance.shuffled(group, "world")
-        at = 0
-        for j, x in enumerate(split):
-            dealt[j].extend(order[at : at + x])
-            at += x
-        left = tuple(a - b for a, b in zip(left, split, strict=True))
-    for group, got in zip(members, dealt, strict=True):
-        order = chance.shuffled(sorted(got), "world")
-        at = 0
-        for j in group:
-            content[j].extend(order[at : at + caps[j]])
-            at += caps[j]
+    accepts = [lambda card, bans=bans: not bans[suit_of(card)] for bans in banned]
+    for place, cards in enumerate(chance.deal(free, caps, "world", accepts)):
+        content[place] += cards
 
     for j, s in enumerate(seats):
         world.hands[s] = sorted(content[j])
