@@ -388,7 +388,6 @@ class EggsAndEmpires(Game[EggsState]):
                 state.played[seat].append(rank)
                 revealed.append((seat, rank))
         state.order, state.tie = collection_order(revealed, state.marker, state.players)
-        state.cursor = 0
         text = ", ".join(f"seat {e.seat} {rank_name(e.rank)}" for e in state.order)
         state.log.public(
             CHANCE_SEAT, "reveal", f"turn {state.turn}: {text}", _detail(entries=[_entry_pb(e) for e in state.order])
