@@ -51,9 +51,15 @@ def rate(play: object, game: Game, players: int, seconds: float) -> tuple[float,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--game", action="append", default=[], help="only this game (repeatable)")
     args = parser.parse_args(argv)
+    unknown = sorted(set(args.game) - set(games()))
+    if unknown:
+        parser.error(f"unknown game(s) {', '.join(unknown)}; known games: {', '.join(games())}")
     rows = []
     for game in games().values():
+        if args.game and game.meta.id not in args.game:
+            continue
         players = min(max(2, game.meta.min_players), game.meta.max_players)
         if game.meta.id == "getbit":
             players = 4  # the base game (2 and 3 players are variants)
