@@ -5,7 +5,9 @@
 Prints, per player count: the round-1 first player's win rate, how rounds end, decisions per
 game, the place/flip mix and mean totals; then, per power (Advanced, 3 players), how often the
 heuristic uses it when offered and the win rate of one seat that always uses it or never uses
-it (rotating seats, the others the default heuristic; 1/3 = no difference).
+it (rotating seats, the others the default heuristic; 1/3 = no difference); then
+(``--part oracle``) at every power offer, whether using it beats skipping when the round is
+played out both ways from the true state.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import argparse
 from collections import Counter
 
 from arena.chance import Chance
-from arena.engine import Option
+from arena.engine import Option, clone
 from arena.games.sodajerk import GAME
 from arena.games.v1 import sodajerk_pb2 as pb
 from bots.games.sodajerk import HeuristicBot, View
@@ -152,16 +154,72 @@ def power_report(games: int, players: int = 3, only: str = "") -> None:
         )
 
 
+def _round_margin(state, seat: int, bots: list[HeuristicBot]) -> float:  # type: ignore[no-untyped-def]
+    """Play the round out with the bots; the seat's round score minus the best other's."""
+    round_ = state.round
+    while state.pending and state.round == round_:
+        (decision,) = state.pending
+        obs = GAME.observe(state, decision.seat)
+        choice = bots[decision.seat].choose(FakeTurn(decision.kind, obs, decision.options))  # type: ignore[arg-type]
+        GAME.apply(state, {decision.seat: choice})
+    scores = [r[round_ - 1] for r in state.round_scores]
+    return scores[seat] - max(v for s, v in enumerate(scores) if s != seat)
+
+
+def oracle_report(games: int, players: int = 3, only: str = "") -> None:
+    """Is a power ever wrong? At every offer in heuristic self-play, play the round out twice
+    from the true state (no chance inside a round, so each branch is exact for these bots):
+    once skipping, once using the power as the heuristic would; count the offers where using
+    it ends the round better, equal or worse for the user (round score minus the best other's)."""
+    tally: dict[int, Counter] = {kind: Counter() for kind in POWER_OF.values()}
+    for g in range(games):
+        bots = [HeuristicBot() for _ in range(players)]
+        state = GAME.new_match(GAME.config(players, {"advanced": True}), 70_000 + g)
+        while state.pending:
+            (decision,) = state.pending
+            obs = GAME.observe(state, decision.seat)
+            turn = FakeTurn(decision.kind, obs, decision.options)
+            if decision.kind == "power":
+                gains = dict(bots[decision.seat].power_gains(View(obs), turn))  # type: ignore[arg-type]
+                for kind, counts in tally.items():
+                    uses = [o for o in decision.options if o.action.kind == kind]
+                    if not uses:
+                        continue
+                    use = max(uses, key=lambda o: gains.get(o.id, 0.0)).id
+                    outcome = {}
+                    for choice in ("skip", use):
+                        branch = clone(state)
+                        GAME.apply(branch, {decision.seat: choice})
+                        outcome[choice] = _round_margin(branch, decision.seat, bots)
+                    diff = outcome[use] - outcome["skip"]
+                    counts["better" if diff > 0 else "worse" if diff < 0 else "equal"] += 1
+                    counts["gain"] += diff
+            GAME.apply(state, {decision.seat: bots[decision.seat].choose(turn)})  # type: ignore[arg-type]
+    for name, kind in POWER_OF.items():
+        if only and name != only:
+            continue
+        c = tally[kind]
+        n = c["better"] + c["worse"] + c["equal"]
+        share = {k: c[k] / max(1, n) for k in ("better", "equal", "worse", "gain")}
+        print(
+            f"{name:9s}: {n} offers; using it is better in {share['better']:.2f}, equal in {share['equal']:.2f}, "
+            f"worse in {share['worse']:.2f}; mean gain {share['gain']:+.2f}",
+            flush=True,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--part", choices=("base", "powers", "all"), default="all")
+    parser.add_argument("--part", choices=("base", "powers", "oracle", "all"), default="all")
     parser.add_argument("--power", default="", help="only this power (spill, pour, move, fizz, last-call)")
     args = parser.parse_args()
     if args.part in ("base", "all"):
         base_report(args.games)
     if args.part in ("powers", "all"):
         power_report(args.games, only=args.power)
+    if args.part in ("oracle", "all"):
+        oracle_report(args.games, only=args.power)
 
 
 if __name__ == "__main__":

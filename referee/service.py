@@ -42,7 +42,15 @@ from arena.protocol import event_message
 from arena.record import MatchRecord, resimulate
 from arena.registry import games, get_game
 from arena.runner import ErrorPolicy, play_match_async
-from arena.tournament import FORMATS, TournamentSpec, groups_of, match_at, schedule_size
+from arena.tournament import (
+    FORMATS,
+    TournamentSpec,
+    entrant_bot,
+    expand_entrants,
+    groups_of,
+    match_at,
+    schedule_size,
+)
 from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from referee import endpoints, views
 from referee.auth import Caller, create_owner, current_caller
@@ -484,16 +492,27 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         fmt = views.FORMAT_NAMES.get(request.format_type, "") or request.format or "round-robin"
         if fmt not in FORMATS:
             raise invalid("format", f"unknown format {fmt!r}; allowed: {', '.join(FORMATS)}")
-        if len(request.bots) < max(2, players):
-            raise invalid(
-                "bots", f"{players}-player matches need at least {max(2, players)} bots, got {len(request.bots)}"
-            )
-        if len(set(request.bots)) != len(request.bots):
-            raise invalid("bots", "a bot is listed twice")
+        # BOT*N enters N copies (BOT, BOT#2, ...), rated apart, as on the command line.
+        entrants: list[tuple[int, str]] = []
+        for i, item in enumerate(request.bots):
+            try:
+                entrants += [(i, name) for name in expand_entrants([item])]
+            except ConfigError as exc:
+                raise invalid(f"bots[{i}]", str(exc)) from None
+            if len(entrants) > MAX_BOTS:
+                raise invalid(
+                    "bots", f"more than {MAX_BOTS} entrants (BOT*N counts N); at most {MAX_BOTS} per tournament"
+                )
+        names = tuple(name for _, name in entrants)
+        if len(names) < max(2, players):
+            raise invalid("bots", f"{players}-player matches need at least {max(2, players)} bots, got {len(names)}")
+        if len(set(names)) != len(names):
+            twice = next(name for name in names if names.count(name) > 1)
+            raise invalid("bots", f"bot {twice!r} is listed twice; to let it fill several seats write {twice}*N")
         if request.HasField("repeats") and request.repeats == 0:
             raise invalid("repeats", "repeats must be at least 1")
         repeats = request.repeats or 1
-        sized = TournamentSpec(game=meta.id, bots=tuple(request.bots), players=players, format=fmt, repeats=repeats)
+        sized = TournamentSpec(game=meta.id, bots=names, players=players, format=fmt, repeats=repeats)
         total = schedule_size(sized)
         if total > MAX_MATCHES:
             raise invalid("repeats", f"{total} matches; at most {MAX_MATCHES} per tournament")
@@ -507,7 +526,10 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             raise invalid("on_error", f"on_error must be forfeit or substitute, not {on_error!r}")
         addresses = {}
         builtins = set(self.builtin_bots(meta.id))
-        for i, name in enumerate(request.bots):
+        for i, name in entrants:
+            name = entrant_bot(name)  # copies play their bot: check it once per copy, cheaply
+            if name in addresses:
+                continue
             if name.split(":")[0] in builtins:
                 try:
                     self.make_player(name, meta.id)
@@ -526,7 +548,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             addresses[name] = data["endpoint"]
         spec = TournamentSpec(
             game=meta.id,
-            bots=tuple(request.bots),
+            bots=names,
             players=players,
             options=dict(config.options),
             format=fmt,

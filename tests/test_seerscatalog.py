@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import pickle
 from collections import Counter
 
@@ -479,7 +478,8 @@ def test_sample_world_is_uniform():
 # Playouts
 
 
-PLAYOUTS = int(os.environ.get("SEERS_PLAYOUTS", "24"))  # bench/design_seerscatalog.py runs 2,000
+PLAYOUTS = 2000
+CHUNKS = 8  # the 2,000 games in parallel slices (pytest-xdist spreads them over the workers)
 MAX_STEPS = 2000  # bound: 4 rounds, each at most ~ (15 cards x players) plays + passes
 
 
@@ -497,10 +497,23 @@ def invariant(state: SeersState) -> None:
     assert state.steps <= MAX_STEPS
 
 
-def test_random_playout_invariants():
-    for i in range(PLAYOUTS):
+def test_random_playouts_keep_the_contract():
+    """The generic contract checks (options, observations) on a few dozen games; the 2,000
+    below run the engine alone, which is what their invariants are about."""
+    for i in range(24):
+        random_playout(GAME, GAME.config(2 + i % 4), 1000 + i, invariant=invariant, observe=i % 6 == 0)
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_playout_invariants_over_2000_seeded_games(chunk):
+    for i in range(chunk, PLAYOUTS, CHUNKS):
         players = 2 + i % 4
-        state = random_playout(GAME, GAME.config(players), 1000 + i, invariant=invariant, observe=i % 6 == 0)
+        state = GAME.new_match(GAME.config(players), 1000 + i)
+        rng = Chance(i)
+        while state.pending:
+            invariant(state)
+            GAME.apply(state, {d.seat: rng.pick(d.options, "test").id for d in state.pending})
+        invariant(state)
         result = GAME.result(state)
         assert list(result.scores) == [sum(r) for r in state.round_scores]
         assert all(len(r) == 4 for r in state.round_scores)

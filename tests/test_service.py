@@ -207,6 +207,9 @@ INVALID = [
         arena_pb2.CreateTournamentRequest(game="skyfive", bots=["random", "heuristic"], repeats=1_000_000),
         "repeats",
     ),
+    ("CreateTournament", arena_pb2.CreateTournamentRequest(game="skyfive", bots=["random", "heuristic*0"]), "bots[1]"),
+    ("CreateTournament", arena_pb2.CreateTournamentRequest(game="skyfive", bots=["random", "random*2"]), "bots"),
+    ("CreateTournament", arena_pb2.CreateTournamentRequest(game="skyfive", bots=["random*40", "heuristic*40"]), "bots"),
     ("DescribeGame", arena_pb2.DescribeGameRequest(game="chess"), "game"),
     ("GetMatch", arena_pb2.GetMatchRequest(id="not-a-match"), "id"),
     ("GetLeaderboard", arena_pb2.GetLeaderboardRequest(), "scope"),
@@ -218,6 +221,18 @@ def test_invalid_requests_name_the_field(stack, method, request_message, field):
     code, bad_field, details = code_of(getattr(api(stack, "alice"), method), request_message)
     assert (code, bad_field) == (grpc.StatusCode.INVALID_ARGUMENT, field), details
     assert "Traceback" not in details
+
+
+def test_copies_of_a_bot_fill_the_table(stack):
+    alice = api(stack, "alice")
+    created = alice.CreateTournament(
+        arena_pb2.CreateTournamentRequest(game="skyfive", bots=["heuristic*3", "random"], players=4, repeats=1)
+    )
+    got = alice.GetTournament(arena_pb2.GetTournamentRequest(tournament_id=created.id))
+    assert list(got.bots) == ["heuristic", "heuristic#2", "heuristic#3", "random"]
+    final = watch_to_end(alice, created.id)[-1]
+    assert final.tournament.status == "complete"
+    assert {r.bot for r in final.leaderboard.rows} == {"heuristic", "heuristic#2", "heuristic#3", "random"}
 
 
 @pytest.mark.parametrize(

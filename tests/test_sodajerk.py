@@ -519,8 +519,34 @@ def test_last_call_gives_every_player_one_more_turn_the_caller_last():
     assert state.round == 2
     end = next(e for e in state.log.events if e.kind == "round-end")
     assert end.detail.reason == "last-call"
-    # orange: -1 -1 = -2; kiwi: +1 +2 = 3; hands: seat 0 o1 o2 o3, seats 1 and 2 o1 o2 o3 k2
-    assert state.round_scores == [[-6], [-6 + 3], [-6 + 3]]
+    # orange: -1 -1 = -2; kiwi: +1 +2 = 3; hands: seat 0 o1 o2 o3, seats 1 and 2 o1 o2 o3 k2;
+    # the caller (seat 0, -6) does not have the best hand: the bet costs it 5 (ruling 14)
+    assert state.round_scores == [[-6 - 5], [-6 + 3], [-6 + 3]]
+    score = last(state, "score").detail
+    assert score.caller == 0 and score.penalty == 5 and list(score.scores) == [-11, -3, -3]
+
+
+def test_a_caller_with_the_strictly_best_hand_pays_nothing():
+    state = advanced([ORANGE], hands={0: ["kiwi1", "kiwi2", "kiwi3", "orange1", "orange2"]})
+    act(state, "place:kiwi1:orange", "last-call")
+    assert GAME.observe(state, 2).caller == 0
+    act(state, "place:kiwi1:kiwi", "place:kiwi2:kiwi", "place:orange1:orange")
+    assert state.round == 2
+    # orange: -1 +1 = 0; kiwi: +1 +2 = 3; seat 0 holds k2 k3 o2 = 6, seats 1 and 2 o1 o2 o3 k = 3
+    assert state.round_scores == [[6], [3], [3]]
+    score = last(state, "score").detail
+    assert score.caller == 0 and score.penalty == 0
+    assert GAME.observe(state, 0).caller == -1  # a new round: nobody has called
+
+
+@pytest.mark.parametrize(
+    "scores, caller, penalty",
+    [([6, 3, 3], 0, 0), ([3, 3, 1], 0, 5), ([1, 3, 2], 0, 5), ([1, 2, 0], 1, 0), ([9, 9, 9], -1, 0)],
+)
+def test_last_call_bet_needs_the_strictly_highest_round_score(scores, caller, penalty):
+    state = advanced([ORANGE])
+    state.caller = caller
+    assert GAME._call_penalty(state, scores) == penalty
 
 
 def test_skip_uses_no_power():

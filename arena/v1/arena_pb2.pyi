@@ -824,7 +824,7 @@ class CreateTournamentRequest(_message.Message):
 
     @_builtins.property
     def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """registered bot names and/or built-in bot specs: 2-64"""
+        """registered bot names and/or built-in bot specs, 2-64 entrants; BOT*N enters N copies rated apart (BOT, BOT#2, ...)"""
 
     @_builtins.property
     def clock(self) -> Global___ClockLimits:

@@ -20,6 +20,7 @@ HAND: dict[int, int] = {int(k): v for k, v in _DATA["hands"].items() if k.isdigi
 END_HAND: int = _DATA["hands"]["end_hand"]
 ROUNDS: int = _DATA["hands"]["rounds"]
 B_FLIPS: tuple[int, ...] = tuple(_DATA["powers"]["flips"])
+CALL_PENALTY: int = _DATA["powers"]["last_call_penalty"]
 POWER_NAMES: dict[str, int] = {
     "spill": pb.SPILL,
     "pour": pb.POUR,

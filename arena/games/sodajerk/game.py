@@ -55,11 +55,16 @@ Rulings (``shared/rules/NOTES.md`` §4.21 unless stated):
     placer); kiwi ``fizz`` — flip one face-down card under another tap (not
     a flip turn: the flip count stays 0); orange ``last-call`` — every other player has one
     more turn and then the caller one more, then the round ends (not offered once called; the
-    other ends still apply).
+    other ends still apply); the call is a bet, see ruling 14.
 11. **B-side flips** [:258–268]: the order is one shuffle of the taps in play before round 1:
     the first is flipped then, the next two at the start of round 2, the rest at round 3.
 12. **Set-aside cards** [:63]: hidden from every seat (the spectator sees them).
 13. **Ties** [:205–209]: equal totals share the placing.
+14. **Last call is a bet** (designed): if the caller's round score (its hand) is not strictly
+    the highest of the round, it loses ``last_call_penalty`` (5) points that round, however the
+    round ended. Without the bet, the caller's final turn made calling right at nearly every
+    chance; with it, the true-state check in ``bench/design_sodajerk.py --part oracle`` finds
+    calling better in about half the offers and worse in the other half.
 
 Chance labels, in draw order: ``"tap"`` (2 players: pick of the flavour removed, once),
 ``"b-side"`` (Advanced: one shuffle of the taps in play, once), then each round ``"deck"``
@@ -78,6 +83,7 @@ from arena.config import MatchConfig, OptionSpec
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
 from arena.games.sodajerk.cards import (
     B_FLIPS,
+    CALL_PENALTY,
     END_HAND,
     FLAVOURS,
     HAND,
@@ -115,6 +121,7 @@ class SodaJerkState(MatchState):
     first_done: list[bool] = field(default_factory=list)
     flips: int = 0  # consecutive flips
     last_call: int = 0  # turns left (the caller's included) before a last call ends the round
+    caller: int = -1  # the seat that called last call this round (-1: nobody)
     round_scores: list[list[int]] = field(default_factory=list)  # per seat
     totals: list[int] = field(default_factory=list)
 
@@ -243,6 +250,7 @@ class SodaJerk(Game[SodaJerkState]):
         state.first_done = [False] * players
         state.flips = 0
         state.last_call = 0
+        state.caller = -1
         state.phase = pb.TURN
         state.power_tap = 0
         state.log.public(
@@ -425,6 +433,7 @@ class SodaJerk(Game[SodaJerkState]):
             text = "calls last call: every player has one more turn, the caller last"
             state.log.public(seat, "last-call", text, pb.Detail(seat=seat, tap=tap))  # type: ignore[arg-type]
             state.last_call = state.players + 1  # this turn, one each for the others, one more of yours
+            state.caller = seat
         self._next_turn(state)
 
     def _next_turn(self, state: SodaJerkState) -> None:
@@ -462,6 +471,9 @@ class SodaJerk(Game[SodaJerkState]):
                     )
         values = self.tap_values(state)
         scores = [hand_score(hand, values) for hand in state.hands]
+        penalty = self._call_penalty(state, scores)
+        if penalty:
+            scores[state.caller] -= penalty
         for seat in range(state.players):
             state.round_scores[seat].append(scores[seat])
             state.totals[seat] += scores[seat]
@@ -470,8 +482,15 @@ class SodaJerk(Game[SodaJerkState]):
             CHANCE_SEAT,
             "score",
             f"round {state.round}: taps {shown}; hands score "
-            + ", ".join(f"seat {s} {v:+d}" for s, v in enumerate(scores)),
-            pb.Detail(round=state.round, values=[values[t] for t in state.flavours], scores=scores),
+            + ", ".join(f"seat {s} {v:+d}" for s, v in enumerate(scores))
+            + (f" (seat {state.caller} called last call without the best hand: -{penalty})" if penalty else ""),
+            pb.Detail(
+                round=state.round,
+                values=[values[t] for t in state.flavours],
+                scores=scores,
+                caller=state.caller,
+                penalty=penalty,
+            ),
         )
         if state.round < ROUNDS:
             self._start_round(state)
@@ -483,6 +502,15 @@ class SodaJerk(Game[SodaJerkState]):
             "game over: " + ", ".join(f"seat {s} {v}" for s, v in enumerate(state.totals)),
             pb.Detail(scores=state.totals, round=state.round),
         )
+
+    @staticmethod
+    def _call_penalty(state: SodaJerkState, scores: list[int]) -> int:
+        """A last call is a bet (ruling 14): the caller whose hand does not score strictly the
+        most this round loses ``CALL_PENALTY``."""
+        caller = state.caller
+        if caller < 0 or all(scores[caller] > v for s, v in enumerate(scores) if s != caller):
+            return 0
+        return CALL_PENALTY
 
     @staticmethod
     def tap_values(state: SodaJerkState) -> dict[int, int]:
@@ -560,6 +588,7 @@ class SodaJerk(Game[SodaJerkState]):
             unknown_by_flavour=unknown,
             rounds=ROUNDS,
             last_call_turns=state.last_call,
+            caller=state.caller,
             spilled=_cards_pb([c for s, pile in enumerate(state.spilled) if spectator or s == viewer for c in pile]),
         )
         if spectator:

@@ -331,6 +331,7 @@ class Observation(_message.Message):
     ROUNDS_FIELD_NUMBER: _builtins.int
     SPILLED_FIELD_NUMBER: _builtins.int
     LAST_CALL_TURNS_FIELD_NUMBER: _builtins.int
+    CALLER_FIELD_NUMBER: _builtins.int
     HANDS_FIELD_NUMBER: _builtins.int
     SET_ASIDE_CARDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
@@ -357,6 +358,8 @@ class Observation(_message.Message):
     """rounds in a game (3)"""
     last_call_turns: _builtins.int
     """after a last call: turns left, this one included (0 = no last call)"""
+    caller: _builtins.int
+    """the seat that called last call this round (-1: nobody); it bets on the best hand"""
     @_builtins.property
     def taps(self) -> _containers.RepeatedCompositeFieldContainer[Global___Tap]:
         """the taps in play, in flavour order"""
@@ -412,12 +415,13 @@ class Observation(_message.Message):
         rounds: _builtins.int = ...,
         spilled: _abc.Iterable[Global___Card] | None = ...,
         last_call_turns: _builtins.int = ...,
+        caller: _builtins.int = ...,
         hands: _abc.Iterable[Global___Hand] | None = ...,
         set_aside_cards: _abc.Iterable[Global___Card] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["advanced", b"advanced", "consecutive_flips", b"consecutive_flips", "first_seat", b"first_seat", "hand", b"hand", "hands", b"hands", "last_call_turns", b"last_call_turns", "phase", b"phase", "players", b"players", "poured", b"poured", "power_tap", b"power_tap", "removed_flavour", b"removed_flavour", "round", b"round", "rounds", b"rounds", "seat", b"seat", "set_aside", b"set_aside", "set_aside_cards", b"set_aside_cards", "spectator", b"spectator", "spilled", b"spilled", "table", b"table", "taps", b"taps", "turn_seat", b"turn_seat", "unknown_by_flavour", b"unknown_by_flavour"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["advanced", b"advanced", "caller", b"caller", "consecutive_flips", b"consecutive_flips", "first_seat", b"first_seat", "hand", b"hand", "hands", b"hands", "last_call_turns", b"last_call_turns", "phase", b"phase", "players", b"players", "poured", b"poured", "power_tap", b"power_tap", "removed_flavour", b"removed_flavour", "round", b"round", "rounds", b"rounds", "seat", b"seat", "set_aside", b"set_aside", "set_aside_cards", b"set_aside_cards", "spectator", b"spectator", "spilled", b"spilled", "table", b"table", "taps", b"taps", "turn_seat", b"turn_seat", "unknown_by_flavour", b"unknown_by_flavour"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -493,6 +497,8 @@ class Detail(_message.Message):
     ROUND_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
     POWER_FIELD_NUMBER: _builtins.int
+    CALLER_FIELD_NUMBER: _builtins.int
+    PENALTY_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """the acting seat (round/score/end: the first seat / 0)"""
     tap: Global___Flavour.ValueType
@@ -507,6 +513,10 @@ class Detail(_message.Message):
     """round-end: "hand", "flips", "revealed" or "last-call" """
     power: Global___Power.ValueType
     """b-side: the power now active"""
+    caller: _builtins.int
+    """score: the seat that called last call this round (-1: nobody)"""
+    penalty: _builtins.int
+    """score: what the caller lost for not having the round's best hand (in `scores`)"""
     @_builtins.property
     def card(self) -> Global___Card:
         """flip/pour/fizz/reveal, move of a face-up card: the card (never on place/spill)"""
@@ -537,10 +547,12 @@ class Detail(_message.Message):
         round: _builtins.int = ...,
         reason: _builtins.str = ...,
         power: Global___Power.ValueType = ...,
+        caller: _builtins.int = ...,
+        penalty: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "cards", b"cards", "from_tap", b"from_tap", "index", b"index", "power", b"power", "reason", b"reason", "round", b"round", "scores", b"scores", "seat", b"seat", "tap", b"tap", "values", b"values"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["caller", b"caller", "card", b"card", "cards", b"cards", "from_tap", b"from_tap", "index", b"index", "penalty", b"penalty", "power", b"power", "reason", b"reason", "round", b"round", "scores", b"scores", "seat", b"seat", "tap", b"tap", "values", b"values"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
