@@ -10,7 +10,6 @@ from arena.games.friendlyfishing.game import (
     COLOURS,
     ISLAND,
     TILE_KINDS,
-    final_scores,
     fishing_scores,
     left_of,
     legal_moves,
@@ -31,7 +30,7 @@ class Position:
 
     def __init__(self, obs: pb.Observation) -> None:
         self.board = BOARDS["small" if obs.side == pb.SMALL else "large"]
-        self.tiles = [space.tile for space in obs.spaces]
+        self.tiles: list[int] = [int(space.tile) for space in obs.spaces]
         self.boat = obs.boat
         self.colls: Collections = [list(c.counts) for c in obs.collections]
         self.double = int(obs.double_colour)
@@ -70,10 +69,12 @@ class FisherBot(Bot):
         for seat, held in enumerate(colls):
             if held[pb.KINGFISH] >= pos.need:
                 return WIN if seat == me else -WIN
-        fishing = fishing_scores(colls, double)
-        if self.potential:
-            fishing = [f + self.potential * self.hope(pos, held) for f, held in zip(fishing, colls, strict=True)]
-        finals = final_scores(fishing)
+        fishing = [
+            f + self.potential * self.hope(pos, held)
+            for f, held in zip(fishing_scores(colls, double), colls, strict=True)
+        ]
+        n = pos.players
+        finals = fishing if n == 2 else [fishing[s] + fishing[left_of(s, n)] for s in range(n)]
         return finals[me] - max(f for s, f in enumerate(finals) if s != me)
 
     @staticmethod

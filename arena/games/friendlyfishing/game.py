@@ -91,7 +91,7 @@ import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import TypeAlias, cast
 
 from arena.chance import Chance
 from arena.config import ConfigError, MatchConfig, OptionSpec
@@ -103,9 +103,10 @@ _DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
 ISLAND = -1  # the boat's position when it is on the Central Island (not a space)
 TILE_KINDS = 17  # length of a per-Tile count list (index 0 = no tile)
 
-COLOURS: tuple[int, ...] = (pb.BLUE, pb.GREEN, pb.YELLOW, pb.RED)
-BASIC: tuple[int, ...] = (*COLOURS, pb.CRAYFISH)
-SPECIALS: dict[str, int] = {
+TileT: TypeAlias = pb.Tile.ValueType  # a Tile value (plain ints at run time)
+COLOURS: tuple[TileT, ...] = (pb.BLUE, pb.GREEN, pb.YELLOW, pb.RED)
+BASIC: tuple[TileT, ...] = (*COLOURS, pb.CRAYFISH)
+SPECIALS: dict[str, TileT] = {
     "kingfish": pb.KINGFISH,
     "lunker": pb.LUNKER,
     "dinker": pb.DINKER,
@@ -113,7 +114,7 @@ SPECIALS: dict[str, int] = {
     "shiner": pb.SHINER,
     "junk": pb.JUNK,
 }
-ACTIONS: dict[str, int] = {
+ACTIONS: dict[str, TileT] = {
     "swap_fish": pb.SWAP_FISH,
     "swap_tiles": pb.SWAP_TILES,
     "slide": pb.SLIDE,
@@ -121,17 +122,17 @@ ACTIONS: dict[str, int] = {
     "double": pb.DOUBLE,
 }
 assert list(SPECIALS) == _DATA["tiles"]["specials"] and list(ACTIONS) == _DATA["tiles"]["actions"]
-NAMES: dict[int, str] = {
+NAMES: dict[TileT, str] = {
     **dict(zip(COLOURS, _DATA["colours"]["names"], strict=True)),
     pb.CRAYFISH: "crayfish",
     **{tile: name for name, tile in SPECIALS.items()},
     **{tile: name for name, tile in ACTIONS.items()},
 }
-BY_NAME: dict[str, int] = {name: tile for tile, name in NAMES.items()}
+BY_NAME: dict[str, TileT] = {name: tile for tile, name in NAMES.items()}
 
 _SCORING = _DATA["scoring"]
 COMMON_POINTS: tuple[int, ...] = tuple(_SCORING["common"])  # by count of one colour [:224-238]
-CRAYFISH_POINTS: tuple[int, int] = tuple(_SCORING["crayfish"])  # type: ignore[assignment]  # [:254-260]
+CRAYFISH_POINTS: tuple[int, ...] = tuple(_SCORING["crayfish"])  # [:254-260]
 SHINER_POINTS: tuple[int, ...] = tuple(_SCORING["shiner"])  # [:357-365]
 FLAT_POINTS: dict[int, int] = {  # points per tile [:304-306, :312-314, :330-332, :373-375]
     pb.LUNKER: _SCORING["lunker"],
@@ -242,7 +243,7 @@ def draw_board(board: Board) -> str:
 # Tiles and scoring (pure)
 
 
-def tile_list(specials: Sequence[int]) -> list[int]:
+def tile_list(specials: Sequence[TileT]) -> list[TileT]:
     """The tiles of a game in a fixed order: Common Fish by colour, Crayfish, the chosen
     Special sets, the Action tiles [:63-66]."""
     per, sets = int(_DATA["tiles"]["common_per_colour"]), int(_DATA["tiles"]["special_set"])
@@ -293,16 +294,16 @@ def left_of(seat: int, players: int) -> int:
 COLLECT = Option("collect", "collect the Dinker", pb.Action(kind=pb.COLLECT))
 
 
-def space_text(space: int, tile: int) -> str:
+def space_text(space: int, tile: TileT) -> str:
     return f"space {space} ({NAMES[tile]})" if tile else f"space {space}"
 
 
-def move_option(space: int, tile: int, line: bool) -> Option:
+def move_option(space: int, tile: TileT, line: bool) -> Option:
     how = " in a straight line" if line else ""
     return Option(f"move:{space}", f"move{how} to {space_text(space, tile)}", pb.Action(kind=pb.MOVE, space=space))
 
 
-def tile_option(space: int, tile: int, verb: str) -> Option:
+def tile_option(space: int, tile: TileT, verb: str) -> Option:
     return Option(f"tile:{space}", f"{verb} the {NAMES[tile]} on space {space}", pb.Action(kind=pb.CHOOSE, space=space))
 
 
@@ -313,8 +314,8 @@ def tile_option(space: int, tile: int, verb: str) -> Option:
 @dataclass
 class FishingState(MatchState):
     side: str = "small"
-    specials: tuple[int, ...] = ()
-    tiles: list[int] = field(default_factory=list)
+    specials: tuple[TileT, ...] = ()
+    tiles: list[TileT] = field(default_factory=list)
     """The tile on each space (0 = open water)."""
     boat: int = ISLAND
     to_act: int = 0
@@ -324,9 +325,9 @@ class FishingState(MatchState):
     collections: list[list[int]] = field(default_factory=list)
     """Counts per Tile value of each seat's collected tiles."""
     box: list[int] = field(default_factory=lambda: [0] * TILE_KINDS)
-    double: int = pb.TILE_NONE
+    double: TileT = pb.TILE_NONE
     swap_seat: int = -1
-    swap_taken: int = pb.TILE_NONE
+    swap_taken: TileT = pb.TILE_NONE
     chosen: int = -1
     kingfish_winner: int = -1
 
@@ -367,7 +368,7 @@ def slide_targets(board: Board, tiles: Sequence[int], boat: int, space: int) -> 
     return sorted(seen)
 
 
-def basics_held(held: Sequence[int]) -> list[int]:
+def basics_held(held: Sequence[int]) -> list[TileT]:
     return [kind for kind in BASIC if held[kind]]
 
 
@@ -375,7 +376,7 @@ def kingfish_to_win(players: int) -> int:
     return KINGFISH_TO_WIN_FIVE if players == 5 else KINGFISH_TO_WIN
 
 
-def parse_specials(text: str) -> tuple[int, ...] | None:
+def parse_specials(text: str) -> tuple[TileT, ...] | None:
     """The sets named in the ``specials`` option in canonical order (None for ``random``)."""
     if text == "random":
         return None
@@ -653,7 +654,7 @@ class FriendlyFishing(Game[FishingState]):
                     pb.Detail(seat=seat, tile=pb.LUNKER, other_seat=other),
                 )
 
-    def _start_action(self, state: FishingState, seat: int, tile: int) -> None:
+    def _start_action(self, state: FishingState, seat: int, tile: TileT) -> None:
         on_board = sum(1 for t in state.tiles if t)
         if tile == pb.SWAP_FISH:
             possible = bool(self._swap_partners(state, seat))
@@ -676,7 +677,7 @@ class FriendlyFishing(Game[FishingState]):
         )
         self._end_turn(state, seat)
 
-    def _swap_fish(self, state: FishingState, seat: int, given: int) -> None:
+    def _swap_fish(self, state: FishingState, seat: int, given: TileT) -> None:
         other, taken = state.swap_seat, state.swap_taken
         state.collections[seat][given] -= 1
         state.collections[other][given] += 1
