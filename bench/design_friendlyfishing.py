@@ -60,10 +60,7 @@ def play(players: int, side: str, seed: int, stats: Counter, heuristic: bool = T
     while state.pending:
         (decision,) = state.pending
         seat = decision.seat
-        if heuristic:
-            choice = bot.decide(request_for(game, state, seat))
-        else:
-            choice = rng.pick(decision.options, "p").id
+        choice = bot.decide(request_for(game, state, seat)) if heuristic else rng.pick(decision.options, "p").id
         if decision.kind == "dinker":
             stats["dinker decisions"] += 1
             stats["dinker left"] += choice != "collect"
