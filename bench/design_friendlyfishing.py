@@ -40,15 +40,15 @@ ALTERNATIVE_SMALL_MAPS = {
 @contextmanager
 def small_map(rows: list[str] | None) -> Iterator[None]:
     """Play the small side on another map for the duration (the bench only)."""
-    chosen = ff.BOARDS["small"]
+    chosen, view = ff.BOARDS["small"], ff._BOARD_VIEWS["small"]
     if rows is not None:
         board = ff.build_board("small", rows, chosen.specials)
         assert board.size == chosen.size, f"a small map needs {chosen.size} spaces, not {board.size}"
-        ff.BOARDS["small"] = board
+        ff.BOARDS["small"], ff._BOARD_VIEWS["small"] = board, ff.board_view(board)
     try:
         yield
     finally:
-        ff.BOARDS["small"] = chosen
+        ff.BOARDS["small"], ff._BOARD_VIEWS["small"] = chosen, view
 
 
 def play(players: int, side: str, seed: int, stats: Counter, heuristic: bool = True) -> None:

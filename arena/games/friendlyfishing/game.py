@@ -90,6 +90,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TypeAlias, cast
 
@@ -218,6 +219,25 @@ BOARDS: dict[str, Board] = {
 }
 
 
+def board_view(board: Board) -> pb.Observation:
+    """The part of an observation that never changes: the side and its geometry."""
+    near = set(board.island_neighbours)
+    return pb.Observation(
+        side=pb.SMALL if board.side == "small" else pb.LARGE,
+        rows=board.rows,
+        cols=board.cols,
+        island_cells=board.island,
+        rock_cells=board.rocks,
+        spaces=[
+            pb.Space(row=r, col=c, neighbours=board.neighbours[s], by_island=s in near)
+            for s, (r, c) in enumerate(board.cells)
+        ],
+    )
+
+
+_BOARD_VIEWS = {side: board_view(board) for side, board in BOARDS.items()}
+
+
 def draw_board(board: Board) -> str:
     """The board as text: space numbers, ``II`` island cells, ``^^`` rocks (the drawing in
     rules.md is this text; a test keeps them equal)."""
@@ -289,7 +309,8 @@ def left_of(seat: int, players: int) -> int:
 
 
 # --------------------------------------------------------------------------------------------
-# Options
+# Options (cached: an Option and its Action are immutable, and a match builds the same ones
+# again and again)
 
 COLLECT = Option("collect", "collect the Dinker", pb.Action(kind=pb.COLLECT))
 
@@ -298,11 +319,13 @@ def space_text(space: int, tile: TileT) -> str:
     return f"space {space} ({NAMES[tile]})" if tile else f"space {space}"
 
 
+@cache
 def move_option(space: int, tile: TileT, line: bool) -> Option:
     how = " in a straight line" if line else ""
     return Option(f"move:{space}", f"move{how} to {space_text(space, tile)}", pb.Action(kind=pb.MOVE, space=space))
 
 
+@cache
 def tile_option(space: int, tile: TileT, verb: str) -> Option:
     return Option(f"tile:{space}", f"{verb} the {NAMES[tile]} on space {space}", pb.Action(kind=pb.CHOOSE, space=space))
 
@@ -344,6 +367,8 @@ def legal_moves(board: Board, tiles: Sequence[int], boat: int, closed: Sequence[
     else:
         adjacent, rays = board.neighbours[boat], board.rays[boat]
     out = {s: False for s in adjacent if tiles[s] and s not in closed}
+    if pb.SKIPJACK not in tiles:
+        return sorted(out.items())
     for ray in rays:
         for s in ray:
             tile = tiles[s]
@@ -366,6 +391,11 @@ def slide_targets(board: Board, tiles: Sequence[int], boat: int, space: int) -> 
                 frontier.append(n)
     seen.discard(space)
     return sorted(seen)
+
+
+def can_slide(board: Board, tiles: Sequence[int], boat: int, space: int) -> bool:
+    """A tile can slide when an open water space other than the boat's touches it."""
+    return any(not tiles[n] and n != boat for n in board.neighbours[space])
 
 
 def basics_held(held: Sequence[int]) -> list[TileT]:
@@ -518,7 +548,7 @@ class FriendlyFishing(Game[FishingState]):
             others = [s for s in on_board if s != state.chosen]
             return Decision(seat, "swap_tiles_with", tuple(tile_option(s, tiles[s], "swap it with") for s in others))
         if phase == pb.PHASE_SLIDE_TILE:
-            movable = [s for s in on_board if slide_targets(state.board, tiles, state.boat, s)]
+            movable = [s for s in on_board if can_slide(state.board, tiles, state.boat, s)]
             return Decision(seat, "slide_tile", tuple(tile_option(s, tiles[s], "slide") for s in movable))
         if phase == pb.PHASE_SLIDE_TO:
             name = NAMES[tiles[state.chosen]]
@@ -663,7 +693,7 @@ class FriendlyFishing(Game[FishingState]):
             possible, phase = on_board >= 2, pb.PHASE_SWAP_TILES
         elif tile == pb.SLIDE:
             tiles = state.tiles
-            possible = any(t and slide_targets(state.board, tiles, state.boat, s) for s, t in enumerate(tiles))
+            possible = any(t and can_slide(state.board, tiles, state.boat, s) for s, t in enumerate(tiles))
             phase = pb.PHASE_SLIDE_TILE
         elif tile == pb.REMOVE:
             possible, phase = on_board >= 1, pb.PHASE_REMOVE
@@ -745,52 +775,37 @@ class FriendlyFishing(Game[FishingState]):
     # -- views ----------------------------------------------------------------------------
 
     def observation(self, state: FishingState, viewer: int) -> pb.Observation:
-        board, tiles = state.board, state.tiles
+        tiles = state.tiles
         fishing = fishing_scores(state.collections, state.double)
         finals = final_scores(fishing)
-        near = set(board.island_neighbours)
         on_board = [0] * TILE_KINDS
         for tile in tiles:
-            if tile:
-                on_board[tile] += 1
-        return pb.Observation(
-            seat=max(viewer, 0),
-            spectator=viewer == SPECTATOR,
-            players=state.players,
-            side=pb.SMALL if state.side == "small" else pb.LARGE,
-            specials=cast(list[pb.Tile.ValueType], list(state.specials)),
-            rows=board.rows,
-            cols=board.cols,
-            island_cells=board.island,
-            rock_cells=board.rocks,
-            spaces=[
-                pb.Space(
-                    row=r,
-                    col=c,
-                    tile=cast(pb.Tile.ValueType, tiles[s]),
-                    neighbours=board.neighbours[s],
-                    by_island=s in near,
-                )
-                for s, (r, c) in enumerate(board.cells)
-            ],
-            boat=state.boat,
-            left_dinkers=state.left_dinkers,
-            to_act=state.to_act,
-            phase=state.phase,
-            collections=[
-                pb.Collection(counts=held, fishing_score=f, final_score=t)
-                for held, f, t in zip(state.collections, fishing, finals, strict=True)
-            ],
-            double_colour=cast(pb.Tile.ValueType, state.double),
-            box=state.box,
-            on_board=on_board,
-            turn=state.turn,
-            swap_seat=state.swap_seat,
-            swap_taken=cast(pb.Tile.ValueType, state.swap_taken),
-            chosen_space=state.chosen,
-            kingfish_to_win=kingfish_to_win(state.players),
-            kingfish_winner=state.kingfish_winner,
-        )
+            on_board[tile] += 1
+        on_board[pb.TILE_NONE] = 0
+        obs = pb.Observation()
+        obs.CopyFrom(_BOARD_VIEWS[state.side])  # the fixed geometry, built once per side
+        for space, tile in zip(obs.spaces, tiles, strict=True):
+            space.tile = tile
+        obs.seat = max(viewer, 0)
+        obs.spectator = viewer == SPECTATOR
+        obs.players = state.players
+        obs.specials.extend(state.specials)
+        obs.boat = state.boat
+        obs.left_dinkers.extend(state.left_dinkers)
+        obs.to_act = state.to_act
+        obs.phase = state.phase
+        for held, f, t in zip(state.collections, fishing, finals, strict=True):
+            obs.collections.add(counts=held, fishing_score=f, final_score=t)
+        obs.double_colour = state.double
+        obs.box.extend(state.box)
+        obs.on_board.extend(on_board)
+        obs.turn = state.turn
+        obs.swap_seat = state.swap_seat
+        obs.swap_taken = state.swap_taken
+        obs.chosen_space = state.chosen
+        obs.kingfish_to_win = kingfish_to_win(state.players)
+        obs.kingfish_winner = state.kingfish_winner
+        return obs
 
     def score(self, state: FishingState) -> Result:
         scores = final_scores(fishing_scores(state.collections, state.double))
