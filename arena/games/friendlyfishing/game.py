@@ -92,7 +92,7 @@ every colour; holders of a Special set score from it on average Skipjack 6-9, Lu
 Skipjack moves are rare (under 1% of the moves): the lake starts full, so lines open only
 late. Seat advantage (win share by position after the first player): 2 players 0.57 / 0.43
 (Small) and 0.555 / 0.445 (Large), the first player collecting first and never fewer tiles;
-3 players 0.34 / 0.29 / 0.37 and 0.34 / 0.33 / 0.32; 4 players 0.22-0.31; 5 players
+3 players 0.34 / 0.29 / 0.37 and 0.34 / 0.33 / 0.32; 4 players 0.20-0.31; 5 players
 0.25 / 0.22 / 0.20 / 0.15 / 0.19. ``--alternatives`` plays the Small side on other 42-space
 maps (edge notches instead of rocks, a wide 9x5 lake): the same lengths and tiles left within
 noise, so the symmetric map with rocks beside the island was kept.
