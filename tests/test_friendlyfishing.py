@@ -569,3 +569,16 @@ def test_heuristic_takes_the_winning_kingfish_and_blocks_a_rival_one():
     state.collections[1][pb.KINGFISH] = 2
     GAME.refresh(state)
     assert bot.decide(request_for(GAME, state, 0)) == "move:20"
+
+
+def test_heuristic_leaves_a_dinker_for_a_skipjack_and_doubles_its_own_colour():
+    bot = make_bot("heuristic", "friendlyfishing")
+    state = position(2, tiles={8: pb.DINKER, 2: pb.SKIPJACK}, boat=15, specials="dinker,skipjack")
+    GAME.apply(state, {0: "move:8"})
+    assert decision(state) == (0, "dinker", ("collect", "move:2"))
+    assert bot.decide(request_for(GAME, state, 0)) == "move:2"
+    state = position(2, tiles={14: pb.DOUBLE, 15: pb.BLUE})
+    state.collections[0][pb.YELLOW] = 3
+    state.collections[1][pb.RED] = 3
+    GAME.apply(state, {0: "move:14"})
+    assert bot.decide(request_for(GAME, state, 0)) == "colour:yellow"
