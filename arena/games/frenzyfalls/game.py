@@ -121,12 +121,12 @@ class Slot(NamedTuple):
 
 class Task(NamedTuple):
     """A decision the reveal waits for: ``kind`` of ``seat`` about Pool ``pool`` (0-based) and
-    place ``index`` (the action card's place; -1 for a spill move)."""
+    place ``place`` (the action card's place; -1 for a spill move)."""
 
     kind: str
     seat: int
     pool: int
-    index: int
+    place: int
 
 
 @dataclass
@@ -211,44 +211,63 @@ def card_name(kind: int) -> str:
 _OPTIONS: dict[tuple[object, ...], Option] = {}
 
 
-def _option(key: tuple[object, ...], option_id: str, label: str, **action: object) -> Option:
+def _option(key: tuple[object, ...]) -> Option:
     option = _OPTIONS.get(key)
     if option is None:
-        option = _OPTIONS[key] = Option(option_id, label, pb.Action(**action))  # type: ignore[arg-type]
+        option = _OPTIONS[key] = _make_option(key)
     return option
 
 
-def play_option(kind: int, pool: int) -> Option:
-    name = card_name(kind)
-    return _option(
-        ("play", kind, pool), f"play:{name}@{pool + 1}", f"play {name} to Pool {pool + 1}", kind=pb.PLAY, card=name, pool=pool + 1
-    )
+def _make_option(key: tuple[object, ...]) -> Option:
+    what = key[0]
+    if what == "pull":
+        pool, index = int(key[1]), int(key[2])  # type: ignore[call-overload]
+        return Option(
+            f"pull:{pool + 1}.{index + 1}",
+            f"pull card {index + 1} of Pool {pool + 1}",
+            pb.Action(kind=pb.PULL_CARD, pool=pool + 1, index=index + 1),
+        )
+    name = card_name(int(key[1]))  # type: ignore[call-overload]
+    if what == "play":
+        pool = int(key[2])  # type: ignore[call-overload]
+        return Option(
+            f"play:{name}@{pool + 1}",
+            f"play {name} to Pool {pool + 1}",
+            pb.Action(kind=pb.PLAY, card=name, pool=pool + 1),
+        )
+    kind, verb = {
+        "replace": (pb.REPLACE, "replace PROXY with {}"),
+        "move": (pb.MOVE, "move {} to the Pool below"),
+        "discard": (pb.DISCARD, "discard {}"),
+    }[str(what)]
+    return Option(f"{what}:{name}", verb.format(name), pb.Action(kind=kind, card=name))
+
+
+_PLAY_ROWS: dict[tuple[tuple[int, ...], int], tuple[Option, ...]] = {}
+
+
+def play_options(kinds: tuple[int, ...], pools: int) -> tuple[Option, ...]:
+    """Every (distinct hand card, Pool) play, cached by hand kinds and Pool count."""
+    row = _PLAY_ROWS.get((kinds, pools))
+    if row is None:
+        row = _PLAY_ROWS[(kinds, pools)] = tuple(_option(("play", k, p)) for k in kinds for p in range(pools))
+    return row
 
 
 def replace_option(kind: int) -> Option:
-    name = card_name(kind)
-    return _option(("replace", kind), f"replace:{name}", f"replace PROXY with {name}", kind=pb.REPLACE, card=name)
+    return _option(("replace", kind))
 
 
 def pull_option(pool: int, index: int) -> Option:
-    return _option(
-        ("pull", pool, index),
-        f"pull:{pool + 1}.{index + 1}",
-        f"pull card {index + 1} of Pool {pool + 1}",
-        kind=pb.PULL_CARD,
-        pool=pool + 1,
-        index=index + 1,
-    )
+    return _option(("pull", pool, index))
 
 
 def move_option(kind: int) -> Option:
-    name = card_name(kind)
-    return _option(("move", kind), f"move:{name}", f"move {name} to the Pool below", kind=pb.MOVE, card=name)
+    return _option(("move", kind))
 
 
 def discard_option(kind: int) -> Option:
-    name = card_name(kind)
-    return _option(("discard", kind), f"discard:{name}", f"discard {name}", kind=pb.DISCARD, card=name)
+    return _option(("discard", kind))
 
 
 _LEFT = Option("left", "bump the left neighbour", pb.Action(kind=pb.BUMP_LEFT))
@@ -261,6 +280,12 @@ CARD_PB: tuple[pb.Card, ...] = tuple(
 )
 SCORE_PB: tuple[pb.ScoreCard, ...] = tuple(pb.ScoreCard(water=s.water, points=s.points) for s in SCORES)
 CATALOGUE: tuple[pb.CardType, ...] = tuple(pb.CardType(card=CARD_PB[i], copies=k.copies) for i, k in enumerate(KINDS))
+
+
+def _action(option: Option) -> pb.Action:
+    action = option.action
+    assert isinstance(action, pb.Action)
+    return action
 
 
 def _detail(**fields: object) -> pb.Detail:
@@ -392,10 +417,9 @@ class FrenzyFalls(Game[FallsState]):
         if state.over:
             return ()
         if state.phase == pb.PLAY_PHASE:
+            # Every Pool is active in Phase 1 (an inactive one ends the game after the round).
             seat = state.queue[0]
-            pools = [p for p in range(len(state.pools)) if state.score[p] != INACTIVE]
-            kinds = sorted(set(state.hands[seat]))
-            return (Decision(seat, "play", tuple(play_option(k, p) for k in kinds for p in pools)),)
+            return (Decision(seat, "play", play_options(tuple(sorted(set(state.hands[seat]))), len(state.pools))),)
         if state.phase == pb.DISCARD_PHASE:
             return tuple(
                 Decision(seat, "discard", (*(discard_option(k) for k in sorted(set(state.hands[seat]))), _DONE))
@@ -425,7 +449,7 @@ class FrenzyFalls(Game[FallsState]):
     def resolve(self, state: FallsState, chosen: Mapping[int, Option]) -> None:
         if state.phase == pb.PLAY_PHASE:
             (seat,) = chosen
-            self._play(state, seat, chosen[seat].action)
+            self._play(state, seat, _action(chosen[seat]))
             return
         if state.phase == pb.DISCARD_PHASE:
             self._discard_step(state, chosen)
@@ -433,14 +457,14 @@ class FrenzyFalls(Game[FallsState]):
         task = state.task
         assert task is not None
         state.task = None
-        action = chosen[task.seat].action
+        action = _action(chosen[task.seat])
         if task.kind == "proxy":
-            if self._replace(state, task.pool, task.index, task.seat, KIND_OF[action.card]):
+            if self._replace(state, task.pool, task.place, task.seat, KIND_OF[action.card]):
                 return
         elif task.kind == "bump":
-            self._bump(state, task.pool, task.index, -1 if action.kind == pb.BUMP_LEFT else 1)
+            self._bump(state, task.pool, task.place, -1 if action.kind == pb.BUMP_LEFT else 1)
         elif task.kind == "pull":
-            self._pull(state, task.pool, task.index, action.pool - 1, action.index - 1)
+            self._pull(state, task.pool, task.place, action.pool - 1, action.index - 1)
         else:
             self._move(state, task.pool, task.seat, KIND_OF[action.card])
             state.movers.pop(0)
@@ -597,10 +621,13 @@ class FrenzyFalls(Game[FallsState]):
         state.log.public(
             winner,
             "spill",
-            f"Pool {pool + 1} spills at {state.water(pool)} water: seat {winner} wins "
-            f"{SCORES[won].points} points",
+            f"Pool {pool + 1} spills at {state.water(pool)} water: seat {winner} wins {SCORES[won].points} points",
             _detail(
-                pool=pool + 1, water=state.water(pool), influence=state.influence(pool), seat=winner, score=SCORE_PB[won]
+                pool=pool + 1,
+                water=state.water(pool),
+                influence=state.influence(pool),
+                seat=winner,
+                score=SCORE_PB[won],
             ),
         )
         self._reveal_score(state, pool)
@@ -667,7 +694,7 @@ class FrenzyFalls(Game[FallsState]):
 
     def _discard_step(self, state: FallsState, chosen: Mapping[int, Option]) -> None:
         for seat in sorted(chosen):
-            action = chosen[seat].action
+            action = _action(chosen[seat])
             if action.kind == pb.DONE:
                 state.discarding.remove(seat)
                 continue
@@ -695,7 +722,10 @@ class FrenzyFalls(Game[FallsState]):
         scores = [state.points(s) for s in range(state.players)]
         counts = [len(w) for w in state.won]
         state.log.public(
-            CHANCE_SEAT, "end", f"game over: points {scores}, Score cards {counts}", _detail(scores=scores, counts=counts)
+            CHANCE_SEAT,
+            "end",
+            f"game over: points {scores}, Score cards {counts}",
+            _detail(scores=scores, counts=counts),
         )
 
     # -- views ----------------------------------------------------------------------------------
@@ -710,7 +740,9 @@ class FrenzyFalls(Game[FallsState]):
             for slot in cards:
                 known = not slot.down or spectator or slot.owner == viewer
                 slots.append(
-                    pb.Slot(owner=slot.owner, face_down=slot.down, known=known, card=CARD_PB[slot.kind] if known else None)
+                    pb.Slot(
+                        owner=slot.owner, face_down=slot.down, known=known, card=CARD_PB[slot.kind] if known else None
+                    )
                 )
             pools.append(
                 pb.Pool(
@@ -747,9 +779,11 @@ class FrenzyFalls(Game[FallsState]):
             hand=[] if spectator else [CARD_PB[k] for k in state.hands[viewer]],
             seats=seats,
             score_deck=len(state.score_deck),
-            unseen_scores=sorted((SCORE_PB[c] for c in unseen_scores(state, viewer)), key=lambda s: (s.water, s.points)),
+            unseen_scores=sorted(
+                (SCORE_PB[c] for c in unseen_scores(state, viewer)), key=lambda s: (s.water, s.points)
+            ),
             resolving_pool=state.at + 1 if state.phase == pb.REVEAL_PHASE else 0,
-            resolving_card=task.index + 1 if task is not None and task.index >= 0 else 0,
+            resolving_card=task.place + 1 if task is not None and task.place >= 0 else 0,
             spill_winner=max(state.spill_winner, 0),
             catalogue=CATALOGUE,
             spill_at=SPILL_AT,
