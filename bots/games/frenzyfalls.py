@@ -130,7 +130,7 @@ class HeuristicBot(Bot):
     * Play: every (card, Pool) is tried on the model: influence where it can win, water where it
       leads (to make the Pool spill) and never water into a Pool an opponent leads. A PROXY
       counts as the best other hand card played there (it is chosen later, with more known); a
-      PULL adds the best pull it could make now.
+      PULL adds the best pull it could make now, a BUMP the bump of its left neighbour.
     * PROXY, BUMP, PULL and spill moves: the option that leaves the best board.
     * Round end: discards pure-water cards (no influence) when it holds more than ``keep_water``
       of them, to draw fresh cards.
@@ -171,13 +171,20 @@ class HeuristicBot(Bot):
                 return model.value() - 0.5
             return max(model.with_card(pool, model.card(n)) for n in others) + 0.2
         card = model.card(name)
-        if name != "pull":
+        if name not in ("pull", "bump"):
             return model.with_card(pool, card)
-        model.pools[pool].cards.append(card)
+        cards = model.pools[pool].cards
+        cards.append(card)
         try:
-            return model.best_pull(pool)
+            if name == "pull":
+                return model.best_pull(pool)
+            # BUMP: its left neighbour is the Pool's last card now (a right one may come later).
+            plain = model.value()
+            if len(cards) < 2:
+                return plain
+            return max(plain, model.with_move(pool, len(cards) - 2, (pool + 1) % len(model.pools)))
         finally:
-            model.pools[pool].cards.pop()
+            cards.pop()
 
     def _proxy_value(self, model: Model, obs: pb.Observation, option_id: str) -> float:
         name = option_id.removeprefix("replace:")
