@@ -6,7 +6,6 @@ down); Score cards by their index in ``SCORES`` (e.g. 16 = water 4, 3 points).
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 
 import pytest
@@ -15,7 +14,7 @@ from scipy.stats import chisquare
 from arena.chance import Chance
 from arena.engine import SPECTATOR, IllegalChoice
 from arena.games.frenzyfalls import GAME, FallsState, Slot, movers, spill_winner
-from arena.games.frenzyfalls.game import DECK, INACTIVE, KIND_OF, KINDS, MAX_ROUNDS, SCORES
+from arena.games.frenzyfalls.game import DECK, INACTIVE, KIND_OF, KINDS, MAX_ROUNDS, SCORE_DECK, SCORES
 from arena.games.v1 import frenzyfalls_pb2 as pb
 from tests.contract import assert_same_view
 
@@ -380,7 +379,6 @@ def _check_components(state: FallsState) -> None:
 
 
 def test_playout_invariants_over_2000_seeded_games():
-    start = time.perf_counter()
     longest_rounds = longest_steps = 0
     for seed in range(2000):
         players = 2 + seed % 5
@@ -392,18 +390,17 @@ def test_playout_invariants_over_2000_seeded_games():
                 _check_components(state)
         _check_components(state)
         spills = sum(len(w) for w in state.won)
-        # The game ends with the first spill the Score deck cannot replace; later spills in the
-        # same reveal also empty their Pool (ruling 8).
-        pools = len(state.pools)
-        assert state.final and spills >= len({1: 0}) + len(SCORES) - len(state.score_box) - pools
-        assert spills == len(SCORES) - len(state.score_box) - sum(c != INACTIVE for c in state.score)
+        # The game ends after the round of the first spill the Score deck cannot replace (later
+        # spills of that reveal empty their Pools too); every Score card is somewhere.
+        replaceable = SCORE_DECK[players] - len(state.pools)
+        assert state.final and spills > replaceable
+        assert spills == replaceable + sum(c == INACTIVE for c in state.score)
         result = GAME.result(state)
         assert list(result.scores) == [sum(SCORES[c].points for c in w) for w in state.won]
         longest_rounds = max(longest_rounds, state.round)
         longest_steps = max(longest_steps, state.steps)
     assert longest_rounds <= 12 < MAX_ROUNDS  # the bound: far below the safety stop
     assert longest_steps < 400
-    assert time.perf_counter() - start < 40
 
 
 # -- sample_world --------------------------------------------------------------------------

@@ -67,7 +67,7 @@ becoming its draw pile, seat order, when needed).
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -665,9 +665,8 @@ class FrenzyFalls(Game[FallsState]):
         self._clear(state, state.spill_pool, lambda s: True)
         state.spill_pool, state.spill_winner = -1, -1
 
-    def _clear(self, state: FallsState, pool: int, which: object) -> None:
+    def _clear(self, state: FallsState, pool: int, which: Callable[[Slot], bool]) -> None:
         """Discard the Pool's cards that ``which`` selects, each to its owner's discard pile."""
-        assert callable(which)
         gone = [s for s in state.pools[pool] if which(s)]
         if not gone:
             return
