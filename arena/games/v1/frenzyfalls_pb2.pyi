@@ -20,7 +20,8 @@ Option ids:
   move:    "move:<card>" after a spill you lost: which of your cards there moves to the Pool below
   discard: "discard:<card>" a hand card to your discard pile, "done" keep the rest (round end;
            all seats at once, sealed, one card per step)
-A decision with a single legal option is never asked: it is carried out (and logged).
+Apart from proxy (always asked, so that it tells nothing about your hand), a decision with a
+single legal option is never asked: it is carried out (and logged).
 """
 
 from collections import abc as _abc
