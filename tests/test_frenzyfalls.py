@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 from scipy.stats import chisquare
 
-from arena.chance import Chance
+from arena.chance import Chance, PresetChance
 from arena.engine import SPECTATOR, IllegalChoice
 from arena.games.frenzyfalls import GAME, FallsState, Slot, movers, spill_winner
 from arena.games.frenzyfalls.game import DECK, INACTIVE, KIND_OF, KINDS, MAX_ROUNDS, SCORE_DECK, SCORES
@@ -84,6 +84,19 @@ def test_setup_by_player_count(players, deck, pools, plays):  # :68-94, :116-125
     assert all(Counter(h + d) == Counter(DECK) for h, d in zip(state.hands, state.draws, strict=True))
     assert len(state.queue) == plays * players
     assert state.queue[:players] == [(state.first + k) % players for k in range(players)]
+
+
+def test_chance_labels_in_draw_order():  # the module docstring's list
+    chance = PresetChance(
+        orders={"score": [list(range(32))], "deck": [list(DECK), list(reversed(DECK))]},
+        picks={"first": [1]},
+        strict=True,
+    )
+    state = GAME.new_match(GAME.config(2), chance=chance)
+    assert state.score == [0, 1, 2] and state.score_deck == list(range(3, 10))
+    assert state.score_box == list(range(10, 32))
+    assert state.hands == [sorted(DECK[:5]), sorted(DECK[::-1][:5])] and state.draws[0] == list(DECK[5:])
+    assert state.first == 1 and chance.unused() == {}
 
 
 def test_the_designed_cards_keep_the_printed_counts():  # :20-22
