@@ -59,11 +59,12 @@ Rulings (``shared/rules/NOTES.md`` §4.4 unless stated):
 14. **Result**: scores are points; ranks by points, then Score cards, equal keys share.
 
 Design check (``python -m bench.design_frenzyfalls --games 150``, heuristic self-play): a game
-lasts 6.0 / 7.0 / 6.1 / 5.3 / 5.2 rounds at 2-6 players (longest 10; random play: at most 12
-in 2,000 games, far below the stop of ruling 11), with 1.4-3.2 spills a round and 1-5% of the
-spills cascades. Seats win 0.44/0.56 at 2 players (P1 = the round-1 first player), 0.37/0.29/0.33
-at 3 and 0.27/0.21/0.31/0.21 at 4 (about +-0.04). Plays: spring 17%, proxy 18%, pull 16%, bump
-14%, brook 13%, stream 7%, torrent 6%, river 5%, rapids 4% (deck shares 7-13%). A seat that never
+lasts 6.0 / 7.0 / 6.1 / 5.3 / 5.2 rounds at 2-6 players (longest 10), with 1.4-3.2 spills a
+round, 1-5% of them cascades. Random play: at most 9 rounds and 117 decisions in the 2,000
+playouts of the test (which allows 12 and 250), far below the stop of ruling 11. Seats win
+0.44/0.56 at 2 players (P1 = the round-1 first player), 0.37/0.29/0.33 at 3 and
+0.27/0.21/0.31/0.21 at 4 (about +-0.04). Plays: spring 17%, proxy 18%, pull 16%, bump 14%,
+brook 13%, stream 7%, torrent 6%, river 5%, rapids 4% (deck shares 7-13%). A seat that never
 plays one kind (3 players, 120 games, the others the default heuristic) wins 0.23 (spring) to
 0.34 (pull) against a fair 0.33: no card is dead, none is a must.
 
