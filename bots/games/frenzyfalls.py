@@ -134,6 +134,10 @@ class HeuristicBot(Bot):
     * PROXY, BUMP, PULL and spill moves: the option that leaves the best board.
     * Round end: discards pure-water cards (no influence) when it holds more than ``keep_water``
       of them, to draw fresh cards.
+
+    Against random (``python -m bench.heuristic_vs_random --game frenzyfalls --players N
+    --matches 500``, one heuristic seat, rotated): win rate 0.959 at 2 players (random 0.5),
+    0.728 at 4 (random 0.25); mean rank 1.04 and 1.36.
     """
 
     name = "heuristic"
