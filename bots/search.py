@@ -18,7 +18,11 @@ Single-observer ISMCTS (Cowling, Powley & Whitehouse 2012) over the engine itsel
   its own statistics at the node, without seeing the others' choices, and the joint choice is
   applied at once. This seat's tree never branches on another seat's sealed choice.
 * **Expansion and rollout.** One node is added per iteration, then the world is played to the
-  end by uniformly random choices. The reward of a seat is the fraction of the other seats it
+  end. Rollouts are informed by MAST (move-average sampling, Finnsson & Björnsson 2008): every
+  seat's mean reward per option id over the whole search so far (``discard:7`` is good or bad
+  in many positions of one game); a rollout step takes the option with the best mean, an
+  untried one first, except with probability ``epsilon`` a uniformly random one
+  (``epsilon=1`` gives plain random rollouts). The reward of a seat is the fraction of the other seats it
   beats in the final ranking (a shared placing counts half): the pairwise outcome the ratings
   are fitted on.
 * **The answer** is this seat's most visited option at the root.
@@ -26,7 +30,8 @@ Single-observer ISMCTS (Cowling, Powley & Whitehouse 2012) over the engine itsel
 Parameters (``search:iterations=400,c=0.5``): ``iterations`` (a fixed number of iterations per
 decision: deterministic for a seed, what tests and measurements use), ``ms`` (a wall-clock
 budget per decision, used when ``iterations`` is not given; default 500, below the default
-2000 ms clock), ``c`` (the UCB exploration constant). Rewards lie in [0, 1].
+2000 ms clock), ``c`` (the UCB exploration constant), ``epsilon`` (the share of random rollout
+steps). Rewards lie in [0, 1].
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ PARAMS = (
     Param("iterations", 0, 0, 10_000_000, integer=True),
     Param("ms", 500, 1, 600_000, integer=True),
     Param("c", 0.7, 0.0, 10.0),
+    Param("epsilon", 0.5, 0.0, 1.0),
 )
 
 
@@ -74,13 +80,16 @@ def rewards(result: Result) -> list[float]:
 class Search:
     """The search of one decision (a fresh tree each time)."""
 
-    def __init__(self, game: Game, seat: int, rng: Chance, c: float) -> None:
+    def __init__(self, game: Game, seat: int, rng: Chance, c: float, epsilon: float = 1.0) -> None:
         self.game = game
         self.seat = seat
         self.rng = rng
         self.c = c
+        self.epsilon = epsilon
         self.root = Node()
         self.iterations = 0
+        self.mast: dict[tuple[int, str], list[float]] = {}
+        """MAST: per (seat, option id), [times played, total reward] over this search."""
 
     def run(self, worlds: Worlds, iterations: int, ms: float) -> None:
         """``iterations`` iterations, or (0) as many as fit in ``ms`` milliseconds."""
@@ -107,16 +116,48 @@ class Search:
                 node.children[key] = Node()
                 break
             node = child
-        # Rollout: uniformly random to the end.
+        # Rollout: MAST-greedy to the end, with random steps.
+        played: list[tuple[int, str]] = [(s, o.id) for _, joint in path for s, o in joint.items()]
+        rollout = self.rollout_choice if self.epsilon < 1 else None
         below = rng.below
         while world.pending:
-            game.advance(world, {d.seat: d.options[below(len(d.options), "rollout")] for d in world.pending})
+            if rollout is None:
+                joint = {d.seat: d.options[below(len(d.options), "rollout")] for d in world.pending}
+            else:
+                joint = {d.seat: rollout(d.seat, d.options) for d in world.pending}
+                played += [(s, o.id) for s, o in joint.items()]
+            game.advance(world, joint)
         reward = rewards(game.score(world))
         for node, joint in path:
             for s, option in joint.items():
                 entry = node.stats[s][option.id]
                 entry[0] += 1
                 entry[1] += reward[s]
+        if rollout is not None:
+            mast = self.mast
+            for move in set(played):
+                stat = mast.get(move)
+                if stat is None:
+                    stat = mast[move] = [0, 0.0]
+                stat[0] += 1
+                stat[1] += reward[move[0]]
+
+    def rollout_choice(self, seat: int, options: tuple[Option, ...]) -> Option:
+        """MAST-greedy: the option with the best mean reward so far (untried counts as 1),
+        or with probability ``epsilon`` (and for a single option) any at random."""
+        rng = self.rng
+        if len(options) == 1:
+            return options[0]
+        if rng.below(1024, "rollout") < self.epsilon * 1024:
+            return options[rng.below(len(options), "rollout")]
+        mast = self.mast
+        best, best_value = options[0], -1.0
+        for option in options:
+            entry = mast.get((seat, option.id))
+            value = entry[1] / entry[0] if entry else 1.0
+            if value > best_value:
+                best, best_value = option, value
+        return best
 
     def select(self, node: Node, seat: int, options: tuple[Option, ...]) -> Option:
         """UCB1 with availability counts; untried options first, in random order."""
@@ -161,11 +202,14 @@ class SearchBot(Bot):
         "served over gRPC never has; choose it in arena play / tournament --bots"
     )
 
-    def __init__(self, iterations: int = 0, ms: float = 500, c: float = 0.7, seed: int = 0) -> None:
+    def __init__(
+        self, iterations: int = 0, ms: float = 500, c: float = 0.7, seed: int = 0, epsilon: float = 0.5
+    ) -> None:
         super().__init__()
         self.iterations = iterations
         self.ms = ms
         self.c = c
+        self.epsilon = epsilon
         self.rng = Chance(seed)
         self.last: Search | None = None  # the last decision's search (for tests and benchmarks)
 
@@ -179,7 +223,7 @@ class SearchBot(Bot):
         option_ids = [o.id for o in request.options]
         if len(option_ids) == 1:
             return option_ids[0]
-        search = Search(worlds.game, worlds.seat, self.rng, self.c)
+        search = Search(worlds.game, worlds.seat, self.rng, self.c, self.epsilon)
         search.run(worlds, self.iterations, self.ms)
         self.last = search
         return search.best(option_ids)
@@ -194,4 +238,4 @@ def search_bot(params: Mapping[str, str], game_id: str) -> SearchBot:
     game = get_game(game_id)
     if type(game).sample_world is Game.sample_world and game.meta.hidden_information:
         raise ConfigError(f"bot 'search' needs {game_id}'s sample_world (the game has hidden information)")
-    return SearchBot(int(values["iterations"]), values["ms"], values["c"])
+    return SearchBot(int(values["iterations"]), values["ms"], values["c"], epsilon=values["epsilon"])
