@@ -212,6 +212,7 @@ class GoldenGoalState(MatchState):
     countdown: int = -1
     winner: int = -1
     dir1: int = -1  # the current kick's first direction
+    path: list[int] = field(default_factory=list)  # spaces the ball entered in the current kick
 
     @property
     def kick_pips(self) -> int:
@@ -496,6 +497,7 @@ class GoldenGoal(Game[GoldenGoalState]):
         state.leg1 = 0
         state.bend = 0
         state.spaces = 0
+        state.path = []
         state.visited = state.visited | {(kicker, pips)}
         state.phase = pb.PHASE_KICK
         if exact:  # Kickoff and restart: ruling 7's fallbacks
@@ -554,6 +556,7 @@ class GoldenGoal(Game[GoldenGoalState]):
             if goal and i == spaces - 1:
                 break
             c = NEXT[d][c]
+            state.path.append(c)
         state.spaces += spaces
         if not state.leg1:
             state.leg1 = spaces
@@ -585,6 +588,7 @@ class GoldenGoal(Game[GoldenGoalState]):
             pips=spent,
             turn=state.bend,
             goal=outcome == GOAL,
+            path=[CELL_PB[c] for c in state.path],
             **{"from": CELL_PB[frm]},
         )
         if outcome == GOAL:

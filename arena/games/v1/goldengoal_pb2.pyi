@@ -501,6 +501,7 @@ class Detail(_message.Message):
     STUCK_FIELD_NUMBER: _builtins.int
     FREE_FIELD_NUMBER: _builtins.int
     RESTART_FIELD_NUMBER: _builtins.int
+    PATH_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     pawn: _builtins.str
     spaces: _builtins.int
@@ -517,6 +518,10 @@ class Detail(_message.Message):
     def goals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     @_builtins.property
     def rolls(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    @_builtins.property
+    def path(self) -> _containers.RepeatedCompositeFieldContainer[Global___Cell]:
+        """"kick": every space the ball entered, in order (for a goal the"""
+
     def __init__(
         self,
         *,
@@ -533,10 +538,11 @@ class Detail(_message.Message):
         stuck: _builtins.bool = ...,
         free: _builtins.bool = ...,
         restart: _builtins.bool = ...,
+        path: _abc.Iterable[Global___Cell] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["from", b"from", "to", b"to"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["free", b"free", "from", b"from", "goal", b"goal", "goals", b"goals", "passed_to", b"passed_to", "pawn", b"pawn", "pips", b"pips", "restart", b"restart", "rolls", b"rolls", "seat", b"seat", "spaces", b"spaces", "stuck", b"stuck", "to", b"to", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["free", b"free", "from", b"from", "goal", b"goal", "goals", b"goals", "passed_to", b"passed_to", "path", b"path", "pawn", b"pawn", "pips", b"pips", "restart", b"restart", "rolls", b"rolls", "seat", b"seat", "spaces", b"spaces", "stuck", b"stuck", "to", b"to", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

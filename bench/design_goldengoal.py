@@ -1,0 +1,93 @@
+"""Golden Goal design check: heuristic self-play on the designed field.
+
+    python -m bench.design_goldengoal --matches 200
+
+Reports per ending: win rate by seat and of the Kickoff winner (seat advantage), draws, goals
+per match, turns to the first goal, how goals were scored (from a front-of-net space straight or
+diagonally, through a post, after a pass), how often the kick's options were used (bends,
+passes, moves aside after a front-of-net kick, restarts), and the longest match in decisions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+
+from arena.games.goldengoal import GAME
+from arena.games.goldengoal.field import FRONT, cell
+from arena.runner import play_match
+from bots.registry import make_bot
+
+
+def run(ending: str, matches: int, bot: str) -> dict:
+    config = GAME.config(2, {"ending": ending})
+    seat_wins = [0, 0]
+    kickoff_wins = 0
+    draws = 0
+    goals = 0
+    first_goal_turns: list[int] = []
+    how: Counter[str] = Counter()
+    decisions_max = 0
+    for match in range(matches):
+        seed = 70_000 + match
+        record = play_match(GAME, config, seed, [make_bot(bot, "goldengoal") for _ in range(2)])
+        decisions_max = max(decisions_max, len(record.decisions))
+        state = GAME.new_match(config, seed)
+        first = None
+        for decision in record.decisions:
+            GAME.apply(state, {decision.seat: decision.choice})
+        turns_seen = 0
+        for event in state.log.events:
+            if event.kind == "roll" or (event.kind == "kickoff" and event.detail.restart):
+                turns_seen += 1
+            if event.kind == "kick":
+                detail = event.detail
+                how["kicks"] += 1
+                how["bent kicks"] += detail.turn != 0
+                how["passes"] += bool(detail.passed_to)
+                if detail.goal:
+                    last = detail.path[-1] if detail.path else getattr(detail, "from")
+                    start = cell(last.x, last.y)
+                    how["goals from front of net" if FRONT[start] >= 0 else "goals through a post"] += 1
+                    if first is None:
+                        first = turns_seen
+            if event.kind == "step" and event.detail.free:
+                how["moves aside"] += 1
+            if event.kind == "kickoff" and event.detail.restart:
+                how["restarts"] += 1
+        if first is not None:
+            first_goal_turns.append(first)
+        goals += sum(state.goals)
+        if state.winner < 0:
+            draws += 1
+        else:
+            seat_wins[state.winner] += 1
+            kickoff_wins += state.winner == state.kickoff_seat
+    decided = max(1, matches - draws)
+    return {
+        "ending": ending,
+        "matches": matches,
+        "seat_win_rate": [round(w / matches, 3) for w in seat_wins],
+        "kickoff_winner_share_of_wins": round(kickoff_wins / decided, 3),
+        "draws": round(draws / matches, 3),
+        "goals_per_match": round(goals / matches, 2),
+        "mean_turns_to_first_goal": round(sum(first_goal_turns) / max(1, len(first_goal_turns)), 1),
+        "matches_with_a_goal": round(len(first_goal_turns) / matches, 3),
+        "how": dict(sorted(how.items())),
+        "longest_match_decisions": decisions_max,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--matches", type=int, default=200)
+    parser.add_argument("--bot", default="heuristic")
+    parser.add_argument("--ending", nargs="*", default=["time-limit", "golden-goal", "first-to-3", "last-chance"])
+    args = parser.parse_args()
+    for ending in args.ending:
+        print(json.dumps(run(ending, args.matches, args.bot)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
