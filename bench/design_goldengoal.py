@@ -16,6 +16,7 @@ from collections import Counter
 
 from arena.games.goldengoal import GAME
 from arena.games.goldengoal.field import FRONT, cell
+from arena.games.v1 import goldengoal_pb2 as pb
 from arena.runner import play_match
 from bots.registry import make_bot
 
@@ -39,10 +40,12 @@ def run(ending: str, matches: int, bot: str) -> dict:
             GAME.apply(state, {decision.seat: decision.choice})
         turns_seen = 0
         for event in state.log.events:
-            if event.kind == "roll" or (event.kind == "kickoff" and event.detail.restart):
+            detail = event.detail
+            if not isinstance(detail, pb.Detail):
+                continue
+            if event.kind == "roll" or (event.kind == "kickoff" and detail.restart):
                 turns_seen += 1
             if event.kind == "kick":
-                detail = event.detail
                 how["kicks"] += 1
                 how["bent kicks"] += detail.turn != 0
                 how["passes"] += bool(detail.passed_to)
@@ -52,9 +55,9 @@ def run(ending: str, matches: int, bot: str) -> dict:
                     how["goals from front of net" if FRONT[start] >= 0 else "goals through a post"] += 1
                     if first is None:
                         first = turns_seen
-            if event.kind == "step" and event.detail.free:
+            if event.kind == "step" and detail.free:
                 how["moves aside"] += 1
-            if event.kind == "kickoff" and event.detail.restart:
+            if event.kind == "kickoff" and detail.restart:
                 how["restarts"] += 1
         if first is not None:
             first_goal_turns.append(first)

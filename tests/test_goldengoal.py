@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pickle
 import re
 from pathlib import Path
 
@@ -500,7 +499,6 @@ def test_last_chance_three_rounds_to_tie():
     assert state.countdown == 5 and state.turn_seat == 0
     state.countdown = 1  # ... four turns later: the last one
     GAME.refresh(state)
-    (decision,) = state.pending
     act(state, "pawn:o4", "n", "s")
     assert not state.pending and GAME.result(state).ranks == (1, 2)
 

@@ -301,7 +301,9 @@ def _cell(option_id: str) -> Cell:
 
 
 def _heuristic(params: Mapping[str, str]) -> Bot:
-    values = read_params("heuristic", params, [Param("attackers", 2, 1, 2, integer=True), Param("defend", 1.0, 0.0, 1.0)])
+    values = read_params(
+        "heuristic", params, [Param("attackers", 2, 1, 2, integer=True), Param("defend", 1.0, 0.0, 1.0)]
+    )
     return HeuristicBot(int(values["attackers"]), values["defend"])
 
 

@@ -81,9 +81,7 @@ for _name in DATA["field"]["circle"]:
     CIRCLE[parse(_name)] = CIRCLE[mirror(parse(_name))] = True
 
 CIRCLE_CELLS: tuple[int, ...] = tuple(c for c in range(CELLS) if CIRCLE[c])
-FRONT_CELLS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(c for c in range(CELLS) if FRONT[c] == seat) for seat in (0, 1)
-)
+FRONT_CELLS: tuple[tuple[int, ...], ...] = tuple(tuple(c for c in range(CELLS) if FRONT[c] == seat) for seat in (0, 1))
 SPACES: tuple[int, ...] = tuple(c for c in range(CELLS) if KIND[c] in (FIELD, OUT))
 
 

@@ -92,9 +92,9 @@ from arena.games.goldengoal.field import (
     BOX,
     BOX_DEPTH,
     BOX_X,
+    CELLS,
     CIRCLE,
     CIRCLE_CELLS,
-    CELLS,
     DATA,
     DIR_NAMES,
     FIELD,
@@ -154,15 +154,19 @@ PLACE_OUT = {
     if KIND[c] == FIELD
 }
 CHOOSE = [
-    Option(f"pawn:{n}", f"move {'the Keeper' if n == 'k' else 'Outfielder ' + n}", pb.Action(kind=pb.CHOOSE_PAWN, pawn=n))
+    Option(
+        f"pawn:{n}", f"move {'the Keeper' if n == 'k' else 'Outfielder ' + n}", pb.Action(kind=pb.CHOOSE_PAWN, pawn=n)
+    )
     for n in PAWN_NAMES
 ]
+DIRECTIONS = (pb.N, pb.NE, pb.E, pb.SE, pb.S, pb.SW, pb.W, pb.NW)  # by direction index
 STEPS = {
-    d: Option(DIR_NAMES[d], f"step {DIR_NAMES[d]}", pb.Action(kind=pb.STEP, direction=d + 1)) for d in (0, 2, 4, 6)
+    d: Option(DIR_NAMES[d], f"step {DIR_NAMES[d]}", pb.Action(kind=pb.STEP, direction=DIRECTIONS[d]))
+    for d in (0, 2, 4, 6)
 }
 STOP_WALK = Option("stop", "end the walk here", pb.Action(kind=pb.STOP))
 KICKS = [
-    Option(f"kick:{DIR_NAMES[d]}", f"kick towards {DIR_NAMES[d]}", pb.Action(kind=pb.KICK, direction=d + 1))
+    Option(f"kick:{DIR_NAMES[d]}", f"kick towards {DIR_NAMES[d]}", pb.Action(kind=pb.KICK, direction=DIRECTIONS[d]))
     for d in range(8)
 ]
 MAX_SPACES = DIE + 2
@@ -332,17 +336,13 @@ class GoldenGoal(Game[GoldenGoalState]):
 
     def _pawn_options(self, state: GoldenGoalState, search: Search) -> tuple[Option, ...]:
         base = state.turn_seat * 5
-        return tuple(
-            CHOOSE[i] for i in range(5) if search.walk_ok(base + i, state.pips, False, state.short)
-        )
+        return tuple(CHOOSE[i] for i in range(5) if search.walk_ok(base + i, state.pips, False, state.short))
 
     def _step_options(self, state: GoldenGoalState, search: Search) -> tuple[Option, ...]:
         code = state.mover
         cur = state.pos[code]
         options = [
-            STEPS[d]
-            for d, n in WALK[cur]
-            if state.occ[n] < 0 and search.step_ok(code, n, state.pips, state.short)
+            STEPS[d] for d, n in WALK[cur] if state.occ[n] < 0 and search.step_ok(code, n, state.pips, state.short)
         ]
         if state.short and state.walked and search.walk_end_ok(code, cur):
             options.append(STOP_WALK)
@@ -456,7 +456,10 @@ class GoldenGoal(Game[GoldenGoalState]):
         state.occ[c] = code
         state.placed[seat] += 1
         state.log.public(
-            seat, "place", f"places {pawn_label(code)} on {name(c)}", pb.Detail(seat=seat, pawn=pawn_name(code), to=CELL_PB[c])
+            seat,
+            "place",
+            f"places {pawn_label(code)} on {name(c)}",
+            pb.Detail(seat=seat, pawn=pawn_name(code), to=CELL_PB[c]),
         )
         if sum(state.placed) == 10:
             self._kickoff(state)
@@ -523,7 +526,9 @@ class GoldenGoal(Game[GoldenGoalState]):
         if stuck:
             state.short = True
             stuck = not self._pawn_options(state, Search(state))
-        note = " (no legal turn: the turn passes)" if stuck else (" (no full walk: may stop early)" if state.short else "")
+        note = (
+            " (no legal turn: the turn passes)" if stuck else (" (no full walk: may stop early)" if state.short else "")
+        )
         state.log.public(seat, "roll", f"rolls {state.die}{note}", pb.Detail(seat=seat, spaces=state.die, stuck=stuck))
         if stuck:
             self._finish_turn(state, goal=False)
@@ -541,7 +546,7 @@ class GoldenGoal(Game[GoldenGoalState]):
             state.turn_seat,
             "step",
             f"{pawn_label(code)} steps {DIR_NAMES[d]} to {name(to)}",
-            pb.Detail(seat=state.turn_seat, pawn=pawn_name(code), to=CELL_PB[to], **{"from": CELL_PB[frm]}),
+            _from(pb.Detail(seat=state.turn_seat, pawn=pawn_name(code), to=CELL_PB[to]), frm),
         )
         if to == state.ball:
             state.relocator = code if must_relocate(code, to) else -1
@@ -581,15 +586,17 @@ class GoldenGoal(Game[GoldenGoalState]):
         state.pips -= spent
         kicker = state.kicker
         frm = state.kick_from
-        detail = pb.Detail(
-            seat=seat,
-            pawn=pawn_name(kicker),
-            spaces=state.spaces,
-            pips=spent,
-            turn=state.bend,
-            goal=outcome == GOAL,
-            path=[CELL_PB[c] for c in state.path],
-            **{"from": CELL_PB[frm]},
+        detail = _from(
+            pb.Detail(
+                seat=seat,
+                pawn=pawn_name(kicker),
+                spaces=state.spaces,
+                pips=spent,
+                turn=state.bend,
+                goal=outcome == GOAL,
+                path=[CELL_PB[c] for c in state.path],
+            ),
+            frm,
         )
         if outcome == GOAL:
             state.goals[seat] += 1
@@ -624,7 +631,7 @@ class GoldenGoal(Game[GoldenGoalState]):
             state.turn_seat,
             "step",
             f"{pawn_label(code)} moves aside from {name(frm)} to {name(to)} (free)",
-            pb.Detail(seat=state.turn_seat, pawn=pawn_name(code), to=CELL_PB[to], free=True, **{"from": CELL_PB[frm]}),
+            _from(pb.Detail(seat=state.turn_seat, pawn=pawn_name(code), to=CELL_PB[to], free=True), frm),
         )
         self._after_kick(state, *state.after)
 
@@ -687,9 +694,7 @@ class GoldenGoal(Game[GoldenGoalState]):
             seat,
             "kickoff",
             f"restarts: Keeper on {name(c)}, rolls {rolls}, kicks {rolls[-1]} space(s)",
-            pb.Detail(
-                seat=seat, pawn="k", to=CELL_PB[c], spaces=rolls[-1], rolls=rolls, restart=True, **{"from": CELL_PB[frm]}
-            ),
+            _from(pb.Detail(seat=seat, pawn="k", to=CELL_PB[c], spaces=rolls[-1], rolls=rolls, restart=True), frm),
         )
         state.mover = -1
         state.walked = 0
@@ -759,6 +764,12 @@ class GoldenGoal(Game[GoldenGoalState]):
         goals = state.goals
         summary = "a draw" if goals[0] == goals[1] else f"seat {0 if goals[0] > goals[1] else 1} wins"
         return Result.ranked(list(goals), list(goals), f"{goals[0]}-{goals[1]}: {summary}")
+
+
+def _from(detail: pb.Detail, c: int) -> pb.Detail:
+    """``detail`` with its ``from`` field (a Python keyword) set to ``c``."""
+    getattr(detail, "from").CopyFrom(CELL_PB[c])
+    return detail
 
 
 def _cell(message: pb.Cell) -> int:
