@@ -217,6 +217,7 @@ class GoldenGoalState(MatchState):
     winner: int = -1
     dir1: int = -1  # the current kick's first direction
     path: list[int] = field(default_factory=list)  # spaces the ball entered in the current kick
+    pawn_options: tuple[Option, ...] | None = None  # PAWN: computed when the turn began (reused once)
 
     @property
     def kick_pips(self) -> int:
@@ -292,7 +293,8 @@ class GoldenGoal(Game[GoldenGoalState]):
             return (Decision(seat, "place", options),)
         search = Search(state)
         if phase == pb.PHASE_PAWN:
-            return (Decision(seat, "pawn", self._pawn_options(state, search)),)
+            options = state.pawn_options or self._pawn_options(state, search)
+            return (Decision(seat, "pawn", options),)
         if phase == pb.PHASE_STEP:
             return (Decision(seat, "step", self._step_options(state, search)),)
         if phase == pb.PHASE_KICK:
@@ -421,6 +423,7 @@ class GoldenGoal(Game[GoldenGoalState]):
         (seat, option), *_ = chosen.items()
         action = option.action
         assert isinstance(action, pb.Action)
+        state.pawn_options = None
         kind = action.kind
         if state.phase == pb.PHASE_RESTART:
             self._restart(state, _cell(action.cell))
@@ -522,10 +525,11 @@ class GoldenGoal(Game[GoldenGoalState]):
         state.visited = frozenset()
         state.relocator = -1
         state.phase = pb.PHASE_PAWN
-        stuck = not self._pawn_options(state, Search(state))
-        if stuck:
+        state.pawn_options = self._pawn_options(state, Search(state))
+        if not state.pawn_options:
             state.short = True
-            stuck = not self._pawn_options(state, Search(state))
+            state.pawn_options = self._pawn_options(state, Search(state))
+        stuck = not state.pawn_options
         note = (
             " (no legal turn: the turn passes)" if stuck else (" (no full walk: may stop early)" if state.short else "")
         )
