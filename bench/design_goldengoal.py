@@ -82,12 +82,29 @@ def run(ending: str, matches: int, bot: str) -> dict:
     }
 
 
+def versus(a: str, b: str, matches: int) -> dict:
+    """Two bot specs head to head with seats alternating: is one formation always right?"""
+    config = GAME.config(2)
+    score_a = 0.0
+    for match in range(matches):
+        specs = [a, b] if match % 2 == 0 else [b, a]
+        record = play_match(GAME, config, 90_000 + match, [make_bot(s, "goldengoal") for s in specs])
+        ranks = record.result["ranks"]
+        seat_a = 0 if match % 2 == 0 else 1
+        score_a += 1.0 if ranks[seat_a] < ranks[1 - seat_a] else 0.5 if ranks[0] == ranks[1] else 0.0
+    return {"a": a, "b": b, "matches": matches, "score_a": round(score_a / matches, 3)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--matches", type=int, default=200)
     parser.add_argument("--bot", default="heuristic")
     parser.add_argument("--ending", nargs="*", default=["time-limit", "golden-goal", "first-to-3", "last-chance"])
+    parser.add_argument("--versus", nargs=2, metavar=("A", "B"), help="two bot specs head to head instead")
     args = parser.parse_args()
+    if args.versus:
+        print(json.dumps(versus(*args.versus, args.matches)), flush=True)
+        return
     for ending in args.ending:
         print(json.dumps(run(ending, args.matches, args.bot)), flush=True)
 

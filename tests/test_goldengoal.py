@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
+from scipy.stats import chisquare
 
 from arena.chance import Chance, PresetChance
 from arena.engine import SPECTATOR
@@ -546,6 +548,18 @@ def test_sample_world_is_the_same_position_with_fresh_dice():
     world = GAME.sample_world(state, 1, Chance(9))
     assert world.occ == state.occ and world.ball == state.ball and world.chance is not state.chance
     assert observation_bytes(GAME, world, 1) == observation_bytes(GAME, state, 1)
+
+
+def test_sampled_worlds_roll_fresh_uniform_dice():
+    # The only thing a seat cannot know is the future: a sampled world's next roll is uniform.
+    state = position({"0o1": "b5"}, ball="e10", die=1)
+    act(state, "pawn:o1")
+    rolls = Counter()
+    for i in range(3000):
+        world = GAME.sample_world(state, 0, Chance(i))
+        GAME.apply(world, {0: "w"})
+        rolls[world.die] += 1
+    assert chisquare([rolls[face] for face in range(1, 7)]).pvalue > 0.001
 
 
 def _turn_start_checks(state: GoldenGoalState) -> None:

@@ -43,7 +43,7 @@ Rulings (``shared/rules/NOTES.md`` §4.8 unless stated):
    seat 3 rounds (6 turns, its restart first) to tie; a tying goal cancels the count; when the
    count runs out with the score unequal, the leader wins.
 4. **Restart** [:406-418]: the conceding seat chooses a front-of-net space for its Keeper
-   (decision ``restart``), the ball is placed there, the die is rolled (1s rerolled) and the
+   (a ``place`` decision, ``keeper:<cell>``), the ball is placed there, the die is rolled (1s rerolled) and the
    Keeper kicks exactly that far like the Kickoff: no free first space, passes get theirs, and no
    goal during the restart (as during the Kickoff).
 5. **Pips after a kick** (NOTES ruling 1): unspent pips are forfeited when the kick stops.
@@ -64,8 +64,9 @@ Rulings (``shared/rules/NOTES.md`` §4.8 unless stated):
 11. **Front-of-net exception** [:283-292]: any pawn that may not end its turn in front of that
     net may enter the ball's space there (Outfielders, and a Keeper at the other net); right
     after its kick (the ball stopped, scored or reached a teammate) it moves to an orthogonally
-    adjacent empty space (decision ``relocate``; not the ball's space, not a net). After a goal
-    that ends the match no move is made.
+    adjacent empty space where it may end its turn (a ``step`` decision in phase RELOCATE, a
+    ``step`` event with ``free``; not the ball's space, not a net). After a goal that ends the
+    match no move is made.
 12. **Setup placements** also keep the end-of-turn rules: in bounds, no Outfielder in front of a
     net, at most 1 Outfielder in the own Penalty Box.
 13. **Leave a Path** [:335-339]: the path runs through empty field spaces (never out of bounds)
@@ -74,6 +75,8 @@ Rulings (``shared/rules/NOTES.md`` §4.8 unless stated):
 14. **Bend decision**: asked only when the kick has spaces left and may still bend; otherwise
     the kick stops (or a teammate is reached) without a decision.
 15. The first placer is a seeded random seat [:38].
+16. **Protocol**: a goal is the ``kick`` event with ``goal`` set; a restart is a ``kickoff``
+    event with ``restart`` set (few decision and event kinds, each common in play).
 
 Chance labels, in draw order: ``"placer"`` (pick of the seat placing first), ``"kickoff"`` (the
 Kickoff rolls, seat 0 then seat 1, again on a tie), then per turn ``"die"`` (the turn's roll),
