@@ -6,6 +6,16 @@ Reports per ending: win rate by seat and of the Kickoff winner (seat advantage),
 per match, turns to the first goal, how goals were scored (from a front-of-net space straight or
 diagonally, through a post, after a pass), how often the kick's options were used (bends,
 passes, moves aside after a front-of-net kick, restarts), and the longest match in decisions.
+
+    python -m bench.design_goldengoal --matches 100 --versus heuristic:attackers=1 heuristic:attackers=2
+
+plays two bot specs head to head (here the two formations the rules allow: 1 or 2 Outfielders
+on the opponent's half) with seats alternating.
+
+Findings (100 matches each; also in components.toml): Time Limit 3.07 goals a match, first goal
+after 11.4 turns, seat 0 / 1 win 0.40 / 0.38 with 0.22 draws, the Kickoff winner 47% of decided
+matches; golden goal 0.47 / 0.49; 84% of goals from a front-of-net space, 16% off a post; 39% of
+kicks bend, 32% are passes; 1 attacker against 2 attackers 0.555 (no dominant formation).
 """
 
 from __future__ import annotations
