@@ -308,3 +308,4 @@ def _heuristic(params: Mapping[str, str]) -> Bot:
 
 
 BOTS = {"heuristic": _heuristic}
+FIELD = ["heuristic:attackers=1"]
