@@ -578,21 +578,21 @@ def test_playout_invariants_over_2000_games():
     # Components conserved (10 pawns on distinct spaces, occupancy consistent, the ball on an
     # empty field space between turns), goals = goal kicks, the end as the ending says, and a
     # bound: at most 2 x rounds turns, at most 160 decisions in a turn (1 pawn + 6 steps + at
-    # most 35 distinct kicks (pawn, pips) of <= 4 decisions + 1 move aside) and 10 placements.
+    # most 35 distinct kicks (pawn, pips) of <= 4 decisions + 1 move aside; a restart: 1 + 140),
+    # 10 placements and a Kickoff of at most 140.
     endings = ("time-limit", "golden-goal", "first-to-3", "last-chance")
     for seed in range(2000):
         config = GAME.config(2, {"ending": endings[seed % 4], "rounds": 3})
         state = GAME.new_match(config, seed)
         rng = Chance(seed)
         decisions_in_turn = 0
-        turns = 0
         while state.pending:
             (decision,) = state.pending
             if decision.kind == "pawn":
                 _turn_start_checks(state)
                 assert KIND[state.ball] == FIELD and state.occ[state.ball] < 0
+            if decision.kind == "pawn" or state.phase == pb.PHASE_RESTART:
                 decisions_in_turn = 0
-                turns += 1
             GAME.advance(state, {decision.seat: decision.options[rng.below(len(decision.options), "t")]})
             decisions_in_turn += 1
             assert decisions_in_turn <= 160

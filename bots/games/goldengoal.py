@@ -137,10 +137,9 @@ class HeuristicBot(Bot):
 
     game_id = "goldengoal"
 
-    def __init__(self, attackers: int = 2, defend: float = 1.0) -> None:
+    def __init__(self, attackers: int = 2) -> None:
         super().__init__()
         self.attackers = attackers
-        self.defend = defend
 
     def choose(self, turn: Turn) -> str:
         obs = turn.observation
@@ -238,13 +237,12 @@ class HeuristicBot(Bot):
                 best, best_d = option, dist
         return best
 
-    def _cover(self, pitch: Pitch) -> Cell:
-        """Where to stand when the ball is out of reach: behind it (to kick it forward next
-        turn), or between it and our net when it is in our half."""
+    @staticmethod
+    def _cover(pitch: Pitch) -> Cell:
+        """Where to stand when the ball is out of reach: on its side towards our net, which
+        both blocks the way to our net and lines up a forward kick next turn."""
         assert pitch.ball is not None
         bx, by = pitch.ball
-        if self._ball_in_our_half(pitch) and self.defend > 0:
-            return (bx, by - pitch.forward)
         return (bx, by - pitch.forward)
 
     # -- kicking --------------------------------------------------------------------------------
@@ -301,10 +299,8 @@ def _cell(option_id: str) -> Cell:
 
 
 def _heuristic(params: Mapping[str, str]) -> Bot:
-    values = read_params(
-        "heuristic", params, [Param("attackers", 2, 1, 2, integer=True), Param("defend", 1.0, 0.0, 1.0)]
-    )
-    return HeuristicBot(int(values["attackers"]), values["defend"])
+    values = read_params("heuristic", params, [Param("attackers", 2, 1, 2, integer=True)])
+    return HeuristicBot(int(values["attackers"]))
 
 
 BOTS = {"heuristic": _heuristic}
