@@ -220,7 +220,8 @@ class GoldenGoalState(MatchState):
     winner: int = -1
     dir1: int = -1  # the current kick's first direction
     path: list[int] = field(default_factory=list)  # spaces the ball entered in the current kick
-    pawn_options: tuple[Option, ...] | None = None  # PAWN: computed when the turn began (reused once)
+    pawn_options: tuple[Option, ...] | None = None  # PAWN: computed when the turn began (reused)
+    pawn_options_key: tuple[object, ...] = ()  # the position they were computed for
 
     @property
     def kick_pips(self) -> int:
@@ -296,8 +297,10 @@ class GoldenGoal(Game[GoldenGoalState]):
             return (Decision(seat, "place", options),)
         search = Search(state)
         if phase == pb.PHASE_PAWN:
-            options = state.pawn_options or self._pawn_options(state, search)
-            return (Decision(seat, "pawn", options),)
+            cached = state.pawn_options
+            if cached is None or state.pawn_options_key != _pawn_key(state):  # a tool edited the state
+                cached = self._pawn_options(state, search)
+            return (Decision(seat, "pawn", cached),)
         if phase == pb.PHASE_STEP:
             return (Decision(seat, "step", self._step_options(state, search)),)
         if phase == pb.PHASE_KICK:
@@ -533,6 +536,7 @@ class GoldenGoal(Game[GoldenGoalState]):
             state.short = True
             state.pawn_options = self._pawn_options(state, Search(state))
         stuck = not state.pawn_options
+        state.pawn_options_key = _pawn_key(state)
         note = (
             " (no legal turn: the turn passes)" if stuck else (" (no full walk: may stop early)" if state.short else "")
         )
@@ -771,6 +775,10 @@ class GoldenGoal(Game[GoldenGoalState]):
         goals = state.goals
         summary = "a draw" if goals[0] == goals[1] else f"seat {0 if goals[0] > goals[1] else 1} wins"
         return Result.ranked(list(goals), list(goals), f"{goals[0]}-{goals[1]}: {summary}")
+
+
+def _pawn_key(state: GoldenGoalState) -> tuple[object, ...]:
+    return (tuple(state.pos), state.ball, state.pips, state.short, state.turn_seat, state.relax)
 
 
 def _from(detail: pb.Detail, c: int) -> pb.Detail:
