@@ -644,3 +644,14 @@ def test_option_ids_follow_the_documented_grammar():
 def test_every_ending_is_a_variant_or_the_default(ending):
     config = GAME.config(2, {"ending": ending})
     assert config["ending"] == ending and config["rounds"] == 25
+
+
+def test_refresh_after_an_edit_recomputes_the_pawn_options():
+    # The options computed when a turn begins are reused only for the position they fit.
+    state = position({"0o1": "b5"}, ball="e10", die=2)
+    act(state, "pawn:o1", "w", "e")  # seat 1's turn begins: its options are cached
+    assert state.pawn_options and ids(state) == tuple(o.id for o in state.pawn_options)
+    state.ball = parse("e12")
+    state.pawn_options = ()
+    GAME.refresh(state)
+    assert len(ids(state)) == 5
