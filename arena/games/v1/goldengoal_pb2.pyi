@@ -503,24 +503,40 @@ class Detail(_message.Message):
     RESTART_FIELD_NUMBER: _builtins.int
     PATH_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """the seat acting (kickoff: the winner; end: the winner, -1 a draw)"""
     pawn: _builtins.str
+    """the pawn: "k", "o1".."o4" """
     spaces: _builtins.int
+    """roll: the die; kickoff: the distance; kick: spaces the ball moved"""
     pips: _builtins.int
+    """kick: pips spent on it"""
     turn: _builtins.int
+    """kick: the bend, -1 left, +1 right, 0 straight"""
     passed_to: _builtins.str
+    """kick: the teammate the ball reached (a pass), else "" """
     goal: _builtins.bool
+    """kick: it went into the net"""
     stuck: _builtins.bool
+    """roll: no legal turn exists, the turn passes"""
     free: _builtins.bool
+    """step: the free move aside after kicking from in front of a net"""
     restart: _builtins.bool
+    """kickoff: a restart after a goal (the Keeper of `seat` moved from -> to)"""
     @_builtins.property
-    def to(self) -> Global___Cell: ...
+    def to(self) -> Global___Cell:
+        """place/step: the new space; kick: where the ball stopped or was passed"""
+
     @_builtins.property
-    def goals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def goals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """kick with goal / end: the score, seat 0 then seat 1"""
+
     @_builtins.property
-    def rolls(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def rolls(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """kickoff: the rolls (seat 0, seat 1, again on ties; restart: 1s rerolled)"""
+
     @_builtins.property
     def path(self) -> _containers.RepeatedCompositeFieldContainer[Global___Cell]:
-        """"kick": every space the ball entered, in order (for a goal the"""
+        """kick: every space the ball entered, in order (for a goal the"""
 
     def __init__(
         self,
