@@ -27,6 +27,7 @@ from arena.games.goldengoal.field import (
 )
 from arena.games.goldengoal.search import reach_region
 from arena.games.v1 import goldengoal_pb2 as pb
+from arena.protocol import decision_request
 from arena.runner import play_match
 from bots.registry import make_bot
 from tests.contract import check_illegal_rejected, observation_bytes, visible_events
@@ -655,3 +656,30 @@ def test_refresh_after_an_edit_recomputes_the_pawn_options():
     state.pawn_options = ()
     GAME.refresh(state)
     assert len(ids(state)) == 5
+
+
+def bot_plays(state: GoldenGoalState, bot_spec: str = "heuristic") -> list[str]:
+    """The heuristic's choices until the turn passes to the other seat (or the match ends)."""
+    bot = make_bot(bot_spec, "goldengoal")
+    seat = state.turn_seat
+    chosen = []
+    while state.pending and state.pending[0].seat == seat:
+        (decision,) = state.pending
+        request = decision_request(GAME, state, decision, index=len(chosen), events=[], simultaneous=False)
+        choice = bot.decide(request)
+        chosen.append(choice)
+        GAME.apply(state, {seat: choice})
+    return chosen
+
+
+def test_heuristic_shoots_when_a_goal_is_on():
+    state = position({"0o1": "f11", "0o2": "b5"}, ball="f12", die=3, ending="golden-goal")
+    assert bot_plays(state) == ["pawn:o1", "n", "kick:n", "goal:3"]
+    assert GAME.result(state).ranks == (1, 2)
+
+
+def test_heuristic_reaches_the_ball_and_kicks_it_forward():
+    state = position({"0o1": "e5", "0o2": "e11"}, ball="e7", die=4)
+    plays = bot_plays(state)
+    assert plays[:3] == ["pawn:o1", "n", "n"] and plays[3].startswith("kick:")
+    assert state.ball // 10 > 7  # the ball went up the field (towards seat 1's net)
