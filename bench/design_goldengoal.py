@@ -109,7 +109,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--matches", type=int, default=200)
     parser.add_argument("--bot", default="heuristic")
-    parser.add_argument("--ending", nargs="*", default=["time-limit", "golden-goal", "first-to-3", "last-chance"])
+    parser.add_argument("--ending", nargs="*", default=["time", "golden", "first3", "last"])
     parser.add_argument("--versus", nargs=2, metavar=("A", "B"), help="two bot specs head to head instead")
     args = parser.parse_args()
     if args.versus:

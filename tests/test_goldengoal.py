@@ -344,19 +344,19 @@ def test_passing_back_is_allowed_but_a_kick_state_never_repeats():
 def test_goals_from_the_front_of_net_and_off_the_post():
     # Rules :296-313, ruling 10; golden goal: the first goal wins (:317-321).
     for ball, direction in [("f13", "n"), ("e13", "n"), ("f13", "nw"), ("e13", "ne"), ("g13", "n")]:
-        state = position({"0o1": ball[0] + "12", "1k": "b14"}, ball=ball, die=2, ending="golden-goal")
+        state = position({"0o1": ball[0] + "12", "1k": "b14"}, ball=ball, die=2, ending="golden")
         act(state, "pawn:o1", "n", f"kick:{direction}")
         assert ids(state) == (("go:1",) if ball == "g13" else ("go:1", "goal:2")), (ball, direction)
     # The Keeper blocks its space: from e13 straight on it cannot pass e14.
-    state = position({"0o1": "e12"}, ball="e13", die=2, ending="golden-goal")
+    state = position({"0o1": "e12"}, ball="e13", die=2, ending="golden")
     act(state, "pawn:o1", "n")
     assert "kick:n" not in ids(state)
     # From d14 straight across the end line: beside the net, not offered.
-    state = position({"0o1": "d12"}, ball="d13", die=2, ending="golden-goal")
+    state = position({"0o1": "d12"}, ball="d13", die=2, ending="golden")
     act(state, "pawn:o1", "n", "kick:n")
     assert ids(state) == ("go:1",)
     # Off the post from d14 towards ne (the Keeper on e14 is corner to corner).
-    state = position({"0o1": "c12"}, ball="c13", die=2, ending="golden-goal")
+    state = position({"0o1": "c12"}, ball="c13", die=2, ending="golden")
     act(state, "pawn:o1", "n", "kick:ne")
     assert ids(state) == ("go:1", "goal:2")
     act(state, "goal:2")
@@ -485,17 +485,17 @@ def test_time_limit_most_goals_wins():
 
 def test_first_to_3():
     # Rules :380-386.
-    state = position({"0o1": "f13"}, ball="f14", die=1, goals=(2, 1), ending="first-to-3")
+    state = position({"0o1": "f13"}, ball="f14", die=1, goals=(2, 1), ending="first3")
     act(state, "pawn:o1", "n", "kick:n", "goal:1")
     assert not state.pending and GAME.result(state).scores == (3, 1)
-    state = position({"0o1": "f13"}, ball="f14", die=1, goals=(1, 1), ending="first-to-3")
+    state = position({"0o1": "f13"}, ball="f14", die=1, goals=(1, 1), ending="first3")
     act(state, "pawn:o1", "n", "kick:n", "goal:1", "s")
     assert state.pending and kind(state) == "place" and state.turn_seat == 1
 
 
 def test_last_chance_three_rounds_to_tie():
     # Rules :390-402; ruling 3: 6 turns after the goal, the restart first.
-    state = position({"0o1": "f13"}, ball="f14", die=1, ending="last-chance", restart=[3], rolls=[2])
+    state = position({"0o1": "f13"}, ball="f14", die=1, ending="last", restart=[3], rolls=[2])
     act(state, "pawn:o1", "n", "kick:n", "goal:1", "s")
     assert state.countdown == 6 and GAME.observe(state, 1).countdown == 6
     act(state, "keeper:e14", "kick:s", "go:3")  # seat 1's restart: the first of its 6 turns
@@ -507,7 +507,7 @@ def test_last_chance_three_rounds_to_tie():
 
 
 def test_last_chance_a_tie_cancels_the_count():
-    state = position({"1o1": "e3"}, ball="e2", seat=1, die=2, goals=(1, 0), ending="last-chance")
+    state = position({"1o1": "e3"}, ball="e2", seat=1, die=2, goals=(1, 0), ending="last")
     state.countdown = 3
     GAME.refresh(state)
     act(state, "pawn:o1", "s", "kick:s", "goal:2")
@@ -515,7 +515,7 @@ def test_last_chance_a_tie_cancels_the_count():
 
 
 def test_every_ending_stops_at_the_time_limit():
-    for ending in ("golden-goal", "first-to-3", "last-chance"):
+    for ending in ("golden", "first3", "last"):
         state = position({"0o1": "b5"}, ball="e10", die=2, turns=9, ending=ending, rounds=5)
         act(state, "pawn:o1", "w", "e")
         assert not state.pending, ending
@@ -581,7 +581,7 @@ def test_playout_invariants_over_2000_games():
     # bound: at most 2 x rounds turns, at most 160 decisions in a turn (1 pawn + 6 steps + at
     # most 35 distinct kicks (pawn, pips) of <= 4 decisions + 1 move aside; a restart: 1 + 140),
     # 10 placements and a Kickoff of at most 140.
-    endings = ("time-limit", "golden-goal", "first-to-3", "last-chance")
+    endings = ("time", "golden", "first3", "last")
     for seed in range(2000):
         config = GAME.config(2, {"ending": endings[seed % 4], "rounds": 3})
         state = GAME.new_match(config, seed)
@@ -608,7 +608,7 @@ def test_playout_invariants_over_2000_games():
         assert list(result.scores) == state.goals
         if state.goals[0] == state.goals[1]:
             assert result.ranks == (1, 1) and state.turns == 6
-        if config["ending"] == "golden-goal":
+        if config["ending"] == "golden":
             assert sum(state.goals) <= 1
 
 
@@ -641,7 +641,7 @@ def test_option_ids_follow_the_documented_grammar():
         GAME.apply(state, {decision.seat: rng.pick(decision.options, "t").id})
 
 
-@pytest.mark.parametrize("ending", ["time-limit", "golden-goal", "first-to-3", "last-chance"])
+@pytest.mark.parametrize("ending", ["time", "golden", "first3", "last"])
 def test_every_ending_is_a_variant_or_the_default(ending):
     config = GAME.config(2, {"ending": ending})
     assert config["ending"] == ending and config["rounds"] == 25
@@ -673,7 +673,7 @@ def bot_plays(state: GoldenGoalState, bot_spec: str = "heuristic") -> list[str]:
 
 
 def test_heuristic_shoots_when_a_goal_is_on():
-    state = position({"0o1": "f11", "0o2": "b5"}, ball="f12", die=3, ending="golden-goal")
+    state = position({"0o1": "f11", "0o2": "b5"}, ball="f12", die=3, ending="golden")
     assert bot_plays(state) == ["pawn:o1", "n", "kick:n", "goal:3"]
     assert GAME.result(state).ranks == (1, 2)
 

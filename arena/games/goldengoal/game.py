@@ -33,9 +33,9 @@ Rules as implemented (rulebook line references in brackets; the field is designe
 
 Rulings (``shared/rules/NOTES.md`` §4.8 unless stated):
 
-1. **Endings** (option ``ending``): ``time-limit`` (the default, NOTES §4.8 variants: most goals
-   after 25 rounds wins, equal goals = a draw), ``golden-goal`` (the base game: the first goal
-   wins), ``first-to-3``, ``last-chance``. Every ending also stops after the Time Limit
+1. **Endings** (option ``ending``): ``time`` (the default, NOTES §4.8 variants: most goals
+   after 25 rounds wins, equal goals = a draw), ``golden`` (the base game: the first goal
+   wins), ``first3``, ``last``. Every ending also stops after the Time Limit
    (option ``rounds``, default 25) so no match is endless; then the most goals wins, or a draw.
 2. **Rounds** [:370-376]: a round is one turn of each seat. The Kickoff is not a turn; a restart
    after a goal is the conceding seat's turn (the seats keep alternating).
@@ -122,7 +122,7 @@ DIE = len(DATA["die"]["faces"])
 ROUNDS = DATA["time_limit"]["rounds"]
 FIRST_TO = DATA["first_to"]["goals"]
 LAST_CHANCE_TURNS = 2 * DATA["last_chance"]["rounds"]
-ENDINGS = ("time-limit", "golden-goal", "first-to-3", "last-chance")
+ENDINGS = ("time", "golden", "first3", "last")
 
 
 def pawn_name(code: int) -> str:
@@ -237,9 +237,9 @@ class GoldenGoalState(MatchState):
 def goal_ends_match(state: GoldenGoalState, seat: int) -> bool:
     """Would a goal by ``seat`` now end the match (ruling 1)?"""
     ending = state.config["ending"]
-    if ending == "golden-goal":
+    if ending == "golden":
         return True
-    if ending == "first-to-3" and state.goals[seat] + 1 >= FIRST_TO:
+    if ending == "first3" and state.goals[seat] + 1 >= FIRST_TO:
         return True
     return state.turns + 1 >= turn_limit(state)
 
@@ -258,17 +258,17 @@ class GoldenGoal(Game[GoldenGoalState]):
         options=(
             OptionSpec(
                 "ending",
-                "time-limit",
-                "time-limit: most goals after the rounds; golden-goal: first goal wins; "
-                "first-to-3; last-chance: 3 rounds to tie (all stop after the rounds)",
+                "time",
+                "time: most goals after the rounds; golden: first goal wins; first3: first to 3 goals; "
+                "last: 3 rounds to tie (all stop after the rounds)",
                 choices=ENDINGS,
             ),
             OptionSpec("rounds", ROUNDS, "the Time Limit in rounds (one turn per seat each)", minimum=1, maximum=200),
         ),
         variants=(
-            Variant("golden-goal", "The base game: the first goal wins", {"ending": "golden-goal"}),
-            Variant("first-to-3", "First to 3 goals wins", {"ending": "first-to-3"}),
-            Variant("last-chance", "After a goal the other team has 3 rounds to tie", {"ending": "last-chance"}),
+            Variant("golden", "The base game: the first goal wins", {"ending": "golden"}),
+            Variant("first3", "First to 3 goals wins", {"ending": "first3"}),
+            Variant("last", "After a goal the other team has 3 rounds to tie", {"ending": "last"}),
         ),
         hidden_information=False,
         summary="Grid soccer: roll, move one player, kick, pass and bend the ball into the net.",
@@ -662,10 +662,10 @@ class GoldenGoal(Game[GoldenGoalState]):
         """The goal is counted (and logged with the kick); what it does to the match."""
         goals = state.goals
         ending = state.config["ending"]
-        if ending == "golden-goal" or (ending == "first-to-3" and goals[seat] >= FIRST_TO):
+        if ending == "golden" or (ending == "first3" and goals[seat] >= FIRST_TO):
             self._finish(state)
             return
-        if ending == "last-chance":
+        if ending == "last":
             if goals[seat] > goals[1 - seat]:
                 state.countdown = LAST_CHANCE_TURNS + 1  # the scoring turn's end counts it down once
             elif goals[0] == goals[1]:

@@ -355,7 +355,7 @@ class Observation(_message.Message):
     turns_limit: _builtins.int
     """the Time Limit: 2 x rounds turns, then the match ends"""
     ending: _builtins.str
-    """"time-limit", "golden-goal", "first-to-3", "last-chance" """
+    """"time", "golden", "first3", "last" """
     countdown: _builtins.int
     """Last Chance: turns left for the trailing seat to tie (-1 off)"""
     placer: _builtins.int
