@@ -33,19 +33,20 @@ Rules as implemented (rulebook line references in brackets; the field is designe
 
 Rulings (``shared/rules/NOTES.md`` §4.8 unless stated):
 
-1. **Endings** (option ``ending``): ``time`` (the default, NOTES §4.8 variants: most goals
-   after 25 rounds wins, equal goals = a draw), ``golden`` (the base game: the first goal
-   wins), ``first3``, ``last``. Every ending also stops after the Time Limit
-   (option ``rounds``, default 25) so no match is endless; then the most goals wins, or a draw.
+1. **Endings** (option ``ending``): ``time`` = Time Limit (the default, NOTES §4.8 variants:
+   most goals after 25 rounds wins, equal goals = a draw), ``golden`` = the base game (the
+   first goal wins), ``first3`` = First to 3, ``last`` = Last Chance. Every ending also stops
+   after the Time Limit (option ``rounds``, default 25) so no match is endless; then the most
+   goals wins, or a draw.
 2. **Rounds** [:370-376]: a round is one turn of each seat. The Kickoff is not a turn; a restart
    after a goal is the conceding seat's turn (the seats keep alternating).
 3. **Last Chance** [:390-402]: a goal that puts a seat ahead (or further ahead) gives the other
    seat 3 rounds (6 turns, its restart first) to tie; a tying goal cancels the count; when the
    count runs out with the score unequal, the leader wins.
 4. **Restart** [:406-418]: the conceding seat chooses a front-of-net space for its Keeper
-   (a ``place`` decision, ``keeper:<cell>``), the ball is placed there, the die is rolled (1s rerolled) and the
-   Keeper kicks exactly that far like the Kickoff: no free first space, passes get theirs, and no
-   goal during the restart (as during the Kickoff).
+   (a ``place`` decision, ``keeper:<cell>``), the ball is placed there, the die is rolled (1s
+   rerolled) and the Keeper kicks exactly that far like the Kickoff: no free first space,
+   passes get theirs, and no goal during the restart (as during the Kickoff).
 5. **Pips after a kick** (NOTES ruling 1): unspent pips are forfeited when the kick stops.
 6. **No full walk** (NOTES ruling 1): if no pawn has a legal turn that spends every pip (or
    kicks), the walk may stop early (option ``stop``); if no legal turn exists even then, the
