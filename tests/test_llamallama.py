@@ -489,3 +489,43 @@ def test_proto_and_rules_summary_name_every_kind():
     rules = (root / "arena/games/llamallama/rules.md").read_text()
     for kind in [*events, "goal", "pass"]:
         assert f"`{kind}`" in rules
+
+
+def _play_until_passes(players: int, seed: int, moves: int) -> LlamaState:
+    """A random match stopped at the first decision after ``moves`` passes of round 1."""
+    state = GAME.new_match(GAME.config(players), seed)
+    rng = Chance(seed)
+    while len(state.passes[0]) < moves:
+        GAME.apply(state, {d.seat: rng.pick(d.option_ids, "play") for d in state.pending})
+    return state
+
+
+@pytest.mark.parametrize(
+    ("players", "route"),
+    [
+        (4, {1, 2}),  # passed to seat 1; one pass later at seat 1 or passed on to seat 2
+        (2, {1, 2, 3}),  # into a dummy (2), maybe drawn by seat 1 at once, then into dummy 3
+    ],
+)
+def test_sampled_worlds_keep_a_passed_card_on_its_route(players, route):
+    """A card seat 0 passed two passes ago is only where those passes could have taken it:
+    never with a hand off its route, never a goal (ruling 9)."""
+    for seed in range(40):
+        state = _play_until_passes(players, seed, 2)
+        first, second = state.passes[0][0][1], state.passes[0][1][1]
+        held = set(state.hands[0]) | set(state.picked[0])
+        tracked = [c for c in first if c not in second and c not in held]
+        if tracked:
+            break
+    card = tracked[0]
+    hands = [h for h in range(4) if h != 0]
+    if players == 2:
+        assert state.circle == [0, 2, 1, 3]  # the dummies sit between the players
+    seen: Counter = Counter()
+    chance = Chance(99)
+    for _ in range(300):
+        world = GAME.sample_world(state, 0, chance)
+        holder = next(h for h in hands if card in world.hands[h] or (h < players and card in world.picked[h]))
+        seen[holder] += 1
+        assert card not in world.goals[state.reveals :]
+    assert set(seen) <= route and len(seen) >= 2

@@ -50,9 +50,12 @@ Rulings (``shared/rules/NOTES.md`` §4.10 unless stated):
    publicly). Dummy hands and the cards drawn from a dummy are never shown to others.
 8. **End and tie-break** (NOTES 6): checked after a round's scoring. Ranks are by total, then
    by the last round's score; still equal = shared placing.
-9. **Determinization** (``sample_world``): the cards a seat passed to a player stay pinned to that
-   player until its next pass; the route of older passes is not tracked (those cards are
-   re-dealt like any unseen card), a simplification of what a perfect card counter could infer.
+9. **Determinization** (``sample_world``): every card a seat passed this round (and does not
+   hold again) stays on its route: in the hand it was passed to, or as far on as the passes
+   since could have carried it (one step a pass: a player passes left, a dummy's drawer draws;
+   a card passed into a dummy may be drawn at once), never through the seat itself and never
+   a face-down goal. The rest is dealt uniformly over the deals that respect this
+   (``Chance.deal``); how likely each seat was to pass a card on is not weighed.
 
 Chance labels, in draw order each round: ``"dummy"`` (3 players: round 1 a pick of the seat the
 dummy sits left of; later rounds a pick among the tied lowest totals, only when tied),
@@ -71,7 +74,7 @@ Decision kinds: ``"goal"`` (``goal:<id>``, two digits) and ``"pass"`` (``pass:<l
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -457,12 +460,11 @@ class LlamaLlama(Game[LlamaState]):
     def sample_world(self, state: LlamaState, seat: int, chance: Chance) -> LlamaState:
         """A copy of ``state`` with what ``seat`` cannot see re-dealt at random.
 
-        Known to the seat: its hand and picks, its goal, the revealed goals, the hand sizes and,
-        until the receiver's next pass moves cards again, the cards it passed to a player in the
-        last pass (they are in that player's hand or picks). Everything else — the other hands,
+        Known to the seat: its hand and picks, its goal, the revealed goals, the hand sizes and
+        where the cards it passed may have gone (ruling 9). Everything else — the other hands,
         the dummies, the face-down goals of others and, in round 1, which face-down display
-        holds its own goal — is dealt uniformly among the hidden places of the same sizes. The
-        route of cards passed earlier is not tracked (treated as unseen).
+        holds its own goal — is dealt uniformly among the hidden places of the same sizes,
+        each card passed by the seat only to a place on its route.
         """
         world = self.copy_for(state, seat, chance)
         if state.phase != "over":
@@ -472,12 +474,7 @@ class LlamaLlama(Game[LlamaState]):
 
     def _redeal(self, world: LlamaState, seat: int, chance: Chance) -> None:
         n = world.players
-        # Known: the cards seat passed to a player in the last pass, still with that player.
-        pinned: dict[int, list[int]] = {}
-        if world.phase == "pass" and world.passes[seat]:
-            reveal, passed, to, _, _ = world.passes[seat][-1]
-            if to >= 0 and world.reveals == reveal + 1:
-                pinned[to] = list(passed)
+        where = self._passed_cards_places(world, seat)
         # Round 1: the face-down goals' positions are unknown, even to their owners.
         hidden_displays = [d for d in range(world.reveals, HANDS)] if world.goals else []
         if world.goals and not world.owners_public:
@@ -487,29 +484,30 @@ class LlamaLlama(Game[LlamaState]):
                 world.owners[d], world.goals[d] = h, g
         # The places to refill: other hands (hand + picks), dummies, others' face-down goals.
         pool: list[int] = []
-        places: list[tuple[str, int, int]] = []  # (kind, index, free size)
+        places: list[tuple[str, int]] = []  # (kind, hand or display)
+        sizes: list[int] = []
         for h in range(HANDS):
             if h == seat:
                 continue
-            fixed = pinned.get(h, [])
-            if h < n:
-                cards = world.hands[h] + world.picked[h]
-                picks = len(world.picked[h])
-                pool += [c for c in cards if c not in fixed]
-                places.append(("hand", h, len(cards) - len(fixed)))
-                world.picked[h] = [0] * picks
-            else:
-                pool += world.hands[h]
-                places.append(("dummy", h, len(world.hands[h])))
+            cards = world.hands[h] + (world.picked[h] if h < n else [])
+            pool += cards
+            places.append(("hand" if h < n else "dummy", h))
+            sizes.append(len(cards))
         for d in hidden_displays:
             if world.owners[d] != seat:
                 pool.append(world.goals[d])
-                places.append(("goal", d, 1))
-        pool = chance.shuffled(sorted(pool), "world_deal")
-        at = 0
-        for kind, index, size in places:
-            cards = pool[at : at + size]
-            at += size
+                places.append(("goal", d))
+                sizes.append(1)
+
+        def accepts(kind: str, index: int) -> Callable[[int], bool]:
+            # A card this seat passed can only be where its route may have taken it (never a
+            # goal: goals are chosen before the passing); any other card anywhere.
+            if kind == "goal":
+                return lambda c: c not in where
+            return lambda c: c not in where or index in where[c]
+
+        dealt = chance.deal(sorted(pool), sizes, "world_deal", [accepts(k, i) for k, i in places])
+        for (kind, index), cards in zip(places, dealt, strict=True):
             if kind == "goal":
                 world.goals[index] = cards[0]
                 owner = world.owners[index]
@@ -518,15 +516,46 @@ class LlamaLlama(Game[LlamaState]):
             elif kind == "dummy":
                 world.hands[index] = sorted(cards)
             else:
-                allc = cards + pinned.get(index, [])
                 picks = len(world.picked[index])
-                allc = chance.shuffled(sorted(allc), "world_deal")
-                world.picked[index] = allc[:picks]
-                world.hands[index] = sorted(allc[picks:])
+                world.picked[index] = cards[:picks]
+                world.hands[index] = sorted(cards[picks:])
         if world.phase == "goal":
             for s in range(n):
                 if s != seat:
                     world.my_goal[s] = 0
+
+    @staticmethod
+    def _passed_cards_places(world: LlamaState, seat: int) -> dict[int, frozenset[int]]:
+        """Where each card ``seat`` passed this round (and does not hold again) may be now.
+
+        A pass puts the cards into the left hand; one passed into a dummy may be drawn at once
+        by the player on the dummy's left. Each later pass may move a card one such step on
+        (a player passes it left, a dummy's drawer draws it), never through ``seat``, who would
+        have received it."""
+
+        def step(hand: int) -> set[int]:
+            reach = {hand}
+            target = world.left(hand)
+            if target != seat:
+                reach.add(target)
+                if hand < world.players and target >= world.players and world.left(target) != seat:
+                    reach.add(world.left(target))  # into the dummy, then drawn in the same move
+            return reach
+
+        records = world.passes[seat]
+        held = set(world.hands[seat]) | set(world.picked[seat])
+        where: dict[int, frozenset[int]] = {}
+        for i, (_, passed, _, _, _) in enumerate(records):
+            first = world.left(seat)
+            places = {first}
+            if first >= world.players and world.left(first) != seat:
+                places.add(world.left(first))
+            for _ in range(len(records) - 1 - i):  # the passes made since
+                places = set().union(*(step(h) for h in places))
+            for card in passed:
+                if card not in held:
+                    where[card] = frozenset(places)  # a later pass of the card overrides
+        return where
 
     # -- views ------------------------------------------------------------------------------
 
