@@ -82,7 +82,8 @@ takes 4 per seat from seat 0 up, then the rest is cut into decks 0..3, top first
 (the shuffle of the Set Rewards in play: the first 4 are revealed into slots 0..3, the rest is the
 deck, next first), ``"tokens"`` (the shuffle of the 15 tokens, or of the chosen ones: the first
 ``in_play`` are the face-down pile, next first), ``"start"`` (pick of the first seat),
-``"reshuffle"`` (every shuffle of the discard pile into new decks, in order).
+``"reshuffle"`` (every shuffle of the discard pile into new decks, in order: top first, cut into
+the empty decks in deck order).
 
 Bound: at most 35 claims; every draw action takes at least one card, and at most 75 + 5 × 35
 cards can ever be drawn (the deal plus what claims discard), so a match has at most 250 + 35 + 12
@@ -100,7 +101,18 @@ from typing import NamedTuple
 
 from arena.chance import Chance
 from arena.config import ConfigError, MatchConfig, OptionSpec
-from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
+from arena.engine import (
+    CHANCE_SEAT,
+    SPECTATOR,
+    Decision,
+    Event,
+    Game,
+    GameMeta,
+    MatchState,
+    Option,
+    Result,
+    Variant,
+)
 from arena.games.v1 import gasha_pb2 as pb
 
 _DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
@@ -333,6 +345,9 @@ class GashaState(MatchState):
 _DRAW = tuple(
     Option(f"draw:{d}", f"draw the top card of deck {d}", pb.Action(kind=pb.DRAW, deck=d)) for d in range(DECKS)
 )
+_DRAWS: dict[tuple[bool, ...], tuple[Option, ...]] = {
+    key: tuple(_DRAW[d] for d in range(DECKS) if key[d]) for key in itertools.product((False, True), repeat=DECKS)
+}
 _CLAIM = {r.id: Option(f"claim:{r.id}", f"claim {r.text()}", pb.Action(kind=pb.CLAIM, reward=r.id)) for r in REWARDS}
 _SKIP = Option("skip", "combine no Ticket now", pb.Action(kind=pb.SKIP))
 _PAY: dict[tuple[tuple[int, ...], int], Option] = {}
@@ -358,6 +373,32 @@ def _card_pb(back: int, toy: int = 0) -> pb.Card:
     if card is None:
         card = _CARD_PB[key] = pb.Card(back=back, toy=toy)  # type: ignore[arg-type]
     return card
+
+
+_DRAW_EVENTS: dict[tuple[int, int, Card, bool, int], tuple[Event, Event]] = {}
+
+
+def _draw_events(seat: int, deck: int, card: Card, bonus: bool, top: int) -> tuple[Event, Event]:
+    """The public "draw" (the back) and private "drawn" (the toy) events of a draw (shared)."""
+    key = (seat, deck, card, bonus, top)
+    events = _DRAW_EVENTS.get(key)
+    if events is None:
+        how = " (same-colour Ticket)" if bonus else ""
+        public = Event(
+            seat,
+            "draw",
+            f"draws a {back_name(card.back)} card from deck {deck}{how}",
+            pb.DrawEvent(seat=seat, deck=deck, card=_card_pb(card.back), bonus=bonus, new_top=top),
+        )
+        private = Event(
+            seat,
+            "drawn",
+            f"draws {TOY_LABELS[card.toy]} from deck {deck}{how}",
+            pb.DrawEvent(seat=seat, deck=deck, card=_card_pb(card.back, card.toy), bonus=bonus, new_top=top),
+            frozenset((seat,)),
+        )
+        events = _DRAW_EVENTS[key] = (public, private)
+    return events
 
 
 def _pay_option(paid: tuple[int, ...], wilds: int) -> Option:
@@ -484,7 +525,8 @@ class Gasha(Game[GashaState]):
 
     @staticmethod
     def _draw_options(state: GashaState) -> tuple[Option, ...]:
-        return tuple(_DRAW[d] for d in range(DECKS) if state.decks[d])
+        decks = state.decks
+        return _DRAWS[(bool(decks[0]), bool(decks[1]), bool(decks[2]), bool(decks[3]))]
 
     def _claimable(self, state: GashaState, seat: int) -> list[int]:
         hand, wilds = counts_of(state.hands[seat]), state.wilds[seat]
@@ -534,20 +576,9 @@ class Gasha(Game[GashaState]):
         card = state.decks[deck].pop()
         state.hands[seat].append(card)
         top = state.decks[deck][-1].back if state.decks[deck] else 0
-        how = " (same-colour Ticket)" if bonus else ""
-        state.log.public(
-            seat,
-            "draw",
-            f"draws a {back_name(card.back)} card from deck {deck}{how}",
-            pb.DrawEvent(seat=seat, deck=deck, card=_card_pb(card.back), bonus=bonus, new_top=top),
-        )
-        state.log.private(
-            [seat],
-            seat,
-            "drawn",
-            f"draws {TOY_LABELS[card.toy]} from deck {deck}{how}",
-            pb.DrawEvent(seat=seat, deck=deck, card=_card_pb(card.back, card.toy), bonus=bonus, new_top=top),
-        )
+        public, private = _draw_events(seat, deck, card, bonus, top)
+        state.log.events.append(public)
+        state.log.events.append(private)
         if not state.decks[deck]:
             self._rebuild(state)
 
@@ -585,7 +616,7 @@ class Gasha(Game[GashaState]):
                 at = 0
                 for i, target in enumerate(empty):
                     n = base + (i < extra)
-                    decks[target] = pile[at : at + n]
+                    decks[target] = pile[at : at + n][::-1]  # the shuffled order is top first
                     at += n
                 for target in empty:
                     state.log.public(
