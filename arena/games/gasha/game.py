@@ -861,18 +861,12 @@ class Gasha(Game[GashaState]):
 
     @staticmethod
     def _unseen(state: GashaState, viewer: int) -> list[pb.CardCount]:
-        counts: dict[Card, int] = dict.fromkeys(_ALL_KINDS, 0)
-        for card in _FULL:
-            counts[card] += 1
+        counts = dict(_FULL_COUNTS)
         for card in state.hands[viewer]:
             counts[card] -= 1
         for card in state.discard:
             counts[card] -= 1
-        return [
-            pb.CardCount(back=c.back, toy=c.toy, count=n)  # type: ignore[arg-type]
-            for c, n in counts.items()
-            if n
-        ]
+        return [_card_count_pb(c, n) for c, n in counts.items() if n]
 
     # -- determinization --------------------------------------------------------------------
 
@@ -886,7 +880,15 @@ def _hand_order(card: Card) -> tuple[int, int]:
     return (card.toy, card.back)
 
 
-_FULL = full_gashas()
-_ALL_KINDS: list[Card] = sorted(set(_FULL))
+_FULL_COUNTS: dict[Card, int] = {card: full_gashas().count(card) for card in sorted(set(full_gashas()))}
+_CARD_COUNTS: dict[tuple[Card, int], pb.CardCount] = {}
+
+
+def _card_count_pb(card: Card, count: int) -> pb.CardCount:
+    message = _CARD_COUNTS.get((card, count))
+    if message is None:
+        message = _CARD_COUNTS[(card, count)] = pb.CardCount(back=card.back, toy=card.toy, count=count)  # type: ignore[arg-type]
+    return message
+
 
 GAME = Gasha()
