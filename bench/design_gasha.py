@@ -5,8 +5,9 @@
 Reports per player count: win rate by turn position (the start seat is P1), mean turns and
 scores, what triggered the end, the share of the score from rewards / tokens / unused Gashas,
 claims per reward family (which families are taken, and how often the first claim of a family
-was the winner's), Bonus tokens by kind, and a "hoarder" check: one seat that never claims
-(``heuristic:greed=10``) against heuristic opponents (drawing alone must not win).
+was the winner's), Bonus tokens by kind, and probes: one seat with another claiming policy
+against heuristic opponents (a hoarder that never claims must not win; no policy should
+dominate).
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from arena.games.v1 import gasha_pb2 as pb
 from arena.runner import play_match
 from bots.registry import make_bot
 
+# One seat plays a different claiming policy against heuristic opponents: never claim (draw
+# only: cards score 1 each), claim only rewards worth 4 more than a draw, claim anything.
+PROBES = {"hoarder": "heuristic:greed=10", "picky": "heuristic:greed=4", "eager": "heuristic:greed=-2"}
 TRIGGERS = {pb.LAST_TOKEN: "last_token", pb.REWARDS_EMPTY: "rewards_empty", pb.NO_DECKS: "no_decks"}
 
 
@@ -62,15 +66,18 @@ def run(players: int, matches: int) -> dict:
         turns += state.turns
         triggers[TRIGGERS[state.trigger]] += 1
     total = sum(parts.values())
-    hoard = 0.0
-    hoard_matches = max(20, matches // 4)
-    for match in range(hoard_matches):
-        seat = match % players
-        specs = ["heuristic"] * players
-        specs[seat] = "heuristic:greed=10"
-        record, _ = replay(players, 90_000 + match, specs)
-        ranks = record.result["ranks"]
-        hoard += (ranks[seat] == 1) / ranks.count(1)
+    probes = {}
+    probe_matches = max(20, matches // 4)
+    for name, spec in PROBES.items():
+        won = 0.0
+        for match in range(probe_matches):
+            seat = match % players
+            specs = ["heuristic"] * players
+            specs[seat] = spec
+            record, _ = replay(players, 90_000 + match, specs)
+            ranks = record.result["ranks"]
+            won += (ranks[seat] == 1) / ranks.count(1)
+        probes[name] = round(won / probe_matches, 3)
     return {
         "players": players,
         "matches": matches,
@@ -82,8 +89,8 @@ def run(players: int, matches: int) -> dict:
         "claims_per_game_by_family": {f: round(n / matches, 2) for f, n in sorted(families.items())},
         "winner_share_of_family_claims": {f: round(family_wins[f] / n, 3) for f, n in sorted(families.items())},
         "tokens_by_kind": {pb.Bonus.Name(pb.Bonus.ValueType(b)): n for b, n in sorted(bonuses.items())},
-        "hoarder_win_rate": round(hoard / hoard_matches, 3),
-        "hoarder_fair_share": round(1 / players, 3),
+        "probe_win_rates": probes,
+        "fair_share": round(1 / players, 3),
     }
 
 

@@ -772,7 +772,9 @@ class Gasha(Game[GashaState]):
         state.phase = pb.PHASE_OVER
         scores = [self.score_of(state, s) for s in range(state.players)]
         tokens = [len(t) for t in state.tokens]
-        text = ", ".join(f"seat {s} {scores[s]} ({tokens[s]} tokens)" for s in range(state.players))
+        text = ", ".join(
+            f"seat {s} {scores[s]} ({tokens[s]} token{'' if tokens[s] == 1 else 's'})" for s in range(state.players)
+        )
         state.log.public(CHANCE_SEAT, "end", f"game over: {text}", pb.EndEvent(scores=scores, tokens=tokens))
 
     # -- scoring ----------------------------------------------------------------------------
