@@ -23,8 +23,8 @@ from arena.runner import play_match
 from bots.registry import make_bot
 
 # One seat plays a different claiming policy against heuristic opponents: never claim (draw
-# only: cards score 1 each), claim only rewards worth 4 more than a draw, claim anything.
-PROBES = {"hoarder": "heuristic:greed=10", "picky": "heuristic:greed=4", "eager": "heuristic:greed=-2"}
+# only, but a last turn), claim only what beats a draw by 4 points, claim whatever beats a draw.
+PROBES = {"hoarder": "heuristic:greed=10", "picky": "heuristic:greed=4", "eager": "heuristic:greed=0"}
 TRIGGERS = {pb.LAST_TOKEN: "last_token", pb.REWARDS_EMPTY: "rewards_empty", pb.NO_DECKS: "no_decks"}
 
 

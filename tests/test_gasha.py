@@ -448,7 +448,9 @@ def test_ties_most_bonus_tokens_then_shared():
 # -- the chosen-token option ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("players", "mix"), [(2, [2, 2, 1]), (3, [2, 2, 2]), (4, [3, 3, 2]), (5, [4, 3, 3]), (6, [4, 4, 4])])
+@pytest.mark.parametrize(
+    ("players", "mix"), [(2, [2, 2, 1]), (3, [2, 2, 2]), (4, [3, 3, 2]), (5, [4, 3, 3]), (6, [4, 4, 4])]
+)
 def test_even_chosen_tokens_are_public(players, mix):
     # Rules :99, ruling 13.
     state = GAME.new_match(GAME.config(players, {"tokens": "even"}), seed=2)

@@ -30,10 +30,11 @@ def missing(reward: pb.Reward, hand: Sequence[int], wilds: int) -> tuple[int, li
 class HeuristicBot(Bot):
     """Collects toward the Set Rewards on display, reading the card backs.
 
-    * Value of a reward: its points less the cards it costs (an unused Gasha scores 1 anyway),
-      plus half a Bonus token for a Ticket half (more if it matches a colour it holds open).
-    * Turn: claims the reward of the best value when that value beats a draw (2 cards = 2
-      points) by ``greed``; otherwise draws.
+    * Value of a claim: the reward's points less the cards it costs (an unused Gasha scores 1
+      anyway) and less the 2 cards the turn could have drawn, plus half a Bonus token for a
+      Ticket half (more if it matches a colour it holds open).
+    * Turn: claims the reward of the best value when that value is at least ``greed`` (any
+      positive value on a last turn); otherwise draws.
     * Drawing: every reward on display wants the toys it lacks, the more the closer it is to
       complete; the deck whose top back most likely hides a wanted toy (odds from the unseen
       cards of that back) is drawn from.
@@ -44,7 +45,7 @@ class HeuristicBot(Bot):
     name = "heuristic"
     game_id = "gasha"
 
-    def __init__(self, greed: float = 1.0) -> None:
+    def __init__(self, greed: float = 2.0) -> None:
         super().__init__()
         self.greed = greed
 
@@ -78,11 +79,16 @@ class HeuristicBot(Bot):
         return TOKEN_VALUE / 2 + (0.7 if match else 0.0) + (0.5 if me.open_halves else 0.0)
 
     def _value(self, reward: pb.Reward, me: pb.SeatView, tokens_left: int) -> float:
+        """What a claim adds over a draw: the points, less the cards spent (1 point each if
+        kept) and the 2 cards the turn could have drawn, plus its Ticket half."""
         cost = reward.identical or sum(reward.needs)
-        return reward.points - cost + self._ticket_value(reward, me, tokens_left)
+        return reward.points - cost - 2 + self._ticket_value(reward, me, tokens_left)
 
     def _best_claim(self, obs: pb.Observation, ids: list[str], me: pb.SeatView) -> str | None:
-        best, best_value = None, 2.0 + self.greed
+        # On a last turn (final turn, or a reward deck about to run out) anything better than a
+        # draw is taken; otherwise a claim must be worth ``greed`` more than a draw.
+        last = obs.end_triggered or obs.reward_deck <= 1
+        best, best_value = None, 0.0 if last else self.greed
         for reward in obs.display:
             option = f"claim:{reward.id}"
             if option in ids:
@@ -97,7 +103,7 @@ class HeuristicBot(Bot):
             gap, helpful = missing(reward, hand, wilds)
             if not helpful:
                 continue
-            weight = self._value(reward, me, obs.tokens_left) / (1 + gap) ** 2
+            weight = (self._value(reward, me, obs.tokens_left) + 2) / (1 + gap) ** 2
             for t in helpful:
                 want[t] += weight / len(helpful)
         return want
@@ -163,7 +169,7 @@ class HeuristicBot(Bot):
 
 
 def _heuristic(params: Mapping[str, str]) -> Bot:
-    values = read_params("heuristic", params, [Param("greed", 1.0, -2.0, 10.0)])
+    values = read_params("heuristic", params, [Param("greed", 2.0, -5.0, 10.0)])
     return HeuristicBot(values["greed"])
 
 
