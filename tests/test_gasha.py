@@ -318,7 +318,7 @@ def test_two_halves_make_a_ticket_optionally_and_the_token_is_revealed():
     act(state, "ticket:1+2")  # pink + blue: not the same colour, no card
     assert state.tokens[0] == [POINTS] and state.tickets[0] == [(1, 2, POINTS, False)]
     assert state.open_halves[0] == [6] and state.turn_seat == 1
-    assert GAME.observe(state, 1).seats[0].score == 5 + 5 + 4 + 3
+    assert GAME.observe(state, 1).seats[0].score == 5 + 5 + 5 + 3  # rewards 1, 2, 6 and the token
     assert list(GAME.observe(state, 1).tokens_unrevealed) == [0, 5, 5, 4]
 
 
@@ -430,7 +430,7 @@ def test_final_score_is_rewards_plus_tokens_plus_unused_gashas_and_wilds():
     state.phase = pb.PHASE_OVER
     GAME.refresh(state)
     result = GAME.result(state)
-    assert result.scores == (15 + 6 + 5 + 3 * 2 + 3 + 1, 8)
+    assert result.scores == (14 + 6 + 5 + 3 * 2 + 3 + 1, 8)
     assert result.ranks == (1, 2)
 
 
