@@ -39,7 +39,9 @@ class HeuristicBot(Bot):
       complete; the deck whose top back most likely hides a wanted toy (odds from the unseen
       cards of that back) is drawn from.
     * Pay: spends Wild Gashas last and, among cards, the toys the other rewards want least.
-    * Ticket: always combines, a same-colour pair first (the extra Gasha card).
+    * Ticket: combines, a same-colour pair first (the extra Gasha card); but it leaves the last
+      token (which ends the game, every other seat then playing once more) unless it leads by
+      enough to stay ahead.
     """
 
     name = "heuristic"
@@ -60,6 +62,8 @@ class HeuristicBot(Bot):
         if turn.kind == "pay":
             return self._pay(turn, obs, hand)
         if turn.kind == "ticket":
+            if obs.tokens_left == 1 and not obs.end_triggered and not self._leads(obs, TOKEN_VALUE):
+                return "skip"  # the last token ends the game: not while others would overtake
             return self._ticket(ids, me)
         want = self._wants(obs, hand, me.wilds, me)
         if turn.kind == "turn":
@@ -69,6 +73,13 @@ class HeuristicBot(Bot):
         return self._deck(obs, ids, want)
 
     # -- values ---------------------------------------------------------------------------------
+
+    @staticmethod
+    def _leads(obs: pb.Observation, gain: float) -> bool:
+        """Whether, after gaining ``gain`` now, it stays ahead of every other seat taking one
+        more good turn (a claim worth about 5 over its cards)."""
+        mine = obs.seats[obs.seat].score + gain
+        return all(mine > seat.score + 5 for s, seat in enumerate(obs.seats) if s != obs.seat)
 
     @staticmethod
     def _ticket_value(reward: pb.Reward, me: pb.SeatView, tokens_left: int) -> float:
