@@ -83,6 +83,8 @@ def position(
     for seat, owned in (rewards or {}).items():
         state.rewards[seat] = list(owned)
         state.open_halves[seat] = [r for r in owned if REWARD_BY_ID[r].ticket]
+    state.hand_cycles = [[0] * len(h) for h in state.hands]
+    state.deck_cycles = [[0] * len(d) for d in state.decks]
     GAME.refresh(state)
     return state
 
@@ -607,6 +609,36 @@ def test_sample_world_makes_a_paying_seat_able_to_pay():
             assert [c.back for c in world.hands[1]] == [c.back for c in hand]
 
 
+def test_sample_world_keeps_each_deck_cycle_among_its_places():
+    # Ruling 14: after the discard pile is shuffled into a deck, its cards (public when they
+    # were discarded) stay among the places that deck filled, in every world.
+    for seed in range(40):
+        state = GAME.new_match(GAME.config(6), seed)
+        rng = Chance(seed)
+        while state.pending and (state.cycle == 0 or rng.below(3, "more")):
+            (d,) = state.pending
+            GAME.apply(state, {d.seat: d.options[rng.below(len(d.options), "t")].id})
+        if state.cycle == 0:
+            continue
+        for seat in range(6):
+            world = check_world(state, seat, seed)
+            for cycle in range(state.cycle + 1):
+                assert cycle_cards(world, seat, cycle) == cycle_cards(state, seat, cycle)
+        return
+    raise AssertionError("no reshuffle in 40 six-player games")
+
+
+def cycle_cards(state: GashaState, viewer: int, cycle: int) -> Counter:
+    """The cards of one deck cycle that ``viewer`` has not located (other hands and decks)."""
+    out: Counter = Counter()
+    for seat, hand in enumerate(state.hands):
+        if seat != viewer:
+            out.update(c for c, k in zip(hand, state.hand_cycles[seat], strict=True) if k == cycle)
+    for deck, cycles in zip(state.decks, state.deck_cycles, strict=True):
+        out.update(c for c, k in zip(deck, cycles, strict=True) if k == cycle)
+    return out
+
+
 def test_sample_world_deals_hidden_fronts_uniformly_under_their_backs():
     # At the start, seat 1's first card has a known back; its toy is any unseen card of that
     # back, equally likely by card.
@@ -661,6 +693,8 @@ def test_playout_invariants_over_2000_games():
             state = playout(players, seed, options)
             assert state.turns <= MAX_TURNS and state.trigger != pb.TRIGGER_UNSPECIFIED
             assert card_totals(state) == FULL
+            assert [len(c) for c in state.hand_cycles] == [len(h) for h in state.hands]
+            assert [len(c) for c in state.deck_cycles] == [len(d) for d in state.decks]
             owned = [r for s in range(players) for r in state.rewards[s]]
             assert len(owned) == len(set(owned))
             assert set(owned) | set(state.display) | set(state.reward_deck) == rewards

@@ -73,9 +73,13 @@ Rulings (``shared/rules/NOTES.md`` §4.6 unless stated):
     tokens are still shuffled face down; their mix is public.
 14. **Worlds** (``sample_world``): the cards the seat has not located (the other hands and the
     decks) are dealt again uniformly under the constraint of the backs it sees (hands and deck
-    tops); the make-up of a deck rebuilt from the discard pile is not tracked (a world may put a
-    card seen in the discard pile into a hand drawn before that). When another seat is paying,
-    its hand is then made to afford the reward (cards of the same back swapped in).
+    tops), deck cycle by deck cycle: the cards of the setup and those of each shuffle of the
+    discard pile (whose make-up was public) stay among the places that cycle filled (which deck
+    a card was drawn from is seen). When a seat pays, which of its cards with the spent card's
+    back left the hand is not seen: the cycle of the one held longest is taken to leave (a world
+    may then swap one card between two cycles, never anything the seat could see). When another
+    seat is paying, its hand is then made to afford the reward (cards of the same back and cycle
+    swapped in).
 
 Chance labels: ``"gashas"`` (the shuffle of the 75 Gasha cards: the top card first; the deal
 takes 4 per seat from seat 0 up, then the rest is cut into decks 0..3, top first), ``"rewards"``
@@ -338,6 +342,11 @@ class GashaState(MatchState):
     trigger: int = pb.TRIGGER_UNSPECIFIED
     final_turns: list[int] = field(default_factory=list)
     turns: int = 0
+    # Deck cycles (for sample_world, ruling 14): 0 for the cards of the setup, k for the cards of
+    # the k-th shuffle of the discard pile. Public: which deck a card came from is seen.
+    cycle: int = 0
+    deck_cycles: list[list[int]] = field(default_factory=list)  # parallel to decks
+    hand_cycles: list[list[int]] = field(default_factory=list)  # parallel to hands
 
 
 # -- options (shared, never mutated) -------------------------------------------------------------
@@ -482,6 +491,8 @@ class Gasha(Game[GashaState]):
             chance=chance,
             decks=decks,
             hands=hands,
+            deck_cycles=[[0] * len(d) for d in decks],
+            hand_cycles=[[0] * len(h) for h in hands],
             wilds=[0] * players,
             rewards=[[] for _ in range(players)],
             open_halves=[[] for _ in range(players)],
@@ -575,6 +586,7 @@ class Gasha(Game[GashaState]):
     def _draw(self, state: GashaState, seat: int, deck: int, bonus: bool) -> None:
         card = state.decks[deck].pop()
         state.hands[seat].append(card)
+        state.hand_cycles[seat].append(state.deck_cycles[deck].pop())
         top = state.decks[deck][-1].back if state.decks[deck] else 0
         public, private = _draw_events(seat, deck, card, bonus, top)
         state.log.events.append(public)
@@ -596,6 +608,8 @@ class Gasha(Game[GashaState]):
                 moved = size // 2
                 decks[target] = decks[largest][:moved]  # the bottom half; the top is the last
                 del decks[largest][:moved]
+                state.deck_cycles[target] = state.deck_cycles[largest][:moved]
+                del state.deck_cycles[largest][:moved]
                 state.log.public(
                     CHANCE_SEAT,
                     "rebuild",
@@ -612,11 +626,13 @@ class Gasha(Game[GashaState]):
             if state.discard and len(state.discard) >= len(empty):
                 pile = state.chance.shuffled(state.discard, "reshuffle")
                 state.discard = []
+                state.cycle += 1
                 base, extra = divmod(len(pile), len(empty))
                 at = 0
                 for i, target in enumerate(empty):
                     n = base + (i < extra)
                     decks[target] = pile[at : at + n][::-1]  # the shuffled order is top first
+                    state.deck_cycles[target] = [state.cycle] * n
                     at += n
                 for target in empty:
                     state.log.public(
@@ -654,6 +670,7 @@ class Gasha(Game[GashaState]):
             else:
                 kept.append(card)
         state.hands[seat] = kept
+        state.hand_cycles[seat] = _kept_cycles(hand, state.hand_cycles[seat], spent, kept)
         state.discard.extend(spent)
         state.wilds[seat] -= wilds
         state.rewards[seat].append(reward.id)
@@ -876,6 +893,18 @@ class Gasha(Game[GashaState]):
         from arena.games.gasha.worlds import sample_world
 
         return sample_world(self, state, seat, chance)
+
+
+def _kept_cycles(hand: list[Card], cycles: list[int], spent: list[Card], kept: list[Card]) -> list[int]:
+    """The deck cycles of the cards kept after a payment, by a public rule (ruling 14): which
+    of two cards with the same back was spent is not seen, so of each back the cycle of the card
+    held longest leaves, and the kept cards of that back take the others in order."""
+    by_back: dict[int, list[int]] = {}
+    for card, cycle in zip(hand, cycles, strict=True):
+        by_back.setdefault(card.back, []).append(cycle)
+    for card in spent:
+        by_back[card.back].pop(0)
+    return [by_back[card.back].pop(0) for card in kept]
 
 
 def _hand_order(card: Card) -> tuple[int, int]:
