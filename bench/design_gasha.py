@@ -4,8 +4,8 @@
 
 Reports per player count: win rate by turn position (the start seat is P1), mean turns and
 scores, what triggered the end, the share of the score from rewards / tokens / unused Gashas,
-claims per reward family (which families are taken, and how often the first claim of a family
-was the winner's), Bonus tokens by kind, and probes: one seat with another claiming policy
+claims per reward family (which families are taken, and which share of them the winners took),
+Bonus tokens by kind (and which share the winners took), and probes: one seat with another claiming policy
 against heuristic opponents (a hoarder that never claims must not win; no policy should
 dominate).
 """
@@ -44,6 +44,7 @@ def run(players: int, matches: int) -> dict:
     families: Counter[str] = Counter()
     family_wins: Counter[str] = Counter()
     bonuses: Counter[int] = Counter()
+    bonus_wins: Counter[int] = Counter()
     parts = Counter[str]()
     for match in range(matches):
         seed = 70_000 + match
@@ -60,6 +61,8 @@ def run(players: int, matches: int) -> dict:
                 if ranks[seat] == 1:
                     family_wins[family] += 1 / winners
             bonuses.update(state.tokens[seat])
+            if ranks[seat] == 1:
+                bonus_wins.update({b: 1 / winners for b in state.tokens[seat]})
             parts["rewards"] += GAME.reward_points(state, seat)
             parts["tokens"] += 3 * state.tokens[seat].count(pb.THREE_POINTS)
             parts["unused"] += len(state.hands[seat]) + state.wilds[seat]
@@ -89,6 +92,9 @@ def run(players: int, matches: int) -> dict:
         "claims_per_game_by_family": {f: round(n / matches, 2) for f, n in sorted(families.items())},
         "winner_share_of_family_claims": {f: round(family_wins[f] / n, 3) for f, n in sorted(families.items())},
         "tokens_by_kind": {pb.Bonus.Name(pb.Bonus.ValueType(b)): n for b, n in sorted(bonuses.items())},
+        "winner_share_of_tokens": {
+            pb.Bonus.Name(pb.Bonus.ValueType(b)): round(bonus_wins[b] / n, 3) for b, n in sorted(bonuses.items())
+        },
         "probe_win_rates": probes,
         "fair_share": round(1 / players, 3),
     }
