@@ -837,7 +837,7 @@ class Gasha(Game[GashaState]):
             players=state.players,
             phase=state.phase,  # type: ignore[arg-type]
             turn_seat=state.turn_seat,
-            hand=[] if spectator else [_card_pb(c.back, c.toy) for c in sorted(state.hands[viewer], key=_hand_order)],
+            hand=[] if spectator else [_card_pb(c.back, c.toy) for c in state.hands[viewer]],
             decks=decks,
             discard=counts_of(state.discard),
             unseen=[] if spectator else self._unseen(state, viewer),
@@ -905,10 +905,6 @@ def _kept_cycles(hand: list[Card], cycles: list[int], spent: list[Card], kept: l
     for card in spent:
         by_back[card.back].pop(0)
     return [by_back[card.back].pop(0) for card in kept]
-
-
-def _hand_order(card: Card) -> tuple[int, int]:
-    return (card.toy, card.back)
 
 
 _FULL_COUNTS: dict[Card, int] = {card: full_gashas().count(card) for card in sorted(set(full_gashas()))}

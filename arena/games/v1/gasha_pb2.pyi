@@ -496,7 +496,9 @@ class Observation(_message.Message):
     """turns completed so far"""
     @_builtins.property
     def hand(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
-        """the observer's hand, backs and toys (empty for the spectator)"""
+        """The observer's hand, backs and toys, held longest first: of a toy, a payment spends the
+        first ones listed (empty for the spectator).
+        """
 
     @_builtins.property
     def decks(self) -> _containers.RepeatedCompositeFieldContainer[Global___Deck]:
