@@ -33,8 +33,8 @@ class HeuristicBot(Bot):
     * Value of a claim: the reward's points less the cards it costs (an unused Gasha scores 1
       anyway) and less the 2 cards the turn could have drawn, plus half a Bonus token for a
       Ticket half (more if it matches a colour it holds open).
-    * Turn: claims the reward of the best value when that value is at least ``greed`` (any
-      positive value on a last turn); otherwise draws.
+    * Turn: claims the reward of the best value when that value is at least ``greed`` (+0.5 per
+      player above 4; any positive value on a last turn); otherwise draws.
     * Drawing: every reward on display wants the toys it lacks, the more the closer it is to
       complete; the deck whose top back most likely hides a wanted toy (odds from the unseen
       cards of that back) is drawn from.
@@ -99,7 +99,9 @@ class HeuristicBot(Bot):
         # On a last turn (final turn, or a reward deck about to run out) anything better than a
         # draw is taken; otherwise a claim must be worth ``greed`` more than a draw.
         last = obs.end_triggered or obs.reward_deck <= 1
-        best, best_value = None, 0.0 if last else self.greed
+        # With 5-6 players the Set Reward deck, not the tokens, ends the game: fewer claims
+        # each, so each claim must be bigger.
+        best, best_value = None, 0.0 if last else self.greed + 0.5 * max(0, obs.players - 4)
         for reward in obs.display:
             option = f"claim:{reward.id}"
             if option in ids:
