@@ -99,8 +99,8 @@ class HeuristicBot(Bot):
         # On a last turn (final turn, or a reward deck about to run out) anything better than a
         # draw is taken; otherwise a claim must be worth ``greed`` more than a draw.
         last = obs.end_triggered or obs.reward_deck <= 1
-        # With 5-6 players the Set Reward deck, not the tokens, ends the game: fewer claims
-        # each, so each claim must be bigger.
+        # With 5-6 players the tokens rarely run out: the Set Reward deck or the Gasha supply
+        # ends the game, with fewer claims each, so each claim must be bigger.
         best, best_value = None, 0.0 if last else self.greed + 0.5 * max(0, obs.players - 4)
         for reward in obs.display:
             option = f"claim:{reward.id}"
