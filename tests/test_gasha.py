@@ -1,0 +1,739 @@
+"""Gasha: every rule of shared/rules/gasha.md and its rulings (NOTES.md §4.6), pinned."""
+
+from __future__ import annotations
+
+import pickle
+import time
+from collections import Counter
+
+import pytest
+from scipy.stats import chisquare
+
+from arena.chance import Chance, PresetChance
+from arena.config import ConfigError
+from arena.engine import SPECTATOR, IllegalChoice
+from arena.games.gasha import GAME, REWARDS, Card, GashaState, can_pay, full_gashas, payments
+from arena.games.gasha.game import (
+    REWARD_BY_ID,
+    TOKENS_IN_PLAY,
+    TOYS,
+    counts_of,
+    mask_of,
+    payment_token,
+    rewards_in_play,
+    toys_of,
+)
+from arena.games.v1 import gasha_pb2 as pb
+from bots.registry import make_bot
+from tests.contract import assert_same_view, observation_bytes
+
+GIRL, KIT, ROBOT, RADISH, SUSHI = TOYS
+TURN, WILDS, POINTS = pb.ONE_MORE_TURN, pb.TWO_WILDS, pb.THREE_POINTS
+
+
+def card(toy: int, *others: int) -> Card:
+    """A card of ``toy`` whose back shows it and ``others`` (default: its ring neighbour)."""
+    return Card(mask_of((toy, *(others or (toy % 5 + 1,)))), toy)
+
+
+def ids(state: GashaState) -> tuple[str, ...]:
+    return state.pending[0].option_ids
+
+
+def kind(state: GashaState) -> str:
+    return state.pending[0].kind
+
+
+def act(state: GashaState, *choices: str) -> None:
+    for choice in choices:
+        (decision,) = state.pending
+        GAME.apply(state, {decision.seat: choice})
+
+
+def position(
+    players: int = 2,
+    hands: dict[int, list[Card]] | None = None,
+    decks: list[list[Card]] | None = None,
+    discard: list[Card] | None = None,
+    display: list[int] | None = None,
+    reward_deck: list[int] | None = None,
+    tokens: list[int] | None = None,
+    wilds: dict[int, int] | None = None,
+    rewards: dict[int, list[int]] | None = None,
+    turn: int = 0,
+    options: dict | None = None,
+) -> GashaState:
+    """A chosen position edited into a fresh match (deck and pile lists are top/next first)."""
+    state = GAME.new_match(GAME.config(players, options), chance=PresetChance(3, picks={"start": [turn]}))
+    if hands is not None:
+        for seat, cards in hands.items():
+            state.hands[seat] = list(cards)
+    if decks is not None:
+        state.decks = [list(d)[::-1] for d in decks]
+    if discard is not None:
+        state.discard = list(discard)
+    if display is not None:
+        state.display = list(display)
+    if reward_deck is not None:
+        state.reward_deck = list(reward_deck)[::-1]
+    if tokens is not None:
+        state.token_pile = list(tokens)[::-1]
+    for seat, n in (wilds or {}).items():
+        state.wilds[seat] = n
+    for seat, owned in (rewards or {}).items():
+        state.rewards[seat] = list(owned)
+        state.open_halves[seat] = [r for r in owned if REWARD_BY_ID[r].ticket]
+    state.hand_cycles = [[0] * len(h) for h in state.hands]
+    state.deck_cycles = [[0] * len(d) for d in state.decks]
+    GAME.refresh(state)
+    return state
+
+
+FILLER = [card(SUSHI, GIRL)] * 8
+
+
+def decks_of(*sizes: int) -> list[list[Card]]:
+    return [[card(RADISH, SUSHI)] * n for n in sizes]
+
+
+# -- components -----------------------------------------------------------------------------------
+
+
+def test_gasha_cards_fifteen_of_each_toy_on_backs_of_two_or_three():
+    # Rules :18-23, :39; DATA: the back shows 2 or 3 toys, one of which is the front.
+    cards = full_gashas()
+    assert len(cards) == 75
+    assert Counter(c.toy for c in cards) == {t: 15 for t in TOYS}
+    assert all(c.toy in toys_of(c.back) and len(toys_of(c.back)) in (2, 3) for c in cards)
+    backs = Counter(c.back for c in cards)
+    assert len(backs) == 20  # every pair and every triple of toys
+    assert sum(n for b, n in backs.items() if len(toys_of(b)) == 2) == 30
+    for back in backs:  # each back's cards split evenly among its toys
+        fronts = Counter(c.toy for c in cards if c.back == back)
+        assert set(fronts) == set(toys_of(back)) and len(set(fronts.values())) == 1
+    assert backs[mask_of((ROBOT, RADISH))] == 4 and backs[mask_of((ROBOT, SUSHI))] == 2
+    assert backs[mask_of((GIRL, KIT, ROBOT))] == 6 and backs[mask_of((GIRL, KIT, RADISH))] == 3
+
+
+def test_set_rewards_thirty_five_marked_for_five_and_six_players():
+    # Rules :24, :72-75.
+    assert len(REWARDS) == 35 and [r.id for r in REWARDS] == list(range(1, 36))
+    assert [len(rewards_in_play(p)) for p in range(2, 7)] == [25, 25, 25, 30, 35]
+    assert Counter(r.players for r in REWARDS) == {2: 25, 5: 5, 6: 5}
+    assert sum(r.ticket != pb.TICKET_NONE for r in REWARDS) == 26
+    base = rewards_in_play(4)
+    assert Counter(r.ticket for r in base) == {pb.PINK: 5, pb.BLUE: 5, pb.YELLOW: 5, pb.WILD: 3, pb.TICKET_NONE: 7}
+    # "two robots" (DATA) and identical Gashas (rules :166).
+    assert REWARD_BY_ID[3].needs[ROBOT] == 2 and REWARD_BY_ID[3].cost == 2
+    assert [r.identical for r in REWARDS if r.identical] == [3, 3, 4, 4, 5]
+    # Every reward is worth more than twice its cards minus one (a claim beats hoarding them).
+    assert all(r.points >= 2 * r.cost for r in REWARDS)
+
+
+@pytest.mark.parametrize(("players", "tokens"), [(2, 5), (3, 6), (4, 8), (5, 10), (6, 12)])
+def test_bonus_tokens_in_play_by_player_count(players, tokens):
+    # NOTES rule vector 1, rules :85-97.
+    state = GAME.new_match(GAME.config(players), seed=players)
+    assert TOKENS_IN_PLAY[players] == tokens
+    assert len(state.token_pile) == tokens
+    assert GAME.observe(state, 0).tokens_left == tokens
+    assert list(GAME.observe(state, 0).tokens_unrevealed) == [0, 5, 5, 5]  # any of the 15
+
+
+def test_setup_deals_four_and_cuts_four_even_decks():
+    # Rules :63-79.
+    state = GAME.new_match(GAME.config(3), seed=1)
+    assert [len(h) for h in state.hands] == [4, 4, 4]
+    assert [len(d) for d in state.decks] == [16, 16, 16, 15]  # 75 - 12 = 63
+    assert len(state.display) == 4 and len(state.reward_deck) == 21
+    assert not state.discard and kind(state) == "turn"
+
+
+def test_setup_follows_the_documented_chance_labels():
+    order = full_gashas()[::-1]
+    rewards = list(range(25, 0, -1))
+    tokens = [POINTS] * 5 + [WILDS] * 5 + [TURN] * 5
+    chance = PresetChance(
+        orders={"gashas": [order], "rewards": [rewards], "tokens": [tokens]}, picks={"start": [1]}, strict=True
+    )
+    state = GAME.new_match(GAME.config(2), chance=chance)
+    assert state.hands[0] == order[:4] and state.hands[1] == order[4:8]
+    assert state.decks[0][::-1] == order[8:25] and state.decks[3][::-1] == order[59:]
+    assert state.display == [25, 24, 23, 22] and state.reward_deck[-1] == 21
+    assert state.token_pile[::-1] == [POINTS] * 5
+    assert state.turn_seat == 1 and chance.unused() == {}
+
+
+# -- drawing and rebuilding -----------------------------------------------------------------------
+
+
+def test_draw_two_cards_one_at_a_time_same_deck_or_two_decks():
+    # Rules :115-127, ruling 3.
+    a, b, c = card(GIRL), card(ROBOT, RADISH), card(SUSHI, KIT, GIRL)
+    state = position(hands={0: [], 1: []}, decks=[[a, b, *FILLER], [c, *FILLER], FILLER, FILLER], display=[25])
+    assert kind(state) == "turn" and ids(state) == ("draw:0", "draw:1", "draw:2", "draw:3")
+    act(state, "draw:0")
+    assert kind(state) == "second" and ids(state) == ("draw:0", "draw:1", "draw:2", "draw:3")
+    assert GAME.observe(state, 1).decks[0].top_back == b.back  # the new top is seen
+    act(state, "draw:0")
+    assert state.hands[0] == [a, b] and state.turn_seat == 1
+    act(state, "draw:1", "draw:0")
+    assert state.hands[1] == [c, FILLER[0]]
+
+
+def test_a_draw_shows_the_back_to_everybody_and_the_toy_to_the_drawer():
+    a = card(ROBOT, RADISH, SUSHI)
+    state = position(decks=[[a, *FILLER], FILLER, FILLER, FILLER])
+    act(state, "draw:0")
+    draws = [e for _, e in state.log.since(1, 0) if e.kind in ("draw", "drawn")]
+    assert [e.kind for e in draws] == ["draw"]
+    assert draws[0].detail.card.back == a.back and draws[0].detail.card.toy == pb.TOY_UNSPECIFIED
+    mine = [e for _, e in state.log.since(0, 0) if e.kind == "drawn"]
+    assert mine[-1].detail.card.toy == ROBOT
+    assert sorted(GAME.observe(state, 1).seats[0].hand_backs) == sorted(c.back for c in state.hands[0])
+
+
+def test_an_empty_deck_is_made_from_the_bottom_half_of_the_largest():
+    # Rules :131-138, ruling 4: the bottom floor(n/2), order kept; tops never change.
+    big = [card(t) for t in (GIRL, KIT, ROBOT, RADISH, SUSHI)]  # top first
+    state = position(decks=[[card(ROBOT)], big, decks_of(5)[0], decks_of(3)[0]])
+    act(state, "draw:0")
+    # Deck 1 and deck 2 both have 5: the lower index gives its bottom 2 cards.
+    assert state.decks[0][::-1] == big[3:] and state.decks[1][::-1] == big[:3]
+    assert [len(d) for d in state.decks] == [2, 3, 5, 3]
+    (event,) = [e for e in state.log.events if e.kind == "rebuild"]
+    assert event.detail.source == 1 and event.detail.cards == 2 and list(event.detail.sizes) == [2, 3, 5, 3]
+    assert event.detail.new_top == big[3].back
+
+
+def test_when_no_deck_can_be_split_the_discard_pile_makes_the_new_deck():
+    # Ruling 4: the largest deck has 1 card: the shuffled discard pile fills the empty deck.
+    pile = [card(GIRL), card(KIT), card(ROBOT)]
+    state = position(decks=[[card(SUSHI)], [card(SUSHI)], [card(RADISH)], [card(RADISH)]], discard=pile)
+    state.chance = PresetChance(orders={"reshuffle": [[pile[2], pile[0], pile[1]]]})
+    act(state, "draw:0")
+    assert state.decks[0][::-1] == [pile[2], pile[0], pile[1]] and state.discard == []
+    assert state.trigger == pb.TRIGGER_UNSPECIFIED
+    assert [e.detail.from_discard for e in state.log.events if e.kind == "rebuild"] == [True]
+
+
+def test_the_discard_pile_is_cut_evenly_into_several_empty_decks():
+    # Ruling 4: after a failed rebuild several decks can be empty; the shuffled discard pile is
+    # cut into all of them, top first, earlier decks taking the extra card.
+    pile = [card(GIRL), card(KIT), card(ROBOT), card(RADISH), card(SUSHI)]
+    state = position(decks=[[card(SUSHI)], [], [], []], discard=pile)
+    state.trigger = pb.NO_DECKS
+    state.final_turns = [1]
+    state.chance = PresetChance(orders={"reshuffle": [pile]})
+    GAME.refresh(state)
+    act(state, "draw:0")
+    assert [d[::-1] for d in state.decks] == [pile[:2], pile[2:3], pile[3:4], pile[4:]]
+    assert [e.detail.deck for e in state.log.events if e.kind == "rebuild"] == [0, 1, 2, 3]
+
+
+def test_when_four_decks_cannot_be_made_the_end_is_triggered():
+    # Rules :140, :226: nothing to split and an empty discard pile.
+    state = position(decks=[[card(SUSHI)], [card(SUSHI)], [card(RADISH)], []])
+    act(state, "draw:0")
+    assert state.trigger == pb.NO_DECKS and state.final_turns == [1]
+    act(state, "draw:1")  # the second card from another deck: the game goes on with what is left
+    assert state.turn_seat == 1 and ids(state)[:1] == ("draw:2",)
+    assert GAME.observe(state, 1).end_triggered
+
+
+# -- claiming ------------------------------------------------------------------------------------
+
+
+def test_only_rewards_the_player_can_pay_for_are_offered():
+    # Rules :150; ruling 5.
+    hand = [card(ROBOT), card(ROBOT), card(RADISH), card(GIRL)]
+    state = position(hands={0: hand}, display=[3, 8, 1, 21])
+    assert [i for i in ids(state) if i.startswith("claim:")] == ["claim:3", "claim:8"]
+    state.wilds[0] = 1
+    GAME.refresh(state)
+    assert [i for i in ids(state) if i.startswith("claim:")] == ["claim:3", "claim:8", "claim:1", "claim:21"]
+
+
+def test_every_distinct_payment_wild_gashas_stand_for_any_toy():
+    # Rules :43, :168; ruling 7: wilds one at a time.
+    two_robots = REWARD_BY_ID[3]
+    hand = counts_of([card(ROBOT), card(SUSHI)])
+    found = [payment_token(p, w) for p, w in payments(two_robots, hand, 2)]
+    assert found == ["robot1+wild1", "wild2"]
+    three_same = REWARD_BY_ID[21]
+    hand = counts_of([card(ROBOT), card(ROBOT), card(SUSHI), card(GIRL), card(GIRL), card(GIRL)])
+    found = [payment_token(p, w) for p, w in payments(three_same, hand, 1)]
+    assert found == ["girl3", "girl2+wild1", "robot2+wild1"]
+    assert not can_pay(three_same, counts_of([card(ROBOT), card(SUSHI)]), 1)
+    assert can_pay(three_same, counts_of([]), 3)
+    assert [payment_token(p, w) for p, w in payments(three_same, counts_of([]), 3)] == ["wild3"]
+
+
+def test_claim_spends_the_cards_held_longest_and_reveals_a_new_reward():
+    # Rules :150-156, ruling 5.
+    old, new = card(ROBOT, RADISH), card(ROBOT, GIRL, KIT)
+    hand = [old, card(GIRL), new, card(ROBOT, SUSHI)]
+    state = position(hands={0: hand}, display=[21, 3, 8, 1], reward_deck=[12, 13])
+    act(state, "claim:3")
+    assert kind(state) == "pay" and ids(state) == ("pay:robot2",)
+    assert GAME.observe(state, 1).claiming.id == 3
+    act(state, "pay:robot2")
+    assert state.hands[0] == [card(GIRL), card(ROBOT, SUSHI)]
+    assert state.discard == [old, new]
+    assert state.rewards[0] == [3] and state.open_halves[0] == [3]
+    assert state.display == [21, 12, 8, 1] and state.reward_deck == [13]
+    claim = next(e for e in state.log.events if e.kind == "claim")
+    assert [(c.back, c.toy) for c in claim.detail.paid] == [(old.back, ROBOT), (new.back, ROBOT)]
+    reveal = next(e for e in state.log.events if e.kind == "reveal")
+    assert reveal.detail.reward.id == 12 and reveal.detail.slot == 1 and reveal.detail.left == 1
+    assert state.turn_seat == 1
+
+
+def test_taking_the_last_reward_card_triggers_the_end_and_empty_slots_stay_empty():
+    # Rules :225 ("the Set Reward deck is empty"), ruling 9.
+    state = position(
+        hands={0: [card(ROBOT), card(ROBOT)], 1: [card(RADISH), card(RADISH)]},
+        display=[3, 4, 8, 1],
+        reward_deck=[12],
+    )
+    act(state, "claim:3", "pay:robot2")
+    assert state.trigger == pb.REWARDS_EMPTY and state.display == [12, 4, 8, 1]
+    assert state.turn_seat == 1 and state.final_turns == []  # seat 1's final turn has begun
+    act(state, "claim:4", "pay:radish2")  # seat 1's final turn: no card to reveal
+    assert state.display == [12, 8, 1]
+    assert not state.pending and state.phase == pb.PHASE_OVER
+
+
+# -- tickets and bonus tokens --------------------------------------------------------------------
+
+
+def test_two_halves_make_a_ticket_optionally_and_the_token_is_revealed():
+    # Rules :172-184, ruling 6: offered right after the claim; the pair is the player's choice.
+    state = position(
+        hands={0: [card(GIRL), card(KIT)]},
+        display=[6, 4, 8, 12],
+        rewards={0: [1, 2]},  # pink and blue halves
+        tokens=[POINTS, WILDS, TURN],
+    )
+    act(state, "claim:6", "pay:girl1+kitsune1")  # a blue half
+    assert kind(state) == "ticket" and ids(state) == ("ticket:1+2", "ticket:1+6", "ticket:2+6", "skip")
+    act(state, "ticket:1+2")  # pink + blue: not the same colour, no card
+    assert state.tokens[0] == [POINTS] and state.tickets[0] == [(1, 2, POINTS, False)]
+    assert state.open_halves[0] == [6] and state.turn_seat == 1
+    assert GAME.observe(state, 1).seats[0].score == 5 + 5 + 5 + 3  # rewards 1, 2, 6 and the token
+    assert list(GAME.observe(state, 1).tokens_unrevealed) == [0, 5, 5, 4]
+
+
+def test_skip_keeps_the_halves_for_a_later_claim():
+    state = position(hands={0: [card(GIRL), card(KIT)]}, display=[6, 4, 8, 12], rewards={0: [1]})
+    act(state, "claim:6", "pay:girl1+kitsune1", "skip")
+    assert state.open_halves[0] == [1, 6] and state.tokens[0] == [] and state.turn_seat == 1
+
+
+def test_same_colour_halves_also_give_a_gasha_card_wild_matches_any():
+    # Rules :188-192: Wild + pink = same colour -> draw 1 (decision "bonus").
+    top = card(SUSHI, RADISH)
+    state = position(
+        hands={0: [card(GIRL), card(SUSHI)]},
+        display=[10, 4, 8, 12],
+        rewards={0: [1]},
+        tokens=[WILDS, TURN],
+        decks=[FILLER, [top, *FILLER], FILLER, FILLER],
+    )
+    act(state, "claim:10", "pay:girl1+sushi1", "ticket:1+10")
+    assert kind(state) == "bonus" and ids(state) == ("draw:0", "draw:1", "draw:2", "draw:3")
+    act(state, "draw:1")
+    assert state.hands[0] == [top] and state.wilds[0] == 2
+    assert state.tickets[0] == [(1, 10, WILDS, True)]
+    assert [e.detail.bonus for e in state.log.events if e.kind == "draw"] == [True]
+    assert state.turn_seat == 1
+
+
+def test_two_wild_gashas_pay_later_one_at_a_time_and_unused_ones_score():
+    # Rules :206-212, :251; ruling 7.
+    state = position(hands={0: [card(ROBOT)], 1: []}, display=[3, 4, 8, 12], wilds={0: 2})
+    assert GAME.observe(state, 0).seats[0].score == 1 + 2
+    act(state, "claim:3")
+    assert ids(state) == ("pay:robot1+wild1", "pay:wild2")
+    act(state, "pay:robot1+wild1")
+    assert state.wilds[0] == 1 and state.hands[0] == []
+    assert GAME.observe(state, 1).seats[0].score == 5 + 1
+
+
+def test_one_more_turn_is_taken_at_once():
+    # Rules :200-204.
+    state = position(
+        hands={0: [card(GIRL), card(KIT)]}, display=[6, 4, 8, 12], rewards={0: [2]}, tokens=[TURN, POINTS, POINTS]
+    )
+    act(state, "claim:6", "pay:girl1+kitsune1", "ticket:2+6")  # blue + blue: a card, then the turn
+    assert kind(state) == "bonus"
+    act(state, "draw:0")
+    assert state.turn_seat == 0 and kind(state) == "turn"
+    turn = [e for e in state.log.events if e.kind == "turn"][-1]
+    assert turn.detail.extra and turn.seat == 0
+    act(state, "draw:0", "draw:0")
+    assert state.turn_seat == 1
+
+
+def test_no_ticket_is_offered_when_no_token_is_left():
+    state = position(hands={0: [card(GIRL), card(KIT)]}, display=[6, 4, 8, 12], rewards={0: [1]}, tokens=[])
+    act(state, "claim:6", "pay:girl1+kitsune1")
+    assert state.turn_seat == 1 and state.open_halves[0] == [1, 6]
+
+
+def test_taking_the_last_token_triggers_the_end():
+    # Rules :224; ruling 9: the others get one final turn; the triggering player none.
+    state = position(
+        players=3, hands={0: [card(GIRL), card(KIT)]}, display=[6, 4, 8, 12], rewards={0: [1]}, tokens=[POINTS]
+    )
+    act(state, "claim:6", "pay:girl1+kitsune1", "ticket:1+6")
+    assert state.trigger == pb.LAST_TOKEN and state.final_turns == [2]
+    assert state.turn_seat == 1
+    act(state, "draw:0", "draw:0")
+    assert state.turn_seat == 2 and state.final_turns == []
+    act(state, "draw:0", "draw:0")
+    assert not state.pending
+    assert [e.detail.final for e in state.log.events if e.kind == "turn"][-2:] == [True, True]
+
+
+def test_one_more_turn_in_the_final_turns_is_allowed():
+    # Ruling 8: the last token is One More Turn: the triggering player still takes it.
+    state = position(hands={0: [card(GIRL), card(KIT)]}, display=[6, 4, 8, 12], rewards={0: [2]}, tokens=[TURN])
+    act(state, "claim:6", "pay:girl1+kitsune1", "ticket:2+6", "draw:0")
+    assert state.trigger == pb.LAST_TOKEN and state.turn_seat == 0 and kind(state) == "turn"
+    act(state, "draw:0", "draw:0")
+    assert state.turn_seat == 1
+    act(state, "draw:0", "draw:0")
+    assert not state.pending
+
+
+def test_a_player_with_no_possible_action_passes():
+    # Ruling 10 (after a NO_DECKS trigger the decks can be empty).
+    state = position(
+        players=3, hands={1: [card(SUSHI)], 2: []}, decks=[[card(SUSHI)], [], [], []], display=[3, 4, 8, 12]
+    )
+    state.trigger = pb.NO_DECKS
+    state.final_turns = [1, 2]
+    GAME.refresh(state)
+    act(state, "draw:0")  # seat 0 takes the last card: no second card anywhere
+    assert not state.pending
+    turns = [e.detail for e in state.log.events if e.kind == "turn"][-2:]
+    assert [(t.seat, t.skipped) for t in turns] == [(1, True), (2, True)]
+
+
+# -- scoring -------------------------------------------------------------------------------------
+
+
+def test_final_score_is_rewards_plus_tokens_plus_unused_gashas_and_wilds():
+    # NOTES rule vector 2, rules :236-255.
+    state = position(hands={0: [card(GIRL), card(KIT), card(ROBOT)], 1: []}, rewards={0: [25, 4, 1], 1: [12]})
+    state.tokens[0] = [POINTS, POINTS, TURN]
+    state.wilds[0] = 1
+    state.phase = pb.PHASE_OVER
+    GAME.refresh(state)
+    result = GAME.result(state)
+    assert result.scores == (14 + 6 + 5 + 3 * 2 + 3 + 1, 8)
+    assert result.ranks == (1, 2)
+
+
+def test_ties_most_bonus_tokens_then_shared():
+    # Rules :265-268, ruling 11: spent tokens count.
+    state = position(hands={0: [], 1: []}, rewards={0: [4], 1: [5]})
+    state.phase = pb.PHASE_OVER
+    state.tokens[1] = [TURN]  # spent
+    GAME.refresh(state)
+    assert GAME.result(state).scores == (6, 6) and GAME.result(state).ranks == (2, 1)
+    state.tokens[0] = [WILDS]
+    assert GAME.result(state).ranks == (1, 1)
+
+
+# -- the chosen-token option ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("players", "mix"), [(2, [2, 2, 1]), (3, [2, 2, 2]), (4, [3, 3, 2]), (5, [4, 3, 3]), (6, [4, 4, 4])]
+)
+def test_even_chosen_tokens_are_public(players, mix):
+    # Rules :99, ruling 13.
+    state = GAME.new_match(GAME.config(players, {"tokens": "even"}), seed=2)
+    assert sorted(Counter(state.token_pile).items()) == list(zip((TURN, WILDS, POINTS), mix, strict=True))
+    obs = GAME.observe(state, 0)
+    assert obs.tokens_chosen and list(obs.tokens_unrevealed) == [0, *mix]
+    start = next(e for e in state.log.events if e.kind == "start")
+    assert list(start.detail.token_mix) == mix
+
+
+def test_explicit_token_counts_and_bad_values():
+    state = GAME.new_match(GAME.config(2, {"tokens": "0-0-5"}), seed=2)
+    assert state.token_pile == [POINTS] * 5
+    for bad in ("1-1-1", "0-0-6", "lots", "1-2"):
+        with pytest.raises(ConfigError):
+            GAME.config(2, {"tokens": bad})
+    with pytest.raises(ConfigError):
+        GAME.config(6, {"tokens": "0-5-5"})  # 10, not 12
+
+
+# -- protocol and information --------------------------------------------------------------------
+
+
+def test_illegal_choices_change_nothing():
+    state = GAME.new_match(GAME.config(3), seed=9)
+    before = pickle.dumps(state)
+    with pytest.raises(IllegalChoice):
+        GAME.apply(state, {state.turn_seat: "claim:35"})
+    with pytest.raises(IllegalChoice):
+        GAME.apply(state, {state.turn_seat: "draw:4"})
+    assert pickle.dumps(state) == before
+
+
+def hidden_swap(state: GashaState) -> GashaState:
+    """A copy differing only in what seat 0 cannot know: seat 1's fronts under the same backs,
+    deck cards below the tops, the reward deck's and the token pile's order."""
+    other = pickle.loads(pickle.dumps(state))
+    hand = other.hands[1]
+    for i, mine in enumerate(hand):
+        for deck in other.decks:
+            for j, theirs in enumerate(deck[:-1]):
+                if theirs.back == mine.back and theirs.toy != mine.toy:
+                    hand[i], deck[j] = theirs, mine
+                    break
+            else:
+                continue
+            break
+        else:
+            continue
+        break
+    for deck in other.decks:
+        deck[:-1] = deck[:-1][::-1]
+    other.reward_deck.reverse()
+    other.token_pile = [TURN if t == POINTS else POINTS if t == TURN else t for t in other.token_pile]
+    GAME.refresh(other)
+    return other
+
+
+def test_states_differing_in_hidden_cards_look_the_same():
+    state = GAME.new_match(GAME.config(2), seed=4)
+    rng = Chance(4)
+    for _ in range(12):
+        (d,) = state.pending
+        GAME.apply(state, {d.seat: d.options[rng.below(len(d.options), "t")].id})
+    other = hidden_swap(state)
+    assert other.hands[1] != state.hands[1] and other.decks != state.decks
+    assert_same_view(GAME, state, other, 0)
+    assert observation_bytes(GAME, state, 1) != observation_bytes(GAME, other, 1)
+    assert observation_bytes(GAME, state, SPECTATOR) != observation_bytes(GAME, other, SPECTATOR)
+
+
+def test_no_event_names_a_toy_another_seat_cannot_see():
+    state = playout(4, 6)
+    for seat in range(4):
+        for _, event in state.log.since(seat, 0):
+            if event.kind in ("deal", "drawn"):
+                assert event.seat == seat
+            if event.kind == "draw":
+                assert event.detail.card.toy == pb.TOY_UNSPECIFIED
+
+
+# -- sample_world ----------------------------------------------------------------------------------
+
+
+def card_totals(state: GashaState) -> Counter:
+    total = Counter(state.discard)
+    for pile in (*state.hands, *state.decks):
+        total.update(pile)
+    return total
+
+
+FULL = Counter(full_gashas())
+
+
+def check_world(state: GashaState, seat: int, seed: int) -> GashaState:
+    before = pickle.dumps(state)
+    world = GAME.sample_world(state, seat, Chance(seed))
+    assert pickle.dumps(state) == before, "sample_world changed the state"
+    assert_same_view(GAME, state, world, seat)
+    assert card_totals(world) == FULL
+    assert sorted(world.reward_deck) == sorted(state.reward_deck)
+    assert len(world.token_pile) == len(state.token_pile)
+    for d in world.pending:
+        assert d.options
+    return world
+
+
+def test_sample_world_keeps_what_the_seat_knows_and_plays_on():
+    rng = Chance(2025)
+    checked = 0
+    for players in (2, 4, 6):
+        for seed in range(4):
+            state = GAME.new_match(GAME.config(players), seed)
+            while state.pending:
+                if rng.below(12, "when") == 0:
+                    for seat in range(players):
+                        world = check_world(state, seat, seed * 10 + seat)
+                        checked += 1
+                        play = Chance(seat)
+                        while world.pending:
+                            (d,) = world.pending
+                            GAME.apply(world, {d.seat: d.options[play.below(len(d.options), "w")].id})
+                (decision,) = state.pending
+                GAME.apply(state, {decision.seat: decision.options[rng.below(len(decision.options), "t")].id})
+    assert checked > 100
+
+
+def give(state: GashaState, seat: int, cards: list[Card]) -> None:
+    """Swap the given cards into ``seat``'s hand from the decks (cards stay conserved)."""
+    for i, want in enumerate(cards):
+        for deck in state.decks:
+            if want in deck:
+                j = deck.index(want)
+                deck[j], state.hands[seat][i] = state.hands[seat][i], want
+                break
+    assert state.hands[seat] == cards
+    GAME.refresh(state)
+
+
+def test_sample_world_makes_a_paying_seat_able_to_pay():
+    # Seat 1 chose to claim 4 identical: in seat 0's worlds its hand always affords it (four
+    # robots, all under different backs).
+    hand = [card(ROBOT, GIRL, KIT), card(ROBOT, RADISH), card(ROBOT, SUSHI), card(ROBOT, KIT)]
+    for reward in (23, 3):
+        state = GAME.new_match(GAME.config(2), chance=PresetChance(5, picks={"start": [1]}))
+        give(state, 1, hand)
+        state.display[0] = reward
+        GAME.refresh(state)
+        act(state, f"claim:{reward}")
+        assert kind(state) == "pay"
+        for seed in range(60):
+            world = check_world(state, 0, seed)
+            assert can_pay(REWARD_BY_ID[reward], counts_of(world.hands[1]), 0)
+            assert [c.back for c in world.hands[1]] == [c.back for c in hand]
+
+
+def test_sample_world_keeps_each_deck_cycle_among_its_places():
+    # Ruling 14: after the discard pile is shuffled into a deck, its cards (public when they
+    # were discarded) stay among the places that deck filled, in every world.
+    for seed in range(40):
+        state = GAME.new_match(GAME.config(6), seed)
+        rng = Chance(seed)
+        while state.pending and (state.cycle == 0 or rng.below(3, "more")):
+            (d,) = state.pending
+            GAME.apply(state, {d.seat: d.options[rng.below(len(d.options), "t")].id})
+        if state.cycle == 0:
+            continue
+        for seat in range(6):
+            world = check_world(state, seat, seed)
+            for cycle in range(state.cycle + 1):
+                assert cycle_cards(world, seat, cycle) == cycle_cards(state, seat, cycle)
+        return
+    raise AssertionError("no reshuffle in 40 six-player games")
+
+
+def cycle_cards(state: GashaState, viewer: int, cycle: int) -> Counter:
+    """The cards of one deck cycle that ``viewer`` has not located (other hands and decks)."""
+    out: Counter = Counter()
+    for seat, hand in enumerate(state.hands):
+        if seat != viewer:
+            out.update(c for c, k in zip(hand, state.hand_cycles[seat], strict=True) if k == cycle)
+    for deck, cycles in zip(state.decks, state.deck_cycles, strict=True):
+        out.update(c for c, k in zip(deck, cycles, strict=True) if k == cycle)
+    return out
+
+
+def test_sample_world_deals_hidden_fronts_uniformly_under_their_backs():
+    # At the start, seat 1's first card has a known back; its toy is any unseen card of that
+    # back, equally likely by card.
+    state = GAME.new_match(GAME.config(2), seed=8)
+    back = state.hands[1][0].back
+    unseen = Counter(c.toy for c in full_gashas() if c.back == back)
+    unseen.subtract(c.toy for c in state.hands[0] if c.back == back)
+    toys = sorted(unseen)
+    chance = Chance(99)
+    n = 3000
+    seen = Counter(GAME.sample_world(state, 0, chance).hands[1][0].toy for _ in range(n))
+    total = sum(unseen.values())
+    assert chisquare([seen[t] for t in toys], [n * unseen[t] / total for t in toys]).pvalue > 0.001
+    # A card below a deck top is one of the leftovers: of each back, the unlocated cards not
+    # dealt to the places showing that back. Expected share of toy t: sum over backs b of
+    # pool(b, t) * (pool(b) - shown(b)) / pool(b), over all leftovers.
+    pool = Counter(full_gashas()) - Counter(state.hands[0])
+    shown = Counter(c.back for c in state.hands[1]) + Counter(d[-1].back for d in state.decks)
+    by_back = Counter()
+    for c, k in pool.items():
+        by_back[c.back] += k
+    share = Counter()
+    for c, k in pool.items():
+        share[c.toy] += k * (by_back[c.back] - shown[c.back]) / by_back[c.back]
+    total = sum(share.values())
+    seen = Counter(GAME.sample_world(state, 0, chance).decks[0][0].toy for _ in range(n))
+    assert chisquare([seen[t] for t in TOYS], [n * share[t] / total for t in TOYS]).pvalue > 0.001
+
+
+# -- playout invariants ----------------------------------------------------------------------------
+
+MAX_TURNS = 250 + 35 + 12 + 5
+
+
+def playout(players: int, seed: int, options: dict | None = None) -> GashaState:
+    state = GAME.new_match(GAME.config(players, options), seed)
+    rng = Chance(seed)
+    while state.pending:
+        (decision,) = state.pending
+        GAME.apply(state, {decision.seat: decision.options[rng.below(len(decision.options), "t")].id})
+    return state
+
+
+def test_playout_invariants_over_2000_games():
+    # Components conserved, scores as the rules say, every game ends within MAX_TURNS turns.
+    started = time.perf_counter()
+    games = {2: 400, 3: 400, 4: 400, 5: 400, 6: 400}
+    for players, count in games.items():
+        rewards = {r.id for r in rewards_in_play(players)}
+        for seed in range(count):
+            options = {"tokens": "even"} if seed % 4 == 3 else None
+            state = playout(players, seed, options)
+            assert state.turns <= MAX_TURNS and state.trigger != pb.TRIGGER_UNSPECIFIED
+            assert card_totals(state) == FULL
+            assert [len(c) for c in state.hand_cycles] == [len(h) for h in state.hands]
+            assert [len(c) for c in state.deck_cycles] == [len(d) for d in state.decks]
+            owned = [r for s in range(players) for r in state.rewards[s]]
+            assert len(owned) == len(set(owned))
+            assert set(owned) | set(state.display) | set(state.reward_deck) == rewards
+            assert len(owned) + len(state.display) + len(state.reward_deck) == len(rewards)
+            taken = sum(len(t) for t in state.tokens)
+            assert taken + len(state.token_pile) == TOKENS_IN_PLAY[players]
+            for s in range(players):
+                halves = [r for r in state.rewards[s] if REWARD_BY_ID[r].ticket]
+                paired = [r for a, b, _, _ in state.tickets[s] for r in (a, b)]
+                assert sorted(paired + state.open_halves[s]) == sorted(halves)
+                assert [bonus for *_, bonus, _ in state.tickets[s]] == state.tokens[s]
+            result = GAME.result(state)
+            expected = tuple(
+                sum(REWARD_BY_ID[r].points for r in state.rewards[s])
+                + 3 * state.tokens[s].count(POINTS)
+                + len(state.hands[s])
+                + state.wilds[s]
+                for s in range(players)
+            )
+            assert result.scores == expected
+            best = max((expected[s], len(state.tokens[s])) for s in range(players))
+            assert [r == 1 for r in result.ranks] == [
+                (expected[s], len(state.tokens[s])) == best for s in range(players)
+            ]
+    assert time.perf_counter() - started < 120
+
+
+# -- bots ------------------------------------------------------------------------------------------
+
+
+def test_heuristic_bot_plays_legal_options_and_beats_random():
+    from arena.runner import play_match
+
+    wins = 0.0
+    for match in range(12):
+        seat = match % 2
+        specs = ["random", "random"]
+        specs[seat] = "heuristic"
+        record = play_match(GAME, GAME.config(2), 700 + match, [make_bot(s, "gasha") for s in specs])
+        ranks = record.result["ranks"]
+        wins += (ranks[seat] == 1) / ranks.count(1)
+    assert wins >= 9
