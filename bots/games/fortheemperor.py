@@ -5,13 +5,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+from arena.chance import Chance
 from arena.games.fortheemperor.game import (
     ASHIGARU,
+    GAME,
     KYUDO,
     RONIN,
     SOHEI,
     WOKOU,
     YAMABUSHI,
+    EmperorState,
     Field,
     assign_banners,
     legal_plays,
@@ -45,15 +48,20 @@ class HeuristicBot(Bot):
     the best follow-up of its ability (token place, Yamabushi return and replay, Wokou move), a
     token, a return, a move. On its last play it adds ``keep`` times the Tiebreaker value of
     the Warrior it keeps (a tie on battlefields is common).
+
+    Once both draw piles are empty every card is known (the opponent's hand is its ``unplayed``
+    list): with at most ``depth`` Warriors left to play in all, it searches the rest of the game
+    exactly (win 1, shared 0, loss -1) and uses the board value only among equal outcomes.
     """
 
     name = "heuristic"
     game_id = "fortheemperor"
 
-    def __init__(self, spread: float = 2.5, keep: float = 0.6) -> None:
+    def __init__(self, spread: float = 2.5, keep: float = 0.6, depth: int = 2) -> None:
         super().__init__()
         self.spread = spread
         self.keep = keep
+        self.depth = depth
 
     # -- evaluation ---------------------------------------------------------------------------
 
@@ -136,6 +144,12 @@ class HeuristicBot(Bot):
         me = obs.seat
         board = board_of(obs)
         ids = turn.option_ids
+        solved = self._solve(obs, turn.kind)
+        if solved is not None:
+            best = max(solved.values())
+            ids = [i for i in ids if solved[i] == best]
+            if len(ids) == 1:
+                return ids[0]
         if turn.kind == "play":
             return self._play(obs, board, ids)
         if turn.kind == "token":
@@ -156,11 +170,23 @@ class HeuristicBot(Bot):
             return max(ids, key=lambda i: moves[(origin, owner, int(i.split(":")[1]) - 1)])
         return ids[0]
 
+    # -- the endgame, when every card is known --------------------------------------------------
+
+    def _solve(self, obs: pb.Observation, kind: str) -> dict[str, int] | None:
+        """The exact outcome of each option (1 win, 0 shared, -1 loss), or None when the draw
+        piles are not empty yet or too many Warriors remain to be played."""
+        seats = obs.seats
+        if any(v.draw_pile for v in seats) or sum(len(v.unplayed) for v in seats) - 2 > self.depth:
+            return None
+        state = position_of(obs)
+        me = obs.seat
+        return {o.id: _outcome(_after(state, o.id), me) for o in state.pending[0].options}
+
     def _play(self, obs: pb.Observation, board: Board, ids: Sequence[str]) -> str:
         me = obs.seat
         hand = list(obs.hand)
         last = len(hand) == 2 and obs.seats[me].draw_pile == 0
-        sohei_on_board = SOHEI in obs.seats[me].on_board
+        sohei_on_board = SOHEI in obs.seats[me].on_board  # (if it holds its battlefield)
 
         def score(option_id: str) -> float:
             _, strength, place = option_id.split(":")
@@ -174,10 +200,59 @@ class HeuristicBot(Bot):
         return max(ids, key=score)
 
 
+def position_of(obs: pb.Observation) -> EmperorState:
+    """The full position from an observation once both draw piles are empty (nothing hidden:
+    each seat's hand is its ``unplayed`` list)."""
+    state = EmperorState(config=GAME.config(2), chance=Chance(0))
+    state.fields, state.supply = board_of(obs)
+    state.hands = [sorted(v.unplayed) for v in obs.seats]
+    state.piles = [[], []]
+    state.tokens_left = [v.tokens_left for v in obs.seats]
+    state.passed = [v.passed for v in obs.seats]
+    state.turn_seat, state.turn, state.phase = obs.to_move, obs.turn, obs.phase
+    state.ability_field, state.ability_strength = obs.ability_battlefield - 1, obs.ability_strength
+    state.moving = (obs.moving_from - 1, obs.moving_owner)
+    GAME.refresh(state)
+    return state
+
+
+def _after(state: EmperorState, option_id: str) -> EmperorState:
+    world = GAME.clone(state)
+    (decision,) = world.pending
+    option = decision.find(option_id)
+    assert option is not None
+    GAME.advance(world, {decision.seat: option})
+    return world
+
+
+def _outcome(state: EmperorState, me: int) -> int:
+    """Minimax over the rest of a game without hidden cards: 1 win, 0 shared, -1 loss."""
+    if not state.pending:
+        result = GAME.score(state)
+        ranks = result.ranks
+        return 0 if ranks[0] == ranks[1] else 1 if ranks[me] == 1 else -1
+    (decision,) = state.pending
+    outcomes = (_outcome(_after(state, o.id), me) for o in decision.options)
+    if decision.seat == me:
+        best = -1
+        for value in outcomes:
+            best = max(best, value)
+            if best == 1:
+                break
+        return best
+    worst = 1
+    for value in outcomes:
+        worst = min(worst, value)
+        if worst == -1:
+            break
+    return worst
+
+
 def _heuristic(params: Mapping[str, str]) -> Bot:
-    values = read_params("heuristic", params, [Param("spread", 2.5, 0, 10), Param("keep", 0.6, 0, 5)])
-    return HeuristicBot(values["spread"], values["keep"])
+    specs = [Param("spread", 2.5, 0, 10), Param("keep", 0.6, 0, 5), Param("depth", 2, 0, 6, integer=True)]
+    values = read_params("heuristic", params, specs)
+    return HeuristicBot(values["spread"], values["keep"], int(values["depth"]))
 
 
 BOTS = {"heuristic": _heuristic}
-FIELD = ["heuristic:spread=1", "heuristic:keep=0"]
+FIELD = ["heuristic:spread=1", "heuristic:depth=0"]
