@@ -62,8 +62,9 @@ Rulings (``shared/rules/NOTES.md`` §4.3 unless stated):
    Onna-musha battlefield, all of them are allowed.
 9. **Sohei** (:316-326, NOTES 6): designed condition: the Sohei can be the Tiebreaker only while
    its owner controls its battlefield (an unconditional one made 18% of heuristic self-play games
-   shared 8-8 victories, 8.5% with the condition); the better value is taken automatically. **Game End order** (NOTES 7): moot, the designed Game End abilities
-   (Shinobi reads printed strengths, Sohei the tiebreak) do not interact.
+   shared 8-8 victories, 8.5% with the condition); the better value is taken automatically.
+   **Game End order** (NOTES 7): moot: the Shinobi reads printed strengths, and the Sohei
+   changes no strength (it reads control once every total is known).
 10. **Strengths shown during play** apply Game End abilities as if the game ended now.
 11. **Scores in the result**: battlefields controlled; ranks by (battlefields, tiebreaker).
 
