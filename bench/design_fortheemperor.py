@@ -19,12 +19,14 @@ from collections import Counter
 from arena.chance import Chance
 from arena.games.fortheemperor import GAME
 from arena.games.fortheemperor.game import controller
+from arena.games.v1 import fortheemperor_pb2 as pb
 from arena.scenario import request_for
 from bots.registry import make_bot
 
 
 def simulate(matches: int, bot: str, rival: str) -> dict[str, object]:
-    crane = shared = tied_fields = by_tiebreak = 0
+    crane = 0.0
+    shared = tied_fields = by_tiebreak = 0
     kept: Counter[int] = Counter()
     played: Counter[int] = Counter()
     played_won: Counter[int] = Counter()
@@ -64,8 +66,9 @@ def simulate(matches: int, bot: str, rival: str) -> dict[str, object]:
             for seat, strength in f.warriors:
                 played[strength] += 1
                 played_won[strength] += owner == seat
-        uses["ronin-banner"] += sum(e.kind == "banner" and e.detail.ronin for e in state.log.events)
-        uses["ronin-played"] += sum(e.kind == "play" and e.detail.strength == 4 for e in state.log.events)
+        details = [(e.kind, e.detail) for e in state.log.events if isinstance(e.detail, pb.Detail)]
+        uses["ronin-banner"] += sum(kind == "banner" and d.ronin for kind, d in details)
+        uses["ronin-played"] += sum(kind == "play" and d.strength == 4 for kind, d in details)
         turns.append(state.turn)
     games = 2 * matches
     return {

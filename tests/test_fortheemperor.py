@@ -368,7 +368,7 @@ def test_observations_do_not_depend_on_the_opponents_hand_or_either_pile_order()
 def test_illegal_choices_change_nothing():
     state = GAME.new_match(GAME.config(2), seed=1)
     before = GAME.observe(state, SPECTATOR).SerializeToString(deterministic=True)
-    wrong = [f"play:{s}:1" for s in range(1, 10) if s not in state.hands[0]][0]
+    wrong = next(f"play:{s}:1" for s in range(1, 10) if s not in state.hands[0])
     for choice in (wrong, "play:1:8", "none", "to:1"):
         with pytest.raises(IllegalChoice):
             GAME.apply(state, {0: choice})

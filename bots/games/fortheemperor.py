@@ -70,6 +70,7 @@ class HeuristicBot(Bot):
         total = 0.0
         for f in fields:
             count = len(f.warriors)
+            room: float
             if f.banner:
                 room = f.banner - count
             else:
@@ -157,13 +158,13 @@ class HeuristicBot(Bot):
         if turn.kind == "return":
             returns = self._returns(board, me, list(obs.hand))
             stay = self.value(self._settle(copy_board(board)), me)
-            best = max(returns, key=lambda s: returns[s], default=None)
-            return f"return:{best}" if best is not None and returns[best] > stay else "none"
+            back = max(returns, key=lambda s: returns[s], default=None)
+            return f"return:{back}" if back is not None and returns[back] > stay else "none"
         if turn.kind == "move":
             moves = self._moves(board, me)
             stay = self.value(self._settle(copy_board(board)), me)
-            (origin, owner, _), best = max(moves.items(), key=lambda kv: kv[1])
-            return f"move:{origin + 1}:{owner}" if best > stay + 1e-9 else "none"
+            (origin, owner, _), gain = max(moves.items(), key=lambda kv: kv[1])
+            return f"move:{origin + 1}:{owner}" if gain > stay + 1e-9 else "none"
         if turn.kind == "destination":
             origin, owner = obs.moving_from - 1, obs.moving_owner
             moves = self._moves(board, me)
