@@ -73,6 +73,7 @@ Chance labels (in draw order): ``"deck"`` (the Crane's shuffle, then the Turtle'
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -139,16 +140,28 @@ class EmperorState(MatchState):
 # Rules helpers (pure; the heuristic bot uses them too)
 
 
-def fits(fields: Sequence[Field], index: int) -> bool:
+def fits(fields: Sequence[Field], index: int, counted: Sequence[int] | None = None) -> bool:
     """May one more Warrior go on battlefield ``index``? Its Banner's room, and for a
-    battlefield without a Banner the capacity rule (ruling 2; the 3 With 3+ Rule at k=3)."""
+    battlefield without a Banner the capacity rule (ruling 2; the 3 With 3+ Rule at k=3).
+    ``counted`` (from :func:`counted_at_least`) saves recounting for every battlefield."""
     bf = fields[index]
     count = len(bf.warriors) + 1
     if bf.banner:
         return count <= bf.banner
-    if bf.at_least(count):
-        return True
-    return sum(f.at_least(count) for f in fields) < MOST_AT_LEAST.get(count, 0)
+    if count > len(MOST_AT_LEAST):
+        return False
+    counted = counted or counted_at_least(fields)
+    return counted[count] < MOST_AT_LEAST[count]
+
+
+def counted_at_least(fields: Sequence[Field]) -> list[int]:
+    """For each k (index), how many battlefields have k or more Warriors or a Banner of k or more."""
+    out = [0] * (len(MOST_AT_LEAST) + 1)
+    for f in fields:
+        for k in range(1, max(len(f.warriors), f.banner, 0) + 1):
+            if k < len(out):
+                out[k] += 1
+    return out
 
 
 def ronin_banner_fits(fields: Sequence[Field], index: int, banner: int) -> bool:
@@ -221,7 +234,8 @@ def barred(fields: Sequence[Field], index: int, seat: int) -> bool:
 
 def legal_plays(fields: Sequence[Field], hand: Iterable[int], seat: int) -> list[tuple[int, int]]:
     """(strength, battlefield index) pairs the seat may play (ruling 8 for the Onna-musha)."""
-    open_fields = [i for i in range(len(fields)) if fits(fields, i)]
+    counted = counted_at_least(fields)
+    open_fields = [i for i in range(len(fields)) if fits(fields, i, counted)]
     plays = [(s, i) for s in sorted(set(hand)) for i in open_fields]
     allowed = [(s, i) for s, i in plays if not (s in BARRED_BY_ONNA_MUSHA and barred(fields, i, seat))]
     return allowed or plays
@@ -238,6 +252,7 @@ def token_places(strength: int, index: int) -> list[int]:
 # Options
 
 
+@functools.cache  # options are immutable: build each once
 def _play_option(strength: int, index: int) -> Option:
     return Option(
         f"play:{strength}:{index + 1}",
@@ -246,6 +261,7 @@ def _play_option(strength: int, index: int) -> Option:
     )
 
 
+@functools.cache  # options are immutable: build each once
 def _token_option(index: int) -> Option:
     return Option(
         f"token:{index + 1}",
@@ -254,6 +270,7 @@ def _token_option(index: int) -> Option:
     )
 
 
+@functools.cache  # options are immutable: build each once
 def _return_option(strength: int) -> Option:
     return Option(
         f"return:{strength}",
@@ -262,6 +279,7 @@ def _return_option(strength: int) -> Option:
     )
 
 
+@functools.cache  # options are immutable: build each once
 def _move_option(index: int, owner: int) -> Option:
     return Option(
         f"move:{index + 1}:{owner}",
@@ -270,6 +288,7 @@ def _move_option(index: int, owner: int) -> Option:
     )
 
 
+@functools.cache  # options are immutable: build each once
 def _to_option(index: int) -> Option:
     return Option(
         f"to:{index + 1}",
