@@ -6,7 +6,7 @@ Plays heuristic self-play (or random, ``--bot random``) on the engine and report
 (first player's) win rate and shared victories (seat advantage), how many battlefields are tied
 and how often the Tiebreaker Card decides; per Warrior strength how often it is kept as the
 Tiebreaker Card and, when played, how often its side wins its battlefield; how often each
-optional ability is used (Yamabushi return, Wokou move) and the Ronin places a Banner; the win
+Yamabushi returns a Warrior and the Ronin places a Banner; the win
 rate of the player who kept the 9 (keeping it must not be always right); turns per game.
 """
 
@@ -45,7 +45,7 @@ def simulate(matches: int, bot: str, rival: str) -> dict[str, object]:
                 choice = rng.pick(decision.options, "bot").id
             else:
                 choice = players[decision.seat].decide(request_for(GAME, state, decision.seat))
-            if decision.kind in ("return", "move"):
+            if decision.kind == "return":
                 uses[f"{decision.kind}:{'none' if choice == 'none' else 'used'}"] += 1
             GAME.apply(state, {decision.seat: choice})
         result = GAME.result(state)
@@ -83,7 +83,6 @@ def simulate(matches: int, bot: str, rival: str) -> dict[str, object]:
         "played_side_wins_battlefield": {s: round(played_won[s] / max(1, played[s]), 3) for s in range(1, 10)},
         "kept_nine_win_rate": round(kept_nine_wins / max(1, kept_nine_games), 3),
         "yamabushi_returns": round(uses["return:used"] / max(1, uses["return:used"] + uses["return:none"]), 3),
-        "wokou_moves": round(uses["move:used"] / max(1, uses["move:used"] + uses["move:none"]), 3),
         "ronin_places_banner": round(uses["ronin-banner"] / max(1, uses["ronin-played"]), 3),
         "turns_min_max": [min(turns), max(turns)],
     }

@@ -162,9 +162,8 @@ class HeuristicBot(Bot):
             return f"return:{back}" if back is not None and returns[back] > stay else "none"
         if turn.kind == "move":
             moves = self._moves(board, me)
-            stay = self.value(self._settle(copy_board(board)), me)
-            (origin, owner, _), gain = max(moves.items(), key=lambda kv: kv[1])
-            return f"move:{origin + 1}:{owner}" if gain > stay + 1e-9 else "none"
+            (origin, owner, _), _ = max(moves.items(), key=lambda kv: kv[1])
+            return f"move:{origin + 1}:{owner}"
         if turn.kind == "destination":
             origin, owner = obs.moving_from - 1, obs.moving_owner
             moves = self._moves(board, me)

@@ -7,11 +7,11 @@ Rules as implemented (rulebook line references in brackets):
   strengths 1-9 and 4 Ability Tokens [:6, :29-53]. Each shuffles their Warriors and draws 3; the
   rest is their draw pile [:50-52]. The Crane plays first [:53].
 * 7 battlefields in a row and 7 Banners {4, 3, 3, 2, 2, 1, 1} (``components.toml``) [:31-33,
-  :41-42]. A Banner sets how many Warriors (both sides together) its battlefield holds [:57-72].
+  :41-42]. A Banner sets how many Warriors (both sides together) its battlefield holds [:57-70].
 * A turn [:76-82]: play a Warrior from hand onto your side of a battlefield without a Banner or
-  with room under its Banner [:86-98], resolve its When Played ability [:100-102]; assign Banners;
+  with room under its Banner [:86-96], resolve its When Played ability [:98-100]; assign Banners;
   draw a Warrior unless the draw pile is empty [:190-196].
-* Banners after every play [:120-161]: the highest Banner of the supply goes to a battlefield
+* Banners after every play [:121-161]: the highest Banner of the supply goes to a battlefield
   without a Banner holding exactly that many Warriors; repeat with the next highest until the
   highest left cannot be placed; then the 1 Banners (Step 3, ruling 3).
 * 3 With 3+ [:165-186]: at most 3 battlefields may have 3+ Warriors or a 3/4 Banner (ruling 2
@@ -21,8 +21,8 @@ Rules as implemented (rulebook line references in brackets):
   Played: an Ability Token on an adjacent battlefield), 3 Kyudo (When Played: an Ability Token on
   any other battlefield), 4 Ronin (When Played: the highest Banner on its battlefield if it has
   none and that is legal, must), 5 Yamabushi (When Played: may return another of your Warriors
-  to hand; its tokens stay), 6 Wokou (When Played: may move any Ability Token to another
-  battlefield), 7 Onna-musha (Ongoing: the opponent may not play an 8 or 9 there unless they
+  to hand; its tokens stay), 6 Wokou (When Played: moves any Ability Token to another
+  battlefield, must if there is one), 7 Onna-musha (Ongoing: the opponent may not play an 8 or 9 there unless they
   have no other play), 8 Sohei (Game End: may be the Tiebreaker Card if you control its
   battlefield), 9 Kensei (Ongoing: Ability
   Tokens there count for nothing). An Ability Token is +1 strength to its owner there.
@@ -41,7 +41,7 @@ Rulings (``shared/rules/NOTES.md`` §4.3 unless stated):
    have k or more Warriors or a Banner of k or more than there are Banners of k or more: 1 with
    4+, 3 with 3+ (the printed rule, :165-186), 5 with 2+, none with 5+. A play that would break it
    is not offered. Without Ronin banners this only restates the printed rule and the Banner steps;
-   it is what makes "every battlefield will eventually receive exactly one Banner" (:58) hold
+   it is what makes "every battlefield will eventually receive exactly one Banner" (:59) hold
    (a battlefield never holds more Warriors than a Banner left in the supply can take).
 3. **Step 3** (:149-161, NOTES 2): when five battlefields have 2+ Warriors or a 2+ Banner, every
    battlefield without a Banner holding 0 or 1 Warrior gets a 1 Banner (by ruling 2 there are
@@ -51,7 +51,10 @@ Rulings (``shared/rules/NOTES.md`` §4.3 unless stated):
    candidates than copies, so every candidate gets one; no decision.
 5. **Ronin** (:250-254): places the highest Banner of the supply on its battlefield if it has none
    and ruling 2 allows it (mandatory); before the Banner steps of that turn.
-6. **Ability Tokens** may go on any battlefield, full ones too; each seat has 4 (2 for the
+6. **Yamabushi and Wokou**: the Yamabushi's return is optional (``none``; designed: "If you return"
+   reads as a choice, :272); the Wokou's move is not ("Move any Ability Token", :290): with a token
+   on the board it must pick one. Neither is asked without a Warrior or a token to act on.
+   **Ability Tokens** may go on any battlefield, full ones too; each seat has 4 (2 for the
    Ashigaru, 2 for the Kyudo: a replay after a Yamabushi return places the second, :268-284).
    A single legal token place is taken without asking.
 7. **Game end** (:200-209, NOTES 5): checked after every turn. A player left with one Warrior
@@ -297,7 +300,7 @@ def _to_option(index: int) -> Option:
     )
 
 
-_NONE = Option("none", "do not use the ability", pb.Action(kind=pb.NONE))
+_NONE = Option("none", "return no Warrior", pb.Action(kind=pb.NONE))
 
 
 def _detail(**fields: object) -> pb.Detail:
@@ -351,7 +354,7 @@ class ForTheEmperor(Game[EmperorState]):
         if phase == pb.RETURN_PHASE:
             return (Decision(seat, "return", (*(_return_option(s) for s in self._returnable(state)), _NONE)),)
         if phase == pb.MOVE_PHASE:
-            return (Decision(seat, "move", (*(_move_option(i, o) for i, o in self._movable(state)), _NONE)),)
+            return (Decision(seat, "move", tuple(_move_option(i, o) for i, o in self._movable(state))),)
         if phase == pb.DESTINATION_PHASE:
             origin = state.moving[0]
             return (Decision(seat, "destination", tuple(_to_option(i) for i in range(BATTLEFIELDS) if i != origin)),)
@@ -385,11 +388,8 @@ class ForTheEmperor(Game[EmperorState]):
             else:
                 self._end_turn(state)
         elif phase == pb.MOVE_PHASE:
-            if action.kind == pb.MOVE:
-                state.moving = (action.battlefield - 1, action.owner)
-                state.phase = pb.DESTINATION_PHASE
-            else:
-                self._end_turn(state)
+            state.moving = (action.battlefield - 1, action.owner)
+            state.phase = pb.DESTINATION_PHASE
         elif phase == pb.DESTINATION_PHASE:
             self._move_token(state, action.battlefield - 1)
             self._end_turn(state)

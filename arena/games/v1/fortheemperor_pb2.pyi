@@ -18,7 +18,8 @@ Option ids:
                battlefield); asked only when there is a choice
   return:      "return:<strength>" (Yamabushi 5: one of your other Warriors on the board back
                to your hand), "none"
-  move:        "move:<battlefield>:<owner seat>" (Wokou 6: the Ability Token to move), "none"
+  move:        "move:<battlefield>:<owner seat>" (Wokou 6: the Ability Token to move; the
+               move is compulsory while any token is on the board)
   destination: "to:<battlefield>" (where the chosen token goes; any other battlefield)
 """
 
@@ -93,7 +94,7 @@ class _KindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Kind.ValueType],
     DESTINATION: _Kind.ValueType  # 5
     """Wokou: the picked token goes to `battlefield`"""
     NONE: _Kind.ValueType  # 6
-    """decline an optional ability (Yamabushi, Wokou)"""
+    """Yamabushi: return no Warrior"""
 
 class Kind(_Kind, metaclass=_KindEnumTypeWrapper): ...
 
@@ -109,7 +110,7 @@ MOVE: Kind.ValueType  # 4
 DESTINATION: Kind.ValueType  # 5
 """Wokou: the picked token goes to `battlefield`"""
 NONE: Kind.ValueType  # 6
-"""decline an optional ability (Yamabushi, Wokou)"""
+"""Yamabushi: return no Warrior"""
 Global___Kind: _TypeAlias = Kind  # noqa: Y015
 
 @_typing.final
