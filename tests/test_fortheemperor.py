@@ -230,6 +230,17 @@ def test_yamabushi_returns_a_warrior_whose_token_stays_and_a_replay_places_the_s
     assert bf(state, 7).tokens == [1, 0] and state.tokens_left == [2, 4]
 
 
+def test_a_returned_warrior_is_known_to_be_in_hand_until_played():
+    state = position([(0, [(CRANE, 9)])], hands=([5, 6, 7], [1, 2, 3]))
+    play(state, "play:5:3", "return:9")
+    assert GAME.observe(state, TURTLE).seats[CRANE].revealed == [9]
+    for k in range(20):
+        world = GAME.sample_world(state, TURTLE, Chance(k))
+        assert 9 in world.hands[CRANE] and len(world.hands[CRANE]) == 4
+    play(state, "play:1:1", "play:9:2")
+    assert state.revealed == [[], []]
+
+
 def test_yamabushi_may_decline_and_is_not_asked_alone():
     state = position(hands=([5, 6, 7], [1, 2, 3]))
     play(state, "play:5:3")

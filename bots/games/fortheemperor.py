@@ -209,6 +209,7 @@ def position_of(obs: pb.Observation) -> EmperorState:
     state.piles = [[], []]
     state.tokens_left = [v.tokens_left for v in obs.seats]
     state.passed = [v.passed for v in obs.seats]
+    state.revealed = [sorted(v.revealed) for v in obs.seats]
     state.turn_seat, state.turn, state.phase = obs.to_move, obs.turn, obs.phase
     state.ability_field, state.ability_strength = obs.ability_battlefield - 1, obs.ability_strength
     state.moving = (obs.moving_from - 1, obs.moving_owner)

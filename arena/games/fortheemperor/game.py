@@ -53,7 +53,8 @@ Rulings (``shared/rules/NOTES.md`` §4.3 unless stated):
    and ruling 2 allows it (mandatory); before the Banner steps of that turn.
 6. **Yamabushi and Wokou**: the Yamabushi's return is optional (``none``; designed: "If you return"
    reads as a choice, :272); the Wokou's move is not ("Move any Ability Token", :290): with a token
-   on the board it must pick one. Neither is asked without a Warrior or a token to act on.
+   on the board it must pick one. Neither is asked without a Warrior or a token to act on. A
+   returned Warrior is known to be in its owner's hand until played (``revealed``).
    **Ability Tokens** may go on any battlefield, full ones too; each seat has 4 (2 for the
    Ashigaru, 2 for the Kyudo: a replay after a Yamabushi return places the second, :268-284).
    A single legal token place is taken without asking.
@@ -133,6 +134,7 @@ class EmperorState(MatchState):
     ability_strength: int = 0
     moving: tuple[int, int] = (-1, -1)  # Wokou: (battlefield, owner) of the picked token
     passed: list[bool] = field(default_factory=list)
+    revealed: list[list[int]] = field(default_factory=list)  # returned by a Yamabushi, in hand: public
 
     @property
     def over(self) -> bool:
@@ -333,6 +335,7 @@ class ForTheEmperor(Game[EmperorState]):
             supply=list(BANNERS),
             tokens_left=[TOKENS, TOKENS],
             passed=[False, False],
+            revealed=[[], []],
         )
         for seat in range(2):
             deck = chance.shuffled(STRENGTHS, "deck")
@@ -397,6 +400,8 @@ class ForTheEmperor(Game[EmperorState]):
     def _play(self, state: EmperorState, strength: int, index: int) -> None:
         seat = state.turn_seat
         state.hands[seat].remove(strength)
+        if strength in state.revealed[seat]:
+            state.revealed[seat].remove(strength)
         bf = state.fields[index]
         bf.warriors.append((seat, strength))
         state.log.public(
@@ -446,6 +451,7 @@ class ForTheEmperor(Game[EmperorState]):
         index = next(i for i, f in enumerate(state.fields) if (seat, strength) in f.warriors)
         state.fields[index].warriors.remove((seat, strength))
         state.hands[seat] = sorted([*state.hands[seat], strength])
+        state.revealed[seat] = sorted([*state.revealed[seat], strength])
         state.log.public(
             seat,
             "return",
@@ -546,6 +552,7 @@ class ForTheEmperor(Game[EmperorState]):
                     tiebreaker=tiebreaker(state.hands[s], state.fields, s) if state.over else 0,
                     controlled=won[s],
                     passed=state.passed[s],
+                    revealed=state.revealed[s],
                 )
             )
         obs = pb.Observation(
@@ -581,16 +588,19 @@ class ForTheEmperor(Game[EmperorState]):
         return Result.ranked([float(w) for w in won], keys, summary)
 
     def sample_world(self, state: EmperorState, seat: int, chance: Chance) -> EmperorState:
-        """Hidden from ``seat``: the opponent's hand (its cards with the draw pile are known) and
-        both draw piles' order. Re-deal the opponent's unplayed Warriors uniformly into hand and
-        pile, and shuffle the seat's own pile."""
+        """Hidden from ``seat``: the opponent's hand (its cards with the draw pile are known, and a
+        Warrior its Yamabushi returned is known to be in hand until played) and both draw piles'
+        order. Re-deal the opponent's other unplayed Warriors uniformly into the rest of its hand
+        and its pile, and shuffle the seat's own pile."""
         world = self.copy_for(state, seat, chance)
         world.hands = [list(h) for h in state.hands]
         world.piles = [list(p) for p in state.piles]
         other = 1 - seat
-        unplayed = world.hands[other] + world.piles[other]
-        hand, pile = chance.deal(unplayed, [len(world.hands[other]), len(world.piles[other])], "world")
-        world.hands[other], world.piles[other] = sorted(hand), pile
+        known = state.revealed[other]
+        unknown = [s for s in world.hands[other] + world.piles[other] if s not in known]
+        sizes = [len(world.hands[other]) - len(known), len(world.piles[other])]
+        hand, pile = chance.deal(unknown, sizes, "world")
+        world.hands[other], world.piles[other] = sorted(hand + known), pile
         world.piles[seat] = chance.shuffled(world.piles[seat], "world")
         self.refresh(world)
         return world

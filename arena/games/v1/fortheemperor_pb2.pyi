@@ -207,6 +207,7 @@ class SeatView(_message.Message):
     TIEBREAKER_FIELD_NUMBER: _builtins.int
     CONTROLLED_FIELD_NUMBER: _builtins.int
     PASSED_FIELD_NUMBER: _builtins.int
+    REVEALED_FIELD_NUMBER: _builtins.int
     hand_size: _builtins.int
     draw_pile: _builtins.int
     tokens_left: _builtins.int
@@ -225,6 +226,10 @@ class SeatView(_message.Message):
     def on_board(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """strengths of this seat's Warriors on the board, sorted"""
 
+    @_builtins.property
+    def revealed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Warriors known to be in its hand: returned by its Yamabushi, not played since"""
+
     def __init__(
         self,
         *,
@@ -236,10 +241,11 @@ class SeatView(_message.Message):
         tiebreaker: _builtins.int = ...,
         controlled: _builtins.int = ...,
         passed: _builtins.bool = ...,
+        revealed: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["controlled", b"controlled", "draw_pile", b"draw_pile", "hand_size", b"hand_size", "on_board", b"on_board", "passed", b"passed", "tiebreaker", b"tiebreaker", "tokens_left", b"tokens_left", "unplayed", b"unplayed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["controlled", b"controlled", "draw_pile", b"draw_pile", "hand_size", b"hand_size", "on_board", b"on_board", "passed", b"passed", "revealed", b"revealed", "tiebreaker", b"tiebreaker", "tokens_left", b"tokens_left", "unplayed", b"unplayed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
