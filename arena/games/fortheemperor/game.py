@@ -72,6 +72,15 @@ Rulings (``shared/rules/NOTES.md`` §4.3 unless stated):
 10. **Strengths shown during play** apply Game End abilities as if the game ended now.
 11. **Scores in the result**: battlefields controlled; ranks by (battlefields, tiebreaker).
 
+Design check (``python -m bench.design_fortheemperor --matches 300``, heuristic self-play, seats
+alternating): every game ends after 16-18 turns with the 16 Warriors placed. Seat advantage: the
+Crane (first player) scores 0.433 (a shared victory counts half; random self-play 0.478): the
+Turtle plays the last Warrior knowing the whole board. Shared victories 8%, the Tiebreaker Card
+decides 15%, 0.8 tied battlefields a game. No Warrior is always kept or always played: kept as
+the Tiebreaker Card 4 32%, 9 17%, 8 15%, 7 16%, 2 14%, the others 0-4%; the player keeping the 9
+wins 50%. A played Warrior's side wins its battlefield 49% (Kyudo, Yamabushi) to 75% (Ronin).
+The Yamabushi returns a Warrior 90% of the time, the Ronin places a Banner 59% of the time.
+
 Chance labels (in draw order): ``"deck"`` (the Crane's shuffle, then the Turtle's; top first).
 """
 
