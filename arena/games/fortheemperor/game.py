@@ -22,10 +22,10 @@ Rules as implemented (rulebook line references in brackets):
   any other battlefield), 4 Ronin (When Played: the highest Banner on its battlefield if it has
   none and that is legal, must), 5 Yamabushi (When Played: may return another of your Warriors
   to hand; its tokens stay), 6 Wokou (When Played: moves any Ability Token to another
-  battlefield, must if there is one), 7 Onna-musha (Ongoing: the opponent may not play an 8 or 9 there unless they
-  have no other play), 8 Sohei (Game End: may be the Tiebreaker Card if you control its
-  battlefield), 9 Kensei (Ongoing: Ability
-  Tokens there count for nothing). An Ability Token is +1 strength to its owner there.
+  battlefield, must if there is one), 7 Onna-musha (Ongoing: the opponent may not play an 8 or 9
+  there unless they have no other play), 8 Sohei (Game End: may be the Tiebreaker Card if you
+  control its battlefield), 9 Kensei (Ongoing: Ability Tokens there count for nothing). An
+  Ability Token is +1 strength to its owner there.
 * Game end [:200-209]: when both players have one Warrior left in hand, after the current turn.
   That Warrior is the Tiebreaker Card.
 * Control [:213-228]: per battlefield, Warrior strengths + Ability Tokens + Ongoing and Game End
@@ -45,8 +45,8 @@ Rulings (``shared/rules/NOTES.md`` §4.3 unless stated):
    (a battlefield never holds more Warriors than a Banner left in the supply can take).
 3. **Step 3** (:149-161, NOTES 2): when five battlefields have 2+ Warriors or a 2+ Banner, every
    battlefield without a Banner holding 0 or 1 Warrior gets a 1 Banner (by ruling 2 there are
-   exactly as many as 1 Banners left). Without Ronin banners
-   or Yamabushi returns this is the printed "exactly 2 battlefields contain 0 or 1 Warrior".
+   exactly as many as 1 Banners left). Without Ronin banners or Yamabushi returns this is the
+   printed "exactly 2 battlefields contain 0 or 1 Warrior".
 4. **Several battlefields for one Banner value** (NOTES 1): by ruling 2 there are never more
    candidates than copies, so every candidate gets one; no decision.
 5. **Ronin** (:250-254): places the highest Banner of the supply on its battlefield if it has none
@@ -62,6 +62,8 @@ Rulings (``shared/rules/NOTES.md`` §4.3 unless stated):
    (draw pile empty) while the opponent still has more passes their turns (event ``pass``): it
    keeps its Tiebreaker Card. So the board ends full (16 Warriors) and every battlefield has its
    Banner. A player always has a legal play otherwise (ruling 2 keeps room; Onna-musha yields).
+   Bound: 16 plays plus at most one Yamabushi return a player, so at most 18 plays and 20 turns
+   (passes included); at most 36 decisions (plays plus ability choices).
 8. **Onna-musha** (:306-312): when every legal play of the opponent is an 8 or 9 onto an
    Onna-musha battlefield, all of them are allowed.
 9. **Sohei** (:316-326, NOTES 6): designed condition: the Sohei can be the Tiebreaker only while
