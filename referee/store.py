@@ -22,8 +22,9 @@ key                                      type   holds
 ``owners``                               hash   owner name -> account (JSON: operator, created)
 ``tokens``                               hash   sha256(token) -> owner name (tokens are never stored)
 ``lease:{endpoint}``                     zset   lease id -> expiry (per-bot concurrency)
-``t:{id}:inflight``                      hash   batch number -> ``q SEQ TIME`` (sent, waiting) or
-                                                ``r SEQ TIME`` (running; TIME is its heartbeat)
+``t:{id}:inflight``                      hash   batch number -> ``q SEQ TIME SOURCE`` (sent,
+                                                waiting; SOURCE claimed it) or ``r SEQ TIME``
+                                                (running; TIME is its heartbeat)
 ``seq``                                  string sequence number of the last batch message sent
 ``started``                              string highest sequence number a worker has started
 ======================================== ====== ===============================================
@@ -40,6 +41,8 @@ sequence number; a worker starting a batch records the highest it has started
 (:meth:`Store.start_batch`). The queue is FIFO, so a batch still marked ``q`` whose sequence
 number is below that mark, or with an empty queue, was popped and never started: lost
 (:meth:`Store.lost_batches`), found by reading this tournament's few keys, never the queue.
+A claimer that dies between claiming batches and sending them is redelivered (acks are late)
+and sends again what it claimed and has not started (:meth:`Store.orphans`).
 
 Storing matches, counting them and deciding who finalises happen in one Lua script: a record is
 stored only if its index is new (a redelivered batch never double-counts), ``done`` moves only
@@ -189,10 +192,12 @@ return 0
 
 
 _FILL = """
--- KEYS: tournament, inflight, cancel, seq ; ARGV: now, finished batch ('' for none), its seq
+-- KEYS: tournament, inflight, cancel, seq ; ARGV: now, finished batch ('' for none), its seq,
+-- source (who claims: the finished batch's number, or a name)
 -- A finished batch leaves the window (only the copy it was sent as: a superseded copy changes
 -- nothing); then, for a live tournament, the next batch numbers are claimed until the window
--- is full. Returns batch1, seq1, batch2, seq2, ... : the messages the caller must send.
+-- is full, each entry naming its source. Returns batch1, seq1, batch2, seq2, ... : the
+-- messages the caller must send.
 if ARGV[2] ~= '' then
   local entry = redis.call('HGET', KEYS[2], ARGV[2])
   if not entry then return {} end
@@ -210,13 +215,32 @@ local out = {}
 local inflight = redis.call('HLEN', KEYS[2])
 while nxt < batches and inflight < window do
   local seq = redis.call('INCR', KEYS[4])
-  redis.call('HSET', KEYS[2], nxt, 'q ' .. seq .. ' ' .. ARGV[1])
+  redis.call('HSET', KEYS[2], nxt, 'q ' .. seq .. ' ' .. ARGV[1] .. ' ' .. ARGV[4])
   out[#out + 1] = nxt
   out[#out + 1] = seq
   nxt = nxt + 1
   inflight = inflight + 1
 end
 redis.call('HSET', KEYS[1], 'next', nxt)
+return out
+"""
+
+_ORPHANS = """
+-- KEYS: inflight, seq ; ARGV: source, now
+-- The batches a source claimed that never started (its messages may never have been sent: it
+-- died between claiming and sending) get new sequence numbers, to be sent again; a copy that
+-- was sent after all is then superseded. Returns batch1, seq1, ...
+local out = {}
+local entries = redis.call('HGETALL', KEYS[1])
+for i = 1, #entries, 2 do
+  local state, _, _, source = string.match(entries[i + 1], '^(%a) (%d+) (%S+) ?(%S*)')
+  if state == 'q' and source == ARGV[1] then
+    local seq = redis.call('INCR', KEYS[2])
+    redis.call('HSET', KEYS[1], entries[i], 'q ' .. seq .. ' ' .. ARGV[2] .. ' ' .. ARGV[1])
+    out[#out + 1] = entries[i]
+    out[#out + 1] = seq
+  end
+end
 return out
 """
 
@@ -317,6 +341,7 @@ class Store:
             self._start_batch = self._client.register_script(_START_BATCH)
             self._heartbeat = self._client.register_script(_HEARTBEAT)
             self._resend = self._client.register_script(_RESEND)
+            self._orphans = self._client.register_script(_ORPHANS)
         return self._client
 
     def key(self, *parts: object) -> str:
@@ -535,9 +560,10 @@ class Store:
         self.redis.hset(key, "batches", batches)
         return size, batches
 
-    def fill(self, tournament_id: str, finished: tuple[int, int] | None = None) -> list[Batch]:
+    def fill(self, tournament_id: str, finished: tuple[int, int] | None = None, source: str = "fan-out") -> list[Batch]:
         """Claim batch numbers up to the window (after ``finished`` = (batch, seq) leaves it);
-        the caller sends one message per batch returned."""
+        the caller sends one message per batch returned. ``source`` names the claimer (the
+        finished batch's number, or e.g. ``fan-out``): see :meth:`orphans`."""
         _ = self.redis
         keys = [
             self.key("t", tournament_id),
@@ -546,13 +572,21 @@ class Store:
             self.key("seq"),
         ]
         done = ("", "") if finished is None else finished
-        flat = self._fill(keys=keys, args=[time.time(), *done])
+        flat = self._fill(keys=keys, args=[time.time(), *done, source])
         return [Batch(int(flat[i]), int(flat[i + 1])) for i in range(0, len(flat), 2)]
 
     def finish_batch(self, tournament_id: str, batch: int, seq: int) -> list[Batch]:
         """A batch is done (every match of it stored): it leaves the window and its successors
         are claimed (see :meth:`fill`)."""
-        return self.fill(tournament_id, (batch, seq))
+        return self.fill(tournament_id, (batch, seq), str(batch))
+
+    def orphans(self, tournament_id: str, source: str) -> list[Batch]:
+        """Batches ``source`` claimed that have not started, with new sequence numbers: what a
+        redelivered claimer sends again (it may have died between claiming and sending)."""
+        _ = self.redis
+        keys = [self.key("t", tournament_id, "inflight"), self.key("seq")]
+        flat = self._orphans(keys=keys, args=[source, time.time()])
+        return [Batch(int(flat[i]), int(flat[i + 1])) for i in range(0, len(flat), 2)]
 
     def start_batch(self, tournament_id: str, batch: int, seq: int) -> str:
         """``play``, ``cancelled``, ``done`` or ``superseded`` (see ``_START_BATCH``)."""
@@ -590,7 +624,7 @@ class Store:
         lost = {}
         for number, value in raw.items():
             entry = value.decode()
-            state, seq, at = entry.split(" ")
+            state, seq, at = entry.split(" ")[:3]
             popped = state == "q" and (int(seq) < started or queued == 0)
             dead = state == "r" and now - float(at) > stale_seconds
             if popped or dead:

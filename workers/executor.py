@@ -93,7 +93,7 @@ def requeue_missing(app: Celery, store: Store, tournament_id: str, *, settle: fl
     sent = [batch for number, entry in sorted(lost.items()) if (batch := store.resend(tournament_id, number, entry))]
     send_batches(app, tournament_id, sent)
     # A window that emptied with batches left (its last refill never ran): fill it again.
-    send_batches(app, tournament_id, store.fill(tournament_id))
+    send_batches(app, tournament_id, store.fill(tournament_id, source="stall-check"))
     return len(sent)
 
 

@@ -161,6 +161,8 @@ def start_window(app: Celery, store: Store, tournament_id: str, size: int, windo
     """Fix a stored tournament's batching and send its first window; returns the batch count.
     Idempotent: a second call sends only what the window lacks."""
     _, count = patiently(store.plan_batches, tournament_id, size, window or queue_window())
+    # A second call (a redelivered fan-out) first sends again what the first claimed unstarted.
+    send_batches(app, tournament_id, patiently(store.orphans, tournament_id, "fan-out"))
     send_batches(app, tournament_id, patiently(store.fill, tournament_id))
     return count
 
@@ -204,6 +206,8 @@ def play_batch(
         if verdict == "cancelled":
             _finalize_cancelled(store, tournament_id)
             return 0
+        if verdict == "done":  # finished already: if it died sending its successors, send them
+            send_batches(self.app, tournament_id, patiently(store.orphans, tournament_id, str(batch)))
         if verdict != "play":  # finished already, or sent again since: the other copy plays
             log.debug("batch skipped", extra={**ids, "batch": batch, "why": verdict})
             return 0
