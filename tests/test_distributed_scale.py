@@ -6,6 +6,9 @@ gRPC on loopback. Nothing here asserts a duration: orderings and counts only.
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import sys
 import threading
 import time
@@ -194,6 +197,62 @@ def test_concurrent_remote_matches_give_the_local_runs_records_and_leaderboard(t
         stored = store.matches("remote")
     assert canonical(local.load_records()) == canonical(remote.load_records()) == canonical(stored)
     assert board_without_timing(board_local) == board_without_timing(board_celery)
+
+
+def pool_processes(worker_pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(worker_pid)], capture_output=True, text=True)
+    return [int(pid) for pid in out.stdout.split()]
+
+
+def test_kill_9_of_a_pool_process_playing_concurrent_remote_matches_loses_and_repeats_nothing(tmp_path):
+    first = [sys.executable, "-m", "bench.first_bot", "--port", "0", "--delay", "0.01"]
+    with (
+        bot_process(served("random", "rolldice")) as rnd,
+        bot_process(first) as quick,
+        redis_server(tmp_path) as server,
+        workers(server.url, tmp_path, count=1, concurrency=2, env={"ARENA_MATCHES_PER_PROCESS": "8"}) as (worker,),
+    ):
+        s = remote_spec(rnd, quick, repeats=20)
+        total = len(schedule(s))
+        store = Store(server.url)
+        start(server.url, "pool", s, batch_size=8, window=4)
+        wait_for(lambda: store.tournament("pool")["done"] >= 15, 120, "some progress")
+        (victim, *_) = pool_processes(worker.process.pid)
+        os.kill(victim, signal.SIGKILL)  # Celery replaces it and requeues its batch at once
+        wait_for(lambda: store.tournament("pool")["status"] == "complete", 240, "completion after the kill")
+        assert_exactly_once(store, "pool", total)
+        assert worker.process.poll() is None
+
+
+def test_redis_restart_with_concurrent_remote_matches_loses_nothing(tmp_path):
+    first = [sys.executable, "-m", "bench.first_bot", "--port", "0", "--delay", "0.01"]
+    with (
+        bot_process(served("random", "rolldice")) as rnd,
+        bot_process(first) as quick,
+        redis_server(tmp_path) as server,
+        workers(server.url, tmp_path, count=1, concurrency=2, visibility=10, env={"ARENA_MATCHES_PER_PROCESS": "8"}),
+    ):
+        s = remote_spec(rnd, quick, repeats=25)
+        total = len(schedule(s))
+        store = Store(server.url)
+        result: dict[str, object] = {}
+
+        def client() -> None:  # a client following the run throughout the restart
+            rundir = RunDirectory(tmp_path / "run")
+            executor = CeleryExecutor(server.url, "aof", batch_size=8, stall_seconds=5, window=4)
+            result["board"] = run_tournament(s, "aof", rundir, executor)
+            result["records"] = len(rundir.load_records())
+
+        follower = threading.Thread(target=client)
+        follower.start()
+        wait_for(lambda: (store.tournament("aof") or {}).get("done", 0) >= 20, 120, "some progress")
+        assert store.tournament("aof")["done"] < total  # the restart is mid-tournament
+        server.restart(downtime=2.0)
+        follower.join(240)
+        assert not follower.is_alive(), "the client did not finish"
+        wait_for(lambda: store.tournament("aof")["status"] == "complete", 60, "finalisation")
+        assert_exactly_once(store, "aof", total)
+        assert result["records"] == total
 
 
 def test_kill_9_with_concurrent_remote_matches_loses_and_repeats_nothing(tmp_path):
