@@ -23,8 +23,9 @@ key                                      type   holds
 ``tokens``                               hash   sha256(token) -> owner name (tokens are never stored)
 ``lease:{endpoint}``                     zset   lease id -> expiry (per-bot concurrency)
 ``t:{id}:inflight``                      hash   batch number -> ``q SEQ TIME SOURCE`` (sent,
-                                                waiting; SOURCE claimed it) or ``r SEQ TIME``
-                                                (running; TIME is its heartbeat)
+                                                waiting; SOURCE claimed it) or ``r SEQ TIME
+                                                [SOURCE]`` (running; TIME is its heartbeat;
+                                                SOURCE: the batch whose worker took it)
 ``seq``                                  string sequence number of the last batch message sent
 ``started``                              string highest sequence number a worker has started
 ======================================== ====== ===============================================
@@ -41,8 +42,11 @@ sequence number; a worker starting a batch records the highest it has started
 (:meth:`Store.start_batch`). The queue is FIFO, so a batch still marked ``q`` whose sequence
 number is below that mark, or with an empty queue, was popped and never started: lost
 (:meth:`Store.lost_batches`), found by reading this tournament's few keys, never the queue.
-A claimer that dies between claiming batches and sending them is redelivered (acks are late)
-and sends again what it claimed and has not started (:meth:`Store.orphans`).
+A worker playing remote matches keeps its K slots busy by taking queued batches of the same
+tournament itself (:meth:`Store.steal`; their queued messages are then skipped as superseded).
+Everything a batch's worker claims (successors, stolen batches) names that batch as its source;
+a worker that dies is redelivered its batch (acks are late), which sends again whatever its
+source claimed and did not see through (:meth:`Store.orphans`).
 
 Storing matches, counting them and deciding who finalises happen in one Lua script: a record is
 stored only if its index is new (a redelivered batch never double-counts), ``done`` moves only
@@ -227,14 +231,15 @@ return out
 
 _ORPHANS = """
 -- KEYS: inflight, seq ; ARGV: source, now
--- The batches a source claimed that never started (its messages may never have been sent: it
--- died between claiming and sending) get new sequence numbers, to be sent again; a copy that
--- was sent after all is then superseded. Returns batch1, seq1, ...
+-- The batches a source claimed and has not seen through: claimed and perhaps never sent (it
+-- died between claiming and sending), or taken to play itself (stolen, see _STEAL). They get
+-- new sequence numbers, to be sent again; a copy sent or playing after all is then superseded.
+-- Called when the source's own batch is delivered again. Returns batch1, seq1, ...
 local out = {}
 local entries = redis.call('HGETALL', KEYS[1])
 for i = 1, #entries, 2 do
   local state, _, _, source = string.match(entries[i + 1], '^(%a) (%d+) (%S+) ?(%S*)')
-  if state == 'q' and source == ARGV[1] then
+  if source == ARGV[1] then
     local seq = redis.call('INCR', KEYS[2])
     redis.call('HSET', KEYS[1], entries[i], 'q ' .. seq .. ' ' .. ARGV[2] .. ' ' .. ARGV[1])
     out[#out + 1] = entries[i]
@@ -265,11 +270,35 @@ return 'play'
 _HEARTBEAT = """
 -- KEYS: inflight ; ARGV: batch, seq, now. A running batch says it is alive (its copy only).
 local entry = redis.call('HGET', KEYS[1], ARGV[1])
-if entry and string.match(entry, '^%a (%d+)') == ARGV[2] then
-  redis.call('HSET', KEYS[1], ARGV[1], 'r ' .. ARGV[2] .. ' ' .. ARGV[3])
+if not entry then return 0 end
+local state, seq, _, source = string.match(entry, '^(%a) (%d+) (%S+) ?(%S*)')
+if state == 'r' and seq == ARGV[2] then
+  local tail = source ~= '' and (' ' .. source) or ''
+  redis.call('HSET', KEYS[1], ARGV[1], 'r ' .. ARGV[2] .. ' ' .. ARGV[3] .. tail)
   return 1
 end
 return 0
+"""
+
+_STEAL = """
+-- KEYS: inflight, cancel, seq ; ARGV: source, now
+-- A worker with free slots takes the lowest-numbered queued batch of the tournament to play
+-- itself: the entry becomes running under a new sequence number (the queued message is then
+-- superseded, skipped when it comes) and names the taker's own batch as its source, so the
+-- taker's redelivery sends it again should the taker die. Returns {batch, seq} or false.
+if redis.call('EXISTS', KEYS[2]) == 1 then return false end
+local best
+local entries = redis.call('HGETALL', KEYS[1])
+for i = 1, #entries, 2 do
+  if string.sub(entries[i + 1], 1, 1) == 'q' then
+    local number = tonumber(entries[i])
+    if best == nil or number < best then best = number end
+  end
+end
+if best == nil then return false end
+local seq = redis.call('INCR', KEYS[3])
+redis.call('HSET', KEYS[1], best, 'r ' .. seq .. ' ' .. ARGV[2] .. ' ' .. ARGV[1])
+return {best, seq}
 """
 
 _RESEND = """
@@ -342,6 +371,7 @@ class Store:
             self._heartbeat = self._client.register_script(_HEARTBEAT)
             self._resend = self._client.register_script(_RESEND)
             self._orphans = self._client.register_script(_ORPHANS)
+            self._steal = self._client.register_script(_STEAL)
         return self._client
 
     def key(self, *parts: object) -> str:
@@ -575,10 +605,17 @@ class Store:
         flat = self._fill(keys=keys, args=[time.time(), *done, source])
         return [Batch(int(flat[i]), int(flat[i + 1])) for i in range(0, len(flat), 2)]
 
-    def finish_batch(self, tournament_id: str, batch: int, seq: int) -> list[Batch]:
+    def finish_batch(self, tournament_id: str, batch: int, seq: int, source: str | None = None) -> list[Batch]:
         """A batch is done (every match of it stored): it leaves the window and its successors
-        are claimed (see :meth:`fill`)."""
-        return self.fill(tournament_id, (batch, seq), str(batch))
+        are claimed (see :meth:`fill`) in the name of ``source`` (default: the batch)."""
+        return self.fill(tournament_id, (batch, seq), str(batch) if source is None else source)
+
+    def steal(self, tournament_id: str, source: str) -> Batch | None:
+        """Take a queued batch of the tournament to play in this worker (see ``_STEAL``)."""
+        _ = self.redis
+        keys = [self.key("t", tournament_id, "inflight"), self.key("t", tournament_id, "cancel"), self.key("seq")]
+        taken = self._steal(keys=keys, args=[source, time.time()])
+        return None if not taken else Batch(int(taken[0]), int(taken[1]))
 
     def orphans(self, tournament_id: str, source: str) -> list[Batch]:
         """Batches ``source`` claimed that have not started, with new sequence numbers: what a

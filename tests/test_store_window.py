@@ -84,3 +84,22 @@ def test_lost_batches_are_judged_from_the_window_alone(store):
     assert 2 not in store.lost_batches("t", QUEUE, 1.0)
     store.redis.delete(QUEUE)
     assert 0 in store.lost_batches("t", QUEUE, 60)  # nothing queued at all: not waiting
+
+
+def test_a_worker_takes_queued_batches_and_its_redelivery_gives_them_back(store):
+    store.plan_batches("t", 5, 3)
+    sent = store.fill("t")
+    assert store.start_batch("t", 0, sent[0].seq) == "play"
+    taken = store.steal("t", "0")
+    assert taken is not None and taken.number == 1 and taken.seq > sent[2].seq
+    assert store.start_batch("t", 1, sent[1].seq) == "superseded"  # its queued message is skipped
+    store.heartbeat("t", 1, taken.seq)
+    assert store.inflight("t")[1].endswith(" 0")  # still named after the batch that took it
+    assert store.steal("t", "0").number == 2
+    assert store.steal("t", "0") is None  # nothing queued any more
+    again = store.orphans("t", "0")  # batch 0 delivered again: its worker died
+    assert sorted(numbers(again)) == [1, 2]
+    assert store.start_batch("t", 1, taken.seq) == "superseded"
+    assert store.start_batch("t", 1, again[0].seq) == "play"
+    store.cancel("t")
+    assert store.steal("t", "0") is None

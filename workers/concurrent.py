@@ -142,6 +142,8 @@ def play_concurrently(
     per_process: int,
     on_record: Callable[[int, MatchRecord], None],
     tick: Callable[[], None],
+    steal: Callable[[], list[int] | None],
+    steal_seconds: float,
     patiently: Callable[..., Any],
     errors: tuple[type[BaseException], ...],
     bound: tuple[float, str],
@@ -152,7 +154,9 @@ def play_concurrently(
 ) -> bool:
     """Play ``todo`` (match indices), up to ``per_process`` remote matches at once; hand each
     record to ``on_record`` (in this thread) and call ``tick`` often (flushes, heartbeats).
-    Returns True if the tournament was cancelled meanwhile."""
+    While slots are free and nothing waits, for ``steal_seconds`` from the start, ``steal``
+    is asked for more matches (None: none now). Returns True if the tournament was cancelled
+    meanwhile."""
     game = get_game(spec.game)
     loop = aioloop.get_loop()
     finished: queue.SimpleQueue[int] = queue.SimpleQueue()
@@ -161,7 +165,8 @@ def play_concurrently(
     running: dict[int, Future[MatchRecord]] = {}
     waiting = list(todo)
     cancelled = False
-    checked = renewed = time.monotonic()
+    began = checked = renewed = time.monotonic()
+    asked = 0.0  # when steal last found nothing
 
     def collect(index: int) -> None:
         nonlocal cancelled
@@ -185,6 +190,18 @@ def play_concurrently(
             if now - renewed >= lease_seconds / 3:
                 renewed = now
                 leases.renew(errors)
+            if (
+                not cancelled
+                and not waiting
+                and len(running) < per_process
+                and now - began < steal_seconds
+                and now - asked >= lease_poll * 10
+            ):
+                more = steal()
+                if more is None:
+                    asked = now
+                else:
+                    waiting = more
             if not cancelled:
                 left = []
                 for index in waiting:

@@ -73,6 +73,10 @@ HEARTBEAT_SECONDS = 5.0
 """How often a running batch marks its window entry alive (the stall check calls a batch dead
 after ``STALE_SECONDS`` without one)."""
 STALE_SECONDS = 60.0
+STEAL_SECONDS = 10.0
+"""For how long a batch of remote matches keeps its process's K slots busy with more queued
+batches of its tournament before it plays out what it holds and returns to the queue (where
+other tournaments' batches wait their turn)."""
 DEFAULT_WINDOW = 16
 """Batches of one tournament queued or running at once (``ARENA_QUEUE_WINDOW`` where the
 tournament is fanned out): enough to keep 16 worker processes busy on one tournament, and what
@@ -167,22 +171,48 @@ def start_window(app: Celery, store: Store, tournament_id: str, size: int, windo
     return count
 
 
-class _Beat:
-    """A running batch's heartbeat in its window entry, at most every ``HEARTBEAT_SECONDS``."""
+class _Held:
+    """The window batches a task plays: its own and those it took (:meth:`Store.steal`), each
+    with its matches not yet played. A batch whose matches are all played and stored leaves the
+    window (:meth:`Store.finish_batch`) and sends its successors; every held batch reports
+    itself alive at most every ``HEARTBEAT_SECONDS``."""
 
-    def __init__(self, store: Store, tournament_id: str, batch: int | None, seq: int | None) -> None:
+    def __init__(self, app: Celery, store: Store, tournament_id: str, source: str) -> None:
+        self.app = app
         self.store = store
         self.tournament_id = tournament_id
-        self.batch = batch
-        self.seq = seq
-        self.last = time.monotonic()
+        self.source = source
+        self.seqs: dict[int, int] = {}
+        self.left: dict[int, set[int]] = {}
+        self.batch_of: dict[int, int] = {}
+        self.last_beat = time.monotonic()
 
-    def __call__(self) -> None:
-        if self.batch is None or self.seq is None or time.monotonic() - self.last < HEARTBEAT_SECONDS:
+    def add(self, batch: int, seq: int, todo: list[int]) -> None:
+        self.seqs[batch] = seq
+        self.left[batch] = set(todo)
+        for index in todo:
+            self.batch_of[index] = batch
+
+    def played(self, index: int) -> None:
+        batch = self.batch_of.pop(index, None)
+        if batch is not None:
+            self.left[batch].discard(index)
+
+    def finish_complete(self) -> None:
+        """Call after a flush (every played match stored)."""
+        for batch in [b for b, left in self.left.items() if not left]:
+            seq = self.seqs.pop(batch)
+            del self.left[batch]
+            successors = patiently(self.store.finish_batch, self.tournament_id, batch, seq, self.source)
+            send_batches(self.app, self.tournament_id, successors)
+
+    def beat(self) -> None:
+        if not self.seqs or time.monotonic() - self.last_beat < HEARTBEAT_SECONDS:
             return
-        self.last = time.monotonic()
+        self.last_beat = time.monotonic()
         with contextlib.suppress(*INFRASTRUCTURE_ERRORS):
-            self.store.heartbeat(self.tournament_id, self.batch, self.seq)
+            for batch, seq in self.seqs.items():
+                self.store.heartbeat(self.tournament_id, batch, seq)
 
 
 @shared_task(
@@ -206,7 +236,9 @@ def play_batch(
         if verdict == "cancelled":
             _finalize_cancelled(store, tournament_id)
             return 0
-        if verdict == "done":  # finished already: if it died sending its successors, send them
+        if verdict in ("done", "play"):
+            # Delivered again after its worker died? What that worker claimed and did not see
+            # through (successors never sent, batches it took) is sent again (usually nothing).
             send_batches(self.app, tournament_id, patiently(store.orphans, tournament_id, str(batch)))
         if verdict != "play":  # finished already, or sent again since: the other copy plays
             log.debug("batch skipped", extra={**ids, "batch": batch, "why": verdict})
@@ -228,7 +260,10 @@ def play_batch(
     pending: list[tuple[int, MatchRecord]] = []
     flushed = time.monotonic()
     played = failures = 0
-    beat = _Beat(store, tournament_id, batch, seq)
+    held = _Held(self.app, store, tournament_id, str(batch))
+    if windowed:
+        assert batch is not None and seq is not None
+        held.add(batch, seq, todo)
 
     def keep(index: int, record: MatchRecord) -> None:
         nonlocal played, failures
@@ -236,6 +271,7 @@ def play_batch(
         log_failures(log, record, tournament_id)
         failures += len(record.failures)
         pending.append((index, record))
+        held.played(index)
         played += 1
 
     def tick() -> None:
@@ -243,7 +279,21 @@ def play_batch(
         if pending and time.monotonic() - flushed >= FLUSH_SECONDS:
             _flush(store, tournament_id, spec.game, pending)
             flushed = time.monotonic()
-        beat()
+            held.finish_complete()
+        held.beat()
+
+    def steal() -> list[int] | None:
+        """More matches for free slots: a queued batch of this tournament (windowed runs only)."""
+        if not windowed:
+            return None
+        taken = patiently(store.steal, tournament_id, str(batch))
+        if taken is None:
+            return None
+        indices = patiently(store.batch_indices, tournament_id, taken.number)
+        stored = patiently(store.stored_indices, tournament_id, indices)
+        more = [i for i in indices if i not in stored]
+        held.add(taken.number, taken.seq, more)
+        return more
 
     if any(is_remote(spec.address(bot)) for bot in spec.bots):
         with metrics.match_running(spec.game):
@@ -256,6 +306,8 @@ def play_batch(
                 per_process=concurrent.matches_per_process(),
                 on_record=keep,
                 tick=tick,
+                steal=steal,
+                steal_seconds=STEAL_SECONDS,
                 patiently=patiently,
                 errors=INFRASTRUCTURE_ERRORS,
                 bound=(MATCH_SECONDS, MATCH_BOUND),
@@ -269,9 +321,8 @@ def play_batch(
     _flush(store, tournament_id, spec.game, pending)
     if cancelled:
         _finalize_cancelled(store, tournament_id)
-    elif windowed:
-        assert batch is not None and seq is not None
-        send_batches(self.app, tournament_id, patiently(store.finish_batch, tournament_id, batch, seq))
+    else:
+        held.finish_complete()
     seconds = time.monotonic() - began
     metrics.BATCH_DURATION.labels(spec.game).observe(seconds)
     # The one INFO line of a batch (bot failures are DEBUG lines; their count is here).
