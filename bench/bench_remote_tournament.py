@@ -132,6 +132,8 @@ def throughput(args: argparse.Namespace) -> dict[str, Any]:
         env = {"ARENA_MATCHES_PER_PROCESS": str(args.per_process)}
         for procs in (1, 2):
             with workers(server.url, tmp, count=1, concurrency=procs, metrics=False, env=env):
+                # Warm-up: every pool process imports the games and makes its event loop.
+                celery_run(server.url, f"warm-{procs}", remote_spec(bots, 4 * procs, 1))
                 seconds, decisions = celery_run(server.url, f"remote-{procs}", spec)
             report["runs"].append(
                 row(f"celery_{procs}_process", seconds, decisions, procs * args.per_process, args.think)

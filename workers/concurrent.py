@@ -16,6 +16,11 @@ bot that is busy is asked again after ``LEASE_POLL_SECONDS``; this process never
 more leases of a bot than the bot's limit). Matches with built-in bots only are played right
 here, synchronously, between the remote matches' events.
 
+Keeping K slots busy: a batch ends with its slowest match, so when nothing of its own is left
+to start and slots are free, the task asks for more (``steal``: the tournament's lowest queued
+batch, taken over in Redis; see ``referee/store.py``), for a limited time (``steal_seconds``)
+after which it plays out what it holds and returns to the queue, where other tournaments wait.
+
 Cancel: the batch's cancel check sets a flag that every running match polls (the runner's
 cancel hook), so each running match tells its bots ``abort`` (verdict ``cancelled``) within
 about a second and is not stored; no further match starts.

@@ -73,7 +73,7 @@ HEARTBEAT_SECONDS = 5.0
 """How often a running batch marks its window entry alive (the stall check calls a batch dead
 after ``STALE_SECONDS`` without one)."""
 STALE_SECONDS = 60.0
-STEAL_SECONDS = 10.0
+STEAL_SECONDS = 30.0
 """For how long a batch of remote matches keeps its process's K slots busy with more queued
 batches of its tournament before it plays out what it holds and returns to the queue (where
 other tournaments' batches wait their turn)."""
