@@ -149,6 +149,7 @@ def play_concurrently(
     tick: Callable[[], None],
     steal: Callable[[], list[int] | None],
     steal_seconds: float,
+    running_metric: Callable[[], contextlib.AbstractContextManager[None]],
     patiently: Callable[..., Any],
     errors: tuple[type[BaseException], ...],
     bound: tuple[float, str],
@@ -168,6 +169,7 @@ def play_concurrently(
     stop = threading.Event()
     leases = Leases(store, spec.bot_concurrency, patiently, lease_seconds, lease_poll)
     running: dict[int, Future[MatchRecord]] = {}
+    metered: dict[int, contextlib.AbstractContextManager[None]] = {}  # each running match's gauge
     waiting = list(todo)
     cancelled = False
     began = checked = renewed = time.monotonic()
@@ -176,6 +178,7 @@ def play_concurrently(
     def collect(index: int) -> None:
         nonlocal cancelled
         future = running.pop(index)
+        metered.pop(index).__exit__(None, None, None)
         leases.give_back(index)
         try:
             record = future.result()
@@ -217,7 +220,8 @@ def play_concurrently(
                     endpoints = remote_endpoints(spec, match)
                     if not endpoints:  # built-in bots only: played here, at once
                         try:
-                            record = play_scheduled(spec, match, make_player, game, cancelled=stop.is_set)
+                            with running_metric():
+                                record = play_scheduled(spec, match, make_player, game, cancelled=stop.is_set)
                         except MatchCancelled:
                             cancelled = True
                             continue
@@ -226,6 +230,8 @@ def play_concurrently(
                     if not leases.take(index, endpoints):
                         left.append(index)
                         continue
+                    metered[index] = gauge = running_metric()
+                    gauge.__enter__()
                     future = asyncio.run_coroutine_threadsafe(play_remote(spec, game, match, stop, bound), loop)
                     future.add_done_callback(partial(_done, finished, index))
                     running[index] = future
@@ -252,6 +258,7 @@ def play_concurrently(
                 with contextlib.suppress(Exception):
                     future.result(timeout=30)
                 running.pop(index, None)
+                metered.pop(index).__exit__(None, None, None)
                 with contextlib.suppress(*errors):
                     leases.give_back(index)
     return cancelled

@@ -41,6 +41,8 @@ import contextlib
 import json
 import logging
 import os
+import queue
+import threading
 import time
 from collections.abc import Callable
 from functools import lru_cache
@@ -198,8 +200,11 @@ class _Held:
         if batch is not None:
             self.left[batch].discard(index)
 
+    def complete(self) -> bool:
+        return any(not left for left in self.left.values())
+
     def finish_complete(self) -> None:
-        """Call after a flush (every played match stored)."""
+        """Call once every played match is stored."""
         for batch in [b for b, left in self.left.items() if not left]:
             seq = self.seqs.pop(batch)
             del self.left[batch]
@@ -261,6 +266,7 @@ def play_batch(
     flushed = time.monotonic()
     played = failures = 0
     held = _Held(self.app, store, tournament_id, str(batch))
+    writer = _Writer(store, tournament_id, spec.game)
     if windowed:
         assert batch is not None and seq is not None
         held.add(batch, seq, todo)
@@ -277,9 +283,12 @@ def play_batch(
     def tick() -> None:
         nonlocal flushed
         if pending and time.monotonic() - flushed >= FLUSH_SECONDS:
-            _flush(store, tournament_id, spec.game, pending)
+            writer.write(pending)
             flushed = time.monotonic()
-            held.finish_complete()
+            if held.complete():  # a batch all played: once stored, it leaves the window
+                writer.wait()
+                writer.finalize_if_due()
+                held.finish_complete()
         held.beat()
 
     def steal() -> list[int] | None:
@@ -295,30 +304,13 @@ def play_batch(
         held.add(taken.number, taken.seq, more)
         return more
 
-    if any(is_remote(spec.address(bot)) for bot in spec.bots):
-        with metrics.match_running(spec.game):
-            cancelled = concurrent.play_concurrently(
-                store,
-                tournament_id,
-                spec,
-                matches,
-                todo,
-                per_process=concurrent.matches_per_process(),
-                on_record=keep,
-                tick=tick,
-                steal=steal,
-                steal_seconds=STEAL_SECONDS,
-                patiently=patiently,
-                errors=INFRASTRUCTURE_ERRORS,
-                bound=(MATCH_SECONDS, MATCH_BOUND),
-                lease_seconds=LEASE_SECONDS,
-                lease_poll=LEASE_POLL_SECONDS,
-                cancel_check=CANCEL_CHECK_SECONDS,
-                flush_seconds=FLUSH_SECONDS,
-            )
-    else:
-        cancelled = _play_in_order(store, tournament_id, spec, matches, todo, keep, tick)
-    _flush(store, tournament_id, spec.game, pending)
+    try:
+        cancelled = _play(store, tournament_id, spec, matches, todo, keep, tick, steal)
+        writer.write(pending)
+        writer.wait()
+    finally:
+        writer.close()
+    writer.finalize_if_due()
     if cancelled:
         _finalize_cancelled(store, tournament_id)
     else:
@@ -331,6 +323,41 @@ def play_batch(
         extra={**ids, "played": played, "failures": failures, "cancelled": cancelled, "seconds": round(seconds, 3)},
     )
     return played
+
+
+def _play(
+    store: Store,
+    tournament_id: str,
+    spec: TournamentSpec,
+    matches: Plan,
+    todo: list[int],
+    keep: Callable[[int, MatchRecord], None],
+    tick: Callable[[], None],
+    steal: Callable[[], list[int] | None],
+) -> bool:
+    """Remote bots: concurrently; built-in bots only: in order. True if cancelled."""
+    if any(is_remote(spec.address(bot)) for bot in spec.bots):
+        return concurrent.play_concurrently(
+            store,
+            tournament_id,
+            spec,
+            matches,
+            todo,
+            per_process=concurrent.matches_per_process(),
+            on_record=keep,
+            tick=tick,
+            steal=steal,
+            steal_seconds=STEAL_SECONDS,
+            running_metric=lambda: metrics.match_running(spec.game),
+            patiently=patiently,
+            errors=INFRASTRUCTURE_ERRORS,
+            bound=(MATCH_SECONDS, MATCH_BOUND),
+            lease_seconds=LEASE_SECONDS,
+            lease_poll=LEASE_POLL_SECONDS,
+            cancel_check=CANCEL_CHECK_SECONDS,
+            flush_seconds=FLUSH_SECONDS,
+        )
+    return _play_in_order(store, tournament_id, spec, matches, todo, keep, tick)
 
 
 def _play_in_order(
@@ -401,14 +428,68 @@ def auto_batch_size(spec: TournamentSpec, matches: int) -> int:
     return max(1, min(MAX_BATCH, -(-matches // 32)))
 
 
-def _flush(store: Store, tournament_id: str, game: str, pending: list[tuple[int, MatchRecord]]) -> None:
-    if not pending:
-        return
-    results = patiently(store.store_matches, tournament_id, list(pending))
-    pending.clear()
-    metrics.matches_stored(game, sum(r.new for r in results))
-    if any(r.finalize for r in results):
-        finalize.delay(tournament_id)
+class _Writer:
+    """Stores a batch's records on a thread of its own, so playing goes on while Redis works
+    (compressing and the store's round trip cost about a third of an instant match).
+
+    ``write`` hands over a group of records; ``wait`` returns once every group handed over is
+    stored (re-raising the writer's error, e.g. Redis gone for longer than ``patiently``
+    waits). The batch waits before it leaves the window and before it returns (the task is
+    acknowledged only after that), so nothing is acknowledged before it is stored. The one
+    store that completes the tournament is remembered; finalisation is sent from the task's
+    thread (``finalize_if_due``)."""
+
+    def __init__(self, store: Store, tournament_id: str, game: str) -> None:
+        self.store = store
+        self.tournament_id = tournament_id
+        self.game = game
+        self.groups: queue.SimpleQueue[list[tuple[int, MatchRecord]] | None] = queue.SimpleQueue()
+        self.idle = threading.Condition()
+        self.outstanding = 0
+        self.error: BaseException | None = None
+        self.completes = False
+        self.thread: threading.Thread | None = None
+
+    def write(self, records: list[tuple[int, MatchRecord]]) -> None:
+        if not records:
+            return
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._run, name="arena-writer", daemon=True)
+            self.thread.start()
+        with self.idle:
+            self.outstanding += 1
+        self.groups.put(list(records))
+        records.clear()
+
+    def _run(self) -> None:
+        while (group := self.groups.get()) is not None:
+            try:
+                if self.error is None:
+                    results = patiently(self.store.store_matches, self.tournament_id, group)
+                    metrics.matches_stored(self.game, sum(r.new for r in results))
+                    self.completes = self.completes or any(r.finalize for r in results)
+            except BaseException as exc:  # handed to the task's thread by wait()
+                self.error = exc
+            with self.idle:
+                self.outstanding -= 1
+                self.idle.notify_all()
+
+    def wait(self) -> None:
+        with self.idle:
+            self.idle.wait_for(lambda: self.outstanding == 0)
+        if self.error is not None:
+            raise self.error
+
+    def close(self) -> None:
+        if self.thread is not None:
+            self.groups.put(None)
+            self.thread.join()
+            self.thread = None
+
+    def finalize_if_due(self) -> None:
+        if self.completes:
+            self.completes = False
+            finalize.delay(self.tournament_id)
 
 
 @shared_task(
