@@ -20,7 +20,8 @@ run of the same matches.
 
 Queue mode (``--queue``). With two worker processes running, a tournament of
 ``--queue-matches`` instant matches (built-in bots) is created; for ``--sample-seconds`` the
-queue's length, the tournament's window and Redis's ``used_memory`` are sampled. Then the workers
+queue's length, the tournament's window, Redis's ``used_memory`` (which also grows with the
+records stored meanwhile) and the queue key's own ``MEMORY USAGE`` are sampled. Then the workers
 are stopped and the queue is filled with as many copies of a real batch message as the old
 all-at-once fan-out would have queued for that tournament with one match per batch, and the
 stall check (``Store.lost_batches``) and the old whole-queue scan (``LRANGE 0 -1`` +
@@ -184,7 +185,7 @@ def queue_mode(args: argparse.Namespace) -> dict[str, Any]:
                 assert store.create_tournament("huge", spec, total, 0)
                 enqueue(executor.app, store, "huge", spec)
                 info = store.tournament("huge")
-                samples: list[tuple[int, int, int]] = []
+                samples: list[tuple[int, int, int, int]] = []
                 end = time.monotonic() + args.sample_seconds
                 while time.monotonic() < end:
                     samples.append(
@@ -192,6 +193,7 @@ def queue_mode(args: argparse.Namespace) -> dict[str, Any]:
                             int(client.llen(QUEUE)),
                             int(client.hlen(store.key("t", "huge", "inflight"))),
                             int(client.info("memory")["used_memory"]),
+                            int(client.memory_usage(QUEUE) or 0),
                         )
                     )
                     time.sleep(0.1)
@@ -209,6 +211,7 @@ def queue_mode(args: argparse.Namespace) -> dict[str, Any]:
                 max_window_in_flight=max(s[1] for s in samples),
                 redis_used_memory_before_bytes=memory_before,
                 redis_used_memory_max_growth_bytes=max(s[2] for s in samples) - memory_before,
+                queue_key_max_memory_bytes=max(s[3] for s in samples),
             )
             # The old fan-out: every batch queued at once (one match per batch with a remote bot).
             message = client.lindex(QUEUE, 0) or json.dumps({"body": "x" * 600}).encode()
@@ -221,6 +224,7 @@ def queue_mode(args: argparse.Namespace) -> dict[str, Any]:
             pipe.execute()
             report["all_at_once_queue_length"] = int(client.llen(QUEUE))
             report["all_at_once_queue_memory_bytes"] = int(client.info("memory")["used_memory"]) - before
+            report["all_at_once_queue_key_memory_bytes"] = int(client.memory_usage(QUEUE) or 0)
             big_new = per_call_ms(lambda: store.lost_batches("huge", QUEUE, 60), 200)
             big_old = per_call_ms(lambda: old_scan(store, "huge"), 5)
             report["stall_check_ms_per_call"] = {
