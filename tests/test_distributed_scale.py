@@ -301,3 +301,10 @@ def test_cancel_with_concurrent_remote_matches_stops_them_and_stores_nothing_aft
         records = store.matches("rcx")
         assert len(records) == info["done"] == store.redis.xlen(store.key("t", "rcx", "events"))
         wait_for(lambda: store.leases(a) == 0 and store.leases(b) == 0, 30, "every lease given back")
+
+
+def test_matches_per_process_must_be_positive():
+    args = [sys.executable, "-m", "arena", "worker", "--matches-per-process", "0", "--broker", "redis://127.0.0.1:1/0"]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "--matches-per-process must be at least 1, got 0" in done.stderr
