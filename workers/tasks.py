@@ -187,10 +187,24 @@ class _Held:
         self.seqs: dict[int, int] = {}
         self.left: dict[int, set[int]] = {}
         self.batch_of: dict[int, int] = {}
-        self.last_beat = time.monotonic()
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.beater: threading.Thread | None = None
+
+    def __enter__(self) -> _Held:
+        # A thread of its own: a long in-process match (a searching bot) must not look dead.
+        self.beater = threading.Thread(target=self._beat, name="arena-heartbeat", daemon=True)
+        self.beater.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        if self.beater is not None:
+            self.beater.join()
 
     def add(self, batch: int, seq: int, todo: list[int]) -> None:
-        self.seqs[batch] = seq
+        with self.lock:
+            self.seqs[batch] = seq
         self.left[batch] = set(todo)
         for index in todo:
             self.batch_of[index] = batch
@@ -206,18 +220,19 @@ class _Held:
     def finish_complete(self) -> None:
         """Call once every played match is stored."""
         for batch in [b for b, left in self.left.items() if not left]:
-            seq = self.seqs.pop(batch)
+            with self.lock:
+                seq = self.seqs.pop(batch)
             del self.left[batch]
             successors = patiently(self.store.finish_batch, self.tournament_id, batch, seq, self.source)
             send_batches(self.app, self.tournament_id, successors)
 
-    def beat(self) -> None:
-        if not self.seqs or time.monotonic() - self.last_beat < HEARTBEAT_SECONDS:
-            return
-        self.last_beat = time.monotonic()
-        with contextlib.suppress(*INFRASTRUCTURE_ERRORS):
-            for batch, seq in self.seqs.items():
-                self.store.heartbeat(self.tournament_id, batch, seq)
+    def _beat(self) -> None:
+        while not self.done.wait(HEARTBEAT_SECONDS):
+            with self.lock:
+                held = list(self.seqs.items())
+            with contextlib.suppress(*INFRASTRUCTURE_ERRORS):
+                for batch, seq in held:
+                    self.store.heartbeat(self.tournament_id, batch, seq)
 
 
 @shared_task(
@@ -289,7 +304,6 @@ def play_batch(
                 writer.wait()
                 writer.finalize_if_due()
                 held.finish_complete()
-        held.beat()
 
     def steal() -> list[int] | None:
         """More matches for free slots: a queued batch of this tournament (windowed runs only)."""
@@ -305,9 +319,10 @@ def play_batch(
         return more
 
     try:
-        cancelled = _play(store, tournament_id, spec, matches, todo, keep, tick, steal)
-        writer.write(pending)
-        writer.wait()
+        with held:
+            cancelled = _play(store, tournament_id, spec, matches, todo, keep, tick, steal)
+            writer.write(pending)
+            writer.wait()
     finally:
         writer.close()
     writer.finalize_if_due()
