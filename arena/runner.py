@@ -184,6 +184,8 @@ def play_match(
     chance: Chance | None = None,
     on_decision: Callable[[MatchState, DecisionEntry], None] | None = None,
     cancelled: Cancelled | None = None,
+    match_seconds: float | None = None,
+    match_bound: str = "its bound of {seconds:g} s",
 ) -> MatchRecord:
     """Play a match to the end and return its record (players are always closed).
 
@@ -194,6 +196,12 @@ def play_match(
     ``cancelled`` is polled every :data:`CANCEL_POLL_SECONDS` while the match runs, also while
     it waits on a player; once it says True every player is told (abort, verdict ``cancelled``)
     and :class:`MatchCancelled` is raised.
+
+    ``match_seconds`` bounds how long the match may wait on players that live on an event loop
+    (remote bots), counted from the start: past it, every such seat still asked gets a
+    ``timeout`` at once (detail: "the match ran past " + ``match_bound`` with ``{seconds}``
+    filled in), so the match ends, played out by substitutes. In-process players answer
+    synchronously and are not bounded.
     """
     match = play_match_async(
         game,
@@ -206,6 +214,8 @@ def play_match(
         chance=chance,
         on_decision=on_decision,
         cancelled=cancelled,
+        match_seconds=match_seconds,
+        match_bound=match_bound,
     )
     runs_on = next((p.runs_on for p in players if hasattr(p, "runs_on")), None)
     return runs_on(match) if runs_on is not None else _drive(match)
@@ -233,11 +243,18 @@ async def play_match_async(
     chance: Chance | None = None,
     on_decision: Callable[[MatchState, DecisionEntry], None] | None = None,
     cancelled: Cancelled | None = None,
+    match_seconds: float | None = None,
+    match_bound: str = "its bound of {seconds:g} s",
 ) -> MatchRecord:
     """The match as a coroutine (for many concurrent matches on one event loop)."""
     if len(players) != config.players:
         raise ValueError(f"{config.players} players configured, {len(players)} given")
+    if match_seconds is not None and not match_seconds > 0:
+        raise ValueError(f"match_seconds must be > 0, not {match_seconds!r}")
     match = _Match(game, config, seed, players, match_id, policy, clock, chance, on_decision)
+    if match_seconds is not None:
+        detail = "the match ran past " + match_bound.format(seconds=match_seconds)
+        match.bound = (time.monotonic() + match_seconds, detail)
     try:
         if cancelled is None:
             return await match.play()
@@ -322,6 +339,23 @@ class _Match:
         self.state = game.new_match(config, seed, chance)
         self.cursor = EventCursor(config.players)
         self.cancelled: Cancelled | None = None  # polled between steps when there is no event loop
+        self.bound: tuple[float, str] | None = None  # (monotonic deadline, timeout detail)
+
+    async def call(self, seat: int, name: str, *args: object) -> Any:
+        """A player hook, within the match's bound when it has one and the player waits on a
+        loop (its ``<name>_async``): past the deadline the wait ends with a ``timeout``."""
+        player = self.players[seat]
+        if self.bound is None or getattr(player, f"{name}_async", None) is None:
+            return await _call(player, name, *args)
+        deadline, detail = self.bound
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise PlayerFailure("timeout", detail)
+        try:
+            async with asyncio.timeout(remaining):
+                return await _call(player, name, *args)
+        except TimeoutError:
+            raise PlayerFailure("timeout", detail) from None
 
     @cached_property
     def substitute_rng(self) -> Chance:
@@ -365,7 +399,7 @@ class _Match:
 
     async def start_players(self) -> None:
         names = [p.name for p in self.players]
-        for seat, player in enumerate(self.players):
+        for seat in range(len(self.players)):
             start = start_message(
                 self.game,
                 self.config,
@@ -376,7 +410,7 @@ class _Match:
                 bot_seed=derive_seed(self.seed, "bot", seat),
             )
             try:
-                ready = await _call(player, "start", start)
+                ready = await self.call(seat, "start", start)
                 check_ready(self.game, ready)
                 if ready is not None and ready.bot_version:
                     self.record.seats[seat]["version"] = ready.bot_version
@@ -419,7 +453,7 @@ class _Match:
         asked = _Asked(decision, index, request, time.perf_counter(), two_phase=two_phase)
         try:
             if two_phase:
-                await _call(player, "begin_decide", request)
+                await self.call(seat, "begin_decide", request)
             elif hasattr(player, "decide_worlds"):  # a searching bot: it may sample its worlds
                 asked.answer = player.decide_worlds(request, Worlds(self.game, self.state, seat))
             else:
@@ -437,7 +471,7 @@ class _Match:
             return self.substitute(decision), 0.0, "substitute"
         if asked.two_phase and asked.failure is None:
             try:
-                asked.answer = await _call(self.players[decision.seat], "end_decide", asked.request)
+                asked.answer = await self.call(decision.seat, "end_decide", asked.request)
             except PlayerFailure as failure:
                 asked.failure = (failure.verdict, failure.detail)
             except Exception as exc:  # any bot exception is a crash verdict

@@ -68,6 +68,16 @@ def main(argv: list[str] | None = None) -> int:
                     executor = CeleryExecutor(server.url, tid)
                     with executor.app.connection_for_write() as connection:  # connect before timing
                         connection.ensure_connection()
+                    # Warm-up: every pool process imports the game and its bots once (a running
+                    # worker has; the local run imports them in this process before timing too).
+                    warm = instant_spec(40 * procs)
+                    run_tournament(
+                        warm,
+                        f"warm-{procs}",
+                        RunDirectory(tmp / f"warm-{procs}"),
+                        CeleryExecutor(server.url, f"warm-{procs}", batch_size=5),
+                        resamples=0,
+                    )
                     seconds = timed(
                         lambda ex=executor, t=tid: run_tournament(spec, t, RunDirectory(tmp / t), ex, resamples=0)
                     )

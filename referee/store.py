@@ -22,7 +22,31 @@ key                                      type   holds
 ``owners``                               hash   owner name -> account (JSON: operator, created)
 ``tokens``                               hash   sha256(token) -> owner name (tokens are never stored)
 ``lease:{endpoint}``                     zset   lease id -> expiry (per-bot concurrency)
+``t:{id}:inflight``                      hash   batch number -> ``q SEQ TIME SOURCE`` (sent,
+                                                waiting; SOURCE claimed it) or ``r SEQ TIME
+                                                [SOURCE]`` (running; TIME is its heartbeat;
+                                                SOURCE: the batch whose worker took it)
+``seq``                                  string sequence number of the last batch message sent
+``started``                              string highest sequence number a worker has started
 ======================================== ====== ===============================================
+
+Bounded queues (the window). A tournament's batches are numbered ``0 .. batches-1`` (batch
+``b`` holds matches ``b*size`` up to ``(b+1)*size``); ``t:{id}`` holds ``size``, ``batches``,
+``window`` and ``next`` (the next batch number to send). At most ``window`` batches of a
+tournament are queued or running at once, each recorded in ``t:{id}:inflight``: a batch that
+finishes removes its entry and claims the next batch numbers in the same script
+(:meth:`Store.finish_batch`), so the queue holds O(window) messages per tournament, never
+O(matches), and tournaments take turns in the FIFO queue (each finishing batch queues its
+successor behind every other tournament's waiting batches). Every message carries a global
+sequence number; a worker starting a batch records the highest it has started
+(:meth:`Store.start_batch`). The queue is FIFO, so a batch still marked ``q`` whose sequence
+number is below that mark, or with an empty queue, was popped and never started: lost
+(:meth:`Store.lost_batches`), found by reading this tournament's few keys, never the queue.
+A worker playing remote matches keeps its K slots busy by taking queued batches of the same
+tournament itself (:meth:`Store.steal`; their queued messages are then skipped as superseded).
+Everything a batch's worker claims (successors, stolen batches) names that batch as its source;
+a worker that dies is redelivered its batch (acks are late), which sends again whatever its
+source claimed and did not see through (:meth:`Store.orphans`).
 
 Storing matches, counting them and deciding who finalises happen in one Lua script: a record is
 stored only if its index is new (a redelivered batch never double-counts), ``done`` moves only
@@ -171,6 +195,131 @@ return 0
 """
 
 
+_FILL = """
+-- KEYS: tournament, inflight, cancel, seq ; ARGV: now, finished batch ('' for none), its seq,
+-- source (who claims: the finished batch's number, or a name)
+-- A finished batch leaves the window (only the copy it was sent as: a superseded copy changes
+-- nothing); then, for a live tournament, the next batch numbers are claimed until the window
+-- is full, each entry naming its source. Returns batch1, seq1, batch2, seq2, ... : the
+-- messages the caller must send.
+if ARGV[2] ~= '' then
+  local entry = redis.call('HGET', KEYS[2], ARGV[2])
+  if not entry then return {} end
+  local seq = string.match(entry, '^%a (%d+)')
+  if seq ~= ARGV[3] then return {} end
+  redis.call('HDEL', KEYS[2], ARGV[2])
+end
+if redis.call('EXISTS', KEYS[3]) == 1 then return {} end
+local status = redis.call('HGET', KEYS[1], 'status')
+if status ~= 'queued' and status ~= 'running' then return {} end
+local batches = tonumber(redis.call('HGET', KEYS[1], 'batches') or '0')
+local window = tonumber(redis.call('HGET', KEYS[1], 'window') or '1')
+local nxt = tonumber(redis.call('HGET', KEYS[1], 'next') or '0')
+local out = {}
+local inflight = redis.call('HLEN', KEYS[2])
+while nxt < batches and inflight < window do
+  local seq = redis.call('INCR', KEYS[4])
+  redis.call('HSET', KEYS[2], nxt, 'q ' .. seq .. ' ' .. ARGV[1] .. ' ' .. ARGV[4])
+  out[#out + 1] = nxt
+  out[#out + 1] = seq
+  nxt = nxt + 1
+  inflight = inflight + 1
+end
+redis.call('HSET', KEYS[1], 'next', nxt)
+return out
+"""
+
+_ORPHANS = """
+-- KEYS: inflight, seq ; ARGV: source, now
+-- The batches a source claimed and has not seen through: claimed and perhaps never sent (it
+-- died between claiming and sending), or taken to play itself (stolen, see _STEAL). They get
+-- new sequence numbers, to be sent again; a copy sent or playing after all is then superseded.
+-- Called when the source's own batch is delivered again. Returns batch1, seq1, ...
+local out = {}
+local entries = redis.call('HGETALL', KEYS[1])
+for i = 1, #entries, 2 do
+  local state, _, _, source = string.match(entries[i + 1], '^(%a) (%d+) (%S+) ?(%S*)')
+  if source == ARGV[1] then
+    local seq = redis.call('INCR', KEYS[2])
+    redis.call('HSET', KEYS[1], entries[i], 'q ' .. seq .. ' ' .. ARGV[2] .. ' ' .. ARGV[1])
+    out[#out + 1] = entries[i]
+    out[#out + 1] = seq
+  end
+end
+return out
+"""
+
+_START_BATCH = """
+-- KEYS: tournament, inflight, cancel, started ; ARGV: batch, seq, now
+-- Returns 'cancelled', 'done' (no such batch in flight: it finished), 'superseded' (sent again
+-- since: the newer copy plays) or 'play' (the batch is marked running, the mark raised).
+if redis.call('EXISTS', KEYS[3]) == 1 then return 'cancelled' end
+local entry = redis.call('HGET', KEYS[2], ARGV[1])
+if not entry then return 'done' end
+if string.match(entry, '^%a (%d+)') ~= ARGV[2] then return 'superseded' end
+redis.call('HSET', KEYS[2], ARGV[1], 'r ' .. ARGV[2] .. ' ' .. ARGV[3])
+if tonumber(redis.call('GET', KEYS[4]) or '0') < tonumber(ARGV[2]) then
+  redis.call('SET', KEYS[4], ARGV[2])
+end
+if redis.call('HGET', KEYS[1], 'status') == 'queued' then
+  redis.call('HSET', KEYS[1], 'status', 'running', 'started', ARGV[3])
+end
+return 'play'
+"""
+
+_HEARTBEAT = """
+-- KEYS: inflight ; ARGV: batch, seq, now. A running batch says it is alive (its copy only).
+local entry = redis.call('HGET', KEYS[1], ARGV[1])
+if not entry then return 0 end
+local state, seq, _, source = string.match(entry, '^(%a) (%d+) (%S+) ?(%S*)')
+if state == 'r' and seq == ARGV[2] then
+  local tail = source ~= '' and (' ' .. source) or ''
+  redis.call('HSET', KEYS[1], ARGV[1], 'r ' .. ARGV[2] .. ' ' .. ARGV[3] .. tail)
+  return 1
+end
+return 0
+"""
+
+_STEAL = """
+-- KEYS: inflight, cancel, seq ; ARGV: source, now
+-- A worker with free slots takes the lowest-numbered queued batch of the tournament to play
+-- itself: the entry becomes running under a new sequence number (the queued message is then
+-- superseded, skipped when it comes) and names the taker's own batch as its source, so the
+-- taker's redelivery sends it again should the taker die. Returns {batch, seq} or false.
+if redis.call('EXISTS', KEYS[2]) == 1 then return false end
+local best
+local entries = redis.call('HGETALL', KEYS[1])
+for i = 1, #entries, 2 do
+  if string.sub(entries[i + 1], 1, 1) == 'q' then
+    local number = tonumber(entries[i])
+    if best == nil or number < best then best = number end
+  end
+end
+if best == nil then return false end
+local seq = redis.call('INCR', KEYS[3])
+redis.call('HSET', KEYS[1], best, 'r ' .. seq .. ' ' .. ARGV[2] .. ' ' .. ARGV[1])
+return {best, seq}
+"""
+
+_RESEND = """
+-- KEYS: inflight, seq ; ARGV: batch, the entry as the caller judged it lost, now
+-- A lost batch gets a new sequence number (its old copy, should it ever start, is superseded);
+-- nothing happens if the entry changed since it was judged. Returns the new seq or false.
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return false end
+local seq = redis.call('INCR', KEYS[2])
+redis.call('HSET', KEYS[1], ARGV[1], 'q ' .. seq .. ' ' .. ARGV[3])
+return seq
+"""
+
+
+@dataclass(frozen=True)
+class Batch:
+    """A batch message to send: its number in the tournament and its sequence number."""
+
+    number: int
+    seq: int
+
+
 class ActiveLimit(Exception):
     """The owner already has as many running tournaments as allowed."""
 
@@ -217,6 +366,12 @@ class Store:
             self._transition = self._client.register_script(_TRANSITION)
             self._finish = self._client.register_script(_FINISH)
             self._acquire = self._client.register_script(_ACQUIRE)
+            self._fill = self._client.register_script(_FILL)
+            self._start_batch = self._client.register_script(_START_BATCH)
+            self._heartbeat = self._client.register_script(_HEARTBEAT)
+            self._resend = self._client.register_script(_RESEND)
+            self._orphans = self._client.register_script(_ORPHANS)
+            self._steal = self._client.register_script(_STEAL)
         return self._client
 
     def key(self, *parts: object) -> str:
@@ -418,6 +573,112 @@ class Store:
             seconds = self.retention_days * 86400
             for suffix in ("matches", "events"):
                 self.redis.expire(self.key("t", tournament_id, suffix), seconds)
+
+    # -- the window of batches in flight (bounded queues) ------------------------------------
+
+    def plan_batches(self, tournament_id: str, size: int, window: int) -> tuple[int, int]:
+        """Fix a tournament's batching (once: a redelivered fan-out keeps the first plan);
+        returns (size, batch count)."""
+        key = self.key("t", tournament_id)
+        total = int(self.redis.hget(key, "total") or 0)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hsetnx(key, "size", size)
+        pipe.hsetnx(key, "window", max(1, window))
+        pipe.execute()
+        size = int(self.redis.hget(key, "size"))
+        batches = -(-total // size)
+        self.redis.hset(key, "batches", batches)
+        return size, batches
+
+    def fill(self, tournament_id: str, finished: tuple[int, int] | None = None, source: str = "fan-out") -> list[Batch]:
+        """Claim batch numbers up to the window (after ``finished`` = (batch, seq) leaves it);
+        the caller sends one message per batch returned. ``source`` names the claimer (the
+        finished batch's number, or e.g. ``fan-out``): see :meth:`orphans`."""
+        _ = self.redis
+        keys = [
+            self.key("t", tournament_id),
+            self.key("t", tournament_id, "inflight"),
+            self.key("t", tournament_id, "cancel"),
+            self.key("seq"),
+        ]
+        done = ("", "") if finished is None else finished
+        flat = self._fill(keys=keys, args=[time.time(), *done, source])
+        return [Batch(int(flat[i]), int(flat[i + 1])) for i in range(0, len(flat), 2)]
+
+    def finish_batch(self, tournament_id: str, batch: int, seq: int, source: str | None = None) -> list[Batch]:
+        """A batch is done (every match of it stored): it leaves the window and its successors
+        are claimed (see :meth:`fill`) in the name of ``source`` (default: the batch)."""
+        return self.fill(tournament_id, (batch, seq), str(batch) if source is None else source)
+
+    def steal(self, tournament_id: str, source: str) -> Batch | None:
+        """Take a queued batch of the tournament to play in this worker (see ``_STEAL``)."""
+        _ = self.redis
+        keys = [self.key("t", tournament_id, "inflight"), self.key("t", tournament_id, "cancel"), self.key("seq")]
+        taken = self._steal(keys=keys, args=[source, time.time()])
+        return None if not taken else Batch(int(taken[0]), int(taken[1]))
+
+    def orphans(self, tournament_id: str, source: str) -> list[Batch]:
+        """Batches ``source`` claimed that have not started, with new sequence numbers: what a
+        redelivered claimer sends again (it may have died between claiming and sending)."""
+        _ = self.redis
+        keys = [self.key("t", tournament_id, "inflight"), self.key("seq")]
+        flat = self._orphans(keys=keys, args=[source, time.time()])
+        return [Batch(int(flat[i]), int(flat[i + 1])) for i in range(0, len(flat), 2)]
+
+    def start_batch(self, tournament_id: str, batch: int, seq: int) -> str:
+        """``play``, ``cancelled``, ``done`` or ``superseded`` (see ``_START_BATCH``)."""
+        _ = self.redis
+        keys = [
+            self.key("t", tournament_id),
+            self.key("t", tournament_id, "inflight"),
+            self.key("t", tournament_id, "cancel"),
+            self.key("started"),
+        ]
+        return str(self._start_batch(keys=keys, args=[batch, seq, time.time()]).decode())
+
+    def heartbeat(self, tournament_id: str, batch: int, seq: int) -> bool:
+        _ = self.redis
+        return bool(self._heartbeat(keys=[self.key("t", tournament_id, "inflight")], args=[batch, seq, time.time()]))
+
+    def inflight(self, tournament_id: str) -> dict[int, str]:
+        """The tournament's window: batch number -> entry (at most ``window`` of them)."""
+        raw = self.redis.hgetall(self.key("t", tournament_id, "inflight"))
+        return {int(k): v.decode() for k, v in raw.items()}
+
+    def lost_batches(self, tournament_id: str, queue: str, stale_seconds: float) -> dict[int, str]:
+        """Batches of the window that are neither waiting in the queue nor alive: sent but
+        popped and never started (sequence number below the highest started, or the queue is
+        empty), or running without a heartbeat for ``stale_seconds`` (their worker died).
+        Reads this tournament's window, two counters and the queue's length: O(window), however
+        long the queue is."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(self.key("t", tournament_id, "inflight"))
+        pipe.get(self.key("started"))
+        pipe.llen(queue)
+        raw, started, queued = pipe.execute()
+        started = int(started or 0)
+        now = time.time()
+        lost = {}
+        for number, value in raw.items():
+            entry = value.decode()
+            state, seq, at = entry.split(" ")[:3]
+            popped = state == "q" and (int(seq) < started or queued == 0)
+            dead = state == "r" and now - float(at) > stale_seconds
+            if popped or dead:
+                lost[int(number)] = entry
+        return lost
+
+    def resend(self, tournament_id: str, batch: int, entry: str) -> Batch | None:
+        """A new sequence number for a lost batch (None if its entry changed meanwhile)."""
+        _ = self.redis
+        keys = [self.key("t", tournament_id, "inflight"), self.key("seq")]
+        seq = self._resend(keys=keys, args=[batch, entry, time.time()])
+        return None if seq is None else Batch(batch, int(seq))
+
+    def batch_indices(self, tournament_id: str, batch: int) -> list[int]:
+        raw = self.redis.hmget(self.key("t", tournament_id), "size", "total")
+        size, total = int(raw[0]), int(raw[1])
+        return list(range(batch * size, min(total, (batch + 1) * size)))
 
     # -- leaderboards -------------------------------------------------------------------------
 

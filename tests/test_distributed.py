@@ -24,7 +24,7 @@ from referee.store import Store
 from tests.compare import board_without_timing, canonical
 from tests.remote_helpers import bot_process, misbehaving
 from tests.services import ROOT, redis_server, wait_for, workers
-from workers.executor import CeleryExecutor
+from workers.executor import CeleryExecutor, enqueue
 
 pytestmark = pytest.mark.timeout(300)
 BOTS = ("random", "heuristic", "heuristic:risk=2")
@@ -47,17 +47,14 @@ def assert_exactly_once(store: Store, tournament_id: str, total: int) -> None:
     assert store.redis.xlen(store.key("t", tournament_id, "events")) == total, "a match was counted twice"
 
 
-def start(store_url: str, tournament_id: str, s: TournamentSpec, batch_size: int | None = None) -> None:
-    """Enqueue a tournament without following it (as a client that went away would)."""
+def start(
+    store_url: str, tournament_id: str, s: TournamentSpec, batch_size: int | None = None, window: int | None = None
+) -> None:
+    """Create a tournament and send its first window, without following it (as a client that
+    went away would, or as the service's fan-out does)."""
     executor = CeleryExecutor(store_url, tournament_id, batch_size=batch_size)
-    matches = schedule(s)
-    total = len(matches)
-    from workers.executor import batches
-
-    work = batches([m.index for m in matches], batch_size or 1)
-    assert executor.store.create_tournament(tournament_id, s, total, len(work))
-    for batch in work:
-        executor.app.send_task("arena.play_batch", args=[tournament_id, batch])
+    assert executor.store.create_tournament(tournament_id, s, len(schedule(s)), 0)
+    enqueue(executor.app, executor.store, tournament_id, s, batch_size, window)
 
 
 def test_celery_and_local_executors_give_identical_records_and_leaderboards(tmp_path):

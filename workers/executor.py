@@ -1,25 +1,33 @@
 """The Celery executor: the same interface as the local one, matches played by Celery workers.
 
-``run(spec, matches, on_record)`` records the tournament in the store, enqueues its matches in
-batches and follows the store's event stream, handing each stored record to ``on_record`` as
-it lands (the local output directory fills exactly as in a local run). It never waits on
+``run(spec, matches, on_record)`` records the tournament in the store, sends its first window
+of batches and follows the store's event stream, handing each stored record to ``on_record``
+as it lands (the local output directory fills exactly as in a local run). It never waits on
 Celery results (their polling is slow and scales badly): progress is the store's own.
 
-Attaching to a tournament that already exists in the store (same id: a resumed run) enqueues
-nothing new: its batches are already queued or done.
+Attaching to a tournament that already exists in the store (same id: a resumed run) sends
+nothing new: its window is already queued or playing.
+
+Bounded queues: a tournament has at most ``window`` batches queued or running
+(``ARENA_QUEUE_WINDOW``, default 16); each batch that finishes sends its successors (see
+``referee/store.py``). The queue's length is O(window x running tournaments), whatever their
+sizes, and tournaments take turns in it.
 
 Lost batches. Kombu's Redis transport pops a message and then records it as unacknowledged in
 two steps; if Redis goes away between them, the batch is neither queued, nor in flight, nor
-done, and nothing would ever play it. :func:`requeue_missing` is the safety net: when a
-tournament has made no progress for a while and none of its batches is waiting or in flight,
-its unstored matches are enqueued again (storing is idempotent, so this can never count a match
-twice). The following client runs it after ``stall_seconds`` without progress; the referee
-service runs it for every tournament it sees stalled.
+done, and nothing would ever play it; a worker killed while it plays a batch leaves it
+unacknowledged until the visibility timeout. :func:`requeue_missing` is the safety net: when a
+tournament has made no progress for a while, its window (:meth:`Store.lost_batches`, a few
+keys of its own, never the queue) says which batches were popped and never started, or stopped
+reporting alive; those are sent again with a new sequence number (the old copy, should it come
+back, is skipped as superseded; storing is idempotent anyway, so nothing can count twice). The
+following client runs it after ``stall_seconds`` without progress; the referee service runs it
+for every tournament it sees stalled.
 
-Batch size: with remote bots one match per batch (a match can take minutes; redelivery after a
-dead worker should repeat little); with built-in bots ``ceil(matches / 32)`` capped at 200, so
-a batch runs long enough to dwarf the ~3 ms a Celery task costs and there are still enough
-batches to spread over the workers. ``--batch-size`` overrides.
+Batch size: with remote bots ``ceil(matches / 16)`` up to 64 (a worker process plays them at
+once, up to ``--matches-per-process``); with built-in bots ``ceil(matches / 32)`` capped at
+200, so a batch runs long enough to dwarf the ~3 ms a Celery task costs and there are still
+enough batches to spread over the workers. ``--batch-size`` overrides.
 """
 
 from __future__ import annotations
@@ -33,7 +41,14 @@ from arena.executor import OnRecord
 from arena.tournament import MatchSpec, TournamentSpec, schedule_size
 from referee.store import Store
 from workers.app import QUEUE, make_app
-from workers.tasks import MAX_BATCH, auto_batch_size, patiently  # noqa: F401 (MAX_BATCH: re-exported)
+from workers.tasks import (  # noqa: F401 (MAX_BATCH: re-exported)
+    MAX_BATCH,
+    STALE_SECONDS,
+    auto_batch_size,
+    patiently,
+    send_batches,
+    start_window,
+)
 
 UNACKED = "unacked"  # kombu's Redis transport: delivered, not yet acknowledged messages
 
@@ -43,46 +58,43 @@ def batches(indices: Sequence[int], size: int) -> list[list[int]]:
 
 
 def enqueue(
-    app: Celery, store: Store, tournament_id: str, spec: TournamentSpec, indices: Sequence[int], size: int | None = None
+    app: Celery,
+    store: Store,
+    tournament_id: str,
+    spec: TournamentSpec,
+    size: int | None = None,
+    window: int | None = None,
 ) -> int:
-    """Send a stored tournament's matches to the workers in batches; returns the batch count."""
-    work = batches(indices, size or auto_batch_size(spec, len(indices)))
-    patiently(store.redis.hset, store.key("t", tournament_id), "batches", len(work))
-    for batch in work:
-        app.send_task("arena.play_batch", args=[tournament_id, batch])
-    return len(work)
+    """Fix a stored tournament's batching and send its first window; returns the batch count."""
+    total = schedule_size(spec)
+    return start_window(app, store, tournament_id, size or auto_batch_size(spec, total), window)
 
 
 def batches_in_flight(store: Store, tournament_id: str) -> bool:
-    """Whether a batch of this tournament waits in the queue or is delivered and unacknowledged.
-
-    Celery puts ``repr(args)`` in each message's ``argsrepr`` header, so the tournament id
-    appears in the raw message text."""
-    needle = tournament_id.encode()
-    client = store.redis
-    return any(needle in raw for raw in client.lrange(QUEUE, 0, -1)) or any(
-        needle in raw for raw in client.hvals(UNACKED)
-    )
+    """Whether a batch of this tournament is in its window (queued or running)."""
+    return bool(store.redis.hlen(store.key("t", tournament_id, "inflight")))
 
 
 def requeue_missing(app: Celery, store: Store, tournament_id: str, *, settle: float = 2.0) -> int:
-    """Enqueue again the unstored matches of a running tournament none of whose batches is
-    queued or in flight (lost, see the module docstring); returns how many. Checks twice,
-    ``settle`` seconds apart, so a batch between pop and bookkeeping is not mistaken for lost."""
+    """Send again the lost batches of a running tournament (see the module docstring); returns
+    how many. Judges twice, ``settle`` seconds apart, and sends only batches judged lost both
+    times with the same entry, so a batch between its pop and its start is not mistaken for lost.
+    Costs O(window) whatever the queue's length."""
     info = store.tournament(tournament_id)
     if info is None or info["status"] not in ("queued", "running") or info["cancelled"]:
         return 0
-    for attempt in range(2):
-        if batches_in_flight(store, tournament_id):
-            return 0
-        if attempt == 0:
-            time.sleep(settle)
-    spec = store.spec(tournament_id)
-    stored = {int(k) for k in store.redis.hkeys(store.key("t", tournament_id, "matches"))}
-    missing = [i for i in range(info["total"]) if i not in stored]
-    if missing:
-        enqueue(app, store, tournament_id, spec, missing)
-    return len(missing)
+    first = store.lost_batches(tournament_id, QUEUE, STALE_SECONDS)
+    if first:
+        time.sleep(settle)
+        second = store.lost_batches(tournament_id, QUEUE, STALE_SECONDS)
+        lost = {number: entry for number, entry in second.items() if first.get(number) == entry}
+    else:
+        lost = {}
+    sent = [batch for number, entry in sorted(lost.items()) if (batch := store.resend(tournament_id, number, entry))]
+    send_batches(app, tournament_id, sent)
+    # A window that emptied with batches left (its last refill never ran): fill it again.
+    send_batches(app, tournament_id, store.fill(tournament_id, source="stall-check"))
+    return len(sent)
 
 
 class CeleryExecutor:
@@ -95,11 +107,13 @@ class CeleryExecutor:
         visibility_timeout: int | None = None,
         block_ms: int = 500,
         stall_seconds: float = 30.0,
+        window: int | None = None,
     ) -> None:
         self.store = Store(broker_url)
         self.app = make_app(broker_url, visibility_timeout=visibility_timeout)
         self.tournament_id = tournament_id
         self.batch_size = batch_size
+        self.window = window
         self.block_ms = block_ms
         self.stall_seconds = stall_seconds
         self.cancelled = False
@@ -108,7 +122,7 @@ class CeleryExecutor:
     def run(self, spec: TournamentSpec, matches: Sequence[MatchSpec], on_record: OnRecord) -> None:
         total = schedule_size(spec)
         if patiently(self.store.create_tournament, self.tournament_id, spec, total, 0):
-            enqueue(self.app, self.store, self.tournament_id, spec, [m.index for m in matches], self.batch_size)
+            enqueue(self.app, self.store, self.tournament_id, spec, self.batch_size, self.window)
         self.follow({m.index for m in matches}, on_record)
 
     def follow(self, wanted: set[int], on_record: OnRecord) -> None:

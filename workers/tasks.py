@@ -1,14 +1,28 @@
 """The tasks: play a batch of scheduled matches; finalise a tournament once.
 
-``arena.play_batch(tournament_id, indices)``
-    Plays the matches of a batch in order. Between matches it checks the tournament's cancel
-    flag, and the runner polls it during each match (a cancelled match is not stored); it skips
-    matches already stored (a redelivered batch); it takes a lease on every
-    remote bot of a match first (per-bot concurrency, across all workers). Records are stored
-    in small groups (at least every 0.2 s and at the end of the batch): each store is atomic,
-    idempotent and counted, and the caller that stores the last match enqueues finalisation.
-    Bot failures are match results, never task errors; only infrastructure errors (Redis
-    unreachable) retry, with exponential backoff.
+``arena.play_batch(tournament_id, indices, batch, seq)``
+    Plays batch number ``batch`` of a tournament (its matches follow from the batch size; a
+    message with ``indices`` and no batch number, as older versions sent, plays those). First,
+    in one script (:meth:`referee.store.Store.start_batch`), it checks the cancel flag and that
+    this copy of the batch is the one in the tournament's window: a batch of a cancelled
+    tournament, one finished already or one sent again since (``superseded``) returns at once,
+    so a cancelled tournament's few queued batches cost a round trip each. Matches already
+    stored are skipped (a redelivered batch). With built-in bots only, the matches are played
+    in order (the fast path); with remote bots, up to K at once as coroutines on the process's
+    event loop (:mod:`workers.concurrent`), each holding a lease on every remote bot it plays
+    (per-bot concurrency, across all workers). The runner polls the cancel flag during each
+    match (a cancelled match is not stored). Records are stored in small groups (at least
+    every 0.2 s and at the end): each store is atomic, idempotent and counted, and the caller
+    that stores the last match enqueues finalisation. When every match is stored the batch
+    leaves the window and sends its successors (:meth:`~referee.store.Store.finish_batch`): the
+    queue holds O(window) batches of a tournament. A running batch reports itself alive every
+    few seconds (its window entry), so the stall check can tell a dead one. Bot failures are
+    match results, never task errors; only infrastructure errors (Redis unreachable) retry,
+    with exponential backoff.
+
+``arena.fan_out(tournament_id)``
+    Fixes the batching of a stored tournament and sends its first window of batches (the
+    referee service sends only this one message: creating a tournament is O(1)).
 
 ``arena.finalize(tournament_id)``
     Builds the leaderboard from the stored records, writes it, marks the tournament complete
@@ -23,31 +37,32 @@ the tournament id.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
 import os
+import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, TypeVar
 
 import redis
-from celery import Task, shared_task
+from celery import Celery, Task, shared_task
 from celery.signals import worker_process_shutdown
+from kombu.exceptions import OperationalError
 
 from arena import leaderboard
 from arena.logs import log_failures
 from arena.record import MatchRecord
-from arena.runner import MatchCancelled, PlayerFailure
+from arena.runner import MatchCancelled
 from arena.tournament import MatchSpec, TournamentSpec, groups_of, match_at, play_scheduled, schedule_size
 from referee import metrics
 from referee.players import make_player
 from referee.remote import is_remote
-from referee.store import Store
+from referee.store import Batch, Store
+from workers import concurrent
 
 FLUSH_SECONDS = 0.2
 CANCEL_CHECK_SECONDS = 0.25  # a cancelled tournament stops within this (plus the match in play)
@@ -55,6 +70,20 @@ LEASE_SECONDS = float(os.environ.get("ARENA_LEASE_SECONDS", "60"))
 LEASE_POLL_SECONDS = 0.05
 STORE_PATIENCE_SECONDS = 300.0
 MAX_BATCH = 200
+REMOTE_BATCH = concurrent.DEFAULT_MATCHES_PER_PROCESS
+HEARTBEAT_SECONDS = 5.0
+"""How often a running batch marks its window entry alive (the stall check calls a batch dead
+after ``STALE_SECONDS`` without one)."""
+STALE_SECONDS = 60.0
+STEAL_SECONDS = 30.0
+"""For how long a batch of remote matches keeps its process's K slots busy with more queued
+batches of its tournament before it plays out what it holds and returns to the queue (where
+other tournaments' batches wait their turn)."""
+DEFAULT_WINDOW = 16
+"""Batches of one tournament queued or running at once (``ARENA_QUEUE_WINDOW`` where the
+tournament is fanned out): enough to keep 16 worker processes busy on one tournament, and what
+one tournament can put ahead of a later one in the queue."""
+MATCH_BOUND = "the workers' bound of {seconds:g} s (ARENA_MATCH_SECONDS)"
 MATCH_SECONDS = float(os.environ.get("ARENA_MATCH_SECONDS", "3600"))
 """The longest a worker holds one match. The clock maxima (referee.service: decision 60 s, bank
 600 s, grace 10 s, start-up 60 s) let one decision take at most 670 s and the start 60 s; an
@@ -63,7 +92,7 @@ still asked gets a ``timeout`` at once, so the match ends (played out by substit
 
 T = TypeVar("T")
 
-INFRASTRUCTURE_ERRORS = (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError)
+INFRASTRUCTURE_ERRORS = (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError, OperationalError)
 
 log = logging.getLogger(__name__)
 
@@ -122,43 +151,88 @@ def patiently(action: Callable[..., T], *args: Any) -> T:
             delay = min(delay * 2, 5.0)
 
 
-@contextmanager
-def bot_leases(store: Store, spec: TournamentSpec, match: MatchSpec, limit: int) -> Iterator[None]:
-    """Hold one lease per remote bot of the match (all or none, so two matches waiting for each
-    other's bots cannot deadlock). Leases are renewed while the match runs and released at the
-    end; if this worker dies they expire after ``LEASE_SECONDS`` and the slot is free again."""
-    endpoints = sorted({spec.address(spec.bots[b]) for b in match.seats if is_remote(spec.address(spec.bots[b]))})
-    held: list[tuple[str, str]] = []
-    done = threading.Event()
-    renewer = None
-    try:
-        while endpoints and not held:
-            for endpoint in endpoints:
-                lease = patiently(store.acquire, endpoint, limit, LEASE_SECONDS)
-                if lease is None:
-                    for taken in held:
-                        patiently(store.release, *taken)
-                    held = []
-                    time.sleep(LEASE_POLL_SECONDS)
-                    break
-                held.append((endpoint, lease))
-        if held:
-            renewer = threading.Thread(target=_renew, args=(store, held, done), daemon=True, name="arena-lease")
-            renewer.start()
-        yield
-    finally:
-        done.set()
-        if renewer is not None:
-            renewer.join()
-        for endpoint, lease in held:
-            patiently(store.release, endpoint, lease)
+def queue_window() -> int:
+    raw = os.environ.get("ARENA_QUEUE_WINDOW", "")
+    return max(1, int(raw)) if raw.strip() else DEFAULT_WINDOW
 
 
-def _renew(store: Store, held: list[tuple[str, str]], done: threading.Event) -> None:
-    while not done.wait(LEASE_SECONDS / 3):
-        for endpoint, lease in held:
+def send_batches(app: Celery, tournament_id: str, batches: list[Batch]) -> None:
+    """One message per batch claimed in the window (if this fails, the window's entries say
+    the batches were sent: the stall check finds them lost and sends them again)."""
+    for batch in batches:
+        patiently(app.send_task, "arena.play_batch", [tournament_id, [], batch.number, batch.seq])
+
+
+def start_window(app: Celery, store: Store, tournament_id: str, size: int, window: int | None = None) -> int:
+    """Fix a stored tournament's batching and send its first window; returns the batch count.
+    Idempotent: a second call sends only what the window lacks."""
+    _, count = patiently(store.plan_batches, tournament_id, size, window or queue_window())
+    # A second call (a redelivered fan-out) first sends again what the first claimed unstarted.
+    send_batches(app, tournament_id, patiently(store.orphans, tournament_id, "fan-out"))
+    send_batches(app, tournament_id, patiently(store.fill, tournament_id))
+    return count
+
+
+class _Held:
+    """The window batches a task plays: its own and those it took (:meth:`Store.steal`), each
+    with its matches not yet played. A batch whose matches are all played and stored leaves the
+    window (:meth:`Store.finish_batch`) and sends its successors; every held batch reports
+    itself alive at most every ``HEARTBEAT_SECONDS``."""
+
+    def __init__(self, app: Celery, store: Store, tournament_id: str, source: str) -> None:
+        self.app = app
+        self.store = store
+        self.tournament_id = tournament_id
+        self.source = source
+        self.seqs: dict[int, int] = {}
+        self.left: dict[int, set[int]] = {}
+        self.batch_of: dict[int, int] = {}
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.beater: threading.Thread | None = None
+
+    def __enter__(self) -> _Held:
+        # A thread of its own: a long in-process match (a searching bot) must not look dead.
+        self.beater = threading.Thread(target=self._beat, name="arena-heartbeat", daemon=True)
+        self.beater.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        if self.beater is not None:
+            self.beater.join()
+
+    def add(self, batch: int, seq: int, todo: list[int]) -> None:
+        with self.lock:
+            self.seqs[batch] = seq
+        self.left[batch] = set(todo)
+        for index in todo:
+            self.batch_of[index] = batch
+
+    def played(self, index: int) -> None:
+        batch = self.batch_of.pop(index, None)
+        if batch is not None:
+            self.left[batch].discard(index)
+
+    def complete(self) -> bool:
+        return any(not left for left in self.left.values())
+
+    def finish_complete(self) -> None:
+        """Call once every played match is stored."""
+        for batch in [b for b, left in self.left.items() if not left]:
+            with self.lock:
+                seq = self.seqs.pop(batch)
+            del self.left[batch]
+            successors = patiently(self.store.finish_batch, self.tournament_id, batch, seq, self.source)
+            send_batches(self.app, self.tournament_id, successors)
+
+    def _beat(self) -> None:
+        while not self.done.wait(HEARTBEAT_SECONDS):
+            with self.lock:
+                held = list(self.seqs.items())
             with contextlib.suppress(*INFRASTRUCTURE_ERRORS):
-                store.renew(endpoint, lease, LEASE_SECONDS)
+                for batch, seq in held:
+                    self.store.heartbeat(self.tournament_id, batch, seq)
 
 
 @shared_task(
@@ -170,55 +244,92 @@ def _renew(store: Store, held: list[tuple[str, str]], done: threading.Event) -> 
     retry_jitter=True,
     max_retries=20,
 )
-def play_batch(self: Task, tournament_id: str, indices: list[int]) -> int:
+def play_batch(
+    self: Task, tournament_id: str, indices: list[int], batch: int | None = None, seq: int | None = None
+) -> int:
     began = time.monotonic()
     store = store_for(self.app)
-    if patiently(store.is_cancelled, tournament_id):
-        _finalize_cancelled(store, tournament_id)
-        return 0
+    windowed = batch is not None and seq is not None
+    ids = {"tournament": tournament_id}
+    if windowed:
+        verdict = patiently(store.start_batch, tournament_id, batch, seq)
+        if verdict == "cancelled":
+            _finalize_cancelled(store, tournament_id)
+            return 0
+        if verdict in ("done", "play"):
+            # Delivered again after its worker died? What that worker claimed and did not see
+            # through (successors never sent, batches it took) is sent again (usually nothing).
+            send_batches(self.app, tournament_id, patiently(store.orphans, tournament_id, str(batch)))
+        if verdict != "play":  # finished already, or sent again since: the other copy plays
+            log.debug("batch skipped", extra={**ids, "batch": batch, "why": verdict})
+            return 0
+        indices = patiently(store.batch_indices, tournament_id, batch)
+    else:
+        if patiently(store.is_cancelled, tournament_id):
+            _finalize_cancelled(store, tournament_id)
+            return 0
+        patiently(store.mark_running, tournament_id)
     spec, matches = patiently(tournament_plan, store, tournament_id)
-    patiently(store.mark_running, tournament_id)
     stored = patiently(store.stored_indices, tournament_id, indices)
     todo = [i for i in indices if i not in stored]
-    ids = {"tournament": tournament_id}
     redelivered = (self.request.delivery_info or {}).get("redelivered", False)
     if 0 in todo and not redelivered:  # the batch holding the schedule's first match starts it
         metrics.tournament_started(spec.game)
         log.info("tournament started", extra={**ids, "game": spec.game, "matches": len(matches)})
     log.debug("batch started", extra={**ids, "matches": len(todo)})
     pending: list[tuple[int, MatchRecord]] = []
-    flushed = checked = time.monotonic()
+    flushed = time.monotonic()
     played = failures = 0
-    cancelled = False
-    for index in todo:
-        # Checked between matches, but not before every instant match (a round trip each).
-        if time.monotonic() - checked >= CANCEL_CHECK_SECONDS:
-            if patiently(store.is_cancelled, tournament_id):
-                cancelled = True
-                break
-            checked = time.monotonic()
-        match = matches[index]
-        try:
-            with bot_leases(store, spec, match, spec.bot_concurrency), metrics.match_running(spec.game):
-                # The runner polls the cancel flag during the match too: a cancel ends even a
-                # match whose bots are slow or hostile within about a second.
-                record = play_scheduled(
-                    spec, match, bounded_players(MATCH_SECONDS), cancelled=lambda: store.is_cancelled(tournament_id)
-                )
-        except MatchCancelled:
-            log.info("match cancelled", extra={**ids, "match": match.match_id})
-            break
+    held = _Held(self.app, store, tournament_id, str(batch))
+    writer = _Writer(store, tournament_id, spec.game)
+    if windowed:
+        assert batch is not None and seq is not None
+        held.add(batch, seq, todo)
+
+    def keep(index: int, record: MatchRecord) -> None:
+        nonlocal played, failures
         metrics.observe_record(record, count_start=False)
         log_failures(log, record, tournament_id)
         failures += len(record.failures)
         pending.append((index, record))
+        held.played(index)
         played += 1
-        if time.monotonic() - flushed >= FLUSH_SECONDS:
-            _flush(store, tournament_id, spec.game, pending)
+
+    def tick() -> None:
+        nonlocal flushed
+        if pending and time.monotonic() - flushed >= FLUSH_SECONDS:
+            writer.write(pending)
             flushed = time.monotonic()
-    _flush(store, tournament_id, spec.game, pending)
+            if held.complete():  # a batch all played: once stored, it leaves the window
+                writer.wait()
+                writer.finalize_if_due()
+                held.finish_complete()
+
+    def steal() -> list[int] | None:
+        """More matches for free slots: a queued batch of this tournament (windowed runs only)."""
+        if not windowed:
+            return None
+        taken = patiently(store.steal, tournament_id, str(batch))
+        if taken is None:
+            return None
+        indices = patiently(store.batch_indices, tournament_id, taken.number)
+        stored = patiently(store.stored_indices, tournament_id, indices)
+        more = [i for i in indices if i not in stored]
+        held.add(taken.number, taken.seq, more)
+        return more
+
+    try:
+        with held:
+            cancelled = _play(store, tournament_id, spec, matches, todo, keep, tick, steal)
+            writer.write(pending)
+            writer.wait()
+    finally:
+        writer.close()
+    writer.finalize_if_due()
     if cancelled:
         _finalize_cancelled(store, tournament_id)
+    else:
+        held.finish_complete()
     seconds = time.monotonic() - began
     metrics.BATCH_DURATION.labels(spec.game).observe(seconds)
     # The one INFO line of a batch (bot failures are DEBUG lines; their count is here).
@@ -229,49 +340,70 @@ def play_batch(self: Task, tournament_id: str, indices: list[int]) -> int:
     return played
 
 
-def bounded_players(seconds: float) -> Callable[[str, str], Any]:
-    """A player factory for one match: remote players that stop waiting when the match has run
-    ``seconds`` (from now)."""
-    deadline = time.monotonic() + seconds
+def _play(
+    store: Store,
+    tournament_id: str,
+    spec: TournamentSpec,
+    matches: Plan,
+    todo: list[int],
+    keep: Callable[[int, MatchRecord], None],
+    tick: Callable[[], None],
+    steal: Callable[[], list[int] | None],
+) -> bool:
+    """Remote bots: concurrently; built-in bots only: in order. True if cancelled."""
+    if any(is_remote(spec.address(bot)) for bot in spec.bots):
+        return concurrent.play_concurrently(
+            store,
+            tournament_id,
+            spec,
+            matches,
+            todo,
+            per_process=concurrent.matches_per_process(),
+            on_record=keep,
+            tick=tick,
+            steal=steal,
+            steal_seconds=STEAL_SECONDS,
+            running_metric=lambda: metrics.match_running(spec.game),
+            patiently=patiently,
+            errors=INFRASTRUCTURE_ERRORS,
+            bound=(MATCH_SECONDS, MATCH_BOUND),
+            lease_seconds=LEASE_SECONDS,
+            lease_poll=LEASE_POLL_SECONDS,
+            cancel_check=CANCEL_CHECK_SECONDS,
+            flush_seconds=FLUSH_SECONDS,
+        )
+    return _play_in_order(store, tournament_id, spec, matches, todo, keep, tick)
 
-    def make(bot: str, game_id: str) -> Any:
-        player = make_player(bot, game_id)
-        return _Bounded(player, deadline, seconds) if hasattr(player, "start_async") else player
 
-    return make
-
-
-class _Bounded:
-    """A remote player whose every wait ends at the match's deadline with a ``timeout``."""
-
-    def __init__(self, player: Any, deadline: float, seconds: float) -> None:
-        self._player = player
-        self._deadline = deadline
-        self._seconds = seconds
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._player, name)
-
-    async def _within(self, call: Any) -> Any:
-        remaining = self._deadline - time.monotonic()
+def _play_in_order(
+    store: Store,
+    tournament_id: str,
+    spec: TournamentSpec,
+    matches: Plan,
+    todo: list[int],
+    keep: Callable[[int, MatchRecord], None],
+    tick: Callable[[], None],
+) -> bool:
+    """The fast path for built-in bots: one match after the other, in this process. Returns
+    True if the tournament was cancelled."""
+    checked = time.monotonic()
+    for index in todo:
+        # Checked between matches, but not before every instant match (a round trip each).
+        if time.monotonic() - checked >= CANCEL_CHECK_SECONDS:
+            if patiently(store.is_cancelled, tournament_id):
+                return True
+            checked = time.monotonic()
+        match = matches[index]
         try:
-            if remaining <= 0:
-                call.close()  # never started: nothing to wait for
-                raise TimeoutError
-            return await asyncio.wait_for(call, remaining)
-        except TimeoutError:
-            raise PlayerFailure(
-                "timeout", f"the match ran past the workers' bound of {self._seconds:g} s (ARENA_MATCH_SECONDS)"
-            ) from None
-
-    async def start_async(self, message: Any) -> Any:
-        return await self._within(self._player.start_async(message))
-
-    async def begin_decide_async(self, request: Any) -> Any:
-        return await self._within(self._player.begin_decide_async(request))
-
-    async def end_decide_async(self, request: Any) -> Any:
-        return await self._within(self._player.end_decide_async(request))
+            with metrics.match_running(spec.game):
+                # The runner polls the cancel flag during the match too.
+                record = play_scheduled(spec, match, make_player, cancelled=lambda: store.is_cancelled(tournament_id))
+        except MatchCancelled:
+            log.info("match cancelled", extra={"tournament": tournament_id, "match": match.match_id})
+            return True
+        keep(index, record)
+        tick()
+    return False
 
 
 def _finalize_cancelled(store: Store, tournament_id: str) -> None:
@@ -290,44 +422,89 @@ def _finalize_cancelled(store: Store, tournament_id: str) -> None:
     max_retries=20,
 )
 def fan_out(self: Task, tournament_id: str, size: int = 0) -> int:
-    """Enqueue a stored tournament's batches (the referee service sends only this one message,
-    so creating a tournament costs the same whatever its size). A redelivery goes on from the
-    last batch it enqueued (``enqueued`` in the tournament's hash); batches are idempotent, so
-    the one batch that may go twice plays nothing twice."""
+    """Send a stored tournament's first window of batches (the referee service sends only this
+    one message, so creating a tournament costs the same whatever its size; the batches that
+    finish send the rest). Idempotent: a redelivery sends only what the window lacks."""
     store = store_for(self.app)
     spec, plan = patiently(tournament_plan, store, tournament_id)
-    total = len(plan)
-    size = size or auto_batch_size(spec, total)
-    count = -(-total // size)
-    key = store.key("t", tournament_id)
-    patiently(store.redis.hset, key, "batches", count)
-    first = int(patiently(store.redis.hget, key, "enqueued") or 0)
-    for batch in range(first, count):
-        if batch % 50 == 0 and patiently(store.is_cancelled, tournament_id):
-            _finalize_cancelled(store, tournament_id)
-            break
-        indices = list(range(batch * size, min(total, (batch + 1) * size)))
-        self.app.send_task("arena.play_batch", args=[tournament_id, indices])
-        patiently(store.redis.hset, key, "enqueued", batch + 1)
-    return count
+    if patiently(store.is_cancelled, tournament_id):
+        _finalize_cancelled(store, tournament_id)
+        return 0
+    return start_window(self.app, store, tournament_id, size or auto_batch_size(spec, len(plan)))
 
 
 def auto_batch_size(spec: TournamentSpec, matches: int) -> int:
-    """One match per batch with remote bots (a match can take minutes; a redelivery after a
-    dead worker should repeat little); else ``ceil(matches / 32)``, at most ``MAX_BATCH``."""
+    """With remote bots ``ceil(matches / 16)``, at most ``REMOTE_BATCH`` (64: a worker process
+    plays a batch's remote matches at once, so a batch is about one match long, and a redelivery
+    after a dead worker repeats only its unstored matches); else ``ceil(matches / 32)``, at
+    most ``MAX_BATCH`` (long enough to dwarf a Celery task's few milliseconds)."""
     if any(is_remote(spec.address(bot)) for bot in spec.bots):
-        return 1
+        return max(1, min(REMOTE_BATCH, -(-matches // 16)))
     return max(1, min(MAX_BATCH, -(-matches // 32)))
 
 
-def _flush(store: Store, tournament_id: str, game: str, pending: list[tuple[int, MatchRecord]]) -> None:
-    if not pending:
-        return
-    results = patiently(store.store_matches, tournament_id, list(pending))
-    pending.clear()
-    metrics.matches_stored(game, sum(r.new for r in results))
-    if any(r.finalize for r in results):
-        finalize.delay(tournament_id)
+class _Writer:
+    """Stores a batch's records on a thread of its own, so playing goes on while Redis works
+    (compressing and the store's round trip cost about a third of an instant match).
+
+    ``write`` hands over a group of records; ``wait`` returns once every group handed over is
+    stored (re-raising the writer's error, e.g. Redis gone for longer than ``patiently``
+    waits). The batch waits before it leaves the window and before it returns (the task is
+    acknowledged only after that), so nothing is acknowledged before it is stored. The one
+    store that completes the tournament is remembered; finalisation is sent from the task's
+    thread (``finalize_if_due``)."""
+
+    def __init__(self, store: Store, tournament_id: str, game: str) -> None:
+        self.store = store
+        self.tournament_id = tournament_id
+        self.game = game
+        self.groups: queue.SimpleQueue[list[tuple[int, MatchRecord]] | None] = queue.SimpleQueue()
+        self.idle = threading.Condition()
+        self.outstanding = 0
+        self.error: BaseException | None = None
+        self.completes = False
+        self.thread: threading.Thread | None = None
+
+    def write(self, records: list[tuple[int, MatchRecord]]) -> None:
+        if not records:
+            return
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._run, name="arena-writer", daemon=True)
+            self.thread.start()
+        with self.idle:
+            self.outstanding += 1
+        self.groups.put(list(records))
+        records.clear()
+
+    def _run(self) -> None:
+        while (group := self.groups.get()) is not None:
+            try:
+                if self.error is None:
+                    results = patiently(self.store.store_matches, self.tournament_id, group)
+                    metrics.matches_stored(self.game, sum(r.new for r in results))
+                    self.completes = self.completes or any(r.finalize for r in results)
+            except BaseException as exc:  # handed to the task's thread by wait()
+                self.error = exc
+            with self.idle:
+                self.outstanding -= 1
+                self.idle.notify_all()
+
+    def wait(self) -> None:
+        with self.idle:
+            self.idle.wait_for(lambda: self.outstanding == 0)
+        if self.error is not None:
+            raise self.error
+
+    def close(self) -> None:
+        if self.thread is not None:
+            self.groups.put(None)
+            self.thread.join()
+            self.thread = None
+
+    def finalize_if_due(self) -> None:
+        if self.completes:
+            self.completes = False
+            finalize.delay(self.tournament_id)
 
 
 @shared_task(
@@ -363,6 +540,7 @@ def finalize_tournament(store: Store, tournament_id: str) -> dict[str, Any]:
         store.add_game_tournament(spec.game, tournament_id)
         store.save_game_leaderboard(spec.game, game_leaderboard(store, spec.game))
     store.expire_matches(tournament_id)
+    store.redis.delete(store.key("t", tournament_id, "inflight"))  # the window is closed
     # Last: once a tournament reads complete, every result of it is in place.
     status = store.finish(tournament_id, wanted) or wanted
     if status != board["status"]:  # a cancel landed while finalising: the board says so too

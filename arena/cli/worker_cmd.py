@@ -30,6 +30,13 @@ def register(commands: Any) -> None:
     parser.add_argument("--broker", default=DEFAULT_REDIS, metavar="URL", help=f"Redis URL (default {DEFAULT_REDIS})")
     parser.add_argument("--concurrency", type=int, help="worker processes (default: cores)")
     parser.add_argument("--visibility-timeout", type=int, help="seconds before an unacknowledged batch is redelivered")
+    parser.add_argument(
+        "--matches-per-process",
+        type=int,
+        metavar="K",
+        help="remote-bot matches each worker process plays at once, as coroutines on its event loop "
+        "(default: $ARENA_MATCHES_PER_PROCESS, else 64)",
+    )
     parser.add_argument("--loglevel", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
     parser.add_argument("--hostname", help="Celery node name (default: arena@<host>)")
     parser.add_argument(
@@ -62,6 +69,11 @@ def run(args: argparse.Namespace) -> int:
     endpoints.configure(endpoints.EndpointPolicy.parse(args.allow_endpoints))
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
+    if args.matches_per_process is not None:
+        if args.matches_per_process < 1:
+            raise UsageError(f"--matches-per-process must be at least 1, got {args.matches_per_process}")
+        # Read by every pool process (workers.concurrent), which inherits this environment.
+        os.environ["ARENA_MATCHES_PER_PROCESS"] = str(args.matches_per_process)
     if not 0 <= args.metrics_port <= 65535:
         raise UsageError(f"--metrics-port must be a port number (0 for none), got {args.metrics_port}")
     check_broker(args.broker)

@@ -1,0 +1,105 @@
+"""The window of batches in flight (bounded queues), on a private redis-server: claims up to the
+window, refills by finishing batches only, supersedes, orphans and lost-batch judgement."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from arena.tournament import TournamentSpec
+from referee.store import Store
+from tests.services import redis_server
+
+SPEC = TournamentSpec(game="rolldice", bots=("random", "heuristic"), players=2)
+QUEUE = "test-queue"
+
+
+@pytest.fixture
+def store(tmp_path):
+    with redis_server(tmp_path) as server:
+        s = Store(server.url)
+        assert s.create_tournament("t", SPEC, total=23, batches=0)
+        yield s
+
+
+def numbers(batches):  # type: ignore[no-untyped-def]
+    return [b.number for b in batches]
+
+
+def test_a_window_is_claimed_once_and_refilled_only_by_finishing_batches(store):
+    assert store.plan_batches("t", 5, 2) == (5, 5)
+    assert store.plan_batches("t", 7, 9) == (5, 5)  # a redelivered fan-out keeps the first plan
+    first = store.fill("t")
+    assert numbers(first) == [0, 1] and first[0].seq < first[1].seq
+    assert store.fill("t") == []  # full
+    assert store.batch_indices("t", 4) == [20, 21, 22]
+    assert store.start_batch("t", 0, first[0].seq) == "play"
+    assert store.tournament("t")["status"] == "running"
+    assert store.finish_batch("t", 0, first[0].seq + 100) == []  # not the copy that was sent
+    successor = store.finish_batch("t", 0, first[0].seq)
+    assert numbers(successor) == [2]
+    assert store.finish_batch("t", 0, first[0].seq) == []  # a second finish changes nothing
+    assert store.start_batch("t", 0, first[0].seq) == "done"
+    assert sorted(store.inflight("t")) == [1, 2]
+
+
+def test_a_cancelled_tournament_starts_nothing_and_refills_nothing(store):
+    store.plan_batches("t", 5, 2)
+    first = store.fill("t")
+    store.start_batch("t", 0, first[0].seq)
+    store.cancel("t")
+    assert store.start_batch("t", 1, first[1].seq) == "cancelled"
+    assert store.finish_batch("t", 0, first[0].seq) == []
+
+
+def test_a_claimer_that_died_before_sending_sends_again_what_it_claimed(store):
+    store.plan_batches("t", 5, 2)
+    first = store.fill("t")
+    store.start_batch("t", 0, first[0].seq)
+    successor = store.finish_batch("t", 0, first[0].seq)  # ... and the worker dies here
+    again = store.orphans("t", "0")  # the redelivered batch 0
+    assert numbers(again) == numbers(successor) and again[0].seq > successor[0].seq
+    assert store.start_batch("t", 2, successor[0].seq) == "superseded"
+    assert store.start_batch("t", 2, again[0].seq) == "play"
+    assert store.orphans("t", "0") == []  # started: nothing to send again
+    assert numbers(store.orphans("t", "fan-out")) == [1]  # the fan-out's unstarted batch
+
+
+def test_lost_batches_are_judged_from_the_window_alone(store):
+    store.plan_batches("t", 5, 3)
+    sent = store.fill("t")
+    store.redis.rpush(QUEUE, "a message")  # something waits in the queue
+    assert store.lost_batches("t", QUEUE, 60) == {}  # queued, nothing later started: waiting
+    store.start_batch("t", 2, sent[2].seq)  # a later message started: 0 and 1 were popped
+    lost = store.lost_batches("t", QUEUE, 60)
+    assert sorted(lost) == [0, 1]
+    resent = store.resend("t", 0, lost[0])
+    assert resent is not None and resent.seq > sent[2].seq
+    assert store.resend("t", 0, lost[0]) is None  # judged on an entry that changed since
+    assert store.start_batch("t", 0, sent[0].seq) == "superseded"
+    time.sleep(1.1)
+    assert 2 in store.lost_batches("t", QUEUE, 1.0)  # running, silent past the stale time
+    store.heartbeat("t", 2, sent[2].seq)
+    assert 2 not in store.lost_batches("t", QUEUE, 1.0)
+    store.redis.delete(QUEUE)
+    assert 0 in store.lost_batches("t", QUEUE, 60)  # nothing queued at all: not waiting
+
+
+def test_a_worker_takes_queued_batches_and_its_redelivery_gives_them_back(store):
+    store.plan_batches("t", 5, 3)
+    sent = store.fill("t")
+    assert store.start_batch("t", 0, sent[0].seq) == "play"
+    taken = store.steal("t", "0")
+    assert taken is not None and taken.number == 1 and taken.seq > sent[2].seq
+    assert store.start_batch("t", 1, sent[1].seq) == "superseded"  # its queued message is skipped
+    store.heartbeat("t", 1, taken.seq)
+    assert store.inflight("t")[1].endswith(" 0")  # still named after the batch that took it
+    assert store.steal("t", "0").number == 2
+    assert store.steal("t", "0") is None  # nothing queued any more
+    again = store.orphans("t", "0")  # batch 0 delivered again: its worker died
+    assert sorted(numbers(again)) == [1, 2]
+    assert store.start_batch("t", 1, taken.seq) == "superseded"
+    assert store.start_batch("t", 1, again[0].seq) == "play"
+    store.cancel("t")
+    assert store.steal("t", "0") is None

@@ -1,0 +1,264 @@
+"""Many remote-bot matches at once in one worker process.
+
+A Celery pool process runs one task at a time; a batch of remote-bot matches would play them
+one after the other, each mostly waiting on its bots. Here the batch's matches run as
+coroutines on the process's event loop (:mod:`referee.aioloop`, made after the fork, in the
+pool process: no gRPC object crosses a fork), up to ``per_process`` at once
+(``arena worker --matches-per-process K``, ``ARENA_MATCHES_PER_PROCESS``; default 64).
+
+The pool process's own thread keeps every blocking duty off the loop, so no bot is ever charged
+for the platform's waits: it takes the per-bot leases (the Redis lease semaphore bounds what
+one bot receives across all workers; all of a match's leases or none, so matches cannot
+deadlock on each other's bots), renews them, checks the cancel flag, stores records
+(:func:`workers.tasks.patiently` may wait out a Redis restart) and reports the batch alive.
+The loop only plays. A match whose bot has no free lease waits without blocking the others (a
+bot that is busy is asked again after ``LEASE_POLL_SECONDS``; this process never asks Redis for
+more leases of a bot than the bot's limit). Matches with built-in bots only are played right
+here, synchronously, between the remote matches' events.
+
+Keeping K slots busy: a batch ends with its slowest match, so when nothing of its own is left
+to start and slots are free, the task asks for more (``steal``: the tournament's lowest queued
+batch, taken over in Redis; see ``referee/store.py``), for a limited time (``steal_seconds``)
+after which it plays out what it holds and returns to the queue, where other tournaments wait.
+
+Cancel: the batch's cancel check sets a flag that every running match polls (the runner's
+cancel hook), so each running match tells its bots ``abort`` (verdict ``cancelled``) within
+about a second and is not stored; no further match starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import queue
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import Future
+from functools import partial
+from typing import Any
+
+from arena.clock import clock_settings
+from arena.engine import Game
+from arena.record import MatchRecord
+from arena.registry import get_game
+from arena.runner import MatchCancelled, play_match_async
+from arena.tournament import MatchSpec, TournamentSpec, play_scheduled
+from referee import aioloop
+from referee.players import make_player
+from referee.remote import is_remote
+from referee.store import Store
+
+DEFAULT_MATCHES_PER_PROCESS = 64
+
+
+def matches_per_process() -> int:
+    """K: remote-bot matches one worker process plays at once (``ARENA_MATCHES_PER_PROCESS``)."""
+    raw = os.environ.get("ARENA_MATCHES_PER_PROCESS", "")
+    return max(1, int(raw)) if raw.strip() else DEFAULT_MATCHES_PER_PROCESS
+
+
+def remote_endpoints(spec: TournamentSpec, match: MatchSpec) -> list[str]:
+    return sorted({spec.address(spec.bots[b]) for b in match.seats if is_remote(spec.address(spec.bots[b]))})
+
+
+async def play_remote(
+    spec: TournamentSpec, game: Game, match: MatchSpec, stop: threading.Event, bound: tuple[float, str]
+) -> MatchRecord:
+    """One scheduled match on the event loop (as :func:`arena.tournament.play_scheduled`)."""
+    config = game.config(spec.players, spec.options)
+    players = [make_player(spec.address(spec.bots[b]), spec.game) for b in match.seats]
+    seconds, text = bound
+    record = await play_match_async(
+        game,
+        config,
+        match.seed,
+        players,
+        match_id=match.match_id,
+        policy=spec.policy,
+        clock=clock_settings(spec.clock),
+        cancelled=stop.is_set,
+        match_seconds=seconds,
+        match_bound=text,
+    )
+    # Seats are named by their bot spec in the tournament (a remote bot may call itself anything).
+    for seat, b in enumerate(match.seats):
+        record.seats[seat]["bot"] = spec.bots[b]
+    record.tournament = {"index": match.index, "group": match.group, "rotation": match.rotation}
+    return record
+
+
+class Leases:
+    """This process's leases on remote bots (see the module docstring)."""
+
+    def __init__(self, store: Store, limit: int, patiently: Callable[..., Any], lease_seconds: float, poll: float):
+        self.store = store
+        self.limit = limit
+        self.patiently = patiently
+        self.lease_seconds = lease_seconds
+        self.poll = poll
+        self.held: Counter[str] = Counter()
+        self.busy_until: dict[str, float] = {}
+        self.live: dict[int, list[tuple[str, str]]] = {}  # match index -> its leases
+
+    def take(self, index: int, endpoints: list[str]) -> bool:
+        now = time.monotonic()
+        if any(self.held[e] >= self.limit or self.busy_until.get(e, 0.0) > now for e in endpoints):
+            return False
+        taken: list[tuple[str, str]] = []
+        for endpoint in endpoints:
+            lease = self.patiently(self.store.acquire, endpoint, self.limit, self.lease_seconds)
+            if lease is None:
+                self.busy_until[endpoint] = now + self.poll
+                for held in taken:
+                    self.patiently(self.store.release, *held)
+                return False
+            taken.append((endpoint, lease))
+        for endpoint, _ in taken:
+            self.held[endpoint] += 1
+        self.live[index] = taken
+        return True
+
+    def give_back(self, index: int) -> None:
+        for endpoint, lease in self.live.pop(index, []):
+            self.held[endpoint] -= 1
+            self.patiently(self.store.release, endpoint, lease)
+
+    def renew(self, errors: tuple[type[BaseException], ...]) -> None:
+        for leases in self.live.values():
+            for endpoint, lease in leases:
+                with contextlib.suppress(*errors):
+                    self.store.renew(endpoint, lease, self.lease_seconds)
+
+
+def _done(finished: queue.SimpleQueue[int], index: int, _: object) -> None:
+    finished.put(index)
+
+
+def play_concurrently(
+    store: Store,
+    tournament_id: str,
+    spec: TournamentSpec,
+    plan: Any,
+    todo: list[int],
+    *,
+    per_process: int,
+    on_record: Callable[[int, MatchRecord], None],
+    tick: Callable[[], None],
+    steal: Callable[[], list[int] | None],
+    steal_seconds: float,
+    running_metric: Callable[[], contextlib.AbstractContextManager[None]],
+    patiently: Callable[..., Any],
+    errors: tuple[type[BaseException], ...],
+    bound: tuple[float, str],
+    lease_seconds: float,
+    lease_poll: float,
+    cancel_check: float,
+    flush_seconds: float,
+) -> bool:
+    """Play ``todo`` (match indices), up to ``per_process`` remote matches at once; hand each
+    record to ``on_record`` (in this thread) and call ``tick`` often (flushes, heartbeats).
+    While slots are free and nothing waits, for ``steal_seconds`` from the start, ``steal``
+    is asked for more matches (None: none now). Returns True if the tournament was cancelled
+    meanwhile."""
+    game = get_game(spec.game)
+    loop = aioloop.get_loop()
+    finished: queue.SimpleQueue[int] = queue.SimpleQueue()
+    stop = threading.Event()
+    leases = Leases(store, spec.bot_concurrency, patiently, lease_seconds, lease_poll)
+    running: dict[int, Future[MatchRecord]] = {}
+    metered: dict[int, contextlib.AbstractContextManager[None]] = {}  # each running match's gauge
+    waiting = list(todo)
+    cancelled = False
+    began = checked = renewed = time.monotonic()
+    asked = 0.0  # when steal last found nothing
+
+    def collect(index: int) -> None:
+        nonlocal cancelled
+        future = running.pop(index)
+        metered.pop(index).__exit__(None, None, None)
+        leases.give_back(index)
+        try:
+            record = future.result()
+        except MatchCancelled:
+            cancelled = True
+            return
+        on_record(index, record)
+
+    try:
+        while (waiting and not cancelled) or running:
+            now = time.monotonic()
+            if now - checked >= cancel_check:
+                checked = now
+                if not cancelled and patiently(store.is_cancelled, tournament_id):
+                    cancelled = True
+                    stop.set()
+            if now - renewed >= lease_seconds / 3:
+                renewed = now
+                leases.renew(errors)
+            if (
+                not cancelled
+                and not waiting
+                and len(running) < per_process
+                and now - began < steal_seconds
+                and now - asked >= lease_poll * 10
+            ):
+                more = steal()
+                if more is None:
+                    asked = now
+                else:
+                    waiting = more
+            if not cancelled:
+                left = []
+                for index in waiting:
+                    if cancelled or len(running) >= per_process:
+                        left.append(index)
+                        continue
+                    match = plan[index]
+                    endpoints = remote_endpoints(spec, match)
+                    if not endpoints:  # built-in bots only: played here, at once
+                        try:
+                            with running_metric():
+                                record = play_scheduled(spec, match, make_player, game, cancelled=stop.is_set)
+                        except MatchCancelled:
+                            cancelled = True
+                            continue
+                        on_record(index, record)
+                        continue
+                    if not leases.take(index, endpoints):
+                        left.append(index)
+                        continue
+                    metered[index] = gauge = running_metric()
+                    gauge.__enter__()
+                    future = asyncio.run_coroutine_threadsafe(play_remote(spec, game, match, stop, bound), loop)
+                    future.add_done_callback(partial(_done, finished, index))
+                    running[index] = future
+                waiting = left
+            tick()
+            if not running:
+                if waiting and not cancelled:
+                    time.sleep(lease_poll)  # every match waits for a lease
+                continue
+            try:
+                index = finished.get(timeout=lease_poll if waiting and not cancelled else flush_seconds)
+            except queue.Empty:
+                continue
+            collect(index)
+            while True:
+                try:
+                    collect(finished.get_nowait())
+                except queue.Empty:
+                    break
+    finally:
+        if running:  # an error here (not a bot's: those are results): stop what still plays
+            stop.set()
+            for index, future in list(running.items()):
+                with contextlib.suppress(Exception):
+                    future.result(timeout=30)
+                running.pop(index, None)
+                metered.pop(index).__exit__(None, None, None)
+                with contextlib.suppress(*errors):
+                    leases.give_back(index)
+    return cancelled
