@@ -33,7 +33,7 @@ from arena.chance import Chance, derive_seed
 from arena.clock import clock_settings
 from arena.config import MatchConfig
 from arena.engine import Decision, Game, MatchState, Worlds
-from arena.protocol import EventCursor, decision_request, result_message, start_message
+from arena.protocol import EventCursor, ask_lazily, decision_request, result_message, start_message
 from arena.record import DecisionEntry, FailureEntry, MatchRecord, StrikeEntry, with_forfeits
 from arena.v1 import bot_pb2
 
@@ -165,8 +165,9 @@ class _Asked:
 
     decision: Decision
     index: int
-    request: bot_pb2.DecisionRequest | None
+    request: bot_pb2.DecisionRequest | None  # kept for a two-phase (remote) player only
     began: float
+    forfeited: bool = False
     answer: str | None = None
     failure: tuple[str, str] | None = None
     two_phase: bool = False
@@ -364,17 +365,20 @@ class _Match:
         await asyncio.gather(*(abort(seat) for seat in seats))
 
     async def start_players(self) -> None:
-        names = [p.name for p in self.players]
+        # The start messages differ only in the seat and its seed: built once, copied per seat.
+        template = start_message(
+            self.game,
+            self.config,
+            match_id=self.match_id,
+            seat=0,
+            seat_names=[p.name for p in self.players],
+            clock=self.clock,
+        )
         for seat, player in enumerate(self.players):
-            start = start_message(
-                self.game,
-                self.config,
-                match_id=self.match_id,
-                seat=seat,
-                seat_names=names,
-                clock=self.clock,
-                bot_seed=derive_seed(self.seed, "bot", seat),
-            )
+            start = bot_pb2.MatchStart()
+            start.CopyFrom(template)
+            start.seat = seat
+            start.bot_seed = derive_seed(self.seed, "bot", seat)
             try:
                 ready = await _call(player, "start", start)
                 check_ready(self.game, ready)
@@ -387,14 +391,22 @@ class _Match:
 
     async def step(self) -> None:
         pending = self.state.pending
-        simultaneous = len(pending) > 1
+        first = len(self.record.decisions)
+        if len(pending) == 1:  # the common case: one seat decides
+            decision = pending[0]
+            choice, ms, by = await self.answer(await self.ask(decision, first, False))
+            entry = DecisionEntry(self.state.steps, decision.seat, decision.kind, len(decision.options), choice, ms, by)
+            self.game.apply(self.state, {decision.seat: choice})
+            self.record.decisions.append(entry)
+            if self.on_decision is not None:
+                self.on_decision(self.state, entry)
+            return
         # Record entries are in seat order within a step; their index is the decision index.
         by_seat = sorted(d.seat for d in pending)
-        first = len(self.record.decisions)
         # Sealed simultaneous decisions go out to every seat (in shuffled order) before any
         # answer is awaited, and no choice is applied before all are in.
-        order = self.order_rng.shuffled(pending, "order") if simultaneous else list(pending)
-        asked = [await self.ask(d, first + by_seat.index(d.seat), simultaneous) for d in order]
+        order = self.order_rng.shuffled(pending, "order")
+        asked = [await self.ask(d, first + by_seat.index(d.seat), True) for d in order]
         entries = {}
         for item in asked:
             choice, ms, by = await self.answer(item)
@@ -408,22 +420,35 @@ class _Match:
 
     async def ask(self, decision: Decision, index: int, simultaneous: bool) -> _Asked:
         seat = decision.seat
-        events = self.cursor.take(self.state, seat)
+        events = self.cursor.take_lazy(self.state, seat)
         if self.seats.forfeited[seat]:
-            return _Asked(decision, index, None, time.perf_counter())
-        request = decision_request(
-            self.game, self.state, decision, index=index, events=events, simultaneous=simultaneous
-        )
+            return _Asked(decision, index, None, time.perf_counter(), forfeited=True)
         player = self.players[seat]
         two_phase = hasattr(player, "begin_decide") or hasattr(player, "begin_decide_async")
+        lazy = not two_phase and getattr(player, "lazy_requests", False)
+        request = (
+            None
+            if lazy
+            else decision_request(
+                self.game, self.state, decision, index=index, events=events, simultaneous=simultaneous
+            )
+        )
         asked = _Asked(decision, index, request, time.perf_counter(), two_phase=two_phase)
         try:
             if two_phase:
                 await _call(player, "begin_decide", request)
-            elif hasattr(player, "decide_worlds"):  # a searching bot: it may sample its worlds
-                asked.answer = player.decide_worlds(request, Worlds(self.game, self.state, seat))
             else:
-                asked.answer = player.decide(request)
+                decide: Callable[[Any], str] = player.decide
+                if hasattr(player, "decide_worlds"):  # a searching bot: it may sample its worlds
+                    worlds = Worlds(self.game, self.state, seat)
+                    decide = lambda r: player.decide_worlds(r, worlds)  # noqa: E731
+                if lazy:  # built as the player reads it (the bytes are the same)
+                    asked.answer = ask_lazily(
+                        decide, self.game, self.state, decision, index=index, events=events, simultaneous=simultaneous
+                    )
+                else:
+                    assert request is not None
+                    asked.answer = decide(request)
         except PlayerFailure as failure:
             asked.failure = (failure.verdict, failure.detail)
         except Exception as exc:  # any bot exception is a crash verdict
@@ -433,7 +458,7 @@ class _Match:
     async def answer(self, asked: _Asked) -> tuple[str, float, str]:
         """(choice, milliseconds, "bot" | "substitute") for a decision put to a player."""
         decision = asked.decision
-        if asked.request is None:  # the seat has forfeited
+        if asked.forfeited:
             return self.substitute(decision), 0.0, "substitute"
         if asked.two_phase and asked.failure is None:
             try:

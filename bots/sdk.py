@@ -93,6 +93,9 @@ class Bot:
     game_id = ""
     """The game this bot plays ("" = any game)."""
     capabilities: tuple[str, ...] = ()
+    lazy_requests = True
+    """In-process, requests are built as they are read (:class:`arena.protocol.LazyRequest`):
+    the same fields and bytes, without building an observation a bot never reads."""
 
     def __init__(self) -> None:
         self.history: list[bot_pb2.Event] = []
