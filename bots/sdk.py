@@ -93,6 +93,9 @@ class Bot:
     game_id = ""
     """The game this bot plays ("" = any game)."""
     capabilities: tuple[str, ...] = ()
+    inline = False
+    """Served over gRPC, run this bot's code on the server's event loop instead of a thread
+    (for bots that answer in microseconds; see :mod:`bots.serve`)."""
     lazy_requests = True
     """In-process, requests are built as they are read (:class:`arena.protocol.LazyRequest`):
     the same fields and bytes, without building an observation a bot never reads."""
