@@ -31,7 +31,7 @@ async def main() -> None:
             yield message
 
     server = grpc.aio.server(options=SERVER_OPTIONS)
-    handler = grpc.stream_stream_rpc_method_handler(echo)  # no (de)serializers: raw bytes
+    handler: grpc.RpcMethodHandler = grpc.stream_stream_rpc_method_handler(echo)  # no (de)serializers: raw bytes
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bench.Echo", {"Echo": handler}),))
     address = f"unix:{args.unix}" if args.unix else f"127.0.0.1:{args.port}"
     port = server.add_insecure_port(address)

@@ -70,7 +70,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             return call(*args)
         return await asyncio.get_running_loop().run_in_executor(self.pool, call, *args)
 
-    async def Play(  # type: ignore[override]
+    async def Play(
         self, request_iterator: AsyncIterator[bot_pb2.RefereeMessage], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[bot_pb2.BotMessage]:
         bot: Bot | None = None
