@@ -61,7 +61,7 @@ import grpc.aio
 from arena.config import ConfigError
 from arena.runner import PlayerFailure
 from arena.v1 import bot_pb2
-from referee import aioloop, endpoints
+from referee import aioloop, endpoints, lag
 
 MAX_BOT_MESSAGE = 64 * 1024
 """Largest message accepted from a bot: an answer is a few bytes, ready a few hundred."""
@@ -197,23 +197,51 @@ class _Stream:
         except Exception as exc:  # deserialisation failures surface here in some versions
             self._put(_Inbound("error", loop.time(), error=_as_rpc_error(exc)))
 
-    async def send(self, message: bot_pb2.RefereeMessage | bytes, deadline: float) -> grpc.aio.AioRpcError | bool:
-        """Write a message that asks for an answer, waiting at most until ``deadline`` (loop
-        time): True when written, False when the deadline passed first (a bot that does not
-        read: a zero flow-control window, an unfinished HTTP/2 handshake; the stream is then
-        unusable), or the error. Awaited right here (no task per write)."""
+    async def send(
+        self, message: bot_pb2.RefereeMessage | bytes, allowance: float, monitor: lag.LagMonitor | None = None
+    ) -> grpc.aio.AioRpcError | bool:
+        """Write a message that asks for an answer, waiting at most ``allowance`` seconds of the
+        referee's responsive time (its own stalls do not count, see :mod:`referee.lag`): True
+        when written, False when the time ran out first (a bot that does not read: a zero
+        flow-control window, an unfinished HTTP/2 handshake; the stream is then unusable), or
+        the error. Awaited right here (no task per write)."""
         assert self.call is not None
         self.asked += 1
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+        start = loop.time()
+        expired = False
+        timer: asyncio.TimerHandle | None = None
+
+        def expire(when: float) -> None:
+            nonlocal expired, timer
+            now = loop.time()
+            # Time the referee could not run (recorded stalls, and this timer's own lateness,
+            # not on record yet) does not count against the bot.
+            stalled = monitor.stalled(start, now) + max(0.0, now - when - lag.TOLERANCE) if monitor else 0.0
+            extended = start + allowance + stalled
+            if extended > now:
+                timer = loop.call_at(extended, expire, extended)
+                return
+            expired = True
+            task.cancel()
+
+        timer = loop.call_at(start + allowance, expire, start + allowance)
         try:
-            async with asyncio.timeout_at(deadline):
-                await self.call.write(message)
-        except TimeoutError:
+            await self.call.write(message)
+        except asyncio.CancelledError:
+            if not expired:
+                raise
+            task.uncancel()
             self.blocked = True
             return False
         except grpc.aio.AioRpcError as error:
             return error
         except (asyncio.InvalidStateError, grpc.aio.UsageError):
             return _as_rpc_error(RuntimeError("the stream is already closed"), grpc.StatusCode.CANCELLED)
+        finally:
+            timer.cancel()
         return True
 
     async def receive(self, deadline: float) -> _Inbound | None:
@@ -340,6 +368,7 @@ class RemotePlayer:
         """Lateness of the last answer if it cost a strike (the runner records it), else None."""
         self._abandoned: set[int] = set()  # request ids whose answers are dropped when they come
         self._answered: set[int] = set()
+        self._lag: lag.LagMonitor | None = None  # the loop's stall record, while the stream is open
 
     # -- the Player protocol, native (the runner drives the match on the loop: no thread hops) --
 
@@ -410,6 +439,9 @@ class RemotePlayer:
             raise self._dead.error()
 
     async def _close(self, goodbye: bot_pb2.RefereeMessage | None) -> None:
+        monitor, self._lag = self._lag, None
+        if monitor is not None:
+            monitor.release()
         stream, self._stream = self._stream, None
         if stream is not None:
             if self._dead is None:
@@ -420,6 +452,11 @@ class RemotePlayer:
 
     async def _start(self, message: bot_pb2.MatchStart) -> bot_pb2.Ready | _Failed:
         loop = asyncio.get_running_loop()
+        if self._lag is None:
+            self._lag = lag.monitor()
+            self._lag.acquire()
+        # Admission: a new match does not start on an overloaded loop (no clock runs yet).
+        await self._lag.admit()
         deadline = loop.time() + self._clock.startup_ms / 1000.0
         target = self.target
         if self.policy is not None:
@@ -431,7 +468,9 @@ class RemotePlayer:
         await self._stream.open()
         # Resolving, the HTTP/2 handshake, the write and the ready all count against the
         # start-up allowance: a peer that never completes one of them is a stall, not a hang.
-        written = await self._stream.send(bot_pb2.RefereeMessage(start=message), deadline)
+        written = await self._stream.send(
+            bot_pb2.RefereeMessage(start=message), max(0.0, deadline - loop.time()), self._lag
+        )
         if written is False:
             return self._die(
                 _Failed(
@@ -484,7 +523,7 @@ class RemotePlayer:
         grace = self._clock.grace_ms / 1000.0
         allowed = limit + self._bank + grace
         # The write is bounded by the decision's whole allowance (a bot that does not read).
-        written = await self._stream.send(_decision_bytes(request), loop.time() + allowed)
+        written = await self._stream.send(_decision_bytes(request), allowed, self._lag)
         # The bot's clock starts once the request is written: it cannot think before that, and
         # a referee slow to write (a busy loop) must not be charged to the bot.
         self._sent_at = loop.time()
@@ -504,11 +543,25 @@ class RemotePlayer:
         request_id = request.request_id
         limit = self._clock.decision_ms / 1000.0
         grace = self._clock.grace_ms / 1000.0
-        deadline = self._sent_at + limit + self._bank + grace
+        allowance = limit + self._bank + grace
+        deadline = self._sent_at + allowance
+        monitor = self._lag
         while True:
             item = await self._stream.receive(deadline)
+            if item is None and monitor is not None:
+                # The loop's clock says time is up; but the referee may have been stalled while
+                # the answer waited unread. Let the loop catch up, then count only the time the
+                # referee was responsive (see referee.lag): the bot is charged for that alone.
+                await monitor.settle()
+                if self._stream.inbox:
+                    continue
+                loop = asyncio.get_running_loop()
+                extended = self._sent_at + allowance + monitor.stalled(self._sent_at, loop.time())
+                if extended > loop.time():
+                    deadline = extended
+                    continue
             if item is None:
-                waited = (limit + self._bank + grace) * 1000
+                waited = allowance * 1000
                 self._abandoned.add(request_id)
                 self._bank = 0.0
                 return _Failed("timeout", f"no answer within {waited:.0f} ms (limit + bank + grace)")
@@ -541,7 +594,12 @@ class RemotePlayer:
                     f"expected {request.decision_index} (an answer must echo the request's decision_index)",
                 )
             self._answered.add(request_id)
-            return self._charge(max(0.0, item.at - self._sent_at), answer.option_id)
+            elapsed = item.at - self._sent_at
+            if elapsed > limit and monitor is not None:
+                # Over the limit by the loop's clock: take off the referee's own stalls first.
+                await monitor.settle()
+                elapsed -= monitor.stalled(self._sent_at, item.at)
+            return self._charge(max(0.0, elapsed), answer.option_id)
 
     def _charge(self, elapsed: float, option_id: str) -> str | _Failed:
         """Clock accounting for an answer that took ``elapsed`` seconds."""
