@@ -34,7 +34,6 @@ from typing import Any, TypeVar
 import grpc
 import grpc.aio
 
-from arena import leaderboard as boards
 from arena.clock import clock_settings
 from arena.config import ConfigError
 from arena.engine import SPECTATOR
@@ -57,6 +56,7 @@ from referee.errors import (
     precondition,
     store_unavailable,
 )
+from referee.live import LiveBoards, ShuttingDown
 from referee.remote import RemotePlayer, target_of
 from referee.store import ENDED, ActiveLimit, Store
 
@@ -213,6 +213,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         self.builtin_bots = builtin_bots
         self.limiter = limiter or RateLimiter(rate=100, burst=200)
         self.state = state or ServiceState()
+        self.live = LiveBoards(store, self.blocking, self.state.shutting_down, WATCH_POLL_SECONDS)
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -617,29 +618,12 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     ) -> AsyncIterator[arena_pb2.TournamentUpdate]:
         info = await self.blocking(self._tournament_info, request.tournament_id)
         spec = TournamentSpec.from_json(info["spec"])
-        records: list[MatchRecord] = []
-        cursor = "0"
-        sent_done = -1
-        while True:
-            if self.state.shutting_down.is_set():
-                raise ApiError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down; watch again")
-            cursor, indices = await self.blocking(self.store.follow, request.tournament_id, cursor, 0)
-            records += await self.blocking(self.store.matches_at, request.tournament_id, indices)
-            info = await self.blocking(self._tournament_info, request.tournament_id)
-            final_board = await self.blocking(self.store.leaderboard, request.tournament_id)
-            ended = info["status"] in FINISHED and (final_board is not None or info["status"] != "complete")
-            if ended or len(records) != sent_done:
-                board = final_board if ended and final_board else boards.build(spec, records, resamples=0)
-                yield arena_pb2.TournamentUpdate(
-                    tournament=views.tournament(info),
-                    leaderboard=views.leaderboard(board, request.tournament_id, failures=ended),
-                    final=ended,
-                )
-                sent_done = len(records)
-            if ended:
-                return
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.state.shutting_down.wait(), WATCH_POLL_SECONDS)
+        # One live view per tournament, shared by every watcher (referee.live).
+        try:
+            async for update in self.live.watch(request.tournament_id, spec):
+                yield update
+        except ShuttingDown:
+            raise ApiError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down; watch again") from None
 
     # -- leaderboards -------------------------------------------------------------------------
 
