@@ -36,6 +36,9 @@ Blocking = Callable[..., Awaitable[Any]]
 
 READ_CHUNK = 500
 """Records read per store round trip when catching up."""
+FANOUT_CHUNK = 50
+"""Watchers woken per turn of the event loop: between two chunks the loop serves other calls
+(a health check waits for at most one chunk's writes, not a thousand)."""
 
 
 class ShuttingDown(Exception):
@@ -51,19 +54,25 @@ class _Live:
         self.version = 0
         self.final = False
         self.error: BaseException | None = None
-        self.changed = asyncio.Event()
+        self.waiters: list[asyncio.Future[None]] = []
         self.watchers = 0
         self.task: asyncio.Task[None] | None = None
 
-    def publish(self, update: arena_pb2.TournamentUpdate | None = None, *, error: BaseException | None = None) -> None:
+    async def publish(
+        self, update: arena_pb2.TournamentUpdate | None = None, *, error: BaseException | None = None
+    ) -> None:
         if update is not None:
             self.update = update
             self.version += 1
             self.final = update.final
         if error is not None:
             self.error = error
-        changed, self.changed = self.changed, asyncio.Event()
-        changed.set()
+        waiters, self.waiters = self.waiters, []
+        for n, waiter in enumerate(waiters, 1):
+            if not waiter.done():
+                waiter.set_result(None)
+            if n % FANOUT_CHUNK == 0:
+                await asyncio.sleep(0)  # let the loop serve others between chunks
 
 
 class LiveBoards:
@@ -86,7 +95,6 @@ class LiveBoards:
         seen = 0
         try:
             while True:
-                changed = live.changed
                 if self.shutting_down.is_set():
                     raise ShuttingDown()
                 if live.version > seen and live.update is not None:
@@ -97,7 +105,9 @@ class LiveBoards:
                     continue
                 if live.error is not None:
                     raise live.error
-                await changed.wait()
+                waiter = asyncio.get_running_loop().create_future()
+                live.waiters.append(waiter)
+                await waiter
         finally:
             live.watchers -= 1
             if live.watchers == 0 and self.live.get(tournament_id) is live:
@@ -124,7 +134,7 @@ class LiveBoards:
                 if ended or live.tally.matches != sent:
                     board = final_board if ended and final_board else live.tally.board()
                     self.computations += 1
-                    live.publish(
+                    await live.publish(
                         arena_pb2.TournamentUpdate(
                             tournament=views.tournament(info),
                             leaderboard=views.leaderboard(board, tid, failures=ended),
@@ -137,10 +147,10 @@ class LiveBoards:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.shutting_down.wait(), self.poll)
                 if self.shutting_down.is_set():
-                    live.publish()  # wake the watchers: they say "shutting down"
+                    await live.publish()  # wake the watchers: they say "shutting down"
                     return
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the store is down, say: every watcher gets the error
             log.warning("live view of %s stopped: %s", tid, exc)
-            live.publish(error=exc)
+            await live.publish(error=exc)

@@ -71,3 +71,54 @@ def test_a_tally_keeps_no_records():
         tally.add(record)
     held = [v for v in vars(tally).values() if isinstance(v, list | dict) and v and isinstance(v[0], MatchRecord)]
     assert held == [] and tally.by_group is None
+
+
+# -- the service's live views (referee.live) over a real redis-server -------------------------
+
+
+def test_many_watchers_share_one_computation_per_update(tmp_path):
+    import asyncio
+
+    from referee.live import LiveBoards
+    from referee.store import Store
+    from tests.services import redis_server
+
+    spec = TournamentSpec(game="rolldice", bots=("random", "heuristic"), players=2, repeats=6, seed=7)
+    records = records_of(spec)
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        assert store.create_tournament("t", spec, total=len(records), batches=1)
+        store.mark_running("t")
+
+        async def scenario() -> tuple[list[list[object]], LiveBoards]:
+            loop = asyncio.get_running_loop()
+
+            async def blocking(fn, *args):  # type: ignore[no-untyped-def]
+                return await loop.run_in_executor(None, fn, *args)
+
+            boards = LiveBoards(store, blocking, asyncio.Event(), poll=0.05)
+
+            async def watcher() -> list[object]:
+                return [update async for update in boards.watch("t", spec)]
+
+            watchers = [loop.create_task(watcher()) for _ in range(50)]
+            for start in range(0, len(records), 4):  # the workers store a batch at a time
+                batch = [(i, records[i]) for i in range(start, min(start + 4, len(records)))]
+                await blocking(store.store_matches, "t", batch)
+                await asyncio.sleep(0.2)
+            store.save_leaderboard("t", build(spec, records))
+            store.finish("t", "complete")
+            seen = await asyncio.wait_for(asyncio.gather(*watchers), 30)
+            return seen, boards
+
+        seen, boards = asyncio.run(scenario())
+    finals = [updates[-1] for updates in seen]
+    assert all(u.final and u.tournament.done == len(records) for u in finals)  # type: ignore[attr-defined]
+    published = build(spec, records)["leaderboard"]
+    assert [(r.bot, r.ci_low) for r in finals[0].leaderboard.rows] == [  # type: ignore[attr-defined]
+        (r["bot"], r["ci_low"]) for r in published
+    ]
+    # One computation per update, shared: every watcher was sent the very same messages.
+    distinct = {id(u) for updates in seen for u in updates}
+    assert boards.computations == len(distinct) <= len(records) // 4 + 3
+    assert boards.live == {}  # dropped when the last watcher left
