@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import statistics
 import sys
@@ -179,7 +180,8 @@ def watchers_bench(args: argparse.Namespace) -> dict[str, object]:
             sampler_stop.set()
             sampler.join()
             done_meanwhile = Store(redis.url).tournament(running.id)["done"]
-            stub.CancelTournament(arena_pb2.CancelTournamentRequest(tournament_id=running.id), metadata=metadata)
+            with contextlib.suppress(grpc.RpcError):  # it may have ended meanwhile
+                stub.CancelTournament(arena_pb2.CancelTournamentRequest(tournament_id=running.id), metadata=metadata)
             done.wait(60)
             channel.close()
 
