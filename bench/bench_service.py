@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import multiprocessing
 import statistics
 import sys
 import tempfile
@@ -94,6 +95,41 @@ def timed_calls(call, stop: threading.Event) -> list[float]:  # type: ignore[no-
     return out
 
 
+def watch_process(address: str, token: str, tournament_id: str, watchers: int, conn) -> None:  # type: ignore[no-untyped-def]
+    """N WatchTournament streams (a child process): says "ready" once each has an update, then
+    sends (updates per watcher, watchers that saw the final update) when all streams end."""
+    metadata = (("authorization", f"Bearer {token}"),)
+    updates = [0] * watchers
+    finals = 0
+    told = False
+
+    async def run() -> None:
+        nonlocal finals, told
+        channels = [grpc.aio.insecure_channel(address) for _ in range(max(1, watchers // 100))]
+
+        async def one(n: int) -> None:
+            nonlocal finals, told
+            call = arena_pb2_grpc.ArenaServiceStub(channels[n % len(channels)]).WatchTournament(
+                arena_pb2.WatchTournamentRequest(tournament_id=tournament_id), metadata=metadata
+            )
+            async for update in call:
+                updates[n] += 1
+                if not told and updates[n] == 1 and all(updates):
+                    told = True
+                    conn.send("ready")
+                if update.final:
+                    finals += 1
+
+        await asyncio.gather(*(one(n) for n in range(watchers)), return_exceptions=True)
+        for channel in channels:
+            await channel.close()
+
+    asyncio.run(run())
+    if not told:
+        conn.send("not ready")
+    conn.send((updates, finals))
+
+
 def watchers_bench(args: argparse.Namespace) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
@@ -137,36 +173,15 @@ def watchers_bench(args: argparse.Namespace) -> dict[str, object]:
             )
             rss_before = rss_mb(pid)
             before = calls(args.seconds / 2)
-            updates = [0] * args.watchers
-            finals = [0]
-            ready = threading.Event()
-            done = threading.Event()
-
-            def watch_all() -> None:
-                async def run() -> None:
-                    channels = [grpc.aio.insecure_channel(srv.address) for _ in range(max(1, args.watchers // 100))]
-
-                    async def one(n: int) -> None:
-                        call = arena_pb2_grpc.ArenaServiceStub(channels[n % len(channels)]).WatchTournament(
-                            arena_pb2.WatchTournamentRequest(tournament_id=running.id), metadata=metadata
-                        )
-                        async for update in call:
-                            updates[n] += 1
-                            if updates[n] == 1 and all(updates):
-                                ready.set()
-                            if update.final:
-                                finals[0] += 1
-
-                    await asyncio.gather(*(one(n) for n in range(args.watchers)), return_exceptions=True)
-                    for c in channels:
-                        await c.close()
-
-                asyncio.run(run())
-                done.set()
-
-            watcher_thread = threading.Thread(target=watch_all, daemon=True)
-            watcher_thread.start()
-            ready.wait(120)
+            # The watchers live in their own process (spawned: no gRPC state crosses a fork), so
+            # their work does not hold the GIL of the process timing the calls.
+            context = multiprocessing.get_context("spawn")
+            parent, child = context.Pipe()
+            watcher_process = context.Process(
+                target=watch_process, args=(srv.address, token, running.id, args.watchers, child), daemon=True
+            )
+            watcher_process.start()
+            ready = parent.poll(180) and parent.recv() == "ready"
             samples = [rss_mb(pid)]
             sampler_stop = threading.Event()
 
@@ -182,7 +197,13 @@ def watchers_bench(args: argparse.Namespace) -> dict[str, object]:
             done_meanwhile = Store(redis.url).tournament(running.id)["done"]
             with contextlib.suppress(grpc.RpcError):  # it may have ended meanwhile
                 stub.CancelTournament(arena_pb2.CancelTournamentRequest(tournament_id=running.id), metadata=metadata)
-            done.wait(60)
+            updates, finals = [0], 0
+            while parent.poll(120):
+                message = parent.recv()
+                if isinstance(message, tuple):
+                    updates, finals = message
+                    break
+            watcher_process.join(30)
             channel.close()
 
     def stats(values: list[float]) -> dict[str, float]:
@@ -196,10 +217,10 @@ def watchers_bench(args: argparse.Namespace) -> dict[str, object]:
         "watchers": args.watchers,
         "matches": running.total,
         "seconds": args.seconds,
-        "all_watching": ready.is_set(),
+        "all_watching": ready,
         "updates_per_watcher_min": min(updates),
         "updates_per_watcher_max": max(updates),
-        "watchers_that_saw_the_end": finals[0],
+        "watchers_that_saw_the_end": finals,
         "tournament_matches_done_meanwhile": done_meanwhile,
         "service_rss_mb_before": round(rss_before, 1),
         "service_rss_mb_max_while_watched": round(max(samples), 1),

@@ -25,8 +25,10 @@ import functools
 import logging
 import re
 import secrets
+import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -69,6 +71,8 @@ MAX_MATCHES = 200_000
 MAX_ACTIVE_TOURNAMENTS = 10
 MAX_CHALLENGES = 2
 WATCH_POLL_SECONDS = 0.25
+FAILURE_CACHE = 256
+"""Ended tournaments whose failures GetBot keeps in memory."""
 API_VERSION = "1.1"
 
 # The maximum of every number a request can carry (documented in arena.proto); anything beyond
@@ -214,6 +218,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         self.limiter = limiter or RateLimiter(rate=100, burst=200)
         self.state = state or ServiceState()
         self.live = LiveBoards(store, self.blocking, self.state.shutting_down, WATCH_POLL_SECONDS)
+        self._failures: OrderedDict[str, list[tuple[str, str, int, str, str]]] = OrderedDict()
+        self._failures_lock = threading.Lock()
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -386,18 +392,35 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 continue
             if not mine and info["status"] not in FINISHED:
                 continue  # another owner's errors stay private while the tournament runs
-            for record in self.store.matches(tournament_id):
-                for failure in record.failures:
-                    if record.seats[failure.seat]["bot"] == name:
-                        detail.recent_failures.append(
-                            views.failure(
-                                tournament_id, record.match_id, failure.decision, failure.verdict, failure.detail
-                            )
-                        )
+            for bot, match_id, decision, verdict, text in self._failures_of(tournament_id, info):
+                if bot == name:
+                    detail.recent_failures.append(views.failure(tournament_id, match_id, decision, verdict, text))
             if len(detail.recent_failures) >= 20:
                 break
         del detail.recent_failures[20:]
         return detail
+
+    def _failures_of(self, tournament_id: str, info: dict[str, Any]) -> list[tuple[str, str, int, str, str]]:
+        """Every failure of a tournament's matches: (bot, match id, decision, verdict, detail).
+        An ended tournament's never change, so they are read once and kept (a few hundred
+        tournaments' worth, least recently used dropped): GetBot does not re-read every record
+        of the newest 20 tournaments on every call."""
+        with self._failures_lock:
+            cached = self._failures.get(tournament_id)
+            if cached is not None:
+                self._failures.move_to_end(tournament_id)
+                return cached
+        found = [
+            (record.seats[f.seat]["bot"], record.match_id, f.decision, f.verdict, f.detail)
+            for record in self.store.matches(tournament_id)
+            for f in record.failures
+        ]
+        if info["status"] in FINISHED:
+            with self._failures_lock:
+                self._failures[tournament_id] = found
+                while len(self._failures) > FAILURE_CACHE:
+                    self._failures.popitem(last=False)
+        return found
 
     # -- games ------------------------------------------------------------------------------
 
