@@ -322,6 +322,13 @@ class _Match:
         )
         self.state = game.new_match(config, seed, chance)
         self.cursor = EventCursor(config.players)
+        # What each seat's player can do, looked up once (not on every decision).
+        self.two_phase = [hasattr(p, "begin_decide") or hasattr(p, "begin_decide_async") for p in players]
+        self.lazy = [
+            not tp and bool(getattr(p, "lazy_requests", False)) for p, tp in zip(players, self.two_phase, strict=True)
+        ]
+        self.searches = [hasattr(p, "decide_worlds") for p in players]
+        self.strikes = [hasattr(p, "last_strike_ms") for p in players]
         self.cancelled: Cancelled | None = None  # polled between steps when there is no event loop
 
     @cached_property
@@ -394,9 +401,25 @@ class _Match:
         first = len(self.record.decisions)
         if len(pending) == 1:  # the common case: one seat decides
             decision = pending[0]
-            choice, ms, by = await self.answer(await self.ask(decision, first, False))
-            entry = DecisionEntry(self.state.steps, decision.seat, decision.kind, len(decision.options), choice, ms, by)
-            self.game.apply(self.state, {decision.seat: choice})
+            seat = decision.seat
+            if self.two_phase[seat]:
+                asked = await self.ask(decision, first, False)
+            else:
+                asked = self.ask_now(decision, first, False)
+            answer = asked.answer
+            if (
+                asked.failure is None
+                and not asked.forfeited
+                and not self.strikes[seat]
+                and isinstance(answer, str)
+                and decision.find(answer) is not None
+            ):  # an in-process player answered a legal option: nothing to wait for or record
+                ms = round((time.perf_counter() - asked.began) * 1000, 3)
+                choice, by = answer, "bot"
+            else:
+                choice, ms, by = await self.answer(asked)
+            entry = DecisionEntry(self.state.steps, seat, decision.kind, len(decision.options), choice, ms, by)
+            self.game.apply(self.state, {seat: choice})
             self.record.decisions.append(entry)
             if self.on_decision is not None:
                 self.on_decision(self.state, entry)
@@ -406,9 +429,9 @@ class _Match:
         # Sealed simultaneous decisions go out to every seat (in shuffled order) before any
         # answer is awaited, and no choice is applied before all are in.
         order = self.order_rng.shuffled(pending, "order")
-        asked = [await self.ask(d, first + by_seat.index(d.seat), True) for d in order]
+        asked_all = [await self.ask(d, first + by_seat.index(d.seat), True) for d in order]
         entries = {}
-        for item in asked:
+        for item in asked_all:
             choice, ms, by = await self.answer(item)
             d = item.decision
             entries[d.seat] = DecisionEntry(self.state.steps, d.seat, d.kind, len(d.options), choice, ms, by)
@@ -419,13 +442,32 @@ class _Match:
                 self.on_decision(self.state, entries[seat])
 
     async def ask(self, decision: Decision, index: int, simultaneous: bool) -> _Asked:
+        if not self.two_phase[decision.seat]:
+            return self.ask_now(decision, index, simultaneous)
+        seat = decision.seat
+        events = self.cursor.take_lazy(self.state, seat)
+        if self.seats.forfeited[seat]:
+            return _Asked(decision, index, None, time.perf_counter(), forfeited=True)
+        request = decision_request(
+            self.game, self.state, decision, index=index, events=events, simultaneous=simultaneous
+        )
+        asked = _Asked(decision, index, request, time.perf_counter(), two_phase=True)
+        try:
+            await _call(self.players[seat], "begin_decide", request)
+        except PlayerFailure as failure:
+            asked.failure = (failure.verdict, failure.detail)
+        except Exception as exc:  # any bot exception is a crash verdict
+            asked.failure = ("crash", f"{type(exc).__name__}: {exc}")
+        return asked
+
+    def ask_now(self, decision: Decision, index: int, simultaneous: bool) -> _Asked:
+        """Ask an in-process player: it answers here and now."""
         seat = decision.seat
         events = self.cursor.take_lazy(self.state, seat)
         if self.seats.forfeited[seat]:
             return _Asked(decision, index, None, time.perf_counter(), forfeited=True)
         player = self.players[seat]
-        two_phase = hasattr(player, "begin_decide") or hasattr(player, "begin_decide_async")
-        lazy = not two_phase and getattr(player, "lazy_requests", False)
+        lazy = self.lazy[seat]
         request = (
             None
             if lazy
@@ -433,22 +475,19 @@ class _Match:
                 self.game, self.state, decision, index=index, events=events, simultaneous=simultaneous
             )
         )
-        asked = _Asked(decision, index, request, time.perf_counter(), two_phase=two_phase)
+        asked = _Asked(decision, index, request, time.perf_counter())
         try:
-            if two_phase:
-                await _call(player, "begin_decide", request)
+            decide: Callable[[Any], str] = player.decide
+            if self.searches[seat]:  # a searching bot: it may sample its worlds
+                worlds = Worlds(self.game, self.state, seat)
+                decide = lambda r: player.decide_worlds(r, worlds)  # type: ignore[attr-defined]  # noqa: E731
+            if lazy:  # built as the player reads it (the bytes are the same)
+                asked.answer = ask_lazily(
+                    decide, self.game, self.state, decision, index=index, events=events, simultaneous=simultaneous
+                )
             else:
-                decide: Callable[[Any], str] = player.decide
-                if hasattr(player, "decide_worlds"):  # a searching bot: it may sample its worlds
-                    worlds = Worlds(self.game, self.state, seat)
-                    decide = lambda r: player.decide_worlds(r, worlds)  # noqa: E731
-                if lazy:  # built as the player reads it (the bytes are the same)
-                    asked.answer = ask_lazily(
-                        decide, self.game, self.state, decision, index=index, events=events, simultaneous=simultaneous
-                    )
-                else:
-                    assert request is not None
-                    asked.answer = decide(request)
+                assert request is not None
+                asked.answer = decide(request)
         except PlayerFailure as failure:
             asked.failure = (failure.verdict, failure.detail)
         except Exception as exc:  # any bot exception is a crash verdict
@@ -471,7 +510,11 @@ class _Match:
         if asked.failure is None:
             if isinstance(asked.answer, str) and decision.find(asked.answer) is not None:
                 # A late answer within the grace stands, at the cost of a strike: record it.
-                late = getattr(self.players[decision.seat], "last_strike_ms", None)
+                late = (
+                    getattr(self.players[decision.seat], "last_strike_ms", None)
+                    if self.strikes[decision.seat]
+                    else None
+                )
                 if late is not None:
                     self.record.strikes.append(StrikeEntry(decision.seat, asked.index, late))
                 return asked.answer, ms, "bot"
