@@ -1,19 +1,22 @@
 """Transport benchmark: remote matches against a bare gRPC echo, in one run and process tree.
 
-    python -m bench.bench_transport [--decisions 3000] [--concurrency 1,8,32,64,128]
+    python -m bench.bench_transport [--decisions 3000] [--rounds 3] [--concurrency 1,16,64,128,200,256]
 
 1. Echo baseline: round trips per second of a bidirectional-stream echo (bench/echo_server.py,
-   the same sync server stack as a bot) driven from the referee's event loop, ~300-byte
-   messages (the size of a RollDice decision request) - over TCP loopback and a Unix socket.
+   the same asyncio server stack as a bot) driven from the referee's event loop, ~300-byte
+   messages (the size of a RollDice decision request) - over TCP loopback and a Unix socket;
+   echo and match alternate ``--rounds`` times and the medians are reported (also the ratio of
+   the median latencies, robust to a loaded machine).
 2. Match: a RollDice match (high target: thousands of decisions) between two trivial remote
    bots (bench/first_bot.py: always option 0) through the full referee (runner, requests with
    observations, clocks, records); decisions per second as a ratio of the echo rate, and the
    latency each decision adds to an echo round trip (p50, p99).
 3. Concurrency: bots that take 20 ms per decision; N matches at once in one referee process
    (coroutines on the referee's event loop); each match's throughput against its ideal (its
-   decisions x 20 ms), and timeouts at a 200 ms limit. Reports the largest N that keeps >= 90%
-   of ideal with zero timeouts, and the same against N times one match's throughput measured
-   in the same run (which already pays the per-decision transport and bot-server overhead).
+   decisions x 20 ms), and timeouts at a 200 ms limit; against 2N bare echo streams (a match
+   holds a stream per seat) whose server answers after 20 ms, in the same run. Reports the
+   largest N that keeps >= 90% of ideal with zero timeouts, of N times one match's throughput,
+   and of the echo at the same number of streams.
 """
 
 from __future__ import annotations
