@@ -15,6 +15,8 @@ import sys
 import time
 from contextlib import ExitStack
 
+import pytest
+
 from arena.clock import clock_settings
 from arena.games.rolldice import GAME
 from arena.runner import play_match_async
@@ -76,3 +78,35 @@ def test_a_bot_that_never_answers_still_times_out_on_a_stalled_referee():
         match = play_match_async(GAME, config, 1, [RemotePlayer(quick), RemotePlayer(silent)], clock=TIGHT)
         [record] = aioloop.run(with_stalls([match], stalls))
     assert [(f.seat, f.verdict) for f in record.failures] == [(1, "timeout")]
+
+
+def test_the_stall_record_counts_only_the_overlap_with_a_span():
+    import asyncio as aio
+
+    from referee.lag import LagMonitor
+
+    monitor = LagMonitor(aio.new_event_loop())
+    monitor.stalls.extend([(1.0, 1.5), (2.0, 2.25), (3.0, 4.0)])
+    assert monitor.stalled(0.0, 10.0) == 1.75
+    assert monitor.stalled(1.25, 2.1) == pytest.approx(0.35)
+    assert monitor.stalled(4.0, 5.0) == 0.0
+    assert monitor.stalled(3.5, 3.75) == 0.25
+    monitor.loop.close()
+
+
+def test_a_stalled_loop_is_on_record_once_it_settles():
+    from referee.lag import LagMonitor
+
+    async def scenario() -> tuple[float, float]:
+        monitor = LagMonitor(asyncio.get_running_loop())
+        monitor.acquire()
+        began = asyncio.get_running_loop().time()
+        await asyncio.sleep(0.02)
+        time.sleep(0.3)  # the loop cannot run anything
+        await monitor.settle()
+        end = asyncio.get_running_loop().time()
+        monitor.release()
+        return monitor.stalled(began, end), end - began
+
+    stalled, span = asyncio.run(scenario())
+    assert 0.25 <= stalled <= span
