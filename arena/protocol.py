@@ -21,10 +21,16 @@ from arena.v1 import bot_pb2
 T = TypeVar("T")
 
 
+_TYPE_URLS: dict[str, str] = {}
+
+
 def pack(message: Message) -> any_pb2.Any:
-    packed = any_pb2.Any()
-    packed.Pack(message)
-    return packed
+    """``Any.Pack`` without its per-call type-url formatting (the same bytes)."""
+    name = message.DESCRIPTOR.full_name
+    url = _TYPE_URLS.get(name)
+    if url is None:
+        url = _TYPE_URLS[name] = f"type.googleapis.com/{name}"
+    return any_pb2.Any(type_url=url, value=message.SerializeToString())
 
 
 def option_message(option: Option) -> bot_pb2.Option:
@@ -34,7 +40,7 @@ def option_message(option: Option) -> bot_pb2.Option:
 def event_message(index: int, event: Event) -> bot_pb2.Event:
     message = bot_pb2.Event(index=index, seat=event.seat, kind=event.kind, text=event.text)
     if event.detail is not None:
-        message.detail.Pack(event.detail)
+        message.detail.CopyFrom(pack(event.detail))
     return message
 
 
