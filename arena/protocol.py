@@ -6,7 +6,7 @@ so an in-process player and a remote bot see exactly the same bytes.
 
 from __future__ import annotations
 
-import weakref
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
@@ -222,12 +222,11 @@ class LazyRequest:
     must not modify a request (nor a real one).
 
     The observation depends on the match state, which changes once the decision is applied: the
-    runner calls :meth:`seal` before that if the player kept the request (it is still alive),
+    runner calls :meth:`seal` before that if the player kept the request (still referenced),
     so a request read later still shows the state it was made in.
     """
 
     __slots__ = (
-        "__weakref__",
         "_clock",
         "_decision",
         "_game",
@@ -323,14 +322,12 @@ def ask_lazily(
 ) -> T:
     """``decide(request)`` with a :class:`LazyRequest`, sealed afterwards if the player kept it."""
     request = LazyRequest(game, state, decision, index=index, events=events, simultaneous=simultaneous)
-    kept = weakref.ref(request)
     try:
         return decide(request)
     finally:
-        del request
-        alive = kept()
-        if alive is not None:
-            alive.seal()
+        # Held by anyone but this frame (and getrefcount's argument): the player kept it.
+        if sys.getrefcount(request) > 2:
+            request.seal()
 
 
 def result_message(result: Result, forfeited: Mapping[int, bool] | Sequence[bool]) -> bot_pb2.MatchResult:

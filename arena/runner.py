@@ -429,11 +429,26 @@ class _Match:
         # Sealed simultaneous decisions go out to every seat (in shuffled order) before any
         # answer is awaited, and no choice is applied before all are in.
         order = self.order_rng.shuffled(pending, "order")
-        asked_all = [await self.ask(d, first + by_seat.index(d.seat), True) for d in order]
+        asked_all = [
+            await self.ask(d, first + by_seat.index(d.seat), True)
+            if self.two_phase[d.seat]
+            else self.ask_now(d, first + by_seat.index(d.seat), True)
+            for d in order
+        ]
         entries = {}
         for item in asked_all:
-            choice, ms, by = await self.answer(item)
             d = item.decision
+            if (
+                item.failure is None
+                and not item.forfeited
+                and not item.two_phase
+                and not self.strikes[d.seat]
+                and isinstance(item.answer, str)
+                and d.find(item.answer) is not None
+            ):
+                choice, ms, by = item.answer, round((time.perf_counter() - item.began) * 1000, 3), "bot"
+            else:
+                choice, ms, by = await self.answer(item)
             entries[d.seat] = DecisionEntry(self.state.steps, d.seat, d.kind, len(d.options), choice, ms, by)
         self.game.apply(self.state, {seat: e.choice for seat, e in entries.items()})
         for seat in by_seat:

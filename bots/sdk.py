@@ -68,9 +68,13 @@ class Turn:
         self.request = request
         self.kind = request.kind
         self.seat = request.seat
-        self.clock = request.clock
         self.events = list(request.events)
         self.history = history
+
+    @property
+    def clock(self) -> bot_pb2.ClockState:
+        """The time left (limit, bank, strikes used)."""
+        return self.request.clock
 
     @cached_property
     def observation(self) -> Message:
