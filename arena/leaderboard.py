@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.ratings import OnlineElo, bootstrap_intervals, pairwise_scores
+from arena.ratings import OnlineElo, bootstrap_intervals, pairwise_scores, summed_fit
 from arena.record import MatchRecord
 from arena.runner import VERDICTS
 from arena.tournament import TournamentSpec, seat_bot_indices
@@ -58,88 +58,145 @@ def group_win_matrices(spec: TournamentSpec, records: Sequence[MatchRecord]) -> 
     return np.stack([by_group[g] for g in sorted(by_group)])
 
 
-def build(spec: TournamentSpec, records: Sequence[MatchRecord], *, resamples: int = 200) -> dict[str, Any]:
-    """The leaderboard as a JSON-ready dict (rows sorted by rating, best first)."""
-    records = sorted(records, key=lambda r: int(r.tournament.get("index", 0)))
-    names = list(spec.bots)
-    bots = len(names)
-    fit = bootstrap_intervals(group_win_matrices(spec, records), names=names, resamples=resamples, seed=spec.seed)
-    elo = OnlineElo(bots)
-    games = [0] * bots
-    wins = [0] * bots
-    draws = [0] * bots
-    losses = [0] * bots
-    rank_sum = [0] * bots
-    score_sum = [0.0] * bots
-    failures: list[dict[str, int]] = [defaultdict(int) for _ in range(bots)]
-    decision_ms = [0.0] * bots
-    decisions = [0] * bots
-    seat_rank_sum = [0.0] * spec.players
-    seat_wins = [0.0] * spec.players
-    for record in records:
+class Tally:
+    """The leaderboard's running sums, fed one record at a time.
+
+    Everything the board shows is a sum over matches (games, wins, ranks, scores, failures,
+    decision times, the seat statistics, the pairwise win matrix), so a live view adds each new
+    record once and never re-reads the old ones: its memory is O(bots²), not O(matches). The
+    ratings are refitted from the summed win matrix (a sufficient statistic of the
+    Bradley–Terry likelihood: the same ratings as a fit over every record), at a cost that does
+    not grow with the matches. Only the published board's bootstrap needs the win matrix of
+    every duplicate group (``by_group=True``). The online Elo follows the order records are
+    added in (:func:`build` adds them in schedule order).
+    """
+
+    def __init__(self, spec: TournamentSpec, *, by_group: bool = False) -> None:
+        self.spec = spec
+        bots = len(spec.bots)
+        self.matches = 0
+        self.wins = np.zeros((bots, bots))
+        self.by_group: dict[int, np.ndarray] | None = {} if by_group else None
+        self.groups: set[Any] = set()
+        self.elo = OnlineElo(bots)
+        self.games = [0] * bots
+        self.won = [0] * bots
+        self.draws = [0] * bots
+        self.losses = [0] * bots
+        self.rank_sum = [0] * bots
+        self.score_sum = [0.0] * bots
+        self.failures: list[dict[str, int]] = [defaultdict(int) for _ in range(bots)]
+        self.decision_ms = [0.0] * bots
+        self.decisions = [0] * bots
+        self.seat_rank_sum = [0.0] * spec.players
+        self.seat_wins = [0.0] * spec.players
+
+    def add(self, record: MatchRecord) -> None:
+        spec = self.spec
+        self.matches += 1
+        self.groups.add(record.tournament.get("group"))
         seat_bots = seat_bot_indices(spec, record)
         ranks = record.result["ranks"]
         scores = record.result["scores"]
-        elo.update(seat_bots, ranks)
+        group_wins = None
+        if self.by_group is not None:
+            group = int(record.tournament.get("group", record.tournament.get("index", 0)))
+            group_wins = self.by_group.setdefault(group, np.zeros(self.wins.shape))
+        for a, b, score in pairwise_scores(ranks):
+            i, j = seat_bots[a], seat_bots[b]
+            if i != j:
+                self.wins[i, j] += score
+                self.wins[j, i] += 1.0 - score
+                if group_wins is not None:
+                    group_wins[i, j] += score
+                    group_wins[j, i] += 1.0 - score
+        self.elo.update(seat_bots, ranks)
         winners = ranks.count(1)
         for seat, b in enumerate(seat_bots):
-            games[b] += 1
-            rank_sum[b] += ranks[seat]
-            score_sum[b] += float(scores[seat])
-            seat_rank_sum[seat] += ranks[seat]
+            self.games[b] += 1
+            self.rank_sum[b] += ranks[seat]
+            self.score_sum[b] += float(scores[seat])
+            self.seat_rank_sum[seat] += ranks[seat]
             if ranks[seat] == 1:
-                seat_wins[seat] += 1.0 / winners
+                self.seat_wins[seat] += 1.0 / winners
             if spec.players == 2:
                 other = ranks[1 - seat]
                 if ranks[seat] < other:
-                    wins[b] += 1
+                    self.won[b] += 1
                 elif ranks[seat] == other:
-                    draws[b] += 1
+                    self.draws[b] += 1
                 else:
-                    losses[b] += 1
+                    self.losses[b] += 1
         for failure in record.failures:
-            failures[seat_bots[failure.seat]][failure.verdict] += 1
+            self.failures[seat_bots[failure.seat]][failure.verdict] += 1
         for entry in record.decisions:
             if entry.by == "bot":
-                decision_ms[seat_bots[entry.seat]] += entry.ms
-                decisions[seat_bots[entry.seat]] += 1
-    rows = []
-    for b in range(bots):
-        row: dict[str, Any] = {
-            "bot": names[b],
-            "rating": round(float(fit.ratings[b]), 1),
-            "ci_low": round(float(fit.ci_low[b]), 1),
-            "ci_high": round(float(fit.ci_high[b]), 1),
-            "elo": round(elo.ratings[b], 1),
-            "games": games[b],
-            "mean_rank": round(rank_sum[b] / games[b], 3) if games[b] else None,
-            "mean_score": round(score_sum[b] / games[b], 3) if games[b] else None,
-            "failures": {v: failures[b][v] for v in VERDICTS if failures[b].get(v)},
-            "mean_decision_ms": round(decision_ms[b] / decisions[b], 3) if decisions[b] else None,
-        }
-        if spec.players == 2:
-            row.update(wins=wins[b], draws=draws[b], losses=losses[b])
-        rows.append(row)
-    rows.sort(key=lambda r: (-r["rating"], r["bot"]))
-    for position, row in enumerate(rows, 1):
-        row["rank"] = position
-    total = len(records)
-    return {
-        "game": spec.game,
-        "players": spec.players,
-        "matches": total,
-        "groups": len({r.tournament.get("group") for r in records}),
-        "leaderboard": rows,
-        "seats": [
-            {
-                "seat": s,
-                "win_rate": round(seat_wins[s] / total, 4) if total else None,
-                "mean_rank": round(seat_rank_sum[s] / total, 4) if total else None,
+                self.decision_ms[seat_bots[entry.seat]] += entry.ms
+                self.decisions[seat_bots[entry.seat]] += 1
+
+    def group_win_matrices(self) -> np.ndarray:
+        assert self.by_group is not None, "a Tally made without by_group has no group matrices"
+        if not self.by_group:
+            return np.zeros((0, *self.wins.shape))
+        return np.stack([self.by_group[g] for g in sorted(self.by_group)])
+
+    def board(self, *, resamples: int = 0) -> dict[str, Any]:
+        """The leaderboard as a JSON-ready dict (rows sorted by rating, best first); with
+        ``resamples`` > 0, bootstrap intervals over duplicate groups (needs ``by_group``)."""
+        spec = self.spec
+        names = list(spec.bots)
+        if resamples > 0:
+            fit = bootstrap_intervals(self.group_win_matrices(), names=names, resamples=resamples, seed=spec.seed)
+        else:
+            fit = summed_fit(
+                self.wins, len(self.by_group) if self.by_group is not None else len(self.groups), names=names
+            )
+        games = self.games
+        rows = []
+        for b in range(len(names)):
+            row: dict[str, Any] = {
+                "bot": names[b],
+                "rating": round(float(fit.ratings[b]), 1),
+                "ci_low": round(float(fit.ci_low[b]), 1),
+                "ci_high": round(float(fit.ci_high[b]), 1),
+                "elo": round(self.elo.ratings[b], 1),
+                "games": games[b],
+                "mean_rank": round(self.rank_sum[b] / games[b], 3) if games[b] else None,
+                "mean_score": round(self.score_sum[b] / games[b], 3) if games[b] else None,
+                "failures": {v: self.failures[b][v] for v in VERDICTS if self.failures[b].get(v)},
+                "mean_decision_ms": round(self.decision_ms[b] / self.decisions[b], 3) if self.decisions[b] else None,
             }
-            for s in range(spec.players)
-        ],
-        "warning": fit.warning,
-    }
+            if spec.players == 2:
+                row.update(wins=self.won[b], draws=self.draws[b], losses=self.losses[b])
+            rows.append(row)
+        rows.sort(key=lambda r: (-r["rating"], r["bot"]))
+        for position, row in enumerate(rows, 1):
+            row["rank"] = position
+        total = self.matches
+        return {
+            "game": spec.game,
+            "players": spec.players,
+            "matches": total,
+            "groups": len(self.groups),
+            "leaderboard": rows,
+            "seats": [
+                {
+                    "seat": s,
+                    "win_rate": round(self.seat_wins[s] / total, 4) if total else None,
+                    "mean_rank": round(self.seat_rank_sum[s] / total, 4) if total else None,
+                }
+                for s in range(spec.players)
+            ],
+            "warning": fit.warning,
+        }
+
+
+def build(spec: TournamentSpec, records: Sequence[MatchRecord], *, resamples: int = 200) -> dict[str, Any]:
+    """The leaderboard as a JSON-ready dict (rows sorted by rating, best first)."""
+    tally = Tally(spec, by_group=resamples > 0)
+    for record in sorted(records, key=lambda r: int(r.tournament.get("index", 0))):
+        tally.add(record)
+    return tally.board(resamples=resamples)
 
 
 def to_csv(board: dict[str, Any]) -> str:

@@ -6,7 +6,9 @@ so an in-process player and a remote bot see exactly the same bytes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar, overload
 
 from google.protobuf import any_pb2
 from google.protobuf.message import Message
@@ -16,11 +18,19 @@ from arena.config import MatchConfig
 from arena.engine import Decision, Event, Game, MatchState, Option, Result
 from arena.v1 import bot_pb2
 
+T = TypeVar("T")
+
+
+_TYPE_URLS: dict[str, str] = {}
+
 
 def pack(message: Message) -> any_pb2.Any:
-    packed = any_pb2.Any()
-    packed.Pack(message)
-    return packed
+    """``Any.Pack`` without its per-call type-url formatting (the same bytes)."""
+    name = message.DESCRIPTOR.full_name
+    url = _TYPE_URLS.get(name)
+    if url is None:
+        url = _TYPE_URLS[name] = f"type.googleapis.com/{name}"
+    return any_pb2.Any(type_url=url, value=message.SerializeToString())
 
 
 def option_message(option: Option) -> bot_pb2.Option:
@@ -30,7 +40,7 @@ def option_message(option: Option) -> bot_pb2.Option:
 def event_message(index: int, event: Event) -> bot_pb2.Event:
     message = bot_pb2.Event(index=index, seat=event.seat, kind=event.kind, text=event.text)
     if event.detail is not None:
-        message.detail.Pack(event.detail)
+        message.detail.CopyFrom(pack(event.detail))
     return message
 
 
@@ -63,20 +73,61 @@ def start_message(
     )
 
 
+class LazyEvent:
+    """An event as an in-process player reads it: ``index``, ``seat``, ``kind`` and ``text`` at
+    once, ``detail`` packed on first read; anything else reads the full ``bot_pb2.Event`` (built
+    once, shared by every seat that sees the event)."""
+
+    __slots__ = ("_detail", "_event", "_message", "index", "kind", "seat", "text")
+
+    def __init__(self, index: int, event: Event) -> None:
+        self.index = index
+        self.seat = event.seat
+        self.kind = event.kind
+        self.text = event.text
+        self._event = event
+        self._detail: any_pb2.Any | None = None
+        self._message: bot_pb2.Event | None = None
+
+    @property
+    def detail(self) -> any_pb2.Any:
+        if self._detail is None:
+            self._detail = self.message().detail
+        return self._detail
+
+    def message(self) -> bot_pb2.Event:
+        if self._message is None:
+            self._message = event_message(self.index, self._event)
+        return self._message
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.message(), name)
+
+
 class EventCursor:
     """Per-seat position in the event log: each request carries only the new events."""
 
     def __init__(self, players: int) -> None:
         self._next = [0] * players
-        self._built: list[bot_pb2.Event] = []  # events are immutable: build each message once
+        self._views: list[LazyEvent] = []  # events are immutable: one view (and message) each
+
+    def take_lazy(self, state: MatchState, seat: int) -> list[LazyEvent]:
+        """The events since ``seat``'s previous take, as views (messages built when read)."""
+        start = self._next[seat]
+        events = state.log.events
+        end = len(events)
+        if start == end:
+            return []
+        self._next[seat] = end
+        views = self._views
+        for i in range(len(views), end):
+            views.append(LazyEvent(i, events[i]))
+        return [views[i] for i in range(start, end) if events[i].to is None or events[i].visible_to(seat)]
 
     def take(self, state: MatchState, seat: int) -> list[bot_pb2.Event]:
-        start = self._next[seat]
-        self._next[seat] = len(state.log)
-        built = self._built
-        for i in range(len(built), len(state.log)):
-            built.append(event_message(i, state.log.events[i]))
-        return [built[i] for i, _ in state.log.since(seat, start)]
+        return [view.message() for view in self.take_lazy(state, seat)]
 
 
 def decision_request(
@@ -85,7 +136,7 @@ def decision_request(
     decision: Decision,
     *,
     index: int,
-    events: Sequence[bot_pb2.Event],
+    events: Sequence[bot_pb2.Event | LazyEvent],
     simultaneous: bool,
     clock: bot_pb2.ClockState | None = None,
 ) -> bot_pb2.DecisionRequest:
@@ -94,11 +145,189 @@ def decision_request(
         seat=decision.seat,
         kind=decision.kind,
         observation=pack(game.observe(state, decision.seat)),
-        events=events,
+        events=[e.message() if isinstance(e, LazyEvent) else e for e in events],
         options=[option_message(o) for o in decision.options],
         clock=clock,
         simultaneous=simultaneous,
     )
+
+
+class LazyOption:
+    """One option of a :class:`LazyRequest`: ``id`` and ``label`` at once, ``action`` packed on
+    first read; anything else reads the full ``bot_pb2.Option``."""
+
+    __slots__ = ("_action", "_message", "_option", "id", "label")
+
+    def __init__(self, option: Option) -> None:
+        self.id = option.id
+        self.label = option.label
+        self._option = option
+        self._action: any_pb2.Any | None = None
+        self._message: bot_pb2.Option | None = None
+
+    @property
+    def action(self) -> any_pb2.Any:
+        if self._action is None:
+            self._action = pack(self._option.action)
+        return self._action
+
+    def message(self) -> bot_pb2.Option:
+        if self._message is None:
+            self._message = bot_pb2.Option(id=self.id, label=self.label, action=self.action)
+        return self._message
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.message(), name)
+
+
+class LazyOptions(Sequence[LazyOption]):
+    """The options of a :class:`LazyRequest`: each one's view made when it is first read."""
+
+    __slots__ = ("_options", "_views")
+
+    def __init__(self, options: Sequence[Option]) -> None:
+        self._options = options
+        self._views: list[LazyOption | None] = [None] * len(options)
+
+    def __len__(self) -> int:
+        return len(self._options)
+
+    @overload
+    def __getitem__(self, index: int) -> LazyOption: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[LazyOption]: ...
+
+    def __getitem__(self, index: int | slice) -> LazyOption | list[LazyOption]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._options)))]
+        view = self._views[index]
+        if view is None:
+            view = self._views[index] = LazyOption(self._options[index])
+        return view
+
+    def __iter__(self) -> Iterator[LazyOption]:
+        for i in range(len(self._options)):
+            yield self[i]
+
+
+class LazyRequest:
+    """A ``DecisionRequest`` for an in-process player, built as it is read.
+
+    A bot that reads only the options (the random bot) never pays for the observation, the
+    packed actions or the message. Every field reads as in :func:`decision_request`'s message,
+    and anything else (``SerializeToString``, ``HasField``, ``ListFields``…) reads the full
+    message built from the same parts, so the bytes are exactly those of
+    :func:`decision_request` (pinned by ``tests/test_request_bytes.py``). Read-only: a player
+    must not modify a request (nor a real one).
+
+    The observation depends on the match state, which changes once the decision is applied: the
+    runner calls :meth:`seal` before that if the player kept the request (still referenced),
+    so a request read later still shows the state it was made in.
+    """
+
+    __slots__ = (
+        "_clock",
+        "_decision",
+        "_game",
+        "_message",
+        "_observation",
+        "_options",
+        "_state",
+        "decision_index",
+        "events",
+        "kind",
+        "seat",
+        "simultaneous",
+    )
+    request_id = 0
+
+    def __init__(
+        self,
+        game: Game,
+        state: MatchState,
+        decision: Decision,
+        *,
+        index: int,
+        events: Sequence[LazyEvent],
+        simultaneous: bool,
+    ) -> None:
+        self.decision_index = index
+        self.seat = decision.seat
+        self.kind = decision.kind
+        self.events = events
+        self.simultaneous = simultaneous
+        self._game: Game | None = game
+        self._state: MatchState | None = state
+        self._decision = decision
+        self._observation: any_pb2.Any | None = None
+        self._options: LazyOptions | None = None
+        self._clock: bot_pb2.ClockState | None = None
+        self._message: bot_pb2.DecisionRequest | None = None
+
+    @property
+    def observation(self) -> any_pb2.Any:
+        if self._observation is None:
+            assert self._game is not None and self._state is not None
+            self._observation = pack(self._game.observe(self._state, self.seat))
+            self._game = self._state = None
+        return self._observation
+
+    @property
+    def options(self) -> LazyOptions:
+        if self._options is None:
+            self._options = LazyOptions(self._decision.options)
+        return self._options
+
+    @property
+    def clock(self) -> bot_pb2.ClockState:
+        if self._clock is None:
+            self._clock = bot_pb2.ClockState()  # unset in-process, as in the message
+        return self._clock
+
+    def seal(self) -> None:
+        """Build what depends on the match state now (it is about to change)."""
+        self.observation  # noqa: B018 - built and kept
+
+    def message(self) -> bot_pb2.DecisionRequest:
+        """The full ``DecisionRequest`` (built once)."""
+        if self._message is None:
+            self._message = bot_pb2.DecisionRequest(
+                decision_index=self.decision_index,
+                seat=self.seat,
+                kind=self.kind,
+                observation=self.observation,
+                events=[e.message() for e in self.events],
+                options=[o.message() for o in self.options],
+                clock=self._clock if self._clock is not None and self._clock.ListFields() else None,
+                simultaneous=self.simultaneous,
+            )
+        return self._message
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.message(), name)
+
+
+def ask_lazily(
+    decide: Callable[[Any], T],
+    game: Game,
+    state: MatchState,
+    decision: Decision,
+    *,
+    index: int,
+    events: Sequence[LazyEvent],
+    simultaneous: bool,
+) -> T:
+    """``decide(request)`` with a :class:`LazyRequest`, sealed afterwards if the player kept it."""
+    request = LazyRequest(game, state, decision, index=index, events=events, simultaneous=simultaneous)
+    try:
+        return decide(request)
+    finally:
+        # Held by anyone but this frame (and getrefcount's argument): the player kept it.
+        if sys.getrefcount(request) > 2:
+            request.seal()
 
 
 def result_message(result: Result, forfeited: Mapping[int, bool] | Sequence[bool]) -> bot_pb2.MatchResult:

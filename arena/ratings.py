@@ -183,17 +183,12 @@ def bootstrap_intervals(
     ``group_wins`` has shape (groups, bots, bots): the win matrix of each duplicate group.
     """
     wins = group_wins.sum(axis=0)
+    groups = group_wins.shape[0]
+    if groups < MIN_BOOTSTRAP_GROUPS or resamples <= 0:
+        return summed_fit(wins, groups, names=names, level=level)
     warning = connectivity_problem(wins, names)
     prior = 1.0 if warning else 0.0
     ratings = fit_bradley_terry(wins, prior=prior)
-    groups = group_wins.shape[0]
-    if groups < MIN_BOOTSTRAP_GROUPS or resamples <= 0:
-        low, high = regularised_intervals(wins, level)
-        note = (
-            f"only {groups} duplicate group{'' if groups == 1 else 's'}: too few to measure the spread; "
-            f"intervals are the regularised fit's (wide by design); play more groups (--repeats)"
-        )
-        return Fit(ratings, np.minimum(low, ratings), np.maximum(high, ratings), _join(warning, note))
     rng = np.random.default_rng(seed)
     flat = group_wins.reshape(groups, -1)
     samples = np.empty((resamples, len(names)))
@@ -208,6 +203,21 @@ def bootstrap_intervals(
     low = np.quantile(samples, tail, axis=0)
     high = np.quantile(samples, 1.0 - tail, axis=0)
     return Fit(ratings, np.minimum(low, ratings), np.maximum(high, ratings), warning)
+
+
+def summed_fit(wins: np.ndarray, groups: int, *, names: Sequence[str], level: float = 0.95) -> Fit:
+    """The fit without a bootstrap, from the summed win matrix alone (a sufficient statistic of
+    the Bradley–Terry likelihood): the same ratings as :func:`bootstrap_intervals`, with the
+    regularised fit's intervals. Its cost does not depend on the number of matches, so a live
+    view can refit on every update from a running sum."""
+    warning = connectivity_problem(wins, names)
+    ratings = fit_bradley_terry(wins, prior=1.0 if warning else 0.0)
+    low, high = regularised_intervals(wins, level)
+    note = (
+        f"only {groups} duplicate group{'' if groups == 1 else 's'}: too few to measure the spread; "
+        f"intervals are the regularised fit's (wide by design); play more groups (--repeats)"
+    )
+    return Fit(ratings, np.minimum(low, ratings), np.maximum(high, ratings), _join(warning, note))
 
 
 def _join(*notes: str | None) -> str | None:

@@ -33,7 +33,7 @@ from arena.chance import Chance, derive_seed
 from arena.clock import clock_settings
 from arena.config import MatchConfig
 from arena.engine import Decision, Game, MatchState, Worlds
-from arena.protocol import EventCursor, decision_request, result_message, start_message
+from arena.protocol import EventCursor, ask_lazily, decision_request, result_message, start_message
 from arena.record import DecisionEntry, FailureEntry, MatchRecord, StrikeEntry, with_forfeits
 from arena.v1 import bot_pb2
 
@@ -165,8 +165,9 @@ class _Asked:
 
     decision: Decision
     index: int
-    request: bot_pb2.DecisionRequest | None
+    request: bot_pb2.DecisionRequest | None  # kept for a two-phase (remote) player only
     began: float
+    forfeited: bool = False
     answer: str | None = None
     failure: tuple[str, str] | None = None
     two_phase: bool = False
@@ -338,6 +339,13 @@ class _Match:
         )
         self.state = game.new_match(config, seed, chance)
         self.cursor = EventCursor(config.players)
+        # What each seat's player can do, looked up once (not on every decision).
+        self.two_phase = [hasattr(p, "begin_decide") or hasattr(p, "begin_decide_async") for p in players]
+        self.lazy = [
+            not tp and bool(getattr(p, "lazy_requests", False)) for p, tp in zip(players, self.two_phase, strict=True)
+        ]
+        self.searches = [hasattr(p, "decide_worlds") for p in players]
+        self.strikes = [hasattr(p, "last_strike_ms") for p in players]
         self.cancelled: Cancelled | None = None  # polled between steps when there is no event loop
         self.bound: tuple[float, str] | None = None  # (monotonic deadline, timeout detail)
 
@@ -398,17 +406,20 @@ class _Match:
         await asyncio.gather(*(abort(seat) for seat in seats))
 
     async def start_players(self) -> None:
-        names = [p.name for p in self.players]
+        # The start messages differ only in the seat and its seed: built once, copied per seat.
+        template = start_message(
+            self.game,
+            self.config,
+            match_id=self.match_id,
+            seat=0,
+            seat_names=[p.name for p in self.players],
+            clock=self.clock,
+        )
         for seat in range(len(self.players)):
-            start = start_message(
-                self.game,
-                self.config,
-                match_id=self.match_id,
-                seat=seat,
-                seat_names=names,
-                clock=self.clock,
-                bot_seed=derive_seed(self.seed, "bot", seat),
-            )
+            start = bot_pb2.MatchStart()
+            start.CopyFrom(template)
+            start.seat = seat
+            start.bot_seed = derive_seed(self.seed, "bot", seat)
             try:
                 ready = await self.call(seat, "start", start)
                 check_ready(self.game, ready)
@@ -421,18 +432,57 @@ class _Match:
 
     async def step(self) -> None:
         pending = self.state.pending
-        simultaneous = len(pending) > 1
+        first = len(self.record.decisions)
+        if len(pending) == 1:  # the common case: one seat decides
+            decision = pending[0]
+            seat = decision.seat
+            if self.two_phase[seat]:
+                asked = await self.ask(decision, first, False)
+            else:
+                asked = self.ask_now(decision, first, False)
+            answer = asked.answer
+            if (
+                asked.failure is None
+                and not asked.forfeited
+                and not self.strikes[seat]
+                and isinstance(answer, str)
+                and decision.find(answer) is not None
+            ):  # an in-process player answered a legal option: nothing to wait for or record
+                ms = round((time.perf_counter() - asked.began) * 1000, 3)
+                choice, by = answer, "bot"
+            else:
+                choice, ms, by = await self.answer(asked)
+            entry = DecisionEntry(self.state.steps, seat, decision.kind, len(decision.options), choice, ms, by)
+            self.game.apply(self.state, {seat: choice})
+            self.record.decisions.append(entry)
+            if self.on_decision is not None:
+                self.on_decision(self.state, entry)
+            return
         # Record entries are in seat order within a step; their index is the decision index.
         by_seat = sorted(d.seat for d in pending)
-        first = len(self.record.decisions)
         # Sealed simultaneous decisions go out to every seat (in shuffled order) before any
         # answer is awaited, and no choice is applied before all are in.
-        order = self.order_rng.shuffled(pending, "order") if simultaneous else list(pending)
-        asked = [await self.ask(d, first + by_seat.index(d.seat), simultaneous) for d in order]
+        order = self.order_rng.shuffled(pending, "order")
+        asked_all = [
+            await self.ask(d, first + by_seat.index(d.seat), True)
+            if self.two_phase[d.seat]
+            else self.ask_now(d, first + by_seat.index(d.seat), True)
+            for d in order
+        ]
         entries = {}
-        for item in asked:
-            choice, ms, by = await self.answer(item)
+        for item in asked_all:
             d = item.decision
+            if (
+                item.failure is None
+                and not item.forfeited
+                and not item.two_phase
+                and not self.strikes[d.seat]
+                and isinstance(item.answer, str)
+                and d.find(item.answer) is not None
+            ):
+                choice, ms, by = item.answer, round((time.perf_counter() - item.began) * 1000, 3), "bot"
+            else:
+                choice, ms, by = await self.answer(item)
             entries[d.seat] = DecisionEntry(self.state.steps, d.seat, d.kind, len(d.options), choice, ms, by)
         self.game.apply(self.state, {seat: e.choice for seat, e in entries.items()})
         for seat in by_seat:
@@ -441,23 +491,52 @@ class _Match:
                 self.on_decision(self.state, entries[seat])
 
     async def ask(self, decision: Decision, index: int, simultaneous: bool) -> _Asked:
+        if not self.two_phase[decision.seat]:
+            return self.ask_now(decision, index, simultaneous)
         seat = decision.seat
-        events = self.cursor.take(self.state, seat)
+        events = self.cursor.take_lazy(self.state, seat)
         if self.seats.forfeited[seat]:
-            return _Asked(decision, index, None, time.perf_counter())
+            return _Asked(decision, index, None, time.perf_counter(), forfeited=True)
         request = decision_request(
             self.game, self.state, decision, index=index, events=events, simultaneous=simultaneous
         )
-        player = self.players[seat]
-        two_phase = hasattr(player, "begin_decide") or hasattr(player, "begin_decide_async")
-        asked = _Asked(decision, index, request, time.perf_counter(), two_phase=two_phase)
+        asked = _Asked(decision, index, request, time.perf_counter(), two_phase=True)
         try:
-            if two_phase:
-                await self.call(seat, "begin_decide", request)
-            elif hasattr(player, "decide_worlds"):  # a searching bot: it may sample its worlds
-                asked.answer = player.decide_worlds(request, Worlds(self.game, self.state, seat))
+            await self.call(seat, "begin_decide", request)
+        except PlayerFailure as failure:
+            asked.failure = (failure.verdict, failure.detail)
+        except Exception as exc:  # any bot exception is a crash verdict
+            asked.failure = ("crash", f"{type(exc).__name__}: {exc}")
+        return asked
+
+    def ask_now(self, decision: Decision, index: int, simultaneous: bool) -> _Asked:
+        """Ask an in-process player: it answers here and now."""
+        seat = decision.seat
+        events = self.cursor.take_lazy(self.state, seat)
+        if self.seats.forfeited[seat]:
+            return _Asked(decision, index, None, time.perf_counter(), forfeited=True)
+        player = self.players[seat]
+        lazy = self.lazy[seat]
+        request = (
+            None
+            if lazy
+            else decision_request(
+                self.game, self.state, decision, index=index, events=events, simultaneous=simultaneous
+            )
+        )
+        asked = _Asked(decision, index, request, time.perf_counter())
+        try:
+            decide: Callable[[Any], str] = player.decide
+            if self.searches[seat]:  # a searching bot: it may sample its worlds
+                worlds = Worlds(self.game, self.state, seat)
+                decide = lambda r: player.decide_worlds(r, worlds)  # type: ignore[attr-defined]  # noqa: E731
+            if lazy:  # built as the player reads it (the bytes are the same)
+                asked.answer = ask_lazily(
+                    decide, self.game, self.state, decision, index=index, events=events, simultaneous=simultaneous
+                )
             else:
-                asked.answer = player.decide(request)
+                assert request is not None
+                asked.answer = decide(request)
         except PlayerFailure as failure:
             asked.failure = (failure.verdict, failure.detail)
         except Exception as exc:  # any bot exception is a crash verdict
@@ -467,7 +546,7 @@ class _Match:
     async def answer(self, asked: _Asked) -> tuple[str, float, str]:
         """(choice, milliseconds, "bot" | "substitute") for a decision put to a player."""
         decision = asked.decision
-        if asked.request is None:  # the seat has forfeited
+        if asked.forfeited:
             return self.substitute(decision), 0.0, "substitute"
         if asked.two_phase and asked.failure is None:
             try:
@@ -480,7 +559,11 @@ class _Match:
         if asked.failure is None:
             if isinstance(asked.answer, str) and decision.find(asked.answer) is not None:
                 # A late answer within the grace stands, at the cost of a strike: record it.
-                late = getattr(self.players[decision.seat], "last_strike_ms", None)
+                late = (
+                    getattr(self.players[decision.seat], "last_strike_ms", None)
+                    if self.strikes[decision.seat]
+                    else None
+                )
                 if late is not None:
                     self.record.strikes.append(StrikeEntry(decision.seat, asked.index, late))
                 return asked.answer, ms, "bot"

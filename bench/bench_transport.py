@@ -1,19 +1,22 @@
 """Transport benchmark: remote matches against a bare gRPC echo, in one run and process tree.
 
-    python -m bench.bench_transport [--decisions 3000] [--concurrency 1,8,32,64,128]
+    python -m bench.bench_transport [--decisions 3000] [--rounds 3] [--concurrency 1,16,64,128,200,256]
 
 1. Echo baseline: round trips per second of a bidirectional-stream echo (bench/echo_server.py,
-   the same sync server stack as a bot) driven from the referee's event loop, ~300-byte
-   messages (the size of a RollDice decision request) - over TCP loopback and a Unix socket.
+   the same asyncio server stack as a bot) driven from the referee's event loop, ~300-byte
+   messages (the size of a RollDice decision request) - over TCP loopback and a Unix socket;
+   echo and match alternate ``--rounds`` times and the medians are reported (also the ratio of
+   the median latencies, robust to a loaded machine).
 2. Match: a RollDice match (high target: thousands of decisions) between two trivial remote
    bots (bench/first_bot.py: always option 0) through the full referee (runner, requests with
    observations, clocks, records); decisions per second as a ratio of the echo rate, and the
    latency each decision adds to an echo round trip (p50, p99).
 3. Concurrency: bots that take 20 ms per decision; N matches at once in one referee process
    (coroutines on the referee's event loop); each match's throughput against its ideal (its
-   decisions x 20 ms), and timeouts at a 200 ms limit. Reports the largest N that keeps >= 90%
-   of ideal with zero timeouts, and the same against N times one match's throughput measured
-   in the same run (which already pays the per-decision transport and bot-server overhead).
+   decisions x 20 ms), and timeouts at a 200 ms limit; against 2N bare echo streams (a match
+   holds a stream per seat) whose server answers after 20 ms, in the same run. Reports the
+   largest N that keeps >= 90% of ideal with zero timeouts, of N times one match's throughput,
+   and of the echo at the same number of streams.
 """
 
 from __future__ import annotations
@@ -81,7 +84,15 @@ def match(address_a: str, address_b: str, target: int, clock: dict[str, int], se
     return len(record.decisions) / (time.perf_counter() - began), record
 
 
-def transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
+def transport(kind: str, decisions: int, tmp: Path, rounds: int = 3) -> dict[str, float]:
+    """Echo and match alternately, ``rounds`` times (medians: this machine is noisy)."""
+    runs = [_transport(kind, decisions, tmp) for _ in range(rounds)]
+    out = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+    out["match_vs_echo_each_round"] = [run["match_vs_echo"] for run in runs]  # type: ignore[assignment]
+    return out
+
+
+def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
     def where(name: str) -> list[str]:
         return ["--unix", str(tmp / f"{name}.sock")] if kind == "unix" else ["--port", "0"]
 
@@ -103,6 +114,8 @@ def transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
         "echo_round_trips_per_s": round(echo_rate),
         "match_decisions_per_s": round(rate),
         "match_vs_echo": round(rate / echo_rate, 3),
+        # The same from the medians (robust to the scheduler's hiccups on a loaded machine).
+        "match_vs_echo_p50": round(statistics.median(echo_ms) / statistics.median(match_ms), 3),
         "decisions": len(record.decisions),
         "echo_p50_ms": round(statistics.median(echo_ms), 3),
         "echo_p99_ms": round(percentile(echo_ms, 0.99), 3),
@@ -113,8 +126,35 @@ def transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
     }
 
 
+def echo_streams(address: str, n: int, rounds: int) -> float:
+    """N concurrent echo streams against a server that answers after 20 ms, each doing
+    ``rounds`` round trips: the mean fraction of the ideal (rounds x 20 ms) they achieve."""
+    target = address.removeprefix("grpc://")
+
+    async def one(channel: grpc.aio.Channel) -> float:
+        call = channel.stream_stream("/bench.Echo/Echo")()
+        began = time.perf_counter()
+        for _ in range(rounds):
+            await call.write(PAYLOAD)
+            await call.read()
+        elapsed = time.perf_counter() - began
+        await call.done_writing()
+        return rounds * 0.020 / elapsed
+
+    async def run() -> float:
+        channels = [grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS) for _ in range(n)]
+        try:
+            return statistics.mean(await asyncio.gather(*(one(c) for c in channels)))
+        finally:
+            for channel in channels:
+                await channel.close()
+
+    return aioloop.run(run())
+
+
 def concurrency(levels: list[int], per_match: int) -> list[dict[str, float]]:
-    """N matches at once on the referee's event loop, bots answering after 20 ms."""
+    """N matches at once on the referee's event loop, bots answering after 20 ms; the same N of
+    bare echo streams (one channel each, as a match's seats have) answering after 20 ms."""
     clock = clock_settings({"decision": 200, "bank": 0, "increment": 0, "grace": 0, "strikes": 0, "startup": 20000})
     rows = []
     with ExitStack() as stack:
@@ -122,6 +162,9 @@ def concurrency(levels: list[int], per_match: int) -> list[dict[str, float]]:
             stack.enter_context(bot_process([sys.executable, "-m", "bench.first_bot", "--port", "0", "--delay", ".02"]))
             for _ in range(2)
         ]
+        echo_addr = stack.enter_context(
+            bot_process([sys.executable, "-m", "bench.echo_server", "--port", "0", "--delay", ".02"])
+        )
         match(bots[0], bots[1], 20, {})  # warm-up
 
         async def one(seed: int) -> tuple[float, MatchRecord]:
@@ -136,6 +179,8 @@ def concurrency(levels: list[int], per_match: int) -> list[dict[str, float]]:
             return list(await asyncio.gather(*(one(seed) for seed in range(n))))
 
         for n in levels:
+            # The echo at 2N streams: a match keeps two streams open (one per seat), one busy.
+            echo_fraction = echo_streams(echo_addr, 2 * n, per_match // 2)
             began = time.perf_counter()
             results = aioloop.run(many(n))
             elapsed = time.perf_counter() - began
@@ -149,6 +194,8 @@ def concurrency(levels: list[int], per_match: int) -> list[dict[str, float]]:
                     "decisions_per_s": round(total / elapsed, 1),
                     "ideal_per_s": n / 0.020,
                     "fraction_of_ideal": round(fraction, 3),
+                    "echo_fraction_of_ideal": round(echo_fraction, 3),
+                    "fraction_of_echo": round(fraction / echo_fraction, 3),
                     "timeouts": sum(f.verdict == "timeout" for _, r in results for f in r.failures),
                     "failures": sum(len(r.failures) for _, r in results),
                 }
@@ -159,14 +206,16 @@ def concurrency(levels: list[int], per_match: int) -> list[dict[str, float]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decisions", type=int, default=3000)
-    parser.add_argument("--concurrency", default="1,8,32,64,128")
+    parser.add_argument("--concurrency", default="1,16,64,128,200,256")
+    parser.add_argument("--rounds", type=int, default=3, help="echo/match alternations (medians reported)")
+    parser.add_argument("--no-transport", action="store_true", help="only the concurrency test")
     parser.add_argument("--per-match", type=int, default=100, help="decisions per match in the concurrency test")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        report: dict[str, object] = {
-            "tcp": transport("tcp", args.decisions, Path(tmp)),
-            "unix": transport("unix", args.decisions, Path(tmp)),
-        }
+        report: dict[str, object] = {}
+        if not args.no_transport:
+            report["tcp"] = transport("tcp", args.decisions, Path(tmp), args.rounds)
+            report["unix"] = transport("unix", args.decisions, Path(tmp), args.rounds)
     rows = concurrency([int(n) for n in args.concurrency.split(",")], args.per_match)
     # Scaling against one match measured in the same run (its own transport overhead included).
     single = next((r["fraction_of_ideal"] for r in rows if r["matches"] == 1), None)
@@ -177,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     report["max_concurrent_matches_at_90pct"] = max(good) if good else 0
     scaled = [r["matches"] for r in rows if (r["fraction_of_one_match"] or 0) >= 0.9 and r["timeouts"] == 0]
     report["max_concurrent_matches_at_90pct_of_one_match_scaled"] = max(scaled) if scaled else 0
+    of_echo = [r["matches"] for r in rows if r["fraction_of_echo"] >= 0.9 and r["timeouts"] == 0]
+    report["max_concurrent_matches_at_90pct_of_echo"] = max(of_echo) if of_echo else 0
     print(json.dumps(report, indent=2))
     return 0
 

@@ -1,37 +1,44 @@
 """A bare gRPC echo server on the same transport as a bot: one bidirectional stream, the same
-sync server stack as the bot SDK, bytes echoed back untouched (no protobuf work).
+asyncio server stack and options as the bot SDK (:mod:`bots.serve`), bytes echoed back
+untouched (no protobuf work), after an optional delay (``asyncio.sleep``, as ``first_bot``).
 
-    python -m bench.echo_server --port 0 [--unix PATH]
+    python -m bench.echo_server --port 0 [--unix PATH] [--delay 0.02]
 """
 
 from __future__ import annotations
 
 import argparse
-from concurrent import futures
+import asyncio
+from collections.abc import AsyncIterator
 
 import grpc
+import grpc.aio
 
 from bots.serve import SERVER_OPTIONS
 
 
-def echo(requests, context):  # type: ignore[no-untyped-def]
-    yield from requests
-
-
-def main() -> None:
+async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--unix")
+    parser.add_argument("--delay", type=float, default=0.0)
     args = parser.parse_args()
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8), options=SERVER_OPTIONS)
-    handler = grpc.stream_stream_rpc_method_handler(echo)  # no (de)serializers: raw bytes
+
+    async def echo(requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
+        async for message in requests:
+            if args.delay:
+                await asyncio.sleep(args.delay)
+            yield message
+
+    server = grpc.aio.server(options=SERVER_OPTIONS)
+    handler: grpc.RpcMethodHandler = grpc.stream_stream_rpc_method_handler(echo)  # no (de)serializers: raw bytes
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bench.Echo", {"Echo": handler}),))
     address = f"unix:{args.unix}" if args.unix else f"127.0.0.1:{args.port}"
     port = server.add_insecure_port(address)
-    server.start()
+    await server.start()
     print(f"listening on {address if args.unix else f'127.0.0.1:{port}'}", flush=True)
-    server.wait_for_termination()
+    await server.wait_for_termination()
 
 
 if __name__ == "__main__":
-    main()
+    asyncio.run(main())

@@ -1,12 +1,15 @@
 """A trivial bot for transport benchmarks: always the first option, after an optional delay.
 
 python -m bench.first_bot --port 0 [--delay 0.02] [--unix PATH]
+
+It runs on the bot server's event loop (``inline``) and waits its delay with ``asyncio.sleep``,
+so one server carries hundreds of such matches at once without a thread each.
 """
 
 from __future__ import annotations
 
 import argparse
-import time
+import asyncio
 
 from bots.sdk import Bot, Turn
 from bots.serve import serve
@@ -14,14 +17,19 @@ from bots.serve import serve
 
 class FirstOption(Bot):
     name = "first"
+    inline = True
 
     def __init__(self, delay: float) -> None:
         super().__init__()
         self.delay = delay
 
     def choose(self, turn: Turn) -> str:
-        if self.delay:
-            time.sleep(self.delay)
+        return turn.request.options[0].id
+
+
+class SlowFirstOption(FirstOption):
+    async def choose(self, turn: Turn) -> str:  # type: ignore[override]
+        await asyncio.sleep(self.delay)
         return turn.request.options[0].id
 
 
@@ -37,7 +45,8 @@ def main() -> None:
         where = address if args.unix else f"127.0.0.1:{server.port}"  # type: ignore[attr-defined]
         print(f"listening on {where}", flush=True)
 
-    serve(lambda: FirstOption(args.delay), address, max_matches=256, on_ready=announce)
+    kind = SlowFirstOption if args.delay else FirstOption
+    serve(lambda: kind(args.delay), address, max_matches=256, on_ready=announce)
 
 
 if __name__ == "__main__":

@@ -68,9 +68,13 @@ class Turn:
         self.request = request
         self.kind = request.kind
         self.seat = request.seat
-        self.clock = request.clock
         self.events = list(request.events)
         self.history = history
+
+    @property
+    def clock(self) -> bot_pb2.ClockState:
+        """The time left (limit, bank, strikes used)."""
+        return self.request.clock
 
     @cached_property
     def observation(self) -> Message:
@@ -93,6 +97,12 @@ class Bot:
     game_id = ""
     """The game this bot plays ("" = any game)."""
     capabilities: tuple[str, ...] = ()
+    inline = False
+    """Served over gRPC, run this bot's code on the server's event loop instead of a thread
+    (for bots that answer in microseconds; see :mod:`bots.serve`)."""
+    lazy_requests = True
+    """In-process, requests are built as they are read (:class:`arena.protocol.LazyRequest`):
+    the same fields and bytes, without building an observation a bot never reads."""
 
     def __init__(self) -> None:
         self.history: list[bot_pb2.Event] = []

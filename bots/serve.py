@@ -4,25 +4,38 @@
     serve(MyBot, "127.0.0.1:50061")          # blocks; Ctrl-C or SIGTERM stops it cleanly
 
 ``make_bot`` is called once per match (one Play stream), so a bot keeps per-match state in
-``self``. The server accepts many matches at once (``max_matches`` threads). Exceptions in the
-bot's code end that match's stream with an error (the referee records a crash) and are logged
-here with their traceback, for the bot's author.
+``self``. Exceptions in the bot's code end that match's stream with an error (the referee
+records a crash) and are logged here with their traceback, for the bot's author.
+
+The server is asyncio (``grpc.aio``): every stream is a coroutine on one event loop, so a message
+costs no thread hop in the server itself (the synchronous gRPC server hands each message
+between its polling thread and a thread per stream). The bot's own code runs
+
+* on a thread pool (``max_matches`` threads), by default: a bot that thinks for a while (or
+  sleeps, or waits on an engine) does not hold up the other matches this server plays;
+* on the loop itself when the bot says ``inline = True`` (a bot that answers in microseconds:
+  the thread hop would cost more than its decision), or when its ``choose`` is a coroutine
+  (``async def choose``), which is awaited there.
 """
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import logging
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent import futures
+from typing import Any
 
 import grpc
+import grpc.aio
 
 from arena.config import ConfigError
 from arena.ports import bind_error
 from arena.v1 import bot_pb2, bot_pb2_grpc
-from bots.sdk import Bot
+from bots.sdk import Bot, Turn
 
 log = logging.getLogger("arena.bot")
 
@@ -38,57 +51,97 @@ SERVER_OPTIONS = (
 )
 
 
-class BotServicer(bot_pb2_grpc.BotServiceServicer):
-    def __init__(self, make_bot: Callable[[], Bot]) -> None:
-        self.make_bot = make_bot
+async def _decide_async(bot: Bot, request: bot_pb2.DecisionRequest) -> str:
+    """A bot with ``async def choose``: its answer awaited on the loop."""
+    bot.history.extend(request.events)
+    answer: Any = bot.choose(Turn(request, bot.history))
+    if inspect.isawaitable(answer):
+        answer = await answer
+    return str(answer)
 
-    def Play(
-        self, request_iterator: Iterator[bot_pb2.RefereeMessage], context: grpc.ServicerContext
-    ) -> Iterator[bot_pb2.BotMessage]:
+
+class BotServicer(bot_pb2_grpc.BotServiceServicer):
+    def __init__(self, make_bot: Callable[[], Bot], pool: futures.Executor) -> None:
+        self.make_bot = make_bot
+        self.pool = pool
+
+    async def _run(self, bot: Bot | None, call: Callable[..., Any], *args: Any) -> Any:
+        if bot is not None and getattr(bot, "inline", False):
+            return call(*args)
+        return await asyncio.get_running_loop().run_in_executor(self.pool, call, *args)
+
+    async def Play(
+        self, request_iterator: AsyncIterator[bot_pb2.RefereeMessage], context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[bot_pb2.BotMessage]:
         bot: Bot | None = None
+        decide: Callable[[bot_pb2.DecisionRequest], Awaitable[str]] | None = None
         try:
-            for message in request_iterator:
+            async for message in request_iterator:
                 body = message.WhichOneof("body")
                 if body == "start":
-                    bot = self.make_bot()
-                    yield bot_pb2.BotMessage(ready=bot.start(message.start))
-                elif body == "decision" and bot is not None:
-                    choice = bot.decide(message.decision)
+                    bot = await self._run(None, self.make_bot)
+                    assert bot is not None
+                    if inspect.iscoroutinefunction(bot.choose):
+                        decide = lambda request, bot=bot: _decide_async(bot, request)  # noqa: E731
+                    else:
+                        decide = lambda request, bot=bot: self._run(bot, bot.decide, request)  # noqa: E731
+                    yield bot_pb2.BotMessage(ready=await self._run(bot, bot.start, message.start))
+                elif body == "decision" and bot is not None and decide is not None:
+                    request = message.decision
+                    choice = await decide(request)
                     yield bot_pb2.BotMessage(
                         decision=bot_pb2.DecisionResponse(
-                            decision_index=message.decision.decision_index,
-                            option_id=choice,
-                            request_id=message.decision.request_id,
+                            decision_index=request.decision_index, option_id=choice, request_id=request.request_id
                         )
                     )
                 elif body == "finish" and bot is not None:
-                    bot.finish(message.finish)
+                    await self._run(bot, bot.finish, message.finish)
                     return
                 elif body == "abort":
                     log.warning("match aborted by the referee: %s (%s)", message.abort.reason, message.abort.verdict)
                     return
+        except asyncio.CancelledError:
+            raise
         except Exception:
             log.exception("bot %s failed", getattr(bot, "name", "?"))
-            context.abort(grpc.StatusCode.INTERNAL, "the bot raised an exception")
+            await context.abort(grpc.StatusCode.INTERNAL, "the bot raised an exception")
 
 
 class BotServer:
-    """A running bot server (``port`` is the bound port)."""
+    """A running bot server (``port`` is the bound port), on its own event loop thread."""
 
-    def __init__(self, server: grpc.Server, port: int, address: str) -> None:
+    def __init__(
+        self,
+        server: grpc.aio.Server,
+        port: int,
+        address: str,
+        loop: asyncio.AbstractEventLoop,
+        thread: threading.Thread,
+        pool: futures.ThreadPoolExecutor,
+    ) -> None:
         self.server = server
         self.port = port
         self.address = address
+        self._loop = loop
+        self._thread = thread
+        self._pool = pool
+        self._stopped = False
 
     def stop(self, grace: float = 1.0) -> None:
-        self.server.stop(grace).wait()
+        if self._stopped:
+            return
+        self._stopped = True
+        asyncio.run_coroutine_threadsafe(self.server.stop(grace), self._loop).result(grace + 10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
     def wait(self) -> None:
-        self.server.wait_for_termination()
+        self._thread.join()
 
 
 def start(make_bot: Callable[[], Bot], address: str = "127.0.0.1:0", *, max_matches: int = 64) -> BotServer:
-    """Start serving in background threads; returns at once with the bound port."""
+    """Start serving on a background event loop thread; returns at once with the bound port."""
     probe = make_bot()
     reason = getattr(probe, "in_process_only", "")  # a bot that needs the referee's worlds (search)
     if reason:
@@ -98,16 +151,31 @@ def start(make_bot: Callable[[], Bot], address: str = "127.0.0.1:0", *, max_matc
         problem = bind_error(host, int(port_text)) if port_text.isdigit() else None
         if problem is not None:
             raise OSError(problem)
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_matches), options=SERVER_OPTIONS)
-    bot_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(make_bot), server)
+    loop = asyncio.new_event_loop()
+    pool = futures.ThreadPoolExecutor(max_workers=max_matches, thread_name_prefix="arena-bot")
+    thread = threading.Thread(target=loop.run_forever, name="arena-bot-server", daemon=True)
+    thread.start()
+
+    async def begin() -> tuple[grpc.aio.Server, int]:
+        server = grpc.aio.server(options=SERVER_OPTIONS, maximum_concurrent_rpcs=None)
+        bot_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(make_bot, pool), server)
+        try:
+            port = server.add_insecure_port(address)
+        except RuntimeError as exc:  # grpcio raises when nothing could be bound
+            raise OSError(f"cannot bind {address}: {str(exc).split(';')[0]}") from None
+        if port == 0 and not address.startswith("unix:"):
+            raise OSError(f"cannot bind {address}")
+        await server.start()
+        return server, port
+
     try:
-        port = server.add_insecure_port(address)
-    except RuntimeError as exc:  # grpcio raises when nothing could be bound
-        raise OSError(f"cannot bind {address}: {str(exc).split(';')[0]}") from None
-    if port == 0 and not address.startswith("unix:"):
-        raise OSError(f"cannot bind {address}")
-    server.start()
-    return BotServer(server, port, address)
+        server, port = asyncio.run_coroutine_threadsafe(begin(), loop).result(30)
+    except BaseException:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        pool.shutdown(wait=False)
+        raise
+    return BotServer(server, port, address, loop, thread, pool)
 
 
 def serve(

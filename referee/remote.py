@@ -31,7 +31,8 @@ time; it has already been penalised). After a broken stream every later request 
 with the same verdict, so the error policy decides quickly.
 
 Clock accounting per decision, with ``limit`` the per-decision limit and ``t`` the time from
-sending the request to receiving the answer: time over the limit is taken from the bank; past
+the request being written (the write completed: the bot cannot start before) to the answer
+being received: time over the limit is taken from the bank; past
 the bank, lateness up to ``grace`` costs a strike; more than ``strikes`` strikes, or lateness
 beyond the grace, is a timeout. ``increment`` is added to the bank after every answer. The
 request carries the limit, the bank left and the strikes used.
@@ -39,8 +40,10 @@ request carries the limit, the bank left and the strikes used.
 All gRPC objects live on :mod:`referee.aioloop`'s event loop. The runner sees ``runs_on`` and
 drives the whole match on that loop through the ``*_async`` hooks, so a decision costs no
 thread hop; the plain methods are a synchronous facade for other callers. Simultaneous
-decisions use ``begin_decide`` (send, return at once) and ``end_decide`` (wait), so every seat is
-asked before any answer is awaited.
+decisions use ``begin_decide`` (write the request, return) and ``end_decide`` (wait), so every
+seat is asked before any answer is awaited. A request is written straight from the match's
+coroutine (no task per write), serialised once (:func:`_decision_bytes`: no copy into an
+envelope message).
 """
 
 from __future__ import annotations
@@ -57,8 +60,8 @@ import grpc.aio
 
 from arena.config import ConfigError
 from arena.runner import PlayerFailure
-from arena.v1 import bot_pb2, bot_pb2_grpc
-from referee import aioloop, endpoints
+from arena.v1 import bot_pb2
+from referee import aioloop, endpoints, lag
 
 MAX_BOT_MESSAGE = 64 * 1024
 """Largest message accepted from a bot: an answer is a few bytes, ready a few hundred."""
@@ -147,7 +150,6 @@ class _Stream:
         self.inbox: deque[_Inbound] = deque()
         self.waiter: asyncio.Future[None] | None = None
         self.reader: asyncio.Task[None] | None = None
-        self.writing: asyncio.Task[None] | None = None
         self.blocked = False  # a write did not complete in time: the stream is unusable
         # Read-ahead is capped: a bot may send one message per message that asks for one (start,
         # each decision). One more is a flood; the reader stops reading (flow control then holds
@@ -158,7 +160,10 @@ class _Stream:
 
     async def open(self) -> None:
         self.channel = grpc.aio.insecure_channel(self.target, options=CHANNEL_OPTIONS)
-        self.call = bot_pb2_grpc.BotServiceStub(self.channel).Play(wait_for_ready=False)
+        play = self.channel.stream_stream(
+            PLAY_METHOD, request_serializer=_serialize, response_deserializer=bot_pb2.BotMessage.FromString
+        )
+        self.call = play(wait_for_ready=False)
         self.reader = asyncio.get_running_loop().create_task(self._read())
 
     def _put(self, item: _Inbound) -> None:
@@ -192,35 +197,51 @@ class _Stream:
         except Exception as exc:  # deserialisation failures surface here in some versions
             self._put(_Inbound("error", loop.time(), error=_as_rpc_error(exc)))
 
-    def begin_send(self, message: bot_pb2.RefereeMessage) -> float:
-        """Start writing a message that asks for an answer; returns the loop time just before the
-        write (the clock's start). The write runs on its own: a bot that does not read (a zero
-        flow-control window, an unfinished HTTP/2 handshake) blocks it, and :meth:`sent` bounds
-        the wait by the clock."""
+    async def send(
+        self, message: bot_pb2.RefereeMessage | bytes, allowance: float, monitor: lag.LagMonitor | None = None
+    ) -> grpc.aio.AioRpcError | bool:
+        """Write a message that asks for an answer, waiting at most ``allowance`` seconds of the
+        referee's responsive time (its own stalls do not count, see :mod:`referee.lag`): True
+        when written, False when the time ran out first (a bot that does not read: a zero
+        flow-control window, an unfinished HTTP/2 handshake; the stream is then unusable), or
+        the error. Awaited right here (no task per write)."""
         assert self.call is not None
-        loop = asyncio.get_running_loop()
         self.asked += 1
-        self.writing = loop.create_task(self.call.write(message))
-        return loop.time()
-
-    async def sent(self, deadline: float) -> grpc.aio.AioRpcError | bool:
-        """Wait (until ``deadline``, loop time) for the write begun last: True when written,
-        False when the deadline passed first (the stream is then unusable), or the error."""
-        task = self.writing
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
         assert task is not None
-        if not task.done():
-            timeout = deadline - asyncio.get_running_loop().time()
-            await asyncio.wait((task,), timeout=max(0.0, timeout))
-            if not task.done():
-                self.blocked = True
-                return False
-        self.writing = None
+        start = loop.time()
+        expired = False
+        timer: asyncio.TimerHandle | None = None
+
+        def expire(when: float) -> None:
+            nonlocal expired, timer
+            now = loop.time()
+            # Time the referee could not run (recorded stalls, and this timer's own lateness,
+            # not on record yet) does not count against the bot.
+            stalled = monitor.stalled(start, now) + max(0.0, now - when - lag.TOLERANCE) if monitor else 0.0
+            extended = start + allowance + stalled
+            if extended > now:
+                timer = loop.call_at(extended, expire, extended)
+                return
+            expired = True
+            task.cancel()
+
+        timer = loop.call_at(start + allowance, expire, start + allowance)
         try:
-            task.result()
+            await self.call.write(message)
+        except asyncio.CancelledError:
+            if not expired:
+                raise
+            task.uncancel()
+            self.blocked = True
+            return False
         except grpc.aio.AioRpcError as error:
             return error
-        except (asyncio.InvalidStateError, grpc.aio.UsageError, asyncio.CancelledError):
+        except (asyncio.InvalidStateError, grpc.aio.UsageError):
             return _as_rpc_error(RuntimeError("the stream is already closed"), grpc.StatusCode.CANCELLED)
+        finally:
+            timer.cancel()
         return True
 
     async def receive(self, deadline: float) -> _Inbound | None:
@@ -242,13 +263,6 @@ class _Stream:
 
     async def close(self, goodbye: bot_pb2.RefereeMessage | None, linger: float) -> None:
         """Send a last message, half-close, let the bot end its side briefly, then tear down."""
-        if self.writing is not None:
-            # Still blocked (a bot that does not read): nothing more can be written.
-            self.writing.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.writing
-            self.writing = None
-            self.blocked = True
         if self.call is not None:
             if goodbye is not None and not self.blocked and not self.call.done():
                 try:
@@ -269,6 +283,30 @@ class _Stream:
         self.call = None
         self.channel = None
         self.reader = None
+
+
+PLAY_METHOD = "/arena.v1.BotService/Play"
+_DECISION_TAG = b"\x12"  # RefereeMessage.decision: field 2, length-delimited
+
+
+def _serialize(message: bot_pb2.RefereeMessage | bytes) -> bytes:
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _decision_bytes(request: bot_pb2.DecisionRequest) -> bytes:
+    """``RefereeMessage(decision=request)`` serialised without copying the request into a new
+    message (the same bytes: one length-delimited field)."""
+    body = request.SerializeToString()
+    return _DECISION_TAG + _varint(len(body)) + body
 
 
 def _wake(waiter: asyncio.Future[None]) -> None:
@@ -330,6 +368,7 @@ class RemotePlayer:
         """Lateness of the last answer if it cost a strike (the runner records it), else None."""
         self._abandoned: set[int] = set()  # request ids whose answers are dropped when they come
         self._answered: set[int] = set()
+        self._lag: lag.LagMonitor | None = None  # the loop's stall record, while the stream is open
 
     # -- the Player protocol, native (the runner drives the match on the loop: no thread hops) --
 
@@ -349,11 +388,11 @@ class RemotePlayer:
         # before the request (arrival times cannot tell, messages queue in transit). Below 2^53
         # so that bots decoding 64-bit integers as JavaScript numbers keep it exactly.
         request.request_id = 1 + secrets.randbelow(MAX_REQUEST_ID)
-        request.clock.CopyFrom(
-            bot_pb2.ClockState(
-                decision_ms=self._clock.decision_ms, bank_ms=int(self._bank * 1000), strikes=self._strikes
-            )
-        )
+        clock = request.clock
+        clock.SetInParent()
+        clock.decision_ms = self._clock.decision_ms
+        clock.bank_ms = int(self._bank * 1000)
+        clock.strikes = self._strikes
         failed = await self._send_request(request)
         if failed is not None:
             raise failed.error()
@@ -400,6 +439,9 @@ class RemotePlayer:
             raise self._dead.error()
 
     async def _close(self, goodbye: bot_pb2.RefereeMessage | None) -> None:
+        monitor, self._lag = self._lag, None
+        if monitor is not None:
+            monitor.release()
         stream, self._stream = self._stream, None
         if stream is not None:
             if self._dead is None:
@@ -410,6 +452,11 @@ class RemotePlayer:
 
     async def _start(self, message: bot_pb2.MatchStart) -> bot_pb2.Ready | _Failed:
         loop = asyncio.get_running_loop()
+        if self._lag is None:
+            self._lag = lag.monitor()
+            self._lag.acquire()
+        # Admission: a new match does not start on an overloaded loop (no clock runs yet).
+        await self._lag.admit()
         deadline = loop.time() + self._clock.startup_ms / 1000.0
         target = self.target
         if self.policy is not None:
@@ -421,8 +468,9 @@ class RemotePlayer:
         await self._stream.open()
         # Resolving, the HTTP/2 handshake, the write and the ready all count against the
         # start-up allowance: a peer that never completes one of them is a stall, not a hang.
-        self._stream.begin_send(bot_pb2.RefereeMessage(start=message))
-        written = await self._stream.sent(deadline)
+        written = await self._stream.send(
+            bot_pb2.RefereeMessage(start=message), max(0.0, deadline - loop.time()), self._lag
+        )
         if written is False:
             return self._die(
                 _Failed(
@@ -470,9 +518,23 @@ class RemotePlayer:
         assert self._stream is not None
         if self._stream.call is None or self._stream.call.done():
             return self._die(_Failed("crash", "the stream is already closed"))
-        # Only begun here, so every seat of a simultaneous decision is asked at once; the
-        # write is awaited (within the decision's clock) with the answer.
-        self._sent_at = self._stream.begin_send(bot_pb2.RefereeMessage(decision=request))
+        loop = asyncio.get_running_loop()
+        limit = self._clock.decision_ms / 1000.0
+        grace = self._clock.grace_ms / 1000.0
+        allowed = limit + self._bank + grace
+        # The write is bounded by the decision's whole allowance (a bot that does not read).
+        written = await self._stream.send(_decision_bytes(request), allowed, self._lag)
+        # The bot's clock starts once the request is written: it cannot think before that, and
+        # a referee slow to write (a busy loop) must not be charged to the bot.
+        self._sent_at = loop.time()
+        if written is False:
+            return self._die(
+                _Failed(
+                    "timeout", f"could not deliver the request within {allowed * 1000:.0f} ms: the bot does not read"
+                )
+            )
+        if written is not True:
+            return self._die(_failed(_failure_of_error(written)))
         return None
 
     async def _await_answer(self, request: bot_pb2.DecisionRequest) -> str | _Failed:
@@ -481,19 +543,25 @@ class RemotePlayer:
         request_id = request.request_id
         limit = self._clock.decision_ms / 1000.0
         grace = self._clock.grace_ms / 1000.0
-        deadline = self._sent_at + limit + self._bank + grace
-        written = await self._stream.sent(deadline)
-        if written is False:
-            waited = (limit + self._bank + grace) * 1000
-            return self._die(
-                _Failed("timeout", f"could not deliver the request within {waited:.0f} ms: the bot does not read")
-            )
-        if written is not True:
-            return self._die(_failed(_failure_of_error(written)))
+        allowance = limit + self._bank + grace
+        deadline = self._sent_at + allowance
+        monitor = self._lag
         while True:
             item = await self._stream.receive(deadline)
+            if item is None and monitor is not None:
+                # The loop's clock says time is up; but the referee may have been stalled while
+                # the answer waited unread. Let the loop catch up, then count only the time the
+                # referee was responsive (see referee.lag): the bot is charged for that alone.
+                await monitor.settle()
+                if self._stream.inbox:
+                    continue
+                loop = asyncio.get_running_loop()
+                extended = self._sent_at + allowance + monitor.stalled(self._sent_at, loop.time())
+                if extended > loop.time():
+                    deadline = extended
+                    continue
             if item is None:
-                waited = (limit + self._bank + grace) * 1000
+                waited = allowance * 1000
                 self._abandoned.add(request_id)
                 self._bank = 0.0
                 return _Failed("timeout", f"no answer within {waited:.0f} ms (limit + bank + grace)")
@@ -526,7 +594,12 @@ class RemotePlayer:
                     f"expected {request.decision_index} (an answer must echo the request's decision_index)",
                 )
             self._answered.add(request_id)
-            return self._charge(item.at - self._sent_at, answer.option_id)
+            elapsed = item.at - self._sent_at
+            if elapsed > limit and monitor is not None:
+                # Over the limit by the loop's clock: take off the referee's own stalls first.
+                await monitor.settle()
+                elapsed -= monitor.stalled(self._sent_at, item.at)
+            return self._charge(max(0.0, elapsed), answer.option_id)
 
     def _charge(self, elapsed: float, option_id: str) -> str | _Failed:
         """Clock accounting for an answer that took ``elapsed`` seconds."""

@@ -25,8 +25,10 @@ import functools
 import logging
 import re
 import secrets
+import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -34,7 +36,6 @@ from typing import Any, TypeVar
 import grpc
 import grpc.aio
 
-from arena import leaderboard as boards
 from arena.clock import clock_settings
 from arena.config import ConfigError
 from arena.engine import SPECTATOR
@@ -65,6 +66,7 @@ from referee.errors import (
     precondition,
     store_unavailable,
 )
+from referee.live import LiveBoards, ShuttingDown
 from referee.remote import RemotePlayer, target_of
 from referee.store import ENDED, ActiveLimit, Store
 
@@ -77,6 +79,8 @@ MAX_MATCHES = 200_000
 MAX_ACTIVE_TOURNAMENTS = 10
 MAX_CHALLENGES = 2
 WATCH_POLL_SECONDS = 0.25
+FAILURE_CACHE = 256
+"""Ended tournaments whose failures GetBot keeps in memory."""
 API_VERSION = "1.1"
 
 # The maximum of every number a request can carry (documented in arena.proto); anything beyond
@@ -221,6 +225,9 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         self.builtin_bots = builtin_bots
         self.limiter = limiter or RateLimiter(rate=100, burst=200)
         self.state = state or ServiceState()
+        self.live = LiveBoards(store, self.blocking, self.state.shutting_down, WATCH_POLL_SECONDS)
+        self._failures: OrderedDict[str, list[tuple[str, str, int, str, str]]] = OrderedDict()
+        self._failures_lock = threading.Lock()
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -393,18 +400,35 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 continue
             if not mine and info["status"] not in FINISHED:
                 continue  # another owner's errors stay private while the tournament runs
-            for record in self.store.matches(tournament_id):
-                for failure in record.failures:
-                    if record.seats[failure.seat]["bot"] == name:
-                        detail.recent_failures.append(
-                            views.failure(
-                                tournament_id, record.match_id, failure.decision, failure.verdict, failure.detail
-                            )
-                        )
+            for bot, match_id, decision, verdict, text in self._failures_of(tournament_id, info):
+                if bot == name:
+                    detail.recent_failures.append(views.failure(tournament_id, match_id, decision, verdict, text))
             if len(detail.recent_failures) >= 20:
                 break
         del detail.recent_failures[20:]
         return detail
+
+    def _failures_of(self, tournament_id: str, info: dict[str, Any]) -> list[tuple[str, str, int, str, str]]:
+        """Every failure of a tournament's matches: (bot, match id, decision, verdict, detail).
+        An ended tournament's never change, so they are read once and kept (a few hundred
+        tournaments' worth, least recently used dropped): GetBot does not re-read every record
+        of the newest 20 tournaments on every call."""
+        with self._failures_lock:
+            cached = self._failures.get(tournament_id)
+            if cached is not None:
+                self._failures.move_to_end(tournament_id)
+                return cached
+        found = [
+            (record.seats[f.seat]["bot"], record.match_id, f.decision, f.verdict, f.detail)
+            for record in self.store.matches(tournament_id)
+            for f in record.failures
+        ]
+        if info["status"] in FINISHED:
+            with self._failures_lock:
+                self._failures[tournament_id] = found
+                while len(self._failures) > FAILURE_CACHE:
+                    self._failures.popitem(last=False)
+        return found
 
     # -- games ------------------------------------------------------------------------------
 
@@ -639,29 +663,12 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     ) -> AsyncIterator[arena_pb2.TournamentUpdate]:
         info = await self.blocking(self._tournament_info, request.tournament_id)
         spec = TournamentSpec.from_json(info["spec"])
-        records: list[MatchRecord] = []
-        cursor = "0"
-        sent_done = -1
-        while True:
-            if self.state.shutting_down.is_set():
-                raise ApiError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down; watch again")
-            cursor, indices = await self.blocking(self.store.follow, request.tournament_id, cursor, 0)
-            records += await self.blocking(self.store.matches_at, request.tournament_id, indices)
-            info = await self.blocking(self._tournament_info, request.tournament_id)
-            final_board = await self.blocking(self.store.leaderboard, request.tournament_id)
-            ended = info["status"] in FINISHED and (final_board is not None or info["status"] != "complete")
-            if ended or len(records) != sent_done:
-                board = final_board if ended and final_board else boards.build(spec, records, resamples=0)
-                yield arena_pb2.TournamentUpdate(
-                    tournament=views.tournament(info),
-                    leaderboard=views.leaderboard(board, request.tournament_id, failures=ended),
-                    final=ended,
-                )
-                sent_done = len(records)
-            if ended:
-                return
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.state.shutting_down.wait(), WATCH_POLL_SECONDS)
+        # One live view per tournament, shared by every watcher (referee.live).
+        try:
+            async for update in self.live.watch(request.tournament_id, spec):
+                yield update
+        except ShuttingDown:
+            raise ApiError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down; watch again") from None
 
     # -- leaderboards -------------------------------------------------------------------------
 

@@ -1,0 +1,131 @@
+"""The referee's own lateness, so that a bot is never charged for it.
+
+The referee measures a bot's time on its event loop: from the moment a request is written to
+the moment the loop reads the answer. When the loop is stalled (a CPU-bound neighbour, hundreds
+of matches at once, a garbage collection), an answer that arrived in time sits unread until the
+loop gets to it, and the loop's clock would charge the bot for the wait. A timeout must mean the
+bot was slow, so the referee measures its own stalls and takes them off.
+
+:class:`LagMonitor` (one per event loop, running while remote players use the loop) schedules a
+heartbeat every :data:`PERIOD` seconds. A heartbeat due at ``s`` that runs at ``h`` shows that
+the loop could not run anything between ``s`` and ``h``: an answer arriving then could not have
+been seen. Those intervals (when longer than :data:`TOLERANCE`, ordinary jitter) are kept for
+:data:`KEEP` seconds, and :meth:`LagMonitor.stalled` gives how much of a span they cover.
+
+The clock (``referee.remote``) charges a bot ``elapsed - stalled(written, received)``, and before
+calling a timeout or charging time beyond the limit it lets the loop catch up (:meth:`settle`:
+a heartbeat newer than now has run, so every stall up to now is on record and any answer that
+came during it has been read). The error is in the bot's favour only: a stall while the bot was
+really thinking is not charged either. Under overload the referee therefore grows lenient,
+never unfair; admission control (:meth:`admit`) keeps new matches from starting on a loop that
+is already stalled, so it does not get there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections import deque
+
+PERIOD = 0.005
+"""Seconds between heartbeats."""
+TOLERANCE = 0.002
+"""Heartbeat lateness below this is ordinary jitter, not a stall."""
+KEEP = 600.0
+"""Seconds of stall history kept (longer than any decision's limit + bank + grace)."""
+ADMIT_LAG = 0.050
+"""A loop whose last heartbeat was later than this is overloaded: new matches wait."""
+
+
+class LagMonitor:
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.stalls: deque[tuple[float, float]] = deque()  # (from, to), loop time, in order
+        self.users = 0
+        self.lag = 0.0  # lateness of the last heartbeat
+        self._timer: asyncio.TimerHandle | None = None
+        self._waiters: list[tuple[float, asyncio.Future[None]]] = []
+        self._calm: asyncio.Event | None = None
+
+    # -- lifetime: beats only while someone uses the loop ------------------------------------
+
+    def acquire(self) -> None:
+        self.users += 1
+        if self._timer is None:
+            self._schedule(self.loop.time())
+
+    def release(self) -> None:
+        self.users = max(0, self.users - 1)
+        if self.users == 0 and self._timer is not None and not self._waiters:
+            self._timer.cancel()
+            self._timer = None
+
+    def _schedule(self, now: float) -> None:
+        due = now + PERIOD
+        self._timer = self.loop.call_at(due, self._beat, due)
+
+    def _beat(self, due: float) -> None:
+        now = self.loop.time()
+        self.lag = now - due
+        if self.lag > TOLERANCE:
+            self.stalls.append((due, now))
+        while self.stalls and self.stalls[0][1] < now - KEEP:
+            self.stalls.popleft()
+        if self._waiters:
+            ready = [w for w in self._waiters if w[0] <= due]
+            self._waiters = [w for w in self._waiters if w[0] > due]
+            for _, waiter in ready:
+                if not waiter.done():
+                    waiter.set_result(None)
+        if self._calm is not None and self.lag <= ADMIT_LAG:
+            self._calm.set()
+            self._calm = None
+        if self.users or self._waiters:
+            self._schedule(now)
+        else:
+            self._timer = None
+
+    # -- what the clock asks --------------------------------------------------------------
+
+    def stalled(self, start: float, end: float) -> float:
+        """Seconds of [start, end] during which the loop was stalled (could not read anything)."""
+        total = 0.0
+        for low, high in reversed(self.stalls):
+            if high <= start:
+                break
+            if low < end:
+                total += min(high, end) - max(low, start)
+        return max(0.0, total)
+
+    async def settle(self) -> None:
+        """Return once a heartbeat due after now has run: every stall up to now is on record,
+        and the loop has had the iterations to read whatever arrived before."""
+        now = self.loop.time()
+        waiter = self.loop.create_future()
+        self._waiters.append((now, waiter))
+        if self._timer is None:
+            self._schedule(now)
+        await waiter
+        # One more turn of the loop: an answer whose read completed with that heartbeat is
+        # handed to its reader task in the next iteration.
+        for _ in range(3):
+            await asyncio.sleep(0)
+
+    async def admit(self) -> None:
+        """Wait while the loop is overloaded (its last heartbeat later than ADMIT_LAG)."""
+        while self._timer is not None and self.lag > ADMIT_LAG:
+            if self._calm is None:
+                self._calm = asyncio.Event()
+            await self._calm.wait()
+
+
+_monitors: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LagMonitor] = weakref.WeakKeyDictionary()
+
+
+def monitor() -> LagMonitor:
+    """The running loop's monitor."""
+    loop = asyncio.get_running_loop()
+    found = _monitors.get(loop)
+    if found is None:
+        found = _monitors[loop] = LagMonitor(loop)
+    return found

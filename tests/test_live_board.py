@@ -1,0 +1,124 @@
+"""Live leaderboards from running sums (arena.leaderboard.Tally): the same board as a rebuild
+from every record, whatever order the records arrive in, at a cost that does not grow with the
+matches; the published board (bootstrap intervals) unchanged."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from arena.leaderboard import Tally, build
+from arena.record import MatchRecord
+from arena.tournament import TournamentSpec, play_scheduled, schedule
+from bots.registry import make_bot
+
+
+def records_of(spec: TournamentSpec) -> list[MatchRecord]:
+    return [play_scheduled(spec, m, lambda address, game: make_bot(address, game)) for m in schedule(spec)]
+
+
+def without_elo(board: dict) -> dict:
+    board = json.loads(json.dumps(board))
+    for row in board["leaderboard"]:
+        row.pop("elo")
+    return board
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        TournamentSpec(game="rolldice", bots=("random", "random#2", "heuristic"), players=2, repeats=4, seed=3),
+        TournamentSpec(game="skyfive", bots=("random", "heuristic", "heuristic:risk=2", "random#2"), players=3, seed=5),
+    ],
+    ids=["two-player", "three-player"],
+)
+def test_a_tally_fed_in_any_order_gives_the_rebuilt_board(spec):
+    records = records_of(spec)
+    shuffled = records[:]
+    random.Random(1).shuffle(shuffled)
+    tally = Tally(spec)
+    for count, record in enumerate(shuffled, 1):
+        tally.add(record)
+        if count in (1, len(records) // 2, len(records)):
+            expected = build(spec, shuffled[:count], resamples=0)
+            assert without_elo(tally.board()) == without_elo(expected)
+    assert tally.board()["matches"] == len(records)
+    # In schedule order the online Elo matches too.
+    ordered = Tally(spec)
+    for record in sorted(records, key=lambda r: int(r.tournament.get("index", 0))):
+        ordered.add(record)
+    assert ordered.board() == build(spec, records, resamples=0)
+
+
+def test_the_published_board_keeps_its_bootstrap_intervals():
+    spec = TournamentSpec(game="rolldice", bots=("random", "heuristic"), players=2, repeats=12, seed=2)
+    records = records_of(spec)
+    final = build(spec, records)  # resamples=200: bootstrap over duplicate groups
+    live = build(spec, records, resamples=0)
+    assert [r["rating"] for r in final["leaderboard"]] == [r["rating"] for r in live["leaderboard"]]
+    assert [(r["ci_low"], r["ci_high"]) for r in final["leaderboard"]] != [
+        (r["ci_low"], r["ci_high"]) for r in live["leaderboard"]
+    ]
+    assert final["warning"] is None and "duplicate group" in (live["warning"] or "")
+
+
+def test_a_tally_keeps_no_records():
+    spec = TournamentSpec(game="rolldice", bots=("random", "heuristic"), players=2, repeats=3, seed=4)
+    tally = Tally(spec)
+    for record in records_of(spec):
+        tally.add(record)
+    held = [v for v in vars(tally).values() if isinstance(v, list | dict) and v and isinstance(v[0], MatchRecord)]
+    assert held == [] and tally.by_group is None
+
+
+# -- the service's live views (referee.live) over a real redis-server -------------------------
+
+
+def test_many_watchers_share_one_computation_per_update(tmp_path):
+    import asyncio
+
+    from referee.live import LiveBoards
+    from referee.store import Store
+    from tests.services import redis_server
+
+    spec = TournamentSpec(game="rolldice", bots=("random", "heuristic"), players=2, repeats=6, seed=7)
+    records = records_of(spec)
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        assert store.create_tournament("t", spec, total=len(records), batches=1)
+        store.mark_running("t")
+
+        async def scenario() -> tuple[list[list[object]], LiveBoards]:
+            loop = asyncio.get_running_loop()
+
+            async def blocking(fn, *args):  # type: ignore[no-untyped-def]
+                return await loop.run_in_executor(None, fn, *args)
+
+            boards = LiveBoards(store, blocking, asyncio.Event(), poll=0.05)
+
+            async def watcher() -> list[object]:
+                return [update async for update in boards.watch("t", spec)]
+
+            watchers = [loop.create_task(watcher()) for _ in range(50)]
+            for start in range(0, len(records), 4):  # the workers store a batch at a time
+                batch = [(i, records[i]) for i in range(start, min(start + 4, len(records)))]
+                await blocking(store.store_matches, "t", batch)
+                await asyncio.sleep(0.2)
+            store.save_leaderboard("t", build(spec, records))
+            store.finish("t", "complete")
+            seen = await asyncio.wait_for(asyncio.gather(*watchers), 30)
+            return seen, boards
+
+        seen, boards = asyncio.run(scenario())
+    finals = [updates[-1] for updates in seen]
+    assert all(u.final and u.tournament.done == len(records) for u in finals)  # type: ignore[attr-defined]
+    published = build(spec, records)["leaderboard"]
+    assert [(r.bot, r.ci_low) for r in finals[0].leaderboard.rows] == [  # type: ignore[attr-defined]
+        (r["bot"], r["ci_low"]) for r in published
+    ]
+    # One computation per update, shared: every watcher was sent the very same messages.
+    distinct = {id(u) for updates in seen for u in updates}
+    assert boards.computations == len(distinct) <= len(records) // 4 + 3
+    assert boards.live == {}  # dropped when the last watcher left

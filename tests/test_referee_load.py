@@ -1,0 +1,112 @@
+"""A timeout must mean the bot was slow: the referee never charges a bot for its own lateness.
+
+Many concurrent matches share the referee's event loop with a co-tenant that stalls it (blocks
+the loop for a quarter of a second, again and again, as an overloaded process would). The bots
+answer in a few milliseconds, far inside a 200 ms limit with no bank, grace or strikes: every
+answer arrives in time, though the loop may only get to it hundreds of milliseconds later. The
+referee must not call any of them a timeout. A bot that really never answers must still time
+out under the same load. Real bot processes, real gRPC on loopback; verdict counts, not times.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from contextlib import ExitStack
+
+import pytest
+
+from arena.clock import clock_settings
+from arena.games.rolldice import GAME
+from arena.runner import play_match_async
+from referee import aioloop
+from referee.remote import RemotePlayer
+from tests.remote_helpers import bot_process, misbehaving
+
+TIGHT = clock_settings({"decision": 200, "bank": 0, "increment": 0, "grace": 0, "strikes": 0, "startup": 20000})
+STALL = 0.25  # seconds the co-tenant blocks the loop each time (more than the limit)
+
+
+def quick_bot() -> list[str]:
+    return [sys.executable, "-m", "bench.first_bot", "--port", "0", "--delay", "0.005"]
+
+
+async def with_stalls(matches: list, stalls: list[float]) -> list:
+    """Run the matches while a co-tenant blocks the loop for STALL seconds every 50 ms."""
+    done = asyncio.Event()
+
+    async def co_tenant() -> None:
+        while not done.is_set():
+            await asyncio.sleep(0.05)
+            time.sleep(STALL)  # blocks the whole loop, as a CPU-bound neighbour would
+            stalls.append(STALL)
+
+    tenant = asyncio.get_running_loop().create_task(co_tenant())
+    try:
+        return list(await asyncio.gather(*matches))
+    finally:
+        done.set()
+        await tenant
+
+
+def test_healthy_bots_are_never_timed_out_by_a_stalled_referee():
+    with ExitStack() as stack:
+        bots = [stack.enter_context(bot_process(quick_bot())) for _ in range(2)]
+        stalls: list[float] = []
+
+        def match(seed: int):
+            config = GAME.config(2, {"target": 30})
+            players = [RemotePlayer(bots[0]), RemotePlayer(bots[1])]
+            return play_match_async(GAME, config, seed, players, clock=TIGHT)
+
+        records = aioloop.run(with_stalls([match(seed) for seed in range(16)], stalls))
+    decisions = sum(len(r.decisions) for r in records)
+    verdicts = [f.verdict for r in records for f in r.failures]
+    assert len(stalls) >= 5, "the loop was not stalled: the test proves nothing"
+    assert decisions >= 16 * 5
+    assert verdicts == [], f"{len(verdicts)} verdicts against healthy bots: {sorted(set(verdicts))}"
+    assert all(d.by == "bot" for r in records for d in r.decisions)
+
+
+def test_a_bot_that_never_answers_still_times_out_on_a_stalled_referee():
+    with ExitStack() as stack:
+        quick = stack.enter_context(bot_process(quick_bot()))
+        silent = stack.enter_context(bot_process(misbehaving("sleep", "--at", "0", "--sleep", "30")))
+        stalls: list[float] = []
+        config = GAME.config(2, {"target": 30})
+        match = play_match_async(GAME, config, 1, [RemotePlayer(quick), RemotePlayer(silent)], clock=TIGHT)
+        [record] = aioloop.run(with_stalls([match], stalls))
+    assert [(f.seat, f.verdict) for f in record.failures] == [(1, "timeout")]
+
+
+def test_the_stall_record_counts_only_the_overlap_with_a_span():
+    import asyncio as aio
+
+    from referee.lag import LagMonitor
+
+    monitor = LagMonitor(aio.new_event_loop())
+    monitor.stalls.extend([(1.0, 1.5), (2.0, 2.25), (3.0, 4.0)])
+    assert monitor.stalled(0.0, 10.0) == 1.75
+    assert monitor.stalled(1.25, 2.1) == pytest.approx(0.35)
+    assert monitor.stalled(4.0, 5.0) == 0.0
+    assert monitor.stalled(3.5, 3.75) == 0.25
+    monitor.loop.close()
+
+
+def test_a_stalled_loop_is_on_record_once_it_settles():
+    from referee.lag import LagMonitor
+
+    async def scenario() -> tuple[float, float]:
+        monitor = LagMonitor(asyncio.get_running_loop())
+        monitor.acquire()
+        began = asyncio.get_running_loop().time()
+        await asyncio.sleep(0.02)
+        time.sleep(0.3)  # the loop cannot run anything
+        await monitor.settle()
+        end = asyncio.get_running_loop().time()
+        monitor.release()
+        return monitor.stalled(began, end), end - began
+
+    stalled, span = asyncio.run(scenario())
+    assert 0.25 <= stalled <= span

@@ -1,0 +1,222 @@
+"""What a bot receives is pinned: the bytes of every message of a seeded match, per game.
+
+The runner builds requests for in-process and remote players alike; its speed-ups (unchanging
+parts built once per match, observations built only when read) must not change a single byte.
+For each game (default player count, a fixed seed) a recording player serialises every
+MatchStart, DecisionRequest and Finish it receives (deterministic serialisation) and the test
+compares a SHA-256 of all of them, and of the record, with the value pinned here.
+
+A pinned entry is keyed by the game's version: when a game's rules change (its version string
+changes) its entry no longer applies and the test says to re-pin it (``python -m
+tests.test_request_bytes`` prints the current table).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+
+import pytest
+
+from arena.engine import Game
+from arena.registry import games
+from arena.runner import play_match
+from arena.v1 import bot_pb2
+from bots.random_bot import RandomBot
+
+SEED = 20261203
+
+PINNED: dict[str, tuple[str, str, str]] = {
+    # game: (version, sha256[:32] of every message the bots received, of the canonical record)
+    "chicken": (
+        "1",
+        "ec6c9a8aef0310f4aedaedbb12814188",
+        "89a2284d822892107961dbcc2974b220",
+    ),
+    "eggsandempires": (
+        "1",
+        "a6e25b384e8626968447dd0a52f4c18d",
+        "6cc449e5f444360bc006f3944b56b7bc",
+    ),
+    "getbit": (
+        "1.0",
+        "9bb5f38f70b58e58df7ca8c71f8302d5",
+        "f9570273a0d9d73a28f545f68ed8fd7f",
+    ),
+    "karakum": (
+        "1",
+        "30abf8c5228326925ecdff0ccdc0c165",
+        "9ce6f4aa3bdfefc916fa3be34607f9b5",
+    ),
+    "llamallama": (
+        "1",
+        "8b1b32b172ae27777c661b67d7bec709",
+        "82f35083c1f7918e74c1146f037abdd5",
+    ),
+    "petquartet": (
+        "1.0",
+        "fb0ea7bf9232339f75ee457bacb32fb9",
+        "b4274453a4f593d17ac70e4af13bba90",
+    ),
+    "prey": (
+        "1",
+        "a8b84db7b907d47cb1af4f32cb55456f",
+        "6631e5a39fbf0518b1d657d094017d87",
+    ),
+    "rainbow": (
+        "1.0",
+        "8ef06f94ec5615ab7a770972dde5d593",
+        "5b28f6c33ff629934ab8ee36985c27f7",
+    ),
+    "rolldice": (
+        "1.0",
+        "2ccd8b7ebfb7dc615220c3edf5220cb7",
+        "3dcbff6b4cc06567974cddd7de940479",
+    ),
+    "seerscatalog": (
+        "1",
+        "3f379cdf433daf7107dafa2a064a76ed",
+        "27092bfe601401c41bedc21c8aea6ac5",
+    ),
+    "skyfive": (
+        "1.0",
+        "1a25455777b438b083109135ca8a2cab",
+        "7c1d402e589cc71323086b456833ea2f",
+    ),
+    "slambo": (
+        "1",
+        "d74a8528293dbe330ed8fb85137cf210",
+        "eb2cd32551c22ebf1a06c57c336a71d6",
+    ),
+    "sodajerk": (
+        "1",
+        "6da509d9fedba0ccb17f5ded87155705",
+        "baf0488fa4c4afcf5bee3aa8646b6e92",
+    ),
+    "threewitches": (
+        "1",
+        "440f5ee1cac11454a8c646a8911ba118",
+        "db134c44ed1affe9f3a1915b16e3f05d",
+    ),
+    "tricktothefuture": (
+        "1",
+        "2a046d9ac8cfc901c17a839079506f2d",
+        "0f2543e171ef4d807174e25856f81f5e",
+    ),
+    "vivo": (
+        "1.0",
+        "06fa664408a86c02721ee71b3092e2dd",
+        "7b6a9aa000466135cc6157ebe03b7d31",
+    ),
+    "winecellar": (
+        "1",
+        "18a1dba431295d4c98764d5d3a2bd993",
+        "03197e98821fbaa3ca6e79eea0b52059",
+    ),
+    "zoolorettodice": (
+        "1",
+        "95c452804d187ef7fa1348470e7a25f0",
+        "69255e2767a8f028742a9f68fdc9abd4",
+    ),
+}
+
+
+def players_of(game: Game) -> int:
+    if game.meta.id == "getbit":
+        return 4
+    return min(max(2, game.meta.min_players), game.meta.max_players)
+
+
+class Recording(RandomBot):
+    """The random bot, serialising every message it receives (lazy parts materialised)."""
+
+    def __init__(self, digest: hashlib._Hash, seat: int) -> None:
+        super().__init__()
+        self.digest = digest
+        self.seat = seat
+
+    def _add(self, tag: str, message: object) -> None:
+        data = message.SerializeToString(deterministic=True)  # type: ignore[attr-defined]
+        self.digest.update(f"{self.seat}:{tag}:{len(data)}:".encode() + data)
+
+    def start(self, message: bot_pb2.MatchStart) -> bot_pb2.Ready:
+        self._add("start", message)
+        return super().start(message)
+
+    def decide(self, request: bot_pb2.DecisionRequest) -> str:
+        self._add("decide", request)
+        return super().decide(request)
+
+    def finish(self, message: bot_pb2.Finish) -> None:
+        self._add("finish", message)
+        super().finish(message)
+
+
+class Keeping(Recording):
+    """Keeps every message and serialises them only after the match, when the state they were
+    made in has long changed: a request must still read as it was made."""
+
+    def __init__(self, kept: list[tuple[int, str, object]], seat: int) -> None:
+        super().__init__(hashlib.sha256(), seat)
+        self.kept = kept
+
+    def _add(self, tag: str, message: object) -> None:
+        self.kept.append((self.seat, tag, message))
+
+
+def fingerprint(game: Game, *, recording: bool = True, keeping: bool = False) -> tuple[str, str]:
+    digest = hashlib.sha256()
+    n = players_of(game)
+    kept: list[tuple[int, str, object]] = []
+    if keeping:
+        bots: list[RandomBot] = [Keeping(kept, s) for s in range(n)]
+    else:
+        bots = [Recording(digest, s) if recording else RandomBot() for s in range(n)]
+    record = play_match(game, game.config(n), SEED, bots)
+    for seat, tag, message in kept:  # serialised only now
+        data = message.SerializeToString(deterministic=True)  # type: ignore[attr-defined]
+        digest.update(f"{seat}:{tag}:{len(data)}:".encode() + data)
+    canonical = json.dumps(record.canonical(), sort_keys=True).encode()
+    return digest.hexdigest()[:32], hashlib.sha256(canonical).hexdigest()[:32]
+
+
+@pytest.mark.parametrize("game_id", sorted(PINNED))
+def test_bots_receive_exactly_the_pinned_bytes(game_id: str) -> None:
+    game = games().get(game_id)
+    if game is None:
+        pytest.skip(f"{game_id} is not registered here")
+    version, messages, record = PINNED[game_id]
+    if game.meta.version != version:
+        pytest.skip(f"{game_id} is now version {game.meta.version} (pinned {version}): re-pin it")
+    assert fingerprint(game) == (messages, record)
+
+
+@pytest.mark.parametrize("game_id", sorted(PINNED))
+def test_a_request_read_after_the_match_reads_as_it_was_made(game_id: str) -> None:
+    game = games().get(game_id)
+    if game is None or game.meta.version != PINNED[game_id][0]:
+        pytest.skip(f"{game_id} changed or is not registered here")
+    assert fingerprint(game, keeping=True) == PINNED[game_id][1:]
+
+
+@pytest.mark.parametrize("game_id", sorted(PINNED))
+def test_a_bot_that_reads_nothing_plays_the_same_match(game_id: str) -> None:
+    """The plain random bot (it reads only the options) plays the recorded match exactly."""
+    game = games().get(game_id)
+    if game is None or game.meta.version != PINNED[game_id][0]:
+        pytest.skip(f"{game_id} changed or is not registered here")
+    assert fingerprint(game, recording=False)[1] == PINNED[game_id][2]
+
+
+def test_every_registered_game_is_pinned_or_new() -> None:
+    """A game already pinned stays pinned (an entry is not dropped by accident)."""
+    missing = sorted(set(PINNED) - set(games()))
+    assert not missing, f"pinned games no longer registered: {missing}"
+
+
+if __name__ == "__main__":  # print the table to pin
+    for gid, g in sorted(games().items()):
+        messages, record = fingerprint(g)
+        print(f'    "{gid}": ("{g.meta.version}", "{messages}", "{record}"),')
+    sys.exit(0)
