@@ -1,0 +1,27 @@
+"""Open Sesame: see :mod:`arena.games.opensesame.game` for the rules and rulings."""
+
+from arena.games.opensesame.game import (
+    CHIEF,
+    GAME,
+    TREASURES,
+    OpenSesame,
+    SesameState,
+    captured,
+    pick_order,
+    recitation,
+    score_of,
+    treasure_cards,
+)
+
+__all__ = [
+    "CHIEF",
+    "GAME",
+    "TREASURES",
+    "OpenSesame",
+    "SesameState",
+    "captured",
+    "pick_order",
+    "recitation",
+    "score_of",
+    "treasure_cards",
+]
