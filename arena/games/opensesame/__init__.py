@@ -1,9 +1,11 @@
 """Open Sesame: see :mod:`arena.games.opensesame.game` for the rules and rulings."""
 
 from arena.games.opensesame.game import (
+    ARENA_EDITION,
     CHIEF,
     GAME,
     TREASURES,
+    Edition,
     OpenSesame,
     SesameState,
     captured,
@@ -14,9 +16,11 @@ from arena.games.opensesame.game import (
 )
 
 __all__ = [
+    "ARENA_EDITION",
     "CHIEF",
     "GAME",
     "TREASURES",
+    "Edition",
     "OpenSesame",
     "SesameState",
     "captured",

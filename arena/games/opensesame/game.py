@@ -116,13 +116,37 @@ TREASURES: tuple[TreasureSpec, ...] = tuple(
 )
 BY_NAME = {t.name: t for t in TREASURES}
 CHIEF: int = BY_NAME["chief_thief"].id
-ALARM_OF: dict[int, int] = {t.id: t.alarm for t in TREASURES}
-UNIQUE: frozenset[int] = frozenset(t.id for t in TREASURES if t.copies == 1)
+
+
+class Edition:
+    """A treasure list: copies and alarm of each treasure of the proto's enum (the arena
+    edition from ``components.toml``; the design bench tries others)."""
+
+    def __init__(self, treasures: Sequence[TreasureSpec]) -> None:
+        self.treasures = tuple(treasures)
+        self.alarm_of: dict[int, int] = {t.id: t.alarm for t in self.treasures}
+        self.unique: frozenset[int] = frozenset(t.id for t in self.treasures if t.copies == 1)
+        self.catalogue = [
+            pb.TreasureInfo(treasure=t.id, name=t.name, copies=t.copies, alarm=t.alarm, adjective=t.adjective)  # type: ignore[arg-type]
+            for t in self.treasures
+        ]
+
+    def cards(self) -> list[int]:
+        """The treasure cards (treasure ids, in treasure order), the Chief Thief excluded."""
+        return [t.id for t in self.treasures if t.id != CHIEF for _ in range(t.copies)]
+
+    def score_of(self, collection: Iterable[int]) -> tuple[int, int]:
+        """(different treasures, different unique treasures) of a collection [:82-88]."""
+        kinds = set(collection)
+        return len(kinds), len(kinds & self.unique)
+
+
+ARENA_EDITION = Edition(TREASURES)
 
 
 def treasure_cards() -> list[int]:
-    """The 45 treasure cards (treasure ids, in treasure order), the Chief Thief excluded."""
-    return [t.id for t in TREASURES if t.id != CHIEF for _ in range(t.copies)]
+    """The 45 treasure cards of the arena edition (treasure ids, in treasure order)."""
+    return ARENA_EDITION.cards()
 
 
 def name_of(treasure: int) -> str:
@@ -130,9 +154,8 @@ def name_of(treasure: int) -> str:
 
 
 def score_of(collection: Iterable[int]) -> tuple[int, int]:
-    """(different treasures, different unique treasures) of a collection [:82-88]."""
-    kinds = set(collection)
-    return len(kinds), len(kinds & UNIQUE)
+    """(different treasures, different unique treasures) of a collection, arena edition."""
+    return ARENA_EDITION.score_of(collection)
 
 
 def captured(alarms: Sequence[int]) -> bool:
@@ -201,6 +224,8 @@ class SesameState(MatchState):
     ending: pb.Ending.ValueType = pb.ENDING_UNSPECIFIED
     at_fault: int = -1
     order: list[int] = field(default_factory=list)  # seats of the picks still to come
+    recitations: list[int] = field(default_factory=list)  # per seat: correct recitations
+    fumbles: list[int] = field(default_factory=list)  # per seat: wrong recitations
     over: bool = False
 
     @property
@@ -221,7 +246,7 @@ class SesameState(MatchState):
 # Options
 
 _DRAW = Option("draw", "draw and reveal the next treasure", pb.Action(kind=pb.DRAW))
-_OPEN = Option("open-sesame", "say \"Open sesame!\" and share the cavern", pb.Action(kind=pb.OPEN))
+_OPEN = Option("open-sesame", 'say "Open sesame!" and share the cavern', pb.Action(kind=pb.OPEN))
 _RECITE = Option("recite", "recite the cavern correctly", pb.Action(kind=pb.RECITE))
 _FUMBLE = Option("fumble", "recite it wrong (the round ends, you get nothing)", pb.Action(kind=pb.WRONG))
 _TAKE = {
@@ -258,11 +283,7 @@ def _counts(cards: Iterable[int]) -> list[pb.TreasureCount]:
     return [pb.TreasureCount(treasure=t, count=counts[t]) for t in sorted(counts)]  # type: ignore[arg-type]
 
 
-_CATALOGUE = [
-    pb.TreasureInfo(treasure=t.id, name=t.name, copies=t.copies, alarm=t.alarm, adjective=t.adjective)  # type: ignore[arg-type]
-    for t in TREASURES
-]
-_ALARM_NAMES = {pb.SHINY: "shiny", pb.NOISY: "noisy", pb.ENCUMBERING: "encumbering"}
+_ALARM_NAMES: dict[int, str] = {pb.SHINY: "shiny", pb.NOISY: "noisy", pb.ENCUMBERING: "encumbering"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -278,24 +299,33 @@ class OpenSesame(Game[SesameState]):
         version="1",
         options=(
             OptionSpec("younger", False, "younger players: Ali Baba shows the cards during each recitation"),
-            OptionSpec("experienced", False, "experienced players: recite in reveal order, each card with its adjective"),
+            OptionSpec("experienced", False, "experienced players: recite in reveal order, with adjectives"),
         ),
         variants=(
             Variant("younger", "Ali Baba shows the cards while the thief recites", {"younger": True}),
             Variant("experienced", "recitations in reveal order with adjectives", {"experienced": True}),
         ),
         hidden_information=True,
-        summary="Ali Baba reveals treasures one by one until he says \"Open sesame!\" or the alarms "
+        summary='Ali Baba reveals treasures one by one until he says "Open sesame!" or the alarms '
         "catch him; the cavern is shared card by card; collect the most different treasures.",
     )
     observation_type = pb.Observation
     action_type = pb.Action
 
+    def __init__(self, edition: Edition = ARENA_EDITION) -> None:
+        self.edition = edition
+
     def setup(self, config: MatchConfig, chance: Chance) -> SesameState:
         players = config.players
-        state = SesameState(config=config, chance=chance, collections=[[] for _ in range(players)])
+        state = SesameState(
+            config=config,
+            chance=chance,
+            collections=[[] for _ in range(players)],
+            recitations=[0] * players,
+            fumbles=[0] * players,
+        )
         state.ali_baba = chance.pick(range(players), "ali-baba")
-        cards = chance.shuffled(treasure_cards(), "treasures")
+        cards = chance.shuffled(self.edition.cards(), "treasures")
         cut = len(cards) - BELOW_CHIEF
         state.pile = [*cards[:cut], CHIEF, *cards[cut:]]
         self._start_round(state)
@@ -324,7 +354,7 @@ class OpenSesame(Game[SesameState]):
             if option.id == "draw":
                 self._reveal(state)
             else:
-                state.log.public(seat, "open-sesame", "Ali Baba: \"Open sesame!\"", _detail(seat=seat))
+                state.log.public(seat, "open-sesame", 'Ali Baba: "Open sesame!"', _detail(seat=seat))
                 self._start_share(state, pb.OPEN_SESAME)
         else:
             self._take(state, seat, option.action.treasure)  # type: ignore[attr-defined]
@@ -345,7 +375,7 @@ class OpenSesame(Game[SesameState]):
         card = state.pile.pop(0)
         state.cavern.append(card)
         ali = state.ali_baba
-        alarm = ALARM_OF[card]
+        alarm = self.edition.alarm_of[card]
         state.log.public(
             ali,
             "reveal",
@@ -373,10 +403,12 @@ class OpenSesame(Game[SesameState]):
 
     def _recite(self, state: SesameState, seat: int, correct: bool) -> None:
         if not correct:
+            state.fumbles[seat] += 1
             state.log.public(seat, "fumble", f"seat {seat} recites the cavern wrong", _detail(seat=seat))
             state.at_fault = seat
             self._start_share(state, pb.FUMBLE)
             return
+        state.recitations[seat] += 1
         sentence, spoken = recitation(state.cavern, state.experienced)
         detail = _detail(seat=seat, cavern=_counts(state.cavern), spoken=spoken, shown=state.younger)
         shown = " (Ali Baba shows the cards)" if state.younger else ""
@@ -425,7 +457,7 @@ class OpenSesame(Game[SesameState]):
         if state.last_round:
             state.over = True
             state.phase = pb.OVER_PHASE
-            scores = [score_of(c) for c in state.collections]
+            scores = [self.edition.score_of(c) for c in state.collections]
             state.log.public(
                 CHANCE_SEAT,
                 "end",
@@ -440,10 +472,17 @@ class OpenSesame(Game[SesameState]):
 
     def observation(self, state: SesameState, viewer: int) -> pb.Observation:
         seats = []
-        for collection in state.collections:
-            score, uniques = score_of(collection)
+        for seat, collection in enumerate(state.collections):
+            score, uniques = self.edition.score_of(collection)
             seats.append(
-                pb.SeatView(collection=_counts(collection), cards=len(collection), score=score, uniques=uniques)
+                pb.SeatView(
+                    collection=_counts(collection),
+                    cards=len(collection),
+                    score=score,
+                    uniques=uniques,
+                    recitations=state.recitations[seat],
+                    fumbles=state.fumbles[seat],
+                )
             )
         chief_at = state.pile.index(CHIEF) if CHIEF in state.pile else -1
         obs = pb.Observation(
@@ -467,7 +506,7 @@ class OpenSesame(Game[SesameState]):
             ending=state.ending,
             at_fault=state.at_fault,
             pick_order=state.order,
-            treasures=_CATALOGUE,
+            treasures=self.edition.catalogue,
             younger=state.younger,
             experienced=state.experienced,
         )
@@ -476,7 +515,7 @@ class OpenSesame(Game[SesameState]):
         return obs
 
     def score(self, state: SesameState) -> Result:
-        keys = [score_of(c) for c in state.collections]
+        keys = [self.edition.score_of(c) for c in state.collections]
         best = max(keys)
         winners = [s for s in range(state.players) if keys[s] == best]
         summary = f"{'winners' if len(winners) > 1 else 'winner'}: {', '.join(f'seat {s}' for s in winners)}"

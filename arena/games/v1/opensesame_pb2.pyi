@@ -277,12 +277,18 @@ class SeatView(_message.Message):
     CARDS_FIELD_NUMBER: _builtins.int
     SCORE_FIELD_NUMBER: _builtins.int
     UNIQUES_FIELD_NUMBER: _builtins.int
+    RECITATIONS_FIELD_NUMBER: _builtins.int
+    FUMBLES_FIELD_NUMBER: _builtins.int
     cards: _builtins.int
     """cards collected"""
     score: _builtins.int
     """different treasures collected (the score)"""
     uniques: _builtins.int
     """different unique (x1) treasures collected (the tie-break)"""
+    recitations: _builtins.int
+    """correct recitations so far (the table's memory of each thief)"""
+    fumbles: _builtins.int
+    """wrong recitations so far"""
     @_builtins.property
     def collection(self) -> _containers.RepeatedCompositeFieldContainer[Global___TreasureCount]:
         """by treasure, in treasure order"""
@@ -294,10 +300,12 @@ class SeatView(_message.Message):
         cards: _builtins.int = ...,
         score: _builtins.int = ...,
         uniques: _builtins.int = ...,
+        recitations: _builtins.int = ...,
+        fumbles: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "collection", b"collection", "score", b"score", "uniques", b"uniques"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "collection", b"collection", "fumbles", b"fumbles", "recitations", b"recitations", "score", b"score", "uniques", b"uniques"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
