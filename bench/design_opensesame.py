@@ -155,7 +155,9 @@ def main() -> None:
                 specs += ["open:3", "heuristic:nerve=0.7", "heuristic:nerve=1.5", "heuristic:spite=0"]
             for spec in specs:
                 rate = one_against_field(game, players, spec, args.matches)
-                print(f"  {players}p one {spec} vs heuristic: win share {rate:.3f} (equal {1 / players:.3f})", flush=True)
+                print(
+                    f"  {players}p one {spec} vs heuristic: win share {rate:.3f} (equal {1 / players:.3f})", flush=True
+                )
 
 
 if __name__ == "__main__":
