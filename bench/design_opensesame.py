@@ -49,11 +49,14 @@ def strategy(spec: str) -> Bot:
     return HeuristicBot(float(params.get("spite", 0.3)), float(params.get("nerve", 1.0)))
 
 
+OPTIONS: dict[str, object] = {}
+
+
 def play(game: OpenSesame, players: int, seed: int, specs: list[str]) -> tuple[MatchState, list[int]]:
     last: list[MatchState] = []
     record = play_match(
         game,
-        game.config(players),
+        game.config(players, OPTIONS),
         seed,
         [strategy(s) for s in specs],
         on_decision=lambda state, _entry: last.append(state) if not last else None,
@@ -141,18 +144,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=200)
     parser.add_argument("--editions", action="store_true")
+    parser.add_argument("--memory", action="store_true", help="option memory=human")
+    parser.add_argument("--players", type=int, nargs="*", default=[3, 5])
+    parser.add_argument("--slips", type=str, default="", help="another slip table: 0,0,10,25,...")
+    parser.add_argument("--strategies", type=str, default="", help="only these one-seat strategies (comma-separated)")
     args = parser.parse_args()
+    if args.memory:
+        OPTIONS["memory"] = "human"
+    if args.slips:
+        from arena.games.opensesame import game as module
+
+        module.SLIP_PERCENT = tuple(int(x) for x in args.slips.split(","))
     editions = {"arena": ARENA_EDITION}
     if args.editions:
         editions |= {"flat": edition(FLAT), "lumpy": edition(LUMPY)}
     for name, ed in editions.items():
         _check(ed)
         game = OpenSesame(ed)
-        for players in (3, 5):
+        for players in args.players:
             print(f"{name} {players}p self-play:", self_play(game, players, args.matches), flush=True)
             specs = ["open:1", "open:2", f"open:{players + 1}"]
             if not args.editions:
                 specs += ["open:3", "heuristic:nerve=0.7", "heuristic:nerve=1.5", "heuristic:spite=0"]
+            if args.strategies:
+                specs = args.strategies.split(",")
             for spec in specs:
                 rate = one_against_field(game, players, spec, args.matches)
                 print(

@@ -114,8 +114,11 @@ class HeuristicBot(Bot):
         return first + [ring[i % len(ring)] for i in range(n - len(first))]
 
     @staticmethod
-    def _fumble_rate(obs: pb.Observation, seat: int) -> float:
-        """How often this thief got a recitation wrong (a careful prior: nobody fumbles)."""
+    def _fumble_rate(obs: pb.Observation, seat: int, cards: int) -> float:
+        """The chance that this thief gets a cavern of ``cards`` wrong: the slip chance with
+        human memory, else how often it fumbled so far (a careful prior: nobody fumbles)."""
+        if obs.human_memory:
+            return obs.slip_table[min(cards, len(obs.slip_table) - 1)] / 100
         view = obs.seats[seat]
         return view.fumbles / (view.fumbles + view.recitations + 2)
 
@@ -137,7 +140,7 @@ class HeuristicBot(Bot):
             chances = Counter({int(c.treasure): c.count for c in obs.unseen})
         total = sum(chances.values())
         reciter = self._next_reciter(obs)
-        fumble = self._fumble_rate(obs, reciter)
+        fumble = self._fumble_rate(obs, reciter, n + 1)
         expected = 0.0
         for treasure, count in chances.items():
             after = cavern + Counter({treasure: 1})

@@ -24,7 +24,8 @@ Rules as implemented (rulebook line references in brackets):
   treasures.
 * Variants [:92-94]: options ``younger`` (the cards are shown during each recitation) and
   ``experienced`` (recitations in reveal order, each card with its adjective). The 2-player
-  variant is not printed [:96]: 3-5 players only.
+  variant is not printed [:96]: 3-5 players only. Arena variant (designed, ruling 12):
+  ``memory=human``, thieves slip by chance on long caverns.
 
 Rulings (``shared/rules/NOTES.md`` §4.12 unless stated):
 
@@ -62,6 +63,14 @@ Rulings (``shared/rules/NOTES.md`` §4.12 unless stated):
     event carries it as ``spoken``. Both can be combined.
 11. **Alarm tokens**: 3 of each type (NOTES §2); a round never needs more (two pairs is the
     most a free Ali Baba holds). They go back to the middle after each round.
+12. **Human memory** (option ``memory=human``, an arena design, not in the rulebook): with
+    perfect memory (ruling 1) nobody ever errs, which takes away what makes a long cavern
+    worth its risk in the rulebook's game (case 2 hands Ali Baba 3 cards first). The option
+    puts the table's memory back as chance: a thief who chooses ``recite`` for a cavern of n
+    cards still slips with ``slip_percent[n]`` percent (``components.toml``: 0 up to 3 cards,
+    then 5, 10, 20, 30, 45, 60, 75, 90), drawn with chance label ``"memory"``; a slip is a
+    ``fumble`` event with ``slip`` and ends the round as case 2 (the slipping thief is at
+    fault). The chance is in the observation, so bots can weigh it.
 
 Bound: each reveal takes one card of the 46 (45 treasures + the Chief Thief) and asks at most
 one ``recite`` and one ``draw``; each card is taken once in a share. So a match has at most 46
@@ -69,7 +78,9 @@ rounds and 46 x 3 = 138 decisions.
 
 Chance labels, in draw order: ``"ali-baba"`` (pick of the first Ali Baba, items are the seats),
 ``"treasures"`` (one shuffle of the 45 treasure cards, items are treasure ids 1-21 in the
-order of :func:`treasure_cards`; the Chief Thief, id 22, is then put 8 cards from the bottom).
+order of :func:`treasure_cards`; the Chief Thief, id 22, is then put 8 cards from the bottom),
+then, with ``memory=human`` only, one ``"memory"`` draw (``below(100)``) per ``recite`` of a
+cavern whose slip chance is above 0 (a slip when the draw is below the chance).
 
 Designed data (``components.toml``), checked with ``bench/design_opensesame.py``: see the
 findings at the end of the module's README row and in the components file; summary:
@@ -99,6 +110,7 @@ BELOW_CHIEF: int = _GAME["below_chief"]
 TOKENS_PER_TYPE: int = _GAME["alarm_tokens_per_type"]
 CAPTURE_SAME: int = _GAME["capture_same"]
 FUMBLE_TAKES: int = _GAME["fumble_takes"]
+SLIP_PERCENT: tuple[int, ...] = tuple(_DATA["memory"]["slip_percent"])
 _ALARMS = {"none": pb.NO_ALARM, "shiny": pb.SHINY, "noisy": pb.NOISY, "encumbering": pb.ENCUMBERING}
 
 
@@ -156,6 +168,12 @@ def name_of(treasure: int) -> str:
 def score_of(collection: Iterable[int]) -> tuple[int, int]:
     """(different treasures, different unique treasures) of a collection, arena edition."""
     return ARENA_EDITION.score_of(collection)
+
+
+def slip_percent(cards: int) -> int:
+    """The chance in percent that a thief slips reciting a cavern of this many cards
+    (option memory = "human"; 0 with perfect memory)."""
+    return SLIP_PERCENT[min(cards, len(SLIP_PERCENT) - 1)]
 
 
 def captured(alarms: Sequence[int]) -> bool:
@@ -236,6 +254,14 @@ class SesameState(MatchState):
     def experienced(self) -> bool:
         return bool(self.config.options.get("experienced"))
 
+    @property
+    def human(self) -> bool:
+        return self.config.options.get("memory") == "human"
+
+    def slip_chance(self) -> int:
+        """The chance in percent that the next correct recitation slips anyway."""
+        return slip_percent(len(self.cavern)) if self.human else 0
+
     def next_thief(self, seat: int) -> int:
         """The next thief clockwise after ``seat`` (Ali Baba is skipped)."""
         nxt = (seat + 1) % self.players
@@ -300,10 +326,17 @@ class OpenSesame(Game[SesameState]):
         options=(
             OptionSpec("younger", False, "younger players: Ali Baba shows the cards during each recitation"),
             OptionSpec("experienced", False, "experienced players: recite in reveal order, with adjectives"),
+            OptionSpec(
+                "memory",
+                "perfect",
+                "perfect: nobody slips (ruling 1); human: recitations slip by chance, likelier as the cavern grows",
+                ("perfect", "human"),
+            ),
         ),
         variants=(
             Variant("younger", "Ali Baba shows the cards while the thief recites", {"younger": True}),
             Variant("experienced", "recitations in reveal order with adjectives", {"experienced": True}),
+            Variant("human memory", "arena variant: thieves slip by chance on long caverns", {"memory": "human"}),
         ),
         hidden_information=True,
         summary='Ali Baba reveals treasures one by one until he says "Open sesame!" or the alarms '
@@ -402,9 +435,12 @@ class OpenSesame(Game[SesameState]):
         state.phase = pb.RECITE_PHASE
 
     def _recite(self, state: SesameState, seat: int, correct: bool) -> None:
-        if not correct:
+        chance = state.slip_chance()
+        slip = correct and chance > 0 and state.chance.below(100, "memory") < chance
+        if slip or not correct:
             state.fumbles[seat] += 1
-            state.log.public(seat, "fumble", f"seat {seat} recites the cavern wrong", _detail(seat=seat))
+            what = "slips reciting the cavern" if slip else "recites the cavern wrong"
+            state.log.public(seat, "fumble", f"seat {seat} {what}", _detail(seat=seat, slip=slip))
             state.at_fault = seat
             self._start_share(state, pb.FUMBLE)
             return
@@ -509,6 +545,9 @@ class OpenSesame(Game[SesameState]):
             treasures=self.edition.catalogue,
             younger=state.younger,
             experienced=state.experienced,
+            human_memory=state.human,
+            slip_percent=state.slip_chance(),
+            slip_table=SLIP_PERCENT if state.human else (),
         )
         if viewer == SPECTATOR:
             obs.pile_order.extend(state.pile)  # type: ignore[arg-type]

@@ -14,7 +14,8 @@ Option ids:
           picks first). Asked of Ali Baba after each correct recitation while the draw pile
           has cards; with an empty pile Ali Baba must leave (the cavern is shared as after
           "open-sesame").
-  recite: "recite" (state the cavern as it is: the seat has seen every card, so it knows it),
+  recite: "recite" (state the cavern as it is: the seat has seen every card, so it knows it;
+          with option memory = "human" it still slips with the chance `slip_percent`),
           "fumble" (say something wrong: the round ends, Ali Baba takes 3 cards first and the
           thief at fault gets nothing). Asked of the thief whose turn it is, after each reveal.
   take:   "take:<treasure>" (the treasure's name in lower case, e.g. "take:cushion",
@@ -342,6 +343,9 @@ class Observation(_message.Message):
     TREASURES_FIELD_NUMBER: _builtins.int
     YOUNGER_FIELD_NUMBER: _builtins.int
     EXPERIENCED_FIELD_NUMBER: _builtins.int
+    HUMAN_MEMORY_FIELD_NUMBER: _builtins.int
+    SLIP_PERCENT_FIELD_NUMBER: _builtins.int
+    SLIP_TABLE_FIELD_NUMBER: _builtins.int
     PILE_ORDER_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """the observer (0 for the spectator view)"""
@@ -372,6 +376,10 @@ class Observation(_message.Message):
     """variant: the cavern is shown during recitations"""
     experienced: _builtins.bool
     """variant: recitations in order, with adjectives"""
+    human_memory: _builtins.bool
+    """option memory = "human": correct recitations may slip by chance"""
+    slip_percent: _builtins.int
+    """the chance (percent) that a correct recitation of the cavern now slips"""
     @_builtins.property
     def cavern(self) -> _containers.RepeatedCompositeFieldContainer[Global___TreasureCount]:
         """Ali Baba's hand, by treasure (every card was revealed to all)"""
@@ -393,6 +401,10 @@ class Observation(_message.Message):
     @_builtins.property
     def treasures(self) -> _containers.RepeatedCompositeFieldContainer[Global___TreasureInfo]:
         """the treasure list (static)"""
+
+    @_builtins.property
+    def slip_table(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """human memory: slip chance by cavern size (index = cards; the last entry for more)"""
 
     @_builtins.property
     def pile_order(self) -> _containers.RepeatedScalarFieldContainer[Global___Treasure.ValueType]:
@@ -426,11 +438,14 @@ class Observation(_message.Message):
         treasures: _abc.Iterable[Global___TreasureInfo] | None = ...,
         younger: _builtins.bool = ...,
         experienced: _builtins.bool = ...,
+        human_memory: _builtins.bool = ...,
+        slip_percent: _builtins.int = ...,
+        slip_table: _abc.Iterable[_builtins.int] | None = ...,
         pile_order: _abc.Iterable[Global___Treasure.ValueType] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["ali_baba", b"ali_baba", "at_fault", b"at_fault", "cavern", b"cavern", "encumbering", b"encumbering", "ending", b"ending", "experienced", b"experienced", "last_round", b"last_round", "noisy", b"noisy", "phase", b"phase", "pick_order", b"pick_order", "pile", b"pile", "pile_order", b"pile_order", "players", b"players", "reciter", b"reciter", "revealed", b"revealed", "round", b"round", "seat", b"seat", "seats", b"seats", "shiny", b"shiny", "spectator", b"spectator", "treasures", b"treasures", "unseen", b"unseen", "until_chief", b"until_chief", "younger", b"younger"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ali_baba", b"ali_baba", "at_fault", b"at_fault", "cavern", b"cavern", "encumbering", b"encumbering", "ending", b"ending", "experienced", b"experienced", "human_memory", b"human_memory", "last_round", b"last_round", "noisy", b"noisy", "phase", b"phase", "pick_order", b"pick_order", "pile", b"pile", "pile_order", b"pile_order", "players", b"players", "reciter", b"reciter", "revealed", b"revealed", "round", b"round", "seat", b"seat", "seats", b"seats", "shiny", b"shiny", "slip_percent", b"slip_percent", "slip_table", b"slip_table", "spectator", b"spectator", "treasures", b"treasures", "unseen", b"unseen", "until_chief", b"until_chief", "younger", b"younger"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -466,7 +481,8 @@ class Detail(_message.Message):
       pile (cards left); alarm: seat, alarm, alarms (shiny, noisy, encumbering tokens now);
       recite: seat (the thief), cavern (what was recited, by treasure), spoken (experienced: the
       cards in reveal order with their adjectives), shown (younger: Ali Baba showed the cards);
-      fumble: seat (the thief at fault); open-sesame: seat (Ali Baba), forced (the pile was
+      fumble: seat (the thief at fault), slip (human memory: the thief chose "recite" but
+      slipped); open-sesame: seat (Ali Baba), forced (the pile was
       empty); capture: seat (Ali Baba), alarms; share: ending, seat (Ali Baba), at_fault, order
       (the seats in pick order, one per card); take: seat, treasure; end: scores, uniques.
     """
@@ -488,6 +504,7 @@ class Detail(_message.Message):
     ORDER_FIELD_NUMBER: _builtins.int
     SCORES_FIELD_NUMBER: _builtins.int
     UNIQUES_FIELD_NUMBER: _builtins.int
+    SLIP_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     round: _builtins.int
     treasure: Global___Treasure.ValueType
@@ -497,6 +514,7 @@ class Detail(_message.Message):
     forced: _builtins.bool
     ending: Global___Ending.ValueType
     at_fault: _builtins.int
+    slip: _builtins.bool
     @_builtins.property
     def alarms(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     @_builtins.property
@@ -527,10 +545,11 @@ class Detail(_message.Message):
         order: _abc.Iterable[_builtins.int] | None = ...,
         scores: _abc.Iterable[_builtins.int] | None = ...,
         uniques: _abc.Iterable[_builtins.int] | None = ...,
+        slip: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["alarm", b"alarm", "alarms", b"alarms", "at_fault", b"at_fault", "cavern", b"cavern", "ending", b"ending", "forced", b"forced", "order", b"order", "pile", b"pile", "round", b"round", "scores", b"scores", "seat", b"seat", "shown", b"shown", "spoken", b"spoken", "treasure", b"treasure", "uniques", b"uniques"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alarm", b"alarm", "alarms", b"alarms", "at_fault", b"at_fault", "cavern", b"cavern", "ending", b"ending", "forced", b"forced", "order", b"order", "pile", b"pile", "round", b"round", "scores", b"scores", "seat", b"seat", "shown", b"shown", "slip", b"slip", "spoken", b"spoken", "treasure", b"treasure", "uniques", b"uniques"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
