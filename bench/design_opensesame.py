@@ -46,7 +46,7 @@ def strategy(spec: str) -> Bot:
     if spec.startswith("open:"):
         return OpenAt(int(spec.split(":")[1]))
     params = dict(p.split("=") for p in spec.split(":")[1].split(",")) if ":" in spec else {}
-    return HeuristicBot(float(params.get("spite", 0.3)), float(params.get("nerve", 1.0)))
+    return HeuristicBot(float(params.get("spite", 0.3)), float(params.get("nerve", 1.0)), int(params.get("depth", 6)))
 
 
 OPTIONS: dict[str, object] = {}

@@ -299,7 +299,7 @@ def test_observations_do_not_depend_on_the_pile_order():
     b = match(4, ["cushion", "lion"], ali=0)
     chief = b.pile.index(CHIEF)
     rest = list(reversed([c for c in b.pile if c != CHIEF]))
-    b.pile = rest[:chief] + [CHIEF] + rest[chief:]
+    b.pile = [*rest[:chief], CHIEF, *rest[chief:]]
     assert a.pile != b.pile
     GAME.refresh(b)
     for seat in range(4):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
@@ -13,10 +14,12 @@ UNIQUE_BONUS = 0.25
 """A unique (x1) treasure is worth a little more than another new one: it breaks ties."""
 
 
-def _captures(alarms: Sequence[int], alarm: int) -> bool:
-    after = list(alarms)
-    after[alarm - 1] += 1
-    return max(after) >= 3 or min(after) >= 1
+GENERIC = 0
+"""A card not drawn yet, in the lookahead."""
+
+
+def _captured(alarms: Sequence[int]) -> bool:
+    return max(alarms) >= 3 or min(alarms) >= 1
 
 
 class HeuristicBot(Bot):
@@ -26,22 +29,23 @@ class HeuristicBot(Bot):
     * Take: a treasure it lacks is worth 1 (a unique one 1.25); it is worth twice that if a seat
       picking before its next pick lacks it too (take what others want first), and ``spite``
       for each opponent who lacks it when it is worthless to itself (deny the leader-ish).
-    * Draw (Ali Baba): one-step lookahead over the pile's known contents. "Open sesame!" now is
-      worth what it would collect picking first, minus ``spite`` times the best opponent's gain;
-      drawing is worth the same after each possible next card (after a capturing one Ali Baba
-      gets nothing and the thieves share it all; after a fumble by the next thief, whose record
-      of fumbles is public, Ali Baba takes 3 first). It draws when that expectation is higher
-      (the Chief Thief on top is always safe).
+    * Draw (Ali Baba): looks up to ``depth`` cards ahead by alarm type, from the pile's known
+      contents (the cards not drawn yet are worth to each seat the chance that an unseen card
+      is new to it). Stopping is worth what it would collect sharing the cavern now (picking
+      first) minus ``spite`` times the best opponent's gain; a capture gives the cavern to the
+      thieves; a thief's fumble (its public record, or the slip chance with human memory)
+      gives Ali Baba 3 cards first. It draws while drawing (times ``nerve``) is worth more.
     * Recite: always correctly (its memory is perfect).
     """
 
     name = "heuristic"
     game_id = "opensesame"
 
-    def __init__(self, spite: float = 0.3, nerve: float = 1.0) -> None:
+    def __init__(self, spite: float = 0.3, nerve: float = 1.0, depth: int = 6) -> None:
         super().__init__()
         self.spite = spite
         self.nerve = nerve
+        self.depth = depth
 
     def choose(self, turn: Turn) -> str:
         obs = turn.observation
@@ -82,22 +86,31 @@ class HeuristicBot(Bot):
         lacking = sum(1 for s in range(obs.players) if s != me and treasure not in held[s])
         return self.spite * lacking / max(1, obs.players - 1)
 
-    def _gains(self, obs: pb.Observation, cavern: Counter[int], order: Sequence[int]) -> list[float]:
+    def _gains(
+        self, obs: pb.Observation, cavern: Counter[int], order: Sequence[int], future: Sequence[float]
+    ) -> list[float]:
         """What each seat would gain from sharing this cavern in this pick order, every seat
-        greedily taking its most valuable treasure."""
+        greedily taking its most valuable treasure. Cards not drawn yet are ``GENERIC``, worth
+        ``future[seat]`` to a seat (the chance that an unseen card is new to it)."""
         unique = {int(t.treasure) for t in obs.treasures if t.copies == 1}
         held = [set(h) for h in self._held(obs)]
         left = Counter(cavern)
         gains = [0.0] * obs.players
         for seat in order:
-            pick = max(sorted(+left), key=lambda t: self._worth(t, held[seat], unique))
-            gains[seat] += self._worth(pick, held[seat], unique)
+
+            def worth(t: int, seat: int = seat) -> float:
+                return future[seat] if t == GENERIC else self._worth(t, held[seat], unique)
+
+            pick = max(sorted(+left), key=worth)
+            gains[seat] += worth(pick)
             held[seat].add(pick)
             left[pick] -= 1
         return gains
 
-    def _value(self, obs: pb.Observation, cavern: Counter[int], order: Sequence[int]) -> float:
-        gains = self._gains(obs, cavern, order)
+    def _value(
+        self, obs: pb.Observation, cavern: Counter[int], order: Sequence[int], future: Sequence[float] = ()
+    ) -> float:
+        gains = self._gains(obs, cavern, order, future)
         me = obs.seat
         best_other = max(g for s, g in enumerate(gains) if s != me)
         return gains[me] - self.spite * best_other
@@ -122,41 +135,75 @@ class HeuristicBot(Bot):
         view = obs.seats[seat]
         return view.fumbles / (view.fumbles + view.recitations + 2)
 
-    def _next_reciter(self, obs: pb.Observation) -> int:
-        """Who recites the next card: the thief after the one who recited the last card."""
-        n = sum(c.count for c in obs.cavern)
+    @staticmethod
+    def _reciter(obs: pb.Observation, cards: int) -> int:
+        """Who recites the cavern when it holds ``cards`` cards (the thieves take turns from
+        Ali Baba's left)."""
         thieves = [(obs.ali_baba + 1 + i) % obs.players for i in range(obs.players - 1)]
-        return thieves[n % len(thieves)]
+        return thieves[(cards - 1) % len(thieves)]
 
     def _draw(self, obs: pb.Observation) -> str:
+        """Expectimax over the next ``depth`` cards by alarm type (treasures not drawn yet are
+        generic cards, worth to each seat the chance that an unseen card is new to it)."""
         cavern = Counter({int(c.treasure): c.count for c in obs.cavern})
         n = sum(cavern.values())
-        now = self._value(obs, cavern, self._order(obs, n, pb.OPEN_SESAME))
+        held = self._held(obs)
         alarm_of = {int(t.treasure): int(t.alarm) for t in obs.treasures}
-        alarms = (obs.shiny, obs.noisy, obs.encumbering)
-        if obs.until_chief == 0:
-            chances = Counter({int(pb.CHIEF_THIEF): 1})
-        else:
-            chances = Counter({int(c.treasure): c.count for c in obs.unseen})
-        total = sum(chances.values())
-        reciter = self._next_reciter(obs)
-        fumble = self._fumble_rate(obs, reciter, n + 1)
-        expected = 0.0
-        for treasure, count in chances.items():
-            after = cavern + Counter({treasure: 1})
-            alarm = alarm_of[treasure]
-            if alarm and _captures(alarms, alarm):  # Ali Baba gets nothing
-                expected += count * self._value(obs, after, self._order(obs, n + 1, pb.CAPTURE))
-                continue
-            opened = self._value(obs, after, self._order(obs, n + 1, pb.OPEN_SESAME))
-            fumbled = self._value(obs, after, self._order(obs, n + 1, pb.FUMBLE, reciter))
-            expected += count * ((1 - fumble) * opened + fumble * fumbled)
-        return "draw" if self.nerve * expected / total > now else "open-sesame"
+        unseen = Counter({int(c.treasure): c.count for c in obs.unseen})
+        total = sum(unseen.values())
+        future = [sum(c for t, c in unseen.items() if t not in h) / max(1, total) for h in held]
+        by_alarm: Counter[int] = Counter()
+        for t, c in unseen.items():
+            by_alarm[alarm_of[t]] += c
+        start = (obs.shiny, obs.noisy, obs.encumbering)
+        depth = min(self.depth, obs.pile)
+
+        def share(extra: int, ending: int, at_fault: int = -1) -> float:
+            cards = cavern + Counter({GENERIC: extra}) if extra else cavern
+            return self._value(obs, cards, self._order(obs, n + extra, ending, at_fault), future)
+
+        @functools.cache
+        def best(extra: int, alarms: tuple[int, int, int]) -> float:
+            """Ali Baba's value after ``extra`` more cards were drawn and recited correctly."""
+            stop = share(extra, pb.OPEN_SESAME)
+            if extra >= depth:
+                return stop
+            return max(stop, self.nerve * draw(extra, alarms))
+
+        def draw(extra: int, alarms: tuple[int, int, int]) -> float:
+            if extra == obs.until_chief:  # the Chief Thief: no alarm
+                odds = {pb.NO_ALARM: 1.0}
+            else:
+                drawn = [a - s for a, s in zip(alarms, start, strict=True)]
+                left = {
+                    pb.NO_ALARM: by_alarm[pb.NO_ALARM] - (extra - sum(drawn)),
+                    **{a: by_alarm[a] - drawn[a - 1] for a in (pb.SHINY, pb.NOISY, pb.ENCUMBERING)},
+                }
+                size = sum(c for c in left.values() if c > 0)
+                odds = {a: c / size for a, c in left.items() if c > 0} if size else {pb.NO_ALARM: 1.0}
+            cards = n + extra + 1
+            reciter = self._reciter(obs, cards)
+            slip = self._fumble_rate(obs, reciter, cards)
+            value = 0.0
+            for alarm, p in odds.items():
+                after = alarms
+                if alarm:
+                    after = tuple(a + (i == alarm - 1) for i, a in enumerate(alarms))  # type: ignore[assignment]
+                    if _captured(after):
+                        value += p * share(extra + 1, pb.CAPTURE)
+                        continue
+                fumbled = share(extra + 1, pb.FUMBLE, reciter) if slip else 0.0
+                value += p * (slip * fumbled + (1 - slip) * best(extra + 1, after))
+            return value
+
+        now = share(0, pb.OPEN_SESAME)
+        return "draw" if depth and self.nerve * draw(0, start) > now else "open-sesame"
 
 
 def _heuristic(params: Mapping[str, str]) -> Bot:
-    values = read_params("heuristic", params, [Param("spite", 0.3, 0, 2), Param("nerve", 1.0, 0.2, 3)])
-    return HeuristicBot(values["spite"], values["nerve"])
+    specs = [Param("spite", 0.3, 0, 2), Param("nerve", 1.0, 0.2, 3), Param("depth", 6, 1, 12, integer=True)]
+    values = read_params("heuristic", params, specs)
+    return HeuristicBot(values["spite"], values["nerve"], int(values["depth"]))
 
 
 BOTS = {"heuristic": _heuristic}
