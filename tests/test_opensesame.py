@@ -10,12 +10,13 @@ from scipy.stats import chisquare
 from arena.chance import Chance, PresetChance
 from arena.engine import SPECTATOR, IllegalChoice
 from arena.games.opensesame import CHIEF, GAME, TREASURES, SesameState, captured, recitation, score_of, treasure_cards
+from arena.games.opensesame.game import slip_percent
 from arena.games.v1 import opensesame_pb2 as pb
 
 ID = {t.name: t.id for t in TREASURES}
 
 
-def match(players: int, top: list[str], *, ali: int = 0, **options: bool) -> SesameState:
+def match(players: int, top: list[str], *, ali: int = 0, **options: bool | str) -> SesameState:
     """A match whose pile starts with these treasures (the rest in treasure order), with seat
     ``ali`` the first Ali Baba. The first card is revealed at once."""
     rest = treasure_cards()
@@ -291,6 +292,58 @@ def test_the_variants_change_what_is_said_not_the_game():  # ruling 10
     assert all(o == outcomes[0] for o in outcomes)
 
 
+class MemoryDraws(Chance):
+    """Chance whose "memory" draws are fixed (and counted)."""
+
+    def __init__(self, value: int) -> None:
+        super().__init__(0)
+        self.value = value
+        self.memory_draws = 0
+
+    def below(self, n: int, label: str) -> int:
+        if label == "memory":
+            self.memory_draws += 1
+            return self.value
+        return super().below(n, label)
+
+
+def _human_cavern(cards: int, draw: int) -> tuple[SesameState, MemoryDraws]:
+    state = match(3, ["cushion", "book", "vase", "shoe", "key"][:cards], memory="human")
+    chance = MemoryDraws(draw)
+    state.chance = chance
+    recite_and_draw(state, cards - 1)
+    return state, chance
+
+
+def test_human_memory_slips_with_the_table_chance():  # ruling 12
+    assert [slip_percent(n) for n in (1, 3, 4, 5, 11, 30)] == [0, 0, 5, 10, 90, 90]
+    state, chance = _human_cavern(3, 0)
+    assert GAME.observe(state, 0).slip_percent == 0
+    GAME.apply(state, {only(state)[0]: "recite"})
+    assert chance.memory_draws == 0 and kinds(state)[-1] == "recite"  # no slip below 4 cards
+    state, chance = _human_cavern(4, 4)
+    obs = GAME.observe(state, 1)
+    assert obs.human_memory and obs.slip_percent == 5 and list(obs.slip_table)[:5] == [0, 0, 0, 0, 5]
+    seat = only(state)[0]
+    GAME.apply(state, {seat: "recite"})
+    assert chance.memory_draws == 1
+    at = kinds(state).index("fumble")
+    fumble, share = state.log.events[at : at + 2]
+    assert fumble.detail.slip and fumble.seat == seat and state.fumbles[seat] == 1
+    assert share.kind == "share" and share.detail.ending == pb.FUMBLE and share.detail.at_fault == seat
+    state, chance = _human_cavern(4, 5)
+    GAME.apply(state, {only(state)[0]: "recite"})
+    assert kinds(state)[-1] == "recite" and only(state)[1] == "draw"
+
+
+def test_perfect_memory_never_slips():  # ruling 1
+    state, chance = _human_cavern(4, 0)
+    state.config = GAME.config(3)
+    GAME.apply(state, {only(state)[0]: "recite"})
+    assert chance.memory_draws == 0 and kinds(state)[-1] == "recite"
+    assert GAME.observe(state, 0).slip_percent == 0
+
+
 # -- hidden information --------------------------------------------------------------------
 
 
@@ -346,7 +399,11 @@ def test_playout_invariants_over_2000_seeded_games():
     longest = 0
     for seed in range(2000):
         players = 3 + seed % 3
-        options = {"younger": seed % 4 == 1, "experienced": seed % 4 == 2}
+        options = {
+            "younger": seed % 4 == 1,
+            "experienced": seed % 4 == 2,
+            "memory": "human" if seed % 4 == 3 else "perfect",
+        }
         state = GAME.new_match(GAME.config(players, options), seed=seed)
         rng = Chance(seed)
         while state.pending:
