@@ -64,7 +64,7 @@ Rulings (``shared/rules/NOTES.md`` §4.12 unless stated):
 11. **Alarm tokens**: 3 of each type (NOTES §2); a round never needs more (two pairs is the
     most a free Ali Baba holds). They go back to the middle after each round.
 12. **Human memory** (option ``memory=human``, an arena design, not in the rulebook): with
-    perfect memory (ruling 1) nobody ever errs, which takes away what makes a long cavern
+    perfect memory (ruling 1) nobody ever errs, which takes away one reason a long cavern is
     worth its risk in the rulebook's game (case 2 hands Ali Baba 3 cards first). The option
     puts the table's memory back as chance: a thief who chooses ``recite`` for a cavern of n
     cards still slips with ``slip_percent[n]`` percent (``components.toml``: 0 up to 3 cards,
@@ -82,10 +82,34 @@ order of :func:`treasure_cards`; the Chief Thief, id 22, is then put 8 cards fro
 then, with ``memory=human`` only, one ``"memory"`` draw (``below(100)``) per ``recite`` of a
 cavern whose slip chance is above 0 (a slip when the draw is below the chance).
 
-Designed data (``components.toml``), checked with ``bench/design_opensesame.py``: see the
-findings at the end of the module's README row and in the components file; summary:
+Designed data (``components.toml``), checked with ``bench/design_opensesame.py`` (heuristic
+self-play, 100 matches per figure; "one X vs heuristic" = one seat playing X against
+heuristic opponents, seat rotated; the equal share is 1/N):
 
-* DESIGN_FINDINGS
+* Perfect memory, 3 players: 8.3 rounds a match (5.5 cards a round); rounds end by "Open
+  sesame!" 89%, capture 11%; Ali Baba opens with 4 cards (= players + 1, two picks for him)
+  49% of the time, 7+ cards 26%, 1 card 3%. Mean score 12.2 of 22; the tie-break decides 76%
+  of top ties, 9% of matches stay shared. Win share by position from the first Ali Baba
+  0.36 / 0.355 / 0.285 (seat advantage: the first two Ali Babas get one more turn more often).
+  Fixed strategies against the heuristic: open at 1 card 0.320, at 4 cards 0.303, at 2 cards
+  0.235, at 3 cards 0.098 (a second card feeds the next thief, a third the one after), more
+  caution (nerve 0.7) 0.385, more nerve (1.5) 0.135, no spite 0.297: no option is always
+  right, and stopping at 1 and at players + 1 are both sound.
+* Perfect memory, 5 players: 11.0 rounds, 4.2 cards a round, capture 7%; Ali Baba opens at 1
+  card 44% and at 6 (= players + 1) 37%; mean score 7.9; win share by position 0.249 / 0.231
+  / 0.251 / 0.186 / 0.083 (the fifth seat is Ali Baba least often before the Chief Thief).
+  Open at 1: 0.183, at 6: 0.142, at 2: 0.057 (equal 0.2).
+* Human memory (``memory=human``): slips end 30% (3p) to 35% (5p) of the rounds, captures
+  13-17%; Ali Baba still mostly opens at players + 1 or 7+; the heuristic, which weighs the
+  slip chance, beats fixed stopping rules clearly (3p: open at 1 0.113, at 4 0.150; 5p: at 1
+  0.025, at 6 0.113), so reading the slip table matters. Position shares 0.44 / 0.33 / 0.23
+  at 3p: the first Ali Baba gains most from the slips (seat advantage reported, not fixed:
+  the rotation is the rulebook's).
+* Treasure list: an earlier flatter list (every treasure x2-x3) and a lumpier one (two x5
+  plain treasures, more uniques) were compared with a one-card-lookahead heuristic: the
+  flatter list made the first position stronger (0.51 at 3p) and ties commoner (28% shared at
+  5p against 20%); the arena list is the middle. Figures for the current heuristic:
+  ``python -m bench.design_opensesame --editions``.
 """
 
 from __future__ import annotations
