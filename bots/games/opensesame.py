@@ -28,7 +28,7 @@ class HeuristicBot(Bot):
 
     * Take: a treasure it lacks is worth 1 (a unique one 1.25); it is worth twice that if a seat
       picking before its next pick lacks it too (take what others want first), and ``spite``
-      for each opponent who lacks it when it is worthless to itself (deny the leader-ish).
+      times the share of opponents who lack it when it is worthless to itself (denial).
     * Draw (Ali Baba): looks up to ``depth`` cards ahead by alarm type, from the pile's known
       contents (the cards not drawn yet are worth to each seat the chance that an unseen card
       is new to it). Stopping is worth what it would collect sharing the cavern now (picking
