@@ -98,18 +98,21 @@ heuristic opponents, seat rotated; the equal share is 1/N):
 * Perfect memory, 5 players: 11.0 rounds, 4.2 cards a round, capture 7%; Ali Baba opens at 1
   card 44% and at 6 (= players + 1) 37%; mean score 7.9; win share by position 0.249 / 0.231
   / 0.251 / 0.186 / 0.083 (the fifth seat is Ali Baba least often before the Chief Thief).
-  Open at 1: 0.183, at 6: 0.142, at 2: 0.057 (equal 0.2).
+  Open at 1: 0.183, at 6: 0.142, at 2: 0.057, at 3: 0.045; nerve 0.7: 0.223, nerve 1.5:
+  0.093, no spite: 0.142 (equal 0.2).
 * Human memory (``memory=human``): slips end 30% (3p) to 35% (5p) of the rounds, captures
   13-17%; Ali Baba still mostly opens at players + 1 or 7+; the heuristic, which weighs the
   slip chance, beats fixed stopping rules clearly (3p: open at 1 0.113, at 4 0.150; 5p: at 1
   0.025, at 6 0.113), so reading the slip table matters. Position shares 0.44 / 0.33 / 0.23
   at 3p: the first Ali Baba gains most from the slips (seat advantage reported, not fixed:
   the rotation is the rulebook's).
-* Treasure list: an earlier flatter list (every treasure x2-x3) and a lumpier one (two x5
-  plain treasures, more uniques) were compared with a one-card-lookahead heuristic: the
-  flatter list made the first position stronger (0.51 at 3p) and ties commoner (28% shared at
-  5p against 20%); the arena list is the middle. Figures for the current heuristic:
-  ``python -m bench.design_opensesame --editions``.
+* Treasure list (``--editions``, 60 matches each, so +-0.06): against a flatter list (every
+  treasure x2-x3) and a lumpier one (two x5 plain treasures, more uniques). Open at 1 card
+  against the heuristic: arena 0.300 (3p) / 0.167 (5p), flat 0.500 / 0.183 (at 3p leaving with
+  one card becomes the best play: cards are alike, a cavern buys little choice), lumpy 0.350 /
+  0.147. Shared wins: arena 12% / 17%, flat 8% / 22%, lumpy 7% / 23%; the lumpy list also
+  widened the 5p position spread (0.35 to 0.06). The arena list keeps pushing and stopping
+  both sound with the fewest 5p shared wins.
 """
 
 from __future__ import annotations
