@@ -173,7 +173,7 @@ class SodaJerk(Game[SodaJerkState]):
         name="Soda Jerk",
         min_players=2,
         max_players=4,
-        version="1",
+        version="2",  # 2: the last call is a bet (ruling 14)
         options=(OptionSpec("advanced", False, "Advanced play: taps turn to B sides with powers (arena design)"),),
         variants=(
             Variant("two-player", "4 taps, 36 cards, a Switcheroo per player each round (always with 2)", players=(2,)),
