@@ -151,7 +151,7 @@
       return d;
     }
     (o.line || []).forEach(function (id) { if (figs[id]) lane.appendChild(figure(figs[id])); });
-    lane.appendChild(el("div", { cls: "shark", title: "the shark", text: "🦈" }));
+    lane.appendChild(el("div", { cls: "shark", title: "the shark", text: "shark" }));
     box.appendChild(el("div", { cls: "muted", text: "the line, front to back:" }));
     box.appendChild(lane);
     var gone = figs.filter(function (f) { return (o.line || []).indexOf(f.id) < 0; });
