@@ -124,19 +124,26 @@ def replay_data(game: Game, record: MatchRecord, *, title: str = "") -> dict[str
     }
 
 
-def public_data(game: Game, record: MatchRecord, summary: dict[str, Any], *, title: str = "") -> dict[str, Any]:
+def public_data(
+    game: Game,
+    match_id: str,
+    seats: list[str],
+    summary: dict[str, Any],
+    events: list[dict[str, Any]],
+    *,
+    title: str = "",
+) -> dict[str, Any]:
     """What a match of a tournament still running may show (the API's rule): its summary and
     its public events, nothing that determines hidden information (no seed, no observations,
     no choices: the same deal is still being played in the group's other seat rotations)."""
-    state = resimulate(game, record)
     return {
-        "title": title or f"{game.meta.name}: match {record.match_id}",
+        "title": title or f"{game.meta.name}: match {match_id}",
         "game": {"id": game.meta.id, "name": game.meta.name, "version": game.meta.version},
-        "match_id": record.match_id,
-        "seats": [{"bot": s["bot"]} for s in record.seats],
-        "players": len(record.seats),
+        "match_id": match_id,
+        "seats": [{"bot": bot} for bot in seats],
+        "players": len(seats),
         "summary": summary,
-        "events": [event_json(e) for e in state.log.events if e.to is None],
+        "events": events,
         "frames": [],
         "spectator": False,
     }
