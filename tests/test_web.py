@@ -185,8 +185,10 @@ def test_replay_steps_through_a_match_and_shows_its_scores(stack, browser, shots
     steps: dict[int, dict[int, str]] = {}
     for entry in record.decisions:
         steps.setdefault(entry.step, {})[entry.seat] = entry.choice
+    seat_views = []
     for choices in steps.values():
         expected.append([float(x) for x in game.observe(state, SPECTATOR).scores])
+        seat_views.append(game.observe(state, 1))
         game.apply(state, choices)
     expected.append([float(x) for x in record.result["scores"]])
     assert frame_of(browser) == 0 and shown_scores(browser) == expected[0]
@@ -203,17 +205,21 @@ def test_replay_steps_through_a_match_and_shows_its_scores(stack, browser, shots
     last = len(expected) - 1
     assert frame_of(browser) == last and shown_scores(browser) == expected[-1]
     browser.save_screenshot(str(shots / "replay-rainbow-end.png"))
-    # Switching seats: a seat's view holds its own hand, never the others' (no "hands").
+    # Switching seats: a seat's view holds its own hand, never the others' ("hands" is empty).
     browser.find_element(By.ID, "slider").send_keys(Keys.HOME)
     body.send_keys(Keys.ARROW_RIGHT)
     Select(browser.find_element(By.ID, "view")).select_by_value("1")
     observation = browser.find_element(By.ID, "observation").text
-    assert "observation of seat 1" in observation and "hands\n" not in observation
+    assert "observation of seat 1" in observation and "\nhands\nnone" in observation
+    backs = browser.find_elements(By.CSS_SELECTOR, "#table .seatrow .card.back")
+    assert len(backs) == seat_views[1].hand_sizes[0] > 0  # seat 0's hand, face down
     private = [e.text for e in state.log.events if e.to is not None and 1 not in e.to]
     events_text = browser.find_element(By.ID, "events").text
     assert private and not any(text in events_text for text in private)
     Select(browser.find_element(By.ID, "view")).select_by_value("-1")
     assert any(text in browser.find_element(By.ID, "events").text for text in private)
+    assert "\nhands\nnone" not in browser.find_element(By.ID, "observation").text
+    assert not browser.find_elements(By.CSS_SELECTOR, "#table .seatrow .card.back")  # every hand face up
     browser.save_screenshot(str(shots / "replay-rainbow-spectator.png"))
 
 
