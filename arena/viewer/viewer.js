@@ -25,6 +25,7 @@
 
   /* ---- cards and the generic renderer ---------------------------------------------------- */
   var CARDY = /hand|card|deck|pile|played|stack|discard|face_up|trick|meld|risk/i;
+  var PLAIN = /size|count|score|taken|left|total|number|known/i;  /* numbers about cards, not cards */
   function colourClass(c) { return "c-" + String(c).toLowerCase(); }
   function card(v, colour) {
     var c = el("span", { cls: "card" + (colour ? " " + colourClass(colour) : "") });
@@ -56,7 +57,7 @@
       if (!value.length) return el("span", { cls: "muted", text: "none" });
       if (value.every(isCardObject)) return el("span", null, value.map(cardObject));
       if (value.every(function (x) { return typeof x !== "object"; })) {
-        if (CARDY.test(key || "")) return el("span", null, value.map(function (x) { return card(x); }));
+        if (CARDY.test(key || "") && !PLAIN.test(key || "")) return el("span", null, value.map(function (x) { return card(x); }));
         return el("span", { text: value.map(fmt).join(", ") });
       }
       var list = el("div");
