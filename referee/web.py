@@ -70,6 +70,7 @@ def page(title: str, body: str, *, script: str = "") -> web.Response:
     nav = '<header class="nav"><b>Arena</b><a href="/">games</a><a href="/tournaments">tournaments</a></header>'
     text = (
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>'
+        '<link rel="icon" href="data:,">'
         f"<style>{asset('viewer.css')}</style></head><body>{nav}<main>{body}</main>"
         + (f"<script>{script}</script>" if script else "")
         + "</body></html>"

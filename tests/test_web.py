@@ -292,6 +292,7 @@ def test_the_html_export_plays_offline_from_a_file(browser, shots, tmp_path):
     text = page.read_text()
     assert "http://" not in text and "https://" not in text  # nothing to fetch: assets inlined
     record = MatchRecord.loads(record_path.read_text())
+    browser.get_log("browser")  # forget earlier pages' messages
     browser.execute_cdp_cmd("Network.enable", {})
     browser.execute_cdp_cmd(
         "Network.emulateNetworkConditions",
@@ -325,6 +326,7 @@ def test_other_games_render_in_the_export(browser, shots, tmp_path, game):
     assert arena("play", "--game", game, "--players", "3", "--record", str(record_path), "--json").returncode == 0
     page = tmp_path / f"{game}.html"
     assert arena("replay", str(record_path), "--html", str(page)).returncode == 0
+    browser.get_log("browser")
     browser.get(page.as_uri())
     body = browser.find_element(By.TAG_NAME, "body")
     for _ in range(4):
