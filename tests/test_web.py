@@ -140,9 +140,16 @@ def test_games_and_game_pages(stack, browser, shots):
     assert stack["ended"]["rainbow"] in browser.find_element(By.ID, "tournaments").text
     shoot(browser, shots / "game-rainbow.png")
     assert urllib.request.urlopen(stack["url"] + "/api/games/rainbow/leaderboard", timeout=30).status == 200
-    with pytest.raises(urllib.error.HTTPError) as missing:
-        urllib.request.urlopen(stack["url"] + "/games/chess", timeout=30)
-    assert missing.value.code == 404
+    for path, code, says in (
+        ("/games/chess", 404, "no game 'chess'"),
+        ("/tournaments/nope", 404, "no tournament 'nope'"),
+        ("/matches/nope", 400, "expected <tournament id>:<match id>"),
+        (f"/matches/{stack['ended']['rainbow']}:m999999", 404, "no match m999999"),
+        (f"/api/tournaments/{stack['ended']['rainbow']}/matches?offset=x", 400, "numbers"),
+    ):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(stack["url"] + path, timeout=30)
+        assert refused.value.code == code and says in refused.value.read().decode(), path
 
 
 def test_tournament_page_pages_and_filters_its_matches(stack, browser, shots):
