@@ -301,7 +301,9 @@
   slider.oninput = function () { stop(); go(parseInt(slider.value, 10)); };
   viewSel.onchange = function () { view = parseInt(viewSel.value, 10); draw(); };
   document.addEventListener("keydown", function (ev) {
-    if (ev.target && ev.target.tagName === "SELECT") return;
+    var tag = ev.target && ev.target.tagName;
+    if (tag === "SELECT" || tag === "INPUT") return;  /* the slider and the view menu use their own keys */
+    if (tag === "BUTTON" && (ev.key === " " || ev.key === "Enter")) return;  /* a click already */
     if (ev.key === "ArrowRight") { stop(); go(frame + 1); ev.preventDefault(); }
     else if (ev.key === "ArrowLeft") { stop(); go(frame - 1); ev.preventDefault(); }
     else if (ev.key === " ") { toggle(); ev.preventDefault(); }
