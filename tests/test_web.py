@@ -27,6 +27,7 @@ from arena.registry import get_game
 from arena.v1 import arena_pb2, arena_pb2_grpc
 from referee.auth import create_owner
 from referee.store import Store
+from tests.remote_helpers import bot_process, misbehaving
 from tests.services import ROOT, redis_server, service, wait_for, workers
 
 pytestmark = pytest.mark.timeout(600)
@@ -83,7 +84,7 @@ def stack(tmp_path_factory):
             ),
             "rolldice": finished(
                 arena_pb2.CreateTournamentRequest(
-                    game="rolldice", bots=["heuristic", "random", "heuristic:threshold=4"], repeats=1, seed=3
+                    game="rolldice", bots=["heuristic", "random", "heuristic:threshold=4"], repeats=5, seed=3
                 )
             ),
         }
@@ -165,9 +166,11 @@ def test_tournament_page_pages_and_filters_its_matches(stack, browser, shots):
     assert browser.find_element(By.ID, "page-label").text.endswith(f"of {total}")
     first_page = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#match-table tr.match a")]
     assert len(first_page) == min(25, total)
-    if total > 25:
-        browser.find_element(By.ID, "page-next").click()
-        wait.until(lambda b: b.find_element(By.ID, "page-label").text.startswith("26-"))
+    assert total > 25  # two pages
+    browser.find_element(By.ID, "page-next").click()
+    wait.until(lambda b: b.find_element(By.ID, "page-label").text.startswith("26-"))
+    second_page = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#match-table tr.match a")]
+    assert len(second_page) == total - 25 and not set(second_page) & set(first_page)
     Select(browser.find_element(By.ID, "bot-filter")).select_by_value("random")
     wait.until(lambda b: b.find_element(By.ID, "page-label").text.startswith("1-"))
     rows = browser.find_elements(By.CSS_SELECTOR, "#match-table tr.match")
@@ -239,14 +242,38 @@ def test_replay_steps_through_a_match_and_shows_its_scores(stack, browser, shots
 def test_a_running_tournament_never_shows_hidden_cards(stack, browser, shots):
     store: Store = stack["store"]
     call = stack["call"]
-    tournament = call(
-        "CreateTournament",
-        arena_pb2.CreateTournamentRequest(game="rainbow", bots=["random", "heuristic"], repeats=2000),
-    )
+    with bot_process(misbehaving("illegal", "--at", "0")) as address:
+        call("RegisterBot", arena_pb2.RegisterBotRequest(name="flaky", games=["rainbow"], endpoint=address))
+        tournament = call(
+            "CreateTournament",
+            arena_pb2.CreateTournamentRequest(
+                game="rainbow",
+                bots=["flaky", "random", "heuristic"],
+                repeats=2000,
+                on_error="substitute",
+                error_budget=100,
+                bot_concurrency=1,
+            ),
+        )
+        check_running(stack, browser, shots, tournament.id)
+    # Once ended, the same match page is the full replay with every seat's view, and the
+    # failures are shown.
+    wait_for(lambda: store.tournament(tournament.id)["status"] == "cancelled", 60, "the cancel")
+    open_match(stack, browser, tournament.id)
+    WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.ID, "view"))
+    browser.get(f"{stack['url']}/tournaments/{tournament.id}")
+    WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#match-table tr.match"))
+    assert "illegal" in browser.find_element(By.CSS_SELECTOR, '#leaderboard tr[data-bot="flaky"]').text
+    shoot(browser, shots / "tournament-ended-failures.png")
+
+
+def check_running(stack, browser, shots, tournament_id: str) -> None:
+    store: Store = stack["store"]
     try:
-        wait_for(lambda: store.tournament(tournament.id)["done"] >= 2, 120, "some matches")
+        wait_for(lambda: store.tournament(tournament_id)["done"] >= 2, 120, "some matches")
+        wait_for(lambda: any(r.failures for r in store.matches(tournament_id)), 120, "a failure of the flaky bot")
         browser.get_log("performance")  # forget earlier pages' traffic
-        browser.get(f"{stack['url']}/tournaments/{tournament.id}")
+        browser.get(f"{stack['url']}/tournaments/{tournament_id}")
         wait = WebDriverWait(browser, 30)
         wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#match-table tr.match"))
         assert browser.find_element(By.ID, "status-badge").text == "running"
@@ -254,7 +281,7 @@ def test_a_running_tournament_never_shows_hidden_cards(stack, browser, shots):
         wait.until(lambda b: int(b.find_element(By.ID, "done").text) > done)  # live, without reloading
         shoot(browser, shots / "tournament-running.png")
         pages = [browser.page_source, *network_bodies(browser)]
-        record = open_match(stack, browser, tournament.id)
+        record = open_match(stack, browser, tournament_id)
         wait.until(lambda b: b.find_elements(By.ID, "public-note"))
         assert not browser.find_elements(By.ID, "view")  # no seat to switch to while it runs
         shown = json.loads(browser.find_element(By.ID, "replay-data").get_attribute("textContent"))
@@ -270,12 +297,10 @@ def test_a_running_tournament_never_shows_hidden_cards(stack, browser, shots):
             assert str(record.seed) not in text  # the seed deals the same hands to other rotations
         public = [e.text for e in final.log.events if e.to is None]
         assert any(public[-1] in text for text in pages)  # the public events are shown
+        # No bot's failures while it runs (another owner's business), though there are some.
+        assert not any("illegal" in text for text in pages)
     finally:
-        call("CancelTournament", arena_pb2.CancelTournamentRequest(tournament_id=tournament.id))
-    # Once ended, the same match page is the full replay with every seat's view.
-    wait_for(lambda: store.tournament(tournament.id)["status"] == "cancelled", 60, "the cancel")
-    open_match(stack, browser, tournament.id)
-    WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.ID, "view"))
+        stack["call"]("CancelTournament", arena_pb2.CancelTournamentRequest(tournament_id=tournament_id))
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:
