@@ -20,6 +20,7 @@ import asyncio
 import html
 import json
 import logging
+import threading
 from collections.abc import Callable
 from importlib import resources
 from typing import Any, TypeVar
@@ -118,6 +119,11 @@ class WebUI:
     def __init__(self, store: Store, service: Any) -> None:
         self.store = store
         self.service = service  # referee.service.ArenaService: the same privacy code as the API
+        # Running tournaments' records so far, read incrementally (the store's stream of stored
+        # matches, as WatchTournament follows it): a page polling every second decodes only
+        # the new matches. Dropped when the tournament ends.
+        self._live: dict[str, tuple[str, list[MatchRecord]]] = {}
+        self._live_lock = threading.Lock()
 
     async def blocking(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
@@ -245,16 +251,31 @@ class WebUI:
         spec = TournamentSpec.from_json(info["spec"])
         final_board = self.store.leaderboard(tournament_id)
         ended = info["status"] in ENDED and (final_board is not None or info["status"] != "complete")
+        if ended:
+            with self._live_lock:
+                self._live.pop(tournament_id, None)
         if ended and final_board:
             board = final_board
         else:
-            board = boards.build(spec, self.store.matches(tournament_id), resamples=0)
+            board = boards.build(spec, self._records_so_far(tournament_id), resamples=0)
         return {
             "tournament": as_json(views.tournament(info)),
             "leaderboard": as_json(views.leaderboard(board, tournament_id, failures=ended)),
             "seats": board.get("seats", []),
             "final": ended,
         }
+
+    def _records_so_far(self, tournament_id: str) -> list[MatchRecord]:
+        with self._live_lock:
+            cursor, records = self._live.get(tournament_id, ("0", []))
+            records = list(records)
+            while True:
+                cursor, indices = self.store.follow(tournament_id, cursor, 0)
+                if not indices:
+                    break
+                records += self.store.matches_at(tournament_id, indices)
+            self._live[tournament_id] = (cursor, records)
+            return records
 
     async def tournament_json(self, request: web.Request) -> web.Response:
         return web.json_response(await self.blocking(self._tournament_state, request.match_info["tid"]))

@@ -265,6 +265,17 @@ def test_a_running_tournament_never_shows_hidden_cards(stack, browser, shots):
     WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#match-table tr.match"))
     assert "illegal" in browser.find_element(By.CSS_SELECTOR, '#leaderboard tr[data-bot="flaky"]').text
     shoot(browser, shots / "tournament-ended-failures.png")
+    # The replay of a match with a failure highlights the verdict at its decision.
+    failed = next(r for r in store.matches(tournament.id) if r.failures)
+    failure = failed.failures[0]
+    browser.get(f"{stack['url']}/matches/{tournament.id}:{failed.match_id}")
+    WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.ID, "view"))
+    step = failed.decisions[failure.decision].step
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.HOME, *[Keys.ARROW_RIGHT] * step)
+    box = browser.find_element(By.CSS_SELECTOR, f'#decisions .decision.failed[data-seat="{failure.seat}"]')
+    assert box.find_element(By.CSS_SELECTOR, ".verdict").text == "illegal"
+    assert "by the substitute" in box.text
+    shoot(browser, shots / "replay-verdict.png")
 
 
 def check_running(stack, browser, shots, tournament_id: str) -> None:
