@@ -113,7 +113,9 @@
     var trick = el("div", null, [el("span", { cls: "muted", text: "trick " + o.trick + ": " })]);
     (o.played || []).forEach(function (p) {
       var c = p.combo || {};
-      trick.appendChild(el("span", { cls: "pile" }, [seatName(p.seat) + ": " + String(c.type || "").toLowerCase() + " ", card(c.high || c.rank), c.length > 1 ? " len " + c.length : ""]));
+      var cards = [], n = c.length || 1;
+      for (var k = 0; k < n; k++) cards.push(card(c.type === "RUN" ? c.rank + k : c.rank));
+      trick.appendChild(el("span", { cls: "pile" }, [seatName(p.seat) + ": " + String(c.type || "").toLowerCase() + " "].concat(cards)));
     });
     box.appendChild(trick);
     for (var s = 0; s < o.players; s++) {
