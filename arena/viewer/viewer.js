@@ -233,7 +233,7 @@
     var f = frames[frame];
     var o = f.obs[String(view)];
     slider.value = String(frame);
-    label.textContent = (f.end ? "end" : "step " + (frame + 1)) + " / " + (frames.length - 1) + " decisions";
+    label.textContent = (f.end ? "end" : "step " + (frame + 1)) + " of " + (frames.length - 1) + " decision steps";
     label.setAttribute("data-frame", String(frame));
 
     scoresBox.innerHTML = "";
