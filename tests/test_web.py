@@ -141,6 +141,11 @@ def test_games_and_game_pages(stack, browser, shots):
     assert stack["ended"]["rainbow"] in browser.find_element(By.ID, "tournaments").text
     shoot(browser, shots / "game-rainbow.png")
     assert urllib.request.urlopen(stack["url"] + "/api/games/rainbow/leaderboard", timeout=30).status == 200
+    browser.find_element(By.LINK_TEXT, "tournaments").click()
+    WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.ID, "tournaments"))
+    listed = browser.find_element(By.ID, "tournaments").text
+    assert all(tournament_id in listed for tournament_id in stack["ended"].values())
+    shoot(browser, shots / "tournaments.png")
     for path, code, says in (
         ("/games/chess", 404, "no game 'chess'"),
         ("/tournaments/nope", 404, "no tournament 'nope'"),
