@@ -15,6 +15,7 @@ import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 import grpc.aio
@@ -51,6 +52,8 @@ class ServerConfig:
     every_few_seconds: Callable[[], None] | None = None
     """Run on a thread every ``tick`` seconds while serving (e.g. refresh the rating gauges)."""
     tick: float = 2.0
+    http_port: int = 0
+    """The web UI's port (referee.web), on the same loop and store; 0 = no web UI."""
 
 
 class RunningServer:
@@ -69,6 +72,8 @@ class RunningServer:
         self.grace = grace
         self.ticker: asyncio.Task[None] | None = None
         self.store_watch: asyncio.Task[None] | None = None
+        self.web: Any = None  # the web UI's aiohttp runner, if any
+        self.http_port = 0
 
     async def shutdown(self) -> None:
         self.state.shutting_down.set()
@@ -76,6 +81,8 @@ class RunningServer:
             if task is not None:
                 task.cancel()
         await self.health.enter_graceful_shutdown()
+        if self.web is not None:
+            await self.web.cleanup()
         await self.server.stop(self.grace)
 
 
@@ -173,10 +180,21 @@ async def start(config: ServerConfig) -> RunningServer:
         raise OSError(f"cannot bind {config.host}:{config.port}")
     # Store calls are blocking: give them a pool big enough for many concurrent clients.
     asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=32, thread_name_prefix="arena-api"))
+    web_runner, http_port = None, 0
+    if config.http_port:
+        from referee.web import start_web
+
+        try:
+            web_runner, http_port = await start_web(store, service, config.host, config.http_port)
+        except OSError as exc:
+            raise OSError(
+                f"cannot serve the web UI on {config.host}:{config.http_port}: {exc.strerror or exc}"
+            ) from None
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     running = RunningServer(server, port, health_servicer, state, config.grace)
+    running.web, running.http_port = web_runner, http_port
     running.store_watch = asyncio.get_running_loop().create_task(_watch_store(store, health_servicer, state))
     if config.every_few_seconds is not None:
         running.ticker = asyncio.get_running_loop().create_task(_tick(config.every_few_seconds, config.tick))

@@ -3,6 +3,7 @@ command works on a fresh clone without further steps."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -35,3 +36,30 @@ def node_packages() -> Path:
     """The Node.js example bot's directory, with its npm packages installed."""
     ensure_node_packages(NODE_BOT)
     return NODE_BOT
+
+
+CHROMIUM = ("chromium", "chromedriver")
+
+
+def ensure_chromium() -> tuple[str, str]:
+    """Debian's ``chromium`` and ``chromium-driver`` (the browser tests), installed with apt-get
+    when missing and this is root, as ``.ci/run`` does; otherwise the test is skipped, saying why."""
+    if not all(shutil.which(tool) for tool in CHROMIUM):
+        if os.geteuid() != 0 or shutil.which("apt-get") is None:
+            pytest.skip("chromium and chromedriver are not installed: `apt-get install chromium chromium-driver`")
+        for command in (
+            ["apt-get", "update", "-qq"],
+            ["apt-get", "install", "-y", "-qq", "chromium", "chromium-driver"],
+        ):
+            done = subprocess.run(command, capture_output=True, text=True, timeout=1200)
+            if done.returncode != 0:
+                pytest.fail(f"`{' '.join(command)}` failed:\n{done.stdout}{done.stderr}")
+    browser, driver = (shutil.which(tool) for tool in CHROMIUM)
+    assert browser and driver
+    return browser, driver
+
+
+@pytest.fixture(scope="session")
+def chromium() -> tuple[str, str]:
+    """Paths of the browser and its driver."""
+    return ensure_chromium()

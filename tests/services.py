@@ -245,6 +245,7 @@ class Service:
     def __init__(self, url: str, log: Path, *extra: str, allow_endpoints: str = LOOPBACK) -> None:
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
+        self.http_port = free_port()  # the web UI (a fixed default would collide between tests)
         args = [
             sys.executable,
             "-m",
@@ -256,6 +257,8 @@ class Service:
             url,
             "--metrics-port",
             "0",
+            "--http-port",
+            str(self.http_port),
             "--allow-endpoints",
             allow_endpoints,
             *extra,

@@ -135,12 +135,13 @@ def test_grafana_provisions_the_prometheus_data_source_and_the_dashboards_direct
 
 def test_the_referee_service_serves_on_the_cli_defaults_and_waits_for_redis():
     from referee.server import DEFAULT_METRICS_PORT, DEFAULT_PORT
+    from referee.web import DEFAULT_HTTP_PORT
 
     referee = SERVICES["referee"]
     serve = build_parser().parse_args(referee["command"])
-    assert (serve.port, serve.metrics_port) == (DEFAULT_PORT, DEFAULT_METRICS_PORT)
+    assert (serve.port, serve.metrics_port, serve.http_port) == (DEFAULT_PORT, DEFAULT_METRICS_PORT, DEFAULT_HTTP_PORT)
     assert serve.host == "0.0.0.0" and serve.redis == "redis://redis:6379/0"
-    assert set(referee["ports"]) == {f"{DEFAULT_PORT}:{DEFAULT_PORT}", f"{DEFAULT_METRICS_PORT}:{DEFAULT_METRICS_PORT}"}
+    assert set(referee["ports"]) == {f"{p}:{p}" for p in (DEFAULT_PORT, DEFAULT_METRICS_PORT, DEFAULT_HTTP_PORT)}
     assert referee["depends_on"]["redis"]["condition"] == "service_healthy"
     probe = build_parser().parse_args(referee["healthcheck"]["test"][2:])  # ["CMD", "arena", ...]
     assert probe.server == f"localhost:{DEFAULT_PORT}"

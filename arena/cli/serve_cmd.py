@@ -13,6 +13,7 @@ from arena.cli.common import DEFAULT_REDIS
 
 def register(commands: Any) -> None:
     from referee.server import DEFAULT_METRICS_PORT, DEFAULT_PORT
+    from referee.web import DEFAULT_HTTP_PORT
 
     parser = commands.add_parser("serve", help="run the referee service (gRPC API)")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (0.0.0.0 for all)")
@@ -25,6 +26,12 @@ def register(commands: Any) -> None:
         type=int,
         default=DEFAULT_METRICS_PORT,
         help=f"Prometheus /metrics (default {DEFAULT_METRICS_PORT}; 0 = off)",
+    )
+    parser.add_argument(
+        "--http-port",
+        type=int,
+        default=DEFAULT_HTTP_PORT,
+        help=f"web UI: games, leaderboards, tournaments, replays (default {DEFAULT_HTTP_PORT}; 0 = off)",
     )
     parser.add_argument("--rate", type=float, default=100.0, help="calls per second per owner (0 = unlimited)")
     parser.add_argument("--burst", type=int, default=200, help="burst of calls per owner")
@@ -51,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port {args.port}: expected 0..65535")
+    if not 0 <= args.http_port <= 65535:
+        raise UsageError(f"--http-port {args.http_port}: expected 0..65535 (0 = no web UI)")
     endpoints.configure(endpoints.EndpointPolicy.parse(args.allow_endpoints))
     check_broker(args.redis)
     app = make_app(args.redis)
@@ -98,10 +107,13 @@ def run(args: argparse.Namespace) -> int:
         grace=args.grace,
         interceptors=interceptors,
         every_few_seconds=housekeeping,
+        http_port=args.http_port,
     )
 
     def announce(running: Any) -> None:
         print(f"arena service on {args.host}:{running.port} (store {args.redis})", flush=True)
+        if running.http_port:
+            print(f"web UI on http://{args.host}:{running.http_port}/", flush=True)
 
     try:
         asyncio.run(serve_until_signalled(config, announce))

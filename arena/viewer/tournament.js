@@ -1,0 +1,77 @@
+/* A tournament's page: polls /api/tournaments/ID (the API's WatchTournament view) every second
+   while it runs and redraws progress, leaderboard and seats; the matches are paged and
+   filtered by bot through /api/tournaments/ID/matches. Plain JavaScript, no libraries. */
+(function () {
+  "use strict";
+  var offset = 0, limit = 25, bot = "";
+  function $(id) { return document.getElementById(id); }
+  function esc(s) { return String(s).replace(/[&<>"']/g, function (c) { return "&#" + c.charCodeAt(0) + ";"; }); }
+  function bar(r, low, span) {
+    function x(v) { return Math.round(10000 * (v - low) / span) / 100; }
+    return '<div class="bar" title="' + r.ci_low + " .. " + r.ci_high + '"><div class="range" style="left:' + x(r.ci_low) +
+      "%;width:" + (x(r.ci_high) - x(r.ci_low)) + '%"></div><div class="point" style="left:' + x(r.rating) + '%"></div></div>';
+  }
+  function drawBoard(board, final) {
+    var rows = board.rows || [];
+    if (!rows.length) { $("leaderboard").innerHTML = '<p class="muted">no matches yet</p>'; return; }
+    var low = Math.min.apply(null, rows.map(function (r) { return r.ci_low; }));
+    var high = Math.max.apply(null, rows.map(function (r) { return r.ci_high; }));
+    var span = (high - low) || 1;
+    var h = '<table class="leaderboard"><tr><th>#</th><th>bot</th><th class="num">rating</th><th>interval</th><th class="num">games</th><th class="num">mean rank</th><th>failures</th></tr>';
+    rows.forEach(function (r) {
+      var f = Object.keys(r.failures || {}).sort().map(function (k) { return esc(k) + ": " + r.failures[k]; }).join(", ");
+      h += '<tr data-bot="' + esc(r.bot) + '"><td>' + r.rank + "</td><td>" + esc(r.bot) + '</td><td class="num">' + r.rating +
+        "</td><td>" + bar(r, low, span) + '<span class="muted">' + r.ci_low + " .. " + r.ci_high + '</span></td><td class="num">' +
+        r.games + '</td><td class="num">' + (Math.round(r.mean_rank * 1000) / 1000) + "</td><td>" +
+        (final ? (f || '<span class="muted">none</span>') : '<span class="muted">shown when the tournament ends</span>') + "</td></tr>";
+    });
+    $("leaderboard").innerHTML = h + "</table>" + (board.warning ? '<p class="muted">' + esc(board.warning) + "</p>" : "");
+  }
+  function drawSeats(seats) {
+    if (!seats.length) { $("seats").innerHTML = '<p class="muted">no matches yet</p>'; return; }
+    var h = '<table><tr><th>seat</th><th class="num">win rate</th><th class="num">mean rank</th></tr>';
+    seats.forEach(function (s) {
+      h += "<tr><td>" + s.seat + '</td><td class="num">' + (s.win_rate === null ? "-" : s.win_rate) + '</td><td class="num">' +
+        (s.mean_rank === null ? "-" : s.mean_rank) + "</td></tr>";
+    });
+    $("seats").innerHTML = h + "</table>";
+  }
+  function draw(state) {
+    var t = state.tournament;
+    $("status").innerHTML = '<span class="badge ' + esc(t.status) + '" id="status-badge">' + esc(t.status) + "</span> " +
+      esc(t.game) + ", " + esc(t.format) + ", " + t.players + " players - <span id=\"done\">" + t.done + "</span> / " + t.total + " matches";
+    $("progress").style.width = (t.total ? 100 * t.done / t.total : 0) + "%";
+    drawBoard(state.leaderboard, state.final);
+    drawSeats(state.seats || []);
+  }
+  function loadMatches() {
+    var url = "/api/tournaments/" + encodeURIComponent(TOURNAMENT) + "/matches?offset=" + offset + "&limit=" + limit +
+      (bot ? "&bot=" + encodeURIComponent(bot) : "");
+    fetch(url).then(function (r) { return r.json(); }).then(function (page) {
+      var h = '<table id="match-table"><tr><th>match</th><th>seats (bot: score, rank)</th><th class="num">decisions</th><th class="num">failures</th></tr>';
+      (page.matches || []).forEach(function (m) {
+        h += '<tr class="match"><td><a href="/matches/' + encodeURIComponent(m.id) + '">' + esc(m.id.split(":").pop()) + "</a></td><td>" +
+          m.seats.map(function (s) { return esc(s.bot) + ": " + s.score + " (" + s.rank + ")" + (s.forfeited ? ' <span class="verdict">forfeited</span>' : ""); }).join(", ") +
+          '</td><td class="num">' + m.decisions + '</td><td class="num">' + (m.failures ? '<span class="verdict">' + m.failures + "</span>" : 0) + "</td></tr>";
+      });
+      $("matches").innerHTML = h + "</table>";
+      var total = page.total || 0;
+      $("page-label").textContent = total ? (offset + 1) + "-" + Math.min(offset + limit, total) + " of " + total : "no matches";
+      $("page-prev").disabled = offset === 0;
+      $("page-next").disabled = offset + limit >= total;
+    });
+  }
+  function poll() {
+    fetch("/api/tournaments/" + encodeURIComponent(TOURNAMENT)).then(function (r) { return r.json(); }).then(function (state) {
+      draw(state);
+      loadMatches();
+      if (!state.final) setTimeout(poll, 1000);
+    }).catch(function () { setTimeout(poll, 3000); });
+  }
+  $("page-prev").onclick = function () { offset = Math.max(0, offset - limit); loadMatches(); };
+  $("page-next").onclick = function () { offset += limit; loadMatches(); };
+  $("bot-filter").onchange = function () { bot = this.value; offset = 0; loadMatches(); };
+  draw(INITIAL);
+  loadMatches();
+  if (!INITIAL.final) setTimeout(poll, 1000);
+})();

@@ -1,0 +1,315 @@
+/* Arena replay viewer: plain JavaScript, no libraries. Reads the JSON in #replay-data (see
+   arena/replay_view.py) and draws one frame (a decision step, or the end) at a time. */
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("replay-data").textContent);
+  var root = document.getElementById("replay");
+  var frame = 0, view = data.spectator ? -1 : -2, timer = null;
+
+  function el(tag, attrs, kids) {
+    var e = document.createElement(tag);
+    if (attrs) for (var k in attrs) {
+      if (k === "text") e.textContent = attrs[k];
+      else if (k === "cls") e.className = attrs[k];
+      else e.setAttribute(k, attrs[k]);
+    }
+    (kids || []).forEach(function (c) { if (c != null) e.appendChild(typeof c === "string" ? document.createTextNode(c) : c); });
+    return e;
+  }
+  function seatName(s) {
+    if (s < 0) return "table";
+    var b = data.seats[s] ? data.seats[s].bot : "?";
+    return "seat " + s + " (" + b + ")";
+  }
+  function fmt(x) { return typeof x === "number" ? String(Math.round(x * 1000) / 1000) : String(x); }
+
+  /* ---- cards and the generic renderer ---------------------------------------------------- */
+  var CARDY = /hand|card|deck|pile|played|stack|discard|face_up|trick|meld|risk/i;
+  var PLAIN = /size|count|score|taken|left|total|number|known/i;  /* numbers about cards, not cards */
+  function colourClass(c) { return "c-" + String(c).toLowerCase(); }
+  function card(v, colour) {
+    var c = el("span", { cls: "card" + (colour ? " " + colourClass(colour) : "") });
+    c.textContent = v === undefined || v === null ? "?" : String(v);
+    return c;
+  }
+  function isCardObject(o) {
+    return o && typeof o === "object" && !Array.isArray(o) && ("colour" in o || "color" in o || "suit" in o) &&
+      Object.keys(o).length <= 4;
+  }
+  function cardObject(o) {
+    var colour = o.colour || o.color || o.suit;
+    var v = "value" in o ? o.value : ("rank" in o ? o.rank : "");
+    var c = card(v === "" ? String(colour).slice(0, 3) : v, colour);
+    c.title = JSON.stringify(o);
+    return c;
+  }
+  function counts(o) {  /* {counts: [..]}: card multiset by rank 1..n */
+    var span = el("span");
+    var any = false;
+    o.counts.forEach(function (n, i) { for (var k = 0; k < n; k++) { span.appendChild(card(i + 1)); any = true; } });
+    if (!any) span.appendChild(el("span", { cls: "muted", text: "none" }));
+    return span;
+  }
+  function generic(value, key, depth) {
+    depth = depth || 0;
+    if (value === null || value === undefined) return el("span", { cls: "muted", text: "-" });
+    if (Array.isArray(value)) {
+      if (!value.length) return el("span", { cls: "muted", text: "none" });
+      if (value.every(isCardObject)) return el("span", null, value.map(cardObject));
+      if (value.every(function (x) { return typeof x !== "object"; })) {
+        if (CARDY.test(key || "") && !PLAIN.test(key || "")) return el("span", null, value.map(function (x) { return card(x); }));
+        return el("span", { text: value.map(fmt).join(", ") });
+      }
+      var list = el("div");
+      value.forEach(function (item, i) {
+        var label = /seat|player|table|board|scores|claimed|hands/i.test(key || "") ? seatName(i) : key + " " + i;
+        list.appendChild(el("div", { cls: "sub" }, [el("div", { cls: "muted", text: label }), generic(item, key, depth + 1)]));
+      });
+      return list;
+    }
+    if (typeof value === "object") {
+      if (isCardObject(value)) return cardObject(value);
+      if (Array.isArray(value.counts) && Object.keys(value).length === 1) return counts(value);
+      var kv = el("div", { cls: "kv" });
+      Object.keys(value).forEach(function (k) {
+        kv.appendChild(el("div", { cls: "k", text: k.replace(/_/g, " ") }));
+        kv.appendChild(el("div", { cls: /score/i.test(k) ? "score" : "" }, [generic(value[k], k, depth + 1)]));
+      });
+      return kv;
+    }
+    if (typeof value === "boolean") return el("span", { text: value ? "yes" : "no" });
+    return el("span", { text: fmt(value) });
+  }
+
+  /* ---- game tables -------------------------------------------------------------------------- */
+  var TABLES = {};
+  TABLES.skyfive = function (o) {
+    var box = el("div");
+    box.appendChild(el("div", null, [
+      el("span", { cls: "pile", text: "draw pile: " + o.deck_size }), el("span", { cls: "pile", text: "removed: " + o.removed_count }),
+      el("span", { cls: "pile", text: "phase: " + o.phase }), o.buster >= 0 ? el("span", { cls: "verdict", text: "buster: " + seatName(o.buster) }) : null]));
+    (o.table || []).forEach(function (t, s) {
+      var row = el("div", { cls: "seatrow" + (s === o.turn_seat ? " active" : "") });
+      row.appendChild(el("div", { cls: "who" }, [el("b", { text: seatName(s) }), el("div", null, ["score ", el("span", { cls: "score", text: fmt(t.score) })])]));
+      var up = el("div", null, (t.face_up || []).map(cardObject));
+      if (!(t.face_up || []).length) up.appendChild(el("span", { cls: "muted", text: "no face-up cards" }));
+      row.appendChild(up);
+      var banked = el("div", { cls: "pile" }, ["banked ", el("b", { text: String(t.banked_count) })]);
+      for (var k = 0; k < Math.min(t.banked_count, 6); k++) banked.appendChild(el("span", { cls: "card back", text: " " }));
+      row.appendChild(banked);
+      box.appendChild(row);
+    });
+    if (o.deck && o.deck.length) box.appendChild(el("div", null, [el("span", { cls: "muted", text: "next cards (spectator): " }), el("span", null, o.deck.slice(0, 8).map(cardObject))]));
+    return box;
+  };
+  TABLES.rainbow = function (o) {
+    var box = el("div");
+    var mid = el("div", null, [el("span", { cls: "muted", text: "point piles: " })]);
+    (o.middle || []).forEach(function (p, i) {
+      var taken = o.middle_taken_by && o.middle_taken_by[i] >= 0 ? " taken by " + seatName(o.middle_taken_by[i]) : "";
+      mid.appendChild(el("span", { cls: "pile" }, [card(p.rank), " x" + p.count + " = " + p.total + taken]));
+    });
+    box.appendChild(mid);
+    var trick = el("div", null, [el("span", { cls: "muted", text: "trick " + o.trick + ": " })]);
+    (o.played || []).forEach(function (p) {
+      var c = p.combo || {};
+      var cards = [], n = c.length || 1;
+      for (var k = 0; k < n; k++) cards.push(card(c.type === "RUN" ? c.rank + k : c.rank));
+      trick.appendChild(el("span", { cls: "pile" }, [seatName(p.seat) + ": " + String(c.type || "").toLowerCase() + " "].concat(cards)));
+    });
+    box.appendChild(trick);
+    for (var s = 0; s < o.players; s++) {
+      var hand = o.hands && o.hands[s] ? o.hands[s] : (view === s && o.hand ? o.hand : null);
+      var row = el("div", { cls: "seatrow" + (s === o.turn_seat ? " active" : "") });
+      row.appendChild(el("div", { cls: "who" }, [el("b", { text: seatName(s) }), el("div", null, ["score ", el("span", { cls: "score", text: fmt((o.scores || [])[s]) })]), (o.out || [])[s] ? el("span", { cls: "badge", text: "out" }) : null]));
+      var cards = el("div");
+      if (hand) cards.appendChild(counts(hand));
+      else for (var k = 0; k < (o.hand_sizes || [])[s]; k++) cards.appendChild(el("span", { cls: "card back", text: " " }));
+      row.appendChild(cards);
+      if (o.claimed && o.claimed[s]) row.appendChild(el("div", { cls: "pile" }, ["claimed ", counts(o.claimed[s])]));
+      box.appendChild(row);
+    }
+    return box;
+  };
+  var LIMBS = { RIGHT_ARM: "right arm", LEFT_ARM: "left arm", RIGHT_LEG: "right leg", LEFT_LEG: "left leg" };
+  TABLES.getbit = function (o) {
+    var box = el("div");
+    box.appendChild(el("div", null, ["round " + o.round + (o.outcome && o.outcome !== "OUTCOME_UNSPECIFIED" ? " - " + o.outcome.toLowerCase().replace(/_/g, " ") : "")]));
+    var lane = el("div", { cls: "lane" });
+    var figs = o.figures || [];
+    function figure(f) {
+      var who = f.robot ? "robot" : seatName(f.owner);
+      var d = el("div", { cls: "fig" + (f.devoured ? " dead" : "") });
+      d.style.borderColor = f.colour;
+      d.appendChild(el("div", null, [card(f.colour, f.colour), " ", el("b", { text: who })]));
+      d.appendChild(el("div", { cls: "muted", text: (f.limbs || []).map(function (l) { return LIMBS[l] || l; }).join(", ") || "no limbs" }));
+      var h = el("div", null, ["hand "]);
+      if (f.hand_known) (f.hand || []).forEach(function (c) { h.appendChild(card(c, f.colour)); });
+      else for (var k = 0; k < f.hand_count; k++) h.appendChild(el("span", { cls: "card back", text: " " }));
+      d.appendChild(h);
+      if ((f.played || []).length) d.appendChild(el("div", null, ["played "].concat(f.played.map(function (c) { return card(c); }))));
+      if (f.chosen) d.appendChild(el("div", null, ["chosen ", card(f.chosen, f.colour)]));
+      if (f.devoured) d.appendChild(el("span", { cls: "verdict", text: "devoured" }));
+      if (o.winner_figure === f.id && o.outcome && o.outcome !== "OUTCOME_UNSPECIFIED") d.appendChild(el("span", { cls: "badge complete", text: "escaped" }));
+      return d;
+    }
+    (o.line || []).forEach(function (id) { if (figs[id]) lane.appendChild(figure(figs[id])); });
+    lane.appendChild(el("div", { cls: "shark", title: "the shark", text: "shark" }));
+    box.appendChild(el("div", { cls: "muted", text: "the line, front to back:" }));
+    box.appendChild(lane);
+    var gone = figs.filter(function (f) { return (o.line || []).indexOf(f.id) < 0; });
+    if (gone.length) box.appendChild(el("div", { cls: "lane" }, gone.map(figure)));
+    if (o.last_reveal && o.last_reveal.plays && o.last_reveal.plays.length) {
+      box.appendChild(el("div", null, ["last reveal: "].concat(o.last_reveal.plays.map(function (p) {
+        var f = figs[p.figure] || {}; return card(p.card, f.colour);
+      }))));
+    }
+    return box;
+  };
+
+  function scoresOf(o, f) {
+    if (f.end && data.result && data.result.scores) return data.result.scores;
+    if (!o) return null;
+    if (Array.isArray(o.scores) && o.scores.every(function (x) { return typeof x === "number"; })) return o.scores;
+    if (Array.isArray(o.table) && o.table.length && o.table.every(function (t) { return typeof t.score === "number"; }))
+      return o.table.map(function (t) { return t.score; });
+    return null;
+  }
+
+  /* ---- the page ------------------------------------------------------------------------------ */
+  var frames = data.frames || [];
+  var header = el("div", { cls: "panel" });
+  header.appendChild(el("h1", { text: data.title }));
+  header.appendChild(el("div", null, [data.game.name + " (" + data.game.id + " " + data.game.version + ") - " +
+    data.players + " seats: " + data.seats.map(function (s, i) { return i + ": " + s.bot; }).join(", ")]));
+  root.appendChild(header);
+
+  if (!data.spectator) {
+    /* A tournament still running: public events only (the API's rule). */
+    var summary = data.summary || {};
+    root.appendChild(el("div", { cls: "panel", id: "public-note" }, [
+      "This match's tournament is still running: only its public events are shown. ",
+      "The full replay (every seat's view) opens once the tournament has ended."]));
+    if (summary.seats) {
+      var t = el("table", { id: "summary" }, [el("tr", null, [el("th", { text: "seat" }), el("th", { text: "bot" }), el("th", { cls: "num", text: "score" }), el("th", { cls: "num", text: "rank" })])]);
+      summary.seats.forEach(function (s) {
+        t.appendChild(el("tr", null, [el("td", { text: String(s.seat) }), el("td", { text: s.bot }), el("td", { cls: "num score", text: fmt(s.score) }), el("td", { cls: "num", text: String(s.rank) })]));
+      });
+      root.appendChild(el("div", { cls: "panel" }, [el("h2", { text: "result" }), t]));
+    }
+    var evs = el("div", { cls: "events", id: "events" });
+    data.events.forEach(function (e) { evs.appendChild(el("div", { cls: "ev" }, [el("span", { cls: "who", text: seatName(e.seat) }), e.text])); });
+    root.appendChild(el("div", { cls: "panel" }, [el("h2", { text: "public events" }), evs]));
+    return;
+  }
+
+  var controls = el("div", { cls: "panel controls" });
+  var prev = el("button", { id: "prev", title: "previous (left arrow)", text: "◀ prev" });
+  var play = el("button", { id: "play", title: "play / pause (space)", text: "▶ play" });
+  var next = el("button", { id: "next", title: "next (right arrow)", text: "next ▶" });
+  var slider = el("input", { id: "slider", type: "range", min: "0", max: String(frames.length - 1), value: "0" });
+  var label = el("span", { id: "step-label" });
+  var viewSel = el("select", { id: "view", title: "whose view" });
+  viewSel.appendChild(el("option", { value: "-1", text: "spectator (everything)" }));
+  for (var s = 0; s < data.players; s++) viewSel.appendChild(el("option", { value: String(s), text: "view of " + seatName(s) }));
+  [prev, play, next, slider, label, viewSel].forEach(function (c) { controls.appendChild(c); });
+  root.appendChild(controls);
+
+  var cols = el("div", { cls: "cols" });
+  var left = el("div"), right = el("div");
+  cols.appendChild(left); cols.appendChild(right);
+  root.appendChild(cols);
+  var scoresBox = el("div", { cls: "panel", id: "scores" });
+  var tableBox = el("div", { cls: "panel", id: "table" });
+  var obsBox = el("div", { cls: "panel", id: "observation" });
+  var decBox = el("div", { cls: "panel", id: "decisions" });
+  var evBox = el("div", { cls: "panel" });
+  var evList = el("div", { cls: "events", id: "events" });
+  evBox.appendChild(el("h2", { text: "events" })); evBox.appendChild(evList);
+  [scoresBox, tableBox, obsBox].forEach(function (b) { left.appendChild(b); });
+  [decBox, evBox].forEach(function (b) { right.appendChild(b); });
+
+  function draw() {
+    var f = frames[frame];
+    var o = f.obs[String(view)];
+    slider.value = String(frame);
+    label.textContent = (f.end ? "end" : "step " + (frame + 1)) + " of " + (frames.length - 1) + " decision steps";
+    label.setAttribute("data-frame", String(frame));
+
+    scoresBox.innerHTML = "";
+    var sc = scoresOf(o, f);
+    scoresBox.appendChild(el("h2", { text: f.end ? "result" : "scores" }));
+    if (sc) {
+      var row = el("div");
+      sc.forEach(function (x, i) {
+        row.appendChild(el("span", { cls: "pile" }, [seatName(i) + ": ", el("span", { cls: "score", "data-seat": String(i), text: fmt(x) }),
+          f.end && data.result.ranks ? " (rank " + data.result.ranks[i] + ")" : ""]));
+      });
+      scoresBox.appendChild(row);
+      if (f.end && data.result.summary) scoresBox.appendChild(el("div", { cls: "muted", text: data.result.summary }));
+    } else scoresBox.appendChild(el("span", { cls: "muted", text: "no scores in this game's observation" }));
+
+    tableBox.innerHTML = "";
+    var render = TABLES[data.game.id];
+    tableBox.style.display = render ? "" : "none";
+    if (render) { tableBox.appendChild(el("h2", { text: "table" })); tableBox.appendChild(render(o)); }
+    obsBox.innerHTML = "";
+    obsBox.appendChild(el("h2", { text: view === -1 ? "spectator's observation" : "observation of " + seatName(view) }));
+    obsBox.appendChild(generic(o, "", 0));
+
+    decBox.innerHTML = "";
+    decBox.appendChild(el("h2", { text: f.end ? "match over" : "decision" + (f.decisions.length > 1 ? "s (simultaneous)" : "") }));
+    (f.failures || []).forEach(function (x) {
+      decBox.appendChild(el("div", { cls: "decision failed" }, [el("span", { cls: "verdict", text: x.verdict }), seatName(x.seat) + ": " + x.detail]));
+    });
+    f.decisions.forEach(function (d) {
+      var failed = d.failures.length > 0;
+      var box = el("div", { cls: "decision" + (failed ? " failed" : ""), "data-seat": String(d.seat) });
+      box.appendChild(el("div", null, [el("b", { text: seatName(d.seat) }), " decides " + d.kind + " - chose ",
+        el("b", { cls: "choice", text: d.choice }), d.choice_label ? " (" + d.choice_label + ")" : "",
+        el("span", { cls: "muted", text: " in " + fmt(d.ms) + " ms" + (d.by !== "bot" ? ", by the " + d.by : "") })]));
+      d.failures.forEach(function (x) { box.appendChild(el("div", null, [el("span", { cls: "verdict", text: x.verdict }), x.detail])); });
+      d.strikes.forEach(function (x) { box.appendChild(el("div", null, [el("span", { cls: "strike", text: "late " + x.late_ms + " ms" })])); });
+      var opts = el("div", { cls: "options" }, [el("span", { cls: "muted", text: d.option_count + " legal option" + (d.option_count === 1 ? "" : "s") + ": " })]);
+      d.options.forEach(function (op) { opts.appendChild(el("span", { cls: "opt" + (op.id === d.choice ? " chosen" : ""), title: op.label, text: op.id })); });
+      if (d.option_count > d.options.length) opts.appendChild(el("span", { cls: "muted", text: " ..." }));
+      box.appendChild(opts);
+      decBox.appendChild(box);
+    });
+
+    evList.innerHTML = "";
+    var start = frame > 0 ? frames[frame - 1].events_end : 0, last = null;
+    for (var i = 0; i < f.events_end; i++) {
+      var e = data.events[i];
+      var seen = e.to === null || view === -1 || e.to.indexOf(view) >= 0;
+      if (!seen) continue;
+      last = el("div", { cls: "ev" + (i >= start ? " new" : "") + (e.to ? " private" : "") },
+        [el("span", { cls: "who", text: seatName(e.seat) }), e.text, e.to ? el("span", { cls: "muted", text: " (to " + e.to.join(", ") + ")" }) : null]);
+      evList.appendChild(last);
+    }
+    if (last) evList.scrollTop = evList.scrollHeight;
+  }
+  function go(n) { frame = Math.max(0, Math.min(frames.length - 1, n)); draw(); }
+  function stop() { if (timer) { clearInterval(timer); timer = null; play.textContent = "▶ play"; } }
+  function toggle() {
+    if (timer) { stop(); return; }
+    if (frame === frames.length - 1) go(0);
+    play.textContent = "❚❚ pause";
+    timer = setInterval(function () { if (frame >= frames.length - 1) stop(); else go(frame + 1); }, 600);
+  }
+  prev.onclick = function () { stop(); go(frame - 1); };
+  next.onclick = function () { stop(); go(frame + 1); };
+  play.onclick = toggle;
+  slider.oninput = function () { stop(); go(parseInt(slider.value, 10)); };
+  viewSel.onchange = function () { view = parseInt(viewSel.value, 10); draw(); };
+  document.addEventListener("keydown", function (ev) {
+    var tag = ev.target && ev.target.tagName;
+    if (tag === "SELECT" || tag === "INPUT") return;  /* the slider and the view menu use their own keys */
+    if (tag === "BUTTON" && (ev.key === " " || ev.key === "Enter")) return;  /* a click already */
+    if (ev.key === "ArrowRight") { stop(); go(frame + 1); ev.preventDefault(); }
+    else if (ev.key === "ArrowLeft") { stop(); go(frame - 1); ev.preventDefault(); }
+    else if (ev.key === " ") { toggle(); ev.preventDefault(); }
+    else if (ev.key === "Home") { stop(); go(0); } else if (ev.key === "End") { stop(); go(frames.length - 1); }
+  });
+  draw();
+})();

@@ -1,0 +1,354 @@
+"""The read-only web UI: games, leaderboards, tournaments (live) and the replay viewer.
+
+Served by ``arena serve --http-port`` from the same process and event loop as the gRPC service,
+with aiohttp: its server starts on the loop that is already running ``grpc.aio`` (an
+``AppRunner`` and a ``TCPSite``, no second thread, no ASGI server such as uvicorn wanting to
+own the loop, as Starlette would need), it is one dependency, and it ships a test client.
+
+Privacy: a visitor is anonymous, so they see exactly what the API shows an owner of none of
+the bots (the same code answers: :class:`referee.service.ArenaService`'s match listing and
+match detail are called with an anonymous caller). While a tournament runs: public events
+only, no record, no seat's observation, no bot's failures or forfeits, a leaderboard without
+failures; once it has ended, the spectator's view (the full replay).
+
+Store calls are blocking (redis-py) and run on the loop's executor, as in the service.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import logging
+import threading
+from collections.abc import Callable
+from importlib import resources
+from typing import Any, TypeVar
+
+from aiohttp import web
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.message import Message
+
+from arena import leaderboard as boards
+from arena.engine import Game
+from arena.record import MatchRecord
+from arena.registry import games, get_game
+from arena.replay_view import asset, public_data, render_html, replay_data
+from arena.tournament import TournamentSpec
+from arena.v1 import arena_pb2
+from referee import views
+from referee.auth import Caller
+from referee.errors import ApiError
+from referee.store import ENDED, Store
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+DEFAULT_HTTP_PORT = 8080
+ANONYMOUS = Caller(name="\x00web visitor", operator=False)
+"""The web's caller: no owner has this name (owners are validated names), not an operator."""
+PAGE_SIZE = 25
+
+
+def as_json(message: Message) -> dict[str, Any]:
+    return MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+
+
+def rules_markdown(game: Game) -> str:
+    """The game's rules.md, the text ``arena rules`` prints after its header."""
+    package = type(game).__module__.rpartition(".")[0]
+    try:
+        return (resources.files(package) / "rules.md").read_text(encoding="utf-8")
+    except (FileNotFoundError, ModuleNotFoundError):
+        return ""
+
+
+def esc(value: object) -> str:
+    return html.escape(str(value))
+
+
+def page(title: str, body: str, *, script: str = "") -> web.Response:
+    nav = '<header class="nav"><b>Arena</b><a href="/">games</a><a href="/tournaments">tournaments</a></header>'
+    text = (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>'
+        '<link rel="icon" href="data:,">'
+        f"<style>{asset('viewer.css')}</style></head><body>{nav}<main>{body}</main>"
+        + (f"<script>{script}</script>" if script else "")
+        + "</body></html>"
+    )
+    return web.Response(text=text, content_type="text/html")
+
+
+def leaderboard_table(rows: list[dict[str, Any]], *, failures: bool) -> str:
+    """Rows as a table, the rating's interval drawn as an error bar on a common scale."""
+    if not rows:
+        return '<p class="muted">no rated games yet</p>'
+    low = min(float(r["ci_low"]) for r in rows)
+    high = max(float(r["ci_high"]) for r in rows)
+    span = (high - low) or 1.0
+
+    def x(value: float) -> float:
+        return round(100 * (value - low) / span, 2)
+
+    out = ['<table class="leaderboard"><tr><th>#</th><th>bot</th><th class="num">rating</th><th>interval</th>']
+    out.append('<th class="num">games</th><th class="num">mean rank</th>')
+    out.append("<th>failures</th></tr>" if failures else "</tr>")
+    for r in rows:
+        bar = (
+            f'<div class="bar" title="{esc(r["ci_low"])} .. {esc(r["ci_high"])}">'
+            f'<div class="range" style="left:{x(r["ci_low"])}%;width:{x(r["ci_high"]) - x(r["ci_low"])}%"></div>'
+            f'<div class="point" style="left:{x(r["rating"])}%"></div></div>'
+        )
+        out.append(
+            f'<tr data-bot="{esc(r["bot"])}"><td>{esc(r.get("rank", ""))}</td><td>{esc(r["bot"])}</td>'
+            f'<td class="num">{esc(r["rating"])}</td><td>{bar}<span class="muted">{esc(r["ci_low"])} .. '
+            f'{esc(r["ci_high"])}</span></td><td class="num">{esc(r.get("games", 0))}</td>'
+            f'<td class="num">{esc(r.get("mean_rank") or "")}</td>'
+        )
+        if failures:
+            shown = ", ".join(f"{esc(k)}: {esc(v)}" for k, v in sorted((r.get("failures") or {}).items()))
+            out.append(f"<td>{shown or '<span class=muted>none</span>'}</td>")
+        out.append("</tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+class WebUI:
+    """The pages and their JSON, over the store, answering through the API's own code."""
+
+    def __init__(self, store: Store, service: Any) -> None:
+        self.store = store
+        self.service = service  # referee.service.ArenaService: the same privacy code as the API
+        # Running tournaments' records so far, read incrementally (the store's stream of stored
+        # matches, as WatchTournament follows it): a page polling every second decodes only
+        # the new matches. Dropped when the tournament ends.
+        self._live: dict[str, tuple[str, list[MatchRecord]]] = {}
+        self._live_lock = threading.Lock()
+
+    async def blocking(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
+
+    def app(self) -> web.Application:
+        app = web.Application(middlewares=[self.errors])
+        app.add_routes(
+            [
+                web.get("/", self.games_page),
+                web.get("/games/{game}", self.game_page),
+                web.get("/tournaments", self.tournaments_page),
+                web.get("/tournaments/{tid}", self.tournament_page),
+                web.get("/matches/{ref}", self.match_page),
+                web.get("/api/games/{game}/leaderboard", self.game_leaderboard_json),
+                web.get("/api/tournaments/{tid}", self.tournament_json),
+                web.get("/api/tournaments/{tid}/matches", self.matches_json),
+            ]
+        )
+        return app
+
+    @web.middleware
+    async def errors(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        try:
+            response: web.StreamResponse = await handler(request)
+            return response
+        except ApiError as exc:
+            status = {"NOT_FOUND": 404, "INVALID_ARGUMENT": 400, "FAILED_PRECONDITION": 409}.get(exc.code.name, 503)
+            return web.Response(status=status, text=f"{exc.message}\n")
+
+    def _game(self, game_id: str) -> Game:
+        if game_id not in games():
+            raise web.HTTPNotFound(text=f"no game {game_id!r}\n")
+        return get_game(game_id)
+
+    # -- games --------------------------------------------------------------------------------
+
+    async def games_page(self, request: web.Request) -> web.Response:
+        rows = []
+        for game_id, game in games().items():
+            meta = game.meta
+            players = (
+                f"{meta.min_players}"
+                if meta.min_players == meta.max_players
+                else f"{meta.min_players}-{meta.max_players}"
+            )
+            rows.append(
+                f'<tr><td><a href="/games/{esc(game_id)}">{esc(meta.name)}</a></td><td>{players}</td>'
+                f"<td>{esc(', '.join(meta.flags))}</td><td>{esc(meta.summary)}</td></tr>"
+            )
+        body = (
+            '<h1>Games</h1><div class="panel"><table id="games"><tr><th>game</th><th>players</th><th>nature</th>'
+            f"<th>in short</th></tr>{''.join(rows)}</table></div>"
+        )
+        return page("Arena: games", body)
+
+    async def game_page(self, request: web.Request) -> web.Response:
+        game = self._game(request.match_info["game"])
+        meta = game.meta
+        board = await self.blocking(self.store.game_leaderboard, meta.id)
+        # The API's GetLeaderboard(game): across ended tournaments, failures included.
+        rows = as_json(views.leaderboard(board or {"game": meta.id}))["rows"]
+        listing = await self.blocking(self._tournaments, meta.id, 50)
+        tournaments = "".join(
+            f'<tr><td><a href="/tournaments/{esc(t.id)}">{esc(t.id)}</a></td>'
+            f'<td><span class="badge {esc(t.status)}">{esc(t.status)}</span></td><td>{t.done}/{t.total}</td>'
+            f"<td>{esc(', '.join(t.bots))}</td></tr>"
+            for t in listing
+        )
+        options = "".join(
+            f"<li><code>{esc(o.key)}={esc(o.allowed())}</code> (default {esc(o.default)}): {esc(o.help)}</li>"
+            for o in meta.options
+        )
+        body = (
+            f"<h1>{esc(meta.name)}</h1><p>{esc(meta.summary)}</p>"
+            f'<div class="panel"><h2>Leaderboard across tournaments</h2><div id="leaderboard">'
+            f"{leaderboard_table(rows, failures=True)}</div></div>"
+            f'<div class="panel"><h2>Tournaments</h2><table id="tournaments"><tr><th>id</th><th>status</th>'
+            f"<th>matches</th><th>bots</th></tr>{tournaments}</table></div>"
+            f'<div class="panel" id="rules"><h2>Rules</h2><p>Players: {meta.min_players}-{meta.max_players}; '
+            f"version {esc(meta.version)}</p>{f'<ul>{options}</ul>' if options else ''}"
+            f'<pre class="rules">{esc(rules_markdown(game))}</pre></div>'
+        )
+        return page(f"Arena: {meta.name}", body)
+
+    async def game_leaderboard_json(self, request: web.Request) -> web.Response:
+        game = self._game(request.match_info["game"])
+        board = await self.blocking(self.store.game_leaderboard, game.meta.id)
+        return web.json_response(as_json(views.leaderboard(board or {"game": game.meta.id})))
+
+    # -- tournaments --------------------------------------------------------------------------
+
+    def _tournaments(self, game: str, limit: int) -> list[arena_pb2.Tournament]:
+        """Newest first, as ListTournaments (whose answer is public)."""
+        out: list[arena_pb2.Tournament] = []
+        position = 0
+        while len(out) < limit:
+            chunk = self.store.tournament_page(position, 200)
+            if not chunk:
+                break
+            position += len(chunk)
+            for tournament_id in chunk:
+                info = self.store.tournament(tournament_id)
+                if info and (not game or info["spec"]["game"] == game):
+                    out.append(views.tournament(info))
+        return out[:limit]
+
+    async def tournaments_page(self, request: web.Request) -> web.Response:
+        listing = await self.blocking(self._tournaments, "", 100)
+        rows = "".join(
+            f'<tr><td><a href="/tournaments/{esc(t.id)}">{esc(t.id)}</a></td><td>{esc(t.game)}</td>'
+            f'<td><span class="badge {esc(t.status)}">{esc(t.status)}</span></td><td>{t.done}/{t.total}</td>'
+            f"<td>{esc(', '.join(t.bots))}</td></tr>"
+            for t in listing
+        )
+        body = (
+            '<h1>Tournaments</h1><div class="panel"><table id="tournaments"><tr><th>id</th><th>game</th>'
+            f"<th>status</th><th>matches</th><th>bots</th></tr>{rows}</table></div>"
+        )
+        return page("Arena: tournaments", body)
+
+    def _tournament_state(self, tournament_id: str) -> dict[str, Any]:
+        """What WatchTournament sends (the board of the matches so far, without failures while
+        it runs; the final board once it has ended), plus the seat statistics."""
+        info = self.service._tournament_info(tournament_id)
+        spec = TournamentSpec.from_json(info["spec"])
+        final_board = self.store.leaderboard(tournament_id)
+        ended = info["status"] in ENDED and (final_board is not None or info["status"] != "complete")
+        if ended:
+            with self._live_lock:
+                self._live.pop(tournament_id, None)
+        if ended and final_board:
+            board = final_board
+        else:
+            board = boards.build(spec, self._records_so_far(tournament_id), resamples=0)
+        return {
+            "tournament": as_json(views.tournament(info)),
+            "leaderboard": as_json(views.leaderboard(board, tournament_id, failures=ended)),
+            "seats": board.get("seats", []),
+            "final": ended,
+        }
+
+    def _records_so_far(self, tournament_id: str) -> list[MatchRecord]:
+        with self._live_lock:
+            cursor, records = self._live.get(tournament_id, ("0", []))
+            records = list(records)
+            while True:
+                cursor, indices = self.store.follow(tournament_id, cursor, 0)
+                if not indices:
+                    break
+                records += self.store.matches_at(tournament_id, indices)
+            self._live[tournament_id] = (cursor, records)
+            return records
+
+    async def tournament_json(self, request: web.Request) -> web.Response:
+        return web.json_response(await self.blocking(self._tournament_state, request.match_info["tid"]))
+
+    async def matches_json(self, request: web.Request) -> web.Response:
+        try:
+            offset = max(0, int(request.query.get("offset", "0")))
+            limit = min(100, max(1, int(request.query.get("limit", str(PAGE_SIZE)))))
+        except ValueError:
+            raise web.HTTPBadRequest(text="offset and limit are numbers\n") from None
+        query = arena_pb2.ListMatchesRequest(
+            tournament_id=request.match_info["tid"], bot=request.query.get("bot", ""), offset=offset, limit=limit
+        )
+        listing = await self.blocking(self.service._list_matches, query, ANONYMOUS)
+        return web.json_response(as_json(listing))
+
+    async def tournament_page(self, request: web.Request) -> web.Response:
+        tournament_id = request.match_info["tid"]
+        state = await self.blocking(self._tournament_state, tournament_id)
+        bots = state["tournament"]["bots"]
+        options = "".join(f'<option value="{esc(b)}">{esc(b)}</option>' for b in bots)
+        body = (
+            f'<h1>Tournament {esc(tournament_id)}</h1><div class="panel" id="progress-panel">'
+            f'<div id="status"></div><div class="progress"><div id="progress" style="width:0"></div></div></div>'
+            '<div class="panel"><h2>Leaderboard</h2><div id="leaderboard"></div></div>'
+            '<div class="panel"><h2>Seats</h2><div id="seats"></div></div>'
+            '<div class="panel"><h2>Matches</h2><div class="pager"><label>bot <select id="bot-filter">'
+            f'<option value="">all</option>{options}</select></label><button id="page-prev">previous</button>'
+            '<span id="page-label"></span><button id="page-next">next</button></div><div id="matches"></div></div>'
+        )
+        script = f"var TOURNAMENT = {json.dumps(tournament_id)}; var INITIAL = {json.dumps(state)};\n" + asset(
+            "tournament.js"
+        )
+        return page(f"Arena: tournament {tournament_id}", body, script=script.replace("</", "<\\/"))
+
+    # -- a match ------------------------------------------------------------------------------
+
+    def _match_html(self, ref: str) -> str:
+        detail = self.service._match_detail(ref, ANONYMOUS)
+        tournament_id = ref.rpartition(":")[0]
+        nav = (
+            '<header class="nav"><b>Arena</b><a href="/">games</a><a href="/tournaments">tournaments</a>'
+            f'<a href="/tournaments/{esc(tournament_id)}">tournament {esc(tournament_id)}</a></header>'
+        )
+        summary = as_json(detail.summary)
+        if detail.spectator:
+            record = MatchRecord.loads(detail.record_json)
+            data = replay_data(get_game(record.game), record, title=f"match {ref}")
+        else:
+            info = self.service._tournament_info(tournament_id)
+            game = get_game(info["spec"]["game"])
+            events = [{"seat": e.seat, "kind": e.kind, "text": e.text, "to": None} for e in detail.events]
+            seats = [s["bot"] for s in summary["seats"]]
+            data = public_data(game, ref.rpartition(":")[2], seats, summary, events, title=f"match {ref}")
+        return render_html(data, header=nav)
+
+    async def match_page(self, request: web.Request) -> web.Response:
+        text = await self.blocking(self._match_html, request.match_info["ref"])
+        return web.Response(text=text, content_type="text/html")
+
+
+async def start_web(store: Store, service: Any, host: str, port: int) -> tuple[web.AppRunner, int]:
+    """Serve the UI on the running loop; returns the runner (``cleanup()`` stops it) and the
+    bound port (``port`` 0: any free one)."""
+    runner = web.AppRunner(WebUI(store, service).app(), access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port, reuse_address=True)
+    try:
+        await site.start()
+    except OSError:
+        await runner.cleanup()
+        raise
+    server = site._server
+    sockets = getattr(server, "sockets", None) or []
+    bound = sockets[0].getsockname()[1] if sockets else port
+    return runner, int(bound)

@@ -1,0 +1,99 @@
+"""The replay viewer's data (arena.replay_view) and ``arena replay --html`` (no browser: the
+browser tests are in test_web.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.engine import SPECTATOR
+from arena.record import FailureEntry, MatchRecord, ReplayMismatch
+from arena.registry import get_game
+from arena.replay_view import message_json, render_html, replay_data
+from arena.runner import play_match
+from bots.random_bot import RandomBot
+from tests.services import ROOT
+
+
+def played(game_id: str, players: int, seed: int) -> MatchRecord:
+    game = get_game(game_id)
+    config = game.config(players)
+    return play_match(game, config, seed, [RandomBot() for _ in range(players)])
+
+
+def arena(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=ROOT, env=env)
+
+
+def test_one_frame_per_decision_step_with_every_views_observation():
+    record = played("rainbow", 3, 11)
+    game = get_game("rainbow")
+    data = replay_data(game, record)
+    steps = sorted({d.step for d in record.decisions})
+    assert len(data["frames"]) == len(steps) + 1 and data["frames"][-1]["end"]
+    assert [d["choice"] for f in data["frames"] for d in f["decisions"]] == [d.choice for d in record.decisions]
+    # The observations are the engine's, each seat's own (replayed here independently).
+    state = game.new_match(game.config(3), record.seed)
+    for frame in data["frames"][:5]:
+        for viewer in (SPECTATOR, 0, 1, 2):
+            assert frame["obs"][str(viewer)] == message_json(game.observe(state, viewer))
+        game.apply(state, {d["seat"]: d["choice"] for d in frame["decisions"]})
+    seat_view = data["frames"][1]["obs"]["0"]
+    assert not any(hand["counts"] != [0] * 6 for hand in seat_view.get("hands", []))  # nobody else's hand
+    assert data["frames"][-1]["events_end"] == len(data["events"])
+    assert any(e["to"] == [1] for e in data["events"])  # private events keep who may see them
+
+
+def test_failures_and_strikes_are_attached_to_their_decision():
+    record = played("skyfive", 2, 3)
+    record.failures.append(FailureEntry(seat=record.decisions[3].seat, decision=3, verdict="timeout", detail="slow"))
+    record.failures.append(FailureEntry(seat=1, decision=-1, verdict="crash", detail="did not start"))
+    data = replay_data(get_game("skyfive"), record)
+    decisions = [d for f in data["frames"] for d in f["decisions"]]
+    assert decisions[3]["failures"] == [{"seat": record.decisions[3].seat, "verdict": "timeout", "detail": "slow"}]
+    assert not any(d["failures"] for i, d in enumerate(decisions) if i != 3)
+    assert data["frames"][0]["failures"][0]["verdict"] == "crash"
+
+
+def test_a_record_that_does_not_reproduce_is_refused():
+    record = played("skyfive", 2, 5)
+    last = record.decisions[-1]
+    last.choice = "bank" if last.choice != "bank" else "draw"
+    with pytest.raises(ReplayMismatch):
+        replay_data(get_game("skyfive"), record)
+
+
+def test_the_page_inlines_everything_and_escapes_the_data():
+    record = played("getbit", 3, 2)
+    data = replay_data(get_game("getbit"), record)
+    data["events"][0]["text"] = "</script><script>alert(1)</script>"
+    text = render_html(data)
+    assert text.count("</script>") == 2  # the data's and the viewer's script elements only
+    embedded = re.search(r'<script type="application/json" id="replay-data">(.*?)</script>', text, re.S)
+    assert embedded and json.loads(embedded.group(1))["events"][0]["text"].startswith("</script>")
+    assert "{{" not in text and "src=" not in text and 'href="http' not in text
+
+
+def test_cli_html_picks_one_match_of_a_jsonl_file(tmp_path: Path):
+    records = [played("skyfive", 2, seed) for seed in (1, 2)]
+    records[1].match_id = "second"
+    path = tmp_path / "matches.jsonl"
+    path.write_text("".join(r.dumps() + "\n" for r in records))
+    out = arena("replay", str(path), "--html", str(tmp_path / "x.html"))
+    assert out.returncode == 2 and "choose one with --match" in out.stderr and out.stderr.count("\n") == 1
+    out = arena("replay", str(path), "--match", "second", "--html", str(tmp_path / "x.html"))
+    assert out.returncode == 0, out.stderr
+    assert "match second" in (tmp_path / "x.html").read_text()
+    assert arena("replay", str(path), "--match", "nope", "--html", str(tmp_path / "y.html")).returncode == 2
+    bad = records[0].to_json()
+    bad["decisions"][-1]["choice"] = "nonsense"
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    out = arena("replay", str(tmp_path / "bad.json"), "--html", str(tmp_path / "z.html"))
+    assert out.returncode == 1 and "MISMATCH" in out.stderr and not (tmp_path / "z.html").exists()

@@ -1,0 +1,395 @@
+"""The web UI and the replay viewer in a real browser (Debian's chromium, headless, through
+Selenium): a real ``arena serve`` with its web UI, a real Redis, a real worker playing real
+tournaments. Screenshots are kept as test artefacts (the directory is printed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service as DriverService
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from arena.engine import SPECTATOR
+from arena.record import MatchRecord, resimulate
+from arena.registry import get_game
+from arena.v1 import arena_pb2, arena_pb2_grpc
+from referee.auth import create_owner
+from referee.store import Store
+from tests.remote_helpers import bot_process, misbehaving
+from tests.services import ROOT, redis_server, service, wait_for, workers
+
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    directory = Path(os.environ.get("ARENA_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
+    directory.mkdir(parents=True, exist_ok=True)
+    print(f"\nscreenshots in {directory}")
+    return directory
+
+
+@pytest.fixture(scope="module")
+def browser(chromium) -> Iterator[webdriver.Chrome]:
+    binary, driver_path = chromium
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+        options.add_argument(argument)
+    options.binary_location = binary
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    driver = webdriver.Chrome(service=DriverService(driver_path), options=options)
+    driver.set_page_load_timeout(120)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("web")
+    with redis_server(tmp) as redis, workers(redis.url, tmp, count=1, concurrency=2), service(redis.url, tmp) as srv:
+        store = Store(redis.url)
+        token = create_owner(store, "alice")
+        channel = grpc.insecure_channel(srv.address)
+        stub = arena_pb2_grpc.ArenaServiceStub(channel)
+        metadata = (("authorization", f"Bearer {token}"),)
+
+        def call(method: str, request: Any) -> Any:
+            return getattr(stub, method)(request, metadata=metadata, timeout=60)
+
+        def finished(request: arena_pb2.CreateTournamentRequest) -> str:
+            tournament = call("CreateTournament", request)
+            updates = stub.WatchTournament(
+                arena_pb2.WatchTournamentRequest(tournament_id=tournament.id), metadata=metadata
+            )
+            assert list(updates)[-1].final
+            return str(tournament.id)
+
+        ended = {
+            "rainbow": finished(
+                arena_pb2.CreateTournamentRequest(game="rainbow", bots=["random", "heuristic"], repeats=2, seed=5)
+            ),
+            "rolldice": finished(
+                arena_pb2.CreateTournamentRequest(
+                    game="rolldice", bots=["heuristic", "random", "heuristic:threshold=4"], repeats=5, seed=3
+                )
+            ),
+        }
+        wait_for(lambda: store.game_leaderboard("rainbow") is not None, 60, "the game leaderboard")
+        yield {"url": f"http://127.0.0.1:{srv.http_port}", "store": store, "call": call, "ended": ended}
+        channel.close()
+
+
+def shoot(browser, path: Path) -> None:
+    """A screenshot of the page's top (where the controls and the table are)."""
+    browser.execute_script("window.scrollTo(0, 0)")
+    browser.save_screenshot(str(path))
+
+
+def frame_of(browser) -> int:
+    return int(browser.find_element(By.ID, "step-label").get_attribute("data-frame"))
+
+
+def shown_scores(browser) -> list[float]:
+    spans = browser.find_elements(By.CSS_SELECTOR, "#scores .score")
+    return [float(s.text) for s in sorted(spans, key=lambda s: int(s.get_attribute("data-seat")))]
+
+
+def network_bodies(browser) -> list[str]:
+    """The bodies of every response the page received since the last call (Chrome's
+    performance log, then the DevTools protocol for each body)."""
+    bodies = []
+    for entry in browser.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message.get("method") != "Network.responseReceived":
+            continue
+        request_id = message["params"]["requestId"]
+        try:
+            body = browser.execute_cdp_cmd("Network.getResponseBody", {"requestId": request_id})
+        except Exception:  # e.g. a redirect or a response evicted from the buffer: nothing to search
+            continue
+        bodies.append(body.get("body", ""))
+    return bodies
+
+
+def test_games_and_game_pages(stack, browser, shots):
+    browser.get(stack["url"] + "/")
+    names = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#games a")]
+    assert {"Sky Five", "Rainbow", "Get Bit!"} <= set(names)
+    shoot(browser, shots / "games.png")
+    browser.find_element(By.LINK_TEXT, "Rainbow").click()
+    WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.ID, "rules"))
+    rules = (ROOT / "arena" / "games" / "rainbow" / "rules.md").read_text()
+    first_line = next(line for line in rules.splitlines() if line.strip())
+    assert first_line in browser.find_element(By.ID, "rules").text  # the text `arena rules` prints
+    rows = browser.find_elements(By.CSS_SELECTOR, "#leaderboard tr[data-bot]")
+    assert sorted(r.get_attribute("data-bot") for r in rows) == ["heuristic", "random"]
+    assert browser.find_elements(By.CSS_SELECTOR, "#leaderboard .bar .range")  # the interval, drawn
+    assert stack["ended"]["rainbow"] in browser.find_element(By.ID, "tournaments").text
+    shoot(browser, shots / "game-rainbow.png")
+    assert urllib.request.urlopen(stack["url"] + "/api/games/rainbow/leaderboard", timeout=30).status == 200
+    browser.find_element(By.LINK_TEXT, "tournaments").click()
+    WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.ID, "tournaments"))
+    listed = browser.find_element(By.ID, "tournaments").text
+    assert all(tournament_id in listed for tournament_id in stack["ended"].values())
+    shoot(browser, shots / "tournaments.png")
+    for path, code, says in (
+        ("/games/chess", 404, "no game 'chess'"),
+        ("/tournaments/nope", 404, "no tournament 'nope'"),
+        ("/matches/nope", 400, "expected <tournament id>:<match id>"),
+        (f"/matches/{stack['ended']['rainbow']}:m999999", 404, "no match m999999"),
+        (f"/api/tournaments/{stack['ended']['rainbow']}/matches?offset=x", 400, "numbers"),
+    ):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(stack["url"] + path, timeout=30)
+        assert refused.value.code == code and says in refused.value.read().decode(), path
+
+
+def test_tournament_page_pages_and_filters_its_matches(stack, browser, shots):
+    tournament_id = stack["ended"]["rolldice"]
+    total = len(stack["store"].stored_match_indices(tournament_id))
+    browser.get(f"{stack['url']}/tournaments/{tournament_id}")
+    wait = WebDriverWait(browser, 30)
+    wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#match-table tr.match"))
+    assert browser.find_element(By.ID, "status-badge").text == "complete"
+    bots = {r.get_attribute("data-bot") for r in browser.find_elements(By.CSS_SELECTOR, "#leaderboard tr[data-bot]")}
+    assert bots == {"heuristic", "random", "heuristic:threshold=4"}
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#seats tr")) == 1 + 2  # header + one per seat
+    assert browser.find_element(By.ID, "page-label").text.endswith(f"of {total}")
+    first_page = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#match-table tr.match a")]
+    assert len(first_page) == min(25, total)
+    assert total > 25  # two pages
+    browser.find_element(By.ID, "page-next").click()
+    wait.until(lambda b: b.find_element(By.ID, "page-label").text.startswith("26-"))
+    second_page = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#match-table tr.match a")]
+    assert len(second_page) == total - 25 and not set(second_page) & set(first_page)
+    Select(browser.find_element(By.ID, "bot-filter")).select_by_value("random")
+    wait.until(lambda b: b.find_element(By.ID, "page-label").text.startswith("1-"))
+    rows = browser.find_elements(By.CSS_SELECTOR, "#match-table tr.match")
+    assert rows and all("random:" in r.text for r in rows)
+    with_random = sum(1 for r in stack["store"].matches(tournament_id) if "random" in [s["bot"] for s in r.seats])
+    assert browser.find_element(By.ID, "page-label").text.endswith(f"of {with_random}") and with_random < total
+    shoot(browser, shots / "tournament-rolldice.png")
+
+
+def open_match(stack, browser, tournament_id: str) -> MatchRecord:
+    store: Store = stack["store"]
+    index = store.stored_match_indices(tournament_id)[0]
+    record = store.match(tournament_id, index)
+    assert record is not None
+    browser.get(f"{stack['url']}/matches/{tournament_id}:{record.match_id}")
+    return record
+
+
+def test_replay_steps_through_a_match_and_shows_its_scores(stack, browser, shots):
+    record = open_match(stack, browser, stack["ended"]["rainbow"])
+    wait = WebDriverWait(browser, 30)
+    wait.until(lambda b: b.find_elements(By.ID, "step-label"))
+    game = get_game("rainbow")
+    # The scores shown at each step are the engine's, replayed independently here.
+    config = game.config(int(record.config["players"]), record.config.get("options", {}))
+    state = game.new_match(config, record.seed)
+    expected = []
+    steps: dict[int, dict[int, str]] = {}
+    for entry in record.decisions:
+        steps.setdefault(entry.step, {})[entry.seat] = entry.choice
+    seat_views = []
+    for choices in steps.values():
+        expected.append([float(x) for x in game.observe(state, SPECTATOR).scores])
+        seat_views.append(game.observe(state, 1))
+        game.apply(state, choices)
+    expected.append([float(x) for x in record.result["scores"]])
+    assert frame_of(browser) == 0 and shown_scores(browser) == expected[0]
+    body = browser.find_element(By.TAG_NAME, "body")
+    for n in range(1, 6):
+        body.send_keys(Keys.ARROW_RIGHT)
+        assert frame_of(browser) == n and shown_scores(browser) == expected[n]
+    browser.find_element(By.ID, "prev").click()
+    assert frame_of(browser) == 4 and shown_scores(browser) == expected[4]
+    decision = browser.find_element(By.CSS_SELECTOR, "#decisions .decision")
+    assert decision.find_element(By.CSS_SELECTOR, ".opt.chosen").text == record.decisions[4].choice
+    shoot(browser, shots / "replay-rainbow-step.png")
+    body.send_keys(Keys.END)
+    last = len(expected) - 1
+    assert frame_of(browser) == last and shown_scores(browser) == expected[-1]
+    shoot(browser, shots / "replay-rainbow-end.png")
+    # Switching seats: a seat's view holds its own hand, never the others' ("hands" is empty).
+    browser.find_element(By.ID, "slider").send_keys(Keys.HOME)
+    body.send_keys(Keys.ARROW_RIGHT)
+    Select(browser.find_element(By.ID, "view")).select_by_value("1")
+    observation = browser.find_element(By.ID, "observation").text
+    assert "observation of seat 1" in observation and "\nhands\nnone" in observation
+    backs = browser.find_elements(By.CSS_SELECTOR, "#table .seatrow .card.back")
+    assert len(backs) == seat_views[1].hand_sizes[0] > 0  # seat 0's hand, face down
+    private = [e.text for e in state.log.events if e.to is not None and 1 not in e.to]
+    events_text = browser.find_element(By.ID, "events").text
+    assert private and not any(text in events_text for text in private)
+    Select(browser.find_element(By.ID, "view")).select_by_value("-1")
+    assert any(text in browser.find_element(By.ID, "events").text for text in private)
+    assert "\nhands\nnone" not in browser.find_element(By.ID, "observation").text
+    assert not browser.find_elements(By.CSS_SELECTOR, "#table .seatrow .card.back")  # every hand face up
+    shoot(browser, shots / "replay-rainbow-spectator.png")
+
+
+def test_a_running_tournament_never_shows_hidden_cards(stack, browser, shots):
+    store: Store = stack["store"]
+    call = stack["call"]
+    with bot_process(misbehaving("illegal", "--at", "0")) as address:
+        call("RegisterBot", arena_pb2.RegisterBotRequest(name="flaky", games=["rainbow"], endpoint=address))
+        tournament = call(
+            "CreateTournament",
+            arena_pb2.CreateTournamentRequest(
+                game="rainbow",
+                bots=["flaky", "random", "heuristic"],
+                repeats=2000,
+                on_error="substitute",
+                error_budget=100,
+                bot_concurrency=1,
+            ),
+        )
+        check_running(stack, browser, shots, tournament.id)
+    # Once ended, the same match page is the full replay with every seat's view, and the
+    # failures are shown.
+    wait_for(lambda: store.tournament(tournament.id)["status"] == "cancelled", 60, "the cancel")
+    open_match(stack, browser, tournament.id)
+    WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.ID, "view"))
+    browser.get(f"{stack['url']}/tournaments/{tournament.id}")
+    WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#match-table tr.match"))
+    assert "illegal" in browser.find_element(By.CSS_SELECTOR, '#leaderboard tr[data-bot="flaky"]').text
+    shoot(browser, shots / "tournament-ended-failures.png")
+    # The replay of a match with a failure highlights the verdict at its decision.
+    failed = next(r for r in store.matches(tournament.id) if r.failures)
+    failure = failed.failures[0]
+    browser.get(f"{stack['url']}/matches/{tournament.id}:{failed.match_id}")
+    WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.ID, "view"))
+    step = failed.decisions[failure.decision].step
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.HOME, *[Keys.ARROW_RIGHT] * step)
+    box = browser.find_element(By.CSS_SELECTOR, f'#decisions .decision.failed[data-seat="{failure.seat}"]')
+    assert box.find_element(By.CSS_SELECTOR, ".verdict").text == "illegal"
+    assert "by the substitute" in box.text
+    shoot(browser, shots / "replay-verdict.png")
+
+
+def check_running(stack, browser, shots, tournament_id: str) -> None:
+    store: Store = stack["store"]
+    try:
+        wait_for(lambda: store.tournament(tournament_id)["done"] >= 2, 120, "some matches")
+        wait_for(lambda: any(r.failures for r in store.matches(tournament_id)), 120, "a failure of the flaky bot")
+        browser.get_log("performance")  # forget earlier pages' traffic
+        browser.get(f"{stack['url']}/tournaments/{tournament_id}")
+        wait = WebDriverWait(browser, 30)
+        wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#match-table tr.match"))
+        assert browser.find_element(By.ID, "status-badge").text == "running"
+        done = int(browser.find_element(By.ID, "done").text)
+        wait.until(lambda b: int(b.find_element(By.ID, "done").text) > done)  # live, without reloading
+        shoot(browser, shots / "tournament-running.png")
+        pages = [browser.page_source, *network_bodies(browser)]
+        record = open_match(stack, browser, tournament_id)
+        wait.until(lambda b: b.find_elements(By.ID, "public-note"))
+        assert not browser.find_elements(By.ID, "view")  # no seat to switch to while it runs
+        shown = json.loads(browser.find_element(By.ID, "replay-data").get_attribute("textContent"))
+        assert shown["frames"] == [] and "seed" not in shown and not shown["spectator"]  # no observation, no choice
+        shoot(browser, shots / "match-running.png")
+        pages += [browser.page_source, *network_bodies(browser)]
+        final = resimulate(get_game("rainbow"), record)
+        hidden = [e.text for e in final.log.events if e.to is not None]
+        assert hidden and any("is dealt" in text for text in hidden)
+        for text in pages:
+            for secret in hidden:
+                assert secret not in text
+            assert str(record.seed) not in text  # the seed deals the same hands to other rotations
+        public = [e.text for e in final.log.events if e.to is None]
+        assert any(public[-1] in text for text in pages)  # the public events are shown
+        # No bot's failures while it runs (another owner's business), though there are some.
+        assert not any("illegal" in text for text in pages)
+    finally:
+        stack["call"]("CancelTournament", arena_pb2.CancelTournamentRequest(tournament_id=tournament_id))
+
+
+def arena(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+    )
+
+
+def test_the_html_export_plays_offline_from_a_file(browser, shots, tmp_path):
+    record_path = tmp_path / "skyfive.json"
+    out = arena("play", "--game", "skyfive", "--players", "3", "--seed", "4", "--record", str(record_path), "--json")
+    assert out.returncode == 0, out.stderr
+    page = tmp_path / "skyfive.html"
+    out = arena("replay", str(record_path), "--html", str(page))
+    assert out.returncode == 0 and page.exists(), out.stderr
+    text = page.read_text()
+    assert "http://" not in text and "https://" not in text  # nothing to fetch: assets inlined
+    record = MatchRecord.loads(record_path.read_text())
+    browser.get_log("browser")  # forget earlier pages' messages
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd(
+        "Network.emulateNetworkConditions",
+        {"offline": True, "latency": 0, "downloadThroughput": 0, "uploadThroughput": 0},
+    )
+    try:
+        browser.get(page.as_uri())
+        WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.ID, "step-label"))
+        assert frame_of(browser) == 0
+        browser.find_element(By.ID, "play").click()
+        WebDriverWait(browser, 30).until(lambda b: frame_of(b) >= 3)
+        browser.find_element(By.ID, "play").click()  # pause
+        paused = frame_of(browser)
+        shoot(browser, shots / "export-skyfive-playing.png")
+        assert frame_of(browser) == paused
+        browser.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
+        assert shown_scores(browser) == [float(x) for x in record.result["scores"]]
+        shoot(browser, shots / "export-skyfive-end.png")
+        errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        assert not errors, errors
+    finally:
+        browser.execute_cdp_cmd(
+            "Network.emulateNetworkConditions",
+            {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+        )
+
+
+@pytest.mark.parametrize("game", ["getbit", "llamallama"])
+def test_other_games_render_in_the_export(browser, shots, tmp_path, game):
+    record_path = tmp_path / f"{game}.json"
+    assert arena("play", "--game", game, "--players", "3", "--record", str(record_path), "--json").returncode == 0
+    page = tmp_path / f"{game}.html"
+    assert arena("replay", str(record_path), "--html", str(page)).returncode == 0
+    browser.get_log("browser")
+    browser.get(page.as_uri())
+    body = browser.find_element(By.TAG_NAME, "body")
+    for _ in range(4):
+        body.send_keys(Keys.ARROW_RIGHT)
+    assert frame_of(browser) == 4
+    assert browser.find_element(By.ID, "observation").text.strip()
+    shoot(browser, shots / f"export-{game}.png")
+    assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_replay_html_errors_are_one_line(tmp_path):
+    missing = arena("replay", str(tmp_path / "nope.json"), "--html", str(tmp_path / "out.html"))
+    assert missing.returncode == 2 and missing.stderr.strip().count("\n") == 0 and "no such file" in missing.stderr
+    corrupt = tmp_path / "corrupt.json"
+    corrupt.write_text('{"record": 1, "game": "skyfive"')
+    out = arena("replay", str(corrupt), "--html", str(tmp_path / "out.html"))
+    assert out.returncode == 2 and out.stderr.strip().count("\n") == 0 and "not JSON" in out.stderr
+    assert not (tmp_path / "out.html").exists()
