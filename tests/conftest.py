@@ -35,3 +35,20 @@ def node_packages() -> Path:
     """The Node.js example bot's directory, with its npm packages installed."""
     ensure_node_packages(NODE_BOT)
     return NODE_BOT
+
+
+@pytest.fixture(scope="session")
+def bubblewrap() -> None:
+    """bubblewrap installed and able to run here (issue 17's sandbox): installs the Debian package
+    when it is missing (as .ci/run does); a sandbox that still cannot run fails, saying why."""
+    if shutil.which("bwrap") is None and shutil.which("apt-get") is not None:
+        for command in (["apt-get", "install", "-y", "-qq", "bubblewrap"], ["apt-get", "update", "-qq"]):
+            subprocess.run(command, capture_output=True, timeout=600)
+        if shutil.which("bwrap") is None:
+            subprocess.run(["apt-get", "install", "-y", "-qq", "bubblewrap"], capture_output=True, timeout=600)
+    from referee.hosted import jail
+
+    jail.sandbox_problem.cache_clear()
+    problem = jail.sandbox_problem()
+    if problem is not None:
+        pytest.fail(f"the hosted-bot sandbox cannot run here: {problem}")
