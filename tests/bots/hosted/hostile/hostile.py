@@ -89,12 +89,16 @@ def fill_tmp() -> None:
 
 
 def linger() -> None:
+    """Leaves a detached grandchild (own session, parent gone) and waits until it runs."""
+    read, write = os.pipe()
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
-            print(f"LINGER pid {os.getpid()}", file=sys.stderr, flush=True)
+            os.write(write, str(os.getpid()).encode())
             time.sleep(1000)
         os._exit(0)
+    os.close(write)
+    print(f"LINGER pid {os.read(read, 20).decode()}", file=sys.stderr, flush=True)
 
 
 class Hostile(Bot):
