@@ -206,3 +206,40 @@ def test_a_hosted_spec_names_a_directory_with_a_manifest_for_the_game(tmp_path):
     (directory / "arena-bot.toml").unlink()
     with pytest.raises(ConfigError, match=r"no arena-bot\.toml"):
         make_player(f"hosted:{directory}", "rolldice")
+
+
+def test_a_celery_worker_plays_hosted_seats_in_the_jail(tmp_path):
+    """A real worker: a fork bomb is a crash naming the process limit, every match; the bomb's
+    processes end with their matches."""
+    from arena.tournament import TournamentSpec
+    from referee.store import Store
+    from tests.services import wait_for, workers
+    from tests.test_distributed import start
+
+    bot = hostile(tmp_path, "fork")
+    bot.parent.chmod(0o700)
+    with redis_server(tmp_path) as server, workers(server.url, tmp_path, concurrency=1, metrics=False) as (worker,):
+        spec = TournamentSpec(game="rolldice", bots=(f"hosted:{bot}", "random"), players=2, clock={"decision": 2000})
+        start(server.url, "bombs", spec)
+        store = Store(server.url)
+        wait_for(lambda: store.tournament("bombs")["status"] == "complete", 120, "the tournament to end")
+        records = store.matches("bombs")
+        log = worker.log.read_text()
+    assert len(records) == 2, log[-3000:]
+    for record in records:
+        (failure,) = record.failures
+        assert failure.verdict == "crash" and "process limit (48 processes and threads)" in failure.detail
+    assert processes_of(jail.SEAT_UIDS) == []
+
+
+def test_unsafe_no_sandbox_is_an_explicit_worker_flag_that_warns(tmp_path):
+    from tests.services import workers
+
+    with redis_server(tmp_path) as server:
+        with workers(server.url, tmp_path, concurrency=1, metrics=False, extra=("--unsafe-no-sandbox",)) as (worker,):
+            log = worker.log.read_text()
+        (tmp_path / "safe").mkdir()
+        with workers(server.url, tmp_path / "safe", concurrency=1, metrics=False) as (safe,):
+            quiet = safe.log.read_text()
+    assert "WITHOUT a sandbox (--unsafe-no-sandbox)" in log
+    assert "WITHOUT a sandbox" not in quiet

@@ -59,6 +59,7 @@ LOG_CAP = 64 * 1024
 """Bytes of a seat's output kept per match."""
 UID_BASE = 61000
 UID_COUNT = 2000
+SEAT_UIDS = range(UID_BASE, UID_BASE + UID_COUNT)
 """Seat uids: 61000..62999 (no account needs to exist for them)."""
 SOCKET = "/run/arena/bot.sock"
 """The bot's socket, inside the jail."""
@@ -156,9 +157,10 @@ def _host_env() -> dict[str, str]:
     return {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}
 
 
-def processes_of(uid: int) -> list[int]:
-    """Live pids whose real uid is ``uid`` (to check that nothing of a seat outlives it); zombies,
-    already dead and only waiting for their parent, are not counted."""
+def processes_of(uid: int | range) -> list[int]:
+    """Live pids whose real uid is ``uid`` (or in the range) (to check that nothing of a seat
+    outlives it); zombies, already dead and only waiting for their parent, are not counted."""
+    uids = range(uid, uid + 1) if isinstance(uid, int) else uid
     pids = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -169,7 +171,7 @@ def processes_of(uid: int) -> list[int]:
                     if line.startswith("State:") and line.split()[1] in ("Z", "X"):
                         break
                     if line.startswith("Uid:"):
-                        if int(line.split()[1]) == uid:
+                        if int(line.split()[1]) in uids:
                             pids.append(int(entry))
                         break
         except (OSError, ValueError):
