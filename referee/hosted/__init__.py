@@ -12,23 +12,42 @@ from arena.config import ConfigError
 from arena.runner import Player
 
 
-def make_hosted_player(bot_dir: str, game_id: str) -> Player:
-    """The player of a hosted bot's unpacked files at ``bot_dir`` (``hosted:DIR``); refused with
-    the reason when the sandbox cannot run here or the manifest is wrong."""
-    from referee.hosted import jail, manifest
+def make_hosted_player(target: str, game_id: str) -> Player:
+    """The player of a hosted bot: ``hosted:BOT@VERSION`` (a stored version, unpacked in this
+    machine's cache; its output kept for its owner) or ``hosted:/DIR`` (unpacked files). Refused
+    with the reason when the sandbox cannot run here or the manifest is wrong."""
+    from referee.hosted import archive, jail, manifest, versions
     from referee.hosted.player import HostedPlayer
 
     try:
         jail.check_sandbox()
     except jail.SandboxUnavailable as exc:
         raise ConfigError(str(exc)) from None
-    directory = Path(bot_dir)
+    keep_log = None
+    if not target.startswith("/"):
+        bot, _, version = target.partition("@")
+        store = versions.configured()
+        if not version or store is None:
+            raise ConfigError(f"hosted bot {target!r}: expected hosted:BOT@VERSION on a worker with a store")
+        info = versions.version_info(store, bot, version)
+        if info is None:
+            raise ConfigError(f"hosted bot {bot!r} has no version {version}")
+        try:
+            target = str(versions.unpacked(version))
+        except archive.ArchiveError as exc:
+            raise ConfigError(str(exc)) from None
+        owner = info["owner"]
+
+        def keep_log(match_id: str, seat: int, text: str) -> None:
+            versions.save_log(store, match_id, seat, owner, bot, text)
+
+    directory = Path(target)
     if not directory.is_absolute() or not directory.is_dir():
-        raise ConfigError(f"hosted bot {bot_dir!r}: expected hosted:/absolute/path/of/its/files")
+        raise ConfigError(f"hosted bot {target!r}: expected hosted:/absolute/path/of/its/files")
     try:
         found = manifest.load(directory)
     except manifest.ManifestError as exc:
-        raise ConfigError(f"hosted bot {bot_dir}: {exc}") from None
+        raise ConfigError(f"hosted bot {target}: {exc}") from None
     if game_id and game_id not in found.games:
         raise ConfigError(f"hosted bot {found.name!r} does not play {game_id} (its games: {', '.join(found.games)})")
-    return HostedPlayer(directory, found.entry, name=found.name)
+    return HostedPlayer(directory, found.entry, name=found.name, keep_log=keep_log)

@@ -9,6 +9,7 @@ limit the bot hit), and the bot's output is kept in :attr:`HostedPlayer.output` 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 from arena.runner import PlayerFailure
@@ -21,14 +22,26 @@ STARTUP_BUDGET = 30.0
 
 
 class HostedPlayer(RemotePlayer):
-    def __init__(self, bot_dir: Path | str, entry: str, name: str | None = None, limits: Limits | None = None) -> None:
+    def __init__(
+        self,
+        bot_dir: Path | str,
+        entry: str,
+        name: str | None = None,
+        limits: Limits | None = None,
+        *,
+        keep_log: Callable[[str, int, str], None] | None = None,
+    ) -> None:
+        """``keep_log(match_id, seat, output)`` is called once the jail has stopped."""
         super().__init__("unix:///run/arena/bot.sock", name=name or f"hosted:{bot_dir}")
+        self.keep_log = keep_log
+        self.match: tuple[str, int] | None = None
         self.policy = None  # the socket is the jail's own, not an operator-registered endpoint
         self.jail = Jail(bot_dir, entry, limits)
         self.output = ""
         """The bot's output (stdout and stderr, capped), complete once the player is closed."""
 
     async def start_async(self, message: bot_pb2.MatchStart) -> bot_pb2.Ready:
+        self.match = (message.match_id, message.seat)
         loop = asyncio.get_running_loop()
         try:
             self.target = await loop.run_in_executor(None, self.jail.start, STARTUP_BUDGET)
@@ -75,4 +88,8 @@ class HostedPlayer(RemotePlayer):
 
     async def _stop_jail(self) -> None:
         await asyncio.get_running_loop().run_in_executor(None, self.jail.stop)
+        first = not self.output
         self.output = self.jail.output()
+        if first and self.keep_log is not None and self.match is not None and self.match[0]:
+            keep, (match_id, seat), text = self.keep_log, self.match, self.output
+            await asyncio.get_running_loop().run_in_executor(None, keep, match_id, seat, text)
