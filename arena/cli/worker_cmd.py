@@ -66,6 +66,10 @@ def run(args: argparse.Namespace) -> int:
 
     # Before the pool forks: every pool process enforces it on every connection.
     endpoints.configure(endpoints.EndpointPolicy.parse(args.allow_endpoints))
+    from referee.hosted import versions
+    from referee.store import Store
+
+    versions.configure(Store(args.broker))  # hosted versions are fetched from the store
     if args.unsafe_no_sandbox:
         from referee.hosted import jail
 

@@ -37,9 +37,11 @@ def make_hosted_player(target: str, game_id: str) -> Player:
         except archive.ArchiveError as exc:
             raise ConfigError(str(exc)) from None
         owner = info["owner"]
+        tournament = versions.current_tournament()
 
         def keep_log(match_id: str, seat: int, text: str) -> None:
-            versions.save_log(store, match_id, seat, owner, bot, text)
+            match_ref = f"{tournament}:{match_id}" if tournament else match_id
+            versions.save_log(store, match_ref, seat, owner, bot, text)
 
     directory = Path(target)
     if not directory.is_absolute() or not directory.is_dir():

@@ -147,6 +147,17 @@ def logs(store: Any, match_id: str) -> list[dict[str, Any]]:
 
 _store: Any = None
 _lock = threading.Lock()
+_context = threading.local()
+
+
+def playing(tournament_id: str) -> None:
+    """The tournament this thread's matches belong to (the workers say so before each batch):
+    seat logs are kept under ``TOURNAMENT:MATCH``, as GetMatch names a match."""
+    _context.tournament = tournament_id
+
+
+def current_tournament() -> str:
+    return getattr(_context, "tournament", "")
 
 
 def configure(store: Any) -> None:
