@@ -388,6 +388,20 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                             games=row["games"],
                         )
                     )
+        if str(data["endpoint"]).startswith("hosted:"):
+            from referee.hosted import versions
+
+            for row in versions.version_ratings(self.store, name, data["games"], finished=tuple(FINISHED)):
+                detail.version_ratings.append(
+                    arena_pb2.VersionRating(
+                        version=row["version"],
+                        game=row["game"],
+                        rating=row["rating"],
+                        ci_low=row["ci_low"],
+                        ci_high=row["ci_high"],
+                        games=row["games"],
+                    )
+                )
         for tournament_id in self.store.tournaments(20):
             info = self.store.tournament(tournament_id)
             if info is None or name not in info["spec"]["bots"]:

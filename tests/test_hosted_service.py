@@ -72,6 +72,13 @@ def test_submit_activate_play_and_read_the_logs(tmp_path):
         done = arena(address, bob, "bots", "submit", "--name", "hostile", str(lingering))
         assert done.returncode == 1 and "PERMISSION_DENIED" in done.stderr
 
+        # A tournament of the first version.
+        client = Api(address, alice)
+        first = client.CreateTournament(
+            arena_pb2.CreateTournamentRequest(game="rolldice", bots=["hostile", "random"], players=2)
+        )
+        wait_for(lambda: store.tournament(first.id)["status"] == "complete", 240, "the first tournament")
+
         # A second version is stored, not active until activated (by a prefix of its hash).
         done = arena(address, alice, "bots", "submit", "--name", "hostile", str(lingering))
         assert done.returncode == 0, done.stderr
@@ -83,7 +90,6 @@ def test_submit_activate_play_and_read_the_logs(tmp_path):
         assert done.returncode == 0 and f"version {v2} is active" in done.stdout
 
         # A tournament records the active version and the worker plays it in the jail.
-        client = Api(address, alice)
         created = client.CreateTournament(
             arena_pb2.CreateTournamentRequest(game="rolldice", bots=["hostile", "random"], players=2)
         )
@@ -103,3 +109,12 @@ def test_submit_activate_play_and_read_the_logs(tmp_path):
         done = arena(address, alice, "matches", "logs", match_ref)
         assert done.returncode == 0 and "LINGER pid" in done.stdout
         assert versions.active_version(store, "hostile") == v2
+
+        # The first tournament's seats: 64 KiB of output, then the marker.
+        chatty = client.GetMatchLogs(arena_pb2.GetMatchLogsRequest(id=f"{first.id}:m000000")).logs[0].text
+        assert "[arena: output truncated at 64 KiB;" in chatty
+
+        # Ratings per version on the bot's page.
+        detail = Api(address, bob).GetBot(arena_pb2.GetBotRequest(name="hostile"))
+        rated = {(r.version, r.game): r.games for r in detail.version_ratings}
+        assert rated == {(v1, "rolldice"): len(store.matches(first.id)), (v2, "rolldice"): len(records)}

@@ -737,6 +737,7 @@ class BotDetail(_message.Message):
     BOT_FIELD_NUMBER: _builtins.int
     RATINGS_FIELD_NUMBER: _builtins.int
     RECENT_FAILURES_FIELD_NUMBER: _builtins.int
+    VERSION_RATINGS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def bot(self) -> Global___Bot: ...
     @_builtins.property
@@ -745,20 +746,61 @@ class BotDetail(_message.Message):
     def recent_failures(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotFailure]:
         """own bots, or finished tournaments"""
 
+    @_builtins.property
+    def version_ratings(self) -> _containers.RepeatedCompositeFieldContainer[Global___VersionRating]:
+        """Hosted bots: a rating per version and game, from one fit over the finished tournaments
+        (the latest 200) the bot played, each version a separate entrant.
+        """
+
     def __init__(
         self,
         *,
         bot: Global___Bot | None = ...,
         ratings: _abc.Iterable[Global___GameRating] | None = ...,
         recent_failures: _abc.Iterable[Global___BotFailure] | None = ...,
+        version_ratings: _abc.Iterable[Global___VersionRating] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "ratings", b"ratings", "recent_failures", b"recent_failures"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "ratings", b"ratings", "recent_failures", b"recent_failures", "version_ratings", b"version_ratings"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___BotDetail: _TypeAlias = BotDetail  # noqa: Y015
+
+@_typing.final
+class VersionRating(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    RATING_FIELD_NUMBER: _builtins.int
+    CI_LOW_FIELD_NUMBER: _builtins.int
+    CI_HIGH_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    version: _builtins.str
+    game: _builtins.str
+    rating: _builtins.float
+    ci_low: _builtins.float
+    ci_high: _builtins.float
+    games: _builtins.int
+    def __init__(
+        self,
+        *,
+        version: _builtins.str = ...,
+        game: _builtins.str = ...,
+        rating: _builtins.float = ...,
+        ci_low: _builtins.float = ...,
+        ci_high: _builtins.float = ...,
+        games: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ci_high", b"ci_high", "ci_low", b"ci_low", "game", b"game", "games", b"games", "rating", b"rating", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VersionRating: _TypeAlias = VersionRating  # noqa: Y015
 
 @_typing.final
 class GameOption(_message.Message):

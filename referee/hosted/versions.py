@@ -129,6 +129,45 @@ def save_log(store: Any, match_id: str, seat: int, owner: str, bot: str, text: s
     store.redis.set(_key(store, "log", match_id, seat), value, ex=LOG_DAYS * 86400)
 
 
+def version_ratings(store: Any, bot: str, game_ids: list[str], *, finished: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Per version and game: one Bradley-Terry fit over the finished tournaments (the latest
+    200) that played ``bot``, its versions entered apart (``BOT@VERSION``)."""
+    from dataclasses import replace
+
+    from arena import leaderboard
+    from arena.tournament import entrant_bot
+
+    played: dict[str, list[Any]] = {}
+    for tournament_id in store.tournaments(200):
+        info = store.tournament(tournament_id)
+        if info is None or info["status"] not in finished or info["spec"].get("game") not in game_ids:
+            continue
+        spec = store.spec(tournament_id)
+        address = spec.addresses.get(bot, "")
+        if not address.startswith(f"hosted:{bot}@"):
+            continue
+        version = address.rpartition("@")[2]
+        renamed = tuple(f"{b}@{version}" if entrant_bot(b) == bot else b for b in spec.bots)
+        records = [
+            replace(
+                record,
+                seats=[
+                    {**seat, "bot": f"{seat['bot']}@{version}"} if entrant_bot(seat["bot"]) == bot else seat
+                    for seat in record.seats
+                ],
+            )
+            for record in store.matches(tournament_id)
+        ]
+        played.setdefault(spec.game, []).append((replace(spec, bots=renamed), records))
+    rows = []
+    for game_id, tournaments in sorted(played.items()):
+        board = leaderboard.across(game_id, tournaments)
+        for row in board["leaderboard"]:
+            if row["bot"].startswith(f"{bot}@"):
+                rows.append({**row, "game": game_id, "version": row["bot"].rpartition("@")[2]})
+    return rows
+
+
 def version_info(store: Any, bot: str, version: str) -> dict[str, Any] | None:
     raw = store.redis.hget(_key(store, "versions", bot), version)
     return json.loads(raw) if raw is not None else None
