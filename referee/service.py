@@ -959,6 +959,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             await self.blocking(versions.trial, checked, game_ids[0])
         except archive.ArchiveError as exc:
             raise invalid("data", str(exc)) from None
+        except versions.TrialsBusy:
+            raise exhausted("the sandbox is busy with other uploads' trial matches: retry in {delay}", 10.0) from None
         # Every check passed: only now is anything stored.
         if existing is None:
             bot = {"owner": caller.name, "games": game_ids, "endpoint": f"hosted:{name}", "enabled": True}

@@ -120,3 +120,13 @@ def test_the_hostile_bot_packs(tmp_path):
     (tmp_path / "bot" / "link").symlink_to("/etc/passwd")
     with pytest.raises(ArchiveError, match="link: only regular files"):
         archive.pack_directory(tmp_path / "bot")
+
+
+def test_trial_matches_at_once_are_bounded(monkeypatch):
+    import threading
+
+    monkeypatch.setattr(versions, "TRIALS", threading.BoundedSemaphore(1))
+    monkeypatch.setattr(versions, "TRIAL_WAIT", 0.1)
+    versions.TRIALS.acquire()  # the only slot is taken
+    with pytest.raises(versions.TrialsBusy, match="busy"):
+        versions.trial(versions.check_upload(tar_of(GOOD)), "rolldice")

@@ -34,6 +34,15 @@ from referee.hosted.player import HostedPlayer
 
 TRIAL_CLOCK = clock_settings({"decision": 5000, "bank": 0, "startup": 20_000, "grace": 500, "strikes": 0})
 LOG_DAYS = 14
+TRIALS = threading.BoundedSemaphore(2)
+"""Trial matches at once in one service process (each runs a jail); more wait up to TRIAL_WAIT."""
+TRIAL_WAIT = 60.0
+
+
+class TrialsBusy(Exception):
+    """Every trial slot stayed busy for TRIAL_WAIT seconds."""
+
+
 CACHE = Path(tempfile.gettempdir()) / "arena-hosted-cache"
 
 
@@ -56,6 +65,15 @@ def trial(checked: Checked, game_id: str) -> None:
     play without failing (ArchiveError says what went wrong, with the bot's output)."""
     from bots.registry import make_bot
 
+    if not TRIALS.acquire(timeout=TRIAL_WAIT):
+        raise TrialsBusy(f"every trial slot stayed busy for {TRIAL_WAIT:.0f} s")
+    try:
+        _trial(checked, game_id, make_bot)
+    finally:
+        TRIALS.release()
+
+
+def _trial(checked: Checked, game_id: str, make_bot: Any) -> None:
     game = get_game(game_id)
     players = min(max(2, game.meta.min_players), game.meta.max_players)
     config = game.config(players, {})
