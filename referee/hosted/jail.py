@@ -1,8 +1,10 @@
 """One hosted seat's bubblewrap jail: start the bot's entry module, find its socket, end it all.
 
-The jail, run by a worker as root (the normal case), is this chain of ``exec``s, all one process:
+The jail, run by a worker as root (the normal case), is this chain of ``exec``s, all one process
+(a worker that is not root skips steps 1 and 2: the seat then runs under the worker's uid, and
+the process limit counts the worker's processes too):
 
-1. ``unshare --mount`` + two ``mount --bind``s per path, in a private mount namespace: every
+1. ``unshare --mount`` + one ``mount --bind`` per path, in a private mount namespace: every
    host directory the jail needs (the interpreter's prefix, the SDK's packages, the bot's files)
    is bound onto a mount point of the seat's own work directory, so the unprivileged steps below
    can reach it even when a parent directory is private (``/root`` is ``0700``, pytest's tmp
