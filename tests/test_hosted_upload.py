@@ -130,3 +130,29 @@ def test_trial_matches_at_once_are_bounded(monkeypatch):
     versions.TRIALS.acquire()  # the only slot is taken
     with pytest.raises(versions.TrialsBusy, match="busy"):
         versions.trial(versions.check_upload(tar_of(GOOD)), "rolldice")
+
+
+def test_workers_unpack_a_version_once_and_check_it_against_its_hash(tmp_path, monkeypatch):
+    from referee.store import Store
+    from tests.services import redis_server
+
+    monkeypatch.setattr(versions, "CACHE", tmp_path / "cache")
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        monkeypatch.setattr(versions, "_store", store)
+        data = tar_of(GOOD)
+        checked = versions.check_upload(data)
+        versions.save_version(store, "first", "alice", checked, data)
+        directory = versions.unpacked(checked.version)
+        assert {p.name for p in directory.iterdir()} == set(GOOD)
+        assert (directory / "first.py").read_bytes() == GOOD["first.py"]
+        # Cached: the store is not asked again (its archive may even be gone).
+        store.redis.delete(store.key("hosted", "archive", checked.version))
+        assert versions.unpacked(checked.version) == directory
+        # An archive that does not match its name is refused, and nothing is unpacked.
+        other = {**GOOD, "first.py": GOOD["first.py"] + b"# tampered\n"}
+        forged = "0" * 64
+        store.redis.set(store.key("hosted", "archive", forged), tar_of(other))
+        with pytest.raises(ArchiveError, match="does not match its hash"):
+            versions.unpacked(forged)
+        assert not (versions.CACHE / forged).exists()
