@@ -118,3 +118,30 @@ def test_submit_activate_play_and_read_the_logs(tmp_path):
         detail = Api(address, bob).GetBot(arena_pb2.GetBotRequest(name="hostile"))
         rated = {(r.version, r.game): r.games for r in detail.version_ratings}
         assert rated == {(v1, "rolldice"): len(store.matches(first.id)), (v2, "rolldice"): len(records)}
+
+
+def test_where_the_service_cannot_sandbox_an_upload_is_refused_saying_why(tmp_path, monkeypatch):
+    import grpc
+
+    from arena.cli.hosted_cmd import chunks
+    from referee.errors import bad_request_field
+    from referee.hosted import archive
+
+    empty = tmp_path / "no-tools"
+    empty.mkdir()
+    with redis_server(tmp_path) as redis:
+        monkeypatch.setenv("PATH", str(empty))  # the service's: no bwrap on it
+        with service(redis.url, tmp_path) as srv:
+            monkeypatch.undo()
+            store = Store(redis.url)
+            client = Api(srv.address, create_owner(store, "alice"))
+            data = archive.pack_directory(bot_dir(tmp_path, "none"))
+            with pytest.raises(grpc.RpcError) as info:
+                client.SubmitBotVersion(chunks("hostile", [], False, data))
+            # Broken archives are still told apart before the sandbox is needed.
+            with pytest.raises(grpc.RpcError) as broken:
+                client.SubmitBotVersion(chunks("hostile", [], False, b"not an archive"))
+            assert store.bot("hostile") is None and store.redis.keys("*hosted*") == []
+    assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "sandbox cannot run" in info.value.details() and "bwrap" in info.value.details()
+    assert broken.value.code() == grpc.StatusCode.INVALID_ARGUMENT and bad_request_field(broken.value) == "data"
