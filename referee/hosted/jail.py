@@ -90,8 +90,9 @@ class Limits:
 
     memory: int = 1024 * MiB
     """Address space (RLIMIT_AS). Python with gRPC's threads maps ~300 MiB before it allocates."""
-    cpu_seconds: int = 60
-    """CPU time per process (RLIMIT_CPU); the decision clock bounds each answer well before."""
+    cpu_seconds: int = 600
+    """CPU time per process (RLIMIT_CPU), a backstop for a whole match (a jail lives one match):
+    the decision clock bounds each answer well before (a busy loop is a ``timeout``)."""
     open_files: int = 64
     file_size: int = 8 * MiB
     """Largest file the bot may write (RLIMIT_FSIZE)."""
