@@ -152,6 +152,38 @@ def test_resource_attacks_get_their_exact_verdicts_and_nothing_outlives_the_matc
     assert bot.jail.uid is not None and processes_of(bot.jail.uid) == []
 
 
+def test_a_bot_cannot_point_the_referee_at_a_host_socket(tmp_path):
+    """Its socket swapped for a link to a host socket: the referee dials only a real socket of
+    the seat's (the link is absolute, and /proc/PID/root would follow it on the host)."""
+    import socket
+    import threading
+
+    path = tmp_path / "host.sock"
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(path))
+    listener.listen()
+    listener.settimeout(15)
+    reached: list[bool] = []
+
+    def accept() -> None:
+        try:
+            listener.accept()
+            reached.append(True)
+        except OSError:
+            pass
+
+    watcher = threading.Thread(target=accept)
+    watcher.start()
+    bot = HostedPlayer(hostile(tmp_path, "swap", host_socket=str(path)), "hostile")
+    record = play(bot)
+    listener.close()
+    watcher.join()
+    (failure,) = record.failures
+    assert (failure.seat, failure.decision, failure.verdict) == (0, -1, "crash")
+    assert "is not a socket" in failure.detail
+    assert reached == []
+
+
 def test_a_full_tmpfs_is_an_error_inside_the_bot_not_on_the_host(tmp_path):
     bot = HostedPlayer(hostile(tmp_path, "tmpfs"), "hostile")
     record = play(bot)

@@ -22,9 +22,10 @@ the process limit counts the worker's processes too):
    (``ARENA_BOT_ADDRESS``). ``-S``: no ``site``, no ``.pth`` hooks; ``PYTHONPATH`` names the
    bot, the SDK and the dependencies.
 
-The referee dials the socket through ``/proc/PID/root`` of the jail's first process (bwrap's
+The referee finds the socket through ``/proc/PID/root`` of the jail's first process (bwrap's
 ``--info-fd`` reports the pid), so the socket lives on the jail's own capped tmpfs: the seat has
-no writable host directory at all. At the end the whole process group is killed; the pid
+no writable host directory at all. It dials the socket's inode, pinned by a descriptor opened
+without following links (see :meth:`Jail._pin`), never the path. At the end the whole process group is killed; the pid
 namespace's init dies with it, which kills everything inside, and any process still running
 under the seat's uid is killed before the uid is released.
 
@@ -44,6 +45,7 @@ import re
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -280,6 +282,7 @@ class Jail:
         self._work: Path | None = None
         self._output: _Output | None = None
         self._stopped = False
+        self._socket_fd: int | None = None
 
     # -- starting ---------------------------------------------------------------------------------
 
@@ -297,11 +300,28 @@ class Jail:
             else:
                 socket = self._launch_unsafe()
             self._wait_for(socket, deadline, timeout)
+            pinned = self._pin(socket)
         except BaseException:
             self.stop()
             raise
         self.started_in = time.monotonic() - began
-        return f"unix://{socket}"
+        return pinned
+
+    def _pin(self, socket: str) -> str:
+        """The target to dial: the socket's inode, held by an ``O_PATH`` descriptor and dialled
+        as ``/proc/OURPID/fd/N``. The path's last component is the bot's to change, and a path
+        dialled through ``/proc/PID/root`` follows an absolute symbolic link on the *host*: a
+        bot that swapped its socket for a link to a host socket would have the referee connect
+        there. The descriptor is opened without following links and must be a socket the seat
+        made; nothing the bot does later changes what it points to."""
+        fd = os.open(socket, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+        self._socket_fd = fd
+        info = os.fstat(fd)
+        if not stat.S_ISSOCK(info.st_mode):
+            raise JailFailed("crash", f"{SOCKET} is not a socket (a link or a file): the referee dials only a socket")
+        if self.sandboxed and self._lease is not None and info.st_uid != self._lease.uid:
+            raise JailFailed("crash", f"{SOCKET} belongs to uid {info.st_uid}, not the seat's")
+        return f"unix:///proc/{os.getpid()}/fd/{fd}"
 
     def _popen(self, argv: list[str], pass_fds: tuple[int, ...] = (), **kwargs: object) -> None:
         out_r, out_w = os.pipe()
@@ -460,7 +480,7 @@ class Jail:
         return socket
 
     def _wait_for(self, socket: str, deadline: float, timeout: float) -> None:
-        while not os.path.exists(socket):
+        while not os.path.lexists(socket):
             self._check_exited()
             if time.monotonic() > deadline:
                 raise JailFailed("stall", f"the bot did not listen on its socket within {timeout:.0f} s of starting")
@@ -501,6 +521,9 @@ class Jail:
             if leftovers:
                 log.warning("hosted seat uid %s: killed %d leftover processes", self._lease.uid, len(leftovers))
             self._lease.release()
+        if self._socket_fd is not None:
+            os.close(self._socket_fd)
+            self._socket_fd = None
         if self._output is not None:
             self._output.thread.join(5.0)
         if self._work is not None:

@@ -5,7 +5,8 @@ by the test) chooses: ``probe`` (network, other files, environment, writes outsi
 each attempt is printed as ``PROBE name: blocked|OPEN detail``), ``memory`` (allocates without
 bound), ``fork`` (forks without bound), ``spin`` (a busy loop), ``linger`` (leaves a detached
 process behind, then plays on), ``tmpfs`` (fills /tmp, then plays on), ``chatty`` (writes
-200 KiB to stderr). It misbehaves on its first decision."""
+200 KiB to stderr), ``swap`` (at start, puts a link to a host socket where its socket goes).
+It misbehaves on its first decision (``swap``: at start-up)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,10 @@ from bots.sdk import Bot, Turn
 from bots.serve import serve
 
 CONFIG = json.loads((Path(__file__).parent / "behaviour.json").read_text())
+
+if CONFIG["behaviour"] == "swap":  # before serving: its socket is a link to a socket of the host
+    os.symlink(CONFIG["host_socket"], os.environ["ARENA_BOT_ADDRESS"].removeprefix("unix://"))
+    time.sleep(1000)
 
 
 def report(name: str, attempt) -> None:  # type: ignore[no-untyped-def]
