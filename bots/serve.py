@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import os
 import signal
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -186,6 +187,8 @@ def serve(
     on_ready: Callable[[BotServer], None] | None = None,
 ) -> None:
     """Serve a bot until SIGINT or SIGTERM, then stop gracefully (in-flight matches get 5 s)."""
+    # A hosted bot (issue 17) listens where the platform says: its jail sets ARENA_BOT_ADDRESS.
+    address = os.environ.get("ARENA_BOT_ADDRESS", address)
     running = start(make_bot, address, max_matches=max_matches)
     if on_ready is not None:
         on_ready(running)

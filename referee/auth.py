@@ -173,8 +173,8 @@ def _guarded(
     """The handler, run only for an admitted caller (set in ``current_caller`` for it), and with
     a request that fails to decode answered INVALID_ARGUMENT, never UNKNOWN naming the
     decoder's exception class. Admission runs in the call (it needs the client's address)."""
-    if handler.request_streaming:
-        raise ValueError("the Arena API has no client-streaming methods")
+    if handler.request_streaming and handler.response_streaming:
+        raise ValueError("the Arena API has no bidirectional-streaming methods")
     decode = handler.request_deserializer
 
     def lenient(data: bytes) -> Any:
@@ -194,6 +194,21 @@ def _guarded(
         if isinstance(request, _Malformed):
             await context.abort_with_status(MALFORMED.status())
 
+    if handler.request_streaming:  # an upload (SubmitBotVersion): admitted before any piece is read
+        upload: Any = handler.stream_unary
+
+        async def receive(request_iterator: Any, context: grpc.aio.ServicerContext) -> Any:
+            await check(None, context)
+
+            async def pieces() -> Any:
+                async for piece in request_iterator:
+                    if isinstance(piece, _Malformed):
+                        await context.abort_with_status(MALFORMED.status())
+                    yield piece
+
+            return await upload(pieces(), context)
+
+        return grpc.stream_unary_rpc_method_handler(receive, lenient, handler.response_serializer)
     if handler.response_streaming:
         behaviour: Any = handler.unary_stream
 

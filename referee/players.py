@@ -11,7 +11,12 @@ from arena.runner import Player
 
 
 def make_player(spec: str, game_id: str) -> Player:
-    """A remote player for ``grpc://HOST:PORT`` / ``unix:///PATH``, else a built-in bot."""
+    """A remote player for ``grpc://HOST:PORT`` / ``unix:///PATH``, a sandboxed one for
+    ``hosted:DIR`` (a hosted bot's unpacked files, issue 17), else a built-in bot."""
+    if spec.startswith("hosted:"):
+        from referee.hosted import make_hosted_player
+
+        return make_hosted_player(spec[len("hosted:") :], game_id)
     if spec.startswith(("grpc://", "unix:")):
         from referee.remote import RemotePlayer
 

@@ -95,6 +95,7 @@ MAX_ERROR_BUDGET = 100
 MAX_BOT_CONCURRENCY = 64
 MAX_ENDPOINT = 256
 MAX_LIST = 500
+HOSTED_CHUNK = 1024 * 1024
 CLOCK_MAXIMA = {
     "decision": 60_000,
     "bank": 600_000,
@@ -394,6 +395,20 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                             games=row["games"],
                         )
                     )
+        if str(data["endpoint"]).startswith("hosted:"):
+            from referee.hosted import versions
+
+            for row in versions.version_ratings(self.store, name, data["games"], finished=tuple(FINISHED)):
+                detail.version_ratings.append(
+                    arena_pb2.VersionRating(
+                        version=row["version"],
+                        game=row["game"],
+                        rating=row["rating"],
+                        ci_low=row["ci_low"],
+                        ci_high=row["ci_high"],
+                        games=row["games"],
+                    )
+                )
         for tournament_id in self.store.tournaments(20):
             info = self.store.tournament(tournament_id)
             if info is None or name not in info["spec"]["bots"]:
@@ -570,6 +585,14 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             if meta.id not in data["games"]:
                 raise invalid(f"bots[{i}]", f"bot {name!r} does not play {meta.id}")
             addresses[name] = data["endpoint"]
+            if data["endpoint"].startswith("hosted:"):
+                # A hosted bot plays its active version, recorded in the spec (issue 17).
+                from referee.hosted import versions
+
+                version = versions.active_version(self.store, name)
+                if version is None:
+                    raise precondition(f"hosted bot {name!r} has no active version")
+                addresses[name] = f"hosted:{name}@{version}"
         spec = TournamentSpec(
             game=meta.id,
             bots=names,
@@ -894,6 +917,129 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         finally:
             if not task.done():
                 task.cancel()
+
+    # -- hosted bots (issue 17; the work is in referee.hosted) --------------------------------
+
+    @unary
+    async def SubmitBotVersion(self, request_iterator: Any, caller: Caller) -> arena_pb2.BotVersion:
+        from referee.hosted import archive, jail, versions
+
+        first: arena_pb2.BotUploadChunk | None = None
+        data = bytearray()
+        async for chunk in request_iterator:
+            if first is None:
+                first = chunk
+            if len(chunk.data) > HOSTED_CHUNK:
+                raise invalid("data", f"a chunk carries at most {HOSTED_CHUNK // 1024} KiB")
+            data += chunk.data
+            if len(data) > archive.MAX_PACKED:
+                raise invalid("data", f"the archive is more than {archive.MAX_PACKED // archive.MiB} MiB packed")
+        if first is None:
+            raise invalid("name", "an upload starts with a chunk naming the bot")
+        name = first.name
+        if not BOT_NAME.match(name):
+            raise invalid("name", "bot names are 2-48 of A-Z a-z 0-9 _ . - starting with a letter or digit")
+        existing = await self.blocking(self.store.bot, name)
+        if existing is not None:
+            if existing["owner"] != caller.name and not caller.operator:
+                raise denied(f"bot {name!r} belongs to another owner")
+            if not str(existing["endpoint"]).startswith("hosted:"):
+                raise precondition(f"bot {name!r} is a remote bot (registered with an endpoint), not a hosted one")
+        else:
+            builtins = {bot for game_id in games() for bot in self.builtin_bots(game_id)}
+            if name.split(":")[0] in builtins:
+                raise invalid("name", f"{name!r} is a built-in bot's name")
+        try:
+            checked = await self.blocking(versions.check_upload, bytes(data))
+        except archive.ArchiveError as exc:
+            raise invalid("data", str(exc)) from None
+        game_ids = list(first.games) or list(checked.manifest.games)
+        self._check_games("games", game_ids)
+        for i, game_id in enumerate(game_ids):
+            if game_id not in checked.manifest.games:
+                raise invalid(f"games[{i}]", f"{game_id!r} is not among the manifest's games")
+        try:
+            jail.check_sandbox()
+        except jail.SandboxUnavailable as exc:
+            raise precondition(str(exc)) from None
+        try:
+            await self.blocking(versions.trial, checked, game_ids[0])
+        except archive.ArchiveError as exc:
+            raise invalid("data", str(exc)) from None
+        except versions.TrialsBusy:
+            raise exhausted("the sandbox is busy with other uploads' trial matches: retry in {delay}", 10.0) from None
+        # Every check passed: only now is anything stored.
+        if existing is None:
+            bot = {"owner": caller.name, "games": game_ids, "endpoint": f"hosted:{name}", "enabled": True}
+            if not await self.blocking(self.store.add_bot, name, {**bot, "created": time.time()}):
+                raise exists(f"bot {name!r} exists already")
+        elif sorted(existing["games"]) != sorted(game_ids):
+            await self.blocking(self.store.save_bot, name, {**existing, "games": game_ids})
+        info = await self.blocking(versions.save_version, self.store, name, caller.name, checked, bytes(data))
+        if first.activate or await self.blocking(versions.active_version, self.store, name) is None:
+            await self.blocking(versions.activate, self.store, name, checked.version)
+        return await self.blocking(self._bot_version, name, info["version"])
+
+    def _bot_version(self, name: str, version: str) -> arena_pb2.BotVersion:
+        from referee.hosted import versions
+
+        found = next(info for info in versions.versions(self.store, name) if info["version"] == version)
+        return _version_message(name, found)
+
+    @unary
+    async def ListBotVersions(
+        self, request: arena_pb2.ListBotVersionsRequest, caller: Caller
+    ) -> arena_pb2.ListBotVersionsResponse:
+        from referee.hosted import versions
+
+        await self.blocking(self._own_bot, request.name, caller)
+        found = await self.blocking(versions.versions, self.store, request.name)
+        return arena_pb2.ListBotVersionsResponse(versions=[_version_message(request.name, info) for info in found])
+
+    @unary
+    async def ActivateBotVersion(
+        self, request: arena_pb2.ActivateBotVersionRequest, caller: Caller
+    ) -> arena_pb2.BotVersion:
+        from referee.hosted import versions
+
+        await self.blocking(self._own_bot, request.name, caller)
+        version = await self.blocking(versions.resolve, self.store, request.name, request.version)
+        if version is None:
+            raise not_found(f"bot {request.name!r} has no version {request.version!r} (or the prefix is ambiguous)")
+        await self.blocking(versions.activate, self.store, request.name, version)
+        return await self.blocking(self._bot_version, request.name, version)
+
+    @unary
+    async def GetMatchLogs(self, request: arena_pb2.GetMatchLogsRequest, caller: Caller) -> arena_pb2.MatchLogs:
+        return await self.blocking(self._match_logs, request.id, caller)
+
+    def _match_logs(self, match_ref: str, caller: Caller) -> arena_pb2.MatchLogs:
+        from referee.hosted import versions
+
+        tournament_id, _, match_id = match_ref.rpartition(":")
+        if not tournament_id or not re.fullmatch(r"m\d+", match_id):
+            raise invalid("id", f"expected <tournament id>:<match id> (e.g. skyfive-...:m000012), got {match_ref!r}")
+        self._tournament_info(tournament_id)
+        if self.store.match(tournament_id, int(match_id[1:])) is None:
+            raise not_found(f"no match {match_id} in {tournament_id} (yet): logs are shown once the match is recorded")
+        entries = versions.logs(self.store, f"{tournament_id}:{match_id}")
+        shown = [e for e in entries if caller.operator or e["owner"] == caller.name]
+        return arena_pb2.MatchLogs(
+            logs=[arena_pb2.SeatLog(seat=e["seat"], bot=e["bot"], text=e["text"]) for e in shown]
+        )
+
+
+def _version_message(name: str, info: dict[str, Any]) -> arena_pb2.BotVersion:
+    return arena_pb2.BotVersion(
+        bot=name,
+        version=info["version"],
+        created=views.timestamp(info["created"]),
+        size=info["size"],
+        files=info["files"],
+        entry=info["entry"],
+        games=info["games"],
+        active=info.get("active", False),
+    )
 
 
 class _Announcing:

@@ -133,6 +133,7 @@ class Worker:
         env: dict[str, str],
         metrics_port: int | None = None,
         allow_endpoints: str = LOOPBACK,
+        extra: tuple[str, ...] = (),
     ) -> None:
         self.metrics_port = metrics_port
         args = [
@@ -152,6 +153,7 @@ class Worker:
             str(metrics_port or 0),
             "--allow-endpoints",
             allow_endpoints,
+            *extra,
         ]
         self.log = log
         self.handle = log.open("w")
@@ -195,6 +197,7 @@ def workers(
     env: dict[str, str] | None = None,
     metrics: bool = True,
     allow_endpoints: str = LOOPBACK,
+    extra: tuple[str, ...] = (),
 ) -> Iterator[list[Worker]]:
     started: list[Worker] = []
     try:
@@ -203,7 +206,7 @@ def workers(
             node_env = {"PROMETHEUS_MULTIPROC_DIR": str(tmp / f"metrics{n}")} if metrics else {}
             node_env.update(env or {})
             log = tmp / f"worker{n}.log"
-            started.append(Worker(url, concurrency, log, visibility, node_env, port, allow_endpoints))
+            started.append(Worker(url, concurrency, log, visibility, node_env, port, allow_endpoints, extra))
         yield started
     finally:
         for worker in started:

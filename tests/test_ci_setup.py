@@ -39,7 +39,7 @@ def test_missing_prometheus_skips_without_installing_anything(tmp_path, monkeypa
 
 def test_ci_installs_what_the_tests_skip_without():
     script = (ROOT / ".ci" / "run").read_text()
-    for package in ("redis-server", "prometheus", "nodejs npm", "chromium chromium-driver"):
+    for package in ("redis-server", "prometheus", "nodejs npm", "chromium chromium-driver", "bubblewrap"):
         assert "install -y -qq" in script and package in script
     # The checks run before the tests, so lint and types never rot.
     assert script.index("ruff check") < script.index("python -m pytest")

@@ -59,6 +59,7 @@ from arena.record import MatchRecord
 from arena.runner import MatchCancelled
 from arena.tournament import MatchSpec, TournamentSpec, groups_of, match_at, play_scheduled, schedule_size
 from referee import metrics
+from referee.hosted import versions as hosted_versions
 from referee.players import make_player
 from referee.remote import is_remote
 from referee.store import Batch, Store
@@ -272,6 +273,7 @@ def play_batch(
     spec, matches = patiently(tournament_plan, store, tournament_id)
     stored = patiently(store.stored_indices, tournament_id, indices)
     todo = [i for i in indices if i not in stored]
+    hosted_versions.playing(tournament_id)  # hosted seats keep their logs under this tournament
     redelivered = (self.request.delivery_info or {}).get("redelivered", False)
     if 0 in todo and not redelivered:  # the batch holding the schedule's first match starts it
         metrics.tournament_started(spec.game)

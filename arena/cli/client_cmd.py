@@ -57,6 +57,9 @@ def register(commands: Any) -> None:
     for sub in (reg, update, listing, *(bot_actions.choices[a] for a in ("get", "disable"))):
         _common(sub)
         sub.set_defaults(run=run_bots)
+    from arena.cli import hosted_cmd  # hosted bots: submit, versions, activate (issue 17)
+
+    hosted_cmd.register_bots(bot_actions, _common)
 
     tournaments = commands.add_parser("tournaments", help="create, watch and cancel tournaments (service)")
     t_actions = tournaments.add_subparsers(dest="action", required=True, parser_class=type(tournaments))
@@ -101,6 +104,7 @@ def register(commands: Any) -> None:
     for sub in (mlist, mget):
         _common(sub)
         sub.set_defaults(run=run_matches)
+    hosted_cmd.register_matches(m_actions, _common)
 
     health = commands.add_parser("health", help="is the referee service serving? (exit 0 if so)")
     health.add_argument("--server", default=os.environ.get("ARENA_SERVER", DEFAULT_SERVER), metavar="HOST:PORT")

@@ -33,6 +33,11 @@ def register(commands: Any) -> None:
         default=DEFAULT_HTTP_PORT,
         help=f"web UI: games, leaderboards, tournaments, replays (default {DEFAULT_HTTP_PORT}; 0 = off)",
     )
+    parser.add_argument(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="play hosted bots' trial matches WITHOUT the bubblewrap sandbox (local development only); warns",
+    )
     parser.add_argument("--rate", type=float, default=100.0, help="calls per second per owner (0 = unlimited)")
     parser.add_argument("--burst", type=int, default=200, help="burst of calls per owner")
     parser.add_argument("--grace", type=float, default=10.0, help="seconds in-flight calls get at shutdown")
@@ -61,6 +66,10 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.http_port <= 65535:
         raise UsageError(f"--http-port {args.http_port}: expected 0..65535 (0 = no web UI)")
     endpoints.configure(endpoints.EndpointPolicy.parse(args.allow_endpoints))
+    if args.unsafe_no_sandbox:
+        from referee.hosted import jail
+
+        jail.allow_unsafe()  # uploads' trial matches run unsandboxed; logs the warning
     check_broker(args.redis)
     app = make_app(args.redis)
     store = Store(args.redis)

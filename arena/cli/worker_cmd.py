@@ -54,6 +54,12 @@ def register(commands: Any) -> None:
         "e.g. 127.0.0.0/8,::1 for local bots, 'unix' for unix sockets)",
     )
     parser.add_argument(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="run hosted bots WITHOUT the bubblewrap sandbox (local development only: their code can read "
+        "this machine's files and use its network); logs a warning at start",
+    )
+    parser.add_argument(
         "--metrics-host",
         default="127.0.0.1",
         help="address /metrics binds (default 127.0.0.1; 0.0.0.0 for a Prometheus on another host)",
@@ -67,6 +73,14 @@ def run(args: argparse.Namespace) -> int:
 
     # Before the pool forks: every pool process enforces it on every connection.
     endpoints.configure(endpoints.EndpointPolicy.parse(args.allow_endpoints))
+    from referee.hosted import versions
+    from referee.store import Store
+
+    versions.configure(Store(args.broker))  # hosted versions are fetched from the store
+    if args.unsafe_no_sandbox:
+        from referee.hosted import jail
+
+        jail.allow_unsafe()  # logs the warning; inherited by every pool process
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
     if args.matches_per_process is not None:

@@ -114,6 +114,218 @@ VERDICT_CANCELLED: Verdict.ValueType  # 7
 Global___Verdict: _TypeAlias = Verdict  # noqa: Y015
 
 @_typing.final
+class BotUploadChunk(_message.Message):
+    """One piece of an upload. The first names the bot (a new hosted bot, or one of the caller's)
+    and optionally its games (default: the manifest's); every piece carries archive bytes, at
+    most 1 MiB each and 20 MiB in all.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    DATA_FIELD_NUMBER: _builtins.int
+    ACTIVATE_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    data: _builtins.bytes
+    activate: _builtins.bool
+    """make this version the active one (the first version always is)"""
+    @_builtins.property
+    def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        games: _abc.Iterable[_builtins.str] | None = ...,
+        data: _builtins.bytes = ...,
+        activate: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["activate", b"activate", "data", b"data", "games", b"games", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotUploadChunk: _TypeAlias = BotUploadChunk  # noqa: Y015
+
+@_typing.final
+class BotVersion(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    CREATED_FIELD_NUMBER: _builtins.int
+    SIZE_FIELD_NUMBER: _builtins.int
+    FILES_FIELD_NUMBER: _builtins.int
+    ENTRY_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    ACTIVE_FIELD_NUMBER: _builtins.int
+    bot: _builtins.str
+    version: _builtins.str
+    """SHA-256 of the files (sorted paths, sizes, contents), hex"""
+    size: _builtins.int
+    """archive bytes"""
+    files: _builtins.int
+    entry: _builtins.str
+    """the module run as `python -m ENTRY`"""
+    active: _builtins.bool
+    @_builtins.property
+    def created(self) -> _timestamp_pb2.Timestamp: ...
+    @_builtins.property
+    def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def __init__(
+        self,
+        *,
+        bot: _builtins.str = ...,
+        version: _builtins.str = ...,
+        created: _timestamp_pb2.Timestamp | None = ...,
+        size: _builtins.int = ...,
+        files: _builtins.int = ...,
+        entry: _builtins.str = ...,
+        games: _abc.Iterable[_builtins.str] | None = ...,
+        active: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created", b"created"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["active", b"active", "bot", b"bot", "created", b"created", "entry", b"entry", "files", b"files", "games", b"games", "size", b"size", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotVersion: _TypeAlias = BotVersion  # noqa: Y015
+
+@_typing.final
+class ListBotVersionsRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListBotVersionsRequest: _TypeAlias = ListBotVersionsRequest  # noqa: Y015
+
+@_typing.final
+class ListBotVersionsResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSIONS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def versions(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotVersion]:
+        """oldest first"""
+
+    def __init__(
+        self,
+        *,
+        versions: _abc.Iterable[Global___BotVersion] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["versions", b"versions"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListBotVersionsResponse: _TypeAlias = ListBotVersionsResponse  # noqa: Y015
+
+@_typing.final
+class ActivateBotVersionRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    version: _builtins.str
+    """the hash, or a unique prefix of at least 8 characters"""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        version: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ActivateBotVersionRequest: _TypeAlias = ActivateBotVersionRequest  # noqa: Y015
+
+@_typing.final
+class GetMatchLogsRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    """<tournament id>:<match id>, as GetMatch"""
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["id", b"id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetMatchLogsRequest: _TypeAlias = GetMatchLogsRequest  # noqa: Y015
+
+@_typing.final
+class SeatLog(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    bot: _builtins.str
+    text: _builtins.str
+    """truncated at 64 KiB with a marker saying how much was dropped"""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        bot: _builtins.str = ...,
+        text: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "seat", b"seat", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatLog: _TypeAlias = SeatLog  # noqa: Y015
+
+@_typing.final
+class MatchLogs(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LOGS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def logs(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatLog]:
+        """only the caller's hosted seats (every seat for an operator)"""
+
+    def __init__(
+        self,
+        *,
+        logs: _abc.Iterable[Global___SeatLog] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["logs", b"logs"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchLogs: _TypeAlias = MatchLogs  # noqa: Y015
+
+@_typing.final
 class Owner(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -525,6 +737,7 @@ class BotDetail(_message.Message):
     BOT_FIELD_NUMBER: _builtins.int
     RATINGS_FIELD_NUMBER: _builtins.int
     RECENT_FAILURES_FIELD_NUMBER: _builtins.int
+    VERSION_RATINGS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def bot(self) -> Global___Bot: ...
     @_builtins.property
@@ -533,20 +746,61 @@ class BotDetail(_message.Message):
     def recent_failures(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotFailure]:
         """own bots, or finished tournaments"""
 
+    @_builtins.property
+    def version_ratings(self) -> _containers.RepeatedCompositeFieldContainer[Global___VersionRating]:
+        """Hosted bots: a rating per version and game, from one fit over the finished tournaments
+        (the latest 200) the bot played, each version a separate entrant.
+        """
+
     def __init__(
         self,
         *,
         bot: Global___Bot | None = ...,
         ratings: _abc.Iterable[Global___GameRating] | None = ...,
         recent_failures: _abc.Iterable[Global___BotFailure] | None = ...,
+        version_ratings: _abc.Iterable[Global___VersionRating] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "ratings", b"ratings", "recent_failures", b"recent_failures"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "ratings", b"ratings", "recent_failures", b"recent_failures", "version_ratings", b"version_ratings"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___BotDetail: _TypeAlias = BotDetail  # noqa: Y015
+
+@_typing.final
+class VersionRating(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    RATING_FIELD_NUMBER: _builtins.int
+    CI_LOW_FIELD_NUMBER: _builtins.int
+    CI_HIGH_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    version: _builtins.str
+    game: _builtins.str
+    rating: _builtins.float
+    ci_low: _builtins.float
+    ci_high: _builtins.float
+    games: _builtins.int
+    def __init__(
+        self,
+        *,
+        version: _builtins.str = ...,
+        game: _builtins.str = ...,
+        rating: _builtins.float = ...,
+        ci_low: _builtins.float = ...,
+        ci_high: _builtins.float = ...,
+        games: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ci_high", b"ci_high", "ci_low", b"ci_low", "game", b"game", "games", b"games", "rating", b"rating", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VersionRating: _TypeAlias = VersionRating  # noqa: Y015
 
 @_typing.final
 class GameOption(_message.Message):

@@ -124,6 +124,26 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__pb2.ChallengeRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.ChallengeEvent.FromString,
                 _registered_method=True)
+        self.SubmitBotVersion = channel.stream_unary(
+                '/arena.v1.ArenaService/SubmitBotVersion',
+                request_serializer=arena_dot_v1_dot_arena__pb2.BotUploadChunk.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.BotVersion.FromString,
+                _registered_method=True)
+        self.ListBotVersions = channel.unary_unary(
+                '/arena.v1.ArenaService/ListBotVersions',
+                request_serializer=arena_dot_v1_dot_arena__pb2.ListBotVersionsRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.ListBotVersionsResponse.FromString,
+                _registered_method=True)
+        self.ActivateBotVersion = channel.unary_unary(
+                '/arena.v1.ArenaService/ActivateBotVersion',
+                request_serializer=arena_dot_v1_dot_arena__pb2.ActivateBotVersionRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.BotVersion.FromString,
+                _registered_method=True)
+        self.GetMatchLogs = channel.unary_unary(
+                '/arena.v1.ArenaService/GetMatchLogs',
+                request_serializer=arena_dot_v1_dot_arena__pb2.GetMatchLogsRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.MatchLogs.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -248,6 +268,38 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SubmitBotVersion(self, request_iterator, context):
+        """Hosted bots: an owner uploads a bot's code (a .tar.gz or .zip with arena-bot.toml) and
+        Arena runs it in a sandbox. Each upload that passes the checks (archive caps, manifest,
+        compile check, a trial match against random) is an immutable version named by its content
+        hash; nothing is stored for a refused upload (INVALID_ARGUMENT, field `data`, saying why).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListBotVersions(self, request, context):
+        """owner only
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ActivateBotVersion(self, request, context):
+        """owner only
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetMatchLogs(self, request, context):
+        """A hosted seat's output (stdout and stderr, first 64 KiB) in a match, for its owner, once
+        the match is recorded.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -340,6 +392,26 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.Challenge,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.ChallengeRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.ChallengeEvent.SerializeToString,
+            ),
+            'SubmitBotVersion': grpc.stream_unary_rpc_method_handler(
+                    servicer.SubmitBotVersion,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.BotUploadChunk.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.BotVersion.SerializeToString,
+            ),
+            'ListBotVersions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListBotVersions,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.ListBotVersionsRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.ListBotVersionsResponse.SerializeToString,
+            ),
+            'ActivateBotVersion': grpc.unary_unary_rpc_method_handler(
+                    servicer.ActivateBotVersion,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.ActivateBotVersionRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.BotVersion.SerializeToString,
+            ),
+            'GetMatchLogs': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMatchLogs,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.GetMatchLogsRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.MatchLogs.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -828,6 +900,114 @@ class ArenaService:
             '/arena.v1.ArenaService/Challenge',
             arena_dot_v1_dot_arena__pb2.ChallengeRequest.SerializeToString,
             arena_dot_v1_dot_arena__pb2.ChallengeEvent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitBotVersion(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_unary(
+            request_iterator,
+            target,
+            '/arena.v1.ArenaService/SubmitBotVersion',
+            arena_dot_v1_dot_arena__pb2.BotUploadChunk.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.BotVersion.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListBotVersions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/ListBotVersions',
+            arena_dot_v1_dot_arena__pb2.ListBotVersionsRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.ListBotVersionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ActivateBotVersion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/ActivateBotVersion',
+            arena_dot_v1_dot_arena__pb2.ActivateBotVersionRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.BotVersion.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetMatchLogs(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/GetMatchLogs',
+            arena_dot_v1_dot_arena__pb2.GetMatchLogsRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.MatchLogs.FromString,
             options,
             channel_credentials,
             insecure,

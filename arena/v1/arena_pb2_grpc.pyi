@@ -77,6 +77,20 @@ class ArenaServiceStub:
     GetMatch: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetMatchRequest, _arena_pb2.MatchDetail]
     Challenge: _grpc.UnaryStreamMultiCallable[_arena_pb2.ChallengeRequest, _arena_pb2.ChallengeEvent]
     """One match now between an owner's bot and built-in bots, streamed as it is played."""
+    SubmitBotVersion: _grpc.StreamUnaryMultiCallable[_arena_pb2.BotUploadChunk, _arena_pb2.BotVersion]
+    """Hosted bots: an owner uploads a bot's code (a .tar.gz or .zip with arena-bot.toml) and
+    Arena runs it in a sandbox. Each upload that passes the checks (archive caps, manifest,
+    compile check, a trial match against random) is an immutable version named by its content
+    hash; nothing is stored for a refused upload (INVALID_ARGUMENT, field `data`, saying why).
+    """
+    ListBotVersions: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListBotVersionsRequest, _arena_pb2.ListBotVersionsResponse]
+    """owner only"""
+    ActivateBotVersion: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ActivateBotVersionRequest, _arena_pb2.BotVersion]
+    """owner only"""
+    GetMatchLogs: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetMatchLogsRequest, _arena_pb2.MatchLogs]
+    """A hosted seat's output (stdout and stderr, first 64 KiB) in a match, for its owner, once
+    the match is recorded.
+    """
 
 @_typing.type_check_only
 class ArenaServiceAsyncStub(ArenaServiceStub):
@@ -111,6 +125,20 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     GetMatch: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetMatchRequest, _arena_pb2.MatchDetail]  # type: ignore[assignment]
     Challenge: _aio.UnaryStreamMultiCallable[_arena_pb2.ChallengeRequest, _arena_pb2.ChallengeEvent]  # type: ignore[assignment]
     """One match now between an owner's bot and built-in bots, streamed as it is played."""
+    SubmitBotVersion: _aio.StreamUnaryMultiCallable[_arena_pb2.BotUploadChunk, _arena_pb2.BotVersion]  # type: ignore[assignment]
+    """Hosted bots: an owner uploads a bot's code (a .tar.gz or .zip with arena-bot.toml) and
+    Arena runs it in a sandbox. Each upload that passes the checks (archive caps, manifest,
+    compile check, a trial match against random) is an immutable version named by its content
+    hash; nothing is stored for a refused upload (INVALID_ARGUMENT, field `data`, saying why).
+    """
+    ListBotVersions: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListBotVersionsRequest, _arena_pb2.ListBotVersionsResponse]  # type: ignore[assignment]
+    """owner only"""
+    ActivateBotVersion: _aio.UnaryUnaryMultiCallable[_arena_pb2.ActivateBotVersionRequest, _arena_pb2.BotVersion]  # type: ignore[assignment]
+    """owner only"""
+    GetMatchLogs: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetMatchLogsRequest, _arena_pb2.MatchLogs]  # type: ignore[assignment]
+    """A hosted seat's output (stdout and stderr, first 64 KiB) in a match, for its owner, once
+    the match is recorded.
+    """
 
 class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -250,5 +278,43 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_arena_pb2.ChallengeEvent], _abc.AsyncIterator[_arena_pb2.ChallengeEvent]]:
         """One match now between an owner's bot and built-in bots, streamed as it is played."""
+
+    @_abc_1.abstractmethod
+    def SubmitBotVersion(
+        self,
+        request_iterator: _MaybeAsyncIterator[_arena_pb2.BotUploadChunk],
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.BotVersion, _abc.Awaitable[_arena_pb2.BotVersion]]:
+        """Hosted bots: an owner uploads a bot's code (a .tar.gz or .zip with arena-bot.toml) and
+        Arena runs it in a sandbox. Each upload that passes the checks (archive caps, manifest,
+        compile check, a trial match against random) is an immutable version named by its content
+        hash; nothing is stored for a refused upload (INVALID_ARGUMENT, field `data`, saying why).
+        """
+
+    @_abc_1.abstractmethod
+    def ListBotVersions(
+        self,
+        request: _arena_pb2.ListBotVersionsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.ListBotVersionsResponse, _abc.Awaitable[_arena_pb2.ListBotVersionsResponse]]:
+        """owner only"""
+
+    @_abc_1.abstractmethod
+    def ActivateBotVersion(
+        self,
+        request: _arena_pb2.ActivateBotVersionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.BotVersion, _abc.Awaitable[_arena_pb2.BotVersion]]:
+        """owner only"""
+
+    @_abc_1.abstractmethod
+    def GetMatchLogs(
+        self,
+        request: _arena_pb2.GetMatchLogsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.MatchLogs, _abc.Awaitable[_arena_pb2.MatchLogs]]:
+        """A hosted seat's output (stdout and stderr, first 64 KiB) in a match, for its owner, once
+        the match is recorded.
+        """
 
 def add_ArenaServiceServicer_to_server(servicer: ArenaServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,55 @@
+"""Hosted bots (issue 17): bot code that Arena runs itself, each seat in a bubblewrap jail.
+
+:mod:`referee.hosted.jail` starts and ends a jail; :mod:`referee.hosted.player` is the seat's
+player (a :class:`referee.remote.RemotePlayer` on the jail's Unix socket).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.config import ConfigError
+from arena.runner import Player
+
+
+def make_hosted_player(target: str, game_id: str) -> Player:
+    """The player of a hosted bot: ``hosted:BOT@VERSION`` (a stored version, unpacked in this
+    machine's cache; its output kept for its owner) or ``hosted:/DIR`` (unpacked files). Refused
+    with the reason when the sandbox cannot run here or the manifest is wrong."""
+    from referee.hosted import archive, jail, manifest, versions
+    from referee.hosted.player import HostedPlayer
+
+    try:
+        jail.check_sandbox()
+    except jail.SandboxUnavailable as exc:
+        raise ConfigError(str(exc)) from None
+    keep_log = None
+    if not target.startswith("/"):
+        bot, _, version = target.partition("@")
+        store = versions.configured()
+        if not version or store is None:
+            raise ConfigError(f"hosted bot {target!r}: expected hosted:BOT@VERSION on a worker with a store")
+        info = versions.version_info(store, bot, version)
+        if info is None:
+            raise ConfigError(f"hosted bot {bot!r} has no version {version}")
+        try:
+            target = str(versions.unpacked(version))
+        except archive.ArchiveError as exc:
+            raise ConfigError(str(exc)) from None
+        owner = info["owner"]
+        tournament = versions.current_tournament()
+
+        def keep_log(match_id: str, seat: int, text: str) -> None:
+            match_ref = f"{tournament}:{match_id}" if tournament else match_id
+            versions.save_log(store, match_ref, seat, owner, bot, text)
+
+    directory = Path(target)
+    if not directory.is_absolute() or not directory.is_dir():
+        raise ConfigError(f"hosted bot {target!r}: expected hosted:/absolute/path/of/its/files")
+    try:
+        found = manifest.load(directory)
+    except manifest.ManifestError as exc:
+        raise ConfigError(f"hosted bot {target}: {exc}") from None
+    if game_id and game_id not in found.games:
+        raise ConfigError(f"hosted bot {found.name!r} does not play {game_id} (its games: {', '.join(found.games)})")
+    return HostedPlayer(directory, found.entry, name=found.name, keep_log=keep_log)

@@ -1,0 +1,207 @@
+"""Hosted bot archives: read one safely, check it, pack a directory, name a version by content.
+
+An upload is a ``.tar.gz`` or a ``.zip`` of at most :data:`MAX_PACKED` bytes, unpacking to at
+most :data:`MAX_UNPACKED` bytes in at most :data:`MAX_FILES` files. Only regular files and
+directories are accepted: a symbolic or hard link, a device or a fifo is refused, and so is a
+path that is absolute or climbs out (``..``). Nothing is written while reading: the files are
+returned in memory (bounded by the caps), so a refused upload leaves nothing behind.
+
+A version's id is the SHA-256 of its files (sorted paths, sizes and contents), so the same code
+packed twice, or as a tar and as a zip, is the same version.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import os
+import posixpath
+import tarfile
+import zipfile
+from pathlib import Path
+
+from referee.hosted import manifest
+
+MiB = 1024 * 1024
+MAX_PACKED = 20 * MiB
+MAX_UNPACKED = 100 * MiB
+MAX_FILES = 2000
+SKIPPED = ("__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".venv", "node_modules")
+"""Directories ``pack_directory`` leaves out."""
+
+
+class ArchiveError(ValueError):
+    """The upload is refused (the message says exactly why); nothing was stored."""
+
+
+def _checked_path(name: str) -> str | None:
+    """The member's normalised relative path, None for the archive's root, or an error."""
+    if "\\" in name or "\x00" in name:
+        raise ArchiveError(f"archive member {name!r}: backslashes and NUL are not allowed in paths")
+    if name.startswith("/"):
+        raise ArchiveError(f"archive member {name!r}: absolute paths are not allowed")
+    parts = [part for part in name.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise ArchiveError(f"archive member {name!r}: a path may not climb out of the archive (..)")
+    return "/".join(parts) or None
+
+
+def read_archive(data: bytes) -> dict[str, bytes]:
+    """The archive's files (path -> content), checked against the caps and the rules above."""
+    if len(data) > MAX_PACKED:
+        raise ArchiveError(f"archive is {len(data)} bytes packed; at most {MAX_PACKED // MiB} MiB")
+    if data[:2] == b"\x1f\x8b":
+        files = _read_tar(data)
+    elif data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
+        files = _read_zip(data)
+    else:
+        raise ArchiveError("not a .tar.gz or .zip archive")
+    if not files:
+        raise ArchiveError("the archive holds no files")
+    return _strip_common_top(files)
+
+
+def _add(files: dict[str, bytes], path: str, content: bytes, total: int) -> int:
+    if path in files:
+        raise ArchiveError(f"archive member {path!r} appears twice")
+    if len(files) >= MAX_FILES:
+        raise ArchiveError(f"more than {MAX_FILES} files in the archive")
+    total += len(content)
+    if total > MAX_UNPACKED:
+        raise ArchiveError(f"archive unpacks to more than {MAX_UNPACKED // MiB} MiB")
+    files[path] = content
+    return total
+
+
+def _read_tar(data: bytes) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    total = 0
+    try:
+        # The gzip layer is capped too: a small bomb that inflates without bound stops at the cap.
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as inflating:
+            raw = inflating.read(MAX_UNPACKED + MAX_FILES * 1024 + 1)
+        with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as tar:
+            for member in tar:
+                path = _checked_path(member.name)
+                if member.issym() or member.islnk():
+                    raise ArchiveError(f"archive member {member.name!r} is a link; only files and directories")
+                if member.isdir():
+                    continue
+                if not member.isfile():
+                    raise ArchiveError(f"archive member {member.name!r} is not a regular file or a directory")
+                if path is None:
+                    raise ArchiveError(f"archive member {member.name!r}: a file needs a name")
+                if member.size > MAX_UNPACKED:
+                    raise ArchiveError(f"archive unpacks to more than {MAX_UNPACKED // MiB} MiB")
+                extracted = tar.extractfile(member)
+                assert extracted is not None
+                total = _add(files, path, extracted.read(), total)
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise ArchiveError(f"not a readable .tar.gz archive: {exc}") from None
+    if len(raw) > MAX_UNPACKED + MAX_FILES * 1024:
+        raise ArchiveError(f"archive unpacks to more than {MAX_UNPACKED // MiB} MiB")
+    return files
+
+
+def _read_zip(data: bytes) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    total = 0
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            for info in archive.infolist():
+                path = _checked_path(info.filename)
+                kind = (info.external_attr >> 16) & 0o170000
+                if kind == 0o120000:
+                    raise ArchiveError(f"archive member {info.filename!r} is a link; only files and directories")
+                if kind not in (0, 0o100000, 0o040000):
+                    raise ArchiveError(f"archive member {info.filename!r} is not a regular file or a directory")
+                if info.is_dir():
+                    continue
+                if path is None:
+                    raise ArchiveError(f"archive member {info.filename!r}: a file needs a name")
+                if info.file_size > MAX_UNPACKED - total:
+                    raise ArchiveError(f"archive unpacks to more than {MAX_UNPACKED // MiB} MiB")
+                with archive.open(info) as member:
+                    content = member.read(MAX_UNPACKED - total + 1)
+                total = _add(files, path, content, total)
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError) as exc:
+        raise ArchiveError(f"not a readable .zip archive: {exc}") from None
+    return files
+
+
+def _strip_common_top(files: dict[str, bytes]) -> dict[str, bytes]:
+    """An archive of a directory (``mybot/arena-bot.toml``...) is the same as one of its contents."""
+    if manifest.MANIFEST in files:
+        return files
+    tops = {path.split("/", 1)[0] for path in files}
+    if len(tops) == 1 and all("/" in path for path in files):
+        top = tops.pop() + "/"
+        return {path[len(top) :]: content for path, content in files.items()}
+    return files
+
+
+def content_hash(files: dict[str, bytes]) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        content = files[path]
+        digest.update(f"{path}\x00{len(content)}\x00".encode())
+        digest.update(content)
+    return digest.hexdigest()
+
+
+def check_files(files: dict[str, bytes]) -> manifest.Manifest:
+    """The manifest, after the checks that need no sandbox: a valid manifest, the entry module
+    present, every Python file compiling."""
+    if manifest.MANIFEST not in files:
+        raise ArchiveError(f"no {manifest.MANIFEST} at the top of the archive")
+    try:
+        found = manifest.parse(files[manifest.MANIFEST].decode("utf-8", "replace"))
+    except manifest.ManifestError as exc:
+        raise ArchiveError(str(exc)) from None
+    module = found.entry.replace(".", "/")
+    if f"{module}.py" not in files and f"{module}/__main__.py" not in files:
+        raise ArchiveError(f"{manifest.MANIFEST}: entry {found.entry!r}: no {module}.py (or {module}/__main__.py)")
+    for path in sorted(files):
+        if path.endswith(".py"):
+            try:
+                compile(files[path], path, "exec", dont_inherit=True)
+            except SyntaxError as exc:
+                raise ArchiveError(f"compile check: {path}, line {exc.lineno}: {exc.msg}") from None
+            except ValueError as exc:  # NUL bytes
+                raise ArchiveError(f"compile check: {path}: {exc}") from None
+    return found
+
+
+def write_files(files: dict[str, bytes], directory: Path) -> None:
+    """Write the files under ``directory`` (world-readable: a seat's uid reads them)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    directory.chmod(0o755)
+    for path, content in files.items():
+        target = directory / path
+        for parent in reversed(target.relative_to(directory).parents[:-1]):
+            (directory / parent).mkdir(mode=0o755, exist_ok=True)
+        target.write_bytes(content)
+        target.chmod(0o644)
+
+
+def pack_directory(directory: Path) -> bytes:
+    """A reproducible ``.tar.gz`` of a bot's directory (no links; caches and VCS left out)."""
+    buffer = io.BytesIO()
+    with (
+        gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped,
+        tarfile.open(fileobj=zipped, mode="w:", format=tarfile.PAX_FORMAT) as tar,
+    ):
+        for root, dirs, names in os.walk(directory):
+            dirs[:] = sorted(d for d in dirs if d not in SKIPPED)
+            for name in sorted(names):
+                path = Path(root) / name
+                relative = posixpath.join(*path.relative_to(directory).parts)
+                if path.is_symlink() or not path.is_file():
+                    raise ArchiveError(f"{relative}: only regular files can be submitted (links are refused)")
+                content = path.read_bytes()
+                info = tarfile.TarInfo(relative)
+                info.size = len(content)
+                info.mode = 0o644
+                tar.addfile(info, io.BytesIO(content))
+    return buffer.getvalue()

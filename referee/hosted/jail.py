@@ -1,0 +1,568 @@
+"""One hosted seat's bubblewrap jail: start the bot's entry module, find its socket, end it all.
+
+The jail, run by a worker as root (the normal case), is this chain of ``exec``s, all one process
+(a worker that is not root skips steps 1 and 2: the seat then runs under the worker's uid, and
+the process limit counts the worker's processes too):
+
+1. ``unshare --mount`` + one ``mount --bind`` per path, in a private mount namespace: every
+   host directory the jail needs (the interpreter's prefix, the SDK's packages, the bot's files)
+   is bound onto a mount point of the seat's own work directory, so the unprivileged steps below
+   can reach it even when a parent directory is private (``/root`` is ``0700``, pytest's tmp
+   directories too). Nothing on the host changes; the namespace dies with the seat.
+2. ``setpriv``: the seat's own uid and gid (a distinct uid per concurrent seat, leased with a
+   lock file, so ``RLIMIT_NPROC`` counts this seat's processes only), no supplementary groups,
+   no inheritable, ambient or bounding capabilities, ``no_new_privs``.
+3. ``prlimit``: address space, CPU seconds, open files, file size, processes; no core dumps.
+4. ``bwrap``: every namespace unshared (user, mount, pid, ipc, net, uts, cgroup: no network at
+   all, only a loopback), a new root with ``/usr`` and the runtime read-only, the bot's files
+   read-only at ``/bot``, the new root itself read-only, a size-capped tmpfs at ``/tmp`` (writable) and a tiny one at
+   ``/run/arena`` (its socket), ``/proc`` of its own pid namespace, a minimal ``/dev``, a cleared
+   environment, all capabilities dropped, ``--die-with-parent`` and ``--new-session``.
+5. ``python -S -m ENTRY``: the bot, served by the SDK on ``unix:///run/arena/bot.sock``
+   (``ARENA_BOT_ADDRESS``). ``-S``: no ``site``, no ``.pth`` hooks; ``PYTHONPATH`` names the
+   bot, the SDK and the dependencies.
+
+The referee finds the socket through ``/proc/PID/root`` of the jail's first process (bwrap's
+``--info-fd`` reports the pid), so the socket lives on the jail's own capped tmpfs: the seat has
+no writable host directory at all. It dials the socket's inode, pinned by a descriptor opened
+without following links (see :meth:`Jail._pin`), never the path. At the end the whole process group is killed; the pid
+namespace's init dies with it, which kills everything inside, and any process still running
+under the seat's uid is killed before the uid is released.
+
+The bot's output (stdout and stderr, one pipe) is kept up to :data:`LOG_CAP` bytes, then a
+marker says how much more was dropped; the pipe is always drained, so a chatty bot never blocks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import random
+import re
+import select
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+MiB = 1024 * 1024
+LOG_CAP = 64 * 1024
+"""Bytes of a seat's output kept per match."""
+UID_BASE = 61000
+UID_COUNT = 2000
+SEAT_UIDS = range(UID_BASE, UID_BASE + UID_COUNT)
+"""Seat uids: 61000..62999 (no account needs to exist for them)."""
+SOCKET = "/run/arena/bot.sock"
+"""The bot's socket, inside the jail."""
+SDK_ROOT = Path(__file__).resolve().parents[2]
+"""Where the ``arena`` and ``bots`` packages (the SDK) live."""
+_ENTRY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+_UNSAFE = False
+
+
+class SandboxUnavailable(Exception):
+    """The sandbox cannot run here (the message says why); hosted bots are refused."""
+
+
+class JailFailed(Exception):
+    """The bot did not come up: ``verdict`` is ``crash`` (it exited) or ``stall`` (too slow)."""
+
+    def __init__(self, verdict: str, detail: str) -> None:
+        super().__init__(detail)
+        self.verdict = verdict
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class Limits:
+    """A seat's resource limits (rlimits, hard = soft, and the tmpfs size)."""
+
+    memory: int = 1024 * MiB
+    """Address space (RLIMIT_AS). Python with gRPC's threads maps ~300 MiB before it allocates."""
+    cpu_seconds: int = 600
+    """CPU time per process (RLIMIT_CPU), a backstop for a whole match (a jail lives one match):
+    the decision clock bounds each answer well before (a busy loop is a ``timeout``)."""
+    open_files: int = 64
+    file_size: int = 8 * MiB
+    """Largest file the bot may write (RLIMIT_FSIZE)."""
+    processes: int = 48
+    """Processes and threads of the seat's uid (RLIMIT_NPROC); gRPC's server uses ~15."""
+    tmpfs: int = 16 * MiB
+    """Size of the writable ``/tmp``."""
+
+    def describe(self) -> str:
+        return (
+            f"address space {self.memory // MiB} MiB, {self.cpu_seconds} CPU s, {self.open_files} open files, "
+            f"files up to {self.file_size // MiB} MiB, {self.processes} processes, /tmp {self.tmpfs // MiB} MiB"
+        )
+
+
+def allow_unsafe() -> None:
+    """Run hosted bots WITHOUT a sandbox (``arena worker --unsafe-no-sandbox``): development only."""
+    global _UNSAFE
+    _UNSAFE = True
+    log.warning(
+        "hosted bots run WITHOUT a sandbox (--unsafe-no-sandbox): their code can read this machine's files "
+        "and environment and use its network; never do this with code you do not trust"
+    )
+
+
+def unsafe() -> bool:
+    return _UNSAFE
+
+
+@cache
+def sandbox_problem() -> str | None:
+    """Why the sandbox cannot run here, or None when it can (checked once per process)."""
+    needed = ["bwrap", "prlimit"] + (["unshare", "setpriv", "mount"] if os.geteuid() == 0 else [])
+    missing = [tool for tool in needed if shutil.which(tool) is None]
+    if missing:
+        hint = " (Debian package bubblewrap)" if "bwrap" in missing else ""
+        return f"{', '.join(missing)} not found on PATH{hint}"
+    probe = ["bwrap", "--unshare-all", "--unshare-user", "--ro-bind", "/", "/", "true"]
+    if os.geteuid() == 0:
+        probe = ["setpriv", f"--reuid={UID_BASE}", f"--regid={UID_BASE}", "--clear-groups", "--", *probe]
+    try:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=30, env=_host_env())
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bubblewrap does not run: {exc}"
+    if done.returncode != 0:
+        reason = done.stderr.strip() or f"exit status {done.returncode}"
+        return f"bubblewrap cannot create its namespaces (are user namespaces disabled?): {reason}"
+    return None
+
+
+def check_sandbox() -> None:
+    """Raise :class:`SandboxUnavailable` unless hosted bots can run here (sandboxed, or unsafe)."""
+    if _UNSAFE:
+        return
+    problem = sandbox_problem()
+    if problem is not None:
+        raise SandboxUnavailable(
+            f"hosted bots are refused: the sandbox cannot run on this worker: {problem}. The operator must "
+            "install bubblewrap and allow user namespaces (or, for local development only, start the worker "
+            "with --unsafe-no-sandbox)"
+        )
+
+
+def _host_env() -> dict[str, str]:
+    return {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}
+
+
+def processes_of(uid: int | range) -> list[int]:
+    """Live pids whose real uid is ``uid`` (or in the range) (to check that nothing of a seat
+    outlives it); zombies, already dead and only waiting for their parent, are not counted."""
+    uids = range(uid, uid + 1) if isinstance(uid, int) else uid
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as status:
+                for line in status:
+                    if line.startswith("State:") and line.split()[1] in ("Z", "X"):
+                        break
+                    if line.startswith("Uid:"):
+                        if int(line.split()[1]) in uids:
+                            pids.append(int(entry))
+                        break
+        except (OSError, ValueError):
+            continue
+    return pids
+
+
+class _UidLease:
+    """A seat uid held by a lock file for the seat's life (unique across worker processes)."""
+
+    directory = Path(tempfile.gettempdir()) / "arena-hosted-uids"
+
+    def __init__(self) -> None:
+        self.directory.mkdir(mode=0o700, exist_ok=True)
+        start = random.randrange(UID_COUNT)
+        for offset in range(UID_COUNT):
+            uid = UID_BASE + (start + offset) % UID_COUNT
+            fd = os.open(self.directory / f"{uid}.lock", os.O_CREAT | os.O_RDWR, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            if processes_of(uid):  # a previous seat's leftovers (a worker killed mid-match)
+                _kill_uid(uid)
+            self.uid, self.fd = uid, fd
+            return
+        raise JailFailed("crash", f"no free seat uid: {UID_COUNT} hosted seats already run on this machine")
+
+    def release(self) -> None:
+        os.close(self.fd)
+
+
+def _kill_uid(uid: int, within: float = 5.0) -> set[int]:
+    deadline = time.monotonic() + within
+    killed: set[int] = set()
+    while (pids := processes_of(uid)) and time.monotonic() < deadline:
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+        time.sleep(0.02)
+    return killed
+
+
+def runtime_paths() -> list[str]:
+    """The interpreter's prefix and the dependencies' directories (outermost first, no nesting)."""
+    paths = sorted({sys.base_prefix, sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    kept: list[str] = []
+    for path in paths:
+        if not any(path == p or path.startswith(p.rstrip("/") + "/") for p in kept):
+            kept.append(path)
+    return kept
+
+
+def interpreter() -> str:
+    exe = Path(sys.executable).resolve()
+    if str(exe).startswith(sys.base_prefix):
+        return str(exe)
+    return str(Path(sys.base_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}")
+
+
+class _Output:
+    """Drains a pipe; keeps the first LOG_CAP bytes and counts the rest."""
+
+    def __init__(self, pipe: int) -> None:
+        self.kept = bytearray()
+        self.dropped = 0
+        self.thread = threading.Thread(target=self._drain, args=(pipe,), daemon=True, name="hosted-output")
+        self.thread.start()
+
+    def _drain(self, pipe: int) -> None:
+        with open(pipe, "rb", buffering=0, closefd=True) as stream:
+            while chunk := stream.read(65536):
+                room = LOG_CAP - len(self.kept)
+                self.kept += chunk[:room]
+                self.dropped += max(0, len(chunk) - room)
+
+    def text(self) -> str:
+        text = self.kept.decode("utf-8", "replace")
+        if self.dropped:
+            text += f"\n[arena: output truncated at {LOG_CAP // 1024} KiB; {self.dropped} more bytes not kept]\n"
+        return text
+
+
+class Jail:
+    """One seat: ``start()`` returns the gRPC target; ``stop()`` ends every process of the seat."""
+
+    def __init__(self, bot_dir: Path | str, entry: str, limits: Limits | None = None) -> None:
+        if not _ENTRY.match(entry):
+            raise ValueError(f"entry {entry!r}: expected a Python module name such as mybot or mybot.main")
+        self.bot_dir = Path(bot_dir).resolve()
+        self.entry = entry
+        self.limits = limits or Limits()
+        self.sandboxed = not _UNSAFE
+        self.uid: int | None = None
+        self.process: subprocess.Popen[bytes] | None = None
+        self.status: int | None = None
+        """The jail's exit status if it ended by itself before stop() (bwrap: 128 + signal)."""
+        self.started_in: float | None = None
+        """Seconds from launch to the socket's appearing (start-up cost)."""
+        self._lease: _UidLease | None = None
+        self._work: Path | None = None
+        self._output: _Output | None = None
+        self._stopped = False
+        self._socket_fd: int | None = None
+
+    # -- starting ---------------------------------------------------------------------------------
+
+    def start(self, timeout: float = 30.0) -> str:
+        began = time.monotonic()
+        deadline = began + timeout
+        self._work = Path(tempfile.mkdtemp(prefix="arena-seat-"))
+        self._work.chmod(0o711)  # the seat's uid passes through to its mount points, cannot list
+        try:
+            if self.sandboxed:
+                check_sandbox()
+                self._lease = _UidLease() if os.geteuid() == 0 else None
+                self.uid = self._lease.uid if self._lease else os.geteuid()
+                socket = self._launch_jail(deadline)
+            else:
+                socket = self._launch_unsafe()
+            self._wait_for(socket, deadline, timeout)
+            pinned = self._pin(socket)
+        except BaseException:
+            self.stop()
+            raise
+        self.started_in = time.monotonic() - began
+        return pinned
+
+    def _pin(self, socket: str) -> str:
+        """The target to dial: the socket's inode, held by an ``O_PATH`` descriptor and dialled
+        as ``/proc/OURPID/fd/N``. The path's last component is the bot's to change, and a path
+        dialled through ``/proc/PID/root`` follows an absolute symbolic link on the *host*: a
+        bot that swapped its socket for a link to a host socket would have the referee connect
+        there. The descriptor is opened without following links and must be a socket the seat
+        made; nothing the bot does later changes what it points to."""
+        fd = os.open(socket, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+        self._socket_fd = fd
+        info = os.fstat(fd)
+        if not stat.S_ISSOCK(info.st_mode):
+            raise JailFailed("crash", f"{SOCKET} is not a socket (a link or a file): the referee dials only a socket")
+        if self.sandboxed and self._lease is not None and info.st_uid != self._lease.uid:
+            raise JailFailed("crash", f"{SOCKET} belongs to uid {info.st_uid}, not the seat's")
+        return f"unix:///proc/{os.getpid()}/fd/{fd}"
+
+    def _popen(self, argv: list[str], pass_fds: tuple[int, ...] = (), **kwargs: object) -> None:
+        out_r, out_w = os.pipe()
+        try:
+            self.process = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=out_w,
+                stderr=out_w,
+                pass_fds=pass_fds,
+                start_new_session=True,
+                **kwargs,  # type: ignore[call-overload]
+            )
+        finally:
+            os.close(out_w)
+        self._output = _Output(out_r)
+
+    def _launch_jail(self, deadline: float) -> str:
+        assert self._work is not None and self.uid is not None
+        binds: list[tuple[str, str]] = []  # (host source, jail path)
+        for path in runtime_paths():
+            binds.append((path, path))
+        binds.append((str(SDK_ROOT / "arena"), "/opt/arena-sdk/arena"))
+        binds.append((str(SDK_ROOT / "bots"), "/opt/arena-sdk/bots"))
+        binds.append((str(self.bot_dir), "/bot"))
+        root = os.geteuid() == 0
+        sources = []
+        for index, (host, _) in enumerate(binds):
+            if root:  # reached through the private bind below: parents may be 0700
+                point = self._work / f"m{index}"
+                point.mkdir()
+                sources.append(str(point))
+            else:
+                sources.append(host)
+        info_r, info_w = os.pipe()
+        limits = self.limits
+        bwrap = [
+            "bwrap",
+            "--unshare-all",
+            "--unshare-user",
+            "--die-with-parent",
+            "--new-session",
+            "--cap-drop",
+            "ALL",
+            "--clearenv",
+            "--hostname",
+            "arena-bot",
+            "--ro-bind",
+            "/usr",
+            "/usr",
+        ]
+        for top in ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"):
+            if os.path.islink(top):
+                bwrap += ["--symlink", os.readlink(top), top]
+            elif os.path.isdir(top):
+                bwrap += ["--ro-bind", top, top]
+        bwrap += ["--proc", "/proc", "--dev", "/dev"]
+        bwrap += ["--size", str(limits.tmpfs), "--perms", "0700", "--tmpfs", "/tmp"]
+        bwrap += ["--size", str(64 * 1024), "--perms", "0700", "--tmpfs", "/run/arena"]
+        for source, (_, target) in zip(sources, binds, strict=True):
+            bwrap += ["--ro-bind", source, target]
+        python_path = ":".join(
+            ["/bot", "/opt/arena-sdk", *dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))]
+        )
+        env = {
+            "PYTHONPATH": python_path,
+            "HOME": "/tmp",
+            "TMPDIR": "/tmp",
+            "LANG": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONUNBUFFERED": "1",
+            "ARENA_BOT_ADDRESS": f"unix://{SOCKET}",
+        }
+        for key, value in env.items():
+            bwrap += ["--setenv", key, value]
+        bwrap += ["--remount-ro", "/"]  # the new root itself: no writable directory but the tmpfs
+        bwrap += ["--chdir", "/bot", "--info-fd", str(info_w), "--", interpreter(), "-S", "-m", self.entry]
+        prlimit = [
+            "prlimit",
+            f"--as={limits.memory}",
+            f"--cpu={limits.cpu_seconds}",
+            f"--nofile={limits.open_files}",
+            f"--fsize={limits.file_size}",
+            f"--nproc={limits.processes}",
+            "--core=0",
+            "--",
+        ]
+        argv = prlimit + bwrap
+        if root:
+            setpriv = [
+                "setpriv",
+                f"--reuid={self.uid}",
+                f"--regid={self.uid}",
+                "--clear-groups",
+                "--inh-caps=-all",
+                "--ambient-caps=-all",
+                "--bounding-set=-all",
+                "--no-new-privs",
+                "--",
+            ]
+            script = (
+                'n=$1; shift; while [ "$n" -gt 0 ]; do mount --bind "$1" "$2" || exit 125; shift 2; n=$((n-1)); done; '
+                'exec "$@"'
+            )
+            pairs = [item for (host, _), source in zip(binds, sources, strict=True) for item in (host, source)]
+            argv = [
+                "unshare",
+                "--mount",
+                "--propagation",
+                "private",
+                "--",
+                "/bin/sh",
+                "-c",
+                script,
+                "arena-jail",
+                str(len(binds)),
+                *pairs,
+                *setpriv,
+                *argv,
+            ]
+        try:
+            self._popen(argv, pass_fds=(info_w,), env=_host_env(), cwd="/")
+        finally:
+            os.close(info_w)
+        try:
+            child = self._read_info(info_r, deadline)
+        finally:
+            os.close(info_r)
+        return f"/proc/{child}/root{SOCKET}"
+
+    def _read_info(self, info: int, deadline: float) -> int:
+        data = b""
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([info], [], [], max(0.0, min(0.2, deadline - time.monotonic())))
+            if ready:
+                chunk = os.read(info, 4096)
+                if not chunk:
+                    break
+                data += chunk
+                with contextlib.suppress(ValueError):
+                    return int(json.loads(data)["child-pid"])
+        self._check_exited()
+        raise JailFailed("stall", "the sandbox did not start in time")
+
+    def _launch_unsafe(self) -> str:
+        assert self._work is not None
+        socket = str(self._work / "bot.sock")
+        paths = [
+            str(self.bot_dir),
+            str(SDK_ROOT),
+            *dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib")),
+        ]
+        env = {**_host_env(), "PYTHONPATH": ":".join(paths), "ARENA_BOT_ADDRESS": f"unix://{socket}"}
+        env["PYTHONUNBUFFERED"] = "1"
+        self._popen([interpreter(), "-S", "-m", self.entry], env=env, cwd=str(self.bot_dir))
+        return socket
+
+    def _wait_for(self, socket: str, deadline: float, timeout: float) -> None:
+        while not os.path.lexists(socket):
+            self._check_exited()
+            if time.monotonic() > deadline:
+                raise JailFailed("stall", f"the bot did not listen on its socket within {timeout:.0f} s of starting")
+            time.sleep(0.02)
+
+    def _check_exited(self) -> None:
+        assert self.process is not None
+        status = self.process.poll()
+        if status is not None:
+            self.status = status
+            if self._output is not None:
+                self._output.thread.join(2.0)
+            tail = self.output()[-600:].strip()
+            raise JailFailed("crash", f"the bot exited ({self.describe_status()}) before listening: {tail}")
+
+    # -- the end ----------------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Kill the seat's process group, then anything left under its uid; release the uid."""
+        if self._stopped:
+            return
+        self._stopped = True
+        if self.process is not None:
+            status = self.process.poll()
+            if status is not None and self.status is None:
+                self.status = status
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(10)
+        if self._lease is not None:
+            # The pid namespace dies with its init, asynchronously: give it a moment, then kill
+            # whatever still runs under the seat's uid (nothing should).
+            deadline = time.monotonic() + 1.0
+            while processes_of(self._lease.uid) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            leftovers = _kill_uid(self._lease.uid)
+            if leftovers:
+                log.warning("hosted seat uid %s: killed %d leftover processes", self._lease.uid, len(leftovers))
+            self._lease.release()
+        if self._socket_fd is not None:
+            os.close(self._socket_fd)
+            self._socket_fd = None
+        if self._output is not None:
+            self._output.thread.join(5.0)
+        if self._work is not None:
+            shutil.rmtree(self._work, ignore_errors=True)
+
+    def output(self) -> str:
+        """The bot's stdout and stderr so far (capped, with a marker when truncated)."""
+        return self._output.text() if self._output is not None else ""
+
+    def describe_status(self) -> str:
+        status = self.status
+        if status is None:
+            return "still running"
+        if status < 0:
+            return f"killed by {signal.Signals(-status).name}"
+        if status > 128 and status - 128 in signal.valid_signals():
+            return f"killed by {signal.Signals(status - 128).name}"
+        return f"exit status {status}"
+
+    def process_limit_hit(self) -> bool:
+        """Whether the bot's output shows a fork or thread creation refused by RLIMIT_NPROC."""
+        text = self.output()
+        return "Resource temporarily unavailable" in text and any(
+            sign in text for sign in ("fork", "pthread_create", "can't start new thread")
+        )
+
+    def explain(self) -> str:
+        """What the sandbox saw, for a crash's detail: which limit the bot hit, if any."""
+        text = self.output()
+        limits = self.limits
+        if "MemoryError" in text or "std::bad_alloc" in text or "Cannot allocate memory" in text:
+            return f"the bot ran out of memory: it hit its memory limit ({limits.memory // MiB} MiB of address space)"
+        status = self.describe_status()
+        if "SIGXCPU" in status:
+            return f"the bot used up its CPU limit ({limits.cpu_seconds} CPU seconds)"
+        if "SIGXFSZ" in status or "File too large" in text:
+            return f"the bot wrote past its file-size limit ({limits.file_size // MiB} MiB)"
+        if self.process_limit_hit():
+            return f"the bot hit its process limit ({limits.processes} processes and threads)"
+        if self.status is not None:
+            return f"the bot's process ended ({status})"
+        return ""

@@ -1,0 +1,253 @@
+"""Hosted bot versions in the store, the upload pipeline and the workers' unpacked cache.
+
+Keys (under the store's prefix, all ``hosted:``):
+
+=============================== ===============================================================
+``hosted:archive:HASH``         the version's archive as uploaded (bytes; immutable)
+``hosted:versions:BOT``         hash HASH -> JSON (created, size, files, entry, games, owner)
+``hosted:active:BOT``           the active version's HASH
+``hosted:log:MATCH_ID:SEAT``    a hosted seat's output in that match (JSON: owner, bot, text)
+=============================== ===============================================================
+
+The bot itself is a registered bot (``bots`` hash) whose endpoint is ``hosted:BOT``; a
+tournament records ``hosted:BOT@HASH`` (the version active when it was created) as the
+bot's address, and the workers play that version.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.clock import clock_settings
+from arena.registry import get_game
+from arena.runner import play_match
+from referee.hosted import archive, manifest
+from referee.hosted.player import HostedPlayer
+
+TRIAL_CLOCK = clock_settings({"decision": 5000, "bank": 0, "startup": 20_000, "grace": 500, "strikes": 0})
+LOG_DAYS = 14
+TRIALS = threading.BoundedSemaphore(2)
+"""Trial matches at once in one service process (each runs a jail); more wait up to TRIAL_WAIT."""
+TRIAL_WAIT = 60.0
+
+
+class TrialsBusy(Exception):
+    """Every trial slot stayed busy for TRIAL_WAIT seconds."""
+
+
+CACHE = Path(tempfile.gettempdir()) / "arena-hosted-cache"
+
+
+@dataclass(frozen=True)
+class Checked:
+    files: dict[str, bytes]
+    manifest: manifest.Manifest
+    version: str
+
+
+def check_upload(data: bytes) -> Checked:
+    """Everything short of running it: caps, paths, manifest, compile check (ArchiveError)."""
+    files = archive.read_archive(data)
+    found = archive.check_files(files)
+    return Checked(files, found, archive.content_hash(files))
+
+
+def trial(checked: Checked, game_id: str) -> None:
+    """A trial match against ``random`` in the sandbox: the bot must start, answer ``ready`` and
+    play without failing (ArchiveError says what went wrong, with the bot's output)."""
+    from bots.registry import make_bot
+
+    if not TRIALS.acquire(timeout=TRIAL_WAIT):
+        raise TrialsBusy(f"every trial slot stayed busy for {TRIAL_WAIT:.0f} s")
+    try:
+        _trial(checked, game_id, make_bot)
+    finally:
+        TRIALS.release()
+
+
+def _trial(checked: Checked, game_id: str, make_bot: Any) -> None:
+    game = get_game(game_id)
+    players = min(max(2, game.meta.min_players), game.meta.max_players)
+    config = game.config(players, {})
+    directory = Path(tempfile.mkdtemp(prefix="arena-trial-"))
+    try:
+        archive.write_files(checked.files, directory / "bot")
+        bot = HostedPlayer(directory / "bot", checked.manifest.entry, name=checked.manifest.name)
+        others = [make_bot("random", game_id) for _ in range(players - 1)]
+        record = play_match(game, config, 1, [bot, *others], clock=TRIAL_CLOCK)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+    failures = [f for f in record.failures if f.seat == 0]
+    if failures:
+        failure = failures[0]
+        when = "at start-up (no ready)" if failure.decision < 0 else f"at decision {failure.decision}"
+        tail = bot.output[-1500:].strip()
+        raise archive.ArchiveError(
+            f"trial match against random ({game_id}): {failure.verdict} {when}: {failure.detail}"
+            + (f"\nthe bot's output:\n{tail}" if tail and tail[-200:] not in failure.detail else "")
+        )
+
+
+def _key(store: Any, *parts: object) -> str:
+    return str(store.key("hosted", *parts))
+
+
+def save_version(store: Any, bot: str, owner: str, checked: Checked, data: bytes) -> dict[str, Any]:
+    """Store a checked version (idempotent: the same content is the same version)."""
+    info = {
+        "version": checked.version,
+        "created": time.time(),
+        "size": len(data),
+        "files": len(checked.files),
+        "entry": checked.manifest.entry,
+        "games": list(checked.manifest.games),
+        "owner": owner,
+    }
+    store.redis.set(_key(store, "archive", checked.version), data, nx=True)
+    store.redis.hsetnx(_key(store, "versions", bot), checked.version, json.dumps(info))
+    stored: dict[str, Any] = json.loads(store.redis.hget(_key(store, "versions", bot), checked.version))
+    return stored
+
+
+def versions(store: Any, bot: str) -> list[dict[str, Any]]:
+    """The bot's versions, oldest first, each with ``active``."""
+    active = active_version(store, bot)
+    found = [json.loads(raw) for raw in store.redis.hvals(_key(store, "versions", bot))]
+    for info in found:
+        info["active"] = info["version"] == active
+    return sorted(found, key=lambda info: info["created"])
+
+
+def resolve(store: Any, bot: str, version: str) -> str | None:
+    """The full hash of ``version`` (a unique prefix of at least 8 characters will do)."""
+    hashes = [h.decode() if isinstance(h, bytes) else h for h in store.redis.hkeys(_key(store, "versions", bot))]
+    matches = [h for h in hashes if h == version or (len(version) >= 8 and h.startswith(version))]
+    return matches[0] if len(matches) == 1 else None
+
+
+def activate(store: Any, bot: str, version: str) -> None:
+    store.redis.set(_key(store, "active", bot), version)
+
+
+def active_version(store: Any, bot: str) -> str | None:
+    raw = store.redis.get(_key(store, "active", bot))
+    return raw.decode() if isinstance(raw, bytes) else raw
+
+
+def save_log(store: Any, match_id: str, seat: int, owner: str, bot: str, text: str) -> None:
+    value = json.dumps({"owner": owner, "bot": bot, "seat": seat, "text": text})
+    store.redis.set(_key(store, "log", match_id, seat), value, ex=LOG_DAYS * 86400)
+
+
+def version_ratings(store: Any, bot: str, game_ids: list[str], *, finished: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Per version and game: one Bradley-Terry fit over the finished tournaments (the latest
+    200) that played ``bot``, its versions entered apart (``BOT@VERSION``)."""
+    from dataclasses import replace
+
+    from arena import leaderboard
+    from arena.tournament import entrant_bot
+
+    played: dict[str, list[Any]] = {}
+    for tournament_id in store.tournaments(200):
+        info = store.tournament(tournament_id)
+        if info is None or info["status"] not in finished or info["spec"].get("game") not in game_ids:
+            continue
+        spec = store.spec(tournament_id)
+        address = spec.addresses.get(bot, "")
+        if not address.startswith(f"hosted:{bot}@"):
+            continue
+        version = address.rpartition("@")[2]
+        renamed = tuple(f"{b}@{version}" if entrant_bot(b) == bot else b for b in spec.bots)
+        records = [
+            replace(
+                record,
+                seats=[
+                    {**seat, "bot": f"{seat['bot']}@{version}"} if entrant_bot(seat["bot"]) == bot else seat
+                    for seat in record.seats
+                ],
+            )
+            for record in store.matches(tournament_id)
+        ]
+        played.setdefault(spec.game, []).append((replace(spec, bots=renamed), records))
+    rows = []
+    for game_id, tournaments in sorted(played.items()):
+        board = leaderboard.across(game_id, tournaments)
+        for row in board["leaderboard"]:
+            if row["bot"].startswith(f"{bot}@"):
+                rows.append({**row, "game": game_id, "version": row["bot"].rpartition("@")[2]})
+    return rows
+
+
+def version_info(store: Any, bot: str, version: str) -> dict[str, Any] | None:
+    raw = store.redis.hget(_key(store, "versions", bot), version)
+    return json.loads(raw) if raw is not None else None
+
+
+def logs(store: Any, match_id: str) -> list[dict[str, Any]]:
+    found = []
+    for key in sorted(store.redis.scan_iter(match=_key(store, "log", match_id, "*"))):
+        raw = store.redis.get(key)
+        if raw is not None:
+            found.append(json.loads(raw))
+    return sorted(found, key=lambda entry: entry["seat"])
+
+
+# -- the workers' side ----------------------------------------------------------------------------
+
+_store: Any = None
+_lock = threading.Lock()
+_context = threading.local()
+
+
+def playing(tournament_id: str) -> None:
+    """The tournament this thread's matches belong to (the workers say so before each batch):
+    seat logs are kept under ``TOURNAMENT:MATCH``, as GetMatch names a match."""
+    _context.tournament = tournament_id
+
+
+def current_tournament() -> str:
+    return getattr(_context, "tournament", "")
+
+
+def configure(store: Any) -> None:
+    """The store the workers fetch versions from and keep logs in (set before the pool forks)."""
+    global _store
+    _store = store
+
+
+def configured() -> Any:
+    return _store
+
+
+def unpacked(version: str) -> Path:
+    """The version's files in this machine's cache (fetched, checked and unpacked once per hash)."""
+    directory = CACHE / version
+    if directory.is_dir():
+        return directory
+    if _store is None:
+        raise archive.ArchiveError("hosted versions need a store (the workers configure one)")
+    with _lock:
+        if directory.is_dir():
+            return directory
+        data = _store.redis.get(_key(_store, "archive", version))
+        if data is None:
+            raise archive.ArchiveError(f"no hosted version {version} in the store")
+        files = archive.read_archive(data)
+        if archive.content_hash(files) != version:
+            raise archive.ArchiveError(f"hosted version {version}: the stored archive does not match its hash")
+        CACHE.mkdir(mode=0o755, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{version[:12]}-", dir=CACHE))
+        archive.write_files(files, staging)
+        try:
+            os.rename(staging, directory)  # atomic: another process may have won; both are equal
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)
+    return directory

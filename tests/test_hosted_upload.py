@@ -1,0 +1,158 @@
+"""Hosted bot uploads (issue 17): archive checks, the manifest, the compile check, the trial
+match in the real sandbox, content-hash versions and the workers' cache."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from referee.hosted import archive, versions
+from referee.hosted.archive import ArchiveError
+
+HOSTILE = Path(__file__).resolve().parent / "bots" / "hosted" / "hostile"
+GOOD = {
+    "arena-bot.toml": b'name = "first"\ngames = ["rolldice"]\nlanguage = "python"\nentry = "first"\n',
+    "first.py": b"from bots.sdk import Bot\nfrom bots.serve import serve\n\n\nclass First(Bot):\n"
+    b"    name = 'first'\n\n    def choose(self, turn):\n        return turn.option_ids[0]\n\n\n"
+    b"if __name__ == '__main__':\n    serve(First)\n",
+}
+
+
+def tar_of(files: dict[str, bytes], *, extra: list[tarfile.TarInfo] = ()) -> bytes:  # type: ignore[assignment]
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for path, content in files.items():
+            info = tarfile.TarInfo(path)
+            info.size = len(content)
+            tar.addfile(info, io.BytesIO(content))
+        for info in extra:
+            tar.addfile(info)
+    return buffer.getvalue()
+
+
+def zip_of(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zipped:
+        for path, content in files.items():
+            zipped.writestr(path, content)
+    return buffer.getvalue()
+
+
+def test_a_version_is_its_content_however_it_is_packed(tmp_path):
+    archive.write_files(GOOD, tmp_path / "bot")
+    packed = archive.pack_directory(tmp_path / "bot")
+    assert packed == archive.pack_directory(tmp_path / "bot")  # reproducible
+    hashes = {
+        versions.check_upload(data).version
+        for data in (tar_of(GOOD), zip_of(GOOD), packed, tar_of({f"top/{p}": c for p, c in GOOD.items()}))
+    }
+    assert len(hashes) == 1
+    changed = {**GOOD, "first.py": GOOD["first.py"] + b"# v2\n"}
+    assert versions.check_upload(tar_of(changed)).version not in hashes
+
+
+def symlink(name: str, target: str, kind: bytes = tarfile.SYMTYPE) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = kind
+    info.linkname = target
+    return info
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (tar_of(GOOD, extra=[symlink("shadow", "/etc/shadow")]), "'shadow' is a link"),
+        (tar_of(GOOD, extra=[symlink("hard", "first.py", tarfile.LNKTYPE)]), "'hard' is a link"),
+        (tar_of({**GOOD, "../escape.py": b""}), "may not climb out"),
+        (tar_of({**GOOD, "/abs.py": b""}), "absolute paths are not allowed"),
+        (zip_of({**GOOD, "a/../../escape.py": b""}), "may not climb out"),
+        (b"hello", "not a .tar.gz or .zip"),
+        (b"\x1f\x8b" + b"garbage" * 10, "not a readable .tar.gz"),
+        (b"PK\x03\x04" + b"\x00" * (archive.MAX_PACKED + 1), "at most 20 MiB"),
+        (tar_of({**GOOD, "big.bin": b"\x00" * (archive.MAX_UNPACKED + 1)}), "more than 100 MiB"),
+        (zip_of({**GOOD, "big.bin": b"\x00" * (archive.MAX_UNPACKED + 1)}), "more than 100 MiB"),
+        (tar_of({"first.py": GOOD["first.py"]}), "no arena-bot.toml"),
+        (tar_of({**GOOD, "arena-bot.toml": b"name = 'x'\n"}), "games must be a non-empty list"),
+        (tar_of({**GOOD, "arena-bot.toml": GOOD["arena-bot.toml"].replace(b"python", b"rust")}), "language"),
+        (tar_of({**GOOD, "arena-bot.toml": b"name = [\n"}), "not valid TOML"),
+        (tar_of({**GOOD, "arena-bot.toml": GOOD["arena-bot.toml"].replace(b'"first"\n', b'"main"\n')}), "no main.py"),
+        (tar_of({**GOOD, "util/helper.py": b"def f(:\n    pass\n"}), "compile check: util/helper.py, line 1"),
+    ],
+)
+def test_a_broken_upload_is_refused_with_a_specific_error(data, message):
+    with pytest.raises(ArchiveError, match=message.replace(".", r"\.").replace("(", r"\(")):
+        versions.check_upload(data)
+
+
+@pytest.mark.usefixtures("bubblewrap")
+@pytest.mark.timeout(180)
+def test_the_trial_match_runs_the_bot_in_the_sandbox():
+    versions.trial(versions.check_upload(tar_of(GOOD)), "rolldice")  # plays without failing
+
+
+@pytest.mark.usefixtures("bubblewrap")
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize(
+    ("first_py", "message"),
+    [
+        (b"import sys\nsys.exit('no serving today')\n", r"(?s)crash at start-up \(no ready\).*no serving today"),
+        (b"import nonexistent_module\n", r"(?s)crash at start-up.*ModuleNotFoundError"),
+        (b"import time\ntime.sleep(1000)\n", r"stall at start-up.*did not listen"),
+    ],
+)
+def test_an_entry_point_that_does_not_start_and_answer_ready_is_refused(first_py, message, monkeypatch):
+    monkeypatch.setattr("referee.hosted.player.STARTUP_BUDGET", 5.0)
+    with pytest.raises(ArchiveError, match=message):
+        versions.trial(versions.check_upload(tar_of({**GOOD, "first.py": first_py})), "rolldice")
+
+
+def test_the_hostile_bot_packs(tmp_path):
+    shutil.copytree(HOSTILE, tmp_path / "bot")
+    (tmp_path / "bot" / "behaviour.json").write_text('{"behaviour": "none"}')
+    checked = versions.check_upload(archive.pack_directory(tmp_path / "bot"))
+    assert checked.manifest.entry == "hostile"
+    assert set(checked.files) == {"arena-bot.toml", "behaviour.json", "hostile.py"}
+    (tmp_path / "bot" / "link").symlink_to("/etc/passwd")
+    with pytest.raises(ArchiveError, match="link: only regular files"):
+        archive.pack_directory(tmp_path / "bot")
+
+
+def test_trial_matches_at_once_are_bounded(monkeypatch):
+    import threading
+
+    monkeypatch.setattr(versions, "TRIALS", threading.BoundedSemaphore(1))
+    monkeypatch.setattr(versions, "TRIAL_WAIT", 0.1)
+    versions.TRIALS.acquire()  # the only slot is taken
+    with pytest.raises(versions.TrialsBusy, match="busy"):
+        versions.trial(versions.check_upload(tar_of(GOOD)), "rolldice")
+
+
+def test_workers_unpack_a_version_once_and_check_it_against_its_hash(tmp_path, monkeypatch):
+    from referee.store import Store
+    from tests.services import redis_server
+
+    monkeypatch.setattr(versions, "CACHE", tmp_path / "cache")
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        monkeypatch.setattr(versions, "_store", store)
+        data = tar_of(GOOD)
+        checked = versions.check_upload(data)
+        versions.save_version(store, "first", "alice", checked, data)
+        directory = versions.unpacked(checked.version)
+        assert {p.name for p in directory.iterdir()} == set(GOOD)
+        assert (directory / "first.py").read_bytes() == GOOD["first.py"]
+        # Cached: the store is not asked again (its archive may even be gone).
+        store.redis.delete(store.key("hosted", "archive", checked.version))
+        assert versions.unpacked(checked.version) == directory
+        # An archive that does not match its name is refused, and nothing is unpacked.
+        other = {**GOOD, "first.py": GOOD["first.py"] + b"# tampered\n"}
+        forged = "0" * 64
+        store.redis.set(store.key("hosted", "archive", forged), tar_of(other))
+        with pytest.raises(ArchiveError, match="does not match its hash"):
+            versions.unpacked(forged)
+        assert not (versions.CACHE / forged).exists()
