@@ -15,19 +15,10 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
-from arena.engine import Option
 from arena.games.frenzyfalls import GAME
 from arena.games.frenzyfalls.game import KINDS, SCORES
-from arena.games.v1 import frenzyfalls_pb2 as pb
+from bench.engine_turn import EngineTurn
 from bots.games.frenzyfalls import HeuristicBot
-
-
-class FakeTurn:
-    def __init__(self, kind: str, observation: pb.Observation, options: tuple[Option, ...]) -> None:
-        self.kind = kind
-        self.observation = observation
-        self.options = options
-        self.option_ids = [o.id for o in options]
 
 
 class Avoid(HeuristicBot):
@@ -41,7 +32,7 @@ class Avoid(HeuristicBot):
         if turn.kind == "play":
             allowed = [o for o in turn.options if not o.id.startswith(f"play:{self.card}@")]
             if allowed and len(allowed) < len(turn.options):
-                turn = FakeTurn(turn.kind, turn.observation, tuple(allowed))
+                turn = EngineTurn(turn.kind, turn.observation, tuple(allowed))
         return super().choose(turn)
 
 
@@ -52,7 +43,7 @@ def play(players: int, seed: int, bots: list[HeuristicBot], stats: Counter | Non
         choices = {}
         for decision in state.pending:
             obs = GAME.observe(state, decision.seat)
-            turn = FakeTurn(decision.kind, obs, decision.options)
+            turn = EngineTurn(decision.kind, obs, decision.options)
             choices[decision.seat] = bots[decision.seat].choose(turn)  # type: ignore[arg-type]
             if stats is not None and decision.kind == "play":
                 stats["play:" + choices[decision.seat].split(":")[1].split("@")[0]] += 1

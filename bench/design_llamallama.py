@@ -38,19 +38,12 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from arena.engine import Decision, Option
+from arena.engine import Decision
 from arena.games.llamallama import game as ll
+from bench.engine_turn import EngineTurn
 from bots.games.llamallama import HeuristicBot
 
 GAME = ll.GAME
-
-
-class _Turn:
-    def __init__(self, decision: Decision, observation: object) -> None:
-        self.kind = decision.kind
-        self.observation = observation
-        self.options: list[Option] = list(decision.options)
-        self.option_ids = [o.id for o in decision.options]
 
 
 Policy = Callable[[ll.LlamaState, Decision], str]
@@ -60,7 +53,7 @@ def heuristic() -> Policy:
     bot = HeuristicBot()
 
     def choose(state: ll.LlamaState, d: Decision) -> str:
-        return bot.choose(_Turn(d, GAME.observe(state, d.seat)))  # type: ignore[arg-type]
+        return bot.choose(EngineTurn(d.kind, GAME.observe(state, d.seat), d.options))  # type: ignore[arg-type]
 
     return choose
 

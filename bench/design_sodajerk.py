@@ -16,9 +16,10 @@ import argparse
 from collections import Counter
 
 from arena.chance import Chance
-from arena.engine import Option, clone
+from arena.engine import clone
 from arena.games.sodajerk import GAME
 from arena.games.v1 import sodajerk_pb2 as pb
+from bench.engine_turn import EngineTurn
 from bots.games.sodajerk import HeuristicBot, View
 
 POWER_OF = {
@@ -28,14 +29,6 @@ POWER_OF = {
     "fizz": pb.USE_FIZZ,
     "last-call": pb.USE_LAST_CALL,
 }
-
-
-class FakeTurn:
-    def __init__(self, kind: str, observation: pb.Observation, options: tuple[Option, ...]) -> None:
-        self.kind = kind
-        self.observation = observation
-        self.options = options
-        self.option_ids = [o.id for o in options]
 
 
 class Forced(HeuristicBot):
@@ -64,7 +57,7 @@ def play(
     while state.pending:
         (decision,) = state.pending
         obs = GAME.observe(state, decision.seat)
-        choice = bots[decision.seat].choose(FakeTurn(decision.kind, obs, decision.options))  # type: ignore[arg-type]
+        choice = bots[decision.seat].choose(EngineTurn(decision.kind, obs, decision.options))  # type: ignore[arg-type]
         if stats is not None:
             stats[decision.kind + ":" + choice.split(":")[0]] += 1
             if decision.kind == "power":
@@ -160,7 +153,7 @@ def _round_margin(state, seat: int, bots: list[HeuristicBot]) -> float:  # type:
     while state.pending and state.round == round_:
         (decision,) = state.pending
         obs = GAME.observe(state, decision.seat)
-        choice = bots[decision.seat].choose(FakeTurn(decision.kind, obs, decision.options))  # type: ignore[arg-type]
+        choice = bots[decision.seat].choose(EngineTurn(decision.kind, obs, decision.options))  # type: ignore[arg-type]
         GAME.apply(state, {decision.seat: choice})
     scores = [r[round_ - 1] for r in state.round_scores]
     return scores[seat] - max(v for s, v in enumerate(scores) if s != seat)
@@ -178,7 +171,7 @@ def oracle_report(games: int, players: int = 3, only: str = "") -> None:
         while state.pending:
             (decision,) = state.pending
             obs = GAME.observe(state, decision.seat)
-            turn = FakeTurn(decision.kind, obs, decision.options)
+            turn = EngineTurn(decision.kind, obs, decision.options)
             if decision.kind == "power":
                 gains = dict(bots[decision.seat].power_gains(View(obs), turn))  # type: ignore[arg-type]
                 for kind, counts in tally.items():
