@@ -73,3 +73,34 @@ def bubblewrap() -> None:
     problem = jail.sandbox_problem()
     if problem is not None:
         pytest.fail(f"the hosted-bot sandbox cannot run here: {problem}")
+
+
+# The suite runs on pytest-xdist workers (pyproject's addopts). These modules measure clocks
+# against real processes (bots, a referee, workers, Redis, a browser): they run one after the
+# other on one worker (`--dist loadgroup`), so at most one CPU-bound game test shares the
+# machine with them, never another service test.
+TIMING_MODULES = frozenset(
+    {
+        "test_cli_remote",
+        "test_distributed",
+        "test_distributed_scale",
+        "test_endpoints",
+        "test_hosted_sandbox",
+        "test_hosted_service",
+        "test_hostile",
+        "test_live_board",
+        "test_node_bot",
+        "test_observability",
+        "test_referee_load",
+        "test_remote",
+        "test_service",
+        "test_tournament_clock",
+        "test_web",
+    }
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.module is not None and item.module.__name__.rsplit(".", 1)[-1] in TIMING_MODULES:
+            item.add_marker(pytest.mark.xdist_group("timing"))

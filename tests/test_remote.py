@@ -117,7 +117,9 @@ def test_substitute_policy_keeps_a_bot_that_errs_within_budget():
 
 
 def test_a_late_answer_after_a_timeout_is_dropped_and_play_goes_on():
-    with bot_process(misbehaving("sleep", "--at", "1", "--sleep", "0.9")) as address:
+    # 1.05 s against 600 + 100 ms: 350 ms past the limit (a stalled referee's lag is not charged
+    # to the bot) and 350 ms left of the next decision's limit once the late answer is out.
+    with bot_process(misbehaving("sleep", "--at", "1", "--sleep", "1.05")) as address:
         record = play(address, ErrorPolicy("substitute", budget=5))
     assert [(f.verdict, f.decision) for f in record.failures] == [("timeout", seat0_decision(record, 1))]
     assert record.result["forfeited"] == [False, False]
