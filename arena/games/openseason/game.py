@@ -229,9 +229,7 @@ def layout_pb(board: Board) -> tuple[tuple[pb.Space, ...], tuple[pb.Frieze, ...]
         )
         for s in board.spaces
     )
-    friezes = tuple(
-        pb.Frieze(kind=k, spaces=ids) for k, ids in _DATA[board.side]["friezes"]
-    )
+    friezes = tuple(pb.Frieze(kind=k, spaces=ids) for k, ids in _DATA[board.side]["friezes"])
     return spaces, friezes
 
 
@@ -391,7 +389,9 @@ def _expert_lines(state: SeasonState, seat: int, counts: list[int]) -> list[tupl
     if face_active(state, seat, "balance"):
         lines.append(("balance", XSCORE["balance"] - min(counts)))
     if face_active(state, seat, "variety"):
-        shown = Counter(people(c) for c, d in zip(state.wall[seat], state.down[seat], strict=True) if c != EMPTY and not d)
+        shown = Counter(
+            people(c) for c, d in zip(state.wall[seat], state.down[seat], strict=True) if c != EMPTY and not d
+        )
         ok = all(n <= XSCORE["variety_max"] for n in shown.values())
         lines.append(("variety", XSCORE["variety"] if ok else 0))
     return lines
@@ -531,7 +531,9 @@ class OpenSeason(Game[SeasonState]):
             OptionSpec("expert", False, "Expert mode: secret Bonus tiles above the columns"),
         ),
         variants=(
-            Variant("shield", "the Shield side of the boards: 9 rounds, Trophies activate scorings", {"side": "shield"}),
+            Variant(
+                "shield", "the Shield side of the boards: 9 rounds, Trophies activate scorings", {"side": "shield"}
+            ),
             Variant("expert", "Expert Bonus tiles (Horn side)", {"expert": True}),
             Variant("shield-expert", "Expert Bonus tiles on the Shield side", {"side": "shield", "expert": True}),
         ),
@@ -643,7 +645,10 @@ class OpenSeason(Game[SeasonState]):
         state.accolades[seat] = sorted(state.accolades[seat] + state.stock[seat])
         state.stock[seat] = []
         state.log.public(
-            seat, "accolades", f"seat {seat} moves {count} stock cards to its accolades", _detail(seat=seat, count=count)
+            seat,
+            "accolades",
+            f"seat {seat} moves {count} stock cards to its accolades",
+            _detail(seat=seat, count=count),
         )
 
     def _run(self, state: SeasonState) -> None:
@@ -708,7 +713,12 @@ class OpenSeason(Game[SeasonState]):
 
     def _to_stock(self, state: SeasonState, seat: int, card: int) -> None:
         state.stock[seat].append(card)
-        state.log.public(seat, "stock", f"seat {seat} puts {card_name(card)} atop its stock", _detail(seat=seat, card=card_name(card)))
+        state.log.public(
+            seat,
+            "stock",
+            f"seat {seat} puts {card_name(card)} atop its stock",
+            _detail(seat=seat, card=card_name(card)),
+        )
         self._stock_trigger(state, seat, card)
 
     def _stock_trigger(self, state: SeasonState, seat: int, card: int) -> None:
@@ -734,7 +744,11 @@ class OpenSeason(Game[SeasonState]):
             if cards:
                 state.peek = cards
                 state.log.private(
-                    [seat], seat, "peek", f"you peek at {', '.join(_names(cards))}", _detail(seat=seat, cards=_names(cards))
+                    [seat],
+                    seat,
+                    "peek",
+                    f"you peek at {', '.join(_names(cards))}",
+                    _detail(seat=seat, cards=_names(cards)),
                 )
                 state.ask = Ask(seat, "peek")
         elif action == "keep":
@@ -743,9 +757,8 @@ class OpenSeason(Game[SeasonState]):
         elif action == "trophy":
             if self._move_options(state, seat):
                 state.ask = Ask(seat, "move")
-        elif action == "instock":
-            if state.inn:
-                state.ask = Ask(seat, "instock")
+        elif action == "instock" and state.inn:
+            state.ask = Ask(seat, "instock")
 
     def _steal_targets(self, state: SeasonState, seat: int) -> list[int]:
         n = state.players
@@ -754,9 +767,7 @@ class OpenSeason(Game[SeasonState]):
     def _move_options(self, state: SeasonState, seat: int) -> list[tuple[int, int]]:
         wall = state.wall[seat]
         bottom = [j for j in state.board.bottom if wall[j] != EMPTY]
-        return [
-            (i, j) for i in range(len(wall)) if state.trophies_on[seat][i] for j in bottom if j != i
-        ]
+        return [(i, j) for i in range(len(wall)) if state.trophies_on[seat][i] for j in bottom if j != i]
 
     def _trophy_spaces(self, state: SeasonState, seat: int) -> list[int]:
         board = state.board
@@ -782,14 +793,30 @@ class OpenSeason(Game[SeasonState]):
         for card in sorted(set(state.hand)):
             for i in legal_spaces(board, wall, down, card):
                 name = card_name(card)
-                out.append(_opt(f"wall:{name}@{i + 1}", f"place {name} face up on space {i + 1}", kind=pb.PLACE, card=name, space=i + 1))
+                out.append(
+                    _opt(
+                        f"wall:{name}@{i + 1}",
+                        f"place {name} face up on space {i + 1}",
+                        kind=pb.PLACE,
+                        card=name,
+                        space=i + 1,
+                    )
+                )
         if out:
             return tuple(out)
         for card in sorted(set(state.hand)):
             for i, c in enumerate(wall):
                 if c == EMPTY:
                     name = card_name(card)
-                    out.append(_opt(f"down:{name}@{i + 1}", f"place {name} face down on space {i + 1}", kind=pb.PLACE_DOWN, card=name, space=i + 1))
+                    out.append(
+                        _opt(
+                            f"down:{name}@{i + 1}",
+                            f"place {name} face down on space {i + 1}",
+                            kind=pb.PLACE_DOWN,
+                            card=name,
+                            space=i + 1,
+                        )
+                    )
         return tuple(out)
 
     def _place(self, state: SeasonState, action: pb.Action) -> None:
@@ -801,9 +828,19 @@ class OpenSeason(Game[SeasonState]):
         state.wall[seat][i] = card
         state.down[seat][i] = face_down
         if face_down:
-            state.log.public(seat, "place", f"seat {seat} places a card face down on space {i + 1}", _detail(seat=seat, space=i + 1, face_down=True))
+            state.log.public(
+                seat,
+                "place",
+                f"seat {seat} places a card face down on space {i + 1}",
+                _detail(seat=seat, space=i + 1, face_down=True),
+            )
         else:
-            state.log.public(seat, "place", f"seat {seat} places {action.card} on space {i + 1}", _detail(seat=seat, space=i + 1, card=action.card))
+            state.log.public(
+                seat,
+                "place",
+                f"seat {seat} places {action.card} on space {i + 1}",
+                _detail(seat=seat, space=i + 1, card=action.card),
+            )
         self._space_effect(state, seat, i)
         rest = list(state.hand)
         state.hand = []
@@ -882,7 +919,15 @@ class OpenSeason(Game[SeasonState]):
             have = attr(state.wall[seat][i])
             for a, name in enumerate(ATTRS):
                 if a != have:
-                    out.append(_opt(f"wild:{i + 1}:{name}", f"Wild token on space {i + 1} as {name}", kind=pb.WILD, space=i + 1, attribute=name))
+                    out.append(
+                        _opt(
+                            f"wild:{i + 1}:{name}",
+                            f"Wild token on space {i + 1} as {name}",
+                            kind=pb.WILD,
+                            space=i + 1,
+                            attribute=name,
+                        )
+                    )
         wilded = Counter(c for c, _ in state.wild_acc[seat])
         have_acc = Counter(state.accolades[seat])
         for card in sorted(have_acc):
@@ -891,60 +936,126 @@ class OpenSeason(Game[SeasonState]):
             for a, name in enumerate(ATTRS):
                 if a != attr(card):
                     cn = card_name(card)
-                    out.append(_opt(f"wild:acc:{cn}:{name}", f"Wild token on accolade {cn} as {name}", kind=pb.WILD, card=cn, attribute=name, accolades=True))
+                    out.append(
+                        _opt(
+                            f"wild:acc:{cn}:{name}",
+                            f"Wild token on accolade {cn} as {name}",
+                            kind=pb.WILD,
+                            card=cn,
+                            attribute=name,
+                            accolades=True,
+                        )
+                    )
         return tuple(out)
 
     def _options(self, state: SeasonState, ask: Ask) -> tuple[Option, ...]:
         kind, seat = ask.kind, ask.seat
         if kind == "take":
-            return tuple(_opt(f"take:{card_name(c)}", f"take {card_name(c)}", kind=pb.TAKE, card=card_name(c)) for c in sorted(set(state.inn)))
+            return tuple(
+                _opt(f"take:{card_name(c)}", f"take {card_name(c)}", kind=pb.TAKE, card=card_name(c))
+                for c in sorted(set(state.inn))
+            )
         if kind == "place":
             return self._place_options(state)
         if kind == "steal":
-            return tuple(_opt(f"steal:{s}", f"rob seat {s}", kind=pb.STEAL, seat=s) for s in self._steal_targets(state, seat))
+            return tuple(
+                _opt(f"steal:{s}", f"rob seat {s}", kind=pb.STEAL, seat=s) for s in self._steal_targets(state, seat)
+            )
         if kind == "reply":
-            out = [_opt(f"inn:{card_name(c)}", f"take {card_name(c)} from the inn", kind=pb.REPLY_INN, card=card_name(c)) for c in sorted(set(state.inn))]
+            out = [
+                _opt(f"inn:{card_name(c)}", f"take {card_name(c)} from the inn", kind=pb.REPLY_INN, card=card_name(c))
+                for c in sorted(set(state.inn))
+            ]
             if state.deck:
                 out.append(DECK_REPLY)
             out.append(PASS)
             return tuple(out)
         if kind in ("peek", "keep"):
             cards = state.peek if kind == "peek" else state.inn
-            return tuple(_opt(f"keep:{card_name(c)}", f"keep {card_name(c)}", kind=pb.KEEP, card=card_name(c)) for c in sorted(set(cards)))
+            return tuple(
+                _opt(f"keep:{card_name(c)}", f"keep {card_name(c)}", kind=pb.KEEP, card=card_name(c))
+                for c in sorted(set(cards))
+            )
         if kind == "instock":
-            return tuple(_opt(f"stock:{card_name(c)}", f"{card_name(c)} atop the stock", kind=pb.STOCK, card=card_name(c)) for c in sorted(set(state.inn)))
+            return tuple(
+                _opt(f"stock:{card_name(c)}", f"{card_name(c)} atop the stock", kind=pb.STOCK, card=card_name(c))
+                for c in sorted(set(state.inn))
+            )
         if kind == "move":
-            return tuple(_opt(f"move:{i + 1}@{j + 1}", f"move a Trophy from space {i + 1} to {j + 1}", kind=pb.MOVE, space=i + 1, to_space=j + 1) for i, j in self._move_options(state, seat))
+            return tuple(
+                _opt(
+                    f"move:{i + 1}@{j + 1}",
+                    f"move a Trophy from space {i + 1} to {j + 1}",
+                    kind=pb.MOVE,
+                    space=i + 1,
+                    to_space=j + 1,
+                )
+                for i, j in self._move_options(state, seat)
+            )
         if kind == "trophy":
             spaces = self._trophy_spaces(state, seat)
-            return (*(_opt(f"trophy:{i + 1}", f"Trophy token on space {i + 1}", kind=pb.TROPHY, space=i + 1) for i in spaces), PASS)
+            return (
+                *(
+                    _opt(f"trophy:{i + 1}", f"Trophy token on space {i + 1}", kind=pb.TROPHY, space=i + 1)
+                    for i in spaces
+                ),
+                PASS,
+            )
         if kind == "activate":
             board = state.board
-            return tuple(_opt(f"activate:{s}", f"activate the {s} scoring", kind=pb.ACTIVATE, scoring=s) for s in board.scorings if s not in state.activated[seat])
+            return tuple(
+                _opt(f"activate:{s}", f"activate the {s} scoring", kind=pb.ACTIVATE, scoring=s)
+                for s in board.scorings
+                if s not in state.activated[seat]
+            )
         if kind == "wild":
             out = []
             for i in self._wild_wall_targets(state, seat):
                 have = attr(state.wall[seat][i])
                 for a, name in enumerate(ATTRS):
                     if a != have:
-                        out.append(_opt(f"wild:{i + 1}:{name}", f"Wild token on space {i + 1} as {name}", kind=pb.WILD, space=i + 1, attribute=name))
+                        out.append(
+                            _opt(
+                                f"wild:{i + 1}:{name}",
+                                f"Wild token on space {i + 1} as {name}",
+                                kind=pb.WILD,
+                                space=i + 1,
+                                attribute=name,
+                            )
+                        )
             return (*out, PASS)
         if kind == "raid":
-            return tuple(_opt(f"take:{card_name(c)}", f"take {card_name(c)}", kind=pb.TAKE, card=card_name(c)) for c in sorted(set(state.raided)))
+            return tuple(
+                _opt(f"take:{card_name(c)}", f"take {card_name(c)}", kind=pb.TAKE, card=card_name(c))
+                for c in sorted(set(state.raided))
+            )
         if kind == "draw":
             if ask.data[0] == "top":
-                return tuple(_opt(f"top:{card_name(c)}", f"{card_name(c)} on top of the deck", kind=pb.TOP, card=card_name(c)) for c in sorted(set(state.peek)))
+                return tuple(
+                    _opt(f"top:{card_name(c)}", f"{card_name(c)} on top of the deck", kind=pb.TOP, card=card_name(c))
+                    for c in sorted(set(state.peek))
+                )
             return self._draw_options(state)
         if kind == "share":
-            return tuple(_opt(f"give:{card_name(c)}", f"give {card_name(c)}", kind=pb.GIVE, card=card_name(c)) for c in sorted(set(state.peek)))
+            return tuple(
+                _opt(f"give:{card_name(c)}", f"give {card_name(c)}", kind=pb.GIVE, card=card_name(c))
+                for c in sorted(set(state.peek))
+            )
         if kind == "swap":
             if ask.data[0] == "out":
                 return self._own_card_options(state, seat, "out", pb.OUT)
-            return tuple(_opt(f"in:{card_name(c)}", f"take {card_name(c)} from the deck", kind=pb.IN, card=card_name(c)) for c in sorted(set(state.deck)))
+            return tuple(
+                _opt(f"in:{card_name(c)}", f"take {card_name(c)} from the deck", kind=pb.IN, card=card_name(c))
+                for c in sorted(set(state.deck))
+            )
         if kind == "replace":
             if ask.data[0] == "from":
                 return self._own_card_options(state, seat, "from", pb.FROM)
-            return tuple(_opt(f"at:{i + 1}", f"replace the card on space {i + 1}", kind=pb.AT, space=i + 1) for i, c in enumerate(state.wall[seat]) if c != EMPTY)
+            return tuple(
+                _opt(f"at:{i + 1}", f"replace the card on space {i + 1}", kind=pb.AT, space=i + 1)
+                for i, c in enumerate(state.wall[seat])
+                if c != EMPTY
+            )
         raise AssertionError(kind)  # pragma: no cover
 
     def _own_card_options(self, state: SeasonState, seat: int, verb: str, kind: int) -> tuple[Option, ...]:
@@ -953,7 +1064,13 @@ class OpenSeason(Game[SeasonState]):
             for c in sorted(set(state.stock[seat]))
         ]
         out += [
-            _opt(f"{verb}:acc:{card_name(c)}", f"{verb} {card_name(c)} from the accolades", kind=kind, card=card_name(c), accolades=True)
+            _opt(
+                f"{verb}:acc:{card_name(c)}",
+                f"{verb} {card_name(c)} from the accolades",
+                kind=kind,
+                card=card_name(c),
+                accolades=True,
+            )
             for c in sorted(set(state.accolades[seat]))
         ]
         return tuple(out)
@@ -965,7 +1082,13 @@ class OpenSeason(Game[SeasonState]):
             return (_opt(f"keep:{name}", f"keep {name}", kind=pb.KEEP, card=name),)
         pairs = sorted({(cards[i], cards[j]) for i in range(len(cards)) for j in range(len(cards)) if i != j})
         return tuple(
-            _opt(f"keep:{card_name(a)}+{card_name(b)}", f"keep {card_name(a)} then {card_name(b)}", kind=pb.KEEP, card=card_name(a), second=card_name(b))
+            _opt(
+                f"keep:{card_name(a)}+{card_name(b)}",
+                f"keep {card_name(a)} then {card_name(b)}",
+                kind=pb.KEEP,
+                card=card_name(a),
+                second=card_name(b),
+            )
             for a, b in pairs
         )
 
@@ -992,7 +1115,9 @@ class OpenSeason(Game[SeasonState]):
             card = CARD_OF[action.card]
             state.inn.remove(card)
             state.hand.append(card)
-            state.log.public(seat, "take", f"seat {seat} takes {action.card} from the inn", _detail(seat=seat, card=action.card))
+            state.log.public(
+                seat, "take", f"seat {seat} takes {action.card} from the inn", _detail(seat=seat, card=action.card)
+            )
         elif kind == "place":
             self._place(state, action)
         elif kind == "steal":
@@ -1012,7 +1137,9 @@ class OpenSeason(Game[SeasonState]):
             card = CARD_OF[action.card]
             state.inn.remove(card)
             state.kept[seat] = card
-            state.log.public(seat, "keep", f"seat {seat} keeps {action.card} for its next turn", _detail(seat=seat, card=action.card))
+            state.log.public(
+                seat, "keep", f"seat {seat} keeps {action.card} for its next turn", _detail(seat=seat, card=action.card)
+            )
         elif kind == "instock":
             card = CARD_OF[action.card]
             state.inn.remove(card)
@@ -1021,19 +1148,31 @@ class OpenSeason(Game[SeasonState]):
             i, j = action.space - 1, action.to_space - 1
             state.trophies_on[seat][i] -= 1
             state.trophies_on[seat][j] += 1
-            state.log.public(seat, "move", f"seat {seat} moves a Trophy from space {i + 1} to {j + 1}", _detail(seat=seat, space=i + 1, to_space=j + 1))
+            state.log.public(
+                seat,
+                "move",
+                f"seat {seat} moves a Trophy from space {i + 1} to {j + 1}",
+                _detail(seat=seat, space=i + 1, to_space=j + 1),
+            )
         elif kind == "trophy":
             if action.kind == pb.TROPHY:
                 i = action.space - 1
                 state.trophies[seat] -= 1
                 state.trophies_on[seat][i] += 1
-                state.log.public(seat, "trophy", f"seat {seat} places a Trophy on space {i + 1}", _detail(seat=seat, space=i + 1))
+                state.log.public(
+                    seat, "trophy", f"seat {seat} places a Trophy on space {i + 1}", _detail(seat=seat, space=i + 1)
+                )
                 if state.board.spaces[i].row == 1:
                     state.tasks.append(("action", state.board.spaces[i].action))
         elif kind == "activate":
             state.trophies[seat] -= 1
             state.activated[seat].append(action.scoring)
-            state.log.public(seat, "activate", f"seat {seat} activates the {action.scoring} scoring", _detail(seat=seat, text=action.scoring))
+            state.log.public(
+                seat,
+                "activate",
+                f"seat {seat} activates the {action.scoring} scoring",
+                _detail(seat=seat, text=action.scoring),
+            )
         elif kind == "wild":
             if action.kind == pb.WILD:
                 self._place_wild(state, seat, action)
@@ -1082,11 +1221,21 @@ class OpenSeason(Game[SeasonState]):
         if action.accolades:
             card = CARD_OF[action.card]
             state.wild_acc[seat].append((card, a))
-            state.log.public(seat, "wild", f"seat {seat} makes its accolade {action.card} a {action.attribute}", _detail(seat=seat, card=action.card, text=action.attribute))
+            state.log.public(
+                seat,
+                "wild",
+                f"seat {seat} makes its accolade {action.card} a {action.attribute}",
+                _detail(seat=seat, card=action.card, text=action.attribute),
+            )
         else:
             i = action.space - 1
             state.wild_on[seat][i] = a
-            state.log.public(seat, "wild", f"seat {seat} makes the card on space {i + 1} a {action.attribute}", _detail(seat=seat, space=i + 1, card=card_name(state.wall[seat][i]), text=action.attribute))
+            state.log.public(
+                seat,
+                "wild",
+                f"seat {seat} makes the card on space {i + 1} a {action.attribute}",
+                _detail(seat=seat, space=i + 1, card=card_name(state.wall[seat][i]), text=action.attribute),
+            )
 
     # -- Expert ---------------------------------------------------------------------------------
 
@@ -1118,7 +1267,12 @@ class OpenSeason(Game[SeasonState]):
                 if state.used[seat][col] or face in SCORING_FACES or not column_qualifies(state, seat, column):
                     continue
                 state.used[seat][col] = True
-                state.log.public(seat, "bonus", f"seat {seat}'s {face} face activates (column {col + 1})", _detail(seat=seat, text=face, space=col + 1))
+                state.log.public(
+                    seat,
+                    "bonus",
+                    f"seat {seat}'s {face} face activates (column {col + 1})",
+                    _detail(seat=seat, text=face, space=col + 1),
+                )
                 if face == "infinity":
                     state.infinity[seat] = True
                     changed = True
@@ -1138,7 +1292,12 @@ class OpenSeason(Game[SeasonState]):
                     card = state.chance.pick(state.accolades[s], "raid")
                     state.accolades[s].remove(card)
                     raided.append(card)
-            state.log.public(seat, "raid", f"seat {seat} raids: {', '.join(_names(raided)) or 'nothing'}", _detail(seat=seat, cards=_names(raided)))
+            state.log.public(
+                seat,
+                "raid",
+                f"seat {seat} raids: {', '.join(_names(raided)) or 'nothing'}",
+                _detail(seat=seat, cards=_names(raided)),
+            )
             if raided:
                 state.raided = raided
                 state.ask = Ask(seat, "raid")
@@ -1149,7 +1308,9 @@ class OpenSeason(Game[SeasonState]):
                 return
             state.peek = cards
             kind = "draw" if face == "draw4" else "share"
-            state.log.private([seat], seat, kind, f"you draw {', '.join(_names(cards))}", _detail(seat=seat, cards=_names(cards)))
+            state.log.private(
+                [seat], seat, kind, f"you draw {', '.join(_names(cards))}", _detail(seat=seat, cards=_names(cards))
+            )
             if face == "draw4":
                 state.ask = Ask(seat, "draw", ("keep",))
             else:
@@ -1167,7 +1328,9 @@ class OpenSeason(Game[SeasonState]):
             for s in ((seat + k) % n for k in range(1, n)):
                 if self._take_trophy(state, s):
                     state.trophies[seat] += 1
-                    state.log.public(seat, "thief", f"seat {seat} takes a Trophy token from seat {s}", _detail(seat=seat, target=s))
+                    state.log.public(
+                        seat, "thief", f"seat {seat} takes a Trophy token from seat {s}", _detail(seat=seat, target=s)
+                    )
 
     def _take_trophy(self, state: SeasonState, s: int) -> bool:
         if state.trophies[s]:
@@ -1199,7 +1362,7 @@ class OpenSeason(Game[SeasonState]):
                 rest = list(state.peek)
                 rest.remove(top)
                 state.peek = []
-                for c in rest + [top]:
+                for c in [*rest, top]:
                     self._put_back(state, c, seat)
                 return
             first = CARD_OF[action.card]
@@ -1230,7 +1393,12 @@ class OpenSeason(Game[SeasonState]):
             for s in ((seat + k) % n for k in range(1, n)):
                 if state.gifts[s] != EMPTY:
                     state.stock[s].append(state.gifts[s])
-                    state.log.public(seat, "share", f"seat {seat} gives {card_name(state.gifts[s])} to seat {s}", _detail(seat=seat, target=s, card=card_name(state.gifts[s])))
+                    state.log.public(
+                        seat,
+                        "share",
+                        f"seat {seat} gives {card_name(state.gifts[s])} to seat {s}",
+                        _detail(seat=seat, target=s, card=card_name(state.gifts[s])),
+                    )
             own = state.gifts[seat]
             state.gifts = []
             state.tasks.append(("stock", own))
@@ -1239,7 +1407,12 @@ class OpenSeason(Game[SeasonState]):
                 card = CARD_OF[action.card]
                 (state.accolades[seat] if action.accolades else state.stock[seat]).remove(card)
                 state.deck.append(card)
-                state.log.public(seat, "swap", f"seat {seat} puts {action.card} back on the deck", _detail(seat=seat, card=action.card))
+                state.log.public(
+                    seat,
+                    "swap",
+                    f"seat {seat} puts {action.card} back on the deck",
+                    _detail(seat=seat, card=action.card),
+                )
                 if state.deck:
                     state.ask = Ask(seat, "swap", ("in",))
                 return
@@ -1248,7 +1421,12 @@ class OpenSeason(Game[SeasonState]):
             state.deck = state.chance.shuffled(state.deck, "shuffle")
             for known in state.known:
                 known.clear()
-            state.log.public(seat, "swap", f"seat {seat} takes {action.card} from the deck, which is shuffled", _detail(seat=seat, text=action.card))
+            state.log.public(
+                seat,
+                "swap",
+                f"seat {seat} takes {action.card} from the deck, which is shuffled",
+                _detail(seat=seat, text=action.card),
+            )
             state.tasks.append(("stock", card))
         elif kind == "replace":
             if ask.data[0] == "from":
@@ -1261,7 +1439,12 @@ class OpenSeason(Game[SeasonState]):
             old = state.wall[seat][i]
             state.wall[seat][i] = card
             state.down[seat][i] = False
-            state.log.public(seat, "replace", f"seat {seat} puts {card_name(card)} on space {i + 1} instead of {card_name(old)}", _detail(seat=seat, space=i + 1, card=card_name(card), text=card_name(old)))
+            state.log.public(
+                seat,
+                "replace",
+                f"seat {seat} puts {card_name(card)} on space {i + 1} instead of {card_name(old)}",
+                _detail(seat=seat, space=i + 1, card=card_name(card), text=card_name(old)),
+            )
             state.tasks.append(("stock", old))
         else:  # pragma: no cover
             raise AssertionError(kind)
@@ -1359,7 +1542,13 @@ class OpenSeason(Game[SeasonState]):
             round=state.round,
             active=state.active,
             first_player=state.first,
-            step=pb.OVER if state.over else pb.FACES if not state.revealed else pb.END_WILD if (ask is not None and ask.kind == "wild" and ask.data[0] == "end") else pb.TURN,
+            step=pb.OVER
+            if state.over
+            else pb.FACES
+            if not state.revealed
+            else pb.END_WILD
+            if (ask is not None and ask.kind == "wild" and ask.data[0] == "end")
+            else pb.TURN,
             inn=_names(state.inn),
             deck_size=len(state.deck),
             hand=_names(state.hand),
