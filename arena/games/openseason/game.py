@@ -142,11 +142,14 @@ def attr(card: int) -> int:
     return card % NA
 
 
+NAMES: tuple[str, ...] = tuple(f"{PEOPLES[t // NA]}-{ATTRS[t % NA]}" for t in range(TYPES))
+
+
 def card_name(card: int) -> str:
-    return f"{PEOPLES[card // NA]}-{ATTRS[card % NA]}"
+    return NAMES[card]
 
 
-CARD_OF = {card_name(t): t for t in range(TYPES)}
+CARD_OF = {name: t for t, name in enumerate(NAMES)}
 ATTR_OF = {a: i for i, a in enumerate(ATTRS)}
 
 
@@ -173,18 +176,10 @@ class Board:
     scorings: tuple[str, ...]
     reward_by: int
 
-    @property
-    def top(self) -> tuple[int, ...]:
-        return tuple(i for i, s in enumerate(self.spaces) if s.row == 1)
-
-    @property
-    def bottom(self) -> tuple[int, ...]:
-        return tuple(i for i, s in enumerate(self.spaces) if s.row == 3)
-
-    @property
-    def columns(self) -> tuple[tuple[int, ...], ...]:
-        cols = sorted({s.column for s in self.spaces})
-        return tuple(tuple(i for i, s in enumerate(self.spaces) if s.column == c) for c in cols)
+    top: tuple[int, ...] = ()
+    bottom: tuple[int, ...] = ()
+    columns: tuple[tuple[int, ...], ...] = ()
+    partners: tuple[tuple[int, ...], ...] = ()  # per space: the other spaces of its green friezes
 
 
 def _board(side: str) -> Board:
@@ -201,6 +196,15 @@ def _board(side: str) -> Board:
         score=data["score"],
         scorings=tuple(data.get("scorings", ())),
         reward_by=data.get("reward_by", 0),
+        top=tuple(i for i, s in enumerate(spaces) if s.row == 1),
+        bottom=tuple(i for i, s in enumerate(spaces) if s.row == 3),
+        columns=tuple(
+            tuple(i for i, s in enumerate(spaces) if s.column == c) for c in sorted({s.column for s in spaces})
+        ),
+        partners=tuple(
+            tuple(sorted({j for k, ids in friezes if k == "different" and i in ids for j in ids if j != i}))
+            for i in range(len(spaces))
+        ),
     )
 
 
@@ -300,15 +304,14 @@ def legal_spaces(board: Board, wall: list[int], down: list[bool], card: int) -> 
     different peoples (face-down cards have none)."""
     p = people(card)
     out = []
-    for i, c in enumerate(wall):
-        if c != EMPTY:
+    for i, partners in enumerate(board.partners):
+        if wall[i] != EMPTY:
             continue
-        ok = True
-        for frieze in board.different:
-            if i in frieze and any(wall[j] != EMPTY and not down[j] and people(wall[j]) == p for j in frieze):
-                ok = False
+        for j in partners:
+            c = wall[j]
+            if c != EMPTY and c // NA == p and not down[j]:
                 break
-        if ok:
+        else:
             out.append(i)
     return out
 
@@ -497,6 +500,21 @@ def _opt(id_: str, label: str, **action: object) -> Option:
     return option
 
 
+TAKE_OPT: tuple[Option, ...] = tuple(Option(f"take:{n}", f"take {n}", pb.Action(kind=pb.TAKE, card=n)) for n in NAMES)
+PLACE_OPT: dict[tuple[int, int], Option] = {
+    (c, i): Option(
+        f"wall:{n}@{i + 1}", f"place {n} face up on space {i + 1}", pb.Action(kind=pb.PLACE, card=n, space=i + 1)
+    )
+    for c, n in enumerate(NAMES)
+    for i in range(11)
+}
+DOWN_OPT: dict[tuple[int, int], Option] = {
+    (c, i): Option(
+        f"down:{n}@{i + 1}", f"place {n} face down on space {i + 1}", pb.Action(kind=pb.PLACE_DOWN, card=n, space=i + 1)
+    )
+    for c, n in enumerate(NAMES)
+    for i in range(11)
+}
 PASS = Option("pass", "pass", pb.Action(kind=pb.PASS))
 DECK_REPLY = Option("deck", "take the deck's top card blindly", pb.Action(kind=pb.REPLY_DECK))
 
@@ -790,20 +808,17 @@ class OpenSeason(Game[SeasonState]):
         board = state.board
         wall, down = state.wall[seat], state.down[seat]
         out: list[Option] = []
-        for card in sorted(set(state.hand)):
+        hand = sorted(set(state.hand))
+        for card in hand:
             for i in legal_spaces(board, wall, down, card):
-                name = card_name(card)
-                out.append(
-                    _opt(
-                        f"wall:{name}@{i + 1}",
-                        f"place {name} face up on space {i + 1}",
-                        kind=pb.PLACE,
-                        card=name,
-                        space=i + 1,
-                    )
-                )
+                out.append(PLACE_OPT[card, i])
         if out:
             return tuple(out)
+        for card in hand:
+            for i, c in enumerate(wall):
+                if c == EMPTY:
+                    out.append(DOWN_OPT[card, i])
+        return tuple(out)
         for card in sorted(set(state.hand)):
             for i, c in enumerate(wall):
                 if c == EMPTY:
@@ -951,10 +966,7 @@ class OpenSeason(Game[SeasonState]):
     def _options(self, state: SeasonState, ask: Ask) -> tuple[Option, ...]:
         kind, seat = ask.kind, ask.seat
         if kind == "take":
-            return tuple(
-                _opt(f"take:{card_name(c)}", f"take {card_name(c)}", kind=pb.TAKE, card=card_name(c))
-                for c in sorted(set(state.inn))
-            )
+            return tuple(TAKE_OPT[c] for c in sorted(set(state.inn)))
         if kind == "place":
             return self._place_options(state)
         if kind == "steal":
@@ -1025,10 +1037,7 @@ class OpenSeason(Game[SeasonState]):
                         )
             return (*out, PASS)
         if kind == "raid":
-            return tuple(
-                _opt(f"take:{card_name(c)}", f"take {card_name(c)}", kind=pb.TAKE, card=card_name(c))
-                for c in sorted(set(state.raided))
-            )
+            return tuple(TAKE_OPT[c] for c in sorted(set(state.raided)))
         if kind == "draw":
             if ask.data[0] == "top":
                 return tuple(
