@@ -71,7 +71,7 @@ Rulings (NOTES §4.11 where it has one):
     attribute; all holders at once (sealed). In Expert it may instead be placed in one's own
     turn, offered once per turn after the Trophy step (ruling 17).
 11. **Shield Trophies** (NOTES 10): each activates a different scoring; a Trophy with every
-    scoring already active is lost. The face-down -5 still applies on the Shield side (a loss,
+    scoring already active goes back to the supply. The face-down -5 still applies on the Shield side (a loss,
     not a scoring a Trophy activates). The "attribute of your choice" is the best one.
 12. **Empty deck or inn**: a card that cannot be drawn is not drawn (the inn stays short, a peek
     shows fewer cards, ``deck`` is not offered); a player whose hand is empty skips the
@@ -714,7 +714,8 @@ class OpenSeason(Game[SeasonState]):
                     state.ask = Ask(seat, "activate")
                     state.tasks.append(("activate",))
                 else:
-                    state.trophies[seat] = 0  # lost (ruling 11)
+                    state.pool["trophies"] += state.trophies[seat]  # back to the supply (ruling 11)
+                    state.trophies[seat] = 0
         elif kind == "xwild":
             if state.wilds[seat] and self._wild_wall_targets(state, seat):
                 state.ask = Ask(seat, "wild", ("play",))
