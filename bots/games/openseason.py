@@ -108,7 +108,7 @@ class Model:
     def place_value(self, card: str, i: int, down: bool) -> float:
         space = self.layout[i]
         p, a = split(card)
-        rnd = self.me.turns + 1
+        rnd = self.me.turns  # this turn (turns counts the turn being played)
         value = 0.0
         if space.effect and space.first_round <= rnd <= space.last_round:
             value += EFFECT.get(space.effect, 0.0)

@@ -317,7 +317,7 @@ class SeatView(_message.Message):
     infinity: _builtins.bool
     """Expert: the infinity face is active"""
     turns: _builtins.int
-    """turns played (the round of its next placement is turns + 1)"""
+    """turns begun (in its own turn: the number of the turn, = the round of its placement)"""
     @_builtins.property
     def wall(self) -> _containers.RepeatedCompositeFieldContainer[Global___WallSpace]: ...
     @_builtins.property
