@@ -1600,11 +1600,11 @@ class OpenSeason(Game[SeasonState]):
 
 def unseen_cards(state: SeasonState, viewer: int) -> list[int]:
     """The cards ``viewer`` has not seen placed anywhere: the deck (but the cards it knows on
-    top) and the cards another seat is looking at."""
+    top) and the cards another seat is looking at (or has set aside for a share)."""
     mine = state.known[viewer]
     out = [c for i, c in enumerate(state.deck) if i not in mine]
-    if state.peek and viewer != state.active:
-        out += state.peek
+    if viewer != state.active:
+        out += state.peek + [c for c in state.gifts if c != EMPTY]
     return out
 
 

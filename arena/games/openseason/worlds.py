@@ -2,7 +2,8 @@
 
 Hidden from a seat (ruling 3 of :mod:`arena.games.openseason.game`): the order of the deck
 (apart from the cards it put back on top itself, which stay where it knows they are), the
-cards another seat is looking at (a peek, draw4 or share in progress), and, during the Expert
+cards another seat is looking at (a peek, draw4 or share in progress, with the cards a share
+has set aside for its recipients), and, during the Expert
 set-up, the Bonus faces the others chose so far. Everything else (stocks, accolades, walls,
 the inn, the hand, tokens) is public or deducible from the public log and is kept.
 
@@ -23,22 +24,27 @@ if TYPE_CHECKING:
 
 
 def sample_world(game: OpenSeason, state: SeasonState, viewer: int, chance: Chance) -> SeasonState:
-    from arena.games.openseason.game import HORN_ONLY, TILES
+    from arena.games.openseason.game import EMPTY, HORN_ONLY, TILES
 
     world = game.copy_for(state, viewer, chance)
     mine = world.known[viewer]
     places = [i for i in range(len(world.deck)) if i not in mine]
-    peeking = bool(world.peek) and viewer != world.active
-    cards = [world.deck[i] for i in places] + (list(world.peek) if peeking else [])
-    sizes = [len(places), len(world.peek) if peeking else 0]
-    deck_part, peek_part = chance.deal(sorted(cards), sizes, "world")
+    other = viewer != world.active
+    gifts = [s for s, c in enumerate(world.gifts) if c != EMPTY] if other else []
+    peek = list(world.peek) if other else []
+    cards = [world.deck[i] for i in places] + peek + [world.gifts[s] for s in gifts]
+    sizes = [len(places), len(peek), len(gifts)]
+    deck_part, peek_part, gift_part = chance.deal(sorted(cards), sizes, "world")
     deck_part = chance.shuffled(deck_part, "world")
     deck = list(world.deck)
     for i, card in zip(places, deck_part, strict=True):
         deck[i] = card
     world.deck = deck
-    if peeking:
+    if other:
         world.peek = chance.shuffled(peek_part, "world")
+        world.gifts = list(world.gifts)
+        for s, card in zip(gifts, chance.shuffled(gift_part, "world"), strict=True):
+            world.gifts[s] = card
     for seat, known in enumerate(world.known):
         if seat != viewer:
             world.known[seat] = {i: deck[i] for i in known}
