@@ -100,8 +100,20 @@ Rulings (NOTES §4.11 where it has one):
     the 18 cards), variety (12 if no people shows more than twice face up on the wall).
 18. **Result**: scores are points; ties broken by fewer accolade cards, then shared.
 
-Design check (``python -m bench.design_openseason``): see ``components.toml`` and the report of
-the bench (figures in ``rules.md``).
+Design check (``python -m bench.design_openseason --games 150 --variants 90``, heuristic
+self-play): Horn games score 42-44 a seat (winner 47-52); the scoresheet lines average +19.5
+(+1/+2 spaces), +10.5 (attribute), +8 (majority), +7.7 (series), +2.8 (gold frieze), -4
+(-2/-3 spaces), -1.7 (penalty): no line dominates, face-down cards are rare (0.00 a seat with
+the heuristic, forced only by random play). Win rate by position (P1 = first player, +-0.04):
+Horn 0.40/0.60 at 2 players, 0.38/0.34/0.29 at 3, 0.33/0.20/0.25/0.21 at 4; Shield 0.50/0.50,
+0.27/0.36/0.36, 0.25/0.29/0.20/0.26; Expert 0.46/0.54, 0.37/0.33/0.30, 0.30/0.21/0.25/0.24.
+One seat of three avoiding / always taking an effect (fair 0.33, +-0.05): series 0.37/0.29,
+2 Trophies 0.22/0.37, Wild 0.43/0.19, 1 Trophy 0.34/0.20, bottom-row reward 0.19/0.37,
+Shield Trophy spaces 0.50/0.41: taking an effect whenever possible never beats 0.41, so none is
+always right; skipping the 2 Trophies or the reward costs, so none is dead. Expert: a seat
+preferring any one face wins 0.37-0.43 (45 games each): no face is a must. Games last 101-215
+decisions with the heuristic (longest 246); the longest of 2,000 random playouts has 189
+decisions (the playout test's bound is 400).
 
 Chance labels (in draw order): ``"deck"`` (the 180 cards, top first), ``"first"`` (the first
 player), then during play ``"steal"`` (the random accolade card of a robbed seat with an empty
