@@ -755,3 +755,97 @@ def test_spectator_sees_the_deck():
     obs = GAME.observe(state, SPECTATOR)
     assert len(obs.deck) == 175 and obs.deck[0] == NAMES[state.deck[-1]]
     assert PresetChance  # the labels are documented in the module docstring
+
+
+# --------------------------------------------------------------------------------------------
+# Expert lightning faces, one by one (column 4 = spaces 4 and 8 on the Horn side)
+
+
+def fire(face: str, players: int = 2, **setup: object) -> SeasonState:
+    state = expert_state(["balance", "variety", "different", face]) if players == 2 else None
+    if state is None:
+        state = new(players, 24, expert=True)
+        for _ in range(4):
+            GAME.apply(state, {d.seat: d.options[0].id for d in state.pending})
+        state.faces[0] = ["balance", "variety", "different", face]
+    set_wall(state, 0, {4: "elf-crown"})
+    for key, value in setup.items():
+        setattr(state, key, value)
+    at_place(state, 0, ["gnome-crown", "sorcerer-tattoo"], turn=3)
+    state.tasks = [("end",), ("bonus",), ("xwild",), ("trophy",)]
+    GAME.refresh(state)
+    play(state, "wall:gnome-crown@8")
+    assert state.used[0][3]
+    return state
+
+
+def test_expert_raid_takes_one_discarded_card_and_removes_the_rest():
+    state = fire("raid", 3, stock=[[], [C("mage-crown")], []], accolades=[[], [], [C("dwarf-tattoo")]])
+    assert ids(state) == ["take:dwarf-tattoo", "take:mage-crown"]
+    play(state, "take:mage-crown")
+    assert state.stock[0][-1] == C("mage-crown") and state.removed == [C("dwarf-tattoo")]
+
+
+def test_expert_draw4_keeps_two_in_order_and_returns_two_on_top():
+    state = new(2, 24, expert=True)
+    top4 = [C("barbarian-eyepatch"), C("dwarf-eyepatch"), C("mage-earrings"), C("barbarian-dagger")]
+    state = fire("draw4", deck=list(state.deck[:-4]) + top4[::-1])
+    assert len(ids(state)) == 12 and "keep:barbarian-dagger+mage-earrings" in ids(state)
+    play(state, "keep:barbarian-dagger+mage-earrings")
+    assert ids(state) == ["top:barbarian-eyepatch", "top:dwarf-eyepatch"]
+    play(state, "top:dwarf-eyepatch")
+    assert state.stock[0][-2:] == [C("barbarian-dagger"), C("mage-earrings")]
+    assert state.deck[-1] == C("dwarf-eyepatch") and state.known[0][len(state.deck) - 1] == C("dwarf-eyepatch")
+
+
+def test_expert_share_gives_one_card_to_each_player_only_yours_triggers():
+    state = new(2, 24, expert=True)
+    top = [C("mage-earrings"), C("barbarian-dagger")]
+    state = fire("share", deck=list(state.deck[:-2]) + top[::-1])
+    assert state.pending[0].kind == "share" and GAME.observe(state, 0).share_to == 0
+    assert sorted(GAME.observe(state, 0).peeked) == ["barbarian-dagger", "mage-earrings"]
+    assert list(GAME.observe(state, 1).peeked) == []
+    play(state, "give:mage-earrings")
+    assert GAME.observe(state, 0).share_to == 1 and ids(state) == ["give:barbarian-dagger"]
+    play(state, "give:barbarian-dagger")
+    assert state.stock[0][-1] == C("mage-earrings")
+    assert C("barbarian-dagger") in state.accolades[1]  # atop its stock, moved at its turn's start
+    (given,) = [e for e in state.log.events if e.kind == "share" and e.to is None]
+    assert (given.detail.target, given.detail.card) == (1, "barbarian-dagger")
+
+
+def test_expert_swap_puts_a_card_back_and_takes_one_from_the_shuffled_deck():
+    state = fire("swap", accolades=[[C("dwarf-tattoo")], []])
+    assert ids(state)[-1] == "out:acc:dwarf-tattoo"
+    play(state, "out:acc:dwarf-tattoo")
+    assert state.pending[0].kind == "swap" and "in:dwarf-tattoo" in ids(state)
+    size = len(state.deck)
+    play(state, "in:dwarf-tattoo")
+    assert state.stock[0][-1] == C("dwarf-tattoo") and len(state.deck) == size - 1
+    assert C("dwarf-tattoo") not in state.accolades[0]
+
+
+def test_expert_replace_swaps_a_wall_card_and_stocks_the_old_one():
+    state = fire("replace", accolades=[[C("dwarf-tattoo")], []])
+    assert ids(state) == ["from:stock:sorcerer-tattoo", "from:acc:dwarf-tattoo"]
+    play(state, "from:acc:dwarf-tattoo")
+    assert ids(state) == ["at:4", "at:8"]
+    play(state, "at:4")
+    assert state.wall[0][3] == C("dwarf-tattoo") and state.stock[0][-1] == C("elf-crown")
+
+
+def test_expert_infinity_stays_active_and_counts_pairs_in_three_space_columns():
+    state = fire("infinity")
+    assert state.infinity[0]
+    set_wall(state, 0, {1: "elf-dagger", 5: "gnome-dagger", 9: "mage-eyepatch"})
+    assert dict(score_lines(state, 0))["balance"] == 8 - 0  # column 1 qualifies with two daggers
+
+
+def test_expert_faces_hidden_while_chosen_leak_nothing():
+    a = new(2, 30, expert=True)
+    b = new(2, 30, expert=True)
+    GAME.apply(a, {0: "face:raid", 1: "face:infinity"})
+    GAME.apply(b, {0: "face:variety", 1: "face:infinity"})
+    assert observation_bytes(GAME, a, 1) == observation_bytes(GAME, b, 1)
+    assert visible_events(a, 1) == visible_events(b, 1)
+    assert observation_bytes(GAME, a, 0) != observation_bytes(GAME, b, 0)
