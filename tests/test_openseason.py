@@ -754,7 +754,15 @@ def test_spectator_sees_the_deck():
     state = new(2, 29)
     obs = GAME.observe(state, SPECTATOR)
     assert len(obs.deck) == 175 and obs.deck[0] == NAMES[state.deck[-1]]
-    assert PresetChance  # the labels are documented in the module docstring
+
+
+def test_chance_labels_deck_then_first_player():
+    order = sorted(DECK, reverse=True)  # the deck top first: sorcerer-eyepatch x6, ...
+    chance = PresetChance(orders={"deck": [order]}, picks={"first": [1]}, strict=True)
+    state = GAME.new_match(GAME.config(2), chance=chance)
+    assert state.first == 1 and state.active == 1
+    assert [NAMES[c] for c in state.inn] == ["sorcerer-eyepatch"] * 5
+    assert chance.unused() == {}
 
 
 # --------------------------------------------------------------------------------------------
