@@ -69,7 +69,7 @@ Rulings (NOTES §4.11 where it has one):
    it scores -1 per card of that attribute (0 if one is absent).
 10. **Wild** (NOTES 8): placed at the end on a face-up wall card or an accolade card, any other
     attribute; all holders at once (sealed). In Expert it may instead be placed in one's own
-    turn, offered once per turn after the Trophy step (ruling 17).
+    turn, offered once per turn after the Trophy step, just before the Bonus check (ruling 16).
 11. **Shield Trophies** (NOTES 10): each activates a different scoring; a Trophy with every
     scoring already active goes back to the supply. The face-down -5 still applies on the Shield side (a loss,
     not a scoring a Trophy activates). The "attribute of your choice" is the best one.
