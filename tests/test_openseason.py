@@ -185,7 +185,10 @@ def test_example_chain_adds_three_cards_to_the_stock():
     play(state, f"keep:{inn}")
     assert state.stock[0] == [C("elf-tattoo"), C("gnome-tattoo"), C("mage-dagger")]  # 3 cards
     assert state.kept[0] == C(inn)
-    assert state.deck[-1] == C("sorcerer-dagger") or state.active == 1  # returned on top
+    # the other peeked card went back on top: seat 1's turn refills the inn's one gap with it
+    assert state.active == 1
+    refill = [e for e in state.log.events if e.kind == "inn"][-1]
+    assert list(refill.detail.cards) == ["sorcerer-dagger"]
 
 
 # --------------------------------------------------------------------------------------------
