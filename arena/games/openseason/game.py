@@ -527,6 +527,24 @@ DOWN_OPT: dict[tuple[int, int], Option] = {
     for c, n in enumerate(NAMES)
     for i in range(11)
 }
+WILD_WALL: dict[tuple[int, int], Option] = {
+    (i, a): Option(
+        f"wild:{i + 1}:{name}",
+        f"Wild token on space {i + 1} as {name}",
+        pb.Action(kind=pb.WILD, space=i + 1, attribute=name),
+    )
+    for i in range(11)
+    for a, name in enumerate(ATTRS)
+}
+WILD_ACC: dict[tuple[int, int], Option] = {
+    (c, a): Option(
+        f"wild:acc:{n}:{name}",
+        f"Wild token on accolade {n} as {name}",
+        pb.Action(kind=pb.WILD, card=n, attribute=name, accolades=True),
+    )
+    for c, n in enumerate(NAMES)
+    for a, name in enumerate(ATTRS)
+}
 PASS = Option("pass", "pass", pb.Action(kind=pb.PASS))
 DECK_REPLY = Option("deck", "take the deck's top card blindly", pb.Action(kind=pb.REPLY_DECK))
 
@@ -942,38 +960,17 @@ class OpenSeason(Game[SeasonState]):
         return tuple(out)
 
     def _end_wild_options(self, state: SeasonState, seat: int) -> tuple[Option, ...]:
-        out = []
-        for i in self._wild_wall_targets(state, seat):
-            have = attr(state.wall[seat][i])
-            for a, name in enumerate(ATTRS):
-                if a != have:
-                    out.append(
-                        _opt(
-                            f"wild:{i + 1}:{name}",
-                            f"Wild token on space {i + 1} as {name}",
-                            kind=pb.WILD,
-                            space=i + 1,
-                            attribute=name,
-                        )
-                    )
+        out = [
+            WILD_WALL[i, a]
+            for i in self._wild_wall_targets(state, seat)
+            for a in range(NA)
+            if a != attr(state.wall[seat][i])
+        ]
         wilded = Counter(c for c, _ in state.wild_acc[seat])
         have_acc = Counter(state.accolades[seat])
         for card in sorted(have_acc):
-            if have_acc[card] <= wilded[card]:
-                continue
-            for a, name in enumerate(ATTRS):
-                if a != attr(card):
-                    cn = card_name(card)
-                    out.append(
-                        _opt(
-                            f"wild:acc:{cn}:{name}",
-                            f"Wild token on accolade {cn} as {name}",
-                            kind=pb.WILD,
-                            card=cn,
-                            attribute=name,
-                            accolades=True,
-                        )
-                    )
+            if have_acc[card] > wilded[card]:
+                out.extend(WILD_ACC[card, a] for a in range(NA) if a != attr(card))
         return tuple(out)
 
     def _options(self, state: SeasonState, ask: Ask) -> tuple[Option, ...]:
@@ -1034,21 +1031,9 @@ class OpenSeason(Game[SeasonState]):
                 if s not in state.activated[seat]
             )
         if kind == "wild":
-            out = []
-            for i in self._wild_wall_targets(state, seat):
-                have = attr(state.wall[seat][i])
-                for a, name in enumerate(ATTRS):
-                    if a != have:
-                        out.append(
-                            _opt(
-                                f"wild:{i + 1}:{name}",
-                                f"Wild token on space {i + 1} as {name}",
-                                kind=pb.WILD,
-                                space=i + 1,
-                                attribute=name,
-                            )
-                        )
-            return (*out, PASS)
+            wall = state.wall[seat]
+            targets = self._wild_wall_targets(state, seat)
+            return (*(WILD_WALL[i, a] for i in targets for a in range(NA) if a != attr(wall[i])), PASS)
         if kind == "raid":
             return tuple(TAKE_OPT[c] for c in sorted(set(state.raided)))
         if kind == "draw":
