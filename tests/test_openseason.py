@@ -860,3 +860,27 @@ def test_expert_faces_hidden_while_chosen_leak_nothing():
     assert observation_bytes(GAME, a, 1) == observation_bytes(GAME, b, 1)
     assert visible_events(a, 1) == visible_events(b, 1)
     assert observation_bytes(GAME, a, 0) != observation_bytes(GAME, b, 0)
+
+
+def test_expert_wild_in_play_can_complete_a_column():
+    state = expert_state(["balance", "variety", "different", "thief"])
+    state.wilds[0] = 1
+    state.trophies[1] = 1
+    set_wall(state, 0, {4: "elf-crown"})
+    at_place(state, 0, ["gnome-tattoo", "sorcerer-tattoo"], turn=3)
+    state.tasks = [("end",), ("bonus",), ("xwild",), ("trophy",)]
+    GAME.refresh(state)
+    play(state, "wall:gnome-tattoo@8")  # column 4: crown, tattoo - not identical
+    assert state.pending[0].kind == "wild" and ids(state)[-1] == "pass"
+    assert "wild:8:crown" in ids(state) and "wild:8:tattoo" not in ids(state)
+    play(state, "wild:8:crown")
+    assert state.wild_on[0][7] == 0 and state.used[0][3]  # the column now qualifies: thief fires
+    assert state.trophies[1] == 0
+
+
+def test_shield_each_trophy_activates_a_different_scoring():
+    state = new(2, 31, side="shield")
+    state.activated[0] = ["wall5"]
+    at_place(state, 0, ["elf-crown", "gnome-crown"], turn=7)
+    play(state, "wall:elf-crown@7")
+    assert ids(state) == ["activate:cards18", "activate:family", "activate:attribute"]
