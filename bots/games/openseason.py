@@ -1,0 +1,342 @@
+"""Built-in bots for Open Season."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+
+from arena.games.v1 import openseason_pb2 as pb
+from bots.params import Param, read_params
+from bots.sdk import Bot, Turn
+
+PEOPLES = ("barbarian", "dwarf", "elf", "gnome", "mage", "sorcerer")
+ATTRS = ("crown", "tattoo", "dagger", "earrings", "eyepatch")
+SCORE = {"minus2": -2, "minus3": -3, "plus1": 1, "plus2": 2}
+EFFECT = {"series": 4.0, "trophy2": 3.0, "wild": 1.5, "trophy1": 1.5, "trophy": 6.0}
+FACE_ORDER = (
+    "draw4",
+    "share",
+    "raid",
+    "thief",
+    "swap",
+    "replace",
+    "balance",
+    "variety",
+    "infinity",
+    "different",
+    "identical",
+    "crowd",
+    "double",
+    "soften",
+)
+
+
+def split(card: str) -> tuple[str, str]:
+    p, a = card.split("-")
+    return p, a
+
+
+class Model:
+    """One seat's board read from the observation, and what cards are worth to it."""
+
+    def __init__(self, obs: pb.Observation, seat: int, future: float) -> None:
+        self.obs = obs
+        self.seat = seat
+        self.me = obs.seats[seat]
+        self.horn = obs.side == pb.HORN
+        self.layout = list(obs.layout)
+        self.wall = list(self.me.wall)
+        held = list(self.me.accolades) + list(self.me.stock)
+        self.people = Counter(split(c)[0] for c in held)
+        self.attrs = Counter(split(c)[1] for c in held)
+        self.cards = len(held)
+        left = obs.rounds - self.me.turns
+        self.left = max(left, 0)
+        self.future = future * self.left  # accolade cards of one people still to come
+        self.others = [
+            Counter(split(c)[0] for c in list(s.accolades) + list(s.stock))
+            for i, s in enumerate(obs.seats)
+            if i != seat
+        ]
+
+    def face_up(self, i: int) -> str:
+        w = self.wall[i]
+        return w.card if w.filled and not w.face_down else ""
+
+    def stock_value(self, card: str, trigger: bool = False) -> float:
+        """What one more accolade card is worth (plus an action it would trigger now)."""
+        p, a = split(card)
+        value = 0.0
+        if self.horn:
+            for i, space in enumerate(self.layout):
+                c = self.face_up(i)
+                if not c or not space.score:
+                    continue
+                if split(c)[0] == p and space.score in SCORE:
+                    value += SCORE[space.score]
+                elif split(c)[0] == p and space.score == "majority":
+                    value += 2.5
+                elif space.score == "attribute":
+                    wild = self.wall[i].wild or split(c)[1]
+                    value += 2 if wild == a else 0
+            low = min(self.attrs[x] for x in ATTRS)
+            if self.attrs[a] == low:
+                at_min = sum(1 for x in ATTRS if self.attrs[x] == low)
+                series = 7 if self.me.series_tile else 4
+                value += (series - (1 if self.me.penalty else 0)) / at_min
+        else:
+            on = set(self.me.activated)
+            value += 0.6 if "cards18" in on or self.left > 3 else 0.3
+            best = max(self.attrs.values(), default=0)
+            if self.attrs[a] >= best - 1:
+                value += 0.8
+            same = {split(c)[1] for c in list(self.me.accolades) + list(self.me.stock) if split(c)[0] == p}
+            if a not in same:
+                value += 0.5 + 0.4 * len(same)
+        if trigger:
+            value += self.trigger_value(p)
+        return value
+
+    def trigger_value(self, p: str) -> float:
+        for i, space in enumerate(self.layout):
+            if space.row == 1 and self.face_up(i) and split(self.face_up(i))[0] == p:
+                if space.action in self.obs.triggered:
+                    return 0.0
+                return {"steal": 2.0, "peek": 2.0, "instock": 2.0, "keep": 1.2, "trophy": 0.5}.get(space.action, 0.0)
+        return 0.0
+
+    def place_value(self, card: str, i: int, down: bool) -> float:
+        space = self.layout[i]
+        p, a = split(card)
+        rnd = self.me.turns  # this turn (turns counts the turn being played)
+        value = 0.0
+        if space.effect and space.first_round <= rnd <= space.last_round:
+            value += EFFECT.get(space.effect, 0.0)
+        if down:
+            return value - 5.0 - 0.5 * (space.row == 1) * 4
+        have = self.people[p] + self.future
+        if self.horn and space.score in SCORE:
+            value += SCORE[space.score] * (have if SCORE[space.score] > 0 else self.people[p] + self.future * 0.5)
+        elif self.horn and space.score == "majority":
+            best = max((o[p] for o in self.others), default=0)
+            lead = self.people[p] - best
+            value += 10 * (0.75 if lead > 1 else 0.5 if lead >= 0 else 0.25 if lead >= -1 else 0.05)
+        elif self.horn and space.score == "attribute":
+            value += 2 * (self.attrs[a] + self.left * 0.25)
+        if space.row == 1:
+            value += 1.5 * self.left / max(self.obs.rounds, 1) * 3 + 0.4 * self.people[p]
+        if not self.horn:
+            same = sum(1 for j in range(len(self.wall)) if self.face_up(j) and split(self.face_up(j))[1] == a)
+            value += 0.8 * same
+        for frieze in self.obs.friezes:
+            if frieze.kind == "same" and space.id in frieze.spaces:
+                others = [self.face_up(j - 1) for j in frieze.spaces if j - 1 != i]
+                known = [split(c)[0] for c in others if c]
+                if all(k == p for k in known):
+                    value += 1.5 + 1.5 * len(known)
+            if frieze.kind == "reward" and space.id in frieze.spaces and rnd <= 6:
+                filled = sum(1 for j in frieze.spaces if self.wall[j - 1].filled or j - 1 == i)
+                if filled == len(frieze.spaces):
+                    value += 5.0
+        return value
+
+
+class HeuristicBot(Bot):
+    """Plays the wall for the accolades it holds, and the stock for the wall it built.
+
+    * A card in the accolades is worth what the wall makes of it (-3..+2 per icon space of its
+      people, 2 for the attribute space's attribute, progress toward the next attribute series,
+      a share of the majority), plus the action it triggers now.
+    * A wall space is worth its effect in this round, its icon times the cards of its people
+      held and expected (``future`` a round), the chance of the majority, the gold frieze, and
+      for row 1 an action early in the game; a face-down card costs 5.
+    * Taking, placing, stealing, peeking, keeping: the best sum of place and stock values.
+    * Trophies go where a card pays most (+2, the majority, or an untriggered action); Shield
+      Trophies activate the scoring most likely to pay.
+    """
+
+    name = "heuristic"
+    game_id = "openseason"
+
+    def __init__(self, future: float = 0.2) -> None:
+        super().__init__()
+        self.future = future
+
+    def choose(self, turn: Turn) -> str:
+        obs = turn.observation
+        assert isinstance(obs, pb.Observation)
+        ids = turn.option_ids
+        kind = turn.kind
+        model = Model(obs, obs.seat, self.future)
+        if kind == "face":
+            faces = [i.removeprefix("face:") for i in ids]
+            return "face:" + min(faces, key=FACE_ORDER.index)
+        if kind == "take":
+            return max(ids, key=lambda i: self._take_value(model, obs, i.removeprefix("take:")))
+        if kind == "place":
+            return max(ids, key=lambda i: self._place_option(model, obs, i))
+        if kind in ("peek", "instock", "raid"):
+            return max(ids, key=lambda i: model.stock_value(i.split(":", 1)[1], trigger=True))
+        if kind == "keep":
+            return max(ids, key=lambda i: self._take_value(model, obs, i.removeprefix("keep:")))
+        if kind == "steal":
+            return max(ids, key=lambda i: self._steal_value(model, obs, int(i.removeprefix("steal:"))))
+        if kind == "reply":
+            values = {i: model.stock_value(i.removeprefix("inn:")) for i in ids if i.startswith("inn:")}
+            best = max(values, key=values.__getitem__, default="pass")
+            return best if values.get(best, 0) > 0.5 else ("deck" if "deck" in ids else "pass")
+        if kind in ("trophy", "move"):
+            return max(ids, key=lambda i: self._trophy_value(model, obs, i))
+        if kind == "activate":
+            return max(ids, key=lambda i: self._activate_value(model, obs, i.removeprefix("activate:")))
+        if kind == "wild":
+            return self._wild(model, obs, ids)
+        if kind == "draw":
+            if ids[0].startswith("top:"):
+                return ids[0]
+            return max(ids, key=lambda i: sum(model.stock_value(c) for c in i.removeprefix("keep:").split("+")))
+        if kind == "share":
+            values = {i: model.stock_value(i.removeprefix("give:")) for i in ids}
+            pick = max if obs.share_to == obs.seat else min
+            return pick(ids, key=values.__getitem__)
+        if kind == "swap":
+            if ids[0].startswith("in:"):
+                return max(ids, key=lambda i: model.stock_value(i.removeprefix("in:"), trigger=True))
+            return min(ids, key=lambda i: model.stock_value(i.split(":", 2)[2]))
+        if kind == "replace":
+            if ids[0].startswith("at:"):
+                down = [i for i in ids if obs.seats[obs.seat].wall[int(i.removeprefix("at:")) - 1].face_down]
+                return down[0] if down else ids[-1]
+            return ids[0]
+        return ids[0]
+
+    def _take_value(self, model: Model, obs: pb.Observation, card: str) -> float:
+        hand = list(obs.hand)
+        if not hand:
+            # First card: its best use, placed or stocked.
+            return max(self._best_place(model, card), model.stock_value(card, trigger=True))
+        other = hand[0]
+        return max(
+            self._best_place(model, card) + model.stock_value(other, trigger=True),
+            self._best_place(model, other) + model.stock_value(card, trigger=True),
+        )
+
+    def _best_place(self, model: Model, card: str) -> float:
+        me = model.me
+        p = split(card)[0]
+        best = -5.0
+        for i, space in enumerate(model.layout):
+            if me.wall[i].filled:
+                continue
+            ok = not any(
+                frieze.kind == "different"
+                and space.id in frieze.spaces
+                and any(model.face_up(j - 1) and split(model.face_up(j - 1))[0] == p for j in frieze.spaces)
+                for frieze in model.obs.friezes
+            )
+            if ok:
+                best = max(best, model.place_value(card, i, False))
+        return best
+
+    def _place_option(self, model: Model, obs: pb.Observation, option: str) -> float:
+        how, rest = option.split(":", 1)
+        card, space = rest.split("@")
+        hand = list(obs.hand)
+        hand.remove(card)
+        value = model.place_value(card, int(space) - 1, how == "down")
+        if hand:
+            value += model.stock_value(hand[0], trigger=True)
+        return value
+
+    def _steal_value(self, model: Model, obs: pb.Observation, seat: int) -> float:
+        view = obs.seats[seat]
+        if view.stock_top:
+            return model.stock_value(view.stock_top, trigger=True) + 0.1 * view.stock_size
+        cards = list(view.accolades)
+        return sum(model.stock_value(c) for c in cards) / max(len(cards), 1)
+
+    def _space_trophy(self, model: Model, obs: pb.Observation, i: int) -> float:
+        space = model.layout[i]
+        card = model.face_up(i)
+        if space.row == 1:
+            return model.trigger_value("") or {"steal": 2.0, "peek": 2.0, "keep": 1.2, "trophy": 0.3}.get(
+                space.action, 0.0
+            )
+        if not card:
+            return 0.0
+        p = split(card)[0]
+        if space.score in SCORE:
+            return float(SCORE[space.score])
+        if space.score == "majority":
+            best = max((o[p] for o in model.others), default=0)
+            mine = model.people[p] + model.wall[i].trophies
+            return 6.0 if mine + 1 > best and mine <= best else 1.0
+        return 0.0
+
+    def _trophy_value(self, model: Model, obs: pb.Observation, option: str) -> float:
+        if option == "pass":
+            return 0.2
+        if option.startswith("trophy:"):
+            return self._space_trophy(model, obs, int(option.removeprefix("trophy:")) - 1)
+        a, b = option.removeprefix("move:").split("@")
+        return self._space_trophy(model, obs, int(b) - 1) - self._space_trophy(model, obs, int(a) - 1)
+
+    def _activate_value(self, model: Model, obs: pb.Observation, scoring: str) -> float:
+        me = model.me
+        projected = model.cards + model.left * 1.6
+        if scoring == "cards18":
+            return 7.0 * min(1.0, max(0.0, (projected - 12) / 6))
+        if scoring == "attribute":
+            return max(model.attrs.values(), default=0) + model.left * 0.4
+        if scoring == "family":
+            per: dict[str, set[str]] = {}
+            for c in list(me.accolades) + list(me.stock):
+                p, a = split(c)
+                per.setdefault(p, set()).add(a)
+            most = max((len(v) for v in per.values()), default=0)
+            return 7.0 * min(1.0, (most + model.left * 0.3) / 5) ** 2
+        same = Counter(split(model.face_up(i))[1] for i in range(len(model.wall)) if model.face_up(i))
+        empty = sum(1 for w in model.wall if not w.filled)
+        return 7.0 * min(1.0, (max(same.values(), default=0) + empty * 0.3) / 5) ** 2
+
+    def _wild(self, model: Model, obs: pb.Observation, ids: list[str]) -> str:
+        if "pass" in ids:
+            return "pass"
+        best, best_value = ids[0], -1e9
+        for option in ids:
+            parts = option.split(":")
+            if parts[1] == "acc":
+                card, new = parts[2], parts[3]
+                old = split(card)[1]
+            else:
+                i = int(parts[1]) - 1
+                w = model.wall[i]
+                old, new = w.card.split("-")[1], parts[2]
+                space = model.layout[i]
+                value = 0.0
+                if model.horn and space.score == "attribute":
+                    value = 2 * (model.attrs[new] - model.attrs[old])
+                if value > best_value:
+                    best, best_value = option, value
+                continue
+            attrs = Counter(model.attrs)
+            before = min(attrs[x] for x in ATTRS)
+            attrs[old] -= 1
+            attrs[new] += 1
+            after = min(attrs[x] for x in ATTRS)
+            series = 7 if model.me.series_tile else 4
+            value = (after - before) * (series - (1 if model.me.penalty else 0))
+            if not model.horn:
+                value = max(attrs.values()) - max(model.attrs.values())
+            if value > best_value:
+                best, best_value = option, value
+        return best
+
+
+def _heuristic(params: Mapping[str, str]) -> Bot:
+    values = read_params("heuristic", params, [Param("future", 0.2, 0.0, 1.0)])
+    return HeuristicBot(values["future"])
+
+
+BOTS = {"heuristic": _heuristic}
+FIELD = ["heuristic:future=0.05"]

@@ -1,0 +1,886 @@
+"""Open Season: the rulebook's worked examples, its rules one by one, the designed boards,
+information leaks, sample_world and seeded playouts."""
+
+from __future__ import annotations
+
+import pickle
+from collections import Counter
+
+import pytest
+from scipy.stats import chisquare
+
+from arena.chance import Chance, PresetChance
+from arena.engine import SPECTATOR, IllegalChoice
+from arena.games.openseason.game import (
+    BOARDS,
+    CARD_OF,
+    DECK,
+    EMPTY,
+    GAME,
+    NAMES,
+    TILES,
+    Ask,
+    SeasonState,
+    legal_spaces,
+    score_lines,
+    total,
+)
+from tests.contract import observation_bytes, visible_events
+
+
+def C(name: str) -> int:
+    return CARD_OF[name]
+
+
+def new(players: int = 2, seed: int = 1, **options: object) -> SeasonState:
+    return GAME.new_match(GAME.config(players, options), seed)
+
+
+def set_wall(state: SeasonState, seat: int, cards: dict[int, str], down: tuple[int, ...] = ()) -> None:
+    """Put cards on spaces (1-based); ``down`` lists face-down spaces."""
+    for space, name in cards.items():
+        state.wall[seat][space - 1] = C(name)
+        state.down[seat][space - 1] = space in down
+
+
+def at_place(state: SeasonState, seat: int, hand: list[str], turn: int) -> None:
+    """The position where ``seat`` must place a card in its ``turn``-th turn."""
+    state.active = seat
+    state.turns[seat] = turn
+    state.hand = [C(n) for n in hand]
+    state.triggered = []
+    state.tasks = [("end",), ("activate",) if state.side == "shield" else ("trophy",)]
+    state.ask = Ask(seat, "place")
+    GAME.refresh(state)
+
+
+def ids(state: SeasonState) -> list[str]:
+    (decision,) = state.pending
+    return list(decision.option_ids)
+
+
+def play(state: SeasonState, option: str) -> None:
+    (decision,) = state.pending
+    GAME.apply(state, {decision.seat: option})
+
+
+# --------------------------------------------------------------------------------------------
+# Worked examples of the rulebook
+
+
+def scoring_example() -> SeasonState:
+    """The complete scoring example (:105-115) on the designed Horn board."""
+    state = new(2, 3)
+    state.over = True
+    state.ask = None
+    state.tasks = []
+    set_wall(
+        state,
+        0,
+        {
+            1: "barbarian-crown",
+            2: "gnome-crown",
+            3: "elf-dagger",
+            4: "mage-earrings",
+            5: "sorcerer-tattoo",  # -2: the sole sorcerer
+            6: "dwarf-crown",  # attribute: crowns x2
+            7: "elf-eyepatch",  # -3, face down
+            8: "dwarf-dagger",  # the gold frieze: dwarf, face down, dwarf
+            9: "elf-tattoo",  # +1: 2 elves
+            10: "barbarian-dagger",  # +2: 4 barbarians + a Trophy
+            11: "mage-eyepatch",  # majority: 3 mages + a Trophy, tied by the opponent's 4
+        },
+        down=(7,),
+    )
+    state.trophies_on[0][0] = 1  # a Trophy on a row-1 card (it triggered an action)
+    state.trophies_on[0][9] = 1
+    state.trophies_on[0][10] = 1
+    state.trophies[0] = 1  # the one not used
+    state.series[0] = True
+    state.penalty[0] = True
+    acc = (
+        ["dwarf-crown"]
+        + ["barbarian-crown"] * 3
+        + ["mage-crown"] * 2
+        + ["gnome-crown"]
+        + ["sorcerer-tattoo", "elf-tattoo", "elf-dagger", "barbarian-dagger"]
+        + ["mage-earrings", "gnome-earrings", "gnome-eyepatch"]
+    )
+    state.accolades[0] = sorted(C(n) for n in acc)
+    state.wild_acc[0] = [(C("dwarf-crown"), 4)]  # the Wild token: the dwarf's crown is an eyepatch
+    state.accolades[1] = sorted(C(n) for n in ["mage-crown", "mage-tattoo", "mage-dagger", "mage-earrings"])
+    return state
+
+
+def test_complete_scoring_example_is_29():
+    state = scoring_example()
+    assert len(state.accolades[0]) == 14
+    assert score_lines(state, 0) == [
+        ("negative", -2),
+        ("positive", 12),
+        ("majority", 0),
+        ("face_down", -5),
+        ("attribute", 12),
+        ("series", 14),
+        ("same", 0),
+        ("penalty", -2),
+    ]
+    assert total(state, 0) == 29
+
+
+def test_scoring_example_wiser_trophy_wins_the_majority():
+    """ "You would have been wiser to place the other Trophy token here": 5 mages beat 4."""
+    state = scoring_example()
+    state.trophies_on[0][10] += 1
+    state.trophies[0] = 0
+    assert dict(score_lines(state, 0))["majority"] == 10
+    assert total(state, 0) == 39
+
+
+def test_example_round_10_forces_a_face_down_card_on_the_top_row():
+    """:61 - round 10, hand elf + mage, the top row already holds an elf and a mage."""
+    state = new(2, 4)
+    set_wall(
+        state,
+        0,
+        {
+            1: "elf-crown",
+            2: "mage-tattoo",
+            5: "gnome-crown",
+            6: "gnome-tattoo",
+            7: "gnome-dagger",
+            8: "gnome-earrings",
+            9: "barbarian-crown",
+            10: "dwarf-crown",
+            11: "sorcerer-crown",
+        },
+    )
+    at_place(state, 0, ["elf-dagger", "mage-dagger"], turn=10)
+    assert ids(state) == ["down:elf-dagger@3", "down:elf-dagger@4", "down:mage-dagger@3", "down:mage-dagger@4"]
+    play(state, "down:mage-dagger@4")
+    assert state.down[0][3] and state.wall[0][3] == C("mage-dagger")
+    assert state.stock[0] == [C("elf-dagger")]
+
+
+def test_example_chain_adds_three_cards_to_the_stock():
+    """:87 - an elf in the stock triggers peek (3rd), the kept gnome triggers steal (1st), the
+    stolen mage (a random accolade: the opponent's stock is empty) triggers keep (4th)."""
+    state = new(2, 5)
+    set_wall(state, 0, {1: "gnome-crown", 3: "elf-crown", 4: "mage-crown"})
+    state.stock[1] = []
+    state.accolades[1] = [C("mage-dagger")]
+    state.deck[-2:] = [C("sorcerer-dagger"), C("gnome-tattoo")]  # top = last
+    at_place(state, 0, ["elf-tattoo", "barbarian-dagger"], turn=2)
+    play(state, "wall:barbarian-dagger@5")
+    assert state.stock[0] == [C("elf-tattoo")] and state.triggered == ["peek"]
+    assert ids(state) == ["keep:gnome-tattoo", "keep:sorcerer-dagger"]
+    play(state, "keep:gnome-tattoo")
+    assert state.triggered == ["peek", "steal"]
+    assert ids(state) == ["steal:1"]
+    play(state, "steal:1")
+    assert state.pending[0].seat == 1 and state.pending[0].kind == "reply"  # off turn
+    play(state, "pass")
+    assert state.triggered == ["peek", "steal", "keep"]
+    inn = NAMES[state.inn[0]]
+    play(state, f"keep:{inn}")
+    assert state.stock[0] == [C("elf-tattoo"), C("gnome-tattoo"), C("mage-dagger")]  # 3 cards
+    assert state.kept[0] == C(inn)
+    # the other peeked card went back on top: seat 1's turn refills the inn's one gap with it
+    assert state.active == 1
+    refill = [e for e in state.log.events if e.kind == "inn"][-1]
+    assert list(refill.detail.cards) == ["sorcerer-dagger"]
+
+
+# --------------------------------------------------------------------------------------------
+# Setup and the designed boards
+
+
+def test_setup_deck_inn_and_first_player():
+    state = new(3, 7)
+    assert len(DECK) == 180 and Counter(DECK) == {t: 6 for t in range(30)}
+    assert len(state.inn) == 5 and len(state.deck) == 175
+    assert state.active == state.first and state.turns[state.first] == 1
+    firsts = Counter(new(3, s).first for s in range(60))
+    assert set(firsts) == {0, 1, 2}
+    assert BOARDS["horn"].rounds == 11 and len(BOARDS["horn"].spaces) == 11
+    assert BOARDS["shield"].rounds == 9 and len(BOARDS["shield"].spaces) == 9
+
+
+def test_horn_board_keeps_every_printed_number():
+    board = BOARDS["horn"]
+    assert [len(c) for c in board.columns] == [3, 3, 3, 2]
+    assert [board.spaces[i].action for i in board.top] == ["steal", "trophy", "peek", "keep"]
+    scores = sorted(s.score for s in board.spaces if s.score)
+    assert scores == ["attribute", "majority", "minus2", "minus3", "plus1", "plus2"]
+    assert {s.effect: (s.first, s.last) for s in board.spaces if s.effect} == {
+        "trophy2": (1, 2),
+        "wild": (3, 4),
+        "series": (1, 4),
+        "trophy1": (5, 6),
+    }
+    assert board.reward == (8, 9, 10) and board.reward_by == 6
+    assert board.same == ((5, 6, 7),)  # middle row, cards 2-4
+
+
+def test_shield_board_has_a_single_space_column_and_an_extra_action():
+    board = BOARDS["shield"]
+    assert sorted(len(c) for c in board.columns) == [1, 2, 3, 3]
+    assert [board.spaces[i].action for i in board.top] == ["steal", "peek", "instock", "keep"]
+    assert [s.id for s in board.spaces if s.effect == "trophy"] == [5, 7, 9]
+    assert all((s.first, s.last) == (6, 9) for s in board.spaces if s.effect == "trophy")
+
+
+# --------------------------------------------------------------------------------------------
+# Turn steps
+
+
+def test_take_two_cards_then_place_and_stock():
+    state = new(2, 8)
+    seat = state.active
+    assert state.pending[0].kind == "take" and len(ids(state)) == len(set(state.inn))
+    first = ids(state)[0]
+    play(state, first)
+    assert len(state.inn) == 4 and state.pending[0].kind == "take"
+    play(state, ids(state)[0])
+    assert state.pending[0].kind == "place" and len(state.hand) == 2
+    option = ids(state)[0]
+    play(state, option)
+    assert sum(c != EMPTY for c in state.wall[seat]) == 1
+    assert len(state.stock[seat]) == 1
+
+
+def test_green_frieze_forbids_a_second_card_of_a_people():
+    board = BOARDS["horn"]
+    wall, down = [EMPTY] * 11, [False] * 11
+    wall[0] = C("elf-crown")
+    spaces = legal_spaces(board, wall, down, C("elf-tattoo"))
+    assert spaces == [4, 5, 6, 7, 8, 9, 10]  # not spaces 2-4 of the top row
+    down[0] = True  # a face-down card has no people
+    assert legal_spaces(board, wall, down, C("elf-tattoo")) == list(range(1, 11))
+    wall[8] = C("elf-dagger")  # bottom row
+    down[0] = False
+    assert legal_spaces(board, wall, down, C("elf-tattoo")) == [4, 5, 6, 7]
+
+
+def test_face_down_only_when_no_face_up_placement():
+    state = new(2, 9)
+    set_wall(state, 0, {1: "elf-crown"})
+    at_place(state, 0, ["elf-dagger", "mage-dagger"], turn=2)
+    assert not any(i.startswith("down:") for i in ids(state))
+    assert "wall:mage-dagger@2" in ids(state) and "wall:elf-dagger@2" not in ids(state)
+
+
+@pytest.mark.parametrize(
+    ("space", "turn", "gain"),
+    [
+        (2, 1, (2, 0, False)),
+        (2, 2, (2, 0, False)),
+        (2, 3, (0, 0, False)),
+        (4, 3, (0, 1, False)),
+        (4, 5, (0, 0, False)),
+        (5, 4, (0, 0, True)),
+        (5, 5, (0, 0, False)),
+        (8, 5, (1, 0, False)),
+        (8, 7, (0, 0, False)),
+    ],
+)
+def test_space_effects_trigger_only_in_their_rounds(space, turn, gain):
+    state = new(2, 10)
+    at_place(state, 0, ["gnome-crown", "gnome-tattoo"], turn=turn)
+    play(state, f"wall:gnome-crown@{space}")
+    assert (state.trophies[0] + sum(state.trophies_on[0]), state.wilds[0], state.series[0]) == gain
+    assert state.pool["trophies"] == 24 - gain[0] and state.pool["wilds"] == 4 - gain[1]
+
+
+@pytest.mark.parametrize(("turn", "rewarded"), [(6, True), (7, False)])
+def test_bottom_row_complete_by_round_6_gives_4_trophies_and_a_penalty(turn, rewarded):
+    state = new(2, 11)
+    set_wall(state, 0, {9: "elf-crown", 10: "gnome-crown"})
+    at_place(state, 0, ["mage-crown", "mage-tattoo"], turn=turn)
+    play(state, "wall:mage-crown@11")
+    assert (state.trophies[0] + sum(state.trophies_on[0]), state.penalty[0]) == ((4, True) if rewarded else (0, False))
+
+
+def test_each_action_triggers_at_most_once_a_turn():
+    state = new(2, 12)
+    set_wall(state, 0, {4: "gnome-crown"})  # keep
+    at_place(state, 0, ["gnome-tattoo", "elf-crown"], turn=2)
+    play(state, "wall:elf-crown@5")
+    assert state.triggered == ["keep"] and state.pending[0].kind == "keep"
+    # a second gnome reaching the stock the same turn (a steal) would not trigger keep again
+    state2 = new(2, 12)
+    set_wall(state2, 0, {1: "gnome-crown", 4: "elf-crown"})
+    state2.stock[1] = [C("gnome-tattoo")]
+    at_place(state2, 0, ["gnome-dagger", "mage-crown"], turn=2)
+    play(state2, "wall:mage-crown@5")
+    play(state2, "steal:1")
+    play(state2, "pass")
+    actions = [e.text for e in state2.log.events if e.kind == "action"]
+    assert actions == ["seat 0 triggers steal"]  # the stolen gnome does not steal again
+    assert state2.stock[0] == [C("gnome-dagger"), C("gnome-tattoo")]
+
+
+def test_kept_card_means_one_card_from_the_inn_next_turn():
+    state = new(2, 13)
+    seat = state.active
+    state.kept[seat] = C("elf-crown")
+    state.wall[seat] = [EMPTY] * 11
+    state.turns[seat] = 1
+    # start the turn again with a kept card
+    state.tasks = []
+    state.ask = None
+    state.active = (seat - 1) % 2
+    state.round = 1
+    state.first = seat
+    state.turns[seat] = 1
+    GAME._next_turn(state)
+    GAME._run(state)
+    GAME.refresh(state)
+    assert state.hand == [C("elf-crown")] and state.kept[seat] == EMPTY
+    play(state, ids(state)[0])
+    assert state.pending[0].kind == "place" and len(state.hand) == 2
+
+
+def test_steal_from_the_stock_top_and_the_robbed_seat_replies():
+    state = new(2, 14)
+    set_wall(state, 0, {1: "gnome-crown"})
+    state.stock[1] = [C("elf-crown"), C("mage-crown")]
+    at_place(state, 0, ["gnome-tattoo", "barbarian-crown"], turn=3)
+    play(state, "wall:barbarian-crown@5")
+    play(state, "steal:1")
+    (decision,) = state.pending
+    assert decision.seat == 1 and decision.kind == "reply"
+    inn = sorted(set(state.inn))
+    assert list(decision.option_ids) == [f"inn:{NAMES[c]}" for c in inn] + ["deck", "pass"]
+    play(state, f"inn:{NAMES[inn[0]]}")
+    # mage taken, the reply on top of elf (no trigger); seat 1's turn then moves them to accolades
+    replies = [e for e in state.log.events if e.kind == "reply"]
+    assert replies[-1].seat == 1 and replies[-1].detail.card == NAMES[inn[0]]
+    assert sorted(state.accolades[1]) == sorted([C("elf-crown"), inn[0]])
+    assert state.stock[0][-1] == C("mage-crown")
+
+
+def test_peek_returned_card_is_known_only_to_the_peeker():
+    state = new(2, 15)
+    set_wall(state, 0, {3: "elf-crown"})
+    state.deck[-2:] = [C("dwarf-eyepatch"), C("gnome-tattoo")]
+    at_place(state, 0, ["elf-tattoo", "barbarian-crown"], turn=3)
+    play(state, "wall:barbarian-crown@5")
+    obs0 = GAME.observe(state, 0)
+    obs1 = GAME.observe(state, 1)
+    assert sorted(obs0.peeked) == ["dwarf-eyepatch", "gnome-tattoo"] and list(obs1.peeked) == []
+    play(state, "keep:gnome-tattoo")
+    assert list(GAME.observe(state, 0).known_deck)[:1] in (["dwarf-eyepatch"], [])
+    assert list(GAME.observe(state, 1).known_deck) == []
+    peeks = [e for e in state.log.events if e.kind == "peek"]
+    assert peeks and all(e.to == frozenset({0}) for e in peeks)
+
+
+def test_trophy_on_row_1_triggers_its_untriggered_action_row_3_counts_for_scoring():
+    state = new(2, 16)
+    set_wall(state, 0, {1: "gnome-crown", 3: "elf-crown", 9: "mage-crown"})
+    state.trophies[0] = 1
+    state.stock[1] = [C("dwarf-crown")]
+    at_place(state, 0, ["barbarian-crown", "sorcerer-crown"], turn=4)
+    play(state, "wall:barbarian-crown@5")
+    assert state.pending[0].kind == "trophy"
+    assert ids(state) == ["trophy:1", "trophy:3", "trophy:9", "pass"]
+    play(state, "trophy:1")
+    assert state.trophies_on[0][0] == 1 and state.triggered == ["steal"]
+    assert ids(state) == ["steal:1"]
+
+
+def test_move_trophy_action_moves_a_token_to_the_bottom_row():
+    state = new(2, 17)
+    set_wall(state, 0, {2: "gnome-crown", 1: "elf-crown", 9: "mage-crown", 10: "dwarf-crown"})
+    state.trophies_on[0][0] = 1
+    at_place(state, 0, ["gnome-tattoo", "barbarian-crown"], turn=5)
+    play(state, "wall:barbarian-crown@5")
+    assert ids(state) == ["move:1@9", "move:1@10"]
+    play(state, "move:1@10")
+    assert state.trophies_on[0][0] == 0 and state.trophies_on[0][9] == 1
+
+
+def test_majority_others_count_only_their_accolades_and_ties_score_nothing():
+    state = scoring_example()
+    state.trophies_on[1][10] = 5  # the opponent's Trophies do not count for it
+    assert dict(score_lines(state, 0))["majority"] == 0
+    state.accolades[1] = sorted(C(n) for n in ["mage-crown", "mage-tattoo", "mage-dagger"])
+    assert dict(score_lines(state, 0))["majority"] == 10
+
+
+def test_penalty_only_with_a_penalty_token_and_series_4_without_the_tile():
+    state = scoring_example()
+    state.penalty[0] = False
+    state.series[0] = False
+    lines = dict(score_lines(state, 0))
+    assert lines["penalty"] == 0 and lines["series"] == 8
+
+
+def test_same_people_frieze_scores_5():
+    state = scoring_example()
+    set_wall(state, 0, {7: "dwarf-eyepatch"})
+    lines = dict(score_lines(state, 0))
+    assert lines["same"] == 5 and lines["face_down"] == 0
+    assert lines["negative"] == -2 - 3 * 1  # the -3 space now holds a dwarf: 1 dwarf in accolades
+
+
+def test_tie_break_fewest_accolades_then_shared():
+    state = new(2, 18)
+    state.over, state.ask, state.tasks = True, None, []
+    state.final_scores = [10, 10]
+    state.accolades = [[C("elf-crown")] * 3, [C("elf-crown")] * 2]
+    GAME.refresh(state)
+    assert GAME.result(state).ranks == (2, 1)
+    state.accolades[0] = [C("elf-crown")] * 2
+    assert GAME.result(state).ranks == (1, 1)
+
+
+def test_end_of_game_wild_tokens_are_placed_together():
+    state = new(2, 19)
+    state.wilds = [1, 1]
+    state.accolades[0] = [C("elf-crown")]
+    set_wall(state, 1, {1: "gnome-crown"})
+    state.tasks, state.ask = [], None
+    GAME._game_end(state)
+    GAME.refresh(state)
+    assert sorted(d.seat for d in state.pending) == [0, 1] and {d.kind for d in state.pending} == {"wild"}
+    GAME.apply(state, {0: "wild:acc:elf-crown:eyepatch", 1: "wild:1:dagger"})
+    assert state.over and state.wild_acc[0] == [(C("elf-crown"), 4)] and state.wild_on[1][0] == 2
+
+
+# --------------------------------------------------------------------------------------------
+# Shield side
+
+
+def shield_end(acc: list[str], wall: dict[int, str], on: list[str]) -> SeasonState:
+    state = new(2, 20, side="shield")
+    state.over, state.ask, state.tasks = True, None, []
+    state.accolades[0] = sorted(C(n) for n in acc)
+    set_wall(state, 0, wall)
+    state.activated[0] = on
+    return state
+
+
+def test_shield_scorings_count_only_when_activated():
+    acc = ["elf-crown", "elf-tattoo", "elf-dagger", "elf-earrings", "elf-eyepatch"] + ["gnome-crown"] * 13
+    wall = {i: f"{p}-crown" for i, p in zip(range(1, 6), ["elf", "gnome", "mage", "dwarf", "barbarian"], strict=True)}
+    state = shield_end(acc, wall, [])
+    assert total(state, 0) == 0
+    state.activated[0] = ["cards18", "family", "wall5", "attribute"]
+    assert dict(score_lines(state, 0)) == {
+        "cards18": 7,
+        "family": 7,
+        "wall5": 7,
+        "attribute": 14,
+        "face_down": 0,
+    }
+    state.accolades[0].pop()
+    assert dict(score_lines(state, 0))["cards18"] == 0  # 17 cards
+
+
+def test_shield_trophy_space_in_rounds_6_to_9_activates_a_scoring():
+    state = new(2, 21, side="shield")
+    at_place(state, 0, ["elf-crown", "gnome-crown"], turn=6)
+    play(state, "wall:elf-crown@5")
+    assert state.pending[0].kind == "activate"
+    assert ids(state) == ["activate:cards18", "activate:family", "activate:wall5", "activate:attribute"]
+    play(state, "activate:wall5")
+    assert state.activated[0] == ["wall5"] and state.trophies[0] == 0
+    state2 = new(2, 21, side="shield")
+    at_place(state2, 0, ["elf-crown", "gnome-crown"], turn=5)
+    play(state2, "wall:elf-crown@5")
+    assert state2.trophies[0] == 0 and state2.pending[0].kind != "activate"
+
+
+def test_shield_instock_action_puts_an_inn_card_atop_the_stock():
+    state = new(2, 22, side="shield")
+    set_wall(state, 0, {3: "elf-crown"})
+    at_place(state, 0, ["elf-tattoo", "gnome-crown"], turn=2)
+    play(state, "wall:gnome-crown@8")
+    assert state.pending[0].kind == "instock"
+    card = ids(state)[0]
+    play(state, card)
+    assert NAMES[state.stock[0][-1]] == card.removeprefix("stock:")
+
+
+def test_shield_wild_counts_for_the_wall_attributes():
+    wall = {1: "elf-crown", 2: "gnome-crown", 3: "mage-crown", 4: "dwarf-crown", 5: "barbarian-tattoo"}
+    state = shield_end([], wall, ["wall5"])
+    assert dict(score_lines(state, 0))["wall5"] == 0
+    state.wild_on[0][4] = 0
+    assert dict(score_lines(state, 0))["wall5"] == 7
+
+
+# --------------------------------------------------------------------------------------------
+# Expert
+
+
+def test_expert_faces_are_chosen_sealed_column_by_column():
+    state = new(2, 23, expert=True)
+    assert {d.kind for d in state.pending} == {"face"} and len(state.pending) == 2
+    assert len(state.pending[0].options) == 14
+    shield = new(2, 23, side="shield", expert=True)
+    assert len(shield.pending[0].options) == 12  # double and soften are Horn-only
+    GAME.apply(state, {0: "face:raid", 1: "face:infinity"})
+    opts = state.pending[0].option_ids
+    assert "face:double" not in opts and "face:raid" not in opts and len(opts) == 12
+    # seat 1 does not see seat 0's choice before all are revealed
+    assert list(GAME.observe(state, 1).seats[0].faces) == ["", "", "", ""]
+    assert list(GAME.observe(state, 0).my_faces) == ["raid"]
+    for f0, f1 in [("draw4", "different"), ("share", "swap"), ("thief", "crowd")]:
+        GAME.apply(state, {0: f"face:{f0}", 1: f"face:{f1}"})
+    assert state.revealed and list(GAME.observe(state, 1).seats[0].faces) == ["raid", "draw4", "share", "thief"]
+    assert state.pending[0].kind == "take"
+
+
+def expert_state(faces: list[str], side: str = "horn") -> SeasonState:
+    state = new(2, 24, side=side, expert=True)
+    for _ in range(4):
+        GAME.apply(state, {d.seat: d.options[0].id for d in state.pending})
+    state.faces[0] = list(faces)
+    return state
+
+
+def test_expert_lightning_fires_when_its_column_is_identical():
+    state = expert_state(["balance", "variety", "different", "thief"])
+    state.trophies[1] = 2
+    set_wall(state, 0, {4: "elf-crown"})
+    state.stock[1] = []
+    at_place(state, 0, ["gnome-crown", "mage-tattoo"], turn=3)
+    state.tasks = [("end",), ("bonus",), ("xwild",), ("trophy",)]
+    GAME.refresh(state)
+    play(state, "wall:gnome-crown@8")  # column 4 = spaces 4 and 8: crown, crown
+    assert state.used[0] == [False, False, False, True]
+    assert state.trophies[1] == 1 and state.trophies[0] >= 1
+    assert any(e.kind == "bonus" for e in state.log.events)
+
+
+def test_expert_scoring_faces():
+    state = expert_state(["balance", "variety", "different", "identical"])
+    state.over, state.ask, state.tasks = True, None, []
+    set_wall(
+        state,
+        0,
+        {
+            1: "elf-crown",
+            5: "gnome-crown",
+            9: "mage-crown",  # column 1 identical: balance active
+            2: "dwarf-tattoo",
+            6: "barbarian-tattoo",
+            10: "sorcerer-tattoo",  # column 2 identical: variety active
+            3: "elf-dagger",
+            7: "gnome-dagger",
+            11: "mage-dagger",  # column 3 identical: different active (0 all-different columns)
+            4: "dwarf-eyepatch",
+            8: "barbarian-earrings",  # column 4 not identical: identical inactive, but all different
+        },
+    )
+    state.accolades[0] = sorted(C(n) for n in ["elf-crown", "elf-tattoo", "elf-dagger", "elf-earrings"])
+    lines = dict(score_lines(state, 0))
+    assert lines["balance"] == 8 - 0
+    assert lines["variety"] == 12  # no people more than twice face up
+    assert lines["different"] == 5  # column 4: eyepatch, earrings
+    assert "identical" not in lines
+
+
+def test_expert_infinity_needs_two_equal_attributes_in_three_space_columns():
+    state = expert_state(["identical", "balance", "variety", "crowd"])
+    state.over, state.ask, state.tasks = True, None, []
+    set_wall(state, 0, {1: "elf-crown", 5: "gnome-crown", 9: "mage-dagger"})
+    assert "identical" not in dict(score_lines(state, 0))
+    state.infinity[0] = True
+    assert dict(score_lines(state, 0))["identical"] == 0  # active, but no fully identical column
+
+
+# --------------------------------------------------------------------------------------------
+# Information leaks
+
+
+def test_deck_order_and_peeks_never_reach_other_seats():
+    a = new(3, 25)
+    b = pickle.loads(pickle.dumps(a))
+    b.deck = list(reversed(b.deck))  # same cards, another order
+    for seat in range(3):
+        assert observation_bytes(GAME, a, seat) == observation_bytes(GAME, b, seat)
+    # a peek: two states differing only in which cards are peeked look the same to the others
+    b.deck = list(a.deck)
+    b.deck[:2], b.deck[-2:] = a.deck[-2:], a.deck[:2]
+    assert sorted(a.deck[-2:]) != sorted(b.deck[-2:])
+    for state in (a, b):
+        set_wall(state, 0, {3: "elf-crown"})
+        at_place(state, 0, ["elf-tattoo", "barbarian-crown"], turn=3)
+        play(state, "wall:barbarian-crown@5")
+    for seat in (1, 2):
+        assert observation_bytes(GAME, a, seat) == observation_bytes(GAME, b, seat)
+        assert visible_events(a, seat) == visible_events(b, seat)
+        for event in a.log.events:
+            if event.visible_to(seat) and event.kind == "peek":
+                raise AssertionError("a peek event reached another seat")
+    assert observation_bytes(GAME, a, 0) != observation_bytes(GAME, b, 0)
+
+
+def test_no_event_names_a_card_another_seat_peeks_or_draws():
+    for seed in range(30):
+        state = new(3, seed, expert=True)
+        rng = Chance(seed)
+        while state.pending:
+            GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+        for event in state.log.events:
+            if event.kind in ("peek", "draw") or (event.kind == "share" and event.to is not None):
+                assert event.to == frozenset({event.seat})
+
+
+# --------------------------------------------------------------------------------------------
+# sample_world
+
+
+def test_sample_world_keeps_known_cards_and_redeals_the_deck_uniformly():
+    state = new(2, 26)
+    set_wall(state, 0, {3: "elf-crown"})
+    state.deck[-2:] = [C("dwarf-eyepatch"), C("gnome-tattoo")]
+    at_place(state, 0, ["elf-tattoo", "barbarian-crown"], turn=3)
+    play(state, "wall:barbarian-crown@5")
+    play(state, "keep:gnome-tattoo")  # dwarf-eyepatch is back on top, known to seat 0
+    if state.active != 0:
+        pass
+    rng = Chance(31)
+    top = len(state.deck) - 1
+    assert state.known[0].get(top) == C("dwarf-eyepatch")
+    for _ in range(20):
+        assert GAME.sample_world(state, 0, rng).deck[top] == C("dwarf-eyepatch")
+    # seat 1 does not know it: the top card is any unseen card, by its people
+    unseen = Counter(c // 5 for c in state.deck)
+    samples = 3000
+    seen = Counter(GAME.sample_world(state, 1, rng).deck[top] // 5 for _ in range(samples))
+    total_unseen = sum(unseen.values())
+    f_obs = [seen[p] for p in range(6)]
+    f_exp = [unseen[p] / total_unseen * samples for p in range(6)]
+    assert chisquare(f_obs, f_exp).pvalue > 0.001
+    world = GAME.sample_world(state, 1, rng)
+    assert Counter(world.deck) == Counter(state.deck)
+    assert world.known[0][top] == world.deck[top]  # seat 0's knowledge follows the world
+
+
+def test_sample_world_redraws_secret_faces_uniformly():
+    state = new(2, 27, expert=True)
+    GAME.apply(state, {0: "face:raid", 1: "face:infinity"})
+    rng = Chance(32)
+    samples = 2800
+    faces = Counter(GAME.sample_world(state, 1, rng).faces[0][0] for _ in range(samples))
+    assert set(faces) <= {f for t in TILES for f in t}
+    f_obs = [faces[f] for t in TILES for f in t]
+    assert chisquare(f_obs, [samples / 14] * 14).pvalue > 0.001
+    assert all(GAME.sample_world(state, 0, rng).faces[0][0] == "raid" for _ in range(10))
+
+
+# --------------------------------------------------------------------------------------------
+# Playouts: 2,000 seeded games with invariants
+
+CONFIGS = [
+    (p, o) for p in (2, 3, 4) for o in ({}, {"side": "shield"}, {"expert": True}, {"side": "shield", "expert": True})
+]
+MAX_STEPS = 400  # the bound: the longest of the 2,000 playouts is well below it
+
+
+def conserved(state: SeasonState) -> Counter:
+    cards = Counter(state.deck) + Counter(state.inn) + Counter(state.hand) + Counter(state.peek)
+    cards += Counter(state.raided) + Counter(state.removed) + Counter(c for c in state.gifts if c != EMPTY)
+    cards += Counter(int(t[1]) for t in state.tasks if t[0] == "stock")  # on their way to the stock
+    ask = state.ask
+    if ask is not None and ask.kind == "reply":
+        cards[int(ask.data[0])] += 1  # the stolen card, until the robbed seat has replied
+    if ask is not None and ask.kind == "replace" and ask.data[0] == "at":
+        cards[int(ask.data[1])] += 1
+    for s in range(state.players):
+        cards += Counter(state.stock[s]) + Counter(state.accolades[s])
+        cards += Counter(c for c in state.wall[s] if c != EMPTY)
+        if state.kept[s] != EMPTY:
+            cards[state.kept[s]] += 1
+    return cards
+
+
+def run_playouts(seeds: range) -> None:
+    full = Counter(DECK)
+    for seed in seeds:
+        players, options = CONFIGS[seed % len(CONFIGS)]
+        state = GAME.new_match(GAME.config(players, options), seed)
+        rng = Chance(seed ^ 0xACE)
+        steps = 0
+        while state.pending:
+            GAME.advance(state, {d.seat: rng.pick(d.options, "t") for d in state.pending})
+            steps += 1
+            assert steps < MAX_STEPS
+            if steps % 17 == 0:
+                assert conserved(state) == full
+                trophies = state.pool["trophies"] + sum(state.trophies) + sum(map(sum, state.trophies_on))
+                trophies += sum(len(a) for a in state.activated)
+                assert trophies == 24
+                assert (
+                    state.pool["wilds"]
+                    + sum(state.wilds)
+                    + sum(w >= 0 for r in state.wild_on for w in r)
+                    + sum(len(w) for w in state.wild_acc)
+                    == 4
+                )
+        assert conserved(state) == full
+        rounds = state.board.rounds
+        assert state.turns == [rounds] * players
+        assert all(c != EMPTY for w in state.wall for c in w), "every wall is full (ruling 12 never needed)"
+        assert all(not s for s in state.stock) and all(k == EMPTY for k in state.kept)
+        result = GAME.result(state)
+        assert result is not None
+        assert list(result.scores) == [total(state, s) for s in range(players)]
+        assert list(result.scores) == [sum(v for _, v in score_lines(state, s)) for s in range(players)]
+        best = max(result.scores)
+        winners = [s for s in range(players) if result.scores[s] == best]
+        fewest = min(len(state.accolades[s]) for s in winners)
+        assert {s for s in range(players) if result.ranks[s] == 1} == {
+            s for s in winners if len(state.accolades[s]) == fewest
+        }
+
+
+@pytest.mark.parametrize("part", range(4))
+def test_2000_playouts_conserve_cards_and_tokens_and_end(part):
+    run_playouts(range(part * 500, (part + 1) * 500))
+
+
+def test_illegal_option_changes_nothing():
+    state = new(2, 28)
+    before = pickle.dumps(state)
+    with pytest.raises(IllegalChoice):
+        GAME.apply(state, {state.active: "take:nothing"})
+    assert pickle.dumps(state) == before
+
+
+def test_spectator_sees_the_deck():
+    state = new(2, 29)
+    obs = GAME.observe(state, SPECTATOR)
+    assert len(obs.deck) == 175 and obs.deck[0] == NAMES[state.deck[-1]]
+
+
+def test_chance_labels_deck_then_first_player():
+    order = sorted(DECK, reverse=True)  # the deck top first: sorcerer-eyepatch x6, ...
+    chance = PresetChance(orders={"deck": [order]}, picks={"first": [1]}, strict=True)
+    state = GAME.new_match(GAME.config(2), chance=chance)
+    assert state.first == 1 and state.active == 1
+    assert [NAMES[c] for c in state.inn] == ["sorcerer-eyepatch"] * 5
+    assert chance.unused() == {}
+
+
+# --------------------------------------------------------------------------------------------
+# Expert lightning faces, one by one (column 4 = spaces 4 and 8 on the Horn side)
+
+
+def fire(face: str, players: int = 2, **setup: object) -> SeasonState:
+    state = expert_state(["balance", "variety", "different", face]) if players == 2 else None
+    if state is None:
+        state = new(players, 24, expert=True)
+        for _ in range(4):
+            GAME.apply(state, {d.seat: d.options[0].id for d in state.pending})
+        state.faces[0] = ["balance", "variety", "different", face]
+    set_wall(state, 0, {4: "elf-crown"})
+    for key, value in setup.items():
+        setattr(state, key, value)
+    at_place(state, 0, ["gnome-crown", "sorcerer-tattoo"], turn=3)
+    state.tasks = [("end",), ("bonus",), ("xwild",), ("trophy",)]
+    GAME.refresh(state)
+    play(state, "wall:gnome-crown@8")
+    assert state.used[0][3]
+    return state
+
+
+def test_expert_raid_takes_one_discarded_card_and_removes_the_rest():
+    state = fire("raid", 3, stock=[[], [C("mage-crown")], []], accolades=[[], [], [C("dwarf-tattoo")]])
+    assert ids(state) == ["take:dwarf-tattoo", "take:mage-crown"]
+    play(state, "take:mage-crown")
+    assert state.stock[0][-1] == C("mage-crown") and state.removed == [C("dwarf-tattoo")]
+
+
+def test_expert_draw4_keeps_two_in_order_and_returns_two_on_top():
+    state = new(2, 24, expert=True)
+    top4 = [C("barbarian-eyepatch"), C("dwarf-eyepatch"), C("mage-earrings"), C("barbarian-dagger")]
+    state = fire("draw4", deck=list(state.deck[:-4]) + top4[::-1])
+    assert len(ids(state)) == 12 and "keep:barbarian-dagger+mage-earrings" in ids(state)
+    play(state, "keep:barbarian-dagger+mage-earrings")
+    assert ids(state) == ["top:barbarian-eyepatch", "top:dwarf-eyepatch"]
+    play(state, "top:dwarf-eyepatch")
+    assert state.stock[0][-2:] == [C("barbarian-dagger"), C("mage-earrings")]
+    assert state.deck[-1] == C("dwarf-eyepatch") and state.known[0][len(state.deck) - 1] == C("dwarf-eyepatch")
+
+
+def test_expert_share_gives_one_card_to_each_player_only_yours_triggers():
+    state = new(2, 24, expert=True)
+    top = [C("mage-earrings"), C("barbarian-dagger")]
+    state = fire("share", deck=list(state.deck[:-2]) + top[::-1])
+    assert state.pending[0].kind == "share" and GAME.observe(state, 0).share_to == 0
+    assert sorted(GAME.observe(state, 0).peeked) == ["barbarian-dagger", "mage-earrings"]
+    assert list(GAME.observe(state, 1).peeked) == []
+    play(state, "give:mage-earrings")
+    assert GAME.observe(state, 0).share_to == 1 and ids(state) == ["give:barbarian-dagger"]
+    play(state, "give:barbarian-dagger")
+    assert state.stock[0][-1] == C("mage-earrings")
+    assert C("barbarian-dagger") in state.accolades[1]  # atop its stock, moved at its turn's start
+    (given,) = [e for e in state.log.events if e.kind == "share" and e.to is None]
+    assert (given.detail.target, given.detail.card) == (1, "barbarian-dagger")
+
+
+def test_expert_swap_puts_a_card_back_and_takes_one_from_the_shuffled_deck():
+    state = fire("swap", accolades=[[C("dwarf-tattoo")], []])
+    assert ids(state)[-1] == "out:acc:dwarf-tattoo"
+    play(state, "out:acc:dwarf-tattoo")
+    assert state.pending[0].kind == "swap" and "in:dwarf-tattoo" in ids(state)
+    size = len(state.deck)
+    play(state, "in:dwarf-tattoo")
+    assert state.stock[0][-1] == C("dwarf-tattoo") and len(state.deck) == size - 1
+    assert C("dwarf-tattoo") not in state.accolades[0]
+
+
+def test_expert_replace_swaps_a_wall_card_and_stocks_the_old_one():
+    state = fire("replace", accolades=[[C("dwarf-tattoo")], []])
+    assert ids(state) == ["from:stock:sorcerer-tattoo", "from:acc:dwarf-tattoo"]
+    play(state, "from:acc:dwarf-tattoo")
+    assert ids(state) == ["at:4", "at:8"]
+    play(state, "at:4")
+    assert state.wall[0][3] == C("dwarf-tattoo") and state.stock[0][-1] == C("elf-crown")
+
+
+def test_expert_infinity_stays_active_and_counts_pairs_in_three_space_columns():
+    state = fire("infinity")
+    assert state.infinity[0]
+    set_wall(state, 0, {1: "elf-dagger", 5: "gnome-dagger", 9: "mage-eyepatch"})
+    assert dict(score_lines(state, 0))["balance"] == 8 - 0  # column 1 qualifies with two daggers
+
+
+def test_expert_faces_hidden_while_chosen_leak_nothing():
+    a = new(2, 30, expert=True)
+    b = new(2, 30, expert=True)
+    GAME.apply(a, {0: "face:raid", 1: "face:infinity"})
+    GAME.apply(b, {0: "face:variety", 1: "face:infinity"})
+    assert observation_bytes(GAME, a, 1) == observation_bytes(GAME, b, 1)
+    assert visible_events(a, 1) == visible_events(b, 1)
+    assert observation_bytes(GAME, a, 0) != observation_bytes(GAME, b, 0)
+
+
+def test_expert_wild_in_play_can_complete_a_column():
+    state = expert_state(["balance", "variety", "different", "thief"])
+    state.wilds[0] = 1
+    state.trophies[1] = 1
+    set_wall(state, 0, {4: "elf-crown"})
+    at_place(state, 0, ["gnome-tattoo", "sorcerer-tattoo"], turn=3)
+    state.tasks = [("end",), ("bonus",), ("xwild",), ("trophy",)]
+    GAME.refresh(state)
+    play(state, "wall:gnome-tattoo@8")  # column 4: crown, tattoo - not identical
+    assert state.pending[0].kind == "wild" and ids(state)[-1] == "pass"
+    assert "wild:8:crown" in ids(state) and "wild:8:tattoo" not in ids(state)
+    play(state, "wild:8:crown")
+    assert state.wild_on[0][7] == 0 and state.used[0][3]  # the column now qualifies: thief fires
+    assert state.trophies[1] == 0
+
+
+def test_shield_each_trophy_activates_a_different_scoring():
+    state = new(2, 31, side="shield")
+    state.activated[0] = ["wall5"]
+    at_place(state, 0, ["elf-crown", "gnome-crown"], turn=7)
+    play(state, "wall:elf-crown@7")
+    assert ids(state) == ["activate:cards18", "activate:family", "activate:attribute"]
