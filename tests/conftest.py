@@ -87,6 +87,7 @@ TIMING_MODULES = frozenset(
         "test_endpoints",
         "test_hosted_sandbox",
         "test_hosted_service",
+        "test_hosted_upload",
         "test_hostile",
         "test_live_board",
         "test_node_bot",
