@@ -74,20 +74,31 @@ def start_message(
 
 
 class LazyEvent:
-    """An event as an in-process player reads it: ``index``, ``seat``, ``kind`` and ``text`` at
-    once, ``detail`` packed on first read; anything else reads the full ``bot_pb2.Event`` (built
-    once, shared by every seat that sees the event)."""
+    """An event as an in-process player reads it: ``index``, ``seat``, ``kind`` and ``text`` as
+    the engine's event has them, ``detail`` packed on first read; anything else reads the full
+    ``bot_pb2.Event`` (built once, shared by every seat that sees the event)."""
 
-    __slots__ = ("_detail", "_event", "_message", "index", "kind", "seat", "text")
+    __slots__ = ("_detail", "_event", "_message", "_to", "index")
 
     def __init__(self, index: int, event: Event) -> None:
+        # Made for every event of a match (most are never read): the least work here.
         self.index = index
-        self.seat = event.seat
-        self.kind = event.kind
-        self.text = event.text
         self._event = event
+        self._to = event.to  # who may see it (None: everyone)
         self._detail: any_pb2.Any | None = None
         self._message: bot_pb2.Event | None = None
+
+    @property
+    def seat(self) -> int:
+        return self._event.seat
+
+    @property
+    def kind(self) -> str:
+        return self._event.kind
+
+    @property
+    def text(self) -> str:
+        return self._event.text
 
     @property
     def detail(self) -> any_pb2.Any:
@@ -122,9 +133,11 @@ class EventCursor:
             return []
         self._next[seat] = end
         views = self._views
-        for i in range(len(views), end):
-            views.append(LazyEvent(i, events[i]))
-        return [views[i] for i in range(start, end) if events[i].to is None or events[i].visible_to(seat)]
+        made = len(views)
+        if made < end:
+            views.extend(map(LazyEvent, range(made, end), events[made:end]))
+        # A seat sees public events and those addressed to it (Event.visible_to, for a seat).
+        return [view for view in views[start:end] if view._to is None or seat in view._to]
 
     def take(self, state: MatchState, seat: int) -> list[bot_pb2.Event]:
         return [view.message() for view in self.take_lazy(state, seat)]
@@ -328,6 +341,34 @@ def ask_lazily(
         # Held by anyone but this frame (and getrefcount's argument): the player kept it.
         if sys.getrefcount(request) > 2:
             request.seal()
+
+
+class LazyFinish:
+    """A ``Finish`` for an in-process player, built as it is read: ``events`` are the same
+    :class:`LazyEvent` views its requests carried, ``result`` is built on first read (once per
+    match, shared by every seat); anything else (``SerializeToString``…) reads the full
+    ``bot_pb2.Finish``, byte for byte the one a remote bot receives."""
+
+    __slots__ = ("_message", "_result", "events")
+
+    def __init__(self, result: Callable[[], bot_pb2.MatchResult], events: Sequence[LazyEvent]) -> None:
+        self._result = result
+        self.events = events
+        self._message: bot_pb2.Finish | None = None
+
+    @property
+    def result(self) -> bot_pb2.MatchResult:
+        return self._result()
+
+    def message(self) -> bot_pb2.Finish:
+        if self._message is None:
+            self._message = bot_pb2.Finish(result=self._result(), events=[e.message() for e in self.events])
+        return self._message
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.message(), name)
 
 
 def result_message(result: Result, forfeited: Mapping[int, bool] | Sequence[bool]) -> bot_pb2.MatchResult:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
@@ -32,8 +33,16 @@ from arena import PROTOCOL_VERSION
 from arena.chance import Chance, derive_seed
 from arena.clock import clock_settings
 from arena.config import MatchConfig
-from arena.engine import Decision, Game, MatchState, Worlds
-from arena.protocol import EventCursor, ask_lazily, decision_request, result_message, start_message
+from arena.engine import Decision, Game, MatchState, Option, Worlds
+from arena.protocol import (
+    EventCursor,
+    LazyFinish,
+    LazyRequest,
+    ask_lazily,
+    decision_request,
+    result_message,
+    start_message,
+)
 from arena.record import DecisionEntry, FailureEntry, MatchRecord, StrikeEntry, with_forfeits
 from arena.v1 import bot_pb2
 
@@ -159,7 +168,7 @@ async def _call(player: object, name: str, *args: object) -> Any:
     return method(*args) if method is not None else None
 
 
-@dataclass
+@dataclass(slots=True)
 class _Asked:
     """A decision put to a player: answered already (in-process) or awaiting its answer (remote)."""
 
@@ -346,6 +355,11 @@ class _Match:
         ]
         self.searches = [hasattr(p, "decide_worlds") for p in players]
         self.strikes = [hasattr(p, "last_strike_ms") for p in players]
+        # The common in-process seat: lazy requests, a plain decide (no worlds, no strikes).
+        self.decides: list[Callable[[Any], str] | None] = [
+            p.decide if lazy and not search and not strike else None
+            for p, lazy, search, strike in zip(players, self.lazy, self.searches, self.strikes, strict=True)
+        ]
         self.cancelled: Cancelled | None = None  # polled between steps when there is no event loop
         self.bound: tuple[float, str] | None = None  # (monotonic deadline, timeout detail)
 
@@ -431,32 +445,67 @@ class _Match:
                 await self.seats.fail(seat, -1, "crash", f"{type(exc).__name__}: {exc}", fatal=True)
 
     async def step(self) -> None:
-        pending = self.state.pending
+        state = self.state
+        pending = state.pending
         first = len(self.record.decisions)
         if len(pending) == 1:  # the common case: one seat decides
             decision = pending[0]
             seat = decision.seat
-            if self.two_phase[seat]:
+            plain = self.decides[seat]
+            option: Option | None = None
+            asked: _Asked | None
+            if plain is not None and not self.seats.forfeited[seat]:
+                # An in-process player with lazy requests: asked here, without the general
+                # path's indirections (the same request, seal and verdicts as ask_now).
+                events = self.cursor.take_lazy(state, seat)
+                request = LazyRequest(self.game, state, decision, index=first, events=events, simultaneous=False)
+                began = time.perf_counter()
+                try:
+                    answer = plain(request)
+                except Exception as exc:  # a verdict: the general path below records it
+                    asked = _Asked(decision, first, None, began)
+                    asked.failure = (
+                        (exc.verdict, exc.detail)
+                        if isinstance(exc, PlayerFailure)
+                        else ("crash", f"{type(exc).__name__}: {exc}")
+                    )
+                else:
+                    asked = None
+                    option = decision.find(answer) if isinstance(answer, str) else None
+                    if option is None:
+                        asked = _Asked(decision, first, None, began, answer=answer)
+                # Held by anyone but this frame (and getrefcount's argument): the player kept it.
+                if sys.getrefcount(request) > 2:
+                    request.seal()  # it must read as made once the state moves on
+            elif self.two_phase[seat]:
                 asked = await self.ask(decision, first, False)
             else:
                 asked = self.ask_now(decision, first, False)
-            answer = asked.answer
-            if (
-                asked.failure is None
-                and not asked.forfeited
-                and not self.strikes[seat]
-                and isinstance(answer, str)
-                and decision.find(answer) is not None
-            ):  # an in-process player answered a legal option: nothing to wait for or record
-                ms = round((time.perf_counter() - asked.began) * 1000, 3)
-                choice, by = answer, "bot"
+            if option is not None:  # answered a legal option: nothing to wait for or record
+                ms = round((time.perf_counter() - began) * 1000, 3)
+                choice, by = option.id, "bot"
             else:
-                choice, ms, by = await self.answer(asked)
-            entry = DecisionEntry(self.state.steps, seat, decision.kind, len(decision.options), choice, ms, by)
-            self.game.apply(self.state, {seat: choice})
+                assert asked is not None
+                answer = asked.answer
+                if (
+                    asked.failure is None
+                    and not asked.forfeited
+                    and not self.strikes[seat]
+                    and isinstance(answer, str)
+                    and (option := decision.find(answer)) is not None
+                ):  # an in-process player answered a legal option: nothing to wait for or record
+                    ms = round((time.perf_counter() - asked.began) * 1000, 3)
+                    choice, by = answer, "bot"
+                else:
+                    choice, ms, by = await self.answer(asked)
+                    option = decision.find(choice)
+                    assert option is not None  # the answer was checked, a substitute is legal
+            entry = DecisionEntry(state.steps, seat, decision.kind, len(decision.options), choice, ms, by)
+            # The choice is one of the decision's options (checked above): no validation again.
+            self.game.advance(state, {seat: option})
             self.record.decisions.append(entry)
             if self.on_decision is not None:
-                self.on_decision(self.state, entry)
+                self.on_decision(state, entry)
             return
         # Record entries are in seat order within a step; their index is the decision index.
         by_seat = sorted(d.seat for d in pending)
@@ -470,6 +519,7 @@ class _Match:
             for d in order
         ]
         entries = {}
+        options: dict[int, Option] = {}
         for item in asked_all:
             d = item.decision
             if (
@@ -478,13 +528,18 @@ class _Match:
                 and not item.two_phase
                 and not self.strikes[d.seat]
                 and isinstance(item.answer, str)
-                and d.find(item.answer) is not None
+                and (option := d.find(item.answer)) is not None
             ):
                 choice, ms, by = item.answer, round((time.perf_counter() - item.began) * 1000, 3), "bot"
             else:
                 choice, ms, by = await self.answer(item)
+                option = d.find(choice)
+                assert option is not None  # the answer was checked, a substitute is legal
+            options[d.seat] = option
             entries[d.seat] = DecisionEntry(self.state.steps, d.seat, d.kind, len(d.options), choice, ms, by)
-        self.game.apply(self.state, {seat: e.choice for seat, e in entries.items()})
+        # Every choice is one of its decision's options (checked above): applied without
+        # validating again, in the order apply would pass them (the pending decisions').
+        self.game.advance(self.state, {d.seat: options[d.seat] for d in pending})
         for seat in by_seat:
             self.record.decisions.append(entries[seat])
             if self.on_decision is not None:
@@ -515,6 +570,22 @@ class _Match:
         events = self.cursor.take_lazy(self.state, seat)
         if self.seats.forfeited[seat]:
             return _Asked(decision, index, None, time.perf_counter(), forfeited=True)
+        plain = self.decides[seat]
+        if plain is not None:  # the common case, without the general path's indirections
+            lazy_request = LazyRequest(
+                self.game, self.state, decision, index=index, events=events, simultaneous=simultaneous
+            )
+            asked = _Asked(decision, index, None, time.perf_counter())
+            try:
+                asked.answer = plain(lazy_request)
+            except PlayerFailure as failure:
+                asked.failure = (failure.verdict, failure.detail)
+            except Exception as exc:  # any bot exception is a crash verdict
+                asked.failure = ("crash", f"{type(exc).__name__}: {exc}")
+            # Held by anyone but this frame (and getrefcount's argument): the player kept it.
+            if sys.getrefcount(lazy_request) > 2:
+                lazy_request.seal()  # it must read as made once the state moves on
+            return asked
         player = self.players[seat]
         lazy = self.lazy[seat]
         request = (
@@ -581,11 +652,22 @@ class _Match:
         result = with_forfeits(result, self.seats.forfeited)
         self.record.failures = self.seats.failures
         self.record.result = {**result.to_json(), "forfeited": self.seats.forfeited}
-        summary = result_message(result, self.seats.forfeited)
+        forfeited = self.seats.forfeited
+        built: list[bot_pb2.MatchResult] = []
+
+        def summary() -> bot_pb2.MatchResult:  # built once, when first read
+            if not built:
+                built.append(result_message(result, forfeited))
+            return built[0]
+
         for seat, player in enumerate(self.players):
-            if self.seats.forfeited[seat]:
+            if forfeited[seat]:
                 continue  # already told by abort
             # A bot failing after the end changes nothing.
             with contextlib.suppress(Exception):
-                await _call(player, "finish", bot_pb2.Finish(result=summary, events=self.cursor.take(self.state, seat)))
+                if self.lazy[seat]:  # built as the player reads it (the bytes are the same)
+                    await _call(player, "finish", LazyFinish(summary, self.cursor.take_lazy(self.state, seat)))
+                else:
+                    events = self.cursor.take(self.state, seat)
+                    await _call(player, "finish", bot_pb2.Finish(result=summary(), events=events))
         return self.record
