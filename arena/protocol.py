@@ -78,14 +78,12 @@ class LazyEvent:
     the engine's event has them, ``detail`` packed on first read; anything else reads the full
     ``bot_pb2.Event`` (built once, shared by every seat that sees the event)."""
 
-    __slots__ = ("_detail", "_event", "_message", "_to", "index")
+    __slots__ = ("_event", "_message", "index")
 
     def __init__(self, index: int, event: Event) -> None:
         # Made for every event of a match (most are never read): the least work here.
         self.index = index
         self._event = event
-        self._to = event.to  # who may see it (None: everyone)
-        self._detail: any_pb2.Any | None = None
         self._message: bot_pb2.Event | None = None
 
     @property
@@ -102,9 +100,7 @@ class LazyEvent:
 
     @property
     def detail(self) -> any_pb2.Any:
-        if self._detail is None:
-            self._detail = self.message().detail
-        return self._detail
+        return self.message().detail
 
     def message(self) -> bot_pb2.Event:
         if self._message is None:
@@ -137,7 +133,7 @@ class EventCursor:
         if made < end:
             views.extend(map(LazyEvent, range(made, end), events[made:end]))
         # A seat sees public events and those addressed to it (Event.visible_to, for a seat).
-        return [view for view in views[start:end] if view._to is None or seat in view._to]
+        return [view for view in views[start:end] if view._event.to is None or seat in view._event.to]
 
     def take(self, state: MatchState, seat: int) -> list[bot_pb2.Event]:
         return [view.message() for view in self.take_lazy(state, seat)]
@@ -169,14 +165,17 @@ class LazyOption:
     """One option of a :class:`LazyRequest`: ``id`` and ``label`` at once, ``action`` packed on
     first read; anything else reads the full ``bot_pb2.Option``."""
 
-    __slots__ = ("_action", "_message", "_option", "id", "label")
+    __slots__ = ("_action", "_message", "_option", "id")
 
     def __init__(self, option: Option) -> None:
         self.id = option.id
-        self.label = option.label
         self._option = option
         self._action: any_pb2.Any | None = None
         self._message: bot_pb2.Option | None = None
+
+    @property
+    def label(self) -> str:
+        return self._option.label
 
     @property
     def action(self) -> any_pb2.Any:
@@ -191,6 +190,10 @@ class LazyOption:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.message(), name)
+
+
+_EAGER_VIEWS = 8
+"""Up to this many options, a :class:`LazyRequest` makes their views at once."""
 
 
 class LazyOptions(Sequence[LazyOption]):
@@ -245,11 +248,11 @@ class LazyRequest:
         "_game",
         "_message",
         "_observation",
-        "_options",
         "_state",
         "decision_index",
         "events",
         "kind",
+        "options",
         "seat",
         "simultaneous",
     )
@@ -274,7 +277,12 @@ class LazyRequest:
         self._state: MatchState | None = state
         self._decision = decision
         self._observation: any_pb2.Any | None = None
-        self._options: LazyOptions | None = None
+        options = decision.options
+        # A view per option (its action packed when read): made at once for a few options (a
+        # plain list reads fastest), as read for many.
+        self.options: Sequence[LazyOption] = (
+            list(map(LazyOption, options)) if len(options) <= _EAGER_VIEWS else LazyOptions(options)
+        )
         self._clock: bot_pb2.ClockState | None = None
         self._message: bot_pb2.DecisionRequest | None = None
 
@@ -286,11 +294,6 @@ class LazyRequest:
             self._game = self._state = None
         return self._observation
 
-    @property
-    def options(self) -> LazyOptions:
-        if self._options is None:
-            self._options = LazyOptions(self._decision.options)
-        return self._options
 
     @property
     def clock(self) -> bot_pb2.ClockState:

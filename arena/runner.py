@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import sys
 import time
 from collections.abc import Callable, Coroutine, Sequence
@@ -231,6 +232,32 @@ def play_match(
     return runs_on(match) if runs_on is not None else _drive(match)
 
 
+@functools.cache
+def _default_clock() -> bot_pb2.ClockSettings:
+    """The default clock settings (one message for every match: read, never changed)."""
+    return clock_settings()
+
+
+_START_TEMPLATES: dict[tuple[object, ...], bot_pb2.MatchStart] = {}
+
+
+def _start_template(
+    game: Game, config: MatchConfig, names: list[str], clock: bot_pb2.ClockSettings
+) -> bot_pb2.MatchStart:
+    """A ``MatchStart`` without its match id, seat and seed, kept for matches alike (a
+    tournament's are): read only, copied per seat."""
+    key = (game, game.meta.version, config.players, tuple(sorted(config.options.items())), *names)
+    key += (clock.SerializeToString(deterministic=True),)
+    template = _START_TEMPLATES.get(key)
+    if template is None:
+        if len(_START_TEMPLATES) >= 256:
+            _START_TEMPLATES.clear()
+        template = _START_TEMPLATES[key] = start_message(
+            game, config, match_id="", seat=0, seat_names=names, clock=clock
+        )
+    return template
+
+
 def _drive(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine that never suspends (every player answers synchronously)."""
     try:
@@ -334,7 +361,7 @@ class _Match:
         self.seed = seed
         self.players = players
         self.match_id = match_id or f"{game.meta.id}-{seed}"
-        self.clock = clock if clock is not None else clock_settings()
+        self.clock = clock if clock is not None else _default_clock()
         self.seats = _Seats(players, policy)
         self.on_decision = on_decision
         self.record = MatchRecord(
@@ -349,17 +376,22 @@ class _Match:
         self.state = game.new_match(config, seed, chance)
         self.cursor = EventCursor(config.players)
         # What each seat's player can do, looked up once (not on every decision).
-        self.two_phase = [hasattr(p, "begin_decide") or hasattr(p, "begin_decide_async") for p in players]
-        self.lazy = [
-            not tp and bool(getattr(p, "lazy_requests", False)) for p, tp in zip(players, self.two_phase, strict=True)
-        ]
-        self.searches = [hasattr(p, "decide_worlds") for p in players]
-        self.strikes = [hasattr(p, "last_strike_ms") for p in players]
+        self.two_phase: list[bool] = []
+        self.lazy: list[bool] = []
+        self.searches: list[bool] = []
+        self.strikes: list[bool] = []
         # The common in-process seat: lazy requests, a plain decide (no worlds, no strikes).
-        self.decides: list[Callable[[Any], str] | None] = [
-            p.decide if lazy and not search and not strike else None
-            for p, lazy, search, strike in zip(players, self.lazy, self.searches, self.strikes, strict=True)
-        ]
+        self.decides: list[Callable[[Any], str] | None] = []
+        for p in players:
+            two_phase = hasattr(p, "begin_decide") or hasattr(p, "begin_decide_async")
+            lazy = not two_phase and bool(getattr(p, "lazy_requests", False))
+            search = hasattr(p, "decide_worlds")
+            strike = hasattr(p, "last_strike_ms")
+            self.two_phase.append(two_phase)
+            self.lazy.append(lazy)
+            self.searches.append(search)
+            self.strikes.append(strike)
+            self.decides.append(p.decide if lazy and not search and not strike else None)
         self.cancelled: Cancelled | None = None  # polled between steps when there is no event loop
         self.bound: tuple[float, str] | None = None  # (monotonic deadline, timeout detail)
 
@@ -420,18 +452,13 @@ class _Match:
         await asyncio.gather(*(abort(seat) for seat in seats))
 
     async def start_players(self) -> None:
-        # The start messages differ only in the seat and its seed: built once, copied per seat.
-        template = start_message(
-            self.game,
-            self.config,
-            match_id=self.match_id,
-            seat=0,
-            seat_names=[p.name for p in self.players],
-            clock=self.clock,
-        )
+        # The start messages differ only in the match id, the seat and its seed: the rest is
+        # built once for matches alike, copied per seat.
+        template = _start_template(self.game, self.config, [p.name for p in self.players], self.clock)
         for seat in range(len(self.players)):
             start = bot_pb2.MatchStart()
             start.CopyFrom(template)
+            start.match_id = self.match_id
             start.seat = seat
             start.bot_seed = derive_seed(self.seed, "bot", seat)
             try:
