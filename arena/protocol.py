@@ -6,6 +6,7 @@ so an in-process player and a remote bot see exactly the same bytes.
 
 from __future__ import annotations
 
+import operator
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar, overload
@@ -113,12 +114,16 @@ class LazyEvent:
         return getattr(self.message(), name)
 
 
+_AUDIENCE = operator.attrgetter("to")
+
+
 class EventCursor:
     """Per-seat position in the event log: each request carries only the new events."""
 
     def __init__(self, players: int) -> None:
         self._next = [0] * players
         self._views: list[LazyEvent] = []  # events are immutable: one view (and message) each
+        self._last_private = -1  # the index of the latest event not for everyone
 
     def take_lazy(self, state: MatchState, seat: int) -> list[LazyEvent]:
         """The events since ``seat``'s previous take, as views (messages built when read)."""
@@ -131,7 +136,13 @@ class EventCursor:
         views = self._views
         made = len(views)
         if made < end:
-            views.extend(map(LazyEvent, range(made, end), events[made:end]))
+            new = events[made:end]
+            views.extend(map(LazyEvent, range(made, end), new))
+            audiences = list(map(_AUDIENCE, new))
+            if audiences.count(None) != len(audiences):  # some are private
+                self._last_private = max(i for i, to in enumerate(audiences, made) if to is not None)
+        if self._last_private < start:  # all public
+            return views[start:end]
         # A seat sees public events and those addressed to it (Event.visible_to, for a seat).
         return [view for view in views[start:end] if view._event.to is None or seat in view._event.to]
 
@@ -192,7 +203,7 @@ class LazyOption:
         return getattr(self.message(), name)
 
 
-_EAGER_VIEWS = 8
+_EAGER_VIEWS = 3
 """Up to this many options, a :class:`LazyRequest` makes their views at once."""
 
 
@@ -244,7 +255,6 @@ class LazyRequest:
 
     __slots__ = (
         "_clock",
-        "_decision",
         "_game",
         "_message",
         "_observation",
@@ -275,7 +285,6 @@ class LazyRequest:
         self.simultaneous = simultaneous
         self._game: Game | None = game
         self._state: MatchState | None = state
-        self._decision = decision
         self._observation: any_pb2.Any | None = None
         options = decision.options
         # A view per option (its action packed when read): made at once for a few options (a
