@@ -169,6 +169,54 @@ async def _call(player: object, name: str, *args: object) -> Any:
     return method(*args) if method is not None else None
 
 
+def _call_now(player: object, name: str, *args: object) -> Any:
+    """:func:`_call` for a player without ``<name>_async`` hooks: no coroutine."""
+    method = getattr(player, name, None)
+    return method(*args) if method is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Capabilities:
+    """What a player can do, as the runner asks it."""
+
+    two_phase: bool  # begin_decide/end_decide (a remote bot)
+    lazy: bool  # takes requests built as they are read
+    search: bool  # decide_worlds
+    strike: bool  # last_strike_ms
+    sync: bool  # no <hook>_async: every hook is a plain call
+
+    @classmethod
+    def of(cls, obj: object) -> _Capabilities:
+        two_phase = hasattr(obj, "begin_decide") or hasattr(obj, "begin_decide_async")
+        return cls(
+            two_phase=two_phase,
+            lazy=not two_phase and bool(getattr(obj, "lazy_requests", False)),
+            search=hasattr(obj, "decide_worlds"),
+            strike=hasattr(obj, "last_strike_ms"),
+            sync=not any(hasattr(obj, f"{hook}_async") for hook in _HOOKS),
+        )
+
+
+_HOOKS = ("start", "begin_decide", "end_decide", "decide", "finish", "abort", "close")
+_CAPABILITY_NAMES = frozenset(
+    {"begin_decide", "lazy_requests", "decide_worlds", "last_strike_ms", *(f"{h}_async" for h in _HOOKS)}
+)
+_CLASS_CAPABILITIES: dict[type, _Capabilities] = {}
+
+
+def _capabilities(player: object) -> _Capabilities:
+    """A player's capabilities: its class's, looked up once per class, unless the instance
+    itself holds one of the names (or has no ``__dict__`` to tell): then its own."""
+    own = getattr(player, "__dict__", None)
+    if own is None or not _CAPABILITY_NAMES.isdisjoint(own) or hasattr(type(player), "__slots__"):
+        return _Capabilities.of(player)
+    cls = type(player)
+    caps = _CLASS_CAPABILITIES.get(cls)
+    if caps is None:
+        caps = _CLASS_CAPABILITIES[cls] = _Capabilities.of(cls)
+    return caps
+
+
 @dataclass(slots=True)
 class _Asked:
     """A decision put to a player: answered already (in-process) or awaiting its answer (remote)."""
@@ -300,9 +348,14 @@ async def play_match_async(
         await match.abort_all("the match was cancelled")
         raise
     finally:
-        for player in players:
-            with contextlib.suppress(Exception):
-                await _call(player, "close")
+        for player, sync in zip(players, match.sync, strict=True):
+            try:
+                if sync:
+                    _call_now(player, "close")
+                else:
+                    await _call(player, "close")
+            except Exception:  # closing a player that fails changes nothing
+                pass
 
 
 def _ask(cancelled: Cancelled) -> bool:
@@ -382,16 +435,15 @@ class _Match:
         self.strikes: list[bool] = []
         # The common in-process seat: lazy requests, a plain decide (no worlds, no strikes).
         self.decides: list[Callable[[Any], str] | None] = []
+        self.sync: list[bool] = []  # no <hook>_async: hooks are plain calls, no coroutine
         for p in players:
-            two_phase = hasattr(p, "begin_decide") or hasattr(p, "begin_decide_async")
-            lazy = not two_phase and bool(getattr(p, "lazy_requests", False))
-            search = hasattr(p, "decide_worlds")
-            strike = hasattr(p, "last_strike_ms")
-            self.two_phase.append(two_phase)
-            self.lazy.append(lazy)
-            self.searches.append(search)
-            self.strikes.append(strike)
-            self.decides.append(p.decide if lazy and not search and not strike else None)
+            caps = _capabilities(p)
+            self.two_phase.append(caps.two_phase)
+            self.lazy.append(caps.lazy)
+            self.searches.append(caps.search)
+            self.strikes.append(caps.strike)
+            self.sync.append(caps.sync)
+            self.decides.append(p.decide if caps.lazy and not caps.search and not caps.strike else None)
         self.cancelled: Cancelled | None = None  # polled between steps when there is no event loop
         self.bound: tuple[float, str] | None = None  # (monotonic deadline, timeout detail)
 
@@ -462,7 +514,10 @@ class _Match:
             start.seat = seat
             start.bot_seed = derive_seed(self.seed, "bot", seat)
             try:
-                ready = await self.call(seat, "start", start)
+                if self.sync[seat]:
+                    ready = _call_now(self.players[seat], "start", start)
+                else:
+                    ready = await self.call(seat, "start", start)
                 check_ready(self.game, ready)
                 if ready is not None and ready.bot_version:
                     self.record.seats[seat]["version"] = ready.bot_version
@@ -691,10 +746,15 @@ class _Match:
             if forfeited[seat]:
                 continue  # already told by abort
             # A bot failing after the end changes nothing.
-            with contextlib.suppress(Exception):
+            try:
                 if self.lazy[seat]:  # built as the player reads it (the bytes are the same)
-                    await _call(player, "finish", LazyFinish(summary, self.cursor.take_lazy(self.state, seat)))
+                    finish: object = LazyFinish(summary, self.cursor.take_lazy(self.state, seat))
                 else:
-                    events = self.cursor.take(self.state, seat)
-                    await _call(player, "finish", bot_pb2.Finish(result=summary(), events=events))
+                    finish = bot_pb2.Finish(result=summary(), events=self.cursor.take(self.state, seat))
+                if self.sync[seat]:
+                    _call_now(player, "finish", finish)
+                else:
+                    await _call(player, "finish", finish)
+            except Exception:  # a bot failing after the end changes nothing
+                pass
         return self.record
