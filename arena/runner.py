@@ -51,6 +51,9 @@ T = TypeVar("T")
 
 VERDICTS: tuple[str, ...] = ("timeout", "crash", "stall", "illegal", "malformed", "protocol")
 
+MATCH_BOUND = "its bound of {seconds:g} s"
+"""How a timeout past ``match_seconds`` names the bound, by default (``{seconds}`` filled in)."""
+
 CANCEL_POLL_SECONDS = 0.5
 """How often a running match asks its cancel hook (a cancelled match ends within about this)."""
 
@@ -244,7 +247,7 @@ def play_match(
     on_decision: Callable[[MatchState, DecisionEntry], None] | None = None,
     cancelled: Cancelled | None = None,
     match_seconds: float | None = None,
-    match_bound: str = "its bound of {seconds:g} s",
+    match_bound: str = MATCH_BOUND,
 ) -> MatchRecord:
     """Play a match to the end and return its record (players are always closed).
 
@@ -276,6 +279,12 @@ def play_match(
         match_seconds=match_seconds,
         match_bound=match_bound,
     )
+    return run_match(match, players)
+
+
+def run_match(match: Coroutine[Any, Any, T], players: Sequence[Player]) -> T:
+    """Run a match's coroutine to its end where its players live: on the event loop of a player
+    that has one (``runs_on``: a remote bot), else right here (every player answers at once)."""
     runs_on = next((p.runs_on for p in players if hasattr(p, "runs_on")), None)
     return runs_on(match) if runs_on is not None else _drive(match)
 
@@ -329,7 +338,7 @@ async def play_match_async(
     on_decision: Callable[[MatchState, DecisionEntry], None] | None = None,
     cancelled: Cancelled | None = None,
     match_seconds: float | None = None,
-    match_bound: str = "its bound of {seconds:g} s",
+    match_bound: str = MATCH_BOUND,
 ) -> MatchRecord:
     """The match as a coroutine (for many concurrent matches on one event loop)."""
     if len(players) != config.players:
