@@ -80,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         # waits on its Redis): the three runs alternate, round after round.
         urls = {}
         for procs in (1, 2):
+            (tmp / f"redis-{procs}").mkdir()
             server = stack.enter_context(redis_server(tmp / f"redis-{procs}"))
             stack.enter_context(
                 workers(server.url, tmp / f"redis-{procs}", count=1, concurrency=procs, metrics=args.worker_metrics)
