@@ -32,8 +32,8 @@ def bare_match(game: Game, players: int, seed: int) -> int:
     rng = Chance(seed)
     decisions = 0
     while state.pending:
+        decisions += len(state.pending)  # those decided now (counted before they are applied)
         game.apply(state, {d.seat: d.options[rng.below(len(d.options), "b")].id for d in state.pending})
-        decisions += len(state.pending)
     return decisions
 
 
