@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import hashlib
 import math
 import random
 from collections import Counter, deque
@@ -255,7 +256,5 @@ def _completions(shape: tuple[tuple[int, tuple[int, ...]], ...], caps: tuple[int
 
 def derive_seed(*parts: object) -> int:
     """A 63-bit seed derived from parts (tournament seed, match index, seat…), stable everywhere."""
-    import hashlib
-
     digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 1

@@ -6,6 +6,7 @@ so an in-process player and a remote bot see exactly the same bytes.
 
 from __future__ import annotations
 
+import operator
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar, overload
@@ -74,26 +75,33 @@ def start_message(
 
 
 class LazyEvent:
-    """An event as an in-process player reads it: ``index``, ``seat``, ``kind`` and ``text`` at
-    once, ``detail`` packed on first read; anything else reads the full ``bot_pb2.Event`` (built
-    once, shared by every seat that sees the event)."""
+    """An event as an in-process player reads it: ``index``, ``seat``, ``kind`` and ``text`` as
+    the engine's event has them, ``detail`` packed on first read; anything else reads the full
+    ``bot_pb2.Event`` (built once, shared by every seat that sees the event)."""
 
-    __slots__ = ("_detail", "_event", "_message", "index", "kind", "seat", "text")
+    __slots__ = ("_event", "_message", "index")
 
     def __init__(self, index: int, event: Event) -> None:
+        # Made for every event of a match (most are never read): the least work here.
         self.index = index
-        self.seat = event.seat
-        self.kind = event.kind
-        self.text = event.text
         self._event = event
-        self._detail: any_pb2.Any | None = None
         self._message: bot_pb2.Event | None = None
 
     @property
+    def seat(self) -> int:
+        return self._event.seat
+
+    @property
+    def kind(self) -> str:
+        return self._event.kind
+
+    @property
+    def text(self) -> str:
+        return self._event.text
+
+    @property
     def detail(self) -> any_pb2.Any:
-        if self._detail is None:
-            self._detail = self.message().detail
-        return self._detail
+        return self.message().detail
 
     def message(self) -> bot_pb2.Event:
         if self._message is None:
@@ -106,12 +114,16 @@ class LazyEvent:
         return getattr(self.message(), name)
 
 
+_AUDIENCE = operator.attrgetter("to")
+
+
 class EventCursor:
     """Per-seat position in the event log: each request carries only the new events."""
 
     def __init__(self, players: int) -> None:
         self._next = [0] * players
         self._views: list[LazyEvent] = []  # events are immutable: one view (and message) each
+        self._last_private = -1  # the index of the latest event not for everyone
 
     def take_lazy(self, state: MatchState, seat: int) -> list[LazyEvent]:
         """The events since ``seat``'s previous take, as views (messages built when read)."""
@@ -122,9 +134,17 @@ class EventCursor:
             return []
         self._next[seat] = end
         views = self._views
-        for i in range(len(views), end):
-            views.append(LazyEvent(i, events[i]))
-        return [views[i] for i in range(start, end) if events[i].to is None or events[i].visible_to(seat)]
+        made = len(views)
+        if made < end:
+            new = events[made:end]
+            views.extend(map(LazyEvent, range(made, end), new))
+            audiences = list(map(_AUDIENCE, new))
+            if audiences.count(None) != len(audiences):  # some are private
+                self._last_private = max(i for i, to in enumerate(audiences, made) if to is not None)
+        if self._last_private < start:  # all public
+            return views[start:end]
+        # A seat sees public events and those addressed to it (Event.visible_to, for a seat).
+        return [view for view in views[start:end] if view._event.to is None or seat in view._event.to]
 
     def take(self, state: MatchState, seat: int) -> list[bot_pb2.Event]:
         return [view.message() for view in self.take_lazy(state, seat)]
@@ -156,14 +176,17 @@ class LazyOption:
     """One option of a :class:`LazyRequest`: ``id`` and ``label`` at once, ``action`` packed on
     first read; anything else reads the full ``bot_pb2.Option``."""
 
-    __slots__ = ("_action", "_message", "_option", "id", "label")
+    __slots__ = ("_action", "_message", "_option", "id")
 
     def __init__(self, option: Option) -> None:
         self.id = option.id
-        self.label = option.label
         self._option = option
         self._action: any_pb2.Any | None = None
         self._message: bot_pb2.Option | None = None
+
+    @property
+    def label(self) -> str:
+        return self._option.label
 
     @property
     def action(self) -> any_pb2.Any:
@@ -178,6 +201,10 @@ class LazyOption:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.message(), name)
+
+
+_EAGER_VIEWS = 3
+"""Up to this many options, a :class:`LazyRequest` makes their views at once."""
 
 
 class LazyOptions(Sequence[LazyOption]):
@@ -228,15 +255,14 @@ class LazyRequest:
 
     __slots__ = (
         "_clock",
-        "_decision",
         "_game",
         "_message",
         "_observation",
-        "_options",
         "_state",
         "decision_index",
         "events",
         "kind",
+        "options",
         "seat",
         "simultaneous",
     )
@@ -259,9 +285,13 @@ class LazyRequest:
         self.simultaneous = simultaneous
         self._game: Game | None = game
         self._state: MatchState | None = state
-        self._decision = decision
         self._observation: any_pb2.Any | None = None
-        self._options: LazyOptions | None = None
+        options = decision.options
+        # A view per option (its action packed when read): made at once for a few options (a
+        # plain list reads fastest), as read for many.
+        self.options: Sequence[LazyOption] = (
+            list(map(LazyOption, options)) if len(options) <= _EAGER_VIEWS else LazyOptions(options)
+        )
         self._clock: bot_pb2.ClockState | None = None
         self._message: bot_pb2.DecisionRequest | None = None
 
@@ -273,11 +303,6 @@ class LazyRequest:
             self._game = self._state = None
         return self._observation
 
-    @property
-    def options(self) -> LazyOptions:
-        if self._options is None:
-            self._options = LazyOptions(self._decision.options)
-        return self._options
 
     @property
     def clock(self) -> bot_pb2.ClockState:
@@ -328,6 +353,34 @@ def ask_lazily(
         # Held by anyone but this frame (and getrefcount's argument): the player kept it.
         if sys.getrefcount(request) > 2:
             request.seal()
+
+
+class LazyFinish:
+    """A ``Finish`` for an in-process player, built as it is read: ``events`` are the same
+    :class:`LazyEvent` views its requests carried, ``result`` is built on first read (once per
+    match, shared by every seat); anything else (``SerializeToString``…) reads the full
+    ``bot_pb2.Finish``, byte for byte the one a remote bot receives."""
+
+    __slots__ = ("_message", "_result", "events")
+
+    def __init__(self, result: Callable[[], bot_pb2.MatchResult], events: Sequence[LazyEvent]) -> None:
+        self._result = result
+        self.events = events
+        self._message: bot_pb2.Finish | None = None
+
+    @property
+    def result(self) -> bot_pb2.MatchResult:
+        return self._result()
+
+    def message(self) -> bot_pb2.Finish:
+        if self._message is None:
+            self._message = bot_pb2.Finish(result=self._result(), events=[e.message() for e in self.events])
+        return self._message
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.message(), name)
 
 
 def result_message(result: Result, forfeited: Mapping[int, bool] | Sequence[bool]) -> bot_pb2.MatchResult:

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import sys
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
@@ -32,14 +34,25 @@ from arena import PROTOCOL_VERSION
 from arena.chance import Chance, derive_seed
 from arena.clock import clock_settings
 from arena.config import MatchConfig
-from arena.engine import Decision, Game, MatchState, Worlds
-from arena.protocol import EventCursor, ask_lazily, decision_request, result_message, start_message
+from arena.engine import Decision, Game, MatchState, Option, Worlds
+from arena.protocol import (
+    EventCursor,
+    LazyFinish,
+    LazyRequest,
+    ask_lazily,
+    decision_request,
+    result_message,
+    start_message,
+)
 from arena.record import DecisionEntry, FailureEntry, MatchRecord, StrikeEntry, with_forfeits
 from arena.v1 import bot_pb2
 
 T = TypeVar("T")
 
 VERDICTS: tuple[str, ...] = ("timeout", "crash", "stall", "illegal", "malformed", "protocol")
+
+MATCH_BOUND = "its bound of {seconds:g} s"
+"""How a timeout past ``match_seconds`` names the bound, by default (``{seconds}`` filled in)."""
 
 CANCEL_POLL_SECONDS = 0.5
 """How often a running match asks its cancel hook (a cancelled match ends within about this)."""
@@ -159,7 +172,55 @@ async def _call(player: object, name: str, *args: object) -> Any:
     return method(*args) if method is not None else None
 
 
-@dataclass
+def _call_now(player: object, name: str, *args: object) -> Any:
+    """:func:`_call` for a player without ``<name>_async`` hooks: no coroutine."""
+    method = getattr(player, name, None)
+    return method(*args) if method is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Capabilities:
+    """What a player can do, as the runner asks it."""
+
+    two_phase: bool  # begin_decide/end_decide (a remote bot)
+    lazy: bool  # takes requests built as they are read
+    search: bool  # decide_worlds
+    strike: bool  # last_strike_ms
+    sync: bool  # no <hook>_async: every hook is a plain call
+
+    @classmethod
+    def of(cls, obj: object) -> _Capabilities:
+        two_phase = hasattr(obj, "begin_decide") or hasattr(obj, "begin_decide_async")
+        return cls(
+            two_phase=two_phase,
+            lazy=not two_phase and bool(getattr(obj, "lazy_requests", False)),
+            search=hasattr(obj, "decide_worlds"),
+            strike=hasattr(obj, "last_strike_ms"),
+            sync=not any(hasattr(obj, f"{hook}_async") for hook in _HOOKS),
+        )
+
+
+_HOOKS = ("start", "begin_decide", "end_decide", "decide", "finish", "abort", "close")
+_CAPABILITY_NAMES = frozenset(
+    {"begin_decide", "lazy_requests", "decide_worlds", "last_strike_ms", *(f"{h}_async" for h in _HOOKS)}
+)
+_CLASS_CAPABILITIES: dict[type, _Capabilities] = {}
+
+
+def _capabilities(player: object) -> _Capabilities:
+    """A player's capabilities: its class's, looked up once per class, unless the instance
+    itself holds one of the names (or has no ``__dict__`` to tell): then its own."""
+    own = getattr(player, "__dict__", None)
+    if own is None or not _CAPABILITY_NAMES.isdisjoint(own) or hasattr(type(player), "__slots__"):
+        return _Capabilities.of(player)
+    cls = type(player)
+    caps = _CLASS_CAPABILITIES.get(cls)
+    if caps is None:
+        caps = _CLASS_CAPABILITIES[cls] = _Capabilities.of(cls)
+    return caps
+
+
+@dataclass(slots=True)
 class _Asked:
     """A decision put to a player: answered already (in-process) or awaiting its answer (remote)."""
 
@@ -186,7 +247,7 @@ def play_match(
     on_decision: Callable[[MatchState, DecisionEntry], None] | None = None,
     cancelled: Cancelled | None = None,
     match_seconds: float | None = None,
-    match_bound: str = "its bound of {seconds:g} s",
+    match_bound: str = MATCH_BOUND,
 ) -> MatchRecord:
     """Play a match to the end and return its record (players are always closed).
 
@@ -218,8 +279,40 @@ def play_match(
         match_seconds=match_seconds,
         match_bound=match_bound,
     )
+    return run_match(match, players)
+
+
+def run_match(match: Coroutine[Any, Any, T], players: Sequence[Player]) -> T:
+    """Run a match's coroutine to its end where its players live: on the event loop of a player
+    that has one (``runs_on``: a remote bot), else right here (every player answers at once)."""
     runs_on = next((p.runs_on for p in players if hasattr(p, "runs_on")), None)
     return runs_on(match) if runs_on is not None else _drive(match)
+
+
+@functools.cache
+def _default_clock() -> bot_pb2.ClockSettings:
+    """The default clock settings (one message for every match: read, never changed)."""
+    return clock_settings()
+
+
+_START_TEMPLATES: dict[tuple[object, ...], bot_pb2.MatchStart] = {}
+
+
+def _start_template(
+    game: Game, config: MatchConfig, names: list[str], clock: bot_pb2.ClockSettings
+) -> bot_pb2.MatchStart:
+    """A ``MatchStart`` without its match id, seat and seed, kept for matches alike (a
+    tournament's are): read only, copied per seat."""
+    key = (game, game.meta.version, config.players, tuple(sorted(config.options.items())), *names)
+    key += (clock.SerializeToString(deterministic=True),)
+    template = _START_TEMPLATES.get(key)
+    if template is None:
+        if len(_START_TEMPLATES) >= 256:
+            _START_TEMPLATES.clear()
+        template = _START_TEMPLATES[key] = start_message(
+            game, config, match_id="", seat=0, seat_names=names, clock=clock
+        )
+    return template
 
 
 def _drive(coro: Coroutine[Any, Any, T]) -> T:
@@ -245,7 +338,7 @@ async def play_match_async(
     on_decision: Callable[[MatchState, DecisionEntry], None] | None = None,
     cancelled: Cancelled | None = None,
     match_seconds: float | None = None,
-    match_bound: str = "its bound of {seconds:g} s",
+    match_bound: str = MATCH_BOUND,
 ) -> MatchRecord:
     """The match as a coroutine (for many concurrent matches on one event loop)."""
     if len(players) != config.players:
@@ -264,9 +357,14 @@ async def play_match_async(
         await match.abort_all("the match was cancelled")
         raise
     finally:
-        for player in players:
-            with contextlib.suppress(Exception):
-                await _call(player, "close")
+        for player, sync in zip(players, match.sync, strict=True):
+            try:
+                if sync:
+                    _call_now(player, "close")
+                else:
+                    await _call(player, "close")
+            except Exception:  # closing a player that fails changes nothing
+                pass
 
 
 def _ask(cancelled: Cancelled) -> bool:
@@ -325,7 +423,7 @@ class _Match:
         self.seed = seed
         self.players = players
         self.match_id = match_id or f"{game.meta.id}-{seed}"
-        self.clock = clock if clock is not None else clock_settings()
+        self.clock = clock if clock is not None else _default_clock()
         self.seats = _Seats(players, policy)
         self.on_decision = on_decision
         self.record = MatchRecord(
@@ -340,12 +438,21 @@ class _Match:
         self.state = game.new_match(config, seed, chance)
         self.cursor = EventCursor(config.players)
         # What each seat's player can do, looked up once (not on every decision).
-        self.two_phase = [hasattr(p, "begin_decide") or hasattr(p, "begin_decide_async") for p in players]
-        self.lazy = [
-            not tp and bool(getattr(p, "lazy_requests", False)) for p, tp in zip(players, self.two_phase, strict=True)
-        ]
-        self.searches = [hasattr(p, "decide_worlds") for p in players]
-        self.strikes = [hasattr(p, "last_strike_ms") for p in players]
+        self.two_phase: list[bool] = []
+        self.lazy: list[bool] = []
+        self.searches: list[bool] = []
+        self.strikes: list[bool] = []
+        # The common in-process seat: lazy requests, a plain decide (no worlds, no strikes).
+        self.decides: list[Callable[[Any], str] | None] = []
+        self.sync: list[bool] = []  # no <hook>_async: hooks are plain calls, no coroutine
+        for p in players:
+            caps = _capabilities(p)
+            self.two_phase.append(caps.two_phase)
+            self.lazy.append(caps.lazy)
+            self.searches.append(caps.search)
+            self.strikes.append(caps.strike)
+            self.sync.append(caps.sync)
+            self.decides.append(p.decide if caps.lazy and not caps.search and not caps.strike else None)
         self.cancelled: Cancelled | None = None  # polled between steps when there is no event loop
         self.bound: tuple[float, str] | None = None  # (monotonic deadline, timeout detail)
 
@@ -406,22 +513,20 @@ class _Match:
         await asyncio.gather(*(abort(seat) for seat in seats))
 
     async def start_players(self) -> None:
-        # The start messages differ only in the seat and its seed: built once, copied per seat.
-        template = start_message(
-            self.game,
-            self.config,
-            match_id=self.match_id,
-            seat=0,
-            seat_names=[p.name for p in self.players],
-            clock=self.clock,
-        )
+        # The start messages differ only in the match id, the seat and its seed: the rest is
+        # built once for matches alike, copied per seat.
+        template = _start_template(self.game, self.config, [p.name for p in self.players], self.clock)
         for seat in range(len(self.players)):
             start = bot_pb2.MatchStart()
             start.CopyFrom(template)
+            start.match_id = self.match_id
             start.seat = seat
             start.bot_seed = derive_seed(self.seed, "bot", seat)
             try:
-                ready = await self.call(seat, "start", start)
+                if self.sync[seat]:
+                    ready = _call_now(self.players[seat], "start", start)
+                else:
+                    ready = await self.call(seat, "start", start)
                 check_ready(self.game, ready)
                 if ready is not None and ready.bot_version:
                     self.record.seats[seat]["version"] = ready.bot_version
@@ -431,32 +536,67 @@ class _Match:
                 await self.seats.fail(seat, -1, "crash", f"{type(exc).__name__}: {exc}", fatal=True)
 
     async def step(self) -> None:
-        pending = self.state.pending
+        state = self.state
+        pending = state.pending
         first = len(self.record.decisions)
         if len(pending) == 1:  # the common case: one seat decides
             decision = pending[0]
             seat = decision.seat
-            if self.two_phase[seat]:
+            plain = self.decides[seat]
+            option: Option | None = None
+            asked: _Asked | None
+            if plain is not None and not self.seats.forfeited[seat]:
+                # An in-process player with lazy requests: asked here, without the general
+                # path's indirections (the same request, seal and verdicts as ask_now).
+                events = self.cursor.take_lazy(state, seat)
+                request = LazyRequest(self.game, state, decision, index=first, events=events, simultaneous=False)
+                began = time.perf_counter()
+                try:
+                    answer = plain(request)
+                except Exception as exc:  # a verdict: the general path below records it
+                    asked = _Asked(decision, first, None, began)
+                    asked.failure = (
+                        (exc.verdict, exc.detail)
+                        if isinstance(exc, PlayerFailure)
+                        else ("crash", f"{type(exc).__name__}: {exc}")
+                    )
+                else:
+                    asked = None
+                    option = decision.find(answer) if isinstance(answer, str) else None
+                    if option is None:
+                        asked = _Asked(decision, first, None, began, answer=answer)
+                # Held by anyone but this frame (and getrefcount's argument): the player kept it.
+                if sys.getrefcount(request) > 2:
+                    request.seal()  # it must read as made once the state moves on
+            elif self.two_phase[seat]:
                 asked = await self.ask(decision, first, False)
             else:
                 asked = self.ask_now(decision, first, False)
-            answer = asked.answer
-            if (
-                asked.failure is None
-                and not asked.forfeited
-                and not self.strikes[seat]
-                and isinstance(answer, str)
-                and decision.find(answer) is not None
-            ):  # an in-process player answered a legal option: nothing to wait for or record
-                ms = round((time.perf_counter() - asked.began) * 1000, 3)
-                choice, by = answer, "bot"
+            if option is not None:  # answered a legal option: nothing to wait for or record
+                ms = round((time.perf_counter() - began) * 1000, 3)
+                choice, by = option.id, "bot"
             else:
-                choice, ms, by = await self.answer(asked)
-            entry = DecisionEntry(self.state.steps, seat, decision.kind, len(decision.options), choice, ms, by)
-            self.game.apply(self.state, {seat: choice})
+                assert asked is not None
+                answer = asked.answer
+                if (
+                    asked.failure is None
+                    and not asked.forfeited
+                    and not self.strikes[seat]
+                    and isinstance(answer, str)
+                    and (option := decision.find(answer)) is not None
+                ):  # an in-process player answered a legal option: nothing to wait for or record
+                    ms = round((time.perf_counter() - asked.began) * 1000, 3)
+                    choice, by = answer, "bot"
+                else:
+                    choice, ms, by = await self.answer(asked)
+                    option = decision.find(choice)
+                    assert option is not None  # the answer was checked, a substitute is legal
+            entry = DecisionEntry(state.steps, seat, decision.kind, len(decision.options), choice, ms, by)
+            # The choice is one of the decision's options (checked above): no validation again.
+            self.game.advance(state, {seat: option})
             self.record.decisions.append(entry)
             if self.on_decision is not None:
-                self.on_decision(self.state, entry)
+                self.on_decision(state, entry)
             return
         # Record entries are in seat order within a step; their index is the decision index.
         by_seat = sorted(d.seat for d in pending)
@@ -470,6 +610,7 @@ class _Match:
             for d in order
         ]
         entries = {}
+        options: dict[int, Option] = {}
         for item in asked_all:
             d = item.decision
             if (
@@ -478,13 +619,18 @@ class _Match:
                 and not item.two_phase
                 and not self.strikes[d.seat]
                 and isinstance(item.answer, str)
-                and d.find(item.answer) is not None
+                and (option := d.find(item.answer)) is not None
             ):
                 choice, ms, by = item.answer, round((time.perf_counter() - item.began) * 1000, 3), "bot"
             else:
                 choice, ms, by = await self.answer(item)
+                option = d.find(choice)
+                assert option is not None  # the answer was checked, a substitute is legal
+            options[d.seat] = option
             entries[d.seat] = DecisionEntry(self.state.steps, d.seat, d.kind, len(d.options), choice, ms, by)
-        self.game.apply(self.state, {seat: e.choice for seat, e in entries.items()})
+        # Every choice is one of its decision's options (checked above): applied without
+        # validating again, in the order apply would pass them (the pending decisions').
+        self.game.advance(self.state, {d.seat: options[d.seat] for d in pending})
         for seat in by_seat:
             self.record.decisions.append(entries[seat])
             if self.on_decision is not None:
@@ -515,6 +661,22 @@ class _Match:
         events = self.cursor.take_lazy(self.state, seat)
         if self.seats.forfeited[seat]:
             return _Asked(decision, index, None, time.perf_counter(), forfeited=True)
+        plain = self.decides[seat]
+        if plain is not None:  # the common case, without the general path's indirections
+            lazy_request = LazyRequest(
+                self.game, self.state, decision, index=index, events=events, simultaneous=simultaneous
+            )
+            asked = _Asked(decision, index, None, time.perf_counter())
+            try:
+                asked.answer = plain(lazy_request)
+            except PlayerFailure as failure:
+                asked.failure = (failure.verdict, failure.detail)
+            except Exception as exc:  # any bot exception is a crash verdict
+                asked.failure = ("crash", f"{type(exc).__name__}: {exc}")
+            # Held by anyone but this frame (and getrefcount's argument): the player kept it.
+            if sys.getrefcount(lazy_request) > 2:
+                lazy_request.seal()  # it must read as made once the state moves on
+            return asked
         player = self.players[seat]
         lazy = self.lazy[seat]
         request = (
@@ -581,11 +743,27 @@ class _Match:
         result = with_forfeits(result, self.seats.forfeited)
         self.record.failures = self.seats.failures
         self.record.result = {**result.to_json(), "forfeited": self.seats.forfeited}
-        summary = result_message(result, self.seats.forfeited)
+        forfeited = self.seats.forfeited
+        built: list[bot_pb2.MatchResult] = []
+
+        def summary() -> bot_pb2.MatchResult:  # built once, when first read
+            if not built:
+                built.append(result_message(result, forfeited))
+            return built[0]
+
         for seat, player in enumerate(self.players):
-            if self.seats.forfeited[seat]:
+            if forfeited[seat]:
                 continue  # already told by abort
             # A bot failing after the end changes nothing.
-            with contextlib.suppress(Exception):
-                await _call(player, "finish", bot_pb2.Finish(result=summary, events=self.cursor.take(self.state, seat)))
+            try:
+                if self.lazy[seat]:  # built as the player reads it (the bytes are the same)
+                    finish: object = LazyFinish(summary, self.cursor.take_lazy(self.state, seat))
+                else:
+                    finish = bot_pb2.Finish(result=summary(), events=self.cursor.take(self.state, seat))
+                if self.sync[seat]:
+                    _call_now(player, "finish", finish)
+                else:
+                    await _call(player, "finish", finish)
+            except Exception:  # a bot failing after the end changes nothing
+                pass
         return self.record

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -33,7 +33,7 @@ from arena.engine import Game
 from arena.pairings import DEFAULT_MAX_GROUPS, gauntlet, group_count, rotations, round_robin
 from arena.record import MatchRecord
 from arena.registry import get_game
-from arena.runner import Cancelled, ErrorPolicy, Player, play_match
+from arena.runner import MATCH_BOUND, Cancelled, ErrorPolicy, Player, play_match_async, run_match
 
 FORMATS = ("round-robin", "gauntlet")
 SPEC_FORMAT = 1
@@ -218,6 +218,49 @@ def schedule_size(spec: TournamentSpec) -> int:
     return group_count(len(spec.bots), spec.players, spec.format, spec.max_groups) * spec.players * spec.repeats
 
 
+def scheduled_players(spec: TournamentSpec, match: MatchSpec, make_player: PlayerFactory) -> list[Player]:
+    """The players of a scheduled match, one per seat, made by ``make_player``."""
+    return [make_player(spec.address(spec.bots[b]), spec.game) for b in match.seats]
+
+
+async def play_scheduled_async(
+    spec: TournamentSpec,
+    match: MatchSpec,
+    players: Sequence[Player],
+    game: Game | None = None,
+    *,
+    cancelled: Cancelled | None = None,
+    match_seconds: float | None = None,
+    match_bound: str = MATCH_BOUND,
+) -> MatchRecord:
+    """Play one scheduled match as a coroutine (the unit of work of every executor): the
+    tournament's configuration, seed, policy and clock, ``players`` (from
+    :func:`scheduled_players`); the record's seats named by their bot spec in the tournament
+    and placed in it.
+
+    ``cancelled`` is the tournament's cancel hook: the match polls it while it runs and raises
+    :class:`arena.runner.MatchCancelled` once it says True; ``match_seconds`` and
+    ``match_bound`` bound the wait on remote players (see :func:`arena.runner.play_match`)."""
+    game = game or get_game(spec.game)
+    record = await play_match_async(
+        game,
+        game.config(spec.players, spec.options),
+        match.seed,
+        players,
+        match_id=match.match_id,
+        policy=spec.policy,
+        clock=clock_settings(spec.clock),
+        cancelled=cancelled,
+        match_seconds=match_seconds,
+        match_bound=match_bound,
+    )
+    # Seats are named by their bot spec in the tournament (a remote bot may call itself anything).
+    for seat, b in enumerate(match.seats):
+        record.seats[seat]["bot"] = spec.bots[b]
+    record.tournament = {"index": match.index, "group": match.group, "rotation": match.rotation}
+    return record
+
+
 def play_scheduled(
     spec: TournamentSpec,
     match: MatchSpec,
@@ -226,34 +269,18 @@ def play_scheduled(
     *,
     cancelled: Cancelled | None = None,
 ) -> MatchRecord:
-    """Play one scheduled match (the unit of work of every executor).
-
-    ``cancelled`` is the tournament's cancel hook: the match polls it while it runs and raises
-    :class:`arena.runner.MatchCancelled` once it says True (see :func:`arena.runner.play_match`)."""
+    """Play one scheduled match to its end from a plain thread: :func:`play_scheduled_async`,
+    run where its players live (see :func:`arena.runner.run_match`); every player is closed
+    afterwards."""
     game = game or get_game(spec.game)
-    config = game.config(spec.players, spec.options)
-    players = [make_player(spec.address(spec.bots[b]), spec.game) for b in match.seats]
+    players = scheduled_players(spec, match, make_player)
     try:
-        record = play_match(
-            game,
-            config,
-            match.seed,
-            players,
-            match_id=match.match_id,
-            policy=spec.policy,
-            clock=clock_settings(spec.clock),
-            cancelled=cancelled,
-        )
+        return run_match(play_scheduled_async(spec, match, players, game, cancelled=cancelled), players)
     finally:
         for player in players:
             close = getattr(player, "close", None)
             if close is not None:
                 close()
-    # Seats are named by their bot spec in the tournament (a remote bot may call itself anything).
-    for seat, b in enumerate(match.seats):
-        record.seats[seat]["bot"] = spec.bots[b]
-    record.tournament = {"index": match.index, "group": match.group, "rotation": match.rotation}
-    return record
 
 
 def seat_bot_indices(spec: TournamentSpec, record: MatchRecord) -> list[int]:

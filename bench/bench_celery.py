@@ -1,30 +1,37 @@
 """Distributed throughput: local executor vs Celery with 1 and 2 worker processes, in one run.
 
-    python -m bench.bench_celery [--matches 10000]
+    python -m bench.bench_celery [--matches 10000] [--rounds 3]
 
 A tournament of instant matches (RollDice to 1 point, random in-process bots: about a
 millisecond each) through (1) the local executor with one process, (2) the Celery executor
-with one worker process, (3) the Celery executor with two worker processes, all on a private
+with one worker process, (3) the Celery executor with two worker processes, each on a private
 redis-server started here, plus (4) the bare Celery baseline: no-op tasks with the same batch
 size, whose completion is counted in Redis the same way. Goals: (2) >= 80% of (1);
-(3) >= 1.7 x (2). Workers run without Prometheus metrics, like the local run
-(``--worker-metrics`` measures them with metrics on).
+(3) >= 1.7 x (2). (1), (2) and (3) alternate ``--rounds`` times (each Celery setup on its own
+redis-server and worker, both up throughout); the ratios are the medians of the rounds', and
+each tournament is let finalise (untimed) before the next run starts. Workers run without
+Prometheus metrics, like the local run (``--worker-metrics`` measures them with metrics on).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import redis
 
 from arena.cli.players import make_player
 from arena.executor import LocalExecutor
 from arena.rundir import RunDirectory
 from arena.tournament import TournamentSpec, schedule
 from arena.tournament_run import run_tournament
+from referee.store import Store
 from tests.services import redis_server, wait_for, workers
 from workers.app import make_app
 from workers.executor import CeleryExecutor, auto_batch_size, batches
@@ -42,9 +49,22 @@ def timed(run) -> float:  # type: ignore[no-untyped-def]
     return time.perf_counter() - began
 
 
+def settled(url: str, tournament_id: str) -> None:
+    """Wait until the tournament is finalised (its leaderboard built by a worker), so that work
+    does not land in the next timed run."""
+    store = Store(url)
+    wait_for(
+        lambda: (store.tournament(tournament_id) or {}).get("status") in ("complete", "stopped", "cancelled"),
+        600,
+        f"{tournament_id} to be finalised",
+        0.05,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=3, help="local, Celery 1 and Celery 2 alternate this many times")
     parser.add_argument(
         "--worker-metrics", action="store_true", help="workers serve Prometheus metrics (off: like the local run)"
     )
@@ -53,54 +73,72 @@ def main(argv: list[str] | None = None) -> int:
     total = len(schedule(spec))
     size = auto_batch_size(spec, total)
     report: dict[str, object] = {"matches": total, "batch_size": size, "worker_metrics": args.worker_metrics}
-    with tempfile.TemporaryDirectory() as tmp_dir:
+    rates: dict[str, list[float]] = {"local": [], "celery_1": [], "celery_2": []}
+    with tempfile.TemporaryDirectory() as tmp_dir, contextlib.ExitStack() as stack:
         tmp = Path(tmp_dir)
-        seconds = timed(
-            lambda: run_tournament(
-                spec, "local", RunDirectory(tmp / "local"), LocalExecutor(make_player, 1), resamples=0
+        # One Redis and one worker per process count, both up all along (an idle worker only
+        # waits on its Redis): the three runs alternate, round after round.
+        urls = {}
+        for procs in (1, 2):
+            (tmp / f"redis-{procs}").mkdir()
+            server = stack.enter_context(redis_server(tmp / f"redis-{procs}"))
+            stack.enter_context(
+                workers(server.url, tmp / f"redis-{procs}", count=1, concurrency=procs, metrics=args.worker_metrics)
             )
-        )
-        report["local_1_process_matches_per_s"] = round(total / seconds, 1)
-        with redis_server(tmp) as server:
-            for procs in (1, 2):
-                with workers(server.url, tmp, count=1, concurrency=procs, metrics=args.worker_metrics):
-                    tid = f"celery-{procs}"
-                    executor = CeleryExecutor(server.url, tid)
-                    with executor.app.connection_for_write() as connection:  # connect before timing
-                        connection.ensure_connection()
-                    # Warm-up: every pool process imports the game and its bots once (a running
-                    # worker has; the local run imports them in this process before timing too).
-                    warm = instant_spec(40 * procs)
-                    run_tournament(
-                        warm,
-                        f"warm-{procs}",
-                        RunDirectory(tmp / f"warm-{procs}"),
-                        CeleryExecutor(server.url, f"warm-{procs}", batch_size=5),
-                        resamples=0,
-                    )
-                    seconds = timed(
-                        lambda ex=executor, t=tid: run_tournament(spec, t, RunDirectory(tmp / t), ex, resamples=0)
-                    )
-                    report[f"celery_{procs}_process_matches_per_s"] = round(total / seconds, 1)
-                    app = make_app(server.url)
-                    counter = f"bench:noop:{procs}"
-                    client = server.client()
-                    app.send_task("arena.noop_batch", args=["bench:warm", [0]])  # connect before timing
-                    wait_for(lambda c=client: c.get("bench:warm"), 30, "warm-up")
+            urls[procs] = server.url
+            # Warm-up: every pool process imports the game and its bots once (a running worker
+            # has; the local run imports them in this process before timing too).
+            warm = instant_spec(40 * procs)
+            run_tournament(
+                warm,
+                f"warm-{procs}",
+                RunDirectory(tmp / f"warm-{procs}"),
+                CeleryExecutor(server.url, f"warm-{procs}", batch_size=5),
+                resamples=0,
+            )
+            settled(server.url, f"warm-{procs}")
+        for r in range(args.rounds):
+            seconds = timed(
+                lambda r=r: run_tournament(
+                    spec, f"local-{r}", RunDirectory(tmp / f"local-{r}"), LocalExecutor(make_player, 1), resamples=0
+                )
+            )
+            rates["local"].append(total / seconds)
+            for procs, url in urls.items():
+                tid = f"celery-{procs}-{r}"
+                executor = CeleryExecutor(url, tid)
+                with executor.app.connection_for_write() as connection:  # connect before timing
+                    connection.ensure_connection()
+                seconds = timed(
+                    lambda ex=executor, t=tid: run_tournament(spec, t, RunDirectory(tmp / t), ex, resamples=0)
+                )
+                rates[f"celery_{procs}"].append(total / seconds)
+                # Finalising a tournament rebuilds the game's leaderboard from every tournament
+                # of the game so far: wait for it, untimed, before the next run.
+                settled(url, tid)
+        for procs, url in urls.items():
+            app = make_app(url)
+            counter = f"bench:noop:{procs}"
+            server_client = redis.Redis.from_url(url)
+            app.send_task("arena.noop_batch", args=["bench:warm", [0]])  # connect before timing
+            wait_for(lambda c=server_client: c.get("bench:warm"), 30, "warm-up")
 
-                    def noop(app=app, counter=counter, client=client) -> None:  # type: ignore[no-untyped-def]
-                        for batch in batches(list(range(total)), size):
-                            app.send_task("arena.noop_batch", args=[counter, batch])
-                        wait_for(lambda: int(client.get(counter) or 0) >= total, 300, "no-op batches", 0.005)
+            def noop(app=app, counter=counter, client=server_client) -> None:  # type: ignore[no-untyped-def]
+                for batch in batches(list(range(total)), size):
+                    app.send_task("arena.noop_batch", args=[counter, batch])
+                wait_for(lambda: int(client.get(counter) or 0) >= total, 300, "no-op batches", 0.005)
 
-                    seconds = timed(noop)
-                    report[f"bare_celery_{procs}_process_noop_tasks_per_s"] = round(total / size / seconds, 1)
-                    report[f"bare_celery_{procs}_process_matches_equivalent_per_s"] = round(total / seconds, 1)
-    local = float(report["local_1_process_matches_per_s"])  # type: ignore[arg-type]
-    one = float(report["celery_1_process_matches_per_s"])  # type: ignore[arg-type]
-    two = float(report["celery_2_process_matches_per_s"])  # type: ignore[arg-type]
-    report["celery_1_vs_local"] = round(one / local, 3)
-    report["celery_2_vs_1"] = round(two / one, 3)
+            seconds = timed(noop)
+            report[f"bare_celery_{procs}_process_noop_tasks_per_s"] = round(total / size / seconds, 1)
+            report[f"bare_celery_{procs}_process_matches_equivalent_per_s"] = round(total / seconds, 1)
+    for name, values in rates.items():
+        report[f"{name}_matches_per_s"] = [round(v, 1) for v in values]
+    one_vs_local = [c / loc for c, loc in zip(rates["celery_1"], rates["local"], strict=True)]
+    two_vs_one = [c2 / c1 for c2, c1 in zip(rates["celery_2"], rates["celery_1"], strict=True)]
+    report["celery_1_vs_local_rounds"] = [round(x, 3) for x in one_vs_local]
+    report["celery_2_vs_1_rounds"] = [round(x, 3) for x in two_vs_one]
+    report["celery_1_vs_local"] = round(statistics.median(one_vs_local), 3)
+    report["celery_2_vs_1"] = round(statistics.median(two_vs_one), 3)
     print(json.dumps(report, indent=2))
     return 0
 

@@ -12,7 +12,18 @@ class RandomBot(Bot):
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__()
-        self.rng = Chance(seed)
+        self._seed = seed
+        self._rng: Chance | None = None  # seeded on first use: a match seeds it anew at start
+
+    @property
+    def rng(self) -> Chance:
+        if self._rng is None:
+            self._rng = Chance(self._seed)
+        return self._rng
+
+    @rng.setter
+    def rng(self, rng: Chance) -> None:
+        self._rng = rng
 
     def on_start(self, start: bot_pb2.MatchStart) -> None:
         # Seeded per match and seat by the referee, so a match replays identically.

@@ -68,8 +68,12 @@ class Turn:
         self.request = request
         self.kind = request.kind
         self.seat = request.seat
-        self.events = list(request.events)
         self.history = history
+
+    @cached_property
+    def events(self) -> list[bot_pb2.Event]:
+        """The events since your previous decision."""
+        return list(self.request.events)
 
     @property
     def clock(self) -> bot_pb2.ClockState:

@@ -40,12 +40,11 @@ from concurrent.futures import Future
 from functools import partial
 from typing import Any
 
-from arena.clock import clock_settings
 from arena.engine import Game
 from arena.record import MatchRecord
 from arena.registry import get_game
-from arena.runner import MatchCancelled, play_match_async
-from arena.tournament import MatchSpec, TournamentSpec, play_scheduled
+from arena.runner import MatchCancelled
+from arena.tournament import MatchSpec, TournamentSpec, play_scheduled, play_scheduled_async, scheduled_players
 from referee import aioloop
 from referee.players import make_player
 from referee.remote import is_remote
@@ -67,27 +66,13 @@ def remote_endpoints(spec: TournamentSpec, match: MatchSpec) -> list[str]:
 async def play_remote(
     spec: TournamentSpec, game: Game, match: MatchSpec, stop: threading.Event, bound: tuple[float, str]
 ) -> MatchRecord:
-    """One scheduled match on the event loop (as :func:`arena.tournament.play_scheduled`)."""
-    config = game.config(spec.players, spec.options)
-    players = [make_player(spec.address(spec.bots[b]), spec.game) for b in match.seats]
+    """One scheduled match on the event loop: :func:`arena.tournament.play_scheduled_async`
+    with the referee's players, the batch's stop flag and the match's bound."""
     seconds, text = bound
-    record = await play_match_async(
-        game,
-        config,
-        match.seed,
-        players,
-        match_id=match.match_id,
-        policy=spec.policy,
-        clock=clock_settings(spec.clock),
-        cancelled=stop.is_set,
-        match_seconds=seconds,
-        match_bound=text,
+    players = scheduled_players(spec, match, make_player)
+    return await play_scheduled_async(
+        spec, match, players, game, cancelled=stop.is_set, match_seconds=seconds, match_bound=text
     )
-    # Seats are named by their bot spec in the tournament (a remote bot may call itself anything).
-    for seat, b in enumerate(match.seats):
-        record.seats[seat]["bot"] = spec.bots[b]
-    record.tournament = {"index": match.index, "group": match.group, "rotation": match.rotation}
-    return record
 
 
 class Leases:
