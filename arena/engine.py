@@ -14,7 +14,10 @@ Every game is a deterministic state machine driven only by decisions and its mat
 * ``result(state)`` gives scores and ranks (shared victories are equal ranks) once no decision
   is pending;
 * ``sample_world(state, seat, chance)`` is a determinization: a new full state consistent with
-  everything ``seat`` knows, the rest re-drawn at random (what a searching bot plays out).
+  everything ``seat`` knows, the rest re-drawn at random (what a searching bot plays out);
+* ``world_from_observation(config, seat, observation, chance)`` (optional) is the same from an
+  observation alone: a state whose ``observe(world, seat)`` equals it (what a searching bot
+  served over gRPC plays out; ``Game.observes_worlds()`` tells whether a game has it).
 
 A game subclasses :class:`Game` and implements five small hooks: ``setup``, ``decisions``,
 ``resolve``, ``observation`` and ``score``. The base class owns validation, caching of the
