@@ -14,7 +14,10 @@ Every game is a deterministic state machine driven only by decisions and its mat
 * ``result(state)`` gives scores and ranks (shared victories are equal ranks) once no decision
   is pending;
 * ``sample_world(state, seat, chance)`` is a determinization: a new full state consistent with
-  everything ``seat`` knows, the rest re-drawn at random (what a searching bot plays out).
+  everything ``seat`` knows, the rest re-drawn at random (what a searching bot plays out);
+* ``world_from_observation(config, seat, observation, chance)`` (optional) is the same from an
+  observation alone: a state whose ``observe(world, seat)`` equals it (what a searching bot
+  served over gRPC plays out; ``Game.observes_worlds()`` tells whether a game has it).
 
 A game subclasses :class:`Game` and implements five small hooks: ``setup``, ``decisions``,
 ``resolve``, ``observation`` and ``score``. The base class owns validation, caching of the
@@ -340,9 +343,34 @@ class Worlds:
         self.seat = seat
         self._state = state
 
+    @property
+    def players(self) -> int:
+        """The match's player count (public)."""
+        return self._state.players
+
     def sample(self, chance: Chance) -> MatchState:
         """A new world consistent with what the seat knows (``Game.sample_world``)."""
         return self.game.sample_world(self._state, self.seat, chance)
+
+
+class ObservedWorlds:
+    """Determinizations from an observation alone (``Game.world_from_observation``): what a
+    searching bot served over gRPC samples, with the interface of :class:`Worlds`."""
+
+    __slots__ = ("config", "game", "observation", "seat")
+
+    def __init__(self, game: Game[Any], config: MatchConfig, seat: int, observation: Message) -> None:
+        self.game = game
+        self.config = config
+        self.seat = seat
+        self.observation = observation
+
+    @property
+    def players(self) -> int:
+        return self.config.players
+
+    def sample(self, chance: Chance) -> MatchState:
+        return self.game.world_from_observation(self.config, self.seat, self.observation, chance)
 
 
 _NOT_COPIED = frozenset({"chance", "log"})  # a world gets its own (copy_for)
@@ -438,6 +466,22 @@ class Game(ABC, Generic[S]):
         world = self.copy_for(state, seat, chance)
         self.refresh(world)
         return world
+
+    def world_from_observation(self, config: MatchConfig, seat: int, observation: Message, chance: Chance) -> S:
+        """A determinization from what a bot is sent (a served searching bot has no state): a
+        NEW full state ``world`` with ``observe(world, seat) == observation`` (byte for byte),
+        everything the observation does not show drawn from ``chance`` consistently with it,
+        its future chance fresh and its pending decisions recomputed. The log starts empty
+        (the public history is summarised in the observation, as the contract requires).
+
+        Optional: a game that implements it can be searched by ``arena bot serve --bot
+        search``; :meth:`observes_worlds` tells. The default raises NotImplementedError."""
+        raise NotImplementedError(f"{self.meta.id}: world_from_observation is not implemented")
+
+    @classmethod
+    def observes_worlds(cls) -> bool:
+        """True when the game implements :meth:`world_from_observation`."""
+        return cls.world_from_observation is not Game.world_from_observation
 
     def copy_for(self, state: S, seat: int, chance: Chance) -> S:
         """The start of every ``sample_world``: a fast copy of ``state`` whose log keeps only

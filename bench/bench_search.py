@@ -9,8 +9,9 @@ playouts (the seat to move as the observer), all in the same run:
 * ``sample_world_us``: one ``Game.sample_world`` (copy, filtered log, hidden cards re-drawn),
   and ``clone_us``: one exact ``Game.clone`` (the copy alone), each also as a ratio to
   ``apply_us``;
-* ``iterations_per_s``: ``search`` iterations (sample a world, descend the tree, random rollout
-  to the end, back up) within the time budget, and ``steps_per_iteration``: engine steps per
+* ``iterations_per_s``: ``search`` iterations (sample a world, descend the tree, roll out to
+  the end with ``--rollout``: ``random`` by default, as before, or the bot's default
+  ``heuristic``, or ``mast``; back up) within the time budget, and ``steps_per_iteration``: engine steps per
   iteration (the rollout length); ``iteration_vs_steps`` compares an iteration with that many
   plain applies (1.0 would mean the tree and sampling cost nothing).
 """
@@ -25,7 +26,7 @@ import time
 from arena.chance import Chance
 from arena.engine import Game, MatchState, Worlds
 from arena.registry import games
-from bots.search import Search
+from bots.search import EPSILON, ROLLOUTS, Search, rollout_policies
 
 
 def positions(game: Game, players: int, matches: int = 4, per_match: int = 5) -> list[MatchState]:
@@ -69,13 +70,15 @@ def per_call(call: object, items: list[MatchState], seconds: float) -> float:
     return elapsed / calls * 1e6
 
 
-def search_rate(game: Game, states: list[MatchState], seconds: float) -> tuple[float, float]:
+def search_rate(game: Game, states: list[MatchState], seconds: float, rollout: str = "random") -> tuple[float, float]:
     """(iterations per second, engine steps per iteration) of the search over the positions."""
     iterations = steps = 0
     began = time.perf_counter()
     for state in states:
         seat = state.pending[0].seat
-        search = Search(game, seat, Chance(iterations), c=0.7)
+        policies = rollout_policies(game, state.players, Chance(1)) if rollout == "heuristic" else None
+        epsilon = EPSILON[rollout] if policies is not None or rollout != "heuristic" else EPSILON["mast"]
+        search = Search(game, seat, Chance(iterations), c=0.7, epsilon=epsilon, policies=policies)
         counted = _Counting(game)
         search.game = counted
         search.run(Worlds(game, state, seat), 0, seconds / len(states) * 1000)
@@ -103,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement and game")
     parser.add_argument("--game", action="append", help="only these games (repeatable)")
+    parser.add_argument("--rollout", choices=ROLLOUTS, default="random", help="the search's rollout policy")
     args = parser.parse_args(argv)
     rows = []
     for game in games().values():
@@ -115,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         apply_us, match_steps = apply_cost(game, players, args.seconds)
         sample_us = per_call(lambda s, g=game: g.sample_world(s, s.pending[0].seat, Chance(1)), states, args.seconds)
         clone_us = per_call(game.clone, states, args.seconds / 2)
-        rate, steps = search_rate(game, states, args.seconds)
+        rate, steps = search_rate(game, states, args.seconds, args.rollout)
         rows.append(
             {
                 "game": game.meta.id,
@@ -126,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
                 "clone_us": round(clone_us, 1),
                 "clone_vs_apply": round(clone_us / apply_us, 2),
                 "steps_per_match": round(match_steps, 1),
+                "rollout": args.rollout,
                 "iterations_per_s": round(rate),
                 "steps_per_iteration": round(steps, 1),
                 "iteration_vs_steps": round(1e6 / rate / (steps * apply_us), 2),

@@ -22,8 +22,12 @@ class Param:
     low: float
     high: float
     integer: bool = False
+    choices: tuple[str, ...] = ()
+    """A parameter that names one of these (``rollout=mast``): its value is the index."""
 
     def describe(self) -> str:
+        if self.choices:
+            return f"{self.name}={'|'.join(self.choices)}"
         def show(x: float) -> str:
             return str(int(x)) if self.integer or float(x).is_integer() else str(x)
 
@@ -40,6 +44,12 @@ def read_params(bot: str, raw: Mapping[str, str], specs: Sequence[Param]) -> dic
         text = raw.get(spec.name)
         if text is None:
             values[spec.name] = spec.default
+            continue
+        if spec.choices:
+            if text not in spec.choices:
+                named = "|".join(spec.choices)
+                raise ConfigError(f"{bot}: {spec.name}={text!r} is not one of {named}; allowed {allowed}")
+            values[spec.name] = spec.choices.index(text)
             continue
         try:
             value = int(text) if spec.integer else float(text)

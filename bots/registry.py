@@ -62,6 +62,14 @@ def tournament_field(game_id: str, players: int | None = None) -> list[str]:
     return entrants[: max(seats, len(field))]
 
 
+def rollout_spec(game_id: str) -> str | None:
+    """The bot ``search`` plays its rollouts with: the game's ``ROLLOUT`` spec (its heuristic,
+    or a cheaper setting of it), or None when the game names none (a rollout calls it at every
+    step, so only a heuristic that costs about an engine step or a few is named)."""
+    spec = getattr(_game_modules().get(game_id), "ROLLOUT", None)
+    return None if spec is None else str(spec)
+
+
 def bot_names(game_id: str) -> list[str]:
     """Names of the built-in bots that play this game (``random`` first)."""
     return ["random", *_game_bots().get(game_id, {})]

@@ -194,3 +194,4 @@ def _heuristic(params: Mapping[str, str]) -> Bot:
 
 BOTS = {"heuristic": _heuristic}
 FIELD = ["heuristic:samples=8"]
+ROLLOUT = "heuristic:samples=4"  # search's rollout policy: the same play on fewer samples (cheap)

@@ -179,3 +179,4 @@ def _heuristic(params: Mapping[str, str]) -> Bot:
 
 BOTS = {"heuristic": _heuristic}
 FIELD = ["heuristic:spite=0"]
+ROLLOUT = "heuristic"  # search's rollout policy (cheap enough to call at every step)

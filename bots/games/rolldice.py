@@ -36,3 +36,4 @@ def _heuristic(params: Mapping[str, str]) -> Bot:
 
 BOTS = {"heuristic": _heuristic}
 FIELD = ["heuristic:threshold=2", "heuristic:threshold=4"]
+ROLLOUT = "heuristic"  # search's rollout policy (cheap enough to call at every step)

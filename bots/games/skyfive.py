@@ -160,3 +160,4 @@ def _heuristic(params: Mapping[str, str]) -> Bot:
 
 BOTS = {"heuristic": _heuristic}
 FIELD = ["heuristic:risk=5"]  # a bolder player beside the default
+ROLLOUT = "heuristic"  # search's rollout policy (cheap enough to call at every step)

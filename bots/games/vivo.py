@@ -102,3 +102,4 @@ def _heuristic(params: Mapping[str, str]) -> Bot:
 
 BOTS = {"heuristic": _heuristic}
 FIELD = ["heuristic:keep=2"]
+ROLLOUT = "heuristic"  # search's rollout policy (cheap enough to call at every step)

@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig, OptionSpec
 from arena.engine import (
@@ -187,6 +189,29 @@ class RollDice(Game[RollDiceState]):
             start_seat=state.start_seat,
             turns_taken=state.turns_taken,
         )
+
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> RollDiceState:
+        """Nothing is hidden: the observation is the whole state but the dice to come (fresh)
+        and a roll-off winner (only decided once the match is over)."""
+        obs = observation
+        assert isinstance(obs, pb.Observation)
+        state = RollDiceState(
+            config=config,
+            chance=Chance(chance.below(2**63, "world")),
+            target=obs.target,
+            max_rerolls=obs.max_rerolls,
+            totals=list(obs.totals),
+            turns_taken=list(obs.turns_taken),
+            start_seat=obs.start_seat,
+            turn_seat=obs.turn_seat,
+            current_roll=obs.current_roll,
+            rerolls_left=obs.rerolls_left,
+            round=obs.round,
+        )
+        self.refresh(state)
+        return state
 
     def score(self, state: RollDiceState) -> Result:
         keys = [(total, seat == state.rolloff_winner) for seat, total in enumerate(state.totals)]
