@@ -369,3 +369,386 @@ def test_illegal_choice_changes_nothing():
 def test_energies_helper():
     assert energies({"air": 2, "earth": 1}) == [0, 2, 0, 0, 1]
     assert (AIR, WATER, FIRE, EARTH) == (1, 2, 3, 4)
+
+
+# -- the flow ----------------------------------------------------------------------------------------
+
+
+def run_random(state, rng, until):
+    while state.pending and not until(state):
+        GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+
+
+def test_draft_passes_left_and_is_sealed():
+    state = GAME.new_match(GAME.config(3), 3)
+    assert state.phase == pb.PHASE_DRAFT and sorted(d.seat for d in state.pending) == [0, 1, 2]
+    assert all(d.kind == "draft" for d in state.pending)
+    packets = [list(p) for p in state.packets]
+    picks = {s: f"pick:{packets[s][0]}" for s in range(3)}
+    GAME.apply(state, picks)
+    for s in range(3):
+        rest = list(packets[s])
+        rest.remove(packets[s][0])
+        assert state.packets[(s + 1) % 3] == rest  # to the left neighbour
+        assert state.passed[s] == sorted(rest)
+        assert state.drafted[s] == [packets[s][0]]
+    # the other seats' picks are private events
+    drafts = [e for e in state.log.events if e.kind == "draft" and e.detail.card]
+    assert all(e.to == frozenset({e.seat}) for e in drafts)
+
+
+def test_draft_then_library_then_round():
+    state = GAME.new_match(GAME.config(2), 5)
+    for _ in range(9):
+        GAME.apply(state, {d.seat: d.options[0].id for d in state.pending})
+    assert state.phase == pb.PHASE_LIBRARY and all(len(d) == 9 for d in state.drafted)
+    for step in range(6):
+        assert all(d.options[0].id.startswith("lib2:" if step < 3 else "lib3:") for d in state.pending)
+        GAME.apply(state, {d.seat: d.options[0].id for d in state.pending})
+    for s in range(2):
+        assert len(state.hands[s]) == 3 and [len(x) for x in state.libraries[s]] == [3, 3]
+        assert sorted(state.hands[s] + state.libraries[s][0] + state.libraries[s][1]) == state.drafted[s]
+    assert state.phase == pb.PHASE_DICE and state.round == 1 and len(state.rolled) == 3
+    assert len(state.draw_pile) == 60 - 18
+
+
+def test_apprentice_prebuilt_hands():
+    chance = PresetChance(1, orders={"decks": [[2, 0, 3, 1]]})
+    state = GAME.new_match(GAME.config(2, {"mode": "apprentice"}), chance=chance)
+    assert state.phase == pb.PHASE_LIBRARY
+    assert state.drafted[0] == [4, 6, 7, 9, 12, 16, 22, 24, 30]
+    assert state.drafted[1] == [1, 2, 7, 17, 18, 20, 26, 29, 30]
+    assert len(state.draw_pile) == 60 - 18
+    assert sorted(state.draw_pile + state.drafted[0] + state.drafted[1]) == sorted(list(range(1, 31)) * 2)
+
+
+def test_round_dice_order_leftover_moves_token_and_first_player_rotates():
+    chance = PresetChance(
+        2,
+        orders={"season-dice": [[1, 2, 3, 4, 5]] * 4},
+        picks={"first": [1]},
+        rolls={"dice": [5, 3, 2]},  # winter dice 1, 2, 3
+    )
+    state = GAME.new_match(GAME.config(2, {"mode": "apprentice"}), chance=chance)
+    assert state.dice_set == [[1, 2, 3]] * 4 and state.first == 1
+    for _ in range(6):
+        GAME.apply(state, {d.seat: d.options[0].id for d in state.pending})
+    assert [(f.die, f.face) for f in state.rolled] == [(1, 5), (2, 3), (3, 2)]
+    assert state.pending[0].seat == 1 and options(state) == ["die:1", "die:2", "die:3"]
+    play(state, "die:2")  # 2 fire, star (1 pip)
+    assert state.pending[0].seat == 0 and options(state) == ["die:1", "die:3"]
+    play(state, "die:3")  # winter die 3 face 2: 1 air, star, transmute (2 pips)
+    # leftover: die 1 face 5 (2 pips); seat 1 plays first
+    assert state.turn_seat == 1 and res(state, 1) == [0, 0, 2, 0] and state.gauge[1] == 1
+    play(state, "end")
+    assert state.turn_seat == 0 and res(state, 0) == [1, 0, 0, 0] and state.may_transmute
+    play(state, "end")
+    assert state.month == 3 and state.first == 0 and state.round == 2
+
+
+def test_die_card_draw_keep_or_discard():
+    state = position(2, draw=[29, 3])
+    play(state, "draw")
+    assert state.pending[0].kind == "keep" and options(state) == ["keep", "discard"]
+    assert GAME.observe(state, 0).drawn == 29 and GAME.observe(state, 1).drawn == 0
+    play(state, "keep")
+    assert state.hands[0] == [29] and "draw" not in options(state)
+    state = position(2, draw=[29, 3])
+    play(state, "draw", "discard")
+    assert state.hands[0] == [] and state.discard == [29]
+
+
+def test_draw_pile_remade_from_discard():
+    state = position(2, draw=[], discard=[5, 6], seed=4)
+    play(state, "draw")
+    assert len(state.limbo[0]) == 1 and state.discard == [] and len(state.draw_pile) == 1
+    assert any(e.kind == "draw" and e.detail.reason == "reshuffle" for e in state.log.events)
+
+
+def test_bonus_draw_needs_the_card_symbol_and_costs_penalty():
+    state = position(2, draw=[1, 2, 3])
+    play(state, "bonus:draw")
+    assert options(state) == ["card:1", "card:2"]
+    play(state, "card:2")
+    assert state.hands[0] == [2] and state.discard == [1] and state.bonus_used[0] == 1
+    state = position(2, draw=[1, 2, 3], die=DICE[0][0][2])  # no card symbol
+    assert "bonus:draw" not in options(state) and "draw" not in options(state)
+
+
+def test_bonus_transmute_plus_one_once_per_turn():
+    state = position(2, reserve={0: {"earth": 2}}, month=7)  # summer: earth 1
+    assert not any(o.startswith("transmute:") for o in options(state))
+    play(state, "bonus:transmute")
+    assert "bonus:transmute" not in options(state)
+    play(state, "transmute:earth")
+    assert state.crystals[0] == 2
+
+
+def test_bonus_exchange_one_or_two():
+    state = position(2, reserve={0: {"earth": 2}})
+    play(state, "bonus:exchange")
+    assert options(state) == ["energy:earth"]
+    play(state, "energy:earth", "energy:fire")
+    assert options(state) == ["energy:fire", "energy:earth", "stop"]
+    play(state, "energy:earth", "energy:air")
+    assert res(state, 0) == [1, 0, 1, 0] and state.pending[0].kind == "turn"
+    state = position(2, reserve={0: {"earth": 2}})
+    play(state, "bonus:exchange", "energy:earth", "energy:water", "stop")
+    assert res(state, 0) == [0, 1, 0, 1]
+
+
+def test_bonus_gauge_and_three_uses_at_most():
+    state = position(2, gauge={0: 14})
+    play(state, "bonus:gauge")
+    assert state.gauge[0] == 15 and "bonus:gauge" not in options(state)  # gauge max 15
+    state = position(2, reserve={0: {"air": 1}})
+    play(state, "bonus:gauge", "bonus:gauge", "bonus:transmute")
+    assert state.bonus_used[0] == 3
+    assert not any(o.startswith("bonus:") for o in options(state))
+
+
+def test_die_energy_over_the_reserve_cap():
+    # winter die 1 face 3: 2 water, 3 crystals; reserve 6 -> 8 > 7: discard 1 by choice
+    state = position(2, reserve={1: {"fire": 6}}, rolled=[DICE[0][0][2]])
+    play(state, "end")
+    assert state.pending[0].seat == 1 and state.pending[0].kind == "energy"
+    assert options(state) == ["energy:water", "energy:fire"]
+    play(state, "energy:fire")
+    assert res(state, 1) == [0, 2, 5, 0] and state.crystals[1] == 3
+
+
+def test_transmute_rates_by_season():
+    for month, expected in ((1, [1, 1, 2, 3]), (4, [2, 1, 3, 1]), (7, [3, 2, 1, 1]), (10, [1, 3, 1, 2])):
+        got = []
+        for energy in ("air", "water", "fire", "earth"):
+            state = position(2, reserve={0: {energy: 1}}, month=month, transmute=True)
+            play(state, f"transmute:{energy}")
+            got.append(state.crystals[0])
+        assert got == expected
+
+
+def test_year_two_brings_library_two():
+    state = position(2, month=12, libraries={0: ([1, 2, 3], [4, 5, 6]), 1: ([7, 8, 9], [10, 11, 12])})
+    play(state, "end", "end")
+    assert state.year == 2 and state.month == 1
+    assert state.hands == [[1, 2, 3], [7, 8, 9]] and state.libraries[0] == [[], [4, 5, 6]]
+    assert [e.kind for e in state.log.events if e.kind in ("year", "library")] == ["library", "library", "year"]
+
+
+def test_game_ends_after_year_three_with_scores():
+    state = position(
+        2,
+        year=3,
+        month=12,
+        hands={1: [1]},
+        tableau={0: [19, 22], 1: [3]},
+        crystals={0: 10, 1: 40},
+    )
+    state.bonus_used = [1, 3]
+    play(state, "end", "end")
+    assert state.phase == pb.PHASE_OVER and not state.pending and state.year == 4
+    result = GAME.result(state)
+    # seat 0: 10 + 10 + 30 + 20 (helm: 2 cards vs 1) - 5 = 65; seat 1: 40 + 6 - 20 - 5 = 21
+    assert result.scores == (65, 21) and result.ranks == (1, 2)
+    assert state.log.events[-1].kind == "end" and list(state.log.events[-1].detail.scores) == [65, 21]
+
+
+def test_score_floored_at_zero_and_tie_break_cards_in_play():
+    state = position(2, hands={0: [1, 2, 3]}, crystals={0: 4})
+    assert GAME.score_of(state, 0) == 0
+    state = position(3, tableau={0: [29, 23], 1: [1], 2: [7]}, crystals={0: 8, 1: 2, 2: 0})
+    # seat 0: 8 + 0 = 8 (2 cards); seat 1: 2 + 6 = 8 (1 card); seat 2: 8 (1 card)
+    state.phase, state.pending = pb.PHASE_OVER, ()
+    result = GAME.score(state)
+    assert result.scores == (8, 8, 8) and result.ranks == (1, 2, 2)
+
+
+def test_figrim_cost_scales_with_players():
+    for players, cost in ((2, 3), (3, 6), (4, 9)):
+        state = position(players, hands={0: [11]}, crystals={0: cost})
+        play(state, "summon:11")
+        assert state.crystals[0] == 0
+        state = position(players, hands={0: [11]}, crystals={0: cost - 1})
+        assert "summon:11" not in options(state)
+
+
+def test_gauge_limits_cards_in_play():
+    state = position(2, hands={0: [7]}, tableau={0: [22]}, gauge={0: 1})
+    assert "summon:7" not in options(state)
+    state = position(2, hands={0: [7]}, tableau={0: [22]}, gauge={0: 2})
+    assert "summon:7" in options(state)
+
+
+# -- hidden information ------------------------------------------------------------------------------
+
+
+def mid_game(players, seed, steps):
+    state = GAME.new_match(GAME.config(players), seed)
+    rng = Chance(seed)
+    for _ in range(steps):
+        if not state.pending:
+            break
+        GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    return state
+
+
+def hidden_from(state, seat):
+    """The zones ``seat`` cannot see (others' hands, packets, picks during the draft, libraries,
+    limbo; the draw pile)."""
+    zones = [state.draw_pile]
+    for s in range(state.players):
+        if s != seat:
+            zones += [state.hands[s], state.packets[s], state.limbo[s], *state.libraries[s]]
+            if state.phase == pb.PHASE_DRAFT:
+                zones.append(state.drafted[s])
+    return zones
+
+
+@pytest.mark.parametrize("steps", [0, 5, 20, 200, 400, 600])
+def test_leak_hidden_cards_do_not_change_the_view(steps):
+    """Two states differing only in the cards seat 0 cannot see give it identical bytes."""
+    from tests.contract import assert_same_view, observation_bytes
+
+    state = mid_game(3, 17, steps)
+    other = GAME.clone(state)
+    zones = hidden_from(other, 0)
+    cards = [c for z in zones for c in z]
+    rotated = cards[1:] + cards[:1]  # every hidden card moves to another place
+    at = 0
+    for zone in zones:
+        zone[:] = rotated[at : at + len(zone)]
+        at += len(zone)
+    GAME.refresh(other)
+    assert_same_view(GAME, state, other, 0)
+    assert cards != rotated
+    assert any(observation_bytes(GAME, state, s) != observation_bytes(GAME, other, s) for s in (1, 2))
+
+
+def test_leak_no_event_names_a_hidden_card():
+    public_cards = {"summon", "sacrifice", "return", "discard", "activate"}
+    for seed in range(30):
+        state = mid_game(3, seed, 10_000)
+        for event in state.log.events:
+            names = list(event.detail.cards) if event.detail else []
+            if event.detail and event.detail.card:
+                names.append(event.detail.card)
+            if event.kind == "start" or not names:
+                continue
+            if event.to is None:
+                assert event.kind in public_cards, (event.kind, event.text)
+            else:
+                # a private event names cards only to seats that hold or saw them
+                assert event.kind in {"hand", "draft", "library", "drawn", "keep", "give"}, event.kind
+                assert len(event.to) <= 2
+
+
+def test_prompt_cards_only_to_the_chooser():
+    state = position(3, hands={0: [12]}, crystals={0: 3}, draw=[1, 2, 3, 4], gauge={0: 1})
+    play(state, "summon:12")
+    assert list(GAME.observe(state, 0).prompt.cards) == [1, 2, 3]
+    assert list(GAME.observe(state, 1).prompt.cards) == []
+    assert GAME.observe(state, 1).prompt.reason == "keep-one"
+    assert list(GAME.observe(state, SPECTATOR).prompt.cards) == [1, 2, 3]
+
+
+# -- worlds ------------------------------------------------------------------------------------------
+
+
+def test_sample_world_deals_unseen_cards_uniformly():
+    from collections import Counter
+    from itertools import combinations
+
+    from scipy.stats import chisquare
+
+    state = position(2, hands={0: [1], 1: [2, 3]}, draw=[4, 5, 6])
+    chance = Chance(5)
+    n = 3000
+    seen = Counter(tuple(sorted(GAME.sample_world(state, 0, chance).hands[1])) for _ in range(n))
+    pairs = list(combinations([2, 3, 4, 5, 6], 2))
+    assert set(seen) == set(pairs)
+    assert chisquare([seen[p] for p in pairs], [n / len(pairs)] * len(pairs)).pvalue > 0.001
+    world = GAME.sample_world(state, 0, chance)
+    assert world.hands[0] == [1] and len(world.draw_pile) == 3
+
+
+def test_sample_world_keeps_the_library_phase_consistent():
+    state = GAME.new_match(GAME.config(2), 8)
+    for _ in range(9 + 2):
+        GAME.apply(state, {d.seat: d.options[-1].id for d in state.pending})
+    world = GAME.sample_world(state, 0, Chance(3))
+    assert world.libraries[0] == state.libraries[0] and world.drafted[0] == state.drafted[0]
+    assert len(world.libraries[1][0]) == 2 and all(c in world.drafted[1] for c in world.libraries[1][0])
+
+
+# -- playouts ----------------------------------------------------------------------------------------
+
+MAX_ROUNDS = 36  # every round moves the token 1-3 months forward; Temporal Boots stay in the year
+MAX_STEPS = 3000  # measured maximum over the 2,000 playouts below is far lower (asserted)
+
+
+def check_playout(players, seed, mode):
+    state = GAME.new_match(GAME.config(players, {"mode": mode}), seed)
+    rng = Chance(seed ^ 0xACE)
+    steps = 0
+    pool = sorted(list(range(1, 31)) * 2)
+    while state.pending:
+        GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+        steps += 1
+        if state.phase == pb.PHASE_TURN:
+            seat = state.turn_seat
+            assert sum(state.reserve[seat][1:]) <= (10 if any(s.card == 18 for s in state.tableau[seat]) else 7)
+            assert all(len(state.tableau[s]) <= state.gauge[s] <= 15 for s in range(players))
+    assert steps <= MAX_STEPS and state.round <= MAX_ROUNDS and state.year == 4
+    held = [c for s in range(players) for c in state.hands[s] + [x.card for x in state.tableau[s]]]
+    assert sorted(held + state.draw_pile + state.discard) == pool
+    assert all(not lib[0] and not lib[1] for lib in state.libraries) and not any(state.limbo)
+    assert all(c >= 0 for c in state.crystals)
+    result = GAME.result(state)
+    expected = []
+    for s in range(players):
+        raw = (
+            state.crystals[s]
+            + sum(CARDS[x.card].prestige for x in state.tableau[s])
+            + (
+                20
+                if any(x.card == 19 for x in state.tableau[s])
+                and all(len(state.tableau[s]) > len(state.tableau[o]) for o in range(players) if o != s)
+                else 0
+            )
+            * sum(1 for x in state.tableau[s] if x.card == 19)
+            - [0, 5, 12, 20][state.bonus_used[s]]
+            - 5 * len(state.hands[s])
+        )
+        expected.append(max(0, raw))
+    assert result.scores == tuple(expected)
+    keys = [(expected[s], len(state.tableau[s])) for s in range(players)]
+    assert [r == 1 for r in result.ranks] == [k == max(keys) for k in keys]
+    return steps
+
+
+@pytest.mark.parametrize("part", range(4))
+def test_playout_invariants_2000_games(part):
+    """2,000 seeded random games (500 per slice): cards conserved, scores as the rules say,
+    every game ends within MAX_ROUNDS rounds and MAX_STEPS decisions."""
+    most = 0
+    for k in range(500):
+        seed = part * 500 + k
+        players = 2 + seed % 3
+        mode = "apprentice" if seed % 4 == 3 else "magician"
+        most = max(most, check_playout(players, seed, mode))
+    assert most <= MAX_STEPS
+
+
+def test_heuristic_beats_random():
+    from arena.runner import play_match
+    from bots.registry import make_bot
+
+    wins = 0.0
+    for match in range(8):
+        seat = match % 2
+        specs = ["random", "random"]
+        specs[seat] = "heuristic"
+        record = play_match(GAME, GAME.config(2), 900 + match, [make_bot(s, "seasons") for s in specs])
+        ranks = record.result["ranks"]
+        wins += (ranks[seat] == 1) / ranks.count(1)
+    assert wins >= 7

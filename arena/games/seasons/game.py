@@ -61,9 +61,10 @@ Rulings (``shared/rules/NOTES.md`` §4.17 and DATA §1 where they speak; the res
    (``stop`` ends it).
 9. **Draw bonus**: offered while your die shows the card symbol (used or not); draw 2, keep
    1, discard the other.
-10. **Stored energies** (Amulet of Water #4) pay any cost like reserve energies; the reserve
-    is spent first. They are not "in the reserve" (cap, Chest #13, Horn #14, Lewis #21,
-    Potion of Life #26, Lantern #45) and are lost if the card leaves play.
+10. **Stored energies** (Amulet of Water #4) pay any cost, can be transmuted and exchanged
+    like reserve energies; the reserve is spent first. They are not "in the reserve" (cap,
+    Chest #13, Horn #14, Lewis #21, Potion of Life #26, Lantern #45) and are lost if the card
+    leaves play.
 11. **Permanent effects** apply from the moment the card is in play: they do not trigger on
     the card's own summon (Staff of Spring #6, Yjang's Vase #30).
 12. **Activation** is once per owner's turn, only during that turn. Die of Malice #15 is
@@ -84,6 +85,10 @@ Rulings (``shared/rules/NOTES.md`` §4.17 and DATA §1 where they speak; the res
     identical energies for 12 crystals.
 20. **End of game**: the year-4 check follows the season effects of the last round; the
     Library III cards still in hand count as cards in hand.
+21. **Worlds** (``sample_world``): every card the seat cannot see is re-dealt uniformly over the
+    hidden places (others' hands, libraries, limbo, draft packets and picks, the draw pile); what
+    the seat knows of the packets it passed on, of cards it gave (Naria #12) and, in apprentice
+    mode, of the prebuilt hands is not used.
 
 Chance labels, in the order drawn: ``"decks"`` (apprentice: the shuffle of the 4 prebuilt hands'
 indices; seat s gets the s-th), ``"deal"`` (the shuffle of the pool: magician/archmage deal 9 per
@@ -154,7 +159,12 @@ with contextlib.suppress(ImportError):  # the advanced cards 31-50 (their own mo
 
 MODES = ("apprentice", "magician", "archmage")
 ALL = 50
-BONUS_NAMES: dict[int, str] = {pb.EXCHANGE: "exchange", pb.TRANSMUTE_PLUS: "transmute", pb.GAUGE: "gauge", pb.DRAW_TWO: "draw"}
+BONUS_NAMES: dict[int, str] = {
+    pb.EXCHANGE: "exchange",
+    pb.TRANSMUTE_PLUS: "transmute",
+    pb.GAUGE: "gauge",
+    pb.DRAW_TWO: "draw",
+}
 
 
 def pool_numbers(mode: str) -> list[int]:
