@@ -281,6 +281,22 @@ def test_divine_chalice_summons_one_free():
     assert sorted(state.discard) == [1, 3, 22]
 
 
+def test_divine_chalice_summoning_amulet_of_fire_keeps_the_draws_apart():
+    state = position(
+        2,
+        hands={0: [9]},
+        reserve={0: {"air": 1, "water": 1, "fire": 1, "earth": 1}},
+        gauge={0: 2},
+        draw=[2, 22, 1, 3, 5, 6, 7, 8],
+    )
+    play(state, "summon:9", "card:2")
+    assert sorted(state.discard) == [1, 3, 22]
+    assert options(state) == ["card:5", "card:6", "card:7", "card:8"]
+    play(state, "card:8")
+    assert state.hands[0] == [8] and sorted(state.discard) == [1, 3, 5, 6, 7, 22]
+    assert cards_in_play(state, 0) == [9, 2]
+
+
 def test_divine_chalice_without_room_discards_all():
     state = position(
         2, hands={0: [9]}, reserve={0: {"air": 1, "water": 1, "fire": 1, "earth": 1}}, gauge={0: 1}, draw=[29, 22, 1, 3]
@@ -356,6 +372,11 @@ def test_archmage_refused_until_advanced_cards_exist():
         pytest.skip("cards 31-50 are implemented")
     with pytest.raises(ConfigError, match="31-50"):
         GAME.config(2, {"mode": "archmage"})
+
+
+def test_unknown_mode_is_refused():
+    with pytest.raises(ConfigError, match="apprentice, magician, archmage"):
+        GAME.config(2, {"mode": "wizard"})
 
 
 def test_illegal_choice_changes_nothing():

@@ -162,8 +162,9 @@ def divine_chalice(ctx: Ctx) -> None:
 
 @choice("chalice", limbo_options)
 def _chalice(ctx: Ctx, ask: Ask, action: Any) -> None:
-    ctx.summon_free(action.card, from_limbo=True)
-    ctx.discard_limbo()
+    ctx.state.limbo[ctx.seat].remove(action.card)
+    ctx.discard_limbo()  # first: the summoned card's own effect may draw (Amulet of Fire #2)
+    ctx.game.put_in_play(ctx.state, ctx.seat, action.card, None, 9)
 
 
 # 10 Syllas the Faithful: each opponent sacrifices 1 power card (off-turn choices).

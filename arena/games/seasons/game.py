@@ -136,6 +136,7 @@ from arena.games.seasons.framework import (
     MONTHS,
     ON_SUMMON,
     PAYMENTS,
+    RESERVE,
     TRANSMUTE,
     YEARS,
     Ask,
@@ -261,7 +262,6 @@ class Seasons(Game[SeasonsState]):
                 "magician",
                 "apprentice (prebuilt 9-card hands, cards 1-30), magician (draft, cards 1-30) or archmage "
                 "(draft, cards 1-50)",
-                choices=MODES,
             ),
         ),
         variants=(
@@ -277,6 +277,8 @@ class Seasons(Game[SeasonsState]):
     action_type = pb.Action
 
     def check_config(self, config: MatchConfig) -> None:
+        if config["mode"] not in MODES:
+            raise ConfigError(f"seasons: option mode={config['mode']!r}: expected one of {', '.join(MODES)}")
         if config["mode"] == "archmage" and not advanced_ready():
             raise ConfigError("seasons: mode archmage needs cards 31-50, which are not implemented yet")
 
@@ -401,6 +403,8 @@ class Seasons(Game[SeasonsState]):
                 raise AssertionError(stage)
 
     def _overflow(self, state: SeasonsState) -> bool:
+        if all(total(r) <= RESERVE for r in state.reserve):
+            return False
         for seat in self.order(state, state.turn_seat):
             excess = total(state.reserve[seat]) - cap_of(state, seat)
             if excess > 0:

@@ -8,7 +8,7 @@ gather energies, summon and activate power cards, and turn energies into crystal
 Decision kinds: "draft", "library", "die", "reroll", "turn", "keep", "energy", "card",
 "seat", "move".
 Event kinds: "start", "hand", "draft", "library", "roll", "die", "turn", "gain", "lose",
-"draw", "drawn", "keep", "summon", "activate", "transmute", "bonus", "exchange", "sacrifice",
+"draw", "drawn", "keep", "summon", "activate", "transmute", "bonus", "sacrifice",
 "return", "give", "discard", "season", "year", "end".
 
 Cards are named by their number 1-50 (2 copies of each exist). Energies: "air", "water",
