@@ -252,6 +252,7 @@ END_OF_GAME: dict[int, Callable[[SeasonsState, int], int]] = {}
 COST_MODIFIERS: dict[int, Callable[[SeasonsState, int, int, list[Payment]], list[Payment]]] = {}
 PAYMENTS: dict[int, Callable[[SeasonsState, int], list[Payment]]] = {}
 RESERVE_CAPS: dict[int, int] = {}
+SUMMON_TAX: dict[int, int] = {}  # crystals an OPPONENT of the owner must add to a paid summon (#33)
 IMPLEMENTED: set[int] = set()
 
 
@@ -324,6 +325,13 @@ def payments(number: int) -> Callable[[Any], Any]:
 
 def reserve_cap(number: int, cap: int) -> None:
     RESERVE_CAPS[number] = cap
+    IMPLEMENTED.add(number)
+
+
+def summon_tax(number: int, crystals: int) -> None:
+    """While card ``number`` is in play, each paid summon of its owner's opponents needs
+    ``crystals`` more crystals (given by its ``before_summon`` hook, e.g. Arcano Leech #33)."""
+    SUMMON_TAX[number] = crystals
     IMPLEMENTED.add(number)
 
 

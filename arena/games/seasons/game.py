@@ -137,6 +137,7 @@ from arena.games.seasons.framework import (
     ON_SUMMON,
     PAYMENTS,
     RESERVE,
+    SUMMON_TAX,
     TRANSMUTE,
     YEARS,
     Ask,
@@ -612,13 +613,14 @@ class Seasons(Game[SeasonsState]):
 
     def affordable(self, state: SeasonsState, seat: int, pay: Payment) -> bool:
         have = available(state, seat)
-        return state.crystals[seat] >= pay.crystals and all(have[e] >= pay.energies[e] for e in ENERGIES)
+        tax = sum(SUMMON_TAX.get(x.card, 0) for s in range(state.players) if s != seat for x in state.tableau[s])
+        return state.crystals[seat] >= pay.crystals + tax and all(have[e] >= pay.energies[e] for e in ENERGIES)
 
     def put_in_play(self, state: SeasonsState, seat: int, number: int, pay: Payment | None, source: int = 0) -> None:
         """Summon ``number`` (already out of its zone): pay, place, arrival effect, hooks."""
         ctx = Ctx(self, state, seat, number, -1, pay)
-        self.run_hooks(state, "before_summon", [s for s in self.order(state, seat) if s != seat], seat, number)
-        if pay is not None:
+        if pay is not None:  # a paid summon (Arcano Leech #33 spares free ones)
+            self.run_hooks(state, "before_summon", [s for s in self.order(state, seat) if s != seat], seat, number)
             ctx.spend(pay.energies, "pays")
             if pay.crystals:
                 state.crystals[seat] -= pay.crystals
