@@ -11,8 +11,9 @@ A2. **Elemental Amulet #31** is paid with 1 to 4 energies of different types (on
     suffix names the types not paid). Its effect follows the types paid: water 2 energies,
     earth 5 crystals, fire 1 card drawn into the hand, air gauge +1 (applied in the order
     air, water, fire, earth). Summoned for free (Potion of Dreams #24, Divine Chalice #9,
-    Crystal Orb #34) it gives all four. Hand of Fortune #20 gives no extra type (its
-    reductions of #31 coincide with paying fewer types).
+    Crystal Orb #34) it gives all four. Hand of Fortune #20 reduces this cost like any other
+    (never below 1 energy): a type it removes is not paid and gives no effect, so with it the
+    Amulet is paid with 1–3 types.
 A3. **Tree of Light #32** is one activation: either pay 3 crystals and gain 1 energy of your
     choice (``energy:<e>``) or discard 1 energy to be allowed to transmute for the rest of the
     turn (``transmute:<e>``), in one ``energy`` decision (reason ``tree``).

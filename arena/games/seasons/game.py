@@ -43,8 +43,8 @@ Rulings (``shared/rules/NOTES.md`` §4.17 and DATA §1 where they speak; the res
 1. **Players** 2–4 (NOTES 4.17 §1, DATA 1.1); **cards** 2 copies of each of the 50.
 2. **Modes** (variant ``mode``): ``apprentice`` (prebuilt hands, cards 1–30; the draw pile is
    the other cards of 1–30; the 4 hands go to seats by a random shuffle), ``magician`` (draft
-   with cards 1–30, 60 cards; the default), ``archmage`` (draft with all 100 cards; refused
-   with a ConfigError until cards 31–50 are implemented).
+   with cards 1–30, 60 cards), ``archmage`` (draft with all 100 cards; the default). The
+   rulings of the advanced cards 31–50 are A1–A20 in ``cards_advanced.py``.
 3. **Dice first, then turns**: all seats take their dice in turn order, then all seats play
    their turns in the same order (the page lists dice choice before "The players' turn").
 4. **Die resolution**: energies, crystals and the star are applied automatically at the start
@@ -260,14 +260,14 @@ class Seasons(Game[SeasonsState]):
         options=(
             OptionSpec(
                 "mode",
-                "magician",
+                "archmage",
                 "apprentice (prebuilt 9-card hands, cards 1-30), magician (draft, cards 1-30) or archmage "
                 "(draft, cards 1-50)",
             ),
         ),
         variants=(
             Variant("apprentice", "beginner mode: prebuilt 9-card hands of the basic cards", {"mode": "apprentice"}),
-            Variant("archmage", "draft with all 50 cards (basic and advanced)", {"mode": "archmage"}),
+            Variant("magician", "draft with the 30 basic cards only", {"mode": "magician"}),
         ),
         simultaneous=True,
         hidden_information=True,
