@@ -419,7 +419,7 @@ def test_draft_passes_left_and_is_sealed():
 
 
 def test_draft_then_library_then_round():
-    state = GAME.new_match(GAME.config(2), 5)
+    state = GAME.new_match(GAME.config(2, {"mode": "magician"}), 5)
     for _ in range(9):
         GAME.apply(state, {d.seat: d.options[0].id for d in state.pending})
     assert state.phase == pb.PHASE_LIBRARY and all(len(d) == 9 for d in state.drafted)

@@ -286,6 +286,7 @@ def test_cursed_treatise_on_summon():
     play(state, "summon:42", "energy:air", "energy:fire")
     assert state.crystals[0] == 10 and state.gauge[0] == 2 and res(state, 0) == [1, 0, 1, 0]
     assert GAME.score_of(state, 0) == 0  # 10 crystals - 10 prestige
+    assert GAME.observe(state, 1).seats[0].prestige == -10  # int32: negative prestige is shown
 
 
 def test_cursed_treatise_sacrificed_by_syllas_off_turn():
@@ -536,6 +537,9 @@ def check_archmage_playout(players, seed):
             assert ids and len(ids) == len(set(ids))
         GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
         steps += 1
+        if steps % 10 == 0:  # observations build (negative prestige: #42, #50)
+            for seat in range(players):
+                GAME.observe(state, seat).SerializeToString()
         assert all(c >= 0 for c in state.crystals)
         assert all(0 <= g <= 15 for g in state.gauge)
         if state.phase == pb.PHASE_TURN:

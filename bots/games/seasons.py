@@ -15,7 +15,11 @@ EFFECT_VALUE: dict[int, float] = {
     1: 4, 2: 3, 3: 9, 4: 6, 5: 8, 6: 9, 7: 0, 8: 4, 9: 8, 10: 4, 11: 5, 12: 3, 13: 6, 14: 4,
     15: 4, 16: 5, 17: 1, 18: 4, 19: 8, 20: 3, 21: 3, 22: 0, 23: 5, 24: 3, 25: 7, 26: 8, 27: 4,
     28: 6, 29: 20, 30: 4,
+    # the advanced cards 31-50
+    31: 5, 32: 2, 33: 5, 34: 2, 35: 4, 36: 4, 37: 0, 38: 3, 39: 3, 40: 2, 41: 4, 42: 12, 43: 5,
+    44: 2, 45: 6, 46: 8, 47: 2, 48: 4, 49: 5, 50: 10,
 }  # fmt: skip
+SPENDING = ("overflow", "spend", "exchange-give", "orb-pay", "cauldron", "mirror-from")
 ENERGY_VALUE = 1.5  # an energy is worth about 1.5 crystals (average transmute rate)
 
 
@@ -127,7 +131,15 @@ class HeuristicBot(Bot):
             return "keep" if not late or card_value(card, obs.players) > 8 else "discard"
         if kind == "energy":
             reason = obs.prompt.reason
-            if reason in ("overflow", "spend", "exchange-give"):
+            if reason == "tree":  # Tree of Light #32: discard the least needed energy to transmute
+                transmutes = [o for o in ids if o.startswith("transmute:")]
+                if transmutes:
+                    worst = self._worst_energy(obs, ["energy:" + o[10:] for o in transmutes])
+                    return "transmute:" + worst[7:]
+                return self._best_energy(obs, ids)
+            if reason == "mirror-more":
+                return "stop"
+            if reason in SPENDING:
                 return "stop" if "stop" in ids else self._worst_energy(obs, ids)
             return self._best_energy(obs, ids)
         if kind == "card":
@@ -189,7 +201,18 @@ class HeuristicBot(Bot):
             return bool(obs.hand) and max(card_value(c, obs.players) for c in obs.hand) > 2 * reserve
         if card == 23:  # Potion of Power: when the gauge is short
             return bool(obs.hand) or last
-        return True  # Balance of Ishtar and the advanced cards
+        if card == 32:  # Tree of Light: discard an energy to transmute the others
+            return not obs.may_transmute and reserve >= 3
+        if card == 35:  # Glutton Cauldron: only energies no card in hand needs
+            kept = self._kept(obs)
+            return any(me.reserve[e] > kept[e] for e in ENERGIES) and not last
+        if card == 37:  # Dragon Skull: three cards in play are worth more than 15
+            return False
+        if card == 44:  # Necrotic Kriss: a familiar of the hand
+            return any(CARDS[c].familiar for c in obs.hand)
+        if card == 47:  # Mirror of the Seasons: when a card in hand lacks an energy
+            return any(self._needs(obs)) and me.crystals >= 3
+        return True  # Balance of Ishtar, Orb, Idol, Damned Soul (pass it on)
 
     def _turn(self, obs: pb.Observation, turn: Turn) -> str:
         ids = turn.option_ids
@@ -250,6 +273,14 @@ class HeuristicBot(Bot):
 
             return min(ids, key=keep_score)
         cards = [o for o in ids if o.startswith("card:")]
+        if reason == "orb":  # Crystal Orb #34: look at the top card
+            return "draw"
+        if reason == "crown":  # Vampiric Crown #36: draw a card for its prestige
+            return "draw" if "draw" in ids else min(cards, key=lambda o: (card_value(int(o[5:]), players), o))
+        if reason == "kriss" and cards:  # Necrotic Kriss #44: the least valuable familiar of the hand
+            return min(cards, key=lambda o: (card_value(int(o[5:]), players), o))
+        if reason == "orb-look":
+            return cards[0] if cards and card_value(int(cards[0][5:]), players) >= 8 else "none"
         if not cards:
             return ids[-1]
         value = {o: card_value(int(o.split(":")[1]), players) for o in cards}

@@ -28,9 +28,12 @@ Option id grammar:
            "bonus:transmute", "bonus:gauge", "bonus:draw", "end" (end your turn).
   keep:    "keep" or "discard" (a card drawn with the die's card symbol).
   energy:  "energy:<energy>" (an energy to gain, to discard, to spend or to exchange, see
-           `prompt`), plus "stop" where the prompt allows stopping.
+           `prompt`), plus "stop" where the prompt allows stopping; "transmute:<energy>"
+           (Tree of Light #32: discard that energy to transmute this turn).
   card:    "card:<card>" (a card of the cards shown in `prompt.cards`, or of your hand), or
-           "tableau:<i>" (a card of your tableau, by index), plus "none" where allowed.
+           "tableau:<i>" (a card of your tableau, by index), plus "none" where allowed;
+           "draw" (Crystal Orb #34: look at the top card; Vampiric Crown #36: draw a card)
+           and "discard" (Crystal Orb #34: pay 3 crystals to discard the top card).
   seat:    "seat:<s>" (an opponent).
   move:    "move:<+d>" / "move:<-d>" (Temporal Boots #7: the season token, within the year).
 """
@@ -414,7 +417,7 @@ class SeatView(_message.Message):
     score: _builtins.int
     """the final score if the game ended now (with penalties)"""
     prestige: _builtins.int
-    """printed prestige of the cards in play"""
+    """printed prestige of the cards in play (may be negative: #42, #50)"""
     @_builtins.property
     def reserve(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """energies in the reserve, by Energy"""
