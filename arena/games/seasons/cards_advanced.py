@@ -511,7 +511,9 @@ def _convert(ctx: Ctx, source: int, target: int) -> None:
     reserve[source] -= 1
     reserve[target] += 1
     ctx.log(
-        "lose", f"turns 1 {ENERGY_NAMES[source]} into 1 {ENERGY_NAMES[target]} ({card_name(47)})", energies=_count(source)
+        "lose",
+        f"turns 1 {ENERGY_NAMES[source]} into 1 {ENERGY_NAMES[target]} ({card_name(47)})",
+        energies=_count(source),
     )
     ctx.log("gain", f"gains 1 {ENERGY_NAMES[target]} ({card_name(47)})", energies=_count(target))
     ctx.ask("energy", "mirror_more", reason="mirror-more", data=(source, target))
