@@ -85,10 +85,14 @@ Rulings (``shared/rules/NOTES.md`` §4.17 and DATA §1 where they speak; the res
     identical energies for 12 crystals.
 20. **End of game**: the year-4 check follows the season effects of the last round; the
     Library III cards still in hand count as cards in hand.
-21. **Worlds** (``sample_world``): every card the seat cannot see is re-dealt uniformly over the
-    hidden places (others' hands, libraries, limbo, draft packets and picks, the draw pile); what
-    the seat knows of the packets it passed on, of cards it gave (Naria #12) and, in apprentice
-    mode, of the prebuilt hands is not used.
+21. **First player**: a random seat (the page's "youngest player" [:67]).
+22. **Worlds** (``sample_world``): the cards the seat cannot see are re-dealt uniformly over the
+    hidden places (others' hands, libraries, limbo, draft packets and picks, the draw pile),
+    except that during the draft and the library phase what the seat knows of the packets it
+    held and passed on is kept (the cards that left a packet between two sightings are picks
+    of the seats that held it; what it passed since is in the next seats' picks or packet).
+    Not used: that knowledge after the library phase, cards it gave (Naria #12), and in
+    apprentice mode that the others' cards came from whole prebuilt hands.
 
 Chance labels, in the order drawn: ``"decks"`` (apprentice: the shuffle of the 4 prebuilt hands'
 indices; seat s gets the s-th), ``"deal"`` (the shuffle of the pool: magician/archmage deal 9 per
@@ -331,7 +335,7 @@ class Seasons(Game[SeasonsState]):
             CHANCE_SEAT,
             "start",
             f"{mode} mode; seat {first} is the first player; {dice_text}",
-            pb.EventDetail(seat=first, reason=mode, cards=[n for d in dice_set for n in d]),
+            pb.EventDetail(seat=first, reason=mode, dice_in_play=[n for d in dice_set for n in d]),
         )
         for seat in range(players):
             cards = packets[seat]
