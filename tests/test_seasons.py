@@ -719,8 +719,8 @@ def test_sample_world_keeps_the_library_phase_consistent():
 
 # -- playouts ----------------------------------------------------------------------------------------
 
-MAX_ROUNDS = 36  # every round moves the token 1-3 months forward; Temporal Boots stay in the year
-MAX_STEPS = 3000  # measured maximum over the 2,000 playouts below is far lower (asserted)
+MAX_ROUNDS = 36  # every round moves the token 1-3 months forward (Boots: back 1-3 within the year)
+MAX_STEPS = 1000  # decisions; measured maximum over the 2,000 playouts below: 459 (4 players)
 
 
 def check_playout(players, seed, mode):
@@ -837,3 +837,35 @@ def test_sample_world_draft_knowledge_is_consistent(players):
                     [c for s in range(players) for c in state.drafted[s] + state.packets[s]] + state.draw_pile
                 )
             GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+
+
+def test_amsug_returning_the_grimoire_lowers_the_cap_and_loses_stored_energies():
+    state = position(
+        2,
+        hands={0: [17]},
+        tableau={0: [18], 1: [4]},
+        reserve={0: {"water": 5, "air": 4}},
+        gauge={0: 2},
+    )
+    state.tableau[1][0].energies = [0, 2, 0, 0, 0]
+    play(state, "summon:17", "tableau:0")  # seat 0 returns its Grimoire: cap 10 -> 7
+    assert state.pending[0].seat == 1
+    play(state, "tableau:0")  # seat 1 returns Amulet of Water: its 2 stored air are lost
+    assert state.hands[1] == [4] and state.reserve[1] == [0] * 5
+    # seat 0 holds 4 water + 3 air after paying Amsug (water + air): 7, within the cap of 7
+    assert res(state, 0) == [3, 4, 0, 0] and state.pending[0].kind == "turn"
+    state = position(2, hands={0: [17]}, tableau={0: [18]}, reserve={0: {"water": 6, "air": 4}}, gauge={0: 2})
+    play(state, "summon:17", "tableau:0")
+    assert state.pending[0].kind == "energy" and GAME.observe(state, 0).prompt.reason == "overflow"
+    assert GAME.observe(state, 0).prompt.left == 0
+    play(state, "energy:water")
+    assert res(state, 0) == [3, 4, 0, 0]
+
+
+def test_keep_events_hide_the_card_from_others():
+    state = position(3, draw=[29])
+    play(state, "draw", "keep")
+    keeps = [e for e in state.log.events if e.kind == "keep"]
+    assert [(sorted(e.to), e.detail.card) for e in keeps] == [([0], 29), ([1, 2], 0)]
+    drawn = [e for e in state.log.events if e.kind == "drawn"]
+    assert [(sorted(e.to), list(e.detail.cards)) for e in drawn] == [([0], [29])]

@@ -102,10 +102,12 @@ players + 1 are used), ``"first"`` (pick of the first player), then during play 
 round: one d6 per die in play, in die order), ``"reroll"`` (Die of Malice) and ``"reshuffle"``
 (the discard pile made into the draw pile).
 
-Bound: 36 months; every round moves the token at least 1 month (the leftover die has 1–3 pips;
-Temporal Boots stay within the year), so at most 36 rounds. A turn ends by ``end``; every other
-option spends a bonus use (3 per game), an energy, a card in hand, an activation (once per card
-per turn) or the single die draw, so a turn is finite; the playout test states the step bound.
+Bound: the leftover die moves the token 1–3 months forward every round and only Temporal Boots
+#7 move it back (at most 3 months per summon, within the year), so a game has at most 36 rounds
+plus 3 per Boots summon. Within a turn every option but ``end`` spends something finite: a card
+in hand (summon), a card's activation for this turn, an energy, a bonus use (3 per game) or the
+die's single draw. Measured over the 2,000 seeded random playouts of the tests: at most 26
+rounds and 459 decisions (4 players); the test asserts 36 rounds and 1,000 decisions.
 """
 
 from __future__ import annotations
