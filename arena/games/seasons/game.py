@@ -85,10 +85,14 @@ Rulings (``shared/rules/NOTES.md`` §4.17 and DATA §1 where they speak; the res
     identical energies for 12 crystals.
 20. **End of game**: the year-4 check follows the season effects of the last round; the
     Library III cards still in hand count as cards in hand.
-21. **Worlds** (``sample_world``): every card the seat cannot see is re-dealt uniformly over the
-    hidden places (others' hands, libraries, limbo, draft packets and picks, the draw pile); what
-    the seat knows of the packets it passed on, of cards it gave (Naria #12) and, in apprentice
-    mode, of the prebuilt hands is not used.
+21. **First player**: a random seat (the page's "youngest player" [:67]).
+22. **Worlds** (``sample_world``): the cards the seat cannot see are re-dealt uniformly over the
+    hidden places (others' hands, libraries, limbo, draft packets and picks, the draw pile),
+    except that during the draft and the library phase what the seat knows of the packets it
+    held and passed on is kept (the cards that left a packet between two sightings are picks
+    of the seats that held it; what it passed since is in the next seats' picks or packet).
+    Not used: that knowledge after the library phase, cards it gave (Naria #12), and in
+    apprentice mode that the others' cards came from whole prebuilt hands.
 
 Chance labels, in the order drawn: ``"decks"`` (apprentice: the shuffle of the 4 prebuilt hands'
 indices; seat s gets the s-th), ``"deal"`` (the shuffle of the pool: magician/archmage deal 9 per
@@ -98,10 +102,12 @@ players + 1 are used), ``"first"`` (pick of the first player), then during play 
 round: one d6 per die in play, in die order), ``"reroll"`` (Die of Malice) and ``"reshuffle"``
 (the discard pile made into the draw pile).
 
-Bound: 36 months; every round moves the token at least 1 month (the leftover die has 1–3 pips;
-Temporal Boots stay within the year), so at most 36 rounds. A turn ends by ``end``; every other
-option spends a bonus use (3 per game), an energy, a card in hand, an activation (once per card
-per turn) or the single die draw, so a turn is finite; the playout test states the step bound.
+Bound: the leftover die moves the token 1–3 months forward every round and only Temporal Boots
+#7 move it back (at most 3 months per summon, within the year), so a game has at most 36 rounds
+plus 3 per Boots summon. Within a turn every option but ``end`` spends something finite: a card
+in hand (summon), a card's activation for this turn, an energy, a bonus use (3 per game) or the
+die's single draw. Measured over the 2,000 seeded random playouts of the tests: at most 26
+rounds and 459 decisions (4 players); the test asserts 36 rounds and 1,000 decisions.
 """
 
 from __future__ import annotations
@@ -332,7 +338,7 @@ class Seasons(Game[SeasonsState]):
             CHANCE_SEAT,
             "start",
             f"{mode} mode; seat {first} is the first player; {dice_text}",
-            pb.EventDetail(seat=first, reason=mode, cards=[n for d in dice_set for n in d]),
+            pb.EventDetail(seat=first, reason=mode, dice_in_play=[n for d in dice_set for n in d]),
         )
         for seat in range(players):
             cards = packets[seat]

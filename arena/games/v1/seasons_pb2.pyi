@@ -725,6 +725,7 @@ class EventDetail(_message.Message):
     REASON_FIELD_NUMBER: _builtins.int
     SCORES_FIELD_NUMBER: _builtins.int
     SOURCE_FIELD_NUMBER: _builtins.int
+    DICE_IN_PLAY_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """the seat the event is about"""
     card: _builtins.int
@@ -763,6 +764,10 @@ class EventDetail(_message.Message):
     def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """end: final scores"""
 
+    @_builtins.property
+    def dice_in_play(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """start: die numbers used each season (W, Sp, Su, F groups)"""
+
     def __init__(
         self,
         *,
@@ -781,10 +786,11 @@ class EventDetail(_message.Message):
         reason: _builtins.str = ...,
         scores: _abc.Iterable[_builtins.int] | None = ...,
         source: _builtins.int = ...,
+        dice_in_play: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["die", b"die"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount", b"amount", "bonus", b"bonus", "card", b"card", "cards", b"cards", "crystals", b"crystals", "dice", b"dice", "die", b"die", "energies", b"energies", "month", b"month", "reason", b"reason", "scores", b"scores", "seat", b"seat", "source", b"source", "target", b"target", "year", b"year"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount", b"amount", "bonus", b"bonus", "card", b"card", "cards", b"cards", "crystals", b"crystals", "dice", b"dice", "dice_in_play", b"dice_in_play", "die", b"die", "energies", b"energies", "month", b"month", "reason", b"reason", "scores", b"scores", "seat", b"seat", "source", b"source", "target", b"target", "year", b"year"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
