@@ -222,6 +222,24 @@ def test_glutton_cauldron_seventh_energy_pays_out():
     assert res(state, 0) == [1, 2, 2, 2] and state.crystals[0] == 16
 
 
+def test_glutton_cauldron_payout_over_the_reserve_cap_seven_or_ten():
+    state = position(2, tableau={0: [35]}, reserve={0: {"fire": 1, "air": 3}})
+    state.tableau[0][0].energies = [0, 1, 2, 1, 2]
+    GAME.refresh(state)
+    play(state, "activate:0", "energy:fire")
+    assert res(state, 0) == [4, 2, 2, 2]  # 10 energies: 3 over the cap of 7
+    prompt = GAME.observe(state, 0).prompt
+    assert state.pending[0].kind == "energy" and prompt.reason == "overflow" and prompt.left == 2
+    play(state, "energy:air", "energy:air", "energy:water")
+    assert res(state, 0) == [2, 1, 2, 2] and state.pending[0].kind == "turn"
+    # with Bespelled Grimoire #18 the reserve holds 10: nothing to discard
+    state = position(2, tableau={0: [35, 18]}, reserve={0: {"fire": 1, "air": 3}})
+    state.tableau[0][0].energies = [0, 1, 2, 1, 2]
+    GAME.refresh(state)
+    play(state, "activate:0", "energy:fire")
+    assert res(state, 0) == [4, 2, 2, 2] and state.pending[0].kind == "turn"
+
+
 def test_glutton_cauldron_not_offered_with_an_empty_reserve():
     state = position(2, tableau={0: [35]})
     assert "activate:0" not in options(state)
