@@ -370,7 +370,7 @@ def test_archmage_refused_until_advanced_cards_exist():
 
     if advanced_ready():
         pytest.skip("cards 31-50 are implemented")
-    with pytest.raises(ConfigError, match="31-50"):
+    with pytest.raises(ConfigError, match="cards 31-50 not implemented"):
         GAME.config(2, {"mode": "archmage"})
 
 

@@ -286,7 +286,7 @@ class Seasons(Game[SeasonsState]):
         if config["mode"] not in MODES:
             raise ConfigError(f"seasons: option mode={config['mode']!r}: expected one of {', '.join(MODES)}")
         if config["mode"] == "archmage" and not advanced_ready():
-            raise ConfigError("seasons: mode archmage needs cards 31-50, which are not implemented yet")
+            raise ConfigError("seasons: mode archmage: cards 31-50 not implemented yet (use apprentice or magician)")
 
     # -- setup ------------------------------------------------------------------------------
 
