@@ -275,7 +275,7 @@ def test_divine_chalice_summons_one_free():
         2, hands={0: [9]}, reserve={0: {"air": 1, "water": 1, "fire": 1, "earth": 1}}, gauge={0: 2}, draw=[29, 22, 1, 3]
     )
     play(state, "summon:9")
-    assert options(state) == ["card:1", "card:3", "card:22", "card:29"]
+    assert options(state) == ["card:1", "card:3", "card:22", "card:29", "none"]
     play(state, "card:29")
     assert cards_in_play(state, 0) == [9, 29] and state.crystals[0] == 20
     assert sorted(state.discard) == [1, 3, 22]
@@ -295,6 +295,13 @@ def test_divine_chalice_summoning_amulet_of_fire_keeps_the_draws_apart():
     play(state, "card:8")
     assert state.hands[0] == [8] and sorted(state.discard) == [1, 3, 5, 6, 7, 22]
     assert cards_in_play(state, 0) == [9, 2]
+
+
+def test_divine_chalice_may_summon_none():
+    state = position(2, hands={0: [9]}, reserve={0: {"air": 1, "water": 1, "fire": 1, "earth": 1}}, gauge={0: 2},
+                     draw=[29, 22, 1, 3])  # fmt: skip
+    play(state, "summon:9", "none")
+    assert cards_in_play(state, 0) == [9] and sorted(state.discard) == [1, 3, 22, 29]
 
 
 def test_divine_chalice_without_room_discards_all():
@@ -370,7 +377,7 @@ def test_archmage_refused_until_advanced_cards_exist():
 
     if advanced_ready():
         pytest.skip("cards 31-50 are implemented")
-    with pytest.raises(ConfigError, match="31-50"):
+    with pytest.raises(ConfigError, match="cards 31-50 not implemented"):
         GAME.config(2, {"mode": "archmage"})
 
 

@@ -287,10 +287,13 @@ class HeuristicBot(Bot):
         if reason == "give":
             return min(cards, key=lambda o: (value[o], o))
         if reason == "summon-free":
-            return max(
-                cards,
-                key=lambda o: (CARDS[int(o.split(":")[1])].prestige + EFFECT_VALUE.get(int(o.split(":")[1]), 0), o),
-            )
+
+            def worth(oid: str) -> float:
+                number = int(oid.split(":")[1])
+                return CARDS[number].prestige + EFFECT_VALUE.get(number, 0)
+
+            best = max(cards, key=lambda o: (worth(o), o))
+            return "none" if worth(best) < 0 and "none" in ids else best
         return max(cards, key=lambda o: (value[o], o))
 
 

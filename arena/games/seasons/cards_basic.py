@@ -11,6 +11,7 @@ from arena.games.seasons.framework import (
     CARDS,
     ENERGIES,
     ENERGY_NAMES,
+    NONE,
     Ask,
     Ctx,
     Payment,
@@ -148,7 +149,7 @@ def purse_of_io(ctx: Ctx, energy: int, crystals: int) -> None:
     ctx.gain_crystals(1)
 
 
-# 9 Divine Chalice: draw 4, summon 1 of them for free, discard the rest (ruling 16).
+# 9 Divine Chalice: draw 4, you may summon 1 of them for free, discard the rest (ruling 16).
 
 
 @on_summon(9)
@@ -160,8 +161,16 @@ def divine_chalice(ctx: Ctx) -> None:
             ctx.discard_limbo()
 
 
-@choice("chalice", limbo_options)
+def _chalice_options(state: SeasonsState, ask: Ask) -> Sequence[Option]:
+    cards = limbo_options(state, ask)
+    return (*cards, NONE) if cards else ()
+
+
+@choice("chalice", _chalice_options)
 def _chalice(ctx: Ctx, ask: Ask, action: Any) -> None:
+    if action.kind == pb.NONE:
+        ctx.discard_limbo()
+        return
     ctx.state.limbo[ctx.seat].remove(action.card)
     ctx.discard_limbo()  # first: the summoned card's own effect may draw (Amulet of Fire #2)
     ctx.game.put_in_play(ctx.state, ctx.seat, action.card, None, 9)

@@ -76,9 +76,9 @@ Rulings (``shared/rules/NOTES.md`` §4.17 and DATA §1 where they speak; the res
 15. **Off-turn choices** go to the seat that makes them, clockwise from the card's owner:
     Syllas #10 (each opponent sacrifices), Amsug #17 (each seat, owner first, returns a magic
     item), Naria #12 (the owner keeps 1 and gives 1 to each opponent, clockwise).
-16. **Divine Chalice #9** summons one of the 4 drawn cards for free only if the gauge has
-    room; the other cards are discarded. **Potion of Dreams #24** is offered only with a card
-    in hand (the potion's own place is freed).
+16. **Divine Chalice #9**: the player may summon one of the 4 drawn cards for free (or
+    ``none``), only if the gauge has room; the other cards are discarded. **Potion of Dreams
+    #24** is offered only with a card in hand (the potion's own place is freed).
 17. **Crystals never go below 0**: a loss or gift takes what there is.
 18. **Ties**: most cards in play, then a shared placing.
 19. **Balance of Ishtar #5** follows DATA's first-edition text: cost 6 crystals; discard 4
@@ -287,7 +287,7 @@ class Seasons(Game[SeasonsState]):
         if config["mode"] not in MODES:
             raise ConfigError(f"seasons: option mode={config['mode']!r}: expected one of {', '.join(MODES)}")
         if config["mode"] == "archmage" and not advanced_ready():
-            raise ConfigError("seasons: mode archmage needs cards 31-50, which are not implemented yet")
+            raise ConfigError("seasons: mode archmage: cards 31-50 not implemented yet (use apprentice or magician)")
 
     # -- setup ------------------------------------------------------------------------------
 

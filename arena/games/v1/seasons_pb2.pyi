@@ -606,7 +606,7 @@ class Observation(_message.Message):
 
     @_builtins.property
     def library_picked(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """library: how many chosen for II, III so far (per seat)"""
+        """library phase: cards chosen so far for [II, III] (every seat alike)"""
 
     @_builtins.property
     def hands(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
