@@ -219,7 +219,25 @@ def face_pb(face: Face) -> pb.DieFace:
     return message
 
 
+_FACE_TEXT: dict[Face, str] = {}
+_DIE_OPTIONS: dict[Face, Option] = {}
+
+
 def face_text(face: Face) -> str:
+    text = _FACE_TEXT.get(face)
+    if text is None:
+        text = _FACE_TEXT[face] = _face_text(face)
+    return text
+
+
+def die_option(face: Face) -> Option:
+    found = _DIE_OPTIONS.get(face)
+    if found is None:
+        found = _DIE_OPTIONS[face] = option(f"die:{face.die}", f"take {face_text(face)}", kind=pb.DIE, die=face.die)
+    return found
+
+
+def _face_text(face: Face) -> str:
     parts = [ENERGY_NAMES[e] for e in face.energies]
     if face.crystals:
         parts.append(f"{face.crystals} crystals")
@@ -233,6 +251,7 @@ def face_text(face: Face) -> str:
 
 
 _SUMMONS: dict[tuple[int, Payment], Option] = {}
+_PRINTED: dict[tuple[int, int], list[Payment]] = {}
 
 
 def summon_option(number: int, pay: Payment) -> Option:
@@ -606,21 +625,39 @@ class Seasons(Game[SeasonsState]):
 
     def payments_for(self, state: SeasonsState, seat: int, number: int) -> list[Payment]:
         special = PAYMENTS.get(number)
+        modifiers = [COST_MODIFIERS[s.card] for s in state.tableau[seat] if s.card in COST_MODIFIERS]
+        if special is None and not modifiers:
+            key = (number, state.players)
+            printed = _PRINTED.get(key)
+            if printed is None:
+                printed = _PRINTED[key] = printed_payment(state, number)
+            return printed
         pays = special(state, seat) if special is not None else printed_payment(state, number)
-        for slot in state.tableau[seat]:
-            modify = COST_MODIFIERS.get(slot.card)
-            if modify is not None:
-                pays = modify(state, seat, number, pays)
+        for modify in modifiers:
+            pays = modify(state, seat, number, pays)
         out: list[Payment] = []
         for p in pays:
             if p not in out:
                 out.append(p)
         return out
 
-    def affordable(self, state: SeasonsState, seat: int, pay: Payment) -> bool:
-        have = available(state, seat)
-        tax = sum(SUMMON_TAX.get(x.card, 0) for s in range(state.players) if s != seat for x in state.tableau[s])
-        return state.crystals[seat] >= pay.crystals + tax and all(have[e] >= pay.energies[e] for e in ENERGIES)
+    @staticmethod
+    def summon_tax(state: SeasonsState, seat: int) -> int:
+        """Crystals the opponents' cards add to a paid summon of ``seat`` (Arcano Leech #33)."""
+        return sum(SUMMON_TAX.get(x.card, 0) for s in range(state.players) if s != seat for x in state.tableau[s])
+
+    @staticmethod
+    def affordable(
+        state: SeasonsState, seat: int, pay: Payment, have: Sequence[int] | None = None, tax: int | None = None
+    ) -> bool:
+        if tax is None:
+            tax = Seasons.summon_tax(state, seat)
+        if state.crystals[seat] < pay.crystals + tax:
+            return False
+        if have is None:
+            have = available(state, seat)
+        need = pay.energies
+        return have[1] >= need[1] and have[2] >= need[2] and have[3] >= need[3] and have[4] >= need[4]
 
     def put_in_play(self, state: SeasonsState, seat: int, number: int, pay: Payment | None, source: int = 0) -> None:
         """Summon ``number`` (already out of its zone): pay, place, arrival effect, hooks."""
@@ -711,20 +748,21 @@ class Seasons(Game[SeasonsState]):
 
     @staticmethod
     def _die_options(state: SeasonsState) -> tuple[Option, ...]:
-        return tuple(option(f"die:{f.die}", f"take {face_text(f)}", kind=pb.DIE, die=f.die) for f in state.rolled)
+        return tuple(die_option(f) for f in state.rolled)
 
     def _turn_options(self, state: SeasonsState, seat: int) -> tuple[Option, ...]:
         opts: list[Option] = []
+        have = available(state, seat)
         if len(state.tableau[seat]) < state.gauge[seat]:
+            tax = self.summon_tax(state, seat)
             for number in sorted(set(state.hands[seat])):
                 for pay in self.payments_for(state, seat, number):
-                    if self.affordable(state, seat, pay):
+                    if self.affordable(state, seat, pay, have, tax):
                         opts.append(summon_option(number, pay))
         for index, slot in enumerate(state.tableau[seat]):
             act = ACTIVATIONS.get(slot.card)
             if act is not None and not slot.used and act[0](Ctx(self, state, seat, slot.card, index)):
                 opts.append(activate_option(index, slot.card))
-        have = available(state, seat)
         if state.may_transmute:
             opts.extend(_TRANSMUTE[e] for e in ENERGIES if have[e])
         cards_left = bool(state.draw_pile or state.discard)
