@@ -106,8 +106,12 @@ Bound: the leftover die moves the token 1–3 months forward every round and onl
 #7 move it back (at most 3 months per summon, within the year), so a game has at most 36 rounds
 plus 3 per Boots summon. Within a turn every option but ``end`` spends something finite: a card
 in hand (summon), a card's activation for this turn, an energy, a bonus use (3 per game) or the
-die's single draw. Measured over the 2,000 seeded random playouts of the tests: at most 26
-rounds and 459 decisions (4 players); the test asserts 36 rounds and 1,000 decisions.
+die's single draw. Measured over the 2,000 seeded random playouts of the tests (the modes
+archmage, magician and apprentice in rotation, 2-4 players): at most 26 rounds and 555 decisions
+(4 players, archmage; magician 476, apprentice 459); the test asserts 36 rounds and 1,000
+decisions. Cards in play never exceed the gauge in apprentice and magician; in archmage only
+Demon of Argos #38 (an opponent's gauge -1) and Damned Soul of Onys #50 (passed to the left) can
+make them exceed it, by at most 1 per such step: every summon (paid or free) needs room.
 """
 
 from __future__ import annotations
