@@ -17,6 +17,7 @@ from arena.games.seasons.framework import (
     IMPLEMENTED,
     TRANSMUTE,
     WATER,
+    Slot,
     season_of,
 )
 from arena.games.seasons.testing import DRAW_FACE, energies, options, play, position
@@ -722,6 +723,99 @@ def test_sample_world_keeps_the_library_phase_consistent():
     world = GAME.sample_world(state, 0, Chance(3))
     assert world.libraries[0] == state.libraries[0] and world.drafted[0] == state.drafted[0]
     assert len(world.libraries[1][0]) == 2 and all(c in world.drafted[1] for c in world.libraries[1][0])
+
+
+def test_sample_world_apprentice_decks_are_the_other_prebuilt_decks():
+    """Ruling 22: each seat is told only its own prebuilt deck; the others hold, one each, the
+    decks it does not hold (uniformly among those that fit), never cards of the unseen pool."""
+    from collections import Counter
+
+    from scipy.stats import chisquare
+
+    from arena.games.seasons.framework import APPRENTICE_DECKS
+
+    decks = [tuple(sorted(d)) for d in APPRENTICE_DECKS]
+    state = GAME.new_match(GAME.config(2, {"mode": "apprentice"}), 4)
+    assert state.phase == pb.PHASE_LIBRARY
+    GAME.apply(state, {d.seat: d.options[0].id for d in state.pending})  # one Library II card each
+    mine = decks.index(tuple(state.drafted[0]))
+    chance = Chance(11)
+    n = 1500
+    seen: Counter[tuple[int, ...]] = Counter()
+    for _ in range(n):
+        world = GAME.sample_world(state, 0, chance)
+        deck = tuple(world.drafted[1])
+        assert deck in decks and deck != decks[mine]
+        assert len(world.libraries[1][0]) == 1 and world.libraries[1][0][0] in deck
+        assert world.drafted[0] == state.drafted[0] and world.libraries[0] == state.libraries[0]
+        seen[deck] += 1
+    others = [d for i, d in enumerate(decks) if i != mine]
+    assert set(seen) == set(others)
+    assert chisquare([seen[d] for d in others], [n / 3] * 3).pvalue > 0.001
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_sample_world_apprentice_hands_come_from_the_seats_decks(players):
+    from collections import Counter
+
+    from arena.games.seasons.framework import APPRENTICE_DECKS
+
+    decks = [tuple(sorted(d)) for d in APPRENTICE_DECKS]
+    state = GAME.new_match(GAME.config(players, {"mode": "apprentice"}), 21)
+    rng = Chance(5)
+    while state.round < 6 or state.phase != pb.PHASE_TURN:  # cards played, drawn and given
+        GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    assert state.summons >= 3
+    truth = tuple(decks.index(tuple(state.drafted[s])) for s in range(1, players))
+    assignments = set()
+    chance = Chance(2)
+    for _ in range(200):
+        world = GAME.sample_world(state, 0, chance)
+        used = [decks.index(tuple(world.drafted[s])) for s in range(1, players)]
+        assert len(set(used)) == players - 1 and decks.index(tuple(state.drafted[0])) not in used
+        assignments.add(tuple(used))
+        for s in range(1, players):
+            out = Counter(  # what it summoned or discarded one by one (from hand or play)
+                e.detail.card for e in state.log.events if e.kind in ("summon", "discard") and e.seat == s
+            )
+            rest = Counter(world.drafted[s]) - out  # the deck's cards it cannot have played
+            held = Counter(world.hands[s] + world.libraries[s][0] + world.libraries[s][1])
+            assert not rest - held, (s, rest, held)
+            libs = Counter(world.libraries[s][0] + world.libraries[s][1])
+            assert not libs - Counter(world.drafted[s])  # Library II and III: deck cards only
+    assert truth in assignments
+
+
+def test_sample_world_keeps_cards_given_with_naria_in_the_receivers_hands():
+    state = position(3, hands={0: [12]}, crystals={0: 3}, draw=[1, 2, 3, 4, 5, 6, 7, 8, 9], gauge={0: 1})
+    play(state, "summon:12", "card:2", "card:3", "card:1")  # seat 1 gets #3, seat 2 gets #1
+    chance = Chance(7)
+    for _ in range(200):
+        world = GAME.sample_world(state, 0, chance)
+        assert 3 in world.hands[1] and 1 in world.hands[2]
+    others = {tuple(GAME.sample_world(state, 1, chance).hands[2]) for _ in range(200)}
+    assert len(others) > 1  # seat 1 did not see what seat 2 got
+    # once the receiver played the card, nothing is known of its hand any more
+    state = position(3, hands={0: [12], 1: [20]}, crystals={0: 3}, draw=[1, 2, 3, 4, 5, 6, 7, 8, 9], gauge={0: 1})
+    play(state, "summon:12", "card:2", "card:3", "card:1")
+    assert sorted(state.hands[1]) == [3, 20]
+    state.hands[1].remove(3)
+    state.tableau[1].append(Slot(3))
+    state.log.public(1, "summon", "summons #3", pb.EventDetail(seat=1, card=3))
+    hands = {tuple(sorted(GAME.sample_world(state, 0, chance).hands[1])) for _ in range(200)}
+    assert len(hands) > 3 and all(len(h) == 1 for h in hands)
+
+
+def test_sample_world_keeps_the_card_put_back_with_crystal_orb_on_top():
+    state = position(2, tableau={0: [34]}, hands={1: [7]}, draw=[29, 3, 4, 5, 6], reserve={0: {"air": 4}}, gauge={0: 2})
+    play(state, "activate:0", "draw", "none")
+    assert state.draw_pile[-1] == 29
+    chance = Chance(3)
+    assert all(GAME.sample_world(state, 0, chance).draw_pile[-1] == 29 for _ in range(100))
+    assert len({GAME.sample_world(state, 1, chance).draw_pile[-1] for _ in range(100)}) > 1
+    # the pile changed (seat 0 draws it with its die): the knowledge is spent
+    play(state, "draw", "discard")
+    assert len({GAME.sample_world(state, 0, chance).draw_pile[-1] for _ in range(100)}) > 1
 
 
 # -- playouts ----------------------------------------------------------------------------------------

@@ -179,6 +179,22 @@ def test_crystal_orb_put_back():
     assert len(back) == 1 and back[0].detail.card == 0
 
 
+def test_crystal_orb_payment_in_a_world_summons_the_worlds_card():
+    """The card being paid for is hidden from the other seat: its worlds re-deal the limbo, and
+    the summon takes the world's card (the ask does not remember the real one)."""
+    state = position(2, tableau={0: [34]}, draw=[29, 3, 5, 6, 8], reserve={0: {"air": 4}}, gauge={0: 2})
+    play(state, "activate:0", "draw", "card:29", "energy:air")
+    chance = Chance(1)
+    seen = set()
+    for _ in range(20):
+        world = GAME.sample_world(state, 1, chance)
+        card = world.limbo[0][0]
+        play(world, "energy:air", "energy:air", "energy:air")
+        assert cards_in_play(world, 0)[:2] == [34, card] and world.limbo[0] == []
+        seen.add(card)
+    assert len(seen) > 1
+
+
 def test_crystal_orb_summon_needs_room_and_four_energies():
     state = position(2, tableau={0: [34]}, draw=[29], reserve={0: {"air": 4}}, gauge={0: 1})
     play(state, "activate:0", "draw")
@@ -392,6 +408,24 @@ def test_thieving_fairies_one_more_even_from_a_broke_opponent():
     state = position(2, tableau={0: [43], 1: [41]})
     play(state, "activate:0")
     assert state.crystals == [0, 1]
+
+
+def test_thieving_fairies_count_the_die_of_malice_reroll():
+    """#15 is an activated card (DATA 1.3 timing A): its reroll triggers #41 (A12)."""
+    from arena.chance import PresetChance
+    from arena.games.seasons.testing import DRAW_FACE
+
+    state = position(2, tableau={0: [41], 1: [15]}, rolled=[DRAW_FACE])
+    state.chance = PresetChance(rolls={"reroll": [3]})
+    play(state, "end", "reroll")
+    # Malice +2, then the Fairies: seat 1 gives 1, seat 0 gains 1 more; the new face +3 crystals
+    assert state.dice[1] == DICE[0][0][2]
+    assert state.crystals == [2, 2 - 1 + 3]
+    gives = [e for e in state.log.events if e.kind == "give" and e.detail.source == 41]
+    assert len(gives) == 1 and gives[0].seat == 1 and gives[0].detail.target == 0
+    state = position(2, tableau={0: [41], 1: [15]}, rolled=[DRAW_FACE])
+    play(state, "end", "keep")  # kept: not an activation
+    assert state.crystals == [0, 0]
 
 
 def test_thieving_fairies_not_for_its_owner():

@@ -44,7 +44,8 @@ A11. **Air Elemental #40**: the energies in the opponents' reserves become air (
 A12. **Thieving Fairies #41**: each time an opponent activates a card (an ``activate:<i>``
     option) it gives the Fairies' owner 1 crystal if it has one, and the owner gains 1 more
     (the 1 more also when the opponent had none, Source A). The Die of Malice #15 reroll is
-    not an ``activate:<i>`` option and does not trigger it.
+    an activation too (DATA 1.3: timing A, ruling 12), though offered as decision ``reroll``
+    at the start of the turn: it triggers the Fairies (after its 2 crystals); ``keep`` does not.
 A13. **Cursed Treatise of Arus #42**: on arrival 2 energies, 10 crystals, gauge +1; when it is
     SACRIFICED (Syllas #10, Dragon Skull #37, ...) its owner discards its whole reserve;
     returned to hand (Amsug #17) or passed it does nothing.
@@ -257,7 +258,7 @@ def _orb_look(ctx: Ctx, ask: Ask, action: Any) -> None:
         state.draw_pile.append(card)
         ctx.log("return", f"puts the card back on top of the draw pile ({card_name(ctx.card)})", reason="orb")
     else:
-        ctx.ask("energy", "orb_pay", reason="orb-pay", data=(ORB_ENERGIES, action.card), left=ORB_ENERGIES - 1)
+        ctx.ask("energy", "orb_pay", reason="orb-pay", data=(ORB_ENERGIES,), left=ORB_ENERGIES - 1)
 
 
 def _spend_options(state: SeasonsState, ask: Ask) -> Sequence[Option]:
@@ -267,12 +268,12 @@ def _spend_options(state: SeasonsState, ask: Ask) -> Sequence[Option]:
 
 @choice("orb_pay", _spend_options)
 def _orb_pay(ctx: Ctx, ask: Ask, action: Any) -> None:
-    n, card = ask.data
+    (n,) = ask.data  # the card is the limbo's (not kept in the ask: a sampled world re-deals it)
     ctx.spend_energy(action.energy)
     if n > 1:
-        ctx.ask("energy", "orb_pay", reason="orb-pay", data=(n - 1, card), left=n - 2)
+        ctx.ask("energy", "orb_pay", reason="orb-pay", data=(n - 1,), left=n - 2)
     else:
-        ctx.summon_free(card, from_limbo=True)
+        ctx.summon_free(ctx.state.limbo[ctx.seat][-1], from_limbo=True)
 
 
 # 35 Glutton Cauldron: put 1 reserve energy on it; at 7, sacrifice it: the 7 energies and 15

@@ -281,6 +281,10 @@ def _malice(ctx: Ctx, ask: Ask, action: Any) -> None:
         "activate", f"activates Die of Malice (#15): rerolls die {old.die}, face {face.face}", card=15, amount=index
     )
     ctx.gain_crystals(2)
+    # an activated card (DATA 1.3 timing A): Thieving Fairies #41 and other "activate_any" hooks
+    state.activations += 1
+    slot = state.tableau[seat][index]
+    ctx.game.run_hooks(state, "activate_any", ctx.game.order(state, seat), seat, 15, skip=slot)
 
 
 # 16 Kairn the Destroyer: discard 1 energy: each opponent loses 4 crystals.

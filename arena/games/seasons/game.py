@@ -68,7 +68,8 @@ Rulings (``shared/rules/NOTES.md`` §4.17 and DATA §1 where they speak; the res
 11. **Permanent effects** apply from the moment the card is in play: they do not trigger on
     the card's own summon (Staff of Spring #6, Yjang's Vase #30).
 12. **Activation** is once per owner's turn, only during that turn. Die of Malice #15 is
-    activated at the start of its owner's turn, before the die is used (decision ``reroll``).
+    activated at the start of its owner's turn, before the die is used (decision ``reroll``);
+    a reroll is an activation (DATA 1.3 timing A): it runs the ``activate_any`` hooks (#41).
 13. **Temporal Boots #7** move the season token 1–3 months within the current year (months
     1–12; never across a year end); a season change so made triggers the season effects.
 14. **Energy of choice**: every "gain N energies" of cards 1–30 (#4, #14, #18, #25, #27, #30)
@@ -91,8 +92,14 @@ Rulings (``shared/rules/NOTES.md`` §4.17 and DATA §1 where they speak; the res
     except that during the draft and the library phase what the seat knows of the packets it
     held and passed on is kept (the cards that left a packet between two sightings are picks
     of the seats that held it; what it passed since is in the next seats' picks or packet).
-    Not used: that knowledge after the library phase, cards it gave (Naria #12), and in
-    apprentice mode that the others' cards came from whole prebuilt hands.
+    After the library phase that draft knowledge is not used, but (``worlds.py``) a world
+    keeps: in apprentice mode each other seat's prebuilt deck (the deck assignment is secret:
+    each seat is told only its own, the 4 decks are public; a world gives the others, one
+    each, decks the viewer does not hold, uniformly among those that fit what it saw) with its
+    Library II/III cards and the deck's cards not summoned or discarded since in that seat's
+    libraries and hand; cards the viewer gave with Naria #12 or saw returned to a hand (Amsug
+    #17) in that hand until its seat summons or discards such a card; the card the viewer put
+    back with Crystal Orb #34 on top of the draw pile until a card is drawn.
 
 Chance labels, in the order drawn: ``"decks"`` (apprentice: the shuffle of the 4 prebuilt hands'
 indices; seat s gets the s-th), ``"deal"`` (the shuffle of the pool: magician/archmage deal 9 per

@@ -14,9 +14,16 @@ world deals each such known set over exactly those places (uniformly), and deals
 picks made from packets before the seat first saw them, and the draw pile) uniformly from the
 cards left (``Chance.deal``, constructive).
 
-Not used (rulings): after the library phase, what the seat learnt in the draft (the cards of a
-seat's picks may since have been played or mixed with drawn cards), cards it gave away
-(Naria #12) and, in apprentice mode, that the other seats' cards came from whole prebuilt hands.
+After the draft (ruling 22) a world first places the cards the seat knows another seat still
+holds, then deals the rest uniformly (``Chance.deal``): in apprentice mode the other seats' prebuilt
+decks (which seat got which deck is secret, so an assignment of the decks the seat does not
+hold is picked uniformly among those that fit; each deck's cards not summoned or discarded
+since stay with its seat, Library II/III first); cards the seat gave with Naria #12 or saw
+returned to a hand (Amsug #17), unless that seat summoned or discarded such a card since (a
+card so played may have been another copy: counting it against what is known only forgets
+knowledge, so a world never contradicts the seat); the card the seat put back on top of the
+draw pile with Crystal Orb #34, until a card is drawn. Not used: what the seat learnt in the
+draft once the library phase is over (the picks may since be played or mixed with draws).
 """
 
 from __future__ import annotations
@@ -128,10 +135,8 @@ def sample_world(game: Seasons, state: SeasonsState, viewer: int, chance: Chance
                 world.drafted[seat] = chance.shuffled(fills[("pick", seat)], "world")
                 world.packets[seat] = sorted(fills[("packet", seat)])
     else:
-        cards = [c for place in places for c in place]
-        for place, new in zip(places, chance.deal(cards, [len(p) for p in places], "world"), strict=True):
-            place[:] = new
-    if library_phase:
+        _deal_known(world, viewer, places, hidden, chance)
+    if library_phase and (drafting or world.mode != "apprentice"):
         for seat in range(world.players):
             if seat != viewer:
                 picked = world.drafted[seat]
@@ -139,3 +144,144 @@ def sample_world(game: Seasons, state: SeasonsState, viewer: int, chance: Chance
                 world.libraries[seat] = [picked[:first], picked[first : first + second]]
     game.refresh(world)
     return world
+
+
+# -- after the draft: what the viewer knows of the cards others hold ---------------------------------
+
+
+def _public_moves(world: SeasonsState, viewer: int) -> tuple[list[Counter[int]], list[Counter[int]]]:
+    """Per seat, from the events the viewer saw: the cards known to have left its hand (or
+    libraries, once in hand): summoned from it or discarded from it; and the cards known to have
+    entered its hand: given by the viewer with Naria #12 or returned to hand (Amsug #17).
+    Drawn cards (limbo) are not counted: summoned (Divine Chalice #9, Crystal Orb #34), given
+    (Naria #12) or discarded from the limbo, they never were in the hand."""
+    n = world.players
+    out: list[Counter[int]] = [Counter() for _ in range(n)]
+    known_in: list[Counter[int]] = [Counter() for _ in range(n)]
+    for event in world.log.events:
+        kind, detail = event.kind, event.detail
+        if kind not in ("summon", "discard", "give", "return") or not isinstance(detail, pb.EventDetail):
+            continue
+        seat = event.seat
+        if not 0 <= seat < n or not detail.card:
+            continue
+        if (kind == "summon" and detail.source not in (9, 34)) or kind == "discard":
+            out[seat][detail.card] += 1
+        elif kind == "give" and seat == viewer and detail.reason != "onys":  # Naria #12, card named
+            known_in[detail.target][detail.card] += 1
+        elif kind == "return":  # back to hand (Amsug #17); the Orb's put-back names no card
+            known_in[seat][detail.card] += 1
+    return out, known_in
+
+
+def orb_top(world: SeasonsState, viewer: int) -> int:
+    """The card the viewer put back on top of the draw pile with Crystal Orb #34, if no card
+    was drawn (nor the pile remade) since; else 0."""
+    top = 0
+    looked = 0
+    for event in world.log.events:
+        detail = event.detail
+        if not isinstance(detail, pb.EventDetail):
+            continue
+        if event.kind == "drawn" and event.seat == viewer and detail.source == 34 and detail.cards:
+            looked = detail.cards[-1]
+        elif event.kind == "return" and event.seat == viewer and detail.reason == "orb" and not detail.card:
+            top = looked
+        elif event.kind == "draw" and (detail.amount or detail.reason == "reshuffle"):
+            top = 0
+    return top
+
+
+def _deck_index(cards: list[int]) -> int:
+    from arena.games.seasons.framework import APPRENTICE_DECKS
+
+    return next((i for i, deck in enumerate(APPRENTICE_DECKS) if sorted(deck) == sorted(cards)), -1)
+
+
+def _known_split(deck: Counter[int], known_in: Counter[int], out: Counter[int]) -> tuple[Counter[int], Counter[int]]:
+    """(the deck's cards the seat still holds for sure, other cards it holds for sure). A card
+    it played may have been a drawn copy: counting it against the deck only forgets knowledge."""
+    rest = deck - out  # Counter subtraction floors at 0: an out may have been a drawn copy
+    held = (deck + known_in) - out
+    return rest, held - rest
+
+
+def _deal_known(
+    world: SeasonsState, viewer: int, places: list[list[int]], hidden: Counter[int], chance: Chance
+) -> None:
+    """After the draft: every hidden place refilled with the cards the viewer knows are there
+    (apprentice: what is left of each seat's prebuilt deck; cards the viewer gave with Naria
+    #12 or saw returned to a hand, unless played since; the card it put back on top with
+    Crystal Orb #34), the rest dealt uniformly (``Chance.deal``)."""
+    from itertools import permutations
+
+    from arena.games.seasons.framework import APPRENTICE_DECKS
+
+    n = world.players
+    others = [s for s in range(n) if s != viewer]
+    out, known_in = _public_moves(world, viewer)
+    top = orb_top(world, viewer)
+    library_phase = world.phase == pb.PHASE_LIBRARY
+    # Apprentice: which prebuilt deck each other seat holds is secret; any of the decks the
+    # viewer does not hold, one per seat, that fits what the viewer saw (ruling 22).
+    options: list[tuple[int, ...]] = [()]
+    if world.mode == "apprentice":
+        mine = _deck_index(world.drafted[viewer])
+        options = list(permutations([i for i in range(len(APPRENTICE_DECKS)) if i != mine], len(others)))
+
+    def plan(assignment: tuple[int, ...]) -> list[tuple[Counter[int], Counter[int]]] | None:
+        split = []
+        need: Counter[int] = Counter([top] if top else [])
+        for k, seat in enumerate(others):
+            deck = Counter(APPRENTICE_DECKS[assignment[k]]) if assignment else Counter()
+            rest, extra = _known_split(deck, known_in[seat], out[seat])
+            libs = len(world.drafted[seat]) if library_phase else sum(len(lib) for lib in world.libraries[seat])
+            to_hand = rest.total() - min(rest.total(), libs) + extra.total()
+            if library_phase and rest.total() + extra.total() > libs:
+                return None
+            if not library_phase and to_hand > len(world.hands[seat]):
+                return None
+            need += rest + extra
+            split.append((rest, extra))
+        if need - hidden:
+            return None
+        return split
+
+    feasible = [(a, p) for a in options if (p := plan(a)) is not None]
+    assert feasible, "no deck assignment fits what the seat saw"
+    assignment, split = chance.pick(feasible, "world")
+    free = Counter(hidden)
+    if top:
+        free[top] -= 1
+    for rest, extra in split:
+        free -= rest + extra
+    # the known cards of each seat: its deck's rest fills its libraries first, then its hand
+    fixed: dict[int, list[int]] = {}
+    for k, seat in enumerate(others):
+        rest, extra = split[k]
+        cards = chance.shuffled(sorted(rest.elements()), "world")
+        if library_phase:
+            fixed[id(world.drafted[seat])] = cards
+            continue
+        libs = world.libraries[seat]
+        fixed[id(libs[0])] = cards[: len(libs[0])]
+        fixed[id(libs[1])] = cards[len(libs[0]) : len(libs[0]) + len(libs[1])]
+        fixed[id(world.hands[seat])] = cards[len(libs[0]) + len(libs[1]) :] + sorted(extra.elements())
+    pile = world.draw_pile
+    fixed[id(pile)] = []
+    sizes = [len(p) - len(fixed.get(id(p), ())) - (1 if p is pile and top else 0) for p in places]
+    dealt = chance.deal(sorted(free.elements()), sizes, "world")
+    for place, new in zip(places, dealt, strict=True):
+        known = fixed.get(id(place), [])
+        if place is pile:
+            place[:] = new + ([top] if top else [])
+        else:
+            place[:] = known + new
+    for k, seat in enumerate(others):
+        # after the draft a seat's picks are no longer used by the rules; the world holds the
+        # deck it assigned (apprentice) or none (the real picks are not the viewer's to know)
+        world.drafted[seat] = sorted(APPRENTICE_DECKS[assignment[k]]) if assignment else []
+        if library_phase:  # apprentice: the libraries set aside so far, from the seat's deck
+            order = chance.shuffled(world.drafted[seat], "world")
+            first, second = len(world.libraries[seat][0]), len(world.libraries[seat][1])
+            world.libraries[seat] = [order[:first], order[first : first + second]]
