@@ -1,0 +1,287 @@
+"""Seasons determinization: a world consistent with what one seat knows.
+
+Hidden from a seat: the other seats' hands, libraries, drawn-but-undecided cards (limbo), draft
+packets and draft picks, and the draw pile (its order and, with the rest, its content). Their
+multiset is known (the cards of the mode minus everything the seat sees: its own cards, every
+tableau, the discard pile).
+
+During the draft and the library phase the seat also knows the packets it held (its private
+``hand`` events) and its picks: a packet it passed on travels left, one card fewer per seat, and
+comes back after a round of the table. So the cards that left a packet between two of its
+sightings were picked by the seats that held it meanwhile (one each), and the cards it passed
+on since its last sighting are now picks of the next seats or the packet a seat holds now. A
+world deals each such known set over exactly those places (uniformly), and deals the rest (the
+picks made from packets before the seat first saw them, and the draw pile) uniformly from the
+cards left (``Chance.deal``, constructive).
+
+After the draft (ruling 22) a world first places the cards the seat knows another seat still
+holds, then deals the rest uniformly (``Chance.deal``): in apprentice mode the other seats' prebuilt
+decks (which seat got which deck is secret, so an assignment of the decks the seat does not
+hold is picked uniformly among those that fit; each deck's cards not summoned or discarded
+since stay with its seat, Library II/III first); cards the seat gave with Naria #12 or saw
+returned to a hand (Amsug #17), unless that seat summoned or discarded such a card since (a
+card so played may have been another copy: counting it against what is known only forgets
+knowledge, so a world never contradicts the seat); the card the seat put back on top of the
+draw pile with Crystal Orb #34, until a card is drawn. Not used: what the seat learnt in the
+draft once the library phase is over (the picks may since be played or mixed with draws).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from arena.chance import Chance
+from arena.games.v1 import seasons_pb2 as pb
+
+if TYPE_CHECKING:
+    from arena.games.seasons.framework import SeasonsState
+    from arena.games.seasons.game import Seasons
+
+Slot = tuple[str, int]  # ("pick", seat) or ("packet", seat)
+
+
+def draft_knowledge(state: SeasonsState, viewer: int) -> tuple[list[tuple[list[int], list[Slot]]], list[Slot]]:
+    """What the viewer knows of the draft: (known segments: cards and the slots they fill;
+    the slots filled from the unseen cards). Slots name other seats' picks and packets."""
+    n = state.players
+    held: list[list[int]] = []  # the packets the viewer held, round by round
+    picks: list[int] = []  # its picks, round by round
+    for event in state.log.events:
+        if event.kind == "roll":
+            break
+        detail = event.detail
+        if event.to is None or event.seat != viewer or not isinstance(detail, pb.EventDetail):
+            continue
+        if event.kind == "hand":
+            held.append(list(detail.cards))
+        elif event.kind == "draft" and detail.card:
+            picks.append(detail.card)
+    done = len(state.drafted[viewer]) if state.phase == pb.PHASE_DRAFT else len(picks)
+    segments: list[tuple[list[int], list[Slot]]] = []
+    unknown: list[Slot] = []
+    for origin in range(n):
+        known: Counter[int] | None = None  # the packet's content after the viewer's last sighting
+        since: list[Slot] = []  # picks from it since then (or since the start)
+        for t in range(done + 1):
+            holder = (origin + t) % n
+            if t == done:  # the packet now (the draft phase), or nothing left (library phase)
+                if state.phase != pb.PHASE_DRAFT:
+                    break
+                if holder != viewer:
+                    since += [("packet", holder)] * len(state.packets[holder])
+                    break
+            if holder == viewer:
+                seen = Counter(held[t])
+                if known is None:
+                    unknown += since
+                else:
+                    segments.append((sorted((known - seen).elements()), since))
+                if t == done:
+                    since = []
+                    break
+                known = seen - Counter([picks[t]])
+                since = []
+            else:
+                since.append(("pick", holder))
+        if since:
+            if known is None:
+                unknown += since
+            else:
+                segments.append((sorted(known.elements()), since))
+    return segments, unknown
+
+
+def sample_world(game: Seasons, state: SeasonsState, viewer: int, chance: Chance) -> SeasonsState:
+    world = game.copy_for(state, viewer, chance)
+    drafting = world.phase in (pb.PHASE_DRAFT, pb.PHASE_LIBRARY) and world.mode != "apprentice"
+    library_phase = world.phase == pb.PHASE_LIBRARY
+    # The hidden places, refilled in place with the same sizes.
+    places: list[list[int]] = []
+    for seat in range(world.players):
+        if seat == viewer:
+            continue
+        places += [world.hands[seat], world.limbo[seat]]
+        if not drafting:
+            places.append(world.packets[seat])
+            if library_phase:
+                places.append(world.drafted[seat])  # it holds the libraries too
+            else:
+                places.extend(world.libraries[seat])
+    places.append(world.draw_pile)
+    hidden = Counter(c for place in places for c in place)
+    if drafting:
+        segments, unknown = draft_knowledge(world, viewer)
+        fills: dict[Slot, list[int]] = {}
+        for seat in range(world.players):
+            if seat != viewer:
+                hidden.update(world.drafted[seat])
+                hidden.update(world.packets[seat])
+                fills[("pick", seat)] = []
+                fills[("packet", seat)] = []
+        for cards, slots in segments:
+            hidden.subtract(cards)
+            for slot, card in zip(slots, chance.shuffled(cards, "world"), strict=True):
+                fills[slot].append(card)
+        assert all(k >= 0 for k in hidden.values()), "the draft history does not fit the hidden cards"
+        rest = sorted(hidden.elements())
+        dealt = chance.deal(rest, [len(unknown), *(len(p) for p in places)], "world")
+        for slot, card in zip(unknown, dealt[0], strict=True):
+            fills[slot].append(card)
+        for place, new in zip(places, dealt[1:], strict=True):
+            place[:] = new
+        for seat in range(world.players):
+            if seat != viewer:
+                world.drafted[seat] = chance.shuffled(fills[("pick", seat)], "world")
+                world.packets[seat] = sorted(fills[("packet", seat)])
+    else:
+        _deal_known(world, viewer, places, hidden, chance)
+    if library_phase and (drafting or world.mode != "apprentice"):
+        for seat in range(world.players):
+            if seat != viewer:
+                picked = world.drafted[seat]
+                first, second = len(world.libraries[seat][0]), len(world.libraries[seat][1])
+                world.libraries[seat] = [picked[:first], picked[first : first + second]]
+    game.refresh(world)
+    return world
+
+
+# -- after the draft: what the viewer knows of the cards others hold ---------------------------------
+
+
+def _public_moves(world: SeasonsState, viewer: int) -> tuple[list[Counter[int]], list[Counter[int]]]:
+    """Per seat, from the events the viewer saw: the cards known to have left its hand (or
+    libraries, once in hand): summoned from it or discarded from it; and the cards known to have
+    entered its hand: given by the viewer with Naria #12 or returned to hand (Amsug #17).
+    Drawn cards (limbo) are not counted: summoned (Divine Chalice #9, Crystal Orb #34), given
+    (Naria #12) or discarded from the limbo, they never were in the hand."""
+    n = world.players
+    out: list[Counter[int]] = [Counter() for _ in range(n)]
+    known_in: list[Counter[int]] = [Counter() for _ in range(n)]
+    for event in world.log.events:
+        kind, detail = event.kind, event.detail
+        if kind not in ("summon", "discard", "give", "return") or not isinstance(detail, pb.EventDetail):
+            continue
+        seat = event.seat
+        if not 0 <= seat < n or not detail.card:
+            continue
+        if (kind == "summon" and detail.source not in (9, 34)) or kind == "discard":
+            out[seat][detail.card] += 1
+        elif kind == "give" and seat == viewer and detail.reason != "onys":  # Naria #12, card named
+            known_in[detail.target][detail.card] += 1
+        elif kind == "return":  # back to hand (Amsug #17); the Orb's put-back names no card
+            known_in[seat][detail.card] += 1
+    return out, known_in
+
+
+def orb_top(world: SeasonsState, viewer: int) -> int:
+    """The card the viewer put back on top of the draw pile with Crystal Orb #34, if no card
+    was drawn (nor the pile remade) since; else 0."""
+    top = 0
+    looked = 0
+    for event in world.log.events:
+        detail = event.detail
+        if not isinstance(detail, pb.EventDetail):
+            continue
+        if event.kind == "drawn" and event.seat == viewer and detail.source == 34 and detail.cards:
+            looked = detail.cards[-1]
+        elif event.kind == "return" and event.seat == viewer and detail.reason == "orb" and not detail.card:
+            top = looked
+        elif event.kind == "draw" and (detail.amount or detail.reason == "reshuffle"):
+            top = 0
+    return top
+
+
+def _deck_index(cards: list[int]) -> int:
+    from arena.games.seasons.framework import APPRENTICE_DECKS
+
+    return next((i for i, deck in enumerate(APPRENTICE_DECKS) if sorted(deck) == sorted(cards)), -1)
+
+
+def _known_split(deck: Counter[int], known_in: Counter[int], out: Counter[int]) -> tuple[Counter[int], Counter[int]]:
+    """(the deck's cards the seat still holds for sure, other cards it holds for sure). A card
+    it played may have been a drawn copy: counting it against the deck only forgets knowledge."""
+    rest = deck - out  # Counter subtraction floors at 0: an out may have been a drawn copy
+    held = (deck + known_in) - out
+    return rest, held - rest
+
+
+def _deal_known(
+    world: SeasonsState, viewer: int, places: list[list[int]], hidden: Counter[int], chance: Chance
+) -> None:
+    """After the draft: every hidden place refilled with the cards the viewer knows are there
+    (apprentice: what is left of each seat's prebuilt deck; cards the viewer gave with Naria
+    #12 or saw returned to a hand, unless played since; the card it put back on top with
+    Crystal Orb #34), the rest dealt uniformly (``Chance.deal``)."""
+    from itertools import permutations
+
+    from arena.games.seasons.framework import APPRENTICE_DECKS
+
+    n = world.players
+    others = [s for s in range(n) if s != viewer]
+    out, known_in = _public_moves(world, viewer)
+    top = orb_top(world, viewer)
+    library_phase = world.phase == pb.PHASE_LIBRARY
+    # Apprentice: which prebuilt deck each other seat holds is secret; any of the decks the
+    # viewer does not hold, one per seat, that fits what the viewer saw (ruling 22).
+    options: list[tuple[int, ...]] = [()]
+    if world.mode == "apprentice":
+        mine = _deck_index(world.drafted[viewer])
+        options = list(permutations([i for i in range(len(APPRENTICE_DECKS)) if i != mine], len(others)))
+
+    def plan(assignment: tuple[int, ...]) -> list[tuple[Counter[int], Counter[int]]] | None:
+        split = []
+        need: Counter[int] = Counter([top] if top else [])
+        for k, seat in enumerate(others):
+            deck = Counter(APPRENTICE_DECKS[assignment[k]]) if assignment else Counter()
+            rest, extra = _known_split(deck, known_in[seat], out[seat])
+            libs = len(world.drafted[seat]) if library_phase else sum(len(lib) for lib in world.libraries[seat])
+            to_hand = rest.total() - min(rest.total(), libs) + extra.total()
+            if library_phase and rest.total() + extra.total() > libs:
+                return None
+            if not library_phase and to_hand > len(world.hands[seat]):
+                return None
+            need += rest + extra
+            split.append((rest, extra))
+        if need - hidden:
+            return None
+        return split
+
+    feasible = [(a, p) for a in options if (p := plan(a)) is not None]
+    assert feasible, "no deck assignment fits what the seat saw"
+    assignment, split = chance.pick(feasible, "world")
+    free = Counter(hidden)
+    if top:
+        free[top] -= 1
+    for rest, extra in split:
+        free -= rest + extra
+    # the known cards of each seat: its deck's rest fills its libraries first, then its hand
+    fixed: dict[int, list[int]] = {}
+    for k, seat in enumerate(others):
+        rest, extra = split[k]
+        cards = chance.shuffled(sorted(rest.elements()), "world")
+        if library_phase:
+            fixed[id(world.drafted[seat])] = cards
+            continue
+        libs = world.libraries[seat]
+        fixed[id(libs[0])] = cards[: len(libs[0])]
+        fixed[id(libs[1])] = cards[len(libs[0]) : len(libs[0]) + len(libs[1])]
+        fixed[id(world.hands[seat])] = cards[len(libs[0]) + len(libs[1]) :] + sorted(extra.elements())
+    pile = world.draw_pile
+    fixed[id(pile)] = []
+    sizes = [len(p) - len(fixed.get(id(p), ())) - (1 if p is pile and top else 0) for p in places]
+    dealt = chance.deal(sorted(free.elements()), sizes, "world")
+    for place, new in zip(places, dealt, strict=True):
+        known = fixed.get(id(place), [])
+        if place is pile:
+            place[:] = new + ([top] if top else [])
+        else:
+            place[:] = known + new
+    for k, seat in enumerate(others):
+        # after the draft a seat's picks are no longer used by the rules; the world holds the
+        # deck it assigned (apprentice) or none (the real picks are not the viewer's to know)
+        world.drafted[seat] = sorted(APPRENTICE_DECKS[assignment[k]]) if assignment else []
+        if library_phase:  # apprentice: the libraries set aside so far, from the seat's deck
+            order = chance.shuffled(world.drafted[seat], "world")
+            first, second = len(world.libraries[seat][0]), len(world.libraries[seat][1])
+            world.libraries[seat] = [order[:first], order[first : first + second]]
