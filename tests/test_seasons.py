@@ -879,21 +879,7 @@ def check_playout(players, seed, mode):
     assert all(not lib[0] and not lib[1] for lib in state.libraries) and not any(state.limbo)
     assert all(c >= 0 for c in state.crystals)
     result = GAME.result(state)
-    expected = []
-    for s in range(players):
-        tableau = [x.card for x in state.tableau[s]]
-        helm = all(len(tableau) > len(state.tableau[o]) for o in range(players) if o != s)
-        extra = 20 * tableau.count(19) * helm  # Ragfield's Helm
-        extra += 3 * sum(state.reserve[s][1:]) * tableau.count(45)  # Lantern of Xidit
-        extra += 20 * tableau.count(46) * all(CARDS[c].item for c in tableau)  # Sealed Chest of Urm
-        raw = (
-            state.crystals[s]
-            + sum(CARDS[c].prestige for c in tableau)
-            + extra
-            - [0, 5, 12, 20][state.bonus_used[s]]
-            - 5 * len(state.hands[s])
-        )
-        expected.append(max(0, raw))
+    expected = expected_scores(state)
     assert result.scores == tuple(expected)
     keys = [(expected[s], len(state.tableau[s])) for s in range(players)]
     assert [r == 1 for r in result.ranks] == [k == max(keys) for k in keys]
@@ -1010,3 +996,25 @@ def test_keep_events_hide_the_card_from_others():
     assert [(sorted(e.to), e.detail.card) for e in keeps] == [([0], 29), ([1, 2], 0)]
     drawn = [e for e in state.log.events if e.kind == "drawn"]
     assert [(sorted(e.to), list(e.detail.cards)) for e in drawn] == [([0], [29])]
+
+
+def expected_scores(state) -> list[int]:
+    """Final scores by the rulebook's formula (DATA 1.2), computed apart from the game's code:
+    crystals + printed prestige + end-of-game cards - bonus penalty - 5 a card in hand, at least 0."""
+    players = len(state.hands)
+    expected = []
+    for s in range(players):
+        tableau = [x.card for x in state.tableau[s]]
+        helm = all(len(tableau) > len(state.tableau[o]) for o in range(players) if o != s)
+        extra = 20 * tableau.count(19) * helm  # Ragfield's Helm
+        extra += 3 * sum(state.reserve[s][1:]) * tableau.count(45)  # Lantern of Xidit
+        extra += 20 * tableau.count(46) * all(CARDS[c].item for c in tableau)  # Sealed Chest of Urm
+        raw = (
+            state.crystals[s]
+            + sum(CARDS[c].prestige for c in tableau)
+            + extra
+            - [0, 5, 12, 20][state.bonus_used[s]]
+            - 5 * len(state.hands[s])
+        )
+        expected.append(max(0, raw))
+    return expected

@@ -12,6 +12,7 @@ from arena.games.seasons.framework import CARDS, DICE, IMPLEMENTED
 from arena.games.seasons.game import advanced_ready
 from arena.games.seasons.testing import options, play, position
 from arena.games.v1 import seasons_pb2 as pb
+from tests.test_seasons import expected_scores
 
 
 def res(state, seat):
@@ -601,20 +602,7 @@ def check_archmage_playout(players, seed):
     held = [c for s in range(players) for c in state.hands[s] + [x.card for x in state.tableau[s]]]
     assert sorted(held + state.draw_pile + state.discard) == sorted(list(range(1, 51)) * 2)
     assert not any(state.limbo)
-    for s in range(players):
-        tableau = [x.card for x in state.tableau[s]]
-        extra = 3 * sum(res(state, s)) * tableau.count(45)
-        extra += 20 * tableau.count(46) * all(CARDS[c].item for c in tableau)
-        helm = all(len(tableau) > len(state.tableau[o]) for o in range(players) if o != s)
-        extra += 20 * tableau.count(19) * helm
-        raw = (
-            state.crystals[s]
-            + sum(CARDS[c].prestige for c in tableau)
-            + extra
-            - [0, 5, 12, 20][state.bonus_used[s]]
-            - 5 * len(state.hands[s])
-        )
-        assert GAME.result(state).scores[s] == max(0, raw)
+    assert list(GAME.result(state).scores) == expected_scores(state)
     return state
 
 

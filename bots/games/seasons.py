@@ -65,26 +65,26 @@ class HeuristicBot(Bot):
         return obs.month + (min(left) if left else 1) > 12
 
     @staticmethod
-    def _needs(obs: pb.Observation) -> list[int]:
-        """Energies the cards in hand still lack, by energy (what to gain or keep)."""
-        me = obs.seats[obs.seat]
+    def _wanted(obs: pb.Observation) -> list[int]:
+        """Energies the summoning costs of the cards in hand add up to, by energy."""
         want = [0] * 5
         for number in obs.hand:
             energies, _ = CARDS[number].cost(obs.players)
             for e in ENERGIES:
                 want[e] += energies[e]
-        return [max(0, want[e] - me.reserve[e]) if e else 0 for e in range(5)]
+        return want
 
-    @staticmethod
-    def _kept(obs: pb.Observation) -> list[int]:
+    @classmethod
+    def _needs(cls, obs: pb.Observation) -> list[int]:
+        """Energies the cards in hand still lack, by energy (what to gain or keep)."""
+        reserve, want = obs.seats[obs.seat].reserve, cls._wanted(obs)
+        return [max(0, want[e] - reserve[e]) if e else 0 for e in range(5)]
+
+    @classmethod
+    def _kept(cls, obs: pb.Observation) -> list[int]:
         """Energies of the reserve the cards in hand will use (not to be transmuted)."""
-        me = obs.seats[obs.seat]
-        want = [0] * 5
-        for number in obs.hand:
-            energies, _ = CARDS[number].cost(obs.players)
-            for e in ENERGIES:
-                want[e] += energies[e]
-        return [min(want[e], me.reserve[e]) if e else 0 for e in range(5)]
+        reserve, want = obs.seats[obs.seat].reserve, cls._wanted(obs)
+        return [min(want[e], reserve[e]) if e else 0 for e in range(5)]
 
     def _best_energy(self, obs: pb.Observation, ids: Sequence[str]) -> str:
         needs = self._needs(obs)
