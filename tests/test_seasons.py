@@ -373,15 +373,6 @@ def test_yjang_vase_energy_per_summon():
 # -- rules -------------------------------------------------------------------------------------------
 
 
-def test_archmage_refused_until_advanced_cards_exist():
-    from arena.games.seasons.game import advanced_ready
-
-    if advanced_ready():
-        pytest.skip("cards 31-50 are implemented")
-    with pytest.raises(ConfigError, match="cards 31-50 not implemented"):
-        GAME.config(2, {"mode": "archmage"})
-
-
 def test_two_to_four_players():
     """DATA 1.1 / NOTES 4.17 §1: 2-4 players, not the page's "2 to 6"."""
     for players in (1, 5, 6):

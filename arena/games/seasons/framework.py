@@ -1,5 +1,5 @@
 """Seasons card framework: component data, the match state, the effect context and the
-registries a power card's effect is written with (see ``CARDS-API.md`` at the repository root).
+registries a power card's effect is written with (see ``CARDS-API.md`` in this package).
 
 A card is a data entry (``components.toml``: name, kind, prestige, cost, timing) plus small
 functions registered by card number, grouped by timing:

@@ -149,7 +149,6 @@ from arena.games.seasons.framework import (
     GAUGE_MAX,
     HAND_PENALTY,
     HOOKS,
-    IMPLEMENTED,
     MONTHS,
     ON_SUMMON,
     PAYMENTS,
@@ -189,10 +188,6 @@ BONUS_NAMES: dict[int, str] = {
 def pool_numbers(mode: str) -> list[int]:
     """The card numbers in play for a mode (each in 2 copies)."""
     return list(range(1, (ALL if mode == "archmage" else BASIC) + 1))
-
-
-def advanced_ready() -> bool:
-    return all(n in IMPLEMENTED for n in range(BASIC + 1, ALL + 1))
 
 
 # -- shared options ------------------------------------------------------------------------------
@@ -316,8 +311,6 @@ class Seasons(Game[SeasonsState]):
     def check_config(self, config: MatchConfig) -> None:
         if config["mode"] not in MODES:
             raise ConfigError(f"seasons: option mode={config['mode']!r}: expected one of {', '.join(MODES)}")
-        if config["mode"] == "archmage" and not advanced_ready():
-            raise ConfigError("seasons: mode archmage: cards 31-50 not implemented yet (use apprentice or magician)")
 
     # -- setup ------------------------------------------------------------------------------
 
