@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import sys
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
@@ -38,7 +37,6 @@ from arena.engine import Decision, Game, MatchState, Option, Worlds
 from arena.protocol import (
     EventCursor,
     LazyFinish,
-    LazyRequest,
     ask_lazily,
     decision_request,
     result_message,
@@ -547,12 +545,13 @@ class _Match:
             asked: _Asked | None
             if plain is not None and not self.seats.forfeited[seat]:
                 # An in-process player with lazy requests: asked here, without the general
-                # path's indirections (the same request, seal and verdicts as ask_now).
+                # path's indirections (the same request and verdicts as ask_now).
                 events = self.cursor.take_lazy(state, seat)
-                request = LazyRequest(self.game, state, decision, index=first, events=events, simultaneous=False)
                 began = time.perf_counter()
                 try:
-                    answer = plain(request)
+                    answer = ask_lazily(
+                        plain, self.game, state, decision, index=first, events=events, simultaneous=False
+                    )
                 except Exception as exc:  # a verdict: the general path below records it
                     asked = _Asked(decision, first, None, began)
                     asked.failure = (
@@ -565,9 +564,6 @@ class _Match:
                     option = decision.find(answer) if isinstance(answer, str) else None
                     if option is None:
                         asked = _Asked(decision, first, None, began, answer=answer)
-                # Held by anyone but this frame (and getrefcount's argument): the player kept it.
-                if sys.getrefcount(request) > 2:
-                    request.seal()  # it must read as made once the state moves on
             elif self.two_phase[seat]:
                 asked = await self.ask(decision, first, False)
             else:
@@ -661,22 +657,6 @@ class _Match:
         events = self.cursor.take_lazy(self.state, seat)
         if self.seats.forfeited[seat]:
             return _Asked(decision, index, None, time.perf_counter(), forfeited=True)
-        plain = self.decides[seat]
-        if plain is not None:  # the common case, without the general path's indirections
-            lazy_request = LazyRequest(
-                self.game, self.state, decision, index=index, events=events, simultaneous=simultaneous
-            )
-            asked = _Asked(decision, index, None, time.perf_counter())
-            try:
-                asked.answer = plain(lazy_request)
-            except PlayerFailure as failure:
-                asked.failure = (failure.verdict, failure.detail)
-            except Exception as exc:  # any bot exception is a crash verdict
-                asked.failure = ("crash", f"{type(exc).__name__}: {exc}")
-            # Held by anyone but this frame (and getrefcount's argument): the player kept it.
-            if sys.getrefcount(lazy_request) > 2:
-                lazy_request.seal()  # it must read as made once the state moves on
-            return asked
         player = self.players[seat]
         lazy = self.lazy[seat]
         request = (
