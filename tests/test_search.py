@@ -151,26 +151,6 @@ def test_without_a_world_sampler_it_says_why():
         start(lambda: make_bot("search", "skyfive"))
 
 
-OBSERVED = [g for g in games().values() if g.observes_worlds()]
-
-
-@pytest.mark.parametrize("game", OBSERVED, ids=lambda g: g.meta.id)
-def test_world_from_observation_gives_back_the_observation(game):
-    """The contract: ``observe(world, seat)`` equals the observation it was built from."""
-    assert OBSERVED, "at least one game builds worlds from observations"
-    for seed in range(4):
-        config = game.config(max(2, game.meta.min_players))
-        state = game.new_match(config, seed)
-        rng = Chance(seed)
-        while state.pending:
-            for decision in state.pending:
-                seen = game.observe(state, decision.seat)
-                world = game.world_from_observation(config, decision.seat, seen, Chance(seed))
-                assert game.observe(world, decision.seat).SerializeToString() == seen.SerializeToString()
-                assert [d.option_ids for d in world.pending] == [d.option_ids for d in state.pending]
-            game.apply(state, {d.seat: d.options[rng.below(len(d.options), "t")].id for d in state.pending})
-
-
 def test_served_search_plays_over_grpc_as_in_process():
     """``arena bot serve --bot search`` for a game with world_from_observation: a match over
     real loopback gRPC to the end, the same choices as the in-process bot."""
