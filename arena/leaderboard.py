@@ -9,8 +9,10 @@ Seat statistics report the first-seat advantage.
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
+import zlib
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -210,24 +212,81 @@ def to_csv(board: dict[str, Any]) -> str:
     return out.getvalue()
 
 
-def across(game: str, tournaments: Sequence[tuple[TournamentSpec, Sequence[MatchRecord]]]) -> dict[str, Any]:
-    """One leaderboard for a game over several tournaments: the union of their bots, every
-    duplicate group of every tournament, one Bradley–Terry fit with bootstrap intervals."""
+def tournament_summary(spec: TournamentSpec, records: Sequence[MatchRecord]) -> dict[str, Any]:
+    """What a game's leaderboard keeps of one tournament (JSON-ready), computed once when the
+    tournament ends: its bots, the win matrix of every duplicate group (the bootstrap resamples
+    them), the games of each bot and each bot's sums of ranks, scores and 2-player results.
+    A game's board is refitted from these alone, so it never re-reads (or loses, once their
+    retention ends) the records of earlier tournaments."""
+    bots = list(spec.bots)
+    groups = group_win_matrices(spec, records)
+    games = [0] * len(bots)
+    tallies: dict[str, dict[str, float]] = {}
+    for record in records:
+        for b in seat_bot_indices(spec, record):
+            games[b] += 1
+        ranks, scores = record.result["ranks"], record.result["scores"]
+        for seat, entry in enumerate(record.seats):
+            tally = tallies.setdefault(entry["bot"], dict.fromkeys(TALLY_KEYS, 0.0))
+            tally["n"] += 1
+            tally["rank"] += ranks[seat]
+            tally["score"] += float(scores[seat])
+            if len(ranks) == 2:
+                other = ranks[1 - seat]
+                tally["w" if ranks[seat] < other else "d" if ranks[seat] == other else "l"] += 1
+    return {
+        "bots": bots,
+        "matches": len(records),
+        "games": games,
+        "tallies": tallies,
+        # float64 in full (zlib, base64): a refit gives the numbers a fit over the records gives.
+        "groups": base64.b64encode(zlib.compress(groups.astype("<f8").tobytes())).decode(),
+        "group_count": int(groups.shape[0]),
+    }
+
+
+TALLY_KEYS = ("n", "rank", "score", "w", "d", "l")
+
+
+def summary_groups(summary: dict[str, Any]) -> np.ndarray:
+    bots = len(summary["bots"])
+    flat = np.frombuffer(zlib.decompress(base64.b64decode(summary["groups"])), dtype="<f8")
+    return flat.reshape(int(summary["group_count"]), bots, bots)
+
+
+def renamed_summary(summary: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """The summary with bots renamed (``names``: old -> new; others kept)."""
+    return {
+        **summary,
+        "bots": [names.get(b, b) for b in summary["bots"]],
+        "tallies": {names.get(b, b): t for b, t in summary["tallies"].items()},
+    }
+
+
+def across(game: str, summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One leaderboard for a game over several tournaments (their :func:`tournament_summary`):
+    the union of their bots, every duplicate group of every tournament, one Bradley–Terry fit
+    with bootstrap intervals, and each bot's wins/draws/losses (2-player matches), mean rank
+    and mean score over all of them."""
     names: list[str] = []
-    for spec, _ in tournaments:
-        names += [b for b in spec.bots if b not in names]
+    for summary in summaries:
+        names += [b for b in summary["bots"] if b not in names]
     index = {name: i for i, name in enumerate(names)}
     blocks = []
     games = [0] * len(names)
-    for spec, records in tournaments:
-        local = group_win_matrices(spec, records)
-        mapped = [index[b] for b in spec.bots]
+    tallies: dict[str, dict[str, float]] = {}
+    for summary in summaries:
+        local = summary_groups(summary)
+        mapped = [index[b] for b in summary["bots"]]
         block = np.zeros((local.shape[0], len(names), len(names)))
         block[np.ix_(range(local.shape[0]), mapped, mapped)] = local
         blocks.append(block)
-        for record in records:
-            for b in seat_bot_indices(spec, record):
-                games[mapped[b]] += 1
+        for b, count in zip(mapped, summary["games"], strict=True):
+            games[b] += count
+        for bot, tally in summary["tallies"].items():
+            total = tallies.setdefault(bot, dict.fromkeys(TALLY_KEYS, 0.0))
+            for key in TALLY_KEYS:
+                total[key] += tally[key]
     if not blocks:
         return {"game": game, "tournaments": 0, "leaderboard": [], "warning": None}
     fit = bootstrap_intervals(np.concatenate(blocks), names=names)
@@ -246,11 +305,19 @@ def across(game: str, tournaments: Sequence[tuple[TournamentSpec, Sequence[Match
     )
     for position, row in enumerate(rows, 1):
         row["rank"] = position
-    matches = sum(len(records) for _, records in tournaments)
+        counted = tallies.get(row["bot"])
+        if counted and counted["n"]:
+            row.update(
+                wins=int(counted["w"]),
+                draws=int(counted["d"]),
+                losses=int(counted["l"]),
+                mean_rank=round(counted["rank"] / counted["n"], 3),
+                mean_score=round(counted["score"] / counted["n"], 3),
+            )
     return {
         "game": game,
-        "tournaments": len(tournaments),
-        "matches": matches,
+        "tournaments": len(summaries),
+        "matches": sum(int(s["matches"]) for s in summaries),
         "leaderboard": rows,
         "warning": fit.warning,
     }

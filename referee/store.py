@@ -18,6 +18,9 @@ key                                      type   holds
                                                 as they end; read by the sweeper and metrics)
 ``game:{game}:tournaments``              zset   finalised tournament ids of a game
 ``game:{game}:leaderboard``              string the game's leaderboard across tournaments (JSON)
+``t:{id}:summary``                       string what the game's leaderboard keeps of a complete
+                                                tournament (JSON: bots, group win matrices,
+                                                tallies); never expires, unlike its records
 ``bots``                                 hash   bot name -> registration (JSON)
 ``owners``                               hash   owner name -> account (JSON: operator, created)
 ``tokens``                               hash   sha256(token) -> owner name (tokens are never stored)
@@ -694,6 +697,13 @@ class Store:
 
     def game_tournaments(self, game: str) -> list[str]:
         return [t.decode() for t in self.redis.zrange(self.key("game", game, "tournaments"), 0, -1)]
+
+    def save_summary(self, tournament_id: str, summary: dict[str, Any]) -> None:
+        self.redis.set(self.key("t", tournament_id, "summary"), json.dumps(summary))
+
+    def summary(self, tournament_id: str) -> dict[str, Any] | None:
+        raw = self.redis.get(self.key("t", tournament_id, "summary"))
+        return None if raw is None else json.loads(raw)
 
     def save_game_leaderboard(self, game: str, board: dict[str, Any]) -> None:
         self.redis.set(self.key("game", game, "leaderboard"), json.dumps(board))

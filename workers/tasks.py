@@ -539,6 +539,7 @@ def finalize_tournament(store: Store, tournament_id: str) -> dict[str, Any]:
         board["status"] = wanted
     store.save_leaderboard(tournament_id, board)
     if board["status"] == "complete":
+        store.save_summary(tournament_id, leaderboard.tournament_summary(spec, records))
         store.add_game_tournament(spec.game, tournament_id)
         store.save_game_leaderboard(spec.game, game_leaderboard(store, spec.game))
     store.expire_matches(tournament_id)
@@ -555,36 +556,23 @@ def finalize_tournament(store: Store, tournament_id: str) -> dict[str, Any]:
 
 def game_leaderboard(store: Store, game: str) -> dict[str, Any]:
     """Ratings of every bot of a game over all its completed tournaments (one fit), with each
-    bot's results: wins/draws/losses of its 2-player matches, mean rank and mean score."""
-    boards = []
-    for tournament_id in store.game_tournaments(game):
+    bot's results: wins/draws/losses of its 2-player matches, mean rank and mean score. Built
+    from each tournament's stored summary, so its cost is the fit's, not a re-read of every
+    record ever played, and tournaments whose records have expired still count."""
+    return leaderboard.across(game, [s for t in store.game_tournaments(game) if (s := tournament_summary(store, t))])
+
+
+def tournament_summary(store: Store, tournament_id: str) -> dict[str, Any] | None:
+    """A complete tournament's summary; one that ended before summaries were stored gets it
+    built from its records (while they are kept) and stored."""
+    summary = store.summary(tournament_id)
+    if summary is None:
         records = store.matches(tournament_id)
-        if records:
-            boards.append((store.spec(tournament_id), records))
-    board = leaderboard.across(game, boards)
-    tallies: dict[str, dict[str, float]] = {}
-    for _, records in boards:
-        for record in records:
-            ranks, scores = record.result["ranks"], record.result["scores"]
-            for seat, entry in enumerate(record.seats):
-                tally = tallies.setdefault(entry["bot"], dict.fromkeys(("n", "rank", "score", "w", "d", "l"), 0.0))
-                tally["n"] += 1
-                tally["rank"] += ranks[seat]
-                tally["score"] += float(scores[seat])
-                if len(ranks) == 2:
-                    other = ranks[1 - seat]
-                    tally["w" if ranks[seat] < other else "d" if ranks[seat] == other else "l"] += 1
-    for row in board.get("leaderboard", []):
-        counted = tallies.get(row["bot"])
-        if counted and counted["n"]:
-            row.update(
-                wins=int(counted["w"]),
-                draws=int(counted["d"]),
-                losses=int(counted["l"]),
-                mean_rank=round(counted["rank"] / counted["n"], 3),
-                mean_score=round(counted["score"] / counted["n"], 3),
-            )
-    return board
+        if not records:
+            return None
+        summary = leaderboard.tournament_summary(store.spec(tournament_id), records)
+        store.save_summary(tournament_id, summary)
+    return summary
 
 
 @worker_process_shutdown.connect

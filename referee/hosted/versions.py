@@ -150,8 +150,6 @@ def save_log(store: Any, match_id: str, seat: int, owner: str, bot: str, text: s
 def version_ratings(store: Any, bot: str, game_ids: list[str], *, finished: tuple[str, ...]) -> list[dict[str, Any]]:
     """Per version and game: one Bradley-Terry fit over the finished tournaments (the latest
     200) that played ``bot``, its versions entered apart (``BOT@VERSION``)."""
-    from dataclasses import replace
-
     from arena import leaderboard
     from arena.tournament import entrant_bot
 
@@ -165,18 +163,9 @@ def version_ratings(store: Any, bot: str, game_ids: list[str], *, finished: tupl
         if not address.startswith(f"hosted:{bot}@"):
             continue
         version = address.rpartition("@")[2]
-        renamed = tuple(f"{b}@{version}" if entrant_bot(b) == bot else b for b in spec.bots)
-        records = [
-            replace(
-                record,
-                seats=[
-                    {**seat, "bot": f"{seat['bot']}@{version}"} if entrant_bot(seat["bot"]) == bot else seat
-                    for seat in record.seats
-                ],
-            )
-            for record in store.matches(tournament_id)
-        ]
-        played.setdefault(spec.game, []).append((replace(spec, bots=renamed), records))
+        summary = store.summary(tournament_id) or leaderboard.tournament_summary(spec, store.matches(tournament_id))
+        names = {b: f"{b}@{version}" for b in spec.bots if entrant_bot(b) == bot}
+        played.setdefault(spec.game, []).append(leaderboard.renamed_summary(summary, names))
     rows = []
     for game_id, tournaments in sorted(played.items()):
         board = leaderboard.across(game_id, tournaments)

@@ -1,0 +1,78 @@
+"""A game's leaderboard across tournaments, on a private redis-server: refitted from each
+complete tournament's stored summary, so it never re-reads old records and still counts
+tournaments whose records have expired."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from arena import leaderboard
+from arena.tournament import TournamentSpec, play_scheduled, schedule
+from referee.players import make_player
+from referee.store import Store
+from tests.services import redis_server
+from workers.tasks import finalize_tournament
+
+
+@pytest.fixture
+def store(tmp_path):
+    with redis_server(tmp_path) as server:
+        yield Store(server.url, retention_days=2)
+
+
+def played(spec: TournamentSpec):
+    return [play_scheduled(spec, match, make_player) for match in schedule(spec)]
+
+
+def complete(store: Store, tournament_id: str, spec: TournamentSpec, records) -> None:
+    assert store.create_tournament(tournament_id, spec, total=len(records), batches=1)
+    store.store_matches(tournament_id, [(int(r.tournament["index"]), r) for r in records])
+    assert finalize_tournament(store, tournament_id)["status"] == "complete"
+
+
+FIRST = TournamentSpec(game="rolldice", bots=("heuristic", "random"), players=2, repeats=6, seed=3)
+SECOND = TournamentSpec(game="rolldice", bots=("heuristic", "heuristic:threshold=3"), players=2, repeats=5, seed=4)
+
+
+def test_a_summary_round_trips_through_json_exactly():
+    records = played(FIRST)
+    summary = json.loads(json.dumps(leaderboard.tournament_summary(FIRST, records)))
+    assert np.array_equal(leaderboard.summary_groups(summary), leaderboard.group_win_matrices(FIRST, records))
+    assert summary["matches"] == len(records) == sum(summary["games"]) // 2
+    assert sum(t["n"] for t in summary["tallies"].values()) == 2 * len(records)
+
+
+def test_the_game_board_counts_tournaments_whose_records_are_gone(store):
+    first, second = played(FIRST), played(SECOND)
+    complete(store, "t1", FIRST, first)
+    assert store.summary("t1") is not None
+    store.redis.delete(store.key("t", "t1", "matches"))  # its retention has ended
+    complete(store, "t2", SECOND, second)
+    board = store.game_leaderboard("rolldice")
+    assert board is not None
+    assert (board["tournaments"], board["matches"]) == (2, len(first) + len(second))
+    rows = {row["bot"]: row for row in board["leaderboard"]}
+    assert set(rows) == {"heuristic", "random", "heuristic:threshold=3"}
+    assert rows["heuristic"]["games"] == len(first) + len(second)
+    assert rows["random"]["wins"] + rows["random"]["draws"] + rows["random"]["losses"] == len(first)
+    # The same numbers as one fit over every record of both tournaments.
+    direct = leaderboard.across(
+        "rolldice", [leaderboard.tournament_summary(FIRST, first), leaderboard.tournament_summary(SECOND, second)]
+    )
+    assert board["leaderboard"] == direct["leaderboard"]
+    expected_mean_rank = np.mean(
+        [r.result["ranks"][s] for r in first for s, e in enumerate(r.seats) if e["bot"] == "random"]
+    )
+    assert rows["random"]["mean_rank"] == round(float(expected_mean_rank), 3)
+
+
+def test_a_tournament_finished_before_summaries_gets_one_from_its_records(store):
+    records = played(FIRST)
+    complete(store, "old", FIRST, records)
+    store.redis.delete(store.key("t", "old", "summary"))  # as stored by an earlier version
+    complete(store, "new", SECOND, played(SECOND))
+    assert store.summary("old") == json.loads(json.dumps(leaderboard.tournament_summary(FIRST, records)))
+    assert store.game_leaderboard("rolldice")["tournaments"] == 2
