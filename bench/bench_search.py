@@ -9,6 +9,8 @@ playouts (the seat to move as the observer), all in the same run:
 * ``sample_world_us``: one ``Game.sample_world`` (copy, filtered log, hidden cards re-drawn),
   and ``clone_us``: one exact ``Game.clone`` (the copy alone), each also as a ratio to
   ``apply_us``;
+* ``world_from_observation_us`` (games that implement it): one world built from the seat's
+  observation alone, what a served ``search`` samples per iteration, also against ``apply_us``;
 * ``iterations_per_s``: ``search`` iterations (sample a world, descend the tree, roll out to
   the end with ``--rollout``: ``random`` by default, as before, or the bot's default
   ``heuristic``, or ``mast``; back up) within the time budget, and ``steps_per_iteration``: engine steps per
@@ -119,6 +121,10 @@ def main(argv: list[str] | None = None) -> int:
         apply_us, match_steps = apply_cost(game, players, args.seconds)
         sample_us = per_call(lambda s, g=game: g.sample_world(s, s.pending[0].seat, Chance(1)), states, args.seconds)
         clone_us = per_call(game.clone, states, args.seconds / 2)
+        observed_us = None
+        if game.observes_worlds():
+            seen = [(s.config, s.pending[0].seat, game.observe(s, s.pending[0].seat)) for s in states]
+            observed_us = per_call(lambda o, g=game: g.world_from_observation(*o, Chance(1)), seen, args.seconds / 2)
         rate, steps = search_rate(game, states, args.seconds, args.rollout)
         rows.append(
             {
@@ -127,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
                 "apply_us": round(apply_us, 1),
                 "sample_world_us": round(sample_us, 1),
                 "sample_world_vs_apply": round(sample_us / apply_us, 2),
+                "world_from_observation_us": None if observed_us is None else round(observed_us, 1),
+                "world_from_observation_vs_apply": None if observed_us is None else round(observed_us / apply_us, 2),
                 "clone_us": round(clone_us, 1),
                 "clone_vs_apply": round(clone_us / apply_us, 2),
                 "steps_per_match": round(match_steps, 1),
