@@ -6,7 +6,7 @@ import pytest
 
 from arena.chance import Chance, PresetChance
 from arena.config import ConfigError
-from arena.engine import Option, Result, Worlds
+from arena.engine import Game, Option, Result, Worlds
 from arena.protocol import decision_request
 from arena.registry import games, get_game
 from arena.runner import play_match
@@ -143,7 +143,9 @@ def test_chosen_explicitly_never_in_the_default_field():
         assert make_bot("search", game_id).ms == 500
 
 
-def test_without_a_world_sampler_it_says_why():
+def test_without_a_world_sampler_it_says_why(monkeypatch):
+    # A game without world_from_observation (every registered game has it: take it away).
+    monkeypatch.setattr(type(get_game("skyfive")), "world_from_observation", Game.world_from_observation)
     bot = make_bot("search", "skyfive")
     with pytest.raises(RuntimeError, match="in-process only"):
         bot.decide(None)  # type: ignore[arg-type]
