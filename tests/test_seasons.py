@@ -1111,3 +1111,25 @@ def test_world_from_observation_apprentice_library_phase_gives_the_others_prebui
         assert all(len(world.libraries[s][0]) == 1 and world.libraries[s][0][0] in world.drafted[s] for s in (1, 2))
         got.update(held)
     assert got == decks
+
+
+def test_world_from_observation_deals_a_hidden_hand_uniformly_over_the_unseen_cards():
+    from collections import Counter
+
+    from scipy.stats import chisquare
+
+    state = _conserved(position(2, hands={0: [1, 2], 1: [3]}, tableau={1: [4]}, discard=[5, 5]))
+    seen = GAME.observe(state, 0)
+    unseen = _unseen_of(state, 0)  # the cards of seat 1's hand and the draw pile
+    assert sum(unseen.values()) == 60 - 2 - 1 - 2
+    chance = Chance(2027)
+    samples = 2400
+    got: Counter[int] = Counter()
+    for _ in range(samples):
+        world = GAME.world_from_observation(state.config, 0, seen, chance)
+        assert world.hands[0] == [1, 2] and len(world.hands[1]) == 1
+        got.update(world.hands[1])
+    cards = sorted(unseen)
+    total = sum(unseen.values())
+    assert set(got) <= set(cards) and 5 not in got
+    assert chisquare([got[c] for c in cards], [samples * unseen[c] / total for c in cards]).pvalue > 0.001

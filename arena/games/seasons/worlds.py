@@ -202,8 +202,10 @@ def world_from_observation(
         Ask(p.seat, p.kind, p.step, p.card, p.owner, p.reason, tuple(p.data), p.left)
         for p in ([obs.prompt, *obs.queue] if phase == pb.PHASE_PROMPT else ())
     ]
+    # the viewer's drawn cards are shown while it is asked about them (the only time it has
+    # any); should it hold some otherwise, they are dealt like the others' (not seen)
     own_limbo = list(obs.prompt.cards) if asks and asks[0].seat == viewer else []
-    assert len(own_limbo) == views[viewer].limbo, "the viewer's drawn cards are not shown"
+    limbo_shown = len(own_limbo) == views[viewer].limbo
     # sizes of the hidden places (placeholders, dealt below)
     size = len(obs.packet)
     world = SeasonsState(
@@ -245,7 +247,8 @@ def world_from_observation(
     )
     world.hands[viewer] = list(obs.hand)
     world.libraries[viewer] = [list(obs.library_2), list(obs.library_3)]
-    world.limbo[viewer] = own_limbo
+    if limbo_shown:
+        world.limbo[viewer] = own_limbo
     world.packets[viewer] = list(obs.packet)
     world.drafted[viewer] = list(obs.drafted)
     world.passed[viewer] = list(obs.passed)
@@ -253,10 +256,12 @@ def world_from_observation(
     if draft or library_phase:
         seen += [*obs.packet, *obs.drafted]
     else:
-        seen += [*obs.hand, *obs.library_2, *obs.library_3, *own_limbo]
+        seen += [*obs.hand, *obs.library_2, *obs.library_3, *(own_limbo if limbo_shown else ())]
     unseen = Counter(c for c in pool_numbers(obs.mode) for _ in range(COPIES))
     unseen.subtract(seen)
     places = hidden_places(world, viewer, False)
+    if not limbo_shown:
+        places.append(world.limbo[viewer])
     if draft:
         places += [world.drafted[s] for s in range(n) if s != viewer]
         left = world.packets[(viewer + 1) % n]
