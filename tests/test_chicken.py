@@ -567,6 +567,21 @@ def test_sample_world_bag_draws_follow_the_deduced_bag():
     assert chisquare(observed, [600, 400, 200]).pvalue > 0.01
 
 
+def test_world_from_observation_is_the_mid_turn_state():
+    # A hatch decision mid-turn: pool with its faces, Coop, bag, hatches left all kept; the
+    # world continues exactly as the state does with the same draw.
+    dice = rolls((W, "egg"), (W, "egg"), (W, "fox"), (W, "blank"))
+    state = egg_position(dice=dice, scores=[7, 3])
+    act(state, "go", "coop:orange")
+    seen = GAME.observe(state, 1)
+    world = GAME.world_from_observation(state.config, 1, seen, Chance(4))
+    for name in ("pool", "faces", "coop", "bag", "scores", "hatches_left", "phase", "rerolled", "turn", "winner"):
+        assert getattr(world, name) == getattr(state, name), name
+    assert ids(world) == ids(state) == ("coop:yellow", "coop:orange", "bag")
+    GAME.apply(world, {0: "coop:yellow"})
+    assert world.pool == [W, W, W, W, O, Y] and kind(world) == "reroll"
+
+
 # -- playout invariants ------------------------------------------------------------------------
 
 MAX_STEPS = 1500

@@ -464,3 +464,46 @@ def test_hidden_hands_are_dealt_uniformly():
         counts.update(GAME.sample_world(state, CRANE, Chance(k)).hands[TURTLE])
     observed = [counts[s] for s in range(1, 10)]
     assert chisquare(observed, [samples * 3 / 9] * 9).pvalue > 0.01
+
+
+def test_world_from_observation_keeps_the_revealed_warrior_and_deals_the_rest():
+    state = position([(0, [(CRANE, 9)])], hands=([5, 6, 7], [1, 2, 3]))
+    play(state, "play:5:3", "return:9")
+    seen = GAME.observe(state, TURTLE)
+    counts: Counter[int] = Counter()
+    samples = 600
+    for k in range(samples):
+        world = GAME.world_from_observation(state.config, TURTLE, seen, Chance(k))
+        assert world.hands[TURTLE] == state.hands[TURTLE]
+        assert sorted(world.piles[TURTLE]) == sorted(state.piles[TURTLE])
+        assert 9 in world.hands[CRANE] and len(world.hands[CRANE]) == len(state.hands[CRANE])
+        assert len(world.piles[CRANE]) == len(state.piles[CRANE])
+        assert sorted(world.hands[CRANE] + world.piles[CRANE]) == sorted(state.hands[CRANE] + state.piles[CRANE])
+        assert world.revealed == state.revealed and world.fields == state.fields
+        counts.update(s for s in world.hands[CRANE] if s != 9)
+    # The Crane's other unplayed Warriors fill the rest of its hand uniformly.
+    unknown = sorted(s for s in state.hands[CRANE] + state.piles[CRANE] if s != 9)
+    share = samples * (len(state.hands[CRANE]) - 1) / len(unknown)
+    assert chisquare([counts[s] for s in unknown], [share] * len(unknown)).pvalue > 0.01
+
+
+def test_served_search_plays_a_match_over_grpc():
+    """``arena bot serve --bot search``: worlds built from each request's observation alone,
+    a whole match over loopback gRPC without a failure."""
+    from arena.runner import play_match
+    from bots.registry import make_bot
+    from bots.serve import start
+    from referee.remote import RemotePlayer
+
+    server = start(lambda: make_bot("search:iterations=8", "fortheemperor"))
+    try:
+        record = play_match(
+            GAME,
+            GAME.config(2),
+            4,
+            [make_bot("heuristic", "fortheemperor"), RemotePlayer(f"grpc://127.0.0.1:{server.port}")],
+        )
+    finally:
+        server.stop()
+    assert record.failures == [] and sorted(record.result["ranks"]) in ([1, 1], [1, 2])
+    assert sum(d.seat == 1 for d in record.decisions) >= 8

@@ -45,7 +45,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "prey": ("1", "a8b84db7b907d47cb1af4f32cb55456f", "6631e5a39fbf0518b1d657d094017d87"),
     "rainbow": ("1.0", "8ef06f94ec5615ab7a770972dde5d593", "5b28f6c33ff629934ab8ee36985c27f7"),
     "rolldice": ("1.0", "2ccd8b7ebfb7dc615220c3edf5220cb7", "3dcbff6b4cc06567974cddd7de940479"),
-    "seasons": ("1", "0703f62391c0134ccf735b8a21ba875e", "c07b3971a6536bf2f83ac2f1b77e9a71"),
+    "seasons": ("1", "3724f933738cc1f0c220fbdab74778ea", "c07b3971a6536bf2f83ac2f1b77e9a71"),
     "seerscatalog": ("1", "3f379cdf433daf7107dafa2a064a76ed", "27092bfe601401c41bedc21c8aea6ac5"),
     "skyfive": ("1.0", "1a25455777b438b083109135ca8a2cab", "7c1d402e589cc71323086b456833ea2f"),
     "slambo": ("1", "d74a8528293dbe330ed8fb85137cf210", "eb2cd32551c22ebf1a06c57c336a71d6"),

@@ -1009,3 +1009,127 @@ def expected_scores(state) -> list[int]:
         )
         expected.append(max(0, raw))
     return expected
+
+
+# -- worlds from an observation alone ------------------------------------------------------------------
+
+
+def _unseen_of(world, viewer):
+    """The cards of a world in the places ``viewer`` cannot see (a multiset)."""
+    from collections import Counter
+
+    from arena.games.seasons.worlds import hidden_places
+
+    cards = Counter(c for p in hidden_places(world, viewer, False) for c in p)
+    if world.phase == pb.PHASE_DRAFT:
+        cards.update(c for s in range(world.players) if s != viewer for c in world.drafted[s])
+    return cards
+
+
+def _conserved(state):
+    """A ``position`` with every card of the mode somewhere: the missing ones go to the bottom
+    of the draw pile (a world from an observation deals exactly the cards the game has)."""
+    from collections import Counter
+
+    from arena.games.seasons.framework import COPIES
+    from arena.games.seasons.game import pool_numbers
+
+    placed = Counter(state.draw_pile + state.discard)
+    for s in range(state.players):
+        placed.update(state.hands[s] + state.libraries[s][0] + state.libraries[s][1] + state.limbo[s])
+        placed.update(slot.card for slot in state.tableau[s])
+    missing = Counter(c for c in pool_numbers(state.mode) for _ in range(COPIES)) - placed
+    state.draw_pile[0:0] = sorted(missing.elements())
+    GAME.refresh(state)
+    return state
+
+
+def test_observation_carries_the_queued_prompts_and_the_stage():
+    # Syllas #10 in a 3-player game: seat 1 is asked, seat 2's sacrifice waits in the queue.
+    state = _conserved(
+        position(3, hands={0: [10]}, tableau={1: [1, 3], 2: [29]}, reserve={0: {"fire": 3}}, gauge={0: 1})
+    )
+    play(state, "summon:10")
+    seen = GAME.observe(state, 2)
+    assert (seen.prompt.seat, seen.prompt.kind, seen.prompt.step, seen.prompt.card) == (1, "card", "sacrifice", 10)
+    assert [(p.seat, p.kind, p.step, p.reason) for p in seen.queue] == [(2, "card", "sacrifice", "sacrifice")]
+    assert seen.stage == "turn" and [v.limbo for v in seen.seats] == [0, 0, 0]
+    world = GAME.world_from_observation(state.config, 2, seen, Chance(1))
+    assert world.asks == state.asks and world.stage == "turn" and world.turn_order == state.turn_order
+    play(world, "tableau:1")
+    assert world.pending[0].seat == 2 and options(world) == ["tableau:0"]
+    # Die of Malice #15 asks at the start of a turn, before the die is applied.
+    state = position(2, tableau={1: [15]}, rolled=[DRAW_FACE])
+    play(state, "end")
+    seen = GAME.observe(state, 0)
+    assert seen.stage == "turn_die" and seen.prompt.step == "malice" and list(seen.prompt.data) == [0]
+
+
+def test_world_from_observation_deals_others_drawn_cards_from_the_unseen():
+    # Naria #12 (3 players): seat 0 holds 3 drawn cards; seat 1 sees only how many.
+    state = _conserved(position(3, hands={0: [12], 1: [7, 8]}, crystals={0: 3}, draw=[1, 2, 3], gauge={0: 1}))
+    play(state, "summon:12")
+    seen = GAME.observe(state, 1)
+    assert [v.limbo for v in seen.seats] == [3, 0, 0] and not seen.prompt.cards
+    for k in range(20):
+        world = GAME.world_from_observation(state.config, 1, seen, Chance(k))
+        assert world.hands[1] == [7, 8] and len(world.limbo[0]) == 3
+        assert len(world.draw_pile) == len(state.draw_pile) == 54
+        assert _unseen_of(world, 1) == _unseen_of(state, 1)  # the unseen pool, re-dealt
+        assert world.asks == state.asks
+    # the chooser's own drawn cards are kept, in order
+    world = GAME.world_from_observation(state.config, 0, GAME.observe(state, 0), Chance(3))
+    assert world.limbo[0] == state.limbo[0] == [1, 2, 3]
+
+
+def test_world_from_observation_in_the_draft_keeps_the_passed_packet():
+    state = GAME.new_match(GAME.config(3, {"mode": "magician"}), 11)
+    GAME.apply(state, {d.seat: d.options[0].id for d in state.pending})
+    seen = GAME.observe(state, 0)
+    assert list(seen.passed) == sorted(state.packets[1])
+    for k in range(10):
+        world = GAME.world_from_observation(state.config, 0, seen, Chance(k))
+        assert sorted(world.packets[1]) == sorted(state.packets[1])  # the packet seat 0 passed
+        assert world.packets[0] == state.packets[0] and world.drafted[0] == state.drafted[0]
+        assert [len(p) for p in world.packets] == [8, 8, 8] and [len(d) for d in world.drafted] == [1, 1, 1]
+        assert _unseen_of(world, 0) == _unseen_of(state, 0)
+
+
+def test_world_from_observation_apprentice_library_phase_gives_the_others_prebuilt_decks():
+    from arena.games.seasons.framework import APPRENTICE_DECKS
+
+    chance = PresetChance(1, orders={"decks": [[2, 0, 3, 1]]})
+    state = GAME.new_match(GAME.config(3, {"mode": "apprentice"}), chance=chance)
+    GAME.apply(state, {d.seat: d.options[0].id for d in state.pending})
+    seen = GAME.observe(state, 0)
+    decks = {tuple(sorted(d)) for d in APPRENTICE_DECKS} - {tuple(state.drafted[0])}
+    got = set()
+    for k in range(40):
+        world = GAME.world_from_observation(state.config, 0, seen, Chance(k))
+        held = [tuple(sorted(world.drafted[s])) for s in (1, 2)]
+        assert set(held) <= decks and held[0] != held[1]
+        assert all(len(world.libraries[s][0]) == 1 and world.libraries[s][0][0] in world.drafted[s] for s in (1, 2))
+        got.update(held)
+    assert got == decks
+
+
+def test_world_from_observation_deals_a_hidden_hand_uniformly_over_the_unseen_cards():
+    from collections import Counter
+
+    from scipy.stats import chisquare
+
+    state = _conserved(position(2, hands={0: [1, 2], 1: [3]}, tableau={1: [4]}, discard=[5, 5]))
+    seen = GAME.observe(state, 0)
+    unseen = _unseen_of(state, 0)  # the cards of seat 1's hand and the draw pile
+    assert sum(unseen.values()) == 60 - 2 - 1 - 2
+    chance = Chance(2027)
+    samples = 2400
+    got: Counter[int] = Counter()
+    for _ in range(samples):
+        world = GAME.world_from_observation(state.config, 0, seen, chance)
+        assert world.hands[0] == [1, 2] and len(world.hands[1]) == 1
+        got.update(world.hands[1])
+    cards = sorted(unseen)
+    total = sum(unseen.values())
+    assert set(got) <= set(cards) and 5 not in got
+    assert chisquare([got[c] for c in cards], [samples * unseen[c] / total for c in cards]).pvalue > 0.001

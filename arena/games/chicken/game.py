@@ -70,6 +70,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig, OptionSpec
 from arena.engine import (
@@ -495,6 +497,33 @@ class Chicken(Game[ChickenState]):
         return Result.ranked(state.scores, keys, f"winner: seat {state.winner} ({state.scores[state.winner]} points)")
 
     # -- determinization --------------------------------------------------------------------
+
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> ChickenState:
+        """Nothing is hidden (ruling 12): the observation is the whole state (the pool with its
+        faces, Coop and Seed Bag counts, scores, phase); only the dice and bag draws to come are
+        fresh."""
+        obs = observation
+        assert isinstance(obs, pb.Observation)
+        state = ChickenState(
+            config=config,
+            chance=Chance(chance.below(2**63, "world")),
+            eggspansion=obs.eggspansion,
+            scores=list(obs.scores),
+            turn_seat=obs.turn_seat,
+            turn=obs.turn,
+            phase=obs.phase,
+            pool=[d.type for d in obs.pool],
+            faces=[d.face for d in obs.pool],
+            rerolled=obs.rerolled,
+            hatches_left=obs.hatches_left,
+            coop=list(obs.coop),
+            bag=list(obs.bag),
+            winner=obs.winner,
+        )
+        self.refresh(state)
+        return state
 
 
 _DIE_PB: dict[tuple[int, int], pb.Die] = {

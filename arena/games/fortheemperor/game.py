@@ -94,6 +94,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result
@@ -607,14 +609,61 @@ class ForTheEmperor(Game[EmperorState]):
         world.hands = [list(h) for h in state.hands]
         world.piles = [list(p) for p in state.piles]
         other = 1 - seat
-        known = state.revealed[other]
-        unknown = [s for s in world.hands[other] + world.piles[other] if s not in known]
-        sizes = [len(world.hands[other]) - len(known), len(world.piles[other])]
-        hand, pile = chance.deal(unknown, sizes, "world")
-        world.hands[other], world.piles[other] = sorted(hand + known), pile
-        world.piles[seat] = chance.shuffled(world.piles[seat], "world")
+        _deal_unseen(world, seat, world.hands[other] + world.piles[other], world.piles[seat], chance)
         self.refresh(world)
         return world
+
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> EmperorState:
+        """The board, Banners, tokens, phase and the seat's hand are kept; the seat's pile is its
+        unplayed Warriors minus its hand, shuffled; the opponent's unplayed Warriors but those a
+        Yamabushi revealed are dealt to the rest of its hand and its pile (as ``sample_world``)."""
+        obs = observation
+        assert isinstance(obs, pb.Observation)
+        views = obs.seats
+        other = 1 - seat
+        hand = list(obs.hand)
+        moving_from = obs.moving_from
+        world = EmperorState(
+            config=config,
+            chance=Chance(chance.below(2**63, "world")),
+            fields=[
+                Field([(w.seat, w.strength) for w in f.warriors], f.banner, list(f.tokens)) for f in obs.battlefields
+            ],
+            supply=list(obs.banners),
+            hands=[[], []],
+            piles=[[], []],
+            tokens_left=[v.tokens_left for v in views],
+            turn_seat=obs.to_move,
+            turn=obs.turn,
+            phase=obs.phase,
+            ability_field=obs.ability_battlefield - 1,
+            ability_strength=obs.ability_strength,
+            moving=(moving_from - 1, obs.moving_owner) if moving_from else (-1, -1),
+            passed=[v.passed for v in views],
+            revealed=[list(v.revealed) for v in views],
+        )
+        world.hands[seat] = hand
+        world.piles[other] = [0] * views[other].draw_pile
+        world.hands[other] = [0] * views[other].hand_size  # sizes for the deal
+        own_pile = [s for s in views[seat].unplayed if s not in hand]
+        _deal_unseen(world, seat, list(views[other].unplayed), own_pile, chance)
+        self.refresh(world)
+        return world
+
+
+def _deal_unseen(world: EmperorState, seat: int, unplayed: list[int], own_pile: list[int], chance: Chance) -> None:
+    """Deal the opponent's ``unplayed`` Warriors but those its Yamabushi revealed uniformly into
+    the rest of its hand and its pile (sizes as ``world`` holds them), and shuffle ``own_pile``
+    into the seat's pile."""
+    other = 1 - seat
+    known = world.revealed[other]
+    unknown = [s for s in unplayed if s not in known]
+    sizes = [len(world.hands[other]) - len(known), len(world.piles[other])]
+    hand, pile = chance.deal(unknown, sizes, "world")
+    world.hands[other], world.piles[other] = sorted(hand + known), pile
+    world.piles[seat] = chance.shuffled(own_pile, "world")
 
 
 GAME = ForTheEmperor()

@@ -99,7 +99,12 @@ Rulings (``shared/rules/NOTES.md`` §4.17 and DATA §1 where they speak; the res
     Library II/III cards and the deck's cards not summoned or discarded since in that seat's
     libraries and hand; cards the viewer gave with Naria #12 or saw returned to a hand (Amsug
     #17) in that hand until its seat summons or discards such a card; the card the viewer put
-    back with Crystal Orb #34 on top of the draw pile until a card is drawn.
+    back with Crystal Orb #34 on top of the draw pile until a card is drawn. A world from the
+    observation alone (``world_from_observation``, a served search) has no history: it keeps
+    only the packet the viewer last passed (draft) and, in the apprentice library phase, that
+    the others hold prebuilt decks the viewer does not; the rest of the unseen cards is dealt
+    uniformly. The observation carries the queued prompts (``queue``, with each prompt's
+    ``step`` and ``data``), the ``stage`` and each seat's drawn-card count (``limbo``) for it.
 
 Chance labels, in the order drawn: ``"decks"`` (apprentice: the shuffle of the 4 prebuilt hands'
 indices; seat s gets the s-th), ``"deal"`` (the shuffle of the pool: magician/archmage deal 9 per
@@ -126,6 +131,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+from google.protobuf.message import Message
 
 from arena.chance import Chance
 from arena.config import ConfigError, MatchConfig, OptionSpec
@@ -275,6 +282,20 @@ def summon_option(number: int, pay: Payment) -> Option:
         pb.Action(kind=pb.SUMMON, card=number, cost=pb.Cost(energies=pay.energies, crystals=pay.crystals)),
     )
     return found
+
+
+def prompt_pb(ask: Ask) -> pb.Prompt:
+    """An asked choice as the observation shows it (without the cards shown to the chooser)."""
+    return pb.Prompt(
+        seat=ask.seat,
+        reason=ask.reason,
+        card=ask.card,
+        owner=max(ask.owner, 0),
+        left=ask.left,
+        kind=ask.kind,
+        step=ask.handler,
+        data=ask.data,
+    )
 
 
 def activate_option(index: int, number: int) -> Option:
@@ -987,6 +1008,7 @@ class Seasons(Game[SeasonsState]):
                 has_die=face is not None,
                 score=self.score_of(state, s),
                 prestige=self.prestige(state, s),
+                limbo=len(state.limbo[s]),
             )
             if face is not None:
                 view.die.CopyFrom(face_pb(face))
@@ -1014,6 +1036,7 @@ class Seasons(Game[SeasonsState]):
             round=state.round,
             library_picked=[min(state.lib_step, 3), max(0, state.lib_step - 3)],
             pile_total=len(pool_numbers(state.mode)) * COPIES,
+            stage=state.stage,
         )
         if not spectator:
             obs.hand.extend(sorted(state.hands[viewer]))
@@ -1027,7 +1050,8 @@ class Seasons(Game[SeasonsState]):
                 obs.hands.extend([*sorted(state.hands[s]), 0])
         if state.phase == pb.PHASE_PROMPT and state.asks:
             ask = state.asks[0]
-            prompt = pb.Prompt(seat=ask.seat, reason=ask.reason, card=ask.card, owner=max(ask.owner, 0), left=ask.left)
+            prompt = prompt_pb(ask)
+            obs.queue.extend(prompt_pb(a) for a in state.asks[1:])
             if spectator or viewer == ask.seat:
                 prompt.cards.extend(state.limbo[ask.seat])
                 if ask.handler == "keep_drawn" and state.limbo[ask.seat]:
@@ -1041,6 +1065,16 @@ class Seasons(Game[SeasonsState]):
         from arena.games.seasons.worlds import sample_world
 
         return sample_world(self, state, seat, chance)
+
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> SeasonsState:
+        """See :func:`arena.games.seasons.worlds.world_from_observation`: the public state and
+        the seat's cards kept, the unseen cards dealt uniformly over the hidden places."""
+        from arena.games.seasons.worlds import world_from_observation
+
+        assert isinstance(observation, pb.Observation)
+        return world_from_observation(self, config, seat, observation, chance)
 
 
 GAME = Seasons()

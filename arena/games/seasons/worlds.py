@@ -24,6 +24,9 @@ card so played may have been another copy: counting it against what is known onl
 knowledge, so a world never contradicts the seat); the card the seat put back on top of the
 draw pile with Crystal Orb #34, until a card is drawn. Not used: what the seat learnt in the
 draft once the library phase is over (the picks may since be played or mixed with draws).
+
+``world_from_observation`` builds a world from the observation alone (a served searching bot):
+the same places dealt (``hidden_places``, ``split_libraries``), without the history.
 """
 
 from __future__ import annotations
@@ -32,10 +35,12 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from arena.chance import Chance
+from arena.games.seasons.framework import APPRENTICE_DECKS, COPIES, DICE, Ask, Face, SeasonsState
+from arena.games.seasons.framework import Slot as InPlay
 from arena.games.v1 import seasons_pb2 as pb
 
 if TYPE_CHECKING:
-    from arena.games.seasons.framework import SeasonsState
+    from arena.config import MatchConfig
     from arena.games.seasons.game import Seasons
 
 Slot = tuple[str, int]  # ("pick", seat) or ("packet", seat)
@@ -97,18 +102,7 @@ def sample_world(game: Seasons, state: SeasonsState, viewer: int, chance: Chance
     drafting = world.phase in (pb.PHASE_DRAFT, pb.PHASE_LIBRARY) and world.mode != "apprentice"
     library_phase = world.phase == pb.PHASE_LIBRARY
     # The hidden places, refilled in place with the same sizes.
-    places: list[list[int]] = []
-    for seat in range(world.players):
-        if seat == viewer:
-            continue
-        places += [world.hands[seat], world.limbo[seat]]
-        if not drafting:
-            places.append(world.packets[seat])
-            if library_phase:
-                places.append(world.drafted[seat])  # it holds the libraries too
-            else:
-                places.extend(world.libraries[seat])
-    places.append(world.draw_pile)
+    places = hidden_places(world, viewer, drafting)
     hidden = Counter(c for place in places for c in place)
     if drafting:
         segments, unknown = draft_knowledge(world, viewer)
@@ -136,12 +130,163 @@ def sample_world(game: Seasons, state: SeasonsState, viewer: int, chance: Chance
                 world.packets[seat] = sorted(fills[("packet", seat)])
     else:
         _deal_known(world, viewer, places, hidden, chance)
-    if library_phase and (drafting or world.mode != "apprentice"):
-        for seat in range(world.players):
-            if seat != viewer:
-                picked = world.drafted[seat]
-                first, second = len(world.libraries[seat][0]), len(world.libraries[seat][1])
-                world.libraries[seat] = [picked[:first], picked[first : first + second]]
+    if library_phase and drafting:
+        split_libraries(world, viewer)
+    game.refresh(world)
+    return world
+
+
+def hidden_places(world: SeasonsState, viewer: int, drafting: bool) -> list[list[int]]:
+    """The places of cards the viewer cannot see (the lists themselves, to refill in place):
+    the other seats' hands and limbo, and unless ``drafting`` (whose picks and packets are
+    filled from the draft knowledge) their packets and their libraries (in the library phase
+    their picks, which hold the libraries); then the draw pile."""
+    library_phase = world.phase == pb.PHASE_LIBRARY
+    places: list[list[int]] = []
+    for seat in range(world.players):
+        if seat == viewer:
+            continue
+        places += [world.hands[seat], world.limbo[seat]]
+        if not drafting:
+            places.append(world.packets[seat])
+            if library_phase:
+                places.append(world.drafted[seat])  # it holds the libraries too
+            else:
+                places.extend(world.libraries[seat])
+    places.append(world.draw_pile)
+    return places
+
+
+def split_libraries(world: SeasonsState, viewer: int) -> None:
+    """The library phase: each other seat's libraries so far are the first of its picks (in
+    the random order they were dealt), with the sizes the world holds."""
+    for seat in range(world.players):
+        if seat != viewer:
+            picked = world.drafted[seat]
+            first, second = len(world.libraries[seat][0]), len(world.libraries[seat][1])
+            world.libraries[seat] = [picked[:first], picked[first : first + second]]
+
+
+# -- from the observation alone (a served searching bot) -----------------------------------------
+
+
+def world_from_observation(
+    game: Seasons, config: MatchConfig, viewer: int, obs: pb.Observation, chance: Chance
+) -> SeasonsState:
+    """Keeps everything public (boards, tableaux with their per-card state, dice, discard, the
+    open prompt and the queued ones, the stage) and the viewer's own cards; deals the unseen
+    cards (the mode's cards minus the viewer's, the tableaux and the discard pile) uniformly
+    over the others' hands, libraries, limbo, packets and picks and the draw pile, with the
+    observed sizes. The one draft fact kept is the packet the viewer last passed (now its left
+    neighbour's); apprentice: in the library phase the others hold, one each, prebuilt decks the
+    viewer does not hold. Less informed than ``sample_world`` (the observation does not carry
+    the history): earlier draft sightings, the others' prebuilt decks after the library phase,
+    cards seen given or returned to a hand, and a card put back with Crystal Orb #34 are not
+    used."""
+    from arena.games.seasons.game import pool_numbers
+
+    n = obs.players
+    views = obs.seats
+    phase = obs.phase
+    stage = obs.stage
+    draft, library_phase = phase == pb.PHASE_DRAFT, phase == pb.PHASE_LIBRARY
+
+    def face(d: pb.DieFace) -> Face:
+        return DICE[d.season - 1][d.die - 1][d.face - 1]
+
+    dice: list[Face | None] = [face(v.die) if v.has_die else None for v in views]
+    first, turn_seat = obs.first_player, obs.turn_seat
+    order = [(first + k) % n for k in range(n)]
+    rolled = [face(d) for d in obs.dice]
+    asks = [
+        Ask(p.seat, p.kind, p.step, p.card, p.owner, p.reason, tuple(p.data), p.left)
+        for p in ([obs.prompt, *obs.queue] if phase == pb.PHASE_PROMPT else ())
+    ]
+    # the viewer's drawn cards are shown while it is asked about them (the only time it has
+    # any); should it hold some otherwise, they are dealt like the others' (not seen)
+    own_limbo = list(obs.prompt.cards) if asks and asks[0].seat == viewer else []
+    limbo_shown = len(own_limbo) == views[viewer].limbo
+    # sizes of the hidden places (placeholders, dealt below)
+    size = len(obs.packet)
+    world = SeasonsState(
+        config=config,
+        chance=Chance(chance.below(2**63, "world")),
+        mode=obs.mode,
+        phase=phase,
+        stage=stage,
+        year=obs.year,
+        month=obs.month,
+        round=obs.round,
+        first=first,
+        turn_seat=turn_seat,
+        dice_set=[list(obs.dice_in_play[k * (n + 1) : (k + 1) * (n + 1)]) for k in range(4)],
+        rolled=rolled,
+        pick_order=[s for s in order if dice[s] is None] if stage == "dice" else [],
+        turn_order=order[order.index(turn_seat) + 1 :] if stage in ("turn", "turn_die") else [],
+        dice=dice,
+        draw_pile=[0] * obs.draw_pile,
+        discard=list(obs.discard),
+        hands=[[0] * v.hand_size for v in views],
+        libraries=[[[0] * v.library_2, [0] * v.library_3] for v in views],
+        limbo=[[0] * v.limbo for v in views],
+        packets=[[0] * size for _ in views],
+        drafted=[[0] * len(obs.drafted) if draft or library_phase else [] for _ in views],
+        passed=[[] for _ in views],
+        lib_step=sum(obs.library_picked),
+        crystals=[v.crystals for v in views],
+        reserve=[list(v.reserve) for v in views],
+        gauge=[v.gauge for v in views],
+        tableau=[[InPlay(t.card, t.used, list(t.energies), t.tokens) for t in v.tableau] for v in views],
+        bonus_used=[v.bonus_used for v in views],
+        may_transmute=obs.may_transmute,
+        transmute_bonus=obs.transmute_bonus,
+        may_draw=obs.may_draw,
+        asks=asks,
+        # the year the leftover die moved the token into (read by the stage "year" only)
+        year_to=obs.year + (obs.month <= rolled[0].pips) if stage == "year" else obs.year,
+    )
+    world.hands[viewer] = list(obs.hand)
+    world.libraries[viewer] = [list(obs.library_2), list(obs.library_3)]
+    if limbo_shown:
+        world.limbo[viewer] = own_limbo
+    world.packets[viewer] = list(obs.packet)
+    world.drafted[viewer] = list(obs.drafted)
+    world.passed[viewer] = list(obs.passed)
+    seen = [*obs.discard, *(t.card for v in views for t in v.tableau)]
+    if draft or library_phase:
+        seen += [*obs.packet, *obs.drafted]
+    else:
+        seen += [*obs.hand, *obs.library_2, *obs.library_3, *(own_limbo if limbo_shown else ())]
+    unseen = Counter(c for c in pool_numbers(obs.mode) for _ in range(COPIES))
+    unseen.subtract(seen)
+    places = hidden_places(world, viewer, False)
+    if not limbo_shown:
+        places.append(world.limbo[viewer])
+    if draft:
+        places += [world.drafted[s] for s in range(n) if s != viewer]
+        left = world.packets[(viewer + 1) % n]
+        if obs.passed:  # the packet the viewer passed is its left neighbour's now, not picked from yet
+            left[:] = obs.passed
+            unseen.subtract(obs.passed)
+            places = [p for p in places if p is not left]
+    elif library_phase and obs.mode == "apprentice":
+        # the others hold, one each, prebuilt decks the viewer does not hold (which is secret)
+        mine = _deck_index(list(obs.drafted))
+        decks = chance.shuffled([i for i in range(len(APPRENTICE_DECKS)) if i != mine], "world")
+        for k, seat in enumerate(s for s in range(n) if s != viewer):
+            places = [p for p in places if p is not world.drafted[seat]]
+            world.drafted[seat] = chance.shuffled(list(APPRENTICE_DECKS[decks[k]]), "world")
+            unseen.subtract(world.drafted[seat])
+    assert all(k >= 0 for k in unseen.values()), "the observation shows more copies than the game has"
+    dealt = chance.deal(sorted(unseen.elements()), [len(p) for p in places], "world")
+    for place, new in zip(places, dealt, strict=True):
+        place[:] = new
+    if library_phase:
+        split_libraries(world, viewer)
+    if draft and obs.passed:
+        for seat in range(n):
+            if seat != viewer:  # what each seat passed is what its left neighbour holds now
+                world.passed[seat] = sorted(world.packets[(seat + 1) % n])
     game.refresh(world)
     return world
 

@@ -401,6 +401,7 @@ class SeatView(_message.Message):
     HAS_DIE_FIELD_NUMBER: _builtins.int
     SCORE_FIELD_NUMBER: _builtins.int
     PRESTIGE_FIELD_NUMBER: _builtins.int
+    LIMBO_FIELD_NUMBER: _builtins.int
     crystals: _builtins.int
     reserve_cap: _builtins.int
     """7 (10 with Bespelled Grimoire #18)"""
@@ -418,6 +419,8 @@ class SeatView(_message.Message):
     """the final score if the game ended now (with penalties)"""
     prestige: _builtins.int
     """printed prestige of the cards in play (may be negative: #42, #50)"""
+    limbo: _builtins.int
+    """cards it drew that await its choice (keep, give, summon or discard)"""
     @_builtins.property
     def reserve(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """energies in the reserve, by Energy"""
@@ -446,10 +449,11 @@ class SeatView(_message.Message):
         has_die: _builtins.bool = ...,
         score: _builtins.int = ...,
         prestige: _builtins.int = ...,
+        limbo: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["die", b"die"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bonus_used", b"bonus_used", "crystals", b"crystals", "die", b"die", "gauge", b"gauge", "hand_size", b"hand_size", "has_die", b"has_die", "library_2", b"library_2", "library_3", b"library_3", "prestige", b"prestige", "reserve", b"reserve", "reserve_cap", b"reserve_cap", "score", b"score", "tableau", b"tableau"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bonus_used", b"bonus_used", "crystals", b"crystals", "die", b"die", "gauge", b"gauge", "hand_size", b"hand_size", "has_die", b"has_die", "library_2", b"library_2", "library_3", b"library_3", "limbo", b"limbo", "prestige", b"prestige", "reserve", b"reserve", "reserve_cap", b"reserve_cap", "score", b"score", "tableau", b"tableau"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -467,6 +471,9 @@ class Prompt(_message.Message):
     OWNER_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
     LEFT_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    STEP_FIELD_NUMBER: _builtins.int
+    DATA_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """the seat that chooses"""
     reason: _builtins.str
@@ -477,9 +484,19 @@ class Prompt(_message.Message):
     """the seat whose card or turn caused it"""
     left: _builtins.int
     """how many more answers of this prompt follow (e.g. energies)"""
+    kind: _builtins.str
+    """its decision kind ("energy", "card", "seat", "move", "reroll", "keep")"""
+    step: _builtins.str
+    """the effect step that asks (e.g. "gain_energy", "overflow", "naria_give","""
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """cards shown to the chooser (empty for others)"""
+
+    @_builtins.property
+    def data(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """"exchange_take"): with `data`, what answering it does and what follows
+        the step's public memory (e.g. energies still to gain, an opponent, a
+        """
 
     def __init__(
         self,
@@ -490,10 +507,13 @@ class Prompt(_message.Message):
         owner: _builtins.int = ...,
         cards: _abc.Iterable[_builtins.int] | None = ...,
         left: _builtins.int = ...,
+        kind: _builtins.str = ...,
+        step: _builtins.str = ...,
+        data: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "cards", b"cards", "left", b"left", "owner", b"owner", "reason", b"reason", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "cards", b"cards", "data", b"data", "kind", b"kind", "left", b"left", "owner", b"owner", "reason", b"reason", "seat", b"seat", "step", b"step"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -533,6 +553,8 @@ class Observation(_message.Message):
     LIBRARY_PICKED_FIELD_NUMBER: _builtins.int
     PILE_TOTAL_FIELD_NUMBER: _builtins.int
     HANDS_FIELD_NUMBER: _builtins.int
+    QUEUE_FIELD_NUMBER: _builtins.int
+    STAGE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     spectator: _builtins.bool
     players: _builtins.int
@@ -562,6 +584,10 @@ class Observation(_message.Message):
     """keep: the card you drew (0 otherwise)"""
     pile_total: _builtins.int
     """cards of the game (draw pile + discards + all held)"""
+    stage: _builtins.str
+    """they will be asked (their `cards` are empty)
+    where play goes on once no prompt is open: "draft", "library",
+    """
     @_builtins.property
     def dice(self) -> _containers.RepeatedCompositeFieldContainer[Global___DieFace]:
         """rolled season dice still on the table"""
@@ -612,6 +638,10 @@ class Observation(_message.Message):
     def hands(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """spectator: every hand, seat by seat, 0-separated"""
 
+    @_builtins.property
+    def queue(self) -> _containers.RepeatedCompositeFieldContainer[Global___Prompt]:
+        """prompts already asked that wait after `prompt`, in the order"""
+
     def __init__(
         self,
         *,
@@ -645,10 +675,12 @@ class Observation(_message.Message):
         library_picked: _abc.Iterable[_builtins.int] | None = ...,
         pile_total: _builtins.int = ...,
         hands: _abc.Iterable[_builtins.int] | None = ...,
+        queue: _abc.Iterable[Global___Prompt] | None = ...,
+        stage: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["prompt", b"prompt"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice", b"dice", "dice_in_play", b"dice_in_play", "discard", b"discard", "drafted", b"drafted", "draw_pile", b"draw_pile", "drawn", b"drawn", "first_player", b"first_player", "hand", b"hand", "hands", b"hands", "library_2", b"library_2", "library_3", b"library_3", "library_picked", b"library_picked", "may_draw", b"may_draw", "may_transmute", b"may_transmute", "mode", b"mode", "month", b"month", "packet", b"packet", "passed", b"passed", "phase", b"phase", "pile_total", b"pile_total", "players", b"players", "prompt", b"prompt", "round", b"round", "season", b"season", "seat", b"seat", "seats", b"seats", "spectator", b"spectator", "transmute_bonus", b"transmute_bonus", "turn_seat", b"turn_seat", "year", b"year"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice", b"dice", "dice_in_play", b"dice_in_play", "discard", b"discard", "drafted", b"drafted", "draw_pile", b"draw_pile", "drawn", b"drawn", "first_player", b"first_player", "hand", b"hand", "hands", b"hands", "library_2", b"library_2", "library_3", b"library_3", "library_picked", b"library_picked", "may_draw", b"may_draw", "may_transmute", b"may_transmute", "mode", b"mode", "month", b"month", "packet", b"packet", "passed", b"passed", "phase", b"phase", "pile_total", b"pile_total", "players", b"players", "prompt", b"prompt", "queue", b"queue", "round", b"round", "season", b"season", "seat", b"seat", "seats", b"seats", "spectator", b"spectator", "stage", b"stage", "transmute_bonus", b"transmute_bonus", "turn_seat", b"turn_seat", "year", b"year"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
