@@ -71,14 +71,15 @@ def _deal_unseen(
     another seat is looking at (-1: the peek is kept), the share ``gifts`` set aside for those
     seats, and the cards of the pending ``drawn`` stock tasks (their indexes in ``tasks``)."""
     sizes = [len(places), max(peek, 0), len(gifts), len(drawn)]
+    # one shuffle: each part is a uniformly random ordered subset
     deck_part, peek_part, gift_part, drawn_part = chance.deal(sorted(cards), sizes, "world")
-    for i, card in zip(places, chance.shuffled(deck_part, "world"), strict=True):
+    for i, card in zip(places, deck_part, strict=True):
         world.deck[i] = card
     if peek >= 0:
-        world.peek = chance.shuffled(peek_part, "world")
-        for s, card in zip(gifts, chance.shuffled(gift_part, "world"), strict=True):
+        world.peek = peek_part
+        for s, card in zip(gifts, gift_part, strict=True):
             world.gifts[s] = card
-    for k, card in zip(drawn, chance.shuffled(drawn_part, "world"), strict=True):
+    for k, card in zip(drawn, drawn_part, strict=True):
         world.tasks[k] = ("stock", card, "drawn")
 
 
