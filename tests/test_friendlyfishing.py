@@ -536,6 +536,28 @@ def test_sampled_worlds_are_copies_with_fresh_chance():
     assert_same_view(GAME, state, world, 1)
 
 
+@pytest.mark.parametrize("players", [2, 5])
+def test_worlds_from_observations_are_the_whole_state(players):
+    # Every field is rebuilt from the observation alone (the tiles lie face up: nothing to re-draw).
+    skip = {"chance", "log", "pending", "steps"}
+    checked = 0
+    for seed in range(3):
+        state = GAME.new_match(GAME.config(players), seed)
+        rng = Chance(seed + 50)
+        while state.pending:
+            (decision,) = state.pending
+            world = GAME.world_from_observation(
+                state.config, decision.seat, GAME.observe(state, decision.seat), Chance(1)
+            )
+            assert {k: v for k, v in vars(world).items() if k not in skip} == {
+                k: v for k, v in vars(state).items() if k not in skip
+            }
+            assert world.chance is not state.chance and world.log.events == []
+            checked += 1
+            GAME.apply(state, {decision.seat: rng.pick(decision.options, "t").id})
+    assert checked > 60
+
+
 def test_the_tile_shuffle_is_uniform_over_the_spaces():
     # Where the Double Points tile lands, over 4,200 seeded setups: 42 spaces, equally likely.
     samples = 4200

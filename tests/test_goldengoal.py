@@ -563,6 +563,45 @@ def test_sampled_worlds_roll_fresh_uniform_dice():
     assert chisquare([rolls[face] for face in range(1, 7)]).pvalue > 0.001
 
 
+def _world(state: GoldenGoalState, seat: int = 0) -> GoldenGoalState:
+    world = GAME.world_from_observation(state.config, seat, GAME.observe(state, seat), Chance(4))
+    assert observation_bytes(GAME, world, seat) == observation_bytes(GAME, state, seat)
+    return world
+
+
+def test_world_from_observation_rebuilds_a_bent_kick_and_a_pass():
+    state = position({"0o1": "e6"}, ball="e7", die=6)
+    act(state, "pawn:o1", "n", "kick:n", "go:2", "bend:left")  # e9, now nw: 3 pips after the free space
+    world = _world(state)
+    kick = ("kicker", "kick_from", "dir1", "direction", "leg1", "bend", "spaces", "path", "pips", "kick_free")
+    assert [getattr(world, f) for f in kick] == [getattr(state, f) for f in kick]
+    assert (world.dir1, world.bend, world.spaces, world.pips) == (0, -1, 2, 5)
+    assert ids(world) == ids(state) == ("go:1", "go:2", "go:3")
+    state = position({"0o1": "e6", "0o2": "e10"}, ball="e7", die=4)
+    act(state, "pawn:o1", "n", "kick:n", "go:3")  # a pass to o2 with 1 pip
+    world = _world(state)
+    assert (world.kicker, world.pips, world.kick_free, world.visited) == (2, 1, 1, frozenset({(1, 3), (2, 1)}))
+    assert ids(world) == ids(state)
+
+
+def test_world_from_observation_keeps_the_front_of_net_move_and_the_restart():
+    state = position({"0o1": "f12"}, ball="f14", die=3, restart=[1, 4], rolls=[2])
+    act(state, "pawn:o1", "n", "n")
+    world = _world(state)
+    assert world.relocator == 1 and world.kick_free == 1 and ids(world) == ids(state)
+    act(state, "kick:n", "goal:1")  # a goal: o1 moves aside first
+    world = _world(state)
+    assert (world.phase, world.relocator, world.after, world.ball) == (pb.PHASE_RELOCATE, 1, state.after, -1)
+    assert ids(world) == ids(state) == ("e", "s")
+    act(state, "e", "keeper:f14")  # seat 1 restarts with an exact 4
+    world = _world(state, 1)
+    assert (world.kick_free, world.exact, world.relax, world.kickoff, world.no_goal) == (0, True, 0, False, True)
+    assert ids(world) == ids(state)
+    GAME.apply(world, {1: "kick:s"})
+    GAME.apply(state, {1: "kick:s"})
+    assert ids(world) == ids(state)
+
+
 def _turn_start_checks(state: GoldenGoalState) -> None:
     """The No Killjoy Rules hold whenever a turn starts."""
     seat = state.turn_seat

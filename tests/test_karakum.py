@@ -553,20 +553,29 @@ def test_sample_world_after_many_reshuffles():
             check_world(state, seat, seat)
 
 
-def test_sample_world_deals_the_hidden_cards_uniformly():
+def _world_of_seat_0(state: KarakumState, chance: Chance) -> KarakumState:
+    return GAME.world_from_observation(state.config, 0, GAME.observe(state, 0), chance)
+
+
+def _sampled_world_of_seat_0(state: KarakumState, chance: Chance) -> KarakumState:
+    return GAME.sample_world(state, 0, chance)
+
+
+@pytest.mark.parametrize("world_of", [_sampled_world_of_seat_0, _world_of_seat_0])
+def test_sample_world_deals_the_hidden_cards_uniformly(world_of):
     # At the start, seat 1's 5 cards are 5 of the 61 cards seat 0 has not seen: the number of
-    # Golds among them is hypergeometric.
+    # Golds among them is hypergeometric (a world from the observation alike).
     state = GAME.new_match(GAME.config(2), seed=8)
     pool = 71 - 5 - 5
     golds = 6 - state.hands[0][GOLD] - state.face_up[GOLD]
     chance = Chance(99)
     n = 3000
-    seen = Counter(min(GAME.sample_world(state, 0, chance).hands[1][GOLD], 2) for _ in range(n))
+    seen = Counter(min(world_of(state, chance).hands[1][GOLD], 2) for _ in range(n))
     pmf = [comb(golds, k) * comb(pool - golds, 5 - k) / comb(pool, 5) for k in range(2)]
     expected = [n * pmf[0], n * pmf[1], n * (1 - pmf[0] - pmf[1])]
     assert chisquare([seen[0], seen[1], seen[2]], expected).pvalue > 0.001
     # And the deck: its top card is any unseen card, equally likely by card.
-    tops = Counter(GAME.sample_world(state, 0, chance).deck[-1] for _ in range(n))
+    tops = Counter(world_of(state, chance).deck[-1] for _ in range(n))
     unseen = [FULL[t] - state.hands[0][t] - state.face_up[t] for t in TYPES]
     assert chisquare([tops[t] for t in TYPES], [n * u / pool for u in unseen]).pvalue > 0.001
 
@@ -578,6 +587,54 @@ def test_sample_world_charges_paid_blind_cards_to_a_deck_cycle_that_had_them():
         state = playout_until(4, seed, lambda s: sum(e.kind == "reshuffle" for e in s.log.events) >= 2)
         for seat in range(4):
             check_world(state, seat, seed)
+
+
+def test_world_from_observation_deals_the_unseen_pool_to_the_hidden_places():
+    checked = 0
+    for players in (2, 4):
+        for seed in range(3):
+            for state in _every(players, seed, 23):
+                for seat in range(players):
+                    seen = GAME.observe(state, seat)
+                    world = GAME.world_from_observation(state.config, seat, seen, Chance(checked))
+                    checked += 1
+                    assert world.hands[seat] == state.hands[seat] and world.known == state.known
+                    assert [sum(h) for h in world.hands] == [sum(h) for h in state.hands]
+                    assert len(world.deck) == len(state.deck) and resource_totals(world) == FULL
+                    hidden = counts_of(world.deck)  # the deck and the others' blind cards: `unseen`
+                    for s in range(players):
+                        if s != seat:
+                            hidden = [hidden[t] + world.hands[s][t] - world.known[s][t] for t in range(7)]
+                    assert hidden == list(seen.unseen)
+                    assert (len(world.camel_deck), len(world.removed)) == (len(state.camel_deck), len(state.removed))
+                    assert sorted([*world.camel_deck, *world.removed]) == sorted([*state.camel_deck, *state.removed])
+                    check_world(world, seat, checked)  # its history serves sample_world too
+    assert checked > 60
+
+
+def test_world_from_observation_lets_another_seat_pay_for_the_camel_it_chose():
+    # Seat 1 chose the red 5 (taxed: 6 spices); seat 0 sees only that it could afford it.
+    state = position(
+        hands={0: hand(jewelry=2), 1: hand(spices=4, honey=2, paper=2)},
+        market=[cam(RED, 1), cam(RED, 5), *MARKET[1:4]],
+        turn=1,
+    )
+    act(state, "buy:red5")
+    assert state.cost == 6 and kind(state) == "pay"
+    for i in range(200):
+        world = GAME.world_from_observation(state.config, 0, GAME.observe(state, 0), Chance(i))
+        assert units(world.hands[1], RED) >= 6 and world.pending[0].options
+        assert sum(world.hands[1]) == 8 and world.hands[0] == state.hands[0]
+
+
+def _every(players: int, seed: int, every: int):
+    state = GAME.new_match(GAME.config(players), seed)
+    rng = Chance(seed)
+    while state.pending:
+        if state.steps % every == 5:
+            yield state
+        (decision,) = state.pending
+        GAME.apply(state, {decision.seat: decision.options[rng.below(len(decision.options), "t")].id})
 
 
 def playout_until(players: int, seed: int, stop) -> KarakumState:
@@ -646,3 +703,22 @@ def test_heuristic_bot_plays_legal_options_and_beats_random():
         ranks = record.result["ranks"]
         wins += (ranks[seat] == 1) / ranks.count(1)
     assert wins >= 10
+
+
+def test_served_search_plays_karakum_over_grpc_from_observations():
+    # ``arena bot serve --bot search``: the served bot has only the observation, so its worlds
+    # come from world_from_observation; a whole match over loopback gRPC, no failure.
+    from arena.runner import play_match
+    from bots.serve import start
+    from referee.remote import RemotePlayer
+
+    config = GAME.config(2)
+    server = start(lambda: make_bot("search:iterations=8", "karakum"))
+    try:
+        remote = play_match(
+            GAME, config, 3, [RemotePlayer(f"grpc://127.0.0.1:{server.port}"), make_bot("heuristic", "karakum")]
+        )
+    finally:
+        server.stop()
+    assert remote.failures == [] and sorted(remote.result["ranks"]) in ([1, 2], [1, 1])
+    assert sum(d.seat == 0 for d in remote.decisions) > 20

@@ -675,6 +675,88 @@ def test_sample_world_redraws_secret_faces_uniformly():
 
 
 # --------------------------------------------------------------------------------------------
+# world_from_observation
+
+
+def conserve(state: SeasonState) -> None:
+    """Make an edited position hold the 180 cards again: surplus cards leave the bottom of the
+    deck, missing ones join it there."""
+    have, full = conserved(state), Counter(DECK)
+    for card, k in (have - full).items():
+        for _ in range(k):
+            state.deck.remove(card)
+    for card, k in (full - have).items():
+        state.deck[:0] = [card] * k
+    assert conserved(state) == full and not any(state.known)
+
+
+def wfo(state: SeasonState, seat: int, seed: int = 0) -> SeasonState:
+    seen = GAME.observe(state, seat)
+    world = GAME.world_from_observation(state.config, seat, seen, Chance(seed))
+    assert GAME.observe(world, seat).SerializeToString() == seen.SerializeToString()
+    return world
+
+
+def test_the_observation_names_the_pending_decision_and_the_rest_of_the_turn():
+    state = new(2, 14)
+    set_wall(state, 0, {1: "gnome-crown"})
+    state.stock[1] = [C("elf-crown"), C("mage-crown")]
+    at_place(state, 0, ["gnome-tattoo", "barbarian-crown"], turn=3)
+    conserve(state)
+    seen = GAME.observe(state, 1)
+    assert (seen.asking, seen.ask_card, list(seen.tasks)) == ("place", "", ["trophy", "end"])
+    play(state, "wall:barbarian-crown@5")
+    play(state, "steal:1")  # the mage is stolen: it lands on seat 0's stock after the reply
+    seen = GAME.observe(state, 1)
+    assert (seen.asking, seen.ask_card, seen.victim, seen.thief) == ("reply", "mage-crown", 1, 0)
+    world = wfo(state, 1)
+    assert world.ask == state.ask and world.tasks == state.tasks
+    # draw4: the two kept cards wait on the task stack, hidden from seat 1 (unseen to it)
+    state = new(2, 24, expert=True)
+    top4 = [C("barbarian-eyepatch"), C("dwarf-eyepatch"), C("mage-earrings"), C("barbarian-dagger")]
+    state = fire("draw4", deck=list(state.deck[:-4]) + top4[::-1])
+    conserve(state)
+    play(state, "keep:barbarian-dagger+mage-earrings")
+    mine, theirs = GAME.observe(state, 0), GAME.observe(state, 1)
+    assert mine.asking == "draw:top" and list(mine.tasks) == ["stock:barbarian-dagger", "stock:mage-earrings", "end"]
+    assert list(theirs.tasks) == ["stock:", "stock:", "end"]
+    assert len(theirs.unseen) == len(state.deck) + 2 + 2  # the deck, the 2 peeked, the 2 kept
+    world = wfo(state, 0)
+    assert world.tasks == [("end",), ("stock", C("mage-earrings")), ("stock", C("barbarian-dagger"))]
+    assert sorted(world.peek) == sorted(state.peek) and world.ask == state.ask
+    assert world.known[0] == state.known[0]
+    hidden = Counter()
+    for seed in range(300):
+        world = wfo(state, 1, seed)
+        kept = [int(t[1]) for t in world.tasks if len(t) > 2]
+        assert len(kept) == 2 and len(world.peek) == 2 and len(world.deck) == len(state.deck)
+        assert Counter(world.deck + world.peek + kept) == Counter(CARD_OF[n] for n in theirs.unseen)
+        hidden[kept[0] in top4] += 1
+    # seat 1 does not know which were drawn: any unseen card, these 4 kinds about 1 in 7 times
+    p = sum(n in {NAMES[c] for c in top4} for n in theirs.unseen) / len(theirs.unseen)
+    assert abs(hidden[True] - 300 * p) < 4 * (300 * p * (1 - p)) ** 0.5
+
+
+def test_world_from_observation_deals_face_down_cards_from_what_is_unaccounted_for():
+    state = new(2, 26)
+    set_wall(state, 0, {3: "elf-crown", 7: "dwarf-dagger"}, down=(7,))
+    at_place(state, 1, ["elf-tattoo", "barbarian-crown"], turn=2)
+    conserve(state)
+    assert GAME.observe(state, 1).seats[0].wall[6].card == ""
+    for seed in range(5):
+        world = wfo(state, 1, seed)
+        assert world.wall[0][6] == C("dwarf-dagger") and world.down[0][6]  # the one card not accounted for
+        assert world.hand == state.hand and Counter(world.deck) == Counter(state.deck)
+    # the deck is dealt again uniformly: the top card's people follows the unseen cards
+    unseen = Counter(c // 5 for c in state.deck)
+    samples = 3000
+    top = Counter(wfo(state, 1, seed).deck[-1] // 5 for seed in range(samples))
+    assert (
+        chisquare([top[p] for p in range(6)], [unseen[p] / len(state.deck) * samples for p in range(6)]).pvalue > 0.001
+    )
+
+
+# --------------------------------------------------------------------------------------------
 # Playouts: 2,000 seeded games with invariants
 
 CONFIGS = [

@@ -439,6 +439,32 @@ def test_sample_world_draws_fresh_uniform_dice():
     assert state.supply == 6 and not state.rolled
 
 
+def _state_fields(state: ZooState) -> dict:
+    skip = {"chance", "log", "pending", "steps"}
+    return {k: v for k, v in vars(state).items() if k not in skip}
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_world_from_observation_is_the_whole_state_with_fresh_dice(players):
+    checked = 0
+    for state in _positions(players, range(4), every=5):
+        for seat in range(players):
+            seen = GAME.observe(state, seat)
+            world = GAME.world_from_observation(state.config, seat, seen, Chance(checked))
+            assert _state_fields(world) == _state_fields(state)  # every field, the rolled dice and the trigger too
+            assert world.chance is not state.chance and world.log.events == []
+            checked += 1
+    assert checked > 40
+    state = deal(2, dice=[LION, LION])
+    counts = [0] * 6
+    for i in range(600):
+        world = GAME.world_from_observation(state.config, 0, GAME.observe(state, 0), Chance(i))
+        act(world, "roll")
+        for face in world.rolled:
+            counts[face - 1] += 1
+    assert chisquare(counts).pvalue > 0.001
+
+
 # -- random playouts ------------------------------------------------------------------------
 
 ROUND_BOUND = 40  # observed maximum over these 2,100 random games: 25 rounds (220 decisions)

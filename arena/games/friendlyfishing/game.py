@@ -108,6 +108,8 @@ from functools import cache
 from pathlib import Path
 from typing import TypeAlias, cast
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import ConfigError, MatchConfig, OptionSpec
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
@@ -820,6 +822,35 @@ class FriendlyFishing(Game[FishingState]):
         obs.kingfish_to_win = kingfish_to_win(state.players)
         obs.kingfish_winner = state.kingfish_winner
         return obs
+
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> FishingState:
+        """Nothing is hidden and nothing is left to shuffle (every tile lies face up on its
+        space, ruling 1): the observation is the whole state; the world's chance is fresh."""
+        obs = observation
+        assert isinstance(obs, pb.Observation)
+        world = FishingState(
+            config=config,
+            chance=Chance(chance.below(2**63, "world")),
+            side=self.side_of(config),
+            specials=tuple(obs.specials),
+            tiles=[space.tile for space in obs.spaces],
+            boat=obs.boat,
+            to_act=obs.to_act,
+            turn=obs.turn,
+            phase=obs.phase,
+            left_dinkers=list(obs.left_dinkers),
+            collections=[list(c.counts) for c in obs.collections],
+            box=list(obs.box),
+            double=obs.double_colour,
+            swap_seat=obs.swap_seat,
+            swap_taken=obs.swap_taken,
+            chosen=obs.chosen_space,
+            kingfish_winner=obs.kingfish_winner,
+        )
+        self.refresh(world)
+        return world
 
     def score(self, state: FishingState) -> Result:
         scores = final_scores(fishing_scores(state.collections, state.double))

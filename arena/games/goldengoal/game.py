@@ -89,9 +89,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig, OptionSpec
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
+from arena.games.goldengoal import worlds
 from arena.games.goldengoal.field import (
     BOX,
     BOX_DEPTH,
@@ -771,6 +774,14 @@ class GoldenGoal(Game[GoldenGoalState]):
         if kicking:
             obs.kick_from.CopyFrom(CELL_PB[state.kick_from])
         return obs
+
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> GoldenGoalState:
+        """Nothing is hidden: the observation is the whole position (the kick in progress is
+        rebuilt from it, see ``worlds.py``); only the dice to come are fresh."""
+        assert isinstance(observation, pb.Observation)
+        return worlds.world_from_observation(self, config, observation, chance)
 
     def score(self, state: GoldenGoalState) -> Result:
         goals = state.goals

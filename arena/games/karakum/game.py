@@ -65,7 +65,9 @@ Rulings (``shared/rules/NOTES.md`` §4.9 unless stated):
     games) the cycles are pooled instead (the world stays a legal state with the same
     observation, but may give a hand a card of a good its cycles no longer had). When another
     seat is about to pay, its world hand is made to afford the camel (blind cards that cannot pay
-    are traded for deck cards that can).
+    are traded for deck cards that can). ``world_from_observation`` has no history: it deals the
+    observation's ``unseen`` cards as one pool (the deck cycles are not in the observation), the
+    buyer's blind cards first, one at a time, never one after which it could no longer pay.
 
 Chance labels: ``"camels"`` (the shuffle of the 35 camels: the top card first; the last 12/8/0
 of the order are removed), ``"resources"`` (the shuffle of the 71 resources: the top card
@@ -83,6 +85,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
+
+from google.protobuf.message import Message
 
 from arena.chance import Chance
 from arena.config import MatchConfig
@@ -655,10 +659,7 @@ class Karakum(Game[KarakumState]):
         world = self.copy_for(state, seat, chance)
         world.deck = []
         players = state.players
-        # Camels: the deck and the removed ones are one unknown pool.
-        pool = chance.shuffled([*state.camel_deck, *state.removed], "world")
-        world.camel_deck = pool[: len(state.camel_deck)]
-        world.removed = pool[len(state.camel_deck) :]
+        _deal_camels(world, [*state.camel_deck, *state.removed], len(state.camel_deck), chance)
         # Resources.
         cycles: list[list[int]] = [counts_of(full_resources())]
         blind: list[list[int]] = [[0] for _ in range(players)]  # per seat: blind cards per cycle
@@ -693,12 +694,7 @@ class Karakum(Game[KarakumState]):
             if s != seat:
                 world.hands[s] = list(state.known[s])
         for e, make_up in enumerate(cycles):
-            cards = chance.shuffled([t for t in TYPES for _ in range(make_up[t])], "world")
-            for s in range(players):
-                if s == seat:
-                    continue
-                for _ in range(blind[s][e]):
-                    world.hands[s][cards.pop()] += 1
+            cards = _deal_blind(world, seat, make_up, [row[e] for row in blind], chance)
             if e == last:
                 world.deck = cards
             else:
@@ -720,6 +716,112 @@ class Karakum(Game[KarakumState]):
                 world.deck[i] = t
         world.pending = tuple(self.decisions(world))
         return world
+
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> KarakumState:
+        """The public state and the seat's hand are kept; the camel deck and the removed camels
+        are dealt from ``camels_unseen``, the other hands' blind cards and the deck from
+        ``unseen`` (one pool). Less informed than ``sample_world``: the observation does not
+        carry the make-up of each deck cycle (which goods a hand's older blind draws could be)."""
+        obs = observation
+        assert isinstance(obs, pb.Observation)
+        players = config.players
+        world = KarakumState(
+            config=config,
+            chance=Chance(chance.below(2**63, "world")),
+            discard=list(obs.discard),
+            face_up=list(obs.face_up),
+            known=[list(v.known) for v in obs.seats],
+            market=[Camel(c.colour, c.number) for c in obs.market],
+            caravans=[[Camel(c.colour, c.number) for c in v.caravan] for v in obs.seats],
+            outside=[[Camel(c.colour, c.number) for c in v.outside] for v in obs.seats],
+            phase=obs.phase,
+            turn_seat=obs.turn_seat,
+            turns=obs.turns,
+        )
+        if obs.HasField("buying"):
+            world.buying = Camel(obs.buying.colour, obs.buying.number)
+            world.cost = obs.buying_cost
+        unseen = [Camel(c.colour, c.number) for c in obs.camels_unseen]
+        _deal_camels(world, unseen, obs.camel_deck_size, chance)
+        world.hands = [list(obs.hand) if s == seat else list(world.known[s]) for s in range(players)]
+        blind = [v.hand_size - sum(v.known) for v in obs.seats]
+        pool = list(obs.unseen)
+        buyer = world.turn_seat
+        if world.buying is not None and world.phase == pb.PHASE_PAY and buyer != seat:
+            # The buyer chose a camel it could afford (the buy was offered): its blind cards first.
+            _deal_affording(world.hands[buyer], pool, blind[buyer], world.buying.colour, world.cost, chance)
+            blind[buyer] = 0
+        world.deck = _deal_blind(world, seat, pool, blind, chance)
+        # A history as one deck cycle (for a later sample_world of the world): everything out
+        # of the deck and the hands' blind cards revealed, the known cards taken face up.
+        history = world.history
+        for t in TYPES:
+            history += [(REVEAL, CHANCE_SEAT, t, ())] * (world.face_up[t] + world.discard[t])
+            for s in range(players):
+                history += [(REVEAL, CHANCE_SEAT, t, ()), (TAKE, s, t, ())] * world.known[s][t]
+                history += [(BLIND, s, t, ())] * (world.hands[s][t] - world.known[s][t])
+        self.refresh(world)
+        return world
+
+
+def _deal_camels(world: KarakumState, unseen: list[Camel], deck_size: int, chance: Chance) -> None:
+    """The camel deck and the removed camels: one unknown pool, shuffled and split."""
+    pool = chance.shuffled(unseen, "world")
+    world.camel_deck = pool[:deck_size]
+    world.removed = pool[deck_size:]
+
+
+def _deal_blind(
+    world: KarakumState, seat: int, make_up: Sequence[int], blind: Sequence[int], chance: Chance
+) -> list[int]:
+    """Shuffle the cards of ``make_up`` (counts by Good), deal ``blind[s]`` of them into each
+    other hand; the rest, in shuffled order, is returned (the deck, or nothing)."""
+    cards = chance.shuffled([t for t in TYPES for _ in range(make_up[t])], "world")
+    for s, n in enumerate(blind):
+        if s != seat:
+            for _ in range(n):
+                world.hands[s][cards.pop()] += 1
+    return cards
+
+
+def _reach(hand: Sequence[int], pool: Sequence[int], draws: int, colour: int) -> int:
+    """The most payment units for ``colour`` that ``hand`` can hold after ``draws`` more cards
+    from ``pool`` (counts by Good). A unit costs one card (the colour, Gold, or the card that
+    completes a pair) or two (a new pair), so the one-card units go first."""
+    single = pool[colour] + pool[GOLD]
+    pairs = 0
+    for g in GOODS:
+        if g != colour:
+            left = pool[g]
+            if hand[g] % 2 and left:
+                single += 1
+                left -= 1
+            pairs += left // 2
+    one = min(draws, single)
+    return units(hand, colour) + one + min((draws - one) // 2, pairs)
+
+
+def _deal_affording(hand: list[int], pool: list[int], draws: int, colour: int, cost: int, chance: Chance) -> None:
+    """Deal ``draws`` cards from ``pool`` into ``hand`` (both counts by Good, changed in place),
+    one at a time in proportion to the pool, never a card after which the hand could no
+    longer reach ``cost`` payment units for ``colour`` (constructive, no rejection)."""
+    for left in range(draws - 1, -1, -1):
+        fits = []
+        for t in TYPES:
+            if pool[t]:
+                hand[t] += 1
+                pool[t] -= 1
+                if _reach(hand, pool, left, colour) >= cost:
+                    fits.append(t)
+                hand[t] -= 1
+                pool[t] += 1
+        if not fits:  # cannot happen when the observation is real: the seat could pay
+            fits = [t for t in TYPES if pool[t]]
+        t = fits[chance.weighted([pool[t] for t in fits], "world")]
+        hand[t] += 1
+        pool[t] -= 1
 
 
 def _charge(excess: list[tuple[int, int, list[int]]], cycles: list[list[int]], blind: list[list[int]]) -> bool:

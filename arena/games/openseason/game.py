@@ -129,6 +129,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig, OptionSpec
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
@@ -1380,7 +1382,7 @@ class OpenSeason(Game[SeasonState]):
                 state.peek.remove(second)
                 kept.append(second)
             for c in reversed(kept):
-                state.tasks.append(("stock", c))
+                state.tasks.append(("stock", c, "drawn"))  # hidden from the others until it lands
             if len(set(state.peek)) > 1:
                 state.ask = Ask(seat, "draw", ("top",))
             else:
@@ -1576,6 +1578,14 @@ class OpenSeason(Game[SeasonState]):
             unseen=[] if spectator else _names(sorted(unseen_cards(state, viewer))),
             tiles=TILE_NAMES if state.expert else [],
             my_faces=[f for f in state.faces[viewer] if f] if state.expert and not spectator else [],
+            asking=asking(ask),
+            ask_card=card_name(int(ask.data[0 if ask.kind == "reply" else 1]))  # type: ignore[call-overload]
+            if ask is not None and (ask.kind == "reply" or ask.data[:1] == ("at",))
+            else "",
+            tasks=task_names(state, viewer),
+            gifts=[card_name(c) if c != EMPTY else "" for c in state.gifts]
+            if spectator or viewer == state.active
+            else [],
         )
         if spectator:
             obs.deck.extend(_names(reversed(state.deck)))
@@ -1594,6 +1604,18 @@ class OpenSeason(Game[SeasonState]):
 
         return sample_world(self, state, seat, chance)
 
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> SeasonState:
+        """From the observation alone (``worlds.py``): the public state, the hand, stocks and
+        accolades (perfect memory, ruling 3) and the seat's own deck knowledge are kept; the
+        deck, others' peeks and face-down wall cards and others' Bonus faces being chosen are
+        drawn. The others' face-down cards are less informed than ``sample_world``'s."""
+        from arena.games.openseason.worlds import world_from_observation
+
+        assert isinstance(observation, pb.Observation)
+        return world_from_observation(self, config, seat, observation, chance)
+
 
 def unseen_cards(state: SeasonState, viewer: int) -> list[int]:
     """The cards ``viewer`` has not seen placed anywhere: the deck (but the cards it knows on
@@ -1602,6 +1624,32 @@ def unseen_cards(state: SeasonState, viewer: int) -> list[int]:
     out = [c for i, c in enumerate(state.deck) if i not in mine]
     if viewer != state.active:
         out += state.peek + [c for c in state.gifts if c != EMPTY]
+        out += [int(t[1]) for t in state.tasks if len(t) > 2]  # type: ignore[call-overload]
+    return out
+
+
+TWO_STEP = frozenset({"draw", "swap", "replace", "wild"})
+
+
+def asking(ask: Ask | None) -> str:
+    """The ``asking`` field: the decision kind, with its step for the two-step kinds."""
+    if ask is None:
+        return ""
+    return f"{ask.kind}:{ask.data[0]}" if ask.kind in TWO_STEP else ask.kind
+
+
+def task_names(state: SeasonState, viewer: int) -> list[str]:
+    """The ``tasks`` field: the rest of the turn, next first (a drawn card hidden from the others)."""
+    out = []
+    for task in reversed(state.tasks):
+        kind = str(task[0])
+        if kind == "stock":
+            hidden = len(task) > 2 and viewer not in (state.active, SPECTATOR)
+            out.append("stock:" if hidden else f"stock:{card_name(int(task[1]))}")  # type: ignore[call-overload]
+        elif len(task) > 1:
+            out.append(f"{kind}:{task[1]}")
+        else:
+            out.append(kind)
     return out
 
 

@@ -7,24 +7,34 @@ has set aside for its recipients), and, during the Expert
 set-up, the Bonus faces the others chose so far. Everything else (stocks, accolades, walls,
 the inn, the hand, tokens) is public or deducible from the public log and is kept.
 
-The unseen cards (the deck's unknown places plus another seat's peeked cards) are dealt
+The unseen cards (the deck's unknown places plus another seat's peeked cards and the cards it
+kept from a draw4 that have not landed yet) are dealt
 uniformly into those places with ``Chance.deal``; another seat's deck knowledge is re-pointed
 at the cards the world puts there. Partial Bonus-face choices are re-drawn uniformly over the
 legal ones (distinct tiles, one face each, Horn-only faces excluded on the Shield).
+
+``world_from_observation`` builds the same from the observation alone; it is less informed in
+two ways: the others' face-down wall cards (deducible from the log, ruling 3, but shown face
+down) are the cards the observation leaves unaccounted for, shuffled among those spaces; and the
+other seats' knowledge of the deck's top (cards they put back) is dropped.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from arena.chance import Chance
+from arena.config import MatchConfig
+from arena.engine import CHANCE_SEAT
+from arena.games.v1 import openseason_pb2 as pb
 
 if TYPE_CHECKING:
     from arena.games.openseason.game import OpenSeason, SeasonState
 
 
 def sample_world(game: OpenSeason, state: SeasonState, viewer: int, chance: Chance) -> SeasonState:
-    from arena.games.openseason.game import EMPTY, HORN_ONLY, TILES
+    from arena.games.openseason.game import EMPTY
 
     world = game.copy_for(state, viewer, chance)
     mine = world.known[viewer]
@@ -32,32 +42,163 @@ def sample_world(game: OpenSeason, state: SeasonState, viewer: int, chance: Chan
     other = viewer != world.active
     gifts = [s for s, c in enumerate(world.gifts) if c != EMPTY] if other else []
     peek = list(world.peek) if other else []
+    drawn = [k for k, t in enumerate(world.tasks) if len(t) > 2] if other else []
     cards = [world.deck[i] for i in places] + peek + [world.gifts[s] for s in gifts]
-    sizes = [len(places), len(peek), len(gifts)]
-    deck_part, peek_part, gift_part = chance.deal(sorted(cards), sizes, "world")
-    deck_part = chance.shuffled(deck_part, "world")
-    deck = list(world.deck)
-    for i, card in zip(places, deck_part, strict=True):
-        deck[i] = card
-    world.deck = deck
-    if other:
-        world.peek = chance.shuffled(peek_part, "world")
-        world.gifts = list(world.gifts)
-        for s, card in zip(gifts, chance.shuffled(gift_part, "world"), strict=True):
-            world.gifts[s] = card
+    cards += [int(world.tasks[k][1]) for k in drawn]  # type: ignore[call-overload]
+    world.deck = list(world.deck)
+    world.gifts = list(world.gifts)
+    world.tasks = list(world.tasks)
+    _deal_unseen(world, cards, places, len(peek) if other else -1, gifts, drawn, chance)
     for seat, known in enumerate(world.known):
         if seat != viewer:
-            world.known[seat] = {i: deck[i] for i in known}
+            world.known[seat] = {i: world.deck[i] for i in known}
     if world.expert and not world.revealed:
-        for seat in range(world.players):
-            if seat == viewer:
-                continue
-            k = sum(1 for f in world.faces[seat] if f)
-            tiles = chance.shuffled(range(len(TILES)), "world")[:k]
-            faces = []
-            for t in tiles:
-                options = [f for f in TILES[t] if not (world.side == "shield" and f in HORN_ONLY)]
-                faces.append(chance.pick(options, "world"))
-            world.faces[seat] = faces + [""] * (4 - k)
+        _draw_faces(world, viewer, sum(1 for f in world.faces[viewer] if f), chance)
     game.refresh(world)
     return world
+
+
+def _deal_unseen(
+    world: SeasonState,
+    cards: list[int],
+    places: list[int],
+    peek: int,
+    gifts: list[int],
+    drawn: list[int],
+    chance: Chance,
+) -> None:
+    """Deal the cards a seat has not seen, uniformly: into the deck's ``places``, ``peek`` cards
+    another seat is looking at (-1: the peek is kept), the share ``gifts`` set aside for those
+    seats, and the cards of the pending ``drawn`` stock tasks (their indexes in ``tasks``)."""
+    sizes = [len(places), max(peek, 0), len(gifts), len(drawn)]
+    # one shuffle: each part is a uniformly random ordered subset
+    deck_part, peek_part, gift_part, drawn_part = chance.deal(sorted(cards), sizes, "world")
+    for i, card in zip(places, deck_part, strict=True):
+        world.deck[i] = card
+    if peek >= 0:
+        world.peek = peek_part
+        for s, card in zip(gifts, gift_part, strict=True):
+            world.gifts[s] = card
+    for k, card in zip(drawn, drawn_part, strict=True):
+        world.tasks[k] = ("stock", card, "drawn")
+
+
+def _draw_faces(world: SeasonState, viewer: int, k: int, chance: Chance) -> None:
+    """The others' first ``k`` Bonus faces, re-drawn uniformly over the legal ones."""
+    from arena.games.openseason.game import HORN_ONLY, TILES
+
+    for seat in range(world.players):
+        if seat == viewer:
+            continue
+        tiles = chance.shuffled(range(len(TILES)), "world")[:k]
+        faces = []
+        for t in tiles:
+            options = [f for f in TILES[t] if not (world.side == "shield" and f in HORN_ONLY)]
+            faces.append(chance.pick(options, "world"))
+        world.faces[seat] = faces + [""] * (4 - k)
+
+
+def _cards(names: object) -> list[int]:
+    from arena.games.openseason.game import CARD_OF
+
+    return [CARD_OF[n] for n in names]  # type: ignore[attr-defined]
+
+
+def world_from_observation(
+    game: OpenSeason, config: MatchConfig, viewer: int, obs: pb.Observation, chance: Chance
+) -> SeasonState:
+    from arena.games.openseason.game import ATTR_OF, BOARDS, CARD_OF, DECK, EMPTY, TOKENS, Ask, SeasonState
+
+    n = config.players
+    w = SeasonState(config=config, chance=Chance(chance.below(2**63, "world")))
+    w.side = "horn" if obs.side == pb.HORN else "shield"
+    w.expert = obs.expert
+    board = BOARDS[w.side]
+    seats = obs.seats
+    w.inn, w.hand = _cards(obs.inn), _cards(obs.hand)
+    w.kept = [CARD_OF[v.kept] if v.kept else EMPTY for v in seats]
+    w.stock = [_cards(v.stock) for v in seats]
+    w.accolades = [_cards(v.accolades) for v in seats]
+    w.wall = [[CARD_OF[x.card] if x.card else EMPTY for x in v.wall] for v in seats]
+    w.down = [[x.face_down for x in v.wall] for v in seats]
+    w.trophies_on = [[x.trophies for x in v.wall] for v in seats]
+    w.wild_on = [[ATTR_OF[x.wild] if x.wild else -1 for x in v.wall] for v in seats]
+    w.wild_acc = [[(CARD_OF[c], ATTR_OF[a]) for c, _, a in (x.partition(":") for x in v.wild_accolades)] for v in seats]
+    w.trophies = [v.trophies for v in seats]
+    w.wilds = [v.wilds for v in seats]
+    w.series = [v.series_tile for v in seats]
+    w.penalty = [v.penalty for v in seats]
+    w.rewarded = [bool(board.reward) and all(x.filled for x in (v.wall[j] for j in board.reward)) for v in seats]
+    w.activated = [list(v.activated) for v in seats]
+    w.turns = [v.turns for v in seats]
+    left = {"trophies": obs.trophy_supply, "wilds": obs.wild_supply}
+    left["penalties"] = TOKENS["penalties"] - sum(w.penalty)
+    left["series_tiles"] = TOKENS["series_tiles"] - sum(w.series)
+    w.pool = {k: left[k] for k in TOKENS}
+    w.first, w.active, w.round = obs.first_player, obs.active, obs.round
+    w.triggered = list(obs.triggered)
+    w.raided, w.removed = _cards(obs.raided), _cards(obs.removed)
+    w.revealed = obs.step != pb.FACES
+    w.faces = [list(v.faces) if w.expert else [""] * 4 for v in seats]
+    w.used = [list(v.used) if w.expert else [False] * 4 for v in seats]
+    w.infinity = [v.infinity for v in seats]
+    # The turn's pending work (next first in the observation; a stack here).
+    drawn = []
+    for k, name in enumerate(reversed(obs.tasks)):
+        kind, _, arg = name.partition(":")
+        if kind == "stock":
+            if not arg:
+                drawn.append(k)
+            w.tasks.append(("stock", CARD_OF[arg] if arg else EMPTY))
+        else:
+            w.tasks.append((kind, arg) if arg else (kind,))
+    kind, _, step = obs.asking.partition(":")
+    card = CARD_OF[obs.ask_card] if obs.ask_card else EMPTY
+    if kind == "reply":
+        w.ask = Ask(obs.victim, kind, (card, obs.thief))
+    elif kind == "face" or step == "end":
+        w.ask = Ask(CHANCE_SEAT, kind, (step,) if step else ())
+    elif kind == "share":
+        w.ask = Ask(w.active, kind, (obs.share_to,))
+    elif kind:
+        w.ask = Ask(w.active, kind, ((step, card) if step == "at" else (step,)) if step else ())
+    # Cards: the seat's own knowledge of the deck's top is kept; the rest is dealt.
+    deck_size = obs.deck_size
+    w.deck = [EMPTY] * deck_size
+    w.known = [{} for _ in range(n)]
+    for k, name in enumerate(obs.known_deck):
+        if name:
+            w.known[viewer][deck_size - 1 - k] = w.deck[deck_size - 1 - k] = CARD_OF[name]
+    places = [i for i in range(deck_size) if w.deck[i] == EMPTY]
+    other = viewer != w.active
+    sharing = kind == "share"
+    w.gifts = [CARD_OF[g] if g else EMPTY for g in obs.gifts]
+    gifts: list[int] = []
+    if sharing and other:  # the seats served so far: the active one first, then clockwise
+        w.gifts = [EMPTY] * n
+        s = w.active
+        while s != obs.share_to:
+            gifts.append(s)
+            s = (s + 1) % n
+    w.peek = _cards(obs.peeked)
+    unseen = _cards(obs.unseen)
+    peek = len(unseen) - len(places) - len(gifts) - len(drawn) if other else -1
+    shown = Counter(unseen)
+    for cards in (w.inn, w.hand, w.kept, w.raided, w.removed, w.peek, w.gifts, w.deck):
+        shown.update(cards)
+    for s in range(n):
+        shown.update(w.stock[s] + w.accolades[s] + w.wall[s])
+    shown.update(int(t[1]) for t in w.tasks if t[0] == "stock")  # type: ignore[call-overload]
+    shown.update([card])
+    del shown[EMPTY]
+    rest = Counter(DECK)
+    rest.subtract(shown)
+    down = [(s, i) for s in range(n) for i, x in enumerate(seats[s].wall) if x.face_down and not x.card]
+    for (s, i), c in zip(down, chance.shuffled(sorted(rest.elements()), "world"), strict=True):
+        w.wall[s][i] = c
+    _deal_unseen(w, unseen, places, peek, gifts, drawn, chance)
+    if w.expert and not w.revealed:
+        w.faces[viewer] = list(obs.my_faces) + [""] * (4 - len(obs.my_faces))
+        _draw_faces(w, viewer, len(obs.my_faces), chance)
+    game.refresh(w)
+    return w

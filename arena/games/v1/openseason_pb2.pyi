@@ -412,6 +412,10 @@ class Observation(_message.Message):
     UNSEEN_FIELD_NUMBER: _builtins.int
     TILES_FIELD_NUMBER: _builtins.int
     MY_FACES_FIELD_NUMBER: _builtins.int
+    ASKING_FIELD_NUMBER: _builtins.int
+    ASK_CARD_FIELD_NUMBER: _builtins.int
+    TASKS_FIELD_NUMBER: _builtins.int
+    GIFTS_FIELD_NUMBER: _builtins.int
     DECK_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     spectator: _builtins.bool
@@ -436,6 +440,15 @@ class Observation(_message.Message):
     trophy_supply: _builtins.int
     """Trophy tokens left in the general supply"""
     wild_supply: _builtins.int
+    asking: _builtins.str
+    """The decision the game waits for: its kind, with its step for the two-step kinds
+    ("draw:keep", "draw:top", "swap:out", "swap:in", "replace:from", "replace:at", "wild:play"
+    in your turn, "wild:end" at the game end); "" when the game is over.
+    """
+    ask_card: _builtins.str
+    """reply: the card stolen from the victim, which lands atop the thief's stock after the reply;
+    replace:at: the card taken from the stock or accolades that will replace a wall card.
+    """
     @_builtins.property
     def inn(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """face-up inn cards"""
@@ -491,6 +504,21 @@ class Observation(_message.Message):
         """Expert set-up: the faces you chose so far"""
 
     @_builtins.property
+    def tasks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """What is left of the current turn after the pending decision, next first: "take", "place",
+        "trophy" (Horn), "activate" (Shield), "xwild" (Expert: a Wild token in your turn), "bonus"
+        (Expert: the Bonus check), "end"; "stock:<card>" a card about to land atop the active
+        seat's stock ("stock:" when you may not see it: a card kept from draw4), "action:<name>" an
+        action about to start, "fx:<face>" a lightning face about to act.
+        """
+
+    @_builtins.property
+    def gifts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """share (the active seat only): the card set aside so far for each seat, in seat order ("" none
+        yet); they land on the stocks once every seat has one.
+        """
+
+    @_builtins.property
     def deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Spectator only:
         top first
@@ -529,11 +557,15 @@ class Observation(_message.Message):
         unseen: _abc.Iterable[_builtins.str] | None = ...,
         tiles: _abc.Iterable[_builtins.str] | None = ...,
         my_faces: _abc.Iterable[_builtins.str] | None = ...,
+        asking: _builtins.str = ...,
+        ask_card: _builtins.str = ...,
+        tasks: _abc.Iterable[_builtins.str] | None = ...,
+        gifts: _abc.Iterable[_builtins.str] | None = ...,
         deck: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["active", b"active", "deck", b"deck", "deck_size", b"deck_size", "expert", b"expert", "first_player", b"first_player", "friezes", b"friezes", "hand", b"hand", "inn", b"inn", "known_deck", b"known_deck", "layout", b"layout", "my_faces", b"my_faces", "peeked", b"peeked", "players", b"players", "raided", b"raided", "removed", b"removed", "round", b"round", "rounds", b"rounds", "scores", b"scores", "seat", b"seat", "seats", b"seats", "share_to", b"share_to", "side", b"side", "spectator", b"spectator", "step", b"step", "thief", b"thief", "tiles", b"tiles", "triggered", b"triggered", "trophy_supply", b"trophy_supply", "unseen", b"unseen", "victim", b"victim", "wild_supply", b"wild_supply"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["active", b"active", "ask_card", b"ask_card", "asking", b"asking", "deck", b"deck", "deck_size", b"deck_size", "expert", b"expert", "first_player", b"first_player", "friezes", b"friezes", "gifts", b"gifts", "hand", b"hand", "inn", b"inn", "known_deck", b"known_deck", "layout", b"layout", "my_faces", b"my_faces", "peeked", b"peeked", "players", b"players", "raided", b"raided", "removed", b"removed", "round", b"round", "rounds", b"rounds", "scores", b"scores", "seat", b"seat", "seats", b"seats", "share_to", b"share_to", "side", b"side", "spectator", b"spectator", "step", b"step", "tasks", b"tasks", "thief", b"thief", "tiles", b"tiles", "triggered", b"triggered", "trophy_supply", b"trophy_supply", "unseen", b"unseen", "victim", b"victim", "wild_supply", b"wild_supply"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

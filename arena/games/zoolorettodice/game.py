@@ -68,6 +68,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result
@@ -483,6 +485,32 @@ class ZoolorettoDice(Game[ZooState]):
         return Result.ranked(scores, keys, summary)
 
     # -- determinization --------------------------------------------------------------------
+
+    def world_from_observation(self, config: MatchConfig, seat: int, observation: Message, chance: Chance) -> ZooState:
+        """Nothing is hidden and the dice are independent rolls (no bag): the observation is the
+        whole state, only the rolls to come are fresh."""
+        obs = observation
+        assert isinstance(obs, pb.Observation)
+        zoos = obs.zoos
+        world = ZooState(
+            config=config,
+            chance=Chance(chance.below(2**63, "world")),
+            zoos=[Zoo(list(z.enclosures), list(z.barn), list(z.bonuses), z.coins) for z in zoos],
+            trucks=[list(t.dice) for t in obs.trucks],
+            held=[list(z.held) for z in zoos],
+            passed=[z.passed for z in zoos],
+            supply=obs.supply,
+            bonus_owner=list(obs.bonus_owner),
+            phase=obs.phase,
+            turn_seat=obs.turn_seat,
+            round=obs.round,
+            round_start=obs.round_start,
+            last_taker=obs.last_taker,
+            rolled=list(obs.rolled),
+            triggered=obs.end_triggered,
+        )
+        self.refresh(world)
+        return world
 
 
 GAME = ZoolorettoDice()
