@@ -41,7 +41,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "llamallama": ("1", "8b1b32b172ae27777c661b67d7bec709", "82f35083c1f7918e74c1146f037abdd5"),
     "openseason": ("1", "4f6834c1879376759d5c477dc497178a", "6ced989648249789801413da317ea84c"),
     "opensesame": ("1", "effb8c2cf1d19c6c691cf3798ee9e40d", "06200b6e454a16cc05ba8a33e123cedf"),
-    "petquartet": ("1.0", "fb0ea7bf9232339f75ee457bacb32fb9", "b4274453a4f593d17ac70e4af13bba90"),
+    "petquartet": ("1.0", "43f66202ec9d58f3e8431df5d0e0e7fd", "b4274453a4f593d17ac70e4af13bba90"),
     "prey": ("1", "a8b84db7b907d47cb1af4f32cb55456f", "6631e5a39fbf0518b1d657d094017d87"),
     "rainbow": ("1.0", "8ef06f94ec5615ab7a770972dde5d593", "5b28f6c33ff629934ab8ee36985c27f7"),
     "rolldice": ("1.0", "2ccd8b7ebfb7dc615220c3edf5220cb7", "3dcbff6b4cc06567974cddd7de940479"),
