@@ -32,7 +32,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "chicken": ("1", "ec6c9a8aef0310f4aedaedbb12814188", "89a2284d822892107961dbcc2974b220"),
     "eggsandempires": ("1", "fa6debe6324e2e563ea14ca62c39057c", "6cc449e5f444360bc006f3944b56b7bc"),
     "fortheemperor": ("1", "665911f34e69ce0280bcd8fbbca7b402", "6e09e5e3cb8d7ea019e0dd8605a14f83"),
-    "frenzyfalls": ("1", "f1a43d83fabf7a4e47d0cbe1a7b72250", "ac8a65d60410707034e1e65df69ba8c7"),
+    "frenzyfalls": ("1", "2f836e055442c999c7e06bbd7311433c", "ac8a65d60410707034e1e65df69ba8c7"),
     "friendlyfishing": ("1.0", "c1779771a11fd11fd29e477796325750", "01e6ffe6127ca32041970fe97227ead7"),
     "gasha": ("1", "8ed3e6b83ae19f3c51fc8af91226c03e", "9d7f26eebed489ebf5a8d7cde324aaa6"),
     "getbit": ("1.0", "9bb5f38f70b58e58df7ca8c71f8302d5", "f9570273a0d9d73a28f545f68ed8fd7f"),
