@@ -368,3 +368,56 @@ def test_hidden_hands_are_dealt_uniformly():
         counts.update(world.hands[1])
     observed = [counts[r] for r in range(1, 11)]
     assert chisquare(observed, [samples * 3 / 10] * 10).pvalue > 0.01
+
+
+# -- world_from_observation ----------------------------------------------------------------
+
+
+def all_eggs(state: EggsState) -> list[EggCard]:
+    return sorted(
+        state.deck + state.face_up + state.face_down + state.egg_discard + [e for c in state.collections for e in c]
+    )
+
+
+def test_entries_show_where_their_egg_is_and_which_abilities_are_due():
+    # 2 players: seat 0's Priest (6) and Courier (4) both collect; the Priest resolves first.
+    state = position(2, [[6, 4, 1, 2], [1, 2, 3, 5]], [-6, 5])
+    state.deck.remove(egg(-3, 2))
+    state.collections[0] = [egg(-3, 2)]
+    play(state, {0: "cards:6+4", 1: "cards:3+1"})
+    GAME.apply(state, {0: "egg:5"})  # the Courier then takes the -6 by itself
+    assert only(state) == (0, ("keep", "discard:1", "discard:2", "discard:3"))
+    obs = GAME.observe(state, 1)
+    assert [(e.rank, e.egg_at, e.ability_due) for e in obs.order] == [
+        (6, 2, True),
+        (4, 3, True),
+        (3, 0, False),
+        (1, 0, False),
+    ]
+    world = GAME.world_from_observation(state.config, 0, GAME.observe(state, 0), Chance(5))
+    assert world.tasks == state.tasks == [(0, 6), (0, 4)]
+    assert [e.collected for e in world.order] == [e.collected for e in state.order]
+    for s in (state, world):  # the Priest discards the Courier's Egg: the Courier has nothing to give
+        GAME.apply(s, {0: "discard:3"})
+        assert s.phase == pb.PLAY_PHASE and s.collections[0] == [egg(-3, 2), egg(5, 2)]
+
+
+def test_a_world_from_the_observation_deals_exactly_the_unseen_eggs_and_adventurers():
+    state = position(3, [[2, 1, 3], [4, 1, 3], [5, 1, 3]], [6, 5])
+    play(state, {0: "card:2", 1: "card:4", 2: "card:5"})
+    GAME.apply(state, {2: "egg:6"})  # seat 0's Scout has added a face-down Egg
+    obs = GAME.observe(state, 1)
+    hidden = state.face_down[0]
+    faces = Counter()
+    for k in range(200):
+        world = GAME.world_from_observation(state.config, 1, obs, Chance(k))
+        assert all_eggs(world) == sorted(egg_deck(3))
+        assert sorted(e.value for e in world.deck + world.face_down) == list(obs.unseen_eggs)
+        assert len(world.deck) == len(state.deck) and world.face_up == state.face_up
+        assert not world.knows(1, world.face_down[0])
+        assert world.hands[1] == state.hands[1]
+        for seat in (0, 2):
+            assert len(world.hands[seat]) == len(state.hands[seat])
+            assert sorted(world.hands[seat] + world.draws[seat]) == sorted(state.hands[seat] + state.draws[seat])
+        faces[world.face_down[0].value] += 1
+    assert faces[hidden.value] > 0 and len(faces) > 5  # the face-down Egg is any unseen one

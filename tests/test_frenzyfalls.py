@@ -460,3 +460,50 @@ def test_hidden_hands_are_dealt_uniformly():
     observed = [counts[i] for i in range(len(KINDS))]
     expected = [samples * 5 * k.copies / 15 for k in KINDS]
     assert chisquare(observed, expected).pvalue > 0.01
+
+
+# -- world_from_observation ----------------------------------------------------------------
+
+
+def test_the_observation_names_the_task_the_movers_and_the_pile_sources():
+    pool = ["2:river", "1:brook", "0:spring", "1:torrent", "0:spring"]
+    state = board(3, [pool, [], []], [16, 0, 0])
+    reveal(state)
+    obs = GAME.observe(state, 2)
+    assert (obs.task, obs.task_seat, list(obs.movers)) == ("move", 1, [1])
+    assert list(obs.seats[1].pile_source) == sorted(KINDS[k].name for k in DECK)
+    state = board(3, [[], [], []], [0, 0, 0], hands={0: ["brook", "river"], 2: ["spring"]}, first=0)
+    state.draws[0] = []
+    state.discards[0] = kinds("torrent", "spring")
+    reveal(state)
+    GAME.apply(state, {0: "discard:river", 2: "done"})
+    obs = GAME.observe(state, 1)
+    assert obs.task == "" and list(obs.discarding) == [0]
+    GAME.apply(state, {0: "done"})  # seat 0 reshuffles its 3 discards into a new draw pile
+    obs = GAME.observe(state, 1)
+    assert list(obs.seats[0].pile_source) == ["river", "spring", "torrent"] and list(obs.discarding) == []
+
+
+def test_worlds_from_observations_keep_the_table_and_deal_only_the_unseen_cards():
+    n = reshuffled = 0
+    for players in (2, 3, 5):
+        state = GAME.new_match(GAME.config(players), seed=players + 10)
+        rng = Chance(players)
+        while state.pending:
+            for seat in sorted({d.seat for d in state.pending}):
+                world = GAME.world_from_observation(state.config, seat, GAME.observe(state, seat), Chance(n))
+                n += 1
+                _check_components(world)
+                assert (world.task, world.queue, world.movers) == (state.task, state.queue, state.movers)
+                assert world.pile_from == state.pile_from and world.hands[seat] == state.hands[seat]
+                unseen = [sorted(SCORES[c] for c in s.score_deck + s.score_box) for s in (world, state)]
+                assert unseen[0] == unseen[1]  # Score cards of equal values are interchangeable
+                assert len(world.score_deck) == len(state.score_deck)
+                for other in range(players):
+                    down = sorted(s.kind for p in world.pools for s in p if s.owner == other and s.down)
+                    real = sorted(s.kind for p in state.pools for s in p if s.owner == other and s.down)
+                    assert (len(down), len(world.hands[other])) == (len(real), len(state.hands[other]))
+                    assert not Counter(world.draws[other]) - Counter(dict(enumerate(world.pile_from[other])))
+                reshuffled += state.pile_from != [[k.copies for k in KINDS]] * players
+            GAME.apply(state, {d.seat: rng.pick(d.options, "x").id for d in state.pending})
+    assert n > 100 and reshuffled > 10

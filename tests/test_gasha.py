@@ -737,3 +737,43 @@ def test_heuristic_bot_plays_legal_options_and_beats_random():
         ranks = record.result["ranks"]
         wins += (ranks[seat] == 1) / ranks.count(1)
     assert wins >= 9
+
+
+# -- world_from_observation ----------------------------------------------------------------
+
+
+def test_worlds_from_observations_deal_the_unseen_cards_under_the_backs_shown():
+    rng = Chance(7)
+    checked = 0
+    for players in (2, 5):
+        state = GAME.new_match(GAME.config(players), 3)
+        while state.pending:
+            (decision,) = state.pending
+            seat = decision.seat
+            if rng.below(6, "when") == 0:
+                world = GAME.world_from_observation(state.config, seat, GAME.observe(state, seat), Chance(checked))
+                checked += 1
+                assert card_totals(world) == FULL and Counter(world.discard) == Counter(state.discard)
+                assert world.hands[seat] == state.hands[seat]
+                assert sorted(world.reward_deck) == sorted(state.reward_deck)
+                assert len(world.token_pile) == len(state.token_pile)
+                for other in range(players):
+                    assert sorted(c.back for c in world.hands[other]) == sorted(c.back for c in state.hands[other])
+                for mine, real in zip(world.decks, state.decks, strict=True):
+                    assert len(mine) == len(real) and (not real or mine[-1].back == real[-1].back)
+            GAME.apply(state, {seat: decision.options[rng.below(len(decision.options), "t")].id})
+    assert checked > 30
+
+
+def test_a_world_from_the_observation_makes_a_paying_seat_able_to_pay():
+    hand = [card(ROBOT, GIRL, KIT), card(ROBOT, RADISH), card(ROBOT, SUSHI), card(ROBOT, KIT)]
+    state = GAME.new_match(GAME.config(2), chance=PresetChance(5, picks={"start": [1]}))
+    give(state, 1, hand)
+    state.display[0] = 23
+    GAME.refresh(state)
+    act(state, "claim:23")
+    seen = GAME.observe(state, 0)
+    for seed in range(40):
+        world = GAME.world_from_observation(state.config, 0, seen, Chance(seed))
+        assert world.claiming == 23 and can_pay(REWARD_BY_ID[23], counts_of(world.hands[1]), 0)
+        assert sorted(c.back for c in world.hands[1]) == sorted(c.back for c in hand)

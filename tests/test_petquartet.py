@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from arena.chance import PresetChance
+from arena.chance import Chance, PresetChance
 from arena.config import ConfigError
 from arena.engine import SPECTATOR, IllegalChoice
 from arena.games.petquartet import GAME, PetQuartetState
@@ -422,6 +422,41 @@ def test_observation_shows_the_table_and_hides_the_deck_order():
     assert list(obs.deck_order) == []
     spectator = GAME.observe(state, SPECTATOR)
     assert spectator.deck_order[:2] == [5, 6] and len(spectator.deck_order) == 50
+
+
+def test_last_card_turn_tells_whether_the_final_queue_is_built():
+    # final_queue is [] both during the drawing turn and on the last final turn: the flag parts them.
+    state = rigged(4, top=[3, 4, 5, 6], start=0, script=["place:0", "draw", "place:1"])
+    set_deck_left(state, 1)
+    GAME.apply(state, {2: "draw"})
+    obs = GAME.observe(state, 0)
+    assert obs.final_turns and obs.last_card_turn and list(obs.final_queue) == []
+    world = GAME.world_from_observation(state.config, 0, obs, Chance(3))
+    assert world.final_queue is None and world.deck_left == 0
+    GAME.apply(state, {2: "place:2"})
+    obs = GAME.observe(state, 0)
+    assert not obs.last_card_turn and list(obs.final_queue) == [0, 1, 2]
+    for seat in (3, 0, 1):
+        GAME.apply(state, {seat: "pass"})
+    obs = GAME.observe(state, 2)
+    assert (obs.to_act, obs.last_card_turn, list(obs.final_queue)) == (2, False, [])
+    world = GAME.world_from_observation(state.config, 2, obs, Chance(3))
+    assert world.final_queue == []
+    GAME.apply(world, {2: "pass"})
+    assert not world.pending  # the last final turn ends the game, in the world as for real
+
+
+def test_a_world_from_the_observation_reshuffles_only_the_deck_left():
+    state = maestro_game(4, ["pass-left"], [5, 6, 7], ["place:0", "draw", "place:1"])
+    obs = GAME.observe(state, 1)
+    orders = set()
+    for seed in range(20):
+        world = GAME.world_from_observation(state.config, 1, obs, Chance(seed))
+        assert Counter(world.deck[world.top :]) == Counter(state.deck[state.top :])
+        assert sorted(world.deck) == sorted(state.deck) and world.top == state.top
+        assert (world.piles, world.collections, world.maestros) == (state.piles, state.collections, state.maestros)
+        orders.add(tuple(world.deck[world.top :]))
+    assert len(orders) == 20
 
 
 def test_every_seat_sees_the_same_table():

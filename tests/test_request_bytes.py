@@ -30,9 +30,9 @@ SEED = 20261203
 PINNED: dict[str, tuple[str, str, str]] = {
     # game: (version, sha256[:32] of every message the bots received, of the canonical record)
     "chicken": ("1", "ec6c9a8aef0310f4aedaedbb12814188", "89a2284d822892107961dbcc2974b220"),
-    "eggsandempires": ("1", "a6e25b384e8626968447dd0a52f4c18d", "6cc449e5f444360bc006f3944b56b7bc"),
+    "eggsandempires": ("1", "fa6debe6324e2e563ea14ca62c39057c", "6cc449e5f444360bc006f3944b56b7bc"),
     "fortheemperor": ("1", "665911f34e69ce0280bcd8fbbca7b402", "6e09e5e3cb8d7ea019e0dd8605a14f83"),
-    "frenzyfalls": ("1", "f1a43d83fabf7a4e47d0cbe1a7b72250", "ac8a65d60410707034e1e65df69ba8c7"),
+    "frenzyfalls": ("1", "2f836e055442c999c7e06bbd7311433c", "ac8a65d60410707034e1e65df69ba8c7"),
     "friendlyfishing": ("1.0", "c1779771a11fd11fd29e477796325750", "01e6ffe6127ca32041970fe97227ead7"),
     "gasha": ("1", "8ed3e6b83ae19f3c51fc8af91226c03e", "9d7f26eebed489ebf5a8d7cde324aaa6"),
     "getbit": ("1.0", "9bb5f38f70b58e58df7ca8c71f8302d5", "f9570273a0d9d73a28f545f68ed8fd7f"),
@@ -41,7 +41,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "llamallama": ("1", "8b1b32b172ae27777c661b67d7bec709", "82f35083c1f7918e74c1146f037abdd5"),
     "openseason": ("1", "3db48604947ba853d9d48e71f758f61c", "6ced989648249789801413da317ea84c"),
     "opensesame": ("1", "effb8c2cf1d19c6c691cf3798ee9e40d", "06200b6e454a16cc05ba8a33e123cedf"),
-    "petquartet": ("1.0", "fb0ea7bf9232339f75ee457bacb32fb9", "b4274453a4f593d17ac70e4af13bba90"),
+    "petquartet": ("1.0", "43f66202ec9d58f3e8431df5d0e0e7fd", "b4274453a4f593d17ac70e4af13bba90"),
     "prey": ("1", "a8b84db7b907d47cb1af4f32cb55456f", "6631e5a39fbf0518b1d657d094017d87"),
     "rainbow": ("1.0", "8ef06f94ec5615ab7a770972dde5d593", "5b28f6c33ff629934ab8ee36985c27f7"),
     "rolldice": ("1.0", "2ccd8b7ebfb7dc615220c3edf5220cb7", "3dcbff6b4cc06567974cddd7de940479"),

@@ -594,3 +594,37 @@ def test_two_player_rounds_remove_three_new_cards():
     play(state, "meld", "single:Y10")
     assert state.round == 2 and len(state.removed) == 3 and state.removed != first
     assert Counter(c for h in state.hands for c in h if c < WILD) + Counter(state.removed) == Counter(suited_deck(2))
+
+
+# --------------------------------------------------------------------------------------------
+# world_from_observation
+
+
+def test_the_observation_tells_a_pending_gift_of_fate():
+    state = position(4, {1: "Y8 Y5 S2 S4 @gift P3 P11"}, turn=1, trick=[(0, meld(SINGLE, "Y7", 7))])
+    play(state, "use:gift", "single:Y8")
+    obs = GAME.observe(state, 1)
+    assert obs.gift and obs.turn == 1 and not obs.trick
+    world = GAME.world_from_observation(state.config, 1, obs, Chance(2))
+    assert world.pending[0].kind == "gift" and world.pending[0].option_ids == ("lead:0", "lead:2", "lead:3")
+    GAME.apply(state, {1: "lead:3"})
+    assert not GAME.observe(state, 3).gift
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_worlds_from_observations_deal_exactly_the_unseen_cards(players):
+    for seed in range(4):
+        state = _walk(players, seed, 30 + 20 * seed)
+        if not state.pending:
+            continue
+        seat = state.pending[0].seat
+        world = GAME.world_from_observation(state.config, seat, GAME.observe(state, seat), Chance(seed))
+        invariant(world)
+        assert world.hands[seat] == state.hands[seat] and world.known == state.known
+        assert [len(h) for h in world.hands] == [len(h) for h in state.hands]
+        assert len(world.removed) == len(state.removed)
+        others = [s for s in range(players) if s != seat]
+        hidden = [Counter(c for s in others for c in w.hands[s]) + Counter(w.removed) for w in (world, state)]
+        assert hidden[0] == hidden[1]
+        for s in others:
+            assert sum(c >= ART for c in world.hands[s]) == sum(c >= ART for c in state.hands[s])

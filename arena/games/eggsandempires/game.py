@@ -67,6 +67,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig, OptionSpec
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
@@ -192,14 +194,29 @@ def collection_order(plays: Sequence[tuple[int, int]], marker: int, players: int
     priestesses = sum(rank == PRIESTESS for _, rank in plays)
     entries = [Entry(seat, rank, cancelled=rank == PRIESTESS and priestesses > 1) for seat, rank in plays]
     entries.sort(key=lambda e: (-e.rank, (e.seat - marker) % players))
-    live = [e.rank for e in entries if not e.cancelled]
-    tie = len(live) != len(set(live))
+    tie = has_tie(entries)
     if any(e.rank == BLACKSMITH for e in entries):
         shepherds = [e for e in entries if e.rank == SHEPHERD]
         rest = [e for e in entries if e.rank != SHEPHERD]
         first = next(i for i, e in enumerate(rest) if e.rank == BLACKSMITH)
         entries = rest[:first] + shepherds + rest[first:]
     return entries, tie
+
+
+def has_tie(entries: Iterable[Entry]) -> bool:
+    """Two revealed cards of equal rank, cancelled Dark Priestesses aside (ruling 9)."""
+    live = [e.rank for e in entries if not e.cancelled]
+    return len(live) != len(set(live))
+
+
+def turn_end_tasks(entries: Iterable[Entry], marker: int, players: int) -> list[tuple[int, int]]:
+    """The Turn End abilities of these entries as (seat, rank), in resolution order: clockwise
+    from the marker's holder, a seat's two cards in rank order (ruling 4)."""
+    return [
+        (e.seat, e.rank)
+        for e in sorted(entries, key=lambda e: ((e.seat - marker) % players, -e.rank))
+        if e.rank in (SCOUT, COURIER, PRIEST)
+    ]
 
 
 def round_vp(eggs: Iterable[EggCard], merchants: int, blacksmiths: int) -> int:
@@ -462,12 +479,7 @@ class EggsAndEmpires(Game[EggsState]):
         state.face_up, state.face_down = [], []
         if state.turn < TURNS:
             self._reveal_eggs(state)
-        clockwise = {s: (s - state.marker) % state.players for s in range(state.players)}
-        state.tasks = [
-            (e.seat, e.rank)
-            for e in sorted(state.order, key=lambda e: (clockwise[e.seat], -e.rank))
-            if e.rank in (SCOUT, COURIER, PRIEST)
-        ]
+        state.tasks = turn_end_tasks(state.order, state.marker, state.players)
         state.phase = pb.TURN_END_PHASE
         self._run_tasks(state)
 
@@ -623,7 +635,7 @@ class EggsAndEmpires(Game[EggsState]):
             marker=state.marker,
             available=[_egg_pb(e, True, False) for e in state.face_up]
             + [_egg_pb(e, state.knows(viewer, e), True) for e in state.face_down],
-            order=[_entry_pb(e) for e in state.order],
+            order=[_entry_pb(e, state) for e in state.order],
             egg_deck=len(state.deck),
             unseen_eggs=sorted(e.value for e in unseen(state, viewer)),
             courier_egg=courier,
@@ -656,15 +668,28 @@ class EggsAndEmpires(Game[EggsState]):
 
         return sample_world(self, state, seat, chance)
 
+    def world_from_observation(self, config: MatchConfig, seat: int, observation: Message, chance: Chance) -> EggsState:
+        from arena.games.eggsandempires.worlds import world_from_observation
 
-def _entry_pb(entry: Entry) -> pb.Entry:
-    return pb.Entry(
+        assert isinstance(observation, pb.Observation)
+        return world_from_observation(self, config, seat, observation, chance)
+
+
+def _entry_pb(entry: Entry, state: EggsState | None = None) -> pb.Entry:
+    """An entry as shown (with ``state``, the observation's: where its Egg is, its ability due)."""
+    out = pb.Entry(
         seat=entry.seat,
         rank=entry.rank,
         cancelled=entry.cancelled,
         collected=entry.collected is not None,
         done=entry.done,
     )
+    if state is not None:
+        eggs = state.collections[entry.seat]
+        if entry.collected is not None and entry.collected in eggs:
+            out.egg_at = eggs.index(entry.collected) + 1
+        out.ability_due = (entry.seat, entry.rank) in state.tasks
+    return out
 
 
 def unseen(state: EggsState, viewer: int) -> list[EggCard]:

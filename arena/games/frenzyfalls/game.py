@@ -82,6 +82,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
@@ -772,6 +774,7 @@ class FrenzyFalls(Game[FallsState]):
                 points=state.points(s),
                 plays_left=state.queue.count(s) if state.phase == pb.PLAY_PHASE else 0,
                 unseen=sorted(card_name(k) for k in unseen_cards(state, s, viewer)),
+                pile_source=sorted(card_name(k) for k, n in enumerate(state.pile_from[s]) for _ in range(n)),
             )
             for s in range(players)
         ]
@@ -796,6 +799,10 @@ class FrenzyFalls(Game[FallsState]):
             spill_winner=max(state.spill_winner, 0),
             catalogue=CATALOGUE,
             spill_at=SPILL_AT,
+            task=task.kind if task is not None else "",
+            task_seat=task.seat if task is not None else 0,
+            movers=state.movers,
+            discarding=state.discarding if state.phase == pb.DISCARD_PHASE else [],
         )
         if spectator:
             obs.hands.extend(pb.Hand(cards=[card_name(k) for k in h]) for h in state.hands)
@@ -815,6 +822,14 @@ class FrenzyFalls(Game[FallsState]):
         from arena.games.frenzyfalls.worlds import sample_world
 
         return sample_world(self, state, seat, chance)
+
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> FallsState:
+        from arena.games.frenzyfalls.worlds import world_from_observation
+
+        assert isinstance(observation, pb.Observation)
+        return world_from_observation(self, config, seat, observation, chance)
 
 
 def unseen_cards(state: FallsState, seat: int, viewer: int) -> list[int]:

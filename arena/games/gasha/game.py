@@ -103,6 +103,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import ConfigError, MatchConfig, OptionSpec
 from arena.engine import (
@@ -893,6 +895,14 @@ class Gasha(Game[GashaState]):
         from arena.games.gasha.worlds import sample_world
 
         return sample_world(self, state, seat, chance)
+
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> GashaState:
+        from arena.games.gasha.worlds import world_from_observation
+
+        assert isinstance(observation, pb.Observation)
+        return world_from_observation(self, config, seat, observation, chance)
 
 
 def _kept_cycles(hand: list[Card], cycles: list[int], spent: list[Card], kept: list[Card]) -> list[int]:

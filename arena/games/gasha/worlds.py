@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.chance import Chance
+from arena.config import MatchConfig
 from arena.games.v1 import gasha_pb2 as pb
 
 if TYPE_CHECKING:
@@ -31,9 +32,78 @@ Group = tuple[int, int]  # (deck cycle, back)
 
 
 def sample_world(game: Gasha, state: GashaState, viewer: int, chance: Chance) -> GashaState:
+    world = game.copy_for(state, viewer, chance)
+    _redraw_hidden(game, world, viewer, chance)
+    return world
+
+
+def world_from_observation(
+    game: Gasha, config: MatchConfig, viewer: int, obs: pb.Observation, chance: Chance
+) -> GashaState:
+    """The public table and the seat's hand are kept; the unseen cards (``unseen``) are dealt
+    over the other hands and the decks under the backs shown, the Set Reward deck and the
+    face-down tokens are drawn, and a paying seat is made able to pay, as in ``sample_world``.
+    Not observed: the deck cycles of ruling 14 (which shuffle of the discard pile a card came
+    from): a world deals the unseen cards as one cycle, less informed than ``sample_world``."""
+    from arena.games.gasha.game import _FULL_COUNTS, Card, GashaState, rewards_in_play
+
+    players = config.players
+    world = GashaState(
+        config=config,
+        chance=Chance(chance.below(2**63, "world")),
+        wilds=[v.wilds for v in obs.seats],
+        rewards=[[r.id for r in v.rewards] for v in obs.seats],
+        open_halves=[list(v.open_halves) for v in obs.seats],
+        tickets=[[(t.first, t.second, t.bonus, t.same_colour) for t in v.tickets] for v in obs.seats],
+        tokens=[[t.bonus for t in v.tickets] for v in obs.seats],
+        display=[r.id for r in obs.display],
+        unrevealed=list(obs.tokens_unrevealed),
+        tokens_chosen=obs.tokens_chosen,
+        phase=obs.phase,
+        turn_seat=obs.turn_seat,
+        claiming=obs.claiming.id,
+        extra_turns=obs.extra_turns,
+        trigger=obs.trigger,
+        final_turns=list(obs.final_turns),
+        turns=obs.turns,
+    )
+    taken = set(world.display).union(*world.rewards)
+    world.reward_deck = [r.id for r in rewards_in_play(players) if r.id not in taken]  # shuffled below
+    world.token_pile = [b for b in (1, 2, 3) for _ in range(world.unrevealed[b])][: obs.tokens_left]
+    # The unseen cards by back; the discard pile is what is neither unseen nor in the hand.
+    hand = [Card(c.back, c.toy) for c in obs.hand]
+    left = dict(_FULL_COUNTS)
+    for card in hand:
+        left[card] -= 1
+    unseen: dict[int, list[Card]] = {}
+    for count in obs.unseen:
+        card = Card(count.back, count.toy)
+        unseen.setdefault(card.back, []).extend([card] * count.count)
+        left[card] -= count.count
+    world.discard = [card for card, n in left.items() for _ in range(n)]
+    # Fill the places showing a back (other hands, deck tops) with unseen cards of that back,
+    # the places below the deck tops with the rest; _redraw_hidden then deals them uniformly.
+    world.hands = [
+        hand if seat == viewer else [unseen[back].pop() for back in view.hand_backs]
+        for seat, view in enumerate(obs.seats)
+    ]
+    tops = [unseen[deck.top_back].pop() if deck.size else None for deck in obs.decks]
+    rest = sorted(card for cards in unseen.values() for card in cards)
+    for deck, top in zip(obs.decks, tops, strict=True):
+        below = deck.size - 1 if top is not None else 0
+        world.decks.append([*rest[:below], *([top] if top is not None else [])])
+        del rest[:below]
+    world.deck_cycles = [[0] * len(deck) for deck in world.decks]
+    world.hand_cycles = [[0] * len(h) for h in world.hands]
+    _redraw_hidden(game, world, viewer, chance)
+    return world
+
+
+def _redraw_hidden(game: Gasha, world: GashaState, viewer: int, chance: Chance) -> None:
+    """Re-draw what ``viewer`` cannot see in ``world`` (its cards, Set Reward deck and tokens)
+    and recompute its decisions."""
     from arena.games.gasha.game import REWARD_BY_ID, can_pay, counts_of
 
-    world = game.copy_for(state, viewer, chance)
     _deal_cards(world, viewer, chance)
     world.reward_deck = chance.shuffled(world.reward_deck, "world")
     if world.tokens_chosen:
@@ -47,7 +117,6 @@ def sample_world(game: Gasha, state: GashaState, viewer: int, chance: Chance) ->
         if not can_pay(reward, counts_of(world.hands[payer]), world.wilds[payer]):
             _afford(world, viewer, payer, reward, chance)
     world.pending = tuple(game.decisions(world))
-    return world
 
 
 def _unlocated(world: GashaState, viewer: int) -> tuple[list[Place], list[Place], dict[int, int]]:

@@ -83,6 +83,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import ConfigError, MatchConfig, OptionSpec
 from arena.engine import (
@@ -247,6 +249,11 @@ class PetQuartetState(MatchState):
     @property
     def deck_left(self) -> int:
         return len(self.deck) - self.top
+
+
+def redealt_deck(drawn: list[int], left: list[int], chance: Chance) -> list[int]:
+    """A deck whose drawn part is ``drawn`` and whose undrawn part is ``left`` shuffled."""
+    return drawn + chance.shuffled(left, "world")
 
 
 def has_room(state: PetQuartetState, conductor: int) -> bool:
@@ -575,7 +582,49 @@ class PetQuartet(Game[PetQuartetState]):
         """Every card is public once drawn; only the order of the deck left is unknown (its
         composition is public), so it is shuffled again."""
         world = self.copy_for(state, seat, chance)
-        world.deck = state.deck[: state.top] + chance.shuffled(state.deck[state.top :], "world")
+        world.deck = redealt_deck(state.deck[: state.top], state.deck[state.top :], chance)
+        self.refresh(world)
+        return world
+
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> PetQuartetState:
+        """The whole table is public: everything is kept but the order of the deck left (its
+        composition is ``deck_counts``), which is shuffled. The cards drawn so far come first in
+        the deck, in ascending order (their order is never read again)."""
+        obs = observation
+        assert isinstance(obs, pb.Observation)
+        conductors = obs.conductors
+        left = [n for n in range(LOWEST, HIGHEST + 1) for _ in range(obs.deck_counts[n])]
+        drawn = count_cards(deck_cards(obs.highest_number))
+        for n in left:
+            drawn[n] -= 1
+        world = PetQuartetState(
+            config=config,
+            chance=Chance(chance.below(2**63, "world")),
+            advanced=obs.scoring == pb.ADVANCED,
+            duet=obs.duet,
+            highest=obs.highest_number,
+            deck=redealt_deck([n for n in range(COUNTS) for _ in range(drawn[n])], left, chance),
+            top=sum(drawn),
+            limits=[c.limit for c in conductors],
+            maestros=[c.maestro for c in conductors],
+            piles=[list(c.cards) for c in conductors],
+            taken_by=[c.taken_by for c in conductors],
+            collections=[list(c.counts) for c in obs.collections],
+            in_round=[c.in_round for c in obs.collections],
+            returned=list(obs.returned),
+            discarded=list(obs.discarded),
+            round=obs.round,
+            round_start=obs.round_start_seat,
+            to_act=obs.to_act,
+            phase=obs.phase,
+            drawn=obs.drawn_card,
+            active=obs.active_conductor,
+            final=obs.final_turns,
+            final_queue=None if obs.last_card_turn else list(obs.final_queue),
+        )
+        world.open = self._decision(world) if world.phase != pb.PHASE_OVER else None
         self.refresh(world)
         return world
 
@@ -607,6 +656,7 @@ class PetQuartet(Game[PetQuartetState]):
             deck_counts=deck_counts,
             final_turns=state.final,
             final_queue=state.final_queue or [],
+            last_card_turn=state.final and state.final_queue is None,
             returned=state.returned,
             discarded=state.discarded,
             highest_number=state.highest,

@@ -70,15 +70,19 @@ the Artifacts in use: seat s gets cards 2s and 2s+1).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result
 from arena.games.seerscatalog.melds import (
+    ANY,
     ART,
     ARTIFACT_IDS,
     ARTIFACT_NAMES,
@@ -97,10 +101,13 @@ from arena.games.seerscatalog.melds import (
     WILD,
     Meld,
     Trick,
+    VCard,
     ability_applies,
     any_meld,
     has_meld,
+    make_meld,
     melds_for,
+    parse_token,
     score_value,
     sorted_cards,
     suited,
@@ -459,6 +466,7 @@ class SeersCatalog(Game[SeersState]):
             chosen=state.chosen if viewer in (SPECTATOR, state.turn) else "",
             removed_count=len(state.removed),
             over=state.over,
+            gift=state.gift,
         )
         if viewer >= 0:
             obs.hand.extend(tokens(state.hands[viewer]))
@@ -507,11 +515,12 @@ class SeersCatalog(Game[SeersState]):
         held only Artifacts that cannot be played alone).
         """
         world = self.copy_for(state, seat, chance)
-        others = [s for s in range(state.players) if s != seat]
         suited_pool: list[int] = list(state.removed)
         art_pool: list[int] = []
         need: dict[int, tuple[int, int]] = {}
-        for s in others:
+        for s in range(state.players):
+            if s == seat:
+                continue
             unknown = list(state.hands[s])
             for c in state.known[s]:
                 unknown.remove(c)
@@ -521,17 +530,87 @@ class SeersCatalog(Game[SeersState]):
             suited_pool += su
             art_pool += ar
             need[s] = (len(su), len(ar))
+        self._deal_unseen(world, seat, suited_pool, art_pool, need, chance)
+        return world
+
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> SeersState:
+        """The table, the seat's hand and every hand's ``known_cards`` are kept; the unseen
+        suited cards (all minus the hand, the played and the known ones) are dealt over the
+        other hands and the removed cards (2 players), the unseen Artifacts over the other
+        hands, as in ``sample_world`` (with its approximation about forced passes)."""
+        obs = observation
+        assert isinstance(obs, pb.Observation)
+        players = config.players
+        trick = [Played(m.seat, _meld_from_pb(m)) for m in obs.trick]
+        world = SeersState(
+            config=config,
+            chance=Chance(chance.below(2**63, "world")),
+            artifacts=[ART + ARTIFACT_IDS.index(a) for a in obs.artifacts],
+            round=obs.round,
+            hands=[[] for _ in range(players)],
+            known=[[parse_token(t) for t in v.known_cards] for v in obs.seats],
+            set_aside=[parse_token(t) for t in obs.set_aside],
+            round_scores=[list(v.round_scores) for v in obs.seats],
+            turn=obs.turn,
+            start_seer=obs.start_seer,
+            trick=trick,
+            trick_type=obs.trick_type,
+            trick_size=obs.trick_size,
+            reversed=obs.reversed,
+            passed=[v.passed for v in obs.seats],
+            chosen=obs.chosen,
+            gift=obs.gift,
+            over=obs.over,
+        )
+        world.hands[seat] = [parse_token(t) for t in obs.hand]
+        unseen = Counter(suited_deck(players) + world.artifacts)
+        unseen.subtract(c for c in world.hands[seat] + world.set_aside if c != WILD)
+        unseen.subtract(c for p in trick for c in p.meld.physical() if c != WILD)
+        need: dict[int, tuple[int, int]] = {}
+        for s, view in enumerate(obs.seats):
+            if s != seat:
+                unseen.subtract(c for c in world.known[s] if c != WILD)
+                need[s] = (view.hand_size - len(view.known_cards) - view.unknown_artifacts, view.unknown_artifacts)
+        pool = sorted_cards(unseen.elements())
+        self._deal_unseen(world, seat, [c for c in pool if c < WILD], [c for c in pool if c >= ART], need, chance)
+        return world
+
+    def _deal_unseen(
+        self,
+        world: SeersState,
+        seat: int,
+        suited_pool: list[int],
+        art_pool: list[int],
+        need: Mapping[int, tuple[int, int]],
+        chance: Chance,
+    ) -> None:
+        """Deal the unseen suited cards and Artifacts: each other seat ``s`` gets its known cards
+        and ``need[s]`` = (suited, Artifacts) unseen ones; the suited cards left are the removed
+        ones. Then recompute the decisions."""
         suited_pool = chance.shuffled(sorted_cards(suited_pool), "world-suited")
         art_pool = chance.shuffled(sorted_cards(art_pool), "world-artifacts")
-        for s in others:
-            n_su, n_ar = need[s]
-            world.hands[s] = sorted_cards([*state.known[s], *suited_pool[:n_su], *art_pool[:n_ar]])
+        for s, (n_su, n_ar) in need.items():
+            world.hands[s] = sorted_cards([*world.known[s], *suited_pool[:n_su], *art_pool[:n_ar]])
             suited_pool, art_pool = suited_pool[n_su:], art_pool[n_ar:]
         world.removed = sorted_cards(suited_pool)
         if world.turn != seat:
             world.chosen = ""  # another seat's half-made move is not visible: rewind it
         world.pending = tuple(self.decisions(world))
-        return world
+
+
+def _meld_from_pb(meld: pb.Meld) -> Meld:
+    cards = []
+    for c in meld.cards:
+        card = parse_token(c.card)
+        if not c.counts_as:
+            cards.append(VCard(card, card >> 4, card & 15))
+        else:
+            suit = ANY if c.counts_as[0] == "*" else LETTERS.index(c.counts_as[0])
+            cards.append(VCard(card, suit, int(c.counts_as[1:])))
+    artifact = parse_token(meld.artifact) if meld.artifact else -1
+    return make_meld(meld.type, cards, meld.value2, artifact, meld.ability)
 
 
 @lru_cache(maxsize=16384)

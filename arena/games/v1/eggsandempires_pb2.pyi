@@ -149,6 +149,8 @@ class Entry(_message.Message):
     CANCELLED_FIELD_NUMBER: _builtins.int
     COLLECTED_FIELD_NUMBER: _builtins.int
     DONE_FIELD_NUMBER: _builtins.int
+    EGG_AT_FIELD_NUMBER: _builtins.int
+    ABILITY_DUE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     rank: _builtins.int
     """1 Bard .. 10 Hero"""
@@ -158,6 +160,12 @@ class Entry(_message.Message):
     """it took an Egg this turn"""
     done: _builtins.bool
     """its turn to collect has passed"""
+    egg_at: _builtins.int
+    """the Egg it collected is number egg_at (1-based) of its seat's `eggs`;"""
+    ability_due: _builtins.bool
+    """0 when it collected none or that Egg has left (given or discarded)
+    Turn End: its Scout, Courier or Priest ability is still to resolve
+    """
     def __init__(
         self,
         *,
@@ -166,10 +174,12 @@ class Entry(_message.Message):
         cancelled: _builtins.bool = ...,
         collected: _builtins.bool = ...,
         done: _builtins.bool = ...,
+        egg_at: _builtins.int = ...,
+        ability_due: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cancelled", b"cancelled", "collected", b"collected", "done", b"done", "rank", b"rank", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ability_due", b"ability_due", "cancelled", b"cancelled", "collected", b"collected", "done", b"done", "egg_at", b"egg_at", "rank", b"rank", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

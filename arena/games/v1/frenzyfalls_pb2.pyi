@@ -313,6 +313,7 @@ class SeatView(_message.Message):
     POINTS_FIELD_NUMBER: _builtins.int
     PLAYS_LEFT_FIELD_NUMBER: _builtins.int
     UNSEEN_FIELD_NUMBER: _builtins.int
+    PILE_SOURCE_FIELD_NUMBER: _builtins.int
     hand_size: _builtins.int
     draw_pile: _builtins.int
     points: _builtins.int
@@ -331,6 +332,12 @@ class SeatView(_message.Message):
     def unseen(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """cards of this seat you cannot see (hand, draw pile, face-down"""
 
+    @_builtins.property
+    def pile_source(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """cards; for yourself: your draw pile), sorted by kind
+        the cards the draw pile was last formed from (the deck at
+        """
+
     def __init__(
         self,
         *,
@@ -341,10 +348,11 @@ class SeatView(_message.Message):
         points: _builtins.int = ...,
         plays_left: _builtins.int = ...,
         unseen: _abc.Iterable[_builtins.str] | None = ...,
+        pile_source: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["discards", b"discards", "draw_pile", b"draw_pile", "hand_size", b"hand_size", "plays_left", b"plays_left", "points", b"points", "unseen", b"unseen", "won", b"won"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["discards", b"discards", "draw_pile", b"draw_pile", "hand_size", b"hand_size", "pile_source", b"pile_source", "plays_left", b"plays_left", "points", b"points", "unseen", b"unseen", "won", b"won"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -378,6 +386,10 @@ class Observation(_message.Message):
     HANDS_FIELD_NUMBER: _builtins.int
     DRAW_PILES_FIELD_NUMBER: _builtins.int
     DECK_FIELD_NUMBER: _builtins.int
+    TASK_FIELD_NUMBER: _builtins.int
+    TASK_SEAT_FIELD_NUMBER: _builtins.int
+    MOVERS_FIELD_NUMBER: _builtins.int
+    DISCARDING_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """the observer (0 for the spectator view)"""
     spectator: _builtins.bool
@@ -399,6 +411,12 @@ class Observation(_message.Message):
     """MOVE decision: the seat that won the spill"""
     spill_at: _builtins.int
     """a Pool spills at this much water (10)"""
+    task: _builtins.str
+    """REVEAL: the decision the reveal waits for ("proxy", "bump","""
+    task_seat: _builtins.int
+    """"pull", "move"; "" = none)
+    REVEAL: the seat that makes it
+    """
     @_builtins.property
     def pools(self) -> _containers.RepeatedCompositeFieldContainer[Global___Pool]:
         """top to bottom"""
@@ -429,6 +447,16 @@ class Observation(_message.Message):
     def deck(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoreCard]:
         """the Score deck, top first"""
 
+    @_builtins.property
+    def movers(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """REVEAL, spill: the seats still to move a card to the Pool"""
+
+    @_builtins.property
+    def discarding(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """below, in order (the first one is choosing now)
+        DISCARD: the seats still discarding (not done, cards in hand)
+        """
+
     def __init__(
         self,
         *,
@@ -452,10 +480,14 @@ class Observation(_message.Message):
         hands: _abc.Iterable[Global___Hand] | None = ...,
         draw_piles: _abc.Iterable[Global___Hand] | None = ...,
         deck: _abc.Iterable[Global___ScoreCard] | None = ...,
+        task: _builtins.str = ...,
+        task_seat: _builtins.int = ...,
+        movers: _abc.Iterable[_builtins.int] | None = ...,
+        discarding: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["catalogue", b"catalogue", "deck", b"deck", "draw_piles", b"draw_piles", "final_round", b"final_round", "first_player", b"first_player", "hand", b"hand", "hands", b"hands", "phase", b"phase", "players", b"players", "pools", b"pools", "resolving_card", b"resolving_card", "resolving_pool", b"resolving_pool", "round", b"round", "score_deck", b"score_deck", "seat", b"seat", "seats", b"seats", "spectator", b"spectator", "spill_at", b"spill_at", "spill_winner", b"spill_winner", "unseen_scores", b"unseen_scores"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["catalogue", b"catalogue", "deck", b"deck", "discarding", b"discarding", "draw_piles", b"draw_piles", "final_round", b"final_round", "first_player", b"first_player", "hand", b"hand", "hands", b"hands", "movers", b"movers", "phase", b"phase", "players", b"players", "pools", b"pools", "resolving_card", b"resolving_card", "resolving_pool", b"resolving_pool", "round", b"round", "score_deck", b"score_deck", "seat", b"seat", "seats", b"seats", "spectator", b"spectator", "spill_at", b"spill_at", "spill_winner", b"spill_winner", "task", b"task", "task_seat", b"task_seat", "unseen_scores", b"unseen_scores"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -263,6 +263,7 @@ class Observation(_message.Message):
     HIGHEST_NUMBER_FIELD_NUMBER: _builtins.int
     DECK_ORDER_FIELD_NUMBER: _builtins.int
     ACTIVE_CONDUCTOR_FIELD_NUMBER: _builtins.int
+    LAST_CARD_TURN_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """the observer's seat (0 for the spectator view)"""
     spectator: _builtins.bool
@@ -291,6 +292,10 @@ class Observation(_message.Message):
     """highest card number in this game's deck"""
     active_conductor: _builtins.int
     """the Conductor being taken (Maestro choices) or just"""
+    last_card_turn: _builtins.bool
+    """placed on (immediate take); -1 = none
+    final_turns is on but the turn that drew the last card
+    """
     @_builtins.property
     def conductors(self) -> _containers.RepeatedCompositeFieldContainer[Global___Conductor]:
         """indexed like the options' conductor numbers"""
@@ -344,10 +349,11 @@ class Observation(_message.Message):
         highest_number: _builtins.int = ...,
         deck_order: _abc.Iterable[_builtins.int] | None = ...,
         active_conductor: _builtins.int = ...,
+        last_card_turn: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["active_conductor", b"active_conductor", "collections", b"collections", "conductors", b"conductors", "deck_counts", b"deck_counts", "deck_order", b"deck_order", "deck_size", b"deck_size", "discarded", b"discarded", "drawn_card", b"drawn_card", "duet", b"duet", "final_queue", b"final_queue", "final_turns", b"final_turns", "highest_number", b"highest_number", "maestro", b"maestro", "phase", b"phase", "players", b"players", "returned", b"returned", "round", b"round", "round_start_seat", b"round_start_seat", "scoring", b"scoring", "seat", b"seat", "spectator", b"spectator", "to_act", b"to_act"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["active_conductor", b"active_conductor", "collections", b"collections", "conductors", b"conductors", "deck_counts", b"deck_counts", "deck_order", b"deck_order", "deck_size", b"deck_size", "discarded", b"discarded", "drawn_card", b"drawn_card", "duet", b"duet", "final_queue", b"final_queue", "final_turns", b"final_turns", "highest_number", b"highest_number", "last_card_turn", b"last_card_turn", "maestro", b"maestro", "phase", b"phase", "players", b"players", "returned", b"returned", "round", b"round", "round_start_seat", b"round_start_seat", "scoring", b"scoring", "seat", b"seat", "spectator", b"spectator", "to_act", b"to_act"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

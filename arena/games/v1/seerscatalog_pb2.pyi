@@ -185,6 +185,7 @@ class Observation(_message.Message):
     OVER_FIELD_NUMBER: _builtins.int
     HANDS_FIELD_NUMBER: _builtins.int
     REMOVED_FIELD_NUMBER: _builtins.int
+    GIFT_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """the observer (0 in the spectator view)"""
     spectator: _builtins.bool
@@ -207,6 +208,8 @@ class Observation(_message.Message):
     removed_count: _builtins.int
     """suited cards out of play this round (2 players: 3)"""
     over: _builtins.bool
+    gift: _builtins.bool
+    """`turn` played the Gift of Fate: its "gift" decision names"""
     @_builtins.property
     def artifacts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """ids of the artifacts in this game (public), Go First first"""
@@ -263,10 +266,11 @@ class Observation(_message.Message):
         over: _builtins.bool = ...,
         hands: _abc.Iterable[_builtins.str] | None = ...,
         removed: _abc.Iterable[_builtins.str] | None = ...,
+        gift: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["artifacts", b"artifacts", "chosen", b"chosen", "hand", b"hand", "hands", b"hands", "max_rank", b"max_rank", "over", b"over", "players", b"players", "removed", b"removed", "removed_count", b"removed_count", "reversed", b"reversed", "round", b"round", "seat", b"seat", "seats", b"seats", "set_aside", b"set_aside", "spectator", b"spectator", "start_seer", b"start_seer", "suits", b"suits", "trick", b"trick", "trick_size", b"trick_size", "trick_type", b"trick_type", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["artifacts", b"artifacts", "chosen", b"chosen", "gift", b"gift", "hand", b"hand", "hands", b"hands", "max_rank", b"max_rank", "over", b"over", "players", b"players", "removed", b"removed", "removed_count", b"removed_count", "reversed", b"reversed", "round", b"round", "seat", b"seat", "seats", b"seats", "set_aside", b"set_aside", "spectator", b"spectator", "start_seer", b"start_seer", "suits", b"suits", "trick", b"trick", "trick_size", b"trick_size", "trick_type", b"trick_type", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
