@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+from collections import Counter
 
 import pytest
 
@@ -591,3 +592,22 @@ def test_world_from_observation_rebuilds_every_public_field(players):
         assert [sum(h) for h in world.hands] == [sum(h) for h in state.hands]
         assert [sum(r) for r in world.reserves] == [sum(r) for r in state.reserves]
         GAME.apply(state, {decision.seat: rng.pick(decision.options, "t").id})
+
+
+def test_world_from_observation_deals_hypergeometrically():
+    """The number of 6s in another hand follows the hypergeometric law of the unseen cards."""
+    from math import comb
+
+    from tests.test_sample_world import SAMPLES, assert_fits
+
+    state = GAME.new_match(GAME.config(4), 9)
+    seen = GAME.observe(state, 0)
+    unseen, sixes, size = sum(seen.unseen.counts), seen.unseen.counts[5], seen.hand_sizes[1]
+    rng = Chance(14)
+    counts = Counter(
+        min(GAME.world_from_observation(state.config, 0, seen, rng).hands[1][5], 7) for _ in range(SAMPLES)
+    )
+    pmf = {k: comb(sixes, k) * comb(unseen - sixes, size - k) / comb(unseen, size) for k in range(min(sixes, size) + 1)}
+    lumped = {k: p for k, p in pmf.items() if k < 7}
+    lumped[7] = sum(p for k, p in pmf.items() if k >= 7)
+    assert_fits(counts, lumped, SAMPLES)

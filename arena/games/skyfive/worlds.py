@@ -10,7 +10,7 @@ kept), as described in :func:`split_hidden`.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 
 from arena.chance import Chance
 from arena.games.v1 import skyfive_pb2 as pb
@@ -54,12 +54,13 @@ def choose_unseen(pool: Table, colours: list[int], values: list[int], chance: Ch
         # an unseen card of value a and a card of value b not unseen (swap them).
         back: dict[int, tuple[int, int]] = {}
         frontier = [v for v in chance.shuffled(VALUES, "world") if excess[v] > 0]
+        kinds = chance.shuffled(KINDS, "world")
         seen = set(frontier)
         end = -1
         while frontier and end < 0:
             step = []
             for a in frontier:
-                for colour in chance.shuffled(KINDS, "world"):
+                for colour in kinds:
                     if not unseen[colour][a]:
                         continue
                     for b in VALUES:
@@ -83,7 +84,7 @@ def choose_unseen(pool: Table, colours: list[int], values: list[int], chance: Ch
     return unseen
 
 
-@cache
+@lru_cache(maxsize=4096)
 def split_piles(values: tuple[int, ...], piles: tuple[tuple[int, int], ...]) -> tuple[tuple[int, ...], ...]:
     """Cards by value (``values[v]`` cards of value v) split into scoring piles of the given
     (size, points): per pile, its cards by value. Any split that fits is as good as another
