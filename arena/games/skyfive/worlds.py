@@ -42,7 +42,9 @@ def choose_unseen(pool: Table, colours: list[int], values: list[int], chance: Ch
     counts within the pool. Each colour's cards are first drawn uniformly by number, then the
     value counts are repaired by swaps within a colour along shortest chains of values (a chain
     exists whenever some table fits: the difference to it decomposes into such chains), taken
-    in random order. Constructive; close to, but not exactly, uniform over the fitting tables."""
+    in random order, then mixed (:func:`_mix`). Constructive; close to, but not exactly,
+    uniform over the fitting tables weighted by the ways to pick their cards (counting them
+    exactly takes seconds mid-game)."""
     unseen = [[0] * len(VALUES) for _ in range(STAR + 1)]
     for colour in KINDS:
         cards = [v for v in VALUES for _ in range(pool[colour][v])]
@@ -81,7 +83,36 @@ def choose_unseen(pool: Table, colours: list[int], values: list[int], chance: Ch
             unseen[colour][b] += 1
             b = a
         excess[b] -= 1
+    _mix(pool, unseen, chance)
     return unseen
+
+
+MIX_STEPS = 200
+"""Margin-keeping swaps after the repair, each accepted with the Metropolis ratio of the card
+ways. Measured (2 players, 30 steps in; exact law by counting the tables, 13 s): the total
+variation distance of one colour's row to the exact law falls from 0.07-0.12 after the repair
+alone to 0.03-0.04 with 200 swaps, the sampling noise of the 4,000 draws compared."""
+
+
+def _mix(pool: Table, unseen: Table, chance: Chance) -> None:
+    """Move the table toward the uniform law over the fitting tables (weighted by the ways to
+    pick the cards): a random 2x2 swap (one card of value a -> b in one colour, b -> a in
+    another) keeps both counts; it is taken with probability min(1, weight ratio)."""
+    kinds, values = len(KINDS), len(VALUES)
+    for _ in range(MIX_STEPS):
+        i, j = chance.below(kinds, "world"), chance.below(kinds - 1, "world")
+        a, b = chance.below(values, "world"), chance.below(values - 1, "world")
+        c1, c2 = KINDS[i], KINDS[j + (j >= i)]  # two different colours, two different values
+        b += b >= a
+        # c1: one unseen card a -> b; c2: one unseen card b -> a.
+        u1a, u1b, u2a, u2b = unseen[c1][a], unseen[c1][b], unseen[c2][a], unseen[c2][b]
+        if not u1a or u1b == pool[c1][b] or not u2b or u2a == pool[c2][a]:
+            continue
+        # Ratio of C(m, u) products: u/(m-u+1) for a cell losing one, (m-u)/(u+1) for a gain.
+        num = u1a * (pool[c1][b] - u1b) * u2b * (pool[c2][a] - u2a)
+        den = (pool[c1][a] - u1a + 1) * (u1b + 1) * (pool[c2][b] - u2b + 1) * (u2a + 1)
+        if num >= den or chance.below(den, "world") < num:
+            unseen[c1][a], unseen[c1][b], unseen[c2][a], unseen[c2][b] = u1a - 1, u1b + 1, u2a + 1, u2b - 1
 
 
 @lru_cache(maxsize=4096)
