@@ -148,6 +148,8 @@ def deck_cards(suits: Sequence[str]) -> list[Card]:
 
 
 _PB_CARDS = {card: pb.Card(suit=card.suit, rank=card.rank) for card in deck_cards(SUITS)}
+_CARDS = {(card.suit, card.rank): card for card in _PB_CARDS}  # reading observations
+_DECKS = {setup.suits: tuple(deck_cards(setup.suits)) for setup in SETUPS.values()}  # per player count
 
 
 def _option(card: Card, off_harmony: bool) -> Option:
@@ -272,7 +274,7 @@ def _deal_unseen(world: VivoState, seat: int, seen: Iterable[Card], sizes: list[
     voids this round's off-harmony plays show."""
     others = [s for s in range(world.players) if s != seat]
     known = set(seen)
-    unseen = [card for card in deck_cards(world.suits) if card not in known]
+    unseen = [card for card in _DECKS[world.suits] if card not in known]
     voids = round_voids(world)
     accepts = [lambda card, void=voids[s]: card.suit not in void for s in others]
     hands = chance.deal(unseen, sizes, "world", accepts if any(voids[s] for s in others) else None)
@@ -446,7 +448,7 @@ class Vivo(Game[VivoState]):
         assert isinstance(obs, pb.Observation)
         players = config.players
         setup = SETUPS[players]
-        hand = [Card(c.suit, c.rank) for c in obs.hand]
+        hand = [_CARDS[c.suit, c.rank] for c in obs.hand]
         round_plays = [_played(p) for p in obs.round_plays]
         world = VivoState(
             config=config,
@@ -535,7 +537,15 @@ class Vivo(Game[VivoState]):
 
 
 def _played(play: pb.Play) -> Played:
-    return Played(play.seat, Card(play.card.suit, play.card.rank), play.off_harmony)
+    return _PLAYED[play.seat, _CARDS[play.card.suit, play.card.rank], play.off_harmony]
+
+
+_PLAYED = {
+    (seat, card, off): Played(seat, card, off)
+    for seat in range(max(SETUPS))
+    for card in _PB_CARDS
+    for off in (False, True)
+}
 
 
 @cache  # at most 4 seats x 48 cards x 2; the messages are never mutated
