@@ -6,7 +6,7 @@ import pickle
 
 import pytest
 
-from arena.chance import PresetChance
+from arena.chance import Chance, PresetChance
 from arena.config import ConfigError
 from arena.engine import SPECTATOR, IllegalChoice
 from arena.games.getbit import GAME
@@ -650,3 +650,62 @@ def test_heuristic_gives_up_a_limb_the_shark_still_threatens():
 def test_heuristic_rejects_bad_parameters(spec):
     with pytest.raises(ConfigError):
         make_bot(spec, "getbit")
+
+
+# --------------------------------------------------------------------------------------------
+# Worlds from an observation (a served searching bot)
+
+
+def test_world_from_observation_two_players_draws_the_other_first_figure_card():
+    state = GAME.new_match(GAME.config(2), seed=6)
+    play(state, s0=3, s1=5)  # every seat's first figure has chosen
+    (f0,) = (f for f in state.chosen if state.figures[f].owner == 0)
+    (f1,) = (f for f in state.chosen if state.figures[f].owner == 1)
+    seen = GAME.observe(state, 1)
+    rng = Chance(2)
+    picks = set()
+    for _ in range(100):
+        world = GAME.world_from_observation(state.config, 1, seen, rng)
+        assert list(world.chosen) == list(state.chosen) and world.chosen[f1] == 5
+        picks.add(world.chosen[f0])
+        assert world.pending == state.pending
+    assert picks == {1, 2, 3, 4, 5}
+
+
+def test_world_from_observation_memory_deals_hand_and_face_down_cards():
+    state = new(4, memory=True)
+    play(state, s0=5, s1=4, s2=3, s3=2)
+    play(state, s0=4, s1=3, s2=2, s3=1)  # figure 0 has 5 and 4 face down, 1 2 3 in hand
+    seen = GAME.observe(state, 1)
+    rng = Chance(3)
+    hands = set()
+    for _ in range(100):
+        world = GAME.world_from_observation(state.config, 1, seen, rng)
+        figure = world.figures[0]
+        assert len(figure.hand) == 3 and figure.face_down == 2 and len(figure.played) == 2
+        assert sorted(figure.hand + figure.played) == [1, 2, 3, 4, 5]
+        assert world.figures[1].hand == state.figures[1].hand  # the seat's own figure
+        hands.add(tuple(figure.hand))
+    assert len(hands) == 10  # every 3 of the 5 cards
+
+
+def test_world_from_observation_any_limb_waits_for_the_victim():
+    state = shark_game()
+    play(state, s0="shark:any-limb", s1=5, s2=5, s3=3, s4=2)
+    for seat in (0, 1, 2):
+        world = GAME.world_from_observation(state.config, seat, GAME.observe(state, seat), Chance(seat))
+        assert world.limb_victim == 1 and world.pending == state.pending
+
+
+@pytest.mark.parametrize(("players", "options"), [(2, {"memory": True}), (3, {}), (5, {"shark": True, "memory": True})])
+def test_worlds_from_every_observation_of_a_playout_give_it_back(players, options):
+    config, rng = GAME.config(players, options), Chance(players)
+    for seed in range(3):
+        state = GAME.new_match(config, seed)
+        while state.pending:
+            for decision in state.pending:
+                seen = GAME.observe(state, decision.seat)
+                world = GAME.world_from_observation(config, decision.seat, seen, rng)
+                assert GAME.observe(world, decision.seat) == seen
+                assert [d for d in world.pending if d.seat == decision.seat] == [decision]
+            GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})

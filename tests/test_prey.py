@@ -682,3 +682,35 @@ def test_bots_play_whole_matches():
         [make_bot("heuristic", "prey"), make_bot("random", "prey"), make_bot("heuristic:bias=0,patience=0", "prey")],
     )
     assert sorted(record.result["ranks"])[0] == 1
+
+
+# --------------------------------------------------------------------------------------------
+# Worlds from an observation (a served searching bot)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_world_from_observation_deals_the_unseen_cards_honouring_voids(players):
+    """Along a random playout, a world built from the mover's observation keeps its hand and
+    the public round, and deals exactly the unseen cards by size, no card in a shown void."""
+    public = ("round", "trick", "dice", "points", "tricks_won", "leader", "turn", "plays", "done", "voids")
+    public += ("over", "round_limit", "winners")
+    state, rng = GAME.new_match(GAME.config(players), 3), Chance(players)
+    voided = 0
+    while state.pending:
+        (decision,) = state.pending
+        seat = decision.seat
+        world = GAME.world_from_observation(state.config, seat, GAME.observe(state, seat), rng)
+        assert {k: getattr(world, k) for k in public} == {k: getattr(state, k) for k in public}
+        assert world.hands[seat] == state.hands[seat]
+        assert [len(h) for h in world.hands] == [len(h) for h in state.hands]
+        assert len(world.aside) == len(state.aside)
+        mine = sorted(c for s in range(players) if s != seat for c in world.hands[s]) + world.aside
+        real = sorted(c for s in range(players) if s != seat for c in state.hands[s]) + state.aside
+        assert sorted(mine) == sorted(real)
+        for s in range(players):
+            for suit in range(len(SUITS)):
+                if world.voids[s] >> suit & 1:
+                    voided += 1
+                    assert all(SUIT[c] != suit for c in world.hands[s])
+        GAME.apply(state, {seat: rng.pick(decision.options, "t").id})
+    assert voided > 0

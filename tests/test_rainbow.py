@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pickle
+from collections import Counter
 
 import pytest
 
-from arena.chance import PresetChance
+from arena.chance import Chance, PresetChance
 from arena.config import ConfigError
 from arena.engine import SPECTATOR, IllegalChoice
 from arena.games.rainbow import GAME, Combo, Pile
@@ -558,3 +559,55 @@ def test_heuristic_claims_the_biggest_pile_and_plays_legal_combos():
 def test_heuristic_rejects_bad_parameters(params):
     with pytest.raises(ConfigError):
         BOTS["heuristic"](params)
+
+
+# --------------------------------------------------------------------------------------------
+# Worlds from an observation (a served searching bot)
+
+
+def test_world_from_observation_keeps_the_hand_and_deals_the_unseen_cards_by_size():
+    state = three_player()
+    play(state, "set:3x2")
+    seen = GAME.observe(state, 1)
+    world = GAME.world_from_observation(state.config, 1, seen, Chance(7))
+    assert world.hands[1] == cards(HANDS_3P[1])
+    assert [sum(world.hands[0]), sum(world.hands[2]), sum(world.set_aside)] == [11, 14, 15]
+    dealt = [world.hands[0][i] + world.hands[2][i] + world.set_aside[i] for i in range(len(RANKS))]
+    assert dealt == list(seen.unseen.counts)
+    assert world.queue == state.queue == [1, 2] and world.plays == state.plays
+    assert world.hands[0] != state.hands[0] or world.set_aside != state.set_aside
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_world_from_observation_rebuilds_every_public_field(players):
+    """Along a random playout, the public parts of a world built from the mover's observation
+    (the trick's queue and plays, claims, piles, scores) are the real state's."""
+    public = ("queue", "plays", "restriction", "order", "claims_made", "play_claims", "middle", "taken_by")
+    public += ("scores", "claimed", "discarded", "trick", "lead", "phase")
+    state, rng = GAME.new_match(GAME.config(players), 11), Chance(3)
+    while state.pending:
+        (decision,) = state.pending
+        world = GAME.world_from_observation(state.config, decision.seat, GAME.observe(state, decision.seat), rng)
+        assert {k: getattr(world, k) for k in public} == {k: getattr(state, k) for k in public}
+        assert [sum(h) for h in world.hands] == [sum(h) for h in state.hands]
+        assert [sum(r) for r in world.reserves] == [sum(r) for r in state.reserves]
+        GAME.apply(state, {decision.seat: rng.pick(decision.options, "t").id})
+
+
+def test_world_from_observation_deals_hypergeometrically():
+    """The number of 6s in another hand follows the hypergeometric law of the unseen cards."""
+    from math import comb
+
+    from tests.test_sample_world import SAMPLES, assert_fits
+
+    state = GAME.new_match(GAME.config(4), 9)
+    seen = GAME.observe(state, 0)
+    unseen, sixes, size = sum(seen.unseen.counts), seen.unseen.counts[5], seen.hand_sizes[1]
+    rng = Chance(14)
+    counts = Counter(
+        min(GAME.world_from_observation(state.config, 0, seen, rng).hands[1][5], 7) for _ in range(SAMPLES)
+    )
+    pmf = {k: comb(sixes, k) * comb(unseen - sixes, size - k) / comb(unseen, size) for k in range(min(sixes, size) + 1)}
+    lumped = {k: p for k, p in pmf.items() if k < 7}
+    lumped[7] = sum(p for k, p in pmf.items() if k >= 7)
+    assert_fits(counts, lumped, SAMPLES)

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from arena.chance import PresetChance, PresetError
+from arena.chance import Chance, PresetChance, PresetError
 from arena.config import ConfigError
 from arena.engine import SPECTATOR, IllegalChoice
 from arena.games.skyfive import GAME, Card, SkyFiveState
@@ -503,3 +503,62 @@ def test_strict_preset_rejects_a_missing_roll():
     state = position(face_up={0: [Card(RED, 3)]})
     with pytest.raises(PresetError):
         GAME.apply(state, {0: "bank"})
+
+
+# --------------------------------------------------------------------------------------------
+# Worlds from an observation (a served searching bot)
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_world_from_observation_keeps_counts_piles_and_every_card(players):
+    """Along a random playout, a world built from the mover's observation has the unseen
+    cards counted by colour and by value as observed, scoring piles of the observed sizes and
+    points, the table as it is (final turns still to come included), and every card once."""
+    from arena.games.skyfive.game import full_deck
+
+    public = ("face_up", "discard", "gift", "phase", "turn_seat", "buster", "pickup_queue", "final_round")
+    public += ("final_queue", "final_done", "scores", "unseen_colours", "unseen_values")
+    state, rng = GAME.new_match(GAME.config(players), 8), Chance(players)
+    while state.pending:
+        (decision,) = state.pending
+        world = GAME.world_from_observation(state.config, decision.seat, GAME.observe(state, decision.seat), rng)
+        assert {k: getattr(world, k) for k in public} == {k: getattr(state, k) for k in public}
+        unseen = world.deck + world.removed
+        assert [len(world.deck), len(world.removed)] == [len(state.deck), len(state.removed)]
+        assert Counter(c.colour for c in unseen) == Counter(c.colour for c in state.deck + state.removed)
+        assert Counter(c.value for c in unseen) == Counter(c.value for c in state.deck + state.removed)
+        assert [(len(p), sum(c.value for c in p)) for p in world.banked] == [
+            (len(p), sum(c.value for c in p)) for p in state.banked
+        ]
+        cards = unseen + world.discard + [c for p in world.face_up + world.banked for c in p]
+        assert Counter(cards + ([world.gift] if world.gift else [])) == Counter(full_deck())
+        GAME.apply(state, {decision.seat: rng.pick(decision.options, "t").id})
+
+
+def test_unseen_tables_fit_both_counts_and_vary():
+    from arena.games.skyfive.game import full_deck
+    from arena.games.skyfive.worlds import KINDS, VALUES, choose_unseen, table_of
+
+    pool = table_of(full_deck())
+    colours = [0, 10, 10, 10, 10, 10, 3]  # 53 unseen cards
+    values = [8, 7, 8, 7, 8, 7, 8]
+    rng, tables = Chance(4), set()
+    for _ in range(200):
+        table = choose_unseen(pool, colours, values, rng)
+        assert [sum(table[c]) for c in KINDS] == colours[1:]
+        assert [sum(table[c][v] for c in KINDS) for v in VALUES] == values
+        assert all(0 <= table[c][v] <= pool[c][v] for c in KINDS for v in VALUES)
+        tables.add(tuple(map(tuple, table)))
+    assert len(tables) > 150
+
+
+def test_scoring_piles_are_split_by_size_and_points():
+    from arena.games.skyfive.worlds import split_piles
+
+    # Four 0s, three 1s, two 5s, one 6: piles of (3 cards, 11 points) and (7 cards, 8 points).
+    split = split_piles((4, 3, 0, 0, 0, 2, 1), ((3, 11), (7, 8)))
+    assert [sum(p) for p in split] == [3, 7]
+    assert [sum(v * n for v, n in enumerate(p)) for p in split] == [11, 8]
+    assert [a + b for a, b in zip(*split, strict=True)] == [4, 3, 0, 0, 0, 2, 1]
+    with pytest.raises(ValueError, match="no split"):
+        split_piles((4, 3, 0, 0, 0, 2, 1), ((3, 18), (7, 1)))  # 18 points in 3 cards: three 6s

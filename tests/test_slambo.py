@@ -635,3 +635,29 @@ def test_observation_after_a_special_card():
     assert [Card(c.colour, c.value).token for c in obs.hand] == ["blue6", "blue7", "red6", "red7", "pm3"]
     assert sum(u.count for u in obs.unseen) == 4 + 5 + 5 + 3  # three other hands + 3 face down
     assert len(GAME.observe(match(EXAMPLE_HANDS), 0).deck) == 17
+
+
+# --------------------------------------------------------------------------------------------
+# Worlds from an observation (a served searching bot)
+
+
+@pytest.mark.parametrize(("players", "options"), [(2, {}), (4, {"expert": True})])
+def test_world_from_observation_deals_the_unseen_cards_by_size(players, options):
+    """Along a random playout, a world built from the mover's observation keeps its hand and
+    the public bout, and deals exactly the unseen cards to the other hands and leftovers."""
+    public = ("cards", "hand_size", "low", "high", "bout", "plays", "total", "turn", "direction", "first")
+    public += ("shame", "middle", "supply", "over")
+    state, rng = GAME.new_match(GAME.config(players, options), 5), Chance(players)
+    while state.pending:
+        (decision,) = state.pending
+        seat = decision.seat
+        world = GAME.world_from_observation(state.config, seat, GAME.observe(state, seat), rng)
+        assert {k: getattr(world, k) for k in public} == {k: getattr(state, k) for k in public}
+        assert world.hands[seat] == state.hands[seat]
+        assert [len(h) for h in world.hands] == [len(h) for h in state.hands]
+        assert len(world.leftover) == len(state.leftover)
+        hidden = [c for s, h in enumerate(world.hands) if s != seat for c in h] + world.leftover
+        assert Counter(hidden) == Counter(GAME.unseen(state, seat))
+        GAME.apply(state, {seat: rng.pick(decision.options, "t").id})
+    world = GAME.world_from_observation(state.config, 0, GAME.observe(state, 0), rng)
+    assert world.over and world.loser == state.loser and world.pending == ()

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from arena.chance import PresetChance
+from arena.chance import Chance, PresetChance
 from arena.config import ConfigError
 from arena.engine import SPECTATOR, IllegalChoice
 from arena.games.v1 import vivo_pb2 as pb
@@ -448,3 +448,74 @@ def test_heuristic_parameters_are_checked():
         make_bot("heuristic:risk=1", "vivo")
     with pytest.raises(ConfigError, match="keep"):
         make_bot("heuristic:keep=x", "vivo")
+
+
+# --------------------------------------------------------------------------------------------
+# Worlds from an observation (a served searching bot)
+
+
+def test_voids_read_off_the_cards_are_those_the_obligations_show():
+    """``round_voids`` reads a void off the off-harmony card itself; the obligation of the
+    trick's Harmony card (which a world from an observation does not know) gives the same."""
+    from arena.games.vivo.game import round_voids
+
+    checked = 0
+    for seed in range(6):
+        state, rng = GAME.new_match(GAME.config(3 + seed % 2), seed), Chance(seed)
+        while state.pending:
+            expected: list[set[str]] = [set() for _ in range(state.players)]
+            plays = state.round_plays + state.plays
+            for start in range(0, len(plays), state.players):
+                suits: list[str] = []
+                for i, p in enumerate(plays[start : start + state.players]):
+                    if p.off_harmony:
+                        need = obligation(state.harmonies[start // state.players], len(suits), state.players - i - 1)
+                        expected[p.seat] |= set(suits) if need == pb.PLAYED_SUIT else set(state.suits) - set(suits)
+                        checked += 1
+                    elif p.card.suit not in suits:
+                        suits.append(p.card.suit)
+            assert round_voids(state) == expected
+            GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    assert checked > 50
+
+
+def test_world_from_observation_keeps_hand_rows_and_voids():
+    from arena.games.vivo.game import round_voids
+    from tests.test_sample_world import vivo_with_a_void
+
+    state, voids = vivo_with_a_void()
+    seen = GAME.observe(state, 0)
+    unseen = Counter(deck_cards(state.suits)) - Counter(state.hands[0])
+    unseen -= Counter(p.card for p in state.round_plays + state.plays)
+    rng = Chance(5)
+    for _ in range(50):
+        world = GAME.world_from_observation(state.config, 0, seen, rng)
+        assert world.hands[0] == state.hands[0] and world.rows == state.rows
+        assert [len(h) for h in world.hands] == [len(h) for h in state.hands]
+        assert Counter(world.hands[1] + world.hands[2]) == unseen
+        assert round_voids(world) == voids
+        assert not {c.suit for c in world.hands[1]} & voids[1] and not {c.suit for c in world.hands[2]} & voids[2]
+        shown = state.trick + 1
+        assert world.harmonies[state.trick - 1 : shown] == state.harmonies[state.trick - 1 : shown]
+        assert sorted(world.harmonies) == sorted(state.harmonies)
+
+
+def test_served_search_plays_vivo_over_grpc():
+    """``arena bot serve --bot search`` for Vivo: its worlds come from the observations sent over
+    real loopback gRPC, and it plays a match to the end."""
+    from bots.serve import start
+    from referee.remote import RemotePlayer
+
+    config = GAME.config(3)
+    server = start(lambda: make_bot("search:iterations=12", "vivo"))
+    try:
+        players = [
+            RemotePlayer(f"grpc://127.0.0.1:{server.port}"),
+            make_bot("random", "vivo"),
+            make_bot("random", "vivo"),
+        ]
+        record = play_match(GAME, config, 2, players)
+    finally:
+        server.stop()
+    assert record.failures == [] and record.result["ranks"]
+    assert sum(d.seat == 0 and d.by == "bot" for d in record.decisions) == 2 * 12

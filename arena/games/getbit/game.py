@@ -99,6 +99,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import ConfigError, MatchConfig, OptionSpec
 from arena.engine import (
@@ -271,6 +273,20 @@ def figure_owners(players: int, shark: bool) -> list[int]:
     else:
         swimmers = list(range(players))
     return swimmers + ([ROBOT] if len(swimmers) == ROBOT_SWIMMERS else [])
+
+
+def _draw_sealed(world: GetBitState, seat: int, chance: Chance) -> None:
+    """Draw what ``seat`` cannot see in a world: the robot's stack order, and every sealed card
+    chosen this round by another seat (the Shark's too), uniformly from its hand."""
+    for figure in world.figures:
+        if figure.robot:
+            figure.hand = chance.shuffled(figure.hand, "world")
+    for f in world.chosen:
+        if world.figures[f].owner != seat:
+            world.chosen[f] = chance.pick(world.figures[f].hand, "world")
+    shark = world.shark
+    if shark and shark.chosen and shark.seat != seat:
+        shark.chosen = chance.pick(shark.hand, "world")
 
 
 # --------------------------------------------------------------------------------------------
@@ -617,15 +633,70 @@ class GetBit(Game[GetBitState]):
         reveals), so the robot's stack is shuffled again and each sealed card is re-drawn
         uniformly from its hand."""
         world = self.copy_for(state, seat, chance)
-        for figure in world.figures:
-            if figure.robot:
-                figure.hand = chance.shuffled(figure.hand, "world")
-        for f in world.chosen:
-            if world.figures[f].owner != seat:
-                world.chosen[f] = chance.pick(world.figures[f].hand, "world")
-        shark = world.shark
-        if shark and shark.chosen and shark.seat != seat:
-            shark.chosen = chance.pick(shark.hand, "world")
+        _draw_sealed(world, seat, chance)
+        self.refresh(world)
+        return world
+
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> GetBitState:
+        """Kept: everything public and the seat's own figures. Drawn as in ``sample_world``:
+        the robot's stack order and the sealed cards others chose in earlier steps of this
+        round (2 players: the first figures'). Memory: the observation does not list others'
+        face-down cards (the seat may remember the reveals), so a hand and its face-down
+        cards are dealt from the set minus the face-up and discarded cards."""
+        obs = observation
+        assert isinstance(obs, pb.Observation)
+        figures = []
+        for view in obs.figures:
+            played, hand = list(view.played), list(view.hand)
+            if not view.hand_known:  # Memory: the hand and the face-down played cards
+                gone = Counter(played) + Counter(view.discarded)
+                unseen = [c for c in range(1, obs.highest_card + 1) if not gone[c]]
+                hand, down = chance.deal(unseen, [view.hand_count, view.face_down], "world")
+                played = down + played
+            figure = Figure(view.id, view.owner, hand, list(view.limbs), played, view.face_down, list(view.discarded))
+            figure.devoured = view.devoured
+            if not figure.robot:
+                figure.hand.sort()
+            figures.append(figure)
+        seat_figures: list[list[int]] = [[] for _ in range(config.players)]
+        for figure in figures:
+            if not figure.robot:
+                seat_figures[figure.owner].append(figure.id)
+        reveal = pb.Reveal()
+        if obs.HasField("last_reveal"):
+            reveal.CopyFrom(obs.last_reveal)
+        world = GetBitState(
+            config=config,
+            chance=Chance(chance.below(2**63, "world")),
+            figures=figures,
+            line=list(obs.line),
+            seat_figures=seat_figures,
+            highest=obs.highest_card,
+            two_player=obs.two_player,
+            memory=obs.memory,
+            round=obs.round,
+            tied=list(reveal.tied_values),
+            devoured=list(obs.devoured),
+            outcome=obs.outcome,
+            winner_figure=obs.winner_figure,
+            last_reveal=reveal if obs.HasField("last_reveal") else None,
+        )
+        if obs.HasField("shark"):
+            shark = obs.shark
+            world.shark = Shark(shark.seat, shark.hunger, list(shark.hand), list(shark.played), shark.chosen)
+        if not obs.outcome and reveal.round == obs.round and obs.HasField("last_reveal"):
+            world.limb_victim = obs.line[-1]  # this round's reveal is done: Any Limb waits
+        else:
+            # Sealed steps: each seat chooses for its figures one at a time, all seats at once,
+            # so every seat has chosen for as many figures as this one has (the shark: none).
+            steps = sum(1 for f in seat_figures[seat] if obs.figures[f].chosen)
+            for owned in seat_figures:
+                live = [f for f in owned if not figures[f].devoured and figures[f].hand]
+                for f in live[:steps]:
+                    world.chosen[f] = obs.figures[f].chosen
+        _draw_sealed(world, seat, chance)
         self.refresh(world)
         return world
 

@@ -66,6 +66,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result
@@ -176,6 +178,14 @@ _OPTION = [
 _CARD_OF_OPTION = {option.id: c for c, option in enumerate(_OPTION)}
 
 
+_CARD_ID = {(SUITS[SUIT[c]], PRED[c]): c for c in range(DECK_SIZE)}
+
+
+def _card(card: pb.Card) -> int:
+    """A card id from its message."""
+    return _CARD_ID[card.suit, card.predator]
+
+
 @cache  # at most 4 seats x 48 cards x 2; never mutated
 def _play_pb(seat: int, card: int, followed: bool) -> pb.Play:
     return pb.Play(seat=seat, card=_PB_CARD[card], followed=followed)
@@ -231,6 +241,23 @@ def constrained_deal(
     suit = {card: s for s, group in enumerate(groups) for card in group}
     accepts = [lambda card, j=j: allowed[suit[card]][j] for j in range(len(caps))]
     return chance.deal([card for group in groups for card in group], caps, label, accepts)
+
+
+def _deal_unseen(world: PreyState, seat: int, unknown: list[int], sizes: list[int], chance: Chance) -> None:
+    """Deal the cards ``unknown`` to the other seats' hands (``sizes`` per seat) and the
+    set-aside hand (its size kept), uniformly among the deals that respect the voids."""
+    others = [s for s in range(world.players) if s != seat]
+    aside = len(world.aside)
+    groups = [sorted(c for c in unknown if SUIT[c] == suit) for suit in range(len(SUITS))]
+    caps = [sizes[s] for s in others] + ([aside] if aside else [])
+    allowed = [
+        [not world.voids[s] >> suit & 1 for s in others] + ([True] if aside else []) for suit in range(len(SUITS))
+    ]
+    places = constrained_deal(groups, caps, allowed, chance)
+    for s, cards in zip(others, places, strict=False):
+        world.hands[s] = sorted(cards)
+    if aside:
+        world.aside = sorted(places[-1])
 
 
 # --------------------------------------------------------------------------------------------
@@ -391,20 +418,44 @@ class Prey(Game[PreyState]):
         :func:`constrained_deal`)."""
         world = self.copy_for(state, seat, chance)
         if not state.over:
-            others = [s for s in range(state.players) if s != seat]
-            unknown = [c for s in others for c in state.hands[s]] + state.aside
-            groups = [sorted(c for c in unknown if SUIT[c] == suit) for suit in range(len(SUITS))]
-            caps = [len(state.hands[s]) for s in others] + ([len(state.aside)] if state.aside else [])
-            allowed = [
-                [not state.voids[s] >> suit & 1 for s in others] + ([True] if state.aside else [])
-                for suit in range(len(SUITS))
-            ]
-            places = constrained_deal(groups, caps, allowed, chance)
-            for s, cards in zip(others, places, strict=False):
-                world.hands[s] = sorted(cards)
-            if state.aside:
-                world.aside = sorted(places[-1])
+            unknown = [c for s in range(state.players) if s != seat for c in state.hands[s]] + state.aside
+            _deal_unseen(world, seat, unknown, [len(hand) for hand in state.hands], chance)
         world.pending = tuple(self.decisions(world))
+        return world
+
+    def world_from_observation(self, config: MatchConfig, seat: int, observation: Message, chance: Chance) -> PreyState:
+        """Kept: the seat's hand and everything public (dice, points, this round's tricks and
+        the voids they show). Drawn as in ``sample_world``: the unseen cards dealt to the other
+        hands and the set-aside hand, by size, honouring the voids. The seat knows nothing the
+        observation lacks."""
+        obs = observation
+        assert isinstance(obs, pb.Observation)
+        players = config.players
+        points = [view.points for view in obs.seats]
+        world = PreyState(
+            config=config,
+            chance=Chance(chance.below(2**63, "world")),
+            round=obs.round,
+            trick=obs.trick,
+            dice=[(view.dice[0], view.dice[1]) for view in obs.seats],
+            points=points,
+            tricks_won=[view.tricks for view in obs.seats],
+            hands=[[_card(c) for c in obs.hand] if s == seat else [] for s in range(players)],
+            aside=[],
+            leader=obs.leader,
+            turn=obs.turn,
+            plays=[(p.seat, _card(p.card)) for p in obs.trick_plays],
+            done=[(t.number, t.leader, tuple((p.seat, _card(p.card)) for p in t.plays), t.winner) for t in obs.tricks],
+            voids=[sum(1 << SUITS.index(suit) for suit in view.voids) for view in obs.seats],
+            over=obs.over,
+            round_limit=obs.over and max(points) < POINTS_TO_WIN,
+            winners=list(obs.winners),
+        )
+        if not obs.over:
+            unknown = [_card(c) for c in obs.unseen_cards]
+            world.aside = [0] * obs.set_aside  # sized; dealt next
+            _deal_unseen(world, seat, unknown, [view.hand_size for view in obs.seats], chance)
+        self.refresh(world)
         return world
 
     # -- views ------------------------------------------------------------------------------

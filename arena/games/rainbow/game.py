@@ -74,6 +74,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import NamedTuple
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig
 from arena.engine import (
@@ -106,6 +108,7 @@ _WORDS = ("", "one", "two", "three", "four", "five", "six", "seven", "eight", "n
 _PB_TYPE = {SINGLE: pb.SINGLE, SET: pb.SET, RUN: pb.RUN}
 _KIND = {v: k for k, v in _PB_TYPE.items()}
 _PB_PHASE = {PLAY: pb.PLAY, CLAIM: pb.CLAIM, OVER: pb.OVER}
+_KIND_PHASE = {v: k for k, v in _PB_PHASE.items()}
 
 
 class Combo(NamedTuple):
@@ -331,6 +334,37 @@ def public_cards(state: RainbowState) -> Counts:
         for rank in combo.cards:
             public[rank - 1] += 1
     return public
+
+
+def _hidden_places(state: RainbowState, seat: int) -> list[Counts]:
+    """What ``seat`` cannot see, in dealing order: the other hands, the reserves, the set-aside."""
+    return [hand for s, hand in enumerate(state.hands) if s != seat] + state.reserves + [state.set_aside]
+
+
+def _deal_unseen(world: RainbowState, seat: int, unseen: list[int], sizes: list[int], chance: Chance) -> None:
+    """Deal the ranks ``unseen`` at random into the seat's hidden places of the given sizes,
+    then rebuild the decision of another player to move from the hand they now hold."""
+    dealt = chance.deal(unseen, sizes, "world")
+    for counts, cards in zip(_hidden_places(world, seat), dealt, strict=True):
+        counts[:] = counts_of(cards)
+    decision = world.decision
+    if decision is not None and decision.kind == "combo" and decision.seat != seat:
+        _decide_now(world)
+
+
+def _decide_now(state: RainbowState) -> None:
+    """The decision open now, read off the phase without applying forced moves: the player to
+    move offered what their hand allows (a world may deal them a hand with a single combo,
+    which stays a decision), or the next claimer offered the piles left."""
+    state.decision = None
+    if state.phase == PLAY:
+        seat = state.queue[0]
+        combos = legal_combos(state.hands[seat], state.restriction)
+        state.decision = Decision(seat, "combo", tuple(map(combo_option, combos)))
+    elif state.phase == CLAIM:
+        seat = state.plays[state.order[state.claims_made]][0]
+        piles = claimable(state.middle, state.taken_by)
+        state.decision = Decision(seat, "claim", tuple(claim_option(i, state.middle[i]) for i in piles))
 
 
 # --------------------------------------------------------------------------------------------
@@ -575,18 +609,67 @@ class Rainbow(Game[RainbowState]):
         reveals nothing more (any combo may be played), so the unseen cards are dealt again
         into those places at random."""
         world = self.copy_for(state, seat, chance)
-        places = [hand for s, hand in enumerate(world.hands) if s != seat] + world.reserves + [world.set_aside]
+        places = _hidden_places(world, seat)
         unseen = [rank for counts in places for rank in RANKS for _ in range(counts[rank - 1])]
-        dealt = chance.deal(unseen, [sum(counts) for counts in places], "world")
-        for counts, cards in zip(places, dealt, strict=True):
-            counts[:] = counts_of(cards)
-        decision = world.decision
-        if decision is not None and decision.kind == "combo" and decision.seat != seat:
-            # The player to move holds other cards here: offer what they allow. (That they have
-            # more than one combo is not enforced: a one-combo hand is only possible under a
-            # Run restriction with cards of a single rank, and then stays a decision.)
-            combos = legal_combos(world.hands[decision.seat], world.restriction)
-            world.decision = Decision(decision.seat, "combo", tuple(map(combo_option, combos)))
+        _deal_unseen(world, seat, unseen, [sum(counts) for counts in places], chance)
+        self.refresh(world)
+        return world
+
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> RainbowState:
+        """Kept: the seat's hand and everything public (plays, piles, claims, scores, the
+        trick's queue rebuilt from the lead and the plays). Drawn: the observation's unseen
+        cards, dealt at random to the other hands, the reserves and the set-aside cards by
+        their sizes, as ``sample_world`` does. The seat knows nothing the observation lacks."""
+        obs = observation
+        assert isinstance(obs, pb.Observation)
+        players = config.players
+        phase = _KIND_PHASE[obs.phase]
+        plays = [(p.seat, Combo(_KIND[p.combo.type], p.combo.rank, p.combo.length)) for p in obs.played]
+        order = list(obs.claim_order)
+        claimed = [list(c.counts) for c in obs.claimed]
+        scores = list(obs.scores)
+        bonus = [0] * players
+        if phase == OVER and players == 2:
+            bonus = [scores[s] - sum(r * n for r, n in zip(RANKS, claimed[s], strict=True)) for s in range(players)]
+        world = RainbowState(
+            config=config,
+            chance=Chance(chance.below(2**63, "world")),
+            hands=[list(obs.hand.counts) if s == seat else [0] * len(RANKS) for s in range(players)],
+            reserves=[[0] * len(RANKS) for _ in obs.reserve_sizes],
+            middle=[Pile(p.rank, p.count) for p in obs.middle],
+            taken_by=list(obs.middle_taken_by),
+            scores=scores,
+            claimed=claimed,
+            bonus=bonus,
+            discarded=list(obs.discarded.counts),
+            trick=obs.trick,
+            lead=obs.lead_seat,
+            phase=phase,
+            plays=plays,
+            restriction=_KIND[obs.restriction] if obs.restriction else None,
+            order=order,
+            claims_made=sum(p.claimed for p in obs.played),
+            play_claims=[p.claimed_pile for p in obs.played] if order else [],
+        )
+        sizes = [n for s, n in enumerate(obs.hand_sizes) if s != seat] + list(obs.reserve_sizes) + [obs.set_aside]
+        unseen = [rank for rank, n in zip(RANKS, obs.unseen.counts, strict=True) for _ in range(n)]
+        _deal_unseen(world, seat, unseen, sizes, chance)
+        if phase == PLAY:
+            # The trick's queue: holders at its start (holding now, or emptied by a play in it)
+            # from the lead, once per combo each; played entries and passed-over empty hands go.
+            holding = [s for s in range(players) if obs.hand_sizes[s] or any(p == s for p, _ in plays)]
+            queue = [s for s in holding if s >= world.lead] + [s for s in holding if s < world.lead]
+            queue *= world.combos_each
+            for player, _ in plays:
+                while queue[0] != player:
+                    queue.pop(0)
+                queue.pop(0)
+            while queue and not obs.hand_sizes[queue[0]]:
+                queue.pop(0)
+            world.queue = queue
+        _decide_now(world)
         self.refresh(world)
         return world
 

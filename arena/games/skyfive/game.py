@@ -61,6 +61,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result
@@ -441,9 +443,44 @@ class SkyFive(Game[SkyFiveState]):
         """Every card on the table is face up, so the only hidden thing is which unseen card
         is where: the draw pile's order and the removed cards (whose joint composition every
         seat can deduce). Both are re-drawn as one shuffle of the unseen cards."""
+        from arena.games.skyfive.worlds import deal_unseen
+
         world = self.copy_for(state, seat, chance)
-        unseen = chance.shuffled(state.deck + state.removed, "world")
-        world.deck, world.removed = unseen[: len(state.deck)], unseen[len(state.deck) :]
+        deal_unseen(world, state.deck + state.removed, chance)
+        self.refresh(world)
+        return world
+
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> SkyFiveState:
+        """Kept: everything on the table, the unseen counts by colour and by value, each
+        scoring pile's size and points. Drawn (``worlds.py``): which cards are unseen (fitting
+        both counts) and their order, and the scoring piles' cards. The seat saw the banked
+        cards (bank events); the observation only counts them, so the unseen cards' joint
+        make-up is drawn, not deduced as in ``sample_world``."""
+        from arena.games.skyfive import worlds
+
+        obs = observation
+        assert isinstance(obs, pb.Observation)
+        world = SkyFiveState(
+            config=config,
+            chance=Chance(chance.below(2**63, "world")),
+            deck=[Card(0, 0)] * obs.deck_size,  # sized; dealt below
+            removed=[Card(0, 0)] * obs.removed_count,
+            face_up=[[Card(c.colour, c.value) for c in view.face_up] for view in obs.table],
+            discard=[Card(c.colour, c.value) for c in obs.discard],
+            phase=obs.phase,
+            turn_seat=obs.turn_seat,
+            gift=Card(obs.gift.colour, obs.gift.value) if obs.HasField("gift") else None,
+            buster=obs.buster,
+            pickup_queue=list(obs.pickup_queue),
+            final_round=obs.final_round,
+            final_done=[view.final_turn_done for view in obs.table],
+            scores=[view.score for view in obs.table],
+            unseen_colours=list(obs.unseen_by_colour),
+            unseen_values=list(obs.unseen_by_value),
+        )
+        worlds.world_from_observation(world, obs, chance)
         self.refresh(world)
         return world
 

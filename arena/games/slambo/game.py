@@ -90,6 +90,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig, OptionSpec
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
@@ -488,15 +490,56 @@ class Slambo(Game[SlamboState]):
         the same hand sizes and leftover count.
         """
         world = self.copy_for(state, seat, chance)
-        pool = chance.shuffled(sorted(self.unseen(state, seat), key=card_key), "world-deal")
-        for other in range(state.players):
-            if other != seat:
-                size = len(state.hands[other])
-                world.hands[other] = sorted(pool[:size], key=card_key)
-                pool = pool[size:]
-        world.leftover = pool
+        sizes = [len(hand) for hand in state.hands]
+        _deal_unseen(world, seat, sorted(self.unseen(state, seat), key=card_key), sizes, chance)
         world.pending = tuple(self.decisions(world))
         return world
+
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> SlamboState:
+        """Kept: the seat's hand and the public bout (plays, total, direction, turn, shame).
+        Drawn as in ``sample_world``: the unseen cards dealt at random to the other hands and
+        the leftovers, by their sizes. The seat knows nothing the observation lacks."""
+        obs = observation
+        assert isinstance(obs, pb.Observation)
+        players = config.players
+        shame = [view.shame for view in obs.seats]
+        world = SlamboState(
+            config=config,
+            chance=Chance(chance.below(2**63, "world")),
+            cards=[Card(c.colour, c.value) for c in obs.deck],
+            hand_size=self.deck.hand_size(players),
+            low=obs.low,
+            high=obs.high,
+            bout=obs.bout,
+            hands=[[Card(c.colour, c.value) for c in obs.hand] if s == seat else [] for s in range(players)],
+            plays=[Played(p.seat, Card(p.card.colour, p.card.value), p.delta, p.total) for p in obs.plays],
+            total=obs.total,
+            turn=obs.turn,
+            direction=obs.direction,
+            first=obs.first,
+            shame=shame,
+            middle=obs.middle_shame,
+            supply=obs.supply,
+            over=obs.over,
+            loser=next((s for s in range(players) if shame[s] >= LOSE_AT), -1) if obs.over else -1,
+        )
+        pool = [Card(u.card.colour, u.card.value) for u in obs.unseen for _ in range(u.count)]
+        _deal_unseen(world, seat, pool, [view.hand_size for view in obs.seats], chance)
+        self.refresh(world)
+        return world
+
+
+def _deal_unseen(world: SlamboState, seat: int, pool: list[Card], sizes: list[int], chance: Chance) -> None:
+    """Deal the cards ``pool`` (sorted) at random to the other seats' hands of ``sizes`` (per
+    seat) and the rest to the face-down leftovers."""
+    pool = chance.shuffled(pool, "world-deal")
+    for other in range(world.players):
+        if other != seat:
+            world.hands[other] = sorted(pool[: sizes[other]], key=card_key)
+            pool = pool[sizes[other] :]
+    world.leftover = pool
 
 
 _CARD_PB: dict[Card, pb.Card] = {}

@@ -62,6 +62,8 @@ from functools import cache
 from pathlib import Path
 from typing import NamedTuple, TypeAlias
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result
@@ -146,6 +148,8 @@ def deck_cards(suits: Sequence[str]) -> list[Card]:
 
 
 _PB_CARDS = {card: pb.Card(suit=card.suit, rank=card.rank) for card in deck_cards(SUITS)}
+_CARDS = {(card.suit, card.rank): card for card in _PB_CARDS}  # reading observations
+_DECKS = {setup.suits: tuple(deck_cards(setup.suits)) for setup in SETUPS.values()}  # per player count
 
 
 def _option(card: Card, off_harmony: bool) -> Option:
@@ -247,21 +251,35 @@ def sort_hand(cards: Iterable[Card]) -> list[Card]:
 
 
 def round_voids(state: VivoState) -> list[set[str]]:
-    """Per seat, the suits it has shown it no longer holds this round: an off-harmony play
-    means no card met the obligation (ruling 2), i.e. no card of the suits played in the trick
-    (``PLAYED_SUIT``), or none outside them (``NEW_SUIT``)."""
-    voids: list[set[str]] = [set() for _ in range(state.players)]
+    """Per seat, the suits it has shown it no longer holds this round. An off-harmony play means no card met the
+    obligation (ruling 2), and the card played did not meet it either: a card of a suit
+    already in the trick shows the obligation was a new suit (no card outside those suits
+    held), a card of a new suit shows it was a played suit (none of those suits held)."""
+    players = state.players
     plays = state.round_plays + state.plays
-    for start in range(0, len(plays), state.players):
-        harmony = state.harmonies[start // state.players]
-        suits: list[str] = []
-        for i, play in enumerate(plays[start : start + state.players]):
+    voids: list[set[str]] = [set() for _ in range(players)]
+    for start in range(0, len(plays), players):
+        played: list[str] = []
+        for play in plays[start : start + players]:
             if play.off_harmony:
-                need = obligation(harmony, len(suits), state.players - i - 1)
-                voids[play.seat] |= set(suits) if need == pb.PLAYED_SUIT else set(state.suits) - set(suits)
-            elif play.card.suit not in suits:
-                suits.append(play.card.suit)
+                voids[play.seat] |= set(state.suits) - set(played) if play.card.suit in played else set(played)
+            elif play.card.suit not in played:
+                played.append(play.card.suit)
     return voids
+
+
+def _deal_unseen(world: VivoState, seat: int, seen: Iterable[Card], sizes: list[int], chance: Chance) -> None:
+    """Deal the cards of the world's suits not in ``seen`` (the seat's hand, this round's
+    plays) at random to the other hands, of ``sizes`` (in seat order), among the deals that respect the
+    voids this round's off-harmony plays show."""
+    others = [s for s in range(world.players) if s != seat]
+    known = set(seen)
+    unseen = [card for card in _DECKS[world.suits] if card not in known]
+    voids = round_voids(world)
+    accepts = [lambda card, void=voids[s]: card.suit not in void for s in others]
+    hands = chance.deal(unseen, sizes, "world", accepts if any(voids[s] for s in others) else None)
+    for s, hand in zip(others, hands, strict=True):
+        world.hands[s] = sort_hand(hand)
 
 
 class Vivo(Game[VivoState]):
@@ -415,15 +433,54 @@ class Vivo(Game[VivoState]):
         if not state.over:
             shown = state.trick + 1  # the current Harmony card and the preview
             world.harmonies = state.harmonies[:shown] + chance.shuffled(state.harmonies[shown:], "world")
-            others = [s for s in range(state.players) if s != seat]
-            seen = set(state.hands[seat]) | {p.card for p in state.round_plays} | {p.card for p in state.plays}
-            unseen = [card for card in deck_cards(state.suits) if card not in seen]
-            voids = round_voids(state)
-            accepts = [lambda card, void=voids[s]: card.suit not in void for s in others]
-            sizes = [len(state.hands[s]) for s in others]
-            hands = chance.deal(unseen, sizes, "world", accepts if any(voids[s] for s in others) else None)
-            for s, hand in zip(others, hands, strict=True):
-                world.hands[s] = sort_hand(hand)
+            seen = [*state.hands[seat], *(p.card for p in state.round_plays), *(p.card for p in state.plays)]
+            _deal_unseen(world, seat, seen, [len(h) for s, h in enumerate(state.hands) if s != seat], chance)
+        self.refresh(world)
+        return world
+
+    def world_from_observation(self, config: MatchConfig, seat: int, observation: Message, chance: Chance) -> VivoState:
+        """Kept: the seat's hand, this round's plays (the scoring rows are replayed from them),
+        the scores, the current and preview Harmony cards. Drawn: the other hands (as in
+        ``sample_world``, voids honoured) and the order of the face-down Harmony cards. The
+        order of this round's past Harmony cards is not observed (it no longer matters): the
+        world gives them in suit-count order."""
+        obs = observation
+        assert isinstance(obs, pb.Observation)
+        players = config.players
+        setup = SETUPS[players]
+        hand = [_CARDS[c.suit, c.rank] for c in obs.hand]
+        round_plays = [_played(p) for p in obs.round_plays]
+        world = VivoState(
+            config=config,
+            chance=Chance(chance.below(2**63, "world")),
+            suits=setup.suits,
+            hands=[hand if s == seat else [] for s in range(players)],
+            round=obs.round,
+            trick=obs.trick,
+            leader=obs.leader,
+            turn=obs.turn,
+            plays=[_played(p) for p in obs.trick_plays],
+            suits_played=list(obs.suits_played),
+            round_plays=round_plays,
+            rows=[[] for _ in range(players)],
+            round_scores=[list(view.round_scores) for view in obs.seats],
+            over=obs.over,
+        )
+        for start in range(0, len(round_plays), players):
+            high, low = trick_scorers(round_plays[start : start + players])
+            world.rows[high.seat].append(Scored(high.card, True))
+            if low is not None:
+                world.rows[low.seat].append(Scored(low.card, False))
+        if not obs.over:
+            shown = [obs.harmony] + ([obs.next_harmony] if obs.next_harmony else [])
+            unseen = [size for size, n in zip(HARMONY_NAMES, obs.harmony_unseen, strict=True) for _ in range(n)]
+            past = list(setup.harmonies)
+            for size in shown + unseen:
+                past.remove(size)
+            world.harmonies = past + shown + chance.shuffled(unseen, "world")
+            sizes = [view.hand_size for s, view in enumerate(obs.seats) if s != seat]
+            seen = [*hand, *(p.card for p in round_plays), *(p.card for p in world.plays)]
+            _deal_unseen(world, seat, seen, sizes, chance)
         self.refresh(world)
         return world
 
@@ -477,6 +534,18 @@ class Vivo(Game[VivoState]):
         winners = [str(s) for s, t in enumerate(totals) if t == best]
         summary = f"winner{'s' if len(winners) > 1 else ''}: seat {', '.join(winners)} with {best} points"
         return Result.ranked(totals, totals, summary)
+
+
+def _played(play: pb.Play) -> Played:
+    return _PLAYED[play.seat, _CARDS[play.card.suit, play.card.rank], play.off_harmony]
+
+
+_PLAYED = {
+    (seat, card, off): Played(seat, card, off)
+    for seat in range(max(SETUPS))
+    for card in _PB_CARDS
+    for off in (False, True)
+}
 
 
 @cache  # at most 4 seats x 48 cards x 2; the messages are never mutated
