@@ -529,3 +529,31 @@ def test_sampled_worlds_keep_a_passed_card_on_its_route(players, route):
         seen[holder] += 1
         assert card not in world.goals[state.reveals :]
     assert set(seen) <= route and len(seen) >= 2
+
+
+# --------------------------------------------------------------------------------------------
+# world_from_observation
+
+
+def test_world_from_observation_deals_the_unseen_cards_and_the_round_one_owners():
+    # Round 1 after two reveals: seat 3 knows its goal 25 is face down on display 3 or 4, not
+    # which; the world keeps its hand and the revealed goals and deals the other 24 cards.
+    state = new(4, HANDS4, place=[0, 1, 2, 3])
+    apply(state, {0: "goal:02", 1: "goal:09", 2: "goal:17", 3: "goal:25"})
+    for _ in range(4):
+        apply(state, {d.seat: d.option_ids[0] for d in state.pending})
+    assert state.reveals == 2
+    seen = GAME.observe(state, 3)
+    places = Counter()
+    owners = Counter()
+    for k in range(600):
+        world = GAME.world_from_observation(state.config, 3, seen, Chance(k))
+        assert world.goals[:2] == state.goals[:2] and world.my_goal[3] == 25
+        assert world.hands[3] == state.hands[3] and world.picked[3] == state.picked[3]
+        assert [len(h) for h in world.hands] == [len(h) for h in state.hands]
+        _invariant(world)
+        places[world.goals.index(25)] += 1
+        owners[world.owners[0]] += 1
+    assert set(places) == {2, 3} and chisquare([places[2], places[3]]).pvalue > 0.01
+    assert set(owners) == {0, 1, 2}  # display 1's owner is not seat 3's goal: any other seat
+    assert [r.passed for r in GAME.observe(world, 3).passes] == [r.passed for r in seen.passes]

@@ -79,6 +79,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result
@@ -471,6 +473,18 @@ class LlamaLlama(Game[LlamaState]):
             self._redeal(world, seat, chance)
         world.pending = tuple(self.decisions(world))
         return world
+
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> LlamaState:
+        """A world from the observation alone (:mod:`arena.games.llamallama.worlds`): the
+        public round and the seat's own cards kept; the other hands, the dummies, the face-down
+        goals and (round 1) who gave which goal dealt uniformly by :meth:`_redeal`. Less
+        informed than :meth:`sample_world`: the observation names passed cards by letter only,
+        so they are not kept on their routes."""
+        from arena.games.llamallama.worlds import world_from_observation
+
+        return world_from_observation(self, config, seat, observation, chance)
 
     def _redeal(self, world: LlamaState, seat: int, chance: Chance) -> None:
         n = world.players
