@@ -437,7 +437,8 @@ def test_sampled_worlds_keep_what_the_seat_knows_and_play_on():
     assert n_worlds > 100
 
 
-def test_sampled_worlds_keep_the_first_lead_deductions():  # ruling 4
+def led_from_the_past_1() -> TrickToTheFutureState:
+    """2 players: seat 1 led holding the Past 1, so the Past 0 was undealt (ruling 4)."""
     state = deal(
         2,
         "past-2 past-3 present-1 present-5 future-2 future-7",
@@ -445,6 +446,11 @@ def test_sampled_worlds_keep_the_first_lead_deductions():  # ruling 4
         undealt="past-0 past-5 present-2 present-3 future-1 future-3",
     )
     play(state, "past-7:7")  # seat 1 led; it held the Past 1, so the Past 0 was undealt
+    return state
+
+
+def test_sampled_worlds_keep_the_first_lead_deductions():  # ruling 4
+    state = led_from_the_past_1()
     for k in range(100):
         world = GAME.sample_world(state, 0, Chance(k))
         assert c("past-1") in world.hands[1] and c("past-0") in world.undealt
@@ -495,13 +501,7 @@ def test_the_heuristic_answers_legally_from_the_observation():
 
 
 def test_world_from_observation_keeps_the_first_lead_deductions():  # ruling 4
-    state = deal(
-        2,
-        "past-2 past-3 present-1 present-5 future-2 future-7",
-        "past-1 past-7 present-0 present-7 future-0 future-5",
-        undealt="past-0 past-5 present-2 present-3 future-1 future-3",
-    )
-    play(state, "past-7:7")  # seat 1 led; it held the Past 1, so the Past 0 was undealt
+    state = led_from_the_past_1()
     seen = GAME.observe(state, 0)
     for k in range(100):
         world = GAME.world_from_observation(state.config, 0, seen, Chance(k))

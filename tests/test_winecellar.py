@@ -668,23 +668,3 @@ def test_world_from_observation_redraws_hidden_clients_and_enos_deck():
     )
     assert sorted(counts) == sorted(solo.eno_deck)
     assert chisquare([counts[i] for i in sorted(counts)]).pvalue > 0.001
-
-
-def test_served_search_plays_a_match_over_grpc_from_observations():
-    """``arena bot serve --bot search`` determinizes with world_from_observation: a whole match
-    over loopback gRPC against heuristics, with no failure."""
-    from arena.runner import play_match
-    from bots.registry import make_bot
-    from bots.serve import start
-    from referee.remote import RemotePlayer
-
-    config = GAME.config(3)
-    server = start(lambda: make_bot("search:iterations=10", "winecellar"))
-    try:
-        remote = RemotePlayer(f"grpc://127.0.0.1:{server.port}")
-        bots = [remote] + [make_bot("heuristic", "winecellar") for _ in range(3 - 1)]
-        record = play_match(GAME, config, 3, bots)
-    finally:
-        server.stop()
-    assert record.failures == [] and sorted(record.result["ranks"])[0] == 1
-    assert sum(d.seat == 0 for d in record.decisions) > 10
