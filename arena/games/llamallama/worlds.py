@@ -1,11 +1,10 @@
 """Llama Llama: a world built from one seat's observation alone (``world_from_observation``).
 
 Kept: the public round (displays, revealed goals, the table, totals, hand sizes, picks made),
-the seat's own hand, picks, goal and pass record. Drawn uniformly: the other hands and the
-dummies, the face-down goals of others, and in round 1 who gave which goal (the seat's own
-unrevealed goal lies on one of the face-down displays). The cards the seat passed are not kept
-on their routes (``sample_world``'s ruling 9): the observation names passed and received
-cards by letter only, so this world is less informed than ``sample_world``'s.
+the seat's own hand, picks, goal and pass records (by card id). Drawn by ``_redeal``, as in
+``sample_world``: the other hands and the dummies, the face-down goals of others, and in round 1
+who gave which goal (the seat's own unrevealed goal lies on one of the face-down displays),
+each card the seat passed kept on its route (ruling 9). Nothing the seat knows is missing.
 """
 
 from __future__ import annotations
@@ -17,13 +16,11 @@ from google.protobuf.message import Message
 
 from arena.chance import Chance
 from arena.config import MatchConfig
-from arena.games.llamallama.game import CARD_IDS, DUMMY, HAND_SIZE, HANDS, LETTER, LlamaState
+from arena.games.llamallama.game import CARD_IDS, DUMMY, HAND_SIZE, HANDS, LlamaState
 from arena.games.v1 import llamallama_pb2 as pb
 
 if TYPE_CHECKING:
     from arena.games.llamallama.game import LlamaLlama
-
-Record = tuple[int, tuple[int, ...], int, tuple[int, ...], int]
 
 
 def world_from_observation(
@@ -67,9 +64,9 @@ def world_from_observation(
     for h in range(n, HANDS):
         world.hands[h] = sorted(next(fill) for _ in range(HAND_SIZE - (obs.phase != "goal")))
     world.passes = [[] for _ in range(n)]
+    world.passes[seat] = [(r.reveal, _ids(r.passed_cards), r.to, _ids(r.received_cards), r.source) for r in obs.passes]
     if world.phase != "over":
-        game._redeal(world, seat, chance)  # no pass record yet: no route to keep (see above)
-    world.passes[seat] = _records(world, seat, obs)
+        game._redeal(world, seat, chance)
     game.refresh(world)
     return world
 
@@ -102,16 +99,5 @@ def _place_goals(
             world.my_goal[owner] = card
 
 
-def _records(world: LlamaState, seat: int, obs: pb.Observation) -> list[Record]:
-    """The seat's pass records with card ids of the letters observed: held cards first, then
-    cards on the way the pass went, then any (only the letters are ever shown)."""
-    held = sorted(world.hands[seat] + world.picked[seat])
-    elsewhere = sorted(c for c in CARD_IDS if c not in held)
-
-    def ids(letters: Iterable[str]) -> tuple[int, ...]:
-        out: list[int] = []
-        for x in letters:
-            out.append(next(c for c in [*held, *elsewhere] if LETTER[c] == x and c not in out))
-        return tuple(sorted(out))
-
-    return [(r.reveal, ids(r.passed), r.to, ids(r.received), r.source) for r in obs.passes]
+def _ids(cards: Iterable[pb.Card]) -> tuple[int, ...]:
+    return tuple(c.id for c in cards)
