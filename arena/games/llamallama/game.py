@@ -66,8 +66,10 @@ hands 0..players−1 are the seats', the rest the dummies'), after the goal choi
 shuffle of the hand ids 0–3, seats being 0..players−1 and dummies the rest: display d gets the
 goal of hand order[d]; later rounds a shuffle per group of tied seats, best first, then of the
 two dummy ids at 2 players), and at every pass with a dummy ``"draw"`` (per dummy in hand
-order, N successive picks of a card id from its sorted hand). ``sample_world`` draws its re-deal
-from the chance it is given (``"world_place"``, ``"world_deal"``) and then ``"world"``.
+order, N successive picks of a card id from its sorted hand). ``sample_world`` draws ``"world"``
+(the world's seed) and then its re-deal (``"world_place"``, ``"world_deal"``);
+``world_from_observation`` draws ``"world"``, then in round 1 the unknown goal owners
+(``"world_place"``), then the same re-deal.
 
 Decision kinds: ``"goal"`` (``goal:<id>``, two digits) and ``"pass"`` (``pass:<letter>``).
 """

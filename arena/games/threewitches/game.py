@@ -631,8 +631,8 @@ class ThreeWitches(Game[ThreeWitchesState]):
         """A world from the observation alone: the public round, the seat's own cards, passes,
         discard and picks are kept; the hidden places (other hands, discards, face-down plays,
         a secret return's card, the others' picks) are re-dealt as in :meth:`sample_world`.
-        Less informed than ``sample_world``: the pass between the two other seats is unknown
-        (left empty; it never matters once made)."""
+        Nothing the seat knows is missing; the pass between the two other seats, which it never
+        saw, is left empty (it never matters once made)."""
         from arena.games.threewitches.worlds import world_from_observation
 
         return world_from_observation(self, config, seat, observation, chance)

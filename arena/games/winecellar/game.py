@@ -62,8 +62,8 @@ ascending; seat s gets items 8s…8s+7, solo: you 0–7, Eno's deck 8–15 in re
 the rest), or in the series ``"low"`` then ``"high"`` (the two halves; seat s gets items
 4s…4s+3 of each; the prizes are the rest of low, then of high); then ``"clients"`` (a shuffle
 of the client ids of the pool; seat s gets items 2s, 2s+1; solo: you choose from items 0, 1).
-Series games 2 and 3 draw only ``"clients"``. ``sample_world`` draws ``"sample"`` (the
-re-deal) and then ``"world"`` (the seed of the world's own chance).
+Series games 2 and 3 draw only ``"clients"``. ``sample_world`` and ``world_from_observation``
+draw ``"world"`` (the seed of the world's own chance) and then ``"sample"`` (the re-deal).
 """
 
 from __future__ import annotations
@@ -619,8 +619,8 @@ class WineCellar(Game[WineCellarState]):
         """A world from ``seat``'s observation: everything public and the seat's own hand and
         clients are kept; drawn are the other hands in game 1 (the unseen bottles, by hand size
         and, in the series, each hand's count of low-half bottles), the clients the others were
-        dealt and did not (or not yet) reveal, and in solo the order of Eno's deck. Sealed client
-        choices of the others are left unmade (the observation does not say who has chosen)."""
+        dealt and did not (or not yet) reveal, and in solo the order of Eno's deck. No sealed
+        choice is half made: every seat chooses its client at once. Nothing is missing."""
         obs = observation
         assert isinstance(obs, pb.Observation)
         n = config.players
