@@ -500,6 +500,11 @@ def _play_until_passes(players: int, seed: int, moves: int) -> LlamaState:
     return state
 
 
+def _from_observation(state: LlamaState, seat: int, chance: Chance) -> LlamaState:
+    return GAME.world_from_observation(state.config, seat, GAME.observe(state, seat), chance)
+
+
+@pytest.mark.parametrize("hook", [GAME.sample_world, _from_observation])
 @pytest.mark.parametrize(
     ("players", "route"),
     [
@@ -507,9 +512,10 @@ def _play_until_passes(players: int, seed: int, moves: int) -> LlamaState:
         (2, {1, 2, 3}),  # into a dummy (2), maybe drawn by seat 1 at once, then into dummy 3
     ],
 )
-def test_sampled_worlds_keep_a_passed_card_on_its_route(players, route):
+def test_sampled_worlds_keep_a_passed_card_on_its_route(players, route, hook):
     """A card seat 0 passed two passes ago is only where those passes could have taken it:
-    never with a hand off its route, never a goal (ruling 9)."""
+    never with a hand off its route, never a goal (ruling 9); the observation's pass records
+    name the cards by id, so a world from it keeps the routes too."""
     for seed in range(40):
         state = _play_until_passes(players, seed, 2)
         first, second = state.passes[0][0][1], state.passes[0][1][1]
@@ -524,8 +530,38 @@ def test_sampled_worlds_keep_a_passed_card_on_its_route(players, route):
     seen: Counter = Counter()
     chance = Chance(99)
     for _ in range(300):
-        world = GAME.sample_world(state, 0, chance)
+        world = hook(state, 0, chance)
         holder = next(h for h in hands if card in world.hands[h] or (h < players and card in world.picked[h]))
         seen[holder] += 1
         assert card not in world.goals[state.reveals :]
     assert set(seen) <= route and len(seen) >= 2
+
+
+# --------------------------------------------------------------------------------------------
+# world_from_observation
+
+
+def test_world_from_observation_deals_the_unseen_cards_and_the_round_one_owners():
+    # Round 1 after two reveals: seat 3 knows its goal 25 is face down on display 3 or 4, not
+    # which; the world keeps its hand and the revealed goals and deals the other 24 cards.
+    state = new(4, HANDS4, place=[0, 1, 2, 3])
+    apply(state, {0: "goal:02", 1: "goal:09", 2: "goal:17", 3: "goal:25"})
+    for _ in range(4):
+        apply(state, {d.seat: d.option_ids[0] for d in state.pending})
+    assert state.reveals == 2
+    seen = GAME.observe(state, 3)
+    places = Counter()
+    owners = Counter()
+    for k in range(600):
+        world = GAME.world_from_observation(state.config, 3, seen, Chance(k))
+        assert world.goals[:2] == state.goals[:2] and world.my_goal[3] == 25
+        assert world.hands[3] == state.hands[3] and world.picked[3] == state.picked[3]
+        assert [len(h) for h in world.hands] == [len(h) for h in state.hands]
+        _invariant(world)
+        places[world.goals.index(25)] += 1
+        owners[world.owners[0]] += 1
+    assert set(places) == {2, 3} and chisquare([places[2], places[3]]).pvalue > 0.01
+    assert set(owners) == {0, 1, 2}  # display 1's owner is not seat 3's goal: any other seat
+    assert [r.passed for r in GAME.observe(world, 3).passes] == [r.passed for r in seen.passes]
+    assert [sorted(c.id for c in r.passed_cards) for r in seen.passes] == [sorted(r[1]) for r in state.passes[3]]
+    assert [sorted(c.id for c in r.received_cards) for r in seen.passes] == [sorted(r[3]) for r in state.passes[3]]

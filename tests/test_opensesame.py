@@ -464,3 +464,28 @@ def test_the_pile_is_resampled_uniformly():
     observed = [counts[t] for t in kinds_]
     expected = [samples * unseen[t] / total for t in kinds_]
     assert chisquare(observed, expected).pvalue > 0.01
+
+
+# -- world_from_observation ----------------------------------------------------------------
+
+
+def test_world_from_observation_keeps_everything_but_the_pile_order():
+    # Perfect memory (ruling 1): the cavern in reveal order, the collections and the next
+    # reciter (derived in the draw phase) are kept; only the pile's order is drawn.
+    state = match(4, ["cushion", "lion", "hourglass"], ali=1)
+    GAME.apply(state, {2: "recite"})
+    assert state.phase == pb.DRAW_PHASE and GAME.observe(state, 0).reciter == -1
+    seen = GAME.observe(state, 0)
+    tops: Counter[int] = Counter()
+    for k in range(400):
+        world = GAME.world_from_observation(state.config, 0, seen, Chance(k))
+        assert world.cavern == state.cavern and world.reciter == state.reciter == 3
+        assert Counter(world.pile) == Counter(state.pile)
+        assert world.pile.index(CHIEF) == state.pile.index(CHIEF)
+        assert world.collections == state.collections and world.alarms == state.alarms
+        tops[world.pile[0]] += 1
+    assert len(tops) > 10  # the pile order is drawn
+    GAME.apply(state, {1: "draw"})
+    GAME.apply(state, {3: "recite"})  # the next reveal is recited by seat 0 (Ali Baba skipped)
+    world = GAME.world_from_observation(state.config, 0, GAME.observe(state, 0), Chance(1))
+    assert world.reciter == state.reciter == 0

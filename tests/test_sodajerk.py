@@ -710,3 +710,55 @@ def test_heuristic_plays_and_validates_parameters():
     assert bot is not None
     with pytest.raises(ConfigError):
         make_bot("heuristic:nope=1", "sodajerk")
+
+
+# -- world_from_observation --------------------------------------------------------------------
+
+
+def hidden_cards(state: SodaJerkState, seat: int) -> Counter:
+    """The cards ``seat`` cannot see, wherever they are."""
+    out = Counter(c for s in range(state.players) if s != seat for c in state.hands[s] + state.spilled[s])
+    out.update(sl.card for t in state.flavours for sl in state.taps[t] if not sl.face_up and sl.seat != seat)
+    out.update(state.set_aside)
+    return out
+
+
+def test_world_from_observation_deals_the_unseen_cards_into_the_hidden_places():
+    # Advanced, 3 players, until someone has spilled: from another seat's observation the world
+    # deals exactly the unseen cards, keeps every hidden place's size, spills only strawberries,
+    # and keeps the taps already on their B side first in the turning order.
+    checked = 0
+    for seed in range(40):
+        state = GAME.new_match(GAME.config(3, {"advanced": True}), seed)
+        rng = Chance(seed)
+        while state.pending and not any(state.spilled):
+            GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+        if not state.pending:
+            continue
+        spiller = next(s for s in range(3) if state.spilled[s])
+        for seat in (s for s in range(3) if s != spiller):
+            world = GAME.world_from_observation(state.config, seat, GAME.observe(state, seat), Chance(seed))
+            assert hidden_cards(world, seat) == hidden_cards(state, seat)
+            assert world.hands[seat] == state.hands[seat]
+            assert [len(h) for h in world.hands] == [len(h) for h in state.hands]
+            assert [len(p) for p in world.spilled] == [len(p) for p in state.spilled]
+            assert all(c.flavour == STRAWBERRY for c in world.spilled[spiller])
+            assert len(world.set_aside) == len(state.set_aside)
+            turned = sum(state.b_side.values())
+            assert set(world.b_order[:turned]) == {f for f in state.flavours if state.b_side[f]}
+            assert sorted(world.b_order) == sorted(state.flavours)
+            checked += 1
+    assert checked >= 4
+
+
+def test_world_from_observation_two_players_keeps_the_opponent_switcheroo_in_its_places():
+    state = new(2, seed=3)
+    act(state, f"place:{state.hands[state.turn_seat][0].token}:banana")
+    seat = 1 - state.turn_seat
+    seen = GAME.observe(state, seat)
+    for k in range(50):
+        world = GAME.world_from_observation(state.config, seat, seen, Chance(k))
+        assert SWITCHEROO not in world.set_aside and world.hands[seat] == state.hands[seat]
+        opp = 1 - seat
+        where = world.hands[opp] + [s.card for t in world.flavours for s in world.taps[t] if s.seat == opp]
+        assert where.count(SWITCHEROO) == 1

@@ -478,3 +478,56 @@ def test_the_heuristic_answers_legally_from_the_observation():
 
     record = play_match(GAME, GAME.config(3), 3, [make_bot("heuristic", "threewitches") for _ in range(3)])
     assert not record.failures and record.result["ranks"]
+
+
+# -- world_from_observation ----------------------------------------------------------------
+
+
+def test_observation_carries_the_own_picks_of_a_card_pass():
+    state = deal(H0, H1, H2)
+    play(state, "pass", "pass", "pass", {0: "card:toad-1", 1: "card:bat-3", 2: "card:raven-1"})
+    assert list(GAME.observe(state, 0).picks) == [pb.Card(suit="toad", rank=1)]
+    assert list(GAME.observe(state, 2).picks) == [pb.Card(suit="raven", rank=1)]
+    world = GAME.world_from_observation(state.config, 0, GAME.observe(state, 0), Chance(3))
+    assert world.picks[0] == [c("toad1")] and [len(p) for p in world.picks] == [1, 1, 1]
+    assert ids(world, 0) == ids(state, 0) and "card:toad-1" not in ids(world, 0)
+    assert c("raven1") not in world.picks[1] and ELIXIR not in world.picks[1]  # drawn from its hand
+
+
+def test_world_from_observation_keeps_the_secret_return_the_voids_and_the_elixir():
+    state = lead_round()
+    play(state, "card:toad-5", "card:toad-4", "pass", "card:cat-7", "card:spider-4", "card:toad-5")
+    seen = GAME.observe(state, 2)
+    returned = Counter()
+    for k in range(200):
+        world = GAME.world_from_observation(state.config, 2, seen, Chance(k))
+        assert world.hands[2] == state.hands[2] and world.discards[2] == state.discards[2]
+        assert not any(card.suit == "toad" for card in world.hands[1])  # seat 1 showed void in toad
+        assert [len(h) for h in world.hands] == [len(h) for h in state.hands]
+        assert _conserved(world) == Counter(DECK)
+        returned[world.tricks[0].returned] += 1
+    assert set(returned) == {c("toad4"), c("toad5")}  # the secret return is either, at random
+    state = lead_round()  # seat 0's view: the Elixir was with seat 2 when bidding ended
+    for k in range(100):
+        world = GAME.world_from_observation(state.config, 0, GAME.observe(state, 0), Chance(k))
+        assert ELIXIR in world.hands[2] or world.discards[2] == ELIXIR
+
+
+def test_served_search_plays_a_match_over_grpc_from_observations():
+    """``arena bot serve --bot search`` determinizes with world_from_observation: a whole match
+    over loopback gRPC against heuristics, with no failure."""
+    from arena.runner import play_match
+    from bots.registry import make_bot
+    from bots.serve import start
+    from referee.remote import RemotePlayer
+
+    config = GAME.config(3)
+    server = start(lambda: make_bot("search:iterations=10", "threewitches"))
+    try:
+        remote = RemotePlayer(f"grpc://127.0.0.1:{server.port}")
+        bots = [remote] + [make_bot("heuristic", "threewitches") for _ in range(3 - 1)]
+        record = play_match(GAME, config, 3, bots)
+    finally:
+        server.stop()
+    assert record.failures == [] and sorted(record.result["ranks"])[0] == 1
+    assert sum(d.seat == 0 for d in record.decisions) > 10

@@ -11,7 +11,16 @@ from arena.chance import Chance, PresetChance
 from arena.config import ConfigError
 from arena.engine import SPECTATOR, IllegalChoice
 from arena.games.tricktothefuture import GAME, TrickToTheFutureState, round_score
-from arena.games.tricktothefuture.cards import BY_ID, EDGES, PAST, VALUES, derive_edges, setup_for, suit_of
+from arena.games.tricktothefuture.cards import (
+    BY_ID,
+    EDGES,
+    PAST,
+    VALUES,
+    card_from_pb,
+    derive_edges,
+    setup_for,
+    suit_of,
+)
 from arena.games.tricktothefuture.game import Play, played_this_round, trick_winner
 from arena.games.v1 import tricktothefuture_pb2 as pb
 from bots.registry import make_bot
@@ -428,7 +437,8 @@ def test_sampled_worlds_keep_what_the_seat_knows_and_play_on():
     assert n_worlds > 100
 
 
-def test_sampled_worlds_keep_the_first_lead_deductions():  # ruling 4
+def led_from_the_past_1() -> TrickToTheFutureState:
+    """2 players: seat 1 led holding the Past 1, so the Past 0 was undealt (ruling 4)."""
     state = deal(
         2,
         "past-2 past-3 present-1 present-5 future-2 future-7",
@@ -436,6 +446,11 @@ def test_sampled_worlds_keep_the_first_lead_deductions():  # ruling 4
         undealt="past-0 past-5 present-2 present-3 future-1 future-3",
     )
     play(state, "past-7:7")  # seat 1 led; it held the Past 1, so the Past 0 was undealt
+    return state
+
+
+def test_sampled_worlds_keep_the_first_lead_deductions():  # ruling 4
+    state = led_from_the_past_1()
     for k in range(100):
         world = GAME.sample_world(state, 0, Chance(k))
         assert c("past-1") in world.hands[1] and c("past-0") in world.undealt
@@ -480,3 +495,36 @@ def test_the_heuristic_answers_legally_from_the_observation():
     for n in (2, 5):
         record = play_match(GAME, GAME.config(n), n, [make_bot("heuristic", "tricktothefuture") for _ in range(n)])
         assert not record.failures and record.result["ranks"]
+
+
+# -- world_from_observation --------------------------------------------------------------------
+
+
+def test_world_from_observation_keeps_the_first_lead_deductions():  # ruling 4
+    state = led_from_the_past_1()
+    seen = GAME.observe(state, 0)
+    for k in range(100):
+        world = GAME.world_from_observation(state.config, 0, seen, Chance(k))
+        assert world.hands[0] == state.hands[0] and world.first_leader == 1
+        assert c("past-1") in world.hands[1] and c("past-0") in world.undealt
+        assert len(world.hands[1]) == len(state.hands[1]) and len(world.undealt) == 6
+
+
+def test_world_from_observation_deals_the_unseen_cards_honouring_the_voids():
+    voids = 0
+    for seed in range(6):
+        state = GAME.new_match(GAME.config(4, {"deal": "printed"}), seed)
+        rng = Chance(seed)
+        while state.pending:
+            seat = state.turn
+            seen = GAME.observe(state, seat)
+            world = GAME.world_from_observation(state.config, seat, seen, Chance(seed))
+            assert world.hands[seat] == state.hands[seat] and world.voids == state.voids
+            assert [len(h) for h in world.hands] == [len(h) for h in state.hands]
+            assert len(world.undealt) == len(state.undealt)
+            hidden = [x for s in range(4) if s != seat for x in world.hands[s]] + world.undealt
+            assert sorted(hidden) == sorted(card_from_pb(x) for x in seen.unseen)
+            assert not any(world.voids[s][suit_of(x)] for s in range(4) for x in world.hands[s])
+            voids += sum(map(sum, state.voids))
+            GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    assert voids > 20

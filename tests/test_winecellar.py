@@ -625,3 +625,46 @@ def test_a_bottle_can_score_a_type_bonus_and_a_country_bonus():
     bottle = Bottle(1, "sparkling", "France", (8, 7, 6, 5, 4, 3, 2, 1))
     parts = score_cellar([bottle], client, 2)
     assert (parts.cellar, parts.types, parts.countries, parts.total) == (8, 6, 3, 17)
+
+
+# --------------------------------------------------------------------------------------------
+# world_from_observation
+
+
+def test_world_from_observation_deals_the_unseen_bottles_and_keeps_the_low_counts():
+    # Series game 1: the observation says how many low-half bottles each hand holds, and the
+    # world keeps it; the other hands are exactly the unseen bottles, by hand size.
+    cut = len(split_halves(27)[0])
+    config = GAME.config(3, {"series": True})
+    checked = 0
+    for state in random_positions(3, range(2), 5, {"series": True}):
+        if state.game != 1:
+            continue
+        for seat in range(3):
+            seen = GAME.observe(state, seat)
+            assert [v.low_in_hand for v in seen.seats] == [sum(i <= cut for i in h) for h in state.hands]
+            world = GAME.world_from_observation(config, seat, seen, Chance(seat))
+            assert world.hands[seat] == state.hands[seat]
+            assert [len(h) for h in world.hands] == [len(h) for h in state.hands]
+            for s in range(3):
+                assert sum(i <= cut for i in world.hands[s]) == sum(i <= cut for i in state.hands[s])
+            others = sorted(i for s in range(3) if s != seat for i in world.hands[s])
+            assert others == sorted(b.id for b in seen.unseen)
+            checked += 1
+    assert checked >= 6
+
+
+def test_world_from_observation_redraws_hidden_clients_and_enos_deck():
+    state = match(2, order=list(range(1, 19)), clients=list(range(1, 31)))
+    choose_clients(state, 1, 3)
+    world = GAME.world_from_observation(state.config, 0, GAME.observe(state, 0), Chance(2))
+    assert world.offers[0] == [1, 2] and world.clients == [1, 3]
+    assert 3 in world.offers[1] and not set(world.offers[1]) & {1, 2}
+    solo = GAME.new_match(GAME.config(1), 5)
+    act(solo, s0=solo.pending[0].option_ids[0])
+    chance = Chance(78)
+    counts = Counter(
+        GAME.world_from_observation(solo.config, 0, GAME.observe(solo, 0), chance).eno_deck[0] for _ in range(1600)
+    )
+    assert sorted(counts) == sorted(solo.eno_deck)
+    assert chisquare([counts[i] for i in sorted(counts)]).pvalue > 0.001

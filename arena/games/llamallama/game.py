@@ -45,9 +45,10 @@ Rulings (``shared/rules/NOTES.md`` §4.10 unless stated):
 6. **3-player dummy** (NOTES 5): round 1 it sits on the left of a random seat; from round 2 on
    the right of the lowest total, ties broken at random. "Right of seat L" = on the left of the
    previous seat (L − 1), who now passes into it, and L draws from it.
-7. **Visibility**: you see your hand, your picks, your goal, the revealed goals, and the letters
-   you passed and received. At the round's end every player's hand is shown (it is scored
-   publicly). Dummy hands and the cards drawn from a dummy are never shown to others.
+7. **Visibility**: you see your hand, your picks, your goal, the revealed goals, and the cards
+   you passed and received (your pass records carry their letters and ids). At the round's
+   end every player's hand is shown (it is scored publicly). Dummy hands and the cards drawn
+   from a dummy are never shown to others.
 8. **End and tie-break** (NOTES 6): checked after a round's scoring. Ranks are by total, then
    by the last round's score; still equal = shared placing.
 9. **Determinization** (``sample_world``): every card a seat passed this round (and does not
@@ -65,8 +66,10 @@ hands 0..players−1 are the seats', the rest the dummies'), after the goal choi
 shuffle of the hand ids 0–3, seats being 0..players−1 and dummies the rest: display d gets the
 goal of hand order[d]; later rounds a shuffle per group of tied seats, best first, then of the
 two dummy ids at 2 players), and at every pass with a dummy ``"draw"`` (per dummy in hand
-order, N successive picks of a card id from its sorted hand). ``sample_world`` draws its re-deal
-from the chance it is given (``"world_place"``, ``"world_deal"``) and then ``"world"``.
+order, N successive picks of a card id from its sorted hand). ``sample_world`` draws ``"world"``
+(the world's seed) and then its re-deal (``"world_place"``, ``"world_deal"``);
+``world_from_observation`` draws ``"world"``, then in round 1 the unknown goal owners
+(``"world_place"``), then the same re-deal.
 
 Decision kinds: ``"goal"`` (``goal:<id>``, two digits) and ``"pass"`` (``pass:<letter>``).
 """
@@ -78,6 +81,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+
+from google.protobuf.message import Message
 
 from arena.chance import Chance
 from arena.config import MatchConfig
@@ -472,6 +477,17 @@ class LlamaLlama(Game[LlamaState]):
         world.pending = tuple(self.decisions(world))
         return world
 
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> LlamaState:
+        """A world from the observation alone (:mod:`arena.games.llamallama.worlds`): the
+        public round and the seat's own cards and pass records kept; the other hands, the
+        dummies, the face-down goals and (round 1) who gave which goal dealt by
+        :meth:`_redeal`, the seat's passed cards on their routes as in :meth:`sample_world`."""
+        from arena.games.llamallama.worlds import world_from_observation
+
+        return world_from_observation(self, config, seat, observation, chance)
+
     def _redeal(self, world: LlamaState, seat: int, chance: Chance) -> None:
         n = world.players
         where = self._passed_cards_places(world, seat)
@@ -648,7 +664,13 @@ def _reveal_pb(display: int, cid: int, size: int) -> pb.RevealEvent:
 def _record_pb(record: tuple[int, tuple[int, ...], int, tuple[int, ...], int]) -> pb.PassRecord:
     reveal, passed, to, received, source = record
     return pb.PassRecord(
-        reveal=reveal, passed=[LETTER[c] for c in passed], to=to, received=[LETTER[c] for c in received], source=source
+        reveal=reveal,
+        passed=[LETTER[c] for c in passed],
+        to=to,
+        received=[LETTER[c] for c in received],
+        source=source,
+        passed_cards=[_PB_CARD[c] for c in passed],
+        received_cards=[_PB_CARD[c] for c in received],
     )
 
 

@@ -124,6 +124,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig, OptionSpec
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
@@ -590,12 +592,54 @@ class OpenSesame(Game[SesameState]):
     def sample_world(self, state: SesameState, seat: int, chance: Chance) -> SesameState:
         """Re-shuffle the treasure cards of the pile; the Chief Thief keeps its known depth."""
         world = self.copy_for(state, seat, chance)
-        treasures = chance.shuffled([t for t in state.pile if t != CHIEF], "world-pile")
-        if CHIEF in state.pile:
-            treasures.insert(state.pile.index(CHIEF), CHIEF)
-        world.pile = treasures
+        chief_at = state.pile.index(CHIEF) if CHIEF in state.pile else -1
+        world.pile = _shuffle_pile([t for t in state.pile if t != CHIEF], chief_at, chance)
         self.refresh(world)
         return world
+
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> SesameState:
+        """Only the pile's order is drawn (the unseen treasures shuffled, the Chief Thief at its
+        known depth); the rest is kept. Under perfect memory (ruling 1) the observation carries
+        all a seat knows: the cavern in reveal order, every collection, the pile's contents."""
+        obs = observation
+        assert isinstance(obs, pb.Observation)
+        world = SesameState(
+            config=config,
+            chance=Chance(chance.below(2**63, "world")),
+            round=obs.round,
+            phase=obs.phase,
+            ali_baba=obs.ali_baba,
+            cavern=list(obs.revealed),
+            alarms=[obs.shiny, obs.noisy, obs.encumbering],
+            collections=[[c.treasure for c in v.collection for _ in range(c.count)] for v in obs.seats],
+            last_round=obs.last_round,
+            ending=obs.ending,
+            at_fault=obs.at_fault,
+            order=list(obs.pick_order),
+            recitations=[v.recitations for v in obs.seats],
+            fumbles=[v.fumbles for v in obs.seats],
+            over=obs.phase == pb.OVER_PHASE,
+        )
+        if obs.phase == pb.RECITE_PHASE:
+            world.reciter = obs.reciter
+        else:  # every card of the cavern was recited: the next thief after as many turns
+            world.reciter = world.next_thief(world.ali_baba)
+            for _ in world.cavern:
+                world.reciter = world.next_thief(world.reciter)
+        unseen = [int(c.treasure) for c in obs.unseen for _ in range(c.count)]
+        world.pile = _shuffle_pile(unseen, obs.until_chief, chance)
+        self.refresh(world)
+        return world
+
+
+def _shuffle_pile(treasures: list[int], chief_at: int, chance: Chance) -> list[int]:
+    """The pile's treasures in a random order, the Chief Thief at its known depth (-1: gone)."""
+    pile = chance.shuffled(treasures, "world-pile")
+    if chief_at >= 0:
+        pile.insert(chief_at, CHIEF)
+    return pile
 
 
 GAME = OpenSesame()

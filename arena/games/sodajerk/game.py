@@ -78,9 +78,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig, OptionSpec
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
+from arena.games.sodajerk import worlds
 from arena.games.sodajerk.cards import (
     B_FLIPS,
     CALL_PENALTY,
@@ -606,47 +609,21 @@ class SodaJerk(Game[SodaJerkState]):
     # -- determinization ----------------------------------------------------------------------
 
     def sample_world(self, state: SodaJerkState, seat: int, chance: Chance) -> SodaJerkState:
-        """A copy of ``state`` with everything hidden from ``seat`` re-dealt at random.
+        """A copy of ``state`` with everything hidden from ``seat`` re-dealt at random (see
+        :mod:`arena.games.sodajerk.worlds`): the other hands, the others' face-down and spilled
+        cards, the set-aside cards, and in Advanced the order of the taps still to turn. Draws:
+        ``"world"`` (the world's own seed), ``"world-deal"`` (the unknown cards into the hidden
+        places), ``"world-b-side"`` (Advanced: the taps still on their A side)."""
+        return worlds.sample_world(self, state, seat, chance)
 
-        Hidden from a seat: the other hands, the other players' face-down and spilled cards and
-        the set-aside cards. Every such place keeps its size; the unknown cards are the round's
-        cards minus those the seat sees. The only constraint beyond sizes: with 2 players the
-        opponent's Switcheroo, unless seen, is in the opponent's hand, face-down cards or spill
-        (never set aside). Draws: ``"world-deal"`` (shuffle of the unknown flavour cards),
-        ``"world-switch"`` (the Switcheroo's place), ``"world"`` (the world's own seed).
-        """
-        world = self.copy_for(state, seat, chance)
-        others = [s for s in range(state.players) if s != seat]
-        slots = [sl for t in world.flavours for sl in world.taps[t] if not sl.face_up and sl.seat != seat]
-        # The places, in fill order: other hands, other spills, their face-down cards, set-aside.
-        pool = [c for s in others for c in world.hands[s]]
-        pool += [c for s in others for c in world.spilled[s]]
-        pool += [sl.card for sl in slots]
-        opp_places = len(pool)
-        pool += world.set_aside
-        switches = sum(1 for c in pool if c.flavour == SWITCH)
-        rest = chance.shuffled([c for c in pool if c.flavour != SWITCH], "world-deal")
-        filled: list[Card | None] = [None] * len(pool)
-        for _ in range(switches):  # 2 players: at most one unseen Switcheroo, the opponent's
-            free = [i for i in range(opp_places) if filled[i] is None]
-            filled[free[chance.below(len(free), "world-switch")]] = SWITCHEROO
-        it = iter(rest)
-        cards = [c if c is not None else next(it) for c in filled]
-        k = 0
-        for s in others:
-            n = len(world.hands[s])
-            world.hands[s] = sorted(cards[k : k + n])
-            k += n
-        for s in others:
-            n = len(world.spilled[s])
-            world.spilled[s] = cards[k : k + n]
-            k += n
-        for sl in slots:
-            sl.card = cards[k]
-            k += 1
-        world.set_aside = cards[k:]
-        world.pending = tuple(self.decisions(world))
-        return world
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> SodaJerkState:
+        """The same world from the observation alone: everything public and the seat's own
+        hand, spills and placed cards are kept; the unknown cards (the round's cards minus those
+        the observation shows) are dealt to the hidden places by their observed sizes, as in
+        :meth:`sample_world`. Nothing the seat knows is missing from the observation."""
+        return worlds.world_from_observation(self, config, seat, observation, chance)
 
 
 _CARD_PB = {

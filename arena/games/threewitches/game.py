@@ -76,6 +76,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result
@@ -568,6 +570,8 @@ class ThreeWitches(Game[ThreeWitchesState]):
             if own is not None:
                 obs.discard.CopyFrom(PB_CARDS[own])
             obs.unseen.extend(PB_CARDS[c] for c in unseen(state, viewer))
+            if state.phase == pb.PASSING:
+                obs.picks.extend(PB_CARDS[c] for c in state.picks[viewer])
             if viewer == state.lead:
                 obs.secret_return.extend(PB_CARDS[t.returned] for t in state.tricks if t.secret and t.returned)
         else:
@@ -620,6 +624,18 @@ class ThreeWitches(Game[ThreeWitchesState]):
         from arena.games.threewitches.worlds import sample_world
 
         return sample_world(self, state, seat, chance)
+
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> ThreeWitchesState:
+        """A world from the observation alone: the public round, the seat's own cards, passes,
+        discard and picks are kept; the hidden places (other hands, discards, face-down plays,
+        a secret return's card, the others' picks) are re-dealt as in :meth:`sample_world`.
+        Nothing the seat knows is missing; the pass between the two other seats, which it never
+        saw, is left empty (it never matters once made)."""
+        from arena.games.threewitches.worlds import world_from_observation
+
+        return world_from_observation(self, config, seat, observation, chance)
 
 
 def seen(state: ThreeWitchesState, viewer: int) -> set[Card]:

@@ -19,8 +19,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
-from arena.games.threewitches.cards import ELIXIR, Card, sort_cards
+from arena.config import MatchConfig
+from arena.games.threewitches.cards import BY_ID, ELIXIR, MAX_CARD_PASSES, Card, sort_cards
 from arena.games.v1 import threewitches_pb2 as pb
 
 if TYPE_CHECKING:
@@ -71,6 +74,116 @@ def sample_world(game: ThreeWitches, state: ThreeWitchesState, viewer: int, chan
         _redeal(world, viewer, chance)
     world.pending = tuple(game.decisions(world))
     return world
+
+
+def world_from_observation(
+    game: ThreeWitches, config: MatchConfig, seat: int, observation: Message, chance: Chance
+) -> ThreeWitchesState:
+    """Build the public state and the seat's own cards from the observation, fill the hidden
+    places with the cards they hold as a multiset (the unseen cards, and the Lead's returned
+    cards hidden in its hand), then re-deal them exactly as :func:`sample_world` does."""
+    from arena.games.threewitches.game import Play, ThreeWitchesState, TrickRecord
+
+    obs = observation
+    assert isinstance(obs, pb.Observation)
+
+    def card(message: pb.Card) -> Card:
+        return BY_ID["elixir" if message.suit == ELIXIR.suit else f"{message.suit}-{message.rank}"]
+
+    phase = obs.phase
+    brewing = phase == pb.BREWING
+    views = obs.seats
+    holder = obs.elixir_holder
+    own_picks = [card(c) for c in obs.picks]
+    world = ThreeWitchesState(
+        config=config,
+        chance=Chance(chance.below(2**63, "world")),
+        fate=[v.fate for v in views],
+        round=obs.round,
+        phase=phase,
+        holder=holder,
+        card_passes=obs.card_passes,
+        bid_queue=_bid_queue(obs) if phase == pb.BIDDING else [],
+        high_bid=obs.high_bid,
+        high_bidder=obs.high_bidder,
+        bids=[(b.seat, b.bid) for b in obs.bids],
+        picks=[[ELIXIR] * min(len(own_picks), 1 if s == holder else 2) for s in range(PLAYERS)]
+        if phase == pb.PASSING
+        else [],
+        passed=[[] for _ in range(PLAYERS)],
+        received=[[] for _ in range(PLAYERS)],
+        lead=obs.lead,
+        bid=obs.bid,
+        discards=[ELIXIR if v.discarded else None for v in views],
+        trick=obs.trick,
+        current=[Play(p.seat, card(p.card) if p.HasField("card") else ELIXIR, p.face_down) for p in obs.current],
+        waiting=obs.waiting,
+        eyes=obs.eyes,
+        voids=[list(v.void_suits) for v in views],
+        over=phase == pb.OVER,
+    )
+    world.hands = [[ELIXIR] * v.hand_size for v in views]
+    world.hands[seat] = [card(c) for c in obs.hand]
+    if phase == pb.PASSING:
+        world.picks[seat] = own_picks
+    world.passed[seat] = [card(c) for c in obs.passed]
+    world.received[seat] = [card(c) for c in obs.received]
+    world.passed[(seat - 1) % PLAYERS] = world.received[seat]
+    world.received[(seat + 1) % PLAYERS] = world.passed[seat]
+    if obs.HasField("discard"):
+        world.discards[seat] = card(obs.discard)
+
+    # The finished tricks, their piles, and the returned cards hidden in the Lead's hand.
+    hidden = [card(c) for c in obs.unseen]
+    for k, t in enumerate(obs.tricks):
+        plays = [Play(p.seat, card(p.card), p.face_down) for p in t.plays]
+        record = TrickRecord(t.number, plays, t.lead_value, t.lesser_value, t.lead_won, secret=t.return_secret)
+        world.tricks.append(record)
+        record.decider = world.lead if t.lead_won else (world.lead + 1) % PLAYERS
+        if phase == pb.RETURNING and k == len(obs.tricks) - 1:
+            continue  # being returned now
+        later = {card(p.card) for u in obs.tricks[k + 1 :] for p in u.plays} | {
+            card(p.card) for p in obs.current if p.HasField("card")
+        }
+        if t.HasField("returned"):
+            record.returned = card(t.returned)
+        else:  # a secret return: the one replayed since, else either (re-drawn below)
+            a, b = record.lead_cards
+            record.returned = b if b in later and a not in later else a
+        if seat != world.lead and record.returned not in later:
+            hidden.append(record.returned)  # in the Lead's hand (or face down in this trick)
+        rest = [p.card for p in plays]
+        rest.remove(record.returned)
+        (world.lead_pile if t.lead_won else world.lesser_pile).extend(rest)
+
+    # Any placement of the hidden multiset: _redeal deals it again under the constraints.
+    fill = iter(sort_cards(hidden))
+    for s in range(PLAYERS):
+        if s == seat:
+            continue
+        world.hands[s] = [next(fill) for _ in world.hands[s]]
+        if world.discards[s] is not None:
+            world.discards[s] = next(fill)
+        for i, p in enumerate(world.current if brewing else ()):
+            if p.seat == s and p.face_down:
+                world.current[i] = p._replace(card=next(fill))
+    if phase != pb.OVER:
+        _redeal(world, seat, chance)
+    game.refresh(world)
+    return world
+
+
+def _bid_queue(obs: pb.Observation) -> list[int]:
+    """Who bids next: this bidding round replayed from its bids (``ThreeWitches._bid``)."""
+    holder = obs.elixir_holder
+    queue = [(holder + 1) % PLAYERS, (holder + 2) % PLAYERS, holder]
+    for b in obs.bids:
+        queue.pop(0)
+        if b.bid == 3:
+            forced = obs.card_passes == MAX_CARD_PASSES and b.seat == holder and not queue
+            after = [(b.seat + 1) % PLAYERS, (b.seat + 2) % PLAYERS]
+            queue = after if forced else [*after, b.seat]
+    return queue
 
 
 def _redeal(world: ThreeWitchesState, viewer: int, chance: Chance) -> None:

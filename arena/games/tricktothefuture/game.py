@@ -87,6 +87,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import NamedTuple
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig, OptionSpec
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
@@ -466,6 +468,17 @@ class TrickToTheFuture(Game[TrickToTheFutureState]):
         from arena.games.tricktothefuture.worlds import sample_world
 
         return sample_world(self, state, seat, chance)
+
+    def world_from_observation(
+        self, config: MatchConfig, seat: int, observation: Message, chance: Chance
+    ) -> TrickToTheFutureState:
+        """A world from the observation alone: the public round (tricks, rods, scores, voids,
+        the first-lead card) and the seat's hand are kept; the others' hands and the undealt
+        cards are dealt from ``unseen`` as in :meth:`sample_world`, honouring the voids and the
+        first-lead deductions. Nothing the seat knows is missing from the observation."""
+        from arena.games.tricktothefuture.worlds import world_from_observation
+
+        return world_from_observation(self, config, seat, observation, chance)
 
 
 def played_this_round(state: TrickToTheFutureState) -> list[int]:

@@ -15,8 +15,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from google.protobuf.message import Message
+
 from arena.chance import Chance
-from arena.games.tricktothefuture.cards import PAST, SUITS, rank_of, suit_of
+from arena.config import MatchConfig
+from arena.games.tricktothefuture.cards import PAST, SUITS, card_from_pb, rank_of, setup_for, suit_of
+from arena.games.v1 import tricktothefuture_pb2 as pb
 
 if TYPE_CHECKING:
     from arena.games.tricktothefuture.game import TrickToTheFuture, TrickToTheFutureState
@@ -29,6 +33,52 @@ def sample_world(
     if not state.over:
         _redeal(world, viewer, chance)
     world.pending = tuple(game.decisions(world))
+    return world
+
+
+def world_from_observation(
+    game: TrickToTheFuture, config: MatchConfig, seat: int, observation: Message, chance: Chance
+) -> TrickToTheFutureState:
+    from arena.games.tricktothefuture.game import Play, RoundScore, TrickRecord, TrickToTheFutureState
+
+    obs = observation
+    assert isinstance(obs, pb.Observation)
+    n = config.players
+    views = obs.seats
+
+    def play(m: pb.Play) -> Play:
+        return Play(m.seat, card_from_pb(m.card), m.value, m.rods)
+
+    done = [TrickRecord(t.number, [play(p) for p in t.plays], t.winner, t.rods) for t in obs.tricks]
+    world = TrickToTheFutureState(
+        config=config,
+        chance=Chance(chance.below(2**63, "world")),
+        deal=obs.deal,
+        table=setup_for(obs.deal, n),
+        round=obs.round,
+        hands=[[-1] * v.hand_size for v in views],
+        undealt=[-1] * obs.undealt,
+        fuel=[v.fuel for v in views],
+        tricks=[v.tricks for v in views],
+        collected=[v.collected for v in views],
+        totals=[v.score for v in views],
+        round_scores=[list(v.round_scores) for v in views],
+        last_round=[
+            RoundScore(r.seat, r.category, r.tricks, r.fuel, r.collected, r.empty, r.points) for r in obs.last_round
+        ],
+        leader=obs.leader,
+        turn=obs.turn,
+        current=[play(p) for p in obs.current],
+        done=done,
+        voids=[[suit in v.void_suits for suit in SUITS] for v in views],
+        leader_card=card_from_pb(obs.leader_card) if obs.HasField("leader_card") else -1,
+        first_leader=done[0].plays[0].seat if done else obs.current[0].seat if obs.current else obs.leader,
+        over=obs.trick == len(obs.tricks),  # the trick in play is counted until the match ends
+    )
+    world.hands[seat] = [card_from_pb(c) for c in obs.hand]
+    if not world.over:
+        _redeal(world, seat, chance)
+    game.refresh(world)
     return world
 
 

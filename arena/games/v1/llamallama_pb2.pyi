@@ -179,6 +179,8 @@ class PassRecord(_message.Message):
     TO_FIELD_NUMBER: _builtins.int
     RECEIVED_FIELD_NUMBER: _builtins.int
     SOURCE_FIELD_NUMBER: _builtins.int
+    PASSED_CARDS_FIELD_NUMBER: _builtins.int
+    RECEIVED_CARDS_FIELD_NUMBER: _builtins.int
     reveal: _builtins.int
     """1-4: the display whose reveal caused the pass"""
     to: _builtins.int
@@ -193,6 +195,14 @@ class PassRecord(_message.Message):
     def received(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """the letters you received (sorted)"""
 
+    @_builtins.property
+    def passed_cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """the cards you passed, by id (as `passed`)"""
+
+    @_builtins.property
+    def received_cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """the cards you received, by id (as `received`)"""
+
     def __init__(
         self,
         *,
@@ -201,10 +211,12 @@ class PassRecord(_message.Message):
         to: _builtins.int = ...,
         received: _abc.Iterable[_builtins.str] | None = ...,
         source: _builtins.int = ...,
+        passed_cards: _abc.Iterable[Global___Card] | None = ...,
+        received_cards: _abc.Iterable[Global___Card] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["passed", b"passed", "received", b"received", "reveal", b"reveal", "source", b"source", "to", b"to"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["passed", b"passed", "passed_cards", b"passed_cards", "received", b"received", "received_cards", b"received_cards", "reveal", b"reveal", "source", b"source", "to", b"to"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -311,6 +311,7 @@ class Observation(_message.Message):
     UNSEEN_FIELD_NUMBER: _builtins.int
     TURN_FIELD_NUMBER: _builtins.int
     SECRET_RETURN_FIELD_NUMBER: _builtins.int
+    PICKS_FIELD_NUMBER: _builtins.int
     HANDS_FIELD_NUMBER: _builtins.int
     DISCARDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
@@ -386,8 +387,15 @@ class Observation(_message.Message):
         """Lead only: the cards you secretly took back this round, in trick order"""
 
     @_builtins.property
+    def picks(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """PASSING: the cards you picked so far for this card pass"""
+
+    @_builtins.property
     def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___Hand]:
-        """Spectator only:"""
+        """(sealed; every seat has made as many picks as you, the
+        Elixir holder at most 1)
+        Spectator only:
+        """
 
     @_builtins.property
     def discards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
@@ -423,12 +431,13 @@ class Observation(_message.Message):
         unseen: _abc.Iterable[Global___Card] | None = ...,
         turn: _builtins.int = ...,
         secret_return: _abc.Iterable[Global___Card] | None = ...,
+        picks: _abc.Iterable[Global___Card] | None = ...,
         hands: _abc.Iterable[Global___Hand] | None = ...,
         discards: _abc.Iterable[Global___Card] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["discard", b"discard"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "bids", b"bids", "card_passes", b"card_passes", "current", b"current", "discard", b"discard", "discards", b"discards", "elixir_holder", b"elixir_holder", "eyes", b"eyes", "final_bidding", b"final_bidding", "hand", b"hand", "hands", b"hands", "high_bid", b"high_bid", "high_bidder", b"high_bidder", "lead", b"lead", "lead_suit", b"lead_suit", "passed", b"passed", "phase", b"phase", "players", b"players", "received", b"received", "round", b"round", "seat", b"seat", "seats", b"seats", "secret_return", b"secret_return", "spectator", b"spectator", "trick", b"trick", "tricks", b"tricks", "turn", b"turn", "unseen", b"unseen", "waiting", b"waiting"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "bids", b"bids", "card_passes", b"card_passes", "current", b"current", "discard", b"discard", "discards", b"discards", "elixir_holder", b"elixir_holder", "eyes", b"eyes", "final_bidding", b"final_bidding", "hand", b"hand", "hands", b"hands", "high_bid", b"high_bid", "high_bidder", b"high_bidder", "lead", b"lead", "lead_suit", b"lead_suit", "passed", b"passed", "phase", b"phase", "picks", b"picks", "players", b"players", "received", b"received", "round", b"round", "seat", b"seat", "seats", b"seats", "secret_return", b"secret_return", "spectator", b"spectator", "trick", b"trick", "tricks", b"tricks", "turn", b"turn", "unseen", b"unseen", "waiting", b"waiting"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -24,41 +24,41 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x61rena/games/v1/winecellar.proto\x12\x19\x61rena.games.v1.winecellar\"A\n\x06\x42ottle\x12\n\n\x02id\x18\x01 \x01(\r\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x0f\n\x07\x63ountry\x18\x03 \x01(\t\x12\x0c\n\x04\x61ges\x18\x04 \x03(\r\"\x89\x01\n\x06\x43lient\x12\n\n\x02id\x18\x01 \x01(\r\x12\x0b\n\x03set\x18\x02 \x01(\t\x12\r\n\x05type1\x18\x03 \x01(\t\x12\x0e\n\x06\x62onus1\x18\x04 \x01(\r\x12\r\n\x05type2\x18\x05 \x01(\t\x12\x0e\n\x06\x62onus2\x18\x06 \x01(\r\x12\x11\n\tcountries\x18\x07 \x03(\t\x12\x15\n\rcountry_bonus\x18\x08 \x01(\r\"\x88\x02\n\x08SeatView\x12\x31\n\x06\x63lient\x18\x01 \x01(\x0b\x32!.arena.games.v1.winecellar.Client\x12\x31\n\x06\x63\x65llar\x18\x02 \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\x11\n\thand_size\x18\x03 \x01(\r\x12\x0b\n\x03\x62id\x18\x04 \x01(\r\x12\x0e\n\x06picked\x18\x05 \x01(\x08\x12\x13\n\x0bgame_scores\x18\x06 \x03(\x05\x12\r\n\x05total\x18\x07 \x01(\x05\x12\x11\n\tscore_now\x18\x08 \x01(\x05\x12/\n\x04hand\x18\t \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\"\xe6\x06\n\x0bObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tspectator\x18\x02 \x01(\x08\x12\x0f\n\x07players\x18\x03 \x01(\r\x12\x0e\n\x06series\x18\x04 \x01(\x08\x12\x0c\n\x04game\x18\x05 \x01(\r\x12\r\n\x05games\x18\x06 \x01(\r\x12\r\n\x05round\x18\x07 \x01(\r\x12\r\n\x05phase\x18\x08 \x01(\t\x12/\n\x04hand\x18\t \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\x31\n\x06prizes\x18\n \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\x30\n\x05offer\x18\x0b \x03(\x0b\x32!.arena.games.v1.winecellar.Client\x12\x32\n\x05seats\x18\x0c \x03(\x0b\x32#.arena.games.v1.winecellar.SeatView\x12\r\n\x05order\x18\r \x03(\r\x12\x0c\n\x04turn\x18\x0e \x01(\r\x12\x31\n\x06unseen\x18\x0f \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\x12\n\ndeck_cards\x18\x10 \x01(\r\x12\x0c\n\x04over\x18\x11 \x01(\x08\x12\x0f\n\x07winners\x18\x12 \x03(\r\x12\x35\n\neno_client\x18\x13 \x01(\x0b\x32!.arena.games.v1.winecellar.Client\x12\x33\n\x08\x65no_bids\x18\x14 \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\x10\n\x08\x65no_deck\x18\x15 \x01(\r\x12\x30\n\x05\x62oxed\x18\x16 \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\r\n\x05title\x18\x17 \x01(\t\x12\x30\n\x05taken\x18\x1a \x01(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12/\n\x05hands\x18\x18 \x03(\x0b\x32 .arena.games.v1.winecellar.Hands\x12\x39\n\x0e\x65no_deck_cards\x18\x19 \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\x30\n\x06offers\x18\x1b \x03(\x0b\x32 .arena.games.v1.winecellar.Offer\";\n\x05Offer\x12\x32\n\x07\x63lients\x18\x01 \x03(\x0b\x32!.arena.games.v1.winecellar.Client\";\n\x05Hands\x12\x32\n\x07\x62ottles\x18\x01 \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\"t\n\x06\x41\x63tion\x12\x10\n\x06\x63lient\x18\x01 \x01(\rH\x00\x12\r\n\x03\x62id\x18\x02 \x01(\rH\x00\x12\x0e\n\x04take\x18\x03 \x01(\rH\x00\x12/\n\x05place\x18\x04 \x01(\x0e\x32\x1e.arena.games.v1.winecellar.EndH\x00\x42\x08\n\x06\x63hoice\"|\n\tDealEvent\x12\x0c\n\x04game\x18\x01 \x01(\r\x12/\n\x04hand\x18\x02 \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\x30\n\x05offer\x18\x03 \x03(\x0b\x32!.arena.games.v1.winecellar.Client\"o\n\x0c\x43lientsEvent\x12/\n\x04kept\x18\x01 \x03(\x0b\x32!.arena.games.v1.winecellar.Client\x12.\n\x03\x65no\x18\x02 \x01(\x0b\x32!.arena.games.v1.winecellar.Client\"7\n\tBidsEvent\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0c\n\x04\x62ids\x18\x02 \x03(\r\x12\r\n\x05order\x18\x03 \x03(\r\"\x8e\x01\n\x08\x45noEvent\x12\r\n\x05round\x18\x01 \x01(\r\x12/\n\x04\x62ids\x18\x02 \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\x11\n\teno_first\x18\x03 \x01(\x08\x12/\n\x04took\x18\x04 \x01(\x0b\x32!.arena.games.v1.winecellar.Bottle\"\\\n\tTakeEvent\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x31\n\x06\x62ottle\x18\x02 \x01(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\x0e\n\x06\x66orced\x18\x03 \x01(\x08\"W\n\nPlaceEvent\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06\x62ottle\x18\x02 \x01(\r\x12+\n\x03\x65nd\x18\x03 \x01(\x0e\x32\x1e.arena.games.v1.winecellar.End\"|\n\nScoreEvent\x12\x0c\n\x04game\x18\x01 \x01(\r\x12\x0e\n\x06\x63\x65llar\x18\x02 \x03(\x05\x12\r\n\x05types\x18\x03 \x03(\x05\x12\x11\n\tcountries\x18\x04 \x03(\x05\x12\x0e\n\x06scores\x18\x05 \x03(\x05\x12\x0f\n\x07winners\x18\x06 \x03(\r\x12\r\n\x05title\x18\x07 \x01(\t*/\n\x03\x45nd\x12\x13\n\x0f\x45ND_UNSPECIFIED\x10\x00\x12\x07\n\x03TOP\x10\x01\x12\n\n\x06\x42OTTOM\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x61rena/games/v1/winecellar.proto\x12\x19\x61rena.games.v1.winecellar\"A\n\x06\x42ottle\x12\n\n\x02id\x18\x01 \x01(\r\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x0f\n\x07\x63ountry\x18\x03 \x01(\t\x12\x0c\n\x04\x61ges\x18\x04 \x03(\r\"\x89\x01\n\x06\x43lient\x12\n\n\x02id\x18\x01 \x01(\r\x12\x0b\n\x03set\x18\x02 \x01(\t\x12\r\n\x05type1\x18\x03 \x01(\t\x12\x0e\n\x06\x62onus1\x18\x04 \x01(\r\x12\r\n\x05type2\x18\x05 \x01(\t\x12\x0e\n\x06\x62onus2\x18\x06 \x01(\r\x12\x11\n\tcountries\x18\x07 \x03(\t\x12\x15\n\rcountry_bonus\x18\x08 \x01(\r\"\x9d\x02\n\x08SeatView\x12\x31\n\x06\x63lient\x18\x01 \x01(\x0b\x32!.arena.games.v1.winecellar.Client\x12\x31\n\x06\x63\x65llar\x18\x02 \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\x11\n\thand_size\x18\x03 \x01(\r\x12\x0b\n\x03\x62id\x18\x04 \x01(\r\x12\x0e\n\x06picked\x18\x05 \x01(\x08\x12\x13\n\x0bgame_scores\x18\x06 \x03(\x05\x12\r\n\x05total\x18\x07 \x01(\x05\x12\x11\n\tscore_now\x18\x08 \x01(\x05\x12/\n\x04hand\x18\t \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\x13\n\x0blow_in_hand\x18\n \x01(\r\"\xe6\x06\n\x0bObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tspectator\x18\x02 \x01(\x08\x12\x0f\n\x07players\x18\x03 \x01(\r\x12\x0e\n\x06series\x18\x04 \x01(\x08\x12\x0c\n\x04game\x18\x05 \x01(\r\x12\r\n\x05games\x18\x06 \x01(\r\x12\r\n\x05round\x18\x07 \x01(\r\x12\r\n\x05phase\x18\x08 \x01(\t\x12/\n\x04hand\x18\t \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\x31\n\x06prizes\x18\n \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\x30\n\x05offer\x18\x0b \x03(\x0b\x32!.arena.games.v1.winecellar.Client\x12\x32\n\x05seats\x18\x0c \x03(\x0b\x32#.arena.games.v1.winecellar.SeatView\x12\r\n\x05order\x18\r \x03(\r\x12\x0c\n\x04turn\x18\x0e \x01(\r\x12\x31\n\x06unseen\x18\x0f \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\x12\n\ndeck_cards\x18\x10 \x01(\r\x12\x0c\n\x04over\x18\x11 \x01(\x08\x12\x0f\n\x07winners\x18\x12 \x03(\r\x12\x35\n\neno_client\x18\x13 \x01(\x0b\x32!.arena.games.v1.winecellar.Client\x12\x33\n\x08\x65no_bids\x18\x14 \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\x10\n\x08\x65no_deck\x18\x15 \x01(\r\x12\x30\n\x05\x62oxed\x18\x16 \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\r\n\x05title\x18\x17 \x01(\t\x12\x30\n\x05taken\x18\x1a \x01(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12/\n\x05hands\x18\x18 \x03(\x0b\x32 .arena.games.v1.winecellar.Hands\x12\x39\n\x0e\x65no_deck_cards\x18\x19 \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\x30\n\x06offers\x18\x1b \x03(\x0b\x32 .arena.games.v1.winecellar.Offer\";\n\x05Offer\x12\x32\n\x07\x63lients\x18\x01 \x03(\x0b\x32!.arena.games.v1.winecellar.Client\";\n\x05Hands\x12\x32\n\x07\x62ottles\x18\x01 \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\"t\n\x06\x41\x63tion\x12\x10\n\x06\x63lient\x18\x01 \x01(\rH\x00\x12\r\n\x03\x62id\x18\x02 \x01(\rH\x00\x12\x0e\n\x04take\x18\x03 \x01(\rH\x00\x12/\n\x05place\x18\x04 \x01(\x0e\x32\x1e.arena.games.v1.winecellar.EndH\x00\x42\x08\n\x06\x63hoice\"|\n\tDealEvent\x12\x0c\n\x04game\x18\x01 \x01(\r\x12/\n\x04hand\x18\x02 \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\x30\n\x05offer\x18\x03 \x03(\x0b\x32!.arena.games.v1.winecellar.Client\"o\n\x0c\x43lientsEvent\x12/\n\x04kept\x18\x01 \x03(\x0b\x32!.arena.games.v1.winecellar.Client\x12.\n\x03\x65no\x18\x02 \x01(\x0b\x32!.arena.games.v1.winecellar.Client\"7\n\tBidsEvent\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0c\n\x04\x62ids\x18\x02 \x03(\r\x12\r\n\x05order\x18\x03 \x03(\r\"\x8e\x01\n\x08\x45noEvent\x12\r\n\x05round\x18\x01 \x01(\r\x12/\n\x04\x62ids\x18\x02 \x03(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\x11\n\teno_first\x18\x03 \x01(\x08\x12/\n\x04took\x18\x04 \x01(\x0b\x32!.arena.games.v1.winecellar.Bottle\"\\\n\tTakeEvent\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x31\n\x06\x62ottle\x18\x02 \x01(\x0b\x32!.arena.games.v1.winecellar.Bottle\x12\x0e\n\x06\x66orced\x18\x03 \x01(\x08\"W\n\nPlaceEvent\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06\x62ottle\x18\x02 \x01(\r\x12+\n\x03\x65nd\x18\x03 \x01(\x0e\x32\x1e.arena.games.v1.winecellar.End\"|\n\nScoreEvent\x12\x0c\n\x04game\x18\x01 \x01(\r\x12\x0e\n\x06\x63\x65llar\x18\x02 \x03(\x05\x12\r\n\x05types\x18\x03 \x03(\x05\x12\x11\n\tcountries\x18\x04 \x03(\x05\x12\x0e\n\x06scores\x18\x05 \x03(\x05\x12\x0f\n\x07winners\x18\x06 \x03(\r\x12\r\n\x05title\x18\x07 \x01(\t*/\n\x03\x45nd\x12\x13\n\x0f\x45ND_UNSPECIFIED\x10\x00\x12\x07\n\x03TOP\x10\x01\x12\n\n\x06\x42OTTOM\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena.games.v1.winecellar_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_END']._serialized_start=2399
-  _globals['_END']._serialized_end=2446
+  _globals['_END']._serialized_start=2420
+  _globals['_END']._serialized_end=2467
   _globals['_BOTTLE']._serialized_start=62
   _globals['_BOTTLE']._serialized_end=127
   _globals['_CLIENT']._serialized_start=130
   _globals['_CLIENT']._serialized_end=267
   _globals['_SEATVIEW']._serialized_start=270
-  _globals['_SEATVIEW']._serialized_end=534
-  _globals['_OBSERVATION']._serialized_start=537
-  _globals['_OBSERVATION']._serialized_end=1407
-  _globals['_OFFER']._serialized_start=1409
-  _globals['_OFFER']._serialized_end=1468
-  _globals['_HANDS']._serialized_start=1470
-  _globals['_HANDS']._serialized_end=1529
-  _globals['_ACTION']._serialized_start=1531
-  _globals['_ACTION']._serialized_end=1647
-  _globals['_DEALEVENT']._serialized_start=1649
-  _globals['_DEALEVENT']._serialized_end=1773
-  _globals['_CLIENTSEVENT']._serialized_start=1775
-  _globals['_CLIENTSEVENT']._serialized_end=1886
-  _globals['_BIDSEVENT']._serialized_start=1888
-  _globals['_BIDSEVENT']._serialized_end=1943
-  _globals['_ENOEVENT']._serialized_start=1946
-  _globals['_ENOEVENT']._serialized_end=2088
-  _globals['_TAKEEVENT']._serialized_start=2090
-  _globals['_TAKEEVENT']._serialized_end=2182
-  _globals['_PLACEEVENT']._serialized_start=2184
-  _globals['_PLACEEVENT']._serialized_end=2271
-  _globals['_SCOREEVENT']._serialized_start=2273
-  _globals['_SCOREEVENT']._serialized_end=2397
+  _globals['_SEATVIEW']._serialized_end=555
+  _globals['_OBSERVATION']._serialized_start=558
+  _globals['_OBSERVATION']._serialized_end=1428
+  _globals['_OFFER']._serialized_start=1430
+  _globals['_OFFER']._serialized_end=1489
+  _globals['_HANDS']._serialized_start=1491
+  _globals['_HANDS']._serialized_end=1550
+  _globals['_ACTION']._serialized_start=1552
+  _globals['_ACTION']._serialized_end=1668
+  _globals['_DEALEVENT']._serialized_start=1670
+  _globals['_DEALEVENT']._serialized_end=1794
+  _globals['_CLIENTSEVENT']._serialized_start=1796
+  _globals['_CLIENTSEVENT']._serialized_end=1907
+  _globals['_BIDSEVENT']._serialized_start=1909
+  _globals['_BIDSEVENT']._serialized_end=1964
+  _globals['_ENOEVENT']._serialized_start=1967
+  _globals['_ENOEVENT']._serialized_end=2109
+  _globals['_TAKEEVENT']._serialized_start=2111
+  _globals['_TAKEEVENT']._serialized_end=2203
+  _globals['_PLACEEVENT']._serialized_start=2205
+  _globals['_PLACEEVENT']._serialized_end=2292
+  _globals['_SCOREEVENT']._serialized_start=2294
+  _globals['_SCOREEVENT']._serialized_end=2418
 # @@protoc_insertion_point(module_scope)

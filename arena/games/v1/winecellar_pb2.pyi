@@ -159,6 +159,7 @@ class SeatView(_message.Message):
     TOTAL_FIELD_NUMBER: _builtins.int
     SCORE_NOW_FIELD_NUMBER: _builtins.int
     HAND_FIELD_NUMBER: _builtins.int
+    LOW_IN_HAND_FIELD_NUMBER: _builtins.int
     hand_size: _builtins.int
     """bottles left in hand"""
     bid: _builtins.int
@@ -169,6 +170,11 @@ class SeatView(_message.Message):
     """sum of game_scores"""
     score_now: _builtins.int
     """what the cellar and client would score if the game ended"""
+    low_in_hand: _builtins.int
+    """its former cellar minus the bids it made), else empty (the
+    observer's own hand is Observation.hand)
+    series game 1: how many of the seat's hand bottles are from
+    """
     @_builtins.property
     def client(self) -> Global___Client:
         """the kept Client (unset while clients are being chosen)"""
@@ -199,10 +205,11 @@ class SeatView(_message.Message):
         total: _builtins.int = ...,
         score_now: _builtins.int = ...,
         hand: _abc.Iterable[Global___Bottle] | None = ...,
+        low_in_hand: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["client", b"client"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "cellar", b"cellar", "client", b"client", "game_scores", b"game_scores", "hand", b"hand", "hand_size", b"hand_size", "picked", b"picked", "score_now", b"score_now", "total", b"total"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "cellar", b"cellar", "client", b"client", "game_scores", b"game_scores", "hand", b"hand", "hand_size", b"hand_size", "low_in_hand", b"low_in_hand", "picked", b"picked", "score_now", b"score_now", "total", b"total"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
