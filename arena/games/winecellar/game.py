@@ -254,60 +254,14 @@ class WineCellarState(MatchState):
 
 
 # --------------------------------------------------------------------------------------------
-# Determinization (both hooks)
+# Clients in play (setup and the worlds)
 
 
-def _pool(config: MatchConfig) -> list[int]:
+def client_pool(config: MatchConfig) -> list[int]:
     """The clients in play: set A or B in the series at 2-3 players, else all 30 [:418-451]."""
     if config["series"] and config.players <= 3:
         return [i for i, c in CLIENTS.items() if c.set == config["client_set"]]
     return sorted(CLIENTS)
-
-
-def _deal_hands(
-    world: WineCellarState,
-    others: list[int],
-    unseen: list[int],
-    chance: Chance,
-    sizes: Mapping[int, tuple[int, int]] | None = None,
-) -> None:
-    """Game 1: deal the ``unseen`` bottles to the ``others``' hands, uniformly, keeping each
-    hand's size and, in the series, its number of low-half bottles (``sizes``: per seat (low,
-    size); by default those of the hands the world holds)."""
-    n = world.players
-    cut = len(split_halves(deck_size(n))[0]) if world.series else deck_size(n)
-    if sizes is None:
-        sizes = {s: (sum(1 for i in world.hands[s] if i <= cut), len(world.hands[s])) for s in others}
-    if not world.series:
-        sizes = {s: (size, size) for s, (_, size) in sizes.items()}
-    for s in others:
-        world.hands[s] = []
-    for low in (True, False):
-        cards = chance.shuffled([i for i in unseen if (i <= cut) == low], "sample")
-        at = 0
-        for s in others:
-            k = sizes[s][0] if low else sizes[s][1] - sizes[s][0]
-            world.hands[s] += cards[at : at + k]
-            at += k
-    for s in others:
-        world.hands[s].sort()
-
-
-def _deal_offers(world: WineCellarState, seat: int, chance: Chance) -> None:
-    """The clients the others were dealt and did not (or not yet) reveal, drawn from the pool
-    minus the clients ``seat`` has seen (its own two, and the kept ones once revealed)."""
-    revealed = world.phase != "client"
-    seen = set(world.offers[seat])
-    if revealed:
-        seen.update(world.clients)
-    free = chance.shuffled([c for c in world.pool if c not in seen], "sample")
-    for s in range(world.players):
-        if s == seat:
-            continue
-        if revealed:
-            world.offers[s] = sorted([world.clients[s], free.pop()])
-        else:
-            world.offers[s] = sorted([free.pop(), free.pop()])
 
 
 # --------------------------------------------------------------------------------------------
@@ -349,7 +303,7 @@ class WineCellar(Game[WineCellarState]):
         n = config.players
         state = WineCellarState(config=config, chance=chance, solo=n == 1, series=bool(config["series"]))
         state.game_scores = [[] for _ in range(n)]
-        state.pool = _pool(config)
+        state.pool = client_pool(config)
         size = deck_size(n)
         if state.solo:
             deck = chance.shuffled(range(1, size + 1), "bottles")
@@ -596,22 +550,15 @@ class WineCellar(Game[WineCellarState]):
     # -- determinization ----------------------------------------------------------------------
 
     def sample_world(self, state: WineCellarState, seat: int, chance: Chance) -> WineCellarState:
-        """A copy of ``state`` with what ``seat`` cannot see re-drawn uniformly: in game 1 the
-        other hands (a uniform re-deal of the bottles it has not seen, keeping hand sizes and,
-        in the series, each hand's known number of low-half cards; from game 2 of the series
-        every hand is a known former cellar); the clients the others were
-        dealt and did not (or not yet) reveal, from the pool minus the clients it has seen; in
-        solo the order of Eno's deck."""
-        world = self.copy_for(state, seat, chance)
-        if state.solo:
-            world.eno_deck = chance.shuffled(state.eno_deck, "sample")
-        else:
-            if state.game == 1:
-                others = [s for s in range(state.players) if s != seat]
-                _deal_hands(world, others, [i for s in others for i in state.hands[s]], chance)
-            _deal_offers(world, seat, chance)
-        self.refresh(world)
-        return world
+        """A copy of ``state`` with what ``seat`` cannot see re-drawn uniformly
+        (:mod:`arena.games.winecellar.worlds`): in game 1 the other hands (keeping hand sizes
+        and, in the series, each hand's number of low-half bottles; from game 2 of the series
+        every hand is a known former cellar); the clients the others were dealt and did not (or
+        not yet) reveal, from the pool minus the clients it has seen; in solo the order of
+        Eno's deck."""
+        from arena.games.winecellar.worlds import sample_world
+
+        return sample_world(self, state, seat, chance)
 
     def world_from_observation(
         self, config: MatchConfig, seat: int, observation: Message, chance: Chance
@@ -621,51 +568,9 @@ class WineCellar(Game[WineCellarState]):
         and, in the series, each hand's count of low-half bottles), the clients the others were
         dealt and did not (or not yet) reveal, and in solo the order of Eno's deck. No sealed
         choice is half made: every seat chooses its client at once. Nothing is missing."""
-        obs = observation
-        assert isinstance(obs, pb.Observation)
-        n = config.players
-        seats = obs.seats
-        revealed = obs.phase != "client"
-        world = WineCellarState(
-            config=config,
-            chance=Chance(chance.below(2**63, "world")),
-            solo=n == 1,
-            series=obs.series,
-            game=obs.game,
-            round=obs.round,
-            phase=obs.phase,
-            hands=[[b.id for b in v.hand] for v in seats],
-            prizes=[b.id for b in obs.prizes],
-            offers=[[] for _ in range(n)],
-            clients=[v.client.id if revealed else 0 for v in seats],
-            cellars=[[b.id for b in v.cellar] for v in seats],
-            bids=[v.bid for v in seats],
-            order=list(obs.order),
-            picked=[v.picked for v in seats],
-            turn=obs.turn,
-            last_taken=obs.taken.id,
-            game_scores=[list(v.game_scores) for v in seats],
-            pool=_pool(config),
-            eno_client=obs.eno_client.id,
-            eno_bids=[b.id for b in obs.eno_bids],
-            boxed=[b.id for b in obs.boxed],
-            winners=list(obs.winners),
-        )
-        world.hands[seat] = [b.id for b in obs.hand]
-        world.offers[seat] = [c.id for c in obs.offer]
-        if revealed:
-            world.chosen = dict(enumerate(world.clients))
-        unseen = [b.id for b in obs.unseen]
-        if world.solo:
-            world.eno_deck = chance.shuffled(unseen, "sample")
-        else:
-            if world.game == 1:
-                others = [s for s in range(n) if s != seat]
-                sizes = {s: (seats[s].low_in_hand, seats[s].hand_size) for s in others}
-                _deal_hands(world, others, unseen, chance, sizes)
-            _deal_offers(world, seat, chance)
-        self.refresh(world)
-        return world
+        from arena.games.winecellar.worlds import world_from_observation
+
+        return world_from_observation(self, config, seat, observation, chance)
 
     # -- views ------------------------------------------------------------------------------
 

@@ -1,0 +1,132 @@
+"""Wine Cellar determinization: a world consistent with what one seat knows.
+
+Hidden from a seat: in game 1 the other hands (from game 2 of the series every hand is a former
+cellar, public), the clients the others were dealt and did not (or not yet) reveal, and in solo
+the order of Eno's deck. Kept: everything public, the seat's own hand and clients, each hand's
+size and, in game 1 of the series, its number of low-half bottles (every bid is revealed).
+The unknown bottles and clients are dealt uniformly over the deals that keep these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from google.protobuf.message import Message
+
+from arena.chance import Chance
+from arena.config import MatchConfig
+from arena.games.v1 import winecellar_pb2 as pb
+from arena.games.winecellar.game import WineCellarState, client_pool, deck_size, split_halves
+
+if TYPE_CHECKING:
+    from arena.games.winecellar.game import WineCellar
+
+
+def sample_world(game: WineCellar, state: WineCellarState, seat: int, chance: Chance) -> WineCellarState:
+    world = game.copy_for(state, seat, chance)
+    if state.solo:
+        world.eno_deck = chance.shuffled(state.eno_deck, "sample")
+    else:
+        if state.game == 1:
+            others = [s for s in range(state.players) if s != seat]
+            _deal_hands(world, others, [i for s in others for i in state.hands[s]], chance)
+        _deal_offers(world, seat, chance)
+    game.refresh(world)
+    return world
+
+
+def world_from_observation(
+    game: WineCellar, config: MatchConfig, seat: int, observation: Message, chance: Chance
+) -> WineCellarState:
+    obs = observation
+    assert isinstance(obs, pb.Observation)
+    n = config.players
+    seats = obs.seats
+    revealed = obs.phase != "client"
+    world = WineCellarState(
+        config=config,
+        chance=Chance(chance.below(2**63, "world")),
+        solo=n == 1,
+        series=obs.series,
+        game=obs.game,
+        round=obs.round,
+        phase=obs.phase,
+        hands=[[b.id for b in v.hand] for v in seats],
+        prizes=[b.id for b in obs.prizes],
+        offers=[[] for _ in range(n)],
+        clients=[v.client.id if revealed else 0 for v in seats],
+        cellars=[[b.id for b in v.cellar] for v in seats],
+        bids=[v.bid for v in seats],
+        order=list(obs.order),
+        picked=[v.picked for v in seats],
+        turn=obs.turn,
+        last_taken=obs.taken.id,
+        game_scores=[list(v.game_scores) for v in seats],
+        pool=client_pool(config),
+        eno_client=obs.eno_client.id,
+        eno_bids=[b.id for b in obs.eno_bids],
+        boxed=[b.id for b in obs.boxed],
+        winners=list(obs.winners),
+    )
+    world.hands[seat] = [b.id for b in obs.hand]
+    world.offers[seat] = [c.id for c in obs.offer]
+    if revealed:
+        world.chosen = dict(enumerate(world.clients))
+    unseen = [b.id for b in obs.unseen]
+    if world.solo:
+        world.eno_deck = chance.shuffled(unseen, "sample")
+    else:
+        if world.game == 1:
+            others = [s for s in range(n) if s != seat]
+            sizes = {s: (seats[s].low_in_hand, seats[s].hand_size) for s in others}
+            _deal_hands(world, others, unseen, chance, sizes)
+        _deal_offers(world, seat, chance)
+    game.refresh(world)
+    return world
+
+
+def _deal_hands(
+    world: WineCellarState,
+    others: list[int],
+    unseen: list[int],
+    chance: Chance,
+    sizes: Mapping[int, tuple[int, int]] | None = None,
+) -> None:
+    """Game 1: deal the ``unseen`` bottles to the ``others``' hands, uniformly, keeping each
+    hand's size and, in the series, its number of low-half bottles (``sizes``: per seat (low,
+    size); by default those of the hands the world holds)."""
+    n = world.players
+    cut = len(split_halves(deck_size(n))[0]) if world.series else deck_size(n)
+    if sizes is None:
+        sizes = {s: (sum(1 for i in world.hands[s] if i <= cut), len(world.hands[s])) for s in others}
+    if not world.series:
+        sizes = {s: (size, size) for s, (_, size) in sizes.items()}
+    for s in others:
+        world.hands[s] = []
+    for low in (True, False):
+        cards = chance.shuffled([i for i in unseen if (i <= cut) == low], "sample")
+        at = 0
+        for s in others:
+            k = sizes[s][0] if low else sizes[s][1] - sizes[s][0]
+            world.hands[s] += cards[at : at + k]
+            at += k
+    for s in others:
+        world.hands[s].sort()
+
+
+def _deal_offers(world: WineCellarState, seat: int, chance: Chance) -> None:
+    """The clients the others were dealt and did not (or not yet) reveal, drawn from the pool
+    minus the clients ``seat`` has seen (its own two, and the kept ones once revealed)."""
+    revealed = world.phase != "client"
+    seen = set(world.offers[seat])
+    if revealed:
+        seen.update(world.clients)
+    free = chance.shuffled([c for c in world.pool if c not in seen], "sample")
+    for s in range(world.players):
+        if s == seat:
+            continue
+        if revealed:
+            world.offers[s] = sorted([world.clients[s], free.pop()])
+        else:
+            world.offers[s] = sorted([free.pop(), free.pop()])
