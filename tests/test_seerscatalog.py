@@ -628,3 +628,16 @@ def test_worlds_from_observations_deal_exactly_the_unseen_cards(players):
         assert hidden[0] == hidden[1]
         for s in others:
             assert sum(c >= ART for c in world.hands[s]) == sum(c >= ART for c in state.hands[s])
+
+
+def test_worlds_from_observations_deal_uniformly():
+    # As test_sample_world_is_uniform, from the observation alone: at the deal, where one of
+    # seat 1's suited cards lands in seat 0's worlds (seat 1 or seat 2) is 50/50.
+    state = GAME.new_match(GAME.config(3), seed=4)
+    target = next(c for c in state.hands[1] if c < WILD)
+    seen = GAME.observe(state, 0)
+    counts = [0, 0]
+    for k in range(600):
+        world = GAME.world_from_observation(state.config, 0, seen, Chance(k))
+        counts[0 if target in world.hands[1] else 1] += 1
+    assert chisquare(counts).pvalue > 0.001

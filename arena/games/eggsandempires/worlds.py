@@ -1,10 +1,11 @@
 """Eggs and Empires determinization: a world consistent with what one seat knows.
 
 Hidden from a seat: the others' hands and draw piles (their contents together are known: a
-deck minus what was revealed), the Egg deck's order, and face-down Eggs it has not seen (Scout
-Eggs, collected or discarded ones). A world deals each other seat's unplayed Adventurers
-uniformly into hand and draw pile, and permutes the unseen Egg cards uniformly among the unseen
-places (the deck and the hidden Eggs); who knows each hidden place stays as it is.
+deck minus what was revealed), the order of every draw pile (its own too), the Egg deck's
+order, and face-down Eggs it has not seen (Scout Eggs, collected or discarded ones). A world
+deals each other seat's unplayed Adventurers uniformly into hand and draw pile, reshuffles the
+seat's own draw pile, and permutes the unseen Egg cards uniformly among the unseen places (the
+deck and the hidden Eggs); who knows each hidden place stays as it is.
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ which card it was no longer matters, only that it is not in the collection."""
 def sample_world(game: EggsAndEmpires, state: EggsState, viewer: int, chance: Chance) -> EggsState:
     world = game.copy_for(state, viewer, chance)
     for seat in range(world.players):
-        if seat != viewer:
+        if seat == viewer:  # its own draw pile's order is hidden from it too
+            world.draws[seat] = _deal_adventurers(world.draws[seat], 0, chance)[1]
+        else:
             world.hands[seat], world.draws[seat] = _deal_adventurers(
                 world.hands[seat] + world.draws[seat], len(world.hands[seat]), chance
             )
