@@ -124,6 +124,12 @@ class Chance:
                 del order[:n]
         return hands
 
+    def fork(self) -> Chance:
+        """A new independent Chance seeded from this one: a determinized world's own future
+        (its dice and draws are then not the real match's, and the same draws give the same
+        world)."""
+        return Chance(self.below(2**63, "world"))
+
     def copy(self) -> Chance:
         """An independent copy at the same position (it draws what this one would draw next)."""
         new = copy.copy(self)

@@ -471,7 +471,7 @@ class Game(ABC, Generic[S]):
         """A determinization from what a bot is sent (a served searching bot has no state): a
         NEW full state ``world`` with ``observe(world, seat) == observation`` (byte for byte),
         everything the observation does not show drawn from ``chance`` consistently with it,
-        its future chance fresh and its pending decisions recomputed. The log starts empty
+        its future chance fresh (``chance.fork()``) and its pending decisions recomputed. The log starts empty
         (the public history is summarised in the observation, as the contract requires).
 
         Optional: a game that implements it can be searched by ``arena bot serve --bot
@@ -488,7 +488,7 @@ class Game(ABC, Generic[S]):
         the events ``seat`` may see and whose future chance is a fresh RNG drawn from
         ``chance`` (so the world's dice and draws are not the real match's)."""
         world: S = _copy_object(state, _NOT_COPIED)
-        world.chance = Chance(chance.below(2**63, "world"))
+        world.chance = chance.fork()
         world.log = EventLog()
         world.log.events = [e for e in state.log.events if e.visible_to(seat)]
         return world

@@ -303,7 +303,6 @@ class LazyRequest:
             self._game = self._state = None
         return self._observation
 
-
     @property
     def clock(self) -> bot_pb2.ClockState:
         if self._clock is None:

@@ -56,6 +56,11 @@ def test_worlds_from_observations_give_them_back_and_play_on(game, config):
             assert pickle.dumps(state) == before, "building or playing a world changed the real state"
 
 
+def test_every_game_builds_worlds_from_observations():
+    """So ``arena bot serve --bot search`` plays every game (GAME-DONE asks it of new ones)."""
+    assert [g for g, game in games().items() if not game.observes_worlds()] == []
+
+
 def test_the_observation_is_not_changed():
     (game, config) = next((c.values[0], c.values[1]) for c in CASES)
     state = game.new_match(config, 5)

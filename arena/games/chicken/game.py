@@ -508,7 +508,7 @@ class Chicken(Game[ChickenState]):
         assert isinstance(obs, pb.Observation)
         state = ChickenState(
             config=config,
-            chance=Chance(chance.below(2**63, "world")),
+            chance=chance.fork(),
             eggspansion=obs.eggspansion,
             scores=list(obs.scores),
             turn_seat=obs.turn_seat,

@@ -56,7 +56,7 @@ def world_from_observation(
     views = obs.seats
     world = EggsState(
         config=config,
-        chance=Chance(chance.below(2**63, "world")),
+        chance=chance.fork(),
         round=obs.round,
         turn=obs.turn,
         phase=obs.phase,

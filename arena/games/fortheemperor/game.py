@@ -627,7 +627,7 @@ class ForTheEmperor(Game[EmperorState]):
         moving_from = obs.moving_from
         world = EmperorState(
             config=config,
-            chance=Chance(chance.below(2**63, "world")),
+            chance=chance.fork(),
             fields=[
                 Field([(w.seat, w.strength) for w in f.warriors], f.banner, list(f.tokens)) for f in obs.battlefields
             ],

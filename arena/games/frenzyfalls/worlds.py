@@ -39,7 +39,7 @@ def world_from_observation(
     players = config.players
     world = FallsState(
         config=config,
-        chance=Chance(chance.below(2**63, "world")),
+        chance=chance.fork(),
         phase=obs.phase,
         round=obs.round,
         first=obs.first_player,

@@ -832,7 +832,7 @@ class FriendlyFishing(Game[FishingState]):
         assert isinstance(obs, pb.Observation)
         world = FishingState(
             config=config,
-            chance=Chance(chance.below(2**63, "world")),
+            chance=chance.fork(),
             side=self.side_of(config),
             specials=tuple(obs.specials),
             tiles=[space.tile for space in obs.spaces],

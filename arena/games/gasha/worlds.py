@@ -50,7 +50,7 @@ def world_from_observation(
     players = config.players
     world = GashaState(
         config=config,
-        chance=Chance(chance.below(2**63, "world")),
+        chance=chance.fork(),
         wilds=[v.wilds for v in obs.seats],
         rewards=[[r.id for r in v.rewards] for v in obs.seats],
         open_halves=[list(v.open_halves) for v in obs.seats],

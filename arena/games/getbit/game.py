@@ -669,7 +669,7 @@ class GetBit(Game[GetBitState]):
             reveal.CopyFrom(obs.last_reveal)
         world = GetBitState(
             config=config,
-            chance=Chance(chance.below(2**63, "world")),
+            chance=chance.fork(),
             figures=figures,
             line=list(obs.line),
             seat_figures=seat_figures,

@@ -37,7 +37,7 @@ def world_from_observation(
     seat = obs.turn_seat
     world = GoldenGoalState(
         config=config,
-        chance=Chance(chance.below(2**63, "world")),
+        chance=chance.fork(),
         goals=list(obs.goals),
         phase=obs.phase,
         turn_seat=seat,

@@ -729,7 +729,7 @@ class Karakum(Game[KarakumState]):
         players = config.players
         world = KarakumState(
             config=config,
-            chance=Chance(chance.below(2**63, "world")),
+            chance=chance.fork(),
             discard=list(obs.discard),
             face_up=list(obs.face_up),
             known=[list(v.known) for v in obs.seats],

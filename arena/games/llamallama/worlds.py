@@ -31,7 +31,7 @@ def world_from_observation(
     n = config.players
     world = LlamaState(
         config=config,
-        chance=Chance(chance.below(2**63, "world")),
+        chance=chance.fork(),
         round=obs.round,
         phase=obs.phase,
         reveals=obs.reveals,

@@ -110,7 +110,7 @@ def world_from_observation(
     from arena.games.openseason.game import ATTR_OF, BOARDS, CARD_OF, DECK, EMPTY, TOKENS, Ask, SeasonState
 
     n = config.players
-    w = SeasonState(config=config, chance=Chance(chance.below(2**63, "world")))
+    w = SeasonState(config=config, chance=chance.fork())
     w.side = "horn" if obs.side == pb.HORN else "shield"
     w.expert = obs.expert
     board = BOARDS[w.side]

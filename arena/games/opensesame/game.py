@@ -607,7 +607,7 @@ class OpenSesame(Game[SesameState]):
         assert isinstance(obs, pb.Observation)
         world = SesameState(
             config=config,
-            chance=Chance(chance.below(2**63, "world")),
+            chance=chance.fork(),
             round=obs.round,
             phase=obs.phase,
             ali_baba=obs.ali_baba,

@@ -601,7 +601,7 @@ class PetQuartet(Game[PetQuartetState]):
             drawn[n] -= 1
         world = PetQuartetState(
             config=config,
-            chance=Chance(chance.below(2**63, "world")),
+            chance=chance.fork(),
             advanced=obs.scoring == pb.ADVANCED,
             duet=obs.duet,
             highest=obs.highest_number,

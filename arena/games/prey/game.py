@@ -434,7 +434,7 @@ class Prey(Game[PreyState]):
         points = [view.points for view in obs.seats]
         world = PreyState(
             config=config,
-            chance=Chance(chance.below(2**63, "world")),
+            chance=chance.fork(),
             round=obs.round,
             trick=obs.trick,
             dice=[(view.dice[0], view.dice[1]) for view in obs.seats],

@@ -635,7 +635,7 @@ class Rainbow(Game[RainbowState]):
             bonus = [scores[s] - sum(r * n for r, n in zip(RANKS, claimed[s], strict=True)) for s in range(players)]
         world = RainbowState(
             config=config,
-            chance=Chance(chance.below(2**63, "world")),
+            chance=chance.fork(),
             hands=[list(obs.hand.counts) if s == seat else [0] * len(RANKS) for s in range(players)],
             reserves=[[0] * len(RANKS) for _ in obs.reserve_sizes],
             middle=[Pile(p.rank, p.count) for p in obs.middle],

@@ -199,7 +199,7 @@ class RollDice(Game[RollDiceState]):
         assert isinstance(obs, pb.Observation)
         state = RollDiceState(
             config=config,
-            chance=Chance(chance.below(2**63, "world")),
+            chance=chance.fork(),
             target=obs.target,
             max_rerolls=obs.max_rerolls,
             totals=list(obs.totals),

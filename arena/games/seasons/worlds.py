@@ -210,7 +210,7 @@ def world_from_observation(
     size = len(obs.packet)
     world = SeasonsState(
         config=config,
-        chance=Chance(chance.below(2**63, "world")),
+        chance=chance.fork(),
         mode=obs.mode,
         phase=phase,
         stage=stage,

@@ -546,7 +546,7 @@ class SeersCatalog(Game[SeersState]):
         trick = [Played(m.seat, _meld_from_pb(m)) for m in obs.trick]
         world = SeersState(
             config=config,
-            chance=Chance(chance.below(2**63, "world")),
+            chance=chance.fork(),
             artifacts=[ART + ARTIFACT_IDS.index(a) for a in obs.artifacts],
             round=obs.round,
             hands=[[] for _ in range(players)],

@@ -464,7 +464,7 @@ class SkyFive(Game[SkyFiveState]):
         assert isinstance(obs, pb.Observation)
         world = SkyFiveState(
             config=config,
-            chance=Chance(chance.below(2**63, "world")),
+            chance=chance.fork(),
             deck=[Card(0, 0)] * obs.deck_size,  # sized; dealt below
             removed=[Card(0, 0)] * obs.removed_count,
             face_up=[[Card(c.colour, c.value) for c in view.face_up] for view in obs.table],

@@ -507,7 +507,7 @@ class Slambo(Game[SlamboState]):
         shame = [view.shame for view in obs.seats]
         world = SlamboState(
             config=config,
-            chance=Chance(chance.below(2**63, "world")),
+            chance=chance.fork(),
             cards=[Card(c.colour, c.value) for c in obs.deck],
             hand_size=self.deck.hand_size(players),
             low=obs.low,

@@ -50,7 +50,7 @@ def world_from_observation(
     b_side = {int(t.flavour): t.b_side for t in obs.taps}
     world = SodaJerkState(
         config=config,
-        chance=Chance(chance.below(2**63, "world")),
+        chance=chance.fork(),
         flavours=flavours,
         removed=obs.removed_flavour,
         b_order=sorted(flavours, key=lambda f: not b_side[f]) if obs.advanced else [],

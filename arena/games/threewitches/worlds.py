@@ -97,7 +97,7 @@ def world_from_observation(
     own_picks = [card(c) for c in obs.picks]
     world = ThreeWitchesState(
         config=config,
-        chance=Chance(chance.below(2**63, "world")),
+        chance=chance.fork(),
         fate=[v.fate for v in views],
         round=obs.round,
         phase=phase,

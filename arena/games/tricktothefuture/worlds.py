@@ -52,7 +52,7 @@ def world_from_observation(
     done = [TrickRecord(t.number, [play(p) for p in t.plays], t.winner, t.rods) for t in obs.tricks]
     world = TrickToTheFutureState(
         config=config,
-        chance=Chance(chance.below(2**63, "world")),
+        chance=chance.fork(),
         deal=obs.deal,
         table=setup_for(obs.deal, n),
         round=obs.round,

@@ -452,7 +452,7 @@ class Vivo(Game[VivoState]):
         round_plays = [_played(p) for p in obs.round_plays]
         world = VivoState(
             config=config,
-            chance=Chance(chance.below(2**63, "world")),
+            chance=chance.fork(),
             suits=setup.suits,
             hands=[hand if s == seat else [] for s in range(players)],
             round=obs.round,

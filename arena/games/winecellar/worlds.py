@@ -46,7 +46,7 @@ def world_from_observation(
     revealed = obs.phase != "client"
     world = WineCellarState(
         config=config,
-        chance=Chance(chance.below(2**63, "world")),
+        chance=chance.fork(),
         solo=n == 1,
         series=obs.series,
         game=obs.game,

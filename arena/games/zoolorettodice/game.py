@@ -494,7 +494,7 @@ class ZoolorettoDice(Game[ZooState]):
         zoos = obs.zoos
         world = ZooState(
             config=config,
-            chance=Chance(chance.below(2**63, "world")),
+            chance=chance.fork(),
             zoos=[Zoo(list(z.enclosures), list(z.barn), list(z.bonuses), z.coins) for z in zoos],
             trucks=[list(t.dice) for t in obs.trucks],
             held=[list(z.held) for z in zoos],
