@@ -125,7 +125,7 @@ def target_of(spec: str) -> str:
     raise ConfigError(f"bot address {spec!r}: expected grpc://HOST:PORT or unix:///PATH")
 
 
-@dataclass
+@dataclass(slots=True)
 class _Inbound:
     kind: str  # "message", "eof", "error" or "flood"
     at: float  # loop time of arrival

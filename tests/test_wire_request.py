@@ -83,3 +83,61 @@ def test_an_option_object_is_serialised_once_per_match_and_a_reused_id_is_not_tr
     b = Option("b", "B", pb.Action(choice=pb.REROLL))
     cache._cache[id(b)] = (a, first)  # as if b had an id a dead option held
     assert cache.wire([b]) != first
+
+
+@pytest.mark.parametrize(
+    ("index", "option_id", "request_id"),
+    [(0, "stop", 1), (1, "", 2**53 - 1), (127, "é", 0), (128, "x" * 300, 12345), (2**32 - 1, "roll", 2**64 - 1)],
+)
+def test_the_sdk_answer_is_the_messages_bytes(index: int, option_id: str, request_id: int) -> None:
+    from bots.serve import answer_bytes
+
+    expected = bot_pb2.BotMessage(
+        decision=bot_pb2.DecisionResponse(decision_index=index, option_id=option_id, request_id=request_id)
+    )
+    assert answer_bytes(index, option_id, request_id) == expected.SerializeToString()
+
+
+def test_an_sdk_bot_answering_a_non_string_is_a_crash_and_its_server_goes_on() -> None:
+    """The SDK server writes answers as bytes: a bot returning something else than an option id
+    still ends that match's stream with an error (a crash verdict), as a message would have."""
+    from arena.games.rolldice import GAME
+    from arena.runner import play_match
+    from bots.sdk import Bot
+    from bots.serve import start
+    from referee.remote import RemotePlayer
+
+    class Wrong(Bot):
+        name = "wrong"
+        inline = True
+
+        def choose(self, turn):  # type: ignore[no-untyped-def]
+            return 3 if turn.request.decision_index >= 2 else turn.options[0].id
+
+    class Right(Bot):
+        name = "right"
+
+        def choose(self, turn):  # type: ignore[no-untyped-def]
+            return turn.options[0].id
+
+    wrong, right = start(Wrong), start(Right)
+    try:
+        record = play_match(
+            GAME,
+            GAME.config(2, {"target": 30}),
+            3,
+            [RemotePlayer(f"grpc://127.0.0.1:{wrong.port}"), RemotePlayer(f"grpc://127.0.0.1:{right.port}")],
+        )
+        (failure,) = record.failures
+        assert (failure.seat, failure.verdict) == (0, "crash")
+        assert failure.decision >= 2
+        again = play_match(
+            GAME,
+            GAME.config(2, {"target": 30}),
+            3,
+            [RemotePlayer(f"grpc://127.0.0.1:{right.port}"), RemotePlayer(f"grpc://127.0.0.1:{right.port}")],
+        )
+        assert not again.failures
+    finally:
+        wrong.stop()
+        right.stop()
