@@ -358,6 +358,10 @@ def varint(value: int) -> bytes:
     """A non-negative integer as a protobuf varint."""
     if value < 0x80:
         return _SMALL_VARINTS[value]
+    if value < 0x4000:
+        return bytes(((value & 0x7F) | 0x80, value >> 7))
+    if value < 0x200000:
+        return bytes(((value & 0x7F) | 0x80, ((value >> 7) & 0x7F) | 0x80, value >> 14))
     out = bytearray()
     while value > 0x7F:
         out.append((value & 0x7F) | 0x80)

@@ -313,7 +313,8 @@ def _start_template(
     """A ``MatchStart`` without its match id, seat and seed, kept for matches alike (a
     tournament's are): read only, copied per seat."""
     key = (game, game.meta.version, config.players, tuple(sorted(config.options.items())), *names)
-    key += (clock.SerializeToString(deterministic=True),)
+    # The default clock is one message, never changed: no need to serialise it for the key.
+    key += (None if clock is _default_clock() else clock.SerializeToString(deterministic=True),)
     template = _START_TEMPLATES.get(key)
     if template is None:
         if len(_START_TEMPLATES) >= 256:
@@ -708,13 +709,8 @@ class _Match:
         begin, end = hooks
         try:
             await begin(request)
-        except Exception as exc:
-            asked = _Asked(decision, index, request, began, two_phase=True)
-            asked.failure = _failure_of(exc)
-            return None, asked, began
-        try:
             answer = await end(request)
-        except Exception as exc:
+        except Exception as exc:  # a verdict (asking or awaiting): the general path records it
             asked = _Asked(decision, index, request, began, two_phase=True)
             asked.failure = _failure_of(exc)
             return None, asked, began
