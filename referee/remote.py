@@ -332,6 +332,15 @@ def next_request_id() -> int:
     return next(ids)
 
 
+def _forget_request_ids() -> None:
+    """In a forked child: drop the parent's buffered ids (else both would hand out the same)."""
+    global _REQUEST_IDS
+    _REQUEST_IDS = threading.local()
+
+
+os.register_at_fork(after_in_child=_forget_request_ids)
+
+
 def _decision_bytes(request: bot_pb2.DecisionRequest) -> bytes:
     """``RefereeMessage(decision=request)`` serialised without copying the request into a new
     message (the same bytes: one length-delimited field)."""

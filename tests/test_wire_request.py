@@ -141,3 +141,26 @@ def test_an_sdk_bot_answering_a_non_string_is_a_crash_and_its_server_goes_on() -
     finally:
         wrong.stop()
         right.stop()
+
+
+def test_request_ids_are_in_range_distinct_and_not_shared_with_a_forked_child() -> None:
+    import os
+
+    from referee.remote import MAX_REQUEST_ID, next_request_id
+
+    ids = [next_request_id() for _ in range(2000)]  # across several blocks of 512
+    assert all(1 <= i <= MAX_REQUEST_ID for i in ids)
+    assert len(set(ids)) == len(ids)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its next ids, to the parent
+        try:
+            os.write(write, ",".join(str(next_request_id()) for _ in range(8)).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    child = [int(x) for x in os.read(read, 4096).decode().split(",")]
+    os.close(read)
+    parent = [next_request_id() for _ in range(8)]
+    assert child != parent  # the buffered block was not inherited
