@@ -42,8 +42,11 @@ drives the whole match on that loop through the ``*_async`` hooks, so a decision
 thread hop; the plain methods are a synchronous facade for other callers. Simultaneous
 decisions use ``begin_decide`` (write the request, return) and ``end_decide`` (wait), so every
 seat is asked before any answer is awaited. A request is written straight from the match's
-coroutine (no task per write), serialised once (:func:`_decision_bytes`: no copy into an
-envelope message).
+coroutine (no task per write). The runner hands this player its requests as
+:class:`arena.protocol.WireRequest` (``wire_requests``): the message's bytes assembled from
+parts serialised once (events once per match, options once per option object), the clock and
+the request id appended per send; a ``DecisionRequest`` is still taken (serialised once into
+its envelope, :func:`_decision_bytes`).
 """
 
 from __future__ import annotations
