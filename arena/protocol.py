@@ -7,6 +7,7 @@ so an in-process player and a remote bot see exactly the same bytes.
 from __future__ import annotations
 
 import operator
+import struct
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar, overload
@@ -79,13 +80,21 @@ class LazyEvent:
     the engine's event has them, ``detail`` packed on first read; anything else reads the full
     ``bot_pb2.Event`` (built once, shared by every seat that sees the event)."""
 
-    __slots__ = ("_event", "_message", "index")
+    __slots__ = ("_event", "_message", "_wire", "index")
 
     def __init__(self, index: int, event: Event) -> None:
         # Made for every event of a match (most are never read): the least work here.
         self.index = index
         self._event = event
         self._message: bot_pb2.Event | None = None
+        self._wire: bytes | None = None
+
+    def wire(self) -> bytes:
+        """The event as a serialised ``DecisionRequest.events`` (or ``Finish.events``) entry:
+        built once, shared by every seat that sees it (see :class:`WireRequest`)."""
+        if self._wire is None:
+            self._wire = _field(_EVENTS_TAG, event_message(self.index, self._event).SerializeToString())
+        return self._wire
 
     @property
     def seat(self) -> int:
@@ -332,6 +341,157 @@ class LazyRequest:
         if name.startswith("_"):
             raise AttributeError(name)
         return getattr(self.message(), name)
+
+
+# -- the wire form of a request (remote bots) ---------------------------------------------------
+#
+# A remote bot receives ``RefereeMessage(decision=DecisionRequest(...))`` serialised. Protobuf's
+# encoding of a message is the concatenation of its fields' encodings (in field-number order,
+# as every serialiser writes them), so the request's bytes can be assembled from parts: the
+# events (serialised once per match, shared by every seat), the options (serialised once per
+# option object), the observation (packed per request) and the fields that change with every
+# send (the clock, the request id) appended last. ``tests/test_wire_request.py`` checks, for
+# every game, that the bytes equal the message built field by field and serialised.
+
+
+def varint(value: int) -> bytes:
+    """A non-negative integer as a protobuf varint."""
+    if value < 0x80:
+        return _SMALL_VARINTS[value]
+    if value < 0x4000:
+        return bytes(((value & 0x7F) | 0x80, value >> 7))
+    if value < 0x200000:
+        return bytes(((value & 0x7F) | 0x80, ((value >> 7) & 0x7F) | 0x80, value >> 14))
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+_SMALL_VARINTS = [bytes((i,)) for i in range(0x80)]
+
+
+def _field(tag: bytes, payload: bytes) -> bytes:
+    """A length-delimited field: its tag, the payload's length, the payload."""
+    return tag + varint(len(payload)) + payload
+
+
+# DecisionRequest's field tags (field number << 3 | wire type).
+_INDEX_TAG = b"\x08"  # 1 decision_index, varint
+_SEAT_TAG = b"\x10"  # 2 seat, varint
+_KIND_TAG = b"\x1a"  # 3 kind, length-delimited
+_OBSERVATION_TAG = b"\x22"  # 4 observation (Any)
+_EVENTS_TAG = b"\x2a"  # 5 events, repeated
+_OPTIONS_TAG = b"\x32"  # 6 options, repeated
+_CLOCK_TAG = b"\x3a"  # 7 clock (ClockState)
+_SIMULTANEOUS = b"\x40\x01"  # 8 simultaneous = true
+_REQUEST_ID_TAG = b"\x49"  # 9 request_id, fixed64
+_DECISION_TAG = b"\x12"  # RefereeMessage.decision: field 2, length-delimited
+_FIXED64 = struct.Struct("<Q")
+
+_KINDS: dict[str, bytes] = {}
+
+
+class WireOptions:
+    """Serialised options (each a ``DecisionRequest.options`` entry), kept per option object:
+    a game that offers the same :class:`Option` objects again (most keep them as constants or
+    in cached decisions) has each one serialised once. One per match; bounded."""
+
+    __slots__ = ("_cache",)
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self._cache: dict[int, tuple[Option, bytes]] = {}
+
+    def wire(self, options: Sequence[Option]) -> bytes:
+        cache = self._cache
+        parts = []
+        for option in options:
+            hit = cache.get(id(option))
+            if hit is None or hit[0] is not option:  # the id of a dead object may be reused
+                if len(cache) >= self.LIMIT:
+                    cache.clear()
+                hit = cache[id(option)] = (option, _field(_OPTIONS_TAG, option_message(option).SerializeToString()))
+            parts.append(hit[1])
+        return b"".join(parts)
+
+
+class WireRequest:
+    """A ``DecisionRequest`` for a remote bot, kept as bytes: every field but the clock and the
+    request id serialised when it is made (the observation packed then: the state moves on),
+    those two appended per send by :meth:`encode`. ``decision_index``, ``seat``, ``kind``,
+    ``simultaneous`` and ``request_id`` read as in the message; :meth:`message` parses the
+    whole (for anyone who needs more)."""
+
+    __slots__ = ("_head", "_simultaneous", "clock", "decision_index", "kind", "request_id", "seat", "simultaneous")
+
+    def __init__(
+        self,
+        game: Game,
+        state: MatchState,
+        decision: Decision,
+        *,
+        index: int,
+        events: Sequence[LazyEvent],
+        simultaneous: bool,
+        options: WireOptions,
+    ) -> None:
+        self.decision_index = index
+        self.seat = seat = decision.seat
+        self.kind = kind = decision.kind
+        self.simultaneous = simultaneous
+        self.request_id = 0
+        self.clock: tuple[int, int, int] = (0, 0, 0)  # (decision_ms, bank_ms, strikes) as last sent
+        kind_bytes = _KINDS.get(kind)
+        if kind_bytes is None:
+            kind_bytes = _KINDS[kind] = _field(_KIND_TAG, kind.encode()) if kind else b""
+        observation = pack(game.observe(state, seat)).SerializeToString()
+        self._head = b"".join(
+            (
+                _INDEX_TAG + varint(index) if index else b"",
+                _SEAT_TAG + varint(seat) if seat else b"",
+                kind_bytes,
+                _OBSERVATION_TAG,
+                varint(len(observation)),
+                observation,
+                *[e.wire() for e in events],
+                options.wire(decision.options),
+            )
+        )
+        self._simultaneous = _SIMULTANEOUS if simultaneous else b""
+
+    def encode(self, decision_ms: int, bank_ms: int, strikes: int, request_id: int) -> bytes:
+        """``RefereeMessage(decision=...)`` serialised, with this clock and request id."""
+        self.clock = (decision_ms, bank_ms, strikes)
+        self.request_id = request_id
+        clock = b"".join(
+            (
+                b"\x08" + varint(decision_ms) if decision_ms else b"",
+                b"\x10" + varint(bank_ms) if bank_ms else b"",
+                b"\x18" + varint(strikes) if strikes else b"",
+            )
+        )
+        body = b"".join(
+            (
+                self._head,
+                _CLOCK_TAG,
+                varint(len(clock)),
+                clock,
+                self._simultaneous,
+                _REQUEST_ID_TAG + _FIXED64.pack(request_id) if request_id else b"",
+            )
+        )
+        return _DECISION_TAG + varint(len(body)) + body
+
+    def message(self) -> bot_pb2.DecisionRequest:
+        """The request as a message (parsed from the bytes last encoded)."""
+        return bot_pb2.RefereeMessage.FromString(self.encode(*self.clock, self.request_id)).decision
+
+    @property
+    def options(self) -> Any:
+        return self.message().options
 
 
 def ask_lazily(

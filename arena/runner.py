@@ -37,6 +37,8 @@ from arena.engine import Decision, Game, MatchState, Option, Worlds
 from arena.protocol import (
     EventCursor,
     LazyFinish,
+    WireOptions,
+    WireRequest,
     ask_lazily,
     decision_request,
     result_message,
@@ -181,6 +183,7 @@ class _Capabilities:
     """What a player can do, as the runner asks it."""
 
     two_phase: bool  # begin_decide/end_decide (a remote bot)
+    wire: bool  # two-phase, and takes its requests as WireRequest (bytes)
     lazy: bool  # takes requests built as they are read
     search: bool  # decide_worlds
     strike: bool  # last_strike_ms
@@ -191,6 +194,7 @@ class _Capabilities:
         two_phase = hasattr(obj, "begin_decide") or hasattr(obj, "begin_decide_async")
         return cls(
             two_phase=two_phase,
+            wire=two_phase and bool(getattr(obj, "wire_requests", False)),
             lazy=not two_phase and bool(getattr(obj, "lazy_requests", False)),
             search=hasattr(obj, "decide_worlds"),
             strike=hasattr(obj, "last_strike_ms"),
@@ -200,7 +204,14 @@ class _Capabilities:
 
 _HOOKS = ("start", "begin_decide", "end_decide", "decide", "finish", "abort", "close")
 _CAPABILITY_NAMES = frozenset(
-    {"begin_decide", "lazy_requests", "decide_worlds", "last_strike_ms", *(f"{h}_async" for h in _HOOKS)}
+    {
+        "begin_decide",
+        "lazy_requests",
+        "wire_requests",
+        "decide_worlds",
+        "last_strike_ms",
+        *(f"{h}_async" for h in _HOOKS),
+    }
 )
 _CLASS_CAPABILITIES: dict[type, _Capabilities] = {}
 
@@ -224,7 +235,7 @@ class _Asked:
 
     decision: Decision
     index: int
-    request: bot_pb2.DecisionRequest | None  # kept for a two-phase (remote) player only
+    request: bot_pb2.DecisionRequest | WireRequest | None  # kept for a two-phase (remote) player only
     began: float
     forfeited: bool = False
     answer: str | None = None
@@ -302,7 +313,8 @@ def _start_template(
     """A ``MatchStart`` without its match id, seat and seed, kept for matches alike (a
     tournament's are): read only, copied per seat."""
     key = (game, game.meta.version, config.players, tuple(sorted(config.options.items())), *names)
-    key += (clock.SerializeToString(deterministic=True),)
+    # The default clock is one message, never changed: no need to serialise it for the key.
+    key += (None if clock is _default_clock() else clock.SerializeToString(deterministic=True),)
     template = _START_TEMPLATES.get(key)
     if template is None:
         if len(_START_TEMPLATES) >= 256:
@@ -363,6 +375,13 @@ async def play_match_async(
                     await _call(player, "close")
             except Exception:  # closing a player that fails changes nothing
                 pass
+
+
+def _failure_of(exc: Exception) -> tuple[str, str]:
+    """A player's exception as a (verdict, detail): its own verdict, or a crash."""
+    if isinstance(exc, PlayerFailure):
+        return exc.verdict, exc.detail
+    return "crash", f"{type(exc).__name__}: {exc}"
 
 
 def _ask(cancelled: Cancelled) -> bool:
@@ -437,20 +456,26 @@ class _Match:
         self.cursor = EventCursor(config.players)
         # What each seat's player can do, looked up once (not on every decision).
         self.two_phase: list[bool] = []
+        self.wire: list[bool] = []
         self.lazy: list[bool] = []
         self.searches: list[bool] = []
         self.strikes: list[bool] = []
         # The common in-process seat: lazy requests, a plain decide (no worlds, no strikes).
         self.decides: list[Callable[[Any], str] | None] = []
         self.sync: list[bool] = []  # no <hook>_async: hooks are plain calls, no coroutine
+        self.remote: list[tuple[Callable[[Any], Any], Callable[[Any], Any]] | None] = []
         for p in players:
             caps = _capabilities(p)
             self.two_phase.append(caps.two_phase)
+            self.wire.append(caps.wire)
             self.lazy.append(caps.lazy)
             self.searches.append(caps.search)
             self.strikes.append(caps.strike)
             self.sync.append(caps.sync)
             self.decides.append(p.decide if caps.lazy and not caps.search and not caps.strike else None)
+            # A remote bot (wire requests, native two-phase hooks): asked by step itself.
+            begin, end = getattr(p, "begin_decide_async", None), getattr(p, "end_decide_async", None)
+            self.remote.append((begin, end) if caps.wire and begin is not None and end is not None else None)
         self.cancelled: Cancelled | None = None  # polled between steps when there is no event loop
         self.bound: tuple[float, str] | None = None  # (monotonic deadline, timeout detail)
 
@@ -474,6 +499,10 @@ class _Match:
     def substitute_rng(self) -> Chance:
         # Made on first use: most matches never substitute (seeding costs as much as a move).
         return Chance(derive_seed(self.seed, "substitute"))
+
+    @cached_property
+    def wire_options(self) -> WireOptions:
+        return WireOptions()
 
     @cached_property
     def order_rng(self) -> Chance:
@@ -564,6 +593,8 @@ class _Match:
                     option = decision.find(answer) if isinstance(answer, str) else None
                     if option is None:
                         asked = _Asked(decision, first, None, began, answer=answer)
+            elif (remote := self.remote[seat]) is not None and self.bound is None and not self.seats.forfeited[seat]:
+                option, asked, began = await self.ask_remote(remote, decision, first)
             elif self.two_phase[seat]:
                 asked = await self.ask(decision, first, False)
             else:
@@ -639,9 +670,21 @@ class _Match:
         events = self.cursor.take_lazy(self.state, seat)
         if self.seats.forfeited[seat]:
             return _Asked(decision, index, None, time.perf_counter(), forfeited=True)
-        request = decision_request(
-            self.game, self.state, decision, index=index, events=events, simultaneous=simultaneous
-        )
+        request: bot_pb2.DecisionRequest | WireRequest
+        if self.wire[seat]:  # a remote bot: the request as bytes, parts serialised once
+            request = WireRequest(
+                self.game,
+                self.state,
+                decision,
+                index=index,
+                events=events,
+                simultaneous=simultaneous,
+                options=self.wire_options,
+            )
+        else:
+            request = decision_request(
+                self.game, self.state, decision, index=index, events=events, simultaneous=simultaneous
+            )
         asked = _Asked(decision, index, request, time.perf_counter(), two_phase=True)
         try:
             await self.call(seat, "begin_decide", request)
@@ -650,6 +693,36 @@ class _Match:
         except Exception as exc:  # any bot exception is a crash verdict
             asked.failure = ("crash", f"{type(exc).__name__}: {exc}")
         return asked
+
+    async def ask_remote(
+        self, hooks: tuple[Callable[[Any], Any], Callable[[Any], Any]], decision: Decision, index: int
+    ) -> tuple[Option | None, _Asked | None, float]:
+        """A remote bot's single decision, asked and awaited here (the same request, clock and
+        verdicts as :meth:`ask` then :meth:`answer`, without their indirections): the option
+        answered when it is legal, else what the general path records."""
+        seat = decision.seat
+        events = self.cursor.take_lazy(self.state, seat)
+        request = WireRequest(
+            self.game, self.state, decision, index=index, events=events, simultaneous=False, options=self.wire_options
+        )
+        began = time.perf_counter()
+        begin, end = hooks
+        try:
+            await begin(request)
+            answer = await end(request)
+        except Exception as exc:  # a verdict (asking or awaiting): the general path records it
+            asked = _Asked(decision, index, request, began, two_phase=True)
+            asked.failure = _failure_of(exc)
+            return None, asked, began
+        option = decision.find(answer) if isinstance(answer, str) else None
+        if option is None:  # not an option: the general path gives the verdict
+            return None, _Asked(decision, index, request, began, answer=answer), began
+        if self.strikes[seat]:
+            # A late answer within the grace stands, at the cost of a strike: record it.
+            late = getattr(self.players[seat], "last_strike_ms", None)
+            if late is not None:
+                self.record.strikes.append(StrikeEntry(seat, index, late))
+        return option, None, began
 
     def ask_now(self, decision: Decision, index: int, simultaneous: bool) -> _Asked:
         """Ask an in-process player: it answers here and now."""

@@ -6,11 +6,17 @@
    the same asyncio server stack as a bot) driven from the referee's event loop, ~300-byte
    messages (the size of a RollDice decision request) - over TCP loopback and a Unix socket;
    echo and match alternate ``--rounds`` times and the medians are reported (also the ratio of
-   the median latencies, robust to a loaded machine).
+   the median latencies, robust to a loaded machine). Also the echo of a match's own pattern:
+   two echo servers, a stream to each, the round trips alternating between them (a match's
+   requests alternate between its two seats' bots; a server that sits idle while the other
+   answers costs more per message to wake than one kept busy).
 2. Match: a RollDice match (high target: thousands of decisions) between two trivial remote
    bots (bench/first_bot.py: always option 0) through the full referee (runner, requests with
    observations, clocks, records); decisions per second as a ratio of the echo rate, and the
-   latency each decision adds to an echo round trip (p50, p99).
+   latency each decision adds to an echo round trip (p50, p99). Also CPU per decision (the
+   referee's event-loop thread and both bot processes, every thread) against CPU per echo
+   round trip (the loop's thread and the echo server): what a decision costs the machine,
+   which other processes' load does not count in (wall-clock rates on a loaded machine do).
 3. Concurrency: bots that take 20 ms per decision; N matches at once in one referee process
    (coroutines on the referee's event loop); each match's throughput against its ideal (its
    decisions x 20 ms), and timeouts at a 200 ms limit; against 2N bare echo streams (a match
@@ -24,10 +30,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -36,7 +44,7 @@ import grpc.aio
 from arena.clock import clock_settings
 from arena.games.rolldice import GAME
 from arena.record import MatchRecord
-from arena.runner import play_match, play_match_async
+from arena.runner import play_match_async
 from referee import aioloop
 from referee.remote import CHANNEL_OPTIONS, RemotePlayer
 from tests.remote_helpers import bot_process
@@ -49,38 +57,80 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def echo(address: str, rounds: int) -> tuple[float, list[float]]:
-    """(round trips per second, latencies in ms) of a bare stream echo from the event loop."""
-    target = address.removeprefix("grpc://")
+def children() -> set[int]:
+    """This process's child processes (the servers it started)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == os.getpid():
+                        found.add(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+    return found
+
+
+def cpu_seconds(pids: Iterable[int]) -> float:
+    """User + system CPU of processes so far (all their threads)."""
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def echo(address: str | list[str], rounds: int) -> tuple[float, list[float]]:
+    """(round trips per second, latencies in ms) of a bare stream echo from the event loop.
+
+    Several addresses: one stream to each (each its own channel), the round trips alternating
+    between them, as a match's requests alternate between its seats' bots."""
+    targets = [a.removeprefix("grpc://") for a in ([address] if isinstance(address, str) else address)]
 
     async def run() -> tuple[float, list[float]]:
-        channel = grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
-        call = channel.stream_stream("/bench.Echo/Echo")()
+        channels = [grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS) for target in targets]
+        calls = [channel.stream_stream("/bench.Echo/Echo")() for channel in channels]
         latencies = []
-        for _ in range(50):  # warm-up
-            await call.write(PAYLOAD)
-            await call.read()
-        began = time.perf_counter()
-        for _ in range(rounds):
+        for i in range(50):  # warm-up
+            await calls[i % len(calls)].write(PAYLOAD)
+            await calls[i % len(calls)].read()
+        began, cpu = time.perf_counter(), time.thread_time()
+        for i in range(rounds):
+            call = calls[i % len(calls)]
             t0 = time.perf_counter()
             await call.write(PAYLOAD)
             await call.read()
             latencies.append((time.perf_counter() - t0) * 1000)
         elapsed = time.perf_counter() - began
-        await call.done_writing()
-        await channel.close()
+        LAST_LOOP_CPU[0] = time.thread_time() - cpu
+        for call in calls:
+            await call.done_writing()
+        for channel in channels:
+            await channel.close()
         return rounds / elapsed, latencies
 
     return aioloop.run(run())
 
 
+LAST_LOOP_CPU = [0.0]
+"""CPU time of the event loop's thread during the last timed echo or match (seconds)."""
+
+
 def match(address_a: str, address_b: str, target: int, clock: dict[str, int], seed: int = 1) -> tuple[float, list]:
     """(decisions per second, record) of one RollDice match between two remote bots."""
     config = GAME.config(2, {"target": target})
+    players = [RemotePlayer(address_a), RemotePlayer(address_b)]
+
+    async def timed() -> MatchRecord:
+        cpu = time.thread_time()
+        try:
+            return await play_match_async(GAME, config, seed, players, clock=clock_settings(clock))
+        finally:
+            LAST_LOOP_CPU[0] = time.thread_time() - cpu
+
     began = time.perf_counter()
-    record = play_match(
-        GAME, config, seed, [RemotePlayer(address_a), RemotePlayer(address_b)], clock=clock_settings(clock)
-    )
+    record = aioloop.run(timed())
     return len(record.decisions) / (time.perf_counter() - began), record
 
 
@@ -89,6 +139,7 @@ def transport(kind: str, decisions: int, tmp: Path, rounds: int = 3) -> dict[str
     runs = [_transport(kind, decisions, tmp) for _ in range(rounds)]
     out = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
     out["match_vs_echo_each_round"] = [run["match_vs_echo"] for run in runs]  # type: ignore[assignment]
+    out["match_vs_echo_two_servers_each_round"] = [run["match_vs_echo_two_servers"] for run in runs]  # type: ignore[assignment]
     return out
 
 
@@ -97,28 +148,57 @@ def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
         return ["--unix", str(tmp / f"{name}.sock")] if kind == "unix" else ["--port", "0"]
 
     with ExitStack() as stack:
-        echo_addr = stack.enter_context(bot_process([sys.executable, "-m", "bench.echo_server", *where("echo")]))
+        before = children()
+        echoes = [
+            stack.enter_context(bot_process([sys.executable, "-m", "bench.echo_server", *where(f"echo{i}")]))
+            for i in range(2)
+        ]
+        echo_pids = sorted(children() - before)
+        before = children()
         bots = [
             stack.enter_context(bot_process([sys.executable, "-m", "bench.first_bot", *where(f"bot{i}")]))
             for i in range(2)
         ]
+        bot_pids = children() - before
         if kind == "unix":
-            echo_addr = echo_addr.removeprefix("grpc://")
+            echoes = [e.removeprefix("grpc://") for e in echoes]
             bots = [b.removeprefix("grpc://") for b in bots]
         match(bots[0], bots[1], 50, {})  # warm-up
-        echo_rate, echo_ms = echo(echo_addr, decisions)
+        # CPU per round trip: the event loop's thread and the server processes, all threads.
+        server = cpu_seconds(echo_pids)
+        echo_rate, echo_ms = echo(echoes[0], decisions)
+        echo_cpu = (LAST_LOOP_CPU[0] + cpu_seconds(echo_pids) - server) / decisions
+        # The same pattern as a match: a stream to each of two servers, alternating.
+        server = cpu_seconds(echo_pids)
+        echo2_rate, echo2_ms = echo(echoes, decisions)
+        echo2_cpu = (LAST_LOOP_CPU[0] + cpu_seconds(echo_pids) - server) / decisions
         # One decision per turn (option 0 is "stop") at 3.5 points a turn, two seats.
+        server = cpu_seconds(bot_pids)
         rate, record = match(bots[0], bots[1], int(decisions * 1.75), {})
+        match_loop_cpu = LAST_LOOP_CPU[0] / len(record.decisions)
+        match_bots_cpu = (cpu_seconds(bot_pids) - server) / len(record.decisions)
     match_ms = [d.ms for d in record.decisions if d.by == "bot"]
     return {
         "echo_round_trips_per_s": round(echo_rate),
+        "echo_two_servers_round_trips_per_s": round(echo2_rate),
         "match_decisions_per_s": round(rate),
         "match_vs_echo": round(rate / echo_rate, 3),
+        "match_vs_echo_two_servers": round(rate / echo2_rate, 3),
         # The same from the medians (robust to the scheduler's hiccups on a loaded machine).
         "match_vs_echo_p50": round(statistics.median(echo_ms) / statistics.median(match_ms), 3),
+        "match_vs_echo_two_servers_p50": round(statistics.median(echo2_ms) / statistics.median(match_ms), 3),
+        # CPU per round trip (robust to a loaded machine: other processes' time is not counted).
+        "echo_cpu_us": round(echo_cpu * 1e6, 1),
+        "echo_two_servers_cpu_us": round(echo2_cpu * 1e6, 1),
+        "match_cpu_us": round((match_loop_cpu + match_bots_cpu) * 1e6, 1),
+        "match_referee_loop_cpu_us": round(match_loop_cpu * 1e6, 1),
+        "match_bots_cpu_us": round(match_bots_cpu * 1e6, 1),
+        "match_vs_echo_cpu": round(echo_cpu / (match_loop_cpu + match_bots_cpu), 3),
+        "match_vs_echo_two_servers_cpu": round(echo2_cpu / (match_loop_cpu + match_bots_cpu), 3),
         "decisions": len(record.decisions),
         "echo_p50_ms": round(statistics.median(echo_ms), 3),
         "echo_p99_ms": round(percentile(echo_ms, 0.99), 3),
+        "echo_two_servers_p50_ms": round(statistics.median(echo2_ms), 3),
         "decision_p50_ms": round(statistics.median(match_ms), 3),
         "decision_p99_ms": round(percentile(match_ms, 0.99), 3),
         "added_p50_ms": round(statistics.median(match_ms) - statistics.median(echo_ms), 3),

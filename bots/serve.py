@@ -25,8 +25,9 @@ import inspect
 import logging
 import os
 import signal
+import struct
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from concurrent import futures
 from typing import Any
 
@@ -35,7 +36,8 @@ import grpc.aio
 
 from arena.config import ConfigError
 from arena.ports import bind_error
-from arena.v1 import bot_pb2, bot_pb2_grpc
+from arena.protocol import varint
+from arena.v1 import bot_pb2
 from bots.sdk import Bot, Turn
 
 log = logging.getLogger("arena.bot")
@@ -61,7 +63,31 @@ async def _decide_async(bot: Bot, request: bot_pb2.DecisionRequest) -> str:
     return str(answer)
 
 
-class BotServicer(bot_pb2_grpc.BotServiceServicer):
+_ANSWER_TAG = b"\x12"  # BotMessage.decision: field 2, length-delimited
+_UINT64 = struct.Struct("<Q")
+
+
+def answer_bytes(decision_index: int, option_id: str, request_id: int) -> bytes:
+    """``BotMessage(decision=DecisionResponse(...))`` serialised, without building either
+    message (the same bytes: fields in number order, zero values left out)."""
+    if not isinstance(option_id, str):
+        raise TypeError(f"choose must return an option id (str), not {type(option_id).__name__}")
+    option = option_id.encode()
+    body = b"".join(
+        (
+            b"\x08" + varint(decision_index) if decision_index else b"",
+            b"\x12" + varint(len(option)) + option if option else b"",
+            b"\x19" + _UINT64.pack(request_id) if request_id else b"",
+        )
+    )
+    return _ANSWER_TAG + varint(len(body)) + body
+
+
+class BotServicer:
+    """``BotService``, served with raw bytes: a request is parsed here (once), an answer is
+    written as bytes (:func:`answer_bytes`), and the stream is driven with the call's own
+    ``read``/``write`` (no async generators between gRPC and the bot)."""
+
     def __init__(self, make_bot: Callable[[], Bot], pool: futures.Executor) -> None:
         self.make_bot = make_bot
         self.pool = pool
@@ -71,30 +97,40 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             return call(*args)
         return await asyncio.get_running_loop().run_in_executor(self.pool, call, *args)
 
-    async def Play(
-        self, request_iterator: AsyncIterator[bot_pb2.RefereeMessage], context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[bot_pb2.BotMessage]:
+    def handler(self) -> grpc.GenericRpcHandler:
+        """The generic handler serving ``/arena.v1.BotService/Play`` (bytes in, bytes out)."""
+        play: grpc.RpcMethodHandler = grpc.stream_stream_rpc_method_handler(self.Play)  # raw bytes
+        return grpc.method_handlers_generic_handler(SERVICE, {"Play": play})
+
+    async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:
+        read, write = context.read, context.write
         bot: Bot | None = None
         decide: Callable[[bot_pb2.DecisionRequest], Awaitable[str]] | None = None
+        direct: Callable[[bot_pb2.DecisionRequest], str] | None = None  # an inline bot's decide
         try:
-            async for message in request_iterator:
+            while True:
+                data = await read()
+                if data is grpc.aio.EOF:
+                    return
+                message = bot_pb2.RefereeMessage.FromString(data)
                 body = message.WhichOneof("body")
-                if body == "start":
+                if body == "decision" and bot is not None:
+                    request = message.decision
+                    choice = direct(request) if direct is not None else await decide(request)  # type: ignore[misc]
+                    await write(answer_bytes(request.decision_index, choice, request.request_id))
+                elif body == "start":
                     bot = await self._run(None, self.make_bot)
                     assert bot is not None
                     if inspect.iscoroutinefunction(bot.choose):
                         decide = lambda request, bot=bot: _decide_async(bot, request)  # noqa: E731
+                        direct = None
+                    elif getattr(bot, "inline", False):
+                        direct = bot.decide
                     else:
                         decide = lambda request, bot=bot: self._run(bot, bot.decide, request)  # noqa: E731
-                    yield bot_pb2.BotMessage(ready=await self._run(bot, bot.start, message.start))
-                elif body == "decision" and bot is not None and decide is not None:
-                    request = message.decision
-                    choice = await decide(request)
-                    yield bot_pb2.BotMessage(
-                        decision=bot_pb2.DecisionResponse(
-                            decision_index=request.decision_index, option_id=choice, request_id=request.request_id
-                        )
-                    )
+                        direct = None
+                    ready = await self._run(bot, bot.start, message.start)
+                    await write(bot_pb2.BotMessage(ready=ready).SerializeToString())
                 elif body == "finish" and bot is not None:
                     await self._run(bot, bot.finish, message.finish)
                     return
@@ -106,6 +142,9 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         except Exception:
             log.exception("bot %s failed", getattr(bot, "name", "?"))
             await context.abort(grpc.StatusCode.INTERNAL, "the bot raised an exception")
+
+
+SERVICE = "arena.v1.BotService"
 
 
 class BotServer:
@@ -159,7 +198,7 @@ def start(make_bot: Callable[[], Bot], address: str = "127.0.0.1:0", *, max_matc
 
     async def begin() -> tuple[grpc.aio.Server, int]:
         server = grpc.aio.server(options=SERVER_OPTIONS, maximum_concurrent_rpcs=None)
-        bot_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(make_bot, pool), server)
+        server.add_generic_rpc_handlers((BotServicer(make_bot, pool).handler(),))
         try:
             port = server.add_insecure_port(address)
         except RuntimeError as exc:  # grpcio raises when nothing could be bound

@@ -42,8 +42,11 @@ drives the whole match on that loop through the ``*_async`` hooks, so a decision
 thread hop; the plain methods are a synchronous facade for other callers. Simultaneous
 decisions use ``begin_decide`` (write the request, return) and ``end_decide`` (wait), so every
 seat is asked before any answer is awaited. A request is written straight from the match's
-coroutine (no task per write), serialised once (:func:`_decision_bytes`: no copy into an
-envelope message).
+coroutine (no task per write). The runner hands this player its requests as
+:class:`arena.protocol.WireRequest` (``wire_requests``): the message's bytes assembled from
+parts serialised once (events once per match, options once per option object), the clock and
+the request id appended per send; a ``DecisionRequest`` is still taken (serialised once into
+its envelope, :func:`_decision_bytes`).
 """
 
 from __future__ import annotations
@@ -51,14 +54,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
+import os
+import struct
+import threading
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import grpc
 import grpc.aio
 
 from arena.config import ConfigError
+from arena.protocol import WireRequest
 from arena.runner import PlayerFailure
 from arena.v1 import bot_pb2
 from referee import aioloop, endpoints, lag
@@ -121,7 +128,7 @@ def target_of(spec: str) -> str:
     raise ConfigError(f"bot address {spec!r}: expected grpc://HOST:PORT or unix:///PATH")
 
 
-@dataclass
+@dataclass(slots=True)
 class _Inbound:
     kind: str  # "message", "eof", "error" or "flood"
     at: float  # loop time of arrival
@@ -302,6 +309,41 @@ def _varint(value: int) -> bytes:
     return bytes(out)
 
 
+_REQUEST_IDS = threading.local()
+_ID_BLOCK = 512
+
+
+def _request_ids() -> Iterator[int]:
+    """Request ids from the system's CSPRNG, read in blocks (one syscall per 512 ids):
+    uniform over 1..2^53-1 (53 random bits, zero skipped)."""
+    while True:
+        for (value,) in _UINT64.iter_unpack(os.urandom(8 * _ID_BLOCK)):
+            value &= MAX_REQUEST_ID  # 2^53 - 1: the low 53 bits
+            if value:
+                yield value
+
+
+_UINT64 = struct.Struct("<Q")
+
+
+def next_request_id() -> int:
+    """An unpredictable request id, 1..2^53-1 (a generator per thread: ids are drawn on the
+    event loop's thread, and a generator must not run in two threads at once)."""
+    ids = getattr(_REQUEST_IDS, "ids", None)
+    if ids is None:
+        ids = _REQUEST_IDS.ids = _request_ids()
+    return next(ids)
+
+
+def _forget_request_ids() -> None:
+    """In a forked child: drop the parent's buffered ids (else both would hand out the same)."""
+    global _REQUEST_IDS
+    _REQUEST_IDS = threading.local()
+
+
+os.register_at_fork(after_in_child=_forget_request_ids)
+
+
 def _decision_bytes(request: bot_pb2.DecisionRequest) -> bytes:
     """``RefereeMessage(decision=request)`` serialised without copying the request into a new
     message (the same bytes: one length-delimited field)."""
@@ -382,23 +424,35 @@ class RemotePlayer:
             raise outcome.error()
         return outcome
 
-    async def begin_decide_async(self, request: bot_pb2.DecisionRequest) -> None:
-        self._check_alive()
+    wire_requests = True
+    """The runner hands this player :class:`arena.protocol.WireRequest` (the request as bytes,
+    the clock and the request id appended per send); a ``DecisionRequest`` is taken too."""
+
+    async def begin_decide_async(self, request: bot_pb2.DecisionRequest | WireRequest) -> None:
+        if self._dead is not None:
+            raise self._dead.error()
         # An unpredictable id the answer must echo: an answer carrying it cannot have been sent
         # before the request (arrival times cannot tell, messages queue in transit). Below 2^53
         # so that bots decoding 64-bit integers as JavaScript numbers keep it exactly.
-        request.request_id = 1 + secrets.randbelow(MAX_REQUEST_ID)
-        clock = request.clock
-        clock.SetInParent()
-        clock.decision_ms = self._clock.decision_ms
-        clock.bank_ms = int(self._bank * 1000)
-        clock.strikes = self._strikes
-        failed = await self._send_request(request)
+        request_id = next_request_id()
+        decision_ms, bank_ms, strikes = self._clock.decision_ms, int(self._bank * 1000), self._strikes
+        if isinstance(request, WireRequest):
+            data = request.encode(decision_ms, bank_ms, strikes, request_id)
+        else:
+            request.request_id = request_id
+            clock = request.clock
+            clock.SetInParent()
+            clock.decision_ms = decision_ms
+            clock.bank_ms = bank_ms
+            clock.strikes = strikes
+            data = _decision_bytes(request)
+        failed = await self._send_request(data)
         if failed is not None:
             raise failed.error()
 
-    async def end_decide_async(self, request: bot_pb2.DecisionRequest) -> str:
-        self._check_alive()
+    async def end_decide_async(self, request: bot_pb2.DecisionRequest | WireRequest) -> str:
+        if self._dead is not None:
+            raise self._dead.error()
         outcome = await self._await_answer(request)
         if isinstance(outcome, _Failed):
             raise outcome.error()
@@ -418,7 +472,7 @@ class RemotePlayer:
     def start(self, message: bot_pb2.MatchStart) -> bot_pb2.Ready:
         return aioloop.run(self.start_async(message))
 
-    def decide(self, request: bot_pb2.DecisionRequest) -> str:
+    def decide(self, request: bot_pb2.DecisionRequest | WireRequest) -> str:
         async def both() -> str:
             await self.begin_decide_async(request)
             return await self.end_decide_async(request)
@@ -514,7 +568,7 @@ class RemotePlayer:
             return _Failed("stall", f"could not resolve {self.target} within {self._clock.startup_ms} ms")
         return endpoints.dial_target(addresses[0], int(port))
 
-    async def _send_request(self, request: bot_pb2.DecisionRequest) -> _Failed | None:
+    async def _send_request(self, data: bytes) -> _Failed | None:
         assert self._stream is not None
         if self._stream.call is None or self._stream.call.done():
             return self._die(_Failed("crash", "the stream is already closed"))
@@ -523,7 +577,7 @@ class RemotePlayer:
         grace = self._clock.grace_ms / 1000.0
         allowed = limit + self._bank + grace
         # The write is bounded by the decision's whole allowance (a bot that does not read).
-        written = await self._stream.send(_decision_bytes(request), allowed, self._lag)
+        written = await self._stream.send(data, allowed, self._lag)
         # The bot's clock starts once the request is written: it cannot think before that, and
         # a referee slow to write (a busy loop) must not be charged to the bot.
         self._sent_at = loop.time()
@@ -537,7 +591,7 @@ class RemotePlayer:
             return self._die(_failed(_failure_of_error(written)))
         return None
 
-    async def _await_answer(self, request: bot_pb2.DecisionRequest) -> str | _Failed:
+    async def _await_answer(self, request: bot_pb2.DecisionRequest | WireRequest) -> str | _Failed:
         assert self._stream is not None
         self.last_strike_ms = None
         request_id = request.request_id

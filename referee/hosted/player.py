@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
+from arena.protocol import WireRequest
 from arena.runner import PlayerFailure
 from arena.v1 import bot_pb2
 from referee.hosted.jail import Jail, JailFailed, Limits, SandboxUnavailable
@@ -55,13 +56,13 @@ class HostedPlayer(RemotePlayer):
         except PlayerFailure as failure:
             raise await self._explained(failure) from None
 
-    async def begin_decide_async(self, request: bot_pb2.DecisionRequest) -> None:
+    async def begin_decide_async(self, request: bot_pb2.DecisionRequest | WireRequest) -> None:
         try:
             await super().begin_decide_async(request)
         except PlayerFailure as failure:
             raise await self._explained(failure) from None
 
-    async def end_decide_async(self, request: bot_pb2.DecisionRequest) -> str:
+    async def end_decide_async(self, request: bot_pb2.DecisionRequest | WireRequest) -> str:
         try:
             return await super().end_decide_async(request)
         except PlayerFailure as failure:
