@@ -421,21 +421,3 @@ def test_a_world_from_the_observation_deals_exactly_the_unseen_eggs_and_adventur
             assert sorted(world.hands[seat] + world.draws[seat]) == sorted(state.hands[seat] + state.draws[seat])
         faces[world.face_down[0].value] += 1
     assert faces[hidden.value] > 0 and len(faces) > 5  # the face-down Egg is any unseen one
-
-
-def test_served_search_plays_a_match_over_grpc():
-    """``arena bot serve --bot search``: every decision determinized from the observation alone
-    (world_from_observation), a whole match over loopback gRPC without a failure."""
-    from arena.runner import play_match
-    from bots.registry import make_bot
-    from bots.serve import start
-    from referee.remote import RemotePlayer
-
-    server = start(lambda: make_bot("search:iterations=8", "eggsandempires"))
-    try:
-        seats = [RemotePlayer(f"grpc://127.0.0.1:{server.port}"), make_bot("random", "eggsandempires")]
-        record = play_match(GAME, GAME.config(3), 5, [*seats, make_bot("random", "eggsandempires")])
-    finally:
-        server.stop()
-    assert record.failures == [] and sorted(record.result["ranks"])[0] == 1
-    assert sum(d.seat == 0 for d in record.decisions) > 20

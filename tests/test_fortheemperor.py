@@ -485,25 +485,3 @@ def test_world_from_observation_keeps_the_revealed_warrior_and_deals_the_rest():
     unknown = sorted(s for s in state.hands[CRANE] + state.piles[CRANE] if s != 9)
     share = samples * (len(state.hands[CRANE]) - 1) / len(unknown)
     assert chisquare([counts[s] for s in unknown], [share] * len(unknown)).pvalue > 0.01
-
-
-def test_served_search_plays_a_match_over_grpc():
-    """``arena bot serve --bot search``: worlds built from each request's observation alone,
-    a whole match over loopback gRPC without a failure."""
-    from arena.runner import play_match
-    from bots.registry import make_bot
-    from bots.serve import start
-    from referee.remote import RemotePlayer
-
-    server = start(lambda: make_bot("search:iterations=8", "fortheemperor"))
-    try:
-        record = play_match(
-            GAME,
-            GAME.config(2),
-            4,
-            [make_bot("heuristic", "fortheemperor"), RemotePlayer(f"grpc://127.0.0.1:{server.port}")],
-        )
-    finally:
-        server.stop()
-    assert record.failures == [] and sorted(record.result["ranks"]) in ([1, 1], [1, 2])
-    assert sum(d.seat == 1 for d in record.decisions) >= 8

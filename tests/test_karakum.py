@@ -703,22 +703,3 @@ def test_heuristic_bot_plays_legal_options_and_beats_random():
         ranks = record.result["ranks"]
         wins += (ranks[seat] == 1) / ranks.count(1)
     assert wins >= 10
-
-
-def test_served_search_plays_karakum_over_grpc_from_observations():
-    # ``arena bot serve --bot search``: the served bot has only the observation, so its worlds
-    # come from world_from_observation; a whole match over loopback gRPC, no failure.
-    from arena.runner import play_match
-    from bots.serve import start
-    from referee.remote import RemotePlayer
-
-    config = GAME.config(2)
-    server = start(lambda: make_bot("search:iterations=8", "karakum"))
-    try:
-        remote = play_match(
-            GAME, config, 3, [RemotePlayer(f"grpc://127.0.0.1:{server.port}"), make_bot("heuristic", "karakum")]
-        )
-    finally:
-        server.stop()
-    assert remote.failures == [] and sorted(remote.result["ranks"]) in ([1, 2], [1, 1])
-    assert sum(d.seat == 0 for d in remote.decisions) > 20

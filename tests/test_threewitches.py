@@ -511,23 +511,3 @@ def test_world_from_observation_keeps_the_secret_return_the_voids_and_the_elixir
     for k in range(100):
         world = GAME.world_from_observation(state.config, 0, GAME.observe(state, 0), Chance(k))
         assert ELIXIR in world.hands[2] or world.discards[2] == ELIXIR
-
-
-def test_served_search_plays_a_match_over_grpc_from_observations():
-    """``arena bot serve --bot search`` determinizes with world_from_observation: a whole match
-    over loopback gRPC against heuristics, with no failure."""
-    from arena.runner import play_match
-    from bots.registry import make_bot
-    from bots.serve import start
-    from referee.remote import RemotePlayer
-
-    config = GAME.config(3)
-    server = start(lambda: make_bot("search:iterations=10", "threewitches"))
-    try:
-        remote = RemotePlayer(f"grpc://127.0.0.1:{server.port}")
-        bots = [remote] + [make_bot("heuristic", "threewitches") for _ in range(3 - 1)]
-        record = play_match(GAME, config, 3, bots)
-    finally:
-        server.stop()
-    assert record.failures == [] and sorted(record.result["ranks"])[0] == 1
-    assert sum(d.seat == 0 for d in record.decisions) > 10

@@ -498,24 +498,3 @@ def test_world_from_observation_keeps_hand_rows_and_voids():
         shown = state.trick + 1
         assert world.harmonies[state.trick - 1 : shown] == state.harmonies[state.trick - 1 : shown]
         assert sorted(world.harmonies) == sorted(state.harmonies)
-
-
-def test_served_search_plays_vivo_over_grpc():
-    """``arena bot serve --bot search`` for Vivo: its worlds come from the observations sent over
-    real loopback gRPC, and it plays a match to the end."""
-    from bots.serve import start
-    from referee.remote import RemotePlayer
-
-    config = GAME.config(3)
-    server = start(lambda: make_bot("search:iterations=12", "vivo"))
-    try:
-        players = [
-            RemotePlayer(f"grpc://127.0.0.1:{server.port}"),
-            make_bot("random", "vivo"),
-            make_bot("random", "vivo"),
-        ]
-        record = play_match(GAME, config, 2, players)
-    finally:
-        server.stop()
-    assert record.failures == [] and record.result["ranks"]
-    assert sum(d.seat == 0 and d.by == "bot" for d in record.decisions) == 2 * 12

@@ -15,7 +15,7 @@ import pickle
 import pytest
 
 from arena.chance import Chance
-from arena.registry import games
+from arena.registry import games, get_game
 from tests.contract import configurations
 from tests.test_sample_world import play_out, sampled_points
 
@@ -68,3 +68,27 @@ def test_the_observation_is_not_changed():
     before = seen.SerializeToString()
     game.world_from_observation(config, state.pending[0].seat, seen, Chance(1))
     assert seen.SerializeToString() == before
+
+
+SERVED = sorted(games())
+
+
+@pytest.mark.parametrize("game_id", SERVED)
+def test_served_search_plays_a_whole_match_over_grpc(game_id):
+    """``arena bot serve --bot search``: every decision of seat 0 determinized from the
+    observation it was sent over real loopback gRPC, a whole match without a failure."""
+    from arena.runner import play_match
+    from bots.registry import make_bot
+    from bots.serve import start
+    from referee.remote import RemotePlayer
+
+    game = get_game(game_id)
+    config = game.config(max(2, game.meta.min_players))
+    server = start(lambda: make_bot("search:iterations=6", game_id))
+    try:
+        others = [make_bot("random", game_id) for _ in range(config.players - 1)]
+        record = play_match(game, config, 5, [RemotePlayer(f"grpc://127.0.0.1:{server.port}"), *others])
+    finally:
+        server.stop()
+    assert record.failures == [] and sorted(record.result["ranks"])[0] == 1
+    assert any(d.seat == 0 and d.by == "bot" for d in record.decisions)
