@@ -703,3 +703,25 @@ def test_heuristic_bot_plays_legal_options_and_beats_random():
         ranks = record.result["ranks"]
         wins += (ranks[seat] == 1) / ranks.count(1)
     assert wins >= 10
+
+
+def test_sampled_worlds_let_the_buyer_pay():
+    """While another seat pays, every sampled world gives it a payment (these playouts had
+    worlds whose buyer could not pay before the pooled fallback: a world without a legal
+    option, which crashed the search bot)."""
+    for seed in (3, 17, 19):
+        state = GAME.new_match(GAME.config(2), seed)
+        rng = Chance(seed)
+        paying = 0
+        while state.pending:
+            if state.phase == pb.PHASE_PAY:
+                paying += 1
+                viewer = 1 - state.turn_seat
+                for k in range(5):
+                    world = GAME.sample_world(state, viewer, Chance(k))
+                    assert all(d.options for d in world.pending), (seed, state.steps, k)
+                    assert world.hands[state.turn_seat] != [] and sum(world.hands[state.turn_seat]) == sum(
+                        state.hands[state.turn_seat]
+                    )
+            GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+        assert paying

@@ -65,9 +65,11 @@ Rulings (``shared/rules/NOTES.md`` §4.9 unless stated):
     games) the cycles are pooled instead (the world stays a legal state with the same
     observation, but may give a hand a card of a good its cycles no longer had). When another
     seat is about to pay, its world hand is made to afford the camel (blind cards that cannot pay
-    are traded for deck cards that can). ``world_from_observation`` has no history: it deals the
-    observation's ``unseen`` cards as one pool (the deck cycles are not in the observation), the
-    buyer's blind cards first, one at a time, never one after which it could no longer pay.
+    are traded for deck cards that can; where that is not enough, about 1% of such worlds,
+    every hidden card is pooled and the buyer's dealt first, as below). ``world_from_observation``
+    has no history: it deals the observation's ``unseen`` cards as one pool (the deck cycles are
+    not in the observation), the buyer's blind cards first, one at a time, never one after
+    which it could no longer pay.
 
 Chance labels: ``"camels"`` (the shuffle of the 35 camels: the top card first; the last 12/8/0
 of the order are removed), ``"resources"`` (the shuffle of the 71 resources: the top card
@@ -714,8 +716,33 @@ class Karakum(Game[KarakumState]):
                 hand_[t] -= 1
                 hand_[world.deck[i]] += 1
                 world.deck[i] = t
+            if units(hand_, camel.colour) < state.cost:
+                # Still short (about 1% of the worlds sampled while a seat pays: paying cards
+                # were charged to other hands, or units come in pairs): pool every hidden card
+                # and deal as world_from_observation does, the buyer's blind cards first.
+                self._deal_buyer_first(world, state, seat, camel, chance)
         world.pending = tuple(self.decisions(world))
         return world
+
+    def _deal_buyer_first(
+        self, world: KarakumState, state: KarakumState, seat: int, camel: Camel, chance: Chance
+    ) -> None:
+        """Re-deal the other hands' blind cards and the deck as one pool, the buyer's first so
+        it can pay (the deck cycle of each card is then not kept: ruling 12's fallback)."""
+        pool = [0] * SLOTS
+        blind = [0] * state.players
+        for s in range(state.players):
+            if s != seat:
+                for t in TYPES:
+                    pool[t] += world.hands[s][t] - state.known[s][t]
+                blind[s] = sum(world.hands[s]) - sum(state.known[s])
+                world.hands[s] = list(state.known[s])
+        for t in world.deck:
+            pool[t] += 1
+        buyer = state.turn_seat
+        _deal_affording(world.hands[buyer], pool, blind[buyer], camel.colour, state.cost, chance)
+        blind[buyer] = 0
+        world.deck = _deal_blind(world, seat, pool, blind, chance)
 
     def world_from_observation(
         self, config: MatchConfig, seat: int, observation: Message, chance: Chance
