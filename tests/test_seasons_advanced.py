@@ -622,3 +622,19 @@ def test_archmage_prompt_reason_seen_by_all_cards_only_by_chooser():
     play(state, "activate:0", "draw")
     assert GAME.observe(state, 1).prompt.reason == "orb-look"
     assert list(GAME.observe(state, SPECTATOR).prompt.cards) == [29]
+
+
+def test_worlds_keep_a_familiar_for_another_seats_open_kriss():
+    """A Necrotic Kriss prompt (#44) open for another seat shows it holds a familiar: every
+    sampled world gives it one (most worlds of this position had a prompt with no option)."""
+    game = GAME
+    state = game.new_match(game.config(2, {"mode": "archmage"}), 4)
+    rng = Chance(4 ^ 77)
+    while state.steps < 192:
+        game.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    assert state.asks[0].handler == "kriss" and state.asks[0].seat == 1
+    for k in range(200):
+        world = game.sample_world(state, 0, Chance(k))
+        (decision,) = world.pending
+        assert decision.options and all(o.id.startswith("card:") for o in decision.options)
+        assert game.observe(world, 0).SerializeToString() == game.observe(state, 0).SerializeToString()

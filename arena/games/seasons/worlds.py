@@ -35,7 +35,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from arena.chance import Chance
-from arena.games.seasons.framework import APPRENTICE_DECKS, COPIES, DICE, Ask, Face, SeasonsState
+from arena.games.seasons.framework import APPRENTICE_DECKS, CARDS, COPIES, DICE, Ask, Face, SeasonsState
 from arena.games.seasons.framework import Slot as InPlay
 from arena.games.v1 import seasons_pb2 as pb
 
@@ -132,6 +132,7 @@ def sample_world(game: Seasons, state: SeasonsState, viewer: int, chance: Chance
         _deal_known(world, viewer, places, hidden, chance)
     if library_phase and drafting:
         split_libraries(world, viewer)
+    give_kriss_a_familiar(world, viewer, places, chance)
     game.refresh(world)
     return world
 
@@ -287,8 +288,29 @@ def world_from_observation(
         for seat in range(n):
             if seat != viewer:  # what each seat passed is what its left neighbour holds now
                 world.passed[seat] = sorted(world.packets[(seat + 1) % n])
+    give_kriss_a_familiar(world, viewer, places, chance)
     game.refresh(world)
     return world
+
+
+def give_kriss_a_familiar(world: SeasonsState, viewer: int, places: list[list[int]], chance: Chance) -> None:
+    """An open Necrotic Kriss prompt (#44, A15) of another seat shows that seat holds a familiar
+    (the activation is offered only then). Where it has none in play and the deal gave its hand
+    none, a familiar from another hidden place changes places with a card of that hand (without
+    this, most such worlds had a prompt with no option)."""
+    if world.phase != pb.PHASE_PROMPT or not world.asks or world.asks[0].handler != "kriss":
+        return
+    seat = world.asks[0].seat
+    hand = world.hands[seat]
+    if seat == viewer or not hand:
+        return
+    if any(CARDS[c].familiar for c in hand) or any(CARDS[slot.card].familiar for slot in world.tableau[seat]):
+        return
+    sources = [(place, i) for place in places if place is not hand for i, c in enumerate(place) if CARDS[c].familiar]
+    if sources:
+        place, i = sources[chance.below(len(sources), "world")]
+        j = chance.below(len(hand), "world")
+        place[i], hand[j] = hand[j], place[i]
 
 
 # -- after the draft: what the viewer knows of the cards others hold ---------------------------------
