@@ -65,7 +65,7 @@ import grpc
 import grpc.aio
 
 from arena.config import ConfigError
-from arena.protocol import WireRequest
+from arena.protocol import WireRequest, varint
 from arena.runner import PlayerFailure
 from arena.v1 import bot_pb2
 from referee import aioloop, endpoints, lag
@@ -300,15 +300,6 @@ def _serialize(message: bot_pb2.RefereeMessage | bytes) -> bytes:
     return message if isinstance(message, bytes) else message.SerializeToString()
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
 _REQUEST_IDS = threading.local()
 _ID_BLOCK = 512
 
@@ -348,7 +339,7 @@ def _decision_bytes(request: bot_pb2.DecisionRequest) -> bytes:
     """``RefereeMessage(decision=request)`` serialised without copying the request into a new
     message (the same bytes: one length-delimited field)."""
     body = request.SerializeToString()
-    return _DECISION_TAG + _varint(len(body)) + body
+    return _DECISION_TAG + varint(len(body)) + body
 
 
 def _wake(waiter: asyncio.Future[None]) -> None:

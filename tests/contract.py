@@ -150,3 +150,15 @@ def assert_same_view(game: Game, a: MatchState, b: MatchState, seat: int) -> Non
     view_a = [(d.seat, d.kind, d.option_ids) for d in a.pending if d.seat == seat]
     view_b = [(d.seat, d.kind, d.option_ids) for d in b.pending if d.seat == seat]
     assert view_a == view_b
+
+
+def worlds_from_observations(game: Game, config: MatchConfig, seed: int, rng: Chance) -> Iterator[tuple[Any, int, Any]]:
+    """``(state, seat, world)`` at every decision of a seeded random playout: ``world`` built by
+    ``world_from_observation`` from the deciding seat's observation (``rng`` draws the worlds
+    and the random choices, in that order)."""
+    state = game.new_match(config, seed)
+    while state.pending:
+        for decision in state.pending:
+            seat = decision.seat
+            yield state, seat, game.world_from_observation(config, seat, game.observe(state, seat), rng)
+        game.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})

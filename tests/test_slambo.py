@@ -19,7 +19,7 @@ from arena.games.slambo.game import ARENA_DECK, BLUE, COPY, PLUS_MINUS, RED, SHA
 from arena.registry import games
 from bots.games.slambo import BalanceBot, coverage, stuck_chance
 from bots.registry import make_bot
-from tests.contract import assert_same_view, configurations, observation_bytes, random_playout
+from tests.contract import assert_same_view, configurations, observation_bytes, random_playout, worlds_from_observations
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -647,17 +647,13 @@ def test_world_from_observation_deals_the_unseen_cards_by_size(players, options)
     the public bout, and deals exactly the unseen cards to the other hands and leftovers."""
     public = ("cards", "hand_size", "low", "high", "bout", "plays", "total", "turn", "direction", "first")
     public += ("shame", "middle", "supply", "over")
-    state, rng = GAME.new_match(GAME.config(players, options), 5), Chance(players)
-    while state.pending:
-        (decision,) = state.pending
-        seat = decision.seat
-        world = GAME.world_from_observation(state.config, seat, GAME.observe(state, seat), rng)
+    rng = Chance(players)
+    for state, seat, world in worlds_from_observations(GAME, GAME.config(players, options), 5, rng):
         assert {k: getattr(world, k) for k in public} == {k: getattr(state, k) for k in public}
         assert world.hands[seat] == state.hands[seat]
         assert [len(h) for h in world.hands] == [len(h) for h in state.hands]
         assert len(world.leftover) == len(state.leftover)
         hidden = [c for s, h in enumerate(world.hands) if s != seat for c in h] + world.leftover
         assert Counter(hidden) == Counter(GAME.unseen(state, seat))
-        GAME.apply(state, {seat: rng.pick(decision.options, "t").id})
     world = GAME.world_from_observation(state.config, 0, GAME.observe(state, 0), rng)
     assert world.over and world.loser == state.loser and world.pending == ()

@@ -16,20 +16,11 @@ import pytest
 
 from arena.chance import Chance
 from arena.registry import games, get_game
-from tests.contract import configurations
+from tests.test_sample_world import CASES as SAMPLED
 from tests.test_sample_world import play_out, sampled_points
 
-CASES = [
-    pytest.param(
-        game,
-        config,
-        id=f"{game.meta.id}-{config.players}p-"
-        + ("-".join(f"{k}={v}" for k, v in config.options.items()) or "default"),
-    )
-    for game in games().values()
-    if game.observes_worlds()
-    for config in configurations(game)
-]
+# Every game, player count and variant (as sample_world's test) that builds worlds from observations.
+CASES = [case for case in SAMPLED if case.values[0].observes_worlds()]
 
 SEEDS = 2
 
