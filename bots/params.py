@@ -28,6 +28,7 @@ class Param:
     def describe(self) -> str:
         if self.choices:
             return f"{self.name}={'|'.join(self.choices)}"
+
         def show(x: float) -> str:
             return str(int(x)) if self.integer or float(x).is_integer() else str(x)
 
