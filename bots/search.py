@@ -32,6 +32,15 @@ Single-observer ISMCTS (Cowling, Powley & Whitehouse 2012) over the engine itsel
   the search leaves the heuristic only where its simulations clearly say so.
 * **The answer** is this seat's most visited option at the root; with ``mix=1``, for a sealed
   simultaneous decision, an option drawn in proportion to the root visits (a mixed strategy).
+* **Sequential halving on common random numbers** (``halving=1``): instead of UCB at the root,
+  ceil(log2 K) rounds over the K options share the budget; in each round every surviving option
+  is played on the same sampled worlds with the same seed for all later chance (a paired
+  comparison: the luck of the deal and dice largely cancels in the difference), then the worse
+  half is dropped; the answer is the best survivor. At a sealed simultaneous root the other
+  seats play their heuristic's choice in each world (a best response to the modelled players).
+  ``tree=0`` grows no nodes below the root: every simulation rolls out from a root option, so
+  with heuristic rollouts it is Bertsekas' rollout algorithm (a one-step improvement of the
+  heuristic) and nothing below the root fuses strategies across worlds.
 * **Served** (``arena bot serve --bot search``): worlds are built from each request's
   observation (``Game.world_from_observation``) for the games that implement it.
 
@@ -40,7 +49,8 @@ decision: deterministic for a seed, what tests and measurements use), ``ms`` (a 
 budget per decision, used when ``iterations`` is not given; default 500, below the default
 2000 ms clock), ``c`` (the UCB exploration constant), ``rollout`` (heuristic|mast|random),
 ``epsilon`` (the share of rollout steps taken by the next policy down), ``prior`` (virtual wins
-of the heuristic's choice, 0 = none), ``mix`` (0|1). Rewards lie in [0, 1].
+of the heuristic's choice, 0 = none), ``mix`` (0|1), ``halving`` (0|1: sequential halving
+at the root), ``tree`` (0|1: nodes below the root). Rewards lie in [0, 1].
 """
 
 from __future__ import annotations

@@ -285,3 +285,11 @@ def test_halving_parameters():
     assert bot.halving and not bot.tree
     with pytest.raises(ConfigError, match="halving=2 is out of range"):
         make_bot("search:halving=2", "rolldice")
+
+
+def test_halving_on_a_clock_answers_legally():
+    game, state = rolldice_position(10, 12, 4)
+    request = decision_request(game, state, state.pending[0], index=0, events=[], simultaneous=False)
+    bot = SearchBot(ms=30, halving=True, tree=False)
+    assert bot.decide_worlds(request, Worlds(game, state, 0)) in ("stop", "reroll")
+    assert bot.last is not None and bot.last.iterations >= 2
