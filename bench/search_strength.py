@@ -4,10 +4,12 @@
         search:iterations=50,rollout=heuristic search:iterations=50,rollout=mast
 
 Each bot spec plays ``--matches`` matches against ``--opponent`` (default ``heuristic``) on
-seeds 0, 1, ...: the same seeds for every spec (duplicate deals), the spec's seat rotating over
-the table (the other seats are the opponent). A match scores the spec's fraction of the other
-seats it beats (a shared placing counts half): 0.5 is par. Printed per spec, as JSON: the mean
-score with a 95% interval (normal approximation over the matches), and CPU seconds per match.
+seeds 0, 1, ...: the same seeds for every spec, the spec's seat rotating over the table (the
+other seats are the opponent); with ``--duplicate`` every seed is played with the spec at every
+seat, and the interval is over the seeds' means (a deal's luck cancels in its pair). A match
+scores the spec's fraction of the other seats it beats (a shared placing counts half): 0.5 is
+par. Printed per spec, as JSON: the mean score with a 95% interval (normal approximation over
+the matches), and CPU seconds per match.
 """
 
 from __future__ import annotations
@@ -25,11 +27,12 @@ from bots.registry import make_bot
 from bots.search import rewards
 
 
-def one(game_id: str, players: int, spec: str, opponent: str, seed: int) -> tuple[float, float]:
-    """(the spec's score, CPU seconds) of the match on ``seed``, the spec at seat seed % players."""
+def one(game_id: str, players: int, spec: str, opponent: str, seed: int, seat: int = -1) -> tuple[float, float]:
+    """(the spec's score, CPU seconds) of the match on ``seed``, the spec at ``seat`` (default
+    seed % players)."""
     game = get_game(game_id)
     config = game.config(players)
-    seat = seed % players
+    seat = seed % players if seat < 0 else seat
     specs = [spec if s == seat else opponent for s in range(players)]
     began = time.process_time()
     record = play_match(game, config, seed, [make_bot(s, game_id) for s in specs])
@@ -57,14 +60,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponent", default="heuristic")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="play every seed with the spec at every seat (matches = seeds x players; the deal's luck cancels)",
+    )
     args = parser.parse_args(argv)
     seeds = range(args.first_seed, args.first_seed + args.matches)
+    seats = range(args.players) if args.duplicate else [-1]
     rows = []
     with ProcessPoolExecutor(args.workers) as pool:
         for spec in args.specs:
-            jobs = [(args.game, args.players, spec, args.opponent, s) for s in seeds]
+            jobs = [(args.game, args.players, spec, args.opponent, s, seat) for s in seeds for seat in seats]
             results = list(pool.map(one, *zip(*jobs, strict=True)))
-            mean, low, high = interval([score for score, _ in results])
+            scores = [score for score, _ in results]
+            if args.duplicate:  # one sample per seed: the mean over its seats (paired deals)
+                n = len(seats)
+                scores = [sum(scores[i : i + n]) / n for i in range(0, len(scores), n)]
+            mean, low, high = interval(scores)
             rows.append(
                 {
                     "game": args.game,

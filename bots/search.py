@@ -32,6 +32,15 @@ Single-observer ISMCTS (Cowling, Powley & Whitehouse 2012) over the engine itsel
   the search leaves the heuristic only where its simulations clearly say so.
 * **The answer** is this seat's most visited option at the root; with ``mix=1``, for a sealed
   simultaneous decision, an option drawn in proportion to the root visits (a mixed strategy).
+* **Sequential halving on common random numbers** (``halving=1``): instead of UCB at the root,
+  ceil(log2 K) rounds over the K options share the budget; in each round every surviving option
+  is played on the same sampled worlds with the same seed for all later chance (a paired
+  comparison: the luck of the deal and dice largely cancels in the difference), then the worse
+  half is dropped; the answer is the best survivor. At a sealed simultaneous root the other
+  seats play their heuristic's choice in each world (a best response to the modelled players).
+  ``tree=0`` grows no nodes below the root: every simulation rolls out from a root option, so
+  with heuristic rollouts it is Bertsekas' rollout algorithm (a one-step improvement of the
+  heuristic) and nothing below the root fuses strategies across worlds.
 * **Served** (``arena bot serve --bot search``): worlds are built from each request's
   observation (``Game.world_from_observation``) for the games that implement it.
 
@@ -40,7 +49,8 @@ decision: deterministic for a seed, what tests and measurements use), ``ms`` (a 
 budget per decision, used when ``iterations`` is not given; default 500, below the default
 2000 ms clock), ``c`` (the UCB exploration constant), ``rollout`` (heuristic|mast|random),
 ``epsilon`` (the share of rollout steps taken by the next policy down), ``prior`` (virtual wins
-of the heuristic's choice, 0 = none), ``mix`` (0|1). Rewards lie in [0, 1].
+of the heuristic's choice, 0 = none), ``mix`` (0|1), ``halving`` (0|1: sequential halving
+at the root), ``tree`` (0|1: nodes below the root). Rewards lie in [0, 1].
 """
 
 from __future__ import annotations
@@ -72,6 +82,8 @@ PARAMS = (
     Param("prior", 10, 0, 1000),
     Param("mix", 0, 0, 1, integer=True),
     Param("rollout", 0, 0, len(ROLLOUTS) - 1, integer=True, choices=ROLLOUTS),
+    Param("halving", 0, 0, 1, integer=True),
+    Param("tree", 1, 0, 1, integer=True),
 )
 
 
@@ -159,6 +171,7 @@ class Search:
         epsilon: float = 1.0,
         policies: Sequence[Policy] | None = None,
         prior: float = 0.0,
+        tree: bool = True,
     ) -> None:
         self.game = game
         self.seat = seat
@@ -169,8 +182,12 @@ class Search:
         """Per seat, the heuristic rollout policy (None: MAST, or random with epsilon=1)."""
         self.prior = prior
         """Virtual wins for the policy's choice at a new node (progressive bias), 0: none."""
+        self.tree = tree
+        """False: no nodes below the root (every simulation rolls out from the root's options)."""
         self.root = Node()
         self.iterations = 0
+        self.alive: list[str] | None = None
+        """``halving``: the root options that survived the last round (the answer is among them)."""
         self.mast: dict[tuple[int, str], list[float]] = {}
         """MAST: per (seat, option id), [times played, total reward] over this search."""
 
@@ -182,16 +199,31 @@ class Search:
             self.iterations += 1
 
     def iterate(self, worlds: Worlds | ObservedWorlds) -> None:
+        self.simulate(worlds.sample(self.rng))
+
+    def simulate(self, world: MatchState, fixed: Mapping[int, str] | None = None) -> None:
+        """One simulated game on ``world``: down the tree, one node added, a rollout, backed up.
+        ``fixed``: at the root, the option ids some seats play (``halving``), not selected."""
         game, seat, rng = self.game, self.seat, self.rng
-        world = worlds.sample(rng)
         node = self.root
         path: list[tuple[Node, dict[int, Option]]] = []
         # Selection and expansion, down this seat's information-set tree.
         while world.pending:
             if self.prior and not node.stats:
                 self.bias(node, world)
-            joint = {d.seat: self.select(node, d.seat, d.options) for d in world.pending}
+            joint = {}
+            for d in world.pending:
+                option = d.find(fixed[d.seat]) if fixed and d.seat in fixed else None
+                if option is None:
+                    joint[d.seat] = self.select(node, d.seat, d.options)
+                else:
+                    joint[d.seat] = option
+                    node.stats.setdefault(d.seat, {}).setdefault(option.id, [0, 0.0, 0])[2] += 1
+            fixed = None
             path.append((node, joint))
+            if not self.tree:  # rollouts straight from the root's options
+                game.advance(world, joint)
+                break
             seen = len(world.log.events)
             game.advance(world, joint)
             own = joint[seat].id if seat in joint else None
@@ -231,6 +263,70 @@ class Search:
                     stat = mast[move] = [0, 0.0]
                 stat[0] += 1
                 stat[1] += reward[move[0]]
+
+    def halve(self, worlds: Worlds | ObservedWorlds, option_ids: list[str], iterations: int, ms: float) -> None:
+        """Sequential halving at the root (Karnin, Koren & Somekh 2013) on common random numbers.
+
+        ceil(log2 K) rounds share the budget (``iterations``, else ``ms``) equally; in a round
+        every surviving option is simulated on the *same* worlds, the worse half is dropped
+        after it. The differences that decide a move are often a few percent of win
+        probability while one simulated game's reward is 0 or 1: independent playouts per
+        option drown them in the noise of the dice and deals. Played on one world, one seed,
+        the options meet the same hidden cards and the same future chance (until their paths
+        diverge), so that noise largely cancels in the comparison (a paired test)."""
+        alive = list(option_ids)
+        rounds = max(1, math.ceil(math.log2(len(alive))))
+        start = time.perf_counter()
+        for r in range(rounds):
+            if len(alive) == 1 or (iterations and self.iterations >= iterations):
+                break
+            budget = (iterations - self.iterations) // (rounds - r)
+            deadline = start + ms / 1000 * (r + 1) / rounds
+            spent = 0
+            while True:  # at least one world per round
+                self.paired(worlds, alive)
+                spent += len(alive)
+                if spent + len(alive) > budget if iterations else time.perf_counter() >= deadline:
+                    break
+            alive = sorted(alive, key=self.mean, reverse=True)[: (len(alive) + 1) // 2]
+        self.alive = alive
+
+    def paired(self, worlds: Worlds | ObservedWorlds, option_ids: list[str]) -> None:
+        """Every option in ``option_ids`` simulated once on one sampled world, each from an exact
+        copy of it (its chance included) and with the same seed for everything the simulation
+        draws (rollout steps, the heuristics' own sampling). At a sealed simultaneous root, the
+        other seats play their heuristic's choice in this world (read from their observation
+        of it), the same against every option: our card is a best response to the modelled
+        players, and their choice's noise is common to all our options too."""
+        main = self.rng
+        world = worlds.sample(main)
+        seed = main.below(2**63, "paired")
+        fixed: dict[int, str] = {}
+        try:
+            self.reseed(seed)
+            if self.policies is not None:
+                for d in world.pending:
+                    if d.seat != self.seat and len(d.options) > 1:
+                        fixed[d.seat] = self.policies[d.seat].choose(world, d).id
+            for i, option_id in enumerate(option_ids):
+                self.reseed(seed)
+                copy = world if i == len(option_ids) - 1 else self.game.clone(world)
+                self.simulate(copy, {**fixed, self.seat: option_id})
+                self.iterations += 1
+        finally:
+            self.rng = main
+
+    def reseed(self, seed: int) -> None:
+        """The search's and the rollout heuristics' chance, all from ``seed`` (paired runs)."""
+        self.rng = Chance(seed)
+        for i, policy in enumerate(self.policies or ()):
+            if hasattr(policy.bot, "rng"):
+                policy.bot.rng = Chance(seed + 1 + i)
+
+    def mean(self, option_id: str) -> float:
+        """This seat's mean reward of a root option (the prior's virtual wins included)."""
+        visits, total, _ = self.root.stats.get(self.seat, {}).get(option_id, (0, 0.0, 0))
+        return total / visits if visits else 0.0
 
     def policy_choice(self, world: MatchState, decision: Decision) -> Option:
         """The seat's heuristic choice, or with probability ``epsilon`` the MAST-greedy one."""
@@ -302,7 +398,10 @@ class Search:
         return best
 
     def best(self, option_ids: list[str]) -> str:
-        """The most visited option at the root (ties: the higher mean reward, then the first)."""
+        """The most visited option at the root (ties: the higher mean reward, then the first);
+        after ``halving``, the survivor with the best mean."""
+        if self.alive:
+            return max(self.alive, key=self.mean)
         table = self.root.stats.get(self.seat, {})
 
         def key(option_id: str) -> tuple[float, float]:
@@ -344,6 +443,8 @@ class SearchBot(Bot):
         rollout: str = "heuristic",
         prior: float = 10.0,
         mix: bool = False,
+        halving: bool = False,
+        tree: bool = True,
     ) -> None:
         super().__init__()
         if rollout not in ROLLOUTS:
@@ -355,6 +456,8 @@ class SearchBot(Bot):
         self.epsilon = EPSILON[rollout] if epsilon is None else epsilon
         self.prior = prior
         self.mix = mix
+        self.halving = halving
+        self.tree = tree
         self.rng = Chance(seed)
         self.policies: list[Policy] | None = None  # built at the first decision (the game known)
         self.last: Search | None = None  # the last decision's search (for tests and benchmarks)
@@ -378,8 +481,11 @@ class SearchBot(Bot):
             policies = self.policies or None
         # Without a heuristic, "heuristic" rollouts fall back to MAST (epsilon: random steps).
         epsilon = self.epsilon if policies is not None or self.rollout != "heuristic" else EPSILON["mast"]
-        search = Search(game, worlds.seat, self.rng, self.c, epsilon, policies, self.prior)
-        search.run(worlds, self.iterations, self.ms)
+        search = Search(game, worlds.seat, self.rng, self.c, epsilon, policies, self.prior, self.tree)
+        if self.halving:
+            search.halve(worlds, option_ids, self.iterations, self.ms)
+        else:
+            search.run(worlds, self.iterations, self.ms)
         self.last = search
         if self.mix and request.simultaneous:
             return search.mixed(option_ids)
@@ -411,6 +517,8 @@ def search_bot(params: Mapping[str, str], game_id: str) -> SearchBot:
         rollout=ROLLOUTS[int(values["rollout"])],
         prior=values["prior"],
         mix=bool(values["mix"]),
+        halving=bool(values["halving"]),
+        tree=bool(values["tree"]),
     )
     bot.in_process_only = "" if game.observes_worlds() else IN_PROCESS_ONLY.format(game=game_id)
     return bot

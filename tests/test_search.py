@@ -171,3 +171,127 @@ def test_served_search_plays_over_grpc_as_in_process():
     local = play_match(game, config, 3, local_bots)
     assert remote.failures == [] and remote.result["ranks"]
     assert [(d.seat, d.choice) for d in remote.decisions] == [(d.seat, d.choice) for d in local.decisions]
+
+
+# -- sequential halving on common random numbers (halving=1) -----------------------------------
+
+
+def rolldice_values(target, first_total, second_total, roll):
+    """Exact win chances (a shared win counts half) of the first seat of a 2-player round of
+    RollDice holding ``roll`` with one reroll left, when it stops or rerolls and both seats
+    play the threshold heuristic after that: what halving with tree=0, epsilon=0 and prior=0
+    estimates."""
+    from functools import cache
+
+    @cache
+    def turn(a, b, first):  # expected value for seat A at the start of a turn
+        return sum(decide(a, b, first, r, 1) for r in range(1, 7)) / 6
+
+    @cache
+    def decide(a, b, first, r, rerolls):
+        keep = after(a + r, b, first) if first else after(a, b + r, first)
+        if rerolls and r <= 3:
+            return sum(decide(a, b, first, x, 0) for x in range(1, 7)) / 6
+        return keep
+
+    @cache
+    def after(a, b, first):
+        if first:
+            return turn(a, b, False)
+        if max(a, b) >= target:
+            return 1.0 if a > b else 0.5 if a == b else 0.0
+        return turn(a, b, True)
+
+    stop = after(first_total + roll, second_total, True)
+    reroll = sum(decide(first_total, second_total, True, x, 0) for x in range(1, 7)) / 6
+    return stop, reroll
+
+
+def rolldice_position(first_total, second_total, roll):
+    game = get_game("rolldice")
+    state = game.new_match(game.config(2), chance=PresetChance(picks={"start": [0]}))
+    state.totals = [first_total, second_total]  # type: ignore[attr-defined]
+    state.current_roll = roll  # type: ignore[attr-defined]
+    state.rerolls_left = 1  # type: ignore[attr-defined]
+    game.refresh(state)
+    return game, state
+
+
+def test_halving_estimates_exact_win_chances():
+    """Seat 0 at 15 against 16, holding a 4, seat 0 moving first: rerolling wins about 0.07
+    more often than stopping (the threshold heuristic stops). Halving's paired estimates of
+    both options match the exact values, and it rerolls."""
+    stop, reroll = rolldice_values(20, 15, 16, 4)
+    assert reroll - stop > 0.06
+    game, state = rolldice_position(15, 16, 4)
+    request = decision_request(game, state, state.pending[0], index=0, events=[], simultaneous=False)
+    bot = SearchBot(iterations=4000, seed=3, epsilon=0.0, prior=0, halving=True, tree=False)
+    assert bot.decide_worlds(request, Worlds(game, state, 0)) == "reroll"
+    search = bot.last
+    assert search is not None and search.iterations == 4000
+    assert search.mean("stop") == pytest.approx(stop, abs=0.04)
+    assert search.mean("reroll") == pytest.approx(reroll, abs=0.04)
+
+
+def test_halving_shares_every_world_between_the_options():
+    """Both options are simulated on the same worlds: the same number of visits each, and the
+    prior's virtual wins sit on the heuristic's choice."""
+    game, state = rolldice_position(17, 13, 3)  # stopping wins outright; the heuristic rerolls
+    request = decision_request(game, state, state.pending[0], index=0, events=[], simultaneous=False)
+    bot = SearchBot(iterations=200, seed=1, prior=10, halving=True)
+    assert bot.decide_worlds(request, Worlds(game, state, 0)) == "stop"
+    search = bot.last
+    assert search is not None
+    table = search.root.stats[0]
+    assert table["stop"][0] == 100 and table["stop"][1] == 100  # every stop wins
+    assert table["reroll"][0] == 110  # 100 simulations and 10 virtual wins (the heuristic's)
+
+
+def test_paired_simulations_see_the_same_dice():
+    """The paired comparison: with one option fixed twice, both copies see the same world and
+    the same future chance, so their rewards are equal world by world."""
+    game, state = rolldice_position(10, 10, 3)
+    policies = rollout_policies(game, 2, Chance(1))
+    search = Search(game, 0, Chance(5), c=0.7, epsilon=0.1, policies=policies, tree=False)
+    worlds = Worlds(game, state, 0)
+    for _ in range(50):
+        search.paired(worlds, ["reroll", "reroll"])
+    visits, total, _ = search.root.stats[0]["reroll"]
+    assert visits == 100 and total % 2 == 0  # every world counted twice with one reward
+
+
+def test_halving_drops_the_worse_half_each_round():
+    game = get_game("skyfive")
+    state = game.new_match(game.config(2), 1)
+    decision = state.pending[0]
+    ids = [o.id for o in decision.options]
+    search = Search(game, decision.seat, Chance(2), c=0.7, epsilon=0.1, prior=0)
+    search.halve(Worlds(game, state, decision.seat), ids, 4 * len(ids), 0)
+    assert search.alive is not None and len(search.alive) <= max(1, (len(ids) + 1) // 2)
+    assert search.best(ids) in search.alive
+
+
+@pytest.mark.parametrize("game_id", ["getbit", "skyfive", "vivo"])
+def test_halving_is_deterministic(game_id):
+    players = 3 if game_id == "vivo" else 2
+    specs = ["search:iterations=12,halving=1"] + ["heuristic"] * (players - 1)
+    first = match(game_id, specs, seed=3)
+    assert first.failures == []
+    assert match(game_id, specs, seed=3).canonical() == first.canonical()
+    flat = match(game_id, ["search:iterations=12,halving=1,tree=0", *specs[1:]], seed=3)
+    assert flat.failures == []
+
+
+def test_halving_parameters():
+    bot = make_bot("search:halving=1,tree=0", "rolldice")
+    assert bot.halving and not bot.tree
+    with pytest.raises(ConfigError, match="halving=2 is out of range"):
+        make_bot("search:halving=2", "rolldice")
+
+
+def test_halving_on_a_clock_answers_legally():
+    game, state = rolldice_position(10, 12, 4)
+    request = decision_request(game, state, state.pending[0], index=0, events=[], simultaneous=False)
+    bot = SearchBot(ms=30, halving=True, tree=False)
+    assert bot.decide_worlds(request, Worlds(game, state, 0)) in ("stop", "reroll")
+    assert bot.last is not None and bot.last.iterations >= 2
