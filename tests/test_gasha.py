@@ -777,3 +777,20 @@ def test_a_world_from_the_observation_makes_a_paying_seat_able_to_pay():
         world = GAME.world_from_observation(state.config, 0, seen, Chance(seed))
         assert world.claiming == 23 and can_pay(REWARD_BY_ID[23], counts_of(world.hands[1]), 0)
         assert sorted(c.back for c in world.hands[1]) == sorted(c.back for c in hand)
+
+
+def test_sampled_worlds_let_a_turn_seat_that_cannot_draw_claim():
+    """Ruling 10: a seat that can neither draw nor pay passes, publicly; a turn that began with
+    the decks empty shows the seat can pay for a reward, and every sampled world lets it (in
+    this position about 1 world in 12 had no option before)."""
+    game = GAME
+    state = game.new_match(game.config(6, {"tokens": "random"}), 2)
+    rng = Chance(2 ^ 77)
+    while state.steps < 82:
+        game.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    ((turn_seat, options),) = [(d.seat, d.option_ids) for d in state.pending]
+    assert turn_seat == 0 and all(o.startswith("claim:") for o in options)
+    for k in range(300):
+        world = game.sample_world(state, 5, Chance(k))
+        (decision,) = world.pending
+        assert decision.options and all(o.startswith("claim:") for o in decision.option_ids)

@@ -115,7 +115,26 @@ def _redraw_hidden(game: Gasha, world: GashaState, viewer: int, chance: Chance) 
     if world.phase == pb.PHASE_PAY and payer != viewer:
         reward = REWARD_BY_ID[world.claiming]
         if not can_pay(reward, counts_of(world.hands[payer]), world.wilds[payer]):
-            _afford(world, viewer, payer, reward, chance)
+            paid = _afford(world, viewer, payer, reward, chance)
+            assert paid, "a payer's world hand affords its reward"
+    elif (
+        world.phase == pb.PHASE_TURN
+        and payer != viewer
+        and not game._draw_options(world)
+        and not game._claimable(world, payer)
+    ):
+        # Ruling 10: a seat that can neither draw nor pay passes, publicly. This turn began, so
+        # the seat can pay for a face-up reward: make it able to pay for one (rare: the decks
+        # are empty; about 1 in 40,000 sampled worlds of random 6-player play had no option).
+        for reward_id in chance.shuffled(sorted(world.display), "world"):
+            trial = game.clone(world)
+            try:
+                paid = _afford(trial, viewer, payer, REWARD_BY_ID[reward_id], chance)
+            except (IndexError, ValueError):  # no swap within its groups pays for this one
+                continue
+            if paid:
+                world.hands, world.decks = trial.hands, trial.decks
+                break
     world.pending = tuple(game.decisions(world))
 
 
@@ -173,9 +192,10 @@ def _deal_cards(world: GashaState, viewer: int, chance: Chance) -> None:
             pile[i] = card
 
 
-def _afford(world: GashaState, viewer: int, payer: int, reward: Reward, chance: Chance) -> None:
+def _afford(world: GashaState, viewer: int, payer: int, reward: Reward, chance: Chance) -> bool:
     """Swap cards of the same back and deck cycle into the payer's hand until it pays for
-    ``reward``. A group is a (cycle, back) pair: its cards may only move among its places."""
+    ``reward`` (True once it does). A group is a (cycle, back) pair: its cards may only move
+    among its places."""
     from arena.games.gasha.game import TOYS, can_pay, counts_of
 
     hand = world.hands[payer]
@@ -195,7 +215,10 @@ def _afford(world: GashaState, viewer: int, payer: int, reward: Reward, chance: 
     if reward.identical:
         need = reward.identical - wilds
         room = {t: sum(min(groups[g], pool.get((g, t), 0)) for g in keys) for t in TOYS}
-        toy = chance.pick([t for t in TOYS if room[t] >= need], "world")
+        toys = [t for t in TOYS if room[t] >= need]
+        if not toys:
+            return False
+        toy = chance.pick(toys, "world")
         target = {(g, toy): sum(1 for i, c in enumerate(hand) if mine_of[i] == g and c.toy == toy) for g in keys}
         left = need - sum(target.values())
         for g in keys:
@@ -219,7 +242,7 @@ def _afford(world: GashaState, viewer: int, payer: int, reward: Reward, chance: 
                 i = spare[chance.below(len(spare), "world")]
                 pile, j = givers[chance.below(len(givers), "world")]
                 hand[i], pile[j] = pile[j], hand[i]
-    assert can_pay(reward, counts_of(hand), wilds), "a payer's world hand affords its reward"
+    return can_pay(reward, counts_of(hand), wilds)
 
 
 def _max_flow(
