@@ -70,6 +70,12 @@ def rollout_spec(game_id: str) -> str | None:
     return None if spec is None else str(spec)
 
 
+def search_defaults(game_id: str) -> dict[str, str]:
+    """The game's own defaults for ``search`` parameters (``SEARCH`` in its bot module: the
+    setting measured best for it); a spec's parameters override them."""
+    return {k: str(v) for k, v in getattr(_game_modules().get(game_id), "SEARCH", {}).items()}
+
+
 def bot_names(game_id: str) -> list[str]:
     """Names of the built-in bots that play this game (``random`` first)."""
     return ["random", *_game_bots().get(game_id, {})]

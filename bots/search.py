@@ -504,7 +504,11 @@ class SearchBot(Bot):
 
 
 def search_bot(params: Mapping[str, str], game_id: str) -> SearchBot:
-    """The ``search`` bot from its spec's parameters (ConfigError names the allowed ones)."""
+    """The ``search`` bot from its spec's parameters over the game's defaults (``SEARCH`` in its
+    bot module); ConfigError names the allowed ones."""
+    from bots.registry import search_defaults
+
+    params = {**search_defaults(game_id), **params}
     values = read_params("search", params, PARAMS)
     game = get_game(game_id)
     if type(game).sample_world is Game.sample_world and game.meta.hidden_information:

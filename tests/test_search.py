@@ -295,3 +295,12 @@ def test_halving_on_a_clock_answers_legally():
     bot = SearchBot(ms=30, halving=True, tree=False)
     assert bot.decide_worlds(request, Worlds(game, state, 0)) in ("stop", "reroll")
     assert bot.last is not None and bot.last.iterations >= 2
+
+
+def test_a_game_names_its_own_search_defaults_and_a_spec_overrides_them():
+    rainbow = make_bot("search", "rainbow")
+    assert (rainbow.halving, rainbow.tree) == (True, False)  # SEARCH in bots/games/rainbow.py
+    assert (make_bot("search:halving=0,tree=1", "rainbow").halving, make_bot("search", "skyfive").halving) == (
+        False,
+        False,
+    )

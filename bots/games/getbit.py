@@ -195,3 +195,4 @@ def _heuristic(params: Mapping[str, str]) -> Bot:
 BOTS = {"heuristic": _heuristic}
 FIELD = ["heuristic:samples=8"]
 ROLLOUT = "heuristic:samples=4"  # search's rollout policy: the same play on fewer samples (cheap)
+SEARCH = {"halving": 1, "tree": 0}  # search's defaults here: root halving, heuristic below (README)

@@ -111,3 +111,4 @@ def _heuristic(params: Mapping[str, str]) -> Bot:
 BOTS = {"heuristic": _heuristic}
 FIELD = ["heuristic:keep=0"]
 ROLLOUT = "heuristic"  # search's rollout policy (cheap enough to call at every step)
+SEARCH = {"halving": 1, "tree": 0}  # search's defaults here: root halving, heuristic below (README)
