@@ -55,8 +55,8 @@ def test_healthy_bots_are_never_timed_out_by_a_stalled_referee():
         bots = [stack.enter_context(bot_process(quick_bot())) for _ in range(2)]
         stalls: list[float] = []
 
-        def match(seed: int):
-            config = GAME.config(2, {"target": 30})
+        def match(seed: int):  # long enough to span several stalls however fast the referee is
+            config = GAME.config(2, {"target": 90})
             players = [RemotePlayer(bots[0]), RemotePlayer(bots[1])]
             return play_match_async(GAME, config, seed, players, clock=TIGHT)
 
