@@ -15,9 +15,10 @@ Every game is a deterministic state machine driven only by decisions and its mat
   is pending;
 * ``sample_world(state, seat, chance)`` is a determinization: a new full state consistent with
   everything ``seat`` knows, the rest re-drawn at random (what a searching bot plays out);
-* ``world_from_observation(config, seat, observation, chance)`` (optional) is the same from an
+* ``world_from_observation(config, seat, observation, chance)`` is the same from an
   observation alone: a state whose ``observe(world, seat)`` equals it (what a searching bot
-  served over gRPC plays out; ``Game.observes_worlds()`` tells whether a game has it).
+  served over gRPC plays out; every registered game has it, and ``Game.observes_worlds()``
+  tells whether a game still being written does).
 
 A game subclasses :class:`Game` and implements five small hooks: ``setup``, ``decisions``,
 ``resolve``, ``observation`` and ``score``. The base class owns validation, caching of the
@@ -474,8 +475,10 @@ class Game(ABC, Generic[S]):
         its future chance fresh (``chance.fork()``) and its pending decisions recomputed. The log starts empty
         (the public history is summarised in the observation, as the contract requires).
 
-        Optional: a game that implements it can be searched by ``arena bot serve --bot
-        search``; :meth:`observes_worlds` tells. The default raises NotImplementedError."""
+        Every registered game implements it (``tests/test_world_from_observation.py`` fails
+        for one that does not), so ``arena bot serve --bot search`` plays every game;
+        :meth:`observes_worlds` tells whether a game still being written has it. The default
+        raises NotImplementedError."""
         raise NotImplementedError(f"{self.meta.id}: world_from_observation is not implemented")
 
     @classmethod
