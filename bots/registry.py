@@ -12,11 +12,16 @@ import importlib
 import pkgutil
 from collections.abc import Callable, Mapping
 from functools import cache
+from typing import TYPE_CHECKING
 
 import bots.games
 from arena.config import ConfigError
 from bots.random_bot import RandomBot
 from bots.sdk import Bot
+
+if TYPE_CHECKING:
+    from arena.engine import Game
+    from bots.search import RolloutPolicy
 
 BotFactory = Callable[[Mapping[str, str]], Bot]
 
@@ -68,6 +73,12 @@ def rollout_spec(game_id: str) -> str | None:
     step, so only a heuristic that costs about an engine step or a few is named)."""
     spec = getattr(_game_modules().get(game_id), "ROLLOUT", None)
     return None if spec is None else str(spec)
+
+
+def rollout_policy(game_id: str) -> Callable[[Game], RolloutPolicy] | None:
+    """The game's state rollout policy (``ROLLOUT_POLICY`` in its bot module: built from the
+    game, it reads the deciding seat's view straight from a world), or None."""
+    return getattr(_game_modules().get(game_id), "ROLLOUT_POLICY", None)
 
 
 def search_defaults(game_id: str) -> dict[str, str]:

@@ -19,7 +19,9 @@ Single-observer ISMCTS (Cowling, Powley & Whitehouse 2012) over the engine itsel
   applied at once. This seat's tree never branches on another seat's sealed choice.
 * **Expansion and rollout.** One node is added per iteration, then the world is played to the
   end. By default (``rollout=heuristic``) every seat plays its game's ``heuristic`` bot in the
-  rollout (a :class:`Policy`: the bot's ``choose`` on the seat's observation of the world),
+  rollout (a :class:`Policy`: the bot's ``choose`` on the seat's observation of the world; or
+  the game's ``ROLLOUT_POLICY``, a :class:`RolloutPolicy` reading the seat's view straight from
+  the world, where building an observation at every step would cost most of the rollout),
   except with probability ``epsilon`` (0.1) the MAST-greedy option. MAST (move-average
   sampling, Finnsson & Björnsson 2008) is every seat's mean reward per option id over the whole
   search so far (``discard:7`` is good or bad in many positions of one game); ``rollout=mast``
@@ -58,6 +60,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from google.protobuf.message import Message
 
@@ -87,6 +90,14 @@ PARAMS = (
 )
 
 
+class RolloutPolicy(Protocol):
+    """What the search asks of a rollout policy: a seat's choice in a world, and a new seed."""
+
+    def choose(self, world: MatchState, decision: Decision) -> Option: ...
+
+    def reseed(self, rng: Chance) -> None: ...
+
+
 class Policy:
     """A cheap bot that picks an option from a world (the game's ``heuristic`` as a rollout
     policy): it reads the deciding seat's observation of the world, as the bot reads a request."""
@@ -105,6 +116,10 @@ class Policy:
                 return option
         raise ValueError(f"rollout policy {self.bot.name}: {chosen!r} is not a legal option")
 
+    def reseed(self, rng: Chance) -> None:
+        if hasattr(self.bot, "rng"):  # a sampling heuristic draws from the search's chance
+            self.bot.rng = rng
+
 
 class _WorldTurn:
     """What a bot's ``choose`` reads of a :class:`bots.sdk.Turn`, straight from a world: the
@@ -120,21 +135,23 @@ class _WorldTurn:
         self.option_ids = [o.id for o in decision.options]
 
 
-def rollout_policies(game: Game, players: int, rng: Chance) -> list[Policy] | None:
-    """One heuristic rollout policy per seat (the bot the game module names as ``ROLLOUT``),
-    or None when it names none (its heuristic is too slow to call at every rollout step)."""
-    from bots.registry import make_bot, rollout_spec
+def rollout_policies(game: Game, players: int, rng: Chance) -> list[RolloutPolicy] | None:
+    """One rollout policy per seat: the game's own state policy where its bot module names one
+    (``ROLLOUT_POLICY``: the heuristic's rule read straight from the world, no observation
+    built), else the bot it names as ``ROLLOUT`` reading observations; None when it names
+    neither (its heuristic is too slow to call at every rollout step)."""
+    from bots.registry import make_bot, rollout_policy, rollout_spec
 
     game_id = game.meta.id
+    factory = rollout_policy(game_id)
     spec = rollout_spec(game_id)
-    if spec is None:
+    if factory is None and spec is None:
         return None
-    out = []
+    out: list[RolloutPolicy] = []
     for _ in range(players):
-        bot = make_bot(spec, game_id)
-        if hasattr(bot, "rng"):  # a sampling heuristic draws from the search's chance
-            bot.rng = Chance(rng.below(2**63, "policy"))
-        out.append(Policy(game, bot))
+        policy: RolloutPolicy = factory(game) if factory is not None else Policy(game, make_bot(str(spec), game_id))
+        policy.reseed(Chance(rng.below(2**63, "policy")))
+        out.append(policy)
     return out
 
 
@@ -169,7 +186,7 @@ class Search:
         rng: Chance,
         c: float,
         epsilon: float = 1.0,
-        policies: Sequence[Policy] | None = None,
+        policies: Sequence[RolloutPolicy] | None = None,
         prior: float = 0.0,
         tree: bool = True,
     ) -> None:
@@ -320,8 +337,7 @@ class Search:
         """The search's and the rollout heuristics' chance, all from ``seed`` (paired runs)."""
         self.rng = Chance(seed)
         for i, policy in enumerate(self.policies or ()):
-            if hasattr(policy.bot, "rng"):
-                policy.bot.rng = Chance(seed + 1 + i)
+            policy.reseed(Chance(seed + 1 + i))
 
     def mean(self, option_id: str) -> float:
         """This seat's mean reward of a root option (the prior's virtual wins included)."""
@@ -459,7 +475,7 @@ class SearchBot(Bot):
         self.halving = halving
         self.tree = tree
         self.rng = Chance(seed)
-        self.policies: list[Policy] | None = None  # built at the first decision (the game known)
+        self.policies: list[RolloutPolicy] | None = None  # built at the first decision (the game known)
         self.last: Search | None = None  # the last decision's search (for tests and benchmarks)
 
     def on_start(self, start: bot_pb2.MatchStart) -> None:
