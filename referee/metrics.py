@@ -53,6 +53,8 @@ object, a connection or a thread at import.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import glob
 import inspect
 import json
@@ -60,9 +62,7 @@ import logging
 import os
 import threading
 import time
-from collections import Counter as Tally
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -153,43 +153,74 @@ def initialize(games: Iterable[str]) -> None:
 # -- matches -----------------------------------------------------------------------------------
 
 
+@functools.cache
 def player_kind(bot: str) -> str:
     return "remote" if is_remote(bot) else "in_process"
 
 
-@contextmanager
-def match_running(game: str) -> Iterator[None]:
+@functools.cache
+def _child(metric: Any, *labels: str) -> Any:
+    """``metric.labels(*labels)``, looked up once per process: a worker counts every instant
+    match (a few µs a call, several calls a match, against a match of under 200 µs). A child
+    stays valid across a fork (the multiprocess values notice a new pid themselves)."""
+    return metric.labels(*labels)
+
+
+_counting = True
+
+
+def stop_counting() -> None:
+    """This process serves no ``/metrics`` (``arena worker --metrics-port 0``): it counts no
+    matches, decisions or failures (nobody could read them, and counting costs an instant match
+    about a tenth of its time)."""
+    global _counting
+    _counting = False
+
+
+class _Running:
+    __slots__ = ("gauge",)
+
+    def __init__(self, game: str) -> None:
+        self.gauge = _child(MATCHES_IN_PROGRESS, game)
+        _child(MATCHES_STARTED, game).inc()
+
+    def __enter__(self) -> None:
+        self.gauge.inc()
+
+    def __exit__(self, *exc: object) -> None:
+        self.gauge.dec()
+
+
+_NOT_COUNTED = contextlib.nullcontext()
+
+
+def match_running(game: str) -> contextlib.AbstractContextManager[None]:
     """Counts a match as started, and in progress while the block runs."""
-    MATCHES_STARTED.labels(game).inc()
-    running = MATCHES_IN_PROGRESS.labels(game)
-    running.inc()
-    try:
-        yield
-    finally:
-        running.dec()
+    return _Running(game) if _counting else _NOT_COUNTED
 
 
 def observe_record(record: MatchRecord, *, count_start: bool = True) -> None:
     """Count a finished match from its record: its outcome and wall time, every decision a bot
     answered (substitutes' are not the bot's) and every failure. ``count_start=False`` when
     :func:`match_running` counted its start already."""
+    if not _counting:
+        return
     game = record.game
     if count_start:
-        MATCHES_STARTED.labels(game).inc()
-    MATCHES_FINISHED.labels(game, "forfeit" if any(record.forfeited) else "complete").inc()
-    MATCH_DURATION.labels(game).observe(record.ms / 1000)
-    kinds = [player_kind(seat["bot"]) for seat in record.seats]
-    timers = {kind: DECISION_DURATION.labels(game, kind) for kind in set(kinds)}
-    answered: Tally[str] = Tally()
+        _child(MATCHES_STARTED, game).inc()
+    _child(MATCHES_FINISHED, game, "forfeit" if any(record.forfeited) else "complete").inc()
+    _child(MATCH_DURATION, game).observe(record.ms / 1000)
+    timers = [_child(DECISION_DURATION, game, player_kind(seat["bot"])) for seat in record.seats]
+    answered = [0] * len(timers)
     for decision in record.decisions:
         if decision.by == "bot":
-            kind = kinds[decision.seat]
-            timers[kind].observe(decision.ms / 1000)
-            answered[kind] += 1
-    for kind, count in answered.items():
-        DECISIONS.labels(game, kind).inc(count)
+            timers[decision.seat].observe(decision.ms / 1000)
+            answered[decision.seat] += 1
+    for seat, count in enumerate(answered):
+        if count:
+            _child(DECISIONS, game, player_kind(record.seats[seat]["bot"])).inc(count)
     for failure in record.failures:
-        BOT_FAILURES.labels(game, failure.verdict).inc()
+        _child(BOT_FAILURES, game, failure.verdict).inc()
 
 
 def matches_stored(game: str, count: int) -> None:

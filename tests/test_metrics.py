@@ -119,6 +119,25 @@ def test_match_running_counts_a_start_and_is_in_progress_only_inside():
     assert value("arena_matches_started_total", game="skyfive") == started + 2
 
 
+def test_a_process_that_serves_no_metrics_counts_nothing(monkeypatch: pytest.MonkeyPatch):
+    # `arena worker --metrics-port 0`: nobody can read its counters, so it does not keep them.
+    names = [
+        ("arena_matches_started_total", {"game": "rolldice"}),
+        ("arena_matches_in_progress", {"game": "rolldice"}),
+        ("arena_matches_finished_total", {"game": "rolldice", "outcome": "complete"}),
+        ("arena_decisions_total", {"game": "rolldice", "player_kind": "in_process"}),
+        ("arena_bot_failures_total", {"game": "rolldice", "verdict": "illegal"}),
+    ]
+    before = [value(name, **labels) for name, labels in names]
+    monkeypatch.setattr(metrics, "_counting", True)
+    metrics.stop_counting()
+    assert metrics._counting is False
+    with metrics.match_running("rolldice"):
+        assert value("arena_matches_in_progress", game="rolldice") == before[1]
+    metrics.observe_record(record(forfeit=False))
+    assert [value(name, **labels) for name, labels in names] == before
+
+
 def test_labels_are_bounded_whatever_the_number_of_matches_bots_and_tournaments():
     allowed = {
         "game": set(games()),

@@ -4,7 +4,7 @@ Metrics: the node serves one ``/metrics`` (``--metrics-port``, default 9101) fro
 process, covering every pool process: prometheus_client's multiprocess mode, with its
 directory (``$PROMETHEUS_MULTIPROC_DIR``, else ``<tmp>/arena-metrics-<port>``) wiped here,
 before the pool forks and before anything imports prometheus_client (which reads the variable
-once, at import).
+once, at import). With ``--metrics-port 0`` the node counts nothing (see ``stop_counting``).
 """
 
 from __future__ import annotations
@@ -94,6 +94,10 @@ def run(args: argparse.Namespace) -> int:
     if args.metrics_port:
         prepare_multiprocess_dir(args.metrics_port)
         serve_metrics(args.broker, args.metrics_port, args.metrics_host)
+    else:
+        from referee.metrics import stop_counting
+
+        stop_counting()  # inherited by the pool processes, forked below
     from celery import signals
 
     from workers.app import make_app
