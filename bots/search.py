@@ -524,7 +524,10 @@ def search_bot(params: Mapping[str, str], game_id: str) -> SearchBot:
     bot module); ConfigError names the allowed ones."""
     from bots.registry import search_defaults
 
-    params = {**search_defaults(game_id), **params}
+    defaults = search_defaults(game_id)
+    if "ms" in params and "iterations" not in params:
+        defaults.pop("iterations", None)  # a clock budget asked for replaces a game's fixed one
+    params = {**defaults, **params}
     values = read_params("search", params, PARAMS)
     game = get_game(game_id)
     if type(game).sample_world is Game.sample_world and game.meta.hidden_information:

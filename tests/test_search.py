@@ -304,3 +304,15 @@ def test_a_game_names_its_own_search_defaults_and_a_spec_overrides_them():
         False,
         False,
     )
+
+
+def test_a_clock_budget_in_the_spec_replaces_a_games_fixed_iterations(monkeypatch: pytest.MonkeyPatch):
+    import bots.registry
+
+    monkeypatch.setattr(bots.registry, "search_defaults", lambda game_id: {"iterations": "100", "halving": "1"})
+    fixed = make_bot("search", "rainbow")
+    timed = make_bot("search:ms=40", "rainbow")
+    both = make_bot("search:ms=40,iterations=7", "rainbow")
+    assert (fixed.iterations, fixed.halving) == (100, True)
+    assert (timed.iterations, timed.ms, timed.halving) == (0, 40, True)
+    assert (both.iterations, both.ms) == (7, 40)
