@@ -52,7 +52,9 @@ budget per decision, used when ``iterations`` is not given; default 500, below t
 2000 ms clock), ``c`` (the UCB exploration constant), ``rollout`` (heuristic|mast|random),
 ``epsilon`` (the share of rollout steps taken by the next policy down), ``prior`` (virtual wins
 of the heuristic's choice, 0 = none), ``mix`` (0|1), ``halving`` (0|1: sequential halving
-at the root), ``tree`` (0|1: nodes below the root). Rewards lie in [0, 1].
+at the root), ``tree`` (0|1: nodes below the root), ``ties`` (first|visits: with ``halving``,
+root options of equal mean go to the first offered, or to the more visited: the heuristic's,
+by the prior's virtual visits). Rewards lie in [0, 1].
 """
 
 from __future__ import annotations
@@ -87,6 +89,7 @@ PARAMS = (
     Param("rollout", 0, 0, len(ROLLOUTS) - 1, integer=True, choices=ROLLOUTS),
     Param("halving", 0, 0, 1, integer=True),
     Param("tree", 1, 0, 1, integer=True),
+    Param("ties", 0, 0, 1, integer=True, choices=("first", "visits")),
 )
 
 
@@ -189,6 +192,7 @@ class Search:
         policies: Sequence[RolloutPolicy] | None = None,
         prior: float = 0.0,
         tree: bool = True,
+        tie_visits: bool = False,
     ) -> None:
         self.game = game
         self.seat = seat
@@ -201,6 +205,9 @@ class Search:
         """Virtual wins for the policy's choice at a new node (progressive bias), 0: none."""
         self.tree = tree
         """False: no nodes below the root (every simulation rolls out from the root's options)."""
+        self.tie_visits = tie_visits
+        """``halving``: of root options with equal means the more visited ranks first (the
+        prior's virtual visits count: the heuristic's option), not the first offered."""
         self.root = Node()
         self.iterations = 0
         self.alive: list[str] | None = None
@@ -305,7 +312,7 @@ class Search:
                 spent += len(alive)
                 if spent + len(alive) > budget if iterations else time.perf_counter() >= deadline:
                     break
-            alive = sorted(alive, key=self.mean, reverse=True)[: (len(alive) + 1) // 2]
+            alive = sorted(alive, key=self.rank, reverse=True)[: (len(alive) + 1) // 2]
         self.alive = alive
 
     def paired(self, worlds: Worlds | ObservedWorlds, option_ids: list[str]) -> None:
@@ -338,6 +345,13 @@ class Search:
         self.rng = Chance(seed)
         for i, policy in enumerate(self.policies or ()):
             policy.reseed(Chance(seed + 1 + i))
+
+    def rank(self, option_id: str) -> tuple[float, float]:
+        """``halving``'s order of root options: the mean, then (``tie_visits``) the visits."""
+        if not self.tie_visits:
+            return (self.mean(option_id), 0.0)
+        visits = self.root.stats.get(self.seat, {}).get(option_id, (0, 0.0, 0))[0]
+        return (self.mean(option_id), visits)
 
     def mean(self, option_id: str) -> float:
         """This seat's mean reward of a root option (the prior's virtual wins included)."""
@@ -417,7 +431,7 @@ class Search:
         """The most visited option at the root (ties: the higher mean reward, then the first);
         after ``halving``, the survivor with the best mean."""
         if self.alive:
-            return max(self.alive, key=self.mean)
+            return max(self.alive, key=self.rank)
         table = self.root.stats.get(self.seat, {})
 
         def key(option_id: str) -> tuple[float, float]:
@@ -461,6 +475,7 @@ class SearchBot(Bot):
         mix: bool = False,
         halving: bool = False,
         tree: bool = True,
+        tie_visits: bool = False,
     ) -> None:
         super().__init__()
         if rollout not in ROLLOUTS:
@@ -474,6 +489,7 @@ class SearchBot(Bot):
         self.mix = mix
         self.halving = halving
         self.tree = tree
+        self.tie_visits = tie_visits
         self.rng = Chance(seed)
         self.policies: list[RolloutPolicy] | None = None  # built at the first decision (the game known)
         self.last: Search | None = None  # the last decision's search (for tests and benchmarks)
@@ -497,7 +513,7 @@ class SearchBot(Bot):
             policies = self.policies or None
         # Without a heuristic, "heuristic" rollouts fall back to MAST (epsilon: random steps).
         epsilon = self.epsilon if policies is not None or self.rollout != "heuristic" else EPSILON["mast"]
-        search = Search(game, worlds.seat, self.rng, self.c, epsilon, policies, self.prior, self.tree)
+        search = Search(game, worlds.seat, self.rng, self.c, epsilon, policies, self.prior, self.tree, self.tie_visits)
         if self.halving:
             search.halve(worlds, option_ids, self.iterations, self.ms)
         else:
@@ -542,6 +558,7 @@ def search_bot(params: Mapping[str, str], game_id: str) -> SearchBot:
         mix=bool(values["mix"]),
         halving=bool(values["halving"]),
         tree=bool(values["tree"]),
+        tie_visits=bool(values["ties"]),
     )
     bot.in_process_only = "" if game.observes_worlds() else IN_PROCESS_ONLY.format(game=game_id)
     return bot

@@ -271,6 +271,35 @@ def test_halving_drops_the_worse_half_each_round():
     assert search.best(ids) in search.alive
 
 
+def test_halving_ties_go_to_the_first_option_or_with_ties_visits_to_the_heuristics():
+    """Sky Five, 100 points ahead with 4 cards left: every simulation of both options wins.
+    With equal means halving answered the first option offered (draw: a gamble for nothing);
+    ``ties=visits`` ranks the more visited first, the heuristic's bank by the prior's virtual
+    visits (so the prior decides where the simulations cannot)."""
+    from arena.games.skyfive.game import Card, count_by
+    from arena.games.v1 import skyfive_pb2 as pb
+
+    game = get_game("skyfive")
+    state = game.new_match(game.config(2), chance=PresetChance(picks={"start": [0]}))
+    state.deck = state.deck[-4:]
+    state.banked[0] = [Card(pb.RED, 5)] * 20
+    state.scores[0] = 100
+    state.face_up[0] = [Card(pb.BLUE, 6), Card(pb.GREEN, 6)]
+    state.unseen_colours, state.unseen_values = count_by(state.deck + state.removed)
+    game.refresh(state)
+    answers = []
+    for tie_visits in (False, True):
+        policies = rollout_policies(game, 2, Chance(1))
+        search = Search(game, 0, Chance(2), 0.7, 0.1, policies, prior=10, tree=False, tie_visits=tie_visits)
+        search.halve(Worlds(game, state, 0), ["draw", "bank"], 30, 0)
+        assert search.root.stats[0] == {"bank": [25, 25.0, 15], "draw": [15, 15.0, 15]}  # 10 virtual wins on bank
+        answers.append(search.best(["draw", "bank"]))
+    assert answers == ["draw", "bank"]
+    assert make_bot("search:halving=1,ties=visits", "skyfive").tie_visits
+    with pytest.raises(ConfigError, match=r"ties='most' is not one of first\|visits"):
+        make_bot("search:ties=most", "skyfive")
+
+
 @pytest.mark.parametrize("game_id", ["getbit", "skyfive", "vivo"])
 def test_halving_is_deterministic(game_id):
     players = 3 if game_id == "vivo" else 2
