@@ -11,7 +11,17 @@ from typing import NamedTuple
 from arena.chance import Chance
 from arena.engine import Decision, Game, MatchState, Option
 from arena.games.v1 import vivo_pb2 as pb
-from arena.games.vivo.game import HIGH_POINTS, RANKS, Card, Played, VivoState, deck_cards, obligation, trick_scorers
+from arena.games.vivo.game import (
+    HIGH_POINTS,
+    RANKS,
+    SUITS,
+    Card,
+    Played,
+    VivoState,
+    deck_cards,
+    obligation,
+    trick_scorers,
+)
 from bots.params import Param, read_params
 from bots.sdk import Bot, Turn, TypedOption
 
@@ -156,6 +166,9 @@ def _option_card(option: TypedOption | Option) -> tuple[Card, bool]:
     return Card(action.card.suit, action.card.rank), action.off_harmony
 
 
+_CARD_OF_OPTION = {f"card:{card.id}": card for card in deck_cards(SUITS)}
+
+
 @cache
 def _deck(suits: tuple[str, ...]) -> tuple[Card, ...]:
     return tuple(deck_cards(suits))
@@ -187,7 +200,9 @@ class HarmonyRollout:
             unseen=[c for c in _deck(world.suits) if c not in seen],
         )
         options = decision.options
-        return options[best_play(view, [_option_card(o) for o in options], self.keep)]
+        off_harmony = _option_card(options[0])[1]  # all or none: the engine offers one kind (ruling 2)
+        plays = [(_CARD_OF_OPTION[o.id], off_harmony) for o in options]
+        return options[best_play(view, plays, self.keep)]
 
     def reseed(self, rng: Chance) -> None:
         """The rule draws nothing."""
