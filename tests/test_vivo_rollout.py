@@ -71,4 +71,10 @@ def test_search_rolls_out_with_the_state_policy():
     assert rollout_policy("vivo") is HarmonyRollout
     policies = rollout_policies(GAME, 3, Chance(1))
     assert policies is not None and all(isinstance(p, HarmonyRollout) for p in policies)
-    make_bot("search:iterations=5", "vivo")  # the defaults named in bots/games/vivo.py parse
+
+
+def test_search_defaults_are_the_measured_setting():
+    bot = make_bot("search", "vivo")
+    assert (bot.iterations, bot.halving, bot.tree, bot.prior) == (100, True, False, 10)
+    clocked = make_bot("search:iterations=0,ms=300", "vivo")
+    assert (clocked.iterations, clocked.ms, clocked.halving) == (0, 300, True)
