@@ -181,7 +181,7 @@ class HarmonyRollout:
     which does not see them). Picks exactly what :class:`HarmonyBot` picks from the seat's
     observation (tests/test_vivo_rollout.py), without building one at every step."""
 
-    def __init__(self, game: Game, keep: float = 0.5) -> None:
+    def __init__(self, game: Game, keep: float = 0.5) -> None:  # game: the ROLLOUT_POLICY signature
         self.keep = keep
 
     def choose(self, world: MatchState, decision: Decision) -> Option:
@@ -214,7 +214,7 @@ def _heuristic(params: Mapping[str, str]) -> Bot:
 
 BOTS = {"heuristic": _heuristic}
 FIELD = ["heuristic:keep=2"]
-ROLLOUT = "heuristic"  # search's rollout policy (cheap enough to call at every step)
+ROLLOUT = "heuristic"  # the bot the rollout policy below models (search prefers ROLLOUT_POLICY)
 ROLLOUT_POLICY = HarmonyRollout  # the same rule read straight from the world (no observation built)
 # search's defaults here (README): sequential halving over our cards on shared worlds, every seat
 # then playing the heuristic (tree=0), at a fixed budget of about 3 s of CPU a match. A fixed
