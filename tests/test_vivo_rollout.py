@@ -76,5 +76,5 @@ def test_search_rolls_out_with_the_state_policy():
 def test_search_defaults_are_the_measured_setting():
     bot = make_bot("search", "vivo")
     assert (bot.iterations, bot.halving, bot.tree, bot.prior) == (100, True, False, 10)
-    clocked = make_bot("search:iterations=0,ms=300", "vivo")
+    clocked = make_bot("search:ms=300", "vivo")  # a clock budget replaces the fixed one
     assert (clocked.iterations, clocked.ms, clocked.halving) == (0, 300, True)

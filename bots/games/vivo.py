@@ -217,6 +217,6 @@ FIELD = ["heuristic:keep=2"]
 ROLLOUT = "heuristic"  # the bot the rollout policy below models (search prefers ROLLOUT_POLICY)
 ROLLOUT_POLICY = HarmonyRollout  # the same rule read straight from the world (no observation built)
 # search's defaults here (README): sequential halving over our cards on shared worlds, every seat
-# then playing the heuristic (tree=0), at a fixed budget of about 3 s of CPU a match. A fixed
-# budget overrides ms=: name iterations=0 with it for a clock budget.
+# then playing the heuristic (tree=0), at a fixed budget of about 3 s of CPU a match (a spec's
+# ms= replaces it).
 SEARCH = {"iterations": 100, "halving": 1, "tree": 0}
