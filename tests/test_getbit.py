@@ -713,6 +713,12 @@ def test_rollout_policy_is_named_and_is_rollout_at_fewer_samples():
     assert ROLLOUT_POLICY(GAME).rule.samples == ROLLOUT_SAMPLES  # type: ignore[attr-defined]
 
 
+def test_search_defaults_are_the_measured_setting():
+    bot = make_bot("search", "getbit")
+    assert (bot.halving, bot.tree, bot.iterations) == (True, False, 100)  # type: ignore[attr-defined]
+    assert make_bot("search:iterations=20", "getbit").iterations == 20  # type: ignore[attr-defined]
+
+
 def test_search_with_the_state_policy_plays_as_with_the_heuristic_bot(monkeypatch):
     """The state policy changes the cost, not the play: a search match with it equals the
     same match with ``ROLLOUT`` reading observations (the rollouts, the modelled opponents)."""
