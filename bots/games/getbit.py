@@ -53,6 +53,7 @@ class SeatView:
 
 
 def view_from_observation(obs: pb.Observation) -> SeatView:
+    """The seat's view from its observation (what the bot reads)."""
     pools: list[tuple[int, Sequence[int]]] = []
     fixed: dict[int, int] = {}
     for f in obs.line:
@@ -88,7 +89,8 @@ def view_from_observation(obs: pb.Observation) -> SeatView:
 def view_from_world(state: GetBitState, seat: int) -> SeatView:
     """The :class:`SeatView` that ``view_from_observation(game.observe(state, seat))`` gives,
     read from the world: others' sealed cards and, with Memory, the face-down cards of other
-    figures are not read (the seat cannot see them)."""
+    figures are not read (the seat cannot see them). It shares the world's lists: read it
+    before the world moves on."""
     figures = state.figures
     choosing = GetBit.choosing(state, seat)
     pools: list[tuple[int, Sequence[int]]] = []
@@ -299,6 +301,7 @@ class StatePolicy:
     the same chance."""
 
     def __init__(self, game: Game, samples: int | None = None) -> None:
+        # ``game``: what ROLLOUT_POLICY is called with (Get Bit!'s rule needs nothing of it).
         self.rule = HeuristicRule(ROLLOUT_SAMPLES if samples is None else samples)
         self.rng = Chance(0)
 
@@ -323,5 +326,5 @@ ROLLOUT_SAMPLES = 4  # search's rollouts: the heuristic's play on fewer samples 
 ROLLOUT = f"heuristic:samples={ROLLOUT_SAMPLES}"  # the same policy as a bot reading observations
 ROLLOUT_POLICY = StatePolicy  # what search uses: ROLLOUT's choices read from the world
 # search's defaults here: root halving, heuristic below, 100 iterations a decision (ahead of
-# the heuristic in 4-player tournaments with random in the field, 2-3 s of CPU a match; README)
+# the heuristic in 4-player tournaments with random in the field; 50 ties it; README)
 SEARCH = {"halving": 1, "tree": 0, "iterations": 100}
