@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+from collections import Counter
 
 import pytest
 
@@ -19,8 +20,10 @@ from arena.games.getbit.game import (
     swimmers_win_order,
 )
 from arena.games.v1 import getbit_pb2 as pb
+from arena.runner import play_match
 from arena.scenario import request_for
-from bots.registry import make_bot
+from bots.games.getbit import ROLLOUT, ROLLOUT_POLICY, ROLLOUT_SAMPLES, view_from_observation, view_from_world
+from bots.registry import make_bot, rollout_policy
 from tests.contract import assert_same_view, configurations, random_playout
 
 RA, LA, RL, LL = LIMBS
@@ -650,6 +653,83 @@ def test_heuristic_gives_up_a_limb_the_shark_still_threatens():
 def test_heuristic_rejects_bad_parameters(spec):
     with pytest.raises(ConfigError):
         make_bot(spec, "getbit")
+
+
+def test_move_figures_equals_moving_one_figure_at_a_time():
+    """The rule as written [:108-116] (each unique card, lowest first, to the front), against
+    the faster construction on random lines and plays (every count up to 7 figures)."""
+
+    def one_at_a_time(line, cards):
+        counts = Counter(cards.values())
+        new_line = list(line)
+        for _card, figure in sorted((c, f) for f, c in cards.items() if counts[c] == 1):
+            new_line.remove(figure)
+            new_line.insert(0, figure)
+        return new_line, sorted(v for v, n in counts.items() if n > 1)
+
+    rng = Chance(5)
+    for _ in range(3000):
+        line = rng.shuffled(range(2 + rng.below(6, "n")), "line")
+        cards = {f: 1 + rng.below(7, "card") for f in line if rng.below(8, "plays")}
+        assert move_figures(line, cards) == one_at_a_time(line, cards)
+
+
+def _views_agree(state: GetBitState, checked: list[str]) -> None:
+    """At every pending decision: the seat's view read from the world equals the one read from
+    its observation, and the rollout policy chooses what ``heuristic:samples=4`` chooses from
+    the seat's request, on the same chance."""
+    policy = ROLLOUT_POLICY(GAME)
+    for decision in state.pending:
+        seat = decision.seat
+        from_world = view_from_world(state, seat)
+        from_obs = view_from_observation(GAME.observe(state, seat))
+        assert [list(limbs) for limbs in from_world.limbs] == [list(limbs) for limbs in from_obs.limbs]
+        assert [(f, list(cards)) for f, cards in from_world.pools] == [(f, list(cards)) for f, cards in from_obs.pools]
+        for name in ("round", "two_player", "line", "mine", "choosing", "hand_count", "fixed", "has_shark", "hunger"):
+            assert getattr(from_world, name) == getattr(from_obs, name), name
+        assert list(from_world.shark_cards) == list(from_obs.shark_cards)
+        assert list(from_world.shark_hand) == list(from_obs.shark_hand)
+        seed = state.steps * 8 + seat
+        bot = make_bot(ROLLOUT, "getbit")
+        bot.rng = Chance(seed)  # type: ignore[attr-defined]
+        policy.reseed(Chance(seed))
+        assert policy.choose(state, decision).id == bot.decide(request_for(GAME, state, seat))
+        checked.append(decision.kind)
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_rollout_policy_chooses_as_the_heuristic_from_the_world(config):
+    checked: list[str] = []
+    for seed in range(3):
+        random_playout(GAME, config, seed, invariant=lambda state: _views_agree(state, checked), observe=False)
+    assert "choose_card" in checked
+    assert ("shark_card" in checked) == bool(config["shark"])
+
+
+def test_rollout_policy_is_named_and_is_rollout_at_fewer_samples():
+    assert ROLLOUT_SAMPLES == 4
+    assert ROLLOUT == "heuristic:samples=4"
+    assert rollout_policy("getbit") is ROLLOUT_POLICY
+    assert ROLLOUT_POLICY(GAME).rule.samples == ROLLOUT_SAMPLES  # type: ignore[attr-defined]
+
+
+def test_search_defaults_are_the_measured_setting():
+    bot = make_bot("search", "getbit")
+    assert (bot.halving, bot.tree, bot.iterations) == (True, False, 100)  # type: ignore[attr-defined]
+    assert make_bot("search:iterations=20", "getbit").iterations == 20  # type: ignore[attr-defined]
+
+
+def test_search_with_the_state_policy_plays_as_with_the_heuristic_bot(monkeypatch):
+    """The state policy changes the cost, not the play: a search match with it equals the
+    same match with ``ROLLOUT`` reading observations (the rollouts, the modelled opponents)."""
+    specs = ["search:iterations=12", "heuristic", "heuristic", "heuristic"]
+
+    def match():
+        return play_match(GAME, GAME.config(4), 2, [make_bot(spec, "getbit") for spec in specs]).canonical()
+
+    with_policy = match()
+    monkeypatch.setattr("bots.registry.rollout_policy", lambda game_id: None)
+    assert match() == with_policy
 
 
 # --------------------------------------------------------------------------------------------

@@ -251,12 +251,14 @@ def move_figures(line: Sequence[int], cards: Mapping[int, int]) -> tuple[list[in
     ``cards`` maps each figure that played to its card. Tied values do not move; each unique
     value, lowest first, moves its figure to the front.
     """
-    counts = Counter(cards.values())
-    new_line = list(line)
-    for _card, figure in sorted((card, figure) for figure, card in cards.items() if counts[card] == 1):
-        new_line.remove(figure)
-        new_line.insert(0, figure)
-    return new_line, sorted(value for value, n in counts.items() if n > 1)
+    holder: dict[int, int] = {}  # card -> the figure that played it, NONE when tied
+    for figure, card in cards.items():
+        holder[card] = NONE if card in holder else figure
+    # Moving the lowest unique card to the front first leaves the highest in front: the movers
+    # by descending card, then everyone else in their order (a searching bot's inner loop).
+    movers = [holder[card] for card in sorted(holder, reverse=True) if holder[card] != NONE]
+    tied = sorted(card for card, figure in holder.items() if figure == NONE)
+    return movers + [f for f in line if f not in movers], tied
 
 
 def swimmers_win_order(figures: Sequence[Figure], line: Sequence[int]) -> list[int]:
@@ -376,7 +378,7 @@ class GetBit(Game[GetBitState]):
         if shark and self._shark_plays(state) and not shark.chosen:
             open_.append(Decision(shark.seat, "shark_card", tuple(SHARK_OPTIONS[c] for c in shark.hand)))
         for seat in range(state.players):
-            figure = self._choosing(state, seat)
+            figure = self.choosing(state, seat)
             if figure != NONE:
                 hand = state.figures[figure].hand
                 open_.append(Decision(seat, "choose_card", tuple(PLAY_OPTIONS[figure, c] for c in hand)))
@@ -387,7 +389,7 @@ class GetBit(Game[GetBitState]):
         return state.round >= 2  # the Shark plays no card in round 1 (ruling 9)
 
     @staticmethod
-    def _choosing(state: GetBitState, seat: int) -> int:
+    def choosing(state: GetBitState, seat: int) -> int:
         """The figure ``seat`` chooses a card for now (its first one still to choose), or NONE."""
         if state.outcome or state.limb_victim != NONE:
             return NONE
@@ -411,7 +413,7 @@ class GetBit(Game[GetBitState]):
             else:
                 assert state.shark is not None
                 state.shark.chosen = action.shark_card
-        if not any(self._choosing(state, seat) != NONE for seat in range(state.players)):
+        if not any(self.choosing(state, seat) != NONE for seat in range(state.players)):
             self._play_round(state)
 
     # -- rules ------------------------------------------------------------------------------
@@ -711,7 +713,7 @@ class GetBit(Game[GetBitState]):
             two_player=state.two_player,
             line=state.line,
             my_figures=[] if spectator else state.seat_figures[viewer],
-            choosing_figure=NONE if spectator else self._choosing(state, viewer),
+            choosing_figure=NONE if spectator else self.choosing(state, viewer),
             limb_figure=NONE if spectator else self._limb_figure(state, viewer),
             devoured=state.devoured,
             outcome=state.outcome,  # type: ignore[arg-type]
