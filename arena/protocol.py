@@ -6,7 +6,6 @@ so an in-process player and a remote bot see exactly the same bytes.
 
 from __future__ import annotations
 
-import operator
 import struct
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -123,9 +122,6 @@ class LazyEvent:
         return getattr(self.message(), name)
 
 
-_AUDIENCE = operator.attrgetter("to")
-
-
 class EventCursor:
     """Per-seat position in the event log: each request carries only the new events."""
 
@@ -145,11 +141,11 @@ class EventCursor:
         views = self._views
         made = len(views)
         if made < end:
-            new = events[made:end]
-            views.extend(map(LazyEvent, range(made, end), new))
-            audiences = list(map(_AUDIENCE, new))
-            if audiences.count(None) != len(audiences):  # some are private
-                self._last_private = max(i for i, to in enumerate(audiences, made) if to is not None)
+            views.extend(map(LazyEvent, range(made, end), events[made:end]))
+            for i in range(end - 1, made - 1, -1):  # the latest private one (a take brings few)
+                if events[i].to is not None:
+                    self._last_private = i
+                    break
         if self._last_private < start:  # all public
             return views[start:end]
         # A seat sees public events and those addressed to it (Event.visible_to, for a seat).
@@ -247,6 +243,30 @@ class LazyOptions(Sequence[LazyOption]):
             yield self[i]
 
 
+class OptionViews:
+    """The :class:`LazyOption` views of one match, kept per option object: a game that offers
+    the same :class:`Option` objects again (most keep them as constants or in cached
+    decisions) has each one's view, and its packed action, made once. Bounded."""
+
+    __slots__ = ("_cache",)
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self._cache: dict[int, tuple[Option, LazyOption]] = {}
+
+    def views(self, options: Sequence[Option]) -> list[LazyOption]:
+        cache = self._cache
+        views = []
+        for option in options:
+            hit = cache.get(id(option))
+            if hit is None or hit[0] is not option:  # the id of a dead object may be reused
+                if len(cache) >= self.LIMIT:
+                    cache.clear()
+                hit = cache[id(option)] = (option, LazyOption(option))
+            views.append(hit[1])
+        return views
+
+
 class LazyRequest:
     """A ``DecisionRequest`` for an in-process player, built as it is read.
 
@@ -282,10 +302,10 @@ class LazyRequest:
         game: Game,
         state: MatchState,
         decision: Decision,
-        *,
         index: int,
         events: Sequence[LazyEvent],
         simultaneous: bool,
+        views: OptionViews | None = None,
     ) -> None:
         self.decision_index = index
         self.seat = decision.seat
@@ -297,10 +317,14 @@ class LazyRequest:
         self._observation: any_pb2.Any | None = None
         options = decision.options
         # A view per option (its action packed when read): made at once for a few options (a
-        # plain list reads fastest), as read for many.
-        self.options: Sequence[LazyOption] = (
-            list(map(LazyOption, options)) if len(options) <= _EAGER_VIEWS else LazyOptions(options)
-        )
+        # plain list reads fastest; the match's views when it keeps them), as read for many.
+        self.options: Sequence[LazyOption]
+        if len(options) > _EAGER_VIEWS:
+            self.options = LazyOptions(options)
+        elif views is not None:
+            self.options = views.views(options)
+        else:
+            self.options = list(map(LazyOption, options))
         self._clock: bot_pb2.ClockState | None = None
         self._message: bot_pb2.DecisionRequest | None = None
 
