@@ -39,12 +39,13 @@ from arena.protocol import (
     EventCursor,
     LazyFinish,
     LazyRequest,
-    OptionViews,
+    LazyStart,
     WireOptions,
     WireRequest,
     ask_lazily,
     decision_request,
     result_message,
+    start_from,
     start_message,
 )
 from arena.record import DecisionEntry, FailureEntry, MatchRecord, StrikeEntry, with_forfeits
@@ -530,7 +531,6 @@ class _Match:
         entries = self.record.decisions
         on_decision = self.on_decision
         clock = time.perf_counter
-        views = OptionViews()
         while pending := state.pending:
             if self.cancelled is not None and clock() - checked >= CANCEL_POLL_SECONDS:
                 if _ask(self.cancelled):
@@ -545,7 +545,7 @@ class _Match:
                 await self.step()
                 continue
             index = len(entries)
-            request = LazyRequest(game, state, decision, index, cursor.take_lazy(state, seat), False, views)
+            request = LazyRequest(game, state, decision, index, cursor.take_lazy(state, seat), False)
             began_decision = clock()
             try:
                 answer = plain(request)
@@ -598,11 +598,12 @@ class _Match:
         # built once for matches alike, copied per seat.
         template = _start_template(self.game, self.config, [p.name for p in self.players], self.clock)
         for seat in range(len(self.players)):
-            start = bot_pb2.MatchStart()
-            start.CopyFrom(template)
-            start.match_id = self.match_id
-            start.seat = seat
-            start.bot_seed = derive_seed(self.seed, "bot", seat)
+            bot_seed = derive_seed(self.seed, "bot", seat)
+            start: bot_pb2.MatchStart | LazyStart = (
+                LazyStart(template, self.match_id, seat, bot_seed)  # built as the player reads it
+                if self.lazy[seat]
+                else start_from(template, self.match_id, seat, bot_seed)
+            )
             try:
                 if self.sync[seat]:
                     ready = _call_now(self.players[seat], "start", start)
