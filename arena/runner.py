@@ -526,14 +526,14 @@ class _Match:
         # option, is played right here (no coroutine, no indirection per decision); anything
         # else (sealed simultaneous decisions, remote or searching players, verdicts) goes
         # through step/settle. The requests and the record are the same either way.
-        game, state, cursor = self.game, self.state, self.cursor
+        game, state, take_events = self.game, self.state, self.cursor.take_lazy
         decides, forfeited = self.decides, self.seats.forfeited
         entries = self.record.decisions
-        on_decision = self.on_decision
-        clock = time.perf_counter
+        on_decision, cancelled = self.on_decision, self.cancelled
+        clock, refcount = time.perf_counter, sys.getrefcount
         while pending := state.pending:
-            if self.cancelled is not None and clock() - checked >= CANCEL_POLL_SECONDS:
-                if _ask(self.cancelled):
+            if cancelled is not None and clock() - checked >= CANCEL_POLL_SECONDS:
+                if _ask(cancelled):
                     await self.abort_all("the tournament was cancelled")
                     raise MatchCancelled(self.match_id)
                 checked = clock()
@@ -545,14 +545,14 @@ class _Match:
                 await self.step()
                 continue
             index = len(entries)
-            request = LazyRequest(game, state, decision, index, cursor.take_lazy(state, seat), False)
+            request = LazyRequest(game, state, decision, index, take_events(state, seat), False)
             began_decision = clock()
             try:
                 answer = plain(request)
                 ms = round((clock() - began_decision) * 1_000_000) / 1000
                 # Held by anyone but this frame (and getrefcount's argument): the player kept
                 # it, so what depends on the state is built before the state moves on.
-                if sys.getrefcount(request) > 2:
+                if refcount(request) > 2:
                     request.seal()
             except Exception as exc:  # a verdict: settle records it
                 asked = _Asked(decision, index, None, began_decision)
