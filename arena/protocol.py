@@ -243,6 +243,30 @@ class LazyOptions(Sequence[LazyOption]):
             yield self[i]
 
 
+class OptionViews:
+    """The :class:`LazyOption` views of one match, kept per option object: a game that offers
+    the same :class:`Option` objects again (most keep them as constants or in cached
+    decisions) has each one's view, and its packed action, made once per match. Bounded."""
+
+    __slots__ = ("_cache",)
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self._cache: dict[int, tuple[Option, LazyOption]] = {}
+
+    def views(self, options: Sequence[Option]) -> list[LazyOption]:
+        cache = self._cache
+        views = []
+        for option in options:
+            hit = cache.get(id(option))
+            if hit is None or hit[0] is not option:  # the id of a dead object may be reused
+                if len(cache) >= self.LIMIT:
+                    cache.clear()
+                hit = cache[id(option)] = (option, LazyOption(option))
+            views.append(hit[1])
+        return views
+
+
 class LazyRequest:
     """A ``DecisionRequest`` for an in-process player, built as it is read.
 
@@ -281,6 +305,7 @@ class LazyRequest:
         index: int,
         events: Sequence[LazyEvent],
         simultaneous: bool,
+        views: OptionViews | None = None,
     ) -> None:
         self.decision_index = index
         self.seat = decision.seat
@@ -291,11 +316,15 @@ class LazyRequest:
         self._state: MatchState | None = state
         self._observation: any_pb2.Any | None = None
         options = decision.options
-        # A view per option (its action packed when read): made at once for a few options (a
-        # plain list reads fastest), as read for many.
-        self.options: Sequence[LazyOption] = (
-            list(map(LazyOption, options)) if len(options) <= _EAGER_VIEWS else LazyOptions(options)
-        )
+        # A view per option (its action packed when read): at once for a few options (a plain
+        # list reads fastest; the match's own views when it keeps them), as read for many.
+        self.options: Sequence[LazyOption]
+        if len(options) > _EAGER_VIEWS:
+            self.options = LazyOptions(options)
+        elif views is not None:
+            self.options = views.views(options)
+        else:
+            self.options = list(map(LazyOption, options))
         self._clock: bot_pb2.ClockState | None = None
         self._message: bot_pb2.DecisionRequest | None = None
 

@@ -40,6 +40,7 @@ from arena.protocol import (
     LazyFinish,
     LazyRequest,
     LazyStart,
+    OptionViews,
     WireOptions,
     WireRequest,
     ask_lazily,
@@ -531,6 +532,7 @@ class _Match:
         entries = self.record.decisions
         on_decision, cancelled = self.on_decision, self.cancelled
         clock, refcount = time.perf_counter, sys.getrefcount
+        views = OptionViews()  # the options' views, made once per option object
         while pending := state.pending:
             if cancelled is not None and clock() - checked >= CANCEL_POLL_SECONDS:
                 if _ask(cancelled):
@@ -545,7 +547,7 @@ class _Match:
                 await self.step()
                 continue
             index = len(entries)
-            request = LazyRequest(game, state, decision, index, take_events(state, seat), False)
+            request = LazyRequest(game, state, decision, index, take_events(state, seat), False, views)
             began_decision = clock()
             try:
                 answer = plain(request)
