@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import copy
 import functools
-import hashlib
 import math
 import random
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from hashlib import blake2b
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -262,5 +262,5 @@ def _completions(shape: tuple[tuple[int, tuple[int, ...]], ...], caps: tuple[int
 
 def derive_seed(*parts: object) -> int:
     """A 63-bit seed derived from parts (tournament seed, match index, seat…), stable everywhere."""
-    digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
+    digest = blake2b(repr(parts).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 1

@@ -6,7 +6,6 @@ so an in-process player and a remote bot see exactly the same bytes.
 
 from __future__ import annotations
 
-import operator
 import struct
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -123,9 +122,6 @@ class LazyEvent:
         return getattr(self.message(), name)
 
 
-_AUDIENCE = operator.attrgetter("to")
-
-
 class EventCursor:
     """Per-seat position in the event log: each request carries only the new events."""
 
@@ -145,11 +141,11 @@ class EventCursor:
         views = self._views
         made = len(views)
         if made < end:
-            new = events[made:end]
-            views.extend(map(LazyEvent, range(made, end), new))
-            audiences = list(map(_AUDIENCE, new))
-            if audiences.count(None) != len(audiences):  # some are private
-                self._last_private = max(i for i, to in enumerate(audiences, made) if to is not None)
+            views.extend(map(LazyEvent, range(made, end), events[made:end]))
+            for i in range(end - 1, made - 1, -1):  # the latest private one (a take brings few)
+                if events[i].to is not None:
+                    self._last_private = i
+                    break
         if self._last_private < start:  # all public
             return views[start:end]
         # A seat sees public events and those addressed to it (Event.visible_to, for a seat).
@@ -247,6 +243,30 @@ class LazyOptions(Sequence[LazyOption]):
             yield self[i]
 
 
+class OptionViews:
+    """The :class:`LazyOption` views of one match, kept per option object: a game that offers
+    the same :class:`Option` objects again (most keep them as constants or in cached
+    decisions) has each one's view, and its packed action, made once per match. Bounded."""
+
+    __slots__ = ("_cache",)
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self._cache: dict[int, tuple[Option, LazyOption]] = {}
+
+    def views(self, options: Sequence[Option]) -> list[LazyOption]:
+        cache = self._cache
+        views = []
+        for option in options:
+            hit = cache.get(id(option))
+            if hit is None or hit[0] is not option:  # the id of a dead object may be reused
+                if len(cache) >= self.LIMIT:
+                    cache.clear()
+                hit = cache[id(option)] = (option, LazyOption(option))
+            views.append(hit[1])
+        return views
+
+
 class LazyRequest:
     """A ``DecisionRequest`` for an in-process player, built as it is read.
 
@@ -282,10 +302,10 @@ class LazyRequest:
         game: Game,
         state: MatchState,
         decision: Decision,
-        *,
         index: int,
         events: Sequence[LazyEvent],
         simultaneous: bool,
+        views: OptionViews | None = None,
     ) -> None:
         self.decision_index = index
         self.seat = decision.seat
@@ -296,11 +316,15 @@ class LazyRequest:
         self._state: MatchState | None = state
         self._observation: any_pb2.Any | None = None
         options = decision.options
-        # A view per option (its action packed when read): made at once for a few options (a
-        # plain list reads fastest), as read for many.
-        self.options: Sequence[LazyOption] = (
-            list(map(LazyOption, options)) if len(options) <= _EAGER_VIEWS else LazyOptions(options)
-        )
+        # A view per option (its action packed when read): at once for a few options (a plain
+        # list reads fastest; the match's own views when it keeps them), as read for many.
+        self.options: Sequence[LazyOption]
+        if len(options) > _EAGER_VIEWS:
+            self.options = LazyOptions(options)
+        elif views is not None:
+            self.options = views.views(options)
+        else:
+            self.options = list(map(LazyOption, options))
         self._clock: bot_pb2.ClockState | None = None
         self._message: bot_pb2.DecisionRequest | None = None
 
@@ -512,6 +536,43 @@ def ask_lazily(
         # Held by anyone but this frame (and getrefcount's argument): the player kept it.
         if sys.getrefcount(request) > 2:
             request.seal()
+
+
+class LazyStart:
+    """A ``MatchStart`` for an in-process player, built as it is read: ``match_id``, ``seat``
+    and ``bot_seed`` (all that differs between the seats of matches alike) at once; anything
+    else reads the full message, the match's template copied with those three set, byte for
+    byte the one a remote bot receives. Read-only, like a request."""
+
+    __slots__ = ("_message", "_template", "bot_seed", "match_id", "seat")
+
+    def __init__(self, template: bot_pb2.MatchStart, match_id: str, seat: int, bot_seed: int) -> None:
+        self._template = template
+        self.match_id = match_id
+        self.seat = seat
+        self.bot_seed = bot_seed
+        self._message: bot_pb2.MatchStart | None = None
+
+    def message(self) -> bot_pb2.MatchStart:
+        if self._message is None:
+            self._message = start_from(self._template, self.match_id, self.seat, self.bot_seed)
+        return self._message
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.message(), name)
+
+
+def start_from(template: bot_pb2.MatchStart, match_id: str, seat: int, bot_seed: int) -> bot_pb2.MatchStart:
+    """A seat's ``MatchStart``: the template (the parts every seat shares) with its own match
+    id, seat and seed."""
+    start = bot_pb2.MatchStart()
+    start.CopyFrom(template)
+    start.match_id = match_id
+    start.seat = seat
+    start.bot_seed = bot_seed
+    return start
 
 
 class LazyFinish:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import sys
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
@@ -37,11 +38,15 @@ from arena.engine import Decision, Game, MatchState, Option, Worlds
 from arena.protocol import (
     EventCursor,
     LazyFinish,
+    LazyRequest,
+    LazyStart,
+    OptionViews,
     WireOptions,
     WireRequest,
     ask_lazily,
     decision_request,
     result_message,
+    start_from,
     start_message,
 )
 from arena.record import DecisionEntry, FailureEntry, MatchRecord, StrikeEntry, with_forfeits
@@ -219,13 +224,14 @@ _CLASS_CAPABILITIES: dict[type, _Capabilities] = {}
 def _capabilities(player: object) -> _Capabilities:
     """A player's capabilities: its class's, looked up once per class, unless the instance
     itself holds one of the names (or has no ``__dict__`` to tell): then its own."""
-    own = getattr(player, "__dict__", None)
-    if own is None or not _CAPABILITY_NAMES.isdisjoint(own) or hasattr(type(player), "__slots__"):
-        return _Capabilities.of(player)
     cls = type(player)
-    caps = _CLASS_CAPABILITIES.get(cls)
-    if caps is None:
-        caps = _CLASS_CAPABILITIES[cls] = _Capabilities.of(cls)
+    own = getattr(player, "__dict__", None)
+    caps = _CLASS_CAPABILITIES.get(cls)  # kept only for classes without __slots__
+    if caps is not None and own is not None and _CAPABILITY_NAMES.isdisjoint(own):
+        return caps
+    if own is None or not _CAPABILITY_NAMES.isdisjoint(own) or hasattr(cls, "__slots__"):
+        return _Capabilities.of(player)
+    caps = _CLASS_CAPABILITIES[cls] = _Capabilities.of(cls)
     return caps
 
 
@@ -377,6 +383,11 @@ async def play_match_async(
                 pass
 
 
+def _ms_since(began: float) -> float:
+    """Milliseconds since ``began`` (a ``perf_counter`` reading), to the microsecond."""
+    return round((time.perf_counter() - began) * 1_000_000) / 1000
+
+
 def _failure_of(exc: Exception) -> tuple[str, str]:
     """A player's exception as a (verdict, detail): its own verdict, or a crash."""
     if isinstance(exc, PlayerFailure):
@@ -474,8 +485,9 @@ class _Match:
             self.sync.append(caps.sync)
             self.decides.append(p.decide if caps.lazy and not caps.search and not caps.strike else None)
             # A remote bot (wire requests, native two-phase hooks): asked by step itself.
-            begin, end = getattr(p, "begin_decide_async", None), getattr(p, "end_decide_async", None)
-            self.remote.append((begin, end) if caps.wire and begin is not None and end is not None else None)
+            begin = getattr(p, "begin_decide_async", None) if caps.wire else None
+            end = getattr(p, "end_decide_async", None) if caps.wire else None
+            self.remote.append((begin, end) if begin is not None and end is not None else None)
         self.cancelled: Cancelled | None = None  # polled between steps when there is no event loop
         self.bound: tuple[float, str] | None = None  # (monotonic deadline, timeout detail)
 
@@ -511,15 +523,59 @@ class _Match:
     async def play(self) -> MatchRecord:
         began = checked = time.perf_counter()
         await self.start_players()
-        while self.state.pending:
-            if self.cancelled is not None and time.perf_counter() - checked >= CANCEL_POLL_SECONDS:
-                if _ask(self.cancelled):
+        # The common decision, one in-process player with lazy requests answering a legal
+        # option, is played right here (no coroutine, no indirection per decision); anything
+        # else (sealed simultaneous decisions, remote or searching players, verdicts) goes
+        # through step/settle. The requests and the record are the same either way.
+        game, state, take_events = self.game, self.state, self.cursor.take_lazy
+        decides, forfeited = self.decides, self.seats.forfeited
+        entries = self.record.decisions
+        on_decision, cancelled = self.on_decision, self.cancelled
+        clock, refcount = time.perf_counter, sys.getrefcount
+        views = OptionViews()  # the options' views, made once per option object
+        while pending := state.pending:
+            if cancelled is not None and clock() - checked >= CANCEL_POLL_SECONDS:
+                if _ask(cancelled):
                     await self.abort_all("the tournament was cancelled")
                     raise MatchCancelled(self.match_id)
-                checked = time.perf_counter()
-            await self.step()
+                checked = clock()
+            if len(pending) != 1 or (plain := decides[(decision := pending[0]).seat]) is None:
+                await self.step()
+                continue
+            seat = decision.seat
+            if forfeited[seat]:
+                await self.step()
+                continue
+            index = len(entries)
+            request = LazyRequest(game, state, decision, index, take_events(state, seat), False, views)
+            began_decision = clock()
+            try:
+                answer = plain(request)
+                ms = round((clock() - began_decision) * 1_000_000) / 1000
+                # Held by anyone but this frame (and getrefcount's argument): the player kept
+                # it, so what depends on the state is built before the state moves on.
+                if refcount(request) > 2:
+                    request.seal()
+            except Exception as exc:  # a verdict: settle records it
+                asked = _Asked(decision, index, None, began_decision)
+                asked.failure = _failure_of(exc)
+                if sys.getrefcount(request) > 2:
+                    with contextlib.suppress(Exception):
+                        request.seal()
+                await self.settle(asked)
+                continue
+            option = decision.find(answer) if isinstance(answer, str) else None
+            if option is None:  # not an option: settle gives the verdict
+                await self.settle(_Asked(decision, index, None, began_decision, answer=answer))
+                continue
+            entry = DecisionEntry(state.steps, seat, decision.kind, len(decision.options), option.id, ms, "bot")
+            # The choice is one of the decision's options (found above): no validation again.
+            game.advance(state, {seat: option})
+            entries.append(entry)
+            if on_decision is not None:
+                on_decision(state, entry)
         record = await self.finish()
-        record.ms = round((time.perf_counter() - began) * 1000, 3)
+        record.ms = _ms_since(began)
         return record
 
     async def abort_all(self, reason: str) -> None:
@@ -544,11 +600,12 @@ class _Match:
         # built once for matches alike, copied per seat.
         template = _start_template(self.game, self.config, [p.name for p in self.players], self.clock)
         for seat in range(len(self.players)):
-            start = bot_pb2.MatchStart()
-            start.CopyFrom(template)
-            start.match_id = self.match_id
-            start.seat = seat
-            start.bot_seed = derive_seed(self.seed, "bot", seat)
+            bot_seed = derive_seed(self.seed, "bot", seat)
+            start: bot_pb2.MatchStart | LazyStart = (
+                LazyStart(template, self.match_id, seat, bot_seed)  # built as the player reads it
+                if self.lazy[seat]
+                else start_from(template, self.match_id, seat, bot_seed)
+            )
             try:
                 if self.sync[seat]:
                     ready = _call_now(self.players[seat], "start", start)
@@ -563,67 +620,24 @@ class _Match:
                 await self.seats.fail(seat, -1, "crash", f"{type(exc).__name__}: {exc}", fatal=True)
 
     async def step(self) -> None:
+        """One step of the general path (see :meth:`play` for the common one)."""
         state = self.state
         pending = state.pending
         first = len(self.record.decisions)
-        if len(pending) == 1:  # the common case: one seat decides
+        if len(pending) == 1:  # one seat decides
             decision = pending[0]
             seat = decision.seat
-            plain = self.decides[seat]
-            option: Option | None = None
-            asked: _Asked | None
-            if plain is not None and not self.seats.forfeited[seat]:
-                # An in-process player with lazy requests: asked here, without the general
-                # path's indirections (the same request and verdicts as ask_now).
-                events = self.cursor.take_lazy(state, seat)
-                began = time.perf_counter()
-                try:
-                    answer = ask_lazily(
-                        plain, self.game, state, decision, index=first, events=events, simultaneous=False
-                    )
-                except Exception as exc:  # a verdict: the general path below records it
-                    asked = _Asked(decision, first, None, began)
-                    asked.failure = (
-                        (exc.verdict, exc.detail)
-                        if isinstance(exc, PlayerFailure)
-                        else ("crash", f"{type(exc).__name__}: {exc}")
-                    )
-                else:
-                    asked = None
-                    option = decision.find(answer) if isinstance(answer, str) else None
-                    if option is None:
-                        asked = _Asked(decision, first, None, began, answer=answer)
-            elif (remote := self.remote[seat]) is not None and self.bound is None and not self.seats.forfeited[seat]:
+            if (remote := self.remote[seat]) is not None and self.bound is None and not self.seats.forfeited[seat]:
                 option, asked, began = await self.ask_remote(remote, decision, first)
+                if option is not None:  # answered a legal option: nothing to wait for or record
+                    self.advance(decision, option, _ms_since(began))
+                    return
+                assert asked is not None
             elif self.two_phase[seat]:
                 asked = await self.ask(decision, first, False)
             else:
                 asked = self.ask_now(decision, first, False)
-            if option is not None:  # answered a legal option: nothing to wait for or record
-                ms = round((time.perf_counter() - began) * 1000, 3)
-                choice, by = option.id, "bot"
-            else:
-                assert asked is not None
-                answer = asked.answer
-                if (
-                    asked.failure is None
-                    and not asked.forfeited
-                    and not self.strikes[seat]
-                    and isinstance(answer, str)
-                    and (option := decision.find(answer)) is not None
-                ):  # an in-process player answered a legal option: nothing to wait for or record
-                    ms = round((time.perf_counter() - asked.began) * 1000, 3)
-                    choice, by = answer, "bot"
-                else:
-                    choice, ms, by = await self.answer(asked)
-                    option = decision.find(choice)
-                    assert option is not None  # the answer was checked, a substitute is legal
-            entry = DecisionEntry(state.steps, seat, decision.kind, len(decision.options), choice, ms, by)
-            # The choice is one of the decision's options (checked above): no validation again.
-            self.game.advance(state, {seat: option})
-            self.record.decisions.append(entry)
-            if self.on_decision is not None:
-                self.on_decision(state, entry)
+            await self.settle(asked)
             return
         # Record entries are in seat order within a step; their index is the decision index.
         by_seat = sorted(d.seat for d in pending)
@@ -648,7 +662,7 @@ class _Match:
                 and isinstance(item.answer, str)
                 and (option := d.find(item.answer)) is not None
             ):
-                choice, ms, by = item.answer, round((time.perf_counter() - item.began) * 1000, 3), "bot"
+                choice, ms, by = item.answer, _ms_since(item.began), "bot"
             else:
                 choice, ms, by = await self.answer(item)
                 option = d.find(choice)
@@ -662,6 +676,36 @@ class _Match:
             self.record.decisions.append(entries[seat])
             if self.on_decision is not None:
                 self.on_decision(self.state, entries[seat])
+
+    async def settle(self, asked: _Asked) -> None:
+        """Play a single decision put to a player: its answer when it is a legal option, else
+        the verdict and a substitute's choice."""
+        decision = asked.decision
+        seat = decision.seat
+        answer = asked.answer
+        if (
+            asked.failure is None
+            and not asked.forfeited
+            and not self.strikes[seat]
+            and isinstance(answer, str)
+            and (option := decision.find(answer)) is not None
+        ):  # an in-process player answered a legal option: nothing to wait for or record
+            self.advance(decision, option, _ms_since(asked.began))
+            return
+        choice, ms, by = await self.answer(asked)
+        option = decision.find(choice)
+        assert option is not None  # the answer was checked, a substitute is legal
+        self.advance(decision, option, ms, by)
+
+    def advance(self, decision: Decision, option: Option, ms: float, by: str = "bot") -> None:
+        """Apply a single decision's choice (one of its options: no validation again) and
+        record it."""
+        state = self.state
+        entry = DecisionEntry(state.steps, decision.seat, decision.kind, len(decision.options), option.id, ms, by)
+        self.game.advance(state, {decision.seat: option})
+        self.record.decisions.append(entry)
+        if self.on_decision is not None:
+            self.on_decision(state, entry)
 
     async def ask(self, decision: Decision, index: int, simultaneous: bool) -> _Asked:
         if not self.two_phase[decision.seat]:
@@ -770,7 +814,7 @@ class _Match:
                 asked.failure = (failure.verdict, failure.detail)
             except Exception as exc:  # any bot exception is a crash verdict
                 asked.failure = ("crash", f"{type(exc).__name__}: {exc}")
-        ms = round((time.perf_counter() - asked.began) * 1000, 3)
+        ms = _ms_since(asked.began)
         if asked.failure is None:
             if isinstance(asked.answer, str) and decision.find(asked.answer) is not None:
                 # A late answer within the grace stands, at the cost of a strike: record it.

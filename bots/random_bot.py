@@ -27,8 +27,9 @@ class RandomBot(Bot):
 
     def on_start(self, start: bot_pb2.MatchStart) -> None:
         # Seeded per match and seat by the referee, so a match replays identically.
-        self.rng = Chance(start.bot_seed)
+        self._rng = Chance(start.bot_seed)
 
     def choose(self, turn: Turn) -> str:
         ids = turn.request.options
-        return ids[self.rng.below(len(ids), "bot")].id
+        rng = self._rng if self._rng is not None else self.rng  # seeded at start, as a rule
+        return ids[rng.below(len(ids), "bot")].id

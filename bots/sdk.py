@@ -93,6 +93,28 @@ class Turn:
         return [o.id for o in self.request.options]
 
 
+_READY_BYTES: dict[tuple[str, str, tuple[str, ...], str], bytes] = {}
+
+
+def _ready(name: str, version: str, capabilities: tuple[str, ...], game_id: str) -> bot_pb2.Ready:
+    """A new ``Ready``, parsed from its bytes kept per content: cheaper than setting its fields,
+    which a bot does once per match."""
+    key = (name, version, capabilities, game_id)
+    data = _READY_BYTES.get(key)
+    if data is None:
+        if len(_READY_BYTES) >= 256:
+            _READY_BYTES.clear()
+        ready = bot_pb2.Ready(
+            protocol_version=PROTOCOL_VERSION,
+            bot_name=name,
+            bot_version=version,
+            capabilities=list(capabilities),
+            game_id=game_id,
+        )
+        data = _READY_BYTES[key] = ready.SerializeToString()
+    return bot_pb2.Ready.FromString(data)
+
+
 class Bot:
     """Base class of every bot. Override :meth:`choose`; the hooks are optional."""
 
@@ -129,13 +151,7 @@ class Bot:
         self.history = []
         self.match = message
         self.on_start(message)
-        return bot_pb2.Ready(
-            protocol_version=PROTOCOL_VERSION,
-            bot_name=self.name,
-            bot_version=self.version,
-            capabilities=list(self.capabilities),
-            game_id=self.game_id,
-        )
+        return _ready(self.name, self.version, tuple(self.capabilities), self.game_id)
 
     def decide(self, request: bot_pb2.DecisionRequest) -> str:
         self.history.extend(request.events)
