@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, TypeVar, overload
+from typing import Any, Generic, TypeVar, overload
 
 from google.protobuf import any_pb2
 from google.protobuf.message import Message
@@ -243,28 +243,41 @@ class LazyOptions(Sequence[LazyOption]):
             yield self[i]
 
 
-class OptionViews:
-    """The :class:`LazyOption` views of one match, kept per option object: a game that offers
-    the same :class:`Option` objects again (most keep them as constants or in cached
-    decisions) has each one's view, and its packed action, made once per match. Bounded."""
+class PerOption(Generic[T]):
+    """A value made from each :class:`Option` object once per match: a game that offers the
+    same objects again (most keep them as constants or in cached decisions) has each one's
+    value made once. Bounded."""
 
-    __slots__ = ("_cache",)
+    __slots__ = ("_cache", "_make")
     LIMIT = 4096
 
-    def __init__(self) -> None:
-        self._cache: dict[int, tuple[Option, LazyOption]] = {}
+    def __init__(self, make: Callable[[Option], T]) -> None:
+        self._make = make
+        self._cache: dict[int, tuple[Option, T]] = {}
 
-    def views(self, options: Sequence[Option]) -> list[LazyOption]:
+    def each(self, options: Sequence[Option]) -> list[T]:
         cache = self._cache
-        views = []
+        values = []
         for option in options:
             hit = cache.get(id(option))
             if hit is None or hit[0] is not option:  # the id of a dead object may be reused
                 if len(cache) >= self.LIMIT:
                     cache.clear()
-                hit = cache[id(option)] = (option, LazyOption(option))
-            views.append(hit[1])
-        return views
+                hit = cache[id(option)] = (option, self._make(option))
+            values.append(hit[1])
+        return values
+
+
+class OptionViews(PerOption[LazyOption]):
+    """The :class:`LazyOption` views of one match (each one's packed action made once)."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(LazyOption)
+
+    def views(self, options: Sequence[Option]) -> list[LazyOption]:
+        return self.each(options)
 
 
 class LazyRequest:
@@ -418,28 +431,17 @@ _FIXED64 = struct.Struct("<Q")
 _KINDS: dict[str, bytes] = {}
 
 
-class WireOptions:
-    """Serialised options (each a ``DecisionRequest.options`` entry), kept per option object:
-    a game that offers the same :class:`Option` objects again (most keep them as constants or
-    in cached decisions) has each one serialised once. One per match; bounded."""
+class WireOptions(PerOption[bytes]):
+    """Serialised options (each a ``DecisionRequest.options`` entry), each option object
+    serialised once per match."""
 
-    __slots__ = ("_cache",)
-    LIMIT = 4096
+    __slots__ = ()
 
     def __init__(self) -> None:
-        self._cache: dict[int, tuple[Option, bytes]] = {}
+        super().__init__(lambda option: _field(_OPTIONS_TAG, option_message(option).SerializeToString()))
 
     def wire(self, options: Sequence[Option]) -> bytes:
-        cache = self._cache
-        parts = []
-        for option in options:
-            hit = cache.get(id(option))
-            if hit is None or hit[0] is not option:  # the id of a dead object may be reused
-                if len(cache) >= self.LIMIT:
-                    cache.clear()
-                hit = cache[id(option)] = (option, _field(_OPTIONS_TAG, option_message(option).SerializeToString()))
-            parts.append(hit[1])
-        return b"".join(parts)
+        return b"".join(self.each(options))
 
 
 class WireRequest:
