@@ -30,10 +30,30 @@ LOOPBACK = "127.0.0.0/8,::1"
 """The endpoint allow list the tests' services and workers run with (their bots are local)."""
 
 
+_PORT_BLOCK = 1000
+_next_port = 0
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A free loopback port from this test process's own block of 20000-31999, below the
+    kernel's ephemeral range (32768 and up, where port 0 binds and outgoing connections land).
+    A port a test frees for a moment (a Redis restart keeps its port) is then never handed to
+    another test process meanwhile: with ports from the kernel, a parallel test once started its
+    own redis-server on a restarting server's port, and the first test's client followed the
+    wrong server."""
+    global _next_port
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:]
+    base = 20000 + (int(worker) % 12 if worker.isdigit() else 0) * _PORT_BLOCK
+    for _ in range(_PORT_BLOCK):
+        port = base + (_next_port + os.getpid()) % _PORT_BLOCK
+        _next_port += 1
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {base}..{base + _PORT_BLOCK - 1}")
 
 
 def wait_for(predicate, timeout: float, what: str, interval: float = 0.05):  # type: ignore[no-untyped-def]
@@ -89,7 +109,10 @@ class RedisServer:
                 return False
 
         wait_for(up, 20, "redis-server to answer")
+        pid = client.info("server")["process_id"]
         client.close()
+        if pid != self.process.pid:  # another process's server holds the port
+            raise RuntimeError(f"port {self.port} is answered by another redis-server (pid {pid})")
 
     def stop(self) -> None:
         """A clean shutdown: Redis fsyncs the AOF and exits."""
