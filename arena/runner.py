@@ -530,7 +530,7 @@ class _Match:
         game, state, take_events = self.game, self.state, self.cursor.take_lazy
         decides, forfeited = self.decides, self.seats.forfeited
         entries = self.record.decisions
-        on_decision, cancelled = self.on_decision, self.cancelled
+        cancelled = self.cancelled
         clock, refcount = time.perf_counter, sys.getrefcount
         views = OptionViews()  # the options' views, made once per option object
         while pending := state.pending:
@@ -559,7 +559,7 @@ class _Match:
             except Exception as exc:  # a verdict: settle records it
                 asked = _Asked(decision, index, None, began_decision)
                 asked.failure = _failure_of(exc)
-                if sys.getrefcount(request) > 2:
+                if refcount(request) > 2:
                     with contextlib.suppress(Exception):
                         request.seal()
                 await self.settle(asked)
@@ -568,12 +568,7 @@ class _Match:
             if option is None:  # not an option: settle gives the verdict
                 await self.settle(_Asked(decision, index, None, began_decision, answer=answer))
                 continue
-            entry = DecisionEntry(state.steps, seat, decision.kind, len(decision.options), option.id, ms, "bot")
-            # The choice is one of the decision's options (found above): no validation again.
-            game.advance(state, {seat: option})
-            entries.append(entry)
-            if on_decision is not None:
-                on_decision(state, entry)
+            self.advance(decision, option, ms)
         record = await self.finish()
         record.ms = _ms_since(began)
         return record
