@@ -54,7 +54,11 @@ budget per decision, used when ``iterations`` is not given; default 500, below t
 of the heuristic's choice, 0 = none), ``mix`` (0|1), ``halving`` (0|1: sequential halving
 at the root), ``tree`` (0|1: nodes below the root), ``ties`` (first|visits: with ``halving``,
 root options of equal mean go to the first offered, or to the more visited: the heuristic's,
-by the prior's virtual visits). Rewards lie in [0, 1].
+by the prior's virtual visits), ``margin`` (0..1: that share of the reward is the score
+margin, see :func:`rewards`), ``guard`` (with ``halving``: answer the heuristic's option unless
+the best survivor beats it by this many standard errors of the paired difference; 0 = no test)
+and ``confirm`` (with ``guard``: up to this many more paired worlds for a promising departure
+before the test). Rewards lie in [0, 1].
 """
 
 from __future__ import annotations
@@ -90,6 +94,9 @@ PARAMS = (
     Param("halving", 0, 0, 1, integer=True),
     Param("tree", 1, 0, 1, integer=True),
     Param("ties", 0, 0, 1, integer=True, choices=("first", "visits")),
+    Param("margin", 0.0, 0.0, 1.0),
+    Param("guard", 0.0, 0.0, 10.0),
+    Param("confirm", 0, 0, 1_000_000, integer=True),
 )
 
 
@@ -169,14 +176,27 @@ class Node:
         self.children: dict[tuple[object, ...], Node] = {}
 
 
-def rewards(result: Result) -> list[float]:
-    """Per seat, the fraction of the other seats it beats (ties count half)."""
+def rewards(result: Result, margin: float = 0.0) -> list[float]:
+    """Per seat, the fraction of the other seats it beats (ties count half); with ``margin``
+    (0..1), that share of the reward is the score margin instead: per other seat
+    ``(1 + (mine - theirs) / (|mine| + |theirs|)) / 2`` (a close loss is worth more than a rout,
+    a wide win more than a narrow one: a signal in every simulated game, where win/loss says
+    nothing of most of them)."""
     ranks = result.ranks
     others = len(ranks) - 1
     if not others:
         return [1.0]
     # Against itself a seat "ties": subtract that half.
-    return [(sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in ranks) - 0.5) / others for mine in ranks]
+    wins = [(sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in ranks) - 0.5) / others for mine in ranks]
+    if not margin:
+        return wins
+    scores = result.scores
+    shares = [
+        sum((1 + (mine - theirs) / span) / 2 if (span := abs(mine) + abs(theirs)) else 0.5 for theirs in scores)
+        - 0.5  # against itself
+        for mine in scores
+    ]
+    return [(1 - margin) * win + margin * share / others for win, share in zip(wins, shares, strict=True)]
 
 
 class Search:
@@ -193,6 +213,8 @@ class Search:
         prior: float = 0.0,
         tree: bool = True,
         tie_visits: bool = False,
+        margin: float = 0.0,
+        guard: float = 0.0,
     ) -> None:
         self.game = game
         self.seat = seat
@@ -208,6 +230,15 @@ class Search:
         self.tie_visits = tie_visits
         """``halving``: of root options with equal means the more visited ranks first (the
         prior's virtual visits count: the heuristic's option), not the first offered."""
+        self.margin = margin
+        """The share of the reward that is the score margin (see :func:`rewards`)."""
+        self.guard = guard
+        """``halving``: leave the heuristic's root option only for one better by this many
+        standard errors of the paired difference (0: no test)."""
+        self.anchor: str | None = None
+        """``guard``: the heuristic's root option (never dropped by halving)."""
+        self.paired_rewards: list[dict[str, float]] = []
+        """``guard``: per paired world, this seat's reward of each root option played on it."""
         self.root = Node()
         self.iterations = 0
         self.alive: list[str] | None = None
@@ -225,7 +256,7 @@ class Search:
     def iterate(self, worlds: Worlds | ObservedWorlds) -> None:
         self.simulate(worlds.sample(self.rng))
 
-    def simulate(self, world: MatchState, fixed: Mapping[int, str] | None = None) -> None:
+    def simulate(self, world: MatchState, fixed: Mapping[int, str] | None = None) -> float:
         """One simulated game on ``world``: down the tree, one node added, a rollout, backed up.
         ``fixed``: at the root, the option ids some seats play (``halving``), not selected."""
         game, seat, rng = self.game, self.seat, self.rng
@@ -273,7 +304,7 @@ class Search:
                 joint = {d.seat: rollout(d.seat, d.options) for d in world.pending}
                 played += [(s, o.id) for s, o in joint.items()]
             game.advance(world, joint)
-        reward = rewards(game.score(world))
+        reward = rewards(game.score(world), self.margin)
         for node, joint in path:
             for s, option in joint.items():
                 entry = node.stats[s][option.id]
@@ -287,6 +318,7 @@ class Search:
                     stat = mast[move] = [0, 0.0]
                 stat[0] += 1
                 stat[1] += reward[move[0]]
+        return reward[seat]
 
     def halve(self, worlds: Worlds | ObservedWorlds, option_ids: list[str], iterations: int, ms: float) -> None:
         """Sequential halving at the root (Karnin, Koren & Somekh 2013) on common random numbers.
@@ -312,7 +344,10 @@ class Search:
                 spent += len(alive)
                 if spent + len(alive) > budget if iterations else time.perf_counter() >= deadline:
                     break
-            alive = sorted(alive, key=self.rank, reverse=True)[: (len(alive) + 1) // 2]
+            kept = sorted(alive, key=self.rank, reverse=True)[: (len(alive) + 1) // 2]
+            if self.anchor in alive and self.anchor not in kept:
+                kept.append(self.anchor)  # ``guard``: the answer is tested against it at the end
+            alive = kept
         self.alive = alive
 
     def paired(self, worlds: Worlds | ObservedWorlds, option_ids: list[str]) -> None:
@@ -332,11 +367,16 @@ class Search:
                 for d in world.pending:
                     if d.seat != self.seat and len(d.options) > 1:
                         fixed[d.seat] = self.policies[d.seat].choose(world, d).id
+                    elif d.seat == self.seat and self.guard and self.anchor is None:
+                        self.anchor = self.policies[d.seat].choose(world, d).id
+            rewards_here = {}
             for i, option_id in enumerate(option_ids):
                 self.reseed(seed)
                 copy = world if i == len(option_ids) - 1 else self.game.clone(world)
-                self.simulate(copy, {**fixed, self.seat: option_id})
+                rewards_here[option_id] = self.simulate(copy, {**fixed, self.seat: option_id})
                 self.iterations += 1
+            if self.guard:
+                self.paired_rewards.append(rewards_here)
         finally:
             self.rng = main
 
@@ -431,7 +471,10 @@ class Search:
         """The most visited option at the root (ties: the higher mean reward, then the first);
         after ``halving``, the survivor with the best mean."""
         if self.alive:
-            return max(self.alive, key=self.rank)
+            best = max(self.alive, key=self.rank)
+            if self.anchor is not None and best != self.anchor and not self.significant(best, self.anchor):
+                return self.anchor
+            return best
         table = self.root.stats.get(self.seat, {})
 
         def key(option_id: str) -> tuple[float, float]:
@@ -439,6 +482,38 @@ class Search:
             return (visits, total / visits if visits else 0.0)
 
         return max(option_ids, key=key)
+
+    def significant(self, option: str, anchor: str) -> bool:
+        """``guard``: whether ``option`` beats ``anchor`` by ``guard`` standard errors of their
+        paired difference, over the worlds both were played on. The heuristic is often close to
+        the best move: a departure on the noise of a few dozen simulated games loses more where
+        the heuristic was right than it wins where it was not."""
+        return self.advantage(option, anchor) > self.guard
+
+    def advantage(self, option: str, anchor: str) -> float:
+        """The mean paired difference of ``option`` over ``anchor`` in standard errors (0 with
+        fewer than two worlds; infinite when every world gave the same positive difference)."""
+        diffs = [r[option] - r[anchor] for r in self.paired_rewards if option in r and anchor in r]
+        n = len(diffs)
+        if n < 2:
+            return 0.0
+        mean = sum(diffs) / n
+        variance = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        if not variance:
+            return math.inf if mean > 0 else -math.inf if mean < 0 else 0.0
+        return mean / math.sqrt(variance / n)
+
+    def confirm(self, worlds: Worlds | ObservedWorlds, extra: int) -> None:
+        """``guard`` with ``confirm``: a departure that looks promising (half the guard's
+        standard errors) but has not passed is played against the heuristic's option on up to
+        ``extra`` more paired worlds before the test: the budget goes to the close calls."""
+        if self.anchor is None or not self.alive:
+            return
+        best = max(self.alive, key=self.rank)
+        if best == self.anchor or not self.guard / 2 < self.advantage(best, self.anchor) <= self.guard:
+            return
+        for _ in range(extra):
+            self.paired(worlds, [best, self.anchor])
 
     def mixed(self, option_ids: list[str]) -> str:
         """For a sealed simultaneous decision: an option drawn in proportion to its root visits
@@ -476,6 +551,9 @@ class SearchBot(Bot):
         halving: bool = False,
         tree: bool = True,
         tie_visits: bool = False,
+        margin: float = 0.0,
+        guard: float = 0.0,
+        confirm: int = 0,
     ) -> None:
         super().__init__()
         if rollout not in ROLLOUTS:
@@ -490,6 +568,9 @@ class SearchBot(Bot):
         self.halving = halving
         self.tree = tree
         self.tie_visits = tie_visits
+        self.margin = margin
+        self.guard = guard
+        self.confirm = confirm
         self.rng = Chance(seed)
         self.policies: list[RolloutPolicy] | None = None  # built at the first decision (the game known)
         self.last: Search | None = None  # the last decision's search (for tests and benchmarks)
@@ -513,9 +594,23 @@ class SearchBot(Bot):
             policies = self.policies or None
         # Without a heuristic, "heuristic" rollouts fall back to MAST (epsilon: random steps).
         epsilon = self.epsilon if policies is not None or self.rollout != "heuristic" else EPSILON["mast"]
-        search = Search(game, worlds.seat, self.rng, self.c, epsilon, policies, self.prior, self.tree, self.tie_visits)
+        search = Search(
+            game,
+            worlds.seat,
+            self.rng,
+            self.c,
+            epsilon,
+            policies,
+            self.prior,
+            self.tree,
+            self.tie_visits,
+            self.margin,
+            self.guard,
+        )
         if self.halving:
             search.halve(worlds, option_ids, self.iterations, self.ms)
+            if self.confirm:
+                search.confirm(worlds, self.confirm)
         else:
             search.run(worlds, self.iterations, self.ms)
         self.last = search
@@ -559,6 +654,9 @@ def search_bot(params: Mapping[str, str], game_id: str) -> SearchBot:
         halving=bool(values["halving"]),
         tree=bool(values["tree"]),
         tie_visits=bool(values["ties"]),
+        margin=values["margin"],
+        guard=values["guard"],
+        confirm=int(values["confirm"]),
     )
     bot.in_process_only = "" if game.observes_worlds() else IN_PROCESS_ONLY.format(game=game_id)
     return bot

@@ -126,6 +126,18 @@ def test_rewards_are_the_fraction_of_seats_beaten():
     assert rewards(Result((7,), (1,))) == [1.0]
 
 
+def test_a_margin_share_of_the_reward_is_the_score_margin():
+    # 10 against 5: the margin share is (1 + 5/15) / 2 = 2/3 for the winner, 1/3 for the loser.
+    assert rewards(Result((10, 5), (1, 2)), margin=1.0) == pytest.approx([2 / 3, 1 / 3])
+    assert rewards(Result((10, 5), (1, 2)), margin=0.5) == pytest.approx([5 / 6, 1 / 6])
+    # A narrow loss is worth more than a rout; equal scores (and 0 against 0) are a half.
+    assert rewards(Result((9, 10), (2, 1)), margin=1.0)[0] > rewards(Result((1, 10), (2, 1)), margin=1.0)[0]
+    assert rewards(Result((0, 0, 4), (2, 2, 1)), margin=1.0) == pytest.approx([0.25, 0.25, 1.0])
+    assert make_bot("search:margin=0.25", "skyfive").margin == 0.25
+    with pytest.raises(ConfigError, match="margin=2 is out of range"):
+        make_bot("search:margin=2", "skyfive")
+
+
 def test_parameter_errors_are_clear():
     with pytest.raises(ConfigError, match=r"search takes iterations=0\.\.10000000, ms=1\.\.600000, c=0\.\.10"):
         make_bot("search:depth=3", "skyfive")
@@ -345,3 +357,46 @@ def test_a_clock_budget_in_the_spec_replaces_a_games_fixed_iterations(monkeypatc
     assert (fixed.iterations, fixed.halving) == (100, True)
     assert (timed.iterations, timed.ms, timed.halving) == (0, 40, True)
     assert (both.iterations, both.ms) == (7, 40)
+
+
+def test_guard_leaves_the_heuristic_only_for_a_significantly_better_option():
+    """RollDice, 15 against 16 holding a 4: the heuristic stops, rerolling wins 0.07 more
+    (exact). With ``guard=2`` halving leaves the heuristic there (the paired difference is
+    several standard errors); at 12 against 15 holding a 4 the two are within 0.002 of each
+    other and it keeps the heuristic's stop; a guard no estimate can pass keeps it always."""
+    answers = {}
+    for (mine, theirs, roll), guard in [((15, 16, 4), 2), ((12, 15, 4), 2), ((15, 16, 4), 10)]:
+        game, state = rolldice_position(mine, theirs, roll)
+        request = decision_request(game, state, state.pending[0], index=0, events=[], simultaneous=False)
+        bot = make_bot(f"search:iterations=2000,halving=1,tree=0,prior=0,guard={guard}", "rolldice")
+        answers[mine, theirs, guard] = bot.decide_worlds(request, Worlds(game, state, 0))
+        search = bot.last
+        assert search is not None and search.anchor == "stop" and len(search.paired_rewards) == 1000
+    assert answers == {(15, 16, 2): "reroll", (12, 15, 2): "stop", (15, 16, 10): "stop"}
+
+
+def test_guard_tests_the_paired_difference():
+    search = Search(get_game("rolldice"), 0, Chance(1), c=0.7, guard=2.0)
+    search.paired_rewards = [{"a": 1.0, "h": 0.0}, {"a": 1.0, "h": 1.0}, {"a": 0.0, "h": 0.0}] * 4
+    assert search.significant("a", "h")  # mean 1/3, standard error 0.14
+    search.paired_rewards = [{"a": 1.0, "h": 0.0}, {"a": 0.0, "h": 1.0}, {"a": 1.0, "h": 0.0}] * 4
+    assert not search.significant("a", "h")  # mean 1/3, standard error 0.29
+    search.paired_rewards = [{"a": 1.0, "h": 0.0}]
+    assert not search.significant("a", "h")  # one world says nothing
+
+
+def test_confirm_plays_a_promising_departure_on_more_worlds_before_the_test():
+    """RollDice, 15 against 16 holding a 4 (rerolling wins 0.07 more than the heuristic's
+    stop): on 30 paired worlds the reroll is promising (over 1 standard error) but not
+    significant (2); ``confirm=600`` plays both on 600 more worlds and the reroll passes. Where
+    it is not promising, nothing more is played."""
+    game, state = rolldice_position(15, 16, 4)
+    request = decision_request(game, state, state.pending[0], index=0, events=[], simultaneous=False)
+    played = {}
+    for seed in (0, 3):
+        bot = make_bot("search:iterations=60,halving=1,tree=0,prior=0,guard=2,confirm=600", "rolldice")
+        bot.rng = Chance(seed)
+        answer = bot.decide_worlds(request, Worlds(game, state, 0))
+        assert bot.last is not None
+        played[seed] = (answer, len(bot.last.paired_rewards))
+    assert played == {0: ("reroll", 630), 3: ("stop", 30)}
