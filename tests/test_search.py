@@ -341,12 +341,13 @@ def test_halving_on_a_clock_answers_legally():
 def test_a_game_names_its_own_search_defaults_and_a_spec_overrides_them():
     rainbow = make_bot("search", "rainbow")
     assert (rainbow.halving, rainbow.tree) == (True, False)  # SEARCH in bots/games/rainbow.py
-    assert (make_bot("search:halving=0,tree=1", "rainbow").halving, make_bot("search", "rolldice").halving) == (
+    assert (make_bot("search:halving=0,tree=1", "rainbow").halving, make_bot("search", "chicken").halving) == (
         False,
         False,
     )
-    skyfive = make_bot("search", "skyfive")  # the significance test before leaving the heuristic
-    assert (skyfive.iterations, skyfive.halving, skyfive.prior, skyfive.guard) == (60, True, 0, 2)
+    for game, iterations in (("skyfive", 60), ("rolldice", 1000)):  # the test before leaving the heuristic
+        bot = make_bot("search", game)
+        assert (bot.iterations, bot.halving, bot.tree, bot.prior, bot.guard) == (iterations, True, False, 0, 2)
 
 
 def test_a_clock_budget_in_the_spec_replaces_a_games_fixed_iterations(monkeypatch: pytest.MonkeyPatch):
