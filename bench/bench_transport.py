@@ -3,8 +3,10 @@
     python -m bench.bench_transport [--decisions 3000] [--rounds 3] [--concurrency 1,16,64,128,200,256]
 
 1. Echo baseline: round trips per second of a bidirectional-stream echo (bench/echo_server.py,
-   the same asyncio server stack as a bot) driven from the referee's event loop, ~300-byte
-   messages (the size of a RollDice decision request) - over TCP loopback and a Unix socket;
+   the same asyncio server stack as a bot) driven from the referee's event loop, messages of
+   the median size of the match's own requests (measured on a warm-up match: a RollDice request
+   with the events since the seat's last decision, about 670 bytes) - over TCP loopback and a
+   Unix socket;
    echo and match alternate ``--rounds`` times and the medians are reported (also the ratio of
    the median latencies, robust to a loaded machine). Also the echo of a match's own pattern:
    two echo servers, a stream to each, the round trips alternating between them (a match's
@@ -38,6 +40,7 @@ import time
 from collections.abc import Iterable
 from contextlib import ExitStack
 from pathlib import Path
+from typing import ClassVar
 
 import grpc.aio
 
@@ -48,8 +51,6 @@ from arena.runner import play_match_async
 from referee import aioloop
 from referee.remote import CHANNEL_OPTIONS, RemotePlayer
 from tests.remote_helpers import bot_process
-
-PAYLOAD = b"x" * 300
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -81,7 +82,25 @@ def cpu_seconds(pids: Iterable[int]) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def echo(address: str | list[str], rounds: int) -> tuple[float, list[float]]:
+class SizedPlayer(RemotePlayer):
+    """A remote player that notes the size of every request it writes (the echo then sends
+    messages of the same size)."""
+
+    sizes: ClassVar[list[int]] = []
+
+    async def _send_request(self, data: bytes) -> object:  # type: ignore[override]
+        SizedPlayer.sizes.append(len(data))
+        return await super()._send_request(data)
+
+
+def request_size(address_a: str, address_b: str) -> int:
+    """The median size in bytes of the requests of a short match between two remote bots."""
+    SizedPlayer.sizes = []
+    match(address_a, address_b, 200, {}, players=[SizedPlayer(address_a), SizedPlayer(address_b)])
+    return int(statistics.median(SizedPlayer.sizes))
+
+
+def echo(address: str | list[str], rounds: int, payload: bytes) -> tuple[float, list[float]]:
     """(round trips per second, latencies in ms) of a bare stream echo from the event loop.
 
     Several addresses: one stream to each (each its own channel), the round trips alternating
@@ -93,13 +112,13 @@ def echo(address: str | list[str], rounds: int) -> tuple[float, list[float]]:
         calls = [channel.stream_stream("/bench.Echo/Echo")() for channel in channels]
         latencies = []
         for i in range(50):  # warm-up
-            await calls[i % len(calls)].write(PAYLOAD)
+            await calls[i % len(calls)].write(payload)
             await calls[i % len(calls)].read()
         began, cpu = time.perf_counter(), time.thread_time()
         for i in range(rounds):
             call = calls[i % len(calls)]
             t0 = time.perf_counter()
-            await call.write(PAYLOAD)
+            await call.write(payload)
             await call.read()
             latencies.append((time.perf_counter() - t0) * 1000)
         elapsed = time.perf_counter() - began
@@ -117,10 +136,17 @@ LAST_LOOP_CPU = [0.0]
 """CPU time of the event loop's thread during the last timed echo or match (seconds)."""
 
 
-def match(address_a: str, address_b: str, target: int, clock: dict[str, int], seed: int = 1) -> tuple[float, list]:
+def match(
+    address_a: str,
+    address_b: str,
+    target: int,
+    clock: dict[str, int],
+    seed: int = 1,
+    players: list[RemotePlayer] | None = None,
+) -> tuple[float, list]:
     """(decisions per second, record) of one RollDice match between two remote bots."""
     config = GAME.config(2, {"target": target})
-    players = [RemotePlayer(address_a), RemotePlayer(address_b)]
+    players = players or [RemotePlayer(address_a), RemotePlayer(address_b)]
 
     async def timed() -> MatchRecord:
         cpu = time.thread_time()
@@ -163,14 +189,14 @@ def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
         if kind == "unix":
             echoes = [e.removeprefix("grpc://") for e in echoes]
             bots = [b.removeprefix("grpc://") for b in bots]
-        match(bots[0], bots[1], 50, {})  # warm-up
+        payload = b"x" * request_size(bots[0], bots[1])  # also the warm-up
         # CPU per round trip: the event loop's thread and the server processes, all threads.
         server = cpu_seconds(echo_pids)
-        echo_rate, echo_ms = echo(echoes[0], decisions)
+        echo_rate, echo_ms = echo(echoes[0], decisions, payload)
         echo_cpu = (LAST_LOOP_CPU[0] + cpu_seconds(echo_pids) - server) / decisions
         # The same pattern as a match: a stream to each of two servers, alternating.
         server = cpu_seconds(echo_pids)
-        echo2_rate, echo2_ms = echo(echoes, decisions)
+        echo2_rate, echo2_ms = echo(echoes, decisions, payload)
         echo2_cpu = (LAST_LOOP_CPU[0] + cpu_seconds(echo_pids) - server) / decisions
         # One decision per turn (option 0 is "stop") at 3.5 points a turn, two seats.
         server = cpu_seconds(bot_pids)
@@ -196,6 +222,7 @@ def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
         "match_vs_echo_cpu": round(echo_cpu / (match_loop_cpu + match_bots_cpu), 3),
         "match_vs_echo_two_servers_cpu": round(echo2_cpu / (match_loop_cpu + match_bots_cpu), 3),
         "decisions": len(record.decisions),
+        "request_bytes": len(payload),
         "echo_p50_ms": round(statistics.median(echo_ms), 3),
         "echo_p99_ms": round(percentile(echo_ms, 0.99), 3),
         "echo_two_servers_p50_ms": round(statistics.median(echo2_ms), 3),
@@ -206,7 +233,7 @@ def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
     }
 
 
-def echo_streams(address: str, n: int, rounds: int) -> float:
+def echo_streams(address: str, n: int, rounds: int, payload: bytes) -> float:
     """N concurrent echo streams against a server that answers after 20 ms, each doing
     ``rounds`` round trips: the mean fraction of the ideal (rounds x 20 ms) they achieve."""
     target = address.removeprefix("grpc://")
@@ -215,7 +242,7 @@ def echo_streams(address: str, n: int, rounds: int) -> float:
         call = channel.stream_stream("/bench.Echo/Echo")()
         began = time.perf_counter()
         for _ in range(rounds):
-            await call.write(PAYLOAD)
+            await call.write(payload)
             await call.read()
         elapsed = time.perf_counter() - began
         await call.done_writing()
@@ -245,7 +272,7 @@ def concurrency(levels: list[int], per_match: int) -> list[dict[str, float]]:
         echo_addr = stack.enter_context(
             bot_process([sys.executable, "-m", "bench.echo_server", "--port", "0", "--delay", ".02"])
         )
-        match(bots[0], bots[1], 20, {})  # warm-up
+        payload = b"x" * request_size(bots[0], bots[1])  # also the warm-up
 
         async def one(seed: int) -> tuple[float, MatchRecord]:
             config = GAME.config(2, {"target": int(per_match * 1.75)})
@@ -260,7 +287,7 @@ def concurrency(levels: list[int], per_match: int) -> list[dict[str, float]]:
 
         for n in levels:
             # The echo at 2N streams: a match keeps two streams open (one per seat), one busy.
-            echo_fraction = echo_streams(echo_addr, 2 * n, per_match // 2)
+            echo_fraction = echo_streams(echo_addr, 2 * n, per_match // 2, payload)
             began = time.perf_counter()
             results = aioloop.run(many(n))
             elapsed = time.perf_counter() - began
