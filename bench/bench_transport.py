@@ -82,22 +82,31 @@ def cpu_seconds(pids: Iterable[int]) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-class SizedPlayer(RemotePlayer):
+class ProbedPlayer(RemotePlayer):
     """A remote player that notes the size of every request it writes (the echo then sends
-    messages of the same size)."""
+    messages of the same size) and how long writing it took (the write's await, as the echo's)."""
 
     sizes: ClassVar[list[int]] = []
+    writes: ClassVar[list[float]] = []
 
     async def _send_request(self, data: bytes) -> object:  # type: ignore[override]
-        SizedPlayer.sizes.append(len(data))
-        return await super()._send_request(data)
+        ProbedPlayer.sizes.append(len(data))
+        began = time.perf_counter()
+        try:
+            return await super()._send_request(data)
+        finally:
+            ProbedPlayer.writes.append(time.perf_counter() - began)
+
+    @staticmethod
+    def reset() -> None:
+        ProbedPlayer.sizes, ProbedPlayer.writes = [], []
 
 
 def request_size(address_a: str, address_b: str) -> int:
     """The median size in bytes of the requests of a short match between two remote bots."""
-    SizedPlayer.sizes = []
-    match(address_a, address_b, 200, {}, players=[SizedPlayer(address_a), SizedPlayer(address_b)])
-    return int(statistics.median(SizedPlayer.sizes))
+    ProbedPlayer.reset()
+    match(address_a, address_b, 200, {}, players=[ProbedPlayer(address_a), ProbedPlayer(address_b)])
+    return int(statistics.median(ProbedPlayer.sizes))
 
 
 def echo(address: str | list[str], rounds: int, payload: bytes) -> tuple[float, list[float]]:
@@ -115,10 +124,13 @@ def echo(address: str | list[str], rounds: int, payload: bytes) -> tuple[float, 
             await calls[i % len(calls)].write(payload)
             await calls[i % len(calls)].read()
         began, cpu = time.perf_counter(), time.thread_time()
+        writes = LAST_ECHO_WRITES
+        writes.clear()
         for i in range(rounds):
             call = calls[i % len(calls)]
             t0 = time.perf_counter()
             await call.write(payload)
+            writes.append(time.perf_counter() - t0)
             await call.read()
             latencies.append((time.perf_counter() - t0) * 1000)
         elapsed = time.perf_counter() - began
@@ -132,6 +144,8 @@ def echo(address: str | list[str], rounds: int, payload: bytes) -> tuple[float, 
     return aioloop.run(run())
 
 
+LAST_ECHO_WRITES: list[float] = []
+"""How long each write of the last echo took (seconds)."""
 LAST_LOOP_CPU = [0.0]
 """CPU time of the event loop's thread during the last timed echo or match (seconds)."""
 
@@ -200,10 +214,19 @@ def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
         echo2_cpu = (LAST_LOOP_CPU[0] + cpu_seconds(echo_pids) - server) / decisions
         # One decision per turn (option 0 is "stop") at 3.5 points a turn, two seats.
         server = cpu_seconds(bot_pids)
-        rate, record = match(bots[0], bots[1], int(decisions * 1.75), {})
+        echo2_write = statistics.median(LAST_ECHO_WRITES)
+        ProbedPlayer.reset()
+        players = [ProbedPlayer(bots[0]), ProbedPlayer(bots[1])]
+        began = time.perf_counter()
+        rate, record = match(bots[0], bots[1], int(decisions * 1.75), {}, players=players)
+        wall = time.perf_counter() - began
         match_loop_cpu = LAST_LOOP_CPU[0] / len(record.decisions)
         match_bots_cpu = (cpu_seconds(bot_pids) - server) / len(record.decisions)
     match_ms = [d.ms for d in record.decisions if d.by == "bot"]
+    # A decision's recorded ms runs from just before its request is written to its answer's
+    # arrival: the rest of the match's time per decision is the referee's own critical path
+    # (the move, the record, the next request), which nothing else overlaps.
+    between = wall / len(record.decisions) - statistics.mean(match_ms) / 1000
     return {
         "echo_round_trips_per_s": round(echo_rate),
         "echo_two_servers_round_trips_per_s": round(echo2_rate),
@@ -223,6 +246,9 @@ def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
         "match_vs_echo_two_servers_cpu": round(echo2_cpu / (match_loop_cpu + match_bots_cpu), 3),
         "decisions": len(record.decisions),
         "request_bytes": len(payload),
+        "referee_between_requests_us": round(between * 1e6, 1),
+        "match_write_p50_us": round(statistics.median(ProbedPlayer.writes) * 1e6, 1),
+        "echo_two_servers_write_p50_us": round(echo2_write * 1e6, 1),
         "echo_p50_ms": round(statistics.median(echo_ms), 3),
         "echo_p99_ms": round(percentile(echo_ms, 0.99), 3),
         "echo_two_servers_p50_ms": round(statistics.median(echo2_ms), 3),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -23,7 +24,7 @@ from arena.tournament_run import run_tournament
 from referee.store import Store
 from tests.compare import board_without_timing, canonical
 from tests.remote_helpers import bot_process, misbehaving
-from tests.services import ROOT, redis_server, wait_for, workers
+from tests.services import ROOT, Worker, redis_server, wait_for, workers
 from workers.executor import CeleryExecutor, enqueue
 
 pytestmark = pytest.mark.timeout(300)
@@ -74,6 +75,24 @@ def test_celery_and_local_executors_give_identical_records_and_leaderboards(tmp_
     assert board_without_timing(stored_board)["leaderboard"] == board_without_timing(board_local)["leaderboard"]
 
 
+def freeze_holding_a_batch(store: Store, worker: Worker, tries: int = 40) -> set[bytes]:
+    """Freeze ``worker`` (SIGSTOP to its process group) at a moment it holds a batch, and the
+    deliveries it holds. A batch of a few built-in matches lasts tens of milliseconds and a
+    worker can be between batches at any instant, so: freeze, and keep it frozen only if a
+    delivery then stays unacknowledged (the live worker's come and go in a tenth of a second);
+    else thaw it and try again a moment later."""
+    for _ in range(tries):
+        os.killpg(worker.process.pid, signal.SIGSTOP)
+        before = set(store.redis.hkeys("unacked"))
+        time.sleep(0.5)
+        held = before & set(store.redis.hkeys("unacked"))
+        if held:
+            return held
+        os.killpg(worker.process.pid, signal.SIGCONT)
+        time.sleep(0.03)
+    raise AssertionError(f"the worker held no batch in {tries} tries")
+
+
 def test_kill_9_of_a_worker_loses_and_repeats_nothing(tmp_path):
     s = spec(repeats=40)  # 240 matches
     total = len(schedule(s))
@@ -81,12 +100,11 @@ def test_kill_9_of_a_worker_loses_and_repeats_nothing(tmp_path):
         store = Store(server.url)
         start(server.url, "kill", s, batch_size=4)
         wait_for(lambda: store.tournament("kill")["done"] >= 20, 60, "some progress")
+        held = freeze_holding_a_batch(store, ws[0])
         ws[0].kill()
-        # The dead worker's batch stays unacknowledged (the live worker's come and go in a
-        # tenth of a second) until the visibility timeout hands it back to the queue.
-        in_flight = set(store.redis.hkeys("unacked"))
-        time.sleep(1.0)
-        assert in_flight & set(store.redis.hkeys("unacked")), "the killed worker had no batch in flight"
+        # The dead worker's batch stays unacknowledged until the visibility timeout hands it
+        # back to the queue.
+        assert held & set(store.redis.hkeys("unacked")), "the killed worker's batch was acknowledged"
         wait_for(lambda: store.tournament("kill")["status"] == "complete", 180, "completion after the kill")
         assert_exactly_once(store, "kill", total)
         wait_for(lambda: store.redis.hlen("unacked") == 0, 20, "every batch acknowledged")
