@@ -19,6 +19,11 @@
    referee's event-loop thread and both bot processes, every thread) against CPU per echo
    round trip (the loop's thread and the echo server): what a decision costs the machine,
    which other processes' load does not count in (wall-clock rates on a loaded machine do).
+   Where the match's time goes, each as a share of the two-server echo's rate: the bots' own
+   servers answering the same client loop (a real request of the match), the echo with the
+   referee's own work per decision (the match's time per decision minus the bot's recorded
+   time) spent before each round trip, and the match against that; also the median time of a
+   match's write against the echo's.
 3. Concurrency: bots that take 20 ms per decision; N matches at once in one referee process
    (coroutines on the referee's event loop); each match's throughput against its ideal (its
    decisions x 20 ms), and timeouts at a 200 ms limit; against 2N bare echo streams (a match
@@ -48,8 +53,9 @@ from arena.clock import clock_settings
 from arena.games.rolldice import GAME
 from arena.record import MatchRecord
 from arena.runner import play_match_async
+from arena.v1 import bot_pb2
 from referee import aioloop
-from referee.remote import CHANNEL_OPTIONS, RemotePlayer
+from referee.remote import CHANNEL_OPTIONS, PLAY_METHOD, RemotePlayer, target_of
 from tests.remote_helpers import bot_process
 
 
@@ -88,9 +94,11 @@ class ProbedPlayer(RemotePlayer):
 
     sizes: ClassVar[list[int]] = []
     writes: ClassVar[list[float]] = []
+    last: ClassVar[bytes] = b""  # the last request written
 
     async def _send_request(self, data: bytes) -> object:  # type: ignore[override]
         ProbedPlayer.sizes.append(len(data))
+        ProbedPlayer.last = data
         began = time.perf_counter()
         try:
             return await super()._send_request(data)
@@ -109,11 +117,42 @@ def request_size(address_a: str, address_b: str) -> int:
     return int(statistics.median(ProbedPlayer.sizes))
 
 
-def echo(address: str | list[str], rounds: int, payload: bytes) -> tuple[float, list[float]]:
+def bot_round_trips(addresses: list[str], rounds: int, request: bytes) -> float:
+    """Round trips per second of the echo's client loop against the bots' own servers: one
+    Play stream to each (a start, its ready), then the same decision request written to them
+    in turn, each answer read (the bots do not check request ids: the referee does). What the
+    SDK's server costs against a bare echo, the referee left out."""
+    start = bot_pb2.RefereeMessage(start=bot_pb2.MatchStart(game_id=GAME.meta.id)).SerializeToString()
+
+    async def run() -> float:
+        channels = [grpc.aio.insecure_channel(target_of(a), options=CHANNEL_OPTIONS) for a in addresses]
+        calls = [channel.stream_stream(PLAY_METHOD)() for channel in channels]
+        for call in calls:
+            await call.write(start)
+            await call.read()
+        for i in range(50):  # warm-up
+            await calls[i % len(calls)].write(request)
+            await calls[i % len(calls)].read()
+        began = time.perf_counter()
+        for i in range(rounds):
+            call = calls[i % len(calls)]
+            await call.write(request)
+            await call.read()
+        elapsed = time.perf_counter() - began
+        for channel in channels:
+            await channel.close()
+        return rounds / elapsed
+
+    return aioloop.run(run())
+
+
+def echo(address: str | list[str], rounds: int, payload: bytes, work: float = 0.0) -> tuple[float, list[float]]:
     """(round trips per second, latencies in ms) of a bare stream echo from the event loop.
 
     Several addresses: one stream to each (each its own channel), the round trips alternating
-    between them, as a match's requests alternate between its seats' bots."""
+    between them, as a match's requests alternate between its seats' bots. ``work`` seconds of
+    busy loop before each round trip stand for the referee's own work between an answer and
+    the next request."""
     targets = [a.removeprefix("grpc://") for a in ([address] if isinstance(address, str) else address)]
 
     async def run() -> tuple[float, list[float]]:
@@ -128,6 +167,10 @@ def echo(address: str | list[str], rounds: int, payload: bytes) -> tuple[float, 
         writes.clear()
         for i in range(rounds):
             call = calls[i % len(calls)]
+            if work:
+                until = time.perf_counter() + work
+                while time.perf_counter() < until:
+                    pass
             t0 = time.perf_counter()
             await call.write(payload)
             writes.append(time.perf_counter() - t0)
@@ -222,11 +265,15 @@ def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
         wall = time.perf_counter() - began
         match_loop_cpu = LAST_LOOP_CPU[0] / len(record.decisions)
         match_bots_cpu = (cpu_seconds(bot_pids) - server) / len(record.decisions)
-    match_ms = [d.ms for d in record.decisions if d.by == "bot"]
-    # A decision's recorded ms runs from just before its request is written to its answer's
-    # arrival: the rest of the match's time per decision is the referee's own critical path
-    # (the move, the record, the next request), which nothing else overlaps.
-    between = wall / len(record.decisions) - statistics.mean(match_ms) / 1000
+        match_ms = [d.ms for d in record.decisions if d.by == "bot"]
+        # A decision's recorded ms runs from just before its request is written to its answer's
+        # arrival: the rest of the match's time per decision is the referee's own critical path
+        # (the move, the record, the next request), which nothing else overlaps.
+        between = wall / len(record.decisions) - statistics.mean(match_ms) / 1000
+        # The echo again, its client busy for that long before each round trip: what the
+        # referee's own work alone leaves of the echo's rate.
+        echo_work_rate, _ = echo(echoes, decisions, payload, work=max(0.0, between))
+        bots_rate = bot_round_trips(bots, decisions, ProbedPlayer.last)
     return {
         "echo_round_trips_per_s": round(echo_rate),
         "echo_two_servers_round_trips_per_s": round(echo2_rate),
@@ -247,6 +294,9 @@ def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
         "decisions": len(record.decisions),
         "request_bytes": len(payload),
         "referee_between_requests_us": round(between * 1e6, 1),
+        "bot_servers_vs_echo_two_servers": round(bots_rate / echo2_rate, 3),
+        "echo_two_servers_with_referee_work_vs_echo_two_servers": round(echo_work_rate / echo2_rate, 3),
+        "match_vs_echo_two_servers_with_referee_work": round(rate / echo_work_rate, 3),
         "match_write_p50_us": round(statistics.median(ProbedPlayer.writes) * 1e6, 1),
         "echo_two_servers_write_p50_us": round(echo2_write * 1e6, 1),
         "echo_p50_ms": round(statistics.median(echo_ms), 3),
