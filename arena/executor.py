@@ -95,9 +95,10 @@ class LocalExecutor:
         chunk = max(1, min(16, len(matches) // (self.workers * 8)))
         initargs = (spec.to_json(), self.make_player, self.cancelled)
         pool = context.Pool(self.workers, initializer=_init_worker, initargs=initargs)
-        previous = _terminate_as_interrupt()
+        terminated = TerminateAsInterrupt()
         try:
             for line in pool.imap_unordered(_play_in_worker, matches, chunksize=chunk):
+                terminated.check()
                 if line is None or (self.cancelled is not None and self.cancelled()):
                     break  # cancelled: the workers stop with the pool
                 if on_record(MatchRecord.loads(line)):
@@ -105,18 +106,35 @@ class LocalExecutor:
         finally:
             pool.terminate()
             pool.join()
-            if previous is not None:
-                signal.signal(signal.SIGTERM, previous)
+            terminated.restore()
 
 
-def _terminate_as_interrupt() -> Any:
+class TerminateAsInterrupt:
     """While the pool runs, SIGTERM stops the run as Ctrl-C does: the pool is terminated (no
-    orphaned processes) and the finished records are kept. Returns the handler to restore
-    (None when not on the main thread, where signals cannot be handled)."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
+    orphaned processes) and the finished records are kept. Only on the main thread (where
+    signals are handled); elsewhere it does nothing.
 
-    def interrupt(signum: int, frame: Any) -> None:
+    The handler raises KeyboardInterrupt wherever the main thread is. Should that be somewhere
+    an exception is swallowed (a finalizer run by the garbage collector prints it and goes on),
+    the run would go on; so the signal is also remembered, and :meth:`check` (between records)
+    raises it again."""
+
+    def __init__(self) -> None:
+        self.received = False
+        self.previous: Any = None
+        self.installed = threading.current_thread() is threading.main_thread()
+        if self.installed:
+            self.previous = signal.signal(signal.SIGTERM, self._interrupt)
+
+    def _interrupt(self, signum: int, frame: Any) -> None:
+        self.received = True
         raise KeyboardInterrupt
 
-    return signal.signal(signal.SIGTERM, interrupt)
+    def check(self) -> None:
+        if self.received:
+            raise KeyboardInterrupt
+
+    def restore(self) -> None:
+        if self.installed:  # a handler set outside Python reads as None: the default then
+            signal.signal(signal.SIGTERM, self.previous if self.previous is not None else signal.SIG_DFL)
+            self.installed = False

@@ -485,7 +485,13 @@ def test_sigterm_to_a_local_tournament_leaves_no_pool_process_behind(tmp_path):
         pool = _children(proc.pid)
         assert pool, "the run has no pool processes"
         proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=60)
+        try:
+            proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, stderr = proc.communicate()
+            tail = stderr.decode()[-4000:]
+            raise AssertionError(f"the run did not stop within 60 s of SIGTERM; its stderr:\n{tail}") from None
     finally:
         proc.kill()
         proc.wait()
@@ -500,6 +506,30 @@ def test_sigterm_to_a_local_tournament_leaves_no_pool_process_behind(tmp_path):
     wait_for(lambda: not any(alive(pid) for pid in pool), 15, "the pool processes to end")
     assert proc.returncode == 130
     assert json.loads((out / "tournament.json").read_text())["status"] == "interrupted"
+
+
+def test_a_sigterm_whose_interrupt_was_swallowed_still_stops_the_run():
+    """The SIGTERM handler's KeyboardInterrupt can land where an exception is swallowed (a
+    finalizer run by the garbage collector); the executor's check between records raises it
+    again, so the run still stops."""
+    from arena.executor import TerminateAsInterrupt
+
+    before = signal.getsignal(signal.SIGTERM)
+    terminated = TerminateAsInterrupt()
+    try:
+        assert terminated.installed  # the main thread: else the signal below would kill the test
+        terminated.check()  # nothing received yet
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler runs here and interrupts the sleep
+            raise AssertionError("SIGTERM did not interrupt")
+        except KeyboardInterrupt:
+            pass  # swallowed, as a finalizer would
+        with pytest.raises(KeyboardInterrupt):
+            terminated.check()
+    finally:
+        terminated.restore()
+    assert signal.getsignal(signal.SIGTERM) == before
 
 
 def test_metrics_bind_loopback_unless_told_otherwise(tmp_path):
