@@ -14,7 +14,7 @@ def test_the_transport_bench_reports_every_part_of_a_decision(capsys):
     for kind in ("tcp", "unix"):
         run = report[kind]
         # The echo sends messages of the match's own request size: a RollDice request carries
-        # the events since the seat's last decision, far more than its 300-byte bare request.
+        # the events since the seat's last decision, more than the 300 bytes once assumed.
         assert run["request_bytes"] > 300
         assert run["decisions"] >= 150  # a target of 350 points: about 200 decisions
         for key in (
