@@ -55,7 +55,7 @@ from arena.record import MatchRecord
 from arena.runner import play_match_async
 from arena.v1 import bot_pb2
 from referee import aioloop
-from referee.remote import CHANNEL_OPTIONS, PLAY_METHOD, RemotePlayer, target_of
+from referee.remote import CHANNEL_OPTIONS, PLAY_METHOD, RemotePlayer
 from tests.remote_helpers import bot_process
 
 
@@ -123,41 +123,34 @@ def bot_round_trips(addresses: list[str], rounds: int, request: bytes) -> float:
     in turn, each answer read (the bots do not check request ids: the referee does). What the
     SDK's server costs against a bare echo, the referee left out."""
     start = bot_pb2.RefereeMessage(start=bot_pb2.MatchStart(game_id=GAME.meta.id)).SerializeToString()
-
-    async def run() -> float:
-        channels = [grpc.aio.insecure_channel(target_of(a), options=CHANNEL_OPTIONS) for a in addresses]
-        calls = [channel.stream_stream(PLAY_METHOD)() for channel in channels]
-        for call in calls:
-            await call.write(start)
-            await call.read()
-        for i in range(50):  # warm-up
-            await calls[i % len(calls)].write(request)
-            await calls[i % len(calls)].read()
-        began = time.perf_counter()
-        for i in range(rounds):
-            call = calls[i % len(calls)]
-            await call.write(request)
-            await call.read()
-        elapsed = time.perf_counter() - began
-        for channel in channels:
-            await channel.close()
-        return rounds / elapsed
-
-    return aioloop.run(run())
+    rate, _ = echo(addresses, rounds, request, method=PLAY_METHOD, opening=start)
+    return rate
 
 
-def echo(address: str | list[str], rounds: int, payload: bytes, work: float = 0.0) -> tuple[float, list[float]]:
+def echo(
+    address: str | list[str],
+    rounds: int,
+    payload: bytes,
+    work: float = 0.0,
+    method: str = "/bench.Echo/Echo",
+    opening: bytes | None = None,
+) -> tuple[float, list[float]]:
     """(round trips per second, latencies in ms) of a bare stream echo from the event loop.
 
     Several addresses: one stream to each (each its own channel), the round trips alternating
     between them, as a match's requests alternate between its seats' bots. ``work`` seconds of
     busy loop before each round trip stand for the referee's own work between an answer and
-    the next request."""
+    the next request. ``method`` and ``opening`` (a first message on each stream, its answer
+    read) point the same loop at other servers."""
     targets = [a.removeprefix("grpc://") for a in ([address] if isinstance(address, str) else address)]
 
     async def run() -> tuple[float, list[float]]:
         channels = [grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS) for target in targets]
-        calls = [channel.stream_stream("/bench.Echo/Echo")() for channel in channels]
+        calls = [channel.stream_stream(method)() for channel in channels]
+        if opening is not None:
+            for call in calls:
+                await call.write(opening)
+                await call.read()
         latencies = []
         for i in range(50):  # warm-up
             await calls[i % len(calls)].write(payload)
