@@ -24,7 +24,7 @@ from referee.store import Store
 from tests.compare import board_without_timing, canonical
 from tests.remote_helpers import bot_process, misbehaving, served
 from tests.services import redis_server, wait_for, workers
-from tests.test_distributed import assert_exactly_once, start
+from tests.test_distributed import assert_exactly_once, freeze_holding_a_batch, start
 from workers.app import QUEUE
 from workers.executor import CeleryExecutor
 
@@ -271,9 +271,12 @@ def test_kill_9_with_concurrent_remote_matches_loses_and_repeats_nothing(tmp_pat
         store = Store(server.url)
         start(server.url, "kill", s, batch_size=8, window=4)
         wait_for(lambda: store.tournament("kill")["done"] >= 15, 120, "some progress")
+        held = freeze_holding_a_batch(store, ws[0])  # killed while it plays a batch, not between
         ws[0].kill()
+        assert held & set(store.redis.hkeys("unacked")), "the killed worker's batch was acknowledged"
         wait_for(lambda: store.tournament("kill")["status"] == "complete", 240, "completion after the kill")
         assert_exactly_once(store, "kill", total)
+        wait_for(lambda: store.redis.hlen("unacked") == 0, 20, "every batch acknowledged")
 
 
 def test_cancel_with_concurrent_remote_matches_stops_them_and_stores_nothing_after(tmp_path):
