@@ -21,14 +21,20 @@ import multiprocessing
 import os
 import signal
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from arena.record import MatchRecord
 from arena.runner import Cancelled, MatchCancelled
 from arena.tournament import MatchSpec, PlayerFactory, TournamentSpec, play_scheduled
 
-OnRecord = Callable[[MatchRecord], bool | None]
+
+class OnRecord(Protocol):
+    """Takes a finished record, and its JSON line (``record.dumps()``) when the executor has it
+    already (a worker process or the store sent it as text: not serialised again); True asks
+    for a stop."""
+
+    def __call__(self, record: MatchRecord, line: str | None = None, /) -> bool | None: ...
 
 
 class Executor(Protocol):
@@ -101,7 +107,7 @@ class LocalExecutor:
                 terminated.check()
                 if line is None or (self.cancelled is not None and self.cancelled()):
                     break  # cancelled: the workers stop with the pool
-                if on_record(MatchRecord.loads(line)):
+                if on_record(MatchRecord.loads(line), line):
                     break
         finally:
             pool.terminate()

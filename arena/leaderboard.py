@@ -193,6 +193,37 @@ class Tally:
         }
 
 
+class ScheduleOrderTally:
+    """A :class:`Tally` fed records in any order that adds them in schedule order (the order
+    :func:`build` adds them in, which the online Elo follows): each record as soon as every
+    record before it in the schedule has come; the rest, in order, at :meth:`board`. A run adds
+    each record as it lands, so the board at the end costs only the fit, not a pass over every
+    record. Holds the out-of-order records only (a window's worth in a distributed run). For a
+    tournament's records (each schedule index once) the board is :func:`build`'s, exactly."""
+
+    def __init__(self, spec: TournamentSpec, *, resamples: int = 200) -> None:
+        self.tally = Tally(spec, by_group=resamples > 0)
+        self.resamples = resamples
+        self.next = 0  # the schedule index the tally waits for
+        self.waiting: dict[int, MatchRecord] = {}
+
+    def add(self, record: MatchRecord) -> None:
+        index = int(record.tournament.get("index", 0))
+        if index != self.next:
+            self.waiting[index] = record
+            return
+        self.tally.add(record)
+        self.next += 1
+        while (after := self.waiting.pop(self.next, None)) is not None:
+            self.tally.add(after)
+            self.next += 1
+
+    def board(self) -> dict[str, Any]:
+        for index in sorted(self.waiting):  # after a gap (a stopped run): the rest, in order
+            self.tally.add(self.waiting.pop(index))
+        return self.tally.board(resamples=self.resamples)
+
+
 def build(spec: TournamentSpec, records: Sequence[MatchRecord], *, resamples: int = 200) -> dict[str, Any]:
     """The leaderboard as a JSON-ready dict (rows sorted by rating, best first)."""
     tally = Tally(spec, by_group=resamples > 0)

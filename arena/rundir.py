@@ -7,12 +7,13 @@
 
 Records are appended and flushed as they finish, so an interrupted run loses nothing that was
 finished; a torn last line (the process killed mid-write) is dropped on reading. When the run
-completes, ``matches.jsonl`` is rewritten in schedule order (atomically), so the same
-tournament gives the same file whatever the number of workers.
+completes, ``matches.jsonl`` is left in schedule order (its lines moved, atomically, if they
+came out of order), so the same tournament gives the same file whatever the number of workers.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from pathlib import Path
@@ -28,9 +29,13 @@ LEADERBOARD_JSON = "leaderboard.json"
 LEADERBOARD_CSV = "leaderboard.csv"
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def _index(record: MatchRecord) -> int:
+    return int(record.tournament["index"])
+
+
+def _write_atomic(path: Path, text: str | bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w") as handle:
+    with tmp.open("wb" if isinstance(text, bytes) else "w") as handle:
         handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())
@@ -41,6 +46,9 @@ class RunDirectory:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._handle: TextIO | None = None
+        # The schedule index of each line of matches.jsonl, in file order (read or appended):
+        # the final rewrite in schedule order then moves lines, parsing none of them.
+        self._order: list[int] = []
 
     @property
     def matches_path(self) -> Path:
@@ -95,24 +103,38 @@ class RunDirectory:
         if good != len(raw):
             with self.matches_path.open("r+b") as handle:
                 handle.truncate(good)
+        self._order = [_index(record) for record in records]
         return records
 
-    def append(self, record: MatchRecord) -> None:
-        """Append one record and flush it to the OS (a crash of this process loses nothing)."""
+    def append(self, record: MatchRecord, line: str | None = None) -> None:
+        """Append one record and flush it to the OS (a crash of this process loses nothing).
+        ``line``: the record's JSON (``record.dumps()``) when the caller has it already."""
         if self._handle is None:
             self._handle = self.matches_path.open("a")
-        self._handle.write(record.dumps() + "\n")
+        self._handle.write((line if line is not None else record.dumps()) + "\n")
         self._handle.flush()
+        self._order.append(_index(record))
 
     def close(self) -> None:
         if self._handle is not None:
             self._handle.close()
             self._handle = None
 
-    def finalize(self, records: list[MatchRecord]) -> None:
+    def finalize(self) -> None:
+        """Leave matches.jsonl in schedule order: rewritten atomically from its own lines (none
+        parsed or serialised again), or, already in order (one local process), made durable."""
         self.close()
-        ordered = sorted(records, key=lambda r: int(r.tournament["index"]))
-        _write_atomic(self.matches_path, "".join(r.dumps() + "\n" for r in ordered))
+        raw = self.matches_path.read_bytes()
+        lines = raw.splitlines(keepends=True)
+        order = self._order
+        if len(order) != len(lines):  # lines this object did not write or read: ask each
+            order = [_index(MatchRecord.loads(line.decode())) for line in lines]
+        if all(a <= b for a, b in itertools.pairwise(order)):
+            with self.matches_path.open("rb+") as handle:
+                os.fsync(handle.fileno())
+            return
+        by_index = sorted(range(len(lines)), key=order.__getitem__)  # stable: file order within an index
+        _write_atomic(self.matches_path, b"".join(lines[i] for i in by_index))
 
     def write_leaderboard(self, board: dict[str, Any], csv_text: str) -> None:
         _write_atomic(self.path / LEADERBOARD_JSON, json.dumps(board, indent=2) + "\n")

@@ -96,17 +96,25 @@ def run_tournament(
         raise ConfigError(f"{rundir.matches_path} has matches that are not in this tournament's schedule")
     sprt = SPRT(*spec.sprt) if spec.sprt else None
     groups = _GroupScores(spec, sprt) if sprt else None
+    # The leaderboard's sums follow the run, so no record is kept once it is on disk and
+    # counted: memory does not grow with the matches, nor does the garbage collector's work.
+    tally = leaderboard.ScheduleOrderTally(spec, resamples=resamples)
     for record in sorted(records, key=lambda r: int(r.tournament["index"])):
+        tally.add(record)
         if groups:
             groups.add(record)
+    played = len(records)
+    del records
     remaining = [m for m in matches if m.match_id not in done]
-    progress = Progress(len(records), len(matches), time.monotonic(), len(records))
+    progress = Progress(played, len(matches), time.monotonic(), played)
     if on_progress:
         on_progress(progress)
 
-    def on_record(record: MatchRecord) -> bool:
-        rundir.append(record)
-        records.append(record)
+    def on_record(record: MatchRecord, line: str | None = None) -> bool:
+        nonlocal played
+        rundir.append(record, line)
+        played += 1
+        tally.add(record)
         progress.done += 1
         progress.last = record
         if on_progress:
@@ -122,10 +130,10 @@ def run_tournament(
             executor.run(spec, remaining, on_record)
     except KeyboardInterrupt:
         rundir.close()
-        rundir.write_status(spec, tournament_id, "interrupted", matches=len(records), scheduled=len(matches))
+        rundir.write_status(spec, tournament_id, "interrupted", matches=played, scheduled=len(matches))
         raise
-    rundir.finalize(records)
-    board = leaderboard.build(spec, records, resamples=resamples)
+    rundir.finalize()
+    board = tally.board()
     board["tournament"] = tournament_id
     board["scheduled"] = len(matches)
     if sprt:
@@ -135,8 +143,8 @@ def run_tournament(
     if getattr(executor, "cancelled", False):
         status = "cancelled"
     else:
-        status = "complete" if len(records) == len(matches) else "stopped"
+        status = "complete" if played == len(matches) else "stopped"
     board["status"] = status
     rundir.write_leaderboard(board, leaderboard.to_csv(board))
-    rundir.write_status(spec, tournament_id, status, matches=len(records), scheduled=len(matches))
+    rundir.write_status(spec, tournament_id, status, matches=played, scheduled=len(matches))
     return board

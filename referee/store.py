@@ -9,7 +9,7 @@ key                                      type   holds
 ``t:{id}``                               hash   spec (JSON), status, total, done, batches, created,
                                                 finished, error
 ``t:{id}:matches``                       hash   match index -> record (zlib-compressed JSON)
-``t:{id}:events``                        stream one entry per stored match (``index``), for followers
+``t:{id}:events``                        stream one entry per store of matches (``indices``), for followers
 ``t:{id}:cancel``                        string set when the tournament is cancelled
 ``t:{id}:finalizing``                    string set once, by the batch that stored the last match
 ``t:{id}:leaderboard``                   string the leaderboard (JSON), written by finalisation
@@ -96,13 +96,14 @@ local total = tonumber(redis.call('HGET', KEYS[2], 'total'))
 local out = {}
 -- A cancelled or ended tournament stores nothing more: its results are final.
 local closed = redis.call('EXISTS', KEYS[5]) == 1
+local stored = {}
 for i = 1, #ARGV, 2 do
   local new, finalize = 0, 0
   local done
   if not closed and redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1]) == 1 then
     new = 1
     done = redis.call('HINCRBY', KEYS[2], 'done', 1)
-    redis.call('XADD', KEYS[3], '*', 'index', ARGV[i])
+    stored[#stored + 1] = ARGV[i]
     if done >= total and redis.call('SET', KEYS[4], '1', 'NX') then
       finalize = 1
     end
@@ -112,6 +113,10 @@ for i = 1, #ARGV, 2 do
   out[#out + 1] = new
   out[#out + 1] = done
   out[#out + 1] = finalize
+end
+-- One event for the records stored here (a follower reads one entry, not one per match).
+if #stored > 0 then
+  redis.call('XADD', KEYS[3], '*', 'indices', table.concat(stored, ','))
 end
 return out
 """
@@ -544,10 +549,15 @@ class Store:
 
     def matches_at(self, tournament_id: str, indices: list[int]) -> list[MatchRecord]:
         """The stored records with these indices, in that order (one round trip)."""
+        return [MatchRecord.loads(line) for line in self.match_lines_at(tournament_id, indices)]
+
+    def match_lines_at(self, tournament_id: str, indices: list[int]) -> list[str]:
+        """The same records as their JSON lines (``record.dumps()``: what a run directory
+        writes, without parsing and serialising them again)."""
         if not indices:
             return []
         blobs = self.redis.hmget(self.key("t", tournament_id, "matches"), indices)
-        return [decompress(blob) for blob in blobs if blob is not None]
+        return [zlib.decompress(blob).decode() for blob in blobs if blob is not None]
 
     def stored_match_indices(self, tournament_id: str) -> list[int]:
         """The indices of the stored matches, in schedule order (no record is read)."""
@@ -564,11 +574,14 @@ class Store:
         key = self.key("t", tournament_id, "events")
         # XREAD's BLOCK 0 would wait forever: no BLOCK at all is the non-blocking read.
         entries = self.redis.xread({key: cursor}, block=block_ms if block_ms > 0 else None, count=1000)
-        indices = []
+        indices: list[int] = []
         for _, items in entries or []:
             for entry_id, fields in items:
                 cursor = entry_id.decode()
-                indices.append(int(fields[b"index"]))
+                if b"indices" in fields:
+                    indices += map(int, fields[b"indices"].split(b","))
+                else:  # an entry of one match, as earlier versions wrote them
+                    indices.append(int(fields[b"index"]))
         return cursor, indices
 
     def expire_matches(self, tournament_id: str) -> None:

@@ -43,7 +43,20 @@ def test_each_match_is_stored_and_counted_once_and_one_caller_finalises(store):
     assert store.stored_indices("t", [0, 2, 5]) == {0, 2}
     cursor, indices = store.follow("t", "0", 0)
     assert indices == [0, 1, 2] and store.follow("t", cursor, 0)[1] == []
+    # One event per store, naming what it stored (the redelivery stored nothing: no event).
+    assert store.redis.xlen(store.key("t", "t", "events")) == 2
     assert store.match("t", 1).canonical() == record(1).canonical()
+    assert store.match_lines_at("t", [2, 0]) == [store.match("t", 2).dumps(), store.match("t", 0).dumps()]
+
+
+def test_followers_read_the_one_match_events_of_earlier_versions(store):
+    store.create_tournament("t", SPEC, total=4, batches=1)
+    store.redis.xadd(store.key("t", "t", "events"), {"index": 0})  # as earlier versions wrote
+    store.store_matches("t", [(1, record(1)), (2, record(2))])
+    cursor, indices = store.follow("t", "0", 0)
+    assert indices == [0, 1, 2]
+    store.store_match("t", 3, record(3))
+    assert store.follow("t", cursor, 0)[1] == [3]
 
 
 def test_records_expire_after_the_retention_days(store):

@@ -8,12 +8,14 @@ import json
 import os
 import subprocess
 import sys
+import weakref
 from collections import Counter
 from itertools import combinations
 from pathlib import Path
 
 import pytest
 
+from arena import leaderboard
 from arena.cli.players import make_player
 from arena.config import ConfigError
 from arena.executor import LocalExecutor
@@ -116,6 +118,88 @@ def test_same_seed_same_records_with_one_and_two_workers(tmp_path):
     assert len(records) == len(schedule(s))
     for record in records[:5]:
         replay(get_game("rolldice"), record)
+
+
+class Reordered:
+    """An executor that plays every match in this process and hands the records over in a
+    given order of their schedule positions, each with its JSON line (as a worker process or
+    the store does); it keeps a weak reference to each record handed over."""
+
+    def __init__(self, order):
+        self.order = order
+        self.handed = []
+
+    def run(self, spec, matches, on_record):
+        records = []
+        LocalExecutor(make_player, 1).run(spec, matches, lambda record, line=None: records.append(record))
+        for position in self.order:
+            record = records[position]
+            records[position] = None
+            self.handed.append(weakref.ref(record))
+            on_record(record, record.dumps())
+            del record
+
+
+def test_records_handed_over_in_any_order_give_the_file_and_board_of_an_ordered_run(tmp_path):
+    s = spec()
+    ordered, board_ordered = run(tmp_path, "ordered", s)
+    total = len(schedule(s))
+    # Reversed, then a gap filled last: the board's sums wait for the schedule's order.
+    order = [*reversed(range(10, total)), *range(10)]
+    rundir = RunDirectory(tmp_path / "reordered")
+    executor = Reordered(order)
+    board = run_tournament(s, "t", rundir, executor, resamples=50)
+    assert rundir.matches_path.read_bytes().count(b"\n") == total
+    assert canonical_lines(rundir.matches_path) == canonical_lines(ordered.matches_path)
+    assert board_without_timing(board) == board_without_timing(board_ordered)
+    assert board_without_timing(board) == board_without_timing(
+        {**leaderboard.build(s, rundir.load_records(), resamples=50), "tournament": "t", "scheduled": total}
+        | {"status": "complete"}
+    )
+    assert all(ref() is None for ref in executor.handed), "the run kept a record after the end"
+
+
+def test_the_run_keeps_no_record_once_it_is_written_and_counted(tmp_path):
+    s = spec()
+    kept = []
+
+    class Watching(Reordered):
+        def run(self, spec, matches, on_record):
+            def handed(record, line=None):
+                # Of the records handed over before (in schedule order: none waits), only the
+                # last is still held (the progress shows it).
+                kept.append(sum(ref() is not None for ref in self.handed[:-2]))
+                return on_record(record, line)
+
+            super().run(spec, matches, handed)
+
+    total = len(schedule(s))
+    run_tournament(s, "t", RunDirectory(tmp_path / "run"), Watching(list(range(total))), resamples=0)
+    assert kept == [0] * total
+
+
+def test_an_ordered_file_is_kept_as_written_and_a_shuffled_one_is_sorted_from_its_own_lines(tmp_path):
+    s = spec(repeats=1)
+    records = []
+    LocalExecutor(make_player, 1).run(s, schedule(s), lambda record, line=None: records.append(record))
+    rundir = RunDirectory(tmp_path / "r")
+    rundir.create(s, "t")
+    for record in records:
+        rundir.append(record)
+    written = rundir.matches_path.read_bytes()
+    rundir.finalize()
+    assert rundir.matches_path.read_bytes() == written
+    shuffled = RunDirectory(tmp_path / "s")
+    shuffled.create(s, "t")
+    for record in [*records[3:], *records[:3]]:
+        shuffled.append(record, record.dumps())
+    shuffled.finalize()
+    assert shuffled.matches_path.read_bytes() == written
+    # Lines this object never saw (another writer): each is read for its place.
+    with shuffled.matches_path.open("a") as handle:
+        handle.write(records[0].dumps() + "\n")
+    RunDirectory(shuffled.path).finalize()
+    assert shuffled.matches_path.read_bytes().splitlines()[:2] == [records[0].dumps().encode()] * 2
 
 
 class InterruptAfter:

@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from celery import Celery
 
 from arena.executor import OnRecord
+from arena.record import MatchRecord
 from arena.tournament import MatchSpec, TournamentSpec, schedule_size
 from referee.store import Store
 from workers.app import QUEUE, make_app
@@ -51,6 +52,7 @@ from workers.tasks import (  # noqa: F401 (MAX_BATCH: re-exported)
 )
 
 UNACKED = "unacked"  # kombu's Redis transport: delivered, not yet acknowledged messages
+READ_CHUNK = 1000  # records read from the store per round trip
 
 
 def batches(indices: Sequence[int], size: int) -> list[list[int]]:
@@ -134,10 +136,11 @@ class CeleryExecutor:
             cursor, indices = patiently(self.store.follow, self.tournament_id, cursor, self.block_ms)
             fresh = [i for i in indices if i in wanted]
             wanted.difference_update(fresh)
-            for record in patiently(self.store.matches_at, self.tournament_id, fresh):
-                if on_record(record):
-                    patiently(self.store.stop, self.tournament_id)
-                    return
+            for start in range(0, len(fresh), READ_CHUNK):  # a bounded reply each
+                for line in patiently(self.store.match_lines_at, self.tournament_id, fresh[start : start + READ_CHUNK]):
+                    if on_record(MatchRecord.loads(line), line):
+                        patiently(self.store.stop, self.tournament_id)
+                        return
             if indices:
                 quiet_since = time.monotonic()
                 continue
