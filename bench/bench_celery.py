@@ -11,6 +11,8 @@ size, whose completion is counted in Redis the same way. Goals: (2) >= 80% of (1
 redis-server and worker, both up throughout); the ratios are the medians of the rounds', and
 each tournament is let finalise (untimed) before the next run starts. Workers run without
 Prometheus metrics, like the local run (``--worker-metrics`` measures them with metrics on).
+Also the CPU of this process per match (medians): the whole local run, and the client that
+follows each Celery run (it reads every record from the store, writes it and keeps the board).
 """
 
 from __future__ import annotations
@@ -43,9 +45,12 @@ def instant_spec(matches: int) -> TournamentSpec:
     return TournamentSpec(game="rolldice", bots=bots, players=2, repeats=max(1, matches // 20), options={"target": 1})
 
 
-def timed(run) -> float:  # type: ignore[no-untyped-def]
-    began = time.perf_counter()
+def timed(run, cpu: list[float] | None = None) -> float:  # type: ignore[no-untyped-def]
+    """Wall seconds of ``run()``; this process's CPU seconds appended to ``cpu``."""
+    began, process = time.perf_counter(), time.process_time()
     run()
+    if cpu is not None:
+        cpu.append(time.process_time() - process)
     return time.perf_counter() - began
 
 
@@ -74,6 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     size = auto_batch_size(spec, total)
     report: dict[str, object] = {"matches": total, "batch_size": size, "worker_metrics": args.worker_metrics}
     rates: dict[str, list[float]] = {"local": [], "celery_1": [], "celery_2": []}
+    # CPU of this process: the whole local run; for Celery, the client that follows the run
+    # (reads each record from the store, writes it, keeps the board's sums).
+    cpu: dict[str, list[float]] = {"local": [], "celery_1": [], "celery_2": []}
     with tempfile.TemporaryDirectory() as tmp_dir, contextlib.ExitStack() as stack:
         tmp = Path(tmp_dir)
         # One Redis and one worker per process count, both up all along (an idle worker only
@@ -101,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
             seconds = timed(
                 lambda r=r: run_tournament(
                     spec, f"local-{r}", RunDirectory(tmp / f"local-{r}"), LocalExecutor(make_player, 1), resamples=0
-                )
+                ),
+                cpu["local"],
             )
             rates["local"].append(total / seconds)
             for procs, url in urls.items():
@@ -110,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
                 with executor.app.connection_for_write() as connection:  # connect before timing
                     connection.ensure_connection()
                 seconds = timed(
-                    lambda ex=executor, t=tid: run_tournament(spec, t, RunDirectory(tmp / t), ex, resamples=0)
+                    lambda ex=executor, t=tid: run_tournament(spec, t, RunDirectory(tmp / t), ex, resamples=0),
+                    cpu[f"celery_{procs}"],
                 )
                 rates[f"celery_{procs}"].append(total / seconds)
                 # Finalising a tournament rebuilds the game's leaderboard from every tournament
@@ -133,6 +143,9 @@ def main(argv: list[str] | None = None) -> int:
             report[f"bare_celery_{procs}_process_matches_equivalent_per_s"] = round(total / seconds, 1)
     for name, values in rates.items():
         report[f"{name}_matches_per_s"] = [round(v, 1) for v in values]
+    for name, seconds in cpu.items():
+        what = "local_cpu_us_per_match" if name == "local" else f"{name}_client_cpu_us_per_match"
+        report[what] = round(statistics.median(seconds) / total * 1e6, 1)
     one_vs_local = [c / loc for c, loc in zip(rates["celery_1"], rates["local"], strict=True)]
     two_vs_one = [c2 / c1 for c2, c1 in zip(rates["celery_2"], rates["celery_1"], strict=True)]
     report["celery_1_vs_local_rounds"] = [round(x, 3) for x in one_vs_local]
