@@ -39,6 +39,7 @@ from arena.v1 import arena_pb2
 from referee import views
 from referee.auth import Caller
 from referee.errors import ApiError
+from referee.live import READ_CHUNK
 from referee.store import ENDED, Store
 
 log = logging.getLogger(__name__)
@@ -119,10 +120,10 @@ class WebUI:
     def __init__(self, store: Store, service: Any) -> None:
         self.store = store
         self.service = service  # referee.service.ArenaService: the same privacy code as the API
-        # Running tournaments' records so far, read incrementally (the store's stream of stored
-        # matches, as WatchTournament follows it): a page polling every second decodes only
-        # the new matches. Dropped when the tournament ends.
-        self._live: dict[str, tuple[str, list[MatchRecord]]] = {}
+        # Running tournaments' boards so far, followed as WatchTournament follows them
+        # (referee.live): each poll reads only the newly stored matches and adds them to a
+        # running tally; no record is kept. Dropped when the tournament ends.
+        self._live: dict[str, tuple[str, boards.Tally]] = {}
         self._live_lock = threading.Lock()
 
     async def blocking(self, fn: Callable[..., T], *args: Any) -> T:
@@ -254,10 +255,7 @@ class WebUI:
         if ended:
             with self._live_lock:
                 self._live.pop(tournament_id, None)
-        if ended and final_board:
-            board = final_board
-        else:
-            board = boards.build(spec, self._records_so_far(tournament_id), resamples=0)
+        board = final_board if ended and final_board else self._board_so_far(tournament_id, spec)
         return {
             "tournament": as_json(views.tournament(info)),
             "leaderboard": as_json(views.leaderboard(board, tournament_id, failures=ended)),
@@ -265,17 +263,18 @@ class WebUI:
             "final": ended,
         }
 
-    def _records_so_far(self, tournament_id: str) -> list[MatchRecord]:
+    def _board_so_far(self, tournament_id: str, spec: TournamentSpec) -> dict[str, Any]:
         with self._live_lock:
-            cursor, records = self._live.get(tournament_id, ("0", []))
-            records = list(records)
+            cursor, tally = self._live.get(tournament_id) or ("0", boards.Tally(spec))
             while True:
                 cursor, indices = self.store.follow(tournament_id, cursor, 0)
                 if not indices:
                     break
-                records += self.store.matches_at(tournament_id, indices)
-            self._live[tournament_id] = (cursor, records)
-            return records
+                for start in range(0, len(indices), READ_CHUNK):
+                    for record in self.store.matches_at(tournament_id, indices[start : start + READ_CHUNK]):
+                        tally.add(record)
+            self._live[tournament_id] = (cursor, tally)
+            return tally.board()
 
     async def tournament_json(self, request: web.Request) -> web.Response:
         return web.json_response(await self.blocking(self._tournament_state, request.match_info["tid"]))

@@ -122,3 +122,28 @@ def test_many_watchers_share_one_computation_per_update(tmp_path):
     distinct = {id(u) for updates in seen for u in updates}
     assert boards.computations == len(distinct) <= len(records) // 4 + 3
     assert boards.live == {}  # dropped when the last watcher left
+
+
+def test_the_web_pages_board_follows_a_running_tournament_without_keeping_records(tmp_path):
+    from referee.store import Store
+    from referee.web import WebUI
+    from tests.services import redis_server
+
+    spec = TournamentSpec(game="rolldice", bots=("random", "heuristic"), players=2, repeats=6, seed=7)
+    records = records_of(spec)
+    half = len(records) // 2
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        assert store.create_tournament("t", spec, total=len(records), batches=1)
+        store.mark_running("t")
+        web = WebUI(store, service=None)
+        store.store_matches("t", [(i, records[i]) for i in range(half)])
+        assert web._board_so_far("t", spec) == build(spec, records[:half], resamples=0)
+        store.store_matches("t", [(i, records[i]) for i in range(half, len(records))])
+        read: list[int] = []
+        reading = store.matches_at
+        store.matches_at = lambda tid, indices: read.extend(indices) or reading(tid, indices)  # type: ignore[method-assign]
+        assert web._board_so_far("t", spec) == build(spec, records, resamples=0)
+        assert read == list(range(half, len(records)))  # only the new matches were read
+        cursor, tally = web._live["t"]
+        assert isinstance(tally, Tally) and tally.matches == len(records)
