@@ -42,6 +42,10 @@ CSV_COLUMNS = (
 )
 
 
+RESAMPLES = 200
+"""Bootstrap resamples of a published board."""
+
+
 def group_win_matrices(spec: TournamentSpec, records: Sequence[MatchRecord]) -> np.ndarray:
     """Win matrices per duplicate group, shape (groups, bots, bots)."""
     bots = len(spec.bots)
@@ -201,7 +205,7 @@ class ScheduleOrderTally:
     record. Holds the out-of-order records only (a window's worth in a distributed run). For a
     tournament's records (each schedule index once) the board is :func:`build`'s, exactly."""
 
-    def __init__(self, spec: TournamentSpec, *, resamples: int = 200) -> None:
+    def __init__(self, spec: TournamentSpec, *, resamples: int = RESAMPLES) -> None:
         self.tally = Tally(spec, by_group=resamples > 0)
         self.resamples = resamples
         self.next = 0  # the schedule index the tally waits for
@@ -224,7 +228,7 @@ class ScheduleOrderTally:
         return self.tally.board(resamples=self.resamples)
 
 
-def build(spec: TournamentSpec, records: Sequence[MatchRecord], *, resamples: int = 200) -> dict[str, Any]:
+def build(spec: TournamentSpec, records: Sequence[MatchRecord], *, resamples: int = RESAMPLES) -> dict[str, Any]:
     """The leaderboard as a JSON-ready dict (rows sorted by rating, best first)."""
     tally = Tally(spec, by_group=resamples > 0)
     for record in sorted(records, key=lambda r: int(r.tournament.get("index", 0))):
@@ -249,26 +253,29 @@ def tournament_summary(spec: TournamentSpec, records: Sequence[MatchRecord]) -> 
     them), the games of each bot and each bot's sums of ranks, scores and 2-player results.
     A game's board is refitted from these alone, so it never re-reads (or loses, once their
     retention ends) the records of earlier tournaments."""
-    bots = list(spec.bots)
-    groups = group_win_matrices(spec, records)
-    games = [0] * len(bots)
-    tallies: dict[str, dict[str, float]] = {}
+    tally = Tally(spec, by_group=True)
     for record in records:
-        for b in seat_bot_indices(spec, record):
-            games[b] += 1
-        ranks, scores = record.result["ranks"], record.result["scores"]
-        for seat, entry in enumerate(record.seats):
-            tally = tallies.setdefault(entry["bot"], dict.fromkeys(TALLY_KEYS, 0.0))
-            tally["n"] += 1
-            tally["rank"] += ranks[seat]
-            tally["score"] += float(scores[seat])
-            if len(ranks) == 2:
-                other = ranks[1 - seat]
-                tally["w" if ranks[seat] < other else "d" if ranks[seat] == other else "l"] += 1
+        tally.add(record)
+    return summary_of(tally)
+
+
+def summary_of(tally: Tally) -> dict[str, Any]:
+    """:func:`tournament_summary` from the running sums of the tournament's records (a
+    :class:`Tally` made ``by_group``): a finalising worker reads the records once, in chunks,
+    for both the board and the summary."""
+    assert tally.by_group is not None, "a summary needs the duplicate groups' win matrices"
+    bots = list(tally.spec.bots)
+    groups = tally.group_win_matrices()
+    tallies: dict[str, dict[str, float]] = {}
+    for b, name in enumerate(bots):
+        if tally.games[b]:  # a bot that never played has no tally
+            won, drew, lost = (tally.won[b], tally.draws[b], tally.losses[b]) if tally.spec.players == 2 else (0, 0, 0)
+            sums = (tally.games[b], tally.rank_sum[b], tally.score_sum[b], won, drew, lost)
+            tallies[name] = {key: float(value) for key, value in zip(TALLY_KEYS, sums, strict=True)}
     return {
         "bots": bots,
-        "matches": len(records),
-        "games": games,
+        "matches": tally.matches,
+        "games": list(tally.games),
         "tallies": tallies,
         # float64 in full (zlib, base64): a refit gives the numbers a fit over the records gives.
         "groups": base64.b64encode(zlib.compress(groups.astype("<f8").tobytes())).decode(),

@@ -563,6 +563,12 @@ class Store:
         """The indices of the stored matches, in schedule order (no record is read)."""
         return sorted(int(k) for k in self.redis.hkeys(self.key("t", tournament_id, "matches")))
 
+    def matches_in_order(self, tournament_id: str, total: int, chunk: int = 1000) -> Iterator[MatchRecord]:
+        """The stored records of schedule indices 0..total-1, in that order, read ``chunk`` at a
+        time (a tournament of any size is read in bounded memory)."""
+        for start in range(0, total, chunk):
+            yield from self.matches_at(tournament_id, list(range(start, min(start + chunk, total))))
+
     def matches(self, tournament_id: str) -> list[MatchRecord]:
         """Every stored record of a tournament, in schedule order."""
         raw = self.redis.hgetall(self.key("t", tournament_id, "matches"))

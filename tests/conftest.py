@@ -3,8 +3,11 @@ command works on a fresh clone without further steps."""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -22,12 +25,22 @@ def ensure_node_packages(directory: Path) -> None:
             pytest.skip(f"{tool} is not installed: `apt-get install nodejs npm` (.ci/run does) to run this test")
     lock = directory / "package-lock.json"
     installed = directory / "node_modules" / ".package-lock.json"  # npm writes it last
-    if installed.exists() and installed.stat().st_mtime >= lock.stat().st_mtime:
-        return
-    command = ["npm", "ci", "--no-audit", "--no-fund", "--prefer-offline", "--prefix", str(directory)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    # One install at a time per directory: the suite's worker processes each ask (a session
+    # fixture is per process), and two `npm ci` in one directory break each other.
+    with npm_lock(directory).open("w") as guard:
+        fcntl.flock(guard, fcntl.LOCK_EX)
+        if installed.exists() and installed.stat().st_mtime >= lock.stat().st_mtime:
+            return
+        command = ["npm", "ci", "--no-audit", "--no-fund", "--prefer-offline", "--prefix", str(directory)]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         pytest.fail(f"`{' '.join(command)}` failed:\n{done.stdout}{done.stderr}")
+
+
+def npm_lock(directory: Path) -> Path:
+    """The lock file that :func:`ensure_node_packages` holds while it installs ``directory``."""
+    key = hashlib.sha256(str(directory.resolve()).encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"arena-npm-{key}.lock"
 
 
 @pytest.fixture(scope="session")

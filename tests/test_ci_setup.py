@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import NODE_BOT, ensure_node_packages
+from tests.conftest import NODE_BOT, ensure_node_packages, npm_lock
 from tests.services import prometheus_tool
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,6 +27,28 @@ def test_node_packages_are_installed_by_the_tests_themselves(tmp_path):
     stamp = (tmp_path / "node_modules" / ".package-lock.json").stat().st_mtime
     ensure_node_packages(tmp_path)  # already there: nothing reinstalled
     assert (tmp_path / "node_modules" / ".package-lock.json").stat().st_mtime == stamp
+
+
+def test_worker_processes_installing_the_node_packages_take_turns(tmp_path):
+    """Each of the suite's worker processes runs the session fixture, and two ``npm ci`` at once
+    in one directory break each other (ENOTEMPTY, seen in CI): an install waits while another
+    holds the directory's lock, then finds the packages there or installs them."""
+    if not (shutil.which("node") and shutil.which("npm")):
+        pytest.skip("node and npm are not installed: `apt-get install nodejs npm` (.ci/run does)")
+    for name in ("package.json", "package-lock.json", "bot.js"):
+        shutil.copy(NODE_BOT / name, tmp_path / name)
+    code = (
+        "from pathlib import Path; from tests.conftest import ensure_node_packages; "
+        f"ensure_node_packages(Path({str(tmp_path)!r}))"
+    )
+    with npm_lock(tmp_path).open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # another worker process is installing
+        waiting = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+        time.sleep(2.0)
+        assert waiting.poll() is None and not (tmp_path / "node_modules").exists()
+    _, err = waiting.communicate(timeout=600)
+    assert waiting.returncode == 0, err
+    assert (tmp_path / "node_modules" / "@grpc" / "grpc-js" / "package.json").exists()
 
 
 def test_missing_prometheus_skips_without_installing_anything(tmp_path, monkeypatch):

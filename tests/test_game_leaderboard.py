@@ -45,6 +45,45 @@ def test_a_summary_round_trips_through_json_exactly():
     assert sum(t["n"] for t in summary["tallies"].values()) == 2 * len(records)
 
 
+@pytest.mark.parametrize(
+    "spec",
+    [FIRST, TournamentSpec(game="skyfive", bots=("random", "heuristic", "heuristic:risk=2"), players=3, seed=5)],
+    ids=["two-player", "three-player"],
+)
+def test_a_summarys_tallies_are_each_bots_sums_over_its_seats(spec):
+    records = played(spec)
+    summary = leaderboard.tournament_summary(spec, records)
+    expected: dict[str, dict[str, float]] = {}
+    for record in records:
+        ranks, scores = record.result["ranks"], record.result["scores"]
+        for seat, entry in enumerate(record.seats):
+            sums = expected.setdefault(entry["bot"], dict.fromkeys(leaderboard.TALLY_KEYS, 0.0))
+            sums["n"] += 1
+            sums["rank"] += ranks[seat]
+            sums["score"] += scores[seat]
+            if len(ranks) == 2:
+                other = ranks[1 - seat]
+                sums["w" if ranks[seat] < other else "d" if ranks[seat] == other else "l"] += 1
+    assert summary["tallies"] == expected
+    assert summary["games"] == [int(expected[bot]["n"]) for bot in spec.bots]
+
+
+def test_finalising_reads_the_records_in_chunks_and_publishes_builds_board(store):
+    records = played(FIRST)
+    assert store.create_tournament("t", FIRST, total=len(records), batches=1)
+    store.store_matches("t", [(int(r.tournament["index"]), r) for r in records])
+    chunks: list[int] = []
+    reading = store.matches_at
+    store.matches_at = lambda tid, indices: chunks.append(len(indices)) or reading(tid, indices)  # type: ignore[method-assign]
+    board = finalize_tournament(store, "t")
+    assert len(chunks) == 1 and chunks[0] == len(records)  # one chunk of at most 1,000
+    expected = leaderboard.build(FIRST, records)
+    assert {k: v for k, v in board.items() if k in expected} == expected
+    assert store.summary("t") == json.loads(json.dumps(leaderboard.tournament_summary(FIRST, records)))
+    store.matches_at = reading  # type: ignore[method-assign]
+    assert [r.match_id for r in store.matches_in_order("t", len(records), chunk=5)] == [r.match_id for r in records]
+
+
 def test_the_game_board_counts_tournaments_whose_records_are_gone(store):
     first, second = played(FIRST), played(SECOND)
     complete(store, "t1", FIRST, first)

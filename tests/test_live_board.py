@@ -145,5 +145,5 @@ def test_the_web_pages_board_follows_a_running_tournament_without_keeping_record
         store.matches_at = lambda tid, indices: read.extend(indices) or reading(tid, indices)  # type: ignore[method-assign]
         assert web._board_so_far("t", spec) == build(spec, records, resamples=0)
         assert read == list(range(half, len(records)))  # only the new matches were read
-        cursor, tally = web._live["t"]
+        _, tally = web._live["t"]
         assert isinstance(tally, Tally) and tally.matches == len(records)

@@ -524,12 +524,17 @@ def finalize(self: Task, tournament_id: str) -> None:
 
 def finalize_tournament(store: Store, tournament_id: str) -> dict[str, Any]:
     spec, matches = tournament_plan(store, tournament_id)
-    records = store.matches(tournament_id)
+    # Read once, in schedule order and in chunks (no list of every record): the sums of the
+    # board and of the game's summary. Added in schedule order, the board is build()'s.
+    tally = leaderboard.Tally(spec, by_group=True)
+    for record in store.matches_in_order(tournament_id, len(matches)):
+        tally.add(record)
+    played = tally.matches
     cancelled = store.is_cancelled(tournament_id)
-    board = leaderboard.build(spec, records)
+    board = tally.board(resamples=leaderboard.RESAMPLES)
     board["tournament"] = tournament_id
     board["scheduled"] = len(matches)
-    wanted = "complete" if len(records) == len(matches) and not cancelled else "stopped"
+    wanted = "complete" if played == len(matches) and not cancelled else "stopped"
     if cancelled:
         # A cancel is final (the store takes no record after it): this is the board of what was
         # played, and says so. A run stopped by its SPRT has the status stopped already.
@@ -539,7 +544,7 @@ def finalize_tournament(store: Store, tournament_id: str) -> dict[str, Any]:
         board["status"] = wanted
     store.save_leaderboard(tournament_id, board)
     if board["status"] == "complete":
-        store.save_summary(tournament_id, leaderboard.tournament_summary(spec, records))
+        store.save_summary(tournament_id, leaderboard.summary_of(tally))
         store.add_game_tournament(spec.game, tournament_id)
         store.save_game_leaderboard(spec.game, game_leaderboard(store, spec.game))
     store.expire_matches(tournament_id)
@@ -550,7 +555,7 @@ def finalize_tournament(store: Store, tournament_id: str) -> dict[str, Any]:
         board["status"] = status
         store.save_leaderboard(tournament_id, board)
     metrics.tournament_finished(spec.game, status)
-    log.info("tournament finished", extra={"tournament": tournament_id, "status": status, "matches": len(records)})
+    log.info("tournament finished", extra={"tournament": tournament_id, "status": status, "matches": played})
     return board
 
 
