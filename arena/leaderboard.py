@@ -14,7 +14,7 @@ import csv
 import io
 import zlib
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -247,7 +247,7 @@ def to_csv(board: dict[str, Any]) -> str:
     return out.getvalue()
 
 
-def tournament_summary(spec: TournamentSpec, records: Sequence[MatchRecord]) -> dict[str, Any]:
+def tournament_summary(spec: TournamentSpec, records: Iterable[MatchRecord]) -> dict[str, Any]:
     """What a game's leaderboard keeps of one tournament (JSON-ready), computed once when the
     tournament ends: its bots, the win matrix of every duplicate group (the bootstrap resamples
     them), the games of each bot and each bot's sums of ranks, scores and 2-player results.

@@ -395,13 +395,19 @@ _RPC_TYPES = {
 }
 
 
+DEADLINE_SLACK = 0.1
+"""A call cancelled with at most this many seconds left of its deadline ended by the deadline."""
+
+
 def final_code(context: grpc.aio.ServicerContext[Any, Any], error: BaseException | None) -> grpc.StatusCode:
     """The status an RPC ended with: set by ``context.abort`` or ``set_code`` (also when an
     exception follows), UNKNOWN for any other exception, CANCELLED or DEADLINE_EXCEEDED when
     the call was cancelled under the handler."""
     if isinstance(error, (asyncio.CancelledError, GeneratorExit)):
         remaining = context.time_remaining()
-        expired = remaining is not None and remaining <= 0
+        # The server's deadline is the client's, counted from the request's arrival: a client
+        # whose deadline passed cancels the call a little before the server's own runs out.
+        expired = remaining is not None and remaining <= DEADLINE_SLACK
         return grpc.StatusCode.DEADLINE_EXCEEDED if expired else grpc.StatusCode.CANCELLED
     code = context.code()
     if isinstance(code, grpc.StatusCode):

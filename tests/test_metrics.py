@@ -326,6 +326,32 @@ def test_interceptor_counts_every_call_by_method_type_and_final_code():
     assert value("grpc_server_handling_seconds_bucket", grpc_method="Slow", le="0.1") == 0
 
 
+class _Remaining:
+    """A servicer context that only tells the time left of its deadline."""
+
+    def __init__(self, remaining):
+        self.remaining = remaining
+
+    def time_remaining(self):
+        return self.remaining
+
+
+@pytest.mark.parametrize(
+    ("remaining", "code"),
+    [
+        (None, "CANCELLED"),
+        (5.0, "CANCELLED"),
+        (0.2, "CANCELLED"),
+        (0.03, "DEADLINE_EXCEEDED"),
+        (-0.1, "DEADLINE_EXCEEDED"),
+    ],
+)
+def test_a_call_cancelled_at_its_deadline_ended_by_the_deadline(remaining, code):
+    # The client cancels when its deadline passes, a little before the server's (counted from
+    # the request's arrival) runs out: seen in CI as CANCELLED with a few ms left.
+    assert metrics.final_code(_Remaining(remaining), asyncio.CancelledError()).name == code
+
+
 def test_interceptor_server_exposition_passes_promtool():
     asyncio.run(_exercise_server())
     metrics.set_ratings("rolldice", {"leaderboard": [{"bot": "a", "rating": 1500, "ci_low": 1450, "ci_high": 1550}]})

@@ -163,7 +163,10 @@ def version_ratings(store: Any, bot: str, game_ids: list[str], *, finished: tupl
         if not address.startswith(f"hosted:{bot}@"):
             continue
         version = address.rpartition("@")[2]
-        summary = store.summary(tournament_id) or leaderboard.tournament_summary(spec, store.matches(tournament_id))
+        summary = store.summary(tournament_id) or leaderboard.tournament_summary(
+            spec,
+            store.matches_in_order(tournament_id, int(info["total"])),  # read in chunks
+        )
         names = {b: f"{b}@{version}" for b in spec.bots if entrant_bot(b) == bot}
         played.setdefault(spec.game, []).append(leaderboard.renamed_summary(summary, names))
     rows = []
