@@ -76,7 +76,7 @@ import os
 import time
 import uuid
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -563,11 +563,15 @@ class Store:
         """The indices of the stored matches, in schedule order (no record is read)."""
         return sorted(int(k) for k in self.redis.hkeys(self.key("t", tournament_id, "matches")))
 
+    def matches_in_chunks(self, tournament_id: str, indices: Sequence[int], chunk: int = 1000) -> Iterator[MatchRecord]:
+        """The stored records with these indices, in that order, read ``chunk`` at a time (any
+        number of them in bounded memory)."""
+        for start in range(0, len(indices), chunk):
+            yield from self.matches_at(tournament_id, list(indices[start : start + chunk]))
+
     def matches_in_order(self, tournament_id: str, total: int, chunk: int = 1000) -> Iterator[MatchRecord]:
-        """The stored records of schedule indices 0..total-1, in that order, read ``chunk`` at a
-        time (a tournament of any size is read in bounded memory)."""
-        for start in range(0, total, chunk):
-            yield from self.matches_at(tournament_id, list(range(start, min(start + chunk, total))))
+        """The stored records of schedule indices 0..total-1, in that order, ``chunk`` at a time."""
+        return self.matches_in_chunks(tournament_id, range(total), chunk)
 
     def matches(self, tournament_id: str) -> list[MatchRecord]:
         """Every stored record of a tournament, in schedule order."""

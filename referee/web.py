@@ -39,7 +39,6 @@ from arena.v1 import arena_pb2
 from referee import views
 from referee.auth import Caller
 from referee.errors import ApiError
-from referee.live import READ_CHUNK
 from referee.store import ENDED, Store
 
 log = logging.getLogger(__name__)
@@ -270,9 +269,8 @@ class WebUI:
                 cursor, indices = self.store.follow(tournament_id, cursor, 0)
                 if not indices:
                     break
-                for start in range(0, len(indices), READ_CHUNK):
-                    for record in self.store.matches_at(tournament_id, indices[start : start + READ_CHUNK]):
-                        tally.add(record)
+                for record in self.store.matches_in_chunks(tournament_id, indices):
+                    tally.add(record)
             self._live[tournament_id] = (cursor, tally)
             return tally.board()
 
