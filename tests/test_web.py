@@ -16,6 +16,7 @@ from typing import Any
 import grpc
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service as DriverService
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -290,7 +291,8 @@ def check_running(stack, browser, shots, tournament_id: str) -> None:
         wait_for(lambda: any(r.failures for r in store.matches(tournament_id)), 120, "a failure of the flaky bot")
         browser.get_log("performance")  # forget earlier pages' traffic
         browser.get(f"{stack['url']}/tournaments/{tournament_id}")
-        wait = WebDriverWait(browser, 30)
+        # The live page redraws what it polls: an element read between two redraws is stale.
+        wait = WebDriverWait(browser, 30, ignored_exceptions=[StaleElementReferenceException])
         wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#match-table tr.match"))
         assert browser.find_element(By.ID, "status-badge").text == "running"
         done = int(browser.find_element(By.ID, "done").text)
