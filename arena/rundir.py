@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import mmap
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -49,6 +51,7 @@ class RunDirectory:
         # The schedule index of each line of matches.jsonl, in file order (read or appended):
         # the final rewrite in schedule order then moves lines, parsing none of them.
         self._order: list[int] = []
+        self._whole = False  # whether _order covers every line of the file (read or written here)
 
     @property
     def matches_path(self) -> Path:
@@ -63,6 +66,8 @@ class RunDirectory:
         self.path.mkdir(parents=True, exist_ok=True)
         self.write_status(spec, tournament_id, "running")
         self.matches_path.touch()
+        self._order = []
+        self._whole = self.matches_path.stat().st_size == 0
 
     def write_status(self, spec: TournamentSpec, tournament_id: str, status: str, **extra: Any) -> None:
         data = {"id": tournament_id, "status": status, "spec": spec.to_json(), **extra}
@@ -83,28 +88,40 @@ class RunDirectory:
         data = self.read_status()
         return TournamentSpec.from_json(data["spec"]), str(data.get("id", self.path.name))
 
-    def load_records(self) -> list[MatchRecord]:
-        """Every complete record in matches.jsonl (a torn last line is dropped and truncated)."""
+    def records(self) -> Iterator[MatchRecord]:
+        """Every complete record in matches.jsonl, one at a time, in file order (a resumed run
+        never holds them all); a torn last line (the process killed mid-write) is dropped and
+        truncated once the file has been read to its end."""
         if not self.matches_path.exists():
-            return []
-        raw = self.matches_path.read_bytes()
-        records: list[MatchRecord] = []
+            return
+        order: list[int] = []
         good = 0
-        for line in raw.splitlines(keepends=True):
-            if not line.endswith(b"\n"):
-                break  # torn write at the end
-            try:
-                records.append(MatchRecord.loads(line.decode()))
-            except RecordError as exc:
-                raise ConfigError(
-                    f"{self.matches_path}: line {len(records) + 1} is not a match record: {exc}"
-                ) from None
-            good += len(line)
-        if good != len(raw):
+        with self.matches_path.open("rb") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.endswith(b"\n"):
+                    break  # torn write at the end
+                try:
+                    record = MatchRecord.loads(line.decode())
+                except RecordError as exc:
+                    raise ConfigError(f"{self.matches_path}: line {number} is not a match record: {exc}") from None
+                try:
+                    order.append(_index(record))
+                except (KeyError, TypeError, ValueError):
+                    raise ConfigError(
+                        f"{self.matches_path}: line {number} is not a record of a tournament (no schedule index)"
+                    ) from None
+                good += len(line)
+                yield record
+            size = handle.seek(0, os.SEEK_END)
+        if good != size:
             with self.matches_path.open("r+b") as handle:
                 handle.truncate(good)
-        self._order = [_index(record) for record in records]
-        return records
+        self._order = order
+        self._whole = True
+
+    def load_records(self) -> list[MatchRecord]:
+        """Every complete record in matches.jsonl (see :meth:`records`)."""
+        return list(self.records())
 
     def append(self, record: MatchRecord, line: str | None = None) -> None:
         """Append one record and flush it to the OS (a crash of this process loses nothing).
@@ -122,19 +139,27 @@ class RunDirectory:
 
     def finalize(self) -> None:
         """Leave matches.jsonl in schedule order: rewritten atomically from its own lines (none
-        parsed or serialised again), or, already in order (one local process), made durable."""
+        parsed or serialised again, none held in memory: they are copied from a map of the
+        file), or, already in order (one local process), made durable without being read."""
         self.close()
-        raw = self.matches_path.read_bytes()
-        lines = raw.splitlines(keepends=True)
-        order = self._order
-        if len(order) != len(lines):  # lines this object did not write or read: ask each
-            order = [_index(MatchRecord.loads(line.decode())) for line in lines]
-        if all(a <= b for a, b in itertools.pairwise(order)):
-            with self.matches_path.open("rb+") as handle:
+        with self.matches_path.open("rb") as handle:
+            order = self._order if self._whole else [_index(MatchRecord.loads(line.decode())) for line in handle]
+            if all(a <= b for a, b in itertools.pairwise(order)):
                 os.fsync(handle.fileno())
-            return
-        by_index = sorted(range(len(lines)), key=order.__getitem__)  # stable: file order within an index
-        _write_atomic(self.matches_path, b"".join(lines[i] for i in by_index))
+                return
+            handle.seek(0)
+            starts = list(itertools.accumulate((len(line) for line in handle), initial=0))
+            if len(starts) - 1 != len(order):  # lines this object did not write or read: ask each
+                handle.seek(0)
+                order = [_index(MatchRecord.loads(line.decode())) for line in handle]
+            by_index = sorted(range(len(order)), key=order.__getitem__)  # stable: file order within an index
+            tmp = self.matches_path.with_name(self.matches_path.name + ".tmp")
+            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as lines, tmp.open("wb") as out:
+                for i in by_index:
+                    out.write(lines[starts[i] : starts[i + 1]])
+                out.flush()
+                os.fsync(out.fileno())
+        tmp.replace(self.matches_path)
 
     def write_leaderboard(self, board: dict[str, Any], csv_text: str) -> None:
         _write_atomic(self.path / LEADERBOARD_JSON, json.dumps(board, indent=2) + "\n")

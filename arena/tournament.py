@@ -22,9 +22,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from arena.chance import derive_seed
 from arena.clock import clock_settings
@@ -195,10 +195,41 @@ def groups_of(spec: TournamentSpec) -> list[tuple[int, ...]]:
     return round_robin(bots, k, spec.seed, spec.max_groups)
 
 
+class Schedule(Sequence[MatchSpec]):
+    """Every match of the tournament in schedule order (repeat, group, rotation), each computed
+    from its index when it is asked for (:func:`match_at`): a run or a worker holds the groups
+    of one repeat, never a list of up to 200,000 matches."""
+
+    def __init__(self, spec: TournamentSpec) -> None:
+        self.spec = spec
+        self.groups = groups_of(spec)
+        self.total = len(self.groups) * spec.players * spec.repeats
+
+    def __len__(self) -> int:
+        return self.total
+
+    @overload
+    def __getitem__(self, index: int) -> MatchSpec: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[MatchSpec]: ...
+
+    def __getitem__(self, index: int | slice) -> MatchSpec | list[MatchSpec]:
+        if isinstance(index, slice):
+            return [match_at(self.spec, self.groups, i) for i in range(*index.indices(self.total))]
+        if index < 0:
+            index += self.total
+        return match_at(self.spec, self.groups, index)
+
+    def __iter__(self) -> Iterator[MatchSpec]:
+        for index in range(self.total):
+            yield match_at(self.spec, self.groups, index)
+
+
 def schedule(spec: TournamentSpec) -> list[MatchSpec]:
-    """Every match of the tournament, in a fixed order (repeat, group, rotation)."""
-    base = groups_of(spec)
-    return [match_at(spec, base, index) for index in range(len(base) * spec.players * spec.repeats)]
+    """Every match of the tournament, in a fixed order (repeat, group, rotation), as a list
+    (:class:`Schedule` computes them one at a time)."""
+    return list(Schedule(spec))
 
 
 def match_at(spec: TournamentSpec, base: list[tuple[int, ...]], index: int) -> MatchSpec:

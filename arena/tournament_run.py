@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,7 @@ from arena.ratings import pairwise_scores
 from arena.record import MatchRecord
 from arena.rundir import RunDirectory
 from arena.sprt import SPRT
-from arena.tournament import TournamentSpec, schedule, seat_bot_indices
+from arena.tournament import MatchSpec, Schedule, TournamentSpec, seat_bot_indices
 
 
 @dataclass
@@ -69,6 +69,17 @@ class _GroupScores:
             self.sprt.add(sum(scores) / len(scores))
 
 
+def _scheduled_index(matches: Schedule, record: MatchRecord) -> int | None:
+    """The schedule index of a record of this tournament (None: not one of its matches)."""
+    try:
+        index = int(record.tournament.get("index"))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    if not 0 <= index < len(matches):
+        return None
+    return index if matches[index].match_id == record.match_id else None
+
+
 def run_tournament(
     spec: TournamentSpec,
     tournament_id: str,
@@ -81,31 +92,32 @@ def run_tournament(
 ) -> dict[str, Any]:
     """Play (or finish) a tournament; return the leaderboard (also written to ``rundir``)."""
     spec.validate()
-    matches = schedule(spec)
+    matches = Schedule(spec)  # each match computed when it is played
     if resume:
         stored, tournament_id = rundir.read_spec()
         if stored != spec:
             raise ConfigError(f"{rundir.path} holds a different tournament; resume it without changing options")
-        records = rundir.load_records()
+        previous: Iterable[MatchRecord] = rundir.records()
     else:
         rundir.create(spec, tournament_id)
-        records = []
-    known = {m.match_id for m in matches}
-    done = {r.match_id for r in records}
-    if not done <= known:
-        raise ConfigError(f"{rundir.matches_path} has matches that are not in this tournament's schedule")
+        previous = ()
     sprt = SPRT(*spec.sprt) if spec.sprt else None
     groups = _GroupScores(spec, sprt) if sprt else None
     # The leaderboard's sums follow the run, so no record is kept once it is on disk and
     # counted: memory does not grow with the matches, nor does the garbage collector's work.
+    # A resumed run's records on disk are read one at a time into the same sums.
     tally = leaderboard.ScheduleOrderTally(spec, resamples=resamples)
-    for record in sorted(records, key=lambda r: int(r.tournament["index"])):
+    done: set[int] = set()
+    for record in previous:
+        index = _scheduled_index(matches, record)
+        if index is None:
+            raise ConfigError(f"{rundir.matches_path} has matches that are not in this tournament's schedule")
+        done.add(index)
         tally.add(record)
         if groups:
             groups.add(record)
-    played = len(records)
-    del records
-    remaining = [m for m in matches if m.match_id not in done]
+    played = len(done)
+    remaining: Sequence[MatchSpec] = [m for m in matches if m.index not in done] if done else matches
     progress = Progress(played, len(matches), time.monotonic(), played)
     if on_progress:
         on_progress(progress)

@@ -22,7 +22,7 @@ from arena.executor import LocalExecutor
 from arena.record import replay
 from arena.registry import get_game
 from arena.rundir import RunDirectory
-from arena.tournament import TournamentSpec, schedule
+from arena.tournament import Schedule, TournamentSpec, schedule, schedule_size
 from arena.tournament_run import run_tournament
 from tests.compare import board_without_timing, canonical_lines
 
@@ -80,6 +80,42 @@ def test_gauntlet_plays_the_challenger_against_each_other_bot():
     matches = schedule(spec(format="gauntlet", repeats=1))
     assert all(0 in m.seats for m in matches)
     assert Counter(b for m in matches for b in m.seats if b != 0) == {1: 2, 2: 2, 3: 2}
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{}, {"players": 3, "bots": (*BOTS, "random")}, {"format": "gauntlet"}, {"repeats": 1, "max_groups": 2}],
+)
+def test_the_lazy_schedule_is_the_schedule(changes):
+    s = spec(**changes)
+    lazy = Schedule(s)
+    whole = schedule(s)
+    assert len(lazy) == len(whole) == schedule_size(s)
+    assert list(lazy) == whole
+    assert [lazy[i] for i in range(len(whole))] == whole
+    assert lazy[-1] == whole[-1] and lazy[3:9] == whole[3:9] and lazy[::5] == whole[::5]
+    with pytest.raises(IndexError):
+        lazy[len(whole)]
+    with pytest.raises(IndexError):
+        lazy[-len(whole) - 1]
+
+
+def test_resume_refuses_records_of_another_schedule(tmp_path):
+    s = spec()
+    full, _ = run(tmp_path, "full", s)
+    line = full.matches_path.read_text().splitlines()[4]
+    record = json.loads(line)
+    rundir = RunDirectory(tmp_path / "cut")
+    rundir.create(s, "t")
+    for index, match_id, needle in (
+        (10_000, "m010000", "not in this tournament's schedule"),
+        (4, "m000005", "not in this tournament's schedule"),
+        ("x", "m000004", "line 1 is not a record of a tournament"),
+    ):
+        record["tournament"]["index"], record["match_id"] = index, match_id
+        rundir.matches_path.write_text(json.dumps(record) + "\n")
+        with pytest.raises(ConfigError, match=needle):
+            run_tournament(s, "t", RunDirectory(rundir.path), LocalExecutor(make_player, 1), resume=True)
 
 
 @pytest.mark.parametrize(
@@ -228,6 +264,57 @@ def test_resume_after_an_interrupt_gives_the_uninterrupted_result(tmp_path):
     board = run_tournament(s, "t", rundir, LocalExecutor(make_player, 2), resume=True, resamples=50)
     assert canonical_lines(rundir.matches_path) == canonical_lines(full.matches_path)
     assert board_without_timing(board) == board_without_timing(board_full)
+
+
+def test_resume_reads_a_file_out_of_order_with_gaps_and_gives_the_uninterrupted_result(tmp_path):
+    # What an interrupted run of several workers leaves: lines in the order matches finished,
+    # some matches never played, a torn last line.
+    s = spec()
+    full, board_full = run(tmp_path, "full", s)
+    records = full.load_records()
+    rundir = RunDirectory(tmp_path / "cut")
+    rundir.create(s, "t")
+    for record in [records[5], records[2], records[0], records[9], records[1], records[12]]:
+        rundir.append(record, record.dumps())
+    rundir.close()
+    with rundir.matches_path.open("a") as handle:
+        handle.write(records[3].dumps()[:40])
+    board = run_tournament(s, "t", rundir, LocalExecutor(make_player, 2), resume=True, resamples=50)
+    assert canonical_lines(rundir.matches_path) == canonical_lines(full.matches_path)
+    assert board_without_timing(board) == board_without_timing(board_full)
+
+
+def test_records_on_disk_are_read_one_at_a_time(tmp_path):
+    s = spec(repeats=1)
+    full, _ = run(tmp_path, "full", s)
+    with full.matches_path.open("a") as handle:
+        handle.write('{"record": 1, "match_id": "m0')  # torn
+    size = full.matches_path.stat().st_size
+    refs = []
+    reader = RunDirectory(full.path)
+    for record in reader.records():
+        assert all(ref() is None for ref in refs), "an earlier record is still held"
+        assert full.matches_path.stat().st_size == size, "truncated before the end was read"
+        refs.append(weakref.ref(record))
+        del record
+    assert len(refs) == len(schedule(s))
+    assert full.matches_path.read_bytes().endswith(b"\n")  # the torn line is gone
+    assert len(reader.load_records()) == len(refs)
+
+
+def test_finalize_places_lines_another_writer_added_to_a_file_out_of_order(tmp_path):
+    s = spec(repeats=1)
+    records = []
+    LocalExecutor(make_player, 1).run(s, schedule(s), lambda record, line=None: records.append(record))
+    rundir = RunDirectory(tmp_path / "r")
+    rundir.create(s, "t")
+    for record in reversed(records[1:]):
+        rundir.append(record)
+    rundir.close()
+    with rundir.matches_path.open("a") as handle:
+        handle.write(records[0].dumps() + "\n")
+    rundir.finalize()
+    assert rundir.matches_path.read_bytes() == b"".join(r.dumps().encode() + b"\n" for r in records)
 
 
 def test_resume_refuses_a_different_tournament(tmp_path):

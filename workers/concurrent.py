@@ -35,7 +35,7 @@ import queue
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from functools import partial
 from typing import Any
@@ -126,7 +126,7 @@ def play_concurrently(
     store: Store,
     tournament_id: str,
     spec: TournamentSpec,
-    plan: Any,
+    plan: Sequence[MatchSpec],
     todo: list[int],
     *,
     per_process: int,

@@ -39,7 +39,7 @@ from celery import Celery
 
 from arena.executor import OnRecord
 from arena.record import MatchRecord
-from arena.tournament import MatchSpec, TournamentSpec, schedule_size
+from arena.tournament import MatchSpec, Schedule, TournamentSpec, schedule_size
 from referee.store import Store
 from workers.app import QUEUE, make_app
 from workers.tasks import (  # noqa: F401 (MAX_BATCH: re-exported)
@@ -125,7 +125,9 @@ class CeleryExecutor:
         total = schedule_size(spec)
         if patiently(self.store.create_tournament, self.tournament_id, spec, total, 0):
             enqueue(self.app, self.store, self.tournament_id, spec, self.batch_size, self.window)
-        self.follow({m.index for m in matches}, on_record)
+        # A whole schedule is not walked for its indices (each match is computed when asked for).
+        wanted = set(range(len(matches))) if isinstance(matches, Schedule) else {m.index for m in matches}
+        self.follow(wanted, on_record)
 
     def follow(self, wanted: set[int], on_record: OnRecord) -> None:
         """Hand over each wanted record as it is stored; return when all are in, or the

@@ -57,7 +57,7 @@ from arena import leaderboard
 from arena.logs import log_failures
 from arena.record import MatchRecord
 from arena.runner import MatchCancelled
-from arena.tournament import MatchSpec, TournamentSpec, groups_of, match_at, play_scheduled, schedule_size
+from arena.tournament import Schedule, TournamentSpec, play_scheduled
 from referee import metrics
 from referee.hosted import versions as hosted_versions
 from referee.players import make_player
@@ -108,28 +108,13 @@ def store_for(app: Any) -> Store:
     return _stores[key]
 
 
-class Plan:
-    """A tournament's schedule as a worker needs it: the groups of one repeat (never the whole
-    list of up to 200,000 matches); any match is computed from its index."""
-
-    def __init__(self, spec: TournamentSpec) -> None:
-        self.spec = spec
-        self.groups = groups_of(spec)
-        self.total = schedule_size(spec)
-
-    def __getitem__(self, index: int) -> MatchSpec:
-        return match_at(self.spec, self.groups, index)
-
-    def __len__(self) -> int:
-        return self.total
-
-
 @lru_cache(maxsize=16)
-def _plan(tournament_id: str, spec_json: str) -> Plan:
-    return Plan(TournamentSpec.from_json(json.loads(spec_json)))
+def _plan(tournament_id: str, spec_json: str) -> Schedule:
+    """A tournament's schedule as a worker needs it: any match computed from its index."""
+    return Schedule(TournamentSpec.from_json(json.loads(spec_json)))
 
 
-def tournament_plan(store: Store, tournament_id: str) -> tuple[TournamentSpec, Plan]:
+def tournament_plan(store: Store, tournament_id: str) -> tuple[TournamentSpec, Schedule]:
     raw = store.redis.hget(store.key("t", tournament_id), "spec")
     if raw is None:
         raise KeyError(f"no tournament {tournament_id}")
@@ -346,7 +331,7 @@ def _play(
     store: Store,
     tournament_id: str,
     spec: TournamentSpec,
-    matches: Plan,
+    matches: Schedule,
     todo: list[int],
     keep: Callable[[int, MatchRecord], None],
     tick: Callable[[], None],
@@ -381,7 +366,7 @@ def _play_in_order(
     store: Store,
     tournament_id: str,
     spec: TournamentSpec,
-    matches: Plan,
+    matches: Schedule,
     todo: list[int],
     keep: Callable[[int, MatchRecord], None],
     tick: Callable[[], None],
