@@ -214,10 +214,16 @@ def test_the_run_keeps_no_record_once_it_is_written_and_counted(tmp_path):
     assert kept == [0] * total
 
 
-def test_an_ordered_file_is_kept_as_written_and_a_shuffled_one_is_sorted_from_its_own_lines(tmp_path):
-    s = spec(repeats=1)
+def played(s: TournamentSpec) -> list:
+    """Every record of the tournament, in schedule order (played in this process)."""
     records = []
     LocalExecutor(make_player, 1).run(s, schedule(s), lambda record, line=None: records.append(record))
+    return records
+
+
+def test_an_ordered_file_is_kept_as_written_and_a_shuffled_one_is_sorted_from_its_own_lines(tmp_path):
+    s = spec(repeats=1)
+    records = played(s)
     rundir = RunDirectory(tmp_path / "r")
     rundir.create(s, "t")
     for record in records:
@@ -304,8 +310,7 @@ def test_records_on_disk_are_read_one_at_a_time(tmp_path):
 
 def test_finalize_places_lines_another_writer_added_to_a_file_out_of_order(tmp_path):
     s = spec(repeats=1)
-    records = []
-    LocalExecutor(make_player, 1).run(s, schedule(s), lambda record, line=None: records.append(record))
+    records = played(s)
     rundir = RunDirectory(tmp_path / "r")
     rundir.create(s, "t")
     for record in reversed(records[1:]):
