@@ -1,4 +1,5 @@
-"""Whether a TCP address can be bound, checked before a gRPC server binds it.
+"""Ports: the service's defaults, and whether a TCP address can be bound, checked before a gRPC
+server binds it.
 
 gRPC servers set SO_REUSEPORT by default: a second server on a busy port starts and shares it
 with the first (the kernel splits connections between them). Our servers turn that off
@@ -9,6 +10,15 @@ gRPC C-core log line and a RuntimeError.
 from __future__ import annotations
 
 import socket
+
+# The service's default ports (here, not in the service's modules, so the CLI can show them
+# without importing the service).
+DEFAULT_PORT = 50051
+"""The referee service's gRPC API."""
+DEFAULT_METRICS_PORT = 9100
+"""The referee service's Prometheus /metrics."""
+DEFAULT_HTTP_PORT = 8080
+"""The web UI."""
 
 
 def bind_error(host: str, port: int) -> str | None:

@@ -7,6 +7,7 @@ package, nothing else.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 from functools import cache
 
@@ -28,9 +29,31 @@ def games() -> dict[str, Game]:
     return dict(sorted(found.items()))
 
 
+_ALONE: dict[str, Game] = {}
+"""Games imported by :func:`get_game` on their own, by id."""
+
+
 def get_game(game_id: str) -> Game:
-    """The game with this id; ConfigError names the known ids otherwise."""
+    """The game with this id; ConfigError names the known ids otherwise. A game whose package
+    is named by its id is imported alone: a command about one game does not import all of them
+    (about 0.4 s)."""
+    game = _ALONE.get(game_id) or _import_alone(game_id)
+    if game is not None:
+        return game
     table = games()
     if game_id not in table:
         raise ConfigError(f"unknown game {game_id!r}; known games: {', '.join(table)}")
     return table[game_id]
+
+
+def _import_alone(game_id: str) -> Game | None:
+    if not game_id.isidentifier() or game_id == "v1":
+        return None
+    name = f"{arena.games.__name__}.{game_id}"
+    if importlib.util.find_spec(name) is None:
+        return None
+    game = getattr(importlib.import_module(name), "GAME", None)
+    if not isinstance(game, Game) or game.meta.id != game_id:
+        return None  # a package named otherwise: the whole registry finds it
+    _ALONE[game_id] = game
+    return game

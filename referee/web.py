@@ -44,7 +44,6 @@ from referee.store import ENDED, Store
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-DEFAULT_HTTP_PORT = 8080
 ANONYMOUS = Caller(name="\x00web visitor", operator=False)
 """The web's caller: no owner has this name (owners are validated names), not an operator."""
 PAGE_SIZE = 25

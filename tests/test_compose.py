@@ -134,8 +134,10 @@ def test_grafana_provisions_the_prometheus_data_source_and_the_dashboards_direct
 
 
 def test_the_referee_service_serves_on_the_cli_defaults_and_waits_for_redis():
-    from referee.server import DEFAULT_METRICS_PORT, DEFAULT_PORT
-    from referee.web import DEFAULT_HTTP_PORT
+    from arena.ports import DEFAULT_HTTP_PORT, DEFAULT_METRICS_PORT, DEFAULT_PORT
+    from referee.server import ServerConfig
+
+    assert ServerConfig.port == DEFAULT_PORT
 
     referee = SERVICES["referee"]
     serve = build_parser().parse_args(referee["command"])

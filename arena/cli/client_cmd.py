@@ -21,9 +21,6 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import grpc
-from google.protobuf import json_format
-
 from arena.cli import UsageError
 from arena.cli.common import parse_options, split_list
 from arena.clock import clock_settings, parse_clock
@@ -127,6 +124,8 @@ def register(commands: Any) -> None:
 
 class Client:
     def __init__(self, args: argparse.Namespace) -> None:
+        import grpc
+
         from arena.v1 import arena_pb2_grpc
 
         if not args.token:
@@ -144,6 +143,8 @@ class Client:
 
 def guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
+        import grpc  # here, not at the top: the other commands start without gRPC's client
+
         try:
             return command(args)
         except grpc.RpcError as error:
@@ -160,9 +161,15 @@ def guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.
     return run
 
 
+def message_json(message: Any, **options: Any) -> str:
+    from google.protobuf import json_format
+
+    return json_format.MessageToJson(message, **options)
+
+
 def show(args: argparse.Namespace, message: Any, text: Callable[[], str]) -> None:
     if args.json:
-        print(json_format.MessageToJson(message, preserving_proto_field_name=True))
+        print(message_json(message, preserving_proto_field_name=True))
     else:
         print(text())
 
@@ -296,7 +303,7 @@ def _watch(client: Client, args: argparse.Namespace) -> int:
     if args.json:
         for update in client.stream("WatchTournament", request):
             last = update
-            print(json_format.MessageToJson(update, preserving_proto_field_name=True, indent=None))
+            print(message_json(update, preserving_proto_field_name=True, indent=None))
     elif sys.stdout.isatty():
         from rich.console import Group
         from rich.live import Live
@@ -434,7 +441,7 @@ def run_challenge(args: argparse.Namespace) -> int:
 
     for event in client.stream("Challenge", request):
         if args.json:
-            print(json_format.MessageToJson(event, preserving_proto_field_name=True, indent=None))
+            print(message_json(event, preserving_proto_field_name=True, indent=None))
             continue
         body = event.WhichOneof("body")
         if body == "started":
@@ -463,6 +470,7 @@ def run_challenge(args: argparse.Namespace) -> int:
 
 def run_health(args: argparse.Namespace) -> int:
     """The standard gRPC health check (no token needed): for probes and operators."""
+    import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
     try:

@@ -12,8 +12,7 @@ from arena.cli.common import DEFAULT_REDIS
 
 
 def register(commands: Any) -> None:
-    from referee.server import DEFAULT_METRICS_PORT, DEFAULT_PORT
-    from referee.web import DEFAULT_HTTP_PORT
+    from arena.ports import DEFAULT_HTTP_PORT, DEFAULT_METRICS_PORT, DEFAULT_PORT
 
     parser = commands.add_parser("serve", help="run the referee service (gRPC API)")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (0.0.0.0 for all)")

@@ -27,9 +27,9 @@ from arena.executor import Executor, LocalExecutor, default_workers
 from arena.pairings import DEFAULT_MAX_GROUPS
 from arena.rundir import RunDirectory
 from arena.tournament import FORMATS, TournamentSpec, expand_entrants
-from arena.tournament_run import Progress, ProgressHook, run_tournament
 
 if TYPE_CHECKING:
+    from arena.tournament_run import Progress, ProgressHook
     from referee.metrics import FollowedTournament
 
 DEFAULT_SPRT_REPEATS = 100
@@ -236,6 +236,8 @@ def run_with_progress(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
     from rich.progress import Progress as Bar
+
+    from arena.tournament_run import run_tournament  # here: its leaderboard needs numpy
 
     console = Console(stderr=True)
     bar = Bar(
