@@ -511,3 +511,52 @@ def test_world_from_observation_keeps_the_secret_return_the_voids_and_the_elixir
     for k in range(100):
         world = GAME.world_from_observation(state.config, 0, GAME.observe(state, 0), Chance(k))
         assert ELIXIR in world.hands[2] or world.discards[2] == ELIXIR
+
+
+# -- audit: Eyes face-down plays do not reveal a void before the reveal ----------------------
+
+
+def test_an_eyes_face_down_off_suit_card_shows_no_void_before_the_reveal():
+    # Ruling 9 (:309-313): under Eyes the Lessers' cards stay hidden until the reveal. In `a`
+    # seat 1 follows bat face-down; in `b` it is void in bat and plays a raven face-down. The
+    # Lead (seat 0) may not tell the two apart until the reveal, neither from its observation
+    # (`void_suits`) nor from the events it receives.
+    a = deal(H0, H1, H2)
+    b = deal(H0, "spider2 spider4 spider6 raven3 raven7 bat6", "bat3 bat5 raven1 cat4 cat7 elixir")
+    for state, card in ((a, "card:bat-5"), (b, "card:raven-7")):
+        play(state, "bid:4", {1: "card:bat-6", 2: "card:raven-1"}, "card:bat-2", "card:toad-1")
+        assert state.eyes
+        play(state, card)
+        assert state.current[-1].face_down
+    assert ids(b, 2) == ["card:bat-3", "card:bat-5"]  # seat 2 still follows suit
+    assert _serial(a, 0) == _serial(b, 0)
+    assert list(GAME.observation(b, 0).seats[1].void_suits) == []
+    assert [e.text for _, e in a.log.since(0, 0)] == [e.text for _, e in b.log.since(0, 0)]
+    # At the reveal the void is public: seat 1 showed it lacks bat.
+    play(b, "card:bat-3")
+    assert b.tricks[-1].number == 1
+    for viewer in (0, 2, SPECTATOR):
+        assert list(GAME.observation(b, viewer).seats[1].void_suits) == ["bat"]
+
+
+def test_an_eyes_face_down_off_suit_card_of_the_second_lesser_stays_hidden_from_its_partner():
+    # Seat 1 is void in bat and passes for now (public, :396-398); seat 2 then plays face-down:
+    # in `d` a bat, in `e` (void too) a toad. Seat 1 plays after it and may not know which.
+    d = deal(
+        "toad1 toad2 toad3 toad4 toad5 bat2",
+        "spider2 spider4 spider6 raven3 raven7 cat4",
+        "bat3 bat5 bat6 raven1 cat7 elixir",
+    )
+    e = deal(
+        "toad1 toad2 toad3 bat3 bat5 bat2",
+        "spider2 spider4 spider6 raven3 raven7 cat4",
+        "toad4 toad5 bat6 raven1 cat7 elixir",
+    )
+    for state, card in ((d, "card:bat-5"), (e, "card:toad-5")):
+        play(state, "bid:4", {1: "card:cat-4", 2: "card:bat-6"}, "card:bat-2", "card:toad-1", "pass", card)
+        assert state.waiting and state.current[-1].face_down and state.pending[0].seat == 1
+    assert _serial(d, 1) == _serial(e, 1)
+    assert list(GAME.observation(e, 1).seats[2].void_suits) == []
+    assert [x.text for _, x in d.log.since(1, 0)] == [x.text for _, x in e.log.since(1, 0)]
+    play(e, "card:spider-6")
+    assert list(GAME.observation(e, 1).seats[2].void_suits) == ["bat"]

@@ -54,7 +54,8 @@ Rulings (``shared/rules/NOTES.md`` §4.22 unless stated):
    Lead's trick pile at once, so the choice stays secret; the others know the two candidates.
    A forced return (the Elixir was played) is public.
 9. **Eyes** (:309-313): the Lessers' face-down cards are hidden from the other players until the
-   reveal (a first Lesser who passed does not see its partner's face-down card). A temporary
+   reveal (a first Lesser who passed does not see its partner's face-down card), and so is the
+   void an off-suit face-down card shows: it joins ``void_suits`` at the reveal. A temporary
    pass is public. The referee enforces following suit.
 10. **Memory**: every revealed card of the round stays in the observation (``tricks``,
     ``unseen``), and the suits a Lesser showed void in are listed (NOTES §3).
@@ -404,8 +405,8 @@ class ThreeWitches(Game[ThreeWitchesState]):
         state.hands[seat].remove(card)
         lead_down = seat == state.lead and len(state.current) == 1
         face_down = lead_down or (seat != state.lead and state.eyes)
-        if seat != state.lead and card.suit != state.lead_suit:
-            self._add_void(state, seat, state.lead_suit)
+        if seat != state.lead and card.suit != state.lead_suit and not face_down:
+            self._add_void(state, seat, state.lead_suit)  # a face-down (Eyes) card shows it at the reveal
         state.current.append(Play(seat, card, face_down))
         if not state.current[1:]:  # the face-up lead card
             state.eyes = card.rank == EYES
@@ -425,6 +426,9 @@ class ThreeWitches(Game[ThreeWitchesState]):
 
     def _reveal(self, state: ThreeWitchesState) -> None:
         plays = state.current
+        for play in plays[2:]:  # the Eyes cards, face-down until now (ruling 9)
+            if play.face_down and play.card.suit != state.lead_suit:
+                self._add_void(state, play.seat, state.lead_suit)
         lead_value = combine(plays[0].card, plays[1].card)
         lesser_value = combine(plays[2].card, plays[3].card)
         lead_won = lead_value >= lesser_value  # ties go to the Lead [:258-260]
