@@ -762,3 +762,38 @@ def test_world_from_observation_two_players_keeps_the_opponent_switcheroo_in_its
         opp = 1 - seat
         where = world.hands[opp] + [s.card for t in world.flavours for s in world.taps[t] if s.seat == opp]
         assert where.count(SWITCHEROO) == 1
+
+
+# -- the bot author's manual -------------------------------------------------------------------
+
+
+def test_rules_summary_documents_the_option_ids_the_engine_produces():
+    # GAME-DONE "Protocol": the option id grammar the manual lists must be exactly what the
+    # engine produces. Every option id of Advanced playouts (every power) must fit one of the
+    # backticked grammars of rules.md (<tap> a flavour, <card> a card token, <i> a position).
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "arena/games/sodajerk/rules.md").read_text()
+    slots = {
+        "<tap>": "(?:" + "|".join(NAMES) + ")",
+        "<card>": "(?:(?:" + "|".join(NAMES) + ")[1-3]|switch)",
+        "<i>": r"\d+",
+    }
+    grammars = []
+    for quoted in re.findall(r"`([a-z-]+(?::[^`\s]+)*)`", text):
+        pattern = re.escape(quoted)
+        for slot, rx in slots.items():
+            pattern = pattern.replace(re.escape(slot), rx)
+        grammars.append(re.compile(pattern))
+    produced: set[str] = set()
+    for players in (2, 3, 4):
+        for seed in range(8):
+            state = GAME.new_match(GAME.config(players, {"advanced": True}), seed)
+            rng = Chance(seed)
+            while state.pending:
+                produced.update(o.id for d in state.pending for o in d.options)
+                GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    assert any(i.startswith("pour:") for i in produced)
+    undocumented = sorted(i for i in produced if not any(g.fullmatch(i) for g in grammars))
+    assert undocumented == []

@@ -3,7 +3,7 @@
 Rules as implemented (rulebook line references in brackets):
 
 * 5 taps (strawberry, blueberry, banana, kiwi, orange) and 45 flavour cards, 9 per flavour
-  numbered 1, 1, 1, 2, 2, 2, 3, 3, 3 (designed, ``components.toml``) [:36–39]. 3 rounds [:17].
+  numbered 1, 1, 1, 2, 2, 2, 3, 3, 3 (designed, ``components.toml``) [:36–39]. 3 rounds [:19].
 * Each round: shuffle every flavour card, deal 13 / 13 / 10 cards to 2 / 3 / 4 players, the
   rest set aside face down [:53–66]. The first player places or flips; turns go clockwise
   [:73–78].
@@ -58,7 +58,7 @@ Rulings (``shared/rules/NOTES.md`` §4.21 unless stated):
     other ends still apply); the call is a bet, see ruling 14.
 11. **B-side flips** [:258–268]: the order is one shuffle of the taps in play before round 1:
     the first is flipped then, the next two at the start of round 2, the rest at round 3.
-12. **Set-aside cards** [:63]: hidden from every seat (the spectator sees them).
+12. **Set-aside cards** [:66]: hidden from every seat (the spectator sees them).
 13. **Ties** [:205–209]: equal totals share the placing.
 14. **Last call is a bet** (designed): if the caller's round score (its hand) is not strictly
     the highest of the round, it loses ``last_call_penalty`` (5) points that round, however the

@@ -16,8 +16,9 @@ followed by its number (1-3), or `switch` (the 2-player Switcheroo); <tap> is a 
 strawberry, blueberry, banana, kiwi, orange.
 Option ids of "power" (Advanced variant, asked of the player who just placed a card under a
 B-side tap that has a usable target): `skip`, or the tap's power: `spill:<card>` (strawberry),
-`pour:<i>` (blueberry: card <i> under this tap), `move:<tap>:<i>` (banana: card <i> under
-another tap), `fizz:<tap>:<i>` (kiwi: card <i> under another tap), `last-call` (orange).
+`pour:<tap>:<i>` (blueberry: <tap> is always blueberry; card <i> under this tap),
+`move:<tap>:<i>` (banana: card <i> under another tap), `fizz:<tap>:<i>` (kiwi: card <i> under
+another tap), `last-call` (orange).
 """
 
 from collections import abc as _abc
