@@ -50,7 +50,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "skyfive": ("1.0", "1a25455777b438b083109135ca8a2cab", "7c1d402e589cc71323086b456833ea2f"),
     "slambo": ("1", "d74a8528293dbe330ed8fb85137cf210", "eb2cd32551c22ebf1a06c57c336a71d6"),
     "sodajerk": ("2", "feec0818af45edccabcaefc0243e6652", "99eba86f28f0571850f3d983e6b2e44b"),
-    "threewitches": ("1", "440f5ee1cac11454a8c646a8911ba118", "db134c44ed1affe9f3a1915b16e3f05d"),
+    "threewitches": ("2", "89f96fc275ce3fc5cde330a79b5f6ad6", "23a29739fe45959e1e196adacd9bb87d"),
     "tricktothefuture": ("1", "2a046d9ac8cfc901c17a839079506f2d", "0f2543e171ef4d807174e25856f81f5e"),
     "vivo": ("1.0", "06fa664408a86c02721ee71b3092e2dd", "7b6a9aa000466135cc6157ebe03b7d31"),
     "winecellar": ("1", "18a1dba431295d4c98764d5d3a2bd993", "03197e98821fbaa3ca6e79eea0b52059"),

@@ -230,7 +230,7 @@ class ThreeWitches(Game[ThreeWitchesState]):
         name="Three Witches",
         min_players=3,
         max_players=3,
-        version="1",
+        version="2",
         hidden_information=True,
         simultaneous=True,
         summary="Bid 3 or 4 tricks, then win exactly that many as the Lead Witch against a team of two; "
