@@ -641,3 +641,30 @@ def test_worlds_from_observations_deal_uniformly():
         world = GAME.world_from_observation(state.config, 0, seen, Chance(k))
         counts[0 if target in world.hands[1] else 1] += 1
     assert chisquare(counts).pvalue > 0.001
+
+
+def test_a_pass_outside_the_bonus_does_not_tell_whether_it_was_forced():
+    # :106-108: a player with more than 5 cards may pass with a legal play, so the table cannot
+    # tell a pass for want of a play from a chosen one. Seat 1 passes on Y9 once because it
+    # cannot beat it (a), once by choice (b: the S4/S10 of seats 1 and 2 swapped); seat 0's
+    # view is the same. In the Bonus a pass always means "no legal play" (:229-235): there the
+    # event still says so.
+    def table(one: str, two: str) -> SeersState:
+        hands = {0: "Y9 Y4 Y5 Y6 Y7 Y8 Y13", 1: one, 2: two}
+        return position(3, hands, turn=0)
+
+    a = table("Y2 Y3 P2 P3 S2 S3 S4", "S10 Y12 P4 P5 P6 P7 P8")
+    b = table("Y2 Y3 P2 P3 S2 S3 S10", "S4 Y12 P4 P5 P6 P7 P8")
+    for state in (a, b):
+        play(state, "meld", "single:Y9")
+    assert a.turn == 2 and a.passed == [False, True, False]  # seat 1 could not play: no decision
+    assert b.turn == 1 and "single:S10" in meld_ids(b)
+    GAME.apply(b, {1: "pass"})
+    for state in (a, b):
+        play(state, "meld", "single:Y12")
+    assert a.turn == b.turn == 0
+    assert_same_view(GAME, a, b, 0)
+    bonus = position(3, {0: "Y9 Y4 Y5 Y6 Y7 Y8 Y13", 1: "Y2 Y3 P2"}, turn=0)
+    play(bonus, "meld", "single:Y9")
+    last = bonus.log.events[-1]
+    assert (last.kind, last.detail.seat, last.detail.forced) == ("pass", 1, True)

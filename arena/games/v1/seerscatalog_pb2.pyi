@@ -331,9 +331,12 @@ class Detail(_message.Message):
     seat: _builtins.int
     """the acting seat"""
     forced: _builtins.bool
-    """pass: no choice (no legal play, or the Veil of Silence)"""
+    """pass: known to be no choice (in the Bonus, a Start Seer who cannot"""
     round: _builtins.int
-    """round / round-end: the round number"""
+    """start, the Veil of Silence); an automatic pass out of the Bonus is not
+    marked: there a pass may be chosen, so the table cannot tell
+    round / round-end: the round number
+    """
     leader: _builtins.int
     """trick / gift: who leads the next trick"""
     @_builtins.property
