@@ -55,10 +55,47 @@ def only(state: EggsState) -> tuple[int, tuple[str, ...]]:
 def test_egg_deck_and_reveals_by_player_count(players, eggs, reveal):  # :34-42, :72-80 (rule vector 4)
     assert len(egg_deck(players)) == eggs
     state = GAME.new_match(GAME.config(players), seed=3)
+    GAME.apply(state, dict.fromkeys(range(players), "keep"))  # the Eggs are revealed after the redraws
     assert len(state.face_up) == reveal and len(state.deck) == eggs - reveal
     hand = 4 if players == 2 else 3
     assert all(len(h) == hand for h in state.hands)
     assert all(len(h) + len(d) == (20 if players == 2 else 10) for h, d in zip(state.hands, state.draws, strict=True))
+
+
+@pytest.mark.parametrize(("players", "reveal"), [(2, 2), (3, 2), (4, 2), (5, 3), (6, 4)])
+def test_every_turn_reveals_the_new_eggs_by_player_count(players, reveal):  # :168-176 (rule vector 4)
+    state = GAME.new_match(GAME.config(players), seed=11)
+    rng = Chance(11)
+    GAME.apply(state, dict.fromkeys(range(players), "keep"))
+    for turn in range(2, 10):
+        deck = len(state.deck)
+        while state.turn < turn:
+            GAME.apply(state, {d.seat: rng.pick(d.options, "x").id for d in state.pending})
+        scouts = len(state.face_down)  # Scout Eggs come from the deck after the reveal (:216-224)
+        assert len(state.face_up) == reveal and len(state.deck) == deck - reveal - scouts
+
+
+def test_the_starting_hand_is_kept_or_redrawn_before_the_eggs_are_revealed():  # :54-70, :356-364
+    """Player setup (draw 3, may redraw, :54-62) comes before the play area's reveal (:66-70), and
+    a new round lists draw (:358), redraw (:359), then reveal (:364): no Egg is shown while the
+    seats decide whether to redraw."""
+    state = GAME.new_match(GAME.config(3), seed=3)
+    assert state.phase == pb.MULLIGAN_PHASE
+    assert state.face_up == [] and len(state.deck) == 22
+    assert list(GAME.observe(state, 0).available) == [] and GAME.observe(state, 0).egg_deck == 22
+    assert "eggs" not in [e.kind for e in state.log.events]
+    GAME.apply(state, {0: "keep", 1: "redraw", 2: "keep"})
+    kinds = [e.kind for e in state.log.events]
+    assert kinds.index("eggs") > max(i for i, k in enumerate(kinds) if k == "mulligan")
+    assert state.phase == pb.PLAY_PHASE and len(state.face_up) == 2 and len(state.deck) == 20
+    # The same at the start of round 2.
+    rng = Chance(3)
+    while state.round == 1:
+        GAME.apply(state, {d.seat: rng.pick(d.options, "x").id for d in state.pending})
+    assert state.round == 2 and state.phase == pb.MULLIGAN_PHASE
+    assert state.face_up == [] and state.face_down == [] and len(state.deck) == 22
+    GAME.apply(state, {0: "keep", 1: "keep", 2: "keep"})
+    assert len(state.face_up) == 2 and len(state.deck) == 20
 
 
 def test_the_printed_eggs_exist():  # :437-438

@@ -30,7 +30,7 @@ SEED = 20261203
 PINNED: dict[str, tuple[str, str, str]] = {
     # game: (version, sha256[:32] of every message the bots received, of the canonical record)
     "chicken": ("1", "ec6c9a8aef0310f4aedaedbb12814188", "89a2284d822892107961dbcc2974b220"),
-    "eggsandempires": ("1", "fa6debe6324e2e563ea14ca62c39057c", "6cc449e5f444360bc006f3944b56b7bc"),
+    "eggsandempires": ("2", "983326952dd99de38e7549facc7c123d", "41e3467f4d21d39d9b66c68050eeccf9"),
     "fortheemperor": ("1", "665911f34e69ce0280bcd8fbbca7b402", "6e09e5e3cb8d7ea019e0dd8605a14f83"),
     "frenzyfalls": ("1", "2f836e055442c999c7e06bbd7311433c", "ac8a65d60410707034e1e65df69ba8c7"),
     "friendlyfishing": ("1.0", "c1779771a11fd11fd29e477796325750", "01e6ffe6127ca32041970fe97227ead7"),

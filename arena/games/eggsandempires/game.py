@@ -28,8 +28,10 @@ Rulings (``shared/rules/NOTES.md`` §4.2 unless stated):
 1. **Egg deck** (not printed): designed in ``components.toml``: 22 cards marked 2/3/4p (the 2p
    game uses them, NOTES 1), 10 more at 5p, all 42 at 6p; the printed 13 and -6 exist.
 2. **2-player hands**: 20 cards, 4 in hand, 2 played per turn: 2 cards stay unused (NOTES 2).
-3. **Redraw** (:58-62): the 3 cards are set aside, 3 are drawn from the rest, then the set-aside
-   cards are shuffled back in (NOTES 3). Asked of every seat at once, sealed, at each round start.
+3. **Redraw** (:58-62): the 3 cards (4 at 2 players) are set aside, as many are drawn from the
+   rest, then the set-aside cards are shuffled back in (NOTES 3). Asked of every seat at once,
+   sealed, at each round start, before the round's starting Eggs are revealed (player setup
+   :54-62 precedes the reveal :66-70; a new round: draw :358, redraw :359, reveal :364).
 4. **Turn order** (NOTES 4): collect; discard played cards (a Merchant or Blacksmith that took
    nothing goes to the scoring pile) and unclaimed Eggs; reveal new Eggs (not after turn 9);
    Turn End abilities clockwise from the marker's holder (a seat's two cards in rank order);
@@ -241,7 +243,7 @@ class EggsAndEmpires(Game[EggsState]):
         name="Eggs and Empires",
         min_players=2,
         max_players=6,
-        version="1",
+        version="2",  # 2: the starting Eggs are revealed after the redraw decisions (ruling 3)
         options=(OptionSpec("scoring", "total", "total VP over 3 rounds, or Con/Pub Egg tokens", ("total", "conpub")),),
         variants=(
             Variant("two-player", "two decks each, hands of 4, two Adventurers per turn", {}, (2,)),
@@ -367,8 +369,7 @@ class EggsAndEmpires(Game[EggsState]):
         state.log.public(CHANCE_SEAT, "round", f"round {state.round}", _detail(round=state.round))
         for seat in range(players):
             self._tell_hand(state, seat, "deal")
-        self._reveal_eggs(state)
-        state.phase = pb.MULLIGAN_PHASE
+        state.phase = pb.MULLIGAN_PHASE  # the starting Eggs are revealed after it (ruling 3)
 
     def _tell_hand(self, state: EggsState, seat: int, kind: str) -> None:
         hand = state.hands[seat]
@@ -395,6 +396,7 @@ class EggsAndEmpires(Game[EggsState]):
                 state.draws[seat] = state.chance.shuffled(state.draws[seat][size:] + aside, "mulligan")
                 state.mulliganed[seat] = True
                 self._tell_hand(state, seat, "draw")
+        self._reveal_eggs(state)
         state.phase = pb.PLAY_PHASE
 
     def _reveal(self, state: EggsState, plays: Mapping[int, tuple[int, ...]]) -> None:

@@ -44,7 +44,7 @@ class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType
     DESCRIPTOR: _descriptor.EnumDescriptor
     PHASE_UNSPECIFIED: _Phase.ValueType  # 0
     MULLIGAN_PHASE: _Phase.ValueType  # 1
-    """round start: keep or redraw the starting hand"""
+    """round start: keep or redraw the starting hand (the round's Eggs are not revealed yet)"""
     PLAY_PHASE: _Phase.ValueType  # 2
     """choose Adventurers, sealed"""
     COLLECT_PHASE: _Phase.ValueType  # 3
@@ -57,7 +57,7 @@ class Phase(_Phase, metaclass=_PhaseEnumTypeWrapper): ...
 
 PHASE_UNSPECIFIED: Phase.ValueType  # 0
 MULLIGAN_PHASE: Phase.ValueType  # 1
-"""round start: keep or redraw the starting hand"""
+"""round start: keep or redraw the starting hand (the round's Eggs are not revealed yet)"""
 PLAY_PHASE: Phase.ValueType  # 2
 """choose Adventurers, sealed"""
 COLLECT_PHASE: Phase.ValueType  # 3
