@@ -320,6 +320,40 @@ def test_each_action_triggers_at_most_once_a_turn():
     assert state2.stock[0] == [C("gnome-dagger"), C("gnome-tattoo")]
 
 
+def test_two_row_1_cards_of_the_stock_cards_people_trigger_both_actions():
+    """:74 "corresponds to ... one of the cards in the first row ... the corresponding action
+    must be triggered": an Expert replace ignores the friezes (ruling 17), so row 1 can hold two
+    elves; an elf reaching the stock then triggers both spaces' actions, left to right."""
+    state = expert_state(["balance", "variety", "different", "identical"])
+    set_wall(state, 0, {1: "elf-crown", 3: "elf-dagger"})  # steal, peek (as left by a replace)
+    state.stock[1] = [C("dwarf-crown")]
+    at_place(state, 0, ["elf-tattoo", "mage-crown"], turn=4)
+    play(state, "wall:mage-crown@5")
+    assert state.triggered == ["steal"] and ids(state) == ["steal:1"]
+    play(state, "steal:1")
+    play(state, "pass")  # the dwarf lands: no trigger
+    assert state.triggered == ["steal", "peek"] and state.pending[0].kind == "peek"
+
+
+def test_an_action_queued_twice_runs_once():
+    """The stolen card (an elf) triggers peek before the queued peek of the first elf: peek
+    runs once."""
+    state = expert_state(["balance", "variety", "different", "identical"])
+    set_wall(state, 0, {1: "elf-crown", 3: "elf-dagger"})
+    state.stock[1] = [C("elf-earrings")]
+    at_place(state, 0, ["elf-tattoo", "mage-crown"], turn=4)
+    play(state, "wall:mage-crown@5")
+    play(state, "steal:1")
+    play(state, "pass")
+    assert state.triggered == ["steal", "peek"] and state.pending[0].kind == "peek"
+    play(state, ids(state)[0])
+    assert state.active == 1  # the turn is over: no second peek
+    assert [e.text for e in state.log.events if e.kind == "action"] == [
+        "seat 0 triggers steal",
+        "seat 0 triggers peek",
+    ]
+
+
 def test_kept_card_means_one_card_from_the_inn_next_turn():
     state = new(2, 13)
     seat = state.active
@@ -407,6 +441,16 @@ def test_majority_others_count_only_their_accolades_and_ties_score_nothing():
     assert dict(score_lines(state, 0))["majority"] == 0
     state.accolades[1] = sorted(C(n) for n in ["mage-crown", "mage-tattoo", "mage-dagger"])
     assert dict(score_lines(state, 0))["majority"] == 10
+
+
+def test_row_3_trophy_counts_only_on_its_own_cards_line():
+    """Ruling 19 (:85, :97-98): the scoring example's barbarian Trophy (on +2) scores 2 there,
+    but a barbarian on the -2 space counts only the 4 accolade barbarians: -8, not -10."""
+    state = scoring_example()
+    set_wall(state, 0, {5: "barbarian-tattoo"})
+    lines = dict(score_lines(state, 0))
+    assert lines["negative"] == -2 * 4
+    assert lines["positive"] == 2 * 1 + 2 * (4 + 1)
 
 
 def test_penalty_only_with_a_penalty_token_and_series_4_without_the_tile():

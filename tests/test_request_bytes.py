@@ -39,7 +39,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "goldengoal": ("1.0", "40d65e8661bd88f015f2187c70b54215", "216d90ee8880f1ec45234534bb27c4b4"),
     "karakum": ("1", "30abf8c5228326925ecdff0ccdc0c165", "9ce6f4aa3bdfefc916fa3be34607f9b5"),
     "llamallama": ("1", "a7139c76c796913d071c0e3aff3d1581", "82f35083c1f7918e74c1146f037abdd5"),
-    "openseason": ("1", "3db48604947ba853d9d48e71f758f61c", "6ced989648249789801413da317ea84c"),
+    "openseason": ("2", "91067165251699b9164c34d469da0e36", "9d2611cf8b7a5ce79b8dd98f115477bc"),
     "opensesame": ("1", "effb8c2cf1d19c6c691cf3798ee9e40d", "06200b6e454a16cc05ba8a33e123cedf"),
     "petquartet": ("1.0", "43f66202ec9d58f3e8431df5d0e0e7fd", "b4274453a4f593d17ac70e4af13bba90"),
     "prey": ("1", "a8b84db7b907d47cb1af4f32cb55456f", "6631e5a39fbf0518b1d657d094017d87"),

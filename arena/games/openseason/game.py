@@ -4,7 +4,7 @@
 Rules as implemented (rulebook line references in brackets):
 
 * 2-4 players (4 boards, :8). 180 cards: 6 peoples x 5 attributes x 6 copies [:6-7]. The deck
-  is shuffled, 5 cards form the inn [:19-20], a random seat starts [:26]. Horn side: 11 rounds
+  is shuffled, 5 cards form the inn [:23-24], a random seat starts [:26]. Horn side: 11 rounds
   and 11 wall spaces; Shield side: 9 and 9 [:33, :127]. The boards are designed
   (``components.toml``; ruling 1).
 * A turn [:34-40]: (1) the inn is refilled to 5 [:42]; (2) the stock moves into the accolades
@@ -54,8 +54,11 @@ Rulings (NOTES §4.11 where it has one):
    then either card on any empty space. Face-down cards have no people and no attribute.
 5. **Actions** (NOTES 3): mandatory, each at most once a turn, a chain follows the card just
    added; a top-row card's people triggers its own space (the green frieze makes row-1 peoples
-   distinct). Each action is asked even with a single option, except that an action with no
-   option does nothing (it still counts as triggered).
+   distinct). Only an Expert replace (ruling 17) can put two cards of one people in row 1: a
+   stock card of that people then triggers both spaces' untriggered actions, left to right,
+   each resolved in full before the next (an action a chain has triggered meanwhile is not
+   triggered again). Each action is asked even with a single option, except that an action
+   with no option does nothing (it still counts as triggered).
 6. **Steal** (NOTES 4): only opponents holding a stock or accolade card can be chosen; the
    robbed seat answers off turn (``reply``: an inn card, the deck's top, or ``pass``) before the
    stolen card lands on the thief's stock.
@@ -99,6 +102,10 @@ Rulings (NOTES §4.11 where it has one):
     attributes identical), crowd (+2 to your card count for the majority; on the Shield, for
     the 18 cards), variety (12 if no people shows more than twice face up on the wall).
 18. **Result**: scores are points; ties broken by fewer accolade cards, then shared.
+19. **Row-3 Trophies** [:85, :97-98]: a Trophy on a bottom-row card counts as one more card of
+    its people only on that card's own scoring line (the +1/+2 and majority lines name it);
+    it does not add to a -2/-3 space holding the same people, to the attribute lines (it has no
+    attribute) or to the accolade count of the tie-break.
 
 Design check (``python -m bench.design_openseason --games 150 --variants 90``, heuristic
 self-play): Horn games score 42-44 a seat (winner 47-52); the scoresheet lines average +19.5
@@ -575,7 +582,7 @@ class OpenSeason(Game[SeasonState]):
         name="Open Season",
         min_players=2,
         max_players=4,
-        version="1",
+        version="2",
         options=(
             OptionSpec("side", "horn", "player-board side: horn (11 rounds) or shield (9 rounds)", ("horn", "shield")),
             OptionSpec("expert", False, "Expert mode: secret Bonus tiles above the columns"),
@@ -773,18 +780,23 @@ class OpenSeason(Game[SeasonState]):
         self._stock_trigger(state, seat, card)
 
     def _stock_trigger(self, state: SeasonState, seat: int, card: int) -> None:
+        """Queue the action of every face-up row-1 card of the card's people that has not
+        triggered this turn, left to right (two only after an Expert replace, ruling 5)."""
         board = state.board
         p = people(card)
-        for i in board.top:
-            c = state.wall[seat][i]
-            if c != EMPTY and not state.down[seat][i] and people(c) == p:
-                action = board.spaces[i].action
-                if action not in state.triggered:
-                    state.tasks.append(("action", action))
-                return
+        actions = [
+            board.spaces[i].action
+            for i in board.top
+            if (c := state.wall[seat][i]) != EMPTY and not state.down[seat][i] and people(c) == p
+        ]
+        for action in reversed(actions):
+            if action not in state.triggered:
+                state.tasks.append(("action", action))
 
     def _action_start(self, state: SeasonState, action: str) -> None:
         seat = state.active
+        if action in state.triggered:  # queued twice: a chain triggered it first (ruling 5)
+            return
         state.triggered.append(action)
         state.log.public(seat, "action", f"seat {seat} triggers {action}", _detail(seat=seat, text=action))
         if action == "steal":
