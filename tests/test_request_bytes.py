@@ -46,7 +46,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "rainbow": ("1.0", "8ef06f94ec5615ab7a770972dde5d593", "5b28f6c33ff629934ab8ee36985c27f7"),
     "rolldice": ("1.0", "2ccd8b7ebfb7dc615220c3edf5220cb7", "3dcbff6b4cc06567974cddd7de940479"),
     "seasons": ("1", "3724f933738cc1f0c220fbdab74778ea", "c07b3971a6536bf2f83ac2f1b77e9a71"),
-    "seerscatalog": ("2", "100e2a85246ee98c6d592ea904ebc46c", "62d38269bff0425847cc9fb9d60148ee"),
+    "seerscatalog": ("2", "dffb69fed9f4e098e0af09ecb65f0f5b", "c7ba05a207ecb1a3f18b8a89dd9dcffd"),
     "skyfive": ("1.0", "1a25455777b438b083109135ca8a2cab", "7c1d402e589cc71323086b456833ea2f"),
     "slambo": ("1", "d74a8528293dbe330ed8fb85137cf210", "eb2cd32551c22ebf1a06c57c336a71d6"),
     "sodajerk": ("2", "feec0818af45edccabcaefc0243e6652", "99eba86f28f0571850f3d983e6b2e44b"),

@@ -312,7 +312,11 @@ def test_crown_is_the_highest_single():
     state = position(3, {1: "Y7 P2 S2 S4 @crown P3 Y3"}, turn=1, trick=[(0, meld(SINGLE, "P13", 13))])
     assert meld_ids(state, "use:crown") == ["single:@crown=*14"]
     play(state, "use:crown", "single:@crown=*14")
-    # nobody can beat 14: seats 2 and 0 pass (forced), seat 1 wins the trick and starts the next
+    # nobody can beat 14: seats 2 and 0 can only pass (asked: out of the Bonus, ruling 7), seat 1
+    # wins the trick and starts the next
+    for seat in (2, 0):
+        assert state.turn == seat and turn_ids(state) == ["pass"]
+        GAME.apply(state, {seat: "pass"})
     assert state.start_seer == 1 and cards("@crown") == state.set_aside[-1:]
     pair = position(3, {1: "Y7 P7 S2 S4 @crown P3 Y3"}, turn=1, trick=[(0, meld("set", "Y5 S5", 5))])
     assert "use:crown" not in turn_ids(pair)  # only a Single
@@ -645,7 +649,8 @@ def test_worlds_from_observations_deal_uniformly():
 
 def test_a_pass_outside_the_bonus_does_not_tell_whether_it_was_forced():
     # :106-108: a player with more than 5 cards may pass with a legal play, so the table cannot
-    # tell a pass for want of a play from a chosen one. Seat 1 passes on Y9 once because it
+    # tell a pass for want of a play from a chosen one: such a player is asked (pass its only
+    # option), so the others see the same events and the same number of decisions. Seat 1 passes on Y9 once because it
     # cannot beat it (a), once by choice (b: the S4/S10 of seats 1 and 2 swapped); seat 0's
     # view is the same. In the Bonus a pass always means "no legal play" (:229-235): there the
     # event still says so.
@@ -657,9 +662,10 @@ def test_a_pass_outside_the_bonus_does_not_tell_whether_it_was_forced():
     b = table("Y2 Y3 P2 P3 S2 S3 S10", "S4 Y12 P4 P5 P6 P7 P8")
     for state in (a, b):
         play(state, "meld", "single:Y9")
-    assert a.turn == 2 and a.passed == [False, True, False]  # seat 1 could not play: no decision
+    assert a.turn == 1 and turn_ids(a) == ["pass"]  # seat 1 cannot play: asked all the same
     assert b.turn == 1 and "single:S10" in meld_ids(b)
-    GAME.apply(b, {1: "pass"})
+    for state in (a, b):
+        GAME.apply(state, {1: "pass"})
     for state in (a, b):
         play(state, "meld", "single:Y12")
     assert a.turn == b.turn == 0

@@ -37,11 +37,12 @@ Rulings (``shared/rules/NOTES.md`` §4.18 unless stated):
    (Rod, Mirror, Lens, Wheel need a meld to answer; Lens and Wheel need a Set or Run trick).
 6. **Wild-only melds**: several Wilds (after a Rod) may form a Set or a Run alone; a Run of Wilds
    names no suit (``W=*5``). A Wild always counts 2–13, also at 2 players [:190].
-7. **Forced passes**: a player with no legal play passes without a decision [:106]; a player in
-   the Bonus with a legal play is not offered ``pass`` [:227–235]. The ``pass`` event is marked
-   ``forced`` only where the table knows the pass was not a choice: in the Bonus, when the Start
-   Seer cannot start a trick, and for the Veil; out of the Bonus an automatic pass reads exactly
-   like a chosen one (a player may pass with a legal play [:108], so nobody can tell).
+7. **Forced passes**: in the Bonus a player with no legal play passes without a decision
+   (event ``pass``, ``forced``), and one with a legal play is not offered ``pass`` [:227–235];
+   so does a Start Seer who cannot start a trick [:95]. Out of the Bonus a player may pass with a
+   legal play [:108], so one without is still asked, ``pass`` its only option: its pass reads
+   exactly like a chosen one to the others (the same event, the same count of decisions, which
+   every request's ``decision_index`` shows), as nobody at the table can tell.
 8. **Nobody can start**: if every player in turn is unable to start a trick (only Artifacts that
    cannot be played alone), the round ends and is scored as it stands (not covered by the text).
 9. **A round ends at once** [:280–282] when a hand is empty: after the meld, before any Gift of
@@ -417,10 +418,11 @@ class SeersCatalog(Game[SeersState]):
                     return
                 state.turn = state.start_seer = (seat + 1) % state.players
                 continue
-            # Out of the Bonus a pass may be chosen, so the table cannot tell this one was forced
-            # (ruling 7): the event is the same as a chosen pass.
-            in_bonus = len(state.hands[seat]) <= BONUS_LIMIT
-            state.log.public(seat, "pass", "passes", pb.Detail(seat=seat, forced=in_bonus))
+            if len(state.hands[seat]) > BONUS_LIMIT:
+                # Out of the Bonus a pass may be chosen, so the seat is asked (``pass`` its one
+                # option): the event and the decision count read as a chosen pass (ruling 7).
+                return
+            state.log.public(seat, "pass", "passes", pb.Detail(seat=seat, forced=True))
             state.passed[seat] = True
             active = [s for s in range(state.players) if not state.passed[s]]
             if len(active) == 1:
