@@ -287,8 +287,8 @@ def test_game_ends_after_the_round_in_which_someone_reaches_100():
     hand = state.hands[2]
     assert hand
     finish_round(state)
-    if state.totals[2] >= 100:
-        assert state.phase == "over" and state.round == 2
+    assert state.totals[2] >= 100  # the seeded round 2 scores for seat 2
+    assert state.phase == "over" and state.round == 2
     # Ending needs the round to be over: 100 reached mid-round changes nothing until scoring.
     state2 = new(2, seed=5)
     state2.totals = [150, 0]
