@@ -366,6 +366,24 @@ def test_player_emptying_hand_still_claims_then_sits_out():
     assert state.phase == "over" and state.scores == [3, 8, 18]
 
 
+def test_one_legal_combo_is_still_asked_unless_it_is_a_last_card():
+    # Under a Run a hand all of one rank has one legal combo (a Single); a Single is always legal
+    # [:133], so at the table nobody can tell it was forced: the seat is asked (a skipped
+    # decision would show in the others' decision_index). A last card is played unasked.
+    state = reposition(GAME.new_match(GAME.config(3), seed=1), ["456", "22", "13"], [(3, 1)] * 3, lead=0)
+    play(state, "run:4-6")
+    assert state.pending[0].seat == 1 and ids(state) == ("single:2",)
+    mixed = reposition(GAME.new_match(GAME.config(3), seed=1), ["456", "23", "13"], [(3, 1)] * 3, lead=0)
+    play(mixed, "run:4-6")
+    assert mixed.pending[0].seat == 1 and "single:2" in ids(mixed)
+    for each in (state, mixed):
+        play(each, "single:2")
+    assert_same_view(GAME, state, mixed, 0)
+    last = reposition(GAME.new_match(GAME.config(3), seed=1), ["456", "2", "13"], [(3, 1)] * 3, lead=0)
+    play(last, "run:4-6")
+    assert last.pending[0].seat == 2 and last.hands[1] == cards("")
+
+
 def test_two_players_out_end_the_game_with_ties_shared():
     state = reposition(GAME.new_match(GAME.config(4), seed=1), ["6", "5", "45", "33"], [(3, 1)] * 4, lead=0)
     # Seats 0 and 1 have one card: forced singles; seat 2 and 3 choose.

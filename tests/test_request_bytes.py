@@ -43,7 +43,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "opensesame": ("1", "effb8c2cf1d19c6c691cf3798ee9e40d", "06200b6e454a16cc05ba8a33e123cedf"),
     "petquartet": ("1.0", "43f66202ec9d58f3e8431df5d0e0e7fd", "b4274453a4f593d17ac70e4af13bba90"),
     "prey": ("1", "a8b84db7b907d47cb1af4f32cb55456f", "6631e5a39fbf0518b1d657d094017d87"),
-    "rainbow": ("1.0", "8ef06f94ec5615ab7a770972dde5d593", "5b28f6c33ff629934ab8ee36985c27f7"),
+    "rainbow": ("2.0", "98533e517563aec5df688f45db71e25b", "dc7f4bc430ecc2abb701be8a31181bf3"),
     "rolldice": ("1.0", "2ccd8b7ebfb7dc615220c3edf5220cb7", "3dcbff6b4cc06567974cddd7de940479"),
     "seasons": ("1", "3724f933738cc1f0c220fbdab74778ea", "c07b3971a6536bf2f83ac2f1b77e9a71"),
     "seerscatalog": ("2", "dffb69fed9f4e098e0af09ecb65f0f5b", "c7ba05a207ecb1a3f18b8a89dd9dcffd"),

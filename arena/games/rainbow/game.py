@@ -53,8 +53,11 @@ Rulings (``shared/rules/NOTES.md`` §4.15, numbered as there):
    same trick: no bonus). Cards in a reserve not yet taken are not "in hand" and do not count.
 
 Also: the start player ("the player who most recently saw a rainbow" [:94]) is a seeded random
-seat. Forced moves are applied without asking: a play with exactly one legal combo, and a claim
-when every pile left is the same (or only one is left); they are logged like chosen ones.
+seat. Forced moves are applied without asking where the table sees they are forced: playing a
+last card, and a claim when every pile left is the same (or only one is left); they are logged
+like chosen ones. A larger hand with one legal combo (all of one rank under a Run restriction)
+is asked all the same: a Single is always legal, so at the table nobody can tell it was forced,
+and a skipped decision would show in the others' ``decision_index``.
 Options list distinct combos by (type, rank, length): ``single:4``, ``set:3x2`` (three 2s),
 ``run:2-5``; claims are ``claim:<pile index>`` with the pile described in the label (identical
 piles are offered once, by their first index).
@@ -377,7 +380,7 @@ class Rainbow(Game[RainbowState]):
         name="Rainbow",
         min_players=2,
         max_players=6,
-        version="1.0",
+        version="2.0",  # 2.0: a one-combo hand of several cards is asked (it was played unasked)
         variants=(
             Variant(
                 "two-player",
@@ -470,7 +473,7 @@ class Rainbow(Game[RainbowState]):
                     continue
                 seat = state.queue[0]
                 combos = legal_combos(state.hands[seat], state.restriction)
-                if len(combos) == 1:
+                if len(combos) == 1 and sum(state.hands[seat]) == 1:  # a last card: public
                     self._play(state, seat, combos[0])
                     continue
                 state.decision = Decision(seat, "combo", tuple(combo_option(c) for c in combos))
