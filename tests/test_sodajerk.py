@@ -443,9 +443,25 @@ def test_spill_never_takes_a_hand_below_3():
     state = advanced([STRAWBERRY], hands={0: ["strawberry1", "strawberry2", "kiwi1", "kiwi2"]})
     act(state, "place:kiwi1:strawberry")
     assert state.pending[0].kind == "turn" and state.turn_seat == 1
-    state = advanced([STRAWBERRY], hands={0: ["orange1", "orange2", "kiwi1", "kiwi2", "kiwi3"]})
-    act(state, "place:kiwi1:strawberry")  # no strawberry in hand: nothing to spill
-    assert state.pending[0].kind == "turn" and state.turn_seat == 1
+
+
+def test_spill_is_asked_with_or_without_a_strawberry_card():
+    # Whether a hand holds a strawberry card is hidden: a power decision asked only of a holder
+    # would tell the others (the next requests' decision_index counts it). So a hand of more
+    # than 3 cards is asked either way, `skip` its one option without a strawberry card, and the
+    # others see the same thing.
+    rest = ["orange1", "orange2", "kiwi1", "kiwi2"]
+    # The two tables differ only in which of seats 0 and 2 holds the kiwi3 and the strawberry3.
+    without = advanced([STRAWBERRY], hands={0: [*rest, "kiwi3"], 2: ["banana1", "strawberry3"]})
+    act(without, "place:kiwi1:strawberry")
+    assert without.pending[0].kind == "power" and ids(without) == ("skip",)
+    holding = advanced([STRAWBERRY], hands={0: [*rest, "strawberry3"], 2: ["banana1", "kiwi3"]})
+    act(holding, "place:kiwi1:strawberry")
+    assert ids(holding) == ("skip", "spill:strawberry3")
+    for state in (without, holding):
+        act(state, "skip")
+        assert state.pending[0].kind == "turn" and state.turn_seat == 1
+    assert_same_view(GAME, without, holding, 1)
 
 
 def test_pour_takes_off_any_other_card_under_the_power_tap():

@@ -47,7 +47,9 @@ Rulings (``shared/rules/NOTES.md`` §4.21 unless stated):
 9. **2-player tap removal** [:217–219] "remove any 1 tap": a random tap, once per game.
 10. **B-side powers** (designed; the rulebook prints none): each tap's B side has one power,
     usable right after you place a card under that tap (a ``power`` decision, asked only when
-    the power has a legal target, ``skip`` always allowed): strawberry ``spill`` — put one
+    the power has a legal target, ``skip`` always allowed; spill is asked whenever the hand holds
+    more than 3 cards, ``skip`` the one option without a strawberry card, since whether the hand
+    holds one is hidden and being asked would tell): strawberry ``spill`` — put one
     strawberry card from your hand face down out of the round (only while the hand holds more
     than 3 cards; it scores nothing; only its owner knows it); blueberry ``pour`` — pour off one other card under this
     tap (face up or down: it is revealed and out for the rest of the round); banana ``move`` —
@@ -176,7 +178,7 @@ class SodaJerk(Game[SodaJerkState]):
         name="Soda Jerk",
         min_players=2,
         max_players=4,
-        version="2",  # 2: the last call is a bet (ruling 14)
+        version="3",  # 2: the last call is a bet (ruling 14); 3: spill is asked of every hand over 3 cards (ruling 10)
         options=(OptionSpec("advanced", False, "Advanced play: taps turn to B sides with powers (arena design)"),),
         variants=(
             Variant("two-player", "4 taps, 36 cards, a Switcheroo per player each round (always with 2)", players=(2,)),
@@ -303,6 +305,14 @@ class SodaJerk(Game[SodaJerkState]):
     def _power_options(self, state: SodaJerkState) -> tuple[Option, ...]:
         return (SKIP, *self._power_uses(state, state.power_tap))
 
+    def _asks_power(self, state: SodaJerkState, tap: int) -> bool:
+        """Whether the placer is asked: decided on what the table sees (ruling 10). Spill is
+        asked whenever the hand is large enough, even without a strawberry card (``skip`` then
+        its one option): asking only a holder would tell the others what the hand holds."""
+        if POWERS[tap] == pb.SPILL:
+            return len(state.hands[state.turn_seat]) > END_HAND
+        return bool(self._power_uses(state, tap))
+
     def _power_uses(self, state: SodaJerkState, tap: int) -> list[Option]:
         power = POWERS[tap]
         if power == pb.SPILL:
@@ -366,7 +376,7 @@ class SodaJerk(Game[SodaJerkState]):
             f"places a card face down under the {tap_name(tap)} tap",
             pb.Detail(seat=seat, tap=tap, index=index),  # type: ignore[arg-type]
         )
-        if state.advanced and state.b_side[tap] and self._power_uses(state, tap):
+        if state.advanced and state.b_side[tap] and self._asks_power(state, tap):
             state.phase = pb.POWER
             state.power_tap = tap
             return
