@@ -935,6 +935,19 @@ def test_expert_draw4_keeps_two_in_order_and_returns_two_on_top():
     assert state.deck[-1] == C("dwarf-eyepatch") and state.known[0][len(state.deck) - 1] == C("dwarf-eyepatch")
 
 
+def test_expert_draw4_asks_the_order_even_of_two_identical_cards():
+    # :153 the player orders the two returned cards face down: nobody can tell two identical
+    # cards from two different ones, so the order is asked either way (a decision skipped for
+    # identical cards would show in the others' decision_index and in `asking`).
+    state = new(2, 24, expert=True)
+    top4 = [C("barbarian-eyepatch"), C("barbarian-eyepatch"), C("mage-earrings"), C("barbarian-dagger")]
+    state = fire("draw4", deck=list(state.deck[:-4]) + top4[::-1])
+    play(state, "keep:barbarian-dagger+mage-earrings")
+    assert state.pending[0].seat == 0 and ids(state) == ["top:barbarian-eyepatch"]
+    play(state, "top:barbarian-eyepatch")
+    assert state.deck[-2:] == [C("barbarian-eyepatch")] * 2
+
+
 def test_expert_share_gives_one_card_to_each_player_only_yours_triggers():
     state = new(2, 24, expert=True)
     top = [C("mage-earrings"), C("barbarian-dagger")]

@@ -90,7 +90,8 @@ Rulings (NOTES §4.11 where it has one):
     two face-up cards of one attribute.
 17. **Expert lightning faces**: raid (each opponent's stock top, or a random accolade card, is
     discarded; you put one atop your stock, the rest leave the game); draw4 (keep two in the
-    order you choose, the other two back on top in the order you choose); share (you choose your
+    order you choose, the other two back on top in the order you choose, asked even when they are
+    identical: nobody else can tell); share (you choose your
     card first, then each opponent's clockwise; only yours triggers); swap (the card put back is
     named publicly, the deck is then shuffled; a searcher sees the deck's cards, which everyone
     can count anyway); replace (any wall card, the friezes do not apply; the replaced card goes
@@ -1395,7 +1396,7 @@ class OpenSeason(Game[SeasonState]):
                 kept.append(second)
             for c in reversed(kept):
                 state.tasks.append(("stock", c, "drawn"))  # hidden from the others until it lands
-            if len(set(state.peek)) > 1:
+            if len(state.peek) > 1:  # asked even for two identical cards: nobody else can tell
                 state.ask = Ask(seat, "draw", ("top",))
             else:
                 for c in state.peek:
