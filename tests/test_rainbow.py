@@ -629,3 +629,24 @@ def test_world_from_observation_deals_hypergeometrically():
     lumped = {k: p for k, p in pmf.items() if k < 7}
     lumped[7] = sum(p for k, p in pmf.items() if k >= 7)
     assert_fits(counts, lumped, SAMPLES)
+
+
+def test_two_player_piles_are_trimmed_to_the_four_claims_of_the_next_trick():
+    # Ruling 3 with 2 players: each combo claims, so 4 piles are kept (not 2, one per player).
+    base = GAME.new_match(GAME.config(2), seed=2)
+    state = reposition(base, ["12345666", "123455"], [(1, 1), (2, 1), (3, 1), (4, 1)], reserves=["", "22"])
+    play(state, "run:1-6", "run:1-5")
+    # Seat 0 holds 6 6 under a Run: one legal combo, still asked.
+    assert ids(state) == ("single:6",)
+    play(state, "single:6")
+    # Seat 1's last card (a 5) is played unasked; its hand empties and it takes its reserve.
+    assert state.hands == [cards("6"), cards("22")] and state.phase == "claim"
+    # Claims: run 1-6 (seat 0), run 1-5 (seat 1), single 6 (seat 0), single 5 (seat 1, forced).
+    play(state, "claim:3", "claim:2", "claim:1")
+    assert state.scores == [4 + 2, 3 + 1]
+    # Played 1-6, 1-5, 6, 5: pairs of 1s-4s and 6s, three 5s = a pair and a single. Lowest
+    # first: pair of 1s (2), pair of 2s (4), single 5 (5), pair of 3s (6), 4s (8), 5s (10),
+    # 6s (12); 7 piles, 4 claims: the three lowest are discarded.
+    assert state.middle == [Pile(3, 2), Pile(4, 2), Pile(5, 2), Pile(6, 2)]
+    assert state.discarded == cards("11225")
+    assert state.trick == 3 and state.lead == 0

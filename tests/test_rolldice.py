@@ -122,3 +122,38 @@ def test_no_hidden_information_all_seats_see_the_same():
     for view in views:
         view.seat = 0
     assert views[0] == views[1] == views[2]
+
+
+def test_rule_vector_a_reroll_to_a_one_still_scores_one():
+    # Rules :24-26: only the final roll counts, and there is no zero: a 1 rerolled into a 1 adds 1.
+    state = game_with([1, 1, 4])
+    GAME.apply(state, {0: "reroll"})
+    assert state.totals == [1, 0]
+    keeps = [e.detail for e in state.log.events if e.kind == "keep"]
+    assert [(k.seat, k.value, k.total) for k in keeps] == [(0, 1, 1)]
+
+
+def test_every_kept_roll_is_one_to_six_and_totals_are_their_sum():
+    # Rules :26, :34-36: each turn adds the kept die (1-6) to the total, nothing else.
+    for config in configurations(GAME):
+        for seed in range(20):
+            state = random_playout(GAME, config, seed)
+            kept = [0] * config.players
+            for event in state.log.events:
+                if event.kind == "keep":
+                    assert 1 <= event.detail.value <= 6
+                    kept[event.detail.seat] += event.detail.value
+            assert kept == state.totals
+
+
+def test_roll_off_is_among_the_tied_leaders_only():
+    # Round 4 ends 20, 20, 19: only seats 0 and 1 roll off (4 vs 6): seat 1 first, seat 0 second.
+    rolls = [6] * 9 + [2, 2, 1]
+    chance = PresetChance(rolls={"die": rolls, "rolloff": [4, 6]}, picks={"start": [0]})
+    state = scenario(GAME, 3, {"tiebreak": "rolloff"}, chance=chance)
+    for _ in range(12):
+        GAME.apply(state, {state.pending[0].seat: "stop"})
+    assert state.totals == [20, 20, 19] and not state.pending
+    assert [(e.detail.seat, e.detail.value) for e in state.log.events if e.kind == "rolloff"] == [(0, 4), (1, 6)]
+    assert GAME.result(state).ranks == (2, 1, 3)
+    assert chance.unused() == {}
