@@ -50,7 +50,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "skyfive": ("1.0", "1a25455777b438b083109135ca8a2cab", "7c1d402e589cc71323086b456833ea2f"),
     "slambo": ("1", "d74a8528293dbe330ed8fb85137cf210", "eb2cd32551c22ebf1a06c57c336a71d6"),
     "sodajerk": ("3", "16ece7ab65dc848acccade1b402463a8", "53748307181d85d0a175db4a254695c3"),
-    "threewitches": ("2", "89f96fc275ce3fc5cde330a79b5f6ad6", "23a29739fe45959e1e196adacd9bb87d"),
+    "threewitches": ("3", "24e59bb403be805164eae33dbf45ae74", "58c71932208cc092467c898de04691a8"),
     "tricktothefuture": ("1", "2a046d9ac8cfc901c17a839079506f2d", "0f2543e171ef4d807174e25856f81f5e"),
     "vivo": ("1.0", "06fa664408a86c02721ee71b3092e2dd", "7b6a9aa000466135cc6157ebe03b7d31"),
     "winecellar": ("1", "18a1dba431295d4c98764d5d3a2bd993", "03197e98821fbaa3ca6e79eea0b52059"),

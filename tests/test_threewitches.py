@@ -560,3 +560,125 @@ def test_an_eyes_face_down_off_suit_card_of_the_second_lesser_stays_hidden_from_
     assert [x.text for _, x in d.log.since(1, 0)] == [x.text for _, x in e.log.since(1, 0)]
     play(e, "card:spider-6")
     assert list(GAME.observation(e, 1).seats[2].void_suits) == ["bat"]
+
+
+# -- memory of card passes (ruling 14) ------------------------------------------------------
+
+
+def _two_passes(first_of_seat1: tuple[str, str] = ("bat-3", "bat-5")) -> ThreeWitchesState:
+    """Nobody bids twice. Pass 1 (seat 2 holds the Elixir): seat 0 gives toad1 toad2 to seat 1,
+    seat 1 gives ``first_of_seat1`` to seat 2, seat 2 gives raven1 and the Elixir to seat 0.
+    Pass 2 (seat 0 holds it): seat 0 gives raven1 and the Elixir, seat 1 toad1 spider4, seat 2
+    raven3 raven7."""
+    state = deal(H0, H1, H2)
+    a, b = first_of_seat1
+    play(state, "pass", "pass", "pass")
+    play(state, {0: "card:toad-1", 1: f"card:{a}", 2: "card:raven-1"}, {0: "card:toad-2", 1: f"card:{b}"})
+    play(state, "pass", "pass", "pass")
+    play(state, {0: "card:raven-1", 1: "card:toad-1", 2: "card:raven-3"}, {1: "card:spider-4", 2: "card:raven-7"})
+    assert state.card_passes == 2 and state.holder == 1 and state.phase == pb.BIDDING
+    return state
+
+
+def _cards(*names: str) -> list[pb.Card]:
+    return [pb.Card(suit=c(n).suit, rank=c(n).rank) for n in names]
+
+
+def test_the_observation_lists_every_card_pass_of_the_round():
+    state = _two_passes()
+    obs = GAME.observe(state, 0)
+    assert list(obs.passes) == [
+        pb.CardPass(
+            number=1, to_seat=1, gave=_cards("toad1", "toad2"), from_seat=2, received=_cards("raven1", "elixir")
+        ),
+        pb.CardPass(
+            number=2, to_seat=1, gave=_cards("raven1", "elixir"), from_seat=2, received=_cards("raven3", "raven7")
+        ),
+    ]
+    assert list(obs.passed) == _cards("raven1", "elixir") and list(obs.received) == _cards("raven3", "raven7")
+    obs = GAME.observe(state, 1)
+    assert list(obs.passes) == [
+        pb.CardPass(number=1, to_seat=2, gave=_cards("bat3", "bat5"), from_seat=0, received=_cards("toad1", "toad2")),
+        pb.CardPass(
+            number=2, to_seat=2, gave=_cards("toad1", "spider4"), from_seat=0, received=_cards("raven1", "elixir")
+        ),
+    ]
+    obs = GAME.observe(state, 2)
+    assert [(p.to_seat, p.from_seat) for p in obs.passes] == [(0, 1), (0, 1)]
+    assert list(obs.passes[1].gave) == _cards("raven3", "raven7")
+    assert list(obs.passes[1].received) == _cards("toad1", "spider4")
+    assert list(GAME.observe(state, SPECTATOR).passes) == []  # the spectator sees the hands
+    # A new round forgets the passes.
+    play(state, "bid:4", {0: "card:toad-3", 1: "card:bat-6"})
+    assert len(GAME.observe(state, 0).passes) == 2
+    state.fate = [0, 0, 0]
+    _score_after(state, 1)
+    assert state.round == 2 and list(GAME.observe(state, 0).passes) == []
+
+
+def test_the_pass_between_the_two_others_stays_hidden():
+    a = _two_passes(("bat-3", "bat-5"))
+    b = _two_passes(("bat-6", "spider-2"))  # seat 1 gives seat 2 other cards at the first pass
+    assert a.hands[2] != b.hands[2]
+    assert _serial(a, 0) == _serial(b, 0)
+    assert [e.text for _, e in a.log.since(0, 0)] == [e.text for _, e in b.log.since(0, 0)]
+    for _, event in a.log.since(0, 0):
+        assert "bat 3" not in event.text and "bat 5" not in event.text
+
+
+def test_sampled_worlds_pin_only_the_latest_pass_to_the_left_neighbour():
+    """Seat 0 gave raven1 (and the Elixir) to seat 1 at the latest pass: it is with seat 1 in
+    every world. toad1 and toad2, given at the first pass, seat 1 could pass on unseen (it did
+    pass toad1 to seat 2): they are dealt freely. Seat 1 has 4 free places, seat 2 has 6, so
+    toad2 lands with seat 1 4 times in 10."""
+    state = _two_passes()
+    seen = GAME.observe(state, 0)
+    with_one: Counter[bool] = Counter()
+    samples = 1000
+    for k in range(samples):
+        for world in (
+            GAME.sample_world(state, 0, Chance(k)),
+            GAME.world_from_observation(state.config, 0, seen, Chance(k)),
+        ):
+            assert c("raven1") in world.hands[1] and ELIXIR in world.hands[1]
+            assert world.hands[0] == state.hands[0] and [len(h) for h in world.hands] == [6, 6, 6]
+            assert [p[0] for p in world.passes] == [p[0] for p in state.passes]  # own gifts
+            assert [p[2] for p in world.passes] == [p[2] for p in state.passes]  # gifts to seat 0
+            assert [p[1] for p in world.passes] == [[], []]  # seat 1 -> seat 2: never seen
+        with_one[c("toad2") in world.hands[1]] += 1
+        with_one[c("toad1") in world.hands[1]] += 1
+    assert chisquare([with_one[True], with_one[False]], [2 * samples * 0.4, 2 * samples * 0.6]).pvalue > 0.01
+
+
+def test_the_latest_pass_stays_pinned_through_discards_and_tricks():
+    state = _two_passes()
+    play(state, "pass", "pass", "bid:4")  # seat 1 (the holder) is the Lead; seats 2 and 0 discard
+    play(state, {2: "card:cat-4", 0: "card:bat-2"})
+    play(state, "card:spider-2", "card:elixir")  # spider2 face-up, the Elixir face-down
+    down: Counter[Card] = Counter()
+    for k in range(200):
+        world = GAME.sample_world(state, 0, Chance(k))
+        places = [*world.hands[1], world.current[1].card]  # the Lead's hand and face-down card
+        assert c("raven1") in places and ELIXIR in places
+        assert world.discards[2] not in (c("raven1"), ELIXIR)
+        down[world.current[1].card] += 1
+    assert down[c("raven1")] > 0 and down[ELIXIR] > 0  # the face-down card is hidden: either
+    # Three passes: seat 1 held the Elixir at the third and gave it with one card to seat 2.
+    state = deal(H0, H1, H2)
+    for _ in range(3):
+        _pass_round(state)
+    gave = state.passes[-1][1]
+    assert state.holder == 2 and ELIXIR in gave and len(state.passes) == 3
+    (card,) = [x for x in gave if x != ELIXIR]
+    seen = GAME.observe(state, 1)
+    assert [p.number for p in seen.passes] == [1, 2, 3] and seen.passes[2].to_seat == 2
+    earlier = [x for p in state.passes[:2] for x in p[1] if x not in state.hands[1] and x != card]
+    moved: Counter[int] = Counter()
+    for k in range(100):
+        for world in (
+            GAME.sample_world(state, 1, Chance(k)),
+            GAME.world_from_observation(state.config, 1, seen, Chance(k)),
+        ):
+            assert card in world.hands[2] and ELIXIR in world.hands[2]
+            moved.update(0 if x in world.hands[0] else 2 for x in earlier if x != ELIXIR)
+    assert set(moved) == {0, 2}  # the earlier passes' cards are with either of the others

@@ -63,6 +63,20 @@ Rulings (``shared/rules/NOTES.md`` §4.22 unless stated):
 12. **Length**: every round gives out 2 Fate at least, so the game ends within 7 rounds.
 13. **A round's last card**: the Lead ends the round with 1 card in hand (6 - 5 tricks × 2
     played + 5 returned); it is put back with the others at the next deal.
+14. **Memory of card passes** (:105-114, ruling 10): the observation lists every card pass of
+    the round the seat took part in (``passes``: what it gave its left neighbour and what it got
+    from its right one; ``passed``/``received`` repeat the latest). What the seat can know from
+    them, and what ``sample_world`` / ``world_from_observation`` keep: the cards it gave at the
+    *latest* pass are with its left neighbour (in its hidden places: hand, discard, face-down
+    play) until seen, since nobody passes after that pass. A card it gave at an *earlier* pass
+    is not pinned: at the next pass the left neighbour passed 2 cards of its choice to the right
+    neighbour, unseen by the seat, so the card is with either of the two others (the right
+    neighbour may keep it, or hand it back to the seat at the pass after, which the seat sees
+    in ``received``). Counting gives nothing more: any split of the unseen cards between the
+    two others fits some choice of their unseen passes. The pass between the two others is
+    never known to the seat; worlds leave it empty (it changes no rule once made). The Elixir
+    is pinned to its announced holder as before. (Version 3: before it, the observation kept
+    the latest pass only.)
 
 Chance labels: ``"deck"`` (one shuffle of the 18 cards per round; seat s is dealt cards
 6s..6s+5 of the order).
@@ -143,8 +157,9 @@ class ThreeWitchesState(MatchState):
     bids: list[tuple[int, int]] = field(default_factory=list)  # this bidding round: (seat, 0/3/4)
     # card passing
     picks: list[list[Card]] = field(default_factory=list)
-    passed: list[list[Card]] = field(default_factory=list)  # each seat's latest pass (to its left)
-    received: list[list[Card]] = field(default_factory=list)
+    # this round's card passes, oldest first: passes[k][s] = the cards seat s passed to its left
+    # at pass k + 1 (sorted); [] where unknown (a world's pass between the viewer's two others)
+    passes: list[list[list[Card]]] = field(default_factory=list)
     # brewing
     lead: int = -1
     bid: int = 0
@@ -230,7 +245,7 @@ class ThreeWitches(Game[ThreeWitchesState]):
         name="Three Witches",
         min_players=3,
         max_players=3,
-        version="2",
+        version="3",
         hidden_information=True,
         simultaneous=True,
         summary="Bid 3 or 4 tricks, then win exactly that many as the Lead Witch against a team of two; "
@@ -355,11 +370,10 @@ class ThreeWitches(Game[ThreeWitchesState]):
         for seat, cards in enumerate(outgoing):
             for card in cards:
                 state.hands[seat].remove(card)
+        state.passes.append([sort_cards(cards) for cards in outgoing])
         for seat, cards in enumerate(outgoing):
             left = (seat + 1) % PLAYERS
             state.hands[left] = sort_cards(state.hands[left] + cards)
-            state.passed[seat] = sort_cards(cards)
-            state.received[left] = sort_cards(cards)
             state.log.public(
                 seat,
                 "pass-cards",
@@ -510,8 +524,7 @@ class ThreeWitches(Game[ThreeWitchesState]):
         state.hands = [sort_cards(deck[s * HAND_SIZE : (s + 1) * HAND_SIZE]) for s in range(PLAYERS)]
         state.holder = next(s for s in range(PLAYERS) if ELIXIR in state.hands[s])
         state.card_passes, state.lead, state.bid, state.trick = 0, -1, 0, 0
-        state.passed = [[] for _ in range(PLAYERS)]
-        state.received = [[] for _ in range(PLAYERS)]
+        state.passes = []
         state.discards = [None] * PLAYERS
         state.voids = [[] for _ in range(PLAYERS)]
         state.tricks, state.lead_pile, state.lesser_pile, state.current = [], [], [], []
@@ -568,8 +581,18 @@ class ThreeWitches(Game[ThreeWitchesState]):
             turn=min((d.seat for d in pending), default=0),
         )
         if not spectator:
-            obs.passed.extend(PB_CARDS[c] for c in state.passed[viewer])
-            obs.received.extend(PB_CARDS[c] for c in state.received[viewer])
+            left, right = (viewer + 1) % PLAYERS, (viewer - 1) % PLAYERS
+            for number, passed in enumerate(state.passes, 1):
+                obs.passes.add(
+                    number=number,
+                    to_seat=left,
+                    gave=[PB_CARDS[c] for c in passed[viewer]],
+                    from_seat=right,
+                    received=[PB_CARDS[c] for c in passed[right]],
+                )
+            if state.passes:
+                obs.passed.extend(obs.passes[-1].gave)
+                obs.received.extend(obs.passes[-1].received)
             own = state.discards[viewer]
             if own is not None:
                 obs.discard.CopyFrom(PB_CARDS[own])

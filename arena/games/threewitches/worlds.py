@@ -6,6 +6,9 @@ What it knows (and every world keeps): its own cards, every revealed card, hand 
 Elixir's holder when bidding ended (the Elixir stays with that seat's cards until revealed),
 the cards it passed at the latest card pass (they are with its left neighbour), the suits a
 Lesser showed void in, and that a face-down Eyes card follows suit unless its player is void.
+The cards it passed at an earlier card pass are with either of the two others (its left
+neighbour may have passed them on, unseen, at the next pass: ruling 14), so they are dealt
+freely; the pass between the two others, which the seat never saw, is left empty in a world.
 
 The unknown cards are dealt to the hidden places exactly uniformly over the consistent deals:
 the number of completions is counted (a small memoised count over remaining capacities), and
@@ -110,8 +113,7 @@ def world_from_observation(
         picks=[[ELIXIR] * min(len(own_picks), 1 if s == holder else 2) for s in range(PLAYERS)]
         if phase == pb.PASSING
         else [],
-        passed=[[] for _ in range(PLAYERS)],
-        received=[[] for _ in range(PLAYERS)],
+        passes=[_known_pass(seat, [card(c) for c in k.gave], [card(c) for c in k.received]) for k in obs.passes],
         lead=obs.lead,
         bid=obs.bid,
         discards=[ELIXIR if v.discarded else None for v in views],
@@ -126,10 +128,6 @@ def world_from_observation(
     world.hands[seat] = [card(c) for c in obs.hand]
     if phase == pb.PASSING:
         world.picks[seat] = own_picks
-    world.passed[seat] = [card(c) for c in obs.passed]
-    world.received[seat] = [card(c) for c in obs.received]
-    world.passed[(seat - 1) % PLAYERS] = world.received[seat]
-    world.received[(seat + 1) % PLAYERS] = world.passed[seat]
     if obs.HasField("discard"):
         world.discards[seat] = card(obs.discard)
 
@@ -171,6 +169,14 @@ def world_from_observation(
         _redeal(world, seat, chance)
     game.refresh(world)
     return world
+
+
+def _known_pass(seat: int, gave: list[Card], received: list[Card]) -> list[list[Card]]:
+    """A card pass as ``seat`` saw it: what it gave and what its right neighbour gave it; the
+    pass between the two others is unknown (empty)."""
+    cards: list[list[Card]] = [[] for _ in range(PLAYERS)]
+    cards[seat], cards[(seat - 1) % PLAYERS] = gave, received
+    return cards
 
 
 def _bid_queue(obs: pb.Observation) -> list[int]:
@@ -231,9 +237,13 @@ def _redeal(world: ThreeWitchesState, viewer: int, chance: Chance) -> None:
         owner[back] = world.lead
     if ELIXIR not in known:
         owner[ELIXIR] = world.holder
-    for card in world.passed[viewer]:
-        if card not in known:
-            owner[card] = (viewer + 1) % PLAYERS
+    if world.passes:  # the latest pass only: earlier cards may have moved on unseen (ruling 14)
+        for card in world.passes[-1][viewer]:
+            if card not in known:
+                owner[card] = (viewer + 1) % PLAYERS
+        left = (viewer + 1) % PLAYERS
+        for gifts in world.passes:  # the pass between the two others is not known to the viewer
+            gifts[left] = []
     unknown = sort_cards(unknown)
 
     # A face-down Eyes card of a Lesser that did not pass: the lead suit, or any suit while void.

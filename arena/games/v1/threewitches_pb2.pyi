@@ -240,6 +240,60 @@ class Trick(_message.Message):
 Global___Trick: _TypeAlias = Trick  # noqa: Y015
 
 @_typing.final
+class CardPass(_message.Message):
+    """One card pass of this round, as you (a seat) took part in it: every seat passed 2 cards
+    face-down to its left at the same time. What it tells you (ruling 14):
+    * `gave` of the LATEST pass (the last entry) is with `to_seat` for certain until you see
+      those cards played: nobody passes again after it (in its hand, or in its face-down
+      discard or face-down play).
+    * `gave` of an EARLIER pass may have been passed on unseen: at the next pass `to_seat`
+      passed 2 cards of its choice to `from_seat` (you never see that pass), so such a card is
+      with either of the two others (unless it came back to you: then it is in a later
+      `received`).
+    * `received` cards were in `from_seat`'s hand before that pass; you hold them now unless
+      you passed them on (then they are in a later `gave`) or played or discarded them.
+    * The Elixir is always with `elixir_holder` (it moves left with each pass).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NUMBER_FIELD_NUMBER: _builtins.int
+    TO_SEAT_FIELD_NUMBER: _builtins.int
+    GAVE_FIELD_NUMBER: _builtins.int
+    FROM_SEAT_FIELD_NUMBER: _builtins.int
+    RECEIVED_FIELD_NUMBER: _builtins.int
+    number: _builtins.int
+    """1-3: the pass of this round (the Nth time nobody bid)"""
+    to_seat: _builtins.int
+    """your left neighbour: who got your cards"""
+    from_seat: _builtins.int
+    """your right neighbour: who passed to you"""
+    @_builtins.property
+    def gave(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """the 2 cards you passed, sorted (the Elixir holder's include the Elixir)"""
+
+    @_builtins.property
+    def received(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """the 2 cards it passed to you, sorted"""
+
+    def __init__(
+        self,
+        *,
+        number: _builtins.int = ...,
+        to_seat: _builtins.int = ...,
+        gave: _abc.Iterable[Global___Card] | None = ...,
+        from_seat: _builtins.int = ...,
+        received: _abc.Iterable[Global___Card] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_seat", b"from_seat", "gave", b"gave", "number", b"number", "received", b"received", "to_seat", b"to_seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CardPass: _TypeAlias = CardPass  # noqa: Y015
+
+@_typing.final
 class SeatView(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -312,6 +366,7 @@ class Observation(_message.Message):
     TURN_FIELD_NUMBER: _builtins.int
     SECRET_RETURN_FIELD_NUMBER: _builtins.int
     PICKS_FIELD_NUMBER: _builtins.int
+    PASSES_FIELD_NUMBER: _builtins.int
     HANDS_FIELD_NUMBER: _builtins.int
     DISCARDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
@@ -368,11 +423,13 @@ class Observation(_message.Message):
 
     @_builtins.property
     def passed(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
-        """the cards you passed at the latest card pass (this round)"""
+        """the cards you passed at the latest card pass of this round"""
 
     @_builtins.property
     def received(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
-        """the cards you received then"""
+        """(= passes[-1].gave; kept for compatibility)
+        the cards you received then (= passes[-1].received)
+        """
 
     @_builtins.property
     def discard(self) -> Global___Card:
@@ -391,9 +448,17 @@ class Observation(_message.Message):
         """PASSING: the cards you picked so far for this card pass"""
 
     @_builtins.property
-    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___Hand]:
+    def passes(self) -> _containers.RepeatedCompositeFieldContainer[Global___CardPass]:
         """(sealed; every seat has made as many picks as you, the
         Elixir holder at most 1)
+        every card pass of this round you took part in, oldest
+        """
+
+    @_builtins.property
+    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___Hand]:
+        """first (one per pass: card_passes entries); empty for the
+        spectator, who sees every hand. See CardPass for what
+        they tell you about the others' hands.
         Spectator only:
         """
 
@@ -432,12 +497,13 @@ class Observation(_message.Message):
         turn: _builtins.int = ...,
         secret_return: _abc.Iterable[Global___Card] | None = ...,
         picks: _abc.Iterable[Global___Card] | None = ...,
+        passes: _abc.Iterable[Global___CardPass] | None = ...,
         hands: _abc.Iterable[Global___Hand] | None = ...,
         discards: _abc.Iterable[Global___Card] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["discard", b"discard"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "bids", b"bids", "card_passes", b"card_passes", "current", b"current", "discard", b"discard", "discards", b"discards", "elixir_holder", b"elixir_holder", "eyes", b"eyes", "final_bidding", b"final_bidding", "hand", b"hand", "hands", b"hands", "high_bid", b"high_bid", "high_bidder", b"high_bidder", "lead", b"lead", "lead_suit", b"lead_suit", "passed", b"passed", "phase", b"phase", "picks", b"picks", "players", b"players", "received", b"received", "round", b"round", "seat", b"seat", "seats", b"seats", "secret_return", b"secret_return", "spectator", b"spectator", "trick", b"trick", "tricks", b"tricks", "turn", b"turn", "unseen", b"unseen", "waiting", b"waiting"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "bids", b"bids", "card_passes", b"card_passes", "current", b"current", "discard", b"discard", "discards", b"discards", "elixir_holder", b"elixir_holder", "eyes", b"eyes", "final_bidding", b"final_bidding", "hand", b"hand", "hands", b"hands", "high_bid", b"high_bid", "high_bidder", b"high_bidder", "lead", b"lead", "lead_suit", b"lead_suit", "passed", b"passed", "passes", b"passes", "phase", b"phase", "picks", b"picks", "players", b"players", "received", b"received", "round", b"round", "seat", b"seat", "seats", b"seats", "secret_return", b"secret_return", "spectator", b"spectator", "trick", b"trick", "tricks", b"tricks", "turn", b"turn", "unseen", b"unseen", "waiting", b"waiting"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
