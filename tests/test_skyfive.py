@@ -262,6 +262,21 @@ def test_a_seat_with_no_eligible_card_is_skipped():
     assert state.discard == [Card(RED, 3)] and state.turn_seat == 1
 
 
+def test_a_bust_loses_only_the_face_up_cards_banked_ones_stay_safe():
+    # Rules :60, :105, :147-148: seat 0 banks red 3 + star 2 (roll 1), draws blue 4 and busts
+    # on a 4: only blue 4 is lost; the score stays 5 with 2 banked cards. (Seat 1 draws green 6
+    # and banks it on a 1.)
+    state = position(face_up={0: [Card(RED, 3), star(2)]}, top=[Card(GREEN, 6), Card(BLUE, 4)], rolls=[1, 1, 4])
+    act(state, "bank", "draw", "draw", "bank", "bank")
+    assert state.banked[1] == [Card(GREEN, 6)]
+    assert ids(state) == ("take:blue4", "decline") and state.pending[0].seat == 1
+    act(state, "decline")
+    assert state.banked[0] == [Card(RED, 3), star(2)] and state.scores[0] == 5
+    assert state.face_up[0] == [] and state.discard == [Card(BLUE, 4)]
+    obs = GAME.observe(state, 1)
+    assert (obs.table[0].banked_count, obs.table[0].score) == (2, 5)
+
+
 def test_taking_a_card_not_offered_is_illegal_and_changes_nothing():
     state = position(3, face_up={0: [Card(RED, 3), star(2)], 1: [Card(RED, 1)]}, rolls=[3])
     act(state, "bank")

@@ -130,6 +130,22 @@ def test_harmony_advances_after_each_trick():
     assert (obs.trick, obs.harmony, obs.next_harmony, obs.harmony_pile) == (2, pb.TRIO, pb.DUET, 9)
 
 
+def test_the_last_trick_of_a_round_shows_no_preview():
+    # :250 - "Reveal the following Harmony card, if available": the 12th trick has none.
+    state = match(MONO_3, [2, 1, 3])  # then the sorted rest: 1 1 1 2 2 2 3 3 3 (3p, no Quartets)
+    for _ in range(10 * 3):
+        GAME.apply(state, {state.pending[0].seat: state.pending[0].options[0].id})
+    obs = GAME.observe(state, 0)
+    assert (obs.trick, obs.harmony, obs.next_harmony, obs.harmony_pile) == (11, pb.TRIO, pb.TRIO, 0)
+    assert list(obs.harmony_unseen) == [0, 0, 0, 0]
+    for _ in range(3):
+        GAME.apply(state, {state.pending[0].seat: state.pending[0].options[0].id})
+    obs = GAME.observe(state, 0)
+    assert (obs.trick, obs.harmony, obs.next_harmony, obs.harmony_pile) == (12, pb.TRIO, pb.HARMONY_UNSPECIFIED, 0)
+    trick = [e.detail for e in state.log.events if e.kind == "trick"][-1]
+    assert (trick.trick, trick.harmony, trick.next_harmony) == (12, pb.TRIO, pb.HARMONY_UNSPECIFIED)
+
+
 # --------------------------------------------------------------------------------------------
 # Following the harmony (NOTES ruling 2)
 
@@ -219,6 +235,33 @@ def test_off_harmony_does_not_add_a_suit_and_cannot_score():
     play(state, "red 7")
     assert state.rows == [[Scored(Card("red", 5), False)], [], [Scored(Card("red", 7), True)]]
     assert state.leader == 0  # lowest scorer leads
+
+
+# Every card dealt (4p): seat 2 holds only red and green, seat 3 green and blue.
+IMPOSSIBLE_4 = [
+    "red 1-6, yellow 1-6",
+    "green 1-3, yellow 7-12, blue 1-3",
+    "red 7-12, green 4-9",
+    "green 10-12, blue 4-12",
+]
+
+
+def test_impossible_harmony_a_later_player_must_still_play_a_new_suit():
+    # :151-155, :314-315: once the Quartet can no longer be met, a player still has to play a
+    # new suit; :172-173, :181: the off-harmony card (the highest rank) is ignored in scoring.
+    state = match(IMPOSSIBLE_4, [4])
+    play(state, "red 1", "green 2")
+    # Seat 2: a new suit is forced (2 + 1 + 1 = 4) and it holds none: off-harmony, any card.
+    assert off_flags(state) == {True} and len(options(state)) == 12
+    play(state, "red 12")
+    assert state.suits_played == ["red", "green"]
+    # Seat 3: 2 suits and nobody after it, the Quartet is impossible: blue only, not green.
+    assert options(state) == [c.id for c in cards("blue 4-12")] and off_flags(state) == {False}
+    play(state, "blue 4")
+    # Highest on-harmony: blue 4 (seat 3) face-down, 2 points; lowest: red 1 (seat 0) face-up, 1 point.
+    assert state.rows == [[Scored(Card("red", 1), False)], [], [], [Scored(Card("blue", 4), True)]]
+    assert [v.round_points for v in GAME.observe(state, 0).seats] == [1, 0, 0, 2]
+    assert state.leader == 0
 
 
 def test_illegal_cards_are_rejected_and_change_nothing():
