@@ -239,7 +239,7 @@ class Observation(_message.Message):
 
     @_builtins.property
     def pickup_queue(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """PICKUP: seats still to be asked, in order (first = now)"""
+        """PICKUP: seats still to come, in order (first = now); a seat with no eligible card by its turn is skipped"""
 
     @_builtins.property
     def unseen_by_colour(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -331,7 +331,7 @@ class Detail(_message.Message):
     to_seat: _builtins.int
     """give: the recipient; take/decline: the busted seat (-1 if none)"""
     roll: _builtins.int
-    """roll/bank/bust: the Rainbow Die (0 = no roll)"""
+    """roll/bank: the Rainbow Die (0 = no roll; a bust's roll is in the roll event before it)"""
     score: _builtins.int
     """bank/skyfive: the seat's score after banking"""
     @_builtins.property
