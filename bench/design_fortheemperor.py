@@ -1,6 +1,6 @@
 """Do the designed For the Emperor Warriors make a good game? Self-play figures for the data file.
 
-    python -m bench.design_fortheemperor --matches 400
+    python -m bench.design_fortheemperor --matches 400 [--sohei controlled]
 
 Plays heuristic self-play (or random, ``--bot random``) on the engine and reports: the Crane's
 (first player's) win rate and shared victories (seat advantage), how many battlefields are tied
@@ -8,6 +8,7 @@ and how often the Tiebreaker Card decides; per Warrior strength how often it is 
 Tiebreaker Card and, when played, how often its side wins its battlefield; how often each
 Yamabushi returns a Warrior and the Ronin places a Banner; the win
 rate of the player who kept the 9 (keeping it must not be always right); turns per game.
+``--sohei`` picks the game option (``printed``, the default, or ``controlled``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from arena.scenario import request_for
 from bots.registry import make_bot
 
 
-def simulate(matches: int, bot: str, rival: str) -> dict[str, object]:
+def simulate(matches: int, bot: str, rival: str, sohei: str = "printed") -> dict[str, object]:
     crane = 0.0
     shared = tied_fields = by_tiebreak = 0
     kept: Counter[int] = Counter()
@@ -34,7 +35,7 @@ def simulate(matches: int, bot: str, rival: str) -> dict[str, object]:
     uses: Counter[str] = Counter()
     turns: list[int] = []
     for match in range(matches):
-        state = GAME.new_match(GAME.config(2), seed=match)
+        state = GAME.new_match(GAME.config(2, {"sohei": sohei}), seed=match)
         specs = [bot, rival] if match % 2 == 0 else [rival, bot]
         players = [make_bot(spec, "fortheemperor") for spec in specs]
         rng = Chance(20_000 + match)
@@ -74,6 +75,7 @@ def simulate(matches: int, bot: str, rival: str) -> dict[str, object]:
     return {
         "bot": bot,
         "rival": rival,
+        "sohei": sohei,
         "matches": matches,
         "crane_win_rate": round(crane / matches, 3),
         "shared_victories": round(shared / matches, 3),
@@ -93,8 +95,9 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=400)
     parser.add_argument("--bot", default="heuristic")
     parser.add_argument("--rival", default="", help="the other seat's bot (default: the same)")
+    parser.add_argument("--sohei", default="printed", choices=("printed", "controlled"), help="the game option")
     args = parser.parse_args()
-    print(json.dumps(simulate(args.matches, args.bot, args.rival or args.bot)), flush=True)
+    print(json.dumps(simulate(args.matches, args.bot, args.rival or args.bot, args.sohei)), flush=True)
 
 
 if __name__ == "__main__":

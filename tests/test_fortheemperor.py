@@ -19,9 +19,12 @@ from arena.games.fortheemperor.game import (
     controller,
     fits,
     side_strength,
+    sohei_needs_control,
     tiebreaker,
 )
 from arena.games.v1 import fortheemperor_pb2 as pb
+from arena.scenario import request_for
+from bots.games.fortheemperor import HeuristicBot, position_of
 
 CRANE, TURTLE = 0, 1
 
@@ -34,10 +37,11 @@ def position(
     seat: int = CRANE,
     supply: list[int] | None = None,
     tokens: dict[int, tuple[int, int]] | None = None,
+    options: dict[str, object] | None = None,
 ) -> EmperorState:
     """A match at ``seat``'s play step: battlefield i (1-based) holds (banner, warriors), the
     rest of each army is in its draw pile unless ``piles`` says otherwise."""
-    state = GAME.new_match(GAME.config(2), seed=1)
+    state = GAME.new_match(GAME.config(2, options), seed=1)
     state.fields = [Field() for _ in range(7)]
     for index, (banner, warriors) in enumerate(fields or []):
         state.fields[index] = Field(list(warriors), banner, [0, 0])
@@ -289,11 +293,23 @@ def test_shinobi_takes_the_strength_of_the_strongest_opposing_warrior():  # desi
     assert side_strength(Field([(CRANE, 1)], 0, [0, 0]), CRANE) == 1
 
 
-def test_sohei_is_a_tiebreaker_only_where_its_army_controls():  # :316-326, ruling 9
+def test_sohei_on_the_board_is_a_tiebreaker_as_printed():  # :316-326, ruling 9
     won = [Field([(CRANE, 8), (TURTLE, 2)], 2, [0, 0])]
     lost = [Field([(CRANE, 8), (TURTLE, 9)], 2, [0, 0])]
     assert tiebreaker([3], won, CRANE) == 8 and tiebreaker([9], won, CRANE) == 9
-    assert tiebreaker([3], lost, CRANE) == 3
+    assert tiebreaker([3], lost, CRANE) == 8 and tiebreaker([3], lost, TURTLE) == 3
+    assert tiebreaker([8], [Field()], CRANE) == 8  # a Sohei left in hand is the Tiebreaker Card
+
+
+def test_sohei_is_a_tiebreaker_only_where_its_army_controls_with_sohei_controlled():  # ruling 9 option
+    won = [Field([(CRANE, 8), (TURTLE, 2)], 2, [0, 0])]
+    lost = [Field([(CRANE, 8), (TURTLE, 9)], 2, [0, 0])]
+    tied = [Field([(CRANE, 8), (TURTLE, 7)], 2, [0, 1])]
+    assert tiebreaker([3], won, CRANE, True) == 8 and tiebreaker([9], won, CRANE, True) == 9
+    assert tiebreaker([3], lost, CRANE, True) == 3 and tiebreaker([3], tied, CRANE, True) == 3
+    assert tiebreaker([8], [Field()], CRANE, True) == 8
+    assert not sohei_needs_control(GAME.config(2)) and GAME.config(2).options == {"sohei": "printed"}
+    assert sohei_needs_control(GAME.config(2, {"sohei": "controlled"}))
 
 
 # -- control and the end ---------------------------------------------------------------------
@@ -305,8 +321,8 @@ def test_equal_totals_control_nothing():  # rule vector 2, :226-228
     assert controller(field) == -1
 
 
-def _final(hands: tuple[int, int], fields: list[Field]) -> EmperorState:
-    state = position(hands=([hands[0], 6], [hands[1]]), piles=([], []))
+def _final(hands: tuple[int, int], fields: list[Field], options: dict[str, object] | None = None) -> EmperorState:
+    state = position(hands=([hands[0], 6], [hands[1]]), piles=([], []), options=options)
     state.fields = fields
     state.supply = []
     state.hands = [[hands[0]], [hands[1]]]
@@ -333,6 +349,44 @@ def test_most_battlefields_win_then_the_tiebreaker_then_a_shared_victory():  # r
     assert result.scores == (2.0, 4.0) and result.ranks == (2, 1)
 
 
+def _sohei_board() -> list[Field]:
+    """3-3 on battlefields, the last tied; the Crane's Sohei is on battlefield 1, which the
+    Turtle controls (8 against 15)."""
+    board = _board(3, 3)
+    # Battlefield 1 (4 Banner): the Crane's Sohei and three Turtle 5s; the Turtle controls it.
+    board[0] = Field([(CRANE, 8), (TURTLE, 5), (TURTLE, 5), (TURTLE, 5)], 4, [0, 0])
+    # Battlefield 4 (2 Banner), a Turtle one in _board(3, 3), goes to the Crane: still 3-3.
+    board[3] = Field([(CRANE, 5), (CRANE, 5)], 2, [0, 0])
+    return board
+
+
+def test_the_sohei_breaks_the_tie_without_controlling_its_battlefield_by_default():  # :316-326, ruling 9
+    board = _sohei_board()
+    assert controller(board[0]) == TURTLE and controlled(board) == [3, 3]
+    state = _final((3, 7), board)
+    result = GAME.score(state)
+    assert result.scores == (3.0, 3.0) and result.ranks == (1, 2)
+    assert "on the Tiebreaker (8 against 7)" in result.summary
+    # With the Turtle keeping its 9 the Sohei is not enough; with its Sohei in hand, shared.
+    assert GAME.score(_final((3, 9), board)).ranks == (2, 1)
+    assert GAME.score(_final((3, 8), board)).ranks == (1, 1)
+
+
+def test_sohei_controlled_keeps_the_sohei_off_a_battlefield_its_army_lost():  # ruling 9 option
+    board = _sohei_board()
+    controlled_only = {"sohei": "controlled"}
+    result = GAME.score(_final((3, 7), board, controlled_only))
+    assert result.scores == (3.0, 3.0) and result.ranks == (2, 1)
+    assert "on the Tiebreaker (7 against 3)" in result.summary
+    assert GAME.observe(_final((3, 7), board, controlled_only), CRANE).sohei_controlled
+    assert not GAME.observe(_final((3, 7), board), CRANE).sohei_controlled
+    # Where the Crane controls the Sohei's battlefield it counts under either setting.
+    board[0] = Field([(CRANE, 8), (CRANE, 5), (TURTLE, 5), (TURTLE, 5)], 4, [0, 0])
+    board[3] = Field([(TURTLE, 5), (TURTLE, 5)], 2, [0, 0])
+    assert controlled(board) == [3, 3]
+    assert GAME.score(_final((3, 7), board, controlled_only)).ranks == (1, 2)
+
+
 def test_the_game_ends_when_both_hold_one_warrior_and_a_player_down_to_one_passes():  # :200-209, ruling 7
     fields = [(4, [(0, 9), (1, 8), (0, 7), (1, 6)]), (3, [(0, 6), (0, 5)]), (3, [(1, 4), (0, 4), (1, 3)])]
     fields += [(2, [(0, 3), (1, 2)]), (2, [(0, 2), (1, 1)]), (1, [(0, 1)]), (1, [])]
@@ -346,6 +400,22 @@ def test_the_game_ends_when_both_hold_one_warrior_and_a_player_down_to_one_passe
     end = state.log.events[-1]
     assert end.kind == "end" and list(end.detail.cards) == [8, 5]
     assert sum(len(f.warriors) for f in state.fields) == 16
+
+
+@pytest.mark.parametrize(("options", "values"), [(None, [8, 8]), ({"sohei": "controlled"}, [3, 5])])
+def test_the_end_event_and_observation_report_the_tiebreaker_per_option(options, values):  # ruling 9
+    """Both Sohei are on battlefields their army lost (battlefield 3: 8 against 4 + 3 + 2 tokens;
+    battlefield 1: the Crane's 16 against 14); the cards kept are a 3 and a 5."""
+    fields = [(4, [(0, 9), (1, 8), (0, 7), (1, 6)]), (3, [(0, 6), (0, 5)]), (3, [(1, 4), (0, 8), (1, 3)])]
+    fields += [(2, [(0, 4), (1, 2)]), (2, [(0, 2), (1, 1)]), (1, [(0, 1)]), (1, [])]
+    state = position(
+        fields, hands=([3], [5, 7, 9]), piles=([], []), seat=TURTLE, supply=[], tokens={3: (0, 2)}, options=options
+    )
+    play(state, "play:9:2", "play:7:7")
+    end = state.log.events[-1]
+    assert end.kind == "end" and list(end.detail.cards) == [3, 5] and list(end.detail.controlled) == [4, 2]
+    assert list(end.detail.tiebreakers) == values
+    assert [v.tiebreaker for v in GAME.observe(state, SPECTATOR).seats] == values
 
 
 # -- hidden information ----------------------------------------------------------------------
@@ -485,3 +555,20 @@ def test_world_from_observation_keeps_the_revealed_warrior_and_deals_the_rest():
     unknown = sorted(s for s in state.hands[CRANE] + state.piles[CRANE] if s != 9)
     share = samples * (len(state.hands[CRANE]) - 1) / len(unknown)
     assert chisquare([counts[s] for s in unknown], [share] * len(unknown)).pvalue > 0.01
+
+
+# -- the heuristic bot -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sohei", ["printed", "controlled"])
+def test_the_heuristic_reads_the_sohei_option_from_the_observation(sohei):
+    state = GAME.new_match(GAME.config(2, {"sohei": sohei}), seed=2)
+    bots = [HeuristicBot(), HeuristicBot()]
+    while state.pending:
+        (decision,) = state.pending
+        obs = GAME.observe(state, decision.seat)
+        assert obs.sohei_controlled == (sohei == "controlled")
+        if not any(v.draw_pile for v in obs.seats):  # the endgame solver rebuilds the position
+            assert position_of(obs).config.options["sohei"] == sohei
+        GAME.apply(state, {decision.seat: bots[decision.seat].decide(request_for(GAME, state, decision.seat))})
+    assert GAME.is_over(state)

@@ -11,7 +11,6 @@ from arena.games.fortheemperor.game import (
     GAME,
     KYUDO,
     RONIN,
-    SOHEI,
     WOKOU,
     YAMABUSHI,
     EmperorState,
@@ -20,6 +19,7 @@ from arena.games.fortheemperor.game import (
     legal_plays,
     ronin_banner_fits,
     side_strength,
+    tiebreaker,
     token_places,
 )
 from arena.games.v1 import fortheemperor_pb2 as pb
@@ -46,8 +46,10 @@ class HeuristicBot(Bot):
     for more the fewer Warriors can still come there (the Banner, or the Banners left, tell how
     many). Every option is valued by the board it leads to after the Banner steps: a play with
     the best follow-up of its ability (token place, Yamabushi return and replay, Wokou move), a
-    token, a return, a move. On its last play it adds ``keep`` times the Tiebreaker value of
-    the Warrior it keeps (a tie on battlefields is common).
+    token, a return, a move. On its last play it adds ``keep`` times the Tiebreaker value it
+    would have after that play (a tie on battlefields is common): the Warrior it keeps, or its
+    Sohei on the board (under option ``sohei=controlled``, read from ``sohei_controlled``, only
+    while it controls the Sohei's battlefield once the play is made).
 
     Once both draw piles are empty every card is known (the opponent's hand is its ``unplayed``
     list): with at most ``depth`` Warriors left to play in all, it searches the rest of the game
@@ -186,7 +188,6 @@ class HeuristicBot(Bot):
         me = obs.seat
         hand = list(obs.hand)
         last = len(hand) == 2 and obs.seats[me].draw_pile == 0
-        sohei_on_board = SOHEI in obs.seats[me].on_board  # (if it holds its battlefield)
 
         def score(option_id: str) -> float:
             _, strength, place = option_id.split(":")
@@ -194,7 +195,9 @@ class HeuristicBot(Bot):
             total = self._after_play(board, me, s, index, hand)
             if last:
                 kept = next(c for c in hand if c != s)
-                total += self.keep * max(kept, SOHEI if sohei_on_board or s == SOHEI else 0) / 9
+                fields = copy_board(board)[0]
+                fields[index].warriors.append((me, s))
+                total += self.keep * tiebreaker([kept], fields, me, obs.sohei_controlled) / 9
             return total
 
         return max(ids, key=score)
@@ -203,7 +206,8 @@ class HeuristicBot(Bot):
 def position_of(obs: pb.Observation) -> EmperorState:
     """The full position from an observation once both draw piles are empty (nothing hidden:
     each seat's hand is its ``unplayed`` list)."""
-    state = EmperorState(config=GAME.config(2), chance=Chance(0))
+    options = {"sohei": "controlled"} if obs.sohei_controlled else {}
+    state = EmperorState(config=GAME.config(2, options), chance=Chance(0))
     state.fields, state.supply = board_of(obs)
     state.hands = [sorted(v.unplayed) for v in obs.seats]
     state.piles = [[], []]

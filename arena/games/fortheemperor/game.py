@@ -23,9 +23,9 @@ Rules as implemented (rulebook line references in brackets):
   none and that is legal, must), 5 Yamabushi (When Played: may return another of your Warriors
   to hand; its tokens stay), 6 Wokou (When Played: moves any Ability Token to another
   battlefield, must if there is one), 7 Onna-musha (Ongoing: the opponent may not play an 8 or 9
-  there unless they have no other play), 8 Sohei (Game End: may be the Tiebreaker Card if you
-  control its battlefield), 9 Kensei (Ongoing: Ability Tokens there count for nothing). An
-  Ability Token is +1 strength to its owner there.
+  there unless they have no other play), 8 Sohei (Game End: may be the Tiebreaker Card, ruling
+  9), 9 Kensei (Ongoing: Ability Tokens there count for nothing). An Ability Token is +1
+  strength to its owner there.
 * Game end [:200-209]: when both players have one Warrior left in hand, after the current turn.
   That Warrior is the Tiebreaker Card.
 * Control [:213-228]: per battlefield, Warrior strengths + Ability Tokens + Ongoing and Game End
@@ -66,22 +66,30 @@ Rulings (``shared/rules/NOTES.md`` §4.3 unless stated):
    (passes included); at most 36 decisions (plays plus ability choices).
 8. **Onna-musha** (:306-312): when every legal play of the opponent is an 8 or 9 onto an
    Onna-musha battlefield, all of them are allowed.
-9. **Sohei** (:316-326, NOTES 6): designed condition: the Sohei can be the Tiebreaker only while
-   its owner controls its battlefield (an unconditional one made 18% of heuristic self-play games
-   shared 8-8 victories, 8.5% with the condition); the better value is taken automatically.
+9. **Sohei** (:316-326, NOTES 6; auto-maximise: NOTES decision point 5): as printed, a seat
+   whose Sohei is on the board may use it as its Tiebreaker Card; the better of the two values is
+   taken automatically. A Sohei left in hand is the Tiebreaker Card already (:207-209). Every
+   Warrior ends on the board or in hand, so the Tiebreaker value is 9 for a seat keeping its
+   Kensei and 8 otherwise.
+   **Option** ``sohei`` (variant ``controlled-sohei``): ``printed`` (default) or ``controlled``,
+   an arena variant (the rule of version 1) where the Sohei on the board counts only while its
+   owner controls its battlefield: fewer shared victories (design check below), and where the
+   Sohei fights matters. The observation says which (``sohei_controlled``).
    **Game End order** (NOTES 7): moot: the Shinobi reads printed strengths, and the Sohei
-   changes no strength (it reads control once every total is known).
+   changes no strength (under ``controlled`` it reads control once every total is known).
 10. **Strengths shown during play** apply Game End abilities as if the game ended now.
 11. **Scores in the result**: battlefields controlled; ranks by (battlefields, tiebreaker).
 
-Design check (``python -m bench.design_fortheemperor --matches 300``, heuristic self-play, seats
-alternating): every game ends after 16-18 turns with the 16 Warriors placed. Seat advantage: the
-Crane (first player) scores 0.433 (a shared victory counts half; random self-play 0.478): the
-Turtle plays the last Warrior knowing the whole board. Shared victories 8%, the Tiebreaker Card
-decides 15%, 0.8 tied battlefields a game. No Warrior is always kept or always played: kept as
-the Tiebreaker Card 4 32%, 9 17%, 8 15%, 7 16%, 2 14%, the others 0-4%; the player keeping the 9
-wins 50%. A played Warrior's side wins its battlefield 49% (Kyudo, Yamabushi) to 75% (Ronin).
-The Yamabushi returns a Warrior 90% of the time, the Ronin places a Banner 59% of the time.
+Design check (``python -m bench.design_fortheemperor --matches 300 [--sohei controlled]``,
+heuristic self-play, seats alternating): every game ends after 16-18 turns with the 16 Warriors
+placed. Seat advantage: the Crane (first player) scores 0.437 (a shared victory counts half;
+random self-play 0.477; 0.433 with ``sohei=controlled``): the Turtle plays the last Warrior
+knowing the whole board. Shared victories 16.7% (8.0% with ``sohei=controlled``), the Tiebreaker
+Card decides 5.0% (14.7%), 0.8 tied battlefields a game. No Warrior is always kept or always
+played: kept as the Tiebreaker Card 4 32%, 9 17%, 8 15%, 7 15%, 2 14%, the others 0-4%; the
+player keeping the 9 wins 50%. A played Warrior's side wins its battlefield 48% (Yamabushi) to
+75% (Ronin). The Yamabushi returns a Warrior 90% of the time, the Ronin places a Banner 59% of
+the time.
 
 Chance labels (in draw order): ``"deck"`` (the Crane's shuffle, then the Turtle's; top first).
 """
@@ -97,8 +105,8 @@ from pathlib import Path
 from google.protobuf.message import Message
 
 from arena.chance import Chance
-from arena.config import MatchConfig
-from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result
+from arena.config import MatchConfig, OptionSpec
+from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
 from arena.games.v1 import fortheemperor_pb2 as pb
 
 _DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
@@ -238,11 +246,17 @@ def controlled(fields: Sequence[Field]) -> list[int]:
     return [owners.count(0), owners.count(1)]
 
 
-def tiebreaker(hand: Sequence[int], fields: Sequence[Field], seat: int) -> int:
-    """The Tiebreaker value: the card left in hand, or an own Sohei on a battlefield the seat
-    controls (ruling 9)."""
-    sohei = any((seat, SOHEI) in f.warriors and controller(f) == seat for f in fields)
+def tiebreaker(hand: Sequence[int], fields: Sequence[Field], seat: int, needs_control: bool = False) -> int:
+    """The Tiebreaker value (ruling 9): the better of the card left in hand and an own Sohei on
+    the board; with ``needs_control`` (option ``sohei=controlled``) only a Sohei on a battlefield
+    the seat controls counts."""
+    sohei = any((seat, SOHEI) in f.warriors and (not needs_control or controller(f) == seat) for f in fields)
     return max([*hand, SOHEI if sohei else 0])
+
+
+def sohei_needs_control(config: MatchConfig) -> bool:
+    """Option ``sohei``: ``printed`` (default, the rulebook) or ``controlled`` (arena variant)."""
+    return config.options.get("sohei", "printed") == "controlled"
 
 
 def barred(fields: Sequence[Field], index: int, seat: int) -> bool:
@@ -332,7 +346,23 @@ class ForTheEmperor(Game[EmperorState]):
         name="For the Emperor",
         min_players=2,
         max_players=2,
-        version="1",
+        version="2",
+        options=(
+            OptionSpec(
+                "sohei",
+                "printed",
+                "printed: an own Sohei on the board may be the Tiebreaker Card (the rulebook); "
+                "controlled: only while its army controls its battlefield (arena variant)",
+                ("printed", "controlled"),
+            ),
+        ),
+        variants=(
+            Variant(
+                "controlled-sohei",
+                "arena variant: the Sohei is a Tiebreaker only where its army controls",
+                {"sohei": "controlled"},
+            ),
+        ),
         hidden_information=True,
         summary="Deploy 9 Warriors with abilities over 7 battlefields whose sizes Banners fix as "
         "they fill; control more battlefields; the Warrior left in hand breaks ties.",
@@ -526,7 +556,8 @@ class ForTheEmperor(Game[EmperorState]):
             for i, f in enumerate(state.fields)
         ]
         won = controlled(state.fields)
-        breaks = [tiebreaker(state.hands[s], state.fields, s) for s in (0, 1)]
+        control = sohei_needs_control(state.config)
+        breaks = [tiebreaker(state.hands[s], state.fields, s, control) for s in (0, 1)]
         cards = [state.hands[0][0], state.hands[1][0]]
         state.log.public(
             CHANCE_SEAT,
@@ -540,6 +571,7 @@ class ForTheEmperor(Game[EmperorState]):
     def observation(self, state: EmperorState, viewer: int) -> pb.Observation:
         spectator = viewer == SPECTATOR
         won = controlled(state.fields)
+        control = sohei_needs_control(state.config)
         fields = [
             pb.Battlefield(
                 index=i + 1,
@@ -562,7 +594,7 @@ class ForTheEmperor(Game[EmperorState]):
                     tokens_left=state.tokens_left[s],
                     unplayed=sorted(state.hands[s] + state.piles[s]),
                     on_board=on_board,
-                    tiebreaker=tiebreaker(state.hands[s], state.fields, s) if state.over else 0,
+                    tiebreaker=tiebreaker(state.hands[s], state.fields, s, control) if state.over else 0,
                     controlled=won[s],
                     passed=state.passed[s],
                     revealed=state.revealed[s],
@@ -582,6 +614,7 @@ class ForTheEmperor(Game[EmperorState]):
             ability_strength=state.ability_strength,
             moving_from=state.moving[0] + 1,
             moving_owner=max(state.moving[1], 0),
+            sohei_controlled=control,
         )
         if spectator:
             obs.hands.extend(pb.Cards(strengths=h) for h in state.hands)
@@ -590,7 +623,8 @@ class ForTheEmperor(Game[EmperorState]):
 
     def score(self, state: EmperorState) -> Result:
         won = controlled(state.fields)
-        breaks = [tiebreaker(state.hands[s], state.fields, s) for s in (0, 1)]
+        control = sohei_needs_control(state.config)
+        breaks = [tiebreaker(state.hands[s], state.fields, s, control) for s in (0, 1)]
         keys = [(won[s], breaks[s]) for s in (0, 1)]
         if keys[0] == keys[1]:
             summary = f"shared victory: {won[0]}-{won[1]} battlefields, equal Tiebreakers {breaks[0]}"

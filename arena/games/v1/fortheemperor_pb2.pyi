@@ -21,6 +21,11 @@ Option ids:
   move:        "move:<battlefield>:<owner seat>" (Wokou 6: the Ability Token to move; the
                move is compulsory while any token is on the board)
   destination: "to:<battlefield>" (where the chosen token goes; any other battlefield)
+
+Game option: sohei = "printed" (default, the rulebook: a seat whose Sohei 8 is on the board may
+use it as its Tiebreaker Card, the better value taken automatically) or "controlled" (arena
+variant "controlled-sohei": only while that seat controls the Sohei's battlefield);
+`Observation.sohei_controlled` tells which. A Sohei left in hand is the Tiebreaker Card anyway.
 """
 
 from collections import abc as _abc
@@ -213,7 +218,7 @@ class SeatView(_message.Message):
     tokens_left: _builtins.int
     """Ability Tokens not on the board yet (of 4)"""
     tiebreaker: _builtins.int
-    """at the end: the Tiebreaker value (Sohei applied); 0 before"""
+    """at the end: the Tiebreaker value (max of the card in hand and an own Sohei per option sohei); 0 before"""
     controlled: _builtins.int
     """battlefields it controls if the game ended now (final at the end)"""
     passed: _builtins.bool
@@ -272,6 +277,7 @@ class Observation(_message.Message):
     ABILITY_STRENGTH_FIELD_NUMBER: _builtins.int
     MOVING_FROM_FIELD_NUMBER: _builtins.int
     MOVING_OWNER_FIELD_NUMBER: _builtins.int
+    SOHEI_CONTROLLED_FIELD_NUMBER: _builtins.int
     HANDS_FIELD_NUMBER: _builtins.int
     PILES_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
@@ -290,6 +296,8 @@ class Observation(_message.Message):
     """DESTINATION: the battlefield of the token being moved"""
     moving_owner: _builtins.int
     """DESTINATION: the seat owning the token being moved"""
+    sohei_controlled: _builtins.bool
+    """option sohei = "controlled": a Sohei on the board is a Tiebreaker only on a battlefield its army controls"""
     @_builtins.property
     def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """your Warriors (strengths), sorted"""
@@ -328,12 +336,13 @@ class Observation(_message.Message):
         ability_strength: _builtins.int = ...,
         moving_from: _builtins.int = ...,
         moving_owner: _builtins.int = ...,
+        sohei_controlled: _builtins.bool = ...,
         hands: _abc.Iterable[Global___Cards] | None = ...,
         piles: _abc.Iterable[Global___Cards] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["ability_battlefield", b"ability_battlefield", "ability_strength", b"ability_strength", "banners", b"banners", "battlefields", b"battlefields", "hand", b"hand", "hands", b"hands", "moving_from", b"moving_from", "moving_owner", b"moving_owner", "phase", b"phase", "piles", b"piles", "seat", b"seat", "seats", b"seats", "spectator", b"spectator", "to_move", b"to_move", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ability_battlefield", b"ability_battlefield", "ability_strength", b"ability_strength", "banners", b"banners", "battlefields", b"battlefields", "hand", b"hand", "hands", b"hands", "moving_from", b"moving_from", "moving_owner", b"moving_owner", "phase", b"phase", "piles", b"piles", "seat", b"seat", "seats", b"seats", "sohei_controlled", b"sohei_controlled", "spectator", b"spectator", "to_move", b"to_move", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
