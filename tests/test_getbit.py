@@ -24,7 +24,7 @@ from arena.runner import play_match
 from arena.scenario import request_for
 from bots.games.getbit import ROLLOUT, ROLLOUT_POLICY, ROLLOUT_SAMPLES, view_from_observation, view_from_world
 from bots.registry import make_bot, rollout_policy
-from tests.contract import assert_same_view, configurations, random_playout
+from tests.contract import assert_same_view, configurations, observation_bytes, random_playout
 
 RA, LA, RL, LL = LIMBS
 
@@ -789,3 +789,38 @@ def test_worlds_from_every_observation_of_a_playout_give_it_back(players, option
                 assert GAME.observe(world, decision.seat) == seen
                 assert [d for d in world.pending if d.seat == decision.seat] == [decision]
             GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+
+
+def test_swimmers_win_with_the_robot_on_most_limbs_means_no_player_wins():
+    # [:454-462]: the Swimmer with the most limbs wins; the robot is no player (ruling 6), so
+    # nobody scores; the seats are placed by limbs then front, the Shark last (ruling 11).
+    state = new(4, shark=True, robot=[(1, 2, 3, 4, 5)])
+    play(state, s1=2, s2=3, s3=4)  # the robot's 1 moves first: red, orange, yellow, robot green
+    assert state.line == [2, 1, 0, 3]
+    state.figures[0].limbs = [RA, LA, RL]
+    state.figures[1].limbs = [RA, LA, RL]
+    state.figures[2].limbs = [RA, LA]
+    state.shark.hunger = 1
+    # All unique (robot 2, yellow 3, orange 4, red 5): red, orange, yellow, green front to back;
+    # Exhaustion without ties is a Miss and costs the last hunger token [:401-404, :454-456].
+    play(state, s0="shark:exhaustion", s1=5, s2=4, s3=3)
+    assert state.line == [0, 1, 2, 3]
+    assert state.outcome == pb.SWIMMERS_WIN and state.winner_figure == 3  # 4 limbs: the robot
+    result = GAME.result(state)
+    assert result.scores == (0.0, 0.0, 0.0, 0.0)
+    assert result.ranks == (4, 1, 2, 3)  # red and orange have 3 limbs, red is in front
+    assert result.summary == "green (robot) wins with the most limbs: no player wins"
+
+
+def test_memory_face_down_cards_never_show_in_others_observations():
+    # [:292-296]: once turned face down, which cards a figure played is hidden from the others
+    # (and so is its hand); only the counts stay public.
+    a, b = new(4, memory=True), new(4, memory=True)
+    for state in (a, b):
+        play(state, s0=5, s1=4, s2=3, s3=2)
+        play(state, s0=4, s1=3, s2=2, s3=1)  # green bitten; red's 5 and 4 turn face down
+    b.figures[0].hand, b.figures[0].played = [1, 2, 5], [3, 4]  # red had played 3 and 4 instead
+    assert a.figures[0].face_down == b.figures[0].face_down == 2
+    for seat in (1, 2, 3):
+        assert observation_bytes(GAME, a, seat) == observation_bytes(GAME, b, seat)
+    assert list(GAME.observe(b, 0).figures[0].played) == [3, 4]

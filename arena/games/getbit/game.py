@@ -46,8 +46,9 @@ Rulings (``shared/rules/NOTES.md`` §4.7 unless stated):
    stack. Its top card is revealed at the reveal, with the players' cards (it is one of "all
    cards" revealed simultaneously [:88–90]), so nobody knows it when choosing. Its cards are
    reshuffled (all of them: stack and played) when it is bitten and when its stack is down to
-   one card at refresh time. The robot is not a seat: if it escapes, no player wins (every
-   score is 0) and the seats are still ranked by how long their figures lasted.
+   one card at refresh time. The robot is not a seat: if it escapes, or has the most limbs
+   when the Swimmers win (Shark variant [:458–462]), no player wins (every score is 0) and
+   the seats are still ranked as ruling 11 places their figures.
 7. **Which limb** [:134–139]: in the base game it does not matter, so limbs are removed
    automatically in the rulebook's order: right arm, left arm, right leg, left leg. In the
    Shark variant a limb card takes that limb; for Any Limb the victim chooses (an off-turn
@@ -82,9 +83,10 @@ Decision kinds: ``choose_card`` (``card:<n>``, one figure at a time), ``shark_ca
 (``shark:right-arm`` … ``shark:exhaustion``, ``shark:any-limb``) and ``lose_limb``
 (``limb:right-arm`` …).
 
-Chance labels: ``"line"`` (the one shuffle of the figure ids into the starting line, front
-first) and ``"robot"`` (every shuffle of the robot's cards, top card first; the cards are
-given in ascending order).
+Chance labels, in the order they are first drawn: ``"robot"`` (every shuffle of the robot's
+cards, top card first; the cards are given in ascending order; the first one at setup) and
+``"line"`` (the one shuffle of the figure ids into the starting line, front first, right after
+the robot's first stack).
 
 Component data: the figure colours (arena edition) are in ``components.toml``; card ranges,
 limbs and Shark Cards are rules text, typed below.

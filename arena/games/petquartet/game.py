@@ -69,9 +69,9 @@ Decisions (kind: option ids): ``turn``: ``draw``, ``take:<i>``; ``place``: ``pla
 ``return_from_conductor`` and ``return_collected``: ``return:<number>``; ``pass_left``:
 ``give:<number>``. Cards of one number are identical, so one option per number.
 
-Chance labels: ``"deck"`` (the one shuffle, top card first), ``"start"`` (pick of the first
-start seat), ``"maestro"`` (order of the 6 tile names of ``MAESTRO_TILES``; Conductor i gets
-the i-th).
+Chance labels, in the order they are drawn (all at setup): ``"deck"`` (the one shuffle, top
+card first), ``"maestro"`` (Maestro variant only: order of the 6 tile names of
+``MAESTRO_TILES``; Conductor i gets the i-th), ``"start"`` (pick of the first start seat).
 
 Component data is all in the rules text (cited at each constant); no data file is needed.
 Conductors and seats are numbered from 0 in option ids (``take:0``, ``place:2``).
