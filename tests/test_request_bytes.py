@@ -46,7 +46,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "rainbow": ("2.0", "98533e517563aec5df688f45db71e25b", "dc7f4bc430ecc2abb701be8a31181bf3"),
     "rolldice": ("1.0", "2ccd8b7ebfb7dc615220c3edf5220cb7", "3dcbff6b4cc06567974cddd7de940479"),
     "seasons": ("1", "3724f933738cc1f0c220fbdab74778ea", "c07b3971a6536bf2f83ac2f1b77e9a71"),
-    "seerscatalog": ("2", "dffb69fed9f4e098e0af09ecb65f0f5b", "c7ba05a207ecb1a3f18b8a89dd9dcffd"),
+    "seerscatalog": ("3", "225748413531569d6163dd3bd70f925d", "4b3b1d70f80649b2f2caa5e3d399a752"),
     "skyfive": ("1.0", "1a25455777b438b083109135ca8a2cab", "7c1d402e589cc71323086b456833ea2f"),
     "slambo": ("1", "d74a8528293dbe330ed8fb85137cf210", "eb2cd32551c22ebf1a06c57c336a71d6"),
     "sodajerk": ("3", "16ece7ab65dc848acccade1b402463a8", "53748307181d85d0a175db4a254695c3"),

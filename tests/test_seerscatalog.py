@@ -23,6 +23,7 @@ from arena.games.seerscatalog.melds import (
     VCard,
     make_meld,
     parse_token,
+    sorted_cards,
     token,
 )
 from arena.games.v1 import seerscatalog_pb2 as pb
@@ -186,6 +187,29 @@ def test_chance_labels_in_order():
     assert state.artifacts == arts
     assert sorted(state.hands[0][:12]) == sorted(order[:12])
     assert GOFIRST in state.hands[2] and state.start_seer == 2  # the artifact deal: seat 2 gets the last two
+
+
+def test_two_player_chance_labels_remove_three_cards_once():
+    # 2 players: "removed" (once: the last 3 of a shuffle of the 27) comes before the first "deck"
+    # (a shuffle of the 24 in play, sorted first), and no round draws "removed" again.
+    others = [ART + i for i in range(len(ARTIFACT_IDS)) if ART + i != GOFIRST]
+    full = suited_deck(2)
+    out = cards("Y2 P7 S10")
+    kept = [c for c in full if c not in out]
+    decks = [kept[::-1], kept, kept[::-1], kept]
+    chance = PresetChance(
+        7, orders={"artifacts": [others], "removed": [[*kept, *out[::-1]]], "deck": decks}, strict=False
+    )
+    state = GAME.new_match(GAME.config(2), chance=chance)
+    assert state.removed == out
+    assert sorted(state.hands[0][:12]) == sorted(kept[::-1][:12]) and sorted(state.hands[1][:12]) == kept[:12]
+    for round_ in (2, 3, 4):
+        _finish_round(state)
+        assert state.round == round_ and state.removed == out
+        first = decks[round_ - 1]
+        assert sorted(c for c in state.hands[0] if c < WILD) == sorted(first[:12])
+        assert sorted(c for c in state.hands[1] if c < WILD) == sorted(first[12:])
+    assert chance.unused() == {}
 
 
 # --------------------------------------------------------------------------------------------
@@ -399,6 +423,7 @@ def test_observation_hides_other_hands():
     # at 2 players with the removed cards) look byte-identical to seat 0.
     for players, seed in ((4, 3), (2, 8)):
         a = _walk(players, seed, 30)
+        assert a.round == 1  # at 2 players the removed cards are hidden in round 1 only
         b = pickle.loads(pickle.dumps(a))
         other = 2 if players > 2 else None
         x = next(c for c in b.hands[1] if c < WILD and c not in b.known[1])
@@ -432,6 +457,16 @@ def test_leak_same_view_for_a_resampled_world():
     for seat in range(3):
         world = GAME.sample_world(state, seat, Chance(5))
         assert_same_view(GAME, state, world, seat)
+
+
+def _to_round(players: int, seed: int, round_: int) -> SeersState:
+    """A random playout stopped at the first decision of ``round_``."""
+    state = GAME.new_match(GAME.config(players), seed)
+    rng = Chance(seed + 99)
+    while state.round < round_:
+        GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    assert state.round == round_ and state.pending
+    return state
 
 
 def _walk(players: int, seed: int, steps: int) -> SeersState:
@@ -589,15 +624,103 @@ def test_every_meld_of_a_small_hand_when_starting():
     assert turn_ids(state) == ["meld"]  # the Start Seer cannot pass (:79)
 
 
-def test_two_player_rounds_remove_three_new_cards():
-    state = GAME.new_match(GAME.config(2), seed=6)
-    first = list(state.removed)
-    state.hands[0] = cards("Y10")
-    state.turn, state.trick, state.passed = 0, [], [False, False]
+def _finish_round(state: SeersState) -> None:
+    """End the current round at once: the Start Seer's hand becomes one of its suited cards, played."""
+    seat = state.turn
+    card = next(c for c in state.hands[seat] if c < WILD)
+    state.hands[seat] = [card]
+    state.known[seat] = []
+    state.trick, state.passed, state.chosen, state.gift = [], [False] * state.players, "", False
     GAME.refresh(state)
-    play(state, "meld", "single:Y10")
-    assert state.round == 2 and len(state.removed) == 3 and state.removed != first
-    assert Counter(c for h in state.hands for c in h if c < WILD) + Counter(state.removed) == Counter(suited_deck(2))
+    play(state, "meld", f"single:{token(card)}")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_two_player_rounds_deal_the_same_24_cards(seed):
+    # :46, :50, :359-360: the 3 cards are removed once, at setup; every round deals the other 24.
+    state = GAME.new_match(GAME.config(2), seed=seed)
+    first = list(state.removed)
+    assert len(first) == 3
+    deals = set()
+    for round_ in (2, 3, 4):
+        _finish_round(state)
+        assert state.round == round_ and state.removed == first
+        dealt = Counter(c for h in state.hands for c in h if c < WILD)
+        assert dealt + Counter(first) == Counter(suited_deck(2)) and sum(dealt.values()) == 24
+        deals.add(tuple(state.hands[0]))
+    assert len(deals) == 3  # reshuffled every round
+
+
+def test_removed_cards_are_public_from_round_2_only():
+    # Round 1: hidden from both players (the spectator sees them). The round-1 reveal shows every
+    # hand, so from round 2 on both know which 3 are out: the observation lists them and the
+    # "round" event names them.
+    state = _to_round(2, 3, 2)
+    round_one = [e for e in state.log.events if e.kind == "round" and e.detail.round == 1]
+    assert len(round_one) == 1 and list(round_one[0].detail.cards) == []
+    out = [token(c) for c in state.removed]
+    for seat in (0, 1):
+        assert list(GAME.observe(state, seat).removed) == out
+    (start,) = [e for e in state.log.events if e.kind == "round" and e.detail.round == 2]
+    assert list(start.detail.cards) == out and start.to is None
+    # deducible at that point from what seat 0 saw: all 27 minus the cards played in round 1
+    # and the hands shown by its "round-end" event
+    import re
+
+    seen, events = set(), [e for _, e in state.log.since(0, 0)]
+    end = next(i for i, e in enumerate(events) if e.kind == "round-end")
+    for e in events[:end]:
+        if e.kind == "play":
+            seen |= {parse_token(c.card) for c in e.detail.meld.cards}
+    for shown in re.findall(r"seat \d [+-]\d+ \(([^)]*)\)", events[end].text):
+        seen |= {parse_token(t) for t in shown.split()} if shown != "no cards" else set()
+    assert sorted(c for c in suited_deck(2) if c not in seen) == sorted(state.removed)
+    first = _to_round(2, 3, 1)
+    assert all(not GAME.observe(first, seat).removed for seat in (0, 1))
+    assert list(GAME.observe(first, SPECTATOR).removed) == out
+    assert GAME.observe(first, 0).removed_count == 3
+
+
+def test_round_1_view_does_not_depend_on_the_removed_cards():
+    # Two deals differing only in which 3 cards were removed (swapped with hidden cards of seat
+    # 1's hand): byte-identical to seat 0 in round 1, at the deal and after some play.
+    for steps in (0, 12, 25):
+        a = _walk(2, 11, steps)
+        assert a.round == 1
+        b = pickle.loads(pickle.dumps(a))
+        hidden = [c for c in b.hands[1] if c < WILD and c not in b.known[1]][:3]
+        b.hands[1] = sorted_cards([c for c in b.hands[1] if c not in hidden] + b.removed)
+        b.removed = sorted_cards(hidden)
+        GAME.refresh(b)
+        assert a.removed != b.removed
+        assert_same_view(GAME, a, b, 0)
+
+
+def test_worlds_keep_the_removed_cards_from_round_2():
+    # Round 1: the removed cards are among the unknown cards, re-dealt (they vary); from round 2
+    # on every world, sampled or built from the observation, keeps exactly the real ones.
+    first = _to_round(2, 5, 1)
+    seat = first.pending[0].seat
+    seen = GAME.observe(first, seat)
+    varied = {tuple(GAME.sample_world(first, seat, Chance(k)).removed) for k in range(30)}
+    varied_obs = {tuple(GAME.world_from_observation(first.config, seat, seen, Chance(k)).removed) for k in range(30)}
+    assert len(varied) > 1 and len(varied_obs) > 1
+    mine = set(first.hands[seat])
+    assert all(not mine & set(r) for r in varied | varied_obs)
+    for round_ in (2, 3, 4):
+        state = _to_round(2, 5, round_)
+        for seat in (0, 1):
+            seen = GAME.observe(state, seat)
+            for k in range(20):
+                world = GAME.sample_world(state, seat, Chance(k))
+                assert world.removed == state.removed
+                invariant(world)
+                built = GAME.world_from_observation(state.config, seat, seen, Chance(k))
+                assert built.removed == state.removed
+                invariant(built)
+                other = 1 - seat
+                assert not set(world.hands[other]) & set(state.removed)
+                assert not set(built.hands[other]) & set(state.removed)
 
 
 # --------------------------------------------------------------------------------------------

@@ -4,6 +4,8 @@ Rules as implemented (rulebook line references in brackets):
 
 * Cards by player count [:30–50]: 2p 3 suits 2–10 minus 3 random cards, 4 Artifacts, 2 Wilds;
   3p 3 suits 2–13, 6 Artifacts; 4p 4 suits, 8; 5p 5 suits, 10. Go First is always used [:48]. Components [:16–26].
+  At 2 players the 3 random cards are removed once, at setup, and returned to the box [:46, :50]:
+  the same 24 suited cards are collected, shuffled and dealt every round [:359–360].
 * Each round every player gets 12 suited cards, 1 Wild and 2 Artifacts face-down (15 cards)
   [:52–63, :355–365]; the holder of Go First is the Start Seer [:63, :365]. 4 rounds [:14, :367].
 * A trick [:65–122]: the Start Seer plays any meld; clockwise, each player plays a higher meld of
@@ -26,8 +28,12 @@ Rulings (``shared/rules/NOTES.md`` §4.18 unless stated):
 
 1. **Grabbing the box** [:382]: a tie on total and round-4 score is a shared victory.
 2. **Which suits** [:38–46]: the first N suits of ``components.toml`` (suits are interchangeable).
-   At 2 players the 27 cards are reshuffled every round and the last 3 of the shuffle are
-   removed face down for that round (hidden from everyone; dealing "evenly" [:360] needs it).
+   At 2 players the 3 random suited cards are removed once, at setup, face down and returned to
+   the box [:46, :50]; "collect and shuffle all suited cards" [:359] means the 24 in play, which
+   deal evenly, 12 each (NOTES §4.18 3.1). The removed cards are hidden from both players in
+   round 1; as every hand is shown at the end of round 1 (ruling 14) and every played card is
+   public, both then know exactly which 3 are out, so from round 2 on the observation lists
+   them (``Observation.removed``) and the ``round`` event names them.
 3. **Which Artifacts** [:48]: Go First plus a random selection of the others, drawn once per
    game and public (the Artifact Reference lists them); they are reshuffled and dealt each round.
 4. **Go First** [:48, :212]: it may be played only with a meld that starts a trick (option
@@ -67,9 +73,10 @@ Rulings (``shared/rules/NOTES.md`` §4.18 unless stated):
     their hands openly at the table).
 
 Chance labels, in draw order: ``"artifacts"`` (once: shuffle of the 14 Artifacts other than Go
-First; the first N−1 are used), then per round ``"deck"`` (shuffle of the suited cards: seat s
-gets cards 12s…12s+11, at 2 players the last 3 are removed) and ``"artifact-deal"`` (shuffle of
-the Artifacts in use: seat s gets cards 2s and 2s+1).
+First; the first N−1 are used), ``"removed"`` (once, 2 players only: shuffle of the 27 suited
+cards, the last 3 are removed for the whole game), then per round ``"deck"`` (shuffle of the
+suited cards in play, in sorted order before the shuffle: seat s gets cards 12s…12s+11) and
+``"artifact-deal"`` (shuffle of the Artifacts in use: seat s gets cards 2s and 2s+1).
 """
 
 from __future__ import annotations
@@ -149,7 +156,7 @@ class SeersState(MatchState):
     round: int = 0
     hands: list[list[int]] = field(default_factory=list)
     known: list[list[int]] = field(default_factory=list)  # publicly known cards in each hand
-    removed: list[int] = field(default_factory=list)
+    removed: list[int] = field(default_factory=list)  # 2 players: out of the game since setup
     set_aside: list[int] = field(default_factory=list)
     round_scores: list[list[int]] = field(default_factory=list)  # per seat
     turn: int = 0
@@ -179,7 +186,7 @@ class SeersCatalog(Game[SeersState]):
         name="Seers Catalog",
         min_players=2,
         max_players=5,
-        version="2",
+        version="3",
         hidden_information=True,
         summary="Climb with Singles, Sets and Runs to shed your hand; keep few, high cards for the "
         "Bonus; 15 Artifacts bend the melds.",
@@ -194,6 +201,9 @@ class SeersCatalog(Game[SeersState]):
         others = chance.shuffled([ART + i for i in range(len(ARTIFACT_IDS)) if ART + i != GOFIRST], "artifacts")
         used = [GOFIRST, *others[: PLAYER_SETUP[players]["artifacts"] - 1]]
         state = SeersState(config=config, chance=chance, artifacts=used, round_scores=[[] for _ in range(players)])
+        out = PLAYER_SETUP[players]["removed"]
+        if out:  # 2 players: once per game, face down, back to the box (:46, :50; ruling 2)
+            state.removed = sorted_cards(chance.shuffled(suited_deck(players), "removed")[-out:])
         names = ", ".join(ARTIFACT_NAMES[token(a)[1:]] for a in used)
         state.log.public(CHANCE_SEAT, "round", f"artifacts in this game: {names}", pb.Detail(round=0))
         self._start_round(state)
@@ -202,23 +212,28 @@ class SeersCatalog(Game[SeersState]):
     def _start_round(self, state: SeersState) -> None:
         players = state.players
         state.round += 1
-        order = state.chance.shuffled(suited_deck(players), "deck")
+        removed = set(state.removed)
+        order = state.chance.shuffled([c for c in suited_deck(players) if c not in removed], "deck")
         arts = state.chance.shuffled(state.artifacts, "artifact-deal")
         state.hands = [
             sorted_cards([*order[HAND_SUITED * s : HAND_SUITED * (s + 1)], WILD, *arts[2 * s : 2 * s + 2]])
             for s in range(players)
         ]
-        state.removed = sorted_cards(order[HAND_SUITED * players :])
         state.set_aside = []
         seer = next(s for s in range(players) if GOFIRST in state.hands[s])
         state.known = [[WILD, GOFIRST] if s == seer else [WILD] for s in range(players)]
-        removed = f", {len(state.removed)} suited cards removed face down" if state.removed else ""
+        out, shown = "", []
+        if state.removed and state.round == 1:
+            out = f"; {len(state.removed)} suited cards were removed face down at setup"
+        elif state.removed:  # known to both since the round-1 reveal (ruling 2)
+            shown = tokens(state.removed)
+            out = f"; out of the game: {' '.join(shown)}"
         state.log.public(
             CHANCE_SEAT,
             "round",
-            f"round {state.round}: 12 suited cards, 1 Wild and 2 Artifacts dealt to each{removed}; "
+            f"round {state.round}: 12 suited cards, 1 Wild and 2 Artifacts dealt to each{out}; "
             f"seat {seer} holds Go First and is the Start Seer",
-            pb.Detail(round=state.round, leader=seer),
+            pb.Detail(round=state.round, leader=seer, cards=shown),
         )
         for s in range(players):
             state.log.private(
@@ -493,8 +508,14 @@ class SeersCatalog(Game[SeersState]):
             )
         if viewer == SPECTATOR:
             obs.hands.extend(" ".join(tokens(h)) for h in state.hands)
+        if viewer == SPECTATOR or self._removed_known(state):
             obs.removed.extend(tokens(state.removed))
         return obs
+
+    @staticmethod
+    def _removed_known(state: SeersState) -> bool:
+        """Ruling 2: after the round-1 reveal everyone knows which cards were removed at setup."""
+        return state.round > 1
 
     @staticmethod
     def _unknown_artifacts(state: SeersState, seat: int) -> int:
@@ -515,15 +536,17 @@ class SeersCatalog(Game[SeersState]):
         """A copy where what ``seat`` cannot know is re-dealt at random (see module docstring).
 
         Known to the seat: its hand, every played card, each hand's public ``known`` cards and
-        its counts of suited cards, Wilds and Artifacts (deducible from the deal and the plays).
-        Re-dealt uniformly: the other hands' unknown suited cards together with the removed
-        cards (2 players), and their unknown Artifacts. Not conditioned on (a documented
+        its counts of suited cards, Wilds and Artifacts (deducible from the deal and the plays),
+        and from round 2 on the cards removed at setup (2 players, ruling 2). Re-dealt
+        uniformly: the other hands' unknown suited cards (in round 1 together with the removed
+        cards), and their unknown Artifacts. Not conditioned on (a documented
         approximation, since it would need rejection sampling): what a forced pass reveals
         (in the Bonus, that the hand had no legal play; when starting a trick, that the hand
         held only Artifacts that cannot be played alone).
         """
         world = self.copy_for(state, seat, chance)
-        suited_pool: list[int] = list(state.removed)
+        fixed = list(state.removed) if self._removed_known(state) else []
+        suited_pool: list[int] = [] if fixed else list(state.removed)
         art_pool: list[int] = []
         need: dict[int, tuple[int, int]] = {}
         for s in range(state.players):
@@ -538,16 +561,17 @@ class SeersCatalog(Game[SeersState]):
             suited_pool += su
             art_pool += ar
             need[s] = (len(su), len(ar))
-        self._deal_unseen(world, seat, suited_pool, art_pool, need, chance)
+        self._deal_unseen(world, seat, suited_pool, art_pool, need, fixed, chance)
         return world
 
     def world_from_observation(
         self, config: MatchConfig, seat: int, observation: Message, chance: Chance
     ) -> SeersState:
-        """The table, the seat's hand and every hand's ``known_cards`` are kept; the unseen
-        suited cards (all minus the hand, the played and the known ones) are dealt over the
-        other hands and the removed cards (2 players), the unseen Artifacts over the other
-        hands, as in ``sample_world`` (with its approximation about forced passes)."""
+        """The table, the seat's hand, every hand's ``known_cards`` and the listed ``removed``
+        cards (2 players, from round 2 on) are kept; the unseen suited cards (all minus the hand,
+        the played, the known and the listed removed ones) are dealt over the other hands and,
+        in round 1, the removed cards; the unseen Artifacts over the other hands, as in
+        ``sample_world`` (with its approximation about forced passes)."""
         obs = observation
         assert isinstance(obs, pb.Observation)
         players = config.players
@@ -573,8 +597,9 @@ class SeersCatalog(Game[SeersState]):
             over=obs.over,
         )
         world.hands[seat] = [parse_token(t) for t in obs.hand]
+        fixed = [parse_token(t) for t in obs.removed]
         unseen = Counter(suited_deck(players) + world.artifacts)
-        unseen.subtract(c for c in world.hands[seat] + world.set_aside if c != WILD)
+        unseen.subtract(c for c in world.hands[seat] + world.set_aside + fixed if c != WILD)
         unseen.subtract(c for p in trick for c in p.meld.physical() if c != WILD)
         need: dict[int, tuple[int, int]] = {}
         for s, view in enumerate(obs.seats):
@@ -582,7 +607,8 @@ class SeersCatalog(Game[SeersState]):
                 unseen.subtract(c for c in world.known[s] if c != WILD)
                 need[s] = (view.hand_size - len(view.known_cards) - view.unknown_artifacts, view.unknown_artifacts)
         pool = sorted_cards(unseen.elements())
-        self._deal_unseen(world, seat, [c for c in pool if c < WILD], [c for c in pool if c >= ART], need, chance)
+        suited_pool, art_pool = [c for c in pool if c < WILD], [c for c in pool if c >= ART]
+        self._deal_unseen(world, seat, suited_pool, art_pool, need, fixed, chance)
         return world
 
     def _deal_unseen(
@@ -592,17 +618,19 @@ class SeersCatalog(Game[SeersState]):
         suited_pool: list[int],
         art_pool: list[int],
         need: Mapping[int, tuple[int, int]],
+        removed: Sequence[int],
         chance: Chance,
     ) -> None:
         """Deal the unseen suited cards and Artifacts: each other seat ``s`` gets its known cards
-        and ``need[s]`` = (suited, Artifacts) unseen ones; the suited cards left are the removed
-        ones. Then recompute the decisions."""
+        and ``need[s]`` = (suited, Artifacts) unseen ones; the removed cards are ``removed`` (the
+        known ones, from round 2 on) and the suited cards left (round 1). Then recompute the
+        decisions."""
         suited_pool = chance.shuffled(sorted_cards(suited_pool), "world-suited")
         art_pool = chance.shuffled(sorted_cards(art_pool), "world-artifacts")
         for s, (n_su, n_ar) in need.items():
             world.hands[s] = sorted_cards([*world.known[s], *suited_pool[:n_su], *art_pool[:n_ar]])
             suited_pool, art_pool = suited_pool[n_su:], art_pool[n_ar:]
-        world.removed = sorted_cards(suited_pool)
+        world.removed = sorted_cards([*removed, *suited_pool])
         if world.turn != seat:
             world.chosen = ""  # another seat's half-made move is not visible: rewind it
         world.pending = tuple(self.decisions(world))

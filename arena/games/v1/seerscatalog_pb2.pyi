@@ -158,8 +158,8 @@ Global___SeatView: _TypeAlias = SeatView  # noqa: Y015
 
 @_typing.final
 class Observation(_message.Message):
-    """What a seat sees. Hidden: the other hands (except known_cards) and, at 2 players, the 3 suited
-    cards removed each round.
+    """What a seat sees. Hidden: the other hands (except known_cards) and, at 2 players in round 1,
+    which 3 suited cards were removed at setup (from round 2 on they are listed in `removed`).
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -206,10 +206,13 @@ class Observation(_message.Message):
     chosen: _builtins.str
     """to the deciding seat only, during its "meld" decision: the "turn" option it chose ("meld", "use:rod"...)"""
     removed_count: _builtins.int
-    """suited cards out of play this round (2 players: 3)"""
+    """suited cards out of the game, removed once at setup (2 players: 3, else 0)"""
     over: _builtins.bool
     gift: _builtins.bool
-    """`turn` played the Gift of Fate: its "gift" decision names"""
+    """round 2 on (the round-1 reveal shows which they are), to the
+    spectator always; empty for a player in round 1
+    `turn` played the Gift of Fate: its "gift" decision names
+    """
     @_builtins.property
     def artifacts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """ids of the artifacts in this game (public), Go First first"""
@@ -240,7 +243,7 @@ class Observation(_message.Message):
 
     @_builtins.property
     def removed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """spectator only: the removed cards"""
+        """the cards removed at setup (2 players), sorted: to everyone from"""
 
     def __init__(
         self,
@@ -331,7 +334,9 @@ class Detail(_message.Message):
     seat: _builtins.int
     """the acting seat"""
     forced: _builtins.bool
-    """pass: known to be no choice (in the Bonus, a Start Seer who cannot"""
+    """round: from round 2 on at 2 players, the cards removed at setup
+    pass: known to be no choice (in the Bonus, a Start Seer who cannot
+    """
     round: _builtins.int
     """start, the Veil of Silence); an automatic pass out of the Bonus is not
     marked: there a pass may be chosen, so the table cannot tell
@@ -345,7 +350,7 @@ class Detail(_message.Message):
 
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """deal: the cards dealt to the receiver (private); take: cards taken"""
+        """deal: the cards dealt to the receiver (private); take: cards taken;"""
 
     @_builtins.property
     def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
