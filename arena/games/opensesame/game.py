@@ -70,7 +70,9 @@ Rulings (``shared/rules/NOTES.md`` §4.12 unless stated):
     cards still slips with ``slip_percent[n]`` percent (``components.toml``: 0 up to 3 cards,
     then 5, 10, 20, 30, 45, 60, 75, 90), drawn with chance label ``"memory"``; a slip is a
     ``fumble`` event with ``slip`` and ends the round as case 2 (the slipping thief is at
-    fault). The chance is in the observation, so bots can weigh it.
+    fault). The chance is in the observation, so bots can weigh it. With ``younger`` as well the
+    chance is the same: Ali Baba reveals each card as the thief names it [:92], so the thief
+    still recites from memory.
 
 Bound: each reveal takes one card of the 46 (45 treasures + the Chief Thief) and asks at most
 one ``recite`` and one ``draw``; each card is taken once in a share. So a match has at most 46

@@ -60,7 +60,9 @@ Rulings (``shared/rules/NOTES.md`` §4.22 unless stated):
 10. **Memory**: every revealed card of the round stays in the observation (``tricks``,
     ``unseen``), and the suits a Lesser showed void in are listed (NOTES §3).
 11. **Ranks**: by Fate tokens; players who reached 5 in the final round share first place.
-12. **Length**: every round gives out 2 Fate at least, so the game ends within 7 rounds.
+12. **Length**: every round gives out 2 Fate at least, so the game ends within 7 rounds. The 12
+    Fate tokens [:22] do not limit it: the supply is treated as unlimited (three players on 4
+    Fate hold all 12, and the next round gives out 2 more).
 13. **A round's last card**: the Lead ends the round with 1 card in hand (6 - 5 tricks × 2
     played + 5 returned); it is put back with the others at the next deal.
 14. **Memory of card passes** (:105-114, ruling 10): the observation lists every card pass of
