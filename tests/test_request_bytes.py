@@ -53,7 +53,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "threewitches": ("3", "24e59bb403be805164eae33dbf45ae74", "58c71932208cc092467c898de04691a8"),
     "tricktothefuture": ("1", "2a046d9ac8cfc901c17a839079506f2d", "0f2543e171ef4d807174e25856f81f5e"),
     "vivo": ("1.0", "06fa664408a86c02721ee71b3092e2dd", "7b6a9aa000466135cc6157ebe03b7d31"),
-    "winecellar": ("1", "18a1dba431295d4c98764d5d3a2bd993", "03197e98821fbaa3ca6e79eea0b52059"),
+    "winecellar": ("2", "9f5d7cb347141c33887bdb762295ec34", "0ec6d27ddb6e74d6d004bdc47849887b"),
     "zoolorettodice": ("1", "95c452804d187ef7fa1348470e7a25f0", "69255e2767a8f028742a9f68fdc9abd4"),
 }
 

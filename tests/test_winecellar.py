@@ -20,6 +20,7 @@ from arena.games.winecellar.game import (
     CLIENTS,
     Bottle,
     Client,
+    client_shuffles,
     deck_size,
     eno_key,
     score_cellar,
@@ -391,6 +392,140 @@ def test_series_client_sets(players, client_set, pool):
     assert all(CLIENTS[c].set in pool for o in state.offers for c in o)
 
 
+class Recording(PresetChance):
+    """PresetChance that records the label of every shuffle."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.shuffles: list[str] = []
+
+    def shuffled(self, items, label):
+        self.shuffles.append(label)
+        return super().shuffled(items, label)
+
+
+def play_series(players: int, chance: Chance, options=None, seed=0):
+    """A random series; yields the state at the client choice of each game."""
+    state = GAME.new_match(GAME.config(players, {"series": True, **(options or {})}), chance=chance)
+    rng = Chance(seed + 11)
+    games = []
+    while state.pending:
+        if state.phase == "client" and state.game not in games:
+            games.append(state.game)
+            yield state
+        GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    assert games == [1, 2, 3] and state.past_offers and len(state.past_offers) == 2
+
+
+def client_labels(chance: Recording) -> list[str]:
+    return [label for label in chance.shuffles if label in ("clients", "reshuffle")]
+
+
+@pytest.mark.parametrize(
+    ("players", "pool", "shuffles"),
+    [
+        (2, 15, [True, False, False]),  # 12 deals from 15
+        (3, 15, [True, False, True]),  # 18 deals from 15: game 3 finds 3 left
+        (4, 30, [True, False, False]),  # 24 from 30
+        (5, 30, [True, False, False]),  # 30 from 30
+        (6, 30, [True, False, True]),  # game 3 finds 6 left for 12
+        (7, 30, [True, False, True]),  # game 3 finds 2 left for 14
+        (8, 30, [True, True, True]),  # 14 left for 16, twice
+    ],
+)
+def test_series_client_deck_is_shuffled_only_when_it_runs_short(players, pool, shuffles):
+    assert client_shuffles(players, pool) == shuffles
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_series_deals_new_clients_each_game_from_one_deck(players):
+    # Ruling 8, exact under a preset deck: game g deals the next 2n clients of the same deck.
+    pool = sorted(GAME.new_match(GAME.config(players, {"series": True}), 0).pool)
+    deck = pool[::-1]
+    chance = Recording(0, orders={"clients": [deck]})
+    n2 = 2 * players
+    for state in play_series(players, chance):
+        g = state.game - 1
+        assert state.offers == [sorted(deck[n2 * g + 2 * s : n2 * g + 2 * s + 2]) for s in range(players)]
+        assert state.client_deck == deck[n2 * (g + 1) :]
+        obs = GAME.observe(state, 1)
+        assert (obs.client_deck, obs.client_discards) == (len(pool) - n2 * (g + 1), n2 * g)
+        assert list(obs.earlier_offers) == [c for game in state.past_offers for c in game[1]]
+        assert list(obs.earlier_clients) == [c for game in state.past_clients for c in game]
+        if g:  # the previous game's clients, kept one included, went to the discard pile
+            assert all(c in o for c, o in zip(state.past_clients[-1], state.past_offers[-1], strict=True))
+            assert not {c for o in state.past_offers[-1] for c in o} & set(state.client_deck)
+    assert client_labels(chance) == ["clients"]
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_series_never_deals_a_client_twice_at_2_and_4_players(players):
+    for seed in range(20):
+        chance = Recording(seed)
+        state = list(play_series(players, chance, seed=seed))[-1]  # the same state, played out
+        dealt = [c for game in [*state.past_offers, state.offers] for o in game for c in o]
+        assert len(dealt) == 3 * 2 * players == len(set(dealt))
+        assert client_labels(chance) == ["clients"]
+
+
+def test_series_3_players_reshuffles_exactly_when_the_15_clients_run_short():
+    # Set B has 15 clients: games 1 and 2 deal 12 of them; game 3 needs 6 and 3 are left, so
+    # the discards and the 3 are shuffled together and game 3 is dealt from the new deck.
+    pool = [c for c, client in sorted(CLIENTS.items()) if client.set == "B"]
+    first = pool[::-1]
+    second = pool[5:] + pool[:5]
+    chance = Recording(0, orders={"clients": [first], "reshuffle": [second]})
+    labels = []
+    for state in play_series(3, chance, {"client_set": "B"}):
+        labels.append(client_labels(chance))
+        g = state.game
+        deck, at = (first, 6 * (g - 1)) if g < 3 else (second, 0)
+        assert state.offers == [sorted(deck[at + 2 * s : at + 2 * s + 2]) for s in range(3)]
+        assert state.client_deck == deck[at + 6 :]
+        assert GAME.observe(state, 0).client_discards == (6 * (g - 1) if g < 3 else 0)
+    assert labels == [["clients"], ["clients"], ["clients", "reshuffle"]]
+    dealt = [c for game in state.past_offers for o in game for c in o]
+    assert len(dealt) == 12 == len(set(dealt))  # games 1 and 2: all different
+    assert state.past_offers[0] != state.past_offers[1]
+
+
+def test_series_reshuffle_can_bring_back_a_client_only_after_the_deck_runs_short():
+    # 3 players, set A, random seeds: no client repeats within games 1-2; game 3 comes from a
+    # new shuffle of all 15, so repeats happen there (and only there).
+    repeats = 0
+    for seed in range(30):
+        chance = Recording(seed)
+        state = list(play_series(3, chance, seed=seed))[-1]  # the same state, played out
+        one_two = [c for game in state.past_offers for o in game for c in o]
+        assert len(one_two) == len(set(one_two)) == 12
+        third = [c for o in state.offers for c in o]
+        assert len(set(third)) == 6
+        repeats += bool(set(third) & set(one_two))
+        assert client_labels(chance) == ["clients", "reshuffle"]
+    assert repeats > 0
+
+
+def test_series_earlier_clients_are_hidden_like_the_current_ones():
+    # Seat 0 cannot tell apart two series that differ only in the clients seats 1 and 2 discarded
+    # in game 1: the same observation, even in game 2.
+    pool = [c for c, client in sorted(CLIENTS.items()) if client.set == "A"]
+    a_deck = pool
+    b_deck = [*pool[:2], pool[2], pool[5], pool[4], pool[3], *pool[6:]]  # seats 1 and 2 swap a discard
+    states = []
+    for deck in (a_deck, b_deck):
+        state = match(3, options={"series": True}, clients=deck, low=list(range(1, 15)), high=list(range(15, 28)))
+        choose_clients(state, pool[0], pool[2], pool[4])
+        rng = Chance(4)
+        while state.game == 1:
+            GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+        states.append(state)
+    a, b = states
+    assert a.past_offers[0][1] != b.past_offers[0][1]
+    assert_same_view(GAME, a, b, 0)
+    assert list(GAME.observe(a, 0).earlier_offers) == pool[:2]
+    assert list(GAME.observe(a, 0).earlier_clients) == [pool[0], pool[2], pool[4]]
+
+
 # --------------------------------------------------------------------------------------------
 # Information
 
@@ -508,6 +643,63 @@ def test_sample_world_redraws_hidden_clients_from_unseen_ones():
     choose_clients(state, 1, 3)
     world = GAME.sample_world(state, 0, Chance(2))
     assert 3 in world.offers[1] and not set(world.offers[1]) & {1, 2}
+
+
+def assert_clients_consistent(state: WineCellarState) -> None:
+    """Ruling 8: the games of one deck shuffle never share a client; the deck is the rest."""
+    from arena.games.winecellar.game import client_cycles
+
+    games = [*state.past_offers, state.offers]
+    for cycle in client_cycles(state.players, len(state.pool), len(games)):
+        dealt = [c for g in cycle for o in games[g] for c in o]
+        assert len(dealt) == len(set(dealt)) and set(dealt) <= set(state.pool)
+    assert sorted(state.client_deck) == sorted(set(state.pool) - set(dealt))
+    for kept, offers in zip(state.past_clients, state.past_offers, strict=True):
+        assert all(c in o for c, o in zip(kept, offers, strict=True))
+
+
+@pytest.mark.parametrize(("players", "options"), [(3, {"series": True}), (8, {"series": True}), (6, {"series": True})])
+def test_series_worlds_keep_the_client_deck_consistent(players, options):
+    config = GAME.config(players, options)
+    checked = 0
+    for state in random_positions(players, range(2), 23, options):
+        if state.game == 1 and state.phase != "client":
+            continue
+        assert_clients_consistent(state)
+        for seat in (0, players - 1):
+            for world in (
+                GAME.sample_world(state, seat, Chance(checked)),
+                GAME.world_from_observation(config, seat, GAME.observe(state, seat), Chance(checked)),
+            ):
+                checked += 1
+                assert obs_bytes(world, seat) == obs_bytes(state, seat)
+                assert_clients_consistent(world)
+                assert [g[seat] for g in world.past_offers] == [g[seat] for g in state.past_offers]
+                assert world.past_clients == state.past_clients
+                rng = Chance(checked)
+                while world.pending:
+                    GAME.apply(world, {d.seat: rng.pick(d.options, "t").id for d in world.pending})
+                assert_clients_consistent(world)
+    assert checked >= 16
+
+
+def test_series_world_draws_the_client_deck_uniformly_from_the_unseen_clients():
+    # 2 players, set A, game 2 after the choice: seat 0 has seen its 4 clients and seat 1's 2
+    # kept ones (6 of 15); seat 1's 2 discards come uniformly from the other 9, and the deck
+    # (7) is what is left.
+    state = next(s for s in random_positions(2, range(1), 1, {"series": True}) if s.game == 2 and s.phase == "bid")
+    seen = {*state.past_offers[0][0], *state.offers[0], *state.past_clients[0], *state.clients}
+    unseen = sorted(set(state.pool) - seen)
+    chance = Chance(99)
+    counts = Counter()
+    samples = 2000
+    for _ in range(samples):
+        world = GAME.sample_world(state, 0, chance)
+        counts.update(world.client_deck)
+        assert len(world.client_deck) == 15 - 8
+    assert sorted(counts) == unseen
+    assert sum(counts.values()) == 7 * samples
+    assert chisquare([counts[c] for c in unseen]).pvalue > 0.001
 
 
 # --------------------------------------------------------------------------------------------

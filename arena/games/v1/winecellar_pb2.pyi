@@ -218,8 +218,8 @@ Global___SeatView: _TypeAlias = SeatView  # noqa: Y015
 @_typing.final
 class Observation(_message.Message):
     """What a seat sees. Hidden: the other hands (game 1 only: from game 2 of the series on every
-    hand is a previous cellar, public), the Client cards the others were dealt and did not keep,
-    and in solo the order of Eno's deck.
+    hand is a previous cellar, public), the Client cards the others were dealt and did not keep
+    (in this game or an earlier one), the client deck, and in solo the order of Eno's deck.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -248,9 +248,14 @@ class Observation(_message.Message):
     BOXED_FIELD_NUMBER: _builtins.int
     TITLE_FIELD_NUMBER: _builtins.int
     TAKEN_FIELD_NUMBER: _builtins.int
+    EARLIER_OFFERS_FIELD_NUMBER: _builtins.int
+    EARLIER_CLIENTS_FIELD_NUMBER: _builtins.int
+    CLIENT_DECK_FIELD_NUMBER: _builtins.int
+    CLIENT_DISCARDS_FIELD_NUMBER: _builtins.int
     HANDS_FIELD_NUMBER: _builtins.int
     ENO_DECK_CARDS_FIELD_NUMBER: _builtins.int
     OFFERS_FIELD_NUMBER: _builtins.int
+    CLIENT_DECK_CARDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """the observer's seat (0 in the spectator view)"""
     spectator: _builtins.bool
@@ -281,6 +286,12 @@ class Observation(_message.Message):
     """cards left in Eno's face-down deck"""
     title: _builtins.str
     """when over: the solo ranking title"""
+    client_deck: _builtins.int
+    """per game in seat order, game 1 first
+    Client cards left in the deck (the next game deals from it)
+    """
+    client_discards: _builtins.int
+    """Client cards in the discard pile: those of the earlier games"""
     @_builtins.property
     def hand(self) -> _containers.RepeatedCompositeFieldContainer[Global___Bottle]:
         """the observer's hand, by number"""
@@ -328,8 +339,24 @@ class Observation(_message.Message):
         """phase "place": the bottle the seat in turn just took"""
 
     @_builtins.property
+    def earlier_offers(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Series only (the client deck lasts the whole series; a game's clients, kept or not, go to
+        the discard pile; when the deck holds fewer than 2 per player, the discards and the deck's
+        remaining clients are shuffled together into a new deck):
+        the Client ids the observer was dealt in the earlier
+        """
+
+    @_builtins.property
+    def earlier_clients(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """games, 2 per game, game 1 first (sorted per game)
+        the Client ids kept in the earlier games (public),
+        """
+
+    @_builtins.property
     def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___Hands]:
-        """Spectator only:
+        """since the deck was last shuffled (the current game's are
+        still in play)
+        Spectator only:
         every hand, in seat order
         """
 
@@ -340,6 +367,10 @@ class Observation(_message.Message):
     @_builtins.property
     def offers(self) -> _containers.RepeatedCompositeFieldContainer[Global___Offer]:
         """every seat's two dealt Clients this game, in seat order"""
+
+    @_builtins.property
+    def client_deck_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """series: the client deck in order, next first"""
 
     def __init__(
         self,
@@ -368,13 +399,18 @@ class Observation(_message.Message):
         boxed: _abc.Iterable[Global___Bottle] | None = ...,
         title: _builtins.str = ...,
         taken: Global___Bottle | None = ...,
+        earlier_offers: _abc.Iterable[_builtins.int] | None = ...,
+        earlier_clients: _abc.Iterable[_builtins.int] | None = ...,
+        client_deck: _builtins.int = ...,
+        client_discards: _builtins.int = ...,
         hands: _abc.Iterable[Global___Hands] | None = ...,
         eno_deck_cards: _abc.Iterable[Global___Bottle] | None = ...,
         offers: _abc.Iterable[Global___Offer] | None = ...,
+        client_deck_cards: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["eno_client", b"eno_client", "taken", b"taken"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["boxed", b"boxed", "deck_cards", b"deck_cards", "eno_bids", b"eno_bids", "eno_client", b"eno_client", "eno_deck", b"eno_deck", "eno_deck_cards", b"eno_deck_cards", "game", b"game", "games", b"games", "hand", b"hand", "hands", b"hands", "offer", b"offer", "offers", b"offers", "order", b"order", "over", b"over", "phase", b"phase", "players", b"players", "prizes", b"prizes", "round", b"round", "seat", b"seat", "seats", b"seats", "series", b"series", "spectator", b"spectator", "taken", b"taken", "title", b"title", "turn", b"turn", "unseen", b"unseen", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["boxed", b"boxed", "client_deck", b"client_deck", "client_deck_cards", b"client_deck_cards", "client_discards", b"client_discards", "deck_cards", b"deck_cards", "earlier_clients", b"earlier_clients", "earlier_offers", b"earlier_offers", "eno_bids", b"eno_bids", "eno_client", b"eno_client", "eno_deck", b"eno_deck", "eno_deck_cards", b"eno_deck_cards", "game", b"game", "games", b"games", "hand", b"hand", "hands", b"hands", "offer", b"offer", "offers", b"offers", "order", b"order", "over", b"over", "phase", b"phase", "players", b"players", "prizes", b"prizes", "round", b"round", "seat", b"seat", "seats", b"seats", "series", b"series", "spectator", b"spectator", "taken", b"taken", "title", b"title", "turn", b"turn", "unseen", b"unseen", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

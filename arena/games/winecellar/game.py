@@ -20,7 +20,8 @@ Rules as implemented (rulebook line references in brackets):
 * Advanced series [:339–483] (option ``series``): 3 games. Game 1: the used bottles are split
   into a lower half (the extra card of an odd count goes low) and a higher half, each shuffled;
   each player gets 4 of each; the rest are the prizes [:375–416]. Clients: at 2–3 players only
-  set A or set B (option ``client_set``) [:418–451]. Between games: new clients; each cellar
+  set A or set B (option ``client_set``) [:418–451]. Between games: the clients are discarded
+  and 2 new ones dealt to each player from the same deck (ruling 8); each cellar
   becomes its owner's hand; the last round's bids are the next game's first prizes
   [:455–473]. The sum of the 3 games wins [:477–483].
 * Solo [:487–607] (1 player): bottles 1–18; 8 to you, 8 face down as Eno's deck, 2 prizes.
@@ -50,10 +51,21 @@ Rulings (``shared/rules/NOTES.md`` §4.25 unless stated):
    round 8 it bids with the one card left face up; your bid is compared with it.
 7. **Last bids** (NOTES ruling 3): the base game's round-8 bids stay unused; in the series they
    are the next game's prizes. Eno's last bid and your round-8 bid simply stay unused.
-8. **Series clients** (arena ruling): for each game the whole client pool (set A or B at 2–3
-   players, all 30 otherwise) is reshuffled and 2 are dealt to each player, so a client may
-   return in a later game (8 players need 48 deals from 30 cards). ``client_set`` is ignored
-   outside the series at 2–3 players. The series needs 2+ players.
+8. **Series clients** (arena ruling; "Discard the current Client cards. Deal each player 2 new
+   Client cards" [:457–465]): one client deck (the pool: set A or B at 2–3 players, all 30
+   otherwise) lasts the whole series. Every client dealt, kept or not, goes to the discard pile
+   (the kept one when the next game starts), and each later game deals 2 new clients per
+   player from the rest of the deck. The rulebook does not say what happens when the deck runs
+   short, and it does: at 3 players a set of 15 must give 18 deals, at 6–8 players 30 cards
+   must give 36–48. As a card game does, only then (the deck holds fewer than 2 per player)
+   are the discards shuffled back in, together with the deck's remaining clients (so with the
+   whole pool, the current clients being discarded first), and the deal is made from the new
+   deck. Shuffling the few remaining clients in rather than dealing them first keeps the seats
+   equal: dealt first, they would all go to the first seats, and the last seats would get only
+   recycled clients, possibly ones they have already seen. So the deck is shuffled before game
+   3 at 3, 6 and 7 players and before games 2 and 3 at 8; at 2, 4 and 5 players no client is
+   ever dealt twice. ``client_set`` is ignored outside the series at 2–3 players. The series
+   needs 2+ players.
 9. **Result**: score = the game score (series: the sum of the 3 games); ranks by score, ties
    shared. Solo: one seat, rank 1, the score is the result; the title is in the summary.
 
@@ -61,9 +73,12 @@ Chance labels, in draw order: game 1: ``"bottles"`` (one shuffle of the bottle n
 ascending; seat s gets items 8s…8s+7, solo: you 0–7, Eno's deck 8–15 in reveal order, prizes
 the rest), or in the series ``"low"`` then ``"high"`` (the two halves; seat s gets items
 4s…4s+3 of each; the prizes are the rest of low, then of high); then ``"clients"`` (a shuffle
-of the client ids of the pool; seat s gets items 2s, 2s+1; solo: you choose from items 0, 1).
-Series games 2 and 3 draw only ``"clients"``. ``sample_world`` and ``world_from_observation``
-draw ``"world"`` (the seed of the world's own chance) and then ``"sample"`` (the re-deal).
+of the client ids of the pool, ascending; seat s gets items 2s, 2s+1; solo: you choose from
+items 0, 1; in the series the rest, in order, is the client deck). Series games 2 and 3 deal
+the next 2n items of the deck, drawing nothing, unless the deck holds fewer than 2n (ruling 8):
+then they draw ``"reshuffle"`` (a shuffle of the whole pool, ascending; seat s gets items 2s,
+2s+1, the rest is the new deck). ``sample_world`` and ``world_from_observation`` draw
+``"world"`` (the seed of the world's own chance) and then ``"sample"`` (the re-deals).
 """
 
 from __future__ import annotations
@@ -241,6 +256,9 @@ class WineCellarState(MatchState):
     last_taken: int = 0
     game_scores: list[list[int]] = field(default_factory=list)  # per seat, per finished game
     pool: list[int] = field(default_factory=list)  # client ids of the pool in use
+    client_deck: list[int] = field(default_factory=list)  # series: the client deck, next first
+    past_offers: list[list[list[int]]] = field(default_factory=list)  # series: per earlier game, per seat
+    past_clients: list[list[int]] = field(default_factory=list)  # series: per earlier game, kept per seat
     # solo
     eno_client: int = 0
     eno_deck: list[int] = field(default_factory=list)  # next card first
@@ -264,6 +282,29 @@ def client_pool(config: MatchConfig) -> list[int]:
     return sorted(CLIENTS)
 
 
+def client_shuffles(players: int, pool: int, games: int = SERIES_GAMES) -> list[bool]:
+    """Per game of a series (game 1 first): is the client deck shuffled before its deal
+    (ruling 8)? Game 1 always; a later game when the deck holds fewer than 2 per player."""
+    deal = 2 * players
+    left = 0
+    shuffles = []
+    for _ in range(games):
+        shuffle = left < deal
+        left = (pool if shuffle else left) - deal
+        shuffles.append(shuffle)
+    return shuffles
+
+
+def client_cycles(players: int, pool: int, games: int) -> list[list[int]]:
+    """Games 1..``games`` (0-based) grouped by the client shuffle they were dealt from."""
+    cycles: list[list[int]] = []
+    for g, shuffle in enumerate(client_shuffles(players, pool, games)):
+        if shuffle:
+            cycles.append([])
+        cycles[-1].append(g)
+    return cycles
+
+
 # --------------------------------------------------------------------------------------------
 # The game
 
@@ -274,7 +315,7 @@ class WineCellar(Game[WineCellarState]):
         name="Wine Cellar",
         min_players=1,
         max_players=8,
-        version="1",
+        version="2",
         options=(
             OptionSpec("series", False, "advanced variant: 3 connected games, cellars become hands (2-8 players)"),
             OptionSpec("client_set", "A", "series at 2-3 players: the client set in use", choices=("A", "B")),
@@ -326,8 +367,14 @@ class WineCellar(Game[WineCellarState]):
 
     def _start_game(self, state: WineCellarState) -> None:
         n = state.players
-        deal = state.chance.shuffled(state.pool, "clients")
-        state.offers = [sorted(deal[2 * s : 2 * s + 2]) for s in range(n)]
+        if state.game == 1:
+            deck = state.chance.shuffled(state.pool, "clients")
+        elif len(state.client_deck) < 2 * n:  # ruling 8: the discards and the rest, together
+            deck = state.chance.shuffled(state.pool, "reshuffle")
+        else:
+            deck = state.client_deck
+        state.offers = [sorted(deck[2 * s : 2 * s + 2]) for s in range(n)]
+        state.client_deck = list(deck[2 * n :]) if state.series else []
         state.clients = [0] * n
         state.chosen = {}
         state.cellars = [[] for _ in range(n)]
@@ -532,6 +579,8 @@ class WineCellar(Game[WineCellarState]):
         )
         if state.series and state.game < SERIES_GAMES:
             state.game += 1
+            state.past_offers.append(state.offers)  # ruling 8: to the discard pile
+            state.past_clients.append(state.clients)
             state.hands = [sorted(c) for c in state.cellars]
             state.prizes = sorted(state.bids)  # ruling 7
             self._start_game(state)
@@ -554,8 +603,9 @@ class WineCellar(Game[WineCellarState]):
         (:mod:`arena.games.winecellar.worlds`): in game 1 the other hands (keeping hand sizes
         and, in the series, each hand's number of low-half bottles; from game 2 of the series
         every hand is a known former cellar); the clients the others were dealt and did not (or
-        not yet) reveal, from the pool minus the clients it has seen; in solo the order of
-        Eno's deck."""
+        not yet) reveal, in this game and the earlier ones of the series, per shuffle of the
+        client deck from the pool minus the clients it has seen since that shuffle, and the
+        client deck (the rest, reshuffled); in solo the order of Eno's deck."""
         from arena.games.winecellar.worlds import sample_world
 
         return sample_world(self, state, seat, chance)
@@ -566,7 +616,9 @@ class WineCellar(Game[WineCellarState]):
         """A world from ``seat``'s observation: everything public and the seat's own hand and
         clients are kept; drawn are the other hands in game 1 (the unseen bottles, by hand size
         and, in the series, each hand's count of low-half bottles), the clients the others were
-        dealt and did not (or not yet) reveal, and in solo the order of Eno's deck. No sealed
+        dealt and did not (or not yet) reveal (in the series, in every game so far, from the
+        seat's earlier clients and the public kept ones), the client deck, and in solo the
+        order of Eno's deck. No sealed
         choice is half made: every seat chooses its client at once. Nothing is missing."""
         from arena.games.winecellar.worlds import world_from_observation
 
@@ -628,6 +680,13 @@ class WineCellar(Game[WineCellarState]):
         )
         if state.phase == "place":
             obs.taken.CopyFrom(_PB_BOTTLE[state.last_taken])
+        if state.series:
+            if not spectator:
+                obs.earlier_offers.extend(c for game in state.past_offers for c in game[viewer])
+            obs.earlier_clients.extend(c for game in state.past_clients for c in game)
+            obs.client_deck = len(state.client_deck)
+            cycle = client_cycles(n, len(state.pool), state.game)[-1]
+            obs.client_discards = 2 * n * (len(cycle) - 1)
         if state.solo:
             if state.eno_client:
                 obs.eno_client.CopyFrom(_pb_client(CLIENTS[state.eno_client], n))
@@ -640,6 +699,7 @@ class WineCellar(Game[WineCellarState]):
             obs.hands.extend(pb.Hands(bottles=[_PB_BOTTLE[i] for i in h]) for h in state.hands)
             obs.eno_deck_cards.extend(_PB_BOTTLE[i] for i in state.eno_deck)
             obs.offers.extend(pb.Offer(clients=[_pb_client(CLIENTS[c], n) for c in o]) for o in state.offers)
+            obs.client_deck_cards.extend(state.client_deck)
         return obs
 
     def score(self, state: WineCellarState) -> Result:

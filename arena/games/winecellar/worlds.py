@@ -1,10 +1,17 @@
 """Wine Cellar determinization: a world consistent with what one seat knows.
 
 Hidden from a seat: in game 1 the other hands (from game 2 of the series every hand is a former
-cellar, public), the clients the others were dealt and did not (or not yet) reveal, and in solo
-the order of Eno's deck. Kept: everything public, the seat's own hand and clients, each hand's
-size and, in game 1 of the series, its number of low-half bottles (every bid is revealed).
-The unknown bottles and clients are dealt uniformly over the deals that keep these.
+cellar, public), the clients the others were dealt and did not (or not yet) reveal, in this
+game or an earlier one of the series, the order and content of the series' client deck, and in
+solo the order of Eno's deck. Kept: everything public, the seat's own hand and clients (those
+of earlier games too), each hand's size and, in game 1 of the series, its number of low-half
+bottles (every bid is revealed). The unknown bottles and clients are dealt uniformly over the
+deals that keep these.
+
+Clients (ruling 8): the games dealt from one shuffle of the client deck (a "cycle") never share
+a client, and the deck is the pool minus the clients of its cycle; a reshuffle takes the whole
+pool back, so each cycle is drawn on its own from the pool minus the clients the seat has seen
+in it.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from google.protobuf.message import Message
 from arena.chance import Chance
 from arena.config import MatchConfig
 from arena.games.v1 import winecellar_pb2 as pb
-from arena.games.winecellar.game import WineCellarState, client_pool, deck_size, split_halves
+from arena.games.winecellar.game import WineCellarState, client_cycles, client_pool, deck_size, split_halves
 
 if TYPE_CHECKING:
     from arena.games.winecellar.game import WineCellar
@@ -55,6 +62,8 @@ def world_from_observation(
         hands=[[b.id for b in v.hand] for v in seats],
         prizes=[b.id for b in obs.prizes],
         offers=[[] for _ in range(n)],
+        past_offers=[[[] for _ in range(n)] for _ in range(obs.game - 1 if obs.series else 0)],
+        past_clients=[list(obs.earlier_clients[n * g : n * (g + 1)]) for g in range(obs.game - 1 if obs.series else 0)],
         clients=[v.client.id if revealed else 0 for v in seats],
         cellars=[[b.id for b in v.cellar] for v in seats],
         bids=[v.bid for v in seats],
@@ -71,6 +80,8 @@ def world_from_observation(
     )
     world.hands[seat] = [b.id for b in obs.hand]
     world.offers[seat] = [c.id for c in obs.offer]
+    for g, past in enumerate(world.past_offers):
+        past[seat] = list(obs.earlier_offers[2 * g : 2 * g + 2])
     if revealed:
         world.chosen = dict(enumerate(world.clients))
     unseen = [b.id for b in obs.unseen]
@@ -116,17 +127,24 @@ def _deal_hands(
 
 
 def _deal_offers(world: WineCellarState, seat: int, chance: Chance) -> None:
-    """The clients the others were dealt and did not (or not yet) reveal, drawn from the pool
-    minus the clients ``seat`` has seen (its own two, and the kept ones once revealed)."""
-    revealed = world.phase != "client"
-    seen = set(world.offers[seat])
-    if revealed:
-        seen.update(world.clients)
-    free = chance.shuffled([c for c in world.pool if c not in seen], "sample")
-    for s in range(world.players):
-        if s == seat:
-            continue
-        if revealed:
-            world.offers[s] = sorted([world.clients[s], free.pop()])
-        else:
-            world.offers[s] = sorted([free.pop(), free.pop()])
+    """The clients the others were dealt and did not (or not yet) reveal, in this game and the
+    earlier ones of the series, and the series' client deck: per cycle of ruling 8, drawn from
+    the pool minus the clients ``seat`` has seen in it (its own two a game, and the kept ones
+    once revealed); the deck is the rest of the last cycle, reshuffled."""
+    n = world.players
+    offers = [*world.past_offers, world.offers]
+    kept = [*world.past_clients, world.clients if world.phase != "client" else [0] * n]
+    free: list[int] = []
+    for cycle in client_cycles(n, len(world.pool), len(offers)):
+        seen = {c for g in cycle for c in (*offers[g][seat], *kept[g]) if c}
+        free = chance.shuffled([c for c in world.pool if c not in seen], "sample")
+        for g in cycle:
+            for s in range(n):
+                if s == seat:
+                    continue
+                if kept[g][s]:
+                    offers[g][s] = sorted([kept[g][s], free.pop()])
+                else:
+                    offers[g][s] = sorted([free.pop(), free.pop()])
+    world.past_offers, world.offers = offers[:-1], offers[-1]
+    world.client_deck = free if world.series else []
