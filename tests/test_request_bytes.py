@@ -47,7 +47,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "rolldice": ("1.0", "2ccd8b7ebfb7dc615220c3edf5220cb7", "3dcbff6b4cc06567974cddd7de940479"),
     "seasons": ("1", "3724f933738cc1f0c220fbdab74778ea", "c07b3971a6536bf2f83ac2f1b77e9a71"),
     "seerscatalog": ("3", "225748413531569d6163dd3bd70f925d", "4b3b1d70f80649b2f2caa5e3d399a752"),
-    "skyfive": ("1.0", "1a25455777b438b083109135ca8a2cab", "7c1d402e589cc71323086b456833ea2f"),
+    "skyfive": ("1.1", "eeca9662c102a5cf56397a7f7ceeb89e", "e2bc781cc3d741bef70b987e94df0736"),
     "slambo": ("1", "d74a8528293dbe330ed8fb85137cf210", "eb2cd32551c22ebf1a06c57c336a71d6"),
     "sodajerk": ("3", "16ece7ab65dc848acccade1b402463a8", "53748307181d85d0a175db4a254695c3"),
     "threewitches": ("3", "24e59bb403be805164eae33dbf45ae74", "58c71932208cc092467c898de04691a8"),

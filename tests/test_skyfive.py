@@ -428,7 +428,8 @@ SCRIPT_CARDS = [Card(RED, 3), Card(BLUE, 5), Card(RED, 1), Card(GREEN, 2), star(
 
 def test_deck_order_and_removed_cards_never_leak():
     # Two orders that agree on the cards drawn so far but not on the rest of the deck, nor on the
-    # removed cards: every seat's observation, events and options are byte-identical.
+    # removed cards: every seat's observation (scoring piles included), events and options are
+    # byte-identical.
     a = deal(2, top=SCRIPT_CARDS, rolls=[6, 4])
     b = deal(2, top=SCRIPT_CARDS, rolls=[6, 4], tail="rev")
     assert a.removed != b.removed and a.deck != b.deck
@@ -439,6 +440,7 @@ def test_deck_order_and_removed_cards_never_leak():
         act(b, step)
     for seat in (0, 1):
         assert_same_view(GAME, a, b, seat)
+    assert all(a.banked) and a.banked == b.banked  # the scoring piles are in the views compared
     assert GAME.observe(a, SPECTATOR) != GAME.observe(b, SPECTATOR)
 
 
@@ -524,56 +526,91 @@ def test_strict_preset_rejects_a_missing_roll():
 # Worlds from an observation (a served searching bot)
 
 
-@pytest.mark.parametrize("players", [2, 4, 6])
-def test_world_from_observation_keeps_counts_piles_and_every_card(players):
-    """Along a random playout, a world built from the mover's observation has the unseen
-    cards counted by colour and by value as observed, scoring piles of the observed sizes and
-    points, the table as it is (final turns still to come included), and every card once."""
-    from arena.games.skyfive.game import full_deck
+def test_observed_scoring_piles_are_the_cards_the_bank_events_named():
+    """Public by history (ruling 10): at every step of seeded playouts, every seat's and the
+    spectator's observation lists each scoring pile as the cards its bank/skyfive events named,
+    in that order."""
+    banks = 0
+    for players, seed in [(2, 1), (3, 2), (5, 3), (6, 4)]:
+        state, rng = GAME.new_match(GAME.config(players), seed), Chance(seed)
+        while True:
+            for viewer in [SPECTATOR, *range(players)]:
+                named: list[list[Card]] = [[] for _ in range(players)]
+                for _, event in state.log.since(viewer, 0):
+                    if event.kind in ("bank", "skyfive"):
+                        named[event.seat] += [Card(c.colour, c.value) for c in event.detail.cards]
+                table = GAME.observe(state, viewer).table
+                assert [[Card(c.colour, c.value) for c in p.banked] for p in table] == named == state.banked
+                assert [p.banked_count for p in table] == [len(b) for b in named]
+                assert [p.score for p in table] == [sum(c.value for c in b) for b in named]
+            if not state.pending:
+                break
+            (decision,) = state.pending
+            GAME.apply(state, {decision.seat: rng.pick(decision.options, "t").id})
+        banks += sum(map(len, state.banked))
+    assert banks > 100  # the playouts bank plenty of cards
 
-    public = ("face_up", "discard", "gift", "phase", "turn_seat", "buster", "pickup_queue", "final_round")
-    public += ("final_queue", "final_done", "scores", "unseen_colours", "unseen_values")
-    state, rng = GAME.new_match(GAME.config(players), 8), Chance(players)
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 8), (2, 9), (4, 8), (5, 8), (5, 9), (6, 8)])
+def test_world_from_observation_deals_exactly_the_unseen_cards(players, seed):
+    """Along a seeded random playout, a world built from the mover's observation has the table
+    and the scoring piles as they are (final turns still to come included), and its draw pile
+    plus removed cards are exactly the real unseen cards (the same multiset, the same sizes)."""
+    public = ("face_up", "banked", "discard", "gift", "phase", "turn_seat", "buster", "pickup_queue")
+    public += ("final_round", "final_queue", "final_done", "scores", "unseen_colours", "unseen_values")
+    state, rng = GAME.new_match(GAME.config(players), seed), Chance(players)
+    checked = 0
     while state.pending:
         (decision,) = state.pending
         world = GAME.world_from_observation(state.config, decision.seat, GAME.observe(state, decision.seat), rng)
         assert {k: getattr(world, k) for k in public} == {k: getattr(state, k) for k in public}
-        unseen = world.deck + world.removed
         assert [len(world.deck), len(world.removed)] == [len(state.deck), len(state.removed)]
-        assert Counter(c.colour for c in unseen) == Counter(c.colour for c in state.deck + state.removed)
-        assert Counter(c.value for c in unseen) == Counter(c.value for c in state.deck + state.removed)
-        assert [(len(p), sum(c.value for c in p)) for p in world.banked] == [
-            (len(p), sum(c.value for c in p)) for p in state.banked
-        ]
-        cards = unseen + world.discard + [c for p in world.face_up + world.banked for c in p]
-        assert Counter(cards + ([world.gift] if world.gift else [])) == Counter(full_deck())
+        assert Counter(world.deck + world.removed) == Counter(state.deck + state.removed)
+        checked += 1
         GAME.apply(state, {decision.seat: rng.pick(decision.options, "t").id})
+    assert checked > 50
 
 
-def test_unseen_tables_fit_both_counts_and_vary():
-    from arena.games.skyfive.game import full_deck
-    from arena.games.skyfive.worlds import KINDS, VALUES, choose_unseen, table_of
-
-    pool = table_of(full_deck())
-    colours = [0, 10, 10, 10, 10, 10, 3]  # 53 unseen cards
-    values = [8, 7, 8, 7, 8, 7, 8]
-    rng, tables = Chance(4), set()
-    for _ in range(200):
-        table = choose_unseen(pool, colours, values, rng)
-        assert [sum(table[c]) for c in KINDS] == colours[1:]
-        assert [sum(table[c][v] for c in KINDS) for v in VALUES] == values
-        assert all(0 <= table[c][v] <= pool[c][v] for c in KINDS for v in VALUES)
-        tables.add(tuple(map(tuple, table)))
-    assert len(tables) > 150
+def world_point(players: int, seed: int, steps: int) -> SkyFiveState:
+    state, rng = GAME.new_match(GAME.config(players), seed), Chance(seed)
+    for _ in range(steps):
+        (decision,) = state.pending
+        GAME.apply(state, {decision.seat: rng.pick(decision.options, "t").id})
+    return state
 
 
-def test_scoring_piles_are_split_by_size_and_points():
-    from arena.games.skyfive.worlds import split_piles
+@pytest.mark.parametrize(("players", "seed", "steps"), [(2, 8, 40), (5, 3, 60)])
+def test_world_from_observation_deals_the_unseen_cards_uniformly(players, seed, steps):
+    """Chi-square: the world's top card follows the unseen cards' shares, and the number of
+    one kind of card among the removed ones is hypergeometric (a uniform shuffle of them)."""
+    from scipy.stats import hypergeom
 
-    # Four 0s, three 1s, two 5s, one 6: piles of (3 cards, 11 points) and (7 cards, 8 points).
-    split = split_piles((4, 3, 0, 0, 0, 2, 1), ((3, 11), (7, 8)))
-    assert [sum(p) for p in split] == [3, 7]
-    assert [sum(v * n for v, n in enumerate(p)) for p in split] == [11, 8]
-    assert [a + b for a, b in zip(*split, strict=True)] == [4, 3, 0, 0, 0, 2, 1]
-    with pytest.raises(ValueError, match="no split"):
-        split_piles((4, 3, 0, 0, 0, 2, 1), ((3, 18), (7, 1)))  # 18 points in 3 cards: three 6s
+    from tests.test_sample_world import SAMPLES, assert_fits
+
+    state = world_point(players, seed, steps)
+    assert any(state.banked), "a point with banked cards"
+    (decision,) = state.pending
+    obs = GAME.observe(state, decision.seat)
+    unseen = Counter(state.deck + state.removed)
+    total, removed = sum(unseen.values()), len(state.removed)
+    kind, copies = unseen.most_common(1)[0]
+    rng, tops, among = Chance(17), Counter(), Counter()
+    for _ in range(SAMPLES):
+        world = GAME.world_from_observation(state.config, decision.seat, obs, rng)
+        tops[world.deck[-1]] += 1
+        among[world.removed.count(kind)] += 1
+    assert_fits(tops, {card: n / total for card, n in unseen.items()}, SAMPLES)
+    law = hypergeom(total, copies, removed)
+    assert_fits(among, {k: law.pmf(k) for k in range(copies + 1)}, SAMPLES)
+
+
+def test_world_from_an_inconsistent_observation_is_refused():
+    state = world_point(2, 8, 40)
+    obs = GAME.observe(state, state.pending[0].seat)
+    obs.table[0].banked.extend([pb.Card(colour=pb.SHOOTING_STAR, value=1)] * 2)  # one star 1 only
+    with pytest.raises(ValueError, match="more copies"):
+        GAME.world_from_observation(state.config, 0, obs, Chance(1))
+    obs = GAME.observe(state, state.pending[0].seat)
+    obs.unseen_by_value[0] += 1
+    with pytest.raises(ValueError, match="unseen counts"):
+        GAME.world_from_observation(state.config, 0, obs, Chance(1))

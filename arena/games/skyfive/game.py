@@ -44,6 +44,11 @@ Rulings (``shared/rules/NOTES.md`` §4.19 unless stated):
 7. **Tie-break** [:217–220]: (score, banked cards) ranks every placing, equal keys share it.
 8. **Start player** [:29] "most recently experienced good luck": a seeded random seat.
 9. **After a bust** the turn passes to the player clockwise from the buster, as after any turn.
+10. **Scoring piles** [:60]: face down, but "their contents are public by history" (§4.19 §1):
+    every card in them was face up when banked and the bank/skyfive events name it, so every
+    seat knows each pile's cards, and the observation lists them (``Player.banked``, in the
+    order banked). The cards left unseen (deck + removed) are then exactly the full deck minus
+    every card on view or banked.
 
 Chance labels: ``"deck"`` (the one shuffle of all 106 cards: top card first; the last
 ``removed`` cards of the order are set aside), ``"start"`` (pick of the first seat), ``"die"``
@@ -185,7 +190,7 @@ class SkyFive(Game[SkyFiveState]):
         name="Sky Five",
         min_players=2,
         max_players=6,
-        version="1.0",
+        version="1.1",
         hidden_information=True,
         summary="Draw coloured cards or roll to bank them; a matching roll or a colour everyone "
         "has busts you; five colours bank at once.",
@@ -440,9 +445,10 @@ class SkyFive(Game[SkyFiveState]):
     # -- views ------------------------------------------------------------------------------
 
     def sample_world(self, state: SkyFiveState, seat: int, chance: Chance) -> SkyFiveState:
-        """Every card on the table is face up, so the only hidden thing is which unseen card
-        is where: the draw pile's order and the removed cards (whose joint composition every
-        seat can deduce). Both are re-drawn as one shuffle of the unseen cards."""
+        """Every card on the table is face up or named by history (the scoring piles), so
+        the only hidden thing is which unseen card is where: the draw pile's order and the
+        removed cards (their make-up every seat can deduce). Both are re-drawn as one shuffle
+        of the unseen cards."""
         from arena.games.skyfive.worlds import deal_unseen
 
         world = self.copy_for(state, seat, chance)
@@ -453,11 +459,10 @@ class SkyFive(Game[SkyFiveState]):
     def world_from_observation(
         self, config: MatchConfig, seat: int, observation: Message, chance: Chance
     ) -> SkyFiveState:
-        """Kept: everything on the table, the unseen counts by colour and by value, each
-        scoring pile's size and points. Drawn (``worlds.py``): which cards are unseen (fitting
-        both counts) and their order, and the scoring piles' cards. The seat saw the banked
-        cards (bank events); the observation only counts them, so the unseen cards' joint
-        make-up is drawn, not deduced as in ``sample_world``."""
+        """Kept: everything on the table and each scoring pile's cards (ruling 10). The unseen
+        cards are then exactly the full deck minus every card in the observation; drawn
+        (``worlds.py``): their order, dealt uniformly into the draw pile and the removed cards,
+        as in ``sample_world``."""
         from arena.games.skyfive import worlds
 
         obs = observation
@@ -468,6 +473,7 @@ class SkyFive(Game[SkyFiveState]):
             deck=[Card(0, 0)] * obs.deck_size,  # sized; dealt below
             removed=[Card(0, 0)] * obs.removed_count,
             face_up=[[Card(c.colour, c.value) for c in view.face_up] for view in obs.table],
+            banked=[[Card(c.colour, c.value) for c in view.banked] for view in obs.table],
             discard=[Card(c.colour, c.value) for c in obs.discard],
             phase=obs.phase,
             turn_seat=obs.turn_seat,
@@ -500,6 +506,7 @@ class SkyFive(Game[SkyFiveState]):
                     score=state.scores[s],
                     final_turn_done=state.final_done[s],
                     risk_values=risk_values(state.face_up[s]),
+                    banked=_cards_pb(state.banked[s]),
                 )
                 for s in range(state.players)
             ],

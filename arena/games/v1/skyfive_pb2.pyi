@@ -153,6 +153,7 @@ class Player(_message.Message):
     SCORE_FIELD_NUMBER: _builtins.int
     FINAL_TURN_DONE_FIELD_NUMBER: _builtins.int
     RISK_VALUES_FIELD_NUMBER: _builtins.int
+    BANKED_FIELD_NUMBER: _builtins.int
     banked_count: _builtins.int
     """cards in the face-down scoring pile (tie-breaker)"""
     score: _builtins.int
@@ -167,6 +168,13 @@ class Player(_message.Message):
     def risk_values(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """distinct face-up values 1-6: a bank roll of these busts"""
 
+    @_builtins.property
+    def banked(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """The scoring pile's cards, in the order banked. The pile is face down (rules :60) but
+        public by history: every card was face up when banked and the bank/skyfive events
+        named them, so every seat knows them.
+        """
+
     def __init__(
         self,
         *,
@@ -175,10 +183,11 @@ class Player(_message.Message):
         score: _builtins.int = ...,
         final_turn_done: _builtins.bool = ...,
         risk_values: _abc.Iterable[_builtins.int] | None = ...,
+        banked: _abc.Iterable[Global___Card] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["banked_count", b"banked_count", "face_up", b"face_up", "final_turn_done", b"final_turn_done", "risk_values", b"risk_values", "score", b"score"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["banked", b"banked", "banked_count", b"banked_count", "face_up", b"face_up", "final_turn_done", b"final_turn_done", "risk_values", b"risk_values", "score", b"score"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -186,7 +195,10 @@ Global___Player: _TypeAlias = Player  # noqa: Y015
 
 @_typing.final
 class Observation(_message.Message):
-    """What a seat sees. Hidden from players: the deck order and the cards removed at setup."""
+    """What a seat sees. Hidden from players: the deck order and the cards removed at setup. Every
+    other card is on view (face up, the discard pile, the gift) or named in `table[].banked`, so
+    the unseen cards (deck + removed) are exactly the full deck of 106 minus all of those.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -244,7 +256,8 @@ class Observation(_message.Message):
     @_builtins.property
     def unseen_by_colour(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Cards not seen by anyone yet (deck + removed), counted by colour index: [0] unused,
-        [1..5] the colours, [6] Shooting Stars; and by value 0-6. A summary of public history.
+        [1..5] the colours, [6] Shooting Stars; and by value 0-6. A summary of public history
+        (the exact colour x value make-up is the full deck minus every card listed here).
         """
 
     @_builtins.property
