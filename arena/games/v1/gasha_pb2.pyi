@@ -12,8 +12,8 @@ Option id grammar (toys: girl, kitsune, robot, radish, sushi; decks 0-3; rewards
   turn:   "draw:<deck>" (the first card of a draw action, from a non-empty deck),
           "claim:<reward>" (a face-up Set Reward you can pay for).
   second: "draw:<deck>" the second card of the draw action.
-  pay:    "pay:<toy><n>+...+wild<n>" the Gashas spent, toys in the order above, wilds last,
-          e.g. "pay:robot2" or "pay:robot1+wild1".
+  pay:    "pay:<toy><n>+..." the Gashas spent, toys in the order above, wilds last as
+          "wild<n>", e.g. "pay:robot2" or "pay:robot1+wild1".
   ticket: "ticket:<reward>+<reward>" (two of your rewards with unpaired Ticket halves, lower id
           first), "skip" (combine none now).
   bonus:  "draw:<deck>" the Gasha card a same-colour Ticket gives.

@@ -23,9 +23,11 @@ Option id grammar:
   reroll:  "reroll" (Die of Malice #15: roll your die again, use the new face, +2 crystals)
            or "keep" (use the face rolled).
   turn:    "summon:<card>" or "summon:<card>:-<energy>" (with a cost reduction: the energy not
-           paid), "activate:<i>" (i = index in your tableau), "transmute:<energy>" (one
-           energy into crystals), "draw" (your die's card symbol), "bonus:exchange",
-           "bonus:transmute", "bonus:gauge", "bonus:draw", "end" (end your turn).
+           paid; one "-<energy>" per energy saved, air, water, fire, earth order, e.g.
+           "summon:<card>:-air-air" with both Hands of Fortune), "activate:<i>" (i = index
+           in your tableau), "transmute:<energy>" (one energy into crystals), "draw" (your
+           die's card symbol), "bonus:exchange", "bonus:transmute", "bonus:gauge",
+           "bonus:draw", "end" (end your turn).
   keep:    "keep" or "discard" (a card drawn with the die's card symbol).
   energy:  "energy:<energy>" (an energy to gain, to discard, to spend or to exchange, see
            `prompt`), plus "stop" where the prompt allows stopping; "transmute:<energy>"
