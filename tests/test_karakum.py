@@ -725,3 +725,57 @@ def test_sampled_worlds_let_the_buyer_pay():
                     )
             GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
         assert paying
+
+
+# -- deck cycles in the observation -----------------------------------------------------------
+
+
+def _after_reshuffle_and_a_blind_draw(state: KarakumState) -> bool:
+    kinds = [e.kind for e in state.log.events]
+    if "reshuffle" not in kinds:
+        return False
+    since = state.log.events[len(kinds) - kinds[::-1].index("reshuffle") :]
+    return any(e.kind == "draw" and e.detail.seat == 1 for e in since) and not any(e.kind == "buy" for e in since)
+
+
+def test_observation_carries_the_deck_cycles_after_a_reshuffle():
+    # Ruling 12: the new deck's make-up is public; what seat 0 has not located of it is that
+    # make-up minus the cards revealed face up and its own draws since; seat 1's blind draws
+    # since then are its blind cards of that cycle.
+    state = playout_until(2, 0, _after_reshuffle_and_a_blind_draw)
+    obs = GAME.observe(state, 0)
+    events = state.log.events
+    at = max(i for i, e in enumerate(events) if e.kind == "reshuffle")
+    last = list(events[at].detail.cards)
+    for e in events[at + 1 :]:
+        if e.kind == "reveal" or (e.kind == "drawn" and e.visible_to(0) and e.detail.seat == 0):
+            last[e.detail.good] -= 1
+    drawn_by_1 = sum(e.kind == "draw" and e.detail.seat == 1 for e in events[at + 1 :])
+    assert len(obs.cycles) == 1 + sum(e.kind == "reshuffle" for e in events) == 3
+    assert list(obs.cycles[-1].cards) == last
+    assert list(obs.cycles[-1].blind) == [0, drawn_by_1] and drawn_by_1 >= 1
+    assert sum(obs.cycles[-1].cards) == len(state.deck) + drawn_by_1
+    assert [sum(c.cards[t] for c in obs.cycles) for t in range(7)] == list(obs.unseen)
+    hidden_1 = sum(state.hands[1]) - sum(state.known[1])
+    assert sum(c.blind[1] for c in obs.cycles) == hidden_1
+    assert list(GAME.observe(state, SPECTATOR).cycles) == []
+
+
+def test_worlds_from_the_observation_keep_each_deck_cycle():
+    # A good the current cycle no longer has is never dealt into the deck; the old cycle's
+    # cards go only to the hands that drew blind from it; the world's observation is the same.
+    checked = 0
+    for seed in range(6):
+        state = playout_until(2, seed, _after_reshuffle_and_a_blind_draw)
+        obs = GAME.observe(state, 0)
+        cycles = [list(c.cards) for c in obs.cycles]
+        drew = [t for t in TYPES if any(c.cards[t] for c in obs.cycles if c.blind[1])]
+        for i in range(40):
+            world = GAME.world_from_observation(state.config, 0, obs, Chance(i))
+            assert observation_bytes(GAME, world, 0) == observation_bytes(GAME, state, 0)
+            deck = counts_of(world.deck)
+            assert all(deck[t] <= cycles[-1][t] for t in TYPES)
+            blind_1 = [world.hands[1][t] - world.known[1][t] for t in range(7)]
+            assert all(blind_1[t] == 0 for t in TYPES if t not in drew)
+            checked += 1
+    assert checked == 240

@@ -66,10 +66,10 @@ Rulings (``shared/rules/NOTES.md`` §4.9 unless stated):
     observation, but may give a hand a card of a good its cycles no longer had). When another
     seat is about to pay, its world hand is made to afford the camel (blind cards that cannot pay
     are traded for deck cards that can; where that is not enough, about 1% of such worlds,
-    every hidden card is pooled and the buyer's dealt first, as below). ``world_from_observation``
-    has no history: it deals the observation's ``unseen`` cards as one pool (the deck cycles are
-    not in the observation), the buyer's blind cards first, one at a time, never one after
-    which it could no longer pay.
+    every hidden card is pooled and the buyer's dealt first, one at a time, never one after which
+    it could no longer pay). The observation carries these deck cycles (``cycles``: each one's
+    unlocated cards and each hand's blind cards from it, charging done), so
+    ``world_from_observation`` deals exactly as ``sample_world`` does.
 
 Chance labels: ``"camels"`` (the shuffle of the 35 camels: the top card first; the last 12/8/0
 of the order are removed), ``"resources"`` (the shuffle of the 71 resources: the top card
@@ -275,7 +275,7 @@ class Karakum(Game[KarakumState]):
         name="Karakum",
         min_players=2,
         max_players=4,
-        version="1",
+        version="2",
         hidden_information=True,
         summary="Gather goods and spend them on camels; each camel must match the caravan's end "
         "by colour or number, or it scores half.",
@@ -586,13 +586,7 @@ class Karakum(Game[KarakumState]):
             )
             for s in range(state.players)
         ]
-        if spectator:
-            unseen = counts_of(state.deck)
-        else:
-            unseen = [0, *(int(_DATA["resources"]["per_good"]) for _ in GOODS), int(_DATA["resources"]["gold"])]
-            for t in TYPES:
-                unseen[t] -= state.hands[viewer][t] + state.face_up[t] + state.discard[t]
-                unseen[t] -= sum(state.known[s][t] for s in range(state.players) if s != viewer)
+        unseen = counts_of(state.deck) if spectator else self._unseen(state, viewer)
         in_play = set(state.market)
         for s in range(state.players):
             in_play.update(state.caravans[s])
@@ -626,6 +620,11 @@ class Karakum(Game[KarakumState]):
         if state.buying is not None:
             obs.buying.CopyFrom(_camel_pb(state.buying))
             obs.buying_cost = state.cost
+        if not spectator:
+            cycles, blind = self._cycles(state, viewer)
+            obs.cycles.extend(
+                pb.DeckCycle(cards=cards, blind=[row[e] for row in blind]) for e, cards in enumerate(cycles)
+            )
         if spectator:
             obs.deck.extend(state.deck[::-1])
             obs.camel_deck.extend(_camels_pb(state.camel_deck[::-1]))
@@ -659,10 +658,20 @@ class Karakum(Game[KarakumState]):
         blind cards of that cycle and, for the current cycle, to the deck.
         """
         world = self.copy_for(state, seat, chance)
-        world.deck = []
-        players = state.players
         _deal_camels(world, [*state.camel_deck, *state.removed], len(state.camel_deck), chance)
-        # Resources.
+        cycles, blind = self._cycles(state, seat)
+        self._deal_resources(world, seat, cycles, blind, chance)
+        world.pending = tuple(self.decisions(world))
+        return world
+
+    def _cycles(self, state: KarakumState, seat: int) -> tuple[list[list[int]], list[list[int]]]:
+        """Per deck cycle, what ``seat`` can place from the public history and its own draws
+        (ruling 12): the cycle's cards it has not located (counts by Good) and, per seat, the
+        blind cards that hand still holds from the cycle (0 for ``seat``). When the paid blind
+        cards find no charging, or the history does not account for the hands (a position
+        edited by hand), the cycles are pooled: every earlier cycle empty, the last one holding
+        ``unseen`` and every hand's blind cards."""
+        players = state.players
         cycles: list[list[int]] = [counts_of(full_resources())]
         blind: list[list[int]] = [[0] for _ in range(players)]  # per seat: blind cards per cycle
         known = [[0] * SLOTS for _ in range(players)]
@@ -684,29 +693,49 @@ class Karakum(Game[KarakumState]):
                     from_known = min(known[who][t], extra[t])
                     known[who][t] -= from_known
                     excess += [(who, t, list(blind[who]))] * (extra[t] - from_known)
-        if not _charge(excess, cycles, blind):
+        unseen = self._unseen(state, seat)
+        hidden = [0 if s == seat else sum(state.hands[s]) - sum(state.known[s]) for s in range(players)]
+        if (
+            not _charge(excess, cycles, blind)
+            or [sum(c[t] for c in cycles) for t in range(SLOTS)] != unseen
+            or [0 if s == seat else sum(row) for s, row in enumerate(blind)] != hidden
+            or any(n < 0 for c in cycles for n in c)
+        ):
             # Fallback (rare): one pool for every cycle, the unlocated cards of all cycles.
-            merged = [sum(c[t] for c in cycles) - sum(x[1] == t for x in excess) for t in range(SLOTS)]
-            cycles = [[0] * SLOTS for _ in cycles[:-1]] + [merged]
-            blind = [
-                [0] * (len(cycles) - 1) + [sum(row) - sum(x[0] == w for x in excess)] for w, row in enumerate(blind)
-            ]
+            cycles = [[0] * SLOTS for _ in cycles[:-1]] + [unseen]
+            blind = [[0] * (len(cycles) - 1) + [hidden[w]] for w in range(players)]
+        return cycles, blind
+
+    @staticmethod
+    def _unseen(state: KarakumState, seat: int) -> list[int]:
+        """The resource cards ``seat`` has not located, counts by Good."""
+        unseen = [0, *(int(_DATA["resources"]["per_good"]) for _ in GOODS), int(_DATA["resources"]["gold"])]
+        for t in TYPES:
+            unseen[t] -= state.hands[seat][t] + state.face_up[t] + state.discard[t]
+            unseen[t] -= sum(state.known[s][t] for s in range(state.players) if s != seat)
+        return unseen
+
+    def _deal_resources(
+        self, world: KarakumState, seat: int, cycles: list[list[int]], blind: list[list[int]], chance: Chance
+    ) -> None:
+        """Deal the other hands' blind cards and the deck cycle by cycle (the current cycle's
+        rest is the deck); a seat about to pay is then made able to (ruling 12)."""
         last = len(cycles) - 1
-        for s in range(players):
+        for s in range(world.players):
             if s != seat:
-                world.hands[s] = list(state.known[s])
+                world.hands[s] = list(world.known[s])
         for e, make_up in enumerate(cycles):
             cards = _deal_blind(world, seat, make_up, [row[e] for row in blind], chance)
             if e == last:
                 world.deck = cards
             else:
                 assert not cards, "a past deck cycle is fully drawn"
-        buyer, camel = state.turn_seat, state.buying
-        if camel is not None and state.phase == pb.PHASE_PAY and buyer != seat:
+        buyer, camel = world.turn_seat, world.buying
+        if camel is not None and world.phase == pb.PHASE_PAY and buyer != seat:
             # The buyer chose a camel it could afford: trade blind cards that do not pay for it
             # for deck cards that do until it can (deducible: the buy was offered).
-            hand_, known_ = world.hands[buyer], state.known[buyer]
-            while units(hand_, camel.colour) < state.cost:
+            hand_, known_ = world.hands[buyer], world.known[buyer]
+            while units(hand_, camel.colour) < world.cost:
                 useful = [i for i, t in enumerate(world.deck) if t in (camel.colour, GOLD)]
                 spare = [t for t in TYPES if t not in (camel.colour, GOLD) and hand_[t] > known_[t]]
                 if not useful or not spare:
@@ -716,31 +745,27 @@ class Karakum(Game[KarakumState]):
                 hand_[t] -= 1
                 hand_[world.deck[i]] += 1
                 world.deck[i] = t
-            if units(hand_, camel.colour) < state.cost:
+            if units(hand_, camel.colour) < world.cost:
                 # Still short (about 1% of the worlds sampled while a seat pays: paying cards
                 # were charged to other hands, or units come in pairs): pool every hidden card
                 # and deal as world_from_observation does, the buyer's blind cards first.
-                self._deal_buyer_first(world, state, seat, camel, chance)
-        world.pending = tuple(self.decisions(world))
-        return world
+                self._deal_buyer_first(world, seat, camel, chance)
 
-    def _deal_buyer_first(
-        self, world: KarakumState, state: KarakumState, seat: int, camel: Camel, chance: Chance
-    ) -> None:
+    def _deal_buyer_first(self, world: KarakumState, seat: int, camel: Camel, chance: Chance) -> None:
         """Re-deal the other hands' blind cards and the deck as one pool, the buyer's first so
         it can pay (the deck cycle of each card is then not kept: ruling 12's fallback)."""
         pool = [0] * SLOTS
-        blind = [0] * state.players
-        for s in range(state.players):
+        blind = [0] * world.players
+        for s in range(world.players):
             if s != seat:
                 for t in TYPES:
-                    pool[t] += world.hands[s][t] - state.known[s][t]
-                blind[s] = sum(world.hands[s]) - sum(state.known[s])
-                world.hands[s] = list(state.known[s])
+                    pool[t] += world.hands[s][t] - world.known[s][t]
+                blind[s] = sum(world.hands[s]) - sum(world.known[s])
+                world.hands[s] = list(world.known[s])
         for t in world.deck:
             pool[t] += 1
-        buyer = state.turn_seat
-        _deal_affording(world.hands[buyer], pool, blind[buyer], camel.colour, state.cost, chance)
+        buyer = world.turn_seat
+        _deal_affording(world.hands[buyer], pool, blind[buyer], camel.colour, world.cost, chance)
         blind[buyer] = 0
         world.deck = _deal_blind(world, seat, pool, blind, chance)
 
@@ -748,9 +773,10 @@ class Karakum(Game[KarakumState]):
         self, config: MatchConfig, seat: int, observation: Message, chance: Chance
     ) -> KarakumState:
         """The public state and the seat's hand are kept; the camel deck and the removed camels
-        are dealt from ``camels_unseen``, the other hands' blind cards and the deck from
-        ``unseen`` (one pool). Less informed than ``sample_world``: the observation does not
-        carry the make-up of each deck cycle (which goods a hand's older blind draws could be)."""
+        are dealt from ``camels_unseen``, the other hands' blind cards and the deck cycle by
+        cycle from ``cycles`` (each hand's blind cards of a cycle from that cycle's unlocated
+        cards, the current cycle's rest is the deck), a buyer made able to pay: as informed as
+        ``sample_world``. The world's history is made to give the same cycles again."""
         obs = observation
         assert isinstance(obs, pb.Observation)
         players = config.players
@@ -773,22 +799,32 @@ class Karakum(Game[KarakumState]):
         unseen = [Camel(c.colour, c.number) for c in obs.camels_unseen]
         _deal_camels(world, unseen, obs.camel_deck_size, chance)
         world.hands = [list(obs.hand) if s == seat else list(world.known[s]) for s in range(players)]
-        blind = [v.hand_size - sum(v.known) for v in obs.seats]
-        pool = list(obs.unseen)
-        buyer = world.turn_seat
-        if world.buying is not None and world.phase == pb.PHASE_PAY and buyer != seat:
-            # The buyer chose a camel it could afford (the buy was offered): its blind cards first.
-            _deal_affording(world.hands[buyer], pool, blind[buyer], world.buying.colour, world.cost, chance)
-            blind[buyer] = 0
-        world.deck = _deal_blind(world, seat, pool, blind, chance)
-        # A history as one deck cycle (for a later sample_world of the world): everything out
-        # of the deck and the hands' blind cards revealed, the known cards taken face up.
+        cycles = [list(c.cards) for c in obs.cycles]
+        blind = [[c.blind[s] for c in obs.cycles] for s in range(players)]
+        self._deal_resources(world, seat, cycles, blind, chance)
+        # A history giving these deck cycles again (for the observation and a later
+        # sample_world of the world): cycle 0 is the 71 cards, everything located is revealed
+        # in it (the known cards taken face up, the seat's blind cards drawn by it); each later
+        # cycle is a reshuffle of exactly its unlocated cards; every blind card dealt to another
+        # hand is drawn in its cycle.
+        full = counts_of(full_resources())
         history = world.history
-        for t in TYPES:
-            history += [(REVEAL, CHANCE_SEAT, t, ())] * (world.face_up[t] + world.discard[t])
+        hidden = [[t for t in TYPES for _ in range(world.hands[s][t] - world.known[s][t])] for s in range(players)]
+        for e, make_up in enumerate(cycles):
+            if e:
+                history.append((SHUFFLE, CHANCE_SEAT, 0, tuple(make_up)))
+            else:
+                mine = hidden[seat]
+                history += [(BLIND, seat, t, ()) for t in mine]
+                for s in range(players):
+                    for t in TYPES:
+                        history += [(REVEAL, CHANCE_SEAT, t, ()), (TAKE, s, t, ())] * world.known[s][t]
+                for t in TYPES:
+                    located = mine.count(t) + sum(world.known[s][t] for s in range(players))
+                    history += [(REVEAL, CHANCE_SEAT, t, ())] * (full[t] - make_up[t] - located)
             for s in range(players):
-                history += [(REVEAL, CHANCE_SEAT, t, ()), (TAKE, s, t, ())] * world.known[s][t]
-                history += [(BLIND, s, t, ())] * (world.hands[s][t] - world.known[s][t])
+                if s != seat:
+                    history += [(BLIND, s, hidden[s].pop(), ()) for _ in range(blind[s][e])]
         self.refresh(world)
         return world
 

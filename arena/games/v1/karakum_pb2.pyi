@@ -218,6 +218,46 @@ class SeatView(_message.Message):
 Global___SeatView: _TypeAlias = SeatView  # noqa: Y015
 
 @_typing.final
+class DeckCycle(_message.Message):
+    """One deck cycle: the 71 cards of the setup (the first) or one reshuffle of the discard pile
+    into a new deck (its make-up is public: the "reshuffle" event), as the seat can place its
+    cards from the public history and its own draws. A blind draw comes from the cycle of the
+    deck at that time, so an older blind card can only be a good that cycle still had.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    BLIND_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The cycle's cards this seat has not located (not drawn by it, not revealed face up, not
+        shown in a payment), counts by Good. They are exactly the other hands' blind cards from
+        this cycle plus, for the last (current) cycle, the deck.
+        """
+
+    @_builtins.property
+    def blind(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat, in seat order: blind-drawn cards that hand still holds from this cycle (0 for
+        the observer). A payment's blind cards (paid beyond `known`) are charged to a cycle in which
+        that hand had drawn blind before and which had the good, the one with most of it first.
+        """
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[_builtins.int] | None = ...,
+        blind: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["blind", b"blind", "cards", b"cards"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeckCycle: _TypeAlias = DeckCycle  # noqa: Y015
+
+@_typing.final
 class Observation(_message.Message):
     """What a seat sees. Hidden: the other hands' blind-drawn cards, the order of the resource deck,
     the camel deck and the camels removed at setup.
@@ -250,6 +290,7 @@ class Observation(_message.Message):
     CAMEL_DECK_FIELD_NUMBER: _builtins.int
     REMOVED_FIELD_NUMBER: _builtins.int
     BUYING_COST_FIELD_NUMBER: _builtins.int
+    CYCLES_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """the observer's seat (0 in the spectator view)"""
     spectator: _builtins.bool
@@ -325,6 +366,13 @@ class Observation(_message.Message):
     def removed(self) -> _containers.RepeatedCompositeFieldContainer[Global___Camel]:
         """spectator only: the camels removed at setup"""
 
+    @_builtins.property
+    def cycles(self) -> _containers.RepeatedCompositeFieldContainer[Global___DeckCycle]:
+        """The deck cycles, oldest first; the last is the current deck's. Their `cards` add up to
+        `unseen`. In rare positions where the payments cannot be charged to cycles, every earlier
+        cycle is listed empty and the last holds all of `unseen` (empty for the spectator).
+        """
+
     def __init__(
         self,
         *,
@@ -353,10 +401,11 @@ class Observation(_message.Message):
         camel_deck: _abc.Iterable[Global___Camel] | None = ...,
         removed: _abc.Iterable[Global___Camel] | None = ...,
         buying_cost: _builtins.int = ...,
+        cycles: _abc.Iterable[Global___DeckCycle] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["buying", b"buying"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["buying", b"buying", "buying_cost", b"buying_cost", "camel_deck", b"camel_deck", "camel_deck_size", b"camel_deck_size", "camels_removed", b"camels_removed", "camels_unseen", b"camels_unseen", "deck", b"deck", "deck_size", b"deck_size", "discard", b"discard", "face_up", b"face_up", "hand", b"hand", "market", b"market", "market_cost", b"market_cost", "phase", b"phase", "picks", b"picks", "players", b"players", "rejoin", b"rejoin", "removed", b"removed", "seat", b"seat", "seats", b"seats", "spectator", b"spectator", "taxed", b"taxed", "turn_seat", b"turn_seat", "turns", b"turns", "unseen", b"unseen"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["buying", b"buying", "buying_cost", b"buying_cost", "camel_deck", b"camel_deck", "camel_deck_size", b"camel_deck_size", "camels_removed", b"camels_removed", "camels_unseen", b"camels_unseen", "cycles", b"cycles", "deck", b"deck", "deck_size", b"deck_size", "discard", b"discard", "face_up", b"face_up", "hand", b"hand", "market", b"market", "market_cost", b"market_cost", "phase", b"phase", "picks", b"picks", "players", b"players", "rejoin", b"rejoin", "removed", b"removed", "seat", b"seat", "seats", b"seats", "spectator", b"spectator", "taxed", b"taxed", "turn_seat", b"turn_seat", "turns", b"turns", "unseen", b"unseen"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
