@@ -793,6 +793,7 @@ def test_sample_world_keeps_cards_given_with_naria_in_the_receivers_hands():
     state.hands[1].remove(3)
     state.tableau[1].append(Slot(3))
     state.log.public(1, "summon", "summons #3", pb.EventDetail(seat=1, card=3))
+    state.played[1].append(3)
     hands = {tuple(sorted(GAME.sample_world(state, 0, chance).hands[1])) for _ in range(200)}
     assert len(hands) > 3 and all(len(h) == 1 for h in hands)
 
@@ -1133,3 +1134,179 @@ def test_world_from_observation_deals_a_hidden_hand_uniformly_over_the_unseen_ca
     total = sum(unseen.values())
     assert set(got) <= set(cards) and 5 not in got
     assert chisquare([got[c] for c in cards], [samples * unseen[c] / total for c in cards]).pvalue > 0.001
+
+
+# -- the cards a seat has seen, in its observation (played, received, orb_top) -------------------------
+
+
+def test_observation_carries_the_cards_given_with_naria_to_the_giver_only():
+    state = _conserved(position(3, hands={0: [12], 1: [20]}, crystals={0: 3}, draw=[1, 2, 3], gauge={0: 1}))
+    play(state, "summon:12", "card:2", "card:3", "card:1")  # seat 1 gets #3, seat 2 gets #1
+    mine = GAME.observe(state, 0)
+    assert [list(v.received) for v in mine.seats] == [[], [3], [1]]
+    assert [list(v.played) for v in mine.seats] == [[12], [], []]
+    assert mine.orb_top == 0
+    for viewer in (1, 2, SPECTATOR):  # the others were not told which card the other got
+        assert [list(v.received) for v in GAME.observe(state, viewer).seats] == [[], [], []]
+    chance = Chance(7)
+    for _ in range(100):
+        world = GAME.world_from_observation(state.config, 0, mine, chance)
+        assert 3 in world.hands[1] and 1 in world.hands[2]
+        assert sorted(world.hands[0]) == [2] and [len(h) for h in world.hands] == [1, 2, 1]
+        assert _unseen_of(world, 0) == _unseen_of(state, 0)
+    theirs = GAME.observe(state, 1)
+    assert len({tuple(GAME.world_from_observation(state.config, 1, theirs, chance).hands[2]) for _ in range(100)}) > 1
+    # once the receiver played a #3, nothing is known of its hand any more
+    state.hands[1].remove(3)
+    state.tableau[1].append(Slot(3))
+    state.log.public(1, "summon", "summons #3", pb.EventDetail(seat=1, card=3))
+    state.played[1].append(3)
+    mine = GAME.observe(state, 0)
+    assert list(mine.seats[1].received) == [3] and list(mine.seats[1].played) == [3]
+    hands = {tuple(GAME.world_from_observation(state.config, 0, mine, chance).hands[1]) for _ in range(100)}
+    assert len(hands) > 3 and all(len(h) == 1 for h in hands)
+
+
+def test_observation_carries_the_cards_amsug_returned_to_every_seat():
+    state = _conserved(
+        position(3, hands={0: [17]}, tableau={0: [3], 1: [10, 1]}, reserve={0: {"water": 1, "air": 1}}, gauge={0: 2})
+    )
+    play(state, "summon:17", "tableau:0", "tableau:1")  # seat 0 takes back #3, seat 1 #1 (seat 2: no item)
+    assert state.hands == [[3], [1], []]
+    for viewer in (0, 1, 2):
+        seen = GAME.observe(state, viewer)
+        assert [list(v.received) for v in seen.seats] == [[3], [1], []]
+        assert [list(v.played) for v in seen.seats] == [[17], [], []]
+    seen = GAME.observe(state, 2)
+    for k in range(30):
+        world = GAME.world_from_observation(state.config, 2, seen, Chance(k))
+        assert world.hands[:2] == [[3], [1]] and world.hands[2] == []
+        assert _unseen_of(world, 2) == _unseen_of(state, 2)
+
+
+def test_observation_carries_the_card_put_back_with_crystal_orb():
+    state = _conserved(
+        position(
+            2,
+            mode="archmage",
+            tableau={0: [34]},
+            hands={1: [7]},
+            draw=[29, 3, 4, 5, 6],
+            reserve={0: {"air": 4}},
+            gauge={0: 2},
+        )
+    )
+    play(state, "activate:0", "draw", "none")
+    assert state.draw_pile[-1] == 29
+    mine, theirs = GAME.observe(state, 0), GAME.observe(state, 1)
+    assert mine.orb_top == 29 and theirs.orb_top == 0 and GAME.observe(state, SPECTATOR).orb_top == 0
+    chance = Chance(3)
+    for _ in range(50):
+        world = GAME.world_from_observation(state.config, 0, mine, chance)
+        assert world.draw_pile[-1] == 29 and len(world.draw_pile) == len(state.draw_pile)
+        assert _unseen_of(world, 0) == _unseen_of(state, 0)
+    assert len({GAME.world_from_observation(state.config, 1, theirs, chance).draw_pile[-1] for _ in range(50)}) > 1
+    play(state, "draw", "discard")  # seat 0 draws it with its die: the knowledge is spent
+    assert GAME.observe(state, 0).orb_top == 0
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_world_from_observation_apprentice_hands_come_from_the_seats_decks(players):
+    """After the library phase the others still hold what is left of prebuilt decks the viewer
+    does not hold (``played`` tells what left), as in ``sample_world``."""
+    from collections import Counter
+
+    from arena.games.seasons.framework import APPRENTICE_DECKS
+
+    decks = [tuple(sorted(d)) for d in APPRENTICE_DECKS]
+    state = GAME.new_match(GAME.config(players, {"mode": "apprentice"}), 21)
+    rng = Chance(5)
+    while state.round < 6 or state.phase != pb.PHASE_TURN:  # cards played, drawn and given
+        GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    assert state.summons >= 3
+    seen = GAME.observe(state, 0)
+    truth = tuple(decks.index(tuple(state.drafted[s])) for s in range(1, players))
+    assignments = set()
+    for k in range(150):
+        world = GAME.world_from_observation(state.config, 0, seen, Chance(k))
+        assert _unseen_of(world, 0) == _unseen_of(state, 0)
+        used = [decks.index(tuple(world.drafted[s])) for s in range(1, players)]
+        assert len(set(used)) == players - 1 and decks.index(tuple(state.drafted[0])) not in used
+        assignments.add(tuple(used))
+        for s in range(1, players):
+            out = Counter(
+                e.detail.card
+                for e in state.log.events
+                if e.kind in ("summon", "discard") and e.seat == s and e.detail.source not in (9, 34)
+            )
+            assert Counter(seen.seats[s].played) == out
+            rest = Counter(world.drafted[s]) - out
+            held = Counter(world.hands[s] + world.libraries[s][0] + world.libraries[s][1])
+            assert not rest - held, (s, rest, held)
+            assert not Counter(world.libraries[s][0] + world.libraries[s][1]) - Counter(world.drafted[s])
+    assert truth in assignments
+
+
+def test_leak_a_card_given_with_naria_is_known_only_to_giver_and_receiver():
+    """Two games that differ only in the card seat 0 gave seat 2 (and so in the draw pile) give
+    seat 1 identical bytes; the giver's observations differ (its ``received`` for seat 2)."""
+    from tests.contract import assert_same_view, observation_bytes
+
+    games = []
+    for draw in ([1, 2, 3, 4], [4, 2, 3, 1]):  # drawn: 1,2,3 / 4,2,3
+        state = position(3, hands={0: [12]}, crystals={0: 3}, draw=draw, gauge={0: 1})
+        play(state, "summon:12", "card:2", "card:3")
+        play(state, options(state)[0])  # the card left: #1 / #4 to seat 2
+        games.append(state)
+    assert games[0].hands[2] == [1] and games[1].hands[2] == [4]
+    assert_same_view(GAME, games[0], games[1], 1)
+    assert [list(v.received) for v in GAME.observe(games[0], 0).seats] == [[], [3], [1]]
+    assert observation_bytes(GAME, games[0], 0) != observation_bytes(GAME, games[1], 0)
+
+
+def _seen_in_log(state, viewer):
+    """From the events ``viewer`` saw: per seat the cards summoned (not straight from a draw:
+    #9, #34) or discarded one by one, per seat the cards it named going into a hand (its Naria
+    #12 gifts, Amsug #17 returns), and the card it put back with Crystal Orb #34 (0 once a card
+    is drawn)."""
+    n = state.players
+    played, received = [[] for _ in range(n)], [[] for _ in range(n)]
+    top = looked = 0
+    for event in state.log.events:
+        kind, detail = event.kind, event.detail
+        if not isinstance(detail, pb.EventDetail) or not event.visible_to(viewer):
+            continue
+        if (kind == "summon" and detail.source not in (9, 34)) or (kind == "discard" and detail.card):
+            played[event.seat].append(detail.card)
+        elif kind == "give" and event.seat == viewer and detail.card:
+            received[detail.target].append(detail.card)
+        elif kind == "return" and detail.card:
+            received[event.seat].append(detail.card)
+        elif kind == "drawn" and event.seat == viewer and detail.source == 34:
+            looked = detail.cards[-1]
+        elif kind == "return" and event.seat == viewer and detail.reason == "orb":
+            top = looked
+        elif kind == "draw" and (detail.amount or detail.reason == "reshuffle"):
+            top = 0
+    return played, received, top
+
+
+@pytest.mark.parametrize(("players", "mode"), [(2, "archmage"), (3, "apprentice"), (4, "archmage")])
+def test_observation_played_received_and_orb_top_match_what_the_log_shows(players, mode):
+    checked = [0, 0, 0]
+    for seed in range(12):
+        state = GAME.new_match(GAME.config(players, {"mode": mode}), seed)
+        rng = Chance(seed)
+        while state.pending:
+            if state.phase == pb.PHASE_TURN or state.phase == pb.PHASE_PROMPT:
+                for viewer in range(players):
+                    seen = GAME.observe(state, viewer)
+                    played, received, top = _seen_in_log(state, viewer)
+                    assert [list(v.played) for v in seen.seats] == played
+                    assert [list(v.received) for v in seen.seats] == received
+                    assert seen.orb_top == top
+                    checked[0] += sum(map(len, played)) > 0
+                    checked[1] += sum(map(len, received)) > 0
+                    checked[2] += top > 0
+            GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    assert checked[0] and checked[1]  # the random games did play and return cards

@@ -119,6 +119,7 @@ def _discard_from_hand(ctx: Ctx, number: int) -> None:
     """Discard a card of the owner's hand face up."""
     ctx.state.hands[ctx.seat].remove(number)
     ctx.state.discard.append(number)
+    ctx.state.played[ctx.seat].append(number)
     ctx.log("discard", f"discards {card_name(number)} from hand ({card_name(ctx.card)})", card=number)
 
 
@@ -256,6 +257,7 @@ def _orb_look(ctx: Ctx, ask: Ask, action: Any) -> None:
     if action.kind == pb.NONE:
         card = state.limbo[ctx.seat].pop()
         state.draw_pile.append(card)
+        state.orb_top[ctx.seat] = card
         ctx.log("return", f"puts the card back on top of the draw pile ({card_name(ctx.card)})", reason="orb")
     else:
         ctx.ask("energy", "orb_pay", reason="orb-pay", data=(ORB_ENERGIES,), left=ORB_ENERGIES - 1)

@@ -221,6 +221,7 @@ def _naria_give(ctx: Ctx, ask: Ask, action: Any) -> None:
     card = action.card
     ctx.state.limbo[ctx.seat].remove(card)
     ctx.state.hands[to].append(card)
+    ctx.state.received[ctx.seat][to].append(card)
     ctx.log("give", f"gives {CARDS[card].name} (#{card}) to seat {to}", to=[ctx.seat, to], card=card, target=to)
     others = [s for s in range(ctx.players) if s not in (ctx.seat, to)]
     if others:

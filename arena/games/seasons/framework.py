@@ -212,6 +212,10 @@ class SeasonsState(MatchState):
     packets: list[list[int]] = field(default_factory=list)  # draft: the packet each seat holds
     drafted: list[list[int]] = field(default_factory=list)
     passed: list[list[int]] = field(default_factory=list)  # draft: what each seat last passed
+    # what seats have seen of the cards (the observation's SeatView.played / received, orb_top)
+    played: list[list[int]] = field(default_factory=list)  # per seat: summoned (not from a draw) or discarded
+    received: list[list[list[int]]] = field(default_factory=list)  # [viewer][seat]: known put into its hand
+    orb_top: list[int] = field(default_factory=list)  # per seat: the card it put back with #34 (0: none)
     lib_step: int = 0
     # boards
     crystals: list[int] = field(default_factory=list)
@@ -610,10 +614,14 @@ class Ctx:
             leave(Ctx(self.game, self.state, owner, slot.card, -1), how)
         if how == "return":
             self.state.hands[owner].append(slot.card)
+            for known in self.state.received:  # public: every seat knows it is in that hand
+                known[owner].append(slot.card)
             self.log("return", f"returns {card_name(slot.card)} to hand{self._why()}", seat=owner, card=slot.card)
         else:
             self.state.discard.append(slot.card)
             kind = "sacrifice" if how == "sacrifice" else "discard"
+            if kind == "discard":
+                self.state.played[owner].append(slot.card)
             self.log(kind, f"{kind}s {card_name(slot.card)}{self._why()}", seat=owner, card=slot.card)
         if slot.card == self.card and owner == self.seat and index == self.index:
             self.index = -1

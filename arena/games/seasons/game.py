@@ -99,12 +99,13 @@ Rulings (``shared/rules/NOTES.md`` §4.17 and DATA §1 where they speak; the res
     Library II/III cards and the deck's cards not summoned or discarded since in that seat's
     libraries and hand; cards the viewer gave with Naria #12 or saw returned to a hand (Amsug
     #17) in that hand until its seat summons or discards such a card; the card the viewer put
-    back with Crystal Orb #34 on top of the draw pile until a card is drawn. A world from the
-    observation alone (``world_from_observation``, a served search) has no history: it keeps
-    only the packet the viewer last passed (draft) and, in the apprentice library phase, that
-    the others hold prebuilt decks the viewer does not; the rest of the unseen cards is dealt
-    uniformly. The observation carries the queued prompts (``queue``, with each prompt's
-    ``step`` and ``data``), the ``stage`` and each seat's drawn-card count (``limbo``) for it.
+    back with Crystal Orb #34 on top of the draw pile until a card is drawn. The observation
+    carries what this needs (each seat's ``played`` and ``received`` cards, ``orb_top``), so a
+    world from the observation alone (``world_from_observation``, a served search) keeps the
+    same; of the draft it keeps only the packet the viewer last passed (it has no earlier
+    sightings); the rest of the unseen cards is dealt uniformly. The observation also carries
+    the queued prompts (``queue``, with each prompt's ``step`` and ``data``), the ``stage`` and
+    each seat's drawn-card count (``limbo``) for it.
 
 Chance labels, in the order drawn: ``"decks"`` (apprentice: the shuffle of the 4 prebuilt hands'
 indices; seat s gets the s-th), ``"deal"`` (the shuffle of the pool: magician/archmage deal 9 per
@@ -308,7 +309,7 @@ class Seasons(Game[SeasonsState]):
         name="Seasons",
         min_players=2,
         max_players=4,
-        version="1",
+        version="2",
         options=(
             OptionSpec(
                 "mode",
@@ -367,6 +368,9 @@ class Seasons(Game[SeasonsState]):
             packets=[sorted(p) for p in packets] if mode != "apprentice" else [[] for _ in range(players)],
             drafted=[sorted(p) for p in packets] if mode == "apprentice" else [[] for _ in range(players)],
             passed=[[] for _ in range(players)],
+            played=[[] for _ in range(players)],
+            received=[[[] for _ in range(players)] for _ in range(players)],
+            orb_top=[0] * players,
             crystals=[0] * players,
             reserve=[[0] * 5 for _ in range(players)],
             gauge=[0] * players,
@@ -627,6 +631,8 @@ class Seasons(Game[SeasonsState]):
                 )
             got.append(state.draw_pile.pop())
         state.limbo[seat].extend(got)
+        if got:  # the top card is no longer the one put back with Crystal Orb #34
+            state.orb_top = [0] * state.players
         why = f" ({card_name(source)})" if source else ""
         state.log.events.append(
             Event(
@@ -695,6 +701,8 @@ class Seasons(Game[SeasonsState]):
         slot = Slot(number)
         state.tableau[seat].append(slot)
         state.summons += 1
+        if source not in (9, 34):  # not straight from a draw (Divine Chalice #9, Crystal Orb #34)
+            state.played[seat].append(number)
         how = f" for free ({card_name(source)})" if pay is None else ""
         cost = pb.Cost(energies=pay.energies, crystals=pay.crystals) if pay is not None else None
         state.log.public(
@@ -1009,6 +1017,8 @@ class Seasons(Game[SeasonsState]):
                 score=self.score_of(state, s),
                 prestige=self.prestige(state, s),
                 limbo=len(state.limbo[s]),
+                received=[] if spectator else state.received[viewer][s],
+                played=state.played[s],
             )
             if face is not None:
                 view.die.CopyFrom(face_pb(face))
@@ -1037,6 +1047,7 @@ class Seasons(Game[SeasonsState]):
             library_picked=[min(state.lib_step, 3), max(0, state.lib_step - 3)],
             pile_total=len(pool_numbers(state.mode)) * COPIES,
             stage=state.stage,
+            orb_top=0 if spectator else state.orb_top[viewer],
         )
         if not spectator:
             obs.hand.extend(sorted(state.hands[viewer]))
@@ -1069,8 +1080,9 @@ class Seasons(Game[SeasonsState]):
     def world_from_observation(
         self, config: MatchConfig, seat: int, observation: Message, chance: Chance
     ) -> SeasonsState:
-        """See :func:`arena.games.seasons.worlds.world_from_observation`: the public state and
-        the seat's cards kept, the unseen cards dealt uniformly over the hidden places."""
+        """See :func:`arena.games.seasons.worlds.world_from_observation`: the public state, the
+        seat's cards and the cards it has seen where it knows them (``played``, ``received``,
+        ``orb_top``) kept, the other unseen cards dealt uniformly over the hidden places."""
         from arena.games.seasons.worlds import world_from_observation
 
         assert isinstance(observation, pb.Observation)

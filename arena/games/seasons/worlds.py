@@ -26,7 +26,10 @@ draw pile with Crystal Orb #34, until a card is drawn. Not used: what the seat l
 draft once the library phase is over (the picks may since be played or mixed with draws).
 
 ``world_from_observation`` builds a world from the observation alone (a served searching bot):
-the same places dealt (``hidden_places``, ``split_libraries``), without the history.
+the same places dealt (``hidden_places``, ``split_libraries``); after the draft the same known
+cards placed (``_deal_known`` reads the state's ``played``, ``received`` and ``orb_top``, which
+the observation carries); of the draft only the packet the viewer last passed is known (the
+earlier sightings are history the observation does not carry).
 """
 
 from __future__ import annotations
@@ -99,6 +102,10 @@ def draft_knowledge(state: SeasonsState, viewer: int) -> tuple[list[tuple[list[i
 
 def sample_world(game: Seasons, state: SeasonsState, viewer: int, chance: Chance) -> SeasonsState:
     world = game.copy_for(state, viewer, chance)
+    for seat in range(world.players):  # what the others saw is not the viewer's to know
+        if seat != viewer:
+            world.received[seat] = [[] for _ in range(world.players)]
+            world.orb_top[seat] = 0
     drafting = world.phase in (pb.PHASE_DRAFT, pb.PHASE_LIBRARY) and world.mode != "apprentice"
     library_phase = world.phase == pb.PHASE_LIBRARY
     # The hidden places, refilled in place with the same sizes.
@@ -179,11 +186,14 @@ def world_from_observation(
     cards (the mode's cards minus the viewer's, the tableaux and the discard pile) uniformly
     over the others' hands, libraries, limbo, packets and picks and the draw pile, with the
     observed sizes. The one draft fact kept is the packet the viewer last passed (now its left
-    neighbour's); apprentice: in the library phase the others hold, one each, prebuilt decks the
-    viewer does not hold. Less informed than ``sample_world`` (the observation does not carry
-    the history): earlier draft sightings, the others' prebuilt decks after the library phase,
-    cards seen given or returned to a hand, and a card put back with Crystal Orb #34 are not
-    used."""
+    neighbour's). After the draft it keeps, as ``sample_world``, what the observation carries
+    of the cards the viewer has seen (``SeatView.played`` / ``received``, ``orb_top``):
+    apprentice: the others hold, one each, prebuilt decks the viewer does not hold, with the
+    deck's cards not played since in their libraries and hand; cards the viewer gave with Naria
+    #12 or saw returned to a hand (Amsug #17) in that hand unless played since; the card it put
+    back with Crystal Orb #34 on top of the draw pile. Less informed than ``sample_world``
+    (the observation does not carry the draft history): the packets the viewer held before the
+    one it last passed are not used."""
     from arena.games.seasons.game import pool_numbers
 
     n = obs.players
@@ -233,6 +243,9 @@ def world_from_observation(
         packets=[[0] * size for _ in views],
         drafted=[[0] * len(obs.drafted) if draft or library_phase else [] for _ in views],
         passed=[[] for _ in views],
+        played=[list(v.played) for v in views],
+        received=[[list(v.received) for v in views] if s == viewer else [[] for _ in views] for s in range(n)],
+        orb_top=[obs.orb_top if s == viewer else 0 for s in range(n)],
         lib_step=sum(obs.library_picked),
         crystals=[v.crystals for v in views],
         reserve=[list(v.reserve) for v in views],
@@ -270,20 +283,15 @@ def world_from_observation(
             left[:] = obs.passed
             unseen.subtract(obs.passed)
             places = [p for p in places if p is not left]
-    elif library_phase and obs.mode == "apprentice":
-        # the others hold, one each, prebuilt decks the viewer does not hold (which is secret)
-        mine = _deck_index(list(obs.drafted))
-        decks = chance.shuffled([i for i in range(len(APPRENTICE_DECKS)) if i != mine], "world")
-        for k, seat in enumerate(s for s in range(n) if s != viewer):
-            places = [p for p in places if p is not world.drafted[seat]]
-            world.drafted[seat] = chance.shuffled(list(APPRENTICE_DECKS[decks[k]]), "world")
-            unseen.subtract(world.drafted[seat])
     assert all(k >= 0 for k in unseen.values()), "the observation shows more copies than the game has"
-    dealt = chance.deal(sorted(unseen.elements()), [len(p) for p in places], "world")
-    for place, new in zip(places, dealt, strict=True):
-        place[:] = new
-    if library_phase:
-        split_libraries(world, viewer)
+    if draft or (library_phase and obs.mode != "apprentice"):
+        dealt = chance.deal(sorted(unseen.elements()), [len(p) for p in places], "world")
+        for place, new in zip(places, dealt, strict=True):
+            place[:] = new
+        if library_phase:
+            split_libraries(world, viewer)
+    else:  # as sample_world: the others' prebuilt decks (apprentice), cards known in hands, the Orb's top
+        _deal_known(world, viewer, places, unseen, chance)
     if draft and obs.passed:
         for seat in range(n):
             if seat != viewer:  # what each seat passed is what its left neighbour holds now
@@ -316,51 +324,7 @@ def give_kriss_a_familiar(world: SeasonsState, viewer: int, places: list[list[in
 # -- after the draft: what the viewer knows of the cards others hold ---------------------------------
 
 
-def _public_moves(world: SeasonsState, viewer: int) -> tuple[list[Counter[int]], list[Counter[int]]]:
-    """Per seat, from the events the viewer saw: the cards known to have left its hand (or
-    libraries, once in hand): summoned from it or discarded from it; and the cards known to have
-    entered its hand: given by the viewer with Naria #12 or returned to hand (Amsug #17).
-    Drawn cards (limbo) are not counted: summoned (Divine Chalice #9, Crystal Orb #34), given
-    (Naria #12) or discarded from the limbo, they never were in the hand."""
-    n = world.players
-    out: list[Counter[int]] = [Counter() for _ in range(n)]
-    known_in: list[Counter[int]] = [Counter() for _ in range(n)]
-    for event in world.log.events:
-        kind, detail = event.kind, event.detail
-        if kind not in ("summon", "discard", "give", "return") or not isinstance(detail, pb.EventDetail):
-            continue
-        seat = event.seat
-        if not 0 <= seat < n or not detail.card:
-            continue
-        if (kind == "summon" and detail.source not in (9, 34)) or kind == "discard":
-            out[seat][detail.card] += 1
-        elif kind == "give" and seat == viewer and detail.reason != "onys":  # Naria #12, card named
-            known_in[detail.target][detail.card] += 1
-        elif kind == "return":  # back to hand (Amsug #17); the Orb's put-back names no card
-            known_in[seat][detail.card] += 1
-    return out, known_in
-
-
-def orb_top(world: SeasonsState, viewer: int) -> int:
-    """The card the viewer put back on top of the draw pile with Crystal Orb #34, if no card
-    was drawn (nor the pile remade) since; else 0."""
-    top = 0
-    looked = 0
-    for event in world.log.events:
-        detail = event.detail
-        if not isinstance(detail, pb.EventDetail):
-            continue
-        if event.kind == "drawn" and event.seat == viewer and detail.source == 34 and detail.cards:
-            looked = detail.cards[-1]
-        elif event.kind == "return" and event.seat == viewer and detail.reason == "orb" and not detail.card:
-            top = looked
-        elif event.kind == "draw" and (detail.amount or detail.reason == "reshuffle"):
-            top = 0
-    return top
-
-
 def _deck_index(cards: list[int]) -> int:
-    from arena.games.seasons.framework import APPRENTICE_DECKS
 
     return next((i for i, deck in enumerate(APPRENTICE_DECKS) if sorted(deck) == sorted(cards)), -1)
 
@@ -374,20 +338,24 @@ def _known_split(deck: Counter[int], known_in: Counter[int], out: Counter[int]) 
 
 
 def _deal_known(
-    world: SeasonsState, viewer: int, places: list[list[int]], hidden: Counter[int], chance: Chance
+    world: SeasonsState,
+    viewer: int,
+    places: list[list[int]],
+    hidden: Counter[int],
+    chance: Chance,
 ) -> None:
     """After the draft: every hidden place refilled with the cards the viewer knows are there
     (apprentice: what is left of each seat's prebuilt deck; cards the viewer gave with Naria
     #12 or saw returned to a hand, unless played since; the card it put back on top with
-    Crystal Orb #34), the rest dealt uniformly (``Chance.deal``)."""
+    Crystal Orb #34), the rest dealt uniformly (``Chance.deal``). What the viewer saw is the
+    state's ``played``, ``received[viewer]`` and ``orb_top[viewer]`` (the observation's)."""
     from itertools import permutations
-
-    from arena.games.seasons.framework import APPRENTICE_DECKS
 
     n = world.players
     others = [s for s in range(n) if s != viewer]
-    out, known_in = _public_moves(world, viewer)
-    top = orb_top(world, viewer)
+    out = [Counter(p) for p in world.played]
+    known_in = [Counter(r) for r in world.received[viewer]]
+    top = world.orb_top[viewer]
     library_phase = world.phase == pb.PHASE_LIBRARY
     # Apprentice: which prebuilt deck each other seat holds is secret; any of the decks the
     # viewer does not hold, one per seat, that fits what the viewer saw (ruling 22).

@@ -404,6 +404,8 @@ class SeatView(_message.Message):
     SCORE_FIELD_NUMBER: _builtins.int
     PRESTIGE_FIELD_NUMBER: _builtins.int
     LIMBO_FIELD_NUMBER: _builtins.int
+    RECEIVED_FIELD_NUMBER: _builtins.int
+    PLAYED_FIELD_NUMBER: _builtins.int
     crystals: _builtins.int
     reserve_cap: _builtins.int
     """7 (10 with Bespelled Grimoire #18)"""
@@ -435,6 +437,19 @@ class SeatView(_message.Message):
     def die(self) -> Global___DieFace:
         """the season die taken this round (when has_die)"""
 
+    @_builtins.property
+    def received(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """cards you know went into its hand, all game, in order: those you"""
+
+    @_builtins.property
+    def played(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """gave it with Naria #12 and those returned to its hand from play
+        (Amsug #17). Still in its hand: `received` minus `played` (as
+        multisets; a played card may have been another copy). Empty
+        for a spectator (it sees every hand)
+        cards it summoned (not those summoned straight from a draw:
+        """
+
     def __init__(
         self,
         *,
@@ -452,10 +467,12 @@ class SeatView(_message.Message):
         score: _builtins.int = ...,
         prestige: _builtins.int = ...,
         limbo: _builtins.int = ...,
+        received: _abc.Iterable[_builtins.int] | None = ...,
+        played: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["die", b"die"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bonus_used", b"bonus_used", "crystals", b"crystals", "die", b"die", "gauge", b"gauge", "hand_size", b"hand_size", "has_die", b"has_die", "library_2", b"library_2", "library_3", b"library_3", "limbo", b"limbo", "prestige", b"prestige", "reserve", b"reserve", "reserve_cap", b"reserve_cap", "score", b"score", "tableau", b"tableau"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bonus_used", b"bonus_used", "crystals", b"crystals", "die", b"die", "gauge", b"gauge", "hand_size", b"hand_size", "has_die", b"has_die", "library_2", b"library_2", "library_3", b"library_3", "limbo", b"limbo", "played", b"played", "prestige", b"prestige", "received", b"received", "reserve", b"reserve", "reserve_cap", b"reserve_cap", "score", b"score", "tableau", b"tableau"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -557,6 +574,7 @@ class Observation(_message.Message):
     HANDS_FIELD_NUMBER: _builtins.int
     QUEUE_FIELD_NUMBER: _builtins.int
     STAGE_FIELD_NUMBER: _builtins.int
+    ORB_TOP_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     spectator: _builtins.bool
     players: _builtins.int
@@ -589,6 +607,13 @@ class Observation(_message.Message):
     stage: _builtins.str
     """they will be asked (their `cards` are empty)
     where play goes on once no prompt is open: "draft", "library",
+    """
+    orb_top: _builtins.int
+    """"dice", "turn" (the turn seat's turn), "turn_die" (the turn
+    seat's die is applied, then its turn), "advance" (the round
+    ends: the leftover die moves the season token), "year" (the
+    next first player; a year may begin or the game end), "over"
+    the card you put back on top of the draw pile with Crystal
     """
     @_builtins.property
     def dice(self) -> _containers.RepeatedCompositeFieldContainer[Global___DieFace]:
@@ -679,10 +704,11 @@ class Observation(_message.Message):
         hands: _abc.Iterable[_builtins.int] | None = ...,
         queue: _abc.Iterable[Global___Prompt] | None = ...,
         stage: _builtins.str = ...,
+        orb_top: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["prompt", b"prompt"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice", b"dice", "dice_in_play", b"dice_in_play", "discard", b"discard", "drafted", b"drafted", "draw_pile", b"draw_pile", "drawn", b"drawn", "first_player", b"first_player", "hand", b"hand", "hands", b"hands", "library_2", b"library_2", "library_3", b"library_3", "library_picked", b"library_picked", "may_draw", b"may_draw", "may_transmute", b"may_transmute", "mode", b"mode", "month", b"month", "packet", b"packet", "passed", b"passed", "phase", b"phase", "pile_total", b"pile_total", "players", b"players", "prompt", b"prompt", "queue", b"queue", "round", b"round", "season", b"season", "seat", b"seat", "seats", b"seats", "spectator", b"spectator", "stage", b"stage", "transmute_bonus", b"transmute_bonus", "turn_seat", b"turn_seat", "year", b"year"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice", b"dice", "dice_in_play", b"dice_in_play", "discard", b"discard", "drafted", b"drafted", "draw_pile", b"draw_pile", "drawn", b"drawn", "first_player", b"first_player", "hand", b"hand", "hands", b"hands", "library_2", b"library_2", "library_3", b"library_3", "library_picked", b"library_picked", "may_draw", b"may_draw", "may_transmute", b"may_transmute", "mode", b"mode", "month", b"month", "orb_top", b"orb_top", "packet", b"packet", "passed", b"passed", "phase", b"phase", "pile_total", b"pile_total", "players", b"players", "prompt", b"prompt", "queue", b"queue", "round", b"round", "season", b"season", "seat", b"seat", "seats", b"seats", "spectator", b"spectator", "stage", b"stage", "transmute_bonus", b"transmute_bonus", "turn_seat", b"turn_seat", "year", b"year"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
