@@ -17,6 +17,7 @@ from arena.games.seasons.framework import (
     IMPLEMENTED,
     TRANSMUTE,
     WATER,
+    SeasonsState,
     Slot,
     season_of,
 )
@@ -745,18 +746,25 @@ def test_sample_world_apprentice_decks_are_the_other_prebuilt_decks():
     assert chisquare([seen[d] for d in others], [n / 3] * 3).pvalue > 0.001
 
 
-@pytest.mark.parametrize("players", [3, 4])
-def test_sample_world_apprentice_hands_come_from_the_seats_decks(players):
-    from collections import Counter
-
+def _apprentice_past_the_library(players: int) -> tuple[list[tuple[int, ...]], SeasonsState]:
+    """The prebuilt decks (sorted) and a seeded apprentice match in round 6 or later, at a turn,
+    with cards played, drawn and given since the library phase."""
     from arena.games.seasons.framework import APPRENTICE_DECKS
 
     decks = [tuple(sorted(d)) for d in APPRENTICE_DECKS]
     state = GAME.new_match(GAME.config(players, {"mode": "apprentice"}), 21)
     rng = Chance(5)
-    while state.round < 6 or state.phase != pb.PHASE_TURN:  # cards played, drawn and given
+    while state.round < 6 or state.phase != pb.PHASE_TURN:
         GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
     assert state.summons >= 3
+    return decks, state
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_sample_world_apprentice_hands_come_from_the_seats_decks(players):
+    from collections import Counter
+
+    decks, state = _apprentice_past_the_library(players)
     truth = tuple(decks.index(tuple(state.drafted[s])) for s in range(1, players))
     assignments = set()
     chance = Chance(2)
@@ -1216,14 +1224,7 @@ def test_world_from_observation_apprentice_hands_come_from_the_seats_decks(playe
     does not hold (``played`` tells what left), as in ``sample_world``."""
     from collections import Counter
 
-    from arena.games.seasons.framework import APPRENTICE_DECKS
-
-    decks = [tuple(sorted(d)) for d in APPRENTICE_DECKS]
-    state = GAME.new_match(GAME.config(players, {"mode": "apprentice"}), 21)
-    rng = Chance(5)
-    while state.round < 6 or state.phase != pb.PHASE_TURN:  # cards played, drawn and given
-        GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
-    assert state.summons >= 3
+    decks, state = _apprentice_past_the_library(players)
     seen = GAME.observe(state, 0)
     truth = tuple(decks.index(tuple(state.drafted[s])) for s in range(1, players))
     assignments = set()
