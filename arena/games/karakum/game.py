@@ -82,6 +82,7 @@ most 71 resource cards can be gathered, so a match has fewer than 32 × 72 turns
 
 from __future__ import annotations
 
+import threading
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -665,6 +666,31 @@ class Karakum(Game[KarakumState]):
         return world
 
     def _cycles(self, state: KarakumState, seat: int) -> tuple[list[list[int]], list[list[int]]]:
+        """:meth:`_compute_cycles`, remembered by everything it reads (every observation and
+        every sampled world needs it, and working it out replays the whole history); copies,
+        since callers deal from them."""
+        key = (
+            seat,
+            state.players,
+            tuple(state.history),
+            tuple(state.hands[seat]),
+            tuple(map(tuple, state.known)),
+            tuple(state.face_up),
+            tuple(state.discard),
+            tuple(map(sum, state.hands)),
+        )
+        with _CYCLES_LOCK:  # bots may sample worlds on several threads
+            found = _CYCLES.get(key)
+        if found is None:
+            found = self._compute_cycles(state, seat)
+            with _CYCLES_LOCK:
+                _CYCLES[key] = found
+                if len(_CYCLES) > _CYCLES_KEPT:
+                    del _CYCLES[next(iter(_CYCLES))]  # the oldest
+        cycles, blind = found
+        return [list(c) for c in cycles], [list(b) for b in blind]
+
+    def _compute_cycles(self, state: KarakumState, seat: int) -> tuple[list[list[int]], list[list[int]]]:
         """Per deck cycle, what ``seat`` can place from the public history and its own draws
         (ruling 12): the cycle's cards it has not located (counts by Good) and, per seat, the
         blind cards that hand still holds from the cycle (0 for ``seat``). When the paid blind
@@ -885,6 +911,11 @@ def _deal_affording(hand: list[int], pool: list[int], draws: int, colour: int, c
         t = fits[chance.weighted([pool[t] for t in fits], "world")]
         hand[t] += 1
         pool[t] -= 1
+
+
+_CYCLES: dict[tuple[object, ...], tuple[list[list[int]], list[list[int]]]] = {}
+_CYCLES_KEPT = 64  # positions remembered (a match's seats, a search's root)
+_CYCLES_LOCK = threading.Lock()
 
 
 def _charge(excess: list[tuple[int, int, list[int]]], cycles: list[list[int]], blind: list[list[int]]) -> bool:
