@@ -245,6 +245,29 @@ def test_no_card_anywhere_means_no_draw_and_a_short_gather():
     assert state.turn_seat == 1
 
 
+def test_a_short_face_up_row_is_filled_again_after_the_next_payment():
+    # Ruling 8: the row went short with no deck and no discard; the payment refills the discard,
+    # which is shuffled into a deck at once and replaces the missing face-up cards (2 of 4 here),
+    # before the free resource of a value-1 camel (ruling 7). The newest camel is taxed: 2 silk.
+    state = position(
+        hands={0: hand(silk=2, honey=1), 1: hand(paper=1)},
+        face_up=hand(paper=1),
+        deck=[],
+        discard=hand(),
+        market=[cam(PURPLE, 1), cam(RED, 6), cam(ORANGE, 6), cam(GREEN, 6), cam(BLUE, 6)],
+        camel_deck=[cam(RED, 2)],
+    )
+    state.chance = PresetChance(orders={"reshuffle": [[S, S]]})
+    act(state, "buy:purple1")
+    assert ids(state) == ("pay:silk2",)
+    act(state, "pay:silk2")
+    assert state.face_up == hand(paper=1, silk=2)
+    assert state.deck == [] and state.discard == hand()
+    kinds = [e.kind for e in state.log.events]
+    assert kinds[-5:] == ["buy", "reshuffle", "reveal", "reveal", "market"]
+    assert kind(state) == "free" and ids(state) == ("take:silk", "take:paper")
+
+
 def test_a_stuck_player_is_skipped_and_the_game_ends_when_nobody_can_act():
     # Ruling 9.
     state = position(

@@ -37,7 +37,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "gasha": ("1", "8ed3e6b83ae19f3c51fc8af91226c03e", "9d7f26eebed489ebf5a8d7cde324aaa6"),
     "getbit": ("1.0", "9bb5f38f70b58e58df7ca8c71f8302d5", "f9570273a0d9d73a28f545f68ed8fd7f"),
     "goldengoal": ("1.0", "40d65e8661bd88f015f2187c70b54215", "216d90ee8880f1ec45234534bb27c4b4"),
-    "karakum": ("2", "7dc7d52b9e591b7cc22765673021d261", "c70c67313785aba7cb032af693007310"),
+    "karakum": ("3", "2e49315d95de550a0383e1e471796a91", "3de16fd3778f158e4d70fdf47fc78a3f"),
     "llamallama": ("1", "a7139c76c796913d071c0e3aff3d1581", "82f35083c1f7918e74c1146f037abdd5"),
     "openseason": ("2", "91067165251699b9164c34d469da0e36", "9d2611cf8b7a5ce79b8dd98f115477bc"),
     "opensesame": ("1", "effb8c2cf1d19c6c691cf3798ee9e40d", "06200b6e454a16cc05ba8a33e123cedf"),

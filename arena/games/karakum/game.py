@@ -47,7 +47,10 @@ Rulings (``shared/rules/NOTES.md`` §4.9 unless stated):
    cannot be refilled: no free resource then), then the value-1 free resource (``free``).
 8. **Reshuffle** (NOTES 3.8): when a card must come from an empty deck, the discard pile is
    shuffled into a new deck; if both are empty, no card comes: ``draw`` is not offered, a face-up
-   card is not replaced, a second pick or free resource with no option is skipped.
+   card is not replaced, a second pick or free resource with no option is skipped. The row
+   stays short only until a card can be had: right after the payment that refills the discard
+   pile (the event ``buy``), the missing face-up cards are replaced (a reshuffle first), before
+   the caravan is settled and the free resource taken (ruling 7's "pay" step).
 9. **Stuck player** (not covered by the text): a player who can neither gather (no card
    anywhere) nor afford any camel is skipped without a decision; if no player can act, the game
    ends.
@@ -276,7 +279,7 @@ class Karakum(Game[KarakumState]):
         name="Karakum",
         min_players=2,
         max_players=4,
-        version="2",
+        version="3",
         hidden_information=True,
         summary="Gather goods and spend them on camels; each camel must match the caravan's end "
         "by colour or number, or it scores half.",
@@ -502,6 +505,10 @@ class Karakum(Game[KarakumState]):
             f"buys the {camel.token} for {self._cards_text(paid)}: it {where}",
             pb.CamelEvent(seat=seat, camel=_camel_pb(camel), paid=paid, cost=cost, caravan=joins),
         )
+        # Ruling 8: a face-up card that could not be replaced (no deck, no discard) is replaced
+        # as soon as a card can be had, and a payment is what refills the discard pile.
+        while sum(state.face_up) < FACE_UP and (state.deck or any(state.discard)):
+            self._refill_face_up(state)
         self._settle_caravan(state, seat)
 
     def _rejoin(self, state: KarakumState, seat: int, camel: Camel) -> None:
