@@ -45,7 +45,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "prey": ("1", "a8b84db7b907d47cb1af4f32cb55456f", "6631e5a39fbf0518b1d657d094017d87"),
     "rainbow": ("2.0", "98533e517563aec5df688f45db71e25b", "dc7f4bc430ecc2abb701be8a31181bf3"),
     "rolldice": ("1.0", "2ccd8b7ebfb7dc615220c3edf5220cb7", "3dcbff6b4cc06567974cddd7de940479"),
-    "seasons": ("2", "7c7ae5359599b6296b7aec49da1f4064", "ad85a37e3ea454cb2820fc58bb34c38c"),
+    "seasons": ("3", "e423bbcbffdb04ff102608a3cd485c59", "cdf17ab62fb892c404194620e817f5ed"),
     "seerscatalog": ("3", "225748413531569d6163dd3bd70f925d", "4b3b1d70f80649b2f2caa5e3d399a752"),
     "skyfive": ("1.1", "eeca9662c102a5cf56397a7f7ceeb89e", "e2bc781cc3d741bef70b987e94df0736"),
     "slambo": ("1", "d74a8528293dbe330ed8fb85137cf210", "eb2cd32551c22ebf1a06c57c336a71d6"),

@@ -1104,6 +1104,114 @@ def test_world_from_observation_in_the_draft_keeps_the_passed_packet():
         assert _unseen_of(world, 0) == _unseen_of(state, 0)
 
 
+def _draft_round_of_the_table():
+    """3 players, magician, seed 7, every seat picking the lowest card of its packet for 3
+    rounds: each first packet has been round the table once.
+
+    Seat 0 held [1, 6, 7, 9, 16, 21, 23, 26, 27] (its first packet; picked 1), then seat 2's
+    packet [12, 15, 16, 22, 24, 24, 29, 30] (picked 12), then seat 1's [10, 11, 13, 15, 20,
+    26, 30] (picked 10); its first packet is back as [9, 16, 21, 23, 26, 27]: 6 and 7 left it
+    meanwhile, picked by seats 1 and 2 (one each); of seat 2's packet seat 1 picked one card
+    and seat 2 holds the other six of [15, 16, 22, 24, 24, 29, 30]; seat 1 holds what seat 0
+    passed, [11, 13, 15, 20, 26, 30]."""
+    state = GAME.new_match(GAME.config(3, {"mode": "magician"}), 7)
+    for _ in range(3):
+        GAME.apply(state, {s: f"pick:{state.packets[s][0]}" for s in range(3)})
+    assert state.packets == [[9, 16, 21, 23, 26, 27], [11, 13, 15, 20, 26, 30], [16, 22, 24, 24, 29, 30]]
+    assert state.drafted == [[1, 12, 10], [5, 6, 15], [10, 6, 7]]
+    return state
+
+
+def test_observation_carries_the_seats_draft_sightings():
+    state = _draft_round_of_the_table()
+    mine = [(list(x.cards), x.pick) for x in GAME.observe(state, 0).sightings]
+    assert mine == [
+        ([1, 6, 7, 9, 16, 21, 23, 26, 27], 1),
+        ([12, 15, 16, 22, 24, 24, 29, 30], 12),
+        ([10, 11, 13, 15, 20, 26, 30], 10),
+    ]
+    theirs = [(list(x.cards), x.pick) for x in GAME.observe(state, 1).sightings]
+    assert theirs == [
+        ([5, 6, 10, 11, 13, 15, 20, 26, 30], 5),
+        ([6, 7, 9, 16, 21, 23, 26, 27], 6),
+        ([15, 16, 22, 24, 24, 29, 30], 15),
+    ]
+    assert not GAME.observe(state, SPECTATOR).sightings
+    while state.phase == pb.PHASE_DRAFT:
+        GAME.apply(state, {d.seat: d.options[0].id for d in state.pending})
+    seen = GAME.observe(state, 0)  # the library phase: all 9, the last packet a single card
+    assert [len(x.cards) for x in seen.sightings] == [9, 8, 7, 6, 5, 4, 3, 2, 1]
+    assert [x.pick for x in seen.sightings[:3]] == [1, 12, 10] and sorted(x.pick for x in seen.sightings) == list(
+        seen.drafted
+    )
+    while state.phase == pb.PHASE_LIBRARY:
+        GAME.apply(state, {d.seat: d.options[0].id for d in state.pending})
+    assert not any(GAME.observe(state, s).sightings for s in range(3))  # not used after the library phase
+
+
+def test_world_from_observation_puts_what_left_a_packet_among_the_picks_of_its_holders():
+    """What seat 0 saw leave its packets (``_draft_round_of_the_table``) is where it must be in
+    every world from its observation alone, as in ``sample_world``."""
+    from collections import Counter
+
+    state = _draft_round_of_the_table()
+    seen = GAME.observe(state, 0)
+    between = Counter([6, 7])  # left seat 0's first packet between its two sightings
+    since = Counter([15, 16, 22, 24, 24, 29, 30])  # seat 2's packet after seat 0 picked 12 from it
+    for k in range(30):
+        for world in (
+            GAME.world_from_observation(state.config, 0, seen, Chance(k)),
+            GAME.sample_world(state, 0, Chance(k)),
+        ):
+            assert world.packets[0] == [9, 16, 21, 23, 26, 27] and world.drafted[0] == [1, 12, 10]
+            assert world.packets[1] == [11, 13, 15, 20, 26, 30]
+            one, two = Counter(world.drafted[1]), Counter(world.drafted[2])
+            assert between <= one + two and one & between and two & between
+            assert Counter(world.packets[2]) <= since
+            assert since - Counter(world.packets[2]) <= one  # the card seat 1 picked from it
+            assert [len(d) for d in world.drafted] == [3, 3, 3]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("mode", ["magician", "archmage"])
+def test_world_from_observation_is_sample_worlds_world_in_the_draft(players, mode):
+    """During the draft and the library phase the observation carries what ``sample_world``
+    reads (the seat's sightings): with the same chance both build the same world (every field
+    but the log and the step count, which the observation does not carry)."""
+    import dataclasses
+
+    state = GAME.new_match(GAME.config(players, {"mode": mode}), 30 + players)
+    rng = Chance(players)
+    fields = [f.name for f in dataclasses.fields(state) if f.name not in ("log", "steps", "chance")]
+    checked = 0
+    while state.phase in (pb.PHASE_DRAFT, pb.PHASE_LIBRARY):
+        for viewer in range(players):
+            sampled = GAME.sample_world(state, viewer, Chance(checked))
+            observed = GAME.world_from_observation(state.config, viewer, GAME.observe(state, viewer), Chance(checked))
+            for name in fields:
+                assert getattr(sampled, name) == getattr(observed, name), name
+            assert sampled.chance.below(2**63, "t") == observed.chance.below(2**63, "t")
+            checked += 1
+        GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    assert checked == players * 15  # 9 picks, 6 library choices
+
+
+def test_a_world_of_a_world_in_the_draft_counts_unrecorded_sightings_as_unseen():
+    """A world does not know the others' sightings (``sample_world`` drops them); played on, it
+    records only the later ones. A world sampled from it for another seat still fits."""
+    from tests.contract import assert_same_view
+
+    state = _draft_round_of_the_table()
+    world = GAME.sample_world(state, 0, Chance(4))
+    GAME.apply(world, {s: f"pick:{world.packets[s][0]}" for s in range(3)})
+    for seat in (1, 2):
+        again = GAME.sample_world(world, seat, Chance(seat))
+        assert_same_view(GAME, world, again, seat)
+        assert again.packets[(seat + 1) % 3] == world.passed[seat]  # its last sighting is kept
+    assert len(world.sightings[1]) == 1 and len(world.drafted[1]) == 4
+    assert world.sightings[0][:3] == state.sightings[0]
+
+
 def test_world_from_observation_apprentice_library_phase_gives_the_others_prebuilt_decks():
     from arena.games.seasons.framework import APPRENTICE_DECKS
 

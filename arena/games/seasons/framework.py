@@ -212,6 +212,9 @@ class SeasonsState(MatchState):
     packets: list[list[int]] = field(default_factory=list)  # draft: the packet each seat holds
     drafted: list[list[int]] = field(default_factory=list)
     passed: list[list[int]] = field(default_factory=list)  # draft: what each seat last passed
+    # draft and library phase: per seat, each packet it picked from (sorted, as it reached the
+    # seat) and its pick, in order (the observation's sightings; what worlds know of the draft)
+    sightings: list[list[tuple[tuple[int, ...], int]]] = field(default_factory=list)
     # what seats have seen of the cards (the observation's SeatView.played / received, orb_top)
     played: list[list[int]] = field(default_factory=list)  # per seat: summoned (not from a draw) or discarded
     received: list[list[list[int]]] = field(default_factory=list)  # [viewer][seat]: known put into its hand

@@ -87,25 +87,27 @@ Rulings (``shared/rules/NOTES.md`` §4.17 and DATA §1 where they speak; the res
 20. **End of game**: the year-4 check follows the season effects of the last round; the
     Library III cards still in hand count as cards in hand.
 21. **First player**: a random seat (the page's "youngest player" [:67]).
-22. **Worlds** (``sample_world``): the cards the seat cannot see are re-dealt uniformly over the
-    hidden places (others' hands, libraries, limbo, draft packets and picks, the draw pile),
-    except that during the draft and the library phase what the seat knows of the packets it
-    held and passed on is kept (the cards that left a packet between two sightings are picks
-    of the seats that held it; what it passed since is in the next seats' picks or packet).
-    After the library phase that draft knowledge is not used, but (``worlds.py``) a world
-    keeps: in apprentice mode each other seat's prebuilt deck (the deck assignment is secret:
-    each seat is told only its own, the 4 decks are public; a world gives the others, one
-    each, decks the viewer does not hold, uniformly among those that fit what it saw) with its
-    Library II/III cards and the deck's cards not summoned or discarded since in that seat's
-    libraries and hand; cards the viewer gave with Naria #12 or saw returned to a hand (Amsug
-    #17) in that hand until its seat summons or discards such a card; the card the viewer put
-    back with Crystal Orb #34 on top of the draw pile until a card is drawn. The observation
-    carries what this needs (each seat's ``played`` and ``received`` cards, ``orb_top``), so a
-    world from the observation alone (``world_from_observation``, a served search) keeps the
-    same; of the draft it keeps only the packet the viewer last passed (it has no earlier
-    sightings); the rest of the unseen cards is dealt uniformly. The observation also carries
-    the queued prompts (``queue``, with each prompt's ``step`` and ``data``), the ``stage`` and
-    each seat's drawn-card count (``limbo``) for it.
+22. **Worlds** (``sample_world``): the cards the seat cannot see are re-dealt uniformly over
+    the hidden places (others' hands, libraries, limbo, draft packets and picks, the draw
+    pile), except that during the draft and the library phase what the seat knows of the
+    packets it held and passed on is kept (the cards that left a packet between two sightings
+    are picks of the seats that held it; what it passed since is in the next seats' picks or
+    packet); what it knows is its ``sightings`` (each packet it picked from, as it reached it,
+    and its pick, in order; the observation carries them during the draft and the library phase
+    only). After the library phase that draft knowledge is not used, but (``worlds.py``) a
+    world keeps: in apprentice mode each other seat's prebuilt deck (the deck assignment is
+    secret: each seat is told only its own, the 4 decks are public; a world gives the others,
+    one each, decks the viewer does not hold, uniformly among those that fit what it saw) with
+    its Library II/III cards and the deck's cards not summoned or discarded since in that
+    seat's libraries and hand; cards the viewer gave with Naria #12 or saw returned to a hand
+    (Amsug #17) in that hand until its seat summons or discards such a card; the card the
+    viewer put back with Crystal Orb #34 on top of the draw pile until a card is drawn. The
+    observation carries what this needs (``sightings``; each seat's ``played`` and ``received``
+    cards, ``orb_top``), so a world from the observation alone (``world_from_observation``, a
+    served search) keeps the same (in the draft and the library phase, with the same chance,
+    the same world as ``sample_world``); the rest of the unseen cards is dealt uniformly. The
+    observation also carries the queued prompts (``queue``, with each prompt's ``step`` and
+    ``data``), the ``stage`` and each seat's drawn-card count (``limbo``) for it.
 
 Chance labels, in the order drawn: ``"decks"`` (apprentice: the shuffle of the 4 prebuilt hands'
 indices; seat s gets the s-th), ``"deal"`` (the shuffle of the pool: magician/archmage deal 9 per
@@ -309,7 +311,7 @@ class Seasons(Game[SeasonsState]):
         name="Seasons",
         min_players=2,
         max_players=4,
-        version="2",
+        version="3",
         options=(
             OptionSpec(
                 "mode",
@@ -368,6 +370,7 @@ class Seasons(Game[SeasonsState]):
             packets=[sorted(p) for p in packets] if mode != "apprentice" else [[] for _ in range(players)],
             drafted=[sorted(p) for p in packets] if mode == "apprentice" else [[] for _ in range(players)],
             passed=[[] for _ in range(players)],
+            sightings=[[] for _ in range(players)],
             played=[[] for _ in range(players)],
             received=[[[] for _ in range(players)] for _ in range(players)],
             orb_top=[0] * players,
@@ -838,6 +841,7 @@ class Seasons(Game[SeasonsState]):
         n = state.players
         for seat in range(n):
             card = chosen[seat].action.card  # type: ignore[attr-defined]
+            state.sightings[seat].append((tuple(sorted(state.packets[seat])), card))
             state.packets[seat].remove(card)
             state.drafted[seat].append(card)
             state.log.private([seat], seat, "draft", f"picks {card_name(card)}", pb.EventDetail(seat=seat, card=card))
@@ -883,6 +887,9 @@ class Seasons(Game[SeasonsState]):
             for seat in range(state.players):
                 state.hands[seat] = sorted(self._unassigned(state, seat))
                 state.libraries[seat] = [sorted(lib) for lib in state.libraries[seat]]
+            # the draft knowledge is not used after the library phase (ruling 22): the observation
+            # stops carrying it
+            state.sightings = [[] for _ in range(state.players)]
             state.log.public(
                 CHANCE_SEAT, "library", "every seat has set its Library II and III cards aside", pb.EventDetail()
             )
@@ -1056,6 +1063,7 @@ class Seasons(Game[SeasonsState]):
             obs.packet.extend(sorted(state.packets[viewer]))
             obs.drafted.extend(state.drafted[viewer])
             obs.passed.extend(state.passed[viewer])
+            obs.sightings.extend(pb.DraftSighting(cards=c, pick=p) for c, p in state.sightings[viewer])
         else:
             for s in range(state.players):
                 obs.hands.extend([*sorted(state.hands[s]), 0])

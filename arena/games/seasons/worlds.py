@@ -5,14 +5,14 @@ packets and draft picks, and the draw pile (its order and, with the rest, its co
 multiset is known (the cards of the mode minus everything the seat sees: its own cards, every
 tableau, the discard pile).
 
-During the draft and the library phase the seat also knows the packets it held (its private
-``hand`` events) and its picks: a packet it passed on travels left, one card fewer per seat, and
-comes back after a round of the table. So the cards that left a packet between two of its
-sightings were picked by the seats that held it meanwhile (one each), and the cards it passed
-on since its last sighting are now picks of the next seats or the packet a seat holds now. A
-world deals each such known set over exactly those places (uniformly), and deals the rest (the
-picks made from packets before the seat first saw them, and the draw pile) uniformly from the
-cards left (``Chance.deal``, constructive).
+During the draft and the library phase the seat also knows the packets it held and its picks
+(``SeasonsState.sightings``, which its observation carries as ``sightings``): a packet it
+passed on travels left, one card fewer per seat, and comes back after a round of the table. So
+the cards that left a packet between two of its sightings were picked by the seats that held it
+meanwhile (one each), and the cards it passed on since its last sighting are now picks of the
+next seats or the packet a seat holds now. A world deals each such known set over exactly those
+places (uniformly), and deals the rest (the picks made from packets before the seat first saw
+them, and the draw pile) uniformly from the cards left (``Chance.deal``, constructive).
 
 After the draft (ruling 22) a world first places the cards the seat knows another seat still
 holds, then deals the rest uniformly (``Chance.deal``): in apprentice mode the other seats' prebuilt
@@ -25,11 +25,12 @@ knowledge, so a world never contradicts the seat); the card the seat put back on
 draw pile with Crystal Orb #34, until a card is drawn. Not used: what the seat learnt in the
 draft once the library phase is over (the picks may since be played or mixed with draws).
 
-``world_from_observation`` builds a world from the observation alone (a served searching bot):
-the same places dealt (``hidden_places``, ``split_libraries``); after the draft the same known
-cards placed (``_deal_known`` reads the state's ``played``, ``received`` and ``orb_top``, which
-the observation carries); of the draft only the packet the viewer last passed is known (the
-earlier sightings are history the observation does not carry).
+``world_from_observation`` builds a world from the observation alone (a served searching bot),
+as informed as ``sample_world``: the same places dealt (``hidden_places``); in the draft and the
+library phase the same deal (``deal_draft`` reads the state's ``sightings``, which the
+observation carries: with the same chance the two build the same world, log and step count
+aside); after the draft the same known cards placed (``_deal_known`` reads the state's
+``played``, ``received`` and ``orb_top``, which the observation carries).
 """
 
 from __future__ import annotations
@@ -51,21 +52,18 @@ Slot = tuple[str, int]  # ("pick", seat) or ("packet", seat)
 
 def draft_knowledge(state: SeasonsState, viewer: int) -> tuple[list[tuple[list[int], list[Slot]]], list[Slot]]:
     """What the viewer knows of the draft: (known segments: cards and the slots they fill;
-    the slots filled from the unseen cards). Slots name other seats' picks and packets."""
+    the slots filled from the unseen cards). Slots name other seats' picks and packets.
+
+    Read from ``state.sightings[viewer]`` (each packet it picked from and its pick, in order:
+    what the observation's ``sightings`` carry, so a world from the observation knows the
+    same) and the packet it holds now. A world may lack the sightings of other seats (it is
+    not the viewer's to know them) or have only the later ones (recorded while the world was
+    played on): the rounds not recorded count as unseen."""
     n = state.players
-    held: list[list[int]] = []  # the packets the viewer held, round by round
-    picks: list[int] = []  # its picks, round by round
-    for event in state.log.events:
-        if event.kind == "roll":
-            break
-        detail = event.detail
-        if event.to is None or event.seat != viewer or not isinstance(detail, pb.EventDetail):
-            continue
-        if event.kind == "hand":
-            held.append(list(detail.cards))
-        elif event.kind == "draft" and detail.card:
-            picks.append(detail.card)
-    done = len(state.drafted[viewer]) if state.phase == pb.PHASE_DRAFT else len(picks)
+    drafting = state.phase == pb.PHASE_DRAFT
+    sightings = state.sightings[viewer]
+    done = len(state.drafted[viewer])  # rounds picked (the library phase: all of them)
+    first = done - len(sightings)  # the round of the first recorded sighting
     segments: list[tuple[list[int], list[Slot]]] = []
     unknown: list[Slot] = []
     for origin in range(n):
@@ -74,13 +72,17 @@ def draft_knowledge(state: SeasonsState, viewer: int) -> tuple[list[tuple[list[i
         for t in range(done + 1):
             holder = (origin + t) % n
             if t == done:  # the packet now (the draft phase), or nothing left (library phase)
-                if state.phase != pb.PHASE_DRAFT:
+                if not drafting:
                     break
                 if holder != viewer:
                     since += [("packet", holder)] * len(state.packets[holder])
                     break
             if holder == viewer:
-                seen = Counter(held[t])
+                if t < first:  # held but not recorded: nothing known of the packet so far
+                    unknown += since
+                    known, since = None, []
+                    continue
+                seen = Counter(sightings[t - first][0] if t < done else state.packets[viewer])
                 if known is None:
                     unknown += since
                 else:
@@ -88,7 +90,7 @@ def draft_knowledge(state: SeasonsState, viewer: int) -> tuple[list[tuple[list[i
                 if t == done:
                     since = []
                     break
-                known = seen - Counter([picks[t]])
+                known = seen - Counter([sightings[t - first][1]])
                 since = []
             else:
                 since.append(("pick", holder))
@@ -106,42 +108,57 @@ def sample_world(game: Seasons, state: SeasonsState, viewer: int, chance: Chance
         if seat != viewer:
             world.received[seat] = [[] for _ in range(world.players)]
             world.orb_top[seat] = 0
+            world.sightings[seat] = []
     drafting = world.phase in (pb.PHASE_DRAFT, pb.PHASE_LIBRARY) and world.mode != "apprentice"
-    library_phase = world.phase == pb.PHASE_LIBRARY
     # The hidden places, refilled in place with the same sizes.
     places = hidden_places(world, viewer, drafting)
     hidden = Counter(c for place in places for c in place)
     if drafting:
-        segments, unknown = draft_knowledge(world, viewer)
-        fills: dict[Slot, list[int]] = {}
         for seat in range(world.players):
             if seat != viewer:
                 hidden.update(world.drafted[seat])
                 hidden.update(world.packets[seat])
-                fills[("pick", seat)] = []
-                fills[("packet", seat)] = []
-        for cards, slots in segments:
-            hidden.subtract(cards)
-            for slot, card in zip(slots, chance.shuffled(cards, "world"), strict=True):
-                fills[slot].append(card)
-        assert all(k >= 0 for k in hidden.values()), "the draft history does not fit the hidden cards"
-        rest = sorted(hidden.elements())
-        dealt = chance.deal(rest, [len(unknown), *(len(p) for p in places)], "world")
-        for slot, card in zip(unknown, dealt[0], strict=True):
-            fills[slot].append(card)
-        for place, new in zip(places, dealt[1:], strict=True):
-            place[:] = new
-        for seat in range(world.players):
-            if seat != viewer:
-                world.drafted[seat] = chance.shuffled(fills[("pick", seat)], "world")
-                world.packets[seat] = sorted(fills[("packet", seat)])
+        deal_draft(world, viewer, places, hidden, chance)
     else:
         _deal_known(world, viewer, places, hidden, chance)
-    if library_phase and drafting:
-        split_libraries(world, viewer)
     give_kriss_a_familiar(world, viewer, places, chance)
     game.refresh(world)
     return world
+
+
+def deal_draft(world: SeasonsState, viewer: int, places: list[list[int]], hidden: Counter[int], chance: Chance) -> None:
+    """During the draft and the library phase (magician, archmage): each known segment of
+    ``draft_knowledge`` dealt over exactly its slots, then the ``hidden`` cards left uniformly
+    over the unknown slots and the ``places`` (refilled in place); each other seat's picks are
+    its slots' cards (in random order), its packet theirs (sorted), what it last passed the
+    packet its left neighbour holds; in the library phase its libraries are the first of its
+    picks. The same for ``sample_world`` and ``world_from_observation`` (the same draws)."""
+    n = world.players
+    others = [s for s in range(n) if s != viewer]
+    segments, unknown = draft_knowledge(world, viewer)
+    left = Counter(hidden)
+    fills: dict[Slot, list[int]] = {}
+    for seat in others:
+        fills[("pick", seat)] = []
+        fills[("packet", seat)] = []
+    for cards, slots in segments:
+        left.subtract(cards)
+        for slot, card in zip(slots, chance.shuffled(cards, "world"), strict=True):
+            fills[slot].append(card)
+    assert all(k >= 0 for k in left.values()), "the draft history does not fit the hidden cards"
+    dealt = chance.deal(sorted(left.elements()), [len(unknown), *(len(p) for p in places)], "world")
+    for slot, card in zip(unknown, dealt[0], strict=True):
+        fills[slot].append(card)
+    for place, new in zip(places, dealt[1:], strict=True):
+        place[:] = new
+    for seat in others:
+        world.drafted[seat] = chance.shuffled(fills[("pick", seat)], "world")
+        world.packets[seat] = sorted(fills[("packet", seat)])
+    if world.phase == pb.PHASE_DRAFT and world.passed[viewer]:
+        for seat in others:  # what each seat passed is what its left neighbour holds now
+            world.passed[seat] = sorted(world.packets[(seat + 1) % n])
+    if world.phase == pb.PHASE_LIBRARY:
+        split_libraries(world, viewer)
 
 
 def hidden_places(world: SeasonsState, viewer: int, drafting: bool) -> list[list[int]]:
@@ -183,17 +200,18 @@ def world_from_observation(
 ) -> SeasonsState:
     """Keeps everything public (boards, tableaux with their per-card state, dice, discard, the
     open prompt and the queued ones, the stage) and the viewer's own cards; deals the unseen
-    cards (the mode's cards minus the viewer's, the tableaux and the discard pile) uniformly
-    over the others' hands, libraries, limbo, packets and picks and the draw pile, with the
-    observed sizes. The one draft fact kept is the packet the viewer last passed (now its left
-    neighbour's). After the draft it keeps, as ``sample_world``, what the observation carries
-    of the cards the viewer has seen (``SeatView.played`` / ``received``, ``orb_top``):
-    apprentice: the others hold, one each, prebuilt decks the viewer does not hold, with the
-    deck's cards not played since in their libraries and hand; cards the viewer gave with Naria
-    #12 or saw returned to a hand (Amsug #17) in that hand unless played since; the card it put
-    back with Crystal Orb #34 on top of the draw pile. Less informed than ``sample_world``
-    (the observation does not carry the draft history): the packets the viewer held before the
-    one it last passed are not used."""
+    cards (the mode's cards minus the viewer's, the tableaux and the discard pile) over the
+    others' hands, libraries, limbo, packets and picks and the draw pile, with the observed
+    sizes, knowing what ``sample_world`` knows. During the draft and the library phase the
+    observation's ``sightings`` (the packets the viewer picked from, and its picks) are the
+    state's: ``deal_draft`` deals the known segments over their slots and the rest uniformly,
+    with the same draws as ``sample_world`` (the same chance gives the same hidden cards).
+    After the draft it keeps what the observation carries of the cards the viewer has seen
+    (``SeatView.played`` / ``received``, ``orb_top``): apprentice: the others hold, one each,
+    prebuilt decks the viewer does not hold, with the deck's cards not played since in their
+    libraries and hand; cards the viewer gave with Naria #12 or saw returned to a hand (Amsug
+    #17) in that hand unless played since; the card it put back with Crystal Orb #34 on top of
+    the draw pile."""
     from arena.games.seasons.game import pool_numbers
 
     n = obs.players
@@ -243,6 +261,7 @@ def world_from_observation(
         packets=[[0] * size for _ in views],
         drafted=[[0] * len(obs.drafted) if draft or library_phase else [] for _ in views],
         passed=[[] for _ in views],
+        sightings=[[(tuple(x.cards), x.pick) for x in obs.sightings] if s == viewer else [] for s in range(n)],
         played=[list(v.played) for v in views],
         received=[[list(v.received) for v in views] if s == viewer else [[] for _ in views] for s in range(n)],
         orb_top=[obs.orb_top if s == viewer else 0 for s in range(n)],
@@ -273,29 +292,17 @@ def world_from_observation(
         seen += [*obs.hand, *obs.library_2, *obs.library_3, *(own_limbo if limbo_shown else ())]
     unseen = Counter(c for c in pool_numbers(obs.mode) for _ in range(COPIES))
     unseen.subtract(seen)
-    places = hidden_places(world, viewer, False)
+    drafting = (draft or library_phase) and obs.mode != "apprentice"
+    places = hidden_places(world, viewer, drafting)
     if not limbo_shown:
         places.append(world.limbo[viewer])
-    if draft:
-        places += [world.drafted[s] for s in range(n) if s != viewer]
-        left = world.packets[(viewer + 1) % n]
-        if obs.passed:  # the packet the viewer passed is its left neighbour's now, not picked from yet
-            left[:] = obs.passed
-            unseen.subtract(obs.passed)
-            places = [p for p in places if p is not left]
     assert all(k >= 0 for k in unseen.values()), "the observation shows more copies than the game has"
-    if draft or (library_phase and obs.mode != "apprentice"):
-        dealt = chance.deal(sorted(unseen.elements()), [len(p) for p in places], "world")
-        for place, new in zip(places, dealt, strict=True):
-            place[:] = new
-        if library_phase:
-            split_libraries(world, viewer)
-    else:  # as sample_world: the others' prebuilt decks (apprentice), cards known in hands, the Orb's top
+    # as sample_world: the draft knowledge (its sightings), or after the draft the others'
+    # prebuilt decks (apprentice), cards known in hands, the Orb's top
+    if drafting:
+        deal_draft(world, viewer, places, unseen, chance)
+    else:
         _deal_known(world, viewer, places, unseen, chance)
-    if draft and obs.passed:
-        for seat in range(n):
-            if seat != viewer:  # what each seat passed is what its left neighbour holds now
-                world.passed[seat] = sorted(world.packets[(seat + 1) % n])
     give_kriss_a_familiar(world, viewer, places, chance)
     game.refresh(world)
     return world

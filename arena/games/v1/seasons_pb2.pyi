@@ -539,6 +539,34 @@ class Prompt(_message.Message):
 Global___Prompt: _TypeAlias = Prompt  # noqa: Y015
 
 @_typing.final
+class DraftSighting(_message.Message):
+    """A draft packet you picked from (magician, archmage): the cards as it reached you and your pick."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    PICK_FIELD_NUMBER: _builtins.int
+    pick: _builtins.int
+    """the card you picked from it"""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """the packet when you received it (sorted), your pick included"""
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[_builtins.int] | None = ...,
+        pick: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "pick", b"pick"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DraftSighting: _TypeAlias = DraftSighting  # noqa: Y015
+
+@_typing.final
 class Observation(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -575,6 +603,7 @@ class Observation(_message.Message):
     QUEUE_FIELD_NUMBER: _builtins.int
     STAGE_FIELD_NUMBER: _builtins.int
     ORB_TOP_FIELD_NUMBER: _builtins.int
+    SIGHTINGS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     spectator: _builtins.bool
     players: _builtins.int
@@ -669,6 +698,13 @@ class Observation(_message.Message):
     def queue(self) -> _containers.RepeatedCompositeFieldContainer[Global___Prompt]:
         """prompts already asked that wait after `prompt`, in the order"""
 
+    @_builtins.property
+    def sightings(self) -> _containers.RepeatedCompositeFieldContainer[Global___DraftSighting]:
+        """Orb #34, while no card was drawn since (0: none known;
+        always 0 for a spectator)
+        draft and library phase: every packet you picked from, in
+        """
+
     def __init__(
         self,
         *,
@@ -705,10 +741,11 @@ class Observation(_message.Message):
         queue: _abc.Iterable[Global___Prompt] | None = ...,
         stage: _builtins.str = ...,
         orb_top: _builtins.int = ...,
+        sightings: _abc.Iterable[Global___DraftSighting] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["prompt", b"prompt"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice", b"dice", "dice_in_play", b"dice_in_play", "discard", b"discard", "drafted", b"drafted", "draw_pile", b"draw_pile", "drawn", b"drawn", "first_player", b"first_player", "hand", b"hand", "hands", b"hands", "library_2", b"library_2", "library_3", b"library_3", "library_picked", b"library_picked", "may_draw", b"may_draw", "may_transmute", b"may_transmute", "mode", b"mode", "month", b"month", "orb_top", b"orb_top", "packet", b"packet", "passed", b"passed", "phase", b"phase", "pile_total", b"pile_total", "players", b"players", "prompt", b"prompt", "queue", b"queue", "round", b"round", "season", b"season", "seat", b"seat", "seats", b"seats", "spectator", b"spectator", "stage", b"stage", "transmute_bonus", b"transmute_bonus", "turn_seat", b"turn_seat", "year", b"year"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice", b"dice", "dice_in_play", b"dice_in_play", "discard", b"discard", "drafted", b"drafted", "draw_pile", b"draw_pile", "drawn", b"drawn", "first_player", b"first_player", "hand", b"hand", "hands", b"hands", "library_2", b"library_2", "library_3", b"library_3", "library_picked", b"library_picked", "may_draw", b"may_draw", "may_transmute", b"may_transmute", "mode", b"mode", "month", b"month", "orb_top", b"orb_top", "packet", b"packet", "passed", b"passed", "phase", b"phase", "pile_total", b"pile_total", "players", b"players", "prompt", b"prompt", "queue", b"queue", "round", b"round", "season", b"season", "seat", b"seat", "seats", b"seats", "sightings", b"sightings", "spectator", b"spectator", "stage", b"stage", "transmute_bonus", b"transmute_bonus", "turn_seat", b"turn_seat", "year", b"year"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
