@@ -18,8 +18,10 @@ from arena.games.gasha.game import (
     TOKENS_IN_PLAY,
     TOYS,
     counts_of,
+    makeup_of,
     mask_of,
     payment_token,
+    record,
     rewards_in_play,
     toys_of,
 )
@@ -611,7 +613,8 @@ def test_sample_world_makes_a_paying_seat_able_to_pay():
 
 def test_sample_world_keeps_each_deck_cycle_among_its_places():
     # Ruling 14: after the discard pile is shuffled into a deck, its cards (public when they
-    # were discarded) stay among the places that deck filled, in every world.
+    # were discarded) stay among the places read as of that cycle, in every world: each cycle's
+    # places hold exactly the cycle's unlocated cards the observation lists.
     for seed in range(40):
         state = GAME.new_match(GAME.config(6), seed)
         rng = Chance(seed)
@@ -621,11 +624,20 @@ def test_sample_world_keeps_each_deck_cycle_among_its_places():
         if state.cycle == 0:
             continue
         for seat in range(6):
-            world = check_world(state, seat, seed)
-            for cycle in range(state.cycle + 1):
-                assert cycle_cards(world, seat, cycle) == cycle_cards(state, seat, cycle)
+            seen = GAME.observe(state, seat)
+            assert len(seen.cycles) == state.cycle + 1
+            assert sum((cycle_of(c) for c in seen.cycles), Counter()) == cycle_of(seen, "unseen")
+            for k in range(3):
+                world = check_world(state, seat, seed * 10 + k)
+                for cycle in range(state.cycle + 1):
+                    assert cycle_cards(world, seat, cycle) == cycle_of(seen.cycles[cycle])
         return
     raise AssertionError("no reshuffle in 40 six-player games")
+
+
+def cycle_of(message, field: str = "cards") -> Counter:
+    """A list of CardCount (a DeckCycle's ``cards``, the observation's ``unseen``) as a Counter."""
+    return Counter({Card(c.back, c.toy): c.count for c in getattr(message, field)})
 
 
 def cycle_cards(state: GashaState, viewer: int, cycle: int) -> Counter:
@@ -637,6 +649,117 @@ def cycle_cards(state: GashaState, viewer: int, cycle: int) -> Counter:
     for deck, cycles in zip(state.decks, state.deck_cycles, strict=True):
         out.update(c for c, k in zip(deck, cycles, strict=True) if k == cycle)
     return out
+
+
+ROBOT_RADISH = mask_of((ROBOT, RADISH))
+ROB, RAD = Card(ROBOT_RADISH, ROBOT), Card(ROBOT_RADISH, RADISH)
+
+
+def paid_same_back(old: Card, new: Card) -> GashaState:
+    """Seat 1 holds ``old`` (robot/radish back, deck cycle 0), draws a girl card, then ``new``
+    (robot/radish back) from the first shuffle of the pile (cycle 1: every card not placed, with
+    the other robot/radish card of the pile at the bottom); deck 1's top, cycle 0, is the
+    robot/radish card of cycle 0 seat 1 does not hold. Seat 0 draws (decks 2 and 3 are made
+    again from deck 0), then seat 1 pays a robot and a wild for reward 3 (two robots): its robot
+    leaves, ``old`` or ``new``. Everything seat 0 sees is the same whichever of them is the robot."""
+    other = RAD if old == ROB else ROB
+    placed = [card(SUSHI), old, card(GIRL), other, card(KIT), card(SUSHI, RADISH)]
+    rest = sorted((Counter(full_gashas()) - Counter(placed) - Counter([ROB, RAD])).elements())
+    state = position(
+        hands={0: placed[:1], 1: [old]},
+        decks=[[card(GIRL)], [other], [card(KIT)], [card(SUSHI, RADISH)]],
+        discard=[*rest, ROB, RAD],
+        display=[3, 4, 8, 12],
+        wilds={1: 1},
+        turn=1,
+    )
+    # The position as if dealt: cycle 0 is its hands and decks, each hand drew its cards there.
+    state.makeups = [makeup_of(placed)]
+    state.history = [record(s, c) for s in range(2) for c in state.hands[s]]
+    state.chance = PresetChance(1, orders={"reshuffle": [[new, *rest, RAD if new == ROB else ROB]]})
+    act(state, "draw:0", "draw:0")  # the girl card, then `new` from the shuffled pile
+    act(state, "draw:2", "draw:3")  # decks 2 and 3 are made again from deck 0
+    assert state.hands[1] == [old, card(GIRL), new] and state.hand_cycles[1] == [0, 0, 1]
+    act(state, "claim:3", "pay:robot1+wild1")
+    return state
+
+
+PILE = Counter(full_gashas()) - Counter([card(SUSHI), RAD, card(GIRL), ROB, card(KIT), card(SUSHI, RADISH)])
+
+
+def dealt(world: GashaState) -> tuple:
+    """Everything a world deals or records (not its log or its own future chance)."""
+    fields = ("hands", "decks", "hand_cycles", "deck_cycles", "reward_deck", "token_pile", "discard", "makeups")
+    return (*(repr(getattr(world, f, None)) for f in fields), repr(getattr(world, "history", None)))
+
+
+def test_sampled_worlds_do_not_depend_on_which_same_back_card_a_seat_paid():
+    # Ruling 14: which of its robot/radish cards seat 1 spent is hidden from seat 0 (in one
+    # state it spent the cycle-1 card and kept a cycle-0 radish, in the other the reverse);
+    # seat 0's worlds are the same for the same chance.
+    spent_new = paid_same_back(RAD, ROB)  # keeps RAD from cycle 0
+    spent_old = paid_same_back(ROB, RAD)  # keeps RAD from cycle 1
+    assert spent_new.hands[1] == [RAD, card(GIRL)] and spent_old.hands[1] == [card(GIRL), RAD]
+    assert_same_view(GAME, spent_new, spent_old, 0)
+    for seed in range(30):
+        a = check_world(spent_new, 0, seed)
+        b = check_world(spent_old, 0, seed)
+        assert dealt(a) == dealt(b)
+        assert pickle.dumps(a.chance) == pickle.dumps(b.chance)
+
+
+def test_a_seat_reads_its_own_payment_from_the_cycle_it_drew_it_from():
+    # The payer knows which card it spent: its kept cards keep their own cycles, and the
+    # cycle-1 card it paid is no longer among that cycle's cards it has not located.
+    state = paid_same_back(RAD, ROB)  # spent the robot drawn from cycle 1
+    assert state.hand_cycles[1] == [0, 0]
+    seen = GAME.observe(state, 1)
+    assert [(x.back, x.cycle) for x in seen.seats[1].slots] == [(RAD.back, 0), (card(GIRL).back, 0)]
+    assert cycle_of(seen.cycles[1]) == PILE - Counter([ROB])  # the pile it shuffled, less its robot
+    state = paid_same_back(ROB, RAD)  # spent the robot dealt in cycle 0
+    assert state.hand_cycles[1] == [0, 1]
+
+
+def test_a_paid_card_is_charged_to_a_cycle_the_seat_can_read():
+    # Seat 0's reading after seat 1 paid a robot/radish robot: seat 1 drew that back from
+    # cycle 0 and from cycle 1, each of which still has an unlocated robot/radish robot; the
+    # one with most of it (a tie: the older) is charged, and of seat 1's cards of that back and
+    # cycle the one held longest leaves. Cycle 0's unlocated cards are then seat 1's girl card
+    # and one robot/radish radish (it is deck 1's top), cycle 1's the whole shuffled pile.
+    girl = card(GIRL)
+    for state in (paid_same_back(RAD, ROB), paid_same_back(ROB, RAD)):
+        kept = Counter()
+        for seed in range(40):
+            world = GAME.sample_world(state, 0, Chance(seed))
+            assert world.decks[1] == [RAD] and world.hands[1][0] == girl
+            kept[world.hands[1][1]] += 1
+        assert set(kept) == {ROB, RAD} and min(kept.values()) > 5  # either card of cycle 1
+        seen = GAME.observe(state, 0)
+        assert [(x.back, x.cycle) for x in seen.seats[1].slots] == [(girl.back, 0), (ROBOT_RADISH, 1)]
+        assert cycle_of(seen.cycles[0]) == Counter({girl: 1, RAD: 1})
+        assert cycle_of(seen.cycles[1]) == PILE
+        assert [d.cycle for d in seen.decks] == [1, 0, 1, 1]
+
+
+def test_worlds_from_the_observation_are_the_sampled_worlds():
+    # world_from_observation reads the deck cycles from the observation (cycles, slots,
+    # Deck.cycle): for the same chance it deals exactly what sample_world deals.
+    checked = 0
+    for players in (2, 4, 6):
+        for seed in range(3):
+            state = GAME.new_match(GAME.config(players), seed)
+            rng = Chance(seed)
+            while state.pending:
+                if rng.below(15, "when") == 0:
+                    for seat in range(players):
+                        sampled = GAME.sample_world(state, seat, Chance(checked))
+                        seen = GAME.observe(state, seat)
+                        built = GAME.world_from_observation(state.config, seat, seen, Chance(checked))
+                        assert dealt(built) == dealt(sampled)
+                        checked += 1
+                (d,) = state.pending
+                GAME.apply(state, {d.seat: d.options[rng.below(len(d.options), "t")].id})
+    assert checked > 150
 
 
 def test_sample_world_deals_hidden_fronts_uniformly_under_their_backs():

@@ -34,7 +34,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "fortheemperor": ("2", "25c17b3e7ec85aa1474d07813d6f9ee3", "87031bc9d72ba4882b5a4f658b3f108a"),
     "frenzyfalls": ("1", "2f836e055442c999c7e06bbd7311433c", "ac8a65d60410707034e1e65df69ba8c7"),
     "friendlyfishing": ("1.0", "c1779771a11fd11fd29e477796325750", "01e6ffe6127ca32041970fe97227ead7"),
-    "gasha": ("1", "8ed3e6b83ae19f3c51fc8af91226c03e", "9d7f26eebed489ebf5a8d7cde324aaa6"),
+    "gasha": ("2", "d35691e719da632e2bf76417fc2a454f", "078b1767281752ea33721002e9c236ad"),
     "getbit": ("1.0", "9bb5f38f70b58e58df7ca8c71f8302d5", "f9570273a0d9d73a28f545f68ed8fd7f"),
     "goldengoal": ("1.0", "40d65e8661bd88f015f2187c70b54215", "216d90ee8880f1ec45234534bb27c4b4"),
     "karakum": ("3", "2e49315d95de550a0383e1e471796a91", "3de16fd3778f158e4d70fdf47fc78a3f"),

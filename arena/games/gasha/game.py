@@ -71,15 +71,27 @@ Rulings (``shared/rules/NOTES.md`` §4.6 unless stated):
     allows, the remainder to One More Turn, then Two Wilds) or ``T-W-P`` (chosen counts of One
     More Turn, Two Wilds and Three Points, each at most 5, summing to the count in play). Chosen
     tokens are still shuffled face down; their mix is public.
-14. **Worlds** (``sample_world``): the cards the seat has not located (the other hands and the
-    decks) are dealt again uniformly under the constraint of the backs it sees (hands and deck
-    tops), deck cycle by deck cycle: the cards of the setup and those of each shuffle of the
-    discard pile (whose make-up was public) stay among the places that cycle filled (which deck
-    a card was drawn from is seen). When a seat pays, which of its cards with the spent card's
-    back left the hand is not seen: the cycle of the one held longest is taken to leave (a world
-    may then swap one card between two cycles, never anything the seat could see). When another
-    seat is paying, its hand is then made to afford the reward (cards of the same back and cycle
-    swapped in).
+14. **Worlds** (``sample_world``, ``world_from_observation``): a card's deck cycle is public
+    when it is drawn (cycle 0: the 75 cards of the setup; cycle k: the k-th shuffle of the
+    discard pile, whose make-up was public since every payment shows its cards; which deck a
+    card comes from is seen, and a deck's cards always belong to one cycle). When a seat pays,
+    which of its cards with a spent card's back left is not seen, so a seat reads the cycles
+    from what it knows: each card another seat paid is charged to a cycle from which that hand
+    had drawn a card of that back before the payment and which still has such a card the seat
+    has not located, over the whole history at once (charges with one possible cycle first,
+    then a depth-first search, the cycle with most of the card first, at most 20,000 steps:
+    random games needed at most 51); of that hand's cards of that back and cycle, the one held
+    longest is taken to leave. Its own payments are known exactly. Each cycle's unlocated cards
+    are its make-up minus the seat's own draws and the charged cards. A world deals, per cycle
+    and back, a uniform choice of these cards to the places read as that cycle showing that back
+    (other hands, deck tops), the rest of the cycle shuffled below its decks' tops: it depends on
+    nothing the seat has not seen, and keeps no record of it. When no charging is found, or the
+    history does not account for the position (edited by hand), the cycles are pooled: every
+    hand card and deck is read as of the last cycle, which holds all the unseen cards. When
+    another seat is paying, its hand is then made to afford the reward (cards of the same back
+    and cycle swapped in). The observation carries the reading (``cycles``, ``SeatView.slots``,
+    ``Deck.cycle``), so a world from the observation is the world ``sample_world`` builds for
+    the same chance.
 
 Chance labels: ``"gashas"`` (the shuffle of the 75 Gasha cards: the top card first; the deal
 takes 4 per seat from seat 0 up, then the rest is cut into decks 0..3, top first), ``"rewards"``
@@ -297,6 +309,37 @@ def payment_token(paid: Sequence[int], wilds: int) -> str:
     return "+".join(parts)
 
 
+# The 50 kinds of card (back, toy), sorted: a make-up or a pool is a count per card_id.
+CARD_KINDS: tuple[Card, ...] = tuple(sorted(set(full_gashas())))
+CARD_ID: dict[Card, int] = {card: i for i, card in enumerate(CARD_KINDS)}
+
+
+BACK_OF: tuple[int, ...] = tuple(card.back for card in CARD_KINDS)  # by card_id
+IDS_OF_BACK: dict[int, tuple[int, ...]] = {
+    back: tuple(i for i, b in enumerate(BACK_OF) if b == back) for back in sorted(set(BACK_OF))
+}
+
+
+def makeup_of(cards: Iterable[Card]) -> tuple[int, ...]:
+    """Counts by card_id."""
+    counts = [0] * len(CARD_KINDS)
+    for card in cards:
+        counts[CARD_ID[card]] += 1
+    return tuple(counts)
+
+
+def record(seat: int, card: Card, cycle: int = 0, pay: bool = False) -> int:
+    """One entry of ``GashaState.history``: ``seat`` drew ``card`` from deck cycle ``cycle``, or
+    paid it (``pay``). Packed in an int (bits: pay 1, seat 3, card_id 6, then the cycle) so the
+    history is cheap to copy, compare and hash."""
+    return cycle << 10 | CARD_ID[card] << 4 | seat << 1 | pay
+
+
+def unpack_record(code: int) -> tuple[int, int, int, bool]:
+    """(seat, card_id, cycle, pay) of a ``record``."""
+    return code >> 1 & 7, code >> 4 & 63, code >> 10, bool(code & 1)
+
+
 def same_colour(a: int, b: int) -> bool:
     """Two Ticket halves match: the same colour, or either is Wild [:188–192]."""
     return a == b or pb.WILD in (a, b)
@@ -345,10 +388,16 @@ class GashaState(MatchState):
     final_turns: list[int] = field(default_factory=list)
     turns: int = 0
     # Deck cycles (for sample_world, ruling 14): 0 for the cards of the setup, k for the cards of
-    # the k-th shuffle of the discard pile. Public: which deck a card came from is seen.
+    # the k-th shuffle of the discard pile. A card's cycle is public when it is drawn (which deck
+    # it came from is seen); these follow the real cards.
     cycle: int = 0
     deck_cycles: list[list[int]] = field(default_factory=list)  # parallel to decks
     hand_cycles: list[list[int]] = field(default_factory=list)  # parallel to hands
+    # What ruling 14's reading of the cycles is worked out from: each cycle's make-up (counts by
+    # card_id: the 75 cards, then each shuffled discard pile) and, in order, every card dealt or
+    # drawn into a hand and every card paid (record(); a draw's toy is known to its seat only).
+    makeups: list[tuple[int, ...]] = field(default_factory=list)
+    history: list[int] = field(default_factory=list)
 
 
 # -- options (shared, never mutated) -------------------------------------------------------------
@@ -441,7 +490,7 @@ class Gasha(Game[GashaState]):
         name="Gasha",
         min_players=2,
         max_players=6,
-        version="1",
+        version="2",
         options=(
             OptionSpec(
                 "tokens",
@@ -495,6 +544,8 @@ class Gasha(Game[GashaState]):
             hands=hands,
             deck_cycles=[[0] * len(d) for d in decks],
             hand_cycles=[[0] * len(h) for h in hands],
+            makeups=[makeup_of(gashas)],
+            history=[record(seat, card) for seat in range(players) for card in hands[seat]],
             wilds=[0] * players,
             rewards=[[] for _ in range(players)],
             open_halves=[[] for _ in range(players)],
@@ -587,8 +638,10 @@ class Gasha(Game[GashaState]):
 
     def _draw(self, state: GashaState, seat: int, deck: int, bonus: bool) -> None:
         card = state.decks[deck].pop()
+        cycle = state.deck_cycles[deck].pop()
         state.hands[seat].append(card)
-        state.hand_cycles[seat].append(state.deck_cycles[deck].pop())
+        state.hand_cycles[seat].append(cycle)
+        state.history.append(record(seat, card, cycle))
         top = state.decks[deck][-1].back if state.decks[deck] else 0
         public, private = _draw_events(seat, deck, card, bonus, top)
         state.log.events.append(public)
@@ -629,6 +682,7 @@ class Gasha(Game[GashaState]):
                 pile = state.chance.shuffled(state.discard, "reshuffle")
                 state.discard = []
                 state.cycle += 1
+                state.makeups.append(makeup_of(pile))
                 base, extra = divmod(len(pile), len(empty))
                 at = 0
                 for i, target in enumerate(empty):
@@ -661,18 +715,20 @@ class Gasha(Game[GashaState]):
         """Spend the payment (ruling 5: the cards of a toy held longest first), take the reward
         and reveal its replacement."""
         reward = REWARD_BY_ID[state.claiming]
-        hand = state.hands[seat]
         left = list(paid)
         spent: list[Card] = []
         kept: list[Card] = []
-        for card in hand:
+        kept_cycles: list[int] = []
+        for card, cycle in zip(state.hands[seat], state.hand_cycles[seat], strict=True):
             if left[card.toy]:
                 left[card.toy] -= 1
                 spent.append(card)
+                state.history.append(record(seat, card, pay=True))
             else:
                 kept.append(card)
+                kept_cycles.append(cycle)  # the real cards keep their cycles
         state.hands[seat] = kept
-        state.hand_cycles[seat] = _kept_cycles(hand, state.hand_cycles[seat], spent, kept)
+        state.hand_cycles[seat] = kept_cycles
         state.discard.extend(spent)
         state.wilds[seat] -= wilds
         state.rewards[seat].append(reward.id)
@@ -823,15 +879,27 @@ class Gasha(Game[GashaState]):
     # -- views ------------------------------------------------------------------------------
 
     def observation(self, state: GashaState, viewer: int) -> pb.Observation:
+        from arena.games.gasha.worlds import reading
+
         spectator = viewer == SPECTATOR
+        read = None if spectator else reading(state, viewer)
         seats = [self._seat_view(state, s) for s in range(state.players)]
+        if read is not None:
+            cycles_pb, slots_pb = read.encoded()
+            for s, view in enumerate(seats):
+                if s == viewer:
+                    own = zip(state.hands[s], state.hand_cycles[s], strict=True)
+                    view.slots.extend(_slot_pb(c.back, k) for c, k in own)
+                else:
+                    view.MergeFromString(slots_pb[s])  # appends its slots
         decks = [
             pb.Deck(
                 size=len(deck),
                 top_back=deck[-1].back if deck else 0,
                 cards=[_card_pb(c.back, c.toy) for c in reversed(deck)] if spectator else [],
+                cycle=read.decks[d] if read is not None else cycles[-1] if cycles else 0,
             )
-            for deck in state.decks
+            for d, (deck, cycles) in enumerate(zip(state.decks, state.deck_cycles, strict=True))
         ]
         obs = pb.Observation(
             seat=max(viewer, 0),
@@ -857,6 +925,8 @@ class Gasha(Game[GashaState]):
         )
         if state.claiming:
             obs.claiming.CopyFrom(_REWARD_PB[state.claiming])
+        if read is not None:
+            obs.MergeFromString(cycles_pb)  # appends the cycles
         if spectator:
             obs.tokens.extend(reversed(state.token_pile))  # type: ignore[arg-type]
             obs.reward_pile.extend(_REWARD_PB[r] for r in reversed(state.reward_deck))
@@ -905,20 +975,19 @@ class Gasha(Game[GashaState]):
         return world_from_observation(self, config, seat, observation, chance)
 
 
-def _kept_cycles(hand: list[Card], cycles: list[int], spent: list[Card], kept: list[Card]) -> list[int]:
-    """The deck cycles of the cards kept after a payment, by a public rule (ruling 14): which
-    of two cards with the same back was spent is not seen, so of each back the cycle of the card
-    held longest leaves, and the kept cards of that back take the others in order."""
-    by_back: dict[int, list[int]] = {}
-    for card, cycle in zip(hand, cycles, strict=True):
-        by_back.setdefault(card.back, []).append(cycle)
-    for card in spent:
-        by_back[card.back].pop(0)
-    return [by_back[card.back].pop(0) for card in kept]
-
-
 _FULL_COUNTS: dict[Card, int] = {card: full_gashas().count(card) for card in sorted(set(full_gashas()))}
+FULL_MAKEUP = makeup_of(full_gashas())
 _CARD_COUNTS: dict[tuple[Card, int], pb.CardCount] = {}
+
+
+def _slot_pb(back: int, cycle: int) -> pb.Slot:
+    message = _SLOTS.get((back, cycle))
+    if message is None:
+        message = _SLOTS[(back, cycle)] = pb.Slot(back=back, cycle=cycle)
+    return message
+
+
+_SLOTS: dict[tuple[int, int], pb.Slot] = {}
 
 
 def _card_count_pb(card: Card, count: int) -> pb.CardCount:

@@ -6,18 +6,24 @@ also which ones are in play). The seat sees the backs of every hand card and of 
 
 The cards it has not located (all 75 minus its hand and the discard pile) are dealt again, deck
 cycle by deck cycle (the setup's cards, then the cards of each shuffle of the discard pile, whose
-make-up was public; every place's cycle is public because everybody sees which deck a card is
-drawn from): for each back, a uniform choice of the cycle's unlocated cards with that back fills
-the cycle's places showing that back (hand cards, deck tops); the rest of the cycle is shuffled
-into its places below the deck tops. This is uniform over the deals that fit the backs and
-cycles it sees. When another seat is paying for a reward it chose, its hand is then made to
-afford it: a small max-flow finds how many cards of each needed toy each (cycle, back) group of
-its hand must hold, and cards of the same group are swapped in from the other unlocated places
-(so every back the seat sees stays where it is).
+make-up was public). Which cycle a hand card came from is seen when it is drawn; when a hand pays,
+which of its cards with a paid card's back left is not seen, so the seat reads the cycles from
+what it knows (:func:`reading`): each paid card is charged to a cycle the hand had drawn that back
+from and that still has such a card unlocated, consistently over the whole history; a cycle's
+pool is its make-up minus the seat's own draws and the charged cards. Then, for each (cycle,
+back), a uniform choice of the pool's cards with that back fills the places read as that cycle
+showing that back (other hands' cards, deck tops); the rest of the cycle is shuffled into its
+places below the deck tops. Nothing dealt depends on a card the seat has not seen. When another
+seat is paying for a reward it chose, its hand is then made to afford it: a small max-flow finds
+how many cards of each needed toy each (cycle, back) group of its hand must hold, and cards of
+the same group are swapped in from the other unlocated places (so every back the seat sees stays
+where it is).
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from arena.chance import Chance
@@ -31,21 +37,81 @@ Place = tuple[list["Card"], int]  # (container, index)
 Group = tuple[int, int]  # (deck cycle, back)
 
 
+class Reading:
+    """What a seat makes of the deck cycles (ruling 14), a function of what it knows (shared by
+    the memo: never changed once made)."""
+
+    __slots__ = ("_encoded", "decks", "pools", "slots")
+
+    def __init__(
+        self,
+        pools: tuple[tuple[int, ...], ...],  # per cycle: its cards the seat has not located, by card_id
+        slots: tuple[tuple[tuple[int, int], ...], ...],  # per other seat: (cycle, back), held longest first
+        decks: tuple[int, ...],  # per deck: the cycle of its cards
+    ) -> None:
+        self.pools = pools
+        self.slots = slots
+        self.decks = decks
+        self._encoded: tuple[bytes, tuple[bytes, ...]] | None = None
+
+    def encoded(self) -> tuple[bytes, tuple[bytes, ...]]:
+        """The observation's ``cycles`` and each SeatView's ``slots``, serialized (built once:
+        building the messages cost more than the rest of an observation)."""
+        if self._encoded is None:
+            from arena.games.gasha.game import CARD_KINDS
+
+            cycles = pb.Observation(
+                cycles=[
+                    pb.DeckCycle(
+                        cards=[
+                            pb.CardCount(back=CARD_KINDS[i].back, toy=CARD_KINDS[i].toy, count=n)  # type: ignore[arg-type]
+                            for i, n in enumerate(pool)
+                            if n
+                        ]
+                    )
+                    for pool in self.pools
+                ]
+            )
+            slots = tuple(
+                pb.SeatView(slots=[pb.Slot(back=back, cycle=cycle) for cycle, back in seat]).SerializeToString()
+                for seat in self.slots
+            )
+            self._encoded = (cycles.SerializeToString(), slots)
+        return self._encoded
+
+
 def sample_world(game: Gasha, state: GashaState, viewer: int, chance: Chance) -> GashaState:
+    """The world ``world_from_observation`` builds for the same chance (the log and step count
+    aside): it depends on nothing the seat has not seen, and keeps no record of it."""
     world = game.copy_for(state, viewer, chance)
+    # The hidden orders are shuffled from a sorted start: the world never depends on them (the
+    # pile is sorted as world_from_observation has it: its order only feeds a later shuffle).
+    world.reward_deck.sort()
+    world.token_pile.sort()
+    world.discard.sort()
+    read = reading(state, viewer)
+    _deal_cards(world, viewer, read, chance)
     _redraw_hidden(game, world, viewer, chance)
+    _rewrite_history(world, viewer, read)
     return world
 
 
 def world_from_observation(
     game: Gasha, config: MatchConfig, viewer: int, obs: pb.Observation, chance: Chance
 ) -> GashaState:
-    """The public table and the seat's hand are kept; the unseen cards (``unseen``) are dealt
-    over the other hands and the decks under the backs shown, the Set Reward deck and the
-    face-down tokens are drawn, and a paying seat is made able to pay, as in ``sample_world``.
-    Not observed: the deck cycles of ruling 14 (which shuffle of the discard pile a card came
-    from): a world deals the unseen cards as one cycle, less informed than ``sample_world``."""
-    from arena.games.gasha.game import _FULL_COUNTS, Card, GashaState, rewards_in_play
+    """The public table and the seat's hand are kept; the unseen cards are dealt over the other
+    hands and the decks under the backs shown, cycle by cycle from ``cycles`` (each hand card and
+    deck read as of the cycle ``slots`` and ``Deck.cycle`` give), the Set Reward deck and the
+    face-down tokens are drawn, and a paying seat is made able to pay: exactly as
+    ``sample_world`` does (the same chance gives the same world)."""
+    from arena.games.gasha.game import (
+        _FULL_COUNTS,
+        CARD_ID,
+        CARD_KINDS,
+        Card,
+        GashaState,
+        rewards_in_play,
+    )
 
     players = config.players
     world = GashaState(
@@ -66,45 +132,63 @@ def world_from_observation(
         trigger=obs.trigger,
         final_turns=list(obs.final_turns),
         turns=obs.turns,
+        cycle=len(obs.cycles) - 1,
     )
     taken = set(world.display).union(*world.rewards)
     world.reward_deck = [r.id for r in rewards_in_play(players) if r.id not in taken]  # shuffled below
     world.token_pile = [b for b in (1, 2, 3) for _ in range(world.unrevealed[b])][: obs.tokens_left]
-    # The unseen cards by back; the discard pile is what is neither unseen nor in the hand.
     hand = [Card(c.back, c.toy) for c in obs.hand]
     left = dict(_FULL_COUNTS)
     for card in hand:
         left[card] -= 1
-    unseen: dict[int, list[Card]] = {}
     for count in obs.unseen:
-        card = Card(count.back, count.toy)
-        unseen.setdefault(card.back, []).extend([card] * count.count)
-        left[card] -= count.count
+        left[Card(count.back, count.toy)] -= count.count
     world.discard = [card for card, n in left.items() for _ in range(n)]
-    # Fill the places showing a back (other hands, deck tops) with unseen cards of that back,
-    # the places below the deck tops with the rest; _redraw_hidden then deals them uniformly.
-    world.hands = [
-        hand if seat == viewer else [unseen[back].pop() for back in view.hand_backs]
-        for seat, view in enumerate(obs.seats)
-    ]
-    tops = [unseen[deck.top_back].pop() if deck.size else None for deck in obs.decks]
-    rest = sorted(card for cards in unseen.values() for card in cards)
-    for deck, top in zip(obs.decks, tops, strict=True):
-        below = deck.size - 1 if top is not None else 0
-        world.decks.append([*rest[:below], *([top] if top is not None else [])])
-        del rest[:below]
-    world.deck_cycles = [[0] * len(deck) for deck in world.decks]
-    world.hand_cycles = [[0] * len(h) for h in world.hands]
+    pools = []
+    for cycle in obs.cycles:
+        pool = [0] * len(CARD_KINDS)
+        for count in cycle.cards:
+            pool[CARD_ID[Card(count.back, count.toy)]] = count.count
+        pools.append(tuple(pool))
+    read = Reading(
+        tuple(pools),
+        tuple(() if s == viewer else tuple((x.cycle, x.back) for x in v.slots) for s, v in enumerate(obs.seats)),
+        tuple(deck.cycle for deck in obs.decks),
+    )
+    # Placeholders showing the backs seen; _deal_cards puts the cards under them.
+    world.hands = [hand if s == viewer else [Card(x.back, 0) for x in v.slots] for s, v in enumerate(obs.seats)]
+    world.hand_cycles = [[x.cycle for x in v.slots] for v in obs.seats]
+    world.decks = [[Card(0, 0)] * (deck.size - 1) + [Card(deck.top_back, 0)] if deck.size else [] for deck in obs.decks]
+    _deal_cards(world, viewer, read, chance)
     _redraw_hidden(game, world, viewer, chance)
+    _rewrite_history(world, viewer, read)
     return world
 
 
+def _rewrite_history(world: GashaState, viewer: int, read: Reading) -> None:
+    """A history of ``world`` giving ``viewer`` the same reading of the cycles (its observation
+    is then the same) and recording nothing it has not seen: each cycle's make-up is its
+    unlocated cards plus the seat's cards from it, and each hand drew its cards from the cycles
+    read, in order, paying none."""
+    from arena.games.gasha.game import makeup_of, record
+
+    own = list(zip(world.hands[viewer], world.hand_cycles[viewer], strict=True))
+    world.makeups = [
+        tuple(a + b for a, b in zip(pool, makeup_of(c for c, k in own if k == cycle), strict=True))
+        for cycle, pool in enumerate(read.pools)
+    ]
+    world.history = [
+        record(s, card, cycle)
+        for s, hand in enumerate(world.hands)
+        for card, cycle in zip(hand, world.hand_cycles[s], strict=True)
+    ]
+
+
 def _redraw_hidden(game: Gasha, world: GashaState, viewer: int, chance: Chance) -> None:
-    """Re-draw what ``viewer`` cannot see in ``world`` (its cards, Set Reward deck and tokens)
-    and recompute its decisions."""
+    """Re-draw the Set Reward deck and the tokens ``viewer`` cannot see in ``world`` (its cards
+    are dealt already), make a paying seat able to pay and recompute the decisions."""
     from arena.games.gasha.game import REWARD_BY_ID, can_pay, counts_of
 
-    _deal_cards(world, viewer, chance)
     world.reward_deck = chance.shuffled(world.reward_deck, "world")
     if world.tokens_chosen:
         world.token_pile = chance.shuffled(world.token_pile, "world")
@@ -138,6 +222,263 @@ def _redraw_hidden(game: Gasha, world: GashaState, viewer: int, chance: Chance) 
     world.pending = tuple(game.decisions(world))
 
 
+# -- the seat's reading of the deck cycles ----------------------------------------------------
+
+
+def reading(state: GashaState, viewer: int) -> Reading:
+    """:func:`compute_reading`, remembered by everything it reads (every observation and every
+    sampled world needs it, and working it out replays the whole history)."""
+    key = (
+        viewer,
+        tuple(state.history),
+        tuple(state.makeups),
+        tuple(map(tuple, state.hands)),
+        tuple(state.discard),
+        tuple(map(tuple, state.deck_cycles)),
+        tuple(deck[-1].back if deck else 0 for deck in state.decks),
+    )
+    with _READINGS_LOCK:  # bots may sample worlds on several threads
+        found = _READINGS.get(key)
+    if found is None:
+        found = compute_reading(state, viewer)
+        with _READINGS_LOCK:
+            _READINGS[key] = found
+            if len(_READINGS) > _READINGS_KEPT:
+                del _READINGS[next(iter(_READINGS))]  # the oldest
+    return found
+
+
+_READINGS: dict[tuple[object, ...], Reading] = {}
+_READINGS_KEPT = 64  # positions remembered (a match's seats, a search's root)
+_READINGS_LOCK = threading.Lock()
+
+
+def compute_reading(state: GashaState, viewer: int) -> Reading:
+    """The deck cycles as ``viewer`` can read them from the public history and its own cards
+    (ruling 14): per cycle, its cards the seat has not located; per other hand, its cards'
+    (cycle, back), held longest first; per deck, its cycle. Each card another seat paid is
+    charged to a cycle (:func:`_charge`) and, of the hand's cards with that back and cycle, the
+    one held longest leaves. When the payments find no charging, or the history does not account
+    for the position (a position edited by hand), the cycles are pooled: every place is read as
+    of the last cycle, which holds every unlocated card (``unseen``), the hands in their order."""
+    from arena.games.gasha.game import BACK_OF
+
+    players = state.players
+    cycles = len(state.makeups)
+    pools = [list(m) for m in state.makeups]
+    drawn: list[dict[int, list[int]]] = [{} for _ in range(players)]  # per seat, back: draws per cycle
+    events: list[list[tuple[int, int]]] = [[] for _ in range(players)]  # (cycle, back) or (-1, charge)
+    charges: list[tuple[tuple[int, int], int, tuple[int, ...]]] = []  # ((seat, back), card_id, draws then)
+    zeros = (0,) * cycles
+    consistent = True
+    for code in state.history:
+        seat, cycle = code >> 1 & 7, code >> 10
+        if cycle >= cycles:
+            consistent = False
+            break
+        if seat == viewer:
+            if not code & 1:  # its own cards are located (spent ones included: the pile shows them)
+                pools[cycle][code >> 4 & 63] -= 1
+            continue
+        card_id = code >> 4 & 63
+        back = BACK_OF[card_id]
+        if code & 1:
+            events[seat].append((-1, len(charges)))
+            charges.append(((seat, back), card_id, tuple(drawn[seat].get(back, zeros))))
+        else:
+            drawn[seat].setdefault(back, [0] * cycles)[cycle] += 1
+            events[seat].append((cycle, back))
+    where = _charge(charges, pools) if consistent else None
+    if where is not None:
+        for (_, card_id, _), e in zip(charges, where, strict=True):
+            pools[e][card_id] -= 1
+        slots: list[tuple[tuple[int, int], ...]] = []
+        for seat in range(players):
+            held: list[tuple[int, int]] = []
+            if seat != viewer:
+                for cycle, back in events[seat]:
+                    if cycle >= 0:
+                        held.append((cycle, back))
+                    else:  # a paid card: of its cycle and back, the card held longest leaves
+                        (_, paid_back), _, _ = charges[back]
+                        held.remove((where[back], paid_back))  # there is one: _charge checked it
+            slots.append(tuple(held))
+        decks = tuple(deck_cycles[-1] if deck_cycles else 0 for deck_cycles in state.deck_cycles)
+        if _accounts_for(state, viewer, pools, slots, decks):
+            return Reading(tuple(map(tuple, pools)), tuple(slots), decks)
+    # Pooled (rare): one cycle, the last, holds every unlocated card.
+    last = cycles - 1
+    empty = (0,) * len(BACK_OF)
+    return Reading(
+        (*(empty for _ in range(last)), tuple(_unseen(state, viewer))),
+        tuple(() if s == viewer else tuple((last, c.back) for c in hand) for s, hand in enumerate(state.hands)),
+        (last,) * len(state.decks),
+    )
+
+
+def _unseen(state: GashaState, viewer: int) -> list[int]:
+    """The cards ``viewer`` has not located, by card_id: all 75 minus its hand and the pile."""
+    from arena.games.gasha.game import CARD_ID, FULL_MAKEUP
+
+    unseen = list(FULL_MAKEUP)
+    for card in state.hands[viewer]:
+        unseen[CARD_ID[card]] -= 1
+    for card in state.discard:
+        unseen[CARD_ID[card]] -= 1
+    return unseen
+
+
+def _accounts_for(
+    state: GashaState,
+    viewer: int,
+    pools: list[list[int]],
+    slots: list[tuple[tuple[int, int], ...]],
+    decks: Sequence[int],
+) -> bool:
+    """Whether a reading fits the position: the cycles hold no negative count and add up to the
+    unseen cards, each hand shows the backs read, each deck holds one cycle's cards, and each
+    cycle's pool has the cards of every back its places show and as many as its places."""
+    from arena.games.gasha.game import IDS_OF_BACK
+
+    if min(map(min, pools)) < 0 or list(map(sum, zip(*pools, strict=True))) != _unseen(state, viewer):
+        return False
+    need: dict[tuple[int, int], int] = {}  # (cycle, back) -> places showing it
+    size = [0] * len(pools)  # places per cycle
+    for seat, hand in enumerate(state.hands):
+        if seat != viewer:
+            if sorted(c.back for c in hand) != sorted(back for _, back in slots[seat]):
+                return False
+            for group in slots[seat]:
+                need[group] = need.get(group, 0) + 1
+                size[group[0]] += 1
+    for deck, deck_cycles, cycle in zip(state.decks, state.deck_cycles, decks, strict=True):
+        if deck:
+            if deck_cycles.count(cycle) != len(deck) or cycle >= len(pools):
+                return False
+            group = (cycle, deck[-1].back)
+            need[group] = need.get(group, 0) + 1
+            size[cycle] += len(deck)
+    if list(map(sum, pools)) != size:
+        return False
+    return all(sum(map(pools[cycle].__getitem__, IDS_OF_BACK[back])) >= n for (cycle, back), n in need.items())
+
+
+def _charge(
+    charges: Sequence[tuple[tuple[int, int], int, tuple[int, ...]]], pools: Sequence[Sequence[int]]
+) -> list[int] | None:
+    """The deck cycle each paid card of another hand is charged to (``charges``, in time order:
+    (the hand's seat and the card's back), card_id, that hand's draws of that back per cycle
+    before the payment), or None when none is found. A charge needs a card of that back drawn
+    from the cycle before the payment and not charged yet (the charges are nested in time), and
+    the cycle must still have an unlocated card of that kind (``pools``, after the seat's own
+    draws). The charges with one possible cycle are made first; the others by a depth-first
+    search in time order, the cycle with most of the card first, for at most ``_BUDGET`` steps
+    (the real history is one solution: the search finds one unless the budget runs out)."""
+    left = [list(pool) for pool in pools]
+    if len(left) == 1:  # one cycle (before the first shuffle of the pile): all to it, if it can
+        running: dict[tuple[int, int], int] = {}
+        for who, card_id, drawn in charges:
+            left[0][card_id] -= 1
+            running[who] = running.get(who, 0) + 1
+            if left[0][card_id] < 0 or running[who] > drawn[0]:
+                return None
+        return [0] * len(charges)
+    where = [-1] * len(charges)
+    mine: dict[tuple[int, int], list[int]] = {}
+    for k, (who, _, _) in enumerate(charges):
+        mine.setdefault(who, []).append(k)
+
+    def fits(k: int, e: int) -> bool:
+        """Cycle e has the card, and every payment of the hand's back from this one on still
+        finds enough cards of cycle e drawn before it."""
+        who, card_id, _ = charges[k]
+        if left[e][card_id] <= 0:
+            return False
+        count = 0
+        for m in mine[who]:
+            if where[m] == e or m == k:
+                count += 1
+            if m >= k and count > charges[m][2][e]:
+                return False
+        return True
+
+    free: list[int] = []
+    for k, (_, card_id, drawn) in enumerate(charges):
+        cands = [e for e, n in enumerate(drawn) if n]
+        if len(cands) != 1:
+            free.append(k)
+        elif fits(k, cands[0]):
+            where[k] = cands[0]
+            left[cands[0]][card_id] -= 1
+        else:
+            return None
+    budget = [_BUDGET]
+
+    def search(i: int) -> bool:
+        if i == len(free):
+            return True
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        k = free[i]
+        _, card_id, drawn = charges[k]
+        for e in sorted((e for e, n in enumerate(drawn) if n), key=lambda e: (-left[e][card_id], e)):
+            if fits(k, e):
+                where[k] = e
+                left[e][card_id] -= 1
+                if search(i + 1):
+                    return True
+                where[k] = -1
+                left[e][card_id] += 1
+        return False
+
+    return where if search(0) else None
+
+
+_BUDGET = 20_000  # search steps; random games of 2-6 players needed at most 51 (133,054 searches)
+
+
+def _deal_cards(world: GashaState, viewer: int, read: Reading, chance: Chance) -> None:
+    """Deal the cards ``viewer`` has not located as ``read`` says: every other hand is rebuilt
+    from its slots (cycle, back) and every deck read as of its cycle; per (cycle, back), a
+    uniform choice of the cycle's pool with that back fills the places showing it (other hands'
+    slots, then deck tops); the rest of each cycle fills its places below the deck tops,
+    shuffled. Pools are dealt from sorted cards, so the world depends on nothing else."""
+    from arena.games.gasha.game import CARD_KINDS
+
+    shown: dict[Group, list[Place]] = {}
+    for seat, slots in enumerate(read.slots):
+        if seat != viewer:
+            hand = world.hands[seat] = [CARD_KINDS[0]] * len(slots)  # placeholders
+            world.hand_cycles[seat] = [cycle for cycle, _ in slots]
+            for i, group in enumerate(slots):
+                shown.setdefault(group, []).append((hand, i))
+    free: dict[int, list[Place]] = {}
+    world.deck_cycles = [[cycle] * len(deck) for deck, cycle in zip(world.decks, read.decks, strict=True)]
+    for deck, cycle in zip(world.decks, read.decks, strict=True):
+        if deck:
+            shown.setdefault((cycle, deck[-1].back), []).append((deck, len(deck) - 1))
+            free.setdefault(cycle, []).extend((deck, i) for i in range(len(deck) - 1))
+    for cycle, pool in enumerate(read.pools):
+        by_back: dict[int, list[Card]] = {}
+        for card_id, n in enumerate(pool):  # sorted by (back, toy)
+            if n:
+                card = CARD_KINDS[card_id]
+                by_back.setdefault(card.back, []).extend([card] * n)
+        rest: list[Card] = []
+        for back, cards in by_back.items():
+            spots = shown.get((cycle, back), ())
+            if spots:
+                cards = chance.shuffled(cards, "world")
+                for (pile, i), card in zip(spots, cards, strict=False):
+                    pile[i] = card
+            rest += cards[len(spots) :]
+        spots = free.get(cycle, [])
+        if spots:
+            for (pile, i), card in zip(spots, chance.shuffled(rest, "world"), strict=True):
+                pile[i] = card
+
+
 def _unlocated(world: GashaState, viewer: int) -> tuple[list[Place], list[Place], dict[int, int]]:
     """The places of the cards ``viewer`` has not located: those showing their back (other hands,
     deck tops) and the free ones (decks below the top), with each place's deck cycle (by the id
@@ -162,34 +503,6 @@ def _unlocated(world: GashaState, viewer: int) -> tuple[list[Place], list[Place]
 def _key(place: Place) -> int:
     pile, i = place
     return id(pile) * 1000 + i
-
-
-def _deal_cards(world: GashaState, viewer: int, chance: Chance) -> None:
-    """Per deck cycle, per back: a uniform choice of the cycle's unlocated cards with that back
-    fills the places showing it; the rest of the cycle fills its free places, shuffled."""
-    shown, free, cycles = _unlocated(world, viewer)
-    by_group: dict[tuple[int, int], list[Card]] = {}
-    for place in shown + free:
-        pile, i = place
-        by_group.setdefault((cycles[_key(place)], pile[i].back), []).append(pile[i])
-    places: dict[tuple[int, int], list[Place]] = {}
-    for place in shown:
-        pile, i = place
-        places.setdefault((cycles[_key(place)], pile[i].back), []).append(place)
-    leftovers: dict[int, list[Card]] = {}
-    for group in sorted(by_group):
-        cards = chance.shuffled(by_group[group], "world")
-        spots = places.get(group, [])
-        for (pile, i), card in zip(spots, cards, strict=False):
-            pile[i] = card
-        leftovers.setdefault(group[0], []).extend(cards[len(spots) :])
-    free_by_cycle: dict[int, list[Place]] = {}
-    for place in free:
-        free_by_cycle.setdefault(cycles[_key(place)], []).append(place)
-    for cycle in sorted(free_by_cycle):
-        spots = free_by_cycle[cycle]
-        for (pile, i), card in zip(spots, chance.shuffled(leftovers.get(cycle, []), "world"), strict=True):
-            pile[i] = card
 
 
 def _afford(world: GashaState, viewer: int, payer: int, reward: Reward, chance: Chance) -> bool:

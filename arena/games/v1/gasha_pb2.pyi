@@ -325,9 +325,15 @@ class Deck(_message.Message):
     SIZE_FIELD_NUMBER: _builtins.int
     TOP_BACK_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
+    CYCLE_FIELD_NUMBER: _builtins.int
     size: _builtins.int
     top_back: _builtins.int
     """the back of its top card (0 when empty)"""
+    cycle: _builtins.int
+    """The deck cycle its cards belong to (a deck's cards always come from one: a split keeps
+    them, a shuffle of the discard pile starts a new one; see Observation.cycles). 0 when
+    empty. In the rare positions where the cycles are pooled, the last cycle.
+    """
     @_builtins.property
     def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
         """spectator only: the deck, top first"""
@@ -338,10 +344,11 @@ class Deck(_message.Message):
         size: _builtins.int = ...,
         top_back: _builtins.int = ...,
         cards: _abc.Iterable[Global___Card] | None = ...,
+        cycle: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "size", b"size", "top_back", b"top_back"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "cycle", b"cycle", "size", b"size", "top_back", b"top_back"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -396,6 +403,7 @@ class SeatView(_message.Message):
     POINTS_TOKENS_FIELD_NUMBER: _builtins.int
     REWARD_POINTS_FIELD_NUMBER: _builtins.int
     SCORE_FIELD_NUMBER: _builtins.int
+    SLOTS_FIELD_NUMBER: _builtins.int
     hand_size: _builtins.int
     wilds: _builtins.int
     """unused Wild Gashas (from Two Wilds tokens)"""
@@ -421,6 +429,18 @@ class SeatView(_message.Message):
 
     @_builtins.property
     def tickets(self) -> _containers.RepeatedCompositeFieldContainer[Global___CompletedTicket]: ...
+    @_builtins.property
+    def slots(self) -> _containers.RepeatedCompositeFieldContainer[Global___Slot]:
+        """This hand's cards as the observer reads them, held longest first (empty for the
+        spectator): each card's back and the deck cycle it is charged to (see Observation.cycles).
+        For the observer's own hand: its cards in `hand` order with their true cycles. For another
+        hand: the cards it drew, in drawing order, less one card per card it paid: each paid card
+        (back and toy, face up) is charged to a cycle from which the hand had drawn a card of that
+        back before the payment and which still has such a card unlocated (over the whole history
+        at once; the one with the most of it first), and of that cycle and back the card held
+        longest is taken to leave.
+        """
+
     def __init__(
         self,
         *,
@@ -434,14 +454,71 @@ class SeatView(_message.Message):
         points_tokens: _builtins.int = ...,
         reward_points: _builtins.int = ...,
         score: _builtins.int = ...,
+        slots: _abc.Iterable[Global___Slot] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand_backs", b"hand_backs", "hand_size", b"hand_size", "open_halves", b"open_halves", "points_tokens", b"points_tokens", "reward_points", b"reward_points", "rewards", b"rewards", "score", b"score", "tickets", b"tickets", "tokens", b"tokens", "wilds", b"wilds"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand_backs", b"hand_backs", "hand_size", b"hand_size", "open_halves", b"open_halves", "points_tokens", b"points_tokens", "reward_points", b"reward_points", "rewards", b"rewards", "score", b"score", "slots", b"slots", "tickets", b"tickets", "tokens", b"tokens", "wilds", b"wilds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SeatView: _TypeAlias = SeatView  # noqa: Y015
+
+@_typing.final
+class Slot(_message.Message):
+    """A hand card as the observer reads it (SeatView.slots)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BACK_FIELD_NUMBER: _builtins.int
+    CYCLE_FIELD_NUMBER: _builtins.int
+    back: _builtins.int
+    """the back (public)"""
+    cycle: _builtins.int
+    """the deck cycle it is charged to"""
+    def __init__(
+        self,
+        *,
+        back: _builtins.int = ...,
+        cycle: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["back", b"back", "cycle", b"cycle"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Slot: _TypeAlias = Slot  # noqa: Y015
+
+@_typing.final
+class DeckCycle(_message.Message):
+    """One deck cycle (Observation.cycles): cycle 0 is the 75 cards of the setup, cycle k the
+    cards of the k-th shuffle of the discard pile (its make-up was public: every payment shows
+    its cards).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___CardCount]:
+        """The cycle's cards the observer has not located (not drawn by it, not charged to another
+        hand's payment), by back and toy. They are exactly the cards under the other hands' slots
+        charged to this cycle plus the decks of this cycle.
+        """
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[Global___CardCount] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeckCycle: _TypeAlias = DeckCycle  # noqa: Y015
 
 @_typing.final
 class Observation(_message.Message):
@@ -474,6 +551,7 @@ class Observation(_message.Message):
     TURNS_FIELD_NUMBER: _builtins.int
     TOKENS_FIELD_NUMBER: _builtins.int
     REWARD_PILE_FIELD_NUMBER: _builtins.int
+    CYCLES_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """the observer's seat (0 in the spectator view)"""
     spectator: _builtins.bool
@@ -546,6 +624,14 @@ class Observation(_message.Message):
     def reward_pile(self) -> _containers.RepeatedCompositeFieldContainer[Global___Reward]:
         """spectator only: the Set Reward deck, next first"""
 
+    @_builtins.property
+    def cycles(self) -> _containers.RepeatedCompositeFieldContainer[Global___DeckCycle]:
+        """The deck cycles, oldest first (empty for the spectator): their `cards` add up to `unseen`.
+        In rare positions where the payments cannot be charged to cycles (or a position edited by
+        hand), every earlier cycle is listed empty and the last holds all of `unseen`, every slot
+        and deck then read as of the last cycle.
+        """
+
     def __init__(
         self,
         *,
@@ -572,10 +658,11 @@ class Observation(_message.Message):
         turns: _builtins.int = ...,
         tokens: _abc.Iterable[Global___Bonus.ValueType] | None = ...,
         reward_pile: _abc.Iterable[Global___Reward] | None = ...,
+        cycles: _abc.Iterable[Global___DeckCycle] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["claiming", b"claiming"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["claiming", b"claiming", "decks", b"decks", "discard", b"discard", "display", b"display", "end_triggered", b"end_triggered", "extra_turns", b"extra_turns", "final_turns", b"final_turns", "hand", b"hand", "phase", b"phase", "players", b"players", "reward_deck", b"reward_deck", "reward_pile", b"reward_pile", "seat", b"seat", "seats", b"seats", "spectator", b"spectator", "tokens", b"tokens", "tokens_chosen", b"tokens_chosen", "tokens_left", b"tokens_left", "tokens_unrevealed", b"tokens_unrevealed", "trigger", b"trigger", "turn_seat", b"turn_seat", "turns", b"turns", "unseen", b"unseen"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["claiming", b"claiming", "cycles", b"cycles", "decks", b"decks", "discard", b"discard", "display", b"display", "end_triggered", b"end_triggered", "extra_turns", b"extra_turns", "final_turns", b"final_turns", "hand", b"hand", "phase", b"phase", "players", b"players", "reward_deck", b"reward_deck", "reward_pile", b"reward_pile", "seat", b"seat", "seats", b"seats", "spectator", b"spectator", "tokens", b"tokens", "tokens_chosen", b"tokens_chosen", "tokens_left", b"tokens_left", "tokens_unrevealed", b"tokens_unrevealed", "trigger", b"trigger", "turn_seat", b"turn_seat", "turns", b"turns", "unseen", b"unseen"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
