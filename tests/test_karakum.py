@@ -802,3 +802,27 @@ def test_worlds_from_the_observation_keep_each_deck_cycle():
             assert all(blind_1[t] == 0 for t in TYPES if t not in drew)
             checked += 1
     assert checked == 240
+
+
+def test_a_sampled_world_keeps_no_record_of_the_other_hands_real_blind_draws():
+    # Ruling 12: the world's history is written from the seat's reading of the cycles: each
+    # other hand's blind draws in it are the cards the world dealt it (none paid), never the
+    # real ones; the seat's own view is unchanged (tests/test_sample_world.py checks it).
+    from arena.games.karakum.game import BLIND
+
+    checked = 0
+    for seed in range(6):
+        state = GAME.new_match(GAME.config(3), seed)
+        rng = Chance(seed)
+        while state.pending and state.turns < 24:
+            GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+        for seat in range(3):
+            world = GAME.sample_world(state, seat, Chance(seed * 10 + seat))
+            for other in range(3):
+                if other == seat:
+                    continue
+                drawn = Counter(t for kind, who, t, _ in world.history if kind == BLIND and who == other)
+                blind = Counter({t: world.hands[other][t] - world.known[other][t] for t in TYPES})
+                assert drawn == +blind, (seed, seat, other)
+                checked += 1
+    assert checked == 36

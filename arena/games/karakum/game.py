@@ -72,7 +72,9 @@ Rulings (``shared/rules/NOTES.md`` §4.9 unless stated):
     every hidden card is pooled and the buyer's dealt first, one at a time, never one after which
     it could no longer pay). The observation carries these deck cycles (``cycles``: each one's
     unlocated cards and each hand's blind cards from it, charging done), so
-    ``world_from_observation`` deals exactly as ``sample_world`` does.
+    ``world_from_observation`` deals exactly as ``sample_world`` does. A world's history (what
+    the cycles are read from) is written from these cycles in both, so it records nothing the
+    seat has not seen (a copy of the real one kept the other hands' real blind draws).
 
 Chance labels: ``"camels"`` (the shuffle of the 35 camels: the top card first; the last 12/8/0
 of the order are removed), ``"resources"`` (the shuffle of the 71 resources: the top card
@@ -669,6 +671,7 @@ class Karakum(Game[KarakumState]):
         _deal_camels(world, [*state.camel_deck, *state.removed], len(state.camel_deck), chance)
         cycles, blind = self._cycles(state, seat)
         self._deal_resources(world, seat, cycles, blind, chance)
+        _write_history(world, seat, cycles, blind)
         world.pending = tuple(self.decisions(world))
         return world
 
@@ -835,31 +838,38 @@ class Karakum(Game[KarakumState]):
         cycles = [list(c.cards) for c in obs.cycles]
         blind = [[c.blind[s] for c in obs.cycles] for s in range(players)]
         self._deal_resources(world, seat, cycles, blind, chance)
-        # A history giving these deck cycles again (for the observation and a later
-        # sample_world of the world): cycle 0 is the 71 cards, everything located is revealed
-        # in it (the known cards taken face up, the seat's blind cards drawn by it); each later
-        # cycle is a reshuffle of exactly its unlocated cards; every blind card dealt to another
-        # hand is drawn in its cycle.
-        full = counts_of(full_resources())
-        history = world.history
-        hidden = [[t for t in TYPES for _ in range(world.hands[s][t] - world.known[s][t])] for s in range(players)]
-        for e, make_up in enumerate(cycles):
-            if e:
-                history.append((SHUFFLE, CHANCE_SEAT, 0, tuple(make_up)))
-            else:
-                mine = hidden[seat]
-                history += [(BLIND, seat, t, ()) for t in mine]
-                for s in range(players):
-                    for t in TYPES:
-                        history += [(REVEAL, CHANCE_SEAT, t, ()), (TAKE, s, t, ())] * world.known[s][t]
-                for t in TYPES:
-                    located = mine.count(t) + sum(world.known[s][t] for s in range(players))
-                    history += [(REVEAL, CHANCE_SEAT, t, ())] * (full[t] - make_up[t] - located)
-            for s in range(players):
-                if s != seat:
-                    history += [(BLIND, s, hidden[s].pop(), ()) for _ in range(blind[s][e])]
+        _write_history(world, seat, cycles, blind)
         self.refresh(world)
         return world
+
+
+def _write_history(world: KarakumState, seat: int, cycles: list[list[int]], blind: list[list[int]]) -> None:
+    """A history of ``world`` giving ``seat`` these deck cycles again (its observation and a
+    later sample_world of the world) and recording nothing the seat has not seen: cycle 0 is the
+    71 cards, everything located is revealed in it (the known cards taken face up, the seat's
+    blind cards drawn by it); each later cycle is a reshuffle of exactly its unlocated cards;
+    every blind card dealt to another hand is drawn in its cycle, none paid. (Copying the real
+    history would keep the other hands' real blind draws in the world.)"""
+    players = world.players
+    full = counts_of(full_resources())
+    history: list[tuple[int, int, int, tuple[int, ...]]] = []
+    hidden = [[t for t in TYPES for _ in range(world.hands[s][t] - world.known[s][t])] for s in range(players)]
+    for e, make_up in enumerate(cycles):
+        if e:
+            history.append((SHUFFLE, CHANCE_SEAT, 0, tuple(make_up)))
+        else:
+            mine = hidden[seat]
+            history += [(BLIND, seat, t, ()) for t in mine]
+            for s in range(players):
+                for t in TYPES:
+                    history += [(REVEAL, CHANCE_SEAT, t, ()), (TAKE, s, t, ())] * world.known[s][t]
+            for t in TYPES:
+                located = mine.count(t) + sum(world.known[s][t] for s in range(players))
+                history += [(REVEAL, CHANCE_SEAT, t, ())] * (full[t] - make_up[t] - located)
+        for s in range(players):
+            if s != seat:
+                history += [(BLIND, s, hidden[s].pop(), ()) for _ in range(blind[s][e])]
+    world.history = history
 
 
 def _deal_camels(world: KarakumState, unseen: list[Camel], deck_size: int, chance: Chance) -> None:
