@@ -458,3 +458,58 @@ def test_a_world_from_the_observation_deals_exactly_the_unseen_eggs_and_adventur
             assert sorted(world.hands[seat] + world.draws[seat]) == sorted(state.hands[seat] + state.draws[seat])
         faces[world.face_down[0].value] += 1
     assert faces[hidden.value] > 0 and len(faces) > 5  # the face-down Egg is any unseen one
+
+
+def who_knows(state: EggsState) -> tuple[list, list, list]:
+    """Per face-down Egg place (available, each collection, the discard pile in order), the seats
+    that have seen its value (None: a face-up Egg)."""
+
+    def seats(egg: EggCard) -> tuple[int, ...] | None:
+        known = state.private.get(egg.id)
+        return None if known is None else tuple(sorted(known))
+
+    return (
+        [seats(e) for e in state.face_down],
+        [[seats(e) for e in c] for c in state.collections],
+        [seats(e) for e in state.egg_discard if e.id in state.private],
+    )
+
+
+def test_a_world_from_the_observation_keeps_who_has_seen_each_face_down_egg():
+    # Seat 0's Scout adds a face-down Egg (:217, :229); the world gave it to nobody.
+    state = position(3, [[2, 1, 9], [4, 1, 9], [5, 1, 3]], [6, 5])
+    play(state, {0: "card:2", 1: "card:4", 2: "card:5"})
+    GAME.apply(state, {2: "egg:6"})
+    for viewer in (1, 2):
+        world = GAME.world_from_observation(state.config, viewer, GAME.observe(state, viewer), Chance(viewer))
+        assert world.knows(0, world.face_down[0]) and not world.knows(viewer, world.face_down[0])
+        assert GAME.observe(world, 0).available[2].known
+    GAME.apply(state, {1: "keep"})
+    play(state, {0: "card:9", 1: "card:9", 2: "card:1"})  # the Dark Priestesses cancel
+    GAME.apply(state, {2: "egg:2"})  # the face-down Egg is discarded unclaimed, seen by seat 0 only
+    for viewer in range(3):
+        obs = GAME.observe(state, viewer)
+        assert [(e.known, list(e.known_by)) for e in obs.face_down_discards] == [(viewer == 0, [0])]
+        world = GAME.world_from_observation(state.config, viewer, obs, Chance(viewer))
+        assert who_knows(world) == who_knows(state)
+        for seat in range(3):  # the world made it public (viewer 0) or unseen by seat 0 (the others)
+            assert len(GAME.observe(world, seat).unseen_eggs) == len(GAME.observe(state, seat).unseen_eggs)
+
+
+def test_worlds_from_observations_keep_who_has_seen_each_face_down_egg():
+    checked = 0
+    for players in (2, 3, 4):
+        for seed in range(2):
+            state = GAME.new_match(GAME.config(players), seed=seed)
+            rng = Chance(seed)
+            step = 0
+            while state.pending:
+                step += 1
+                if step % 4 == 0 and state.private:
+                    for viewer in range(players):
+                        obs = GAME.observe(state, viewer)
+                        world = GAME.world_from_observation(state.config, viewer, obs, Chance(step))
+                        assert who_knows(world) == who_knows(state)
+                        checked += 1
+                GAME.apply(state, {d.seat: rng.pick(d.options, "x").id for d in state.pending})
+    assert checked > 100

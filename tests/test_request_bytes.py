@@ -30,7 +30,7 @@ SEED = 20261203
 PINNED: dict[str, tuple[str, str, str]] = {
     # game: (version, sha256[:32] of every message the bots received, of the canonical record)
     "chicken": ("1", "ec6c9a8aef0310f4aedaedbb12814188", "89a2284d822892107961dbcc2974b220"),
-    "eggsandempires": ("2", "983326952dd99de38e7549facc7c123d", "41e3467f4d21d39d9b66c68050eeccf9"),
+    "eggsandempires": ("3", "0279c19da5a45b5abd45ddfe4906ca70", "cadb1ca2db4af427cfae6027f90434d8"),
     "fortheemperor": ("2", "25c17b3e7ec85aa1474d07813d6f9ee3", "87031bc9d72ba4882b5a4f658b3f108a"),
     "frenzyfalls": ("1", "2f836e055442c999c7e06bbd7311433c", "ac8a65d60410707034e1e65df69ba8c7"),
     "friendlyfishing": ("1.0", "c1779771a11fd11fd29e477796325750", "01e6ffe6127ca32041970fe97227ead7"),

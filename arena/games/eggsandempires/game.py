@@ -38,7 +38,9 @@ Rulings (``shared/rules/NOTES.md`` §4.2 unless stated):
    pass the marker if there was a tie; draw up to the hand size.
 5. **Scout on turn 9**: no next turn, so no Egg (NOTES 5); nor when the Egg deck is empty.
 6. **Face-down Eggs** can be taken by anyone and count for "must take an Egg" (NOTES 6); the
-   collector sees the value, the others do not. Unclaimed ones are discarded unseen.
+   collector sees the value, the others do not. Unclaimed ones are discarded unseen. Who has
+   seen each one (its Scout :217, :229, its collector, a Courier's receiver) is public: every
+   observation carries it (``Egg.known_by``).
 7. **Mage** (:282-290): it may take a face-up Egg of value 0 or more, or a face-down Egg; when
    only face-down Eggs are allowed to it, ``none`` is offered too (NOTES 7).
 8. **Shepherd** (:237, example :450-455): when any Blacksmith was played, every Shepherd moves
@@ -229,6 +231,16 @@ def _egg_pb(egg: EggCard, known: bool, face_down: bool) -> pb.Egg:
     return pb.Egg(value=egg.value if known else 0, known=known, face_down=face_down)
 
 
+def _seen_egg_pb(state: EggsState, viewer: int, egg: EggCard) -> pb.Egg:
+    """An Egg as the observation shows it: a face-down one with the seats that know its value
+    (public, and what a world from the observation needs to give the others their views)."""
+    seats = state.private.get(egg.id)
+    if seats is None:
+        return pb.Egg(value=egg.value, known=True)
+    known = viewer == SPECTATOR or viewer in seats
+    return pb.Egg(value=egg.value if known else 0, known=known, face_down=True, known_by=sorted(seats))
+
+
 def _detail(**fields: object) -> pb.Detail:
     return pb.Detail(**fields)  # type: ignore[arg-type]
 
@@ -243,7 +255,9 @@ class EggsAndEmpires(Game[EggsState]):
         name="Eggs and Empires",
         min_players=2,
         max_players=6,
-        version="2",  # 2: the starting Eggs are revealed after the redraw decisions (ruling 3)
+        # 2: the starting Eggs are revealed after the redraw decisions (ruling 3); 3: the
+        # observation says who has seen each face-down Egg (known_by, face_down_discards)
+        version="3",
         options=(OptionSpec("scoring", "total", "total VP over 3 rounds, or Con/Pub Egg tokens", ("total", "conpub")),),
         variants=(
             Variant("two-player", "two decks each, hands of 4, two Adventurers per turn", {}, (2,)),
@@ -604,7 +618,7 @@ class EggsAndEmpires(Game[EggsState]):
             known = [e for e in eggs if state.knows(viewer, e)]
             seats.append(
                 pb.SeatView(
-                    eggs=[_egg_pb(e, state.knows(viewer, e), e.id in state.private) for e in eggs],
+                    eggs=[_seen_egg_pb(state, viewer, e) for e in eggs],
                     merchants=state.merchants[s],
                     blacksmiths=state.blacksmiths[s],
                     known_round_vp=round_vp(known, state.merchants[s], state.blacksmiths[s]),
@@ -636,7 +650,7 @@ class EggsAndEmpires(Game[EggsState]):
             seats=seats,
             marker=state.marker,
             available=[_egg_pb(e, True, False) for e in state.face_up]
-            + [_egg_pb(e, state.knows(viewer, e), True) for e in state.face_down],
+            + [_seen_egg_pb(state, viewer, e) for e in state.face_down],
             order=[_entry_pb(e, state) for e in state.order],
             egg_deck=len(state.deck),
             unseen_eggs=sorted(e.value for e in unseen(state, viewer)),
@@ -644,6 +658,7 @@ class EggsAndEmpires(Game[EggsState]):
             con_pub=state.con_pub,
             tokens_to_win=TOKENS_TO_WIN[players],
             eggs_per_turn=EGGS_PER_TURN[players],
+            face_down_discards=[_seen_egg_pb(state, viewer, e) for e in state.egg_discard if e.id in state.private],
         )
         if spectator:
             obs.hands.extend(pb.Hand(ranks=h) for h in state.hands)

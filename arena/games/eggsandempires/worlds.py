@@ -51,8 +51,8 @@ def world_from_observation(
 ) -> EggsState:
     """The public table, the seat's hand and the Eggs it knows are kept; the others' hands (from
     their unplayed Adventurers), every draw pile's order (the seat's own too) and the unseen
-    Eggs (``unseen_eggs``: deck and hidden places) are drawn. Who else saw a hidden Egg is not
-    observed: a world's hidden Egg is known to its holder (and the seat, when it knows it)."""
+    Eggs (``unseen_eggs``: deck and hidden places) are drawn. Who has seen each face-down Egg
+    (``known_by``, public) is kept, so the others' views of the world are theirs in the match."""
     views = obs.seats
     world = EggsState(
         config=config,
@@ -80,7 +80,7 @@ def world_from_observation(
             hand, draws = _deal_adventurers(list(view.unplayed), view.hand_size, chance)
             world.hands.append(hand)
             world.draws.append(draws)
-    _place_eggs(world, viewer, obs)
+    _place_eggs(world, obs)
     world.order = [
         Entry(e.seat, e.rank, e.cancelled, _entry_egg(world, e), e.done)
         for e in obs.order  # the entries' Eggs are placed before the unseen ones are dealt
@@ -101,42 +101,41 @@ def _deal_adventurers(cards: list[int], size: int, chance: Chance) -> tuple[list
     return sorted(cards[:size]), cards[size:]
 
 
-def _place_eggs(world: EggsState, viewer: int, obs: pb.Observation) -> None:
+def _place_eggs(world: EggsState, obs: pb.Observation) -> None:
     """Give every Egg place a card: the seen ones their value, the unseen ones (deck, hidden
-    places) the unseen cards in canonical order (``_redeal_eggs`` then permutes those)."""
+    places) the unseen cards in canonical order (``_redeal_eggs`` then permutes those). A
+    face-down Egg is known to the seats its ``known_by`` names, as in the real state."""
     free: dict[int, list[EggCard]] = {}
     for card in egg_deck(world.players):
         free.setdefault(card.value, []).append(card)
     unseen = [free[v].pop() for v in obs.unseen_eggs]
     hidden: list[tuple[list[EggCard], int, set[int]]] = []  # (pile, index, who knows) of unseen places
 
-    def put(pile: list[EggCard], egg: pb.Egg, holder: set[int]) -> None:
+    def put(pile: list[EggCard], egg: pb.Egg) -> None:
         if not egg.known:
-            hidden.append((pile, len(pile), holder))
+            hidden.append((pile, len(pile), set(egg.known_by)))
             pile.append(GONE)  # a placeholder, filled below
             return
         card = free[egg.value].pop()
         pile.append(card)
         if egg.face_down:
-            world.private[card.id] = {viewer, *holder}
+            world.private[card.id] = set(egg.known_by)
 
     for egg in obs.available:
-        put(world.face_down if egg.face_down else world.face_up, egg, set())
+        put(world.face_down if egg.face_down else world.face_up, egg)
     world.collections = [[] for _ in obs.seats]
     for seat, view in enumerate(obs.seats):
         for egg in view.eggs:
-            put(world.collections[seat], egg, {seat})
-    # What is neither seen in play nor unseen was discarded in sight; the unseen cards beyond
-    # the deck and the hidden places in play were discarded unseen.
-    world.egg_discard = [card for cards in free.values() for card in cards]
+            put(world.collections[seat], egg)
+    face_down: list[EggCard] = []
+    for egg in obs.face_down_discards:
+        put(face_down, egg)
     world.deck = unseen[: obs.egg_deck]
-    unseen = unseen[obs.egg_deck :]
-    for _ in range(len(unseen) - len(hidden)):
-        hidden.append((world.egg_discard, len(world.egg_discard), set()))
-        world.egg_discard.append(GONE)
-    for (pile, index, knowers), card in zip(hidden, unseen, strict=True):
+    for (pile, index, knowers), card in zip(hidden, unseen[obs.egg_deck :], strict=True):
         pile[index] = card
-        world.private[card.id] = set(knowers)
+        world.private[card.id] = knowers
+    # What is neither seen nor unseen was discarded face up; the face-down discards follow.
+    world.egg_discard = [card for cards in free.values() for card in cards] + face_down
 
 
 def _entry_egg(world: EggsState, entry: pb.Entry) -> EggCard | None:

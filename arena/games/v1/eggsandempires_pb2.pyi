@@ -117,22 +117,28 @@ class Egg(_message.Message):
     VALUE_FIELD_NUMBER: _builtins.int
     KNOWN_FIELD_NUMBER: _builtins.int
     FACE_DOWN_FIELD_NUMBER: _builtins.int
+    KNOWN_BY_FIELD_NUMBER: _builtins.int
     value: _builtins.int
     """VP (negative: an Exploding Egg); 0 when unknown to you"""
     known: _builtins.bool
     """you know its value"""
     face_down: _builtins.bool
     """a Scout's face-down Egg (or collected from one)"""
+    @_builtins.property
+    def known_by(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """observation only, a face-down Egg: the seats that have seen its"""
+
     def __init__(
         self,
         *,
         value: _builtins.int = ...,
         known: _builtins.bool = ...,
         face_down: _builtins.bool = ...,
+        known_by: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["face_down", b"face_down", "known", b"known", "value", b"value"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["face_down", b"face_down", "known", b"known", "known_by", b"known_by", "value", b"value"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -284,6 +290,7 @@ class Observation(_message.Message):
     CON_PUB_FIELD_NUMBER: _builtins.int
     TOKENS_TO_WIN_FIELD_NUMBER: _builtins.int
     EGGS_PER_TURN_FIELD_NUMBER: _builtins.int
+    FACE_DOWN_DISCARDS_FIELD_NUMBER: _builtins.int
     HANDS_FIELD_NUMBER: _builtins.int
     DECK_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
@@ -324,8 +331,14 @@ class Observation(_message.Message):
         """values of this round's Eggs you have not seen (deck and hidden ones), sorted"""
 
     @_builtins.property
+    def face_down_discards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Egg]:
+        """this round's discarded face-down Eggs (unclaimed Scout"""
+
+    @_builtins.property
     def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___Hand]:
-        """Spectator only:"""
+        """Eggs, Priest discards), in discard order, with known_by
+        Spectator only:
+        """
 
     @_builtins.property
     def deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -351,12 +364,13 @@ class Observation(_message.Message):
         con_pub: _builtins.bool = ...,
         tokens_to_win: _builtins.int = ...,
         eggs_per_turn: _builtins.int = ...,
+        face_down_discards: _abc.Iterable[Global___Egg] | None = ...,
         hands: _abc.Iterable[Global___Hand] | None = ...,
         deck: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["available", b"available", "con_pub", b"con_pub", "courier_egg", b"courier_egg", "deck", b"deck", "egg_deck", b"egg_deck", "eggs_per_turn", b"eggs_per_turn", "hand", b"hand", "hands", b"hands", "marker", b"marker", "order", b"order", "phase", b"phase", "players", b"players", "round", b"round", "seat", b"seat", "seats", b"seats", "spectator", b"spectator", "tokens_to_win", b"tokens_to_win", "turn", b"turn", "unseen_eggs", b"unseen_eggs"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["available", b"available", "con_pub", b"con_pub", "courier_egg", b"courier_egg", "deck", b"deck", "egg_deck", b"egg_deck", "eggs_per_turn", b"eggs_per_turn", "face_down_discards", b"face_down_discards", "hand", b"hand", "hands", b"hands", "marker", b"marker", "order", b"order", "phase", b"phase", "players", b"players", "round", b"round", "seat", b"seat", "seats", b"seats", "spectator", b"spectator", "tokens_to_win", b"tokens_to_win", "turn", b"turn", "unseen_eggs", b"unseen_eggs"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
