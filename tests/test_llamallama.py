@@ -424,6 +424,46 @@ def test_sample_world_redeals_uniformly():
     assert chisquare([places[2], places[3]]).pvalue > 0.01
 
 
+def test_sample_world_deals_the_owners_of_revealed_round_one_goals():
+    """Round 1 (ruling 5): nobody knows who gave a revealed goal but its giver. Seat 3 sees
+    goals 2 and 9 turned up on displays 1 and 2 (seats 0's and 1's): in its worlds either may
+    be any other seat's, and each seat's goal is the card on the display it owns. (Worlds used
+    to keep the real owners: seat 0's goal was 2 in every world, the truth.)"""
+    state = new(4, HANDS4, place=[0, 1, 2, 3])
+    apply(state, {0: "goal:02", 1: "goal:09", 2: "goal:17", 3: "goal:25"})
+    for _ in range(4):
+        apply(state, {d.seat: d.option_ids[0] for d in state.pending})
+    assert state.reveals == 2 and state.owners == [0, 1, 2, 3]
+    owners = Counter()
+    goals_of_seat_0 = Counter()
+    chance = Chance(7)
+    for _ in range(300):
+        world = GAME.sample_world(state, 3, chance)
+        assert world.goals[:2] == [2, 9] and sorted(world.owners) == [0, 1, 2, 3]
+        assert all(world.my_goal[world.owners[d]] == world.goals[d] for d in range(4))
+        assert world.my_goal[3] == 25 and world.owners.index(3) in (2, 3)
+        owners[world.owners[0]] += 1
+        goals_of_seat_0[world.my_goal[0]] += 1
+    assert set(owners) == {0, 1, 2} and chisquare(list(owners.values())).pvalue > 0.01
+    assert goals_of_seat_0[2] < 150 and goals_of_seat_0[9] > 50  # ~1/3 each, the rest hidden
+    # Its own revealed goal stays its own: seat 0 knows display 1 is its.
+    for _ in range(50):
+        world = GAME.sample_world(state, 0, chance)
+        assert world.owners[0] == 0 and world.my_goal[0] == 2 and world.owners[1] != 0
+
+
+def test_sample_world_keeps_no_other_seat_s_pass_records():
+    """The others' pass records name cards the seat never saw: a world has only the seat's own
+    (as a world from its observation), so a seat simulated in it cannot read the real ones."""
+    for players in (2, 4):
+        state = _play_until_passes(players, 3, 2)
+        assert all(len(state.passes[s]) == 2 for s in range(players))
+        world = GAME.sample_world(state, 0, Chance(1))
+        assert world.passes[0] == state.passes[0]
+        assert world.passes[1:] == [[] for _ in range(players - 1)]
+        assert not GAME.observe(world, 1).passes
+
+
 # --------------------------------------------------------------------------------------------
 # Playout invariants
 

@@ -56,7 +56,10 @@ Rulings (``shared/rules/NOTES.md`` §4.10 unless stated):
    since could have carried it (one step a pass: a player passes left, a dummy's drawer draws;
    a card passed into a dummy may be drawn at once), never through the seat itself and never
    a face-down goal. The rest is dealt uniformly over the deals that respect this
-   (``Chance.deal``); how likely each seat was to pass a card on is not weighed.
+   (``Chance.deal``); how likely each seat was to pass a card on is not weighed. In round 1
+   the owner of every display is dealt again, a revealed one's too, except the seat's own
+   revealed display (ruling 5: it does not know who gave the others). A world keeps only the
+   seat's own pass records: the others' name cards it never saw.
 
 Chance labels, in draw order each round: ``"dummy"`` (3 players: round 1 a pick of the seat the
 dummy sits left of; later rounds a pick among the tied lowest totals, only when tied),
@@ -107,6 +110,8 @@ ROUNDS: int = _DATA["round"]["rounds"]
 TARGET: int = _DATA["round"]["target"]
 DUMMY = -2
 """Owner / circle id of a dummy hand in observations."""
+PassRecord = tuple[int, tuple[int, ...], int, tuple[int, ...], int]
+"""(reveal, cards passed, to, cards received, from); to/from -2 = dummy."""
 
 
 def _check() -> None:
@@ -152,6 +157,35 @@ def pass_counts(players: int) -> tuple[int, ...]:
 def icon_displays(players: int) -> tuple[int, ...]:
     """0-based displays that take dummy goals from round 2, in fill order."""
     return tuple(d - 1 for d in DUMMY_ICONS[: HANDS - players])
+
+
+def deal_owners(
+    owners: Sequence[int], unknown: Sequence[int], face_down: Sequence[int], seat: int, chance: Chance
+) -> list[int]:
+    """Round 1 in a world (ruling 5): ``owners`` (hand ids) with the displays ``unknown`` to
+    ``seat`` dealt at random among the hands not known to own one; the seat's own goal, while
+    not revealed, goes on one of the ``face_down`` displays. Shared by ``sample_world`` and
+    ``world_from_observation`` (chance labels ``"world_place"``: that pick, then one shuffle)."""
+    out = list(owners)
+    unknown = list(unknown)
+    known = {out[d] for d in range(HANDS) if d not in unknown}
+    hands = [h for h in range(HANDS) if h not in known]
+    if seat in hands:
+        at = chance.pick([d for d in unknown if d in face_down], "world_place")
+        out[at] = seat
+        hands.remove(seat)
+        unknown.remove(at)
+    for d, h in zip(unknown, chance.shuffled(hands, "world_place"), strict=True):
+        out[d] = h
+    return out
+
+
+def own_passes(players: int, seat: int, records: Iterable[PassRecord]) -> list[list[PassRecord]]:
+    """A world's pass records: the seat's own; the others' name cards the seat never saw (what
+    they passed and received), so a world leaves them empty rather than copy the real ones."""
+    out: list[list[PassRecord]] = [[] for _ in range(players)]
+    out[seat] = list(records)
+    return out
 
 
 def circle_for(players: int, dummy_left_of: int) -> list[int]:
@@ -220,8 +254,7 @@ class LlamaState(MatchState):
     pass_size: int = 0
     totals: list[int] = field(default_factory=list)
     round_scores: list[list[int]] = field(default_factory=list)  # per seat, per finished round
-    passes: list[list[tuple[int, tuple[int, ...], int, tuple[int, ...], int]]] = field(default_factory=list)
-    """Per seat, this round: (reveal, cards passed, to, cards received, from); to/from -2 = dummy."""
+    passes: list[list[PassRecord]] = field(default_factory=list)  # per seat, this round
     winners: list[int] = field(default_factory=list)
 
     def left(self, hand: int) -> int:
@@ -472,8 +505,11 @@ class LlamaLlama(Game[LlamaState]):
         each card passed by the seat only to a place on its route.
         """
         world = self.copy_for(state, seat, chance)
+        world.passes = own_passes(world.players, seat, world.passes[seat])
         if state.phase != "over":
             self._redeal(world, seat, chance)
+        else:
+            self._redraw_owners(world, seat, chance)  # round 1 over: hands public, owners not
         world.pending = tuple(self.decisions(world))
         return world
 
@@ -491,13 +527,8 @@ class LlamaLlama(Game[LlamaState]):
     def _redeal(self, world: LlamaState, seat: int, chance: Chance) -> None:
         n = world.players
         where = self._passed_cards_places(world, seat)
-        # Round 1: the face-down goals' positions are unknown, even to their owners.
         hidden_displays = [d for d in range(world.reveals, HANDS)] if world.goals else []
-        if world.goals and not world.owners_public:
-            entries = [(world.owners[d], world.goals[d]) for d in hidden_displays]
-            entries = chance.shuffled(entries, "world_place")
-            for d, (h, g) in zip(hidden_displays, entries, strict=True):
-                world.owners[d], world.goals[d] = h, g
+        self._redraw_owners(world, seat, chance)
         # The places to refill: other hands (hand + picks), dummies, others' face-down goals.
         pool: list[int] = []
         places: list[tuple[str, int]] = []  # (kind, hand or display)
@@ -539,6 +570,27 @@ class LlamaLlama(Game[LlamaState]):
             for s in range(n):
                 if s != seat:
                     world.my_goal[s] = 0
+
+    @staticmethod
+    def _redraw_owners(world: LlamaState, seat: int, chance: Chance) -> None:
+        """Round 1: who gave which goal is unknown (ruling 5), the revealed ones too, except
+        the seat's own once revealed; even the seat does not know which face-down display
+        holds its goal. The owners are dealt again (:func:`deal_owners`), the revealed goals
+        stay where they are and the others' face-down goals are left for the re-deal."""
+        if not world.goals or world.owners_public:
+            return
+        n = world.players
+        face_down = range(world.reveals, HANDS)
+        others = [world.goals[d] for d in face_down if world.owners[d] != seat]
+        mine = [d for d in range(world.reveals) if world.owners[d] == seat]
+        unknown = [d for d in range(HANDS) if d not in mine]
+        world.owners = deal_owners(world.owners, unknown, face_down, seat, chance)
+        fill = iter(others)
+        for d in face_down:
+            world.goals[d] = world.my_goal[seat] if world.owners[d] == seat else next(fill)
+        for d, owner in enumerate(world.owners):
+            if owner < n:
+                world.my_goal[owner] = world.goals[d]
 
     @staticmethod
     def _passed_cards_places(world: LlamaState, seat: int) -> dict[int, frozenset[int]]:
@@ -661,7 +713,7 @@ def _reveal_pb(display: int, cid: int, size: int) -> pb.RevealEvent:
     return pb.RevealEvent(display=display + 1, card=_PB_CARD[cid], pass_count=size)
 
 
-def _record_pb(record: tuple[int, tuple[int, ...], int, tuple[int, ...], int]) -> pb.PassRecord:
+def _record_pb(record: PassRecord) -> pb.PassRecord:
     reveal, passed, to, received, source = record
     return pb.PassRecord(
         reveal=reveal,

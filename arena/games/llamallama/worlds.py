@@ -16,7 +16,7 @@ from google.protobuf.message import Message
 
 from arena.chance import Chance
 from arena.config import MatchConfig
-from arena.games.llamallama.game import CARD_IDS, DUMMY, HAND_SIZE, HANDS, LlamaState
+from arena.games.llamallama.game import CARD_IDS, DUMMY, HAND_SIZE, HANDS, LlamaState, deal_owners, own_passes
 from arena.games.v1 import llamallama_pb2 as pb
 
 if TYPE_CHECKING:
@@ -63,8 +63,8 @@ def world_from_observation(
             world.hands[s] = sorted(next(fill) for _ in range(view.hand_size - view.picked))
     for h in range(n, HANDS):
         world.hands[h] = sorted(next(fill) for _ in range(HAND_SIZE - (obs.phase != "goal")))
-    world.passes = [[] for _ in range(n)]
-    world.passes[seat] = [(r.reveal, _ids(r.passed_cards), r.to, _ids(r.received_cards), r.source) for r in obs.passes]
+    records = [(r.reveal, _ids(r.passed_cards), r.to, _ids(r.received_cards), r.source) for r in obs.passes]
+    world.passes = own_passes(n, seat, records)
     if world.phase != "over":
         game._redeal(world, seat, chance)
     game.refresh(world)
@@ -81,15 +81,8 @@ def _place_goals(
     owners = [next(dummies) if d.owner == DUMMY else d.owner for d in obs.displays]
     unknown = [i for i, d in enumerate(obs.displays) if d.owner == -1]
     if unknown:
-        hands = [h for h in range(HANDS) if h not in owners]
-        if seat in hands:  # its goal is not revealed yet: on one of the face-down displays
-            down = [i for i in unknown if not obs.displays[i].revealed]
-            at = chance.pick(down, "world_place")
-            owners[at] = seat
-            hands.remove(seat)
-            unknown.remove(at)
-        for i, h in zip(unknown, chance.shuffled(hands, "world_place"), strict=True):
-            owners[i] = h
+        down = [i for i, d in enumerate(obs.displays) if not d.revealed]
+        owners = deal_owners(owners, unknown, down, seat, chance)
     world.owners = owners
     world.goals = []
     for d, owner in zip(obs.displays, owners, strict=True):
