@@ -762,11 +762,12 @@ def test_the_observation_names_the_pending_decision_and_the_rest_of_the_turn():
     conserve(state)
     play(state, "keep:barbarian-dagger+mage-earrings")
     mine, theirs = GAME.observe(state, 0), GAME.observe(state, 1)
-    assert mine.asking == "draw:top" and list(mine.tasks) == ["stock:barbarian-dagger", "stock:mage-earrings", "end"]
+    assert mine.asking == "draw:top"
+    assert list(mine.tasks) == ["stock:barbarian-dagger:drawn", "stock:mage-earrings:drawn", "end"]
     assert list(theirs.tasks) == ["stock:", "stock:", "end"]
     assert len(theirs.unseen) == len(state.deck) + 2 + 2  # the deck, the 2 peeked, the 2 kept
     world = wfo(state, 0)
-    assert world.tasks == [("end",), ("stock", C("mage-earrings")), ("stock", C("barbarian-dagger"))]
+    assert world.tasks == [("end",), ("stock", C("mage-earrings"), "drawn"), ("stock", C("barbarian-dagger"), "drawn")]
     assert sorted(world.peek) == sorted(state.peek) and world.ask == state.ask
     assert world.known[0] == state.known[0]
     hidden = Counter()
@@ -1023,3 +1024,26 @@ def test_shield_each_trophy_activates_a_different_scoring():
     at_place(state, 0, ["elf-crown", "gnome-crown"], turn=7)
     play(state, "wall:elf-crown@7")
     assert ids(state) == ["activate:cards18", "activate:family", "activate:attribute"]
+
+
+def test_the_seat_that_kept_draw4_cards_sees_them_marked_and_its_world_keeps_them_hidden():
+    # Expert draw4 (rules.md): the kept cards are hidden from the others until they land. The
+    # seat that kept them sees "stock:<card>:drawn", so a world from its observation keeps them
+    # hidden from the others (it showed them to every seat of the world).
+    from arena.games.openseason.game import card_name, task_names
+
+    config = GAME.config(4, {"side": "shield", "expert": True})
+    state = GAME.new_match(config, 4)
+    rng = Chance(4 ^ 0xABC)
+    for _ in range(136):
+        GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    kept = [t for t in state.tasks if len(t) > 2]
+    assert kept, "the position has cards kept from draw4 on their way"
+    active = state.active
+    mine = task_names(state, active)
+    assert [n for n in mine if n.endswith(":drawn")] == [f"stock:{card_name(int(t[1]))}:drawn" for t in reversed(kept)]
+    other = (active + 1) % 4
+    assert "stock:" in task_names(state, other) and not any(n.endswith(":drawn") for n in task_names(state, other))
+    world = GAME.world_from_observation(config, active, GAME.observe(state, active), Chance(1))
+    assert world.tasks == state.tasks
+    assert task_names(world, other) == task_names(state, other)

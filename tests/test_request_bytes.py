@@ -39,7 +39,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "goldengoal": ("1.0", "40d65e8661bd88f015f2187c70b54215", "216d90ee8880f1ec45234534bb27c4b4"),
     "karakum": ("3", "2e49315d95de550a0383e1e471796a91", "3de16fd3778f158e4d70fdf47fc78a3f"),
     "llamallama": ("1", "a7139c76c796913d071c0e3aff3d1581", "82f35083c1f7918e74c1146f037abdd5"),
-    "openseason": ("2", "91067165251699b9164c34d469da0e36", "9d2611cf8b7a5ce79b8dd98f115477bc"),
+    "openseason": ("3", "4b2242d5bbc4ff705da8f51fa726948c", "6de421589a0df1a0ecbc1ed141c1b9e6"),
     "opensesame": ("1", "effb8c2cf1d19c6c691cf3798ee9e40d", "06200b6e454a16cc05ba8a33e123cedf"),
     "petquartet": ("1.0", "43f66202ec9d58f3e8431df5d0e0e7fd", "b4274453a4f593d17ac70e4af13bba90"),
     "prey": ("1", "a8b84db7b907d47cb1af4f32cb55456f", "6631e5a39fbf0518b1d657d094017d87"),

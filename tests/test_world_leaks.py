@@ -98,7 +98,8 @@ def copied_fields(game, state, seat, config, salt):
     although a state the seat cannot tell from it (built from its observation) differs there."""
     other = game.world_from_observation(config, seat, game.observe(state, seat), Chance(salt))
     worlds = [game.sample_world(state, seat, Chance(salt + k)) for k in range(WORLDS)]
-    others = [game.sample_world(other, seat, Chance(salt + k)) for k in range(WORLDS)]
+    # other chances: with the same ones a shuffle applies the same permutation to both inputs
+    others = [game.sample_world(other, seat, Chance(salt + 100 + k)) for k in range(WORLDS)]
     allowed = ALLOWED["*"].keys() | ALLOWED.get(game.meta.id, {}).keys()
     found = []
     for field in dataclasses.fields(state):

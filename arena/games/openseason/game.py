@@ -583,7 +583,7 @@ class OpenSeason(Game[SeasonState]):
         name="Open Season",
         min_players=2,
         max_players=4,
-        version="2",
+        version="3",
         options=(
             OptionSpec("side", "horn", "player-board side: horn (11 rounds) or shield (9 rounds)", ("horn", "shield")),
             OptionSpec("expert", False, "Expert mode: secret Bonus tiles above the columns"),
@@ -1657,8 +1657,11 @@ def task_names(state: SeasonState, viewer: int) -> list[str]:
     for task in reversed(state.tasks):
         kind = str(task[0])
         if kind == "stock":
-            hidden = len(task) > 2 and viewer not in (state.active, SPECTATOR)
-            out.append("stock:" if hidden else f"stock:{card_name(int(task[1]))}")  # type: ignore[call-overload]
+            drawn = len(task) > 2
+            if drawn and viewer not in (state.active, SPECTATOR):
+                out.append("stock:")
+            else:  # the seat that kept a drawn card knows the others do not see it
+                out.append(f"stock:{card_name(int(task[1]))}{':drawn' if drawn else ''}")  # type: ignore[call-overload]
         elif len(task) > 1:
             out.append(f"{kind}:{task[1]}")
         else:

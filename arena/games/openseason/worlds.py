@@ -147,9 +147,13 @@ def world_from_observation(
     for k, name in enumerate(reversed(obs.tasks)):
         kind, _, arg = name.partition(":")
         if kind == "stock":
+            arg, _, kept = arg.partition(":")
             if not arg:
                 drawn.append(k)
-            w.tasks.append(("stock", CARD_OF[arg] if arg else EMPTY))
+            if kept:  # a card the viewer kept from draw4: the others do not see it
+                w.tasks.append(("stock", CARD_OF[arg], "drawn"))
+            else:
+                w.tasks.append(("stock", CARD_OF[arg] if arg else EMPTY))
         else:
             w.tasks.append((kind, arg) if arg else (kind,))
     kind, _, step = obs.asking.partition(":")

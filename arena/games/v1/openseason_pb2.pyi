@@ -508,7 +508,8 @@ class Observation(_message.Message):
         """What is left of the current turn after the pending decision, next first: "take", "place",
         "trophy" (Horn), "activate" (Shield), "xwild" (Expert: a Wild token in your turn), "bonus"
         (Expert: the Bonus check), "end"; "stock:<card>" a card about to land atop the active
-        seat's stock ("stock:" when you may not see it: a card kept from draw4), "action:<name>" an
+        seat's stock ("stock:" when you may not see it: a card kept from draw4, which the seat that
+        kept it sees as "stock:<card>:drawn"), "action:<name>" an
         action about to start, "fx:<face>" a lightning face about to act.
         """
 
