@@ -55,29 +55,55 @@ class Reading:
         self._encoded: tuple[bytes, tuple[bytes, ...]] | None = None
 
     def encoded(self) -> tuple[bytes, tuple[bytes, ...]]:
-        """The observation's ``cycles`` and each SeatView's ``slots``, serialized (built once:
-        building the messages cost more than the rest of an observation)."""
+        """The observation's ``cycles`` and each SeatView's ``slots``, serialized (built once, from
+        cached pieces: building the messages cost more than the rest of an observation)."""
         if self._encoded is None:
-            from arena.games.gasha.game import CARD_KINDS
-
-            cycles = pb.Observation(
-                cycles=[
-                    pb.DeckCycle(
-                        cards=[
-                            pb.CardCount(back=CARD_KINDS[i].back, toy=CARD_KINDS[i].toy, count=n)  # type: ignore[arg-type]
-                            for i, n in enumerate(pool)
-                            if n
-                        ]
-                    )
-                    for pool in self.pools
-                ]
+            cycles = b"".join(
+                _field(_CYCLES, b"".join(_field(_CARDS, _card_count(i, n)) for i, n in enumerate(pool) if n))
+                for pool in self.pools
             )
-            slots = tuple(
-                pb.SeatView(slots=[pb.Slot(back=back, cycle=cycle) for cycle, back in seat]).SerializeToString()
-                for seat in self.slots
-            )
-            self._encoded = (cycles.SerializeToString(), slots)
+            slots = tuple(b"".join(_field(_SLOTS, _slot(cycle, back)) for cycle, back in seat) for seat in self.slots)
+            self._encoded = (cycles, slots)
         return self._encoded
+
+
+# Field numbers of what Reading.encoded writes: Observation.cycles, DeckCycle.cards, SeatView.slots.
+_CYCLES, _CARDS, _SLOTS = 24, 1, 11
+_PIECES: dict[tuple[int, int, int], bytes] = {}
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    """A length-delimited field (a message) with its tag."""
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _card_count(card_id: int, count: int) -> bytes:
+    key = (0, card_id, count)
+    piece = _PIECES.get(key)
+    if piece is None:
+        from arena.games.gasha.game import CARD_KINDS
+
+        card = CARD_KINDS[card_id]
+        message = pb.CardCount(back=card.back, toy=card.toy, count=count)  # type: ignore[arg-type]
+        piece = _PIECES[key] = message.SerializeToString(deterministic=True)
+    return piece
+
+
+def _slot(cycle: int, back: int) -> bytes:
+    key = (1, cycle, back)
+    piece = _PIECES.get(key)
+    if piece is None:
+        piece = _PIECES[key] = pb.Slot(back=back, cycle=cycle).SerializeToString(deterministic=True)
+    return piece
 
 
 def sample_world(game: Gasha, state: GashaState, viewer: int, chance: Chance) -> GashaState:
