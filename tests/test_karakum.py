@@ -19,6 +19,7 @@ from arena.games.karakum.game import (
     GOODS,
     REMOVED,
     TYPES,
+    _charge,
     counts_of,
     full_camels,
     full_resources,
@@ -610,6 +611,40 @@ def test_sample_world_charges_paid_blind_cards_to_a_deck_cycle_that_had_them():
         state = playout_until(4, seed, lambda s: sum(e.kind == "reshuffle" for e in s.log.events) >= 2)
         for seat in range(4):
             check_world(state, seat, seed)
+
+
+def test_a_charging_that_needs_two_earlier_charges_moved_is_found():
+    # Ruling 12: hand 1 paid 12 blind cards and drew 10 from cycle 0, 2 from cycle 1 (one before
+    # its third payment), so cycle 1 (a Silk, a Honey) takes the last Honey and a Silk of the
+    # third payment. Greedy put the third payment in cycle 0 and, blocked by two limits (cycle
+    # 0's draws, cycle 1's Honey), one-move augmenting paths found nothing: pooled.
+    only_0, before_1, cycle_1 = [6], [10, 0], [10, 1]
+    excess = [
+        *((1, t, only_0) for t in (J, J, H, P, P)),
+        *((1, t, before_1) for t in (H, GOLD, GOLD)),
+        *((1, t, cycle_1) for t in (S, S, H)),
+        (1, H, [10, 2]),
+    ]
+    cycles = [hand(jewelry=2, silk=2, honey=3, paper=2, gold=2), hand(silk=1, honey=1)]
+    blind = [[11, 2], [10, 2], [0, 0]]
+    assert _charge(excess, cycles, blind)
+    assert cycles == [hand(honey=0, silk=1), hand()] and blind == [[11, 2], [0, 0], [0, 0]]
+
+
+def test_a_reading_the_old_search_pooled_keeps_its_deck_cycles():
+    # Ruling 12: seat 0 drew one card blind from cycle 1, of which seat 2 has located all but
+    # one Spices: every world of seat 2 gives seat 0 that Spices (pooled, any unseen card).
+    state = GAME.new_match(GAME.config(3), 22)
+    rng = Chance(22)
+    for _ in range(119):
+        (d,) = state.pending
+        GAME.apply(state, {d.seat: d.options[rng.below(len(d.options), "t")].id})
+    obs = GAME.observe(state, 2)
+    assert [list(c.cards) for c in obs.cycles] == [hand(), hand(spices=1), [0, 6, 12, 8, 10, 8, 5]]
+    assert [list(c.blind) for c in obs.cycles] == [[0, 0, 0], [1, 0, 0], [0, 0, 0]]
+    for i in range(10):
+        world = GAME.sample_world(state, 2, Chance(i))
+        assert world.hands[0][SP] - world.known[0][SP] == 1
 
 
 def test_world_from_observation_deals_the_unseen_pool_to_the_hidden_places():

@@ -37,7 +37,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "gasha": ("2", "d35691e719da632e2bf76417fc2a454f", "078b1767281752ea33721002e9c236ad"),
     "getbit": ("1.0", "9bb5f38f70b58e58df7ca8c71f8302d5", "f9570273a0d9d73a28f545f68ed8fd7f"),
     "goldengoal": ("1.0", "40d65e8661bd88f015f2187c70b54215", "216d90ee8880f1ec45234534bb27c4b4"),
-    "karakum": ("3", "2e49315d95de550a0383e1e471796a91", "3de16fd3778f158e4d70fdf47fc78a3f"),
+    "karakum": ("4", "52143cebc89ebf4b913bbd72d59e2038", "0af3f56a93eccadf7151992e1ffaf169"),
     "llamallama": ("1", "a7139c76c796913d071c0e3aff3d1581", "82f35083c1f7918e74c1146f037abdd5"),
     "openseason": ("3", "4b2242d5bbc4ff705da8f51fa726948c", "6de421589a0df1a0ecbc1ed141c1b9e6"),
     "opensesame": ("1", "effb8c2cf1d19c6c691cf3798ee9e40d", "06200b6e454a16cc05ba8a33e123cedf"),

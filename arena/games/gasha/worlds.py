@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from arena.chance import Chance
 from arena.config import MatchConfig
+from arena.games.charging import charge
 from arena.games.v1 import gasha_pb2 as pb
 
 if TYPE_CHECKING:
@@ -283,10 +284,11 @@ def compute_reading(state: GashaState, viewer: int) -> Reading:
     """The deck cycles as ``viewer`` can read them from the public history and its own cards
     (ruling 14): per cycle, its cards the seat has not located; per other hand, its cards'
     (cycle, back), held longest first; per deck, its cycle. Each card another seat paid is
-    charged to a cycle (:func:`_charge`) and, of the hand's cards with that back and cycle, the
-    one held longest leaves. When the payments find no charging, or the history does not account
-    for the position (a position edited by hand), the cycles are pooled: every place is read as
-    of the last cycle, which holds every unlocated card (``unseen``), the hands in their order."""
+    charged to a cycle (:func:`arena.games.charging.charge`: the hand's cards of one back are
+    its "who") and, of the hand's cards with that back and cycle, the one held longest leaves.
+    When the payments find no charging, or the history does not account for the position (a
+    position edited by hand), the cycles are pooled: every place is read as of the last cycle,
+    which holds every unlocated card (``unseen``), the hands in their order."""
     from arena.games.gasha.game import BACK_OF
 
     players = state.players
@@ -314,7 +316,7 @@ def compute_reading(state: GashaState, viewer: int) -> Reading:
         else:
             drawn[seat].setdefault(back, [0] * cycles)[cycle] += 1
             events[seat].append((cycle, back))
-    where = _charge(charges, pools) if consistent else None
+    where = charge(charges, pools) if consistent else None
     if where is not None:
         for (_, card_id, _), e in zip(charges, where, strict=True):
             pools[e][card_id] -= 1
@@ -327,7 +329,7 @@ def compute_reading(state: GashaState, viewer: int) -> Reading:
                         held.append((cycle, back))
                     else:  # a paid card: of its cycle and back, the card held longest leaves
                         (_, paid_back), _, _ = charges[back]
-                        held.remove((where[back], paid_back))  # there is one: _charge checked it
+                        held.remove((where[back], paid_back))  # there is one: charge() checked it
             slots.append(tuple(held))
         decks = tuple(deck_cycles[-1] if deck_cycles else 0 for deck_cycles in state.deck_cycles)
         if _accounts_for(state, viewer, pools, slots, decks):
@@ -387,81 +389,6 @@ def _accounts_for(
     if list(map(sum, pools)) != size:
         return False
     return all(sum(map(pools[cycle].__getitem__, IDS_OF_BACK[back])) >= n for (cycle, back), n in need.items())
-
-
-def _charge(
-    charges: Sequence[tuple[tuple[int, int], int, tuple[int, ...]]], pools: Sequence[Sequence[int]]
-) -> list[int] | None:
-    """The deck cycle each paid card of another hand is charged to (``charges``, in time order:
-    (the hand's seat and the card's back), card_id, that hand's draws of that back per cycle
-    before the payment), or None when none is found. A charge needs a card of that back drawn
-    from the cycle before the payment and not charged yet (the charges are nested in time), and
-    the cycle must still have an unlocated card of that kind (``pools``, after the seat's own
-    draws). The charges with one possible cycle are made first; the others by a depth-first
-    search in time order, the cycle with most of the card first, for at most ``_BUDGET`` steps
-    (the real history is one solution: the search finds one unless the budget runs out)."""
-    left = [list(pool) for pool in pools]
-    if len(left) == 1:  # one cycle (before the first shuffle of the pile): all to it, if it can
-        running: dict[tuple[int, int], int] = {}
-        for who, card_id, drawn in charges:
-            left[0][card_id] -= 1
-            running[who] = running.get(who, 0) + 1
-            if left[0][card_id] < 0 or running[who] > drawn[0]:
-                return None
-        return [0] * len(charges)
-    where = [-1] * len(charges)
-    mine: dict[tuple[int, int], list[int]] = {}
-    for k, (who, _, _) in enumerate(charges):
-        mine.setdefault(who, []).append(k)
-
-    def fits(k: int, e: int) -> bool:
-        """Cycle e has the card, and every payment of the hand's back from this one on still
-        finds enough cards of cycle e drawn before it."""
-        who, card_id, _ = charges[k]
-        if left[e][card_id] <= 0:
-            return False
-        count = 0
-        for m in mine[who]:
-            if where[m] == e or m == k:
-                count += 1
-            if m >= k and count > charges[m][2][e]:
-                return False
-        return True
-
-    free: list[int] = []
-    for k, (_, card_id, drawn) in enumerate(charges):
-        cands = [e for e, n in enumerate(drawn) if n]
-        if len(cands) != 1:
-            free.append(k)
-        elif fits(k, cands[0]):
-            where[k] = cands[0]
-            left[cands[0]][card_id] -= 1
-        else:
-            return None
-    budget = [_BUDGET]
-
-    def search(i: int) -> bool:
-        if i == len(free):
-            return True
-        budget[0] -= 1
-        if budget[0] < 0:
-            return False
-        k = free[i]
-        _, card_id, drawn = charges[k]
-        for e in sorted((e for e, n in enumerate(drawn) if n), key=lambda e: (-left[e][card_id], e)):
-            if fits(k, e):
-                where[k] = e
-                left[e][card_id] -= 1
-                if search(i + 1):
-                    return True
-                where[k] = -1
-                left[e][card_id] += 1
-        return False
-
-    return where if search(0) else None
-
-
-_BUDGET = 20_000  # search steps; random games of 2-6 players needed at most 51 (133,054 searches)
 
 
 def _deal_cards(world: GashaState, viewer: int, read: Reading, chance: Chance) -> None:
