@@ -11,7 +11,7 @@ its step budget runs out.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Sequence
 from typing import TypeVar
 
 Who = TypeVar("Who", bound=Hashable)
@@ -23,14 +23,12 @@ BUDGET = 20_000  # search steps: random games needed at most 51 (Gasha), 18,181 
 def charge(
     charges: Sequence[tuple[Who, int, Sequence[int]]],
     pools: Sequence[Sequence[int]],
-    caps: Mapping[Who, Sequence[int]] | None = None,
 ) -> list[int] | None:
     """The deck cycle each paid card is charged to, or None when none is found.
 
     ``charges``, in time order: (who drew it: a hand, or a hand's cards of one back; the card's
     kind, an index into a pool; who's draws per cycle before the payment). ``pools``: per cycle,
-    its unlocated cards by kind. ``caps`` (optional): per who, at most that many charges per
-    cycle (Karakum: the hand's blind cards from the cycle). A charge needs a draw from the cycle
+    its unlocated cards by kind. A charge needs a draw from the cycle
     before the payment not charged yet (nested in time) and a card of its kind left in the cycle.
     The charges with one possible cycle are made first; the others by a depth-first search in
     time order, the cycle with most of the kind first, for at most ``BUDGET`` steps."""
@@ -40,20 +38,19 @@ def charge(
         for who, kind, drawn in charges:
             left[0][kind] -= 1
             running[who] = running.get(who, 0) + 1
-            if left[0][kind] < 0 or running[who] > drawn[0] or (caps is not None and running[who] > caps[who][0]):
+            if left[0][kind] < 0 or running[who] > drawn[0]:
                 return None
         return [0] * len(charges)
     where = [-1] * len(charges)
     mine: dict[Who, list[int]] = {}
     for k, (who, _, _) in enumerate(charges):
         mine.setdefault(who, []).append(k)
-    load: dict[Who, list[int]] = {who: [0] * len(left) for who in mine}  # charges per (who, cycle)
 
     def fits(k: int, e: int) -> bool:
-        """Cycle e has the kind (and room under the cap), and every payment of who from this one
-        on still finds enough draws from cycle e before it."""
+        """Cycle e has the kind, and every payment of who from this one on still finds enough
+        draws from cycle e before it (so no hand is charged more than it drew from a cycle)."""
         who, kind, _ = charges[k]
-        if left[e][kind] <= 0 or (caps is not None and load[who][e] >= caps[who][e]):
+        if left[e][kind] <= 0:
             return False
         count = 0
         for m in mine[who]:
@@ -64,10 +61,9 @@ def charge(
         return True
 
     def put(k: int, e: int, sign: int) -> None:
-        who, kind, _ = charges[k]
+        kind = charges[k][1]
         where[k] = e if sign > 0 else -1
         left[e][kind] -= sign
-        load[who][e] += sign
 
     free: list[int] = []
     for k, (_, _, drawn) in enumerate(charges):

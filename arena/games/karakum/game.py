@@ -65,8 +65,7 @@ Rulings (``shared/rules/NOTES.md`` §4.9 unless stated):
     cycle is shuffled and dealt to the hands' remaining blind cards of that cycle and, for the
     current cycle, to the deck. The charging is the search Gasha uses (``games/charging.py``:
     the charges with one possible cycle first, then a depth-first search in time order, the
-    cycle with most of the good first, at most 20,000 steps), with one more limit: a hand's
-    charges to a cycle are at most its blind cards from it. In the rare positions where it
+    cycle with most of the good first, at most 20,000 steps). In the rare positions where it
     finds no charging in the budget (0.013% of random-play readings, 2 of 300 4-player games;
     0 at 2 and 3 players; the one-move augmenting-path search it replaced pooled 0.67%) the
     cycles are pooled instead (the world stays a legal state with the same observation, but
@@ -943,12 +942,12 @@ _CYCLES_LOCK = threading.Lock()
 def _charge(excess: list[tuple[int, int, list[int]]], cycles: list[list[int]], blind: list[list[int]]) -> bool:
     """Charge each blind card a payment showed (who, good, that hand's blind cards per deck
     cycle at the time) to a deck cycle (:func:`arena.games.charging.charge`, shared with Gasha):
-    the hand must have drawn there before the payment (the charges nested in time), no more
-    than its blind cards from the cycle, and the cycle must have the good (after everything
+    the hand must have drawn there before the payment (the charges nested in time) and the
+    cycle must have the good (after everything
     revealed or drawn by the viewer). The real history is a solution; when the bounded search
     finds none, False and nothing is changed. On success ``cycles`` and ``blind`` are reduced
     in place."""
-    where = charge(excess, cycles, dict(enumerate(blind)))
+    where = charge(excess, cycles)
     if where is None:
         return False
     for (who, t, _), e in zip(excess, where, strict=True):
