@@ -6,6 +6,7 @@ gRPC on loopback. Nothing here asserts a duration: orderings and counts only.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -27,6 +28,7 @@ from tests.services import redis_server, wait_for, workers
 from tests.test_distributed import announced, assert_exactly_once, freeze_holding_a_batch, start
 from workers.app import QUEUE
 from workers.executor import CeleryExecutor
+from workers.tasks import FLUSH_RECORDS, MAX_BATCH, auto_batch_size
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -80,6 +82,32 @@ def test_a_big_tournament_never_has_more_than_its_window_queued(tmp_path):
         assert max(sampled.window) <= 4
         assert max(sampled.queue) >= 1  # the sampler did see the queue in use
         assert not store.redis.exists(store.key("t", "big", "inflight"))  # closed by finalisation
+
+
+def test_a_batch_of_instant_matches_is_stored_in_groups_while_it_plays(tmp_path):
+    """A batch hands its records to the store every FLUSH_RECORDS matches, not all at its end
+    (where the store's round trip and compression would follow the playing instead of
+    overlapping it)."""
+    s = instant(repeats=6)  # 120 matches, one batch
+    with redis_server(tmp_path) as server, workers(server.url, tmp_path, count=1, concurrency=1):
+        store = Store(server.url)
+        start(server.url, "grouped", s, batch_size=120)
+        wait_for(lambda: store.tournament("grouped")["status"] == "complete", 120, "completion")
+        assert_exactly_once(store, "grouped", 120)
+        groups = [
+            fields[b"indices"].split(b",") for _, fields in store.redis.xrange(store.key("t", "grouped", "events"))
+        ]
+    assert len(groups) >= -(-120 // FLUSH_RECORDS)
+    assert max(len(g) for g in groups) <= FLUSH_RECORDS
+
+
+def test_built_in_batches_are_a_sixteenth_of_the_tournament_up_to_the_cap():
+    built_in = instant(repeats=1)
+    remote = dataclasses.replace(built_in, bots=("random", "grpc://127.0.0.1:1"))
+    assert auto_batch_size(built_in, 100) == 7  # 15 batches: a window's worth (16) at most
+    assert auto_batch_size(built_in, 10_000) == 500 == MAX_BATCH  # 625 capped
+    assert auto_batch_size(built_in, 1) == 1
+    assert auto_batch_size(remote, 10_000) == 64
 
 
 def test_a_later_tournament_progresses_while_a_big_one_still_runs(tmp_path):

@@ -25,9 +25,9 @@ following client runs it after ``stall_seconds`` without progress; the referee s
 for every tournament it sees stalled.
 
 Batch size: with remote bots ``ceil(matches / 16)`` up to 64 (a worker process plays them at
-once, up to ``--matches-per-process``); with built-in bots ``ceil(matches / 32)`` capped at
-200, so a batch runs long enough to dwarf the ~3 ms a Celery task costs and there are still
-enough batches to spread over the workers. ``--batch-size`` overrides.
+once, up to ``--matches-per-process``); with built-in bots ``ceil(matches / 16)`` (a window's
+worth) capped at 500, so a batch runs long enough to dwarf the 4-5 ms a batch costs its process
+in Celery and the store. ``--batch-size`` overrides.
 """
 
 from __future__ import annotations
