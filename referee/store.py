@@ -8,7 +8,8 @@ key                                      type   holds
 ``tournaments``                          zset   tournament ids by creation time
 ``t:{id}``                               hash   spec (JSON), status, total, done, batches, created,
                                                 finished, error
-``t:{id}:matches``                       hash   match index -> record (zlib-compressed JSON)
+``t:{id}:matches``                       hash   match index -> record (Zstandard-compressed JSON;
+                                                zlib, as earlier versions stored, is read too)
 ``t:{id}:events``                        stream one entry per store of matches (``indices``), for followers
 ``t:{id}:cancel``                        string set when the tournament is cancelled
 ``t:{id}:finalizing``                    string set once, by the batch that stored the last match
@@ -73,6 +74,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 import uuid
 import zlib
@@ -81,6 +83,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis
+import zstandard
 
 from arena.record import MatchRecord
 from arena.tournament import TournamentSpec
@@ -343,11 +346,32 @@ class Stored:
     finalize: bool  # True for exactly one caller: the one that stored the last match
 
 
-COMPRESSION = 6  # zlib's level; 1 is barely faster on records (about 8 against 9 µs)
+COMPRESSION = 3  # Zstandard's default level
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # every Zstandard frame starts so; a zlib stream never does
+_codecs = threading.local()  # a Zstandard (de)compressor serves one thread at a time
+
+
+def compress_line(line: str) -> bytes:
+    """A record's JSON line as stored. Zstandard, not zlib: 5 against 13 µs a RollDice record
+    to compress (2 against 3 to decompress), at about the same size (392 against 369 bytes)."""
+    compressor = getattr(_codecs, "compressor", None)
+    if compressor is None:
+        compressor = _codecs.compressor = zstandard.ZstdCompressor(level=COMPRESSION)
+    return compressor.compress(line.encode())
+
+
+def decompress_line(blob: bytes) -> str:
+    """A stored record's JSON line, whichever way it was compressed."""
+    if not blob.startswith(ZSTD_MAGIC):
+        return zlib.decompress(blob).decode()
+    decompressor = getattr(_codecs, "decompressor", None)
+    if decompressor is None:
+        decompressor = _codecs.decompressor = zstandard.ZstdDecompressor()
+    return decompressor.decompress(blob).decode()
 
 
 def decompress(blob: bytes) -> MatchRecord:
-    return MatchRecord.loads(zlib.decompress(blob).decode())
+    return MatchRecord.loads(decompress_line(blob))
 
 
 class Store:
@@ -535,7 +559,7 @@ class Store:
         ]
         args: list[object] = []
         for index, line in lines:
-            args += [index, zlib.compress(line.encode(), COMPRESSION)]
+            args += [index, compress_line(line)]
         flat = self._store_matches(keys=keys, args=args)
         return [Stored(bool(flat[i]), int(flat[i + 1]), bool(flat[i + 2])) for i in range(0, len(flat), 3)]
 
@@ -562,7 +586,7 @@ class Store:
         if not indices:
             return []
         blobs = self.redis.hmget(self.key("t", tournament_id, "matches"), indices)
-        return [zlib.decompress(blob).decode() for blob in blobs if blob is not None]
+        return [decompress_line(blob) for blob in blobs if blob is not None]
 
     def stored_match_indices(self, tournament_id: str) -> list[int]:
         """The indices of the stored matches, in schedule order (no record is read)."""

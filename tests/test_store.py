@@ -4,15 +4,17 @@ leases that expire, retention, owners and tokens."""
 from __future__ import annotations
 
 import time
+import zlib
 
 import pytest
+import zstandard
 
 from arena.games.rolldice import GAME
 from arena.runner import play_match
 from arena.tournament import TournamentSpec
 from bots.random_bot import RandomBot
 from referee.auth import create_owner, hash_token
-from referee.store import Store
+from referee.store import ZSTD_MAGIC, Store
 from tests.services import redis_server
 
 
@@ -47,6 +49,20 @@ def test_each_match_is_stored_and_counted_once_and_one_caller_finalises(store):
     assert store.redis.xlen(store.key("t", "t", "events")) == 2
     assert store.match("t", 1).canonical() == record(1).canonical()
     assert store.match_lines_at("t", [2, 0]) == [store.match("t", 2).dumps(), store.match("t", 0).dumps()]
+
+
+def test_records_are_stored_with_zstandard_and_zlib_records_of_earlier_versions_still_read(store):
+    first, second = record(0).dumps(), record(1).dumps()
+    store.create_tournament("t", SPEC, total=3, batches=1)
+    store.store_lines("t", [(0, first)])
+    blob = store.redis.hget(store.key("t", "t", "matches"), 0)
+    assert blob.startswith(ZSTD_MAGIC)
+    assert zstandard.ZstdDecompressor().decompress(blob).decode() == first
+    # A record an earlier version stored (zlib) reads back the same way, by every reader.
+    store.redis.hset(store.key("t", "t", "matches"), 1, zlib.compress(second.encode(), 6))
+    assert store.match("t", 1).dumps() == second
+    assert store.match_lines_at("t", [1, 0]) == [second, first]
+    assert [r.dumps() for r in store.matches("t")] == [first, second]
 
 
 def test_followers_read_the_one_match_events_of_earlier_versions(store):
