@@ -35,7 +35,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from arena.engine import Game, MatchState, Result, competition_ranks
+
+
+def _parse(line: str) -> Any:
+    """JSON text to Python values: orjson (a third of the json module's time on a record, which
+    a following client or the service pays for every record it reads), the json module for what
+    orjson refuses and Python's json accepts (NaN, integers past 64 bits, lone surrogates), so
+    a record reads as it always did."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return json.loads(line)
+
 
 RECORD_FORMAT = 1
 
@@ -134,7 +148,7 @@ class MatchRecord:
     def loads(cls, line: str) -> MatchRecord:
         """A record from one line of JSON, keeping the line (so writing it again is free)."""
         try:
-            data = json.loads(line)
+            data = _parse(line)
         except json.JSONDecodeError as exc:
             raise RecordError(f"not JSON ({exc.msg})") from None
         record = cls.from_json(data)

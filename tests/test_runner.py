@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import math
+
 import pytest
 
 from arena.games.rolldice import GAME
-from arena.record import MatchRecord, ReplayMismatch, replay
+from arena.record import MatchRecord, RecordError, ReplayMismatch, replay
 from arena.runner import ErrorPolicy, FunctionPlayer, PlayerFailure, play_match
 from arena.v1 import bot_pb2
 from bots.random_bot import RandomBot
@@ -157,3 +160,20 @@ def test_a_forfeited_seat_that_outscores_the_others_is_not_called_winner():
 def test_when_every_seat_forfeits_the_summary_says_so():
     record = play_match(GAME, GAME.config(2), 2, [Scripted({0: "jump"}), Scripted({0: "jump"})])
     assert record.result["summary"].endswith("(every seat forfeited)")
+
+
+def test_a_record_reads_back_the_same_whichever_json_parser_takes_it():
+    """Records are parsed by orjson, and by the json module where orjson refuses what Python's
+    json accepts: a line Python wrote with NaN or a huge integer reads as it always did, and
+    text that is not JSON is a RecordError."""
+    record = play_match(GAME, GAME.config(2), 5, [RandomBot(), RandomBot()])
+    again = MatchRecord.loads(record.dumps())
+    assert again.to_json() == record.to_json()
+    data = record.to_json()
+    data["result"] = {**data["result"], "note": float("nan"), "big": 2**70}
+    line = json.dumps(data)
+    assert "NaN" in line
+    odd = MatchRecord.loads(line)
+    assert math.isnan(odd.result["note"]) and odd.result["big"] == 2**70
+    with pytest.raises(RecordError, match="not JSON"):
+        MatchRecord.loads('{"record": 1,')
