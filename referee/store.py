@@ -547,8 +547,8 @@ class Store:
 
     def store_lines(self, tournament_id: str, lines: list[tuple[int, str]]) -> list[Stored]:
         """:meth:`store_matches` for records serialised already (``record.dumps()``): a worker
-        serialises each record as it is played, so a group waiting to be stored holds strings,
-        not records (hundreds of live records make every garbage collection slower)."""
+        serialises each record where it plays it and stores groups from a thread of its own,
+        which then only compresses (Zstandard releases the GIL) and waits on Redis."""
         _ = self.redis  # (re)connect and register the scripts in this process
         keys = [
             self.key("t", tournament_id, "matches"),
