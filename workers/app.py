@@ -11,6 +11,8 @@
   batch run; it is also how long recovery from a dead worker takes. Default 3600 s;
   ``ARENA_VISIBILITY_TIMEOUT`` or ``--visibility-timeout`` changes it (every app on a broker must
   agree: the shortest wins).
+* ``worker_consumer``: Celery's consumer with one fix, so the worker outlives a Redis restart
+  (``workers/consumer.py``).
 * JSON serialisation only; no result backend (results live in Arena's own store, and nobody
   waits on Celery results: the client follows the store's counters).
 
@@ -56,6 +58,7 @@ def make_app(broker_url: str, *, visibility_timeout: int | None = None) -> Celer
         task_default_queue=QUEUE,
         worker_hijack_root_logger=False,
         worker_send_task_events=False,
+        worker_consumer="workers.consumer:Consumer",  # survives a Redis restart (see there)
     )
     app.conf.arena_store_url = broker_url
     return app
