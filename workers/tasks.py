@@ -585,5 +585,6 @@ def _process_exited(pid: int | None = None, **_: Any) -> None:
 def noop_batch(self: Task, counter: str, indices: list[int], seconds: float = 0.0) -> None:
     """A batch that does nothing but count itself: the Celery baseline of bench/bench_celery.py.
     ``seconds``: it takes that long first (a test keeps the pool busy across a Redis restart)."""
-    time.sleep(seconds)
+    if seconds:
+        time.sleep(seconds)
     patiently(store_for(self.app).redis.incrby, counter, len(indices))
