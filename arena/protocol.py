@@ -123,11 +123,20 @@ class LazyEvent:
 
 
 class EventCursor:
-    """Per-seat position in the event log: each request carries only the new events."""
+    """Per-seat position in the event log: each request carries only the new events.
+
+    A seat's events are numbered by its own count (``Event.index``: 0, 1, 2, ... among the
+    events it was sent), not by their place in the whole log: the log's numbers would leave a
+    gap for every private event another seat got, and the size of the gap would tell. A seat
+    that has been sent every event so far shares the log-numbered views (and their serialised
+    bytes) with the others; one that has not gets views of its own, shared in turn by every
+    seat that missed as many."""
 
     def __init__(self, players: int) -> None:
         self._next = [0] * players
+        self._sent = [0] * players  # how many events each seat has been sent
         self._views: list[LazyEvent] = []  # events are immutable: one view (and message) each
+        self._renumbered: dict[tuple[int, int], LazyEvent] = {}  # (log index, seat's number) -> view
         self._last_private = -1  # the index of the latest event not for everyone
 
     def take_lazy(self, state: MatchState, seat: int) -> list[LazyEvent]:
@@ -147,9 +156,24 @@ class EventCursor:
                     self._last_private = i
                     break
         if self._last_private < start:  # all public
-            return views[start:end]
-        # A seat sees public events and those addressed to it (Event.visible_to, for a seat).
-        return [view for view in views[start:end] if view._event.to is None or seat in view._event.to]
+            taken = views[start:end]
+        else:  # a seat sees public events and those addressed to it (Event.visible_to, for a seat)
+            taken = [view for view in views[start:end] if view._event.to is None or seat in view._event.to]
+        sent = self._sent[seat]
+        self._sent[seat] = sent + len(taken)
+        if sent == start and len(taken) == end - start:  # sent the whole log: its numbers are the seat's
+            return taken
+        renumbered = self._renumbered
+        mine = []
+        for number, view in enumerate(taken, sent):
+            if view.index == number:
+                mine.append(view)
+                continue
+            own = renumbered.get((view.index, number))
+            if own is None:
+                own = renumbered[view.index, number] = LazyEvent(number, view._event)
+            mine.append(own)
+        return mine
 
     def take(self, state: MatchState, seat: int) -> list[bot_pb2.Event]:
         return [view.message() for view in self.take_lazy(state, seat)]

@@ -75,5 +75,5 @@ def request_for(game: Game | str, state: MatchState, seat: int, index: int = 0) 
     decision = next((d for d in state.pending if d.seat == seat), None)
     if decision is None:
         raise ScriptError(f"seat {seat} has no decision now (open: {[d.seat for d in state.pending]})")
-    events = [event_message(i, e) for i, e in state.log.since(seat, 0)]
+    events = [event_message(i, e) for i, (_, e) in enumerate(state.log.since(seat, 0))]  # numbered per seat
     return decision_request(rules, state, decision, index=index, events=events, simultaneous=len(state.pending) > 1)

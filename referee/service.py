@@ -819,7 +819,15 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         self, game: Any, config: Any, request: arena_pb2.ChallengeRequest, seats: list[Any]
     ) -> AsyncIterator[arena_pb2.ChallengeEvent]:
         queue: asyncio.Queue[arena_pb2.ChallengeEvent | None] = asyncio.Queue()
-        shown = 0
+        shown = 0  # events of the log handled so far
+        sent = 0  # of them, those sent to the challenger (its events are numbered by this count)
+
+        def send_visible(events: list[Any]) -> None:
+            nonlocal sent
+            for event in events:
+                if event.visible_to(0):  # the challenger sits in seat 0
+                    queue.put_nowait(arena_pb2.ChallengeEvent(event=event_message(sent, event)))
+                    sent += 1
 
         def on_decision(state: Any, entry: Any) -> None:
             nonlocal shown
@@ -828,7 +836,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 queue.put_nowait(
                     arena_pb2.ChallengeEvent(
                         decision=arena_pb2.ChallengeDecision(
-                            index=shown,
+                            index=sent,
                             seat=entry.seat,
                             kind=entry.kind,
                             choice=entry.choice,
@@ -837,9 +845,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                         )
                     )
                 )
-            for index, event in enumerate(state.log.events[shown:], shown):
-                if event.visible_to(0):  # the challenger sits in seat 0
-                    queue.put_nowait(arena_pb2.ChallengeEvent(event=event_message(index, event)))
+            send_visible(state.log.events[shown:])
             shown = len(state.log.events)
 
         clock = clock_settings(self._clock("clock", request.clock if request.HasField("clock") else None))
@@ -853,9 +859,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         def started(message: bot_pb2.MatchStart) -> None:
             nonlocal shown
             queue.put_nowait(arena_pb2.ChallengeEvent(started=message))
-            for index, event in enumerate(setup):
-                if event.visible_to(0):
-                    queue.put_nowait(arena_pb2.ChallengeEvent(event=event_message(index, event)))
+            send_visible(setup)
             shown = len(setup)
 
         def aborted(verdict: str, reason: str) -> None:

@@ -184,8 +184,9 @@ def match_summary(
 
 
 def events(state_events: list[Any], viewer: int) -> list[bot_pb2.Event]:
-    """Events of a finished match's log that ``viewer`` may see (SPECTATOR: all of them)."""
-    return [event_message(i, e) for i, e in enumerate(state_events) if e.visible_to(viewer)]
+    """Events of a finished match's log that ``viewer`` may see (SPECTATOR: all of them),
+    numbered among themselves as a seat's are (``arena.protocol.EventCursor``)."""
+    return [event_message(i, e) for i, e in enumerate(e for e in state_events if e.visible_to(viewer))]
 
 
 def bot(data: dict[str, Any], name: str, *, show_endpoint: bool) -> arena_pb2.Bot:

@@ -8,7 +8,10 @@ compares a SHA-256 of all of them, and of the record, with the value pinned here
 
 A pinned entry is keyed by the game's version: when a game's rules change (its version string
 changes) its entry no longer applies and the test says to re-pin it (``python -m
-tests.test_request_bytes`` prints the current table).
+tests.test_request_bytes`` prints the current table). The message hashes of the 17 games
+that send private events were re-pinned once without a version change (2026-12-04), when
+``Event.index`` came to be numbered per seat (``tests/test_event_numbering.py``); no record
+hash changed.
 """
 
 from __future__ import annotations
@@ -30,30 +33,30 @@ SEED = 20261203
 PINNED: dict[str, tuple[str, str, str]] = {
     # game: (version, sha256[:32] of every message the bots received, of the canonical record)
     "chicken": ("1", "ec6c9a8aef0310f4aedaedbb12814188", "89a2284d822892107961dbcc2974b220"),
-    "eggsandempires": ("3", "0279c19da5a45b5abd45ddfe4906ca70", "cadb1ca2db4af427cfae6027f90434d8"),
-    "fortheemperor": ("2", "25c17b3e7ec85aa1474d07813d6f9ee3", "87031bc9d72ba4882b5a4f658b3f108a"),
-    "frenzyfalls": ("1", "2f836e055442c999c7e06bbd7311433c", "ac8a65d60410707034e1e65df69ba8c7"),
+    "eggsandempires": ("3", "bac8e81da51ad1127445da29aa245df8", "cadb1ca2db4af427cfae6027f90434d8"),
+    "fortheemperor": ("2", "683e0339e9a5becf9d3af576cdfb5cf8", "87031bc9d72ba4882b5a4f658b3f108a"),
+    "frenzyfalls": ("1", "954c9664bd8e920d0c3ad4812d6c668e", "ac8a65d60410707034e1e65df69ba8c7"),
     "friendlyfishing": ("1.0", "c1779771a11fd11fd29e477796325750", "01e6ffe6127ca32041970fe97227ead7"),
-    "gasha": ("2", "d35691e719da632e2bf76417fc2a454f", "078b1767281752ea33721002e9c236ad"),
+    "gasha": ("2", "dd0eb748894f88abca8c69a4849336c8", "078b1767281752ea33721002e9c236ad"),
     "getbit": ("1.0", "9bb5f38f70b58e58df7ca8c71f8302d5", "f9570273a0d9d73a28f545f68ed8fd7f"),
     "goldengoal": ("1.0", "40d65e8661bd88f015f2187c70b54215", "216d90ee8880f1ec45234534bb27c4b4"),
-    "karakum": ("4", "52143cebc89ebf4b913bbd72d59e2038", "0af3f56a93eccadf7151992e1ffaf169"),
-    "llamallama": ("1", "a7139c76c796913d071c0e3aff3d1581", "82f35083c1f7918e74c1146f037abdd5"),
-    "openseason": ("3", "4b2242d5bbc4ff705da8f51fa726948c", "6de421589a0df1a0ecbc1ed141c1b9e6"),
+    "karakum": ("4", "666b1ccc3b06005acda64359d9e98a47", "0af3f56a93eccadf7151992e1ffaf169"),
+    "llamallama": ("1", "7b4c0b646546a9a33f65247d5ee660bf", "82f35083c1f7918e74c1146f037abdd5"),
+    "openseason": ("3", "fb30d6345d56080108501a0ed248c59e", "6de421589a0df1a0ecbc1ed141c1b9e6"),
     "opensesame": ("1", "effb8c2cf1d19c6c691cf3798ee9e40d", "06200b6e454a16cc05ba8a33e123cedf"),
     "petquartet": ("1.0", "43f66202ec9d58f3e8431df5d0e0e7fd", "b4274453a4f593d17ac70e4af13bba90"),
-    "prey": ("1", "a8b84db7b907d47cb1af4f32cb55456f", "6631e5a39fbf0518b1d657d094017d87"),
-    "rainbow": ("2.0", "98533e517563aec5df688f45db71e25b", "dc7f4bc430ecc2abb701be8a31181bf3"),
+    "prey": ("1", "33e8794db5416f753aa95b4811ded2b8", "6631e5a39fbf0518b1d657d094017d87"),
+    "rainbow": ("2.0", "b454cc382e6d9b602a09d597a804d043", "dc7f4bc430ecc2abb701be8a31181bf3"),
     "rolldice": ("1.0", "2ccd8b7ebfb7dc615220c3edf5220cb7", "3dcbff6b4cc06567974cddd7de940479"),
-    "seasons": ("3", "e423bbcbffdb04ff102608a3cd485c59", "cdf17ab62fb892c404194620e817f5ed"),
-    "seerscatalog": ("3", "225748413531569d6163dd3bd70f925d", "4b3b1d70f80649b2f2caa5e3d399a752"),
+    "seasons": ("3", "05eb634e566e7152f212d89cf482025c", "cdf17ab62fb892c404194620e817f5ed"),
+    "seerscatalog": ("3", "984c601a26020af280930cb009963302", "4b3b1d70f80649b2f2caa5e3d399a752"),
     "skyfive": ("1.1", "eeca9662c102a5cf56397a7f7ceeb89e", "e2bc781cc3d741bef70b987e94df0736"),
-    "slambo": ("1", "d74a8528293dbe330ed8fb85137cf210", "eb2cd32551c22ebf1a06c57c336a71d6"),
-    "sodajerk": ("3", "16ece7ab65dc848acccade1b402463a8", "53748307181d85d0a175db4a254695c3"),
-    "threewitches": ("3", "24e59bb403be805164eae33dbf45ae74", "58c71932208cc092467c898de04691a8"),
-    "tricktothefuture": ("1", "2a046d9ac8cfc901c17a839079506f2d", "0f2543e171ef4d807174e25856f81f5e"),
-    "vivo": ("1.0", "06fa664408a86c02721ee71b3092e2dd", "7b6a9aa000466135cc6157ebe03b7d31"),
-    "winecellar": ("2", "9f5d7cb347141c33887bdb762295ec34", "0ec6d27ddb6e74d6d004bdc47849887b"),
+    "slambo": ("1", "6ead48fd13168c84b339682fbc8400f4", "eb2cd32551c22ebf1a06c57c336a71d6"),
+    "sodajerk": ("3", "42855deb7567a525893c357bf8ec8523", "53748307181d85d0a175db4a254695c3"),
+    "threewitches": ("3", "e0d32486418159802200b82f1a3d46ce", "58c71932208cc092467c898de04691a8"),
+    "tricktothefuture": ("1", "54179c1f8059119c6910b976096bdc8b", "0f2543e171ef4d807174e25856f81f5e"),
+    "vivo": ("1.0", "536e0b71f81eeadd12b8cd8bea3ebd2e", "7b6a9aa000466135cc6157ebe03b7d31"),
+    "winecellar": ("2", "5f9c8223f5c5f7a1552d885aa2a6cd99", "0ec6d27ddb6e74d6d004bdc47849887b"),
     "zoolorettodice": ("1", "95c452804d187ef7fa1348470e7a25f0", "69255e2767a8f028742a9f68fdc9abd4"),
 }
 

@@ -1620,7 +1620,7 @@ class MatchDetail(_message.Message):
     other seat rotations, still in play.
     """
     spectator: _builtins.bool
-    """otherwise only public events"""
+    """otherwise only public events (numbered 0, 1, 2, ...)"""
     @_builtins.property
     def summary(self) -> Global___MatchSummary: ...
     @_builtins.property
@@ -1715,6 +1715,7 @@ class ChallengeDecision(_message.Message):
     MS_FIELD_NUMBER: _builtins.int
     BY_FIELD_NUMBER: _builtins.int
     index: _builtins.int
+    """events sent before it (the events it causes follow, numbered from here)"""
     seat: _builtins.int
     kind: _builtins.str
     choice: _builtins.str

@@ -226,7 +226,7 @@ class Event(_message.Message):
     TEXT_FIELD_NUMBER: _builtins.int
     DETAIL_FIELD_NUMBER: _builtins.int
     index: _builtins.int
-    """position in the match's event log"""
+    """0, 1, 2, ... among the events this seat has been sent in the match"""
     seat: _builtins.int
     """who acted; -1 for chance or the referee"""
     kind: _builtins.str
