@@ -129,14 +129,14 @@ class EventCursor:
     events it was sent), not by their place in the whole log: the log's numbers would leave a
     gap for every private event another seat got, and the size of the gap would tell. A seat
     that has been sent every event so far shares the log-numbered views (and their serialised
-    bytes) with the others; one that has not gets views of its own, shared in turn by every
-    seat that missed as many."""
+    bytes) with the others; one that has not gets views of its own (sharing them between seats
+    that missed as many cost more than building them: ``bench.bench_engine``)."""
 
     def __init__(self, players: int) -> None:
         self._next = [0] * players
         self._sent = [0] * players  # how many events each seat has been sent
-        self._views: list[LazyEvent] = []  # events are immutable: one view (and message) each
-        self._renumbered: dict[tuple[int, int], LazyEvent] = {}  # (log index, seat's number) -> view
+        self._views: list[LazyEvent] = []  # the log-numbered views, made when a seat takes them
+        self._scanned = 0  # the log is scanned for private events up to here
         self._last_private = -1  # the index of the latest event not for everyone
 
     def take_lazy(self, state: MatchState, seat: int) -> list[LazyEvent]:
@@ -147,33 +147,36 @@ class EventCursor:
         if start == end:
             return []
         self._next[seat] = end
+        if self._scanned < end:
+            for i in range(end - 1, self._scanned - 1, -1):  # the latest private one (a take brings few)
+                if events[i].to is not None:
+                    self._last_private = i
+                    break
+            self._scanned = end
+        sent = self._sent[seat]
+        if self._last_private < start:  # all public
+            if sent == start:  # sent the whole log so far: its numbers are the seat's
+                self._sent[seat] = end
+                return self._log_numbered(events, start, end)
+            new = events[start:end]
+        else:  # a seat sees public events and those addressed to it (Event.visible_to, for a seat)
+            new = [event for event in events[start:end] if event.to is None or seat in event.to]
+            if sent == start and len(new) == end - start:
+                self._sent[seat] = end
+                return self._log_numbered(events, start, end)
+        # Views of the seat's own, numbered on (built in one call: this runs for every seat of
+        # a game with private events, a share of each of its decisions).
+        self._sent[seat] = sent + len(new)
+        return list(map(LazyEvent, range(sent, sent + len(new)), new))
+
+    def _log_numbered(self, events: list[Event], start: int, end: int) -> list[LazyEvent]:
+        # Made only when a seat that was sent every event takes them: in most games with
+        # private events no seat is after the deal, and these would be made for nothing.
         views = self._views
         made = len(views)
         if made < end:
             views.extend(map(LazyEvent, range(made, end), events[made:end]))
-            for i in range(end - 1, made - 1, -1):  # the latest private one (a take brings few)
-                if events[i].to is not None:
-                    self._last_private = i
-                    break
-        if self._last_private < start:  # all public
-            taken = views[start:end]
-        else:  # a seat sees public events and those addressed to it (Event.visible_to, for a seat)
-            taken = [view for view in views[start:end] if view._event.to is None or seat in view._event.to]
-        sent = self._sent[seat]
-        self._sent[seat] = sent + len(taken)
-        if sent == start and len(taken) == end - start:  # sent the whole log: its numbers are the seat's
-            return taken
-        renumbered = self._renumbered
-        mine = []
-        for number, view in enumerate(taken, sent):
-            if view.index == number:
-                mine.append(view)
-                continue
-            own = renumbered.get((view.index, number))
-            if own is None:
-                own = renumbered[view.index, number] = LazyEvent(number, view._event)
-            mine.append(own)
-        return mine
+        return views[start:end]
 
     def take(self, state: MatchState, seat: int) -> list[bot_pb2.Event]:
         return [view.message() for view in self.take_lazy(state, seat)]

@@ -48,7 +48,7 @@ def test_a_private_event_for_one_seat_leaves_no_gap_in_the_others_numbers() -> N
     state.log.public(1, "pass", "seat 1 passed")
     assert [e.index for e in cursor.take_lazy(state, 1)] == [2]
     assert [e.index for e in cursor.take_lazy(state, 0)] == [4]
-    # Seats that missed as many events share one view (and its bytes); the others, the log's.
+    # A seat sent the whole log shares the log's views; the others have views of their own.
     state.log.public(1, "end", "the round ends")
     three = [cursor.take_lazy(state, seat)[-1] for seat in (0, 1, 2)]
     assert [e.index for e in three] == [5, 3, 4]
