@@ -14,13 +14,9 @@ from arena.registry import games
 from arena.scenario import request_for
 from arena.v1 import bot_pb2
 from referee import views
+from tests.test_wire_request import players_of
 
 MAX_DECISIONS = 400
-
-
-def players_of(game_id: str) -> int:
-    meta = games()[game_id].meta
-    return 4 if game_id == "getbit" else min(max(2, meta.min_players), meta.max_players)
 
 
 class _State:
@@ -58,7 +54,7 @@ def test_a_private_event_for_one_seat_leaves_no_gap_in_the_others_numbers() -> N
 @pytest.mark.parametrize("game_id", sorted(games()))
 def test_every_seat_is_sent_the_events_it_may_see_numbered_from_zero_without_gaps(game_id: str) -> None:
     game = games()[game_id]
-    n = players_of(game_id)
+    n = players_of(game)
     rng = random.Random(game_id)
     state = game.new_match(game.config(n), 11)
     cursor = EventCursor(n)

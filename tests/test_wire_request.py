@@ -8,17 +8,13 @@ import random
 
 import pytest
 
-from arena.engine import Game
 from arena.protocol import EventCursor, WireOptions, WireRequest, decision_request
 from arena.registry import games
 from arena.v1 import bot_pb2
+from tests.test_request_bytes import players_of
 
 MAX_DECISIONS = 400
 CLOCKS = [(0, 0, 0), (2000, 20000, 0), (1, 0, 3), (200, 2**32 - 1, 1), (127, 128, 16383)]
-
-
-def players_of(game: Game) -> int:
-    return 4 if game.meta.id == "getbit" else min(max(2, game.meta.min_players), game.meta.max_players)
 
 
 def slow(game, state, decision, index, events, simultaneous, clock, request_id) -> bot_pb2.RefereeMessage:
