@@ -8,8 +8,8 @@ connection pool. Tasks that were running during the outage are acknowledged on t
 when they end; with no pool left, kombu builds a new one from a transport that collecting
 already detached and raises ``AttributeError`` (``'NoneType' object has no attribute
 'hostname'``). The second close can fail the same way itself. Celery does not expect either
-error: the worker stopped with "Unrecoverable error" in about one of five probe runs of a dozen
-Redis restarts, and every tournament then waited for a worker that was gone.
+error: the worker stopped with "Unrecoverable error" in 4 of 4 probe runs of a dozen Redis
+restarts (after 0 to 11 of them), and every tournament then waited for a worker that was gone.
 
 So the collected connection is not closed a second time, which is what Celery before 5.7 did:
 collecting has closed its sockets already, and its channel stays usable for the running tasks'

@@ -582,9 +582,7 @@ def _process_exited(pid: int | None = None, **_: Any) -> None:
 
 
 @shared_task(bind=True, name="arena.noop_batch")
-def noop_batch(self: Task, counter: str, indices: list[int], seconds: float = 0.0) -> None:
-    """A batch that does nothing but count itself: the Celery baseline of bench/bench_celery.py.
-    ``seconds``: it takes that long first (a test keeps the pool busy across a Redis restart)."""
-    if seconds:
-        time.sleep(seconds)
+def noop_batch(self: Task, counter: str, indices: list[int]) -> None:
+    """A batch that does nothing but count itself: the Celery baseline of bench/bench_celery.py
+    (and the stream of tasks tests/test_worker_reconnect.py keeps up across Redis restarts)."""
     patiently(store_for(self.app).redis.incrby, counter, len(indices))
