@@ -81,8 +81,11 @@ class Tally:
         self.spec = spec
         bots = len(spec.bots)
         self.matches = 0
-        self.wins = np.zeros((bots, bots))
-        self.by_group: dict[int, np.ndarray] | None = {} if by_group else None
+        self.bot_index = {name: i for i, name in enumerate(spec.bots)}
+        # Python lists, not arrays: adding to an array element costs several times a list's
+        # (the sums are made arrays when a board is built).
+        self._wins = [[0.0] * bots for _ in range(bots)]
+        self.by_group: dict[int, list[list[float]]] | None = {} if by_group else None
         self.groups: set[Any] = set()
         self.elo = OnlineElo(bots)
         self.games = [0] * bots
@@ -101,21 +104,24 @@ class Tally:
         spec = self.spec
         self.matches += 1
         self.groups.add(record.tournament.get("group"))
-        seat_bots = seat_bot_indices(spec, record)
+        seat_bots = [self.bot_index[s["bot"]] for s in record.seats]
         ranks = record.result["ranks"]
         scores = record.result["scores"]
+        wins = self._wins
         group_wins = None
         if self.by_group is not None:
             group = int(record.tournament.get("group", record.tournament.get("index", 0)))
-            group_wins = self.by_group.setdefault(group, np.zeros(self.wins.shape))
+            group_wins = self.by_group.get(group)
+            if group_wins is None:
+                group_wins = self.by_group[group] = [[0.0] * len(wins) for _ in wins]
         for a, b, score in pairwise_scores(ranks):
             i, j = seat_bots[a], seat_bots[b]
             if i != j:
-                self.wins[i, j] += score
-                self.wins[j, i] += 1.0 - score
+                wins[i][j] += score
+                wins[j][i] += 1.0 - score
                 if group_wins is not None:
-                    group_wins[i, j] += score
-                    group_wins[j, i] += 1.0 - score
+                    group_wins[i][j] += score
+                    group_wins[j][i] += 1.0 - score
         self.elo.update(seat_bots, ranks)
         winners = ranks.count(1)
         for seat, b in enumerate(seat_bots):
@@ -140,11 +146,17 @@ class Tally:
                 self.decision_ms[seat_bots[entry.seat]] += entry.ms
                 self.decisions[seat_bots[entry.seat]] += 1
 
+    @property
+    def wins(self) -> np.ndarray:
+        """The summed pairwise win matrix (row bot's wins against the column bot)."""
+        return np.array(self._wins)
+
     def group_win_matrices(self) -> np.ndarray:
         assert self.by_group is not None, "a Tally made without by_group has no group matrices"
         if not self.by_group:
-            return np.zeros((0, *self.wins.shape))
-        return np.stack([self.by_group[g] for g in sorted(self.by_group)])
+            bots = len(self._wins)
+            return np.zeros((0, bots, bots))
+        return np.array([self.by_group[g] for g in sorted(self.by_group)])
 
     def board(self, *, resamples: int = 0) -> dict[str, Any]:
         """The leaderboard as a JSON-ready dict (rows sorted by rating, best first); with
