@@ -35,8 +35,9 @@ key                                      type   holds
 ======================================== ====== ===============================================
 
 Bounded queues (the window). A tournament's batches are numbered ``0 .. batches-1`` (batch
-``b`` holds matches ``b*size`` up to ``(b+1)*size``); ``t:{id}`` holds ``size``, ``batches``,
-``window`` and ``next`` (the next batch number to send). At most ``window`` batches of a
+``b`` holds matches ``b*size`` up to ``(b+1)*size``, but the last ``size`` matches are split
+into ``tail`` smaller batches: :func:`batch_range`); ``t:{id}`` holds ``size``, ``tail``,
+``batches``, ``window`` and ``next`` (the next batch number to send). At most ``window`` batches of a
 tournament are queued or running at once, each recorded in ``t:{id}:inflight``: a batch that
 finishes removes its entry and claims the next batch numbers in the same script
 (:meth:`Store.finish_batch`), so the queue holds O(window) messages per tournament, never
@@ -374,6 +375,33 @@ def decompress(blob: bytes) -> MatchRecord:
     return MatchRecord.loads(decompress_line(blob))
 
 
+TAIL_PARTS = 4
+"""The last ``size`` matches of a tournament are played in this many smaller batches."""
+
+
+def batch_range(batch: int, total: int, size: int, tail: int = TAIL_PARTS) -> range:
+    """The schedule indices of batch ``batch``: batches of ``size`` in schedule order, except
+    that the last ``size`` matches are split into ``tail`` batches. Worker processes take
+    batches as they come free, so at the end of a tournament one of them can be left with a
+    whole batch to play while the others wait: smaller last batches shorten that wait (with
+    two processes and 500-match batches, about 50 ms of a 1.1 s tournament). ``tail`` 1 is
+    the layout of tournaments planned before the split (no ``tail`` field)."""
+    head = max(0, total - size) if tail > 1 else total
+    head_batches = -(-head // size)
+    if batch < head_batches:
+        return range(batch * size, min(head, (batch + 1) * size))
+    part = -(-size // tail)
+    start = head + (batch - head_batches) * part
+    return range(start, min(total, start + part))
+
+
+def batch_count(total: int, size: int, tail: int = TAIL_PARTS) -> int:
+    """How many batches :func:`batch_range` makes of ``total`` matches."""
+    head = max(0, total - size) if tail > 1 else total
+    part = -(-size // tail)
+    return -(-head // size) + -(-(total - head) // part)
+
+
 class Store:
     """Arena's data in Redis (see the module docstring for the schema)."""
 
@@ -633,15 +661,16 @@ class Store:
 
     def plan_batches(self, tournament_id: str, size: int, window: int) -> tuple[int, int]:
         """Fix a tournament's batching (once: a redelivered fan-out keeps the first plan);
-        returns (size, batch count)."""
+        returns (size, batch count). See :func:`batch_range` for the layout."""
         key = self.key("t", tournament_id)
         total = int(self.redis.hget(key, "total") or 0)
         pipe = self.redis.pipeline(transaction=True)
         pipe.hsetnx(key, "size", size)
         pipe.hsetnx(key, "window", max(1, window))
+        pipe.hsetnx(key, "tail", TAIL_PARTS)
         pipe.execute()
-        size = int(self.redis.hget(key, "size"))
-        batches = -(-total // size)
+        size, tail = (int(v) for v in self.redis.hmget(key, "size", "tail"))
+        batches = batch_count(total, size, tail)
         self.redis.hset(key, "batches", batches)
         return size, batches
 
@@ -731,9 +760,9 @@ class Store:
         return None if seq is None else Batch(batch, int(seq))
 
     def batch_indices(self, tournament_id: str, batch: int) -> list[int]:
-        raw = self.redis.hmget(self.key("t", tournament_id), "size", "total")
-        size, total = int(raw[0]), int(raw[1])
-        return list(range(batch * size, min(total, (batch + 1) * size)))
+        raw = self.redis.hmget(self.key("t", tournament_id), "size", "total", "tail")
+        size, total, tail = int(raw[0]), int(raw[1]), int(raw[2] or 1)
+        return list(batch_range(batch, total, size, tail))
 
     # -- leaderboards -------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from arena.tournament import TournamentSpec
-from referee.store import Store
+from referee.store import TAIL_PARTS, Store, batch_count, batch_range
 from tests.services import redis_server
 
 SPEC = TournamentSpec(game="rolldice", bots=("random", "heuristic"), players=2)
@@ -28,12 +28,14 @@ def numbers(batches):  # type: ignore[no-untyped-def]
 
 
 def test_a_window_is_claimed_once_and_refilled_only_by_finishing_batches(store):
-    assert store.plan_batches("t", 5, 2) == (5, 5)
-    assert store.plan_batches("t", 7, 9) == (5, 5)  # a redelivered fan-out keeps the first plan
+    assert store.plan_batches("t", 5, 2) == (5, 7)
+    assert store.plan_batches("t", 7, 9) == (5, 7)  # a redelivered fan-out keeps the first plan
     first = store.fill("t")
     assert numbers(first) == [0, 1] and first[0].seq < first[1].seq
     assert store.fill("t") == []  # full
-    assert store.batch_indices("t", 4) == [20, 21, 22]
+    assert store.batch_indices("t", 3) == [15, 16, 17]
+    assert store.batch_indices("t", 4) == [18, 19]  # the last 5 matches: 4 parts of 2
+    assert store.batch_indices("t", 6) == [22]
     assert store.start_batch("t", 0, first[0].seq) == "play"
     assert store.tournament("t")["status"] == "running"
     assert store.finish_batch("t", 0, first[0].seq + 100) == []  # not the copy that was sent
@@ -42,6 +44,27 @@ def test_a_window_is_claimed_once_and_refilled_only_by_finishing_batches(store):
     assert store.finish_batch("t", 0, first[0].seq) == []  # a second finish changes nothing
     assert store.start_batch("t", 0, first[0].seq) == "done"
     assert sorted(store.inflight("t")) == [1, 2]
+
+
+@pytest.mark.parametrize("total", [0, 1, 4, 5, 6, 23, 100, 101])
+@pytest.mark.parametrize("size", [1, 3, 5, 64, 500])
+def test_batches_cover_the_schedule_once_with_the_last_size_matches_split(total, size):
+    count = batch_count(total, size)
+    ranges = [batch_range(b, total, size) for b in range(count)]
+    assert [i for r in ranges for i in r] == list(range(total))
+    assert all(ranges)  # no empty batch
+    tail = [r for r in ranges if r.start >= max(0, total - size)]
+    part = -(-size // TAIL_PARTS)
+    assert len(tail) == -(-min(total, size) // part) and all(len(r) <= part for r in tail)
+    assert all(len(r) <= size for r in ranges)
+
+
+def test_a_tournament_planned_before_the_split_keeps_its_layout(store):
+    # Planned by an earlier version (no ``tail`` field): batches of ``size`` to the end, as its
+    # batch count and messages in flight assume.
+    store.redis.hset(store.key("t", "t"), mapping={"size": 5, "window": 2, "batches": 5})
+    assert store.batch_indices("t", 3) == [15, 16, 17, 18, 19]
+    assert store.batch_indices("t", 4) == [20, 21, 22]
 
 
 def test_a_cancelled_tournament_starts_nothing_and_refills_nothing(store):
