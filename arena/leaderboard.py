@@ -15,7 +15,7 @@ import io
 import zlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -64,6 +64,22 @@ def group_win_matrices(spec: TournamentSpec, records: Sequence[MatchRecord]) -> 
     return np.stack([by_group[g] for g in sorted(by_group)])
 
 
+class TallyEntry(NamedTuple):
+    """What a :class:`Tally` takes from a record: a few small values, so a record waiting for
+    its turn (:class:`ScheduleOrderTally`) is not kept whole (thousands of records, each with
+    its decisions, kept alive long enough for the garbage collector's full passes to scan them
+    cost a distributed run's client more than parsing them)."""
+
+    group: Any  # the duplicate group as recorded (None outside a tournament)
+    group_number: int  # the group, or the schedule index where there is none
+    seat_bots: tuple[int, ...]  # bot index of each seat
+    ranks: list[int]
+    scores: list[Any]
+    failures: tuple[tuple[int, str], ...]  # (bot index, verdict)
+    decision_ms: tuple[float, ...]  # per seat: the bot's decision times, summed
+    decisions: tuple[int, ...]  # per seat: how many decisions the bot made
+
+
 class Tally:
     """The leaderboard's running sums, fed one record at a time.
 
@@ -101,19 +117,40 @@ class Tally:
         self.seat_wins = [0.0] * spec.players
 
     def add(self, record: MatchRecord) -> None:
+        self.add_entry(self.entry(record))
+
+    def entry(self, record: MatchRecord) -> TallyEntry:
+        """What the sums take from a record."""
+        seat_bots = tuple([self.bot_index[s["bot"]] for s in record.seats])
+        timing = [0.0] * len(seat_bots)
+        timed = [0] * len(seat_bots)
+        for decision in record.decisions:
+            if decision.by == "bot":
+                timing[decision.seat] += decision.ms
+                timed[decision.seat] += 1
+        group = record.tournament.get("group")
+        return TallyEntry(
+            group,
+            int(group if group is not None else record.tournament.get("index", 0)),
+            seat_bots,
+            record.result["ranks"],
+            record.result["scores"],
+            tuple([(seat_bots[failure.seat], failure.verdict) for failure in record.failures]),
+            tuple(timing),
+            tuple(timed),
+        )
+
+    def add_entry(self, entry: TallyEntry) -> None:
         spec = self.spec
         self.matches += 1
-        self.groups.add(record.tournament.get("group"))
-        seat_bots = [self.bot_index[s["bot"]] for s in record.seats]
-        ranks = record.result["ranks"]
-        scores = record.result["scores"]
+        self.groups.add(entry.group)
+        seat_bots, ranks, scores = entry.seat_bots, entry.ranks, entry.scores
         wins = self._wins
         group_wins = None
         if self.by_group is not None:
-            group = int(record.tournament.get("group", record.tournament.get("index", 0)))
-            group_wins = self.by_group.get(group)
+            group_wins = self.by_group.get(entry.group_number)
             if group_wins is None:
-                group_wins = self.by_group[group] = [[0.0] * len(wins) for _ in wins]
+                group_wins = self.by_group[entry.group_number] = [[0.0] * len(wins) for _ in wins]
         for a, b, score in pairwise_scores(ranks):
             i, j = seat_bots[a], seat_bots[b]
             if i != j:
@@ -139,12 +176,10 @@ class Tally:
                     self.draws[b] += 1
                 else:
                     self.losses[b] += 1
-        for failure in record.failures:
-            self.failures[seat_bots[failure.seat]][failure.verdict] += 1
-        for entry in record.decisions:
-            if entry.by == "bot":
-                self.decision_ms[seat_bots[entry.seat]] += entry.ms
-                self.decisions[seat_bots[entry.seat]] += 1
+            self.decision_ms[b] += entry.decision_ms[seat]
+            self.decisions[b] += entry.decisions[seat]
+        for bot, verdict in entry.failures:
+            self.failures[bot][verdict] += 1
 
     @property
     def wins(self) -> np.ndarray:
@@ -221,22 +256,23 @@ class ScheduleOrderTally:
         self.tally = Tally(spec, by_group=resamples > 0)
         self.resamples = resamples
         self.next = 0  # the schedule index the tally waits for
-        self.waiting: dict[int, MatchRecord] = {}
+        self.waiting: dict[int, TallyEntry] = {}
 
     def add(self, record: MatchRecord) -> None:
         index = int(record.tournament.get("index", 0))
+        entry = self.tally.entry(record)
         if index != self.next:
-            self.waiting[index] = record
+            self.waiting[index] = entry
             return
-        self.tally.add(record)
+        self.tally.add_entry(entry)
         self.next += 1
         while (after := self.waiting.pop(self.next, None)) is not None:
-            self.tally.add(after)
+            self.tally.add_entry(after)
             self.next += 1
 
     def board(self) -> dict[str, Any]:
         for index in sorted(self.waiting):  # after a gap (a stopped run): the rest, in order
-            self.tally.add(self.waiting.pop(index))
+            self.tally.add_entry(self.waiting.pop(index))
         return self.tally.board(resamples=self.resamples)
 
 

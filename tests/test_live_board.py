@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from arena.leaderboard import Tally, build
+from arena.leaderboard import ScheduleOrderTally, Tally, build
 from arena.record import MatchRecord
 from arena.tournament import TournamentSpec, play_scheduled, schedule
 from bots.registry import make_bot
@@ -69,8 +69,22 @@ def test_a_tally_keeps_no_records():
     tally = Tally(spec)
     for record in records_of(spec):
         tally.add(record)
-    held = [v for v in vars(tally).values() if isinstance(v, list | dict) and v and isinstance(v[0], MatchRecord)]
+    held = [v for v in vars(tally).values() if isinstance(v, list) and v and isinstance(v[0], MatchRecord)]
     assert held == [] and tally.by_group is None
+
+
+def test_records_out_of_order_wait_as_small_entries_not_records():
+    spec = TournamentSpec(game="rolldice", bots=("random", "heuristic"), players=2, repeats=3, seed=4)
+    records = records_of(spec)
+    by_index = sorted(records, key=lambda r: int(r.tournament["index"]))
+    ordered = ScheduleOrderTally(spec, resamples=0)
+    for record in reversed(by_index[1:]):
+        ordered.add(record)
+    assert len(ordered.waiting) == len(records) - 1  # every one waits for the first
+    assert not any(isinstance(v, MatchRecord) for v in ordered.waiting.values())
+    ordered.add(by_index[0])
+    assert ordered.waiting == {}
+    assert ordered.board() == build(spec, records, resamples=0)
 
 
 # -- the service's live views (referee.live) over a real redis-server -------------------------

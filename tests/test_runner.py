@@ -177,3 +177,17 @@ def test_a_record_reads_back_the_same_whichever_json_parser_takes_it():
     assert math.isnan(odd.result["note"]) and odd.result["big"] == 2**70
     with pytest.raises(RecordError, match="not JSON"):
         MatchRecord.loads('{"record": 1,')
+
+
+def test_a_record_is_written_as_the_json_module_writes_it():
+    """Records are serialised by orjson where its bytes are the json module's (ASCII text, 64-bit
+    integers) and by the json module otherwise: the same line either way."""
+    record = play_match(GAME, GAME.config(2), 5, [RandomBot(), RandomBot()])
+    data = record.to_json()
+    assert record.dumps() == json.dumps(data, separators=(",", ":"))
+    for extra in ({"note": "é — ✓"}, {"big": 2**70}):
+        odd = MatchRecord.from_json({**data, "result": {**data["result"], **extra}})
+        line = odd.dumps()
+        assert line == json.dumps(odd.to_json(), separators=(",", ":"))
+        assert line.isascii()
+        assert MatchRecord.loads(line).result == odd.result

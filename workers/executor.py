@@ -53,6 +53,11 @@ from workers.tasks import (  # noqa: F401 (MAX_BATCH: re-exported)
 
 UNACKED = "unacked"  # kombu's Redis transport: delivered, not yet acknowledged messages
 READ_CHUNK = 1000  # records read from the store per round trip
+READ_INTERVAL = 0.025
+"""Seconds between two reads of a following client while more than ``READ_CHUNK`` records are
+still to come: records land in groups of about 50 a few milliseconds apart, and a read per
+group cost the client more CPU than the records it brought (two round trips each); a pause
+gathers several groups into one read. The last records are read as they land."""
 
 
 def batches(indices: Sequence[int], size: int) -> list[list[int]]:
@@ -145,6 +150,8 @@ class CeleryExecutor:
                         return
             if indices:
                 quiet_since = time.monotonic()
+                if len(wanted) > READ_CHUNK:  # the last records are read as they land
+                    time.sleep(READ_INTERVAL)
                 continue
             now = time.monotonic()
             if now - quiet_since > 2.0 and patiently(self.store.is_cancelled, self.tournament_id):
