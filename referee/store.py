@@ -611,10 +611,14 @@ class Store:
     def match_lines_at(self, tournament_id: str, indices: list[int]) -> list[str]:
         """The same records as their JSON lines (``record.dumps()``: what a run directory
         writes, without parsing and serialising them again)."""
+        return list(self.match_lines(tournament_id, indices).values())
+
+    def match_lines(self, tournament_id: str, indices: list[int]) -> dict[int, str]:
+        """Index -> JSON line of the stored records among these indices, in their order."""
         if not indices:
-            return []
+            return {}
         blobs = self.redis.hmget(self.key("t", tournament_id, "matches"), indices)
-        return [decompress_line(blob) for blob in blobs if blob is not None]
+        return {i: decompress_line(blob) for i, blob in zip(indices, blobs, strict=True) if blob is not None}
 
     def stored_match_indices(self, tournament_id: str) -> list[int]:
         """The indices of the stored matches, in schedule order (no record is read)."""

@@ -53,6 +53,7 @@ from workers.tasks import (  # noqa: F401 (MAX_BATCH: re-exported)
 
 UNACKED = "unacked"  # kombu's Redis transport: delivered, not yet acknowledged messages
 READ_CHUNK = 1000  # records read from the store per round trip
+HOLD_LIMIT = 20_000  # records a following client keeps waiting for an earlier one (InOrder)
 READ_INTERVAL = 0.025
 """Seconds between two reads of a following client while more than ``READ_CHUNK`` records are
 still to come: records land in groups of about 50 a few milliseconds apart, and a read per
@@ -135,19 +136,20 @@ class CeleryExecutor:
         self.follow(wanted, on_record)
 
     def follow(self, wanted: set[int], on_record: OnRecord) -> None:
-        """Hand over each wanted record as it is stored; return when all are in, or the
-        tournament was cancelled and nothing more arrives."""
+        """Hand over each wanted record as it is stored, in schedule order (:class:`InOrder`);
+        return when all are in, or the tournament was cancelled and nothing more arrives."""
         cursor = "0"
         quiet_since = checked = time.monotonic()
+        in_order = InOrder(wanted, on_record)
         while wanted:
             cursor, indices = patiently(self.store.follow, self.tournament_id, cursor, self.block_ms)
             fresh = [i for i in indices if i in wanted]
             wanted.difference_update(fresh)
             for start in range(0, len(fresh), READ_CHUNK):  # a bounded reply each
-                for line in patiently(self.store.match_lines_at, self.tournament_id, fresh[start : start + READ_CHUNK]):
-                    if on_record(MatchRecord.loads(line), line):
-                        patiently(self.store.stop, self.tournament_id)
-                        return
+                lines = patiently(self.store.match_lines, self.tournament_id, fresh[start : start + READ_CHUNK])
+                if any(in_order.add(index, line) for index, line in lines.items()):
+                    patiently(self.store.stop, self.tournament_id)
+                    return
             if indices:
                 quiet_since = time.monotonic()
                 if len(wanted) > READ_CHUNK:  # the last records are read as they land
@@ -156,9 +158,52 @@ class CeleryExecutor:
             now = time.monotonic()
             if now - quiet_since > 2.0 and patiently(self.store.is_cancelled, self.tournament_id):
                 # Cancelled (nothing is stored after a cancel): the records so far are final.
+                in_order.flush()
                 info = patiently(self.store.tournament, self.tournament_id) or {}
                 self.cancelled = info.get("status") == "cancelled"
                 return
             if now - quiet_since > self.stall_seconds and now - checked > self.stall_seconds:
                 checked = now
                 patiently(requeue_missing, self.app, self.store, self.tournament_id)
+        if in_order.flush():  # only if a stored record could not be read (expired)
+            patiently(self.store.stop, self.tournament_id)
+
+
+class InOrder:
+    """Hands records over in schedule order. A record stored before an earlier one waits for
+    it, as its line: the store keeps every record, so a client that dies loses nothing it
+    cannot read again. In order, the run directory needs no reordering at its end and the
+    board's tally holds nothing back (with two worker processes both cost the client about
+    10 ms of a 1-second run). Past ``limit`` waiting lines (a batch lost until the stall check
+    sends it again, while the rest of the window plays on) the order is given up: everything
+    waiting is handed over, and from then on each record as it comes."""
+
+    def __init__(self, wanted: set[int], on_record: OnRecord, limit: int = HOLD_LIMIT) -> None:
+        self.order = sorted(wanted)
+        self.next = 0  # self.order[self.next] is the record to hand over next
+        self.waiting: dict[int, str] = {}
+        self.on_record = on_record
+        self.limit = limit
+        self.ordered = True
+
+    def add(self, index: int, line: str) -> bool:
+        """Take a stored record; True once ``on_record`` has asked to stop."""
+        if not self.ordered:
+            return self._hand(line)
+        self.waiting[index] = line
+        order, waiting = self.order, self.waiting
+        while self.next < len(order) and (ready := waiting.pop(order[self.next], None)) is not None:
+            self.next += 1
+            if self._hand(ready):
+                return True
+        if len(waiting) > self.limit:
+            self.ordered = False
+            return self.flush()
+        return False
+
+    def flush(self) -> bool:
+        """Hand over every waiting record, in schedule order, gaps and all."""
+        return any(self._hand(self.waiting.pop(index)) for index in sorted(self.waiting))
+
+    def _hand(self, line: str) -> bool:
+        return bool(self.on_record(MatchRecord.loads(line), line))
