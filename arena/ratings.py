@@ -84,16 +84,18 @@ class OnlineElo:
 
     def update(self, seat_bots: Sequence[int], ranks: Sequence[int]) -> None:
         opponents = max(len(ranks) - 1, 1)
-        delta = [0.0] * len(self.ratings)
+        ratings = self.ratings
+        delta: dict[int, float] = {}  # only the match's bots move (the others would add 0.0)
         for a, b, score in pairwise_scores(ranks):
             i, j = seat_bots[a], seat_bots[b]
             if i == j:
                 continue
-            expected = 1.0 / (1.0 + 10 ** ((self.ratings[j] - self.ratings[i]) / 400.0))
+            expected = 1.0 / (1.0 + 10 ** ((ratings[j] - ratings[i]) / 400.0))
             change = self.k / opponents * (score - expected)
-            delta[i] += change
-            delta[j] -= change
-        self.ratings = [r + d for r, d in zip(self.ratings, delta, strict=True)]
+            delta[i] = delta.get(i, 0.0) + change
+            delta[j] = delta.get(j, 0.0) - change
+        for bot, moved in delta.items():  # after every pair: each pair saw the ratings before
+            ratings[bot] += moved
 
 
 # --------------------------------------------------------------------------------------------
