@@ -31,10 +31,11 @@ from arena.tournament import MatchSpec, PlayerFactory, TournamentSpec, play_sche
 
 class OnRecord(Protocol):
     """Takes a finished record, and its JSON line (``record.dumps()``) when the executor has it
-    already (a worker process or the store sent it as text: not serialised again); True asks
-    for a stop."""
+    already (a worker process or the store sent it as text: not serialised again); ``more``:
+    another record follows at once (records read together), so writing them out can wait for
+    the last. True asks for a stop."""
 
-    def __call__(self, record: MatchRecord, line: str | None = None, /) -> bool | None: ...
+    def __call__(self, record: MatchRecord, line: str | None = None, more: bool = False, /) -> bool | None: ...
 
 
 class Executor(Protocol):

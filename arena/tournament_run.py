@@ -122,9 +122,9 @@ def run_tournament(
     if on_progress:
         on_progress(progress)
 
-    def on_record(record: MatchRecord, line: str | None = None) -> bool:
+    def on_record(record: MatchRecord, line: str | None = None, more: bool = False) -> bool:
         nonlocal played
-        rundir.append(record, line)
+        rundir.append(record, line, flush=not more)
         played += 1
         tally.add(record)
         progress.done += 1

@@ -220,7 +220,7 @@ def test_a_lost_batch_is_enqueued_again_and_counted_once(tmp_path):
         with workers(server.url, tmp_path, count=1, concurrency=2):
             received = []
             executor = CeleryExecutor(server.url, "lost", stall_seconds=2)
-            executor.follow(set(range(total)), lambda record, line=None: received.append(record) and False)
+            executor.follow(set(range(total)), lambda record, line=None, more=False: received.append(record) and False)
             assert len(received) == total
             wait_for(lambda: store.tournament("lost")["status"] == "complete", 60, "finalisation")
             assert_exactly_once(store, "lost", total)

@@ -20,43 +20,51 @@ def lines(count: int) -> dict[int, str]:
     return out
 
 
-def handed(in_order_args: tuple[set[int], int], arrivals: list[int], stop_at: int | None = None):  # type: ignore[no-untyped-def]
+def handed(in_order_args: tuple[set[int], int], arrivals: list[list[int]], stop_at: int | None = None):  # type: ignore[no-untyped-def]
     wanted, limit = in_order_args
     records = lines(max(wanted) + 1)
     got: list[int] = []
+    flushes: list[int] = []  # after which records the run directory would flush
 
-    def on_record(record, line=None):  # type: ignore[no-untyped-def]
+    def on_record(record, line=None, more=False):  # type: ignore[no-untyped-def]
         assert line == records[record.tournament["index"]]
         got.append(record.tournament["index"])
+        if not more:
+            flushes.append(got[-1])
         return record.tournament["index"] == stop_at
 
     in_order = InOrder(set(wanted), on_record, limit=limit)
-    stopped = any(in_order.add(i, records[i]) for i in arrivals)
-    return got, stopped, in_order
+    stopped = False
+    for group in arrivals:  # each group read from the store at once
+        if in_order.add({i: records[i] for i in group}):
+            stopped = True
+            break
+    return got, stopped, in_order, flushes
 
 
 def test_records_are_handed_over_in_schedule_order_whatever_order_they_land_in():
-    got, stopped, in_order = handed(({0, 1, 2, 3, 4, 5}, 100), [3, 4, 0, 5, 2, 1])
+    got, stopped, in_order, flushes = handed(({0, 1, 2, 3, 4, 5}, 100), [[3], [4, 0], [5, 2, 1]])
     assert got == [0, 1, 2, 3, 4, 5] and not stopped and in_order.waiting == {}
+    assert flushes == [0, 5]  # the run directory writes out once after each group handed over
 
 
 def test_a_resumed_run_waits_only_for_the_records_it_wants():
-    got, _, _ = handed(({1, 3, 4}, 100), [4, 1, 3])  # 0 and 2 are on disk already
+    got, _, _, _ = handed(({1, 3, 4}, 100), [[4], [1], [3]])  # 0 and 2 are on disk already
     assert got == [1, 3, 4]
 
 
 def test_a_stop_asked_by_a_record_stops_the_handing_over():
-    got, stopped, in_order = handed(({0, 1, 2, 3}, 100), [2, 3, 1, 0], stop_at=1)
-    assert got == [0, 1] and stopped and sorted(in_order.waiting) == [2, 3]
+    got, stopped, _, _ = handed(({0, 1, 2, 3}, 100), [[2], [3], [1, 0]], stop_at=1)
+    assert got == [0, 1] and stopped  # 2 and 3 were ready: never handed over
 
 
 def test_past_the_limit_the_order_is_given_up_and_nothing_waits_any_more():
-    got, _, in_order = handed(({0, 1, 2, 3, 4, 5, 6}, 2), [1, 2, 4, 5, 3, 6, 0])
+    got, _, in_order, _ = handed(({0, 1, 2, 3, 4, 5, 6}, 2), [[1], [2], [4], [5], [3], [6], [0]])
     # 1, 2, 4 wait for 0; a third waiting line passes the limit: they go in order, gaps and all;
     # from then on each record goes as it comes.
     assert got == [1, 2, 4, 5, 3, 6, 0] and not in_order.ordered and in_order.waiting == {}
 
 
 def test_a_flush_at_the_end_hands_over_what_waits_for_a_record_that_never_came():
-    got, _, in_order = handed(({0, 1, 2, 3}, 100), [2, 3])  # 0 and 1 cancelled before playing
+    got, _, in_order, _ = handed(({0, 1, 2, 3}, 100), [[2, 3]])  # 0 and 1 cancelled before playing
     assert got == [] and in_order.flush() is False and got == [2, 3]

@@ -31,6 +31,19 @@ def record(seed: int):
 SPEC = TournamentSpec(game="rolldice", bots=("random", "heuristic"), players=2)
 
 
+def test_a_store_mixing_new_and_redelivered_records_counts_each_where_it_stands(store):
+    assert store.create_tournament("t", SPEC, total=4, batches=1)
+    store.store_matches("t", [(0, record(0)), (1, record(1))])
+    mixed = store.store_matches("t", [(1, record(1)), (2, record(2)), (0, record(0)), (3, record(3))])
+    assert [(s.new, s.done, s.finalize) for s in mixed] == [
+        (False, 2, False),
+        (True, 3, False),
+        (False, 3, False),
+        (True, 4, True),
+    ]
+    assert store.tournament("t")["done"] == 4
+
+
 def test_each_match_is_stored_and_counted_once_and_one_caller_finalises(store):
     assert store.create_tournament("t", SPEC, total=3, batches=1)
     assert not store.create_tournament("t", SPEC, total=3, batches=1)  # nothing overwritten

@@ -147,7 +147,7 @@ class CeleryExecutor:
             wanted.difference_update(fresh)
             for start in range(0, len(fresh), READ_CHUNK):  # a bounded reply each
                 lines = patiently(self.store.match_lines, self.tournament_id, fresh[start : start + READ_CHUNK])
-                if any(in_order.add(index, line) for index, line in lines.items()):
+                if in_order.add(lines):
                     patiently(self.store.stop, self.tournament_id)
                     return
             if indices:
@@ -186,16 +186,18 @@ class InOrder:
         self.limit = limit
         self.ordered = True
 
-    def add(self, index: int, line: str) -> bool:
-        """Take a stored record; True once ``on_record`` has asked to stop."""
+    def add(self, lines: dict[int, str]) -> bool:
+        """Take stored records (index -> line); True once ``on_record`` has asked to stop."""
         if not self.ordered:
-            return self._hand(line)
-        self.waiting[index] = line
-        order, waiting = self.order, self.waiting
-        while self.next < len(order) and (ready := waiting.pop(order[self.next], None)) is not None:
+            return self._hand(list(lines.values()))
+        waiting, order = self.waiting, self.order
+        waiting.update(lines)
+        ready = []
+        while self.next < len(order) and (line := waiting.pop(order[self.next], None)) is not None:
+            ready.append(line)
             self.next += 1
-            if self._hand(ready):
-                return True
+        if self._hand(ready):
+            return True
         if len(waiting) > self.limit:
             self.ordered = False
             return self.flush()
@@ -203,7 +205,8 @@ class InOrder:
 
     def flush(self) -> bool:
         """Hand over every waiting record, in schedule order, gaps and all."""
-        return any(self._hand(self.waiting.pop(index)) for index in sorted(self.waiting))
+        return self._hand([self.waiting.pop(index) for index in sorted(self.waiting)])
 
-    def _hand(self, line: str) -> bool:
-        return bool(self.on_record(MatchRecord.loads(line), line))
+    def _hand(self, lines: list[str]) -> bool:
+        last = len(lines) - 1
+        return any(self.on_record(MatchRecord.loads(line), line, i < last) for i, line in enumerate(lines))
