@@ -180,8 +180,9 @@ def test_a_record_reads_back_the_same_whichever_json_parser_takes_it():
 
 
 def test_a_record_is_written_as_the_json_module_writes_it():
-    """Records are serialised by orjson where its bytes are the json module's (ASCII text, 64-bit
-    integers) and by the json module otherwise: the same line either way."""
+    """Records are serialised by orjson where its line is the json module's (ASCII text, 64-bit
+    integers; a record's floats are times in whole microseconds and scores) and by the json
+    module otherwise: the same line either way, the same values always."""
     record = play_match(GAME, GAME.config(2), 5, [RandomBot(), RandomBot()])
     data = record.to_json()
     assert record.dumps() == json.dumps(data, separators=(",", ":"))
@@ -191,3 +192,5 @@ def test_a_record_is_written_as_the_json_module_writes_it():
         assert line == json.dumps(odd.to_json(), separators=(",", ":"))
         assert line.isascii()
         assert MatchRecord.loads(line).result == odd.result
+    tiny = MatchRecord.from_json({**data, "result": {**data["result"], "p": 1e-05}})
+    assert json.loads(tiny.dumps())["result"]["p"] == 1e-05  # spelled 0.00001: the same number
