@@ -394,6 +394,12 @@ TAIL_PARTS = 4
 """The last ``size`` matches of a tournament are played in this many smaller batches."""
 
 
+def _layout(total: int, size: int, tail: int) -> tuple[int, int, int]:
+    """(matches in full-size batches, how many such batches, the size of a tail batch)."""
+    head = max(0, total - size) if tail > 1 else total
+    return head, -(-head // size), -(-size // tail)
+
+
 def batch_range(batch: int, total: int, size: int, tail: int = TAIL_PARTS) -> range:
     """The schedule indices of batch ``batch``: batches of ``size`` in schedule order, except
     that the last ``size`` matches are split into ``tail`` batches. Worker processes take
@@ -401,20 +407,17 @@ def batch_range(batch: int, total: int, size: int, tail: int = TAIL_PARTS) -> ra
     whole batch to play while the others wait: smaller last batches shorten that wait (with
     two processes and 500-match batches, about 50 ms of a 1.1 s tournament). ``tail`` 1 is
     the layout of tournaments planned before the split (no ``tail`` field)."""
-    head = max(0, total - size) if tail > 1 else total
-    head_batches = -(-head // size)
+    head, head_batches, part = _layout(total, size, tail)
     if batch < head_batches:
         return range(batch * size, min(head, (batch + 1) * size))
-    part = -(-size // tail)
     start = head + (batch - head_batches) * part
     return range(start, min(total, start + part))
 
 
 def batch_count(total: int, size: int, tail: int = TAIL_PARTS) -> int:
     """How many batches :func:`batch_range` makes of ``total`` matches."""
-    head = max(0, total - size) if tail > 1 else total
-    part = -(-size // tail)
-    return -(-head // size) + -(-(total - head) // part)
+    head, head_batches, part = _layout(total, size, tail)
+    return head_batches + -(-(total - head) // part)
 
 
 class Store:
