@@ -64,18 +64,69 @@ def test_each_match_is_stored_and_counted_once_and_one_caller_finalises(store):
     assert store.match_lines_at("t", [2, 0]) == [store.match("t", 2).dumps(), store.match("t", 0).dumps()]
 
 
-def test_records_are_stored_with_zstandard_and_zlib_records_of_earlier_versions_still_read(store):
-    first, second = record(0).dumps(), record(1).dumps()
+def test_records_stored_together_are_one_zstandard_frame_and_each_entry_says_where(store):
+    lines = [record(i).dumps() for i in range(4)]
+    store.create_tournament("t", SPEC, total=4, batches=1)
+    store.store_lines("t", [(2, lines[2]), (0, lines[0]), (1, lines[1])])
+    matches, groups = store.key("t", "t", "matches"), store.key("t", "t", "groups")
+    assert store.redis.hgetall(matches) == {b"2": b"@1:0", b"0": b"@1:1", b"1": b"@1:2"}
+    frame = store.redis.hget(groups, 1)
+    assert frame.startswith(ZSTD_MAGIC)
+    assert zstandard.ZstdDecompressor().decompress(frame).decode() == "\n".join([lines[2], lines[0], lines[1]])
+    # Together they take less room than a frame each (the reason for groups).
+    single = sum(len(zstandard.ZstdCompressor(level=1).compress(line.encode())) for line in lines[:3])
+    assert len(frame) < single
+    store.store_lines("t", [(3, lines[3])])
+    assert store.redis.hget(matches, 3) == b"@2:0"
+    assert store.match("t", 0).dumps() == lines[0]
+    assert store.match_lines_at("t", [3, 1, 0, 2, 7]) == [lines[3], lines[1], lines[0], lines[2]]
+    assert store.match_lines("t", [1, 3]) == {1: lines[1], 3: lines[3]}
+    assert [r.dumps() for r in store.matches("t")] == lines
+    assert store.stored_indices("t", [0, 3, 4]) == {0, 3}
+
+
+def test_a_redelivered_group_keeps_the_first_copies_and_stores_only_what_is_new(store):
+    lines = [record(i).dumps() for i in range(3)]
     store.create_tournament("t", SPEC, total=3, batches=1)
-    store.store_lines("t", [(0, first)])
-    blob = store.redis.hget(store.key("t", "t", "matches"), 0)
-    assert blob.startswith(ZSTD_MAGIC)
-    assert zstandard.ZstdDecompressor().decompress(blob).decode() == first
-    # A record an earlier version stored (zlib) reads back the same way, by every reader.
-    store.redis.hset(store.key("t", "t", "matches"), 1, zlib.compress(second.encode(), 6))
-    assert store.match("t", 1).dumps() == second
-    assert store.match_lines_at("t", [1, 0]) == [second, first]
-    assert [r.dumps() for r in store.matches("t")] == [first, second]
+    store.store_lines("t", [(0, lines[0]), (1, lines[1])])
+    groups = store.key("t", "t", "groups")
+    # All of it stored already: no group kept, the entries unchanged.
+    assert [s.new for s in store.store_lines("t", [(1, lines[1]), (0, lines[0])])] == [False, False]
+    assert store.redis.hlen(groups) == 1
+    # Partly new: the new record's entry points into the new group, the others keep theirs.
+    assert [s.new for s in store.store_lines("t", [(1, lines[1]), (2, lines[2])])] == [False, True]
+    assert store.redis.hmget(store.key("t", "t", "matches"), [0, 1, 2]) == [b"@1:0", b"@1:1", b"@3:1"]
+    assert store.redis.hlen(groups) == 2
+    assert store.match_lines_at("t", [0, 1, 2]) == lines
+    # The same index twice in one group: stored once, counted once.
+    store.create_tournament("u", SPEC, total=5, batches=1)
+    twice = store.store_lines("u", [(4, lines[0]), (4, lines[1])])
+    assert [(s.new, s.done) for s in twice] == [(True, 1), (False, 1)]
+    assert store.match("u", 4).dumps() == lines[0]
+
+
+def test_a_cancelled_tournament_stores_no_group_and_a_line_with_a_newline_is_refused(store):
+    line = record(0).dumps()
+    store.create_tournament("t", SPEC, total=2, batches=1)
+    with pytest.raises(ValueError, match="newline"):
+        store.store_lines("t", [(0, line), (1, line[:20] + "\n" + line[20:])])
+    assert store.tournament("t")["done"] == 0 and store.match("t", 0) is None  # nothing stored
+    store.cancel("t")
+    assert [s.new for s in store.store_lines("t", [(0, line)])] == [False]
+    assert store.redis.hlen(store.key("t", "t", "groups")) == 0
+
+
+def test_records_stored_alone_by_earlier_versions_still_read_beside_groups(store):
+    lines = [record(i).dumps() for i in range(3)]
+    store.create_tournament("t", SPEC, total=3, batches=1)
+    store.store_lines("t", [(0, lines[0])])
+    matches = store.key("t", "t", "matches")
+    # Earlier versions stored a record alone: Zstandard, and before that zlib.
+    store.redis.hset(matches, 1, zstandard.ZstdCompressor(level=3).compress(lines[1].encode()))
+    store.redis.hset(matches, 2, zlib.compress(lines[2].encode(), 6))
+    assert store.match("t", 1).dumps() == lines[1] and store.match("t", 2).dumps() == lines[2]
+    assert store.match_lines_at("t", [2, 0, 1]) == [lines[2], lines[0], lines[1]]
+    assert [r.dumps() for r in store.matches("t")] == lines
 
 
 def test_followers_read_the_one_match_events_of_earlier_versions(store):
@@ -92,8 +143,9 @@ def test_records_expire_after_the_retention_days(store):
     store.create_tournament("t", SPEC, total=1, batches=1)
     store.store_match("t", 0, record(0))
     store.expire_matches("t")
-    ttl = store.redis.ttl(store.key("t", "t", "matches"))
-    assert 2 * 86400 - 5 <= ttl <= 2 * 86400
+    for suffix in ("matches", "groups", "events"):
+        ttl = store.redis.ttl(store.key("t", "t", suffix))
+        assert 2 * 86400 - 5 <= ttl <= 2 * 86400, suffix
     assert store.redis.ttl(store.key("t", "t")) == -1  # the tournament itself is kept
 
 
