@@ -642,7 +642,8 @@ class Store:
         return None if line is None else MatchRecord.loads(line)
 
     def matches_at(self, tournament_id: str, indices: list[int]) -> list[MatchRecord]:
-        """The stored records with these indices, in that order (one round trip)."""
+        """The stored records with these indices, in that order (two round trips: the entries, then
+        their groups)."""
         return [MatchRecord.loads(line) for line in self.match_lines_at(tournament_id, indices)]
 
     def match_lines_at(self, tournament_id: str, indices: list[int]) -> list[str]:
