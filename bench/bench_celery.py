@@ -12,7 +12,11 @@ redis-server and worker, both up throughout); the ratios are the medians of the 
 each tournament is let finalise (untimed) before the next run starts. Workers run without
 Prometheus metrics, like the local run (``--worker-metrics`` measures them with metrics on).
 Also the CPU of this process per match (medians): the whole local run, and the client that
-follows each Celery run (it reads every record from the store, writes it and keeps the board).
+follows each Celery run (it reads every record from the store, writes it and keeps the board);
+for each Celery run the CPU of its pool processes, of the worker's main process and of Redis;
+and ``celery_2_vs_1_cpu_bound``, 2P / (P + N) from the run with two processes (P the pools'
+CPU a match, N the rest's): the most two processes can give on two cores against one process
+that never waits.
 """
 
 from __future__ import annotations
@@ -33,10 +37,14 @@ from arena.executor import LocalExecutor
 from arena.rundir import RunDirectory
 from arena.tournament import TournamentSpec, schedule
 from arena.tournament_run import run_tournament
+from bench.procstat import children, cpu_seconds
 from referee.store import Store
 from tests.services import redis_server, wait_for, workers
 from workers.app import make_app
 from workers.executor import CeleryExecutor, auto_batch_size, batches
+
+PARTS = ("pools", "main", "redis")
+"""The processes of a Celery setup besides the following client (this process)."""
 
 
 def instant_spec(matches: int) -> TournamentSpec:
@@ -82,18 +90,26 @@ def main(argv: list[str] | None = None) -> int:
     # CPU of this process: the whole local run; for Celery, the client that follows the run
     # (reads each record from the store, writes it, keeps the board's sums).
     cpu: dict[str, list[float]] = {"local": [], "celery_1": [], "celery_2": []}
+    # CPU seconds of the other processes of each Celery run (see ``parts`` below).
+    others: dict[str, list[float]] = {f"celery_{procs}_{part}": [] for procs in (1, 2) for part in PARTS}
     with tempfile.TemporaryDirectory() as tmp_dir, contextlib.ExitStack() as stack:
         tmp = Path(tmp_dir)
         # One Redis and one worker per process count, both up all along (an idle worker only
         # waits on its Redis): the three runs alternate, round after round.
         urls = {}
+        # The other processes of each setup, whose CPU is counted per run: the pool processes,
+        # the worker's main process, and Redis.
+        parts: dict[int, dict[str, list[int]]] = {}
         for procs in (1, 2):
             (tmp / f"redis-{procs}").mkdir()
             server = stack.enter_context(redis_server(tmp / f"redis-{procs}"))
-            stack.enter_context(
+            (worker,) = stack.enter_context(
                 workers(server.url, tmp / f"redis-{procs}", count=1, concurrency=procs, metrics=args.worker_metrics)
             )
             urls[procs] = server.url
+            assert server.process is not None
+            main_pid = worker.process.pid
+            parts[procs] = {"pools": sorted(children(main_pid)), "main": [main_pid], "redis": [server.process.pid]}
             # Warm-up: every pool process imports the game and its bots once (a running worker
             # has; the local run imports them in this process before timing too).
             warm = instant_spec(40 * procs)
@@ -118,10 +134,13 @@ def main(argv: list[str] | None = None) -> int:
                 executor = CeleryExecutor(url, tid)
                 with executor.app.connection_for_write() as connection:  # connect before timing
                     connection.ensure_connection()
+                before = {part: cpu_seconds(pids) for part, pids in parts[procs].items()}
                 seconds = timed(
                     lambda ex=executor, t=tid: run_tournament(spec, t, RunDirectory(tmp / t), ex, resamples=0),
                     cpu[f"celery_{procs}"],
                 )
+                for part, pids in parts[procs].items():
+                    others[f"celery_{procs}_{part}"].append(cpu_seconds(pids) - before[part])
                 rates[f"celery_{procs}"].append(total / seconds)
                 # Finalising a tournament rebuilds the game's leaderboard from every tournament
                 # of the game so far: wait for it, untimed, before the next run.
@@ -146,6 +165,15 @@ def main(argv: list[str] | None = None) -> int:
     for name, seconds in cpu.items():
         what = "local_cpu_us_per_match" if name == "local" else f"{name}_client_cpu_us_per_match"
         report[what] = round(statistics.median(seconds) / total * 1e6, 1)
+    per_match = {name: statistics.median(seconds) / total * 1e6 for name, seconds in others.items()}
+    for name, us in per_match.items():
+        report[f"{name}_cpu_us_per_match"] = round(us, 1)
+    # What two processes can give at most on two cores: with P the pools' CPU a match and N the
+    # rest's (the following client, the worker's main process, Redis), 2P / (P + N) of one
+    # process that is never idle.
+    pools = per_match["celery_2_pools"]
+    rest = statistics.median(cpu["celery_2"]) / total * 1e6 + per_match["celery_2_main"] + per_match["celery_2_redis"]
+    report["celery_2_vs_1_cpu_bound"] = round(2 * pools / (pools + rest), 3)
     one_vs_local = [c / loc for c, loc in zip(rates["celery_1"], rates["local"], strict=True)]
     two_vs_one = [c2 / c1 for c2, c1 in zip(rates["celery_2"], rates["celery_1"], strict=True)]
     report["celery_1_vs_local_rounds"] = [round(x, 3) for x in one_vs_local]

@@ -37,12 +37,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import ClassVar
@@ -54,6 +52,7 @@ from arena.games.rolldice import GAME
 from arena.record import MatchRecord
 from arena.runner import play_match_async
 from arena.v1 import bot_pb2
+from bench.procstat import children, cpu_seconds
 from referee import aioloop
 from referee.remote import CHANNEL_OPTIONS, PLAY_METHOD, RemotePlayer
 from tests.remote_helpers import bot_process
@@ -62,30 +61,6 @@ from tests.remote_helpers import bot_process
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def children() -> set[int]:
-    """This process's child processes (the servers it started)."""
-    found = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == os.getpid():
-                        found.add(int(entry))
-            except (OSError, ValueError, IndexError):
-                pass
-    return found
-
-
-def cpu_seconds(pids: Iterable[int]) -> float:
-    """User + system CPU of processes so far (all their threads)."""
-    total = 0
-    for pid in pids:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
 
 
 class ProbedPlayer(RemotePlayer):

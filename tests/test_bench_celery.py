@@ -1,0 +1,24 @@
+"""bench.bench_celery runs end to end on a small budget and reports what the README quotes, the
+CPU of every process of a Celery run among it (no timing is asserted: the machine is shared)."""
+
+from __future__ import annotations
+
+import json
+
+from bench.bench_celery import main
+
+
+def test_the_celery_bench_reports_rates_and_the_cpu_of_every_process(capsys):
+    assert main(["--matches", "200", "--rounds", "1"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["matches"] == 200
+    for name in ("local", "celery_1", "celery_2"):
+        (rate,) = report[f"{name}_matches_per_s"]
+        assert rate > 0
+    for procs in (1, 2):
+        for part in ("client", "pools", "main", "redis"):
+            assert report[f"celery_{procs}_{part}_cpu_us_per_match"] >= 0, (procs, part)
+        # The pools play the matches: they cannot have used no CPU.
+        assert report[f"celery_{procs}_pools_cpu_us_per_match"] > 0
+    assert 0 < report["celery_2_vs_1_cpu_bound"] <= 2
+    assert 0 < report["celery_1_vs_local"] and 0 < report["celery_2_vs_1"]
