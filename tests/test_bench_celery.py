@@ -21,4 +21,4 @@ def test_the_celery_bench_reports_rates_and_the_cpu_of_every_process(capsys):
         # The pools play the matches: they cannot have used no CPU.
         assert report[f"celery_{procs}_pools_cpu_us_per_match"] > 0
     assert 0 < report["celery_2_vs_1_cpu_bound"] <= 2
-    assert 0 < report["celery_1_vs_local"] and 0 < report["celery_2_vs_1"]
+    assert report["celery_1_vs_local"] > 0 and report["celery_2_vs_1"] > 0
