@@ -700,7 +700,7 @@ class Store:
     def matches(self, tournament_id: str) -> list[MatchRecord]:
         """Every stored record of a tournament, in schedule order."""
         raw = self.redis.hgetall(self.key("t", tournament_id, "matches"))
-        lines = self._lines(tournament_id, sorted(((int(k), v) for k, v in raw.items()), key=lambda kv: kv[0]))
+        lines = self._lines(tournament_id, sorted((int(k), v) for k, v in raw.items()))  # indices are unique
         return [MatchRecord.loads(line) for line in lines.values()]
 
     def follow(self, tournament_id: str, cursor: str = "0", block_ms: int = 1000) -> tuple[str, list[int]]:
