@@ -16,7 +16,10 @@ follows each Celery run (it reads every record from the store, writes it and kee
 for each Celery run the CPU of its pool processes, of the worker's main process and of Redis;
 and ``celery_2_vs_1_cpu_bound``, 2P / (P + N) from the run with two processes (P the pools'
 CPU a match, N the rest's): the most two processes can give on two cores against one process
-that never waits.
+that never waits. And what the machine itself gives two processes (``machine_2_vs_1``): the
+local run in two separate processes at once against one of them alone, in the same rounds (no
+Celery, no Redis, nothing shared but the cores), and ``celery_2_vs_1_of_machine``, the Celery
+ratio as a share of it.
 """
 
 from __future__ import annotations
@@ -24,10 +27,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import multiprocessing
 import statistics
 import sys
 import tempfile
 import time
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import redis
@@ -62,6 +67,56 @@ def timed(run, cpu: list[float] | None = None) -> float:  # type: ignore[no-unty
     return time.perf_counter() - began
 
 
+def local_runner(matches: int, tmp: str, commands: Connection) -> None:
+    """A process of the machine's own baseline: plays the bench's tournament locally each time it
+    is told (a name), and answers with the wall seconds it took."""
+    spec = instant_spec(matches)
+    warm = instant_spec(40)
+    run_tournament(warm, "warm", RunDirectory(Path(tmp) / "warm"), LocalExecutor(make_player, 1), resamples=0)
+    commands.send("ready")
+    while (name := commands.recv()) is not None:
+        began = time.perf_counter()
+        run_tournament(spec, name, RunDirectory(Path(tmp) / name), LocalExecutor(make_player, 1), resamples=0)
+        commands.send(time.perf_counter() - began)
+
+
+class MachineBaseline:
+    """Two local runners in processes of their own (spawned: nothing of this process is
+    inherited). A round plays the tournament in one of them alone, then in both at once."""
+
+    def __init__(self, matches: int, tmp: Path) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.total = len(schedule(instant_spec(matches)))
+        self.pipes = []
+        self.processes = []
+        for n in range(2):
+            here, there = context.Pipe()
+            (tmp / f"machine-{n}").mkdir()
+            process = context.Process(target=local_runner, args=(matches, str(tmp / f"machine-{n}"), there))
+            process.start()
+            self.pipes.append(here)
+            self.processes.append(process)
+        for pipe in self.pipes:
+            if pipe.recv() != "ready":
+                raise RuntimeError("a local runner of the machine baseline did not start")
+
+    def round(self, r: int) -> tuple[float, float]:
+        """Matches/s of one process alone, and of two at once (both tournaments over the wall
+        time of the slower)."""
+        self.pipes[0].send(f"alone-{r}")
+        alone = self.total / self.pipes[0].recv()
+        for n, pipe in enumerate(self.pipes):
+            pipe.send(f"both-{r}-{n}")
+        walls = [pipe.recv() for pipe in self.pipes]
+        return alone, 2 * self.total / max(walls)
+
+    def close(self) -> None:
+        for pipe in self.pipes:
+            pipe.send(None)
+        for process in self.processes:
+            process.join(30)
+
+
 def settled(url: str, tournament_id: str) -> None:
     """Wait until the tournament is finalised (its leaderboard built by a worker), so that work
     does not land in the next timed run."""
@@ -86,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     total = len(schedule(spec))
     size = auto_batch_size(spec, total)
     report: dict[str, object] = {"matches": total, "batch_size": size, "worker_metrics": args.worker_metrics}
-    rates: dict[str, list[float]] = {"local": [], "celery_1": [], "celery_2": []}
+    rates: dict[str, list[float]] = {"local": [], "celery_1": [], "celery_2": [], "machine_1": [], "machine_2": []}
     # CPU of this process: the whole local run; for Celery, the client that follows the run
     # (reads each record from the store, writes it, keeps the board's sums).
     cpu: dict[str, list[float]] = {"local": [], "celery_1": [], "celery_2": []}
@@ -121,7 +176,12 @@ def main(argv: list[str] | None = None) -> int:
                 resamples=0,
             )
             settled(server.url, f"warm-{procs}")
+        machine = MachineBaseline(args.matches, tmp)
+        stack.callback(machine.close)
         for r in range(args.rounds):
+            alone, both = machine.round(r)
+            rates["machine_1"].append(alone)
+            rates["machine_2"].append(both)
             seconds = timed(
                 lambda r=r: run_tournament(
                     spec, f"local-{r}", RunDirectory(tmp / f"local-{r}"), LocalExecutor(make_player, 1), resamples=0
@@ -180,6 +240,10 @@ def main(argv: list[str] | None = None) -> int:
     report["celery_2_vs_1_rounds"] = [round(x, 3) for x in two_vs_one]
     report["celery_1_vs_local"] = round(statistics.median(one_vs_local), 3)
     report["celery_2_vs_1"] = round(statistics.median(two_vs_one), 3)
+    machine_ratios = [m2 / m1 for m2, m1 in zip(rates["machine_2"], rates["machine_1"], strict=True)]
+    report["machine_2_vs_1_rounds"] = [round(x, 3) for x in machine_ratios]
+    report["machine_2_vs_1"] = round(statistics.median(machine_ratios), 3)
+    report["celery_2_vs_1_of_machine"] = round(statistics.median(two_vs_one) / statistics.median(machine_ratios), 3)
     print(json.dumps(report, indent=2))
     return 0
 

@@ -1,9 +1,12 @@
 """bench.bench_celery runs end to end on a small budget and reports what the README quotes, the
-CPU of every process of a Celery run among it (no timing is asserted: the machine is shared)."""
+CPU of every process of a Celery run and the machine's own two-process baseline among it (no
+timing is asserted: the machine is shared)."""
 
 from __future__ import annotations
 
 import json
+
+import pytest
 
 from bench.bench_celery import main
 
@@ -22,3 +25,10 @@ def test_the_celery_bench_reports_rates_and_the_cpu_of_every_process(capsys):
         assert report[f"celery_{procs}_pools_cpu_us_per_match"] > 0
     assert 0 < report["celery_2_vs_1_cpu_bound"] <= 2
     assert report["celery_1_vs_local"] > 0 and report["celery_2_vs_1"] > 0
+    # The machine's own baseline: the local run alone, then in two processes at once.
+    for name in ("machine_1", "machine_2"):
+        (rate,) = report[f"{name}_matches_per_s"]
+        assert rate > 0
+    (ratio,) = report["machine_2_vs_1_rounds"]
+    assert report["machine_2_vs_1"] == ratio > 0
+    assert report["celery_2_vs_1_of_machine"] == pytest.approx(report["celery_2_vs_1"] / ratio, abs=0.002)
