@@ -35,11 +35,17 @@ class Param:
         return f"{self.name}={show(self.low)}..{show(self.high)}"
 
 
+def allowed(specs: Sequence[Param]) -> str:
+    """Every parameter with its range, for an error message."""
+    return ", ".join(p.describe() for p in specs) or "no parameters"
+
+
 def read_params(bot: str, raw: Mapping[str, str], specs: Sequence[Param]) -> dict[str, float]:
-    allowed = ", ".join(p.describe() for p in specs) or "no parameters"
-    unknown = sorted(set(raw) - {p.name for p in specs})
-    if unknown:
-        raise ConfigError(f"{bot} takes {allowed}; got {', '.join(unknown)}")
+    # Called for every bot a match makes: the allowed ranges are spelled out only for an error.
+    if raw:
+        unknown = sorted(set(raw) - {p.name for p in specs})
+        if unknown:
+            raise ConfigError(f"{bot} takes {allowed(specs)}; got {', '.join(unknown)}")
     values: dict[str, float] = {}
     for spec in specs:
         text = raw.get(spec.name)
@@ -49,14 +55,14 @@ def read_params(bot: str, raw: Mapping[str, str], specs: Sequence[Param]) -> dic
         if spec.choices:
             if text not in spec.choices:
                 named = "|".join(spec.choices)
-                raise ConfigError(f"{bot}: {spec.name}={text!r} is not one of {named}; allowed {allowed}")
+                raise ConfigError(f"{bot}: {spec.name}={text!r} is not one of {named}; allowed {allowed(specs)}")
             values[spec.name] = spec.choices.index(text)
             continue
         try:
             value = int(text) if spec.integer else float(text)
         except ValueError:
-            raise ConfigError(f"{bot}: {spec.name}={text!r} is not a number; allowed {allowed}") from None
+            raise ConfigError(f"{bot}: {spec.name}={text!r} is not a number; allowed {allowed(specs)}") from None
         if not spec.low <= value <= spec.high:
-            raise ConfigError(f"{bot}: {spec.name}={text} is out of range; allowed {allowed}")
+            raise ConfigError(f"{bot}: {spec.name}={text} is out of range; allowed {allowed(specs)}")
         values[spec.name] = value
     return values
