@@ -1,6 +1,7 @@
-"""bench.bench_engine runs end to end on a small budget: the bare loop and the full runner play
-the same seeds in interleaved slices, and the report says what the README quotes (no timing is
-asserted: the machine is shared)."""
+"""bench.bench_engine runs end to end on a small budget: the bare loop and the full runner take
+turns in slices of as many matches (different seeds), both loops play the same match for a
+seed, and the report says what the README quotes (no timing is asserted: the machine is
+shared)."""
 
 from __future__ import annotations
 
