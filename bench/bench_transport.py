@@ -23,7 +23,11 @@
    servers answering the same client loop (a real request of the match), the echo with the
    referee's own work per decision (the match's time per decision minus the bot's recorded
    time) spent before each round trip, and the match against that; also the median time of a
-   match's write against the echo's.
+   match's write against the echo's. And the two in turns (``match_vs_echo_interleaved``): a
+   match that stops every 100 requests for 100 round trips of the one-server echo on a stream
+   kept open, each slice of the match against the echo slice after it (the median of the
+   slices' ratios, with their 10th and 90th percentiles): a change in the machine's speed
+   falls on both alike, which the alternation of whole runs above cannot promise.
 3. Concurrency: bots that take 20 ms per decision; N matches at once in one referee process
    (coroutines on the referee's event loop); each match's throughput against its ideal (its
    decisions x 20 ms), and timeouts at a 200 ms limit; against 2N bare echo streams (a match
@@ -83,6 +87,89 @@ class ProbedPlayer(RemotePlayer):
     @staticmethod
     def reset() -> None:
         ProbedPlayer.sizes, ProbedPlayer.writes = [], []
+
+
+class EchoSlices:
+    """An echo stream kept open on the referee's event loop and driven in slices of round trips
+    from within a match (:class:`InterleavedPlayer`)."""
+
+    def __init__(self, target: str, payload: bytes) -> None:
+        self.target = target.removeprefix("grpc://")
+        self.payload = payload
+        self.channel: grpc.aio.Channel | None = None
+        self.call: grpc.aio.StreamStreamCall | None = None
+
+    async def open(self) -> None:
+        self.channel = grpc.aio.insecure_channel(self.target, options=CHANNEL_OPTIONS)
+        self.call = self.channel.stream_stream("/bench.Echo/Echo")()
+        await self.run(50)  # warm-up
+
+    async def run(self, round_trips: int) -> float:
+        """Seconds taken by this many round trips."""
+        assert self.call is not None
+        began = time.perf_counter()
+        for _ in range(round_trips):
+            await self.call.write(self.payload)
+            await self.call.read()
+        return time.perf_counter() - began
+
+    async def close(self) -> None:
+        if self.call is not None:
+            await self.call.done_writing()
+        if self.channel is not None:
+            await self.channel.close()
+
+
+class InterleavedPlayer(RemotePlayer):
+    """A remote player whose match stops, every ``every`` requests (both seats together), for a
+    slice of as many echo round trips, before that request is written (no clock of the bot's
+    runs yet). Each slice of the match is timed against the echo slice right after it, so a
+    change in the machine's speed falls on both alike; the first slice (the match's start, one
+    decision short) is left out."""
+
+    echo: ClassVar[EchoSlices | None] = None
+    every: ClassVar[int] = 100
+    requests: ClassVar[int] = 0
+    mark: ClassVar[float] = 0.0
+    match_seconds: ClassVar[list[float]] = []
+    echo_seconds: ClassVar[list[float]] = []
+
+    @staticmethod
+    def reset(echo: EchoSlices, every: int) -> None:
+        cls = InterleavedPlayer
+        cls.echo, cls.every, cls.requests = echo, every, 0
+        cls.mark = time.perf_counter()
+        cls.match_seconds, cls.echo_seconds = [], []
+
+    async def _send_request(self, data: bytes) -> object:  # type: ignore[override]
+        cls = InterleavedPlayer
+        cls.requests += 1
+        if cls.echo is not None and cls.requests % cls.every == 0:
+            cls.match_seconds.append(time.perf_counter() - cls.mark)
+            cls.echo_seconds.append(await cls.echo.run(cls.every))
+            cls.mark = time.perf_counter()
+        return await super()._send_request(data)
+
+    @staticmethod
+    def ratios() -> list[float]:
+        """Each slice's decisions per second of the match over the echo's round trips per second."""
+        pairs = list(zip(InterleavedPlayer.match_seconds, InterleavedPlayer.echo_seconds, strict=True))[1:]
+        return [echo / match for match, echo in pairs]
+
+
+def interleaved(bots: list[str], echo_address: str, payload: bytes, decisions: int) -> list[float]:
+    """The match against one echo server, slice by slice (:class:`InterleavedPlayer`): a slice of
+    a tenth of the decisions, at least 10 and at most 100."""
+    slices = EchoSlices(echo_address, payload)
+    aioloop.run(slices.open())
+    try:
+        InterleavedPlayer.reset(slices, max(10, min(100, decisions // 10)))
+        players = [InterleavedPlayer(bots[0]), InterleavedPlayer(bots[1])]
+        match(bots[0], bots[1], int(decisions * 1.75), {}, players=players)
+        return InterleavedPlayer.ratios()
+    finally:
+        InterleavedPlayer.echo = None
+        aioloop.run(slices.close())
 
 
 def request_size(address_a: str, address_b: str) -> int:
@@ -191,6 +278,7 @@ def transport(kind: str, decisions: int, tmp: Path, rounds: int = 3) -> dict[str
     out = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
     out["match_vs_echo_each_round"] = [run["match_vs_echo"] for run in runs]  # type: ignore[assignment]
     out["match_vs_echo_two_servers_each_round"] = [run["match_vs_echo_two_servers"] for run in runs]  # type: ignore[assignment]
+    out["match_vs_echo_interleaved_each_round"] = [run["match_vs_echo_interleaved"] for run in runs]  # type: ignore[assignment]
     return out
 
 
@@ -242,7 +330,14 @@ def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
         # referee's own work alone leaves of the echo's rate.
         echo_work_rate, _ = echo(echoes, decisions, payload, work=max(0.0, between))
         bots_rate = bot_round_trips(bots, decisions, ProbedPlayer.last)
+        sliced = interleaved(bots, echoes[0], payload, decisions)
     return {
+        # The match and the echo taking turns in slices (see InterleavedPlayer): the median of
+        # the slices' ratios, and their spread.
+        "match_vs_echo_interleaved": round(statistics.median(sliced), 3),
+        "match_vs_echo_interleaved_p10": round(percentile(sliced, 0.1), 3),
+        "match_vs_echo_interleaved_p90": round(percentile(sliced, 0.9), 3),
+        "interleaved_slices": len(sliced),
         "echo_round_trips_per_s": round(echo_rate),
         "echo_two_servers_round_trips_per_s": round(echo2_rate),
         "match_decisions_per_s": round(rate),

@@ -23,8 +23,14 @@ def test_the_transport_bench_reports_every_part_of_a_decision(capsys):
             "bot_servers_vs_echo_two_servers",
             "echo_two_servers_with_referee_work_vs_echo_two_servers",
             "match_vs_echo_two_servers_with_referee_work",
+            "match_vs_echo_interleaved",
         ):
             assert 0 < run[key] < 10, (kind, key, run[key])
+        # The match and the echo in turns: slices of a tenth of the decisions (at least 10).
+        assert run["interleaved_slices"] >= 5
+        assert run["match_vs_echo_interleaved_p10"] <= run["match_vs_echo_interleaved"]
+        assert run["match_vs_echo_interleaved"] <= run["match_vs_echo_interleaved_p90"]
+        assert run["match_vs_echo_interleaved_each_round"] == [run["match_vs_echo_interleaved"]]
         assert run["referee_between_requests_us"] > 0
         assert run["match_write_p50_us"] > 0 and run["echo_two_servers_write_p50_us"] > 0
     (row,) = report["concurrency_20ms_bots"]
