@@ -67,16 +67,20 @@ def timed(run, cpu: list[float] | None = None) -> float:  # type: ignore[no-unty
     return time.perf_counter() - began
 
 
+def run_locally(spec: TournamentSpec, name: str, root: Path) -> None:
+    """The tournament with the local executor, one process, into ``root / name``."""
+    run_tournament(spec, name, RunDirectory(root / name), LocalExecutor(make_player, 1), resamples=0)
+
+
 def local_runner(matches: int, tmp: str, commands: Connection) -> None:
     """A process of the machine's own baseline: plays the bench's tournament locally each time it
     is told (a name), and answers with the wall seconds it took."""
     spec = instant_spec(matches)
-    warm = instant_spec(40)
-    run_tournament(warm, "warm", RunDirectory(Path(tmp) / "warm"), LocalExecutor(make_player, 1), resamples=0)
+    run_locally(instant_spec(40), "warm", Path(tmp))
     commands.send("ready")
     while (name := commands.recv()) is not None:
         began = time.perf_counter()
-        run_tournament(spec, name, RunDirectory(Path(tmp) / name), LocalExecutor(make_player, 1), resamples=0)
+        run_locally(spec, name, Path(tmp))
         commands.send(time.perf_counter() - began)
 
 
@@ -182,12 +186,7 @@ def main(argv: list[str] | None = None) -> int:
             alone, both = machine.round(r)
             rates["machine_1"].append(alone)
             rates["machine_2"].append(both)
-            seconds = timed(
-                lambda r=r: run_tournament(
-                    spec, f"local-{r}", RunDirectory(tmp / f"local-{r}"), LocalExecutor(make_player, 1), resamples=0
-                ),
-                cpu["local"],
-            )
+            seconds = timed(lambda r=r: run_locally(spec, f"local-{r}", tmp), cpu["local"])
             rates["local"].append(total / seconds)
             for procs, url in urls.items():
                 tid = f"celery-{procs}-{r}"
