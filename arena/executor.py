@@ -24,7 +24,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from arena.record import MatchRecord
+from arena.record import MatchRecord, RecordView
 from arena.runner import Cancelled, MatchCancelled
 from arena.tournament import MatchSpec, PlayerFactory, TournamentSpec, play_scheduled
 
@@ -33,9 +33,12 @@ class OnRecord(Protocol):
     """Takes a finished record, and its JSON line (``record.dumps()``) when the executor has it
     already (a worker process or the store sent it as text: not serialised again); ``more``:
     another record follows at once (records read together), so writing them out can wait for
-    the last. True asks for a stop."""
+    the last. True asks for a stop. A record read back from a line may come as its
+    :class:`RecordView` (the line itself is the record)."""
 
-    def __call__(self, record: MatchRecord, line: str | None = None, more: bool = False, /) -> bool | None: ...
+    def __call__(
+        self, record: MatchRecord | RecordView, line: str | None = None, more: bool = False, /
+    ) -> bool | None: ...
 
 
 class Executor(Protocol):

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from arena.ratings import OnlineElo, bootstrap_intervals, pairwise_scores, summed_fit
-from arena.record import MatchRecord
+from arena.record import MatchRecord, Tallied
 from arena.runner import VERDICTS
 from arena.tournament import TournamentSpec, seat_bot_indices
 
@@ -116,10 +116,10 @@ class Tally:
         self.seat_rank_sum = [0.0] * spec.players
         self.seat_wins = [0.0] * spec.players
 
-    def add(self, record: MatchRecord) -> None:
+    def add(self, record: Tallied) -> None:
         self.add_entry(self.entry(record))
 
-    def entry(self, record: MatchRecord) -> TallyEntry:
+    def entry(self, record: Tallied) -> TallyEntry:
         """What the sums take from a record."""
         seat_bots = tuple([self.bot_index[s["bot"]] for s in record.seats])
         timing = [0.0] * len(seat_bots)
@@ -151,7 +151,8 @@ class Tally:
             group_wins = self.by_group.get(entry.group_number)
             if group_wins is None:
                 group_wins = self.by_group[entry.group_number] = [[0.0] * len(wins) for _ in wins]
-        for a, b, score in pairwise_scores(ranks):
+        pairs = pairwise_scores(ranks)
+        for a, b, score in pairs:
             i, j = seat_bots[a], seat_bots[b]
             if i != j:
                 wins[i][j] += score
@@ -159,25 +160,29 @@ class Tally:
                 if group_wins is not None:
                     group_wins[i][j] += score
                     group_wins[j][i] += 1.0 - score
-        self.elo.update(seat_bots, ranks)
+        self.elo.update_pairs(seat_bots, pairs, len(ranks))
         winners = ranks.count(1)
+        # The sums bound to locals: a tally adds every record a distributed run's client reads.
+        games, rank_sum, score_sum, seat_rank_sum = self.games, self.rank_sum, self.score_sum, self.seat_rank_sum
+        decision_ms, decisions, two = self.decision_ms, self.decisions, spec.players == 2
         for seat, b in enumerate(seat_bots):
-            self.games[b] += 1
-            self.rank_sum[b] += ranks[seat]
-            self.score_sum[b] += float(scores[seat])
-            self.seat_rank_sum[seat] += ranks[seat]
-            if ranks[seat] == 1:
+            rank = ranks[seat]
+            games[b] += 1
+            rank_sum[b] += rank
+            score_sum[b] += float(scores[seat])
+            seat_rank_sum[seat] += rank
+            if rank == 1:
                 self.seat_wins[seat] += 1.0 / winners
-            if spec.players == 2:
+            if two:
                 other = ranks[1 - seat]
-                if ranks[seat] < other:
+                if rank < other:
                     self.won[b] += 1
-                elif ranks[seat] == other:
+                elif rank == other:
                     self.draws[b] += 1
                 else:
                     self.losses[b] += 1
-            self.decision_ms[b] += entry.decision_ms[seat]
-            self.decisions[b] += entry.decisions[seat]
+            decision_ms[b] += entry.decision_ms[seat]
+            decisions[b] += entry.decisions[seat]
         for bot, verdict in entry.failures:
             self.failures[bot][verdict] += 1
 
@@ -258,7 +263,7 @@ class ScheduleOrderTally:
         self.next = 0  # the schedule index the tally waits for
         self.waiting: dict[int, TallyEntry] = {}
 
-    def add(self, record: MatchRecord) -> None:
+    def add(self, record: Tallied) -> None:
         index = int(record.tournament.get("index", 0))
         entry = self.tally.entry(record)
         if index != self.next:

@@ -83,10 +83,14 @@ class OnlineElo:
         self.ratings = [BASE] * bots
 
     def update(self, seat_bots: Sequence[int], ranks: Sequence[int]) -> None:
-        opponents = max(len(ranks) - 1, 1)
+        self.update_pairs(seat_bots, pairwise_scores(ranks), len(ranks))
+
+    def update_pairs(self, seat_bots: Sequence[int], pairs: list[tuple[int, int, float]], seats: int) -> None:
+        """:meth:`update` from the match's :func:`pairwise_scores` (a tally has them already)."""
+        opponents = max(seats - 1, 1)
         ratings = self.ratings
         delta: dict[int, float] = {}  # only the match's bots move (the others would add 0.0)
-        for a, b, score in pairwise_scores(ranks):
+        for a, b, score in pairs:
             i, j = seat_bots[a], seat_bots[b]
             if i == j:
                 continue

@@ -33,7 +33,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 import orjson
@@ -230,6 +230,65 @@ def _decode_written(line: str) -> MatchRecord | None:
         return _decoder.decode(line)
     except msgspec.DecodeError:
         return None
+
+
+class TimedDecision(msgspec.Struct):
+    """A decision as a tally reads it: whose, how long it took, who chose."""
+
+    seat: int
+    ms: float = 0.0
+    by: str = "bot"
+
+
+class SeatFailure(msgspec.Struct):
+    """A failure as a tally reads it: whose, and the verdict."""
+
+    seat: int
+    verdict: str
+
+
+class RecordView(msgspec.Struct):
+    """The parts of a record its tallies read (a leaderboard's sums, an SPRT's scores, its place
+    in the run), shaped as :class:`MatchRecord` has them, decoded from the record's line and
+    nothing more. A following client reads every record of a distributed run for these alone:
+    the rest of the record (config, seed, the decisions' choices, details) it only writes to
+    disk as the line it came as; decoding it all took a third of the client's CPU."""
+
+    seats: list[dict[str, str]]
+    result: dict[str, Any]
+    decisions: list[TimedDecision] = []
+    failures: list[SeatFailure] = []
+    tournament: dict[str, Any] = {}
+
+
+class Tallied(Protocol):
+    """What a tally reads of a record: a :class:`MatchRecord` or a :class:`RecordView`."""
+
+    @property
+    def seats(self) -> list[dict[str, str]]: ...
+    @property
+    def result(self) -> dict[str, Any]: ...
+    @property
+    def decisions(self) -> list[DecisionEntry] | list[TimedDecision]: ...
+    @property
+    def failures(self) -> list[FailureEntry] | list[SeatFailure]: ...
+    @property
+    def tournament(self) -> dict[str, Any]: ...
+
+
+_view_decoder = msgspec.json.Decoder(RecordView)
+
+
+def read_view(line: str) -> RecordView | MatchRecord:
+    """The tallied parts of a record line: a :class:`RecordView` for a line as
+    :meth:`MatchRecord.dumps` writes it, else (an older or hand-written line) the whole record,
+    read and checked as :meth:`MatchRecord.loads` reads it."""
+    if line.startswith(_WRITTEN):
+        try:
+            return _view_decoder.decode(line)
+        except msgspec.DecodeError:
+            pass
+    return MatchRecord.loads(line)
 
 
 def with_forfeits(result: Result, forfeited: list[bool]) -> Result:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arena.config import ConfigError
-from arena.record import MatchRecord, RecordError
+from arena.record import MatchRecord, RecordError, RecordView
 from arena.tournament import TournamentSpec
 
 SPEC = "tournament.json"
@@ -31,7 +31,7 @@ LEADERBOARD_JSON = "leaderboard.json"
 LEADERBOARD_CSV = "leaderboard.csv"
 
 
-def _index(record: MatchRecord) -> int:
+def _index(record: MatchRecord | RecordView) -> int:
     return int(record.tournament["index"])
 
 
@@ -123,14 +123,18 @@ class RunDirectory:
         """Every complete record in matches.jsonl (see :meth:`records`)."""
         return list(self.records())
 
-    def append(self, record: MatchRecord, line: str | None = None, *, flush: bool = True) -> None:
+    def append(self, record: MatchRecord | RecordView, line: str | None = None, *, flush: bool = True) -> None:
         """Append one record and flush it to the OS (a crash of this process loses nothing).
         ``line``: the record's JSON (``record.dumps()``) when the caller has it already.
         ``flush=False`` for all but the last of records handed over together (a write call per
         record was a fifth of a following client's CPU)."""
         if self._handle is None:
             self._handle = self.matches_path.open("a")
-        self._handle.write((line if line is not None else record.dumps()) + "\n")
+        if line is None:
+            if not isinstance(record, MatchRecord):
+                raise TypeError("a record view is written as its line: pass the line")
+            line = record.dumps()
+        self._handle.write(line + "\n")
         if flush:
             self._handle.flush()
         self._order.append(_index(record))

@@ -31,7 +31,7 @@ from arena.clock import clock_settings
 from arena.config import ConfigError
 from arena.engine import Game
 from arena.pairings import DEFAULT_MAX_GROUPS, gauntlet, group_count, rotations, round_robin
-from arena.record import MatchRecord
+from arena.record import MatchRecord, Tallied
 from arena.registry import get_game
 from arena.runner import MATCH_BOUND, Cancelled, ErrorPolicy, Player, play_match_async, run_match
 
@@ -314,7 +314,7 @@ def play_scheduled(
                 close()
 
 
-def seat_bot_indices(spec: TournamentSpec, record: MatchRecord) -> list[int]:
+def seat_bot_indices(spec: TournamentSpec, record: Tallied) -> list[int]:
     """Bot index per seat of a tournament record (seats are named by bot spec)."""
     index = {name: i for i, name in enumerate(spec.bots)}
     return [index[s["bot"]] for s in record.seats]

@@ -18,7 +18,7 @@ from arena import leaderboard
 from arena.config import ConfigError
 from arena.executor import Executor
 from arena.ratings import pairwise_scores
-from arena.record import MatchRecord
+from arena.record import MatchRecord, RecordView
 from arena.rundir import RunDirectory
 from arena.sprt import SPRT
 from arena.tournament import MatchSpec, Schedule, TournamentSpec, seat_bot_indices
@@ -30,7 +30,8 @@ class Progress:
     total: int
     started: float
     resumed: int
-    last: MatchRecord | None = None
+    last: MatchRecord | RecordView | None = None
+    """The last record in: whole from a local run, its tallied parts from a distributed one."""
 
     @property
     def rate(self) -> float:
@@ -48,9 +49,9 @@ class _GroupScores:
     def __init__(self, spec: TournamentSpec, sprt: SPRT) -> None:
         self.spec = spec
         self.sprt = sprt
-        self.pending: dict[int, list[MatchRecord]] = defaultdict(list)
+        self.pending: dict[int, list[MatchRecord | RecordView]] = defaultdict(list)
 
-    def add(self, record: MatchRecord) -> None:
+    def add(self, record: MatchRecord | RecordView) -> None:
         group = int(record.tournament["group"])
         bucket = self.pending[group]
         bucket.append(record)
@@ -122,7 +123,7 @@ def run_tournament(
     if on_progress:
         on_progress(progress)
 
-    def on_record(record: MatchRecord, line: str | None = None, more: bool = False) -> bool:
+    def on_record(record: MatchRecord | RecordView, line: str | None = None, more: bool = False) -> bool:
         nonlocal played
         rundir.append(record, line, flush=not more)
         played += 1

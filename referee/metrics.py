@@ -285,7 +285,8 @@ class FollowedTournament:
         return tournament_metrics([self.row] if self.row else [])
 
     def update(self, progress: Progress) -> None:
-        if self.plays and progress.last is not None and progress.last is not self.last:
+        # A local run's records come whole (a distributed one's as views: its workers count them).
+        if self.plays and isinstance(progress.last, MatchRecord) and progress.last is not self.last:
             self.last = progress.last
             observe_record(progress.last)
             matches_stored(self.game, 1)

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from celery import Celery
 
 from arena.executor import OnRecord
-from arena.record import MatchRecord
+from arena.record import read_view
 from arena.tournament import MatchSpec, Schedule, TournamentSpec, schedule_size
 from referee.store import Store
 from workers.app import QUEUE, make_app
@@ -209,4 +209,5 @@ class InOrder:
 
     def _hand(self, lines: list[str]) -> bool:
         last = len(lines) - 1
-        return any(self.on_record(MatchRecord.loads(line), line, i < last) for i, line in enumerate(lines))
+        # The tallied parts only: the line is what is written to disk (see RecordView).
+        return any(self.on_record(read_view(line), line, i < last) for i, line in enumerate(lines))
