@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 from arena.leaderboard import Tally
+from arena.record import read_view
 from arena.tournament import TournamentSpec
 from arena.v1 import arena_pb2
 from referee import views
@@ -34,8 +35,6 @@ log = logging.getLogger("arena.service")
 T = TypeVar("T")
 Blocking = Callable[..., Awaitable[Any]]
 
-READ_CHUNK = 500
-"""Records read per store round trip when catching up."""
 FANOUT_CHUNK = 50
 """Watchers woken per turn of the event loop: between two chunks the loop serves other calls
 (a health check waits for at most one chunk's writes, not a thousand)."""
@@ -120,10 +119,12 @@ class LiveBoards:
         sent = -1
         try:
             while True:
-                live.cursor, indices = await self.blocking(self.store.follow, tid, live.cursor, 0)
-                for start in range(0, len(indices), READ_CHUNK):
-                    for record in await self.blocking(self.store.matches_at, tid, indices[start : start + READ_CHUNK]):
-                        live.tally.add(record)
+                while True:  # every record stored so far, a bounded read at a time
+                    live.cursor, indices, lines = await self.blocking(self.store.follow_lines, tid, live.cursor, 0)
+                    for line in lines.values():
+                        live.tally.add(read_view(line))  # the tallied parts only
+                    if not indices:
+                        break
                 info = await self.blocking(self.store.tournament, tid)
                 if info is None:
                     raise LookupError(f"tournament {tid!r} is gone")

@@ -14,7 +14,11 @@ key                                      type   holds
                                                 read too)
 ``t:{id}:groups``                        hash   group number -> the JSON lines of records stored
                                                 together, one Zstandard frame
-``t:{id}:events``                        stream one entry per store of matches (``indices``), for followers
+``t:{id}:events``                        stream one entry per store of matches, for followers:
+                                                ``indices``, their ``group`` and, unless they
+                                                are the whole group in order, their positions
+                                                in it (``at``); earlier versions wrote
+                                                ``indices`` alone
 ``t:{id}:cancel``                        string set when the tournament is cancelled
 ``t:{id}:finalizing``                    string set once, by the batch that stored the last match
 ``t:{id}:leaderboard``                   string the leaderboard (JSON), written by finalisation
@@ -98,6 +102,9 @@ from arena.record import MatchRecord
 from arena.tournament import TournamentSpec
 
 PREFIX = "arena:v1:"
+FOLLOW_EVENTS = 20
+"""Events a follower reads at once (:meth:`Store.follow_lines`): a store holds at most a few
+dozen records (a worker's group of built-in matches: 50), so a reply holds about a thousand."""
 DEFAULT_RETENTION_DAYS = int(os.environ.get("ARENA_RETENTION_DAYS", "30"))
 
 _STORE_MATCHES = """
@@ -112,12 +119,14 @@ local total = tonumber(redis.call('HGET', KEYS[2], 'total'))
 local closed = redis.call('EXISTS', KEYS[5]) == 1
 local new = {}
 local stored = {}
+local positions = {}
 local group
 if not closed then group = redis.call('HINCRBY', KEYS[2], 'groups', 1) end
 for i = 2, #ARGV do
   if not closed and redis.call('HSETNX', KEYS[1], ARGV[i], '@' .. group .. ':' .. (i - 2)) == 1 then
     new[#new + 1] = 1
     stored[#stored + 1] = ARGV[i]
+    positions[#positions + 1] = i - 2
   else
     new[#new + 1] = 0
   end
@@ -147,9 +156,16 @@ for k = 1, #new do
   out[#out + 1] = done
   out[#out + 1] = finalize
 end
--- One event for the records stored here (a follower reads one entry, not one per match).
+-- One event for the records stored here (a follower reads one entry, not one per match),
+-- naming their group, so a follower reads the group without looking each record up; and
+-- their positions in it, unless they are all of it, in order (the common case).
 if #stored > 0 then
-  redis.call('XADD', KEYS[3], '*', 'indices', table.concat(stored, ','))
+  if #stored == #ARGV - 1 then
+    redis.call('XADD', KEYS[3], '*', 'indices', table.concat(stored, ','), 'group', group)
+  else
+    redis.call('XADD', KEYS[3], '*', 'indices', table.concat(stored, ','), 'group', group,
+      'at', table.concat(positions, ','))
+  end
 end
 return out
 """
@@ -448,21 +464,25 @@ class Store:
         """The client (typed Any: redis-py's return types are unions of every reply shape)."""
         # Connections are made in the process that uses them (never inherited across fork).
         if self._client is None or self._pid != os.getpid():
-            self._client = redis.Redis.from_url(
+            # Threads share a store: the client is published after its scripts (a thread that
+            # sees it uses them at once), and the pid after the client (a thread that sees a new
+            # client with an old pid makes one more, harmlessly).
+            client = redis.Redis.from_url(
                 self.url, socket_timeout=30, socket_connect_timeout=5, health_check_interval=30
             )
+            self._store_matches = client.register_script(_STORE_MATCHES)
+            self._create = client.register_script(_CREATE)
+            self._transition = client.register_script(_TRANSITION)
+            self._finish = client.register_script(_FINISH)
+            self._acquire = client.register_script(_ACQUIRE)
+            self._fill = client.register_script(_FILL)
+            self._start_batch = client.register_script(_START_BATCH)
+            self._heartbeat = client.register_script(_HEARTBEAT)
+            self._resend = client.register_script(_RESEND)
+            self._orphans = client.register_script(_ORPHANS)
+            self._steal = client.register_script(_STEAL)
+            self._client = client
             self._pid = os.getpid()
-            self._store_matches = self._client.register_script(_STORE_MATCHES)
-            self._create = self._client.register_script(_CREATE)
-            self._transition = self._client.register_script(_TRANSITION)
-            self._finish = self._client.register_script(_FINISH)
-            self._acquire = self._client.register_script(_ACQUIRE)
-            self._fill = self._client.register_script(_FILL)
-            self._start_batch = self._client.register_script(_START_BATCH)
-            self._heartbeat = self._client.register_script(_HEARTBEAT)
-            self._resend = self._client.register_script(_RESEND)
-            self._orphans = self._client.register_script(_ORPHANS)
-            self._steal = self._client.register_script(_STEAL)
         return self._client
 
     def key(self, *parts: object) -> str:
@@ -718,6 +738,47 @@ class Store:
                 else:  # an entry of one match, as earlier versions wrote them
                     indices.append(int(fields[b"index"]))
         return cursor, indices
+
+    def follow_lines(
+        self, tournament_id: str, cursor: str = "0", block_ms: int = 1000, count: int = FOLLOW_EVENTS
+    ) -> tuple[str, list[int], dict[int, str]]:
+        """:meth:`follow` with the records: (the new cursor, the indices stored after ``cursor``,
+        index -> JSON line of those still kept). At most ``count`` events (stores) are read. An
+        event names its group: the group is read once for all its records (one round trip
+        for the read), where :meth:`match_lines` looks every record up first; an event of an
+        earlier version (indices alone) is read that way."""
+        key = self.key("t", tournament_id, "events")
+        entries = self.redis.xread({key: cursor}, block=block_ms if block_ms > 0 else None, count=count)
+        indices: list[int] = []
+        placed: list[tuple[int, bytes, int]] = []  # (index, group, position)
+        unplaced: list[int] = []
+        for _, items in entries or []:
+            for entry_id, fields in items:
+                cursor = entry_id.decode()
+                if b"indices" not in fields:  # one match an entry, as the first versions wrote
+                    indices.append(int(fields[b"index"]))
+                    unplaced.append(indices[-1])
+                    continue
+                stored = [int(i) for i in fields[b"indices"].split(b",")]
+                indices += stored
+                group = fields.get(b"group")
+                if group is None:
+                    unplaced += stored
+                    continue
+                at = fields.get(b"at")
+                positions = [int(p) for p in at.split(b",")] if at is not None else range(len(stored))
+                placed += [(index, group, position) for index, position in zip(stored, positions, strict=True)]
+        found: dict[int, str] = {}
+        if placed:
+            names = sorted({group for _, group, _ in placed})
+            frames = self.redis.hmget(self.key("t", tournament_id, "groups"), names)
+            groups = {n: decompress_line(f).split("\n") for n, f in zip(names, frames, strict=True) if f is not None}
+            for index, group, position in placed:
+                if group in groups:  # gone only if its retention ended meanwhile
+                    found[index] = groups[group][position]
+        if unplaced:
+            found.update(self.match_lines(tournament_id, unplaced))
+        return cursor, indices, {index: found[index] for index in indices if index in found}
 
     def expire_matches(self, tournament_id: str) -> None:
         if self.retention_days > 0:

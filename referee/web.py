@@ -31,7 +31,7 @@ from google.protobuf.message import Message
 
 from arena import leaderboard as boards
 from arena.engine import Game
-from arena.record import MatchRecord
+from arena.record import MatchRecord, read_view
 from arena.registry import games, get_game
 from arena.replay_view import asset, public_data, render_html, replay_data
 from arena.tournament import TournamentSpec
@@ -265,11 +265,11 @@ class WebUI:
         with self._live_lock:
             cursor, tally = self._live.get(tournament_id) or ("0", boards.Tally(spec))
             while True:
-                cursor, indices = self.store.follow(tournament_id, cursor, 0)
+                cursor, indices, lines = self.store.follow_lines(tournament_id, cursor, 0)
                 if not indices:
                     break
-                for record in self.store.matches_in_chunks(tournament_id, indices):
-                    tally.add(record)
+                for line in lines.values():
+                    tally.add(read_view(line))  # the tallied parts only
             self._live[tournament_id] = (cursor, tally)
             return tally.board()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 import pytest
 
@@ -155,8 +156,14 @@ def test_the_web_pages_board_follows_a_running_tournament_without_keeping_record
         assert web._board_so_far("t", spec) == build(spec, records[:half], resamples=0)
         store.store_matches("t", [(i, records[i]) for i in range(half, len(records))])
         read: list[int] = []
-        reading = store.matches_at
-        store.matches_at = lambda tid, indices: read.extend(indices) or reading(tid, indices)  # type: ignore[method-assign]
+        following = store.follow_lines
+
+        def follow_lines(*args: Any, **kwargs: Any) -> tuple[str, list[int], dict[int, str]]:
+            cursor, indices, lines = following(*args, **kwargs)
+            read.extend(lines)
+            return cursor, indices, lines
+
+        store.follow_lines = follow_lines  # type: ignore[method-assign]
         assert web._board_so_far("t", spec) == build(spec, records, resamples=0)
         assert read == list(range(half, len(records)))  # only the new matches were read
         _, tally = web._live["t"]

@@ -3,6 +3,7 @@ leases that expire, retention, owners and tokens."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 import zlib
 
@@ -139,6 +140,44 @@ def test_followers_read_the_one_match_events_of_earlier_versions(store):
     assert store.follow("t", cursor, 0)[1] == [3]
 
 
+def test_followers_read_each_event_s_group_with_its_records(store):
+    lines = [record(i).dumps() for i in range(5)]
+    store.create_tournament("t", SPEC, total=5, batches=1)
+    store.store_lines("t", [(2, lines[2]), (0, lines[0])])
+    # A redelivered group, partly new: its event names the new record's position in the group.
+    store.store_lines("t", [(0, lines[0]), (1, lines[1])])
+    events = [fields for _, fields in store.redis.xrange(store.key("t", "t", "events"))]
+    assert events == [{b"indices": b"2,0", b"group": b"1"}, {b"indices": b"1", b"group": b"2", b"at": b"1"}]
+    # Records stored alone, and an event without a group, as earlier versions wrote them.
+    store.redis.hset(store.key("t", "t", "matches"), 3, zstandard.ZstdCompressor(level=3).compress(lines[3].encode()))
+    store.redis.xadd(store.key("t", "t", "events"), {"indices": b"3"})
+    store.redis.xadd(store.key("t", "t", "events"), {"index": 4})  # stored nowhere: no line
+    cursor, indices, found = store.follow_lines("t", "0", 0)
+    assert indices == [2, 0, 1, 3, 4]
+    assert found == {2: lines[2], 0: lines[0], 1: lines[1], 3: lines[3]} and list(found) == [2, 0, 1, 3]
+    assert store.follow_lines("t", cursor, 0) == (cursor, [], {})
+    # What follow_lines reads is what follow and match_lines read.
+    assert store.follow("t", "0", 0)[1] == indices and store.match_lines("t", indices) == found
+    # The same index twice in one group: one record, at its first position.
+    store.create_tournament("u", SPEC, total=5, batches=1)
+    store.store_lines("u", [(4, lines[0]), (4, lines[1]), (3, lines[3])])
+    assert store.follow_lines("u", "0", 0)[1:] == ([4, 3], {4: lines[0], 3: lines[3]})
+
+
+def test_a_follower_reads_a_bounded_number_of_stores_at_once(store):
+    lines = [record(i).dumps() for i in range(6)]
+    store.create_tournament("t", SPEC, total=6, batches=1)
+    for i in range(0, 6, 2):
+        store.store_lines("t", [(i, lines[i]), (i + 1, lines[i + 1])])
+    cursor, indices, found = store.follow_lines("t", "0", 0, count=2)
+    assert indices == [0, 1, 2, 3] and list(found.values()) == lines[:4]
+    cursor, indices, found = store.follow_lines("t", cursor, 0, count=2)
+    assert indices == [4, 5] and list(found.values()) == lines[4:]
+    # A group whose retention ended is skipped: its indices come, without lines.
+    store.redis.hdel(store.key("t", "t", "groups"), 1)
+    assert store.follow_lines("t", "0", 0, count=1)[1:] == ([0, 1], {})
+
+
 def test_records_expire_after_the_retention_days(store):
     store.create_tournament("t", SPEC, total=1, batches=1)
     store.store_match("t", 0, record(0))
@@ -235,3 +274,26 @@ def test_the_running_limit_sees_an_owners_oldest_tournaments(store):
     assert {"old0", "old1", "old2", "other0"} <= set(store.active_ids())
     store.cancel("old0")
     assert "old0" not in store.active_ids() and len(store.active_ids()) == 252
+
+
+def test_threads_that_first_use_a_store_together_all_find_its_scripts(tmp_path):
+    """The client is made on first use; a thread that sees it must find its scripts too (a
+    burst of creations once failed with "no attribute '_create'")."""
+    import sys
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns every few bytecodes: the race shows
+    with redis_server(tmp_path) as server, contextlib.ExitStack() as restore:
+        restore.callback(sys.setswitchinterval, interval)
+        for attempt in range(40):
+            fresh = Store(server.url)
+            start = threading.Barrier(8)
+
+            def create(n: int, fresh: Store = fresh, start: threading.Barrier = start, attempt: int = attempt) -> bool:
+                start.wait()
+                return fresh.create_tournament(f"a{attempt}-{n}", SPEC, 2, 1)
+
+            with ThreadPoolExecutor(8) as pool:
+                assert all(pool.map(create, range(8)))

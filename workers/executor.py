@@ -52,13 +52,13 @@ from workers.tasks import (  # noqa: F401 (MAX_BATCH: re-exported)
 )
 
 UNACKED = "unacked"  # kombu's Redis transport: delivered, not yet acknowledged messages
-READ_CHUNK = 1000  # records read from the store per round trip
+LAST_RECORDS = 1000  # the last records of a run are read as they land (no pause between reads)
 HOLD_LIMIT = 20_000  # records a following client keeps waiting for an earlier one (InOrder)
 READ_INTERVAL = 0.025
-"""Seconds between two reads of a following client while more than ``READ_CHUNK`` records are
+"""Seconds between two reads of a following client while more than ``LAST_RECORDS`` records are
 still to come: records land in groups of about 50 a few milliseconds apart, and a read per
-group cost the client more CPU than the records it brought (two round trips each); a pause
-gathers several groups into one read. The last records are read as they land."""
+group cost the client more CPU than the records it brought; a pause gathers several groups
+into one read. The last records are read as they land."""
 
 
 def batches(indices: Sequence[int], size: int) -> list[list[int]]:
@@ -142,17 +142,16 @@ class CeleryExecutor:
         quiet_since = checked = time.monotonic()
         in_order = InOrder(wanted, on_record)
         while wanted:
-            cursor, indices = patiently(self.store.follow, self.tournament_id, cursor, self.block_ms)
+            # The records with their events (a bounded reply: a few dozen stores).
+            cursor, indices, lines = patiently(self.store.follow_lines, self.tournament_id, cursor, self.block_ms)
             fresh = [i for i in indices if i in wanted]
             wanted.difference_update(fresh)
-            for start in range(0, len(fresh), READ_CHUNK):  # a bounded reply each
-                lines = patiently(self.store.match_lines, self.tournament_id, fresh[start : start + READ_CHUNK])
-                if in_order.add(lines):
-                    patiently(self.store.stop, self.tournament_id)
-                    return
+            if fresh and in_order.add({i: lines[i] for i in fresh if i in lines}):
+                patiently(self.store.stop, self.tournament_id)
+                return
             if indices:
                 quiet_since = time.monotonic()
-                if len(wanted) > READ_CHUNK:  # the last records are read as they land
+                if len(wanted) > LAST_RECORDS:  # the last records are read as they land
                     time.sleep(READ_INTERVAL)
                 continue
             now = time.monotonic()
