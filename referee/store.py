@@ -122,14 +122,32 @@ local stored = {}
 local positions = {}
 local group
 if not closed then group = redis.call('HINCRBY', KEYS[2], 'groups', 1) end
-for i = 2, #ARGV do
-  if not closed and redis.call('HSETNX', KEYS[1], ARGV[i], '@' .. group .. ':' .. (i - 2)) == 1 then
-    new[#new + 1] = 1
-    stored[#stored + 1] = ARGV[i]
-    positions[#positions + 1] = i - 2
-  else
-    new[#new + 1] = 0
+-- Which indices are new: one HMGET and one HSET for the group (a command per record was most
+-- of the script's time), in chunks that Lua's unpack takes; an index twice in one group is
+-- stored at its first position only.
+local CHUNK = 2000
+local seen = {}
+local refs = {}
+local prefix = closed and '' or ('@' .. group .. ':')
+for first = 2, #ARGV, CHUNK do
+  local last = math.min(first + CHUNK - 1, #ARGV)
+  local have = closed and {} or redis.call('HMGET', KEYS[1], unpack(ARGV, first, last))
+  for i = first, last do
+    local index = ARGV[i]
+    if not closed and not have[i - first + 1] and not seen[index] then
+      seen[index] = true
+      new[#new + 1] = 1
+      stored[#stored + 1] = index
+      positions[#positions + 1] = i - 2
+      refs[#refs + 1] = index
+      refs[#refs + 1] = prefix .. (i - 2)
+    else
+      new[#new + 1] = 0
+    end
   end
+end
+for first = 1, #refs, CHUNK do
+  redis.call('HSET', KEYS[1], unpack(refs, first, math.min(first + CHUNK - 1, #refs)))
 end
 if #stored > 0 then redis.call('HSET', KEYS[6], group, ARGV[1]) end
 -- Counted once for the call (a command per record was a third of the script's time): nothing

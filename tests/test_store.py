@@ -106,6 +106,21 @@ def test_a_redelivered_group_keeps_the_first_copies_and_stores_only_what_is_new(
     assert store.match("u", 4).dumps() == lines[0]
 
 
+def test_a_group_larger_than_the_script_s_chunks_is_stored_whole_and_once(store):
+    """The store script looks indices up and sets them 2,000 at a time (Lua's unpack has a limit)."""
+    total = 4_500
+    lines = [f'{{"n":{i}}}' for i in range(total)]
+    store.create_tournament("t", SPEC, total=total, batches=1)
+    first = store.store_lines("t", [(i, lines[i]) for i in range(0, total, 2)])
+    assert all(s.new for s in first) and first[-1].done == total // 2
+    # Again, every index: the even ones are there already, the odd ones are new.
+    again = store.store_lines("t", [(i, lines[i]) for i in range(total)])
+    assert [s.new for s in again] == [i % 2 == 1 for i in range(total)]
+    assert again[-1].done == total and again[-1].finalize
+    assert store.match_lines_at("t", list(range(total))) == lines
+    assert store.redis.hget(store.key("t", "t", "matches"), total - 1) == f"@2:{total - 1}".encode()
+
+
 def test_a_cancelled_tournament_stores_no_group_and_a_line_with_a_newline_is_refused(store):
     line = record(0).dumps()
     store.create_tournament("t", SPEC, total=2, batches=1)
