@@ -86,6 +86,7 @@ metadata and leaderboards are kept. Durability is Redis's: run it with AOF
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 import time
@@ -102,9 +103,11 @@ from arena.record import MatchRecord
 from arena.tournament import TournamentSpec
 
 PREFIX = "arena:v1:"
-FOLLOW_EVENTS = 20
-"""Events a follower reads at once (:meth:`Store.follow_lines`): a store holds at most a few
-dozen records (a worker's group of built-in matches: 50), so a reply holds about a thousand."""
+FOLLOW_RECORDS = 1000
+"""Records a follower reads at once, about (:meth:`Store.follow_lines`): whole stores, each a
+worker's group (50 built-in matches, or the few remote ones of one flush)."""
+GROUP_GUESS = 50
+"""Records a store is guessed to hold before any is read (a worker's group of built-in matches)."""
 DEFAULT_RETENTION_DAYS = int(os.environ.get("ARENA_RETENTION_DAYS", "30"))
 
 _STORE_MATCHES = """
@@ -758,34 +761,46 @@ class Store:
         return cursor, indices
 
     def follow_lines(
-        self, tournament_id: str, cursor: str = "0", block_ms: int = 1000, count: int = FOLLOW_EVENTS
+        self, tournament_id: str, cursor: str = "0", block_ms: int = 1000, records: int = FOLLOW_RECORDS
     ) -> tuple[str, list[int], dict[int, str]]:
         """:meth:`follow` with the records: (the new cursor, the indices stored after ``cursor``,
-        index -> JSON line of those still kept). At most ``count`` events (stores) are read. An
-        event names its group: the group is read once for all its records (one round trip
-        for the read), where :meth:`match_lines` looks every record up first; an event of an
-        earlier version (indices alone) is read that way."""
+        index -> JSON line of those still kept). Whole stores are read until about ``records``
+        records are in hand or none is left (waiting up to ``block_ms`` for the first). An event
+        names its group: the group is read once for all its records, where :meth:`match_lines`
+        looks every record up first; an event of an earlier version (indices alone) is read
+        that way."""
         key = self.key("t", tournament_id, "events")
-        entries = self.redis.xread({key: cursor}, block=block_ms if block_ms > 0 else None, count=count)
         indices: list[int] = []
         placed: list[tuple[int, bytes, int]] = []  # (index, group, position)
         unplaced: list[int] = []
-        for _, items in entries or []:
-            for entry_id, fields in items:
-                cursor = entry_id.decode()
-                if b"indices" not in fields:  # one match an entry, as the first versions wrote
-                    indices.append(int(fields[b"index"]))
-                    unplaced.append(indices[-1])
-                    continue
-                stored = [int(i) for i in fields[b"indices"].split(b",")]
-                indices += stored
-                group = fields.get(b"group")
-                if group is None:
-                    unplaced += stored
-                    continue
-                at = fields.get(b"at")
-                positions = [int(p) for p in at.split(b",")] if at is not None else range(len(stored))
-                placed += [(index, group, position) for index, position in zip(stored, positions, strict=True)]
+        count = max(1, records // GROUP_GUESS)
+        block = block_ms if block_ms > 0 else None
+        while len(indices) < records:
+            entries = self.redis.xread({key: cursor}, block=block, count=count)
+            read, before = 0, len(indices)
+            for _, items in entries or []:
+                for entry_id, fields in items:
+                    read += 1
+                    cursor = entry_id.decode()
+                    if b"indices" not in fields:  # one match an entry, as the first versions wrote
+                        indices.append(int(fields[b"index"]))
+                        unplaced.append(indices[-1])
+                        continue
+                    stored = [int(i) for i in fields[b"indices"].split(b",")]
+                    indices += stored
+                    group = fields.get(b"group")
+                    if group is None:
+                        unplaced += stored
+                        continue
+                    at = fields.get(b"at")
+                    positions = [int(p) for p in at.split(b",")] if at is not None else range(len(stored))
+                    placed += [(index, group, position) for index, position in zip(stored, positions, strict=True)]
+            if read < count:  # none left
+                break
+            # More may be waiting: as many stores as the records still wanted, at the size seen.
+            per_store = (len(indices) - before) / read
+            count = max(1, math.ceil((records - len(indices)) / per_store))
+            block = None
         found: dict[int, str] = {}
         if placed:
             names = sorted({group for _, group, _ in placed})

@@ -179,18 +179,24 @@ def test_followers_read_each_event_s_group_with_its_records(store):
     assert store.follow_lines("u", "0", 0)[1:] == ([4, 3], {4: lines[0], 3: lines[3]})
 
 
-def test_a_follower_reads_a_bounded_number_of_stores_at_once(store):
-    lines = [record(i).dumps() for i in range(6)]
-    store.create_tournament("t", SPEC, total=6, batches=1)
+def test_a_follower_reads_about_as_many_records_as_it_asks_for_in_whole_stores(store):
+    lines = [record(i).dumps() for i in range(8)]
+    store.create_tournament("t", SPEC, total=8, batches=1)
     for i in range(0, 6, 2):
         store.store_lines("t", [(i, lines[i]), (i + 1, lines[i + 1])])
-    cursor, indices, found = store.follow_lines("t", "0", 0, count=2)
-    assert indices == [0, 1, 2, 3] and list(found.values()) == lines[:4]
-    cursor, indices, found = store.follow_lines("t", cursor, 0, count=2)
-    assert indices == [4, 5] and list(found.values()) == lines[4:]
+    cursor, indices, found = store.follow_lines("t", "0", 0, records=2)
+    assert indices == [0, 1] and list(found.values()) == lines[:2]
+    cursor, indices, found = store.follow_lines("t", cursor, 0, records=3)  # whole stores: 4
+    assert indices == [2, 3, 4, 5] and list(found.values()) == lines[2:6]
+    # Stores of one record each (a remote worker's flushes): read on until enough are in hand.
+    store.store_lines("t", [(6, lines[6])])
+    store.store_lines("t", [(7, lines[7])])
+    assert store.follow_lines("t", "0", 0, records=7)[1] == list(range(7))  # stores of 2, 2, 2, 1
+    assert store.follow_lines("t", "0", 0, records=8)[1] == list(range(8))
+    assert store.follow_lines("t", cursor, 0, records=100)[1:] == ([6, 7], {6: lines[6], 7: lines[7]})
     # A group whose retention ended is skipped: its indices come, without lines.
     store.redis.hdel(store.key("t", "t", "groups"), 1)
-    assert store.follow_lines("t", "0", 0, count=1)[1:] == ([0, 1], {})
+    assert store.follow_lines("t", "0", 0, records=1)[1:] == ([0, 1], {})
 
 
 def test_records_expire_after_the_retention_days(store):
