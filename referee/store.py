@@ -92,7 +92,7 @@ import threading
 import time
 import uuid
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -728,15 +728,15 @@ class Store:
         """The indices of the stored matches, in schedule order (no record is read)."""
         return sorted(int(k) for k in self.redis.hkeys(self.key("t", tournament_id, "matches")))
 
-    def matches_in_chunks(self, tournament_id: str, indices: Sequence[int], chunk: int = 1000) -> Iterator[MatchRecord]:
-        """The stored records with these indices, in that order, read ``chunk`` at a time (any
-        number of them in bounded memory)."""
-        for start in range(0, len(indices), chunk):
-            yield from self.matches_at(tournament_id, list(indices[start : start + chunk]))
+    def match_lines_in_order(self, tournament_id: str, total: int, chunk: int = 1000) -> Iterator[str]:
+        """The JSON lines of the stored records of schedule indices 0..total-1, in that order,
+        read ``chunk`` at a time (any number of them in bounded memory)."""
+        for start in range(0, total, chunk):
+            yield from self.match_lines_at(tournament_id, list(range(start, min(start + chunk, total))))
 
     def matches_in_order(self, tournament_id: str, total: int, chunk: int = 1000) -> Iterator[MatchRecord]:
         """The stored records of schedule indices 0..total-1, in that order, ``chunk`` at a time."""
-        return self.matches_in_chunks(tournament_id, range(total), chunk)
+        return (MatchRecord.loads(line) for line in self.match_lines_in_order(tournament_id, total, chunk))
 
     def matches(self, tournament_id: str) -> list[MatchRecord]:
         """Every stored record of a tournament, in schedule order."""
@@ -744,27 +744,11 @@ class Store:
         lines = self._lines(tournament_id, sorted((int(k), v) for k, v in raw.items()))  # indices are unique
         return [MatchRecord.loads(line) for line in lines.values()]
 
-    def follow(self, tournament_id: str, cursor: str = "0", block_ms: int = 1000) -> tuple[str, list[int]]:
-        """Indices of matches stored after ``cursor`` (waits up to ``block_ms``; 0 = do not wait);
-        the new cursor."""
-        key = self.key("t", tournament_id, "events")
-        # XREAD's BLOCK 0 would wait forever: no BLOCK at all is the non-blocking read.
-        entries = self.redis.xread({key: cursor}, block=block_ms if block_ms > 0 else None, count=1000)
-        indices: list[int] = []
-        for _, items in entries or []:
-            for entry_id, fields in items:
-                cursor = entry_id.decode()
-                if b"indices" in fields:
-                    indices += map(int, fields[b"indices"].split(b","))
-                else:  # an entry of one match, as earlier versions wrote them
-                    indices.append(int(fields[b"index"]))
-        return cursor, indices
-
     def follow_lines(
         self, tournament_id: str, cursor: str = "0", block_ms: int = 1000, records: int = FOLLOW_RECORDS
     ) -> tuple[str, list[int], dict[int, str]]:
-        """:meth:`follow` with the records: (the new cursor, the indices stored after ``cursor``,
-        index -> JSON line of those still kept). Whole stores are read until about ``records``
+        """What was stored after ``cursor`` (a stream id; "0" for the start): (the new cursor,
+        the indices stored, index -> JSON line of those still kept). Whole stores are read until about ``records``
         records are in hand or none is left (waiting up to ``block_ms`` for the first). An event
         names its group: the group is read once for all its records, where :meth:`match_lines`
         looks every record up first; an event of an earlier version (indices alone) is read
@@ -774,7 +758,7 @@ class Store:
         placed: list[tuple[int, bytes, int]] = []  # (index, group, position)
         unplaced: list[int] = []
         count = max(1, records // GROUP_GUESS)
-        block = block_ms if block_ms > 0 else None
+        block = block_ms if block_ms > 0 else None  # XREAD's BLOCK 0 would wait forever
         while len(indices) < records:
             entries = self.redis.xread({key: cursor}, block=block, count=count)
             read, before = 0, len(indices)

@@ -73,14 +73,14 @@ def test_finalising_reads_the_records_in_chunks_and_publishes_builds_board(store
     assert store.create_tournament("t", FIRST, total=len(records), batches=1)
     store.store_matches("t", [(int(r.tournament["index"]), r) for r in records])
     chunks: list[int] = []
-    reading = store.matches_at
-    store.matches_at = lambda tid, indices: chunks.append(len(indices)) or reading(tid, indices)  # type: ignore[method-assign]
+    reading = store.match_lines_at
+    store.match_lines_at = lambda tid, indices: chunks.append(len(indices)) or reading(tid, indices)  # type: ignore[method-assign]
     board = finalize_tournament(store, "t")
     assert len(chunks) == 1 and chunks[0] == len(records)  # one chunk of at most 1,000
     expected = leaderboard.build(FIRST, records)
     assert {k: v for k, v in board.items() if k in expected} == expected
     assert store.summary("t") == json.loads(json.dumps(leaderboard.tournament_summary(FIRST, records)))
-    store.matches_at = reading  # type: ignore[method-assign]
+    store.match_lines_at = reading  # type: ignore[method-assign]
     assert [r.match_id for r in store.matches_in_order("t", len(records), chunk=5)] == [r.match_id for r in records]
 
 

@@ -57,8 +57,8 @@ def test_each_match_is_stored_and_counted_once_and_one_caller_finalises(store):
     assert not store.store_match("t", 2, record(2)).finalize  # finalisation is handed out once
     assert store.tournament("t")["done"] == 3 and len(store.matches("t")) == 3
     assert store.stored_indices("t", [0, 2, 5]) == {0, 2}
-    cursor, indices = store.follow("t", "0", 0)
-    assert indices == [0, 1, 2] and store.follow("t", cursor, 0)[1] == []
+    cursor, indices, _ = store.follow_lines("t", "0", 0)
+    assert indices == [0, 1, 2] and store.follow_lines("t", cursor, 0)[1] == []
     # One event per store, naming what it stored (the redelivery stored nothing: no event).
     assert store.redis.xlen(store.key("t", "t", "events")) == 2
     assert store.match("t", 1).canonical() == record(1).canonical()
@@ -149,10 +149,10 @@ def test_followers_read_the_one_match_events_of_earlier_versions(store):
     store.create_tournament("t", SPEC, total=4, batches=1)
     store.redis.xadd(store.key("t", "t", "events"), {"index": 0})  # as earlier versions wrote
     store.store_matches("t", [(1, record(1)), (2, record(2))])
-    cursor, indices = store.follow("t", "0", 0)
-    assert indices == [0, 1, 2]
+    cursor, indices, found = store.follow_lines("t", "0", 0)
+    assert indices == [0, 1, 2] and list(found) == [1, 2]  # the old entry names no stored record
     store.store_match("t", 3, record(3))
-    assert store.follow("t", cursor, 0)[1] == [3]
+    assert store.follow_lines("t", cursor, 0)[1] == [3]
 
 
 def test_followers_read_each_event_s_group_with_its_records(store):
@@ -171,8 +171,8 @@ def test_followers_read_each_event_s_group_with_its_records(store):
     assert indices == [2, 0, 1, 3, 4]
     assert found == {2: lines[2], 0: lines[0], 1: lines[1], 3: lines[3]} and list(found) == [2, 0, 1, 3]
     assert store.follow_lines("t", cursor, 0) == (cursor, [], {})
-    # What follow_lines reads is what follow and match_lines read.
-    assert store.follow("t", "0", 0)[1] == indices and store.match_lines("t", indices) == found
+    # What follow_lines reads is what match_lines reads.
+    assert store.match_lines("t", indices) == found
     # The same index twice in one group: one record, at its first position.
     store.create_tournament("u", SPEC, total=5, batches=1)
     store.store_lines("u", [(4, lines[0]), (4, lines[1]), (3, lines[3])])

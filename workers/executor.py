@@ -142,7 +142,7 @@ class CeleryExecutor:
         quiet_since = checked = time.monotonic()
         in_order = InOrder(wanted, on_record)
         while wanted:
-            # The records with their events (a bounded reply: a few dozen stores).
+            # The records with their events: whole stores, about a thousand records a read.
             cursor, indices, lines = patiently(self.store.follow_lines, self.tournament_id, cursor, self.block_ms)
             fresh = [i for i in indices if i in wanted]
             wanted.difference_update(fresh)

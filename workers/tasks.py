@@ -55,7 +55,7 @@ from kombu.exceptions import OperationalError
 
 from arena import leaderboard
 from arena.logs import log_failures
-from arena.record import MatchRecord
+from arena.record import MatchRecord, read_view
 from arena.runner import MatchCancelled
 from arena.tournament import Schedule, TournamentSpec, play_scheduled
 from referee import metrics
@@ -520,11 +520,12 @@ def finalize(self: Task, tournament_id: str) -> None:
 
 def finalize_tournament(store: Store, tournament_id: str) -> dict[str, Any]:
     spec, matches = tournament_plan(store, tournament_id)
-    # Read once, in schedule order and in chunks (no list of every record): the sums of the
-    # board and of the game's summary. Added in schedule order, the board is build()'s.
+    # Read once, in schedule order and in chunks (no list of every record), for their tallied
+    # parts only: the sums of the board and of the game's summary. Added in schedule order, the
+    # board is build()'s.
     tally = leaderboard.Tally(spec, by_group=True)
-    for record in store.matches_in_order(tournament_id, len(matches)):
-        tally.add(record)
+    for line in store.match_lines_in_order(tournament_id, len(matches)):
+        tally.add(read_view(line))
     played = tally.matches
     cancelled = store.is_cancelled(tournament_id)
     board = tally.board(resamples=leaderboard.RESAMPLES)
