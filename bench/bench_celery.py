@@ -2,8 +2,8 @@
 
     python -m bench.bench_celery [--matches 30000] [--rounds 3]
 
-A tournament of instant matches (RollDice to 1 point, random in-process bots: about a
-millisecond each) through (1) the local executor with one process, (2) the Celery executor
+A tournament of instant matches (RollDice to 1 point, in-process bots: about 0.2 ms each)
+through (1) the local executor with one process, (2) the Celery executor
 with one worker process, (3) the Celery executor with two worker processes, each on a private
 redis-server started here, plus (4) the bare Celery baseline: no-op tasks with the same batch
 size, whose completion is counted in Redis the same way. Goals: (2) >= 80% of (1);
