@@ -35,6 +35,9 @@ log = logging.getLogger("arena.service")
 T = TypeVar("T")
 Blocking = Callable[..., Awaitable[Any]]
 
+CATCH_UP_READS = 50
+"""Reads of the store (about 1,000 records each) between two updates of a live board: a board
+that falls behind catches up over several updates, and its watchers hear from it meanwhile."""
 FANOUT_CHUNK = 50
 """Watchers woken per turn of the event loop: between two chunks the loop serves other calls
 (a health check waits for at most one chunk's writes, not a thousand)."""
@@ -119,7 +122,7 @@ class LiveBoards:
         sent = -1
         try:
             while True:
-                while True:  # every record stored so far, a bounded read at a time
+                for _ in range(CATCH_UP_READS):  # what was stored since, a bounded read at a time
                     live.cursor, indices, lines = await self.blocking(self.store.follow_lines, tid, live.cursor, 0)
                     for line in lines.values():
                         live.tally.add(read_view(line))  # the tallied parts only

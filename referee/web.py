@@ -39,6 +39,7 @@ from arena.v1 import arena_pb2
 from referee import views
 from referee.auth import Caller
 from referee.errors import ApiError
+from referee.live import CATCH_UP_READS
 from referee.store import ENDED, Store
 
 log = logging.getLogger(__name__)
@@ -264,7 +265,7 @@ class WebUI:
     def _board_so_far(self, tournament_id: str, spec: TournamentSpec) -> dict[str, Any]:
         with self._live_lock:
             cursor, tally = self._live.get(tournament_id) or ("0", boards.Tally(spec))
-            while True:
+            for _ in range(CATCH_UP_READS):  # a page far behind catches up over several polls
                 cursor, indices, lines = self.store.follow_lines(tournament_id, cursor, 0)
                 if not indices:
                     break
