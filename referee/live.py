@@ -47,6 +47,18 @@ class ShuttingDown(Exception):
     """The service is shutting down: watchers are told to watch again."""
 
 
+def catch_up(store: Store, tournament_id: str, cursor: str, tally: Tally) -> str:
+    """Add to ``tally`` what was stored after ``cursor`` (each record's tallied parts only), in
+    at most ``CATCH_UP_READS`` reads; the new cursor. Shared by the live boards and the web page."""
+    for _ in range(CATCH_UP_READS):
+        cursor, indices, lines = store.follow_lines(tournament_id, cursor, 0)
+        for line in lines.values():
+            tally.add(read_view(line))
+        if not indices:
+            break
+    return cursor
+
+
 class _Live:
     def __init__(self, tournament_id: str, spec: TournamentSpec) -> None:
         self.tournament_id = tournament_id
@@ -122,12 +134,7 @@ class LiveBoards:
         sent = -1
         try:
             while True:
-                for _ in range(CATCH_UP_READS):  # what was stored since, a bounded read at a time
-                    live.cursor, indices, lines = await self.blocking(self.store.follow_lines, tid, live.cursor, 0)
-                    for line in lines.values():
-                        live.tally.add(read_view(line))  # the tallied parts only
-                    if not indices:
-                        break
+                live.cursor = await self.blocking(catch_up, self.store, tid, live.cursor, live.tally)
                 info = await self.blocking(self.store.tournament, tid)
                 if info is None:
                     raise LookupError(f"tournament {tid!r} is gone")

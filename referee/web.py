@@ -31,7 +31,7 @@ from google.protobuf.message import Message
 
 from arena import leaderboard as boards
 from arena.engine import Game
-from arena.record import MatchRecord, read_view
+from arena.record import MatchRecord
 from arena.registry import games, get_game
 from arena.replay_view import asset, public_data, render_html, replay_data
 from arena.tournament import TournamentSpec
@@ -39,7 +39,7 @@ from arena.v1 import arena_pb2
 from referee import views
 from referee.auth import Caller
 from referee.errors import ApiError
-from referee.live import CATCH_UP_READS
+from referee.live import catch_up
 from referee.store import ENDED, Store
 
 log = logging.getLogger(__name__)
@@ -265,12 +265,7 @@ class WebUI:
     def _board_so_far(self, tournament_id: str, spec: TournamentSpec) -> dict[str, Any]:
         with self._live_lock:
             cursor, tally = self._live.get(tournament_id) or ("0", boards.Tally(spec))
-            for _ in range(CATCH_UP_READS):  # a page far behind catches up over several polls
-                cursor, indices, lines = self.store.follow_lines(tournament_id, cursor, 0)
-                if not indices:
-                    break
-                for line in lines.values():
-                    tally.add(read_view(line))  # the tallied parts only
+            cursor = catch_up(self.store, tournament_id, cursor, tally)  # far behind: over several polls
             self._live[tournament_id] = (cursor, tally)
             return tally.board()
 
