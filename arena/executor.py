@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from arena.record import MatchRecord, RecordView
 from arena.runner import Cancelled, MatchCancelled
+from arena.tallied import TallyEntry
 from arena.tournament import MatchSpec, PlayerFactory, TournamentSpec, play_scheduled
 
 
@@ -34,10 +35,11 @@ class OnRecord(Protocol):
     already (a worker process or the store sent it as text: not serialised again); ``more``:
     another record follows at once (records read together), so writing them out can wait for
     the last. True asks for a stop. A record read back from a line may come as its
-    :class:`RecordView` (the line itself is the record)."""
+    :class:`RecordView`, or as the tally entry its worker computed (:mod:`arena.tallied`): the
+    line itself is the record."""
 
     def __call__(
-        self, record: MatchRecord | RecordView, line: str | None = None, more: bool = False, /
+        self, record: MatchRecord | RecordView | TallyEntry, line: str | None = None, more: bool = False, /
     ) -> bool | None: ...
 
 

@@ -15,13 +15,14 @@ import io
 import zlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from arena.ratings import OnlineElo, bootstrap_intervals, pairwise_scores, summed_fit
+from arena.ratings import OnlineElo, bootstrap_intervals, bot_pairs, summed_fit
 from arena.record import MatchRecord, Tallied
 from arena.runner import VERDICTS
+from arena.tallied import TallyEntry, tally_entry
 from arena.tournament import TournamentSpec, seat_bot_indices
 
 CSV_COLUMNS = (
@@ -53,31 +54,29 @@ def group_win_matrices(spec: TournamentSpec, records: Sequence[MatchRecord]) -> 
     for record in records:
         group = int(record.tournament.get("group", record.tournament.get("index", 0)))
         wins = by_group.setdefault(group, np.zeros((bots, bots)))
-        seat_bots = seat_bot_indices(spec, record)
-        for a, b, score in pairwise_scores(record.result["ranks"]):
-            i, j = seat_bots[a], seat_bots[b]
-            if i != j:
-                wins[i, j] += score
-                wins[j, i] += 1.0 - score
+        for i, j, score in bot_pairs(seat_bot_indices(spec, record), record.result["ranks"]):
+            wins[i, j] += score
+            wins[j, i] += 1.0 - score
     if not by_group:
         return np.zeros((0, bots, bots))
     return np.stack([by_group[g] for g in sorted(by_group)])
 
 
-class TallyEntry(NamedTuple):
-    """What a :class:`Tally` takes from a record: a few small values, so a record waiting for
-    its turn (:class:`ScheduleOrderTally`) is not kept whole (thousands of records, each with
-    its decisions, kept alive long enough for the garbage collector's full passes to scan them
-    cost a distributed run's client more than parsing them)."""
+class _Outcome:
+    """One way a match can end for the sums that are whole numbers or halves (who sat where,
+    the ranks): the win matrix, games, ranks, 2-player results, seats' ranks. A tally counts
+    each outcome's matches and adds them into those sums when they are read (:meth:`Tally._settle`):
+    sums of whole numbers and halves are exact in floating point, so when they are added does
+    not change them, and a record costs a count, not a dozen additions."""
 
-    group: Any  # the duplicate group as recorded (None outside a tournament)
-    group_number: int  # the group, or the schedule index where there is none
-    seat_bots: tuple[int, ...]  # bot index of each seat
-    ranks: list[int]
-    scores: list[Any]
-    failures: tuple[tuple[int, str], ...]  # (bot index, verdict)
-    decision_ms: tuple[float, ...]  # per seat: the bot's decision times, summed
-    decisions: tuple[int, ...]  # per seat: how many decisions the bot made
+    __slots__ = ("count", "groups", "pairs", "ranks", "seat_bots")
+
+    def __init__(self, seat_bots: tuple[int, ...], ranks: tuple[int, ...]) -> None:
+        self.seat_bots = seat_bots
+        self.ranks = ranks
+        self.pairs = bot_pairs(seat_bots, ranks)
+        self.count = 0
+        self.groups: dict[int, int] | None = None  # group number -> count (a tally by group)
 
 
 class Tally:
@@ -93,6 +92,9 @@ class Tally:
     added in (:func:`build` adds them in schedule order).
     """
 
+    SETTLE_OUTCOMES = 4096
+    """Outcomes counted before they are added into the sums (memory stays bounded)."""
+
     def __init__(self, spec: TournamentSpec, *, by_group: bool = False) -> None:
         self.spec = spec
         bots = len(spec.bots)
@@ -104,95 +106,142 @@ class Tally:
         self.by_group: dict[int, list[list[float]]] | None = {} if by_group else None
         self.groups: set[Any] = set()
         self.elo = OnlineElo(bots)
-        self.games = [0] * bots
-        self.won = [0] * bots
-        self.draws = [0] * bots
-        self.losses = [0] * bots
-        self.rank_sum = [0] * bots
+        self._games = [0] * bots
+        self._won = [0] * bots
+        self._draws = [0] * bots
+        self._losses = [0] * bots
+        self._rank_sum = [0] * bots
         self.score_sum = [0.0] * bots
         self.failures: list[dict[str, int]] = [defaultdict(int) for _ in range(bots)]
         self.decision_ms = [0.0] * bots
         self.decisions = [0] * bots
-        self.seat_rank_sum = [0.0] * spec.players
+        self._seat_rank_sum = [0.0] * spec.players
         self.seat_wins = [0.0] * spec.players
+        self._outcomes: dict[tuple[tuple[int, ...], tuple[int, ...]], _Outcome] = {}
+        self._counted = False  # some outcome has a count not yet in the sums
 
     def add(self, record: Tallied) -> None:
         self.add_entry(self.entry(record))
 
     def entry(self, record: Tallied) -> TallyEntry:
         """What the sums take from a record."""
-        seat_bots = tuple([self.bot_index[s["bot"]] for s in record.seats])
-        timing = [0.0] * len(seat_bots)
-        timed = [0] * len(seat_bots)
-        for decision in record.decisions:
-            if decision.by == "bot":
-                timing[decision.seat] += decision.ms
-                timed[decision.seat] += 1
-        group = record.tournament.get("group")
-        return TallyEntry(
-            group,
-            int(group if group is not None else record.tournament.get("index", 0)),
-            seat_bots,
-            record.result["ranks"],
-            record.result["scores"],
-            tuple([(seat_bots[failure.seat], failure.verdict) for failure in record.failures]),
-            tuple(timing),
-            tuple(timed),
-        )
+        return tally_entry(record, self.bot_index)
 
     def add_entry(self, entry: TallyEntry) -> None:
-        spec = self.spec
         self.matches += 1
         self.groups.add(entry.group)
-        seat_bots, ranks, scores = entry.seat_bots, entry.ranks, entry.scores
-        wins = self._wins
-        group_wins = None
+        seat_bots, ranks = entry.seat_bots, entry.ranks
+        key = (seat_bots, ranks)
+        outcome = self._outcomes.get(key)
+        if outcome is None:
+            if len(self._outcomes) >= self.SETTLE_OUTCOMES:
+                self._settle(forget=True)
+            outcome = self._outcomes[key] = _Outcome(*key)
+        outcome.count += 1
+        self._counted = True
         if self.by_group is not None:
-            group_wins = self.by_group.get(entry.group_number)
-            if group_wins is None:
-                group_wins = self.by_group[entry.group_number] = [[0.0] * len(wins) for _ in wins]
-        pairs = pairwise_scores(ranks)
-        for a, b, score in pairs:
-            i, j = seat_bots[a], seat_bots[b]
-            if i != j:
-                wins[i][j] += score
-                wins[j][i] += 1.0 - score
-                if group_wins is not None:
-                    group_wins[i][j] += score
-                    group_wins[j][i] += 1.0 - score
-        self.elo.update_pairs(seat_bots, pairs, len(ranks))
-        winners = ranks.count(1)
-        # The sums bound to locals: a tally adds every record a distributed run's client reads.
-        games, rank_sum, score_sum, seat_rank_sum = self.games, self.rank_sum, self.score_sum, self.seat_rank_sum
-        decision_ms, decisions, two = self.decision_ms, self.decisions, spec.players == 2
+            if outcome.groups is None:
+                outcome.groups = {}
+            outcome.groups[entry.group_number] = outcome.groups.get(entry.group_number, 0) + 1
+        self.elo.update_bots(outcome.pairs, len(ranks))
+        # Added record by record in the order they come (not whole numbers: when they are added
+        # would change the last bits).
+        score_sum, decision_ms, decisions = self.score_sum, self.decision_ms, self.decisions
+        scores, ms, made = entry.scores, entry.decision_ms, entry.decisions
+        winners = 0
         for seat, b in enumerate(seat_bots):
-            rank = ranks[seat]
-            games[b] += 1
-            rank_sum[b] += rank
             score_sum[b] += float(scores[seat])
-            seat_rank_sum[seat] += rank
+            decision_ms[b] += ms[seat]
+            decisions[b] += made[seat]
+            if ranks[seat] == 1:
+                winners += 1
+        for seat, rank in enumerate(ranks):
             if rank == 1:
                 self.seat_wins[seat] += 1.0 / winners
-            if two:
-                other = ranks[1 - seat]
-                if rank < other:
-                    self.won[b] += 1
-                elif rank == other:
-                    self.draws[b] += 1
-                else:
-                    self.losses[b] += 1
-            decision_ms[b] += entry.decision_ms[seat]
-            decisions[b] += entry.decisions[seat]
         for bot, verdict in entry.failures:
             self.failures[bot][verdict] += 1
+
+    def _settle(self, *, forget: bool = False) -> None:
+        """Add the counted outcomes into the sums (``forget``: and drop them)."""
+        if self._counted:
+            wins, games, rank_sum, seat_rank_sum = self._wins, self._games, self._rank_sum, self._seat_rank_sum
+            two = self.spec.players == 2
+            for outcome in self._outcomes.values():
+                n = outcome.count
+                if not n:
+                    continue
+                outcome.count = 0
+                for i, j, score in outcome.pairs:
+                    wins[i][j] += n * score
+                    wins[j][i] += n * (1.0 - score)
+                if outcome.groups:
+                    assert self.by_group is not None
+                    for number, count in outcome.groups.items():
+                        group_wins = self.by_group.get(number)
+                        if group_wins is None:
+                            group_wins = self.by_group[number] = [[0.0] * len(wins) for _ in wins]
+                        for i, j, score in outcome.pairs:
+                            group_wins[i][j] += count * score
+                            group_wins[j][i] += count * (1.0 - score)
+                    outcome.groups = None
+                ranks = outcome.ranks
+                for seat, b in enumerate(outcome.seat_bots):
+                    rank = ranks[seat]
+                    games[b] += n
+                    rank_sum[b] += n * rank
+                    seat_rank_sum[seat] += n * rank
+                    if two:
+                        other = ranks[1 - seat]
+                        if rank < other:
+                            self._won[b] += n
+                        elif rank == other:
+                            self._draws[b] += n
+                        else:
+                            self._losses[b] += n
+            self._counted = False
+        if forget:
+            self._outcomes.clear()
+
+    # The sums kept as counts until read.
+    @property
+    def games(self) -> list[int]:
+        self._settle()
+        return self._games
+
+    @property
+    def won(self) -> list[int]:
+        self._settle()
+        return self._won
+
+    @property
+    def draws(self) -> list[int]:
+        self._settle()
+        return self._draws
+
+    @property
+    def losses(self) -> list[int]:
+        self._settle()
+        return self._losses
+
+    @property
+    def rank_sum(self) -> list[int]:
+        self._settle()
+        return self._rank_sum
+
+    @property
+    def seat_rank_sum(self) -> list[float]:
+        self._settle()
+        return self._seat_rank_sum
 
     @property
     def wins(self) -> np.ndarray:
         """The summed pairwise win matrix (row bot's wins against the column bot)."""
+        self._settle()
         return np.array(self._wins)
 
     def group_win_matrices(self) -> np.ndarray:
         assert self.by_group is not None, "a Tally made without by_group has no group matrices"
+        self._settle()
         if not self.by_group:
             bots = len(self._wins)
             return np.zeros((0, bots, bots))
@@ -203,6 +252,7 @@ class Tally:
         ``resamples`` > 0, bootstrap intervals over duplicate groups (needs ``by_group``)."""
         spec = self.spec
         names = list(spec.bots)
+        self._settle()
         if resamples > 0:
             fit = bootstrap_intervals(self.group_win_matrices(), names=names, resamples=resamples, seed=spec.seed)
         else:
@@ -264,10 +314,12 @@ class ScheduleOrderTally:
         self.waiting: dict[int, TallyEntry] = {}
 
     def add(self, record: Tallied) -> None:
-        index = int(record.tournament.get("index", 0))
-        entry = self.tally.entry(record)
-        if index != self.next:
-            self.waiting[index] = entry
+        self.add_entry(self.tally.entry(record))
+
+    def add_entry(self, entry: TallyEntry) -> None:
+        """:meth:`add` of a record's entry (as a worker computed it: :mod:`arena.tallied`)."""
+        if entry.schedule_index != self.next:
+            self.waiting[entry.schedule_index] = entry
             return
         self.tally.add_entry(entry)
         self.next += 1

@@ -59,15 +59,20 @@ def pairwise_scores(ranks: Sequence[int]) -> list[tuple[int, int, float]]:
     return out
 
 
+def bot_pairs(seat_bots: Sequence[int], ranks: Sequence[int]) -> list[tuple[int, int, float]]:
+    """(bot i, bot j, score of i) for each pair of seats holding different bots."""
+    return [
+        (seat_bots[a], seat_bots[b], score) for a, b, score in pairwise_scores(ranks) if seat_bots[a] != seat_bots[b]
+    ]
+
+
 def outcome_matrix(matches: Iterable[tuple[Sequence[int], Sequence[int]]], bots: int) -> np.ndarray:
     """W[i, j] = wins of bot i over bot j (draws count 0.5 each), from (bot per seat, ranks)."""
     wins = np.zeros((bots, bots))
     for seat_bots, ranks in matches:
-        for a, b, score in pairwise_scores(ranks):
-            i, j = seat_bots[a], seat_bots[b]
-            if i != j:
-                wins[i, j] += score
-                wins[j, i] += 1.0 - score
+        for i, j, score in bot_pairs(seat_bots, ranks):
+            wins[i, j] += score
+            wins[j, i] += 1.0 - score
     return wins
 
 
@@ -83,22 +88,27 @@ class OnlineElo:
         self.ratings = [BASE] * bots
 
     def update(self, seat_bots: Sequence[int], ranks: Sequence[int]) -> None:
-        self.update_pairs(seat_bots, pairwise_scores(ranks), len(ranks))
+        self.update_bots(bot_pairs(seat_bots, ranks), len(ranks))
 
-    def update_pairs(self, seat_bots: Sequence[int], pairs: list[tuple[int, int, float]], seats: int) -> None:
-        """:meth:`update` from the match's :func:`pairwise_scores` (a tally has them already)."""
-        opponents = max(seats - 1, 1)
+    def update_bots(self, pairs: list[tuple[int, int, float]], seats: int) -> None:
+        """Move the ratings by one match, given as its :func:`bot_pairs` (a tally keeps them per
+        outcome). Each pair sees the ratings from before the match."""
         ratings = self.ratings
-        delta: dict[int, float] = {}  # only the match's bots move (the others would add 0.0)
-        for a, b, score in pairs:
-            i, j = seat_bots[a], seat_bots[b]
-            if i == j:
-                continue
+        if len(pairs) == 1:  # two seats: the pair's change is the whole of each bot's
+            i, j, score = pairs[0]
+            expected = 1.0 / (1.0 + 10 ** ((ratings[j] - ratings[i]) / 400.0))
+            change = self.k / max(seats - 1, 1) * (score - expected)
+            ratings[i] += change
+            ratings[j] -= change
+            return
+        opponents = max(seats - 1, 1)
+        delta: dict[int, float] = {}
+        for i, j, score in pairs:
             expected = 1.0 / (1.0 + 10 ** ((ratings[j] - ratings[i]) / 400.0))
             change = self.k / opponents * (score - expected)
             delta[i] = delta.get(i, 0.0) + change
             delta[j] = delta.get(j, 0.0) - change
-        for bot, moved in delta.items():  # after every pair: each pair saw the ratings before
+        for bot, moved in delta.items():  # only the match's bots move (the others would add 0.0)
             ratings[bot] += moved
 
 

@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 from arena.config import ConfigError
 from arena.record import MatchRecord, RecordError, RecordView
+from arena.tallied import TallyEntry
 from arena.tournament import TournamentSpec
 
 SPEC = "tournament.json"
@@ -31,8 +32,8 @@ LEADERBOARD_JSON = "leaderboard.json"
 LEADERBOARD_CSV = "leaderboard.csv"
 
 
-def _index(record: MatchRecord | RecordView) -> int:
-    return int(record.tournament["index"])
+def _index(record: MatchRecord | RecordView | TallyEntry) -> int:
+    return record.schedule_index if isinstance(record, TallyEntry) else int(record.tournament["index"])
 
 
 def _write_atomic(path: Path, text: str | bytes) -> None:
@@ -123,7 +124,9 @@ class RunDirectory:
         """Every complete record in matches.jsonl (see :meth:`records`)."""
         return list(self.records())
 
-    def append(self, record: MatchRecord | RecordView, line: str | None = None, *, flush: bool = True) -> None:
+    def append(
+        self, record: MatchRecord | RecordView | TallyEntry, line: str | None = None, *, flush: bool = True
+    ) -> None:
         """Append one record and flush it to the OS (a crash of this process loses nothing).
         ``line``: the record's JSON (``record.dumps()``) when the caller has it already.
         ``flush=False`` for all but the last of records handed over together (a write call per

@@ -21,7 +21,8 @@ from arena.ratings import pairwise_scores
 from arena.record import MatchRecord, RecordView
 from arena.rundir import RunDirectory
 from arena.sprt import SPRT
-from arena.tournament import MatchSpec, Schedule, TournamentSpec, seat_bot_indices
+from arena.tallied import TallyEntry
+from arena.tournament import MatchSpec, Schedule, TournamentSpec
 
 
 @dataclass
@@ -30,7 +31,7 @@ class Progress:
     total: int
     started: float
     resumed: int
-    last: MatchRecord | RecordView | None = None
+    last: MatchRecord | RecordView | TallyEntry | None = None
     """The last record in: whole from a local run, its tallied parts from a distributed one."""
 
     @property
@@ -49,19 +50,18 @@ class _GroupScores:
     def __init__(self, spec: TournamentSpec, sprt: SPRT) -> None:
         self.spec = spec
         self.sprt = sprt
-        self.pending: dict[int, list[MatchRecord | RecordView]] = defaultdict(list)
+        self.pending: dict[int, list[TallyEntry]] = defaultdict(list)
 
-    def add(self, record: MatchRecord | RecordView) -> None:
-        group = int(record.tournament["group"])
-        bucket = self.pending[group]
-        bucket.append(record)
+    def add(self, entry: TallyEntry) -> None:
+        bucket = self.pending[entry.group_number]
+        bucket.append(entry)
         if len(bucket) < self.spec.players:
             return
-        del self.pending[group]
+        del self.pending[entry.group_number]
         scores = []
-        for rec in bucket:
-            seat_bots = seat_bot_indices(self.spec, rec)
-            for a, b, score in pairwise_scores(rec.result["ranks"]):
+        for each in bucket:
+            seat_bots = each.seat_bots
+            for a, b, score in pairwise_scores(each.ranks):
                 if seat_bots[a] == 0:
                     scores.append(score)
                 elif seat_bots[b] == 0:
@@ -114,26 +114,28 @@ def run_tournament(
         if index is None:
             raise ConfigError(f"{rundir.matches_path} has matches that are not in this tournament's schedule")
         done.add(index)
-        tally.add(record)
+        entry = tally.tally.entry(record)
+        tally.add_entry(entry)
         if groups:
-            groups.add(record)
+            groups.add(entry)
     played = len(done)
     remaining: Sequence[MatchSpec] = [m for m in matches if m.index not in done] if done else matches
     progress = Progress(played, len(matches), time.monotonic(), played)
     if on_progress:
         on_progress(progress)
 
-    def on_record(record: MatchRecord | RecordView, line: str | None = None, more: bool = False) -> bool:
+    def on_record(record: MatchRecord | RecordView | TallyEntry, line: str | None = None, more: bool = False) -> bool:
         nonlocal played
         rundir.append(record, line, flush=not more)
         played += 1
-        tally.add(record)
+        entry = record if isinstance(record, TallyEntry) else tally.tally.entry(record)
+        tally.add_entry(entry)
         progress.done += 1
         progress.last = record
         if on_progress:
             on_progress(progress)
         if groups:
-            groups.add(record)
+            groups.add(entry)
             return sprt is not None and sprt.decision() is not None
         return False
 

@@ -51,9 +51,10 @@ def catch_up(store: Store, tournament_id: str, cursor: str, tally: Tally) -> str
     """Add to ``tally`` what was stored after ``cursor`` (each record's tallied parts only), in
     at most ``CATCH_UP_READS`` reads; the new cursor. Shared by the live boards and the web page."""
     for _ in range(CATCH_UP_READS):
-        cursor, indices, lines = store.follow_lines(tournament_id, cursor, 0)
-        for line in lines.values():
-            tally.add(read_view(line))
+        cursor, indices, lines, entries = store.follow_lines(tournament_id, cursor, 0, bots=tally.spec.bots)
+        for index, line in lines.items():
+            entry = entries.get(index)
+            tally.add_entry(entry if entry is not None else tally.entry(read_view(line)))
         if not indices:
             break
     return cursor

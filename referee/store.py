@@ -92,7 +92,7 @@ import threading
 import time
 import uuid
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,6 +100,7 @@ import redis
 import zstandard
 
 from arena.record import MatchRecord
+from arena.tallied import GroupTally, TallyEntry
 from arena.tournament import TournamentSpec
 
 PREFIX = "arena:v1:"
@@ -441,6 +442,17 @@ def decompress_line(blob: bytes) -> str:
     return decompressor.decompress(blob).decode()
 
 
+def _group_tally(parts: list[str], bots: Sequence[str]) -> list[TallyEntry] | None:
+    """The tally entries of a group's records (its lines, ``parts``), if its last line holds
+    them for these bots, one per record."""
+    if len(parts) < 2 or not GroupTally.is_line(parts[-1]):
+        return None
+    tally = GroupTally.decode(parts[-1])
+    if tally is None or tally.bots != list(bots) or len(tally.entries) != len(parts) - 1:
+        return None
+    return tally.entries
+
+
 TAIL_PARTS = 4
 """The last ``size`` matches of a tournament are played in this many smaller batches."""
 
@@ -646,10 +658,14 @@ class Store:
         """Several records in one round trip (each stored and counted atomically, as above)."""
         return self.store_lines(tournament_id, [(index, record.dumps()) for index, record in records])
 
-    def store_lines(self, tournament_id: str, lines: list[tuple[int, str]]) -> list[Stored]:
+    def store_lines(
+        self, tournament_id: str, lines: list[tuple[int, str]], tally: GroupTally | None = None
+    ) -> list[Stored]:
         """:meth:`store_matches` for records serialised already (``record.dumps()``): a worker
         serialises each record where it plays it and stores groups from a thread of its own,
-        which then only compresses (Zstandard releases the GIL) and waits on Redis."""
+        which then only compresses (Zstandard releases the GIL) and waits on Redis. ``tally``:
+        the records' tally entries, in the same order, kept with them (the group's last line),
+        so a follower need not parse the records to tally them (:meth:`follow_lines`)."""
         _ = self.redis  # (re)connect and register the scripts in this process
         if not lines:
             return []
@@ -665,6 +681,10 @@ class Store:
         joined = "\n".join(line for _, line in lines)
         if joined.count("\n") != len(lines) - 1:
             raise ValueError("a record's line holds a newline: not a line of record.dumps()")
+        if tally is not None:
+            if len(tally.entries) != len(lines):
+                raise ValueError(f"{len(tally.entries)} tally entries for {len(lines)} records")
+            joined += "\n" + tally.encode()
         group = compress_line(joined)
         flat = self._store_matches(keys=keys, args=[group, *(index for index, _ in lines)])
         return [Stored(bool(flat[i]), int(flat[i + 1]), bool(flat[i + 2])) for i in range(0, len(flat), 3)]
@@ -745,17 +765,23 @@ class Store:
         return [MatchRecord.loads(line) for line in lines.values()]
 
     def follow_lines(
-        self, tournament_id: str, cursor: str = "0", block_ms: int = 1000, records: int = FOLLOW_RECORDS
-    ) -> tuple[str, list[int], dict[int, str]]:
+        self,
+        tournament_id: str,
+        cursor: str = "0",
+        block_ms: int = 1000,
+        records: int = FOLLOW_RECORDS,
+        bots: Sequence[str] | None = None,
+    ) -> tuple[str, list[int], dict[int, str], dict[int, TallyEntry]]:
         """What was stored after ``cursor`` (a stream id; "0" for the start): (the new cursor,
-        the indices stored, index -> JSON line of those still kept). Whole stores are read until about ``records``
-        records are in hand or none is left (waiting up to ``block_ms`` for the first). An event
-        names its group: the group is read once for all its records, where :meth:`match_lines`
-        looks every record up first; an event of an earlier version (indices alone) is read
-        that way."""
+        the indices stored, index -> JSON line of those still kept, index -> tally entry of
+        those whose group has its tally and numbers ``bots``, the tournament's list of bots, as
+        the follower does). Whole stores are read until about ``records`` records are in hand
+        or none is left (waiting up to ``block_ms`` for the first). An event names its group:
+        the group is read once for all its records, where :meth:`match_lines` looks every
+        record up first; an event of an earlier version (indices alone) is read that way."""
         key = self.key("t", tournament_id, "events")
         indices: list[int] = []
-        placed: list[tuple[int, bytes, int]] = []  # (index, group, position)
+        placed: list[tuple[bytes, list[int], Sequence[int]]] = []  # (group, indices, positions)
         unplaced: list[int] = []
         count = max(1, records // GROUP_GUESS)
         block = block_ms if block_ms > 0 else None  # XREAD's BLOCK 0 would wait forever
@@ -777,8 +803,10 @@ class Store:
                         unplaced += stored
                         continue
                     at = fields.get(b"at")
-                    positions = [int(p) for p in at.split(b",")] if at is not None else range(len(stored))
-                    placed += [(index, group, position) for index, position in zip(stored, positions, strict=True)]
+                    positions: Sequence[int] = (
+                        [int(p) for p in at.split(b",")] if at is not None else range(len(stored))
+                    )
+                    placed.append((group, stored, positions))
             if read < count:  # none left
                 break
             # More may be waiting: as many stores as the records still wanted, at the size seen.
@@ -786,16 +814,23 @@ class Store:
             count = max(1, math.ceil((records - len(indices)) / per_store))
             block = None
         found: dict[int, str] = {}
+        tallied: dict[int, TallyEntry] = {}
         if placed:
-            names = sorted({group for _, group, _ in placed})
+            names = sorted({group for group, _, _ in placed})
             frames = self.redis.hmget(self.key("t", tournament_id, "groups"), names)
             groups = {n: decompress_line(f).split("\n") for n, f in zip(names, frames, strict=True) if f is not None}
-            for index, group, position in placed:
-                if group in groups:  # gone only if its retention ended meanwhile
-                    found[index] = groups[group][position]
+            tallies = {n: _group_tally(parts, bots) for n, parts in groups.items()} if bots is not None else {}
+            for group, stored, positions in placed:
+                parts = groups.get(group)
+                if parts is None:  # gone only if its retention ended meanwhile
+                    continue
+                found.update(zip(stored, [parts[p] for p in positions], strict=True))
+                if (tally := tallies.get(group)) is not None:
+                    tallied.update(zip(stored, [tally[p] for p in positions], strict=True))
         if unplaced:
             found.update(self.match_lines(tournament_id, unplaced))
-        return cursor, indices, {index: found[index] for index in indices if index in found}
+            found = {index: found[index] for index in indices if index in found}
+        return cursor, indices, found, tallied
 
     def expire_matches(self, tournament_id: str) -> None:
         if self.retention_days > 0:

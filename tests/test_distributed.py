@@ -41,7 +41,7 @@ def announced(store: Store, tournament_id: str) -> list[int]:
     """Every match index the tournament's event stream announced to followers, in order."""
     cursor, indices = "0", []
     while True:
-        cursor, more, _ = store.follow_lines(tournament_id, cursor, 0)
+        cursor, more, _, _ = store.follow_lines(tournament_id, cursor, 0)
         if not more:
             return indices
         indices += more

@@ -5,7 +5,9 @@ given up and everything is handed over as it comes, so memory stays bounded."""
 from __future__ import annotations
 
 from arena.games.rolldice.game import RollDice
+from arena.record import read_view
 from arena.runner import play_match
+from arena.tallied import TallyEntry, tally_entry
 from bots.random_bot import RandomBot
 from workers.executor import InOrder
 
@@ -68,3 +70,25 @@ def test_past_the_limit_the_order_is_given_up_and_nothing_waits_any_more():
 def test_a_flush_at_the_end_hands_over_what_waits_for_a_record_that_never_came():
     got, _, in_order, _ = handed(({0, 1, 2, 3}, 100), [[2, 3]])  # 0 and 1 cancelled before playing
     assert got == [] and in_order.flush() is False and got == [2, 3]
+
+
+def test_a_record_s_tally_entry_waits_with_its_line_and_is_handed_over_in_its_place():
+    records = lines(6)
+    views = {i: read_view(line) for i, line in records.items()}
+    entries = {i: tally_entry(views[i], {"random": 0}) for i in (1, 3, 4, 5)}  # 0, 2: older workers
+    got: list[object] = []
+
+    def on_record(record, line=None, more=False):  # type: ignore[no-untyped-def]
+        got.append(record)
+        return False
+
+    in_order = InOrder(set(range(4)), on_record, limit=3)
+    for group in ([3], [1, 2], [0]):  # 3 and 1, 2 wait for 0
+        in_order.add({i: records[i] for i in group}, {i: entries[i] for i in group if i in entries})
+    assert got == [views[0], entries[1], views[2], entries[3]] and in_order.entries == {}
+    # Past the limit (unordered): each as it comes, still with its entry.
+    unordered = InOrder({4, 5}, on_record, limit=0)
+    unordered.add({5: records[5]}, {5: entries[5]})
+    unordered.add({4: records[4]}, {4: entries[4]})
+    assert not unordered.ordered and got[4:] == [entries[5], entries[4]] and unordered.entries == {}
+    assert isinstance(got[1], TallyEntry)

@@ -12,6 +12,7 @@ import pytest
 
 from arena.leaderboard import ScheduleOrderTally, Tally, build
 from arena.record import MatchRecord
+from arena.tallied import TallyEntry
 from arena.tournament import TournamentSpec, play_scheduled, schedule
 from bots.registry import make_bot
 
@@ -158,10 +159,10 @@ def test_the_web_pages_board_follows_a_running_tournament_without_keeping_record
         read: list[int] = []
         following = store.follow_lines
 
-        def follow_lines(*args: Any, **kwargs: Any) -> tuple[str, list[int], dict[int, str]]:
-            cursor, indices, lines = following(*args, **kwargs)
+        def follow_lines(*args: Any, **kwargs: Any) -> tuple[str, list[int], dict[int, str], dict[int, TallyEntry]]:
+            cursor, indices, lines, entries = following(*args, **kwargs)
             read.extend(lines)
-            return cursor, indices, lines
+            return cursor, indices, lines, entries
 
         store.follow_lines = follow_lines  # type: ignore[method-assign]
         assert web._board_so_far("t", spec) == build(spec, records, resamples=0)

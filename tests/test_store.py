@@ -11,7 +11,9 @@ import pytest
 import zstandard
 
 from arena.games.rolldice import GAME
+from arena.record import MatchRecord
 from arena.runner import play_match
+from arena.tallied import GroupTally, tally_entry
 from arena.tournament import TournamentSpec
 from bots.random_bot import RandomBot
 from referee.auth import create_owner, hash_token
@@ -57,7 +59,7 @@ def test_each_match_is_stored_and_counted_once_and_one_caller_finalises(store):
     assert not store.store_match("t", 2, record(2)).finalize  # finalisation is handed out once
     assert store.tournament("t")["done"] == 3 and len(store.matches("t")) == 3
     assert store.stored_indices("t", [0, 2, 5]) == {0, 2}
-    cursor, indices, _ = store.follow_lines("t", "0", 0)
+    cursor, indices, _, _ = store.follow_lines("t", "0", 0)
     assert indices == [0, 1, 2] and store.follow_lines("t", cursor, 0)[1] == []
     # One event per store, naming what it stored (the redelivery stored nothing: no event).
     assert store.redis.xlen(store.key("t", "t", "events")) == 2
@@ -149,7 +151,7 @@ def test_followers_read_the_one_match_events_of_earlier_versions(store):
     store.create_tournament("t", SPEC, total=4, batches=1)
     store.redis.xadd(store.key("t", "t", "events"), {"index": 0})  # as earlier versions wrote
     store.store_matches("t", [(1, record(1)), (2, record(2))])
-    cursor, indices, found = store.follow_lines("t", "0", 0)
+    cursor, indices, found, _ = store.follow_lines("t", "0", 0)
     assert indices == [0, 1, 2] and list(found) == [1, 2]  # the old entry names no stored record
     store.store_match("t", 3, record(3))
     assert store.follow_lines("t", cursor, 0)[1] == [3]
@@ -167,16 +169,16 @@ def test_followers_read_each_event_s_group_with_its_records(store):
     store.redis.hset(store.key("t", "t", "matches"), 3, zstandard.ZstdCompressor(level=3).compress(lines[3].encode()))
     store.redis.xadd(store.key("t", "t", "events"), {"indices": b"3"})
     store.redis.xadd(store.key("t", "t", "events"), {"index": 4})  # stored nowhere: no line
-    cursor, indices, found = store.follow_lines("t", "0", 0)
+    cursor, indices, found, _ = store.follow_lines("t", "0", 0)
     assert indices == [2, 0, 1, 3, 4]
     assert found == {2: lines[2], 0: lines[0], 1: lines[1], 3: lines[3]} and list(found) == [2, 0, 1, 3]
-    assert store.follow_lines("t", cursor, 0) == (cursor, [], {})
+    assert store.follow_lines("t", cursor, 0) == (cursor, [], {}, {})
     # What follow_lines reads is what match_lines reads.
     assert store.match_lines("t", indices) == found
     # The same index twice in one group: one record, at its first position.
     store.create_tournament("u", SPEC, total=5, batches=1)
     store.store_lines("u", [(4, lines[0]), (4, lines[1]), (3, lines[3])])
-    assert store.follow_lines("u", "0", 0)[1:] == ([4, 3], {4: lines[0], 3: lines[3]})
+    assert store.follow_lines("u", "0", 0)[1:] == ([4, 3], {4: lines[0], 3: lines[3]}, {})
 
 
 def test_a_follower_reads_about_as_many_records_as_it_asks_for_in_whole_stores(store):
@@ -184,19 +186,19 @@ def test_a_follower_reads_about_as_many_records_as_it_asks_for_in_whole_stores(s
     store.create_tournament("t", SPEC, total=8, batches=1)
     for i in range(0, 6, 2):
         store.store_lines("t", [(i, lines[i]), (i + 1, lines[i + 1])])
-    cursor, indices, found = store.follow_lines("t", "0", 0, records=2)
+    cursor, indices, found, _ = store.follow_lines("t", "0", 0, records=2)
     assert indices == [0, 1] and list(found.values()) == lines[:2]
-    cursor, indices, found = store.follow_lines("t", cursor, 0, records=3)  # whole stores: 4
+    cursor, indices, found, _ = store.follow_lines("t", cursor, 0, records=3)  # whole stores: 4
     assert indices == [2, 3, 4, 5] and list(found.values()) == lines[2:6]
     # Stores of one record each (a remote worker's flushes): read on until enough are in hand.
     store.store_lines("t", [(6, lines[6])])
     store.store_lines("t", [(7, lines[7])])
     assert store.follow_lines("t", "0", 0, records=7)[1] == list(range(7))  # stores of 2, 2, 2, 1
     assert store.follow_lines("t", "0", 0, records=8)[1] == list(range(8))
-    assert store.follow_lines("t", cursor, 0, records=100)[1:] == ([6, 7], {6: lines[6], 7: lines[7]})
+    assert store.follow_lines("t", cursor, 0, records=100)[1:] == ([6, 7], {6: lines[6], 7: lines[7]}, {})
     # A group whose retention ended is skipped: its indices come, without lines.
     store.redis.hdel(store.key("t", "t", "groups"), 1)
-    assert store.follow_lines("t", "0", 0, records=1)[1:] == ([0, 1], {})
+    assert store.follow_lines("t", "0", 0, records=1)[1:] == ([0, 1], {}, {})
 
 
 def test_records_expire_after_the_retention_days(store):
@@ -318,3 +320,26 @@ def test_threads_that_first_use_a_store_together_all_find_its_scripts(tmp_path):
 
             with ThreadPoolExecutor(8) as pool:
                 assert all(pool.map(create, range(8)))
+
+
+def test_a_group_s_tally_entries_are_kept_with_it_and_read_by_followers_of_the_same_bots(store):
+    """A worker sends each record's tally entry with its group (the group's last line); a
+    follower that names the tournament's bots gets them by index, positions and all."""
+    lines = [record(i).dumps() for i in range(4)]
+    entries = [tally_entry(MatchRecord.loads(line), {"random": 0, "heuristic": 1}) for line in lines]
+    bots = list(SPEC.bots)
+    store.create_tournament("t", SPEC, total=4, batches=1)
+    store.store_lines("t", [(2, lines[2]), (0, lines[0])], GroupTally(bots, [entries[2], entries[0]]))
+    # Partly a redelivery: only index 1 is new, at position 1 of its group.
+    store.store_lines("t", [(0, lines[0]), (1, lines[1])], GroupTally(bots, [entries[0], entries[1]]))
+    store.store_lines("t", [(3, lines[3])])  # a worker of an earlier version: no entries
+    _, indices, found, tallied = store.follow_lines("t", "0", 0, bots=SPEC.bots)
+    assert indices == [2, 0, 1, 3] and found == {i: lines[i] for i in indices}
+    assert tallied == {2: entries[2], 0: entries[0], 1: entries[1]}
+    # Another list of bots (or none named): the records are read, not the entries.
+    assert store.follow_lines("t", "0", 0, bots=("heuristic", "random"))[3] == {}
+    assert store.follow_lines("t", "0", 0)[3] == {}
+    # Readers that look records up by position never see the tally line.
+    assert store.match_lines_at("t", [0, 1, 2, 3]) == lines and len(store.matches("t")) == 4
+    with pytest.raises(ValueError, match="1 tally entries for 2 records"):
+        store.store_lines("t", [(0, lines[0]), (1, lines[1])], GroupTally(bots, [entries[0]]))

@@ -39,8 +39,9 @@ from celery import Celery
 
 from arena.executor import OnRecord
 from arena.record import read_view
+from arena.tallied import TallyEntry
 from arena.tournament import MatchSpec, Schedule, TournamentSpec, schedule_size
-from referee.store import Store
+from referee.store import FOLLOW_RECORDS, Store
 from workers.app import QUEUE, make_app
 from workers.tasks import (  # noqa: F401 (MAX_BATCH: re-exported)
     MAX_BATCH,
@@ -133,20 +134,28 @@ class CeleryExecutor:
             enqueue(self.app, self.store, self.tournament_id, spec, self.batch_size, self.window)
         # A whole schedule is not walked for its indices (each match is computed when asked for).
         wanted = set(range(len(matches))) if isinstance(matches, Schedule) else {m.index for m in matches}
-        self.follow(wanted, on_record)
+        self.follow(wanted, on_record, spec.bots)
 
-    def follow(self, wanted: set[int], on_record: OnRecord) -> None:
+    def follow(self, wanted: set[int], on_record: OnRecord, bots: Sequence[str] | None = None) -> None:
         """Hand over each wanted record as it is stored, in schedule order (:class:`InOrder`);
-        return when all are in, or the tournament was cancelled and nothing more arrives."""
+        return when all are in, or the tournament was cancelled and nothing more arrives.
+        ``bots``: the tournament's, so each record comes with the tally entry its worker sent
+        (:mod:`arena.tallied`) where there is one."""
         cursor = "0"
         quiet_since = checked = time.monotonic()
         in_order = InOrder(wanted, on_record)
+        follow_lines = self.store.follow_lines
         while wanted:
             # The records with their events: whole stores, about a thousand records a read.
-            cursor, indices, lines = patiently(self.store.follow_lines, self.tournament_id, cursor, self.block_ms)
+            cursor, indices, lines, entries = patiently(
+                follow_lines, self.tournament_id, cursor, self.block_ms, FOLLOW_RECORDS, bots
+            )
             fresh = [i for i in indices if i in wanted]
             wanted.difference_update(fresh)
-            if fresh and in_order.add({i: lines[i] for i in fresh if i in lines}):
+            if len(fresh) < len(lines):  # some were handed over before (a resumed run)
+                lines = {i: lines[i] for i in fresh if i in lines}
+                entries = {i: entries[i] for i in fresh if i in entries}
+            if fresh and in_order.add(lines, entries):
                 patiently(self.store.stop, self.tournament_id)
                 return
             if indices:
@@ -170,32 +179,38 @@ class CeleryExecutor:
 
 class InOrder:
     """Hands records over in schedule order. A record stored before an earlier one waits for
-    it, as its line: the store keeps every record, so a client that dies loses nothing it
-    cannot read again. In order, the run directory needs no reordering at its end and the
-    board's tally holds nothing back (with two worker processes both cost the client about
-    10 ms of a 1-second run). Past ``limit`` waiting lines (a batch lost until the stall check
-    sends it again, while the rest of the window plays on) the order is given up: everything
-    waiting is handed over, and from then on each record as it comes."""
+    it, as its line (and its tally entry, if its worker sent one): the store keeps every
+    record, so a client that dies loses nothing it cannot read again. In order, the run
+    directory needs no reordering at its end and the board's tally holds nothing back (with
+    two worker processes both cost the client about 10 ms of a 1-second run). Past ``limit``
+    waiting lines (a batch lost until the stall check sends it again, while the rest of the
+    window plays on) the order is given up: everything waiting is handed over, and from then
+    on each record as it comes."""
 
     def __init__(self, wanted: set[int], on_record: OnRecord, limit: int = HOLD_LIMIT) -> None:
         self.order = sorted(wanted)
         self.next = 0  # self.order[self.next] is the record to hand over next
         self.waiting: dict[int, str] = {}
+        self.entries: dict[int, TallyEntry] = {}  # of waiting records that have one
         self.on_record = on_record
         self.limit = limit
         self.ordered = True
 
-    def add(self, lines: dict[int, str]) -> bool:
-        """Take stored records (index -> line); True once ``on_record`` has asked to stop."""
+    def add(self, lines: dict[int, str], entries: dict[int, TallyEntry] | None = None) -> bool:
+        """Take stored records (index -> line, and index -> tally entry for those that have
+        one; entries of other records are ignored); True once ``on_record`` has asked to stop."""
+        entries = entries or {}
         if not self.ordered:
-            return self._hand(list(lines.values()))
+            return self._hand(list(lines.items()), entries)
         waiting, order = self.waiting, self.order
         waiting.update(lines)
+        if entries:
+            self.entries.update(entries)
         ready = []
-        while self.next < len(order) and (line := waiting.pop(order[self.next], None)) is not None:
-            ready.append(line)
+        while self.next < len(order) and (line := waiting.pop(index := order[self.next], None)) is not None:
+            ready.append((index, line))
             self.next += 1
-        if self._hand(ready):
+        if self._hand(ready, self.entries):
             return True
         if len(waiting) > self.limit:
             self.ordered = False
@@ -204,9 +219,15 @@ class InOrder:
 
     def flush(self) -> bool:
         """Hand over every waiting record, in schedule order, gaps and all."""
-        return self._hand([self.waiting.pop(index) for index in sorted(self.waiting)])
+        return self._hand([(index, self.waiting.pop(index)) for index in sorted(self.waiting)], self.entries)
 
-    def _hand(self, lines: list[str]) -> bool:
+    def _hand(self, lines: list[tuple[int, str]], entries: dict[int, TallyEntry]) -> bool:
         last = len(lines) - 1
-        # The tallied parts only: the line is what is written to disk (see RecordView).
-        return any(self.on_record(read_view(line), line, i < last) for i, line in enumerate(lines))
+        on_record, pop = self.on_record, entries.pop
+        # What is tallied: the worker's entry, else the record's tallied parts (RecordView); the
+        # line is what is written to disk.
+        for i, (index, line) in enumerate(lines):
+            entry = pop(index, None)
+            if on_record(entry if entry is not None else read_view(line), line, i < last):
+                return True
+        return False

@@ -57,6 +57,7 @@ from arena import leaderboard
 from arena.logs import log_failures
 from arena.record import MatchRecord, read_view
 from arena.runner import MatchCancelled
+from arena.tallied import GroupTally, TallyEntry, tally_entry
 from arena.tournament import Schedule, TournamentSpec, play_scheduled
 from referee import metrics
 from referee.hosted import versions as hosted_versions
@@ -271,10 +272,12 @@ def play_batch(
         log.info("tournament started", extra={**ids, "game": spec.game, "matches": len(matches)})
     log.debug("batch started", extra={**ids, "matches": len(todo)})
     pending: list[tuple[int, str]] = []  # (index, record.dumps()): see Store.store_lines
+    entries: list[TallyEntry] = []  # each pending record's tally entry (arena.tallied)
+    bot_index = {name: i for i, name in enumerate(spec.bots)}
     flushed = time.monotonic()
     played = failures = 0
     held = _Held(self.app, store, tournament_id, str(batch))
-    writer = _Writer(store, tournament_id, spec.game)
+    writer = _Writer(store, tournament_id, spec.game, list(spec.bots))
     if windowed:
         assert batch is not None and seq is not None
         held.add(batch, seq, todo)
@@ -285,13 +288,14 @@ def play_batch(
         log_failures(log, record, tournament_id)
         failures += len(record.failures)
         pending.append((index, record.dumps()))
+        entries.append(tally_entry(record, bot_index))
         held.played(index)
         played += 1
 
     def tick() -> None:
         nonlocal flushed
         if pending and (len(pending) >= FLUSH_RECORDS or time.monotonic() - flushed >= FLUSH_SECONDS):
-            writer.write(pending)
+            writer.write(pending, entries)
             flushed = time.monotonic()
             if held.complete():  # a batch all played: once stored, it leaves the window
                 writer.wait()
@@ -314,7 +318,7 @@ def play_batch(
     try:
         with held:
             cancelled = _play(store, tournament_id, spec, matches, todo, keep, tick, steal)
-            writer.write(pending)
+            writer.write(pending, entries)
             writer.wait()
     finally:
         writer.close()
@@ -452,18 +456,20 @@ class _Writer:
     store that completes the tournament is remembered; finalisation is sent from the task's
     thread (``finalize_if_due``)."""
 
-    def __init__(self, store: Store, tournament_id: str, game: str) -> None:
+    def __init__(self, store: Store, tournament_id: str, game: str, bots: list[str]) -> None:
         self.store = store
         self.tournament_id = tournament_id
         self.game = game
-        self.groups: queue.SimpleQueue[list[tuple[int, str]] | None] = queue.SimpleQueue()
+        self.bots = bots
+        self.groups: queue.SimpleQueue[tuple[list[tuple[int, str]], GroupTally] | None] = queue.SimpleQueue()
         self.idle = threading.Condition()
         self.outstanding = 0
         self.error: BaseException | None = None
         self.completes = False
         self.thread: threading.Thread | None = None
 
-    def write(self, records: list[tuple[int, str]]) -> None:
+    def write(self, records: list[tuple[int, str]], entries: list[TallyEntry]) -> None:
+        """Store these records, with their tally entries (both lists are emptied)."""
         if not records:
             return
         if self.thread is None:
@@ -471,14 +477,15 @@ class _Writer:
             self.thread.start()
         with self.idle:
             self.outstanding += 1
-        self.groups.put(list(records))
+        self.groups.put((list(records), GroupTally(self.bots, list(entries))))
         records.clear()
+        entries.clear()
 
     def _run(self) -> None:
         while (group := self.groups.get()) is not None:
             try:
                 if self.error is None:
-                    results = patiently(self.store.store_lines, self.tournament_id, group)
+                    results = patiently(self.store.store_lines, self.tournament_id, *group)
                     metrics.matches_stored(self.game, sum(r.new for r in results))
                     self.completes = self.completes or any(r.finalize for r in results)
             except BaseException as exc:  # handed to the task's thread by wait()
