@@ -13,7 +13,9 @@ key                                      type   holds
                                                 Zstandard or zlib, as earlier versions did, is
                                                 read too)
 ``t:{id}:groups``                        hash   group number -> the JSON lines of records stored
-                                                together, one Zstandard frame
+                                                together, one Zstandard frame; then, from
+                                                this version's workers, a line of each
+                                                record's tally entry (``arena.tallied``)
 ``t:{id}:events``                        stream one entry per store of matches, for followers:
                                                 ``indices``, their ``group`` and, unless they
                                                 are the whole group in order, their positions
