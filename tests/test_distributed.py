@@ -18,10 +18,12 @@ import pytest
 
 from arena.cli.players import make_player
 from arena.executor import LocalExecutor
+from arena.record import read_view
 from arena.rundir import RunDirectory
+from arena.tallied import GroupTally, tally_entry
 from arena.tournament import TournamentSpec, schedule
 from arena.tournament_run import run_tournament
-from referee.store import Store
+from referee.store import Store, decompress_line
 from tests.compare import board_without_timing, canonical
 from tests.remote_helpers import bot_process, misbehaving
 from tests.services import ROOT, Worker, redis_server, wait_for, workers
@@ -80,6 +82,15 @@ def test_celery_and_local_executors_give_identical_records_and_leaderboards(tmp_
         stored_board = store.leaderboard("t-celery")
         assert_exactly_once(store, "t-celery", len(schedule(s)))
         stored = store.matches("t-celery")
+        # Every group carries its records' tally entries, the ones the client would take of them.
+        frames = store.redis.hvals(store.key("t", "t-celery", "groups"))
+        bot_index = {name: i for i, name in enumerate(s.bots)}
+        for frame in frames:
+            *lines, last = decompress_line(frame).split("\n")
+            tally = GroupTally.decode(last)
+            assert tally is not None and tally.bots == list(s.bots)
+            assert tally.entries == [tally_entry(read_view(line), bot_index) for line in lines]
+        assert frames
     assert canonical(local.load_records()) == canonical(remote.load_records()) == canonical(stored)
     assert board_without_timing(board_local) == board_without_timing(board_celery)
     assert board_without_timing(stored_board)["leaderboard"] == board_without_timing(board_local)["leaderboard"]
