@@ -724,6 +724,13 @@ class Store:
     def _lines(self, tournament_id: str, stored: Iterable[tuple[int, bytes | None]]) -> dict[int, str]:
         """Index -> JSON line of stored values (references into groups, or records stored alone
         as earlier versions did), in their order; each group read and decompressed once."""
+        return self._read(tournament_id, stored)[0]
+
+    def _read(
+        self, tournament_id: str, stored: Iterable[tuple[int, bytes | None]], bots: Sequence[str] | None = None
+    ) -> tuple[dict[int, str], dict[int, TallyEntry]]:
+        """:meth:`_lines`, and index -> tally entry of the records whose group has its tally for
+        these ``bots`` (see :meth:`follow_lines`)."""
         lines: dict[int, str] = {}
         references: dict[int, tuple[bytes, int]] = {}
         order: list[int] = []
@@ -736,15 +743,19 @@ class Store:
                 references[index] = (group, int(at))
             else:
                 lines[index] = decompress_line(blob)
+        entries: dict[int, TallyEntry] = {}
         if not references:
-            return lines
+            return lines, entries
         names = sorted({group for group, _ in references.values()})
         frames = self.redis.hmget(self.key("t", tournament_id, "groups"), names)
         groups = {n: decompress_line(f).split("\n") for n, f in zip(names, frames, strict=True) if f is not None}
+        tallies = {n: _group_tally(parts, bots) for n, parts in groups.items()} if bots is not None else {}
         for index, (name, position) in references.items():
             if name in groups:  # gone only if its retention ended meanwhile
                 lines[index] = groups[name][position]
-        return {index: lines[index] for index in order if index in lines}
+                if (tally := tallies.get(name)) is not None:
+                    entries[index] = tally[position]
+        return {index: lines[index] for index in order if index in lines}, entries
 
     def stored_match_indices(self, tournament_id: str) -> list[int]:
         """The indices of the stored matches, in schedule order (no record is read)."""
@@ -755,6 +766,20 @@ class Store:
         read ``chunk`` at a time (any number of them in bounded memory)."""
         for start in range(0, total, chunk):
             yield from self.match_lines_at(tournament_id, list(range(start, min(start + chunk, total))))
+
+    def tallied_in_order(
+        self, tournament_id: str, total: int, bots: Sequence[str], chunk: int = 1000
+    ) -> Iterator[TallyEntry | str]:
+        """What a tally takes of each stored record of schedule indices 0..total-1, in that order,
+        ``chunk`` at a time: the tally entry its worker stored (for these ``bots``), else the
+        record's JSON line."""
+        key = self.key("t", tournament_id, "matches")
+        for start in range(0, total, chunk):
+            indices = list(range(start, min(start + chunk, total)))
+            lines, entries = self._read(tournament_id, zip(indices, self.redis.hmget(key, indices), strict=True), bots)
+            for index, line in lines.items():
+                entry = entries.get(index)
+                yield line if entry is None else entry
 
     def matches_in_order(self, tournament_id: str, total: int, chunk: int = 1000) -> Iterator[MatchRecord]:
         """The stored records of schedule indices 0..total-1, in that order, ``chunk`` at a time."""

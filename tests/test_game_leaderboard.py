@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from arena import leaderboard
+from arena.tallied import GroupTally, TallyEntry, tally_entry
 from arena.tournament import TournamentSpec, play_scheduled, schedule
 from referee.players import make_player
 from referee.store import Store
@@ -73,15 +74,32 @@ def test_finalising_reads_the_records_in_chunks_and_publishes_builds_board(store
     assert store.create_tournament("t", FIRST, total=len(records), batches=1)
     store.store_matches("t", [(int(r.tournament["index"]), r) for r in records])
     chunks: list[int] = []
-    reading = store.match_lines_at
-    store.match_lines_at = lambda tid, indices: chunks.append(len(indices)) or reading(tid, indices)  # type: ignore[method-assign]
+    reading = store._read
+
+    def read(tid, stored, bots=None):  # type: ignore[no-untyped-def]
+        stored = list(stored)
+        chunks.append(len(stored))
+        return reading(tid, stored, bots)
+
+    store._read = read  # type: ignore[method-assign]
     board = finalize_tournament(store, "t")
     assert len(chunks) == 1 and chunks[0] == len(records)  # one chunk of at most 1,000
     expected = leaderboard.build(FIRST, records)
     assert {k: v for k, v in board.items() if k in expected} == expected
     assert store.summary("t") == json.loads(json.dumps(leaderboard.tournament_summary(FIRST, records)))
-    store.match_lines_at = reading  # type: ignore[method-assign]
+    store._read = reading  # type: ignore[method-assign]
     assert [r.match_id for r in store.matches_in_order("t", len(records), chunk=5)] == [r.match_id for r in records]
+    # Stored with the tally entries a worker sends: finalised from those, to the same board.
+    assert store.create_tournament("u", FIRST, total=len(records), batches=1)
+    bot_index = {name: i for i, name in enumerate(FIRST.bots)}
+    for half in (records[: len(records) // 2], records[len(records) // 2 :]):
+        lines = [(int(r.tournament["index"]), r.dumps()) for r in half]
+        store.store_lines("u", lines, GroupTally(list(FIRST.bots), [tally_entry(r, bot_index) for r in half]))
+    tallied = list(store.tallied_in_order("u", len(records), FIRST.bots))
+    assert all(isinstance(item, TallyEntry) for item in tallied) and len(tallied) == len(records)
+    board = finalize_tournament(store, "u")
+    assert {k: v for k, v in board.items() if k in expected} == expected
+    assert store.summary("u") == store.summary("t")
 
 
 def test_the_game_board_counts_tournaments_whose_records_are_gone(store):

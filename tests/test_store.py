@@ -343,3 +343,20 @@ def test_a_group_s_tally_entries_are_kept_with_it_and_read_by_followers_of_the_s
     assert store.match_lines_at("t", [0, 1, 2, 3]) == lines and len(store.matches("t")) == 4
     with pytest.raises(ValueError, match="1 tally entries for 2 records"):
         store.store_lines("t", [(0, lines[0]), (1, lines[1])], GroupTally(bots, [entries[0]]))
+
+
+def test_a_tournament_s_tally_is_read_in_schedule_order_from_entries_where_they_are(store):
+    """Finalisation reads each record's entry, else its line (an earlier worker's group, or a
+    record stored alone), in schedule order and in chunks."""
+    lines = [record(i).dumps() for i in range(6)]
+    bot_index = {"random": 0, "heuristic": 1}
+    entries = [tally_entry(MatchRecord.loads(line), bot_index) for line in lines]
+    bots = list(SPEC.bots)
+    store.create_tournament("t", SPEC, total=6, batches=1)
+    store.store_lines("t", [(3, lines[3]), (0, lines[0])], GroupTally(bots, [entries[3], entries[0]]))
+    store.store_lines("t", [(1, lines[1]), (5, lines[5])])  # no entries
+    store.store_lines("t", [(2, lines[2])], GroupTally(bots, [entries[2]]))
+    store.redis.hset(store.key("t", "t", "matches"), 4, zstandard.ZstdCompressor(level=3).compress(lines[4].encode()))
+    expected = [entries[0], lines[1], entries[2], entries[3], lines[4], lines[5]]
+    assert list(store.tallied_in_order("t", 6, SPEC.bots, chunk=4)) == expected
+    assert list(store.tallied_in_order("t", 6, ("heuristic", "random"))) == lines  # another list of bots

@@ -527,12 +527,12 @@ def finalize(self: Task, tournament_id: str) -> None:
 
 def finalize_tournament(store: Store, tournament_id: str) -> dict[str, Any]:
     spec, matches = tournament_plan(store, tournament_id)
-    # Read once, in schedule order and in chunks (no list of every record), for their tallied
-    # parts only: the sums of the board and of the game's summary. Added in schedule order, the
-    # board is build()'s.
+    # Read once, in schedule order and in chunks (no list of every record), for what the sums of
+    # the board and of the game's summary take: the tally entries the workers stored, else the
+    # records' tallied parts. Added in schedule order, the board is build()'s.
     tally = leaderboard.Tally(spec, by_group=True)
-    for line in store.match_lines_in_order(tournament_id, len(matches)):
-        tally.add(read_view(line))
+    for item in store.tallied_in_order(tournament_id, len(matches), spec.bots):
+        tally.add_entry(tally.entry(read_view(item)) if isinstance(item, str) else item)
     played = tally.matches
     cancelled = store.is_cancelled(tournament_id)
     board = tally.board(resamples=leaderboard.RESAMPLES)
