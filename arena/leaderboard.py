@@ -15,7 +15,7 @@ import io
 import zlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -24,6 +24,8 @@ from arena.record import MatchRecord, Tallied
 from arena.runner import VERDICTS
 from arena.tallied import TallyEntry, tally_entry
 from arena.tournament import TournamentSpec, seat_bot_indices
+
+T = TypeVar("T")
 
 CSV_COLUMNS = (
     "rank",
@@ -77,6 +79,17 @@ class _Outcome:
         self.pairs = bot_pairs(seat_bots, ranks)
         self.count = 0
         self.groups: dict[int, int] | None = None  # group number -> count (a tally by group)
+
+
+class _Settled(Generic[T]):
+    """A :class:`Tally` sum kept as outcome counts until read: reading it adds them in first."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = "_" + name
+
+    def __get__(self, tally: Tally, owner: type | None = None) -> list[T]:
+        tally._settle()
+        return getattr(tally, self.name)
 
 
 class Tally:
@@ -203,35 +216,12 @@ class Tally:
             self._outcomes.clear()
 
     # The sums kept as counts until read.
-    @property
-    def games(self) -> list[int]:
-        self._settle()
-        return self._games
-
-    @property
-    def won(self) -> list[int]:
-        self._settle()
-        return self._won
-
-    @property
-    def draws(self) -> list[int]:
-        self._settle()
-        return self._draws
-
-    @property
-    def losses(self) -> list[int]:
-        self._settle()
-        return self._losses
-
-    @property
-    def rank_sum(self) -> list[int]:
-        self._settle()
-        return self._rank_sum
-
-    @property
-    def seat_rank_sum(self) -> list[float]:
-        self._settle()
-        return self._seat_rank_sum
+    games = _Settled[int]()
+    won = _Settled[int]()
+    draws = _Settled[int]()
+    losses = _Settled[int]()
+    rank_sum = _Settled[int]()
+    seat_rank_sum = _Settled[float]()
 
     @property
     def wins(self) -> np.ndarray:
