@@ -106,7 +106,8 @@ class Tally:
     """
 
     SETTLE_OUTCOMES = 4096
-    """Outcomes counted before they are added into the sums (memory stays bounded)."""
+    """Outcomes counted before they are added into the sums (memory stays bounded); and, by
+    group, 16 times as many (outcome, group) counts."""
 
     def __init__(self, spec: TournamentSpec, *, by_group: bool = False) -> None:
         self.spec = spec
@@ -132,6 +133,7 @@ class Tally:
         self.seat_wins = [0.0] * spec.players
         self._outcomes: dict[tuple[tuple[int, ...], tuple[int, ...]], _Outcome] = {}
         self._counted = False  # some outcome has a count not yet in the sums
+        self._group_counts = 0  # (outcome, group) counts not yet in the groups' matrices
 
     def add(self, record: Tallied) -> None:
         self.add_entry(self.entry(record))
@@ -150,12 +152,17 @@ class Tally:
             if len(self._outcomes) >= self.SETTLE_OUTCOMES:
                 self._settle(forget=True)
             outcome = self._outcomes[key] = _Outcome(*key)
-        outcome.count += 1
-        self._counted = True
         if self.by_group is not None:
+            number = entry.group_number
+            if outcome.groups is None or number not in outcome.groups:
+                if self._group_counts >= self.SETTLE_OUTCOMES * 16:
+                    self._settle()
+                self._group_counts += 1
             if outcome.groups is None:
                 outcome.groups = {}
-            outcome.groups[entry.group_number] = outcome.groups.get(entry.group_number, 0) + 1
+            outcome.groups[number] = outcome.groups.get(number, 0) + 1
+        outcome.count += 1
+        self._counted = True
         self.elo.update_bots(outcome.pairs, len(ranks))
         # Added record by record in the order they come (not whole numbers: when they are added
         # would change the last bits).
@@ -212,6 +219,7 @@ class Tally:
                         else:
                             self._losses[b] += n
             self._counted = False
+            self._group_counts = 0
         if forget:
             self._outcomes.clear()
 
