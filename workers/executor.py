@@ -152,7 +152,7 @@ class CeleryExecutor:
             )
             fresh = [i for i in indices if i in wanted]
             wanted.difference_update(fresh)
-            if len(fresh) < len(lines):  # some were handed over before (a resumed run)
+            if len(fresh) < len(indices):  # some were handed over before (a resumed run)
                 lines = {i: lines[i] for i in fresh if i in lines}
                 entries = {i: entries[i] for i in fresh if i in entries}
             if fresh and in_order.add(lines, entries):
