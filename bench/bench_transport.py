@@ -27,7 +27,10 @@
    match that stops every 100 requests for 100 round trips of the one-server echo on a stream
    kept open, each slice of the match against the echo slice after it (the median of the
    slices' ratios, with their 10th and 90th percentiles): a change in the machine's speed
-   falls on both alike, which the alternation of whole runs above cannot promise.
+   falls on both alike, which the alternation of whole runs above cannot promise. Also in
+   turns with two echo servers alternating (``match_vs_echo_two_servers_interleaved``): the
+   match's own pattern of round trips, so what is left between the two is the referee's and
+   the bots' work alone.
 3. Concurrency: bots that take 20 ms per decision; N matches at once in one referee process
    (coroutines on the referee's event loop); each match's throughput against its ideal (its
    decisions x 20 ms), and timeouts at a 200 ms limit; against 2N bare echo streams (a match
@@ -90,34 +93,39 @@ class ProbedPlayer(RemotePlayer):
 
 
 class EchoSlices:
-    """An echo stream kept open on the referee's event loop and driven in slices of round trips
-    from within a match (:class:`InterleavedPlayer`)."""
+    """Echo streams kept open on the referee's event loop and driven in slices of round trips
+    from within a match (:class:`InterleavedPlayer`): one server, or several with the round
+    trips alternating between them (a match's own pattern: its requests alternate between
+    its seats' bots)."""
 
-    def __init__(self, target: str, payload: bytes) -> None:
-        self.target = target.removeprefix("grpc://")
+    def __init__(self, targets: str | list[str], payload: bytes) -> None:
+        self.targets = [t.removeprefix("grpc://") for t in ([targets] if isinstance(targets, str) else targets)]
         self.payload = payload
-        self.channel: grpc.aio.Channel | None = None
-        self.call: grpc.aio.StreamStreamCall | None = None
+        self.channels: list[grpc.aio.Channel] = []
+        self.calls: list[grpc.aio.StreamStreamCall] = []
+        self.turn = 0
 
     async def open(self) -> None:
-        self.channel = grpc.aio.insecure_channel(self.target, options=CHANNEL_OPTIONS)
-        self.call = self.channel.stream_stream("/bench.Echo/Echo")()
+        self.channels = [grpc.aio.insecure_channel(t, options=CHANNEL_OPTIONS) for t in self.targets]
+        self.calls = [channel.stream_stream("/bench.Echo/Echo")() for channel in self.channels]
         await self.run(50)  # warm-up
 
     async def run(self, round_trips: int) -> float:
         """Seconds taken by this many round trips."""
-        assert self.call is not None
+        calls = self.calls
         began = time.perf_counter()
         for _ in range(round_trips):
-            await self.call.write(self.payload)
-            await self.call.read()
+            call = calls[self.turn % len(calls)]
+            self.turn += 1
+            await call.write(self.payload)
+            await call.read()
         return time.perf_counter() - began
 
     async def close(self) -> None:
-        if self.call is not None:
-            await self.call.done_writing()
-        if self.channel is not None:
-            await self.channel.close()
+        for call in self.calls:
+            await call.done_writing()
+        for channel in self.channels:
+            await channel.close()
 
 
 class InterleavedPlayer(RemotePlayer):
@@ -157,9 +165,10 @@ class InterleavedPlayer(RemotePlayer):
         return [echo / match for match, echo in pairs]
 
 
-def interleaved(bots: list[str], echo_address: str, payload: bytes, decisions: int) -> list[float]:
-    """The match against one echo server, slice by slice (:class:`InterleavedPlayer`): a slice of
-    a tenth of the decisions, at least 10 and at most 100."""
+def interleaved(bots: list[str], echo_address: str | list[str], payload: bytes, decisions: int) -> list[float]:
+    """The match against the echo (one server, or several alternating), slice by slice
+    (:class:`InterleavedPlayer`): a slice of a tenth of the decisions, at least 10 and at most
+    100."""
     slices = EchoSlices(echo_address, payload)
     aioloop.run(slices.open())
     try:
@@ -279,6 +288,9 @@ def transport(kind: str, decisions: int, tmp: Path, rounds: int = 3) -> dict[str
     out["match_vs_echo_each_round"] = [run["match_vs_echo"] for run in runs]  # type: ignore[assignment]
     out["match_vs_echo_two_servers_each_round"] = [run["match_vs_echo_two_servers"] for run in runs]  # type: ignore[assignment]
     out["match_vs_echo_interleaved_each_round"] = [run["match_vs_echo_interleaved"] for run in runs]  # type: ignore[assignment]
+    out["match_vs_echo_two_servers_interleaved_each_round"] = [  # type: ignore[assignment]
+        run["match_vs_echo_two_servers_interleaved"] for run in runs
+    ]
     return out
 
 
@@ -331,6 +343,7 @@ def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
         echo_work_rate, _ = echo(echoes, decisions, payload, work=max(0.0, between))
         bots_rate = bot_round_trips(bots, decisions, ProbedPlayer.last)
         sliced = interleaved(bots, echoes[0], payload, decisions)
+        sliced2 = interleaved(bots, echoes, payload, decisions)
     return {
         # The match and the echo taking turns in slices (see InterleavedPlayer): the median of
         # the slices' ratios, and their spread.
@@ -338,6 +351,10 @@ def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
         "match_vs_echo_interleaved_p10": round(percentile(sliced, 0.1), 3),
         "match_vs_echo_interleaved_p90": round(percentile(sliced, 0.9), 3),
         "interleaved_slices": len(sliced),
+        # The same against two echo servers alternating: the match's own pattern of round trips.
+        "match_vs_echo_two_servers_interleaved": round(statistics.median(sliced2), 3),
+        "match_vs_echo_two_servers_interleaved_p10": round(percentile(sliced2, 0.1), 3),
+        "match_vs_echo_two_servers_interleaved_p90": round(percentile(sliced2, 0.9), 3),
         "echo_round_trips_per_s": round(echo_rate),
         "echo_two_servers_round_trips_per_s": round(echo2_rate),
         "match_decisions_per_s": round(rate),
