@@ -24,6 +24,7 @@ def test_the_transport_bench_reports_every_part_of_a_decision(capsys):
             "echo_two_servers_with_referee_work_vs_echo_two_servers",
             "match_vs_echo_two_servers_with_referee_work",
             "match_vs_echo_interleaved",
+            "match_vs_echo_two_servers_interleaved",
         ):
             assert 0 < run[key] < 10, (kind, key, run[key])
         # The match and the echo in turns: slices of a tenth of the decisions (at least 10).
@@ -31,6 +32,12 @@ def test_the_transport_bench_reports_every_part_of_a_decision(capsys):
         assert run["match_vs_echo_interleaved_p10"] <= run["match_vs_echo_interleaved"]
         assert run["match_vs_echo_interleaved"] <= run["match_vs_echo_interleaved_p90"]
         assert run["match_vs_echo_interleaved_each_round"] == [run["match_vs_echo_interleaved"]]
+        # And against two echo servers alternating, the match's own pattern.
+        two = run["match_vs_echo_two_servers_interleaved"]
+        assert (
+            run["match_vs_echo_two_servers_interleaved_p10"] <= two <= run["match_vs_echo_two_servers_interleaved_p90"]
+        )
+        assert run["match_vs_echo_two_servers_interleaved_each_round"] == [two]
         assert run["referee_between_requests_us"] > 0
         assert run["match_write_p50_us"] > 0 and run["echo_two_servers_write_p50_us"] > 0
     (row,) = report["concurrency_20ms_bots"]
