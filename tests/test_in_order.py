@@ -92,3 +92,11 @@ def test_a_record_s_tally_entry_waits_with_its_line_and_is_handed_over_in_its_pl
     unordered.add({4: records[4]}, {4: entries[4]})
     assert not unordered.ordered and got[4:] == [entries[5], entries[4]] and unordered.entries == {}
     assert isinstance(got[1], TallyEntry)
+
+
+def test_records_that_come_in_order_are_handed_over_as_they_come_and_late_ones_still_wait():
+    got, stopped, in_order, flushes = handed(({0, 1, 2, 3, 4, 5, 6}, 100), [[0, 1], [2], [4, 5], [3], [6]])
+    assert got == [0, 1, 2, 3, 4, 5, 6] and not stopped and in_order.waiting == {}
+    assert flushes == [1, 2, 5, 6]  # once after each group handed over; 4, 5 waited for 3
+    got, stopped, _, _ = handed(({0, 1, 2, 3}, 100), [[0, 1, 2, 3]], stop_at=1)
+    assert got == [0, 1] and stopped

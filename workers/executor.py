@@ -203,6 +203,10 @@ class InOrder:
         if not self.ordered:
             return self._hand(list(lines.items()), entries)
         waiting, order = self.waiting, self.order
+        if not waiting and list(lines) == order[self.next : self.next + len(lines)]:
+            # The next records in order, as they usually come: handed over without waiting.
+            self.next += len(lines)
+            return self._hand(list(lines.items()), entries)
         waiting.update(lines)
         if entries:
             self.entries.update(entries)
