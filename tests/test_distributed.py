@@ -96,6 +96,23 @@ def test_celery_and_local_executors_give_identical_records_and_leaderboards(tmp_
     assert board_without_timing(stored_board)["leaderboard"] == board_without_timing(board_local)["leaderboard"]
 
 
+def test_an_sprt_gauntlet_through_celery_stops_where_the_local_run_does(tmp_path):
+    """The client tallies the workers' entries in schedule order, so the SPRT decides at the
+    same group as a local run, and the board is that run's."""
+    s = spec(bots=("heuristic", "random"), format="gauntlet", sprt=(0.0, 50.0), repeats=200)
+    board_local = run_tournament(s, "t", RunDirectory(tmp_path / "local"), LocalExecutor(make_player, 1))
+    with redis_server(tmp_path) as server, workers(server.url, tmp_path, count=1, concurrency=2):
+        remote = RunDirectory(tmp_path / "celery")
+        board_celery = run_tournament(s, "t-celery", remote, CeleryExecutor(server.url, "t-celery"))
+        store = Store(server.url)
+        wait_for(lambda: store.tournament("t-celery")["status"] == "stopped", 30, "the stop")
+    assert board_local["sprt"]["decision"] == "H1" and board_celery["sprt"] == board_local["sprt"]
+    assert board_celery["matches"] == board_local["matches"] < board_celery["scheduled"]
+    assert board_without_timing(board_celery) == board_without_timing(board_local)
+    assert json.loads((remote.path / "tournament.json").read_text())["status"] == "stopped"
+    assert len(remote.load_records()) == board_local["matches"]
+
+
 def freeze_holding_a_batch(store: Store, worker: Worker, tries: int = 40) -> set[bytes]:
     """Freeze ``worker`` (SIGSTOP to its process group) at a moment it holds a batch, and the
     deliveries it holds. A batch of a few built-in matches lasts tens of milliseconds and a
