@@ -49,8 +49,8 @@ class ShuttingDown(Exception):
 
 def catch_up(store: Store, tournament_id: str, cursor: str, tally: Tally) -> str:
     """Add to ``tally`` what was stored after ``cursor`` (each record's tally entry as its worker
-    sent it, else the record's tallied parts), in
-    at most ``CATCH_UP_READS`` reads; the new cursor. Shared by the live boards and the web page."""
+    sent it, else the record's tallied parts), in at most ``CATCH_UP_READS`` reads; the new
+    cursor. Shared by the live boards and the web page."""
     for _ in range(CATCH_UP_READS):
         cursor, indices, lines, entries = store.follow_lines(tournament_id, cursor, 0, bots=tally.spec.bots)
         for index, line in lines.items():
