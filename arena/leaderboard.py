@@ -312,7 +312,11 @@ class ScheduleOrderTally:
         self.waiting: dict[int, TallyEntry] = {}
 
     def add(self, record: Tallied) -> None:
-        self.add_entry(self.tally.entry(record))
+        self.add_entry(self.entry(record))
+
+    def entry(self, record: Tallied) -> TallyEntry:
+        """What the sums take from a record (:meth:`Tally.entry`)."""
+        return self.tally.entry(record)
 
     def add_entry(self, entry: TallyEntry) -> None:
         """:meth:`add` of a record's entry (as a worker computed it: :mod:`arena.tallied`)."""

@@ -114,7 +114,7 @@ def run_tournament(
         if index is None:
             raise ConfigError(f"{rundir.matches_path} has matches that are not in this tournament's schedule")
         done.add(index)
-        entry = tally.tally.entry(record)
+        entry = tally.entry(record)
         tally.add_entry(entry)
         if groups:
             groups.add(entry)
@@ -128,7 +128,7 @@ def run_tournament(
         nonlocal played
         rundir.append(record, line, flush=not more)
         played += 1
-        entry = record if isinstance(record, TallyEntry) else tally.tally.entry(record)
+        entry = record if isinstance(record, TallyEntry) else tally.entry(record)
         tally.add_entry(entry)
         progress.done += 1
         progress.last = record
