@@ -197,6 +197,10 @@ class _Stream:
                     self.flooded = True
                     self._put(_Inbound("flood", loop.time()))
                     return
+                # The decision waiting for this message runs first: its move and the next
+                # request are a match's critical path, the next read is not (4% more decisions
+                # a second, bench_transport).
+                await asyncio.sleep(0)
         except grpc.aio.AioRpcError as error:
             self._put(_Inbound("error", loop.time(), error=error))
         except asyncio.CancelledError:
