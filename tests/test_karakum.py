@@ -26,6 +26,7 @@ from arena.games.karakum.game import (
     payment_token,
 )
 from arena.games.v1 import karakum_pb2 as pb
+from arena.runner import play_match
 from bots.registry import make_bot
 from tests.contract import assert_same_view, observation_bytes
 
@@ -645,6 +646,31 @@ def test_a_reading_the_old_search_pooled_keeps_its_deck_cycles():
     for i in range(10):
         world = GAME.sample_world(state, 2, Chance(i))
         assert world.hands[0][SP] - world.known[0][SP] == 1
+
+
+def test_a_reading_the_search_once_ran_out_on_keeps_its_deck_cycles():
+    # Version 5: 3 heuristic bots, seed 0, the 133rd decision (seat 0's). Version 4's search ran
+    # out of steps here and pooled every hand's blind cards into the last cycle; the search now
+    # remembers the positions it found dead, and reads the cycles (the same reading as before in
+    # every position version 4 read).
+    readings = []
+    taken = [0]
+
+    def at_132(state, _entry):
+        taken[0] += 1
+        if taken[0] == 132:
+            (d,) = state.pending
+            seen = GAME.observe(state, d.seat)
+            readings.append((d.seat, [list(c.cards) for c in seen.cycles], [list(c.blind) for c in seen.cycles]))
+
+    play_match(GAME, GAME.config(3), 0, [make_bot("heuristic", "karakum") for _ in range(3)], on_decision=at_132)
+    assert readings == [
+        (
+            0,
+            [hand(gold=1), hand(), hand(jewelry=1, paper=1), hand(jewelry=3, paper=2)],
+            [[0, 0, 1], [0, 0, 0], [0, 2, 0], [0, 4, 0]],
+        )
+    ]
 
 
 def test_world_from_observation_deals_the_unseen_pool_to_the_hidden_places():

@@ -78,20 +78,20 @@ Rulings (``shared/rules/NOTES.md`` §4.6 unless stated):
     which of its cards with a spent card's back left is not seen, so a seat reads the cycles
     from what it knows: each card another seat paid is charged to a cycle from which that hand
     had drawn a card of that back before the payment and which still has such a card the seat
-    has not located, over the whole history at once (charges with one possible cycle first,
-    then a depth-first search, the cycle with most of the card first, at most 20,000 steps:
-    random games needed at most 51); of that hand's cards of that back and cycle, the one held
-    longest is taken to leave. Its own payments are known exactly. Each cycle's unlocated cards
-    are its make-up minus the seat's own draws and the charged cards. A world deals, per cycle
-    and back, a uniform choice of these cards to the places read as that cycle showing that back
-    (other hands, deck tops), the rest of the cycle shuffled below its decks' tops: it depends on
-    nothing the seat has not seen, and keeps no record of it. When no charging is found, or the
-    history does not account for the position (edited by hand), the cycles are pooled: every
-    hand card and deck is read as of the last cycle, which holds all the unseen cards. When
-    another seat is paying, its hand is then made to afford the reward (cards of the same back
-    and cycle swapped in). The observation carries the reading (``cycles``, ``SeatView.slots``,
-    ``Deck.cycle``), so a world from the observation is the world ``sample_world`` builds for
-    the same chance.
+    has not located, over the whole history at once (charges with one possible cycle first, then
+    a depth-first search, the cycle with most of the card first, remembering the positions it
+    found dead, at most 20,000 steps: random games needed at most 51); of that hand's cards of
+    that back and cycle, the one held longest is taken to leave. Its own payments are known
+    exactly. Each cycle's unlocated cards are its make-up minus the seat's own draws and the
+    charged cards. A world deals, per cycle and back, a uniform choice of these cards to the
+    places read as that cycle showing that back (other hands, deck tops), the rest of the cycle
+    shuffled below its decks' tops: it depends on nothing the seat has not seen, and keeps no
+    record of it. When no charging is found, or the history does not account for the position
+    (edited by hand), the cycles are pooled: every hand card and deck is read as of the last
+    cycle, which holds all the unseen cards. When another seat is paying, its hand is then made
+    to afford the reward (cards of the same back and cycle swapped in). The observation carries
+    the reading (``cycles``, ``SeatView.slots``, ``Deck.cycle``), so a world from the
+    observation is the world ``sample_world`` builds for the same chance.
 
 Chance labels: ``"gashas"`` (the shuffle of the 75 Gasha cards: the top card first; the deal
 takes 4 per seat from seat 0 up, then the rest is cut into decks 0..3, top first), ``"rewards"``

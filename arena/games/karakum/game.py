@@ -65,11 +65,12 @@ Rulings (``shared/rules/NOTES.md`` §4.9 unless stated):
     cycle is shuffled and dealt to the hands' remaining blind cards of that cycle and, for the
     current cycle, to the deck. The charging is the search Gasha uses (``games/charging.py``:
     the charges with one possible cycle first, then a depth-first search in time order, the
-    cycle with most of the good first, at most 20,000 steps). In the rare positions where it
-    finds no charging in the budget (0.013% of random-play readings, 2 of 300 4-player games;
-    0 at 2 and 3 players; the one-move augmenting-path search it replaced pooled 0.67%) the
-    cycles are pooled instead (the world stays a legal state with the same observation, but
-    may give a hand a card of a good its cycles no longer had). When another
+    cycle with most of the good first, remembering the positions it found dead, at most 20,000
+    steps). Without that memory it ran out of steps in 0.013% of random-play readings and 1.5%
+    of heuristic-play ones (version 4); with it, in none of 54,628 readings of 90 random and
+    24 heuristic games, which read every position version 4 read as before. Should it still
+    find no charging, the cycles are pooled instead (the world stays a legal state with the
+    same observation, but may give a hand a card of a good its cycles no longer had). When another
     seat is about to pay, its world hand is made to afford the camel (blind cards that cannot pay
     are traded for deck cards that can; where that is not enough, about 1% of such worlds,
     every hidden card is pooled and the buyer's dealt first, one at a time, never one after which
@@ -285,7 +286,7 @@ class Karakum(Game[KarakumState]):
         name="Karakum",
         min_players=2,
         max_players=4,
-        version="4",
+        version="5",
         hidden_information=True,
         summary="Gather goods and spend them on camels; each camel must match the caravan's end "
         "by colour or number, or it scores half.",
