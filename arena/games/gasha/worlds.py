@@ -59,10 +59,7 @@ class Reading:
         """The observation's ``cycles`` and each SeatView's ``slots``, serialized (built once, from
         cached pieces: building the messages cost more than the rest of an observation)."""
         if self._encoded is None:
-            cycles = b"".join(
-                _field(_CYCLES, b"".join(_field(_CARDS, _card_count(i, n)) for i, n in enumerate(pool) if n))
-                for pool in self.pools
-            )
+            cycles = b"".join(map(_cycle, self.pools))
             slots = tuple(b"".join(_field(_SLOTS, _slot(cycle, back)) for cycle, back in seat) for seat in self.slots)
             self._encoded = (cycles, slots)
         return self._encoded
@@ -73,7 +70,26 @@ _CYCLES, _CARDS, _SLOTS = 24, 1, 11
 _PIECES: dict[tuple[int, int, int], bytes] = {}
 
 
+def _cycle(pool: tuple[int, ...]) -> bytes:
+    """One ``Observation.cycles`` entry, kept per pool: from one position to the next most
+    cycles' pools are unchanged, and encoding one costs about as much as reading them all."""
+    piece = _CYCLE_PIECES.get(pool)
+    if piece is None:
+        if len(_CYCLE_PIECES) >= _CYCLE_PIECES_KEPT:
+            _CYCLE_PIECES.clear()
+        piece = _field(_CYCLES, b"".join(_field(_CARDS, _card_count(i, n)) for i, n in enumerate(pool) if n))
+        _CYCLE_PIECES[pool] = piece
+    return piece
+
+
+_CYCLE_PIECES: dict[tuple[int, ...], bytes] = {}
+_CYCLE_PIECES_KEPT = 4096
+_SMALL_VARINTS = [bytes((n,)) for n in range(0x80)]
+
+
 def _varint(n: int) -> bytes:
+    if n < 0x80:
+        return _SMALL_VARINTS[n]
     out = bytearray()
     while n > 0x7F:
         out.append(n & 0x7F | 0x80)
