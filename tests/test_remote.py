@@ -178,3 +178,35 @@ def test_bad_addresses_are_rejected(bad):
 
     with pytest.raises(ConfigError, match="bot address"):
         RemotePlayer(bad)
+
+
+def test_the_decision_waiting_for_an_answer_runs_before_the_next_read_starts(monkeypatch):
+    # The answer's decision (the move, the next request) is a match's critical path; starting
+    # the stream's next read (a gRPC batch) is not, and waits for it (bench_transport).
+    import referee.remote as remote
+
+    events: list[str] = []
+    open_stream, receive = remote._Stream.open, remote._Stream.receive
+
+    async def recording_open(self):
+        await open_stream(self)
+        read = self.call.read
+
+        def recorded_read():
+            events.append("read")
+            return read()
+
+        self.call.read = recorded_read
+
+    async def recording_receive(self, deadline):
+        item = await receive(self, deadline)
+        events.append("handed over")
+        return item
+
+    monkeypatch.setattr(remote._Stream, "open", recording_open)
+    monkeypatch.setattr(remote._Stream, "receive", recording_receive)
+    with bot_process(served("random")) as address:
+        record = play_match(GAME, GAME.config(1, {"target": 25}), 3, [RemotePlayer(address)])
+    assert not record.failures and len(record.decisions) > 3
+    answers = 1 + len(record.decisions)  # the ready, then each decision's answer
+    assert events[: 2 * answers] == ["read", "handed over"] * answers
