@@ -40,7 +40,9 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "gasha": ("2", "dd0eb748894f88abca8c69a4849336c8", "078b1767281752ea33721002e9c236ad"),
     "getbit": ("1.0", "9bb5f38f70b58e58df7ca8c71f8302d5", "f9570273a0d9d73a28f545f68ed8fd7f"),
     "goldengoal": ("1.0", "40d65e8661bd88f015f2187c70b54215", "216d90ee8880f1ec45234534bb27c4b4"),
-    "karakum": ("4", "666b1ccc3b06005acda64359d9e98a47", "0af3f56a93eccadf7151992e1ffaf169"),
+    # karakum 5 (2026-12-05): the same bytes as version 4 but for the version string (the match
+    # has no reading version 4's search ran out on)
+    "karakum": ("5", "dae1b7b6e141cf4f9ed2cac4cfdb622c", "022f893b080896152d2c6eb33de256cf"),
     "llamallama": ("1", "7b4c0b646546a9a33f65247d5ee660bf", "82f35083c1f7918e74c1146f037abdd5"),
     "openseason": ("3", "fb30d6345d56080108501a0ed248c59e", "6de421589a0df1a0ecbc1ed141c1b9e6"),
     "opensesame": ("1", "effb8c2cf1d19c6c691cf3798ee9e40d", "06200b6e454a16cc05ba8a33e123cedf"),
