@@ -55,10 +55,12 @@ def test_a_made_up_history_is_always_charged():
         assert where is not None and is_charging(charges, pools, where), seed
 
 
-def test_remembering_dead_positions_changes_no_charging(monkeypatch):
-    # The memo only skips positions already searched to the end: with it from the first step
-    # and without it at all, the search gives the same charging, or none, for every instance
-    # (some made infeasible by taking a card out of a pool).
+@pytest.mark.parametrize("memo_after", [0, 3])
+def test_remembering_dead_positions_changes_no_charging(monkeypatch, memo_after):
+    # The memo only skips positions already searched to the end, and the constant-time check
+    # that comes with it is the same check: with both from the first step (or from the fourth,
+    # halfway through a search) and without them at all, the search gives the same charging,
+    # or none, for every instance (some made infeasible by taking a card out of a pool).
     monkeypatch.setattr(charging, "BUDGET", 10**6)
     found = failed = 0
     for seed in range(400):
@@ -70,7 +72,7 @@ def test_remembering_dead_positions_changes_no_charging(monkeypatch):
             pool[kind] -= 1
         monkeypatch.setattr(charging, "MEMO_AFTER", 10**6 + 1)  # never
         plain = charge(charges, pools)
-        monkeypatch.setattr(charging, "MEMO_AFTER", 0)
+        monkeypatch.setattr(charging, "MEMO_AFTER", memo_after)
         assert charge(charges, pools) == plain, seed
         found += plain is not None
         failed += plain is None

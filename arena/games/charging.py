@@ -21,8 +21,8 @@ BUDGET = 20_000
 games need at most a few hundred; without it 73 of 578,164 readings of 900 random Karakum games,
 and 42 of 2,850 of 36 heuristic ones, ran out (the cycles were then pooled)."""
 MEMO_AFTER = 256
-"""Steps before the search starts remembering dead positions: most readings are found sooner,
-and a key costs about a step."""
+"""Steps before the search starts remembering dead positions (and checking cycles from a table
+made then): most readings are found sooner, and a key costs about a step."""
 
 
 def charge(
@@ -42,7 +42,9 @@ def charge(
     how many charges are made, the cards left per cycle and how many of each hand's charges went
     to each cycle, not on which of them went where. Equal charges (the same hand, kind and draws)
     made in another order reach a known dead position at once instead of being searched again.
-    Only dead positions are skipped, so the charging found is the one the plain search finds."""
+    Only dead positions are skipped, so the charging found is the one the plain search finds.
+    A search that turns long (past ``MEMO_AFTER`` steps) also checks a cycle in constant time
+    (:func:`_slack`) instead of walking the hand's payments."""
     left = [list(pool) for pool in pools]
     if len(left) == 1:  # one cycle (before the first reshuffle): all to it, if it can
         running: dict[Who, int] = {}
@@ -90,23 +92,28 @@ def charge(
     hand = {who: j * cycles for j, who in enumerate(mine)}  # who's row in ``taken``
     taken = [0] * (len(mine) * cycles)  # searched charges made, per (who, cycle)
     dead: set[tuple[object, ...]] = set()
+    slack: list[list[int]] = []  # made when the search turns out long (see _slack)
+    forced = list(where)  # the charges with one possible cycle, made above
 
     def search(i: int) -> bool:
         if i == len(free):
             return True
         key = None
-        if budget[0] <= BUDGET - MEMO_AFTER:
+        if budget[0] <= BUDGET - MEMO_AFTER:  # a long search: remember, and check in constant time
             key = (i, tuple(taken), *map(tuple, left))
             if key in dead:
                 return False
+            if not slack:
+                slack.extend(_slack(charges, mine, forced, cycles))
         budget[0] -= 1
         if budget[0] < 0:
             return False
         k = free[i]
         who, kind, drawn = charges[k]
         row = hand[who]
+        room = slack[k] if slack else None
         for e in sorted((e for e, n in enumerate(drawn) if n), key=lambda e: (-left[e][kind], e)):
-            if fits(k, e):
+            if (left[e][kind] > 0 and room[e] > taken[row + e]) if room is not None else fits(k, e):
                 put(k, e, 1)
                 taken[row + e] += 1
                 if search(i + 1):
@@ -118,3 +125,29 @@ def charge(
         return False
 
     return where if search(0) else None
+
+
+def _slack(
+    charges: Sequence[tuple[Who, int, Sequence[int]]], mine: dict[Who, list[int]], forced: list[int], cycles: int
+) -> list[list[int]]:
+    """Per charge k and cycle e, how many of its hand's searched charges before it may go to e
+    with k still fitting there: the least, over the hand's payments from k on, of its draws from
+    e before the payment less the forced charges to e up to it.
+
+    The search charges in time order, so when it reaches k every searched charge before k is
+    made and none after it: the forced ones are all that is known after k. ``fits(k, e)`` (a
+    card of the kind left aside) is then ``taken[who, e] < slack[k][e]``."""
+    slack: list[list[int]] = [[] for _ in charges]
+    for ks in mine.values():
+        made = [0] * cycles  # forced charges to each cycle, up to the payment
+        room: list[list[int]] = []
+        for m in ks:
+            if forced[m] >= 0:
+                made[forced[m]] += 1
+            drawn = charges[m][2]
+            room.append([(drawn[e] if e < len(drawn) else 0) - made[e] for e in range(cycles)])
+        least = [1 << 30] * cycles
+        for m, here in zip(reversed(ks), reversed(room), strict=True):
+            least = [min(a, b) for a, b in zip(least, here, strict=True)]
+            slack[m] = least
+    return slack
