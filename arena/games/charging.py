@@ -19,7 +19,7 @@ Who = TypeVar("Who", bound=Hashable)
 BUDGET = 20_000
 """Search steps (positions not known dead). With the memo below, readings of random and heuristic
 games need at most a few hundred; without it 73 of 578,164 readings of 900 random Karakum games,
-and 42 of 2,850 of 36 heuristic ones, ran out (the cycles were then pooled)."""
+and 42 of 2,850 of 18 heuristic ones, ran out (the cycles were then pooled)."""
 MEMO_AFTER = 256
 """Steps before the search starts remembering dead positions (and checking cycles from a table
 made then): most readings are found sooner, and a key costs about a step."""
