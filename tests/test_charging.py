@@ -55,12 +55,13 @@ def test_a_made_up_history_is_always_charged():
         assert where is not None and is_charging(charges, pools, where), seed
 
 
-@pytest.mark.parametrize("memo_after", [0, 3])
+@pytest.mark.parametrize("memo_after", [0, 1, 3, 8])
 def test_remembering_dead_positions_changes_no_charging(monkeypatch, memo_after):
     # The memo only skips positions already searched to the end, and the constant-time check
-    # that comes with it is the same check: with both from the first step (or from the fourth,
-    # halfway through a search) and without them at all, the search gives the same charging,
-    # or none, for every instance (some made infeasible by taking a card out of a pool).
+    # that comes with it is the same check: with both from the first step (or from a later one,
+    # the search's counts then made from the charges already made) and without them at all, the
+    # search gives the same charging, or none, for every instance (some made infeasible by
+    # taking a card out of a pool).
     monkeypatch.setattr(charging, "BUDGET", 10**6)
     found = failed = 0
     for seed in range(400):

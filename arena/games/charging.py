@@ -88,38 +88,54 @@ def charge(
         else:
             return None
     budget = [BUDGET]
-    cycles = len(left)
-    hand = {who: j * cycles for j, who in enumerate(mine)}  # who's row in ``taken``
-    taken = [0] * (len(mine) * cycles)  # searched charges made, per (who, cycle)
     dead: set[tuple[object, ...]] = set()
-    slack: list[list[int]] = []  # made when the search turns out long (see _slack)
-    forced = list(where)  # the charges with one possible cycle, made above
+    # Made when the search turns out long: each hand's row in ``taken``, the searched charges
+    # made per (hand, cycle), and the table of _slack. Until then the search is the plain one.
+    long: list[tuple[dict[Who, int], list[int], list[list[int]]]] = []
+
+    def go_long(i: int) -> tuple[dict[Who, int], list[int], list[list[int]]]:
+        cycles = len(left)
+        rows = {who: j * cycles for j, who in enumerate(mine)}
+        taken = [0] * (len(mine) * cycles)
+        for k in free[:i]:  # the searched charges made so far
+            taken[rows[charges[k][0]] + where[k]] += 1
+        searched = set(free)
+        forced = [-1 if m in searched else e for m, e in enumerate(where)]
+        return rows, taken, _slack(charges, mine, forced, cycles)
+
+    def count(who: Who, e: int, step: int) -> None:
+        if long:  # once ``taken`` exists: it was made from ``where``, every charge made is in it
+            rows, taken, _ = long[0]
+            taken[rows[who] + e] += step
 
     def search(i: int) -> bool:
         if i == len(free):
             return True
         key = None
         if budget[0] <= BUDGET - MEMO_AFTER:  # a long search: remember, and check in constant time
-            key = (i, tuple(taken), *map(tuple, left))
+            if not long:
+                long.append(go_long(i))
+            key = (i, tuple(long[0][1]), *map(tuple, left))
             if key in dead:
                 return False
-            if not slack:
-                slack.extend(_slack(charges, mine, forced, cycles))
         budget[0] -= 1
         if budget[0] < 0:
             return False
         k = free[i]
         who, kind, drawn = charges[k]
-        row = hand[who]
-        room = slack[k] if slack else None
         for e in sorted((e for e, n in enumerate(drawn) if n), key=lambda e: (-left[e][kind], e)):
-            if (left[e][kind] > 0 and room[e] > taken[row + e]) if room is not None else fits(k, e):
-                put(k, e, 1)
-                taken[row + e] += 1
-                if search(i + 1):
-                    return True
-                taken[row + e] -= 1
-                put(k, e, -1)
+            if long:  # fits(k, e), in constant time
+                rows, taken, slack = long[0]
+                if left[e][kind] <= 0 or slack[k][e] <= taken[rows[who] + e]:
+                    continue
+            elif not fits(k, e):
+                continue
+            put(k, e, 1)
+            count(who, e, 1)
+            if search(i + 1):
+                return True
+            count(who, e, -1)
+            put(k, e, -1)
         if key is not None and budget[0] >= 0:  # searched to the end: no charging from here
             dead.add(key)
         return False
