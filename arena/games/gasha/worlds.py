@@ -84,12 +84,9 @@ def _cycle(pool: tuple[int, ...]) -> bytes:
 
 _CYCLE_PIECES: dict[tuple[int, ...], bytes] = {}
 _CYCLE_PIECES_KEPT = 4096
-_SMALL_VARINTS = [bytes((n,)) for n in range(0x80)]
 
 
 def _varint(n: int) -> bytes:
-    if n < 0x80:
-        return _SMALL_VARINTS[n]
     out = bytearray()
     while n > 0x7F:
         out.append(n & 0x7F | 0x80)
