@@ -582,7 +582,7 @@ class SearchBot(Bot):
 
     def decide_worlds(self, request: bot_pb2.DecisionRequest, worlds: Worlds | ObservedWorlds) -> str:
         """A decision with a sampler of this seat's worlds (the in-process runner's call)."""
-        self.history.extend(request.events)
+        self.heard(request.events)
         option_ids = [o.id for o in request.options]
         if len(option_ids) == 1:
             return option_ids[0]

@@ -56,8 +56,8 @@ SERVER_OPTIONS = (
 
 async def _decide_async(bot: Bot, request: bot_pb2.DecisionRequest) -> str:
     """A bot with ``async def choose``: its answer awaited on the loop."""
-    bot.history.extend(request.events)
-    answer: Any = bot.choose(Turn(request, bot.history))
+    bot.heard(request.events)
+    answer: Any = bot.choose(Turn(request, bot))
     if inspect.isawaitable(answer):
         answer = await answer
     return str(answer)
