@@ -48,6 +48,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import ClassVar
@@ -59,6 +60,7 @@ from arena.games.rolldice import GAME
 from arena.record import MatchRecord
 from arena.runner import play_match_async
 from arena.v1 import bot_pb2
+from bench import transport_legs
 from bench.procstat import children, cpu_seconds
 from referee import aioloop
 from referee.remote import CHANNEL_OPTIONS, PLAY_METHOD, RemotePlayer
@@ -205,6 +207,7 @@ def echo(
     work: float = 0.0,
     method: str = "/bench.Echo/Echo",
     opening: bytes | None = None,
+    marks: list[tuple[int, int]] | None = None,
 ) -> tuple[float, list[float]]:
     """(round trips per second, latencies in ms) of a bare stream echo from the event loop.
 
@@ -212,7 +215,8 @@ def echo(
     between them, as a match's requests alternate between its seats' bots. ``work`` seconds of
     busy loop before each round trip stand for the referee's own work between an answer and
     the next request. ``method`` and ``opening`` (a first message on each stream, its answer
-    read) point the same loop at other servers."""
+    read) point the same loop at other servers. ``marks`` gets each round trip's (write, read)
+    moments on the monotonic clock (``bench.transport_legs``)."""
     targets = [a.removeprefix("grpc://") for a in ([address] if isinstance(address, str) else address)]
 
     async def run() -> tuple[float, list[float]]:
@@ -235,11 +239,15 @@ def echo(
                 until = time.perf_counter() + work
                 while time.perf_counter() < until:
                     pass
+            if marks is not None:
+                began_ns = time.monotonic_ns()
             t0 = time.perf_counter()
             await call.write(payload)
             writes.append(time.perf_counter() - t0)
             await call.read()
             latencies.append((time.perf_counter() - t0) * 1000)
+            if marks is not None:
+                marks.append((began_ns, time.monotonic_ns()))
         elapsed = time.perf_counter() - began
         LAST_LOOP_CPU[0] = time.thread_time() - cpu
         for call in calls:
@@ -344,7 +352,9 @@ def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
         bots_rate = bot_round_trips(bots, decisions, ProbedPlayer.last)
         sliced = interleaved(bots, echoes[0], payload, decisions)
         sliced2 = interleaved(bots, echoes, payload, decisions)
+        split = _legs(stack, where, kind, tmp, decisions, payload)
     return {
+        **split,
         # The match and the echo taking turns in slices (see InterleavedPlayer): the median of
         # the slices' ratios, and their spread.
         "match_vs_echo_interleaved": round(statistics.median(sliced), 3),
@@ -387,6 +397,33 @@ def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
         "added_p50_ms": round(statistics.median(match_ms) - statistics.median(echo_ms), 3),
         "added_p99_ms": round(percentile(match_ms, 0.99) - percentile(echo_ms, 0.99), 3),
     }
+
+
+def _legs(
+    stack: ExitStack, where: Callable[[str], list[str]], kind: str, tmp: Path, decisions: int, payload: bytes
+) -> dict[str, float]:
+    """A match and the two-server echo split into legs (``bench.transport_legs``), against bot
+    and echo servers of their own that note their moments (the notes cost them a little, so the
+    ratios above are measured without them)."""
+    bot_marks, echo_marks = tmp / f"{kind}-bot-marks.jsonl", tmp / f"{kind}-echo-marks.jsonl"
+    for path in (bot_marks, echo_marks):
+        path.unlink(missing_ok=True)
+    bots, echoes = [], []
+    for i in range(2):
+        bot = [sys.executable, "-m", "bench.first_bot", *where(f"legs-bot{i}"), "--marks", str(bot_marks)]
+        bots.append(stack.enter_context(bot_process(bot)).removeprefix("grpc://" if kind == "unix" else ""))
+        echo_server = [sys.executable, "-m", "bench.echo_server", *where(f"legs-echo{i}"), "--marks", str(echo_marks)]
+        echoes.append(stack.enter_context(bot_process(echo_server)).removeprefix("grpc://" if kind == "unix" else ""))
+    round_trips: list[tuple[int, int]] = []
+
+    def play(players: list[RemotePlayer]) -> object:
+        return match(bots[0], bots[1], int(decisions * 1.75), {}, players=players)
+
+    def echo_run() -> list[tuple[int, int]]:
+        echo(echoes, decisions, payload, marks=round_trips)
+        return round_trips
+
+    return transport_legs.legs(play, echo_run, bots, bot_marks, echo_marks)
 
 
 def echo_streams(address: str, n: int, rounds: int, payload: bytes) -> float:

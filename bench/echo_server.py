@@ -2,18 +2,20 @@
 asyncio server stack and options as the bot SDK (:mod:`bots.serve`), bytes echoed back
 untouched (no protobuf work), after an optional delay (``asyncio.sleep``, as ``first_bot``).
 
-    python -m bench.echo_server --port 0 [--unix PATH] [--delay 0.02]
+    python -m bench.echo_server --port 0 [--unix PATH] [--delay 0.02] [--marks FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import time
 from collections.abc import AsyncIterator
 
 import grpc
 import grpc.aio
 
+from bench.transport_legs import write_marks
 from bots.serve import SERVER_OPTIONS
 
 
@@ -22,6 +24,7 @@ async def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--unix")
     parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--marks", help="note when each message was read here (bench.transport_legs)")
     args = parser.parse_args()
 
     async def echo(requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
@@ -30,8 +33,18 @@ async def main() -> None:
                 await asyncio.sleep(args.delay)
             yield message
 
+    async def marked_echo(requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
+        reads: list[int] = []
+        try:
+            async for message in requests:
+                reads.append(time.monotonic_ns())
+                yield message
+        finally:
+            write_marks(args.marks, reads)
+
     server = grpc.aio.server(options=SERVER_OPTIONS)
-    handler: grpc.RpcMethodHandler = grpc.stream_stream_rpc_method_handler(echo)  # no (de)serializers: raw bytes
+    # No (de)serializers: raw bytes.
+    handler: grpc.RpcMethodHandler = grpc.stream_stream_rpc_method_handler(marked_echo if args.marks else echo)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bench.Echo", {"Echo": handler}),))
     address = f"unix:{args.unix}" if args.unix else f"127.0.0.1:{args.port}"
     port = server.add_insecure_port(address)

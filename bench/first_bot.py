@@ -1,6 +1,6 @@
 """A trivial bot for transport benchmarks: always the first option, after an optional delay.
 
-python -m bench.first_bot --port 0 [--delay 0.02] [--unix PATH]
+python -m bench.first_bot --port 0 [--delay 0.02] [--unix PATH] [--marks FILE]
 
 It runs on the bot server's event loop (``inline``) and waits its delay with ``asyncio.sleep``,
 so one server carries hundreds of such matches at once without a thread each.
@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 
+from bench.transport_legs import marked_servicer
 from bots.sdk import Bot, Turn
-from bots.serve import serve
+from bots.serve import BotServicer, serve
 
 
 class FirstOption(Bot):
@@ -38,6 +39,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--unix")
     parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--marks", help="note each message's read and answer here (bench.transport_legs)")
     args = parser.parse_args()
     address = f"unix:{args.unix}" if args.unix else f"127.0.0.1:{args.port}"
 
@@ -46,7 +48,8 @@ def main() -> None:
         print(f"listening on {where}", flush=True)
 
     kind = SlowFirstOption if args.delay else FirstOption
-    serve(lambda: kind(args.delay), address, max_matches=256, on_ready=announce)
+    servicer = marked_servicer(args.marks) if args.marks else BotServicer
+    serve(lambda: kind(args.delay), address, max_matches=256, on_ready=announce, servicer=servicer)
 
 
 if __name__ == "__main__":

@@ -180,8 +180,15 @@ class BotServer:
         self._thread.join()
 
 
-def start(make_bot: Callable[[], Bot], address: str = "127.0.0.1:0", *, max_matches: int = 64) -> BotServer:
-    """Start serving on a background event loop thread; returns at once with the bound port."""
+def start(
+    make_bot: Callable[[], Bot],
+    address: str = "127.0.0.1:0",
+    *,
+    max_matches: int = 64,
+    servicer: type[BotServicer] = BotServicer,
+) -> BotServer:
+    """Start serving on a background event loop thread; returns at once with the bound port.
+    ``servicer`` is for an instrumented server (``bench.transport_legs`` notes its moments)."""
     probe = make_bot()
     reason = getattr(probe, "in_process_only", "")  # a bot that needs the referee's worlds (search)
     if reason:
@@ -198,7 +205,7 @@ def start(make_bot: Callable[[], Bot], address: str = "127.0.0.1:0", *, max_matc
 
     async def begin() -> tuple[grpc.aio.Server, int]:
         server = grpc.aio.server(options=SERVER_OPTIONS, maximum_concurrent_rpcs=None)
-        server.add_generic_rpc_handlers((BotServicer(make_bot, pool).handler(),))
+        server.add_generic_rpc_handlers((servicer(make_bot, pool).handler(),))
         try:
             port = server.add_insecure_port(address)
         except RuntimeError as exc:  # grpcio raises when nothing could be bound
@@ -224,11 +231,12 @@ def serve(
     *,
     max_matches: int = 64,
     on_ready: Callable[[BotServer], None] | None = None,
+    servicer: type[BotServicer] = BotServicer,
 ) -> None:
     """Serve a bot until SIGINT or SIGTERM, then stop gracefully (in-flight matches get 5 s)."""
     # A hosted bot (issue 17) listens where the platform says: its jail sets ARENA_BOT_ADDRESS.
     address = os.environ.get("ARENA_BOT_ADDRESS", address)
-    running = start(make_bot, address, max_matches=max_matches)
+    running = start(make_bot, address, max_matches=max_matches, servicer=servicer)
     if on_ready is not None:
         on_ready(running)
     stop = threading.Event()

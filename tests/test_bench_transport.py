@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from bench.bench_transport import main
+from bench.transport_legs import echo_legs, match_legs
 
 
 def test_the_transport_bench_reports_every_part_of_a_decision(capsys):
@@ -40,5 +41,28 @@ def test_the_transport_bench_reports_every_part_of_a_decision(capsys):
         assert run["match_vs_echo_two_servers_interleaved_each_round"] == [two]
         assert run["referee_between_requests_us"] > 0
         assert run["match_write_p50_us"] > 0 and run["echo_two_servers_write_p50_us"] > 0
+        # The legs: every decision and round trip paired with its server's marks, each leg
+        # positive, and the legs adding up to about the period (medians do not add exactly).
+        assert run["legs_match_decisions"] >= 150 and run["legs_echo_round_trips"] >= 150
+        match = [run[f"legs_match_{leg}_us"] for leg in ("out", "bot", "back", "referee")]
+        assert all(leg > 0 for leg in match), match
+        assert abs(sum(match) - run["legs_match_period_us"]) < 0.3 * run["legs_match_period_us"]
+        echo = [run[f"legs_echo_{leg}_us"] for leg in ("out", "back", "gap")]
+        assert echo[0] > 0 and echo[1] > 0 and echo[2] >= 0
+        assert abs(sum(echo) - run["legs_echo_period_us"]) < 0.3 * run["legs_echo_period_us"]
+        assert run["legs_referee_and_bot_us"] == round(match[1] + match[3], 1)
     (row,) = report["concurrency_20ms_bots"]
     assert (row["matches"], row["timeouts"], row["failures"]) == (1, 0, 0)
+
+
+def test_legs_pair_each_write_with_the_read_after_it():
+    us = 1000  # marks are in ns, legs in µs
+    # Two decisions: written at 0 and 1000 µs, read by a bot at 100 and 1100, answered at 150
+    # and 1180, arriving at 400 and 1500; a stray mark (a start's Ready) before them is skipped.
+    bot = [(-50 * us, -40 * us), (100 * us, 150 * us), (1100 * us, 1180 * us)]
+    legs = match_legs([0, 1000 * us], [400 * us, 1500 * us], bot)
+    assert legs == {"out": 100.0, "bot": 65.0, "back": 285.0, "referee": 600.0, "period": 1000.0, "decisions": 1}
+    # A write whose answer came before any read after it is not a pair (no read in between).
+    assert match_legs([0], [50 * us], [(100 * us, 120 * us)])["decisions"] == 0
+    bare = echo_legs([(0, 300 * us), (310 * us, 590 * us)], [140 * us, 450 * us])
+    assert bare == {"out": 140.0, "back": 150.0, "gap": 10.0, "period": 310.0, "round_trips": 1}
