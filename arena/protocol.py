@@ -92,7 +92,7 @@ class LazyEvent:
         """The event as a serialised ``DecisionRequest.events`` (or ``Finish.events``) entry:
         built once, shared by every seat that sees it (see :class:`WireRequest`)."""
         if self._wire is None:
-            self._wire = _field(_EVENTS_TAG, event_message(self.index, self._event).SerializeToString())
+            self._wire = _field(_EVENTS_TAG, event_bytes(self.index, self._event))
         return self._wire
 
     @property
@@ -442,6 +442,40 @@ def _field(tag: bytes, payload: bytes) -> bytes:
     return tag + varint(len(payload)) + payload
 
 
+def _int32(value: int) -> bytes:
+    """An int32 as a protobuf varint (a negative one sign-extended to ten bytes)."""
+    return varint(value) if value >= 0 else varint(value + (1 << 64))
+
+
+_TYPE_URL_FIELDS: dict[type, bytes] = {}
+
+
+def packed_bytes(message: Message) -> bytes:
+    """``pack(message)`` serialised, without building the ``Any`` (the same bytes: its type url,
+    then its value when not empty)."""
+    url = _TYPE_URL_FIELDS.get(type(message))
+    if url is None:
+        name = message.DESCRIPTOR.full_name
+        url = _TYPE_URL_FIELDS[type(message)] = _field(b"\x0a", f"type.googleapis.com/{name}".encode())
+    value = message.SerializeToString()
+    return url + b"\x12" + varint(len(value)) + value if value else url
+
+
+def event_bytes(index: int, event: Event) -> bytes:
+    """``event_message(index, event)`` serialised, without building the message (the same
+    bytes: fields in number order, zero values left out, the detail always present when set)."""
+    kind, text = event.kind.encode(), event.text.encode()
+    parts = [
+        b"\x08" + varint(index) if index else b"",
+        b"\x10" + _int32(event.seat) if event.seat else b"",
+        b"\x1a" + varint(len(kind)) + kind if kind else b"",
+        b"\x22" + varint(len(text)) + text if text else b"",
+    ]
+    if event.detail is not None:
+        parts.append(_field(b"\x2a", packed_bytes(event.detail)))
+    return b"".join(parts)
+
+
 # DecisionRequest's field tags (field number << 3 | wire type).
 _INDEX_TAG = b"\x08"  # 1 decision_index, varint
 _SEAT_TAG = b"\x10"  # 2 seat, varint
@@ -500,7 +534,7 @@ class WireRequest:
         kind_bytes = _KINDS.get(kind)
         if kind_bytes is None:
             kind_bytes = _KINDS[kind] = _field(_KIND_TAG, kind.encode()) if kind else b""
-        observation = pack(game.observe(state, seat)).SerializeToString()
+        observation = packed_bytes(game.observe(state, seat))
         self._head = b"".join(
             (
                 _INDEX_TAG + varint(index) if index else b"",

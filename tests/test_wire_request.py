@@ -8,7 +8,18 @@ import random
 
 import pytest
 
-from arena.protocol import EventCursor, WireOptions, WireRequest, decision_request
+from arena.engine import Event
+from arena.games.v1.rolldice_pb2 import RollEvent
+from arena.protocol import (
+    EventCursor,
+    WireOptions,
+    WireRequest,
+    decision_request,
+    event_bytes,
+    event_message,
+    pack,
+    packed_bytes,
+)
 from arena.registry import games
 from arena.v1 import bot_pb2
 from tests.test_request_bytes import players_of
@@ -160,3 +171,21 @@ def test_request_ids_are_in_range_distinct_and_not_shared_with_a_forked_child() 
     os.close(read)
     parent = [next_request_id() for _ in range(8)]
     assert child != parent  # the buffered block was not inherited
+
+
+@pytest.mark.parametrize("index", [0, 1, 127, 128, 2**32 - 1])
+@pytest.mark.parametrize("seat", [-1, 0, 1, 5, -2, 2**31 - 1, -(2**31)])
+@pytest.mark.parametrize(
+    ("kind", "text", "detail"),
+    [
+        ("roll", "rolls 6", RollEvent(seat=1, value=6)),
+        ("", "", None),
+        ("keep", "", RollEvent()),  # a detail whose value is empty: the Any is still sent
+        ("é", "x" * 200, RollEvent(seat=0, value=3, total=300)),
+    ],
+)
+def test_an_events_bytes_are_its_messages_bytes(index: int, seat: int, kind: str, text: str, detail: object) -> None:
+    event = Event(seat, kind, text, detail)  # type: ignore[arg-type]
+    assert event_bytes(index, event) == event_message(index, event).SerializeToString()
+    if detail is not None:
+        assert packed_bytes(detail) == pack(detail).SerializeToString()  # type: ignore[arg-type]
