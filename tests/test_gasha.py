@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import pickle
 import time
 from collections import Counter
@@ -917,3 +918,30 @@ def test_sampled_worlds_let_a_turn_seat_that_cannot_draw_claim():
         world = game.sample_world(state, 5, Chance(k))
         (decision,) = world.pending
         assert decision.options and all(o.startswith("claim:") for o in decision.option_ids)
+
+
+@pytest.mark.parametrize(
+    ("players", "observations", "digest"),
+    [
+        (2, 612, "7ba432362ccf6283e4f30639167d7becc0a0533753fcaf1effc0ddae3b5f79c0"),
+        (4, 1420, "212f9f14004197311c83e1df1b695ba44ab6f011d7890b2637ec90b389e7d20f"),
+        (6, 2366, "d7b3e7e86bbcf3a542e6d13c9ef2080fb8a175c9a15c9de9920ad0bd791f2ad9"),
+    ],
+)
+def test_observations_assembled_from_kept_pieces_are_the_messages_they_were(
+    players: int, observations: int, digest: str
+) -> None:
+    """Every viewer's observation (the spectator's too) at every position of two seeded random
+    playouts: the same bytes as when each was built field by field (the digest was taken then),
+    now that the seats, the unseen cards and the cycles are appended from kept pieces."""
+    game = GAME
+    h, n = hashlib.sha256(), 0
+    for seed in range(2):
+        state = game.new_match(game.config(players), seed, None)
+        rng = Chance(seed + 7)
+        while state.pending:
+            for viewer in (SPECTATOR, *range(players)):
+                h.update(game.observe(state, viewer).SerializeToString(deterministic=True))
+                n += 1
+            game.advance(state, {d.seat: d.options[rng.below(len(d.options), "x")] for d in state.pending})
+    assert (n, h.hexdigest()) == (observations, digest)

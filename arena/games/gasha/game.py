@@ -879,19 +879,21 @@ class Gasha(Game[GashaState]):
     # -- views ------------------------------------------------------------------------------
 
     def observation(self, state: GashaState, viewer: int) -> pb.Observation:
-        from arena.games.gasha.worlds import reading
+        from arena.games.gasha.worlds import reading, seat_field, slot_field, unseen_field
 
         spectator = viewer == SPECTATOR
         read = None if spectator else reading(state, viewer)
-        seats = [self._seat_view(state, s) for s in range(state.players)]
+        # The seats as bytes (each view kept per what it shows: from one position to the next
+        # most seats show the same), with the slots as the viewer reads them appended.
+        views = [self._seat_view_bytes(state, s) for s in range(state.players)]
         if read is not None:
             cycles_pb, slots_pb = read.encoded()
-            for s, view in enumerate(seats):
+            for s in range(state.players):
                 if s == viewer:
                     own = zip(state.hands[s], state.hand_cycles[s], strict=True)
-                    view.slots.extend(_slot_pb(c.back, k) for c, k in own)
+                    views[s] += b"".join(slot_field(k, c.back) for c, k in own)
                 else:
-                    view.MergeFromString(slots_pb[s])  # appends its slots
+                    views[s] += slots_pb[s]
         decks = [
             pb.Deck(
                 size=len(deck),
@@ -910,13 +912,11 @@ class Gasha(Game[GashaState]):
             hand=[] if spectator else [_card_pb(c.back, c.toy) for c in state.hands[viewer]],
             decks=decks,
             discard=counts_of(state.discard),
-            unseen=[] if spectator else self._unseen(state, viewer),
             display=[_REWARD_PB[r] for r in state.display],
             reward_deck=len(state.reward_deck),
             tokens_left=len(state.token_pile),
             tokens_unrevealed=state.unrevealed,
             tokens_chosen=state.tokens_chosen,
-            seats=seats,
             extra_turns=state.extra_turns,
             end_triggered=state.trigger != pb.TRIGGER_UNSPECIFIED,
             trigger=state.trigger,  # type: ignore[arg-type]
@@ -925,12 +925,34 @@ class Gasha(Game[GashaState]):
         )
         if state.claiming:
             obs.claiming.CopyFrom(_REWARD_PB[state.claiming])
+        # The repeated parts, as bytes (appended in one parse): the seats, the unseen cards, the
+        # cycles.
+        tail = b"".join(map(seat_field, views))
         if read is not None:
-            obs.MergeFromString(cycles_pb)  # appends the cycles
+            unseen = self._unseen_counts(state, viewer)
+            tail += b"".join(unseen_field(card, n) for card, n in unseen.items() if n) + cycles_pb
+        obs.MergeFromString(tail)
         if spectator:
             obs.tokens.extend(reversed(state.token_pile))  # type: ignore[arg-type]
             obs.reward_pile.extend(_REWARD_PB[r] for r in reversed(state.reward_deck))
         return obs
+
+    def _seat_view_bytes(self, state: GashaState, seat: int) -> bytes:
+        """:meth:`_seat_view` serialised (slots aside), kept per everything it shows."""
+        key = (
+            tuple(state.hands[seat]),
+            tuple(state.rewards[seat]),
+            tuple(state.open_halves[seat]),
+            tuple(state.tickets[seat]),
+            state.wilds[seat],
+            tuple(state.tokens[seat]),
+        )
+        piece = _SEAT_VIEWS.get(key)
+        if piece is None:
+            if len(_SEAT_VIEWS) >= _SEAT_VIEWS_KEPT:
+                _SEAT_VIEWS.clear()
+            piece = _SEAT_VIEWS[key] = self._seat_view(state, seat).SerializeToString()
+        return piece
 
     def _seat_view(self, state: GashaState, seat: int) -> pb.SeatView:
         tokens = state.tokens[seat]
@@ -951,13 +973,14 @@ class Gasha(Game[GashaState]):
         )
 
     @staticmethod
-    def _unseen(state: GashaState, viewer: int) -> list[pb.CardCount]:
+    def _unseen_counts(state: GashaState, viewer: int) -> dict[Card, int]:
+        """Per card, how many ``viewer`` has not located (the observation's ``unseen``)."""
         counts = dict(_FULL_COUNTS)
         for card in state.hands[viewer]:
             counts[card] -= 1
         for card in state.discard:
             counts[card] -= 1
-        return [_card_count_pb(c, n) for c, n in counts.items() if n]
+        return counts
 
     # -- determinization --------------------------------------------------------------------
 
@@ -977,24 +1000,10 @@ class Gasha(Game[GashaState]):
 
 _FULL_COUNTS: dict[Card, int] = {card: full_gashas().count(card) for card in sorted(set(full_gashas()))}
 FULL_MAKEUP = makeup_of(full_gashas())
-_CARD_COUNTS: dict[tuple[Card, int], pb.CardCount] = {}
 
 
-def _slot_pb(back: int, cycle: int) -> pb.Slot:
-    message = _SLOTS.get((back, cycle))
-    if message is None:
-        message = _SLOTS[(back, cycle)] = pb.Slot(back=back, cycle=cycle)
-    return message
-
-
-_SLOTS: dict[tuple[int, int], pb.Slot] = {}
-
-
-def _card_count_pb(card: Card, count: int) -> pb.CardCount:
-    message = _CARD_COUNTS.get((card, count))
-    if message is None:
-        message = _CARD_COUNTS[(card, count)] = pb.CardCount(back=card.back, toy=card.toy, count=count)  # type: ignore[arg-type]
-    return message
+_SEAT_VIEWS: dict[tuple[object, ...], bytes] = {}
+_SEAT_VIEWS_KEPT = 4096
 
 
 GAME = Gasha()

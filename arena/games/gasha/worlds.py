@@ -59,15 +59,14 @@ class Reading:
         """The observation's ``cycles`` and each SeatView's ``slots``, serialized (built once, from
         cached pieces: building the messages cost more than the rest of an observation)."""
         if self._encoded is None:
-            cycles = b"".join(map(_cycle, self.pools))
-            slots = tuple(b"".join(_field(_SLOTS, _slot(cycle, back)) for cycle, back in seat) for seat in self.slots)
-            self._encoded = (cycles, slots)
+            self._encoded = (b"".join(map(_cycle, self.pools)), tuple(map(_seat_slots, self.slots)))
         return self._encoded
 
 
-# Field numbers of what Reading.encoded writes: Observation.cycles, DeckCycle.cards, SeatView.slots.
-_CYCLES, _CARDS, _SLOTS = 24, 1, 11
-_PIECES: dict[tuple[int, int, int], bytes] = {}
+# Field numbers of what is written here: Observation.cycles, DeckCycle.cards, SeatView.slots,
+# Observation.seats, Observation.unseen.
+_CYCLES, _CARDS, _SLOTS, _SEATS, _UNSEEN = 24, 1, 11, 15, 9
+_PIECES: dict[tuple[object, ...], bytes] = {}
 
 
 def _cycle(pool: tuple[int, ...]) -> bytes:
@@ -77,13 +76,27 @@ def _cycle(pool: tuple[int, ...]) -> bytes:
     if piece is None:
         if len(_CYCLE_PIECES) >= _CYCLE_PIECES_KEPT:
             _CYCLE_PIECES.clear()
-        piece = _field(_CYCLES, b"".join(_field(_CARDS, _card_count(i, n)) for i, n in enumerate(pool) if n))
+        piece = _field(_CYCLES, b"".join(_card_count_field(i, n) for i, n in enumerate(pool) if n))
         _CYCLE_PIECES[pool] = piece
     return piece
 
 
 _CYCLE_PIECES: dict[tuple[int, ...], bytes] = {}
 _CYCLE_PIECES_KEPT = 4096
+
+
+def _seat_slots(slots: tuple[tuple[int, int], ...]) -> bytes:
+    """A SeatView's ``slots``, kept per hand's reading (most hands read the same from one
+    position to the next)."""
+    piece = _SEAT_SLOTS.get(slots)
+    if piece is None:
+        if len(_SEAT_SLOTS) >= _CYCLE_PIECES_KEPT:
+            _SEAT_SLOTS.clear()
+        piece = _SEAT_SLOTS[slots] = b"".join(slot_field(cycle, back) for cycle, back in slots)
+    return piece
+
+
+_SEAT_SLOTS: dict[tuple[tuple[int, int], ...], bytes] = {}
 
 
 def _varint(n: int) -> bytes:
@@ -98,6 +111,39 @@ def _varint(n: int) -> bytes:
 def _field(number: int, payload: bytes) -> bytes:
     """A length-delimited field (a message) with its tag."""
     return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _card_count_field(card_id: int, count: int) -> bytes:
+    """A ``DeckCycle.cards`` entry with its tag."""
+    key = (2, card_id, count)
+    piece = _PIECES.get(key)
+    if piece is None:
+        piece = _PIECES[key] = _field(_CARDS, _card_count(card_id, count))
+    return piece
+
+
+def unseen_field(card: Card, count: int) -> bytes:
+    """An ``Observation.unseen`` entry with its tag (kept per card and count)."""
+    key = (4, card, count)
+    piece = _PIECES.get(key)
+    if piece is None:
+        message = pb.CardCount(back=card.back, toy=card.toy, count=count)  # type: ignore[arg-type]
+        piece = _PIECES[key] = _field(_UNSEEN, message.SerializeToString())
+    return piece
+
+
+def seat_field(view: bytes) -> bytes:
+    """An ``Observation.seats`` entry with its tag, from the view's bytes."""
+    return _field(_SEATS, view)
+
+
+def slot_field(cycle: int, back: int) -> bytes:
+    """A ``SeatView.slots`` entry with its tag (kept per slot)."""
+    key = (3, cycle, back)
+    piece = _PIECES.get(key)
+    if piece is None:
+        piece = _PIECES[key] = _field(_SLOTS, _slot(cycle, back))
+    return piece
 
 
 def _card_count(card_id: int, count: int) -> bytes:
