@@ -1,6 +1,7 @@
 """The referee's remote player: a bot at ``grpc://host:port`` or ``unix:///path``.
 
-One bidirectional ``BotService/Play`` stream per match and seat. The player enforces the clock
+One bidirectional ``BotService/Play`` stream per match and seat; the streams to one endpoint
+share its connection (:mod:`referee.channels`). The player enforces the clock
 (measured here, on the referee side) and turns every failure into a precise verdict:
 
 =========== ===================================================================================
@@ -68,7 +69,7 @@ from arena.config import ConfigError
 from arena.protocol import WireRequest, varint
 from arena.runner import PlayerFailure
 from arena.v1 import bot_pb2
-from referee import aioloop, endpoints, lag
+from referee import aioloop, channels, endpoints, lag
 
 MAX_BOT_MESSAGE = 64 * 1024
 """Largest message accepted from a bot: an answer is a few bytes, ready a few hundred."""
@@ -148,11 +149,12 @@ def _failure_of_error(error: grpc.aio.AioRpcError) -> PlayerFailure:
 
 
 class _Stream:
-    """The async side: one channel, one Play call, one reader task feeding an inbox."""
+    """The async side: one Play call on a connection shared with the other streams to the same
+    endpoint (:mod:`referee.channels`), one reader task feeding an inbox."""
 
     def __init__(self, target: str) -> None:
         self.target = target
-        self.channel: grpc.aio.Channel | None = None
+        self.shared: channels.Shared | None = None  # the connection, shared with other streams
         self.call: grpc.aio.StreamStreamCall | None = None
         self.inbox: deque[_Inbound] = deque()
         self.waiter: asyncio.Future[None] | None = None
@@ -166,8 +168,8 @@ class _Stream:
         self.flooded = False
 
     async def open(self) -> None:
-        self.channel = grpc.aio.insecure_channel(self.target, options=CHANNEL_OPTIONS)
-        play = self.channel.stream_stream(
+        self.shared = channels.pool(CHANNEL_OPTIONS).acquire(self.target)
+        play = self.shared.channel.stream_stream(
             PLAY_METHOD, request_serializer=_serialize, response_deserializer=bot_pb2.BotMessage.FromString
         )
         self.call = play(wait_for_ready=False)
@@ -202,6 +204,8 @@ class _Stream:
                 # a second, bench_transport).
                 await asyncio.sleep(0)
         except grpc.aio.AioRpcError as error:
+            if error.code() == grpc.StatusCode.UNAVAILABLE and self.shared is not None:
+                self.shared.broken()  # the connection failed: later matches get a new one
             self._put(_Inbound("error", loop.time(), error=error))
         except asyncio.CancelledError:
             raise
@@ -289,10 +293,10 @@ class _Stream:
             self.reader.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self.reader
-        if self.channel is not None:
-            await self.channel.close()
+        shared, self.shared = self.shared, None
+        if shared is not None:
+            await shared.release()
         self.call = None
-        self.channel = None
         self.reader = None
 
 
