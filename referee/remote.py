@@ -250,6 +250,8 @@ class _Stream:
                 raise
             task.uncancel()
             self.blocked = True
+            if self.shared is not None:
+                self.shared.broken()  # its writes do not get through: later matches get a new one
             return False
         except grpc.aio.AioRpcError as error:
             return error

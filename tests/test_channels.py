@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import time
 from typing import Any
 
@@ -21,7 +22,7 @@ from bots import serve
 from bots.random_bot import RandomBot
 from referee import aioloop, channels
 from referee.remote import CHANNEL_OPTIONS, RemotePlayer
-from tests.remote_helpers import open_fds
+from tests.remote_helpers import ROOT, bot_process, open_fds
 
 CLOCK = clock_settings({"decision": 2000, "startup": 10000})
 
@@ -155,3 +156,25 @@ def test_a_forked_child_has_none_of_its_parents_connections() -> None:
         os.close(read)
     finally:
         aioloop.run(shared.release())
+
+
+def test_a_connection_whose_writes_do_not_get_through_is_not_handed_out_again() -> None:
+    # A hand-written HTTP/2 bot that grants no flow-control window: the start message can never
+    # be written (a stall). The connection is then retired: a later match gets a new one.
+    h2_bot = [sys.executable, str(ROOT / "tests" / "bots" / "h2_stall.py"), "--behaviour", "zero-window", "--port", "0"]
+    with bot_process(h2_bot) as address:
+        target = address.removeprefix("grpc://")
+
+        async def check() -> None:
+            pool = channels.pool(CHANNEL_OPTIONS)
+            held = pool.acquire(target)  # another stream's share: the channel stays open
+            config = GAME.config(2, {"target": 40})
+            fast = clock_settings({"decision": 500, "startup": 500})
+            record = await play_match_async(GAME, config, 1, [RemotePlayer(address), RandomBot()], clock=fast)
+            assert [f.verdict for f in record.failures] == ["stall"]
+            assert not held.usable and pool.acquire(target) is not held
+            await held.release()
+            for shared in list(pool.channels.get(target, [])):
+                await shared.release()
+
+        aioloop.run(check())

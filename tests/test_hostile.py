@@ -180,7 +180,12 @@ def test_celery_tournament_of_a_bot_that_stops_reading_ends(tmp_path):
         records = store.matches("starved")
     assert len(records) == 2
     for record in records:
-        assert [f.verdict for f in record.failures] == ["timeout"]
+        # The bot starves its whole connection, which the two matches of the batch share (played
+        # at once): a match already past its start gets a timeout at the write it cannot make;
+        # one whose start it never took gets a stall. Either way the bot is charged, once.
+        (failure,) = record.failures
+        assert failure.verdict in ("timeout", "stall"), failure
+        assert record.seats[failure.seat]["bot"] == address
 
 
 def test_an_interrupted_caller_cancels_the_match_on_the_event_loop():
