@@ -9,8 +9,10 @@ matches of 20 ms bots on one loop this is a quarter more decisions a second
 and is cancelled alone, a bot's error ends its stream alone.
 
 A channel is handed out again only while it can carry a new stream: not full, not known broken
-(a stream of it failed as the connection does, :func:`Shared.broken`) and not in gRPC's
-back-off after a failed connection (new calls would fail at once though the bot may be back).
+(a stream of it failed as the connection does, or a write on it could not get through:
+:meth:`Shared.broken`) and not in gRPC's back-off after a failed connection (new calls would
+fail at once though the bot may be back). The streams already on a connection share its fate:
+a bot that starves it of flow-control window fails every match on it.
 It is closed when its last stream closes, so nothing of a finished tournament lingers. The
 pool is per event loop (a channel belongs to the loop that made it), and a forked child starts
 with none of its parent's.
@@ -46,7 +48,8 @@ class Shared:
         self.usable = True
 
     def broken(self) -> None:
-        """A stream of this channel failed as a broken connection does: hand it out no more."""
+        """A stream of this channel failed as a broken connection does, or a write on it could
+        not get through: hand it out no more."""
         self.pool.retire(self)
 
     async def release(self) -> None:
