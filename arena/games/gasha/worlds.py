@@ -23,8 +23,8 @@ where it is).
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from arena.chance import Chance
 from arena.config import MatchConfig
@@ -113,57 +113,50 @@ def _field(number: int, payload: bytes) -> bytes:
     return _varint(number << 3 | 2) + _varint(len(payload)) + payload
 
 
-def _card_count_field(card_id: int, count: int) -> bytes:
-    """A ``DeckCycle.cards`` entry with its tag."""
-    key = (2, card_id, count)
+def _piece(kind: int, a: Any, b: int) -> bytes:
+    """A piece of an observation's bytes, made once (by ``_MAKERS[kind]``) and kept."""
+    key = (kind, a, b)
     piece = _PIECES.get(key)
     if piece is None:
-        piece = _PIECES[key] = _field(_CARDS, _card_count(card_id, count))
+        piece = _PIECES[key] = _MAKERS[kind](a, b)
     return piece
+
+
+def _card_count(card_id: int, count: int) -> bytes:
+    """A ``CardCount`` of the card with this id."""
+    from arena.games.gasha.game import CARD_KINDS
+
+    card = CARD_KINDS[card_id]
+    return pb.CardCount(back=card.back, toy=card.toy, count=count).SerializeToString()  # type: ignore[arg-type]
+
+
+_MAKERS: dict[int, Callable[[Any, int], bytes]] = {
+    0: lambda card_id, count: _field(_CARDS, _card_count(card_id, count)),  # DeckCycle.cards
+    1: lambda cycle, back: _field(_SLOTS, pb.Slot(back=back, cycle=cycle).SerializeToString()),  # SeatView.slots
+    2: lambda card, count: _field(  # Observation.unseen
+        _UNSEEN, pb.CardCount(back=card.back, toy=card.toy, count=count).SerializeToString()
+    ),
+}
+
+
+def _card_count_field(card_id: int, count: int) -> bytes:
+    """A ``DeckCycle.cards`` entry with its tag."""
+    return _piece(0, card_id, count)
+
+
+def slot_field(cycle: int, back: int) -> bytes:
+    """A ``SeatView.slots`` entry with its tag."""
+    return _piece(1, cycle, back)
 
 
 def unseen_field(card: Card, count: int) -> bytes:
-    """An ``Observation.unseen`` entry with its tag (kept per card and count)."""
-    key = (4, card, count)
-    piece = _PIECES.get(key)
-    if piece is None:
-        message = pb.CardCount(back=card.back, toy=card.toy, count=count)  # type: ignore[arg-type]
-        piece = _PIECES[key] = _field(_UNSEEN, message.SerializeToString())
-    return piece
+    """An ``Observation.unseen`` entry with its tag."""
+    return _piece(2, card, count)
 
 
 def seat_field(view: bytes) -> bytes:
     """An ``Observation.seats`` entry with its tag, from the view's bytes."""
     return _field(_SEATS, view)
-
-
-def slot_field(cycle: int, back: int) -> bytes:
-    """A ``SeatView.slots`` entry with its tag (kept per slot)."""
-    key = (3, cycle, back)
-    piece = _PIECES.get(key)
-    if piece is None:
-        piece = _PIECES[key] = _field(_SLOTS, _slot(cycle, back))
-    return piece
-
-
-def _card_count(card_id: int, count: int) -> bytes:
-    key = (0, card_id, count)
-    piece = _PIECES.get(key)
-    if piece is None:
-        from arena.games.gasha.game import CARD_KINDS
-
-        card = CARD_KINDS[card_id]
-        message = pb.CardCount(back=card.back, toy=card.toy, count=count)  # type: ignore[arg-type]
-        piece = _PIECES[key] = message.SerializeToString(deterministic=True)
-    return piece
-
-
-def _slot(cycle: int, back: int) -> bytes:
-    key = (1, cycle, back)
-    piece = _PIECES.get(key)
-    if piece is None:
-        piece = _PIECES[key] = pb.Slot(back=back, cycle=cycle).SerializeToString(deterministic=True)
-    return piece
 
 
 def sample_world(game: Gasha, state: GashaState, viewer: int, chance: Chance) -> GashaState:
