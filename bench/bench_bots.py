@@ -76,7 +76,7 @@ def measure(game_id: str, seconds: float, matches: int) -> list[dict[str, object
         if "heuristic" in bot_names(game_id):
             heuristic_s = per_decision(game, players, "heuristic", seconds)
             row["heuristic_us"] = round(heuristic_s * 1e6, 1)
-            row["heuristic_vs_random"] = round(heuristic_s / random_s, 1)
+            row["heuristic_vs_random"] = round(heuristic_s / random_s, 3)
         mean, p99 = observation_cost(game, players, matches)
         row["observation_us"] = round(mean * 1e6, 1)
         row["observation_p99_us"] = round(p99 * 1e6, 1)
