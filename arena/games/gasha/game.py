@@ -939,6 +939,8 @@ class Gasha(Game[GashaState]):
 
     def _seat_view_bytes(self, state: GashaState, seat: int) -> bytes:
         """:meth:`_seat_view` serialised (slots aside), kept per everything it shows."""
+        from arena.games.gasha.worlds import kept
+
         key = (
             tuple(state.hands[seat]),
             tuple(state.rewards[seat]),
@@ -947,12 +949,7 @@ class Gasha(Game[GashaState]):
             state.wilds[seat],
             tuple(state.tokens[seat]),
         )
-        piece = _SEAT_VIEWS.get(key)
-        if piece is None:
-            if len(_SEAT_VIEWS) >= _SEAT_VIEWS_KEPT:
-                _SEAT_VIEWS.clear()
-            piece = _SEAT_VIEWS[key] = self._seat_view(state, seat).SerializeToString()
-        return piece
+        return kept(_SEAT_VIEWS, key, lambda: self._seat_view(state, seat).SerializeToString())
 
     def _seat_view(self, state: GashaState, seat: int) -> pb.SeatView:
         tokens = state.tokens[seat]
@@ -1003,7 +1000,6 @@ FULL_MAKEUP = makeup_of(full_gashas())
 
 
 _SEAT_VIEWS: dict[tuple[object, ...], bytes] = {}
-_SEAT_VIEWS_KEPT = 4096
 
 
 GAME = Gasha()

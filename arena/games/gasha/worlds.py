@@ -69,33 +69,35 @@ _CYCLES, _CARDS, _SLOTS, _SEATS, _UNSEEN = 24, 1, 11, 15, 9
 _PIECES: dict[tuple[object, ...], bytes] = {}
 
 
-def _cycle(pool: tuple[int, ...]) -> bytes:
-    """One ``Observation.cycles`` entry, kept per pool: from one position to the next most
-    cycles' pools are unchanged, and encoding one costs about as much as reading them all."""
-    piece = _CYCLE_PIECES.get(pool)
+def kept(table: dict[Any, bytes], key: Any, make: Callable[[], bytes]) -> bytes:
+    """``table[key]``, made by ``make`` when missing; a full table starts again (at most
+    :data:`_KEPT` pieces: a match's positions share most of theirs, other matches few)."""
+    piece = table.get(key)
     if piece is None:
-        if len(_CYCLE_PIECES) >= _CYCLE_PIECES_KEPT:
-            _CYCLE_PIECES.clear()
-        piece = _field(_CYCLES, b"".join(_card_count_field(i, n) for i, n in enumerate(pool) if n))
-        _CYCLE_PIECES[pool] = piece
+        if len(table) >= _KEPT:
+            table.clear()
+        piece = table[key] = make()
     return piece
 
 
-_CYCLE_PIECES: dict[tuple[int, ...], bytes] = {}
-_CYCLE_PIECES_KEPT = 4096
+_KEPT = 4096
+
+
+def _cycle(pool: tuple[int, ...]) -> bytes:
+    """One ``Observation.cycles`` entry, kept per pool: from one position to the next most
+    cycles' pools are unchanged, and encoding one costs about as much as reading them all."""
+    return kept(
+        _CYCLE_PIECES, pool, lambda: _field(_CYCLES, b"".join(_card_count_field(i, n) for i, n in enumerate(pool) if n))
+    )
 
 
 def _seat_slots(slots: tuple[tuple[int, int], ...]) -> bytes:
     """A SeatView's ``slots``, kept per hand's reading (most hands read the same from one
     position to the next)."""
-    piece = _SEAT_SLOTS.get(slots)
-    if piece is None:
-        if len(_SEAT_SLOTS) >= _CYCLE_PIECES_KEPT:
-            _SEAT_SLOTS.clear()
-        piece = _SEAT_SLOTS[slots] = b"".join(slot_field(cycle, back) for cycle, back in slots)
-    return piece
+    return kept(_SEAT_SLOTS, slots, lambda: b"".join(slot_field(cycle, back) for cycle, back in slots))
 
 
+_CYCLE_PIECES: dict[tuple[int, ...], bytes] = {}
 _SEAT_SLOTS: dict[tuple[tuple[int, int], ...], bytes] = {}
 
 
