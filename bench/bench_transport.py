@@ -48,7 +48,6 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import ClassVar
@@ -302,26 +301,25 @@ def transport(kind: str, decisions: int, tmp: Path, rounds: int = 3) -> dict[str
     return out
 
 
-def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
-    def where(name: str) -> list[str]:
-        return ["--unix", str(tmp / f"{name}.sock")] if kind == "unix" else ["--port", "0"]
+def _servers(stack: ExitStack, kind: str, tmp: Path, module: str, name: str, *extra: str) -> list[str]:
+    """Two server processes of ``module`` (``bench.echo_server`` or ``bench.first_bot``) over TCP
+    or a Unix socket, kept running by ``stack``: their addresses as the referee dials them."""
+    addresses = []
+    for i in range(2):
+        where = ["--unix", str(tmp / f"{name}{i}.sock")] if kind == "unix" else ["--port", "0"]
+        address = stack.enter_context(bot_process([sys.executable, "-m", module, *where, *extra]))
+        addresses.append(address.removeprefix("grpc://") if kind == "unix" else address)
+    return addresses
 
+
+def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
     with ExitStack() as stack:
         before = children()
-        echoes = [
-            stack.enter_context(bot_process([sys.executable, "-m", "bench.echo_server", *where(f"echo{i}")]))
-            for i in range(2)
-        ]
+        echoes = _servers(stack, kind, tmp, "bench.echo_server", "echo")
         echo_pids = sorted(children() - before)
         before = children()
-        bots = [
-            stack.enter_context(bot_process([sys.executable, "-m", "bench.first_bot", *where(f"bot{i}")]))
-            for i in range(2)
-        ]
+        bots = _servers(stack, kind, tmp, "bench.first_bot", "bot")
         bot_pids = children() - before
-        if kind == "unix":
-            echoes = [e.removeprefix("grpc://") for e in echoes]
-            bots = [b.removeprefix("grpc://") for b in bots]
         payload = b"x" * request_size(bots[0], bots[1])  # also the warm-up
         # CPU per round trip: the event loop's thread and the server processes, all threads.
         server = cpu_seconds(echo_pids)
@@ -352,7 +350,7 @@ def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
         bots_rate = bot_round_trips(bots, decisions, ProbedPlayer.last)
         sliced = interleaved(bots, echoes[0], payload, decisions)
         sliced2 = interleaved(bots, echoes, payload, decisions)
-        split = _legs(stack, where, kind, tmp, decisions, payload)
+        split = _legs(stack, kind, tmp, decisions, payload)
     return {
         **split,
         # The match and the echo taking turns in slices (see InterleavedPlayer): the median of
@@ -399,21 +397,15 @@ def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
     }
 
 
-def _legs(
-    stack: ExitStack, where: Callable[[str], list[str]], kind: str, tmp: Path, decisions: int, payload: bytes
-) -> dict[str, float]:
+def _legs(stack: ExitStack, kind: str, tmp: Path, decisions: int, payload: bytes) -> dict[str, float]:
     """A match and the two-server echo split into legs (``bench.transport_legs``), against bot
     and echo servers of their own that note their moments (the notes cost them a little, so the
     ratios above are measured without them)."""
     bot_marks, echo_marks = tmp / f"{kind}-bot-marks.jsonl", tmp / f"{kind}-echo-marks.jsonl"
     for path in (bot_marks, echo_marks):
         path.unlink(missing_ok=True)
-    bots, echoes = [], []
-    for i in range(2):
-        bot = [sys.executable, "-m", "bench.first_bot", *where(f"legs-bot{i}"), "--marks", str(bot_marks)]
-        bots.append(stack.enter_context(bot_process(bot)).removeprefix("grpc://" if kind == "unix" else ""))
-        echo_server = [sys.executable, "-m", "bench.echo_server", *where(f"legs-echo{i}"), "--marks", str(echo_marks)]
-        echoes.append(stack.enter_context(bot_process(echo_server)).removeprefix("grpc://" if kind == "unix" else ""))
+    bots = _servers(stack, kind, tmp, "bench.first_bot", "legs-bot", "--marks", str(bot_marks))
+    echoes = _servers(stack, kind, tmp, "bench.echo_server", "legs-echo", "--marks", str(echo_marks))
     round_trips: list[tuple[int, int]] = []
 
     def play(players: list[RemotePlayer]) -> object:
