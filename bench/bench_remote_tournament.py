@@ -26,6 +26,12 @@ are stopped and the queue is filled with as many copies of a real batch message 
 all-at-once fan-out would have queued for that tournament with one match per batch, and the
 stall check (``Store.lost_batches``) and the old whole-queue scan (``LRANGE 0 -1`` +
 ``HVALS unacked``) are timed per call at both queue sizes.
+
+An ``arena serve`` on the same Redis runs throughout, scraped like Prometheus (``/metrics``
+every second): its CPU share of one core is measured with no tournament (the baseline), while
+the tournament runs, and while a tournament waits with the whole old queue in Redis
+(``--service-seconds`` each). When issue 11 was filed an idle service sat at about 30% of
+a core with such a queue, its stall checks reading every queued message.
 """
 
 from __future__ import annotations
@@ -38,16 +44,18 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from arena.registry import get_game
 from arena.tournament import TournamentSpec, schedule
+from bench.procstat import cpu_seconds
 from referee import aioloop
 from referee.store import Store
 from tests.remote_helpers import bot_process
-from tests.services import redis_server, wait_for, workers
+from tests.services import Service, free_port, redis_server, service, wait_for, workers
 from workers.app import QUEUE
 from workers.concurrent import play_remote
 from workers.executor import CeleryExecutor, enqueue
@@ -159,6 +167,42 @@ def per_call_ms(action: Any, calls: int) -> float:
     return round(statistics.median(times), 4)
 
 
+class ServiceLoad:
+    """The CPU share of one core an ``arena serve`` takes between two readings, while it is
+    scraped once a second as Prometheus would (``/metrics``: the queue's length and every
+    active tournament's progress)."""
+
+    def __init__(self, running: Service, metrics_port: int) -> None:
+        self.pid = running.process.pid
+        self.url = f"http://127.0.0.1:{metrics_port}/metrics"
+        self.scraped = 0.0
+        self.start()
+
+    def start(self) -> None:
+        self.began = (time.monotonic(), cpu_seconds([self.pid]))
+
+    def scrape_if_due(self) -> None:
+        if time.monotonic() - self.scraped >= 1.0:
+            self.scraped = time.monotonic()
+            with urllib.request.urlopen(self.url, timeout=10) as response:
+                response.read()
+
+    def share(self) -> float:
+        wall, cpu = time.monotonic() - self.began[0], cpu_seconds([self.pid]) - self.began[1]
+        return round(cpu / wall, 4)
+
+    def measure(self, seconds: float) -> float:
+        """The share over ``seconds`` after a second to settle, the service otherwise left alone."""
+        self.scrape_if_due()
+        time.sleep(1.0)
+        self.start()
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.scrape_if_due()
+            time.sleep(0.05)
+        return self.share()
+
+
 def old_scan(store: Store, tournament_id: str) -> bool:
     """The stall check before issue 11: every queued and every unacknowledged message read."""
     needle = tournament_id.encode()
@@ -174,9 +218,13 @@ def queue_mode(args: argparse.Namespace) -> dict[str, Any]:
     report: dict[str, Any] = {"matches": total}
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
-        with redis_server(tmp) as server:
+        with redis_server(tmp) as server, ExitStack() as stack:
             store = Store(server.url)
             client = server.client()
+            metrics_port = free_port()
+            running = stack.enter_context(service(server.url, tmp, "--metrics-port", str(metrics_port)))
+            load = ServiceLoad(running, metrics_port)
+            service_idle = load.measure(args.service_seconds)
             with workers(server.url, tmp, count=1, concurrency=2, metrics=False):
                 executor = CeleryExecutor(server.url, "huge")
                 with executor.app.connection_for_write() as connection:
@@ -187,7 +235,9 @@ def queue_mode(args: argparse.Namespace) -> dict[str, Any]:
                 info = store.tournament("huge")
                 samples: list[tuple[int, int, int, int]] = []
                 end = time.monotonic() + args.sample_seconds
+                load.start()
                 while time.monotonic() < end:
+                    load.scrape_if_due()
                     samples.append(
                         (
                             int(client.llen(QUEUE)),
@@ -197,11 +247,14 @@ def queue_mode(args: argparse.Namespace) -> dict[str, Any]:
                         )
                     )
                     time.sleep(0.1)
+                service_running = load.share()
                 done = store.tournament("huge")["done"]
                 small_new = per_call_ms(lambda: store.lost_batches("huge", QUEUE, 60), 200)
                 small_old = per_call_ms(lambda: old_scan(store, "huge"), 200)
                 small_queue = int(client.llen(QUEUE))
-                store.cancel("huge")
+            # The workers are gone. A tournament waits (queued: active, as the issue's was while
+            # its queue sat in Redis), whatever became of the big one meanwhile.
+            assert store.create_tournament("waiting", spec, total, 0)
             report.update(
                 batches=info["batches"],
                 window=int(client.hget(store.key("t", "huge"), "window")),
@@ -225,6 +278,13 @@ def queue_mode(args: argparse.Namespace) -> dict[str, Any]:
             report["all_at_once_queue_length"] = int(client.llen(QUEUE))
             report["all_at_once_queue_memory_bytes"] = int(client.info("memory")["used_memory"]) - before
             report["all_at_once_queue_key_memory_bytes"] = int(client.memory_usage(QUEUE) or 0)
+            service_queued = load.measure(args.service_seconds)
+            report["service_cpu_share_of_a_core"] = {
+                "no_tournament": service_idle,
+                "tournament_running": service_running,
+                "old_queue_in_redis": service_queued,
+                "old_queue_vs_no_tournament": round(service_queued / max(service_idle, 1e-4), 2),
+            }
             big_new = per_call_ms(lambda: store.lost_batches("huge", QUEUE, 60), 200)
             big_old = per_call_ms(lambda: old_scan(store, "huge"), 5)
             report["stall_check_ms_per_call"] = {
@@ -248,6 +308,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queue", action="store_true", help="the bounded-queue measurement instead")
     parser.add_argument("--queue-matches", type=int, default=100_000)
     parser.add_argument("--sample-seconds", type=float, default=20.0)
+    parser.add_argument("--service-seconds", type=float, default=10.0, help="each measurement of the service's CPU")
     args = parser.parse_args(argv)
     report = queue_mode(args) if args.queue else throughput(args)
     print(json.dumps(report, indent=2))
