@@ -7,6 +7,8 @@ rejects unknown keys or bad values with a message that names the allowed values.
 
 from __future__ import annotations
 
+import math
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -15,6 +17,36 @@ OptionValue = bool | int | str
 
 class ConfigError(ValueError):
     """A match configuration is invalid (player count, unknown option, bad value)."""
+
+
+def env_number(name: str, default: int, *, minimum: int) -> int:
+    """A whole number from the environment variable ``name``, ``default`` when it is unset or
+    blank. Anything else (a typo, a unit, a number below ``minimum``) is a ConfigError naming the
+    variable: an operator's setting is never silently replaced or clamped."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = None
+    if value is None or value < minimum:
+        raise ConfigError(f"{name}={raw!r}: expected a whole number of at least {minimum}")
+    return value
+
+
+def env_seconds(name: str, default: float, *, minimum: float) -> float:
+    """:func:`env_number` for a duration in seconds (a decimal number)."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < minimum:
+        raise ConfigError(f"{name}={raw!r}: expected a number of seconds of at least {minimum:g}")
+    return value
 
 
 @dataclass(frozen=True)

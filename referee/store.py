@@ -101,6 +101,7 @@ from typing import Any
 import redis
 import zstandard
 
+from arena.config import env_number
 from arena.record import MatchRecord
 from arena.tallied import GroupTally, TallyEntry
 from arena.tournament import TournamentSpec
@@ -111,7 +112,7 @@ FOLLOW_RECORDS = 1000
 worker's group (50 built-in matches, or the few remote ones of one flush)."""
 GROUP_GUESS = 50
 """Records a store is guessed to hold before any is read (a worker's group of built-in matches)."""
-DEFAULT_RETENTION_DAYS = int(os.environ.get("ARENA_RETENTION_DAYS", "30"))
+DEFAULT_RETENTION_DAYS = env_number("ARENA_RETENTION_DAYS", 30, minimum=0)
 
 _STORE_MATCHES = """
 -- KEYS: matches, tournament, events, finalizing, cancel, groups

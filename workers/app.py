@@ -24,16 +24,15 @@ time over its own connection, which no pool process uses.
 
 from __future__ import annotations
 
-import os
-
 from celery import Celery
 
-DEFAULT_VISIBILITY_TIMEOUT = 3600
+from workers import settings
+
 QUEUE = "arena"
 
 
 def make_app(broker_url: str, *, visibility_timeout: int | None = None) -> Celery:
-    timeout = visibility_timeout or int(os.environ.get("ARENA_VISIBILITY_TIMEOUT", DEFAULT_VISIBILITY_TIMEOUT))
+    timeout = visibility_timeout or settings.visibility_timeout()
     app = Celery("arena", broker=broker_url, include=["workers.tasks"])
     transport = {
         "visibility_timeout": timeout,

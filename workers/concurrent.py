@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import queue
 import threading
 import time
@@ -49,14 +48,6 @@ from referee import aioloop
 from referee.players import make_player
 from referee.remote import is_remote
 from referee.store import Store
-
-DEFAULT_MATCHES_PER_PROCESS = 64
-
-
-def matches_per_process() -> int:
-    """K: remote-bot matches one worker process plays at once (``ARENA_MATCHES_PER_PROCESS``)."""
-    raw = os.environ.get("ARENA_MATCHES_PER_PROCESS", "")
-    return max(1, int(raw)) if raw.strip() else DEFAULT_MATCHES_PER_PROCESS
 
 
 def remote_endpoints(spec: TournamentSpec, match: MatchSpec) -> list[str]:

@@ -42,6 +42,7 @@ from arena.record import read_view
 from arena.tallied import TallyEntry
 from arena.tournament import MatchSpec, Schedule, TournamentSpec, schedule_size
 from referee.store import FOLLOW_RECORDS, Store
+from workers import settings
 from workers.app import QUEUE, make_app
 from workers.tasks import (  # noqa: F401 (MAX_BATCH: re-exported)
     MAX_BATCH,
@@ -122,7 +123,8 @@ class CeleryExecutor:
         self.app = make_app(broker_url, visibility_timeout=visibility_timeout)
         self.tournament_id = tournament_id
         self.batch_size = batch_size
-        self.window = window
+        # Read now: a bad ARENA_QUEUE_WINDOW stops the run before the tournament is created.
+        self.window = window if window is not None else settings.queue_window()
         self.block_ms = block_ms
         self.stall_seconds = stall_seconds
         self.cancelled = False

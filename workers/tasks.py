@@ -64,21 +64,21 @@ from referee.hosted import versions as hosted_versions
 from referee.players import make_player
 from referee.remote import is_remote
 from referee.store import Batch, Store
-from workers import concurrent
+from workers import concurrent, settings
 
 FLUSH_SECONDS = 0.2
 FLUSH_RECORDS = 50
 """Records are stored in groups of at most this many (or every ``FLUSH_SECONDS``), so storing a
 batch of instant matches overlaps its playing instead of following it."""
 CANCEL_CHECK_SECONDS = 0.25  # a cancelled tournament stops within this (plus the match in play)
-LEASE_SECONDS = float(os.environ.get("ARENA_LEASE_SECONDS", "60"))
+LEASE_SECONDS = settings.lease_seconds()
 LEASE_POLL_SECONDS = 0.05
 STORE_PATIENCE_SECONDS = 300.0
 MAX_BATCH = 500
 """The largest batch of built-in matches: a process holds its batch's tournament for its length
 (an instant match takes about 0.2 ms, a searching bot's seconds), so other tournaments' batches
 wait at most that long for it."""
-REMOTE_BATCH = concurrent.DEFAULT_MATCHES_PER_PROCESS
+REMOTE_BATCH = settings.DEFAULT_MATCHES_PER_PROCESS
 HEARTBEAT_SECONDS = 5.0
 """How often a running batch marks its window entry alive (the stall check calls a batch dead
 after ``STALE_SECONDS`` without one)."""
@@ -87,16 +87,12 @@ STEAL_SECONDS = 30.0
 """For how long a batch of remote matches keeps its process's K slots busy with more queued
 batches of its tournament before it plays out what it holds and returns to the queue (where
 other tournaments' batches wait their turn)."""
-DEFAULT_WINDOW = 16
-"""Batches of one tournament queued or running at once (``ARENA_QUEUE_WINDOW`` where the
-tournament is fanned out): enough to keep 16 worker processes busy on one tournament, and what
-one tournament can put ahead of a later one in the queue."""
+DEFAULT_WINDOW = settings.DEFAULT_WINDOW
 MATCH_BOUND = "the workers' bound of {seconds:g} s (ARENA_MATCH_SECONDS)"
-MATCH_SECONDS = float(os.environ.get("ARENA_MATCH_SECONDS", "3600"))
-"""The longest a worker holds one match. The clock maxima (referee.service: decision 60 s, bank
-600 s, grace 10 s, start-up 60 s) let one decision take at most 670 s and the start 60 s; an
-hour is room for five such decisions, far beyond any healthy bot. Past it, every remote seat
-still asked gets a ``timeout`` at once, so the match ends (played out by substitutes)."""
+MATCH_SECONDS = settings.match_seconds()
+"""The longest a worker holds one match (:data:`workers.settings.DEFAULT_MATCH_SECONDS`). Past
+it, every remote seat still asked gets a ``timeout`` at once, so the match ends (played out by
+substitutes)."""
 
 T = TypeVar("T")
 
@@ -144,11 +140,6 @@ def patiently(action: Callable[..., T], *args: Any) -> T:
             delay = min(delay * 2, 5.0)
 
 
-def queue_window() -> int:
-    raw = os.environ.get("ARENA_QUEUE_WINDOW", "")
-    return max(1, int(raw)) if raw.strip() else DEFAULT_WINDOW
-
-
 def send_batches(app: Celery, tournament_id: str, batches: list[Batch]) -> None:
     """One message per batch claimed in the window (if this fails, the window's entries say
     the batches were sent: the stall check finds them lost and sends them again)."""
@@ -159,7 +150,7 @@ def send_batches(app: Celery, tournament_id: str, batches: list[Batch]) -> None:
 def start_window(app: Celery, store: Store, tournament_id: str, size: int, window: int | None = None) -> int:
     """Fix a stored tournament's batching and send its first window; returns the batch count.
     Idempotent: a second call sends only what the window lacks."""
-    _, count = patiently(store.plan_batches, tournament_id, size, window or queue_window())
+    _, count = patiently(store.plan_batches, tournament_id, size, window or settings.queue_window())
     # A second call (a redelivered fan-out) first sends again what the first claimed unstarted.
     send_batches(app, tournament_id, patiently(store.orphans, tournament_id, "fan-out"))
     send_batches(app, tournament_id, patiently(store.fill, tournament_id))
@@ -355,7 +346,7 @@ def _play(
             spec,
             matches,
             todo,
-            per_process=concurrent.matches_per_process(),
+            per_process=settings.matches_per_process(),
             on_record=keep,
             tick=tick,
             steal=steal,

@@ -90,6 +90,9 @@ def run(args: argparse.Namespace) -> int:
         os.environ["ARENA_MATCHES_PER_PROCESS"] = str(args.matches_per_process)
     if not 0 <= args.metrics_port <= 65535:
         raise UsageError(f"--metrics-port must be a port number (0 for none), got {args.metrics_port}")
+    from workers import settings
+
+    settings.check(visibility_given=bool(args.visibility_timeout))  # a ConfigError names a bad ARENA_*
     check_broker(args.broker)
     if args.metrics_port:
         prepare_multiprocess_dir(args.metrics_port)

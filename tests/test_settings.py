@@ -1,0 +1,112 @@
+"""The operator's ``ARENA_*`` settings: read in one place, a typo a clear error naming the
+variable (never a traceback, a silent clamp, or a half-created tournament)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.config import ConfigError, env_number, env_seconds
+from tests.services import redis_server
+from workers import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_a_whole_number_setting_is_its_default_when_unset_or_blank(monkeypatch):
+    monkeypatch.delenv("ARENA_TEST_N", raising=False)
+    assert env_number("ARENA_TEST_N", 16, minimum=1) == 16
+    monkeypatch.setenv("ARENA_TEST_N", "  ")
+    assert env_number("ARENA_TEST_N", 16, minimum=1) == 16
+    monkeypatch.setenv("ARENA_TEST_N", " 8 ")
+    assert env_number("ARENA_TEST_N", 16, minimum=1) == 8
+    monkeypatch.setenv("ARENA_TEST_N", "0")
+    assert env_number("ARENA_TEST_N", 30, minimum=0) == 0
+
+
+@pytest.mark.parametrize("raw", ["abc", "1.5", "8 matches", "0", "-3", "1e3"])
+def test_a_whole_number_setting_refuses_anything_else_by_name(monkeypatch, raw):
+    monkeypatch.setenv("ARENA_TEST_N", raw)
+    with pytest.raises(ConfigError, match=rf"^ARENA_TEST_N='{raw}': expected a whole number of at least 1$"):
+        env_number("ARENA_TEST_N", 16, minimum=1)
+
+
+def test_a_seconds_setting_takes_decimals(monkeypatch):
+    monkeypatch.setenv("ARENA_TEST_S", "2.5")
+    assert env_seconds("ARENA_TEST_S", 60.0, minimum=1) == 2.5
+    monkeypatch.delenv("ARENA_TEST_S")
+    assert env_seconds("ARENA_TEST_S", 60.0, minimum=1) == 60.0
+
+
+@pytest.mark.parametrize("raw", ["1m", "nan", "inf", "-inf", "0.5", "-1", ""])
+def test_a_seconds_setting_refuses_units_non_numbers_and_too_little(monkeypatch, raw):
+    monkeypatch.setenv("ARENA_TEST_S", raw)
+    if not raw:  # blank is unset
+        assert env_seconds("ARENA_TEST_S", 60.0, minimum=1) == 60.0
+        return
+    with pytest.raises(ConfigError, match=r"^ARENA_TEST_S=.*: expected a number of seconds of at least 1$"):
+        env_seconds("ARENA_TEST_S", 60.0, minimum=1)
+
+
+@pytest.mark.parametrize(
+    ("variable", "raw"),
+    [
+        ("ARENA_QUEUE_WINDOW", "0"),
+        ("ARENA_MATCHES_PER_PROCESS", "lots"),
+        ("ARENA_LEASE_SECONDS", "1m"),
+        ("ARENA_MATCH_SECONDS", "nan"),
+        ("ARENA_VISIBILITY_TIMEOUT", "-5"),
+    ],
+)
+def test_the_worker_settings_check_names_the_bad_one(monkeypatch, variable, raw):
+    monkeypatch.setenv(variable, raw)
+    with pytest.raises(ConfigError, match=rf"^{variable}="):
+        settings.check()
+
+
+def test_a_visibility_timeout_given_on_the_command_line_is_not_read_from_the_environment(monkeypatch):
+    monkeypatch.setenv("ARENA_VISIBILITY_TIMEOUT", "-5")
+    settings.check(visibility_given=True)
+
+
+def arena(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+    )
+
+
+@pytest.mark.parametrize(
+    ("variable", "raw", "expected"),
+    [
+        ("ARENA_QUEUE_WINDOW", "abc", "a whole number of at least 1"),
+        ("ARENA_MATCHES_PER_PROCESS", "x", "a whole number of at least 1"),
+        ("ARENA_LEASE_SECONDS", "1m", "a number of seconds of at least 1"),
+        ("ARENA_RETENTION_DAYS", "-1", "a whole number of at least 0"),
+    ],
+)
+def test_arena_worker_stops_at_its_start_on_a_bad_setting(variable, raw, expected):
+    # A broker nobody listens on: the setting is checked before the broker is dialled.
+    done = arena("worker", "--broker", "redis://127.0.0.1:1/0", env={variable: raw})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == f"arena worker: error: {variable}={raw!r}: expected {expected}"
+
+
+def test_a_distributed_tournament_with_a_bad_window_is_refused_before_it_is_created(tmp_path):
+    with redis_server(tmp_path) as server:
+        done = arena(
+            "tournament", "--game", "rolldice", "--repeats", "1", "--broker", server.url,
+            "--out", str(tmp_path / "runs"), env={"ARENA_QUEUE_WINDOW": "abc"},
+        )  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        assert "ARENA_QUEUE_WINDOW='abc': expected a whole number of at least 1" in done.stderr
+        assert "Traceback" not in done.stderr
+        assert server.client().keys("arena:*") == []  # nothing half-made: no queued tournament left behind
