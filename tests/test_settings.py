@@ -1,5 +1,5 @@
-"""The operator's ``ARENA_*`` settings: read in one place, a typo a clear error naming the
-variable (never a traceback, a silent clamp, or a half-created tournament)."""
+"""The operator's settings (``ARENA_*`` variables, the service's limits): read in one place, a
+typo a clear error naming it (never a traceback, a silent clamp, or a half-created tournament)."""
 
 from __future__ import annotations
 
@@ -110,3 +110,18 @@ def test_a_distributed_tournament_with_a_bad_window_is_refused_before_it_is_crea
         assert "ARENA_QUEUE_WINDOW='abc': expected a whole number of at least 1" in done.stderr
         assert "Traceback" not in done.stderr
         assert server.client().keys("arena:*") == []  # nothing half-made: no queued tournament left behind
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "expected"),
+    [
+        ("--rate", "-1", "--rate -1: expected calls per second, 0 or more (0 = unlimited)"),
+        ("--rate", "nan", "--rate nan: expected calls per second, 0 or more (0 = unlimited)"),
+        ("--burst", "0", "--burst 0: expected at least 1 call"),
+        ("--grace", "-2", "--grace -2: expected seconds, 0 or more"),
+    ],
+)
+def test_arena_serve_refuses_a_rate_limit_or_grace_that_makes_no_sense(flag, value, expected):
+    done = arena("serve", "--redis", "redis://127.0.0.1:1/0", "--port", "0", flag, value, env={})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == f"arena serve: error: {expected}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import sys
 from typing import Any
 
@@ -64,6 +65,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--port {args.port}: expected 0..65535")
     if not 0 <= args.http_port <= 65535:
         raise UsageError(f"--http-port {args.http_port}: expected 0..65535 (0 = no web UI)")
+    # A negative rate read as "unlimited" and a burst of 0 refused every call: both were typos
+    # the service took without a word.
+    if not (math.isfinite(args.rate) and args.rate >= 0):
+        raise UsageError(f"--rate {args.rate:g}: expected calls per second, 0 or more (0 = unlimited)")
+    if args.burst < 1:
+        raise UsageError(f"--burst {args.burst}: expected at least 1 call")
+    if not (math.isfinite(args.grace) and args.grace >= 0):
+        raise UsageError(f"--grace {args.grace:g}: expected seconds, 0 or more")
     endpoints.configure(endpoints.EndpointPolicy.parse(args.allow_endpoints))
     if args.unsafe_no_sandbox:
         from referee.hosted import jail
