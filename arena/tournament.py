@@ -120,6 +120,8 @@ class TournamentSpec:
             raise ConfigError(f"bot concurrency must be at least 1, got {self.bot_concurrency}")
         if self.repeats < 1:
             raise ConfigError(f"repeats must be at least 1, got {self.repeats}")
+        if not 0 <= self.seed < 2**64:  # the protocol's uint64; the ratings' bootstrap needs >= 0
+            raise ConfigError(f"the tournament seed must be a whole number 0..2**64-1, got {self.seed}")
         if self.sprt is not None:
             if self.format != "gauntlet":
                 raise ConfigError("--sprt needs --format gauntlet (it tests the challenger, the first bot)")

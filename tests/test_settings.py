@@ -125,3 +125,10 @@ def test_arena_serve_refuses_a_rate_limit_or_grace_that_makes_no_sense(flag, val
     done = arena("serve", "--redis", "redis://127.0.0.1:1/0", "--port", "0", flag, value, env={})
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip() == f"arena serve: error: {expected}"
+
+
+@pytest.mark.parametrize("value", ["0", "-1"])
+def test_arena_worker_refuses_a_visibility_timeout_under_a_second(value):
+    done = arena("worker", "--broker", "redis://127.0.0.1:1/0", "--visibility-timeout", value, env={})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == f"arena worker: error: --visibility-timeout must be at least 1 second, got {value}"

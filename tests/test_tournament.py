@@ -128,11 +128,19 @@ def test_resume_refuses_records_of_another_schedule(tmp_path):
         ({"sprt": (0.0, 10.0)}, "needs --format gauntlet"),
         ({"format": "gauntlet", "sprt": (10.0, 0.0)}, "ELO0 < ELO1"),
         ({"options": {"target": "x"}}, "target"),
+        # A negative seed played every match and then failed the ratings' bootstrap.
+        ({"seed": -1}, r"seed must be a whole number 0..2\*\*64-1, got -1"),
+        ({"seed": 2**64}, "seed must be a whole number"),
     ],
 )
 def test_invalid_tournaments_are_named(changes, needle):
     with pytest.raises(ConfigError, match=needle):
         spec(**changes).validate()
+
+
+def test_the_largest_seed_is_a_tournament_seed():
+    spec(seed=2**64 - 1).validate()
+    spec(seed=0).validate()
 
 
 # -- running -------------------------------------------------------------------------------

@@ -92,7 +92,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--metrics-port must be a port number (0 for none), got {args.metrics_port}")
     from workers import settings
 
-    settings.check(visibility_given=bool(args.visibility_timeout))  # a ConfigError names a bad ARENA_*
+    if args.visibility_timeout is not None and args.visibility_timeout < 1:
+        # 0 fell back to the default and a negative one reached kombu, both without a word.
+        raise UsageError(f"--visibility-timeout must be at least 1 second, got {args.visibility_timeout}")
+    settings.check(visibility_given=args.visibility_timeout is not None)  # a ConfigError names a bad ARENA_*
     check_broker(args.broker)
     if args.metrics_port:
         prepare_multiprocess_dir(args.metrics_port)
