@@ -132,3 +132,14 @@ def test_arena_worker_refuses_a_visibility_timeout_under_a_second(value):
     done = arena("worker", "--broker", "redis://127.0.0.1:1/0", "--visibility-timeout", value, env={})
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip() == f"arena worker: error: --visibility-timeout must be at least 1 second, got {value}"
+
+
+def test_the_worker_says_which_settings_it_runs_with(monkeypatch):
+    for variable in ("ARENA_QUEUE_WINDOW", "ARENA_VISIBILITY_TIMEOUT", "ARENA_LEASE_SECONDS", "ARENA_MATCH_SECONDS"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("ARENA_MATCHES_PER_PROCESS", "32")
+    monkeypatch.setenv("ARENA_LEASE_SECONDS", "2.5")
+    assert settings.summary() == (
+        "32 remote matches a process, queue window 16, visibility timeout 3600 s, leases 2.5 s, a match at most 3600 s"
+    )
+    assert "visibility timeout 120 s" in settings.summary(visibility=120)

@@ -49,6 +49,15 @@ def match_seconds() -> float:
     return env_seconds("ARENA_MATCH_SECONDS", DEFAULT_MATCH_SECONDS, minimum=1)
 
 
+def summary(visibility: int | None = None) -> str:
+    """The settings in effect, one line (``arena worker`` prints it at its start)."""
+    return (
+        f"{matches_per_process()} remote matches a process, queue window {queue_window()}, "
+        f"visibility timeout {visibility or visibility_timeout()} s, leases {lease_seconds():g} s, "
+        f"a match at most {match_seconds():g} s"
+    )
+
+
 def check(*, visibility_given: bool = False) -> None:
     """Read every setting (a ConfigError names the first bad one). ``visibility_given``: the
     command line set the visibility timeout, so its variable is not read."""

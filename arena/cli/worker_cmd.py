@@ -110,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
 
     signals.setup_logging.connect(keep_json_logs, weak=False)
     app = make_app(args.broker, visibility_timeout=args.visibility_timeout)
+    print(f"arena worker: {settings.summary(args.visibility_timeout)}", flush=True)
     argv = ["worker", "--pool=prefork", f"--loglevel={args.loglevel}", "--without-gossip", "--without-mingle"]
     if args.concurrency:
         argv.append(f"--concurrency={args.concurrency}")
