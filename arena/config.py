@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 OptionValue = bool | int | str
+N = TypeVar("N", int, float)
 
 
 class ConfigError(ValueError):
@@ -23,29 +25,24 @@ def env_number(name: str, default: int, *, minimum: int) -> int:
     """A whole number from the environment variable ``name``, ``default`` when it is unset or
     blank. Anything else (a typo, a unit, a number below ``minimum``) is a ConfigError naming the
     variable: an operator's setting is never silently replaced or clamped."""
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = None
-    if value is None or value < minimum:
-        raise ConfigError(f"{name}={raw!r}: expected a whole number of at least {minimum}")
-    return value
+    return _env(name, default, int, minimum, f"a whole number of at least {minimum}")
 
 
 def env_seconds(name: str, default: float, *, minimum: float) -> float:
     """:func:`env_number` for a duration in seconds (a decimal number)."""
+    return _env(name, default, float, minimum, f"a number of seconds of at least {minimum:g}")
+
+
+def _env(name: str, default: N, parse: Callable[[str], N], minimum: float, expected: str) -> N:
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
     try:
-        value = float(raw)
+        value = parse(raw)
     except ValueError:
-        value = math.nan
+        raise ConfigError(f"{name}={raw!r}: expected {expected}") from None
     if not math.isfinite(value) or value < minimum:
-        raise ConfigError(f"{name}={raw!r}: expected a number of seconds of at least {minimum:g}")
+        raise ConfigError(f"{name}={raw!r}: expected {expected}")
     return value
 
 
