@@ -41,6 +41,9 @@ from referee.auth import create_owner
 from referee.store import Store
 from tests.services import redis_server, service, wait_for, workers
 
+MIX_LENGTH = 10
+"""Calls in one turn of a mix (read_mix: 5 GetLeaderboard, 4 GetMatch, 1 GetTournament)."""
+
 
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
@@ -59,7 +62,9 @@ def load(address: str, token: str, seconds: float, clients: int, mix) -> dict[st
         metadata = (("authorization", f"Bearer {token}"),)
         mine: dict[str, list[float]] = {}
         i = n
-        while time.monotonic() < stop:
+        # At least one turn of the mix per client, however late the thread starts (a loaded
+        # machine once started a client after the time was up: no GetLeaderboard to report).
+        while time.monotonic() < stop or i < n + MIX_LENGTH:
             name, call = mix(stub, health, metadata, i)
             began = time.perf_counter()
             call()
@@ -270,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
             match_ids = [f"{running.id}:m{i:06d}" for i in range(50)]
 
             def read_mix(stub, health, metadata, i):  # type: ignore[no-untyped-def]
-                slot = i % 10
+                slot = i % MIX_LENGTH
                 if slot < 5:
                     request = arena_pb2.GetLeaderboardRequest(game="skyfive")
                     return "GetLeaderboard", lambda: stub.GetLeaderboard(request, metadata=metadata)

@@ -76,9 +76,12 @@ def test_matches_at_once_share_one_connection_to_a_bot_and_leave_none_open() -> 
         assert len(peers) == 12 and len(set(peers)) == 1, peers  # 12 streams, one connection
         assert _pooled() == 0  # the last stream closed the channel
         deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and open_fds() != fds:
+        while time.monotonic() < deadline and open_fds() > fds:
             time.sleep(0.1)
-        assert open_fds() == fds
+        # None left open by the matches. (Fewer than before is possible: under load the warm-up
+        # match's socket can still be closing when the count before is taken; a CI run saw 36
+        # against 37.)
+        assert open_fds() <= fds
     finally:
         server.stop()
 
