@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import pickle
 from collections import Counter
@@ -15,11 +16,13 @@ from arena.config import ConfigError
 from arena.engine import SPECTATOR
 from arena.games.karakum import GAME, Camel, KarakumState, camel_cost, payments, score_of, units
 from arena.games.karakum.game import (
+    BLIND,
     GOLD,
     GOODS,
     REMOVED,
     TYPES,
     _charge,
+    _HistoryFold,
     counts_of,
     full_camels,
     full_resources,
@@ -887,3 +890,66 @@ def test_a_sampled_world_keeps_no_record_of_the_other_hands_real_blind_draws():
                 assert drawn == +blind, (seed, seat, other)
                 checked += 1
     assert checked == 36
+
+
+def _fresh(state: KarakumState, seat: int) -> tuple[list[list[int]], list[list[int]], list[tuple[int, int, list[int]]]]:
+    fold = _HistoryFold(state.players)
+    fold.read(list(state.history), seat)
+    return fold.result()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_history_read_on_from_the_last_reading_is_the_history_read_anew(players: int) -> None:
+    """Every seat's reading of the history at every position of seeded playouts, carried on
+    from its previous reading, equals the whole history read anew; so does a copied position's
+    (another history list) and a position whose history was edited in place after a reading
+    (a record replaced, the history cut short): those are read anew, not carried on."""
+    game = GAME
+    for seed in range(3):
+        state = game.new_match(game.config(players), seed, None)
+        rng = Chance(seed + 11)
+        while state.pending:
+            for seat in range(players):
+                assert _HistoryFold.of(state, seat).result() == _fresh(state, seat)
+            game.advance(state, {d.seat: d.options[rng.below(len(d.options), "x")] for d in state.pending})
+        copy = game.clone(state)
+        assert _HistoryFold.of(copy, 0).result() == _fresh(state, 0)
+        # Edited in place after a reading: the same list, other records.
+        reading = _HistoryFold.of(state, 1).result()
+        blind = next(k for k, r in enumerate(state.history) if r[0] == BLIND and r[1] == 0)
+        record, _, card, extra = state.history[blind]
+        state.history[blind] = (record, 1, card, extra)  # the draw moved to another hand
+        assert _HistoryFold.of(state, 1).result() == _fresh(state, 1) != reading
+        del state.history[len(state.history) // 2 :]
+        assert _HistoryFold.of(state, 1).result() == _fresh(state, 1)
+
+
+@pytest.mark.parametrize(
+    ("players", "observations", "worlds", "digest"),
+    [
+        (2, 885, 42, "2d9f7d64ef620ccd7693c7e4c0f658061db839c5036c2241d3e4aa6e99effac8"),
+        (3, 1596, 57, "aed931e3f0c293ad3ad8011ef4245d3d1fb9f2060a3791176a57b1241dee0233"),
+        (4, 2475, 70, "108b9982d9251a1fb59d48e20bd5763c2d3993725800c8722537e771b357e089"),
+    ],
+)
+def test_observations_and_worlds_are_what_they_were_before_the_history_was_read_on(
+    players: int, observations: int, worlds: int, digest: str
+) -> None:
+    """Every viewer's observation (the spectator's too) at every position of two seeded random
+    playouts, and a sampled world every seventh: the same bytes as when every reading replayed
+    the whole history (the digest was taken then)."""
+    game = GAME
+    h, n, sampled = hashlib.sha256(), 0, 0
+    for seed in range(2):
+        state = game.new_match(game.config(players), seed, None)
+        rng = Chance(seed + 7)
+        while state.pending:
+            for viewer in (SPECTATOR, *range(players)):
+                h.update(game.observe(state, viewer).SerializeToString(deterministic=True))
+                n += 1
+            if n % 7 == 0:
+                world = game.sample_world(state, state.pending[0].seat, Chance(n))
+                h.update(game.observe(world, SPECTATOR).SerializeToString(deterministic=True))
+                sampled += 1
+            game.advance(state, {d.seat: d.options[rng.below(len(d.options), "x")] for d in state.pending})
+    assert (n, sampled, h.hexdigest()) == (observations, worlds, digest)

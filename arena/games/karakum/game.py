@@ -713,27 +713,7 @@ class Karakum(Game[KarakumState]):
         edited by hand), the cycles are pooled: every earlier cycle empty, the last one holding
         ``unseen`` and every hand's blind cards."""
         players = state.players
-        cycles: list[list[int]] = [counts_of(full_resources())]
-        blind: list[list[int]] = [[0] for _ in range(players)]  # per seat: blind cards per cycle
-        known = [[0] * SLOTS for _ in range(players)]
-        excess: list[tuple[int, int, list[int]]] = []  # (who, good, blind slots per cycle then)
-        for record, who, card, extra in state.history:
-            current = len(cycles) - 1
-            if record == SHUFFLE:
-                cycles.append(list(extra))
-                for row in blind:
-                    row.append(0)
-            elif record == REVEAL or (record == BLIND and who == seat):
-                cycles[current][card] -= 1
-            elif record == BLIND:
-                blind[who][current] += 1
-            elif record == TAKE:
-                known[who][card] += 1
-            elif record == PAY and who != seat:
-                for t in TYPES:
-                    from_known = min(known[who][t], extra[t])
-                    known[who][t] -= from_known
-                    excess += [(who, t, list(blind[who]))] * (extra[t] - from_known)
+        cycles, blind, excess = _HistoryFold.of(state, seat).result()
         unseen = self._unseen(state, seat)
         hidden = [0 if s == seat else sum(state.hands[s]) - sum(state.known[s]) for s in range(players)]
         if (
@@ -938,6 +918,87 @@ def _deal_affording(hand: list[int], pool: list[int], draws: int, colour: int, c
 _CYCLES: dict[tuple[object, ...], tuple[list[list[int]], list[list[int]]]] = {}
 _CYCLES_KEPT = 64  # positions remembered (a match's seats, a search's root)
 _CYCLES_LOCK = threading.Lock()
+
+
+class _HistoryFold:
+    """The history read by one seat so far (:meth:`Karakum._compute_cycles`): per deck cycle
+    the cards it has not located, per seat its blind cards per cycle and the known cards in
+    hand, and the blind cards payments showed. A match's history only grows, so the fold of a
+    seat's last reading is carried on with the records since (a few per decision) instead of
+    replaying the whole history at every observation; it is used only while the history still
+    begins with every record it folded (checked record by record: an edited position is folded
+    anew)."""
+
+    __slots__ = ("blind", "cycles", "excess", "folded", "known")
+
+    def __init__(self, players: int) -> None:
+        self.cycles: list[list[int]] = [counts_of(full_resources())]
+        self.blind: list[list[int]] = [[0] for _ in range(players)]  # per seat: blind cards per cycle
+        self.known = [[0] * SLOTS for _ in range(players)]
+        self.excess: list[tuple[int, int, list[int]]] = []  # (who, good, blind slots per cycle then)
+        self.folded: list[tuple[int, int, int, tuple[int, ...]]] = []  # the records read, in order
+
+    @classmethod
+    def of(cls, state: KarakumState, seat: int) -> _HistoryFold:
+        history = state.history
+        key = (seat, state.players, id(history))
+        with _CYCLES_LOCK:
+            kept = _FOLDS.get(key)
+        if kept is not None and kept[0] is history:
+            fold = kept[1]
+            n = len(fold.folded)
+            if len(history) >= n and history[:n] == fold.folded:
+                if len(history) == n:
+                    return fold
+                fold = fold.copy()
+            else:
+                fold = cls(state.players)
+        else:
+            fold = cls(state.players)
+        fold.read(history[len(fold.folded) :], seat)
+        with _CYCLES_LOCK:
+            _FOLDS[key] = (history, fold)  # the history kept alive: its id is not reused meanwhile
+            if len(_FOLDS) > _CYCLES_KEPT:
+                del _FOLDS[next(iter(_FOLDS))]  # the oldest
+        return fold
+
+    def copy(self) -> _HistoryFold:
+        other = _HistoryFold.__new__(_HistoryFold)
+        other.cycles = [list(c) for c in self.cycles]
+        other.blind = [list(b) for b in self.blind]
+        other.known = [list(k) for k in self.known]
+        other.excess = list(self.excess)  # its entries are never changed
+        other.folded = list(self.folded)
+        return other
+
+    def read(self, records: Sequence[tuple[int, int, int, tuple[int, ...]]], seat: int) -> None:
+        cycles, blind, known, excess = self.cycles, self.blind, self.known, self.excess
+        for record, who, card, extra in records:
+            current = len(cycles) - 1
+            if record == SHUFFLE:
+                cycles.append(list(extra))
+                for row in blind:
+                    row.append(0)
+            elif record == REVEAL or (record == BLIND and who == seat):
+                cycles[current][card] -= 1
+            elif record == BLIND:
+                blind[who][current] += 1
+            elif record == TAKE:
+                known[who][card] += 1
+            elif record == PAY and who != seat:
+                for t in TYPES:
+                    from_known = min(known[who][t], extra[t])
+                    known[who][t] -= from_known
+                    excess += [(who, t, list(blind[who]))] * (extra[t] - from_known)
+        self.folded += records
+
+    def result(self) -> tuple[list[list[int]], list[list[int]], list[tuple[int, int, list[int]]]]:
+        """Copies of the cycles, the blind cards and the shown blind cards (the charging then
+        reduces the first two in place)."""
+        return [list(c) for c in self.cycles], [list(b) for b in self.blind], list(self.excess)
+
+
+_FOLDS: dict[tuple[int, int, int], tuple[list[tuple[int, int, int, tuple[int, ...]]], _HistoryFold]] = {}
 
 
 def _charge(excess: list[tuple[int, int, list[int]]], cycles: list[list[int]], blind: list[list[int]]) -> bool:
