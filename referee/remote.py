@@ -121,6 +121,8 @@ def target_of(spec: str) -> str:
         host, _, port = target.rpartition(":")
         if not host or not port.isdigit():
             raise ConfigError(f"bot address {spec!r}: expected grpc://HOST:PORT")
+        if not 1 <= int(port) <= 65535:  # else a typo'd port was a seat that never answered
+            raise ConfigError(f"bot address {spec!r}: the port must be 1..65535")
         return target
     if spec.startswith("unix:"):
         if spec in ("unix:", "unix://"):

@@ -172,7 +172,10 @@ def test_remote_and_in_process_bots_make_identical_decisions():
             assert remote.result["ranks"] == local.result["ranks"] and not remote.failures
 
 
-@pytest.mark.parametrize("bad", ["grpc://nohostport", "grpc://host:port", "tcp://x:1", "unix:"])
+@pytest.mark.parametrize(
+    "bad",
+    ["grpc://nohostport", "grpc://host:port", "tcp://x:1", "unix:", "grpc://127.0.0.1:0", "grpc://127.0.0.1:99999"],
+)
 def test_bad_addresses_are_rejected(bad):
     from arena.config import ConfigError
 
