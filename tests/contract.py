@@ -6,8 +6,9 @@ and every variant; a game's own test module calls them with its invariants and c
 
 from __future__ import annotations
 
+import hashlib
 import pickle
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from arena.chance import Chance
@@ -162,3 +163,34 @@ def worlds_from_observations(game: Game, config: MatchConfig, seed: int, rng: Ch
             seat = decision.seat
             yield state, seat, game.world_from_observation(config, seat, game.observe(state, seat), rng)
         game.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+
+
+def every_viewer(state: MatchState) -> Iterable[int]:
+    return (SPECTATOR, *range(state.players))
+
+
+def deciding_seat(state: MatchState) -> Iterable[int]:
+    return (state.pending[0].seat,)
+
+
+def playout_digest(
+    game: Game, players: int, viewers: Callable[[MatchState], Iterable[int]], world_every: int = 0
+) -> tuple[int, int, str]:
+    """(observations, worlds, SHA-256) of two seeded random playouts: at every position the
+    observations of ``viewers``, then, when the count of observations is a multiple of
+    ``world_every``, the spectator's view of a world sampled for the deciding seat. Pinned, it
+    shows any change in the bytes of a game's observations or in what its worlds deal."""
+    h, n, worlds = hashlib.sha256(), 0, 0
+    for seed in range(2):
+        state = game.new_match(game.config(players), seed, None)
+        rng = Chance(seed + 7)
+        while state.pending:
+            for viewer in viewers(state):
+                h.update(game.observe(state, viewer).SerializeToString(deterministic=True))
+                n += 1
+            if world_every and n % world_every == 0:
+                world = game.sample_world(state, state.pending[0].seat, Chance(n))
+                h.update(game.observe(world, SPECTATOR).SerializeToString(deterministic=True))
+                worlds += 1
+            game.advance(state, {d.seat: d.options[rng.below(len(d.options), "x")] for d in state.pending})
+    return n, worlds, h.hexdigest()

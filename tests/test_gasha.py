@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import pickle
 import time
 from collections import Counter
@@ -28,7 +27,7 @@ from arena.games.gasha.game import (
 )
 from arena.games.v1 import gasha_pb2 as pb
 from bots.registry import make_bot
-from tests.contract import assert_same_view, observation_bytes
+from tests.contract import assert_same_view, deciding_seat, every_viewer, observation_bytes, playout_digest
 
 GIRL, KIT, ROBOT, RADISH, SUSHI = TOYS
 TURN, WILDS, POINTS = pb.ONE_MORE_TURN, pb.TWO_WILDS, pb.THREE_POINTS
@@ -934,17 +933,7 @@ def test_observations_assembled_from_kept_pieces_are_the_messages_they_were(
     """Every viewer's observation (the spectator's too) at every position of two seeded random
     playouts: the same bytes as when each was built field by field (the digest was taken then),
     now that the seats, the unseen cards and the cycles are appended from kept pieces."""
-    game = GAME
-    h, n = hashlib.sha256(), 0
-    for seed in range(2):
-        state = game.new_match(game.config(players), seed, None)
-        rng = Chance(seed + 7)
-        while state.pending:
-            for viewer in (SPECTATOR, *range(players)):
-                h.update(game.observe(state, viewer).SerializeToString(deterministic=True))
-                n += 1
-            game.advance(state, {d.seat: d.options[rng.below(len(d.options), "x")] for d in state.pending})
-    assert (n, h.hexdigest()) == (observations, digest)
+    assert playout_digest(GAME, players, every_viewer) == (observations, 0, digest)
 
 
 @pytest.mark.parametrize(
@@ -959,18 +948,4 @@ def test_readings_and_sampled_worlds_keep_their_bytes(players: int, positions: i
     """The deciding seat's observation at every position of two seeded random playouts, and a
     world sampled for it every fifth: pinned bytes (the reading of the cycles and the dealing
     from it are part of both), so a change of either shows here."""
-    game = GAME
-    h, n, made = hashlib.sha256(), 0, 0
-    for seed in range(2):
-        state = game.new_match(game.config(players), seed, None)
-        rng = Chance(seed + 7)
-        while state.pending:
-            n += 1
-            seat = state.pending[0].seat
-            h.update(game.observe(state, seat).SerializeToString(deterministic=True))
-            if n % 5 == 0:
-                world = game.sample_world(state, seat, Chance(n))
-                h.update(game.observe(world, SPECTATOR).SerializeToString(deterministic=True))
-                made += 1
-            game.advance(state, {d.seat: d.options[rng.below(len(d.options), "x")] for d in state.pending})
-    assert (n, made, h.hexdigest()) == (positions, sampled, digest)
+    assert playout_digest(GAME, players, deciding_seat, world_every=5) == (positions, sampled, digest)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import pickle
 from collections import Counter
@@ -31,7 +30,7 @@ from arena.games.karakum.game import (
 from arena.games.v1 import karakum_pb2 as pb
 from arena.runner import play_match
 from bots.registry import make_bot
-from tests.contract import assert_same_view, observation_bytes
+from tests.contract import assert_same_view, every_viewer, observation_bytes, playout_digest
 
 J, S, SP, H, P = pb.JEWELRY, pb.SILK, pb.SPICES, pb.HONEY, pb.PAPER
 BLUE, PURPLE, RED, ORANGE, GREEN = J, S, SP, H, P
@@ -938,18 +937,4 @@ def test_observations_and_worlds_are_what_they_were_before_the_history_was_read_
     """Every viewer's observation (the spectator's too) at every position of two seeded random
     playouts, and a sampled world every seventh: the same bytes as when every reading replayed
     the whole history (the digest was taken then)."""
-    game = GAME
-    h, n, sampled = hashlib.sha256(), 0, 0
-    for seed in range(2):
-        state = game.new_match(game.config(players), seed, None)
-        rng = Chance(seed + 7)
-        while state.pending:
-            for viewer in (SPECTATOR, *range(players)):
-                h.update(game.observe(state, viewer).SerializeToString(deterministic=True))
-                n += 1
-            if n % 7 == 0:
-                world = game.sample_world(state, state.pending[0].seat, Chance(n))
-                h.update(game.observe(world, SPECTATOR).SerializeToString(deterministic=True))
-                sampled += 1
-            game.advance(state, {d.seat: d.options[rng.below(len(d.options), "x")] for d in state.pending})
-    assert (n, sampled, h.hexdigest()) == (observations, worlds, digest)
+    assert playout_digest(GAME, players, every_viewer, world_every=7) == (observations, worlds, digest)
