@@ -23,6 +23,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from arena.engine import SPECTATOR
+from arena.games.v1 import karakum_pb2
 from arena.record import MatchRecord, resimulate
 from arena.registry import get_game
 from arena.v1 import arena_pb2, arena_pb2_grpc
@@ -384,6 +385,45 @@ def test_other_games_render_in_the_export(browser, shots, tmp_path, game):
     assert frame_of(browser) == 4
     assert browser.find_element(By.ID, "observation").text.strip()
     shoot(browser, shots / f"export-{game}.png")
+    assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_scores_in_the_seats_views_and_numbered_coloured_pieces_are_shown(browser, shots, tmp_path):
+    """A game whose scores are a field of every seat's view (Karakum: seats[].score) shows them
+    in the scores panel, the engine's at every step; a piece with a colour and a number (a
+    camel) is a chip of its colour showing its number."""
+    record_path, page = tmp_path / "karakum.json", tmp_path / "karakum.html"
+    played = arena("play", "--game", "karakum", "--players", "3", "--seed", "4", "--record", str(record_path))
+    assert played.returncode == 0, played.stderr
+    assert arena("replay", str(record_path), "--html", str(page)).returncode == 0
+    record = MatchRecord.loads(record_path.read_text())
+    game = get_game("karakum")
+    state = game.new_match(game.config(3), record.seed)
+    steps: dict[int, dict[int, str]] = {}
+    for entry in record.decisions:
+        steps.setdefault(entry.step, {})[entry.seat] = entry.choice
+    expected, markets = [], []
+    for choices in steps.values():
+        observation = game.observe(state, SPECTATOR)
+        expected.append([float(seat.score) for seat in observation.seats])
+        markets.append([(camel.colour, camel.number) for camel in observation.market])
+        game.apply(state, choices)
+    assert any(any(scores) for scores in expected)  # the scores move during the match
+    browser.get(page.as_uri())
+    body = browser.find_element(By.TAG_NAME, "body")
+    for n in (0, len(expected) // 2, len(expected) - 1):
+        browser.find_element(By.ID, "slider").send_keys(Keys.HOME)
+        for _ in range(n):
+            body.send_keys(Keys.ARROW_RIGHT)
+        assert frame_of(browser) == n and shown_scores(browser) == expected[n]
+        chips = browser.execute_script(
+            "var kv = document.querySelector('#observation .kv'); var keys = kv.querySelectorAll(':scope > .k');"
+            "for (var i = 0; i < keys.length; i++) if (keys[i].textContent === 'market')"
+            "  return Array.from(keys[i].nextElementSibling.querySelectorAll('.card'))"
+            "    .map(function (c) { return [c.className, c.textContent]; });"
+        )
+        assert chips == [[f"card c-{karakum_pb2.Good.Name(c).lower()}", str(number)] for c, number in markets[n]]
+    shoot(browser, shots / "export-karakum.png")
     assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
 

@@ -38,7 +38,7 @@
   }
   function cardObject(o) {
     var colour = o.colour || o.color || o.suit;
-    var v = "value" in o ? o.value : ("rank" in o ? o.rank : "");
+    var v = "value" in o ? o.value : ("rank" in o ? o.rank : ("number" in o ? o.number : ""));
     var c = card(v === "" ? String(colour).slice(0, 3) : v, colour);
     c.title = JSON.stringify(o);
     return c;
@@ -167,13 +167,22 @@
     return box;
   };
 
+  /* A score per seat: a list of numbers (scores), or a field every seat's view has (table,
+     seats or players: score, else points, total, score_now, as the games name it). */
+  var SCORE_KEYS = ["score", "points", "total", "score_now"];
+  function seatScores(rows) {
+    if (!Array.isArray(rows) || !rows.length || !rows.every(function (r) { return r && typeof r === "object"; })) return null;
+    for (var i = 0; i < SCORE_KEYS.length; i++) {
+      var k = SCORE_KEYS[i];
+      if (rows.every(function (r) { return typeof r[k] === "number"; })) return rows.map(function (r) { return r[k]; });
+    }
+    return null;
+  }
   function scoresOf(o, f) {
     if (f.end && data.result && data.result.scores) return data.result.scores;
     if (!o) return null;
     if (Array.isArray(o.scores) && o.scores.every(function (x) { return typeof x === "number"; })) return o.scores;
-    if (Array.isArray(o.table) && o.table.length && o.table.every(function (t) { return typeof t.score === "number"; }))
-      return o.table.map(function (t) { return t.score; });
-    return null;
+    return seatScores(o.table) || seatScores(o.seats) || seatScores(o.players);
   }
 
   /* ---- the page ------------------------------------------------------------------------------ */
