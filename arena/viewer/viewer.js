@@ -167,9 +167,14 @@
     return box;
   };
 
-  /* A score per seat: a list of numbers (scores), or a field every seat's view has (table,
-     seats or players: score, else points, total, score_now, as the games name it). */
-  var SCORE_KEYS = ["score", "points", "total", "score_now"];
+  /* A score per seat: a list of a number per seat (scores, totals, goals, points), or a field
+     every seat's view has (table, seats or players: score, else points, total, score_now, fate,
+     as the games name it). */
+  var SCORE_LISTS = ["scores", "totals", "goals", "points"];
+  var SCORE_KEYS = ["score", "points", "total", "score_now", "fate"];
+  function perSeat(list) {
+    return Array.isArray(list) && list.length === data.players && list.every(function (x) { return typeof x === "number"; });
+  }
   function seatScores(rows) {
     if (!Array.isArray(rows) || !rows.length || !rows.every(function (r) { return r && typeof r === "object"; })) return null;
     for (var i = 0; i < SCORE_KEYS.length; i++) {
@@ -181,7 +186,7 @@
   function scoresOf(o, f) {
     if (f.end && data.result && data.result.scores) return data.result.scores;
     if (!o) return null;
-    if (Array.isArray(o.scores) && o.scores.every(function (x) { return typeof x === "number"; })) return o.scores;
+    for (var i = 0; i < SCORE_LISTS.length; i++) if (perSeat(o[SCORE_LISTS[i]])) return o[SCORE_LISTS[i]];
     return seatScores(o.table) || seatScores(o.seats) || seatScores(o.players);
   }
 
