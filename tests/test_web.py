@@ -23,7 +23,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from arena.engine import SPECTATOR
-from arena.games.v1 import karakum_pb2
+from arena.games.v1 import gasha_pb2, karakum_pb2
 from arena.record import MatchRecord, resimulate
 from arena.registry import get_game
 from arena.v1 import arena_pb2, arena_pb2_grpc
@@ -424,6 +424,30 @@ def test_scores_in_the_seats_views_and_numbered_coloured_pieces_are_shown(browse
         )
         assert chips == [[f"card c-{karakum_pb2.Good.Name(c).lower()}", str(number)] for c, number in markets[n]]
     shoot(browser, shots / "export-karakum.png")
+    assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_small_pieces_are_one_chip_each(browser, tmp_path):
+    """A list of small objects of plain values (Gasha's cards: a toy and a back) is drawn as a
+    chip per piece, its words first, then each number named: every card of the first deck, in
+    order, as the engine's spectator observation holds it."""
+    record_path, page = tmp_path / "gasha.json", tmp_path / "gasha.html"
+    played = arena("play", "--game", "gasha", "--players", "3", "--seed", "3", "--record", str(record_path))
+    assert played.returncode == 0, played.stderr
+    assert arena("replay", str(record_path), "--html", str(page)).returncode == 0
+    record = MatchRecord.loads(record_path.read_text())
+    game = get_game("gasha")
+    deck = game.observe(game.new_match(game.config(3), record.seed), SPECTATOR).decks[0].cards
+    expected = [f"{gasha_pb2.Toy.Name(card.toy).lower().replace('_', ' ')} · back {card.back}" for card in deck]
+    browser.get(page.as_uri())
+    chips = browser.execute_script(
+        "var deck = document.querySelector('#observation .kv .sub .kv');"  # decks 0
+        "var keys = deck.querySelectorAll(':scope > .k');"
+        "for (var i = 0; i < keys.length; i++) if (keys[i].textContent === 'cards')"
+        "  return Array.from(keys[i].nextElementSibling.querySelectorAll('.card.chip')).map(function (c) {"
+        "    return c.textContent; });"
+    )
+    assert len(expected) > 10 and chips == expected
     assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
 

@@ -43,6 +43,24 @@
     c.title = JSON.stringify(o);
     return c;
   }
+  /* A small object of plain values (a card as {toy, back}, a tile as {kind, value}): one chip,
+     its words first, then each number with its name; the whole object in its tooltip. */
+  function isFlatObject(o) {
+    if (!o || typeof o !== "object" || Array.isArray(o)) return false;
+    var ks = Object.keys(o);
+    return ks.length > 0 && ks.length <= 4 && ks.every(function (k) { return o[k] === null || typeof o[k] !== "object"; });
+  }
+  function flatChip(o) {
+    var ks = Object.keys(o);
+    var words = ks.filter(function (k) { return typeof o[k] === "string"; })
+      .map(function (k) { return o[k].toLowerCase().replace(/_/g, " "); })
+      .concat(ks.filter(function (k) { return typeof o[k] !== "string"; })
+        .map(function (k) { return k.replace(/_/g, " ") + " " + (typeof o[k] === "boolean" ? (o[k] ? "yes" : "no") : fmt(o[k])); }));
+    var c = el("span", { cls: "card chip", text: words.join(" · ") });
+    c.title = JSON.stringify(o);
+    return c;
+  }
+  var SEATLIKE = /seat|player|table|board|scores|claimed|hands/i;
   function counts(o) {  /* {counts: [..]}: card multiset by rank 1..n */
     var span = el("span");
     var any = false;
@@ -56,13 +74,14 @@
     if (Array.isArray(value)) {
       if (!value.length) return el("span", { cls: "muted", text: "none" });
       if (value.every(isCardObject)) return el("span", null, value.map(cardObject));
+      if (!SEATLIKE.test(key || "") && value.every(isFlatObject)) return el("span", null, value.map(flatChip));
       if (value.every(function (x) { return typeof x !== "object"; })) {
         if (CARDY.test(key || "") && !PLAIN.test(key || "")) return el("span", null, value.map(function (x) { return card(x); }));
         return el("span", { text: value.map(fmt).join(", ") });
       }
       var list = el("div");
       value.forEach(function (item, i) {
-        var label = /seat|player|table|board|scores|claimed|hands/i.test(key || "") ? seatName(i) : key + " " + i;
+        var label = SEATLIKE.test(key || "") ? seatName(i) : key + " " + i;
         list.appendChild(el("div", { cls: "sub" }, [el("div", { cls: "muted", text: label }), generic(item, key, depth + 1)]));
       });
       return list;
