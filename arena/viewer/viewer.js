@@ -206,7 +206,18 @@
     if (f.end && data.result && data.result.scores) return data.result.scores;
     if (!o) return null;
     for (var i = 0; i < SCORE_LISTS.length; i++) if (perSeat(o[SCORE_LISTS[i]])) return o[SCORE_LISTS[i]];
-    return seatScores(o.table) || seatScores(o.seats) || seatScores(o.players);
+    var found = seatScores(o.table) || seatScores(o.seats) || seatScores(o.players);
+    if (found) return found;
+    /* Any other list of one entry per seat, each with a score (Pet Quartet's collections,
+       Zooloretto Dice's zoos). */
+    var keys = Object.keys(o);
+    for (var k = 0; k < keys.length; k++) {
+      var rows = o[keys[k]];
+      if (Array.isArray(rows) && rows.length === data.players &&
+          rows.every(function (r) { return r && typeof r === "object" && typeof r.score === "number"; }))
+        return rows.map(function (r) { return r.score; });
+    }
+    return null;
   }
 
   /* ---- the page ------------------------------------------------------------------------------ */
