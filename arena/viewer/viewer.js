@@ -43,20 +43,21 @@
     c.title = JSON.stringify(o);
     return c;
   }
-  /* A small object of plain values (a card as {toy, back}, a tile as {kind, value}): one chip,
-     its words first, then each number with its name; the whole object in its tooltip. */
+  /* A small object of plain values (a card as {toy, back}, a wall slot as {id, filled, card,
+     ...}): one chip, its words first, then each number or set flag with its name (unset flags
+     and empty words left out); the whole object in its tooltip. */
   function isFlatObject(o) {
     if (!o || typeof o !== "object" || Array.isArray(o)) return false;
     var ks = Object.keys(o);
-    return ks.length > 0 && ks.length <= 4 && ks.every(function (k) { return o[k] === null || typeof o[k] !== "object"; });
+    return ks.length > 0 && ks.length <= 6 && ks.every(function (k) { return o[k] === null || typeof o[k] !== "object"; });
   }
   function flatChip(o) {
-    var ks = Object.keys(o);
+    var ks = Object.keys(o).filter(function (k) { return o[k] !== null && o[k] !== false && o[k] !== ""; });
     var words = ks.filter(function (k) { return typeof o[k] === "string"; })
       .map(function (k) { return o[k].toLowerCase().replace(/_/g, " "); })
       .concat(ks.filter(function (k) { return typeof o[k] !== "string"; })
         .map(function (k) { return k.replace(/_/g, " ") + " " + (typeof o[k] === "boolean" ? (o[k] ? "yes" : "no") : fmt(o[k])); }));
-    var c = el("span", { cls: "card chip", text: words.join(" · ") });
+    var c = el("span", { cls: "card chip", text: words.join(" · ") || "-" });
     c.title = JSON.stringify(o);
     return c;
   }
