@@ -21,7 +21,10 @@
     var b = data.seats[s] ? data.seats[s].bot : "?";
     return "seat " + s + " (" + b + ")";
   }
-  function fmt(x) { return typeof x === "number" ? String(Math.round(x * 1000) / 1000) : String(x); }
+  function fmt(x) {
+    if (typeof x === "boolean") return x ? "yes" : "no";
+    return typeof x === "number" ? String(Math.round(x * 1000) / 1000) : String(x);
+  }
 
   /* ---- cards and the generic renderer ---------------------------------------------------- */
   var CARDY = /hand|card|deck|pile|played|stack|discard|face_up|trick|meld|risk/i;
@@ -56,7 +59,7 @@
     var words = ks.filter(function (k) { return typeof o[k] === "string"; })
       .map(function (k) { return o[k].toLowerCase().replace(/_/g, " "); })
       .concat(ks.filter(function (k) { return typeof o[k] !== "string"; })
-        .map(function (k) { return k.replace(/_/g, " ") + " " + (typeof o[k] === "boolean" ? (o[k] ? "yes" : "no") : fmt(o[k])); }));
+        .map(function (k) { return k.replace(/_/g, " ") + " " + fmt(o[k]); }));
     var c = el("span", { cls: "card chip", text: words.join(" · ") || "-" });
     c.title = JSON.stringify(o);
     return c;
@@ -97,7 +100,7 @@
       });
       return kv;
     }
-    if (typeof value === "boolean") return el("span", { text: value ? "yes" : "no" });
+    if (typeof value === "boolean") return el("span", { text: fmt(value) });
     return el("span", { text: fmt(value) });
   }
 
