@@ -451,6 +451,45 @@ def test_small_pieces_are_one_chip_each(browser, tmp_path):
     assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
 
+def test_a_piece_chip_names_what_is_set_and_leaves_out_unset_flags(browser, tmp_path):
+    """Open Season's wall spaces (six plain fields): a chip each, the card first, then the
+    numbers and the flags that are set (an empty space: its id and trophies), at the end of a
+    match, when walls are full, as the engine holds them."""
+    record_path, page = tmp_path / "openseason.json", tmp_path / "openseason.html"
+    played = arena("play", "--game", "openseason", "--players", "3", "--seed", "3", "--record", str(record_path))
+    assert played.returncode == 0, played.stderr
+    assert arena("replay", str(record_path), "--html", str(page)).returncode == 0
+    record = MatchRecord.loads(record_path.read_text())
+    game = get_game("openseason")
+    state = game.new_match(game.config(3), record.seed)
+    steps: dict[int, dict[int, str]] = {}
+    for entry in record.decisions:
+        steps.setdefault(entry.step, {})[entry.seat] = entry.choice
+    for choices in list(steps.values())[:-1]:
+        game.apply(state, choices)
+    wall = game.observe(state, SPECTATOR).seats[0].wall
+
+    def chip(space: Any) -> str:
+        words = [text.lower().replace("_", " ") for text in (space.card, space.wild) if text]
+        words.append(f"id {space.id}")
+        words += ["filled yes"] if space.filled else []
+        words += ["face down yes"] if space.face_down else []
+        words.append(f"trophies {space.trophies}")
+        return " · ".join(words)
+
+    browser.get(page.as_uri())
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
+    browser.find_element(By.ID, "prev").click()  # the last decision step
+    chips = browser.execute_script(
+        "var seat = document.querySelector('#observation .kv .sub .kv');"  # seats 0
+        "var keys = seat.querySelectorAll(':scope > .k');"
+        "for (var i = 0; i < keys.length; i++) if (keys[i].textContent === 'wall')"
+        "  return Array.from(keys[i].nextElementSibling.querySelectorAll('.card.chip')).map(function (c) {"
+        "    return c.textContent; });"
+    )
+    assert any(space.filled for space in wall) and chips == [chip(space) for space in wall]
+
+
 def test_replay_html_errors_are_one_line(tmp_path):
     missing = arena("replay", str(tmp_path / "nope.json"), "--html", str(tmp_path / "out.html"))
     assert missing.returncode == 2 and missing.stderr.strip().count("\n") == 0 and "no such file" in missing.stderr
