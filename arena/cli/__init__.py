@@ -72,6 +72,12 @@ def build_parser() -> Parser:
     return parser
 
 
+def command_name(args: argparse.Namespace) -> str:
+    """The command as typed, its action too (``bots submit``, ``tournament status``), for
+    error lines."""
+    return " ".join(x for x in (args.command, getattr(args, "action", None)) if x)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -83,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at exit
         return status
     except (UsageError, ConfigError) as exc:
-        print(f"arena {args.command}: error: {exc}", file=sys.stderr)
+        print(f"arena {command_name(args)}: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
     except BrokenPipeError:
         # The reader is gone (`| head`): nothing more can be said to it, and Python must not
@@ -95,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if exc.filename is None:
             raise  # not about a path the user gave (a network or system error): a real fault
         what = f"{exc.filename}" + (f" -> {exc.filename2}" if exc.filename2 else "")
-        print(f"arena {args.command}: error: {what}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"arena {command_name(args)}: error: {what}: {exc.strerror or exc}", file=sys.stderr)
         return USAGE_ERROR
     except KeyboardInterrupt:
         print(f"arena {args.command}: interrupted", file=sys.stderr)

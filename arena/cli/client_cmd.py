@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from arena.cli import UsageError
+from arena.cli import UsageError, command_name
 from arena.cli.common import parse_options, split_list
 from arena.clock import clock_settings, parse_clock
 
@@ -154,8 +154,7 @@ def guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.
             details = error.details() if hasattr(error, "details") else str(error)
             field = bad_request_field(error)
             where = f" (field {field})" if field else ""
-            name = " ".join(x for x in (args.command, getattr(args, "action", None)) if x)
-            print(f"arena {name}: error: {code}: {details}{where}", file=sys.stderr)
+            print(f"arena {command_name(args)}: error: {code}: {details}{where}", file=sys.stderr)
             return SERVER_ERROR
 
     return run
