@@ -388,22 +388,29 @@ def test_other_games_render_in_the_export(browser, shots, tmp_path, game):
     assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
 
+def exported(tmp_path: Path, game_id: str, seed: int) -> tuple[Path, MatchRecord, list[dict[int, str]]]:
+    """A 3-player match of random bots played and exported with the CLI: the page, the record
+    and its decision steps in order (seat -> choice)."""
+    record_path, page = tmp_path / f"{game_id}.json", tmp_path / f"{game_id}.html"
+    played = arena("play", "--game", game_id, "--players", "3", "--seed", str(seed), "--record", str(record_path))
+    assert played.returncode == 0, played.stderr
+    assert arena("replay", str(record_path), "--html", str(page)).returncode == 0
+    record = MatchRecord.loads(record_path.read_text())
+    steps: dict[int, dict[int, str]] = {}
+    for entry in record.decisions:
+        steps.setdefault(entry.step, {})[entry.seat] = entry.choice
+    return page, record, list(steps.values())
+
+
 def test_scores_in_the_seats_views_and_numbered_coloured_pieces_are_shown(browser, shots, tmp_path):
     """A game whose scores are a field of every seat's view (Karakum: seats[].score) shows them
     in the scores panel, the engine's at every step; a piece with a colour and a number (a
     camel) is a chip of its colour showing its number."""
-    record_path, page = tmp_path / "karakum.json", tmp_path / "karakum.html"
-    played = arena("play", "--game", "karakum", "--players", "3", "--seed", "4", "--record", str(record_path))
-    assert played.returncode == 0, played.stderr
-    assert arena("replay", str(record_path), "--html", str(page)).returncode == 0
-    record = MatchRecord.loads(record_path.read_text())
+    page, record, steps = exported(tmp_path, "karakum", 4)
     game = get_game("karakum")
     state = game.new_match(game.config(3), record.seed)
-    steps: dict[int, dict[int, str]] = {}
-    for entry in record.decisions:
-        steps.setdefault(entry.step, {})[entry.seat] = entry.choice
     expected, markets = [], []
-    for choices in steps.values():
+    for choices in steps:
         observation = game.observe(state, SPECTATOR)
         expected.append([float(seat.score) for seat in observation.seats])
         markets.append([(camel.colour, camel.number) for camel in observation.market])
@@ -431,11 +438,7 @@ def test_small_pieces_are_one_chip_each(browser, tmp_path):
     """A list of small objects of plain values (Gasha's cards: a toy and a back) is drawn as a
     chip per piece, its words first, then each number named: every card of the first deck, in
     order, as the engine's spectator observation holds it."""
-    record_path, page = tmp_path / "gasha.json", tmp_path / "gasha.html"
-    played = arena("play", "--game", "gasha", "--players", "3", "--seed", "3", "--record", str(record_path))
-    assert played.returncode == 0, played.stderr
-    assert arena("replay", str(record_path), "--html", str(page)).returncode == 0
-    record = MatchRecord.loads(record_path.read_text())
+    page, record, _ = exported(tmp_path, "gasha", 3)
     game = get_game("gasha")
     deck = game.observe(game.new_match(game.config(3), record.seed), SPECTATOR).decks[0].cards
     expected = [f"{gasha_pb2.Toy.Name(card.toy).lower().replace('_', ' ')} · back {card.back}" for card in deck]
@@ -455,17 +458,10 @@ def test_a_piece_chip_names_what_is_set_and_leaves_out_unset_flags(browser, tmp_
     """Open Season's wall spaces (six plain fields): a chip each, the card first, then the
     numbers and the flags that are set (an empty space: its id and trophies), at the end of a
     match, when walls are full, as the engine holds them."""
-    record_path, page = tmp_path / "openseason.json", tmp_path / "openseason.html"
-    played = arena("play", "--game", "openseason", "--players", "3", "--seed", "3", "--record", str(record_path))
-    assert played.returncode == 0, played.stderr
-    assert arena("replay", str(record_path), "--html", str(page)).returncode == 0
-    record = MatchRecord.loads(record_path.read_text())
+    page, record, steps = exported(tmp_path, "openseason", 3)
     game = get_game("openseason")
     state = game.new_match(game.config(3), record.seed)
-    steps: dict[int, dict[int, str]] = {}
-    for entry in record.decisions:
-        steps.setdefault(entry.step, {})[entry.seat] = entry.choice
-    for choices in list(steps.values())[:-1]:
+    for choices in steps[:-1]:
         game.apply(state, choices)
     wall = game.observe(state, SPECTATOR).seats[0].wall
 
