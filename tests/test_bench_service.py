@@ -11,6 +11,7 @@ from bench.bench_service import main
 def test_the_service_bench_times_the_read_mix_against_the_health_check(capsys):
     assert main(["--seconds", "1", "--clients", "2"]) == 0
     report = json.loads(capsys.readouterr().out)
+    assert report["failed_calls"] == {}  # every match the mix reads is stored before it reads
     assert report["clients"] == 2
     assert report["health_baseline_rps"] > 0 and report["read_mix_rps"] > 0
     for call in ("get_leaderboard", "get_match"):
