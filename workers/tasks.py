@@ -87,7 +87,6 @@ STEAL_SECONDS = 30.0
 """For how long a batch of remote matches keeps its process's K slots busy with more queued
 batches of its tournament before it plays out what it holds and returns to the queue (where
 other tournaments' batches wait their turn)."""
-DEFAULT_WINDOW = settings.DEFAULT_WINDOW
 MATCH_BOUND = "the workers' bound of {seconds:g} s (ARENA_MATCH_SECONDS)"
 MATCH_SECONDS = settings.match_seconds()
 """The longest a worker holds one match (:data:`workers.settings.DEFAULT_MATCH_SECONDS`). Past
@@ -425,7 +424,7 @@ def auto_batch_size(spec: TournamentSpec, matches: int) -> int:
     """With remote bots ``ceil(matches / 16)``, at most ``REMOTE_BATCH`` (64: a worker process
     plays a batch's remote matches at once, so a batch is about one match long, and a redelivery
     after a dead worker repeats only its unstored matches); else ``ceil(matches / 16)``, at
-    most ``MAX_BATCH``. Sixteen batches are a window's worth (``DEFAULT_WINDOW``: no more of a
+    most ``MAX_BATCH``. Sixteen batches are a window's worth (``settings.DEFAULT_WINDOW``: no more of a
     tournament's batches run at once anyway); every batch costs its process about 4-5 ms of
     Celery and store overhead (its delivery, the first round trips, the last store and its
     successors' messages), which at 200 instant matches of about 0.2 ms was 11% of the batch

@@ -100,7 +100,6 @@
       });
       return kv;
     }
-    if (typeof value === "boolean") return el("span", { text: fmt(value) });
     return el("span", { text: fmt(value) });
   }
 
@@ -198,10 +197,10 @@
   function perSeat(list) {
     return Array.isArray(list) && list.length === data.players && list.every(function (x) { return typeof x === "number"; });
   }
-  function seatScores(rows) {
+  function seatScores(rows, keys) {
     if (!Array.isArray(rows) || !rows.length || !rows.every(function (r) { return r && typeof r === "object"; })) return null;
-    for (var i = 0; i < SCORE_KEYS.length; i++) {
-      var k = SCORE_KEYS[i];
+    for (var i = 0; i < keys.length; i++) {
+      var k = keys[i];
       if (rows.every(function (r) { return typeof r[k] === "number"; })) return rows.map(function (r) { return r[k]; });
     }
     return null;
@@ -210,18 +209,13 @@
     if (f.end && data.result && data.result.scores) return data.result.scores;
     if (!o) return null;
     for (var i = 0; i < SCORE_LISTS.length; i++) if (perSeat(o[SCORE_LISTS[i]])) return o[SCORE_LISTS[i]];
-    var found = seatScores(o.table) || seatScores(o.seats) || seatScores(o.players);
-    if (found) return found;
-    /* Any other list of one entry per seat, each with a score (Pet Quartet's collections,
+    var found = seatScores(o.table, SCORE_KEYS) || seatScores(o.seats, SCORE_KEYS) || seatScores(o.players, SCORE_KEYS);
+    /* Else any other list of one entry per seat, each with a score (Pet Quartet's collections,
        Zooloretto Dice's zoos). */
     var keys = Object.keys(o);
-    for (var k = 0; k < keys.length; k++) {
-      var rows = o[keys[k]];
-      if (Array.isArray(rows) && rows.length === data.players &&
-          rows.every(function (r) { return r && typeof r === "object" && typeof r.score === "number"; }))
-        return rows.map(function (r) { return r.score; });
-    }
-    return null;
+    for (var k = 0; !found && k < keys.length; k++)
+      if (Array.isArray(o[keys[k]]) && o[keys[k]].length === data.players) found = seatScores(o[keys[k]], ["score"]);
+    return found;
   }
 
   /* ---- the page ------------------------------------------------------------------------------ */

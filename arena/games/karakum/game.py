@@ -944,15 +944,10 @@ class _HistoryFold:
         key = (seat, state.players, id(history))
         with _CYCLES_LOCK:
             kept = _FOLDS.get(key)
-        if kept is not None and kept[0] is history:
-            fold = kept[1]
-            n = len(fold.folded)
-            if len(history) >= n and history[:n] == fold.folded:
-                if len(history) == n:
-                    return fold
-                fold = fold.copy()
-            else:
-                fold = cls(state.players)
+        if kept is not None and kept[0] is history and history[: len(kept[1].folded)] == kept[1].folded:
+            if len(history) == len(kept[1].folded):
+                return kept[1]
+            fold = kept[1].copy()  # a shorter history slices short and never equals what was read
         else:
             fold = cls(state.players)
         fold.read(history[len(fold.folded) :], seat)
