@@ -6,18 +6,14 @@ part of the first one's connections."""
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 
+from tests.cli_run import arena
 from tests.remote_helpers import bot_process, served
-from tests.services import ROOT, redis_server, service
+from tests.services import redis_server, service
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=ROOT, timeout=60)
 
 
 def assert_one_line_refusal(out: subprocess.CompletedProcess[str], port: int) -> None:

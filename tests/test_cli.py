@@ -9,9 +9,7 @@ import sys
 
 import pytest
 
-
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=120)
+from tests.cli_run import arena
 
 
 def test_games_lists_every_game_as_json():

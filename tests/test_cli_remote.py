@@ -3,19 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 
 import pytest
 
-from tests.remote_helpers import ROOT, bot_process, served
-
-
-def arena(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "arena", *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
+from tests.cli_run import arena
+from tests.remote_helpers import bot_process, served
 
 
 @pytest.fixture(scope="module")

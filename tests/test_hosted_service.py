@@ -6,10 +6,8 @@ the hosted seats in the jail and keeps their output, shown to the owner only."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +16,8 @@ from arena.v1 import arena_pb2
 from referee.auth import create_owner
 from referee.hosted import versions
 from referee.store import Store
-from tests.services import ROOT, redis_server, service, wait_for, workers
+from tests.cli_run import arena as run_arena
+from tests.services import redis_server, service, wait_for, workers
 from tests.test_service import Api
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.usefixtures("bubblewrap")]
@@ -34,9 +33,7 @@ def bot_dir(tmp: Path, behaviour: str) -> Path:
 
 
 def arena(server: str, token: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "ARENA_SERVER": server, "ARENA_TOKEN": token}
-    command = [sys.executable, "-m", "arena", *args]
-    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    return run_arena(*args, env={"ARENA_SERVER": server, "ARENA_TOKEN": token})
 
 
 def test_submit_activate_play_and_read_the_logs(tmp_path):

@@ -4,10 +4,7 @@ browser tests are in test_web.py)."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,18 +15,13 @@ from arena.registry import get_game
 from arena.replay_view import message_json, render_html, replay_data
 from arena.runner import play_match
 from bots.random_bot import RandomBot
-from tests.services import ROOT
+from tests.cli_run import arena
 
 
 def played(game_id: str, players: int, seed: int) -> MatchRecord:
     game = get_game(game_id)
     config = game.config(players)
     return play_match(game, config, seed, [RandomBot() for _ in range(players)])
-
-
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=ROOT, env=env)
 
 
 def test_one_frame_per_decision_step_with_every_views_observation():

@@ -22,6 +22,7 @@ from arena.v1 import arena_pb2, arena_pb2_grpc
 from referee.auth import create_owner
 from referee.errors import bad_request_field, retry_after
 from referee.store import Store
+from tests.cli_run import arena as run_arena
 from tests.remote_helpers import bot_process, misbehaving, served
 from tests.services import ROOT, redis_server, service, wait_for, workers
 
@@ -123,19 +124,10 @@ def test_lifecycle_with_two_remote_sdk_bots(stack, tmp_path):
 
 
 def test_cli_client_commands(stack):
-    env = {"ARENA_SERVER": stack["service"].address, "ARENA_TOKEN": stack["tokens"]["bob"], "PYTHONPATH": str(ROOT)}
+    env = {"ARENA_SERVER": stack["service"].address, "ARENA_TOKEN": stack["tokens"]["bob"]}
 
     def arena(*args: str) -> subprocess.CompletedProcess[str]:
-        import os
-
-        return subprocess.run(
-            [sys.executable, "-m", "arena", *args],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            env={**os.environ, **env},
-            timeout=120,
-        )
+        return run_arena(*args, env=env)
 
     bot_a, _ = stack["bots"]
     assert arena("bots", "register", "--name", "bob-bot", "--games", "skyfive", "--endpoint", bot_a).returncode == 0

@@ -3,14 +3,12 @@ typo a clear error naming it (never a traceback, a silent clamp, or a half-creat
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from arena.config import ConfigError, env_number, env_seconds
+from tests.cli_run import arena
 from tests.services import redis_server
 from workers import settings
 
@@ -71,17 +69,6 @@ def test_the_worker_settings_check_names_the_bad_one(monkeypatch, variable, raw)
 def test_a_visibility_timeout_given_on_the_command_line_is_not_read_from_the_environment(monkeypatch):
     monkeypatch.setenv("ARENA_VISIBILITY_TIMEOUT", "-5")
     settings.check(visibility_given=True)
-
-
-def arena(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
-    )
 
 
 @pytest.mark.parametrize(

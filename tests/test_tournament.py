@@ -5,9 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import subprocess
-import sys
 import weakref
 from collections import Counter
 from itertools import combinations
@@ -24,6 +21,7 @@ from arena.registry import get_game
 from arena.rundir import RunDirectory
 from arena.tournament import Schedule, TournamentSpec, schedule, schedule_size
 from arena.tournament_run import run_tournament
+from tests.cli_run import arena
 from tests.compare import board_without_timing, canonical_lines
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -363,13 +361,6 @@ def test_sprt_gauntlet_stops_when_decided(tmp_path):
 
 
 # -- CLI -----------------------------------------------------------------------------------
-
-
-def arena(*args, cwd=None):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=300, cwd=cwd, env=env
-    )
 
 
 def test_cli_json_is_the_leaderboard_only(tmp_path):

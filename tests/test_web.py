@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +27,7 @@ from arena.registry import get_game
 from arena.v1 import arena_pb2, arena_pb2_grpc
 from referee.auth import create_owner
 from referee.store import Store
+from tests.cli_run import arena
 from tests.remote_helpers import bot_process, misbehaving
 from tests.services import ROOT, redis_server, service, wait_for, workers
 
@@ -320,17 +319,6 @@ def check_running(stack, browser, shots, tournament_id: str) -> None:
         assert not any("illegal" in text for text in pages)
     finally:
         stack["call"]("CancelTournament", arena_pb2.CancelTournamentRequest(tournament_id=tournament_id))
-
-
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=300,
-    )
 
 
 def test_the_html_export_plays_offline_from_a_file(browser, shots, tmp_path):
