@@ -18,6 +18,7 @@ from arena.games.fortheemperor.game import (
     controlled,
     controller,
     fits,
+    ronin_banner_fits,
     side_strength,
     sohei_needs_control,
     tiebreaker,
@@ -214,11 +215,26 @@ def test_ronin_places_no_second_banner():  # :252
     assert bf(state, 1).banner == 2 and state.supply == [4, 3, 3, 2, 1, 1]
 
 
-def test_ronin_places_no_banner_the_capacity_rule_forbids():  # :250 "can legally be placed"
+def test_ronin_places_the_highest_banner_the_capacity_rule_allows():
+    # :252 "If no Banner is present and one can legally be placed, you must place it": three
+    # battlefields hold 3 Warriors, so the 4 and the 3s may not go on a fourth (3 With 3+); the
+    # 2 may, and the Ronin places it (version 2 placed none).
     three = [(0, 1), (1, 1), (0, 2)]
     state = position([(0, three), (0, three), (0, three)], hands=([4, 5, 6], [2, 3, 5]))
+    assert [ronin_banner_fits(state.fields, 4, b) for b in (4, 3, 2, 1)] == [False, False, True, True]
     play(state, "play:4:5")
-    assert bf(state, 5).banner == 0 and state.supply == list(BANNERS)
+    assert bf(state, 5).banner == 2 and state.supply == [4, 3, 3, 2, 1, 1]
+    assert "the Ronin places the 2 Banner on battlefield 5" in [e.text for e in state.log.events]
+
+
+def test_ronin_places_no_banner_when_none_may_go_there():
+    # No Banner of the supply fits battlefield 5: only 4s and 3s are left and three
+    # battlefields already hold 3 Warriors.
+    three = [(0, 1), (1, 1), (0, 2)]
+    state = position([(0, three), (0, three), (0, three)], hands=([4, 5, 6], [2, 3, 5]))
+    state.supply = [4, 3, 3]
+    play(state, "play:4:5")
+    assert bf(state, 5).banner == 0 and state.supply == [4, 3, 3]
 
 
 def test_yamabushi_returns_a_warrior_whose_token_stays_and_a_replay_places_the_second():  # :260-284

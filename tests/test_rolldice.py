@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import pytest
 
 from arena.chance import PresetChance
@@ -29,6 +32,15 @@ def test_after_a_reroll_only_the_final_roll_counts():
     GAME.apply(state, {0: "reroll"})
     assert state.totals == [2, 0]
     assert state.turn_seat == 1 and state.current_roll == 3
+
+
+@pytest.mark.parametrize("copy", [copy.deepcopy, lambda s: pickle.loads(pickle.dumps(s))])
+def test_a_reroll_on_a_copied_state_is_still_a_reroll(copy):
+    # The choice is told by its id, not by object identity: a copied state's options are equal
+    # objects, not the same ones, and a reroll there once banked the die.
+    state = copy(game_with([5, 2, 3]))
+    GAME.apply(state, {0: "reroll"})
+    assert state.totals == [2, 0]
 
 
 def test_stop_keeps_the_die():

@@ -285,6 +285,25 @@ def test_a_player_starting_a_turn_with_3_cards_ends_the_round():
     assert state.round_scores == [[21], [21], [21]]
 
 
+def test_every_hand_is_revealed_at_the_round_scoring():
+    # :166 "Each player reveals their hand": the score event, public, lists every seat's hand.
+    state = position(
+        new(3), hands={0: ["kiwi1", "banana2"] * 2 + ["kiwi1"], 1: ["kiwi2"] * 4, 2: ["orange3"] * 4}, turn=0
+    )
+    act(state, "place:kiwi1:kiwi", "place:kiwi2:kiwi", "place:orange3:kiwi", "place:banana2:kiwi")
+    score = last(state, "score")
+    assert score.to is None
+    shown = [[(c.flavour, c.number) for c in hand.cards] for hand in score.detail.hands]
+    assert shown == [
+        [(pb.BANANA, 2), (pb.KIWI, 1), (pb.KIWI, 1)],
+        [(pb.KIWI, 2), (pb.KIWI, 2), (pb.KIWI, 2)],
+        [(pb.ORANGE, 3), (pb.ORANGE, 3), (pb.ORANGE, 3)],
+    ]
+    # The kiwi tap: kiwi 1 + kiwi 2 - orange 3 - banana 2 = -2; the banana and orange taps are
+    # empty (0). Seat 0 ends the round when seat 1 starts a turn with 3 cards.
+    assert score.detail.scores == [2 * -2 + 0, 3 * -2, 0]
+
+
 def test_consecutive_flips_by_every_player_end_the_round_and_a_place_resets():
     state = position(
         new(3),

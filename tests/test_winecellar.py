@@ -274,6 +274,20 @@ def test_countries_count_only_as_listed_for_the_player_count():
     assert score_cellar(cellar, client, 8).countries == 9
 
 
+@pytest.mark.parametrize(
+    ("players", "listed"), [(2, "France"), (4, "France/Germany"), (6, "France/Germany/South Africa")]
+)
+def test_a_client_options_label_names_only_the_countries_that_score(players, listed):
+    # :287-289 "only use the countries listed for the current number of players": the label a
+    # bot reads must not promise a country the client does not score at this count.
+    state = match(players, clients=list(range(1, 31)))
+    options = {o.id: o.label for d in state.pending if d.seat == 0 for o in d.options}
+    assert (
+        options["client:1"]
+        == f"keep client 1: {CLIENTS[1].type1}+{CLIENTS[1].bonus1} {CLIENTS[1].type2}+{CLIENTS[1].bonus2} {listed}"
+    )
+
+
 def test_client_type_bonuses_add_up_per_bottle():
     client = CLIENTS[3]  # sparkling 5, rose 2
     sparkling = [b for b in BOTTLES.values() if b.type == "sparkling" and b.country != "Spain"][:2]

@@ -49,8 +49,10 @@ Rulings (``shared/rules/NOTES.md`` §4.3 unless stated):
    printed "exactly 2 battlefields contain 0 or 1 Warrior".
 4. **Several battlefields for one Banner value** (NOTES 1): by ruling 2 there are never more
    candidates than copies, so every candidate gets one; no decision.
-5. **Ronin** (:250-254): places the highest Banner of the supply on its battlefield if it has none
-   and ruling 2 allows it (mandatory); before the Banner steps of that turn.
+5. **Ronin** (:250-254): places the highest Banner of the supply that ruling 2 allows on its
+   battlefield if it has none (mandatory: "if ... one can legally be placed, you must place
+   it", :252, so a lower Banner when the highest may not go there; version 3, it placed none);
+   before the Banner steps of that turn.
 6. **Yamabushi and Wokou**: the Yamabushi's return is optional (``none``; designed: "If you return"
    reads as a choice, :272); the Wokou's move is not ("Move any Ability Token", :290): with a token
    on the board it must pick one. Neither is asked without a Warrior or a token to act on. A
@@ -197,6 +199,12 @@ def ronin_banner_fits(fields: Sequence[Field], index: int, banner: int) -> bool:
         return False
     newly_counted = range(len(bf.warriors) + 1, banner + 1)
     return all(sum(f.at_least(k) for f in fields) < MOST_AT_LEAST[k] for k in newly_counted)
+
+
+def ronin_banner(fields: Sequence[Field], index: int, supply: Sequence[int]) -> int:
+    """The Banner a Ronin places on battlefield ``index``: the highest of the supply that may go
+    there (ruling 5), or 0 when none may."""
+    return next((banner for banner in supply if ronin_banner_fits(fields, index, banner)), 0)
 
 
 def assign_banners(fields: Sequence[Field], supply: list[int]) -> list[tuple[int, int]]:
@@ -346,7 +354,7 @@ class ForTheEmperor(Game[EmperorState]):
         name="For the Emperor",
         min_players=2,
         max_players=2,
-        version="2",
+        version="3",
         options=(
             OptionSpec(
                 "sohei",
@@ -461,8 +469,8 @@ class ForTheEmperor(Game[EmperorState]):
             else:
                 state.phase = pb.TOKEN_PHASE
                 return
-        elif strength == RONIN and state.supply and ronin_banner_fits(state.fields, index, state.supply[0]):
-            banner = state.supply.pop(0)
+        elif strength == RONIN and (banner := ronin_banner(state.fields, index, state.supply)):
+            state.supply.remove(banner)
             bf.banner = banner
             state.log.public(
                 seat,

@@ -120,7 +120,7 @@ class RollDice(Game[RollDiceState]):
         return ()
 
     def resolve(self, state: RollDiceState, chosen: Mapping[int, Option]) -> None:
-        if chosen[state.turn_seat] is REROLL:
+        if chosen[state.turn_seat].id == REROLL.id:  # by id: a copied option is the same choice
             self._roll(state, rerolls=state.rerolls_left - 1)
         else:
             self._keep(state)

@@ -35,7 +35,10 @@ Rulings (``shared/rules/NOTES.md`` §4.20 unless stated):
 4. **Break** = every player's hand is empty and no SLAMBO happened (all cards dealt are played).
 5. **First player after a Break** [:51]: literally "the player who went second" in that bout
    (the seat of its second play; with 2 players simply the other player; in 3–4 players, if
-   the bout's first card was a special, the player counter-clockwise from the first).
+   the bout's first card was a special, the player counter-clockwise from the first). This
+   departs from NOTES §4.20 #5 ("the player after the previous first player") on purpose: the
+   rulebook names who played second, and after a reversing first card that is not the next
+   seat clockwise.
 6. **Calling "SLAMBO!" is automatic** [:35–37]: the referee checks the total after every play;
    no one has to notice or shout, so there is no decision and no speed element. "Shouting the
    new total" [:32] is the public ``play`` event, which carries the new total.

@@ -14,8 +14,9 @@ Rules as implemented (rulebook line references in brackets):
 * The round ends [:125–151] when a player starts a turn with 3 cards, when every player has
   flipped on consecutive turns, or when every card under the taps is face up.
 * Round scoring [:155–180]: reveal every card; a tap's value is the sum of the numbers of its
-  matching cards minus the sum of its non-matching cards; each card in hand scores its
-  flavour's tap value (its own number does not matter; scores may be negative).
+  matching cards minus the sum of its non-matching cards; every hand is revealed [:166] (the
+  ``score`` event's ``hands``) and each card in it scores its flavour's tap value (its own
+  number does not matter; scores may be negative).
 * Next round [:182–195]: reshuffle all, deal again; the first player is the lowest total
   (ties: random). After 3 rounds the highest total wins; ties share the victory [:199–209].
 * 2 players [:213–244]: one tap and its 9 cards are out of the game; each player adds a
@@ -178,7 +179,9 @@ class SodaJerk(Game[SodaJerkState]):
         name="Soda Jerk",
         min_players=2,
         max_players=4,
-        version="3",  # 2: the last call is a bet (ruling 14); 3: spill is asked of every hand over 3 cards (ruling 10)
+        # 2: the last call is a bet (ruling 14); 3: spill is asked of every hand over 3 cards
+        # (ruling 10); 4: the score event shows every hand (:166)
+        version="4",
         options=(OptionSpec("advanced", False, "Advanced play: taps turn to B sides with powers (arena design)"),),
         variants=(
             Variant("two-player", "4 taps, 36 cards, a Switcheroo per player each round (always with 2)", players=(2,)),
@@ -503,6 +506,7 @@ class SodaJerk(Game[SodaJerkState]):
                 scores=scores,
                 caller=state.caller,
                 penalty=penalty,
+                hands=[pb.Hand(cards=[_card_pb(c) for c in hand]) for hand in state.hands],
             ),
         )
         if state.round < ROUNDS:

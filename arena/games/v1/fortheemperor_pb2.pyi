@@ -58,7 +58,7 @@ class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType
     RETURN_PHASE: _Phase.ValueType  # 3
     """Yamabushi: return a Warrior or not"""
     MOVE_PHASE: _Phase.ValueType  # 4
-    """Wokou: pick an Ability Token to move or not"""
+    """Wokou: pick an Ability Token to move (compulsory)"""
     DESTINATION_PHASE: _Phase.ValueType  # 5
     """Wokou: where the picked token goes"""
     OVER_PHASE: _Phase.ValueType  # 6
@@ -74,7 +74,7 @@ TOKEN_PHASE: Phase.ValueType  # 2
 RETURN_PHASE: Phase.ValueType  # 3
 """Yamabushi: return a Warrior or not"""
 MOVE_PHASE: Phase.ValueType  # 4
-"""Wokou: pick an Ability Token to move or not"""
+"""Wokou: pick an Ability Token to move (compulsory)"""
 DESTINATION_PHASE: Phase.ValueType  # 5
 """Wokou: where the picked token goes"""
 OVER_PHASE: Phase.ValueType  # 6

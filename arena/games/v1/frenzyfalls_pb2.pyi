@@ -406,9 +406,12 @@ class Observation(_message.Message):
     resolving_pool: _builtins.int
     """REVEAL: the Pool being resolved (1-based)"""
     resolving_card: _builtins.int
-    """REVEAL: the action card being resolved in it (1-based; 0 = none)"""
+    """REVEAL: the action card being resolved in it (1-based; 0 = none);"""
     spill_winner: _builtins.int
-    """MOVE decision: the seat that won the spill"""
+    """a `proxy` decision: the place its replacement goes (the PROXY
+    is already discarded, the cards after it moved up one)
+    MOVE decision: the seat that won the spill
+    """
     spill_at: _builtins.int
     """a Pool spills at this much water (10)"""
     task: _builtins.str

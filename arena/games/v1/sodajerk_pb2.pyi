@@ -15,7 +15,9 @@ first turn of a round only `place` at a tap with no cards is offered. <card> is 
 followed by its number (1-3), or `switch` (the 2-player Switcheroo); <tap> is a flavour name:
 strawberry, blueberry, banana, kiwi, orange.
 Option ids of "power" (Advanced variant, asked of the player who just placed a card under a
-B-side tap that has a usable target): `skip`, or the tap's power: `spill:<card>` (strawberry),
+B-side tap that has a usable target; spill is asked whenever the hand holds more than 3 cards,
+strawberry cards or not, so `skip` may be the only option): `skip`, or the tap's power:
+`spill:<card>` (strawberry),
 `pour:<tap>:<i>` (blueberry: <tap> is always blueberry; card <i> under this tap),
 `move:<tap>:<i>` (banana: card <i> under another tap), `fizz:<tap>:<i>` (kiwi: card <i> under
 another tap), `last-call` (orange).
@@ -500,6 +502,7 @@ class Detail(_message.Message):
     POWER_FIELD_NUMBER: _builtins.int
     CALLER_FIELD_NUMBER: _builtins.int
     PENALTY_FIELD_NUMBER: _builtins.int
+    HANDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """the acting seat (round/score/end: the first seat / 0)"""
     tap: Global___Flavour.ValueType
@@ -534,6 +537,10 @@ class Detail(_message.Message):
     def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """score: this round's score per seat; end: totals"""
 
+    @_builtins.property
+    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___Hand]:
+        """score: every seat's hand, revealed and scored ("each player reveals their hand")"""
+
     def __init__(
         self,
         *,
@@ -550,10 +557,11 @@ class Detail(_message.Message):
         power: Global___Power.ValueType = ...,
         caller: _builtins.int = ...,
         penalty: _builtins.int = ...,
+        hands: _abc.Iterable[Global___Hand] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["caller", b"caller", "card", b"card", "cards", b"cards", "from_tap", b"from_tap", "index", b"index", "penalty", b"penalty", "power", b"power", "reason", b"reason", "round", b"round", "scores", b"scores", "seat", b"seat", "tap", b"tap", "values", b"values"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["caller", b"caller", "card", b"card", "cards", b"cards", "from_tap", b"from_tap", "hands", b"hands", "index", b"index", "penalty", b"penalty", "power", b"power", "reason", b"reason", "round", b"round", "scores", b"scores", "seat", b"seat", "tap", b"tap", "values", b"values"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

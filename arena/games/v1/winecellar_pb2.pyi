@@ -283,7 +283,9 @@ class Observation(_message.Message):
     over: _builtins.bool
     """the match has ended"""
     eno_deck: _builtins.int
-    """cards left in Eno's face-down deck"""
+    """face up; after Eno's reveal 2 (1 once its deck is empty)
+    cards left in Eno's face-down deck
+    """
     title: _builtins.str
     """when over: the solo ranking title"""
     client_deck: _builtins.int
@@ -328,7 +330,7 @@ class Observation(_message.Message):
 
     @_builtins.property
     def eno_bids(self) -> _containers.RepeatedCompositeFieldContainer[Global___Bottle]:
-        """Eno's face-up bid cards (2, or 1 once its deck is empty)"""
+        """Eno's face-up bid cards: none in round 1; at your bid the 1 kept"""
 
     @_builtins.property
     def boxed(self) -> _containers.RepeatedCompositeFieldContainer[Global___Bottle]:

@@ -38,7 +38,9 @@ Rulings (``shared/rules/NOTES.md`` §4.25 unless stated):
 1. **Card data** (missing): designed, ``components.toml``; bid value = card number 1–72, so
    bids never tie (NOTES ruling 1; solo ties impossible, NOTES ruling 5).
 2. **Client countries**: a client lists 1 country at 1–3 players, 2 at 4–5, 3 at 6–8 (designed;
-   "only use the countries listed for the current number of players" [:287–289]).
+   "only use the countries listed for the current number of players" [:287–289]). The
+   observation, the events and the ``client:`` options' labels name only those (version 3: the
+   labels named all three).
 3. **Placement order**: each player places the bottle right after taking it (top/bottom is a
    separate decision, none for a game's first bottle); the last prize left is taken without a
    decision. Client choice is simultaneous; kept clients are revealed together.
@@ -218,12 +220,15 @@ def _bottle_label(i: int) -> str:
 
 _BID = {i: Option(f"bid:{i}", f"bid {_bottle_label(i)}", pb.Action(bid=i)) for i in BOTTLES}
 _TAKE = {i: Option(f"take:{i}", f"take {_bottle_label(i)}", pb.Action(take=i)) for i in BOTTLES}
+# Keyed by (players, client): the label names only the countries that score at that player
+# count (ruling 2), as the observation does.
 _CLIENT = {
-    i: Option(
+    (n, i): Option(
         f"client:{i}",
-        f"keep client {i}: {c.type1}+{c.bonus1} {c.type2}+{c.bonus2} {'/'.join(c.countries)}",
+        f"keep client {i}: {c.type1}+{c.bonus1} {c.type2}+{c.bonus2} {'/'.join(c.listed(n))}",
         pb.Action(client=i),
     )
+    for n in range(1, len(COUNTRIES_LISTED))
     for i, c in CLIENTS.items()
 }
 _PLACE = (
@@ -315,7 +320,7 @@ class WineCellar(Game[WineCellarState]):
         name="Wine Cellar",
         min_players=1,
         max_players=8,
-        version="2",
+        version="3",
         options=(
             OptionSpec("series", False, "advanced variant: 3 connected games, cellars become hands (2-8 players)"),
             OptionSpec("client_set", "A", "series at 2-3 players: the client set in use", choices=("A", "B")),
@@ -405,7 +410,7 @@ class WineCellar(Game[WineCellarState]):
         phase = state.phase
         if phase == "client":
             return tuple(
-                Decision(s, "client", tuple(_CLIENT[c] for c in state.offers[s]))
+                Decision(s, "client", tuple(_CLIENT[state.players, c] for c in state.offers[s]))
                 for s in range(state.players)
                 if s not in state.chosen
             )
