@@ -231,19 +231,86 @@ def test_three_players_dummy_starts_left_of_random_seat_and_moves_right_of_lowes
     assert state.circle == [0, 1, 3, 2]  # lowest tied 0 and 2, picked 2: dummy left of seat 1
 
 
-def test_later_rounds_place_goals_by_standings_ties_shuffled():
-    state = new(4, HANDS4, place=[0, 1, 2, 3])
+def _round_two(totals: list[int], place: list[list[int]], players: int = 4) -> tuple[LlamaState, dict[int, int]]:
+    """A match at round 2's goal choices with these totals, each seat giving its first card;
+    ``place`` the "place" shuffles (one per group of tied seats, best first). Returns the state
+    after the goals are placed and the goal card of each seat."""
+    state = new(players, HANDS4, place=[0, 1, 2, 3], picks={"dummy": [0, 0]})
     while state.round == 1:
         apply(state, {d.seat: d.option_ids[0] for d in state.pending})
-    state.totals = [10, 30, 30, 5]
-    state.chance = PresetChance(0, orders={"place": [[2, 1]]})
-    goals = {s: state.pending[s].option_ids[0] for s in range(4)}
-    apply(state, goals)
-    assert state.owners == [2, 1, 0, 3]
-    assert [state.goals[d] for d in range(4)] == [int(goals[h][5:]) for h in state.owners]
-    # Placement is public from round 2.
-    assert [d.owner for d in GAME.observe(state, 3).displays] == [2, 1, 0, 3]
-    assert GAME.observe(state, 0).displays[2].mine and GAME.observe(state, 0).displays[2].goal.id == state.goals[2]
+    state.totals = list(totals)
+    state.chance = PresetChance(0, orders={"place": place}, picks={"dummy_goal": [], "dummy": []})
+    goals = {s: int(state.pending[s].option_ids[0][5:]) for s in range(players)}
+    apply(state, {s: f"goal:{c:02d}" for s, c in goals.items()})
+    return state, goals
+
+
+def test_later_rounds_place_goals_by_standings_tied_owners_hidden():
+    """Round 2, totals [10, 30, 30, 5]: seats 1 and 2 tie for the lead; their goals are
+    shuffled face down onto displays 1 and 2 (:260-262), so nobody, seats 1 and 2 included,
+    knows which is whose (ruling 5); seat 0 (display 3) and seat 3 (display 4) are public."""
+    state, goals = _round_two([10, 30, 30, 5], [[2, 1]])
+    assert state.owners == [2, 1, 0, 3] and state.owner_group == [0, 0, -1, -1]
+    assert state.goals == [goals[2], goals[1], goals[0], goals[3]]
+    assert state.reveals == 1  # display 1 is revealed at once
+    place = [e for e in state.log.events if e.kind == "place"][-1]  # round 2's
+    assert isinstance(place.detail, pb.PlaceEvent) and place.to is None
+    assert list(place.detail.owners) == [-1, -1, 0, 3]
+    for viewer in range(4):
+        obs = GAME.observe(state, viewer)
+        assert [list(d.owner_among) for d in obs.displays] == [[1, 2], [1, 2], [], []]
+        assert [d.owner for d in obs.displays[2:]] == [0, 3]
+        assert obs.displays[1].owner == -1 and not obs.displays[1].mine
+        assert not obs.displays[1].HasField("goal")  # face down, nobody's known goal
+        assert [d.mine for d in obs.displays[2:]] == [viewer == 0, viewer == 3]
+    # Display 1 is revealed: its owner, seat 2, recognises its card; seat 1 and the others not.
+    assert [d.owner for d in GAME.observe(state, 2).displays[:2]] == [2, -1]
+    assert [d.mine for d in GAME.observe(state, 2).displays[:2]] == [True, False]
+    for viewer in (0, 1, 3):
+        obs = GAME.observe(state, viewer)
+        assert [d.owner for d in obs.displays[:2]] == [-1, -1] and not obs.displays[0].mine
+        assert obs.displays[0].goal.id == goals[2]
+    # The public displays' goals: their own seat sees them face down, others not.
+    assert GAME.observe(state, 0).displays[2].goal.id == goals[0]
+    assert not GAME.observe(state, 3).displays[2].HasField("goal")
+    spectator = GAME.observe(state, SPECTATOR)
+    assert [d.owner for d in spectator.displays] == [2, 1, 0, 3]
+    assert [list(d.owner_among) for d in spectator.displays] == [[1, 2], [1, 2], [], []]
+
+
+def test_tied_display_revealed_shows_its_owner_to_it_alone():
+    """Totals [30, 20, 20, 5]: seats 1 and 2 share displays 2 and 3 (seat 2's goal on display 2).
+    Before display 2 is revealed neither knows where its goal is; after, seat 2 sees owner 2
+    and mine there, everybody else still -1 (seat 1 only deduces its own is display 3)."""
+    state, goals = _round_two([30, 20, 20, 5], [[2, 1]])
+    assert state.owners == [0, 2, 1, 3] and state.owner_group == [-1, 0, 0, -1]
+    for viewer in range(4):
+        obs = GAME.observe(state, viewer)
+        assert [d.owner for d in obs.displays] == [0, -1, -1, 3]
+        assert [d.mine for d in obs.displays] == [viewer == 0, False, False, viewer == 3]
+    for _ in range(4):  # the pass of 4 after display 1
+        apply(state, {d.seat: d.option_ids[0] for d in state.pending})
+    assert state.reveals == 2
+    seat2 = GAME.observe(state, 2)
+    assert [d.owner for d in seat2.displays] == [0, 2, -1, 3]
+    assert [d.mine for d in seat2.displays] == [False, True, False, False]
+    assert seat2.displays[1].goal.id == goals[2] and list(seat2.displays[1].owner_among) == [1, 2]
+    for viewer in (0, 1, 3):
+        obs = GAME.observe(state, viewer)
+        assert [d.owner for d in obs.displays] == [0, -1, -1, 3]
+        assert not obs.displays[1].mine and not obs.displays[2].mine
+        assert obs.displays[1].goal.id == goals[2] and not obs.displays[2].HasField("goal")
+
+
+def test_two_players_tied_seats_hidden_dummies_shown_as_dummies():
+    """2 players tied: both goals shuffled onto displays 1 and 3; dummies stay -2 (public)."""
+    state, _ = _round_two([12, 12], [[1, 0], [3, 2]], players=2)
+    assert state.owners == [1, 2, 0, 3] and state.owner_group == [0, -1, 0, -1]  # icons: 4, then 2
+    for viewer in (0, 1):
+        obs = GAME.observe(state, viewer)
+        assert [d.owner for d in obs.displays] == [1 if viewer == 1 else -1, DUMMY, -1, DUMMY]
+        assert [list(d.owner_among) for d in obs.displays] == [[0, 1], [], [0, 1], []]
+        assert [d.mine for d in obs.displays] == [viewer == 1, False, False, False]
 
 
 def test_two_players_dummy_goals_go_on_icon_displays():
@@ -341,6 +408,77 @@ def test_observation_hides_other_hands_dummies_and_face_down_goals():
         for e in a.log.events:
             if e.visible_to(0) and e.kind in ("deal", "goal", "pass"):
                 assert e.to == frozenset({0})
+
+
+def test_tied_owners_are_not_leaked():
+    """Two states differing only in which tied seat's goal lies on which tied display (the
+    "place" shuffle of the tie of seats 1 and 2 on displays 2 and 3): every seat, the tied ones
+    included, sees byte-identical observations and events until one of them is revealed. And
+    for the others, a state where the two tied goals trade owners is the same all round."""
+    a, _ = _round_two([30, 20, 20, 5], [[2, 1]])
+    b, _ = _round_two([30, 20, 20, 5], [[1, 2]])
+    assert a.owners == [0, 2, 1, 3] and b.owners == [0, 1, 2, 3]
+    assert a.goals[1:3] == b.goals[2:0:-1]
+    for _ in range(4):  # the pass of 4: displays 2 and 3 stay face down
+        for seat in range(4):
+            assert_same_view(GAME, a, b, seat)
+        choices = {d.seat: d.option_ids[0] for d in a.pending}
+        apply(a, choices)
+        apply(b, choices)
+    assert a.reveals == b.reveals == 2 and a.goals[1] != b.goals[1]
+    # Seats 0 and 3 cannot tell a from a state where the tied goals trade owners.
+    c, _ = _round_two([30, 20, 20, 5], [[2, 1]])
+    c.owners[1], c.owners[2] = c.owners[2], c.owners[1]
+    c.my_goal[1], c.my_goal[2] = c.my_goal[2], c.my_goal[1]
+    d, _ = _round_two([30, 20, 20, 5], [[2, 1]])
+    while d.round == 2:
+        for seat in (0, 3):
+            assert_same_view(GAME, c, d, seat)
+        choices = {x.seat: x.option_ids[-1] for x in d.pending}
+        apply(c, choices)
+        apply(d, choices)
+    assert c.totals == d.totals
+
+
+def test_two_tied_groups_worlds_deal_owners_within_each_group():
+    """Totals [30, 10, 30, 10]: seats 0 and 2 share displays 1-2, seats 1 and 3 displays 3-4.
+    A world (sampled or from the observation) never puts a seat's goal on the other group's
+    display, keeps the seat's own revealed display, puts its own unrevealed goal on one of its
+    group's face-down displays, and deals the other owners of a group both ways."""
+    state, goals = _round_two([30, 10, 30, 10], [[2, 0], [3, 1]])
+    assert state.owners == [2, 0, 3, 1] and state.owner_group == [0, 0, 1, 1]
+    assert list(GAME.observe(state, 1).displays[0].owner_among) == [0, 2]
+    assert list(GAME.observe(state, 1).displays[3].owner_among) == [1, 3]
+    hooks = (GAME.sample_world, _from_observation)
+    for reveals in (1, 3):
+        while state.reveals < reveals:
+            apply(state, {d.seat: d.option_ids[0] for d in state.pending})
+        for seat in range(4):
+            own_group = 0 if seat in (0, 2) else 1
+            own_display = state.owners.index(seat)
+            known = own_display < state.reveals
+            seen: Counter = Counter()
+            for hook in hooks:
+                for k in range(150):
+                    world = hook(state, seat, Chance(1000 * reveals + 100 * seat + k))
+                    assert sorted(world.owners[:2]) == [0, 2] and sorted(world.owners[2:]) == [1, 3]
+                    assert world.owner_group == [0, 0, 1, 1]
+                    assert world.goals[: state.reveals] == state.goals[: state.reveals]
+                    assert all(world.my_goal[world.owners[d]] == world.goals[d] for d in range(4))
+                    mine = world.owners.index(seat)
+                    assert world.my_goal[seat] == goals[seat] and world.goals[mine] == goals[seat]
+                    if known:
+                        assert mine == own_display
+                    else:
+                        assert state.owner_group[mine] == own_group and mine >= state.reveals
+                    seen[tuple(world.owners)] += 1
+            # Unknown owners are dealt both ways (only what the seat knows is fixed).
+            other_group = [d for d in range(4) if state.owner_group[d] != own_group]
+            # its own group is fixed once its goal is revealed or on the group's last face-down display
+            down = [d for d in range(state.reveals, 4) if state.owner_group[d] == own_group]
+            expected = 2 * (1 if known or len(down) == 1 else 2)
+            assert len(seen) == expected, (reveals, seat, seen)
+            assert {owners[other_group[0]] for owners in seen} == {state.owners[d] for d in other_group}
 
 
 def test_spectator_sees_everything():

@@ -34,7 +34,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     # game: (version, sha256[:32] of every message the bots received, of the canonical record)
     "chicken": ("1", "ec6c9a8aef0310f4aedaedbb12814188", "89a2284d822892107961dbcc2974b220"),
     "eggsandempires": ("3", "bac8e81da51ad1127445da29aa245df8", "cadb1ca2db4af427cfae6027f90434d8"),
-    "fortheemperor": ("2", "683e0339e9a5becf9d3af576cdfb5cf8", "87031bc9d72ba4882b5a4f658b3f108a"),
+    "fortheemperor": ("3", "9f3ecc31ae37ad734e3a85e23646a402", "0468126e3fc7560c8684f017b5e42005"),
     "frenzyfalls": ("1", "954c9664bd8e920d0c3ad4812d6c668e", "ac8a65d60410707034e1e65df69ba8c7"),
     "friendlyfishing": ("1.0", "c1779771a11fd11fd29e477796325750", "01e6ffe6127ca32041970fe97227ead7"),
     "gasha": ("2", "dd0eb748894f88abca8c69a4849336c8", "078b1767281752ea33721002e9c236ad"),
@@ -43,7 +43,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     # karakum 5 (2026-12-05): the same bytes as version 4 but for the version string (the match
     # has no reading version 4's search ran out on)
     "karakum": ("5", "dae1b7b6e141cf4f9ed2cac4cfdb622c", "022f893b080896152d2c6eb33de256cf"),
-    "llamallama": ("1", "7b4c0b646546a9a33f65247d5ee660bf", "82f35083c1f7918e74c1146f037abdd5"),
+    "llamallama": ("2", "e800d632a973c2287d9f65cc3885961b", "841fd6c5919a2250cb7656a93902e8ca"),
     "openseason": ("3", "fb30d6345d56080108501a0ed248c59e", "6de421589a0df1a0ecbc1ed141c1b9e6"),
     "opensesame": ("1", "effb8c2cf1d19c6c691cf3798ee9e40d", "06200b6e454a16cc05ba8a33e123cedf"),
     "petquartet": ("1.0", "43f66202ec9d58f3e8431df5d0e0e7fd", "b4274453a4f593d17ac70e4af13bba90"),
@@ -54,11 +54,11 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "seerscatalog": ("3", "984c601a26020af280930cb009963302", "4b3b1d70f80649b2f2caa5e3d399a752"),
     "skyfive": ("1.1", "eeca9662c102a5cf56397a7f7ceeb89e", "e2bc781cc3d741bef70b987e94df0736"),
     "slambo": ("1", "6ead48fd13168c84b339682fbc8400f4", "eb2cd32551c22ebf1a06c57c336a71d6"),
-    "sodajerk": ("3", "42855deb7567a525893c357bf8ec8523", "53748307181d85d0a175db4a254695c3"),
+    "sodajerk": ("4", "108d5cd4446bd37936cf5b4d835ddc28", "ca1ac87261c59e9d737f4669679ad0c3"),
     "threewitches": ("3", "e0d32486418159802200b82f1a3d46ce", "58c71932208cc092467c898de04691a8"),
     "tricktothefuture": ("1", "54179c1f8059119c6910b976096bdc8b", "0f2543e171ef4d807174e25856f81f5e"),
     "vivo": ("1.0", "536e0b71f81eeadd12b8cd8bea3ebd2e", "7b6a9aa000466135cc6157ebe03b7d31"),
-    "winecellar": ("2", "5f9c8223f5c5f7a1552d885aa2a6cd99", "0ec6d27ddb6e74d6d004bdc47849887b"),
+    "winecellar": ("3", "cef934f8d60300cde2098cf2d08132ac", "9b378122a5194e2946a0830d64c26c4f"),
     "zoolorettodice": ("1", "95c452804d187ef7fa1348470e7a25f0", "69255e2767a8f028742a9f68fdc9abd4"),
 }
 

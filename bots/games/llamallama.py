@@ -83,7 +83,9 @@ class HeuristicBot(Bot):
         self, turn: Turn, obs: pb.Observation, hand: list[pb.Card], seen: set[int], revealed: list[pb.Card]
     ) -> str:
         sure = [as_goal(c) for c in revealed]
-        mine_hidden = obs.goal.id and not any(d.mine and d.revealed for d in obs.displays)
+        # Its own goal scores whichever display holds it: face down it is a sure goal too (whose
+        # goal is where is not needed, and unknown among shuffled ones: round 1, tied seats).
+        mine_hidden = obs.goal.id and obs.goal.id not in {c.id for c in revealed}
         if mine_hidden:
             sure.append(as_goal(obs.goal))
         hidden = 4 - len(sure)

@@ -10,7 +10,8 @@ Rules as implemented (rulebook line references in brackets):
   hands [:45-56, :290-298]. Every player secretly chooses one card of its hand as its Goal card;
   each dummy adds one random card of its hand [:59-72, :300-302]. The 4 goals go face down on
   the displays: round 1 shuffled [:76-83]; later by total score, the highest on display 1,
-  ties shuffled [:231-262], dummy goals on the displays with the dummy icon [:304-306].
+  ties shuffled [:231-262] (face down: who gave which of them is unknown, ruling 5), dummy
+  goals on the displays with the dummy icon [:304-306].
 * Then 4 reveals [:97-108]: the leftmost face-down goal is turned up [:110-118] and every
   player passes the number of cards its display shows to the left [:120-134]. A dummy on your
   left: your cards are shuffled into it and the player on its left draws as many at random
@@ -37,11 +38,18 @@ Rulings (``shared/rules/NOTES.md`` §4.10 unless stated):
    letter moves: the goal side of a card no longer matters this round). When the N picks are
    done the cards move together: first every player's cards go to its left neighbour or into
    the dummy there, then each dummy (in hand order) is drawn from by the player on its left.
-5. **Dummy goals** [:302-306]: drawn from the dummy's 8 cards after the players chose. In round 1
-   all 4 goals are shuffled onto the displays, and nobody knows which display holds whose goal
-   (you recognise your own when it is revealed). From round 2 the placement is public: players
-   by total on the displays without a dummy icon, in display order; ties shuffled; dummy goals
-   on the dummy-icon displays (4, then 2; two dummy goals shuffled between them).
+5. **Dummy goals and who gave which goal** [:59-83, :244-262, :302-306]: dummy goals are drawn
+   from the dummy's 8 cards after the players chose. In round 1 all 4 goals are shuffled face
+   down onto the displays [:78-79], and nobody knows which display holds whose goal (you
+   recognise your own when it is revealed). From round 2 the placement follows the standings:
+   players by total on the displays without a dummy icon, in display order; dummy goals on the
+   dummy-icon displays (4, then 2; two dummy goals shuffled between them, both shown as a
+   dummy). A seat alone at its total has a public display. The goals of seats tied on total
+   are shuffled ("Shuffle tied Goal cards randomly" [:260-262]); goal cards are face down
+   [:63-64, :79], so as in round 1 nobody, the tied seats included, knows which of the group's
+   displays holds whose goal until it is revealed, only that the owner is one of the group
+   (``Display.owner_among``; ``owner_group`` in the state). This changed in version 2: version 1
+   published every owner from round 2 on, the tied ones too.
 6. **3-player dummy** (NOTES 5): round 1 it sits on the left of a random seat; from round 2 on
    the right of the lowest total, ties broken at random. "Right of seat L" = on the left of the
    previous seat (L − 1), who now passes into it, and L draws from it.
@@ -56,10 +64,12 @@ Rulings (``shared/rules/NOTES.md`` §4.10 unless stated):
    since could have carried it (one step a pass: a player passes left, a dummy's drawer draws;
    a card passed into a dummy may be drawn at once), never through the seat itself and never
    a face-down goal. The rest is dealt uniformly over the deals that respect this
-   (``Chance.deal``); how likely each seat was to pass a card on is not weighed. In round 1
-   the owner of every display is dealt again, a revealed one's too, except the seat's own
-   revealed display (ruling 5: it does not know who gave the others). A world keeps only the
-   seat's own pass records: the others' name cards it never saw.
+   (``Chance.deal``); how likely each seat was to pass a card on is not weighed. The owner of
+   every display of a group shuffled face down (ruling 5: round 1 all four, later rounds each
+   group of tied seats) is dealt again within its group, never across groups, a revealed one's
+   too, except the seat's own revealed display (it does not know who gave the others); its own
+   unrevealed goal goes on one of its group's face-down displays. A world keeps only the seat's
+   own pass records: the others' name cards it never saw.
 
 Chance labels, in draw order each round: ``"dummy"`` (3 players: round 1 a pick of the seat the
 dummy sits left of; later rounds a pick among the tied lowest totals, only when tied),
@@ -70,9 +80,10 @@ shuffle of the hand ids 0–3, seats being 0..players−1 and dummies the rest: 
 goal of hand order[d]; later rounds a shuffle per group of tied seats, best first, then of the
 two dummy ids at 2 players), and at every pass with a dummy ``"draw"`` (per dummy in hand
 order, N successive picks of a card id from its sorted hand). ``sample_world`` draws ``"world"``
-(the world's seed) and then its re-deal (``"world_place"``, ``"world_deal"``);
-``world_from_observation`` draws ``"world"``, then in round 1 the unknown goal owners
-(``"world_place"``), then the same re-deal.
+(the world's seed) and then its re-deal (``"world_place"`` per group of displays shuffled face
+down, best first: round 1 one group, later rounds one per group of tied seats, none without a
+tie; then ``"world_deal"``); ``world_from_observation`` draws ``"world"``, then the unknown
+goal owners of each group (``"world_place"``), then the same re-deal.
 
 Decision kinds: ``"goal"`` (``goal:<id>``, two digits) and ``"pass"`` (``pass:<letter>``).
 """
@@ -160,24 +171,41 @@ def icon_displays(players: int) -> tuple[int, ...]:
 
 
 def deal_owners(
-    owners: Sequence[int], unknown: Sequence[int], face_down: Sequence[int], seat: int, chance: Chance
+    owners: Sequence[int],
+    groups: Sequence[int],
+    known: Iterable[int],
+    face_down: Sequence[int],
+    seat: int,
+    chance: Chance,
 ) -> list[int]:
-    """Round 1 in a world (ruling 5): ``owners`` (hand ids) with the displays ``unknown`` to
-    ``seat`` dealt at random among the hands not known to own one; the seat's own goal, while
-    not revealed, goes on one of the ``face_down`` displays. Shared by ``sample_world`` and
-    ``world_from_observation`` (chance labels ``"world_place"``: that pick, then one shuffle)."""
+    """The owners (hand ids) per display in a world (ruling 5): within each group of displays
+    whose goals were shuffled together (``groups[d]`` >= 0; -1 = a public owner, kept), the
+    owners of the displays not ``known`` to ``seat`` (its own revealed display) are dealt again
+    among the hands that own them, never across groups; the seat's own goal, while not
+    revealed, goes on one of its group's ``face_down`` displays. Shared by ``sample_world`` and
+    ``world_from_observation`` (chance labels ``"world_place"``: per group, best first, that
+    pick if the seat is in it, then one shuffle)."""
     out = list(owners)
-    unknown = list(unknown)
-    known = {out[d] for d in range(HANDS) if d not in unknown}
-    hands = [h for h in range(HANDS) if h not in known]
-    if seat in hands:
-        at = chance.pick([d for d in unknown if d in face_down], "world_place")
-        out[at] = seat
-        hands.remove(seat)
-        unknown.remove(at)
-    for d, h in zip(unknown, chance.shuffled(hands, "world_place"), strict=True):
-        out[d] = h
+    kept = set(known)
+    for group in sorted(set(groups) - {-1}):
+        unknown = [d for d in range(HANDS) if groups[d] == group and d not in kept]
+        hands = sorted(out[d] for d in unknown)
+        if seat in hands:
+            at = chance.pick([d for d in unknown if d in face_down], "world_place")
+            out[at] = seat
+            hands.remove(seat)
+            unknown.remove(at)
+        for d, h in zip(unknown, chance.shuffled(hands, "world_place"), strict=True):
+            out[d] = h
     return out
+
+
+def display_groups(owners: Sequence[int], totals: Sequence[int], players: int) -> list[int]:
+    """Round 2 on (ruling 5): per display, the group of tied seats whose goals were shuffled onto
+    it (numbered 0, 1, ... best first, i.e. in display order), -1 where the owner is public (a
+    seat alone at its total, a dummy)."""
+    tied = sorted({totals[s] for s in range(players) if totals.count(totals[s]) > 1}, reverse=True)
+    return [tied.index(totals[h]) if h < players and totals[h] in tied else -1 for h in owners]
 
 
 def own_passes(players: int, seat: int, records: Iterable[PassRecord]) -> list[list[PassRecord]]:
@@ -249,7 +277,8 @@ class LlamaState(MatchState):
     my_goal: list[int] = field(default_factory=list)  # per seat: its goal card this round (0 = none)
     goals: list[int] = field(default_factory=list)  # per display: goal card
     owners: list[int] = field(default_factory=list)  # per display: hand id that gave it
-    owners_public: bool = False  # round 2 on
+    owner_group: list[int] = field(default_factory=list)  # per display: -1 owner public, else its
+    # group: the displays whose goals were shuffled together face down (ruling 5)
     reveals: int = 0
     pass_size: int = 0
     totals: list[int] = field(default_factory=list)
@@ -275,7 +304,7 @@ class LlamaLlama(Game[LlamaState]):
         name="Llama Llama",
         min_players=2,
         max_players=4,
-        version="1",
+        version="2",
         simultaneous=True,
         hidden_information=True,
         summary="Give a secret goal card, watch the 4 goals turn up one by one while passing 4-3-2-1 "
@@ -351,7 +380,7 @@ class LlamaLlama(Game[LlamaState]):
         state.my_goal = [0] * n
         state.goals = []
         state.owners = []
-        state.owners_public = state.round > 1
+        state.owner_group = []
         state.reveals = 0
         state.pass_size = 0
         state.passes = [[] for _ in range(n)]
@@ -399,8 +428,9 @@ class LlamaLlama(Game[LlamaState]):
             for d, s in zip(free, ranked, strict=True):
                 owners[d] = s
         state.owners = list(owners)
+        state.owner_group = [0] * HANDS if state.round == 1 else display_groups(owners, state.totals, n)
         state.goals = [goal_of[h] for h in owners]
-        shown = [state.public_id(h) if state.owners_public else -1 for h in owners]
+        shown = [state.public_id(h) if g == -1 else -1 for h, g in zip(owners, state.owner_group, strict=True)]
         state.log.public(CHANCE_SEAT, "place", f"goals placed (owners {shown})", pb.PlaceEvent(owners=shown))
 
     def _reveal(self, state: LlamaState) -> None:
@@ -500,16 +530,17 @@ class LlamaLlama(Game[LlamaState]):
 
         Known to the seat: its hand and picks, its goal, the revealed goals, the hand sizes and
         where the cards it passed may have gone (ruling 9). Everything else — the other hands,
-        the dummies, the face-down goals of others and, in round 1, which face-down display
-        holds its own goal — is dealt uniformly among the hidden places of the same sizes,
-        each card passed by the seat only to a place on its route.
+        the dummies, the face-down goals of others and, within each group of goals shuffled
+        face down (round 1 all four, later rounds the tied seats'), who gave which and which
+        face-down display holds its own goal — is dealt uniformly among the hidden places of
+        the same sizes, each card passed by the seat only to a place on its route.
         """
         world = self.copy_for(state, seat, chance)
         world.passes = own_passes(world.players, seat, world.passes[seat])
         if state.phase != "over":
             self._redeal(world, seat, chance)
         else:
-            self._redraw_owners(world, seat, chance)  # round 1 over: hands public, owners not
+            self._redraw_owners(world, seat, chance)  # over: hands public, grouped owners not
         world.pending = tuple(self.decisions(world))
         return world
 
@@ -518,7 +549,7 @@ class LlamaLlama(Game[LlamaState]):
     ) -> LlamaState:
         """A world from the observation alone (:mod:`arena.games.llamallama.worlds`): the
         public round and the seat's own cards and pass records kept; the other hands, the
-        dummies, the face-down goals and (round 1) who gave which goal dealt by
+        dummies, the face-down goals and who gave which goal of a group dealt by
         :meth:`_redeal`, the seat's passed cards on their routes as in :meth:`sample_world`."""
         from arena.games.llamallama.worlds import world_from_observation
 
@@ -573,18 +604,19 @@ class LlamaLlama(Game[LlamaState]):
 
     @staticmethod
     def _redraw_owners(world: LlamaState, seat: int, chance: Chance) -> None:
-        """Round 1: who gave which goal is unknown (ruling 5), the revealed ones too, except
-        the seat's own once revealed; even the seat does not know which face-down display
-        holds its goal. The owners are dealt again (:func:`deal_owners`), the revealed goals
-        stay where they are and the others' face-down goals are left for the re-deal."""
-        if not world.goals or world.owners_public:
+        """Who gave which goal of a group shuffled face down (ruling 5: round 1 all four, later
+        rounds each group of tied seats) is unknown, the revealed ones too, except the seat's own
+        once revealed; even the seat does not know which of its group's face-down displays holds
+        its goal. The owners are dealt again within each group (:func:`deal_owners`), the
+        revealed goals stay where they are and the others' face-down goals are left for the
+        re-deal."""
+        if not world.goals or all(g == -1 for g in world.owner_group):
             return
         n = world.players
         face_down = range(world.reveals, HANDS)
         others = [world.goals[d] for d in face_down if world.owners[d] != seat]
         mine = [d for d in range(world.reveals) if world.owners[d] == seat]
-        unknown = [d for d in range(HANDS) if d not in mine]
-        world.owners = deal_owners(world.owners, unknown, face_down, seat, chance)
+        world.owners = deal_owners(world.owners, world.owner_group, mine, face_down, seat, chance)
         fill = iter(others)
         for d in face_down:
             world.goals[d] = world.my_goal[seat] if world.owners[d] == seat else next(fill)
@@ -639,16 +671,21 @@ class LlamaLlama(Game[LlamaState]):
             placed = bool(state.goals)
             revealed = placed and d < state.reveals
             owner_hand = state.owners[d] if placed else -1
-            mine = placed and not spectator and owner_hand == me and (state.owners_public or revealed)
+            group = state.owner_group[d] if placed else -1
+            public = group == -1
+            mine = placed and not spectator and owner_hand == me and (public or revealed)
             if not placed:
                 owner = -1
-            elif spectator or state.owners_public or mine:
+            elif spectator or public or mine:
                 owner = state.public_id(owner_hand)
             else:
                 owner = -1
             view = pb.Display(
                 number=d + 1, pass_count=counts[d], dummy_icon=d in icons, owner=owner, revealed=revealed, mine=mine
             )
+            if not public:
+                among = sorted(state.owners[e] for e in range(HANDS) if state.owner_group[e] == group)
+                view.owner_among.extend(state.public_id(h) for h in among)
             if revealed or mine or (spectator and placed):
                 view.goal.CopyFrom(_PB_CARD[state.goals[d]])
             displays.append(view)

@@ -2,9 +2,11 @@
 
 Kept: the public round (displays, revealed goals, the table, totals, hand sizes, picks made),
 the seat's own hand, picks, goal and pass records (by card id). Drawn by ``_redeal``, as in
-``sample_world``: the other hands and the dummies, the face-down goals of others, and in round 1
-who gave which goal (the seat's own unrevealed goal lies on one of the face-down displays),
-each card the seat passed kept on its route (ruling 9). Nothing the seat knows is missing.
+``sample_world``: the other hands and the dummies, the face-down goals of others, and who gave
+which goal of each group shuffled face down (round 1 all four, later rounds the tied seats';
+groups read from ``Display.owner_among``; the seat's own unrevealed goal lies on one of its
+group's face-down displays), each card the seat passed kept on its route (ruling 9). Nothing
+the seat knows is missing.
 """
 
 from __future__ import annotations
@@ -38,7 +40,6 @@ def world_from_observation(
         pass_size=obs.pass_size,
         totals=[v.total for v in obs.seats],
         round_scores=[list(v.rounds) for v in obs.seats],
-        owners_public=obs.round > 1,
         winners=list(obs.winners),
     )
     dummies = iter(range(n, HANDS))
@@ -74,18 +75,36 @@ def world_from_observation(
 def _place_goals(
     world: LlamaState, seat: int, obs: pb.Observation, goal: int, fill: Iterator[int], chance: Chance
 ) -> None:
-    """Owners and goals of the 4 displays: the public ones kept, the unknown owners (round 1)
-    dealt at random with the seat's own goal on a face-down display, the hidden goals filled."""
+    """Owners and goals of the 4 displays: the public owners kept, the groups rebuilt from
+    ``owner_among`` (numbered in display order, as the engine numbers them), the unknown owners
+    dealt within each group with the seat's own goal on one of its group's face-down displays,
+    the hidden goals filled."""
     n = world.players
     dummies = iter(range(n, HANDS))
-    owners = [next(dummies) if d.owner == DUMMY else d.owner for d in obs.displays]
-    unknown = [i for i, d in enumerate(obs.displays) if d.owner == -1]
-    if unknown:
-        down = [i for i, d in enumerate(obs.displays) if not d.revealed]
-        owners = deal_owners(owners, unknown, down, seat, chance)
-    world.owners = owners
+    owners = [next(dummies) if d.owner == DUMMY and not d.owner_among else d.owner for d in obs.displays]
+    groups = [-1] * HANDS
+    keys: list[tuple[int, ...]] = []
+    for i, d in enumerate(obs.displays):
+        if d.owner_among:
+            key = tuple(d.owner_among)
+            if key not in keys:
+                keys.append(key)
+            groups[i] = keys.index(key)
+    known = [i for i, d in enumerate(obs.displays) if d.owner_among and d.mine]
+    for group, key in enumerate(keys):
+        # the group's hands (a dummy's -2 as the next dummy id), minus the owner the seat knows
+        hands = [next(dummies) if h == DUMMY else h for h in key]
+        displays = [i for i in range(HANDS) if groups[i] == group]
+        for i in displays:
+            if i in known:
+                hands.remove(owners[i])
+        for i, h in zip((i for i in displays if i not in known), hands, strict=True):
+            owners[i] = h  # any order: dealt again just below
+    down = [i for i, d in enumerate(obs.displays) if not d.revealed]
+    world.owners = deal_owners(owners, groups, known, down, seat, chance)
+    world.owner_group = groups
     world.goals = []
-    for d, owner in zip(obs.displays, owners, strict=True):
+    for d, owner in zip(obs.displays, world.owners, strict=True):
         card = d.goal.id if d.HasField("goal") else goal if owner == seat else next(fill)
         world.goals.append(card)
         if owner < n:

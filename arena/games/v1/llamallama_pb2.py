@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x61rena/games/v1/llamallama.proto\x12\x19\x61rena.games.v1.llamallama\"h\n\x04\x43\x61rd\x12\n\n\x02id\x18\x01 \x01(\r\x12\x0e\n\x06letter\x18\x02 \x01(\t\x12\x0b\n\x03top\x18\x03 \x01(\t\x12\x12\n\ntop_points\x18\x04 \x01(\r\x12\r\n\x05\x63ombo\x18\x05 \x01(\t\x12\x14\n\x0c\x63ombo_points\x18\x06 \x01(\r\"\x9f\x01\n\x07\x44isplay\x12\x0e\n\x06number\x18\x01 \x01(\r\x12\x12\n\npass_count\x18\x02 \x01(\r\x12\x12\n\ndummy_icon\x18\x03 \x01(\x08\x12\r\n\x05owner\x18\x04 \x01(\x05\x12\x10\n\x08revealed\x18\x05 \x01(\x08\x12-\n\x04goal\x18\x06 \x01(\x0b\x32\x1f.arena.games.v1.llamallama.Card\x12\x0c\n\x04mine\x18\x07 \x01(\x08\"o\n\x08SeatView\x12\r\n\x05total\x18\x01 \x01(\r\x12\x0e\n\x06rounds\x18\x02 \x03(\r\x12\x11\n\thand_size\x18\x03 \x01(\r\x12\x0e\n\x06picked\x18\x04 \x01(\r\x12\x0c\n\x04left\x18\x05 \x01(\x05\x12\x13\n\x0bgoal_chosen\x18\x06 \x01(\x08\"\xca\x01\n\nPassRecord\x12\x0e\n\x06reveal\x18\x01 \x01(\r\x12\x0e\n\x06passed\x18\x02 \x03(\t\x12\n\n\x02to\x18\x03 \x01(\x05\x12\x10\n\x08received\x18\x04 \x03(\t\x12\x0e\n\x06source\x18\x05 \x01(\x05\x12\x35\n\x0cpassed_cards\x18\x06 \x03(\x0b\x32\x1f.arena.games.v1.llamallama.Card\x12\x37\n\x0ereceived_cards\x18\x07 \x03(\x0b\x32\x1f.arena.games.v1.llamallama.Card\"\x89\x05\n\x0bObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tspectator\x18\x02 \x01(\x08\x12\x0f\n\x07players\x18\x03 \x01(\r\x12\r\n\x05round\x18\x04 \x01(\r\x12\x0f\n\x07reveals\x18\x05 \x01(\r\x12\r\n\x05phase\x18\x06 \x01(\t\x12\x11\n\tpass_size\x18\x07 \x01(\r\x12\x11\n\tpass_left\x18\x08 \x01(\r\x12-\n\x04hand\x18\t \x03(\x0b\x32\x1f.arena.games.v1.llamallama.Card\x12/\n\x06picked\x18\n \x03(\x0b\x32\x1f.arena.games.v1.llamallama.Card\x12-\n\x04goal\x18\x0b \x01(\x0b\x32\x1f.arena.games.v1.llamallama.Card\x12\x34\n\x08\x64isplays\x18\x0c \x03(\x0b\x32\".arena.games.v1.llamallama.Display\x12\x32\n\x05seats\x18\r \x03(\x0b\x32#.arena.games.v1.llamallama.SeatView\x12\x0e\n\x06\x63ircle\x18\x0e \x03(\x05\x12\x35\n\x06passes\x18\x0f \x03(\x0b\x32%.arena.games.v1.llamallama.PassRecord\x12\x14\n\x0c\x64\x65\x63k_letters\x18\x10 \x03(\t\x12\x0e\n\x06rounds\x18\x11 \x01(\r\x12\x0e\n\x06target\x18\x12 \x01(\r\x12\x0c\n\x04over\x18\x13 \x01(\x08\x12\x0f\n\x07winners\x18\x14 \x03(\r\x12.\n\x05hands\x18\x15 \x03(\x0b\x32\x1f.arena.games.v1.llamallama.Hand\x12.\n\x05goals\x18\x16 \x03(\x0b\x32\x1f.arena.games.v1.llamallama.Card\"F\n\x04Hand\x12\x0e\n\x06holder\x18\x01 \x01(\x05\x12.\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x1f.arena.games.v1.llamallama.Card\"G\n\x06\x41\x63tion\x12-\n\x04goal\x18\x01 \x01(\x0b\x32\x1f.arena.games.v1.llamallama.Card\x12\x0e\n\x06letter\x18\x02 \x01(\t\"+\n\nRoundEvent\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0e\n\x06\x63ircle\x18\x02 \x03(\x05\";\n\tDealEvent\x12.\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x1f.arena.games.v1.llamallama.Card\":\n\tGoalEvent\x12-\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x1f.arena.games.v1.llamallama.Card\"\x1c\n\nPlaceEvent\x12\x0e\n\x06owners\x18\x01 \x03(\x05\"a\n\x0bRevealEvent\x12\x0f\n\x07\x64isplay\x18\x01 \x01(\r\x12-\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1f.arena.games.v1.llamallama.Card\x12\x12\n\npass_count\x18\x03 \x01(\r\"B\n\tPassEvent\x12\x35\n\x06record\x18\x01 \x01(\x0b\x32%.arena.games.v1.llamallama.PassRecord\"k\n\nScoreEvent\x12\r\n\x05round\x18\x01 \x01(\r\x12.\n\x05hands\x18\x02 \x03(\x0b\x32\x1f.arena.games.v1.llamallama.Hand\x12\x0e\n\x06scores\x18\x03 \x03(\r\x12\x0e\n\x06totals\x18\x04 \x03(\r\"+\n\x08\x45ndEvent\x12\x0f\n\x07winners\x18\x01 \x03(\r\x12\x0e\n\x06totals\x18\x02 \x03(\rb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x61rena/games/v1/llamallama.proto\x12\x19\x61rena.games.v1.llamallama\"h\n\x04\x43\x61rd\x12\n\n\x02id\x18\x01 \x01(\r\x12\x0e\n\x06letter\x18\x02 \x01(\t\x12\x0b\n\x03top\x18\x03 \x01(\t\x12\x12\n\ntop_points\x18\x04 \x01(\r\x12\r\n\x05\x63ombo\x18\x05 \x01(\t\x12\x14\n\x0c\x63ombo_points\x18\x06 \x01(\r\"\xb4\x01\n\x07\x44isplay\x12\x0e\n\x06number\x18\x01 \x01(\r\x12\x12\n\npass_count\x18\x02 \x01(\r\x12\x12\n\ndummy_icon\x18\x03 \x01(\x08\x12\r\n\x05owner\x18\x04 \x01(\x05\x12\x10\n\x08revealed\x18\x05 \x01(\x08\x12-\n\x04goal\x18\x06 \x01(\x0b\x32\x1f.arena.games.v1.llamallama.Card\x12\x0c\n\x04mine\x18\x07 \x01(\x08\x12\x13\n\x0bowner_among\x18\x08 \x03(\x05\"o\n\x08SeatView\x12\r\n\x05total\x18\x01 \x01(\r\x12\x0e\n\x06rounds\x18\x02 \x03(\r\x12\x11\n\thand_size\x18\x03 \x01(\r\x12\x0e\n\x06picked\x18\x04 \x01(\r\x12\x0c\n\x04left\x18\x05 \x01(\x05\x12\x13\n\x0bgoal_chosen\x18\x06 \x01(\x08\"\xca\x01\n\nPassRecord\x12\x0e\n\x06reveal\x18\x01 \x01(\r\x12\x0e\n\x06passed\x18\x02 \x03(\t\x12\n\n\x02to\x18\x03 \x01(\x05\x12\x10\n\x08received\x18\x04 \x03(\t\x12\x0e\n\x06source\x18\x05 \x01(\x05\x12\x35\n\x0cpassed_cards\x18\x06 \x03(\x0b\x32\x1f.arena.games.v1.llamallama.Card\x12\x37\n\x0ereceived_cards\x18\x07 \x03(\x0b\x32\x1f.arena.games.v1.llamallama.Card\"\x89\x05\n\x0bObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tspectator\x18\x02 \x01(\x08\x12\x0f\n\x07players\x18\x03 \x01(\r\x12\r\n\x05round\x18\x04 \x01(\r\x12\x0f\n\x07reveals\x18\x05 \x01(\r\x12\r\n\x05phase\x18\x06 \x01(\t\x12\x11\n\tpass_size\x18\x07 \x01(\r\x12\x11\n\tpass_left\x18\x08 \x01(\r\x12-\n\x04hand\x18\t \x03(\x0b\x32\x1f.arena.games.v1.llamallama.Card\x12/\n\x06picked\x18\n \x03(\x0b\x32\x1f.arena.games.v1.llamallama.Card\x12-\n\x04goal\x18\x0b \x01(\x0b\x32\x1f.arena.games.v1.llamallama.Card\x12\x34\n\x08\x64isplays\x18\x0c \x03(\x0b\x32\".arena.games.v1.llamallama.Display\x12\x32\n\x05seats\x18\r \x03(\x0b\x32#.arena.games.v1.llamallama.SeatView\x12\x0e\n\x06\x63ircle\x18\x0e \x03(\x05\x12\x35\n\x06passes\x18\x0f \x03(\x0b\x32%.arena.games.v1.llamallama.PassRecord\x12\x14\n\x0c\x64\x65\x63k_letters\x18\x10 \x03(\t\x12\x0e\n\x06rounds\x18\x11 \x01(\r\x12\x0e\n\x06target\x18\x12 \x01(\r\x12\x0c\n\x04over\x18\x13 \x01(\x08\x12\x0f\n\x07winners\x18\x14 \x03(\r\x12.\n\x05hands\x18\x15 \x03(\x0b\x32\x1f.arena.games.v1.llamallama.Hand\x12.\n\x05goals\x18\x16 \x03(\x0b\x32\x1f.arena.games.v1.llamallama.Card\"F\n\x04Hand\x12\x0e\n\x06holder\x18\x01 \x01(\x05\x12.\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x1f.arena.games.v1.llamallama.Card\"G\n\x06\x41\x63tion\x12-\n\x04goal\x18\x01 \x01(\x0b\x32\x1f.arena.games.v1.llamallama.Card\x12\x0e\n\x06letter\x18\x02 \x01(\t\"+\n\nRoundEvent\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0e\n\x06\x63ircle\x18\x02 \x03(\x05\";\n\tDealEvent\x12.\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x1f.arena.games.v1.llamallama.Card\":\n\tGoalEvent\x12-\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x1f.arena.games.v1.llamallama.Card\"\x1c\n\nPlaceEvent\x12\x0e\n\x06owners\x18\x01 \x03(\x05\"a\n\x0bRevealEvent\x12\x0f\n\x07\x64isplay\x18\x01 \x01(\r\x12-\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1f.arena.games.v1.llamallama.Card\x12\x12\n\npass_count\x18\x03 \x01(\r\"B\n\tPassEvent\x12\x35\n\x06record\x18\x01 \x01(\x0b\x32%.arena.games.v1.llamallama.PassRecord\"k\n\nScoreEvent\x12\r\n\x05round\x18\x01 \x01(\r\x12.\n\x05hands\x18\x02 \x03(\x0b\x32\x1f.arena.games.v1.llamallama.Hand\x12\x0e\n\x06scores\x18\x03 \x03(\r\x12\x0e\n\x06totals\x18\x04 \x03(\r\"+\n\x08\x45ndEvent\x12\x0f\n\x07winners\x18\x01 \x03(\r\x12\x0e\n\x06totals\x18\x02 \x03(\rb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,31 +34,31 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CARD']._serialized_start=62
   _globals['_CARD']._serialized_end=166
   _globals['_DISPLAY']._serialized_start=169
-  _globals['_DISPLAY']._serialized_end=328
-  _globals['_SEATVIEW']._serialized_start=330
-  _globals['_SEATVIEW']._serialized_end=441
-  _globals['_PASSRECORD']._serialized_start=444
-  _globals['_PASSRECORD']._serialized_end=646
-  _globals['_OBSERVATION']._serialized_start=649
-  _globals['_OBSERVATION']._serialized_end=1298
-  _globals['_HAND']._serialized_start=1300
-  _globals['_HAND']._serialized_end=1370
-  _globals['_ACTION']._serialized_start=1372
-  _globals['_ACTION']._serialized_end=1443
-  _globals['_ROUNDEVENT']._serialized_start=1445
-  _globals['_ROUNDEVENT']._serialized_end=1488
-  _globals['_DEALEVENT']._serialized_start=1490
-  _globals['_DEALEVENT']._serialized_end=1549
-  _globals['_GOALEVENT']._serialized_start=1551
-  _globals['_GOALEVENT']._serialized_end=1609
-  _globals['_PLACEEVENT']._serialized_start=1611
-  _globals['_PLACEEVENT']._serialized_end=1639
-  _globals['_REVEALEVENT']._serialized_start=1641
-  _globals['_REVEALEVENT']._serialized_end=1738
-  _globals['_PASSEVENT']._serialized_start=1740
-  _globals['_PASSEVENT']._serialized_end=1806
-  _globals['_SCOREEVENT']._serialized_start=1808
-  _globals['_SCOREEVENT']._serialized_end=1915
-  _globals['_ENDEVENT']._serialized_start=1917
-  _globals['_ENDEVENT']._serialized_end=1960
+  _globals['_DISPLAY']._serialized_end=349
+  _globals['_SEATVIEW']._serialized_start=351
+  _globals['_SEATVIEW']._serialized_end=462
+  _globals['_PASSRECORD']._serialized_start=465
+  _globals['_PASSRECORD']._serialized_end=667
+  _globals['_OBSERVATION']._serialized_start=670
+  _globals['_OBSERVATION']._serialized_end=1319
+  _globals['_HAND']._serialized_start=1321
+  _globals['_HAND']._serialized_end=1391
+  _globals['_ACTION']._serialized_start=1393
+  _globals['_ACTION']._serialized_end=1464
+  _globals['_ROUNDEVENT']._serialized_start=1466
+  _globals['_ROUNDEVENT']._serialized_end=1509
+  _globals['_DEALEVENT']._serialized_start=1511
+  _globals['_DEALEVENT']._serialized_end=1570
+  _globals['_GOALEVENT']._serialized_start=1572
+  _globals['_GOALEVENT']._serialized_end=1630
+  _globals['_PLACEEVENT']._serialized_start=1632
+  _globals['_PLACEEVENT']._serialized_end=1660
+  _globals['_REVEALEVENT']._serialized_start=1662
+  _globals['_REVEALEVENT']._serialized_end=1759
+  _globals['_PASSEVENT']._serialized_start=1761
+  _globals['_PASSEVENT']._serialized_end=1827
+  _globals['_SCOREEVENT']._serialized_start=1829
+  _globals['_SCOREEVENT']._serialized_end=1936
+  _globals['_ENDEVENT']._serialized_start=1938
+  _globals['_ENDEVENT']._serialized_end=1981
 # @@protoc_insertion_point(module_scope)

@@ -87,6 +87,7 @@ class Display(_message.Message):
     REVEALED_FIELD_NUMBER: _builtins.int
     GOAL_FIELD_NUMBER: _builtins.int
     MINE_FIELD_NUMBER: _builtins.int
+    OWNER_AMONG_FIELD_NUMBER: _builtins.int
     number: _builtins.int
     """1-4"""
     pass_count: _builtins.int
@@ -94,16 +95,25 @@ class Display(_message.Message):
     dummy_icon: _builtins.bool
     """2-3 players: dummy goals go here from round 2 on"""
     owner: _builtins.int
-    """who gave its goal: a seat, -2 = a dummy, -1 = unknown (round 1"""
+    """who gave its goal: a seat, -2 = a dummy, -1 = unknown: its goal was"""
     revealed: _builtins.bool
-    """shuffles the goals; you still recognise your own card when revealed)
+    """shuffled face down with others (owner_among lists whose); round 1 all
+    four, later rounds the goals of seats tied on total. You still
+    recognise your own card when it is revealed (then mine is set and
+    owner is your seat for you alone)
     the goal is face up (it scores at the end of the round)
     """
     mine: _builtins.bool
-    """this display holds your own goal (known from round 2 on, or once"""
+    """this display holds your own goal: known where the owner is public"""
     @_builtins.property
     def goal(self) -> Global___Card:
         """the goal card when revealed (or your own goal, see mine)"""
+
+    @_builtins.property
+    def owner_among(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """(from round 2 on, not tied) or once revealed
+        the owner is one of these hands, whose goals were shuffled
+        """
 
     def __init__(
         self,
@@ -115,10 +125,11 @@ class Display(_message.Message):
         revealed: _builtins.bool = ...,
         goal: Global___Card | None = ...,
         mine: _builtins.bool = ...,
+        owner_among: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["goal", b"goal"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dummy_icon", b"dummy_icon", "goal", b"goal", "mine", b"mine", "number", b"number", "owner", b"owner", "pass_count", b"pass_count", "revealed", b"revealed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dummy_icon", b"dummy_icon", "goal", b"goal", "mine", b"mine", "number", b"number", "owner", b"owner", "owner_among", b"owner_among", "pass_count", b"pass_count", "revealed", b"revealed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -485,7 +496,7 @@ class PlaceEvent(_message.Message):
     OWNERS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def owners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """per display: seat, -2 dummy, -1 unknown (round 1)"""
+        """per display: seat, -2 dummy, -1 unknown (shuffled face"""
 
     def __init__(
         self,
