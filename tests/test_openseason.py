@@ -970,10 +970,12 @@ def test_expert_swap_puts_a_card_back_and_takes_one_from_the_shuffled_deck():
     assert ids(state)[-1] == "out:acc:dwarf-tattoo"
     play(state, "out:acc:dwarf-tattoo")
     assert state.pending[0].kind == "swap" and "in:dwarf-tattoo" in ids(state)
+    assert state.returned[0] == C("dwarf-tattoo") and state.known[0] == {len(state.deck) - 1: C("dwarf-tattoo")}
     size = len(state.deck)
     play(state, "in:dwarf-tattoo")
     assert state.stock[0][-1] == C("dwarf-tattoo") and len(state.deck) == size - 1
     assert C("dwarf-tattoo") not in state.accolades[0]
+    assert not any(state.known)  # the deck was shuffled
 
 
 def test_expert_replace_swaps_a_wall_card_and_stocks_the_old_one():
@@ -1047,3 +1049,220 @@ def test_the_seat_that_kept_draw4_cards_sees_them_marked_and_its_world_keeps_the
     world = GAME.world_from_observation(config, active, GAME.observe(state, active), Chance(1))
     assert world.tasks == state.tasks
     assert task_names(world, other) == task_names(state, other)
+
+
+# --------------------------------------------------------------------------------------------
+# Expert: several lightning faces at once (ruling 16), the swap's face-down card (ruling 17)
+
+
+def several(faces: list[str], col3: str = "sorcerer-crown") -> SeasonState:
+    """Seat 0's wall: columns 1 (crown pair) and 2 (tattoo pair) are full, column 3 has a
+    dagger pair only with ``col3`` = sorcerer-dagger, column 4 waits for space 8. Placing
+    dwarf-earrings there completes column 4 (earrings): infinity fires there and makes the
+    paired columns fire at the same check. Row 1 holds no mage, so no card below triggers."""
+    state = expert_state(faces)
+    set_wall(
+        state,
+        0,
+        {
+            **{1: "elf-crown", 5: "gnome-crown", 9: "mage-dagger"},
+            **{2: "dwarf-tattoo", 6: "barbarian-tattoo", 10: "sorcerer-eyepatch"},
+            **{3: "barbarian-dagger", 7: col3, 11: "elf-earrings", 4: "gnome-earrings"},
+        },
+    )
+    state.stock[1] = [C("mage-crown")]
+    state.trophies[1] = 1
+    at_place(state, 0, ["dwarf-earrings", "mage-tattoo"], turn=8)
+    state.tasks = [("end",), ("bonus",), ("xwild",), ("trophy",)]
+    conserve(state)
+    GAME.refresh(state)
+    play(state, "wall:dwarf-earrings@8")
+    return state
+
+
+def test_expert_several_lightning_faces_ask_the_order_and_each_order_has_its_result():
+    # :167 "If several Bonus tiles are activated during this turn, you choose the order".
+    state = several(["raid", "replace", "thief", "infinity"])
+    assert state.used[0] == [True, True, False, True] and state.infinity[0]
+    assert [e.detail.text for e in state.log.events if e.kind == "bonus"] == ["infinity", "raid", "replace"]
+    (decision,) = state.pending
+    assert (decision.seat, decision.kind, ids(state)) == (0, "bonus", ["bonus:raid", "bonus:replace"])
+    seen = GAME.observe(state, 1)
+    assert (seen.asking, list(seen.tasks)) == ("bonus", ["order:raid+replace", "end"])
+    for seat in (0, 1):
+        world = wfo(state, seat)
+        assert world.ask == state.ask and world.tasks == state.tasks
+    other = pickle.loads(pickle.dumps(state))
+    # raid first: the discarded mage-crown is on the stock when replace picks its card, and the
+    # replaced wall card (mage-dagger) ends atop the stock
+    play(state, "bonus:raid")
+    assert ids(state) == ["take:mage-crown"]  # the next face resolves in full first
+    play(state, "take:mage-crown")
+    assert ids(state) == ["from:stock:mage-crown", "from:stock:mage-tattoo"]  # replace: no more order asked
+    play(state, "from:stock:mage-tattoo")
+    play(state, "at:9")
+    assert state.stock[0] == [C("mage-crown"), C("mage-dagger")] and state.wall[0][8] == C("mage-tattoo")
+    # replace first: only mage-tattoo can replace a card, and the raided mage-crown ends on top
+    play(other, "bonus:replace")
+    assert ids(other) == ["from:stock:mage-tattoo"]
+    play(other, "from:stock:mage-tattoo")
+    play(other, "at:9")
+    assert ids(other) == ["take:mage-crown"]
+    play(other, "take:mage-crown")
+    assert other.stock[0] == [C("mage-dagger"), C("mage-crown")] and other.wall[0][8] == C("mage-tattoo")
+    assert state.removed == other.removed == []
+
+
+def test_expert_three_faces_ask_again_until_one_is_left():
+    state = several(["raid", "replace", "thief", "infinity"], col3="sorcerer-dagger")
+    assert ids(state) == ["bonus:raid", "bonus:replace", "bonus:thief"]
+    play(state, "bonus:thief")
+    assert (state.trophies[0], state.trophies[1]) == (1, 0)
+    assert state.pending[0].kind == "bonus" and ids(state) == ["bonus:raid", "bonus:replace"]
+    assert list(GAME.observe(state, 0).tasks) == ["order:raid+replace", "end"]
+    play(state, "bonus:replace")
+    assert state.pending[0].kind == "replace" and list(GAME.observe(state, 0).tasks) == ["fx:raid", "end"]
+    play(state, "from:stock:mage-tattoo")
+    play(state, "at:9")
+    assert state.pending[0].kind == "raid"  # the last face resolves without being asked
+
+
+def test_expert_a_single_lightning_face_asks_no_order():
+    state = fire("replace", accolades=[[C("dwarf-tattoo")], []])
+    assert state.pending[0].kind == "replace" and not any(t[0] == "order" for t in state.tasks)
+    state = several(["raid", "variety", "different", "infinity"])  # column 2's face scores
+    assert state.pending[0].kind == "raid" and ids(state) == ["take:mage-crown"]
+
+
+def hidden_swap(card: str, players: int = 3) -> tuple[SeasonState, int]:
+    """Seat 0's swap fires with two accolade cards; it puts ``card`` back face down. Also the
+    index of the first event of the swap."""
+    state = fire("swap", players, accolades=[sorted([C("dwarf-tattoo"), C("mage-eyepatch")])] + [[]] * (players - 1))
+    conserve(state)
+    start = len(state.log.events)
+    play(state, f"out:acc:{card}")
+    return state, start
+
+
+def test_expert_swap_from_the_accolades_does_not_name_the_card_to_the_others():
+    # :155 "place it face down on the deck": accolades are face down, so the others only learn
+    # that one of seat 0's accolade cards went back.
+    (a, start), (b, _) = hidden_swap("dwarf-tattoo"), hidden_swap("mage-eyepatch")
+    for state, card in ((a, "dwarf-tattoo"), (b, "mage-eyepatch")):
+        for seat in (1, 2):
+            view = GAME.observe(state, seat).seats[0]
+            assert list(view.accolades) == ["dwarf-tattoo", "mage-eyepatch"] and view.accolades_size == 1
+            assert view.returned and view.returned_card == ""
+            for event in state.log.events[start:]:
+                if event.visible_to(seat):
+                    assert card not in event.text and (event.detail is None or card not in str(event.detail))
+        mine = GAME.observe(state, 0)
+        assert mine.seats[0].returned_card == card and list(mine.known_deck) == [card]
+        assert len(mine.seats[0].accolades) == 1 and card not in mine.seats[0].accolades
+        (told,) = [e for e in state.log.events[start:] if e.kind == "swap" and e.visible_to(0)]
+        assert told.to == frozenset({0}) and told.detail.card == card and told.detail.from_accolades
+        spectator = GAME.observe(state, SPECTATOR)
+        assert spectator.seats[0].returned_card == card and spectator.deck[0] == card
+        # the others' unseen cards leave the returned card out: it is counted in the accolades
+        unseen = Counter(GAME.observe(state, 1).unseen)
+        assert unseen == Counter(NAMES[c] for c in state.deck) - Counter([card])
+    for seat in (1, 2):
+        assert observation_bytes(GAME, a, seat) == observation_bytes(GAME, b, seat)
+        assert visible_events(a, seat) == visible_events(b, seat)
+    assert observation_bytes(GAME, a, 0) != observation_bytes(GAME, b, 0)
+    # then the same deck card is taken in both: the deck is shuffled, still nothing tells them
+    taken = next(NAMES[c] for c in reversed(a.deck) if NAMES[c] not in ("dwarf-tattoo", "mage-eyepatch"))
+    for state in (a, b):
+        play(state, f"in:{taken}")
+        assert state.stock[0][-1] == C(taken)
+    for seat in (1, 2):
+        assert observation_bytes(GAME, a, seat) == observation_bytes(GAME, b, seat)
+        assert visible_events(a, seat) == visible_events(b, seat)
+
+
+def test_expert_hidden_swap_worlds_redraw_the_returned_card():
+    state, _ = hidden_swap("dwarf-tattoo", players=2)
+    top = len(state.deck) - 1
+    picked = Counter()
+    for seed in range(200):
+        world = GAME.sample_world(state, 1, Chance(seed))
+        assert sorted([*world.accolades[0], world.returned[0]]) == [C("dwarf-tattoo"), C("mage-eyepatch")]
+        # while seat 0 chooses its deck card, the card it put back is on top, where it knows it is
+        assert world.deck[top] == world.returned[0] and world.known[0] == {top: world.returned[0]}
+        assert Counter(world.deck) + Counter(world.accolades[0]) == Counter(state.deck) + Counter(state.accolades[0])
+        picked[NAMES[world.returned[0]]] += 1
+        built = wfo(state, 1, seed)
+        assert built.deck[top] == built.returned[0] and len(built.accolades[0]) == 1
+    assert 70 < picked["dwarf-tattoo"] < 130 and picked["dwarf-tattoo"] + picked["mage-eyepatch"] == 200
+    assert all(GAME.sample_world(state, 0, Chance(s)).returned[0] == C("dwarf-tattoo") for s in range(5))
+    assert wfo(state, 0).returned == [C("dwarf-tattoo"), EMPTY]
+
+
+def test_expert_a_returned_card_seen_in_every_copy_is_known_to_have_gone_back():
+    # Seat 0 takes back the very card it returned, and every other dwarf-tattoo is out of the
+    # game: seat 1 counts 7 dwarf-tattoos with the remembered one, so it was the one returned;
+    # `unseen` counts it down to zero (not below) and the worlds agree.
+    state = fire("swap", accolades=[sorted([C("dwarf-tattoo"), C("mage-eyepatch")]), []])
+    state.deck = [c for c in state.deck if c != C("dwarf-tattoo")]
+    state.removed = [C("dwarf-tattoo")] * 5
+    conserve(state)
+    play(state, "out:acc:dwarf-tattoo")
+    play(state, "in:dwarf-tattoo")
+    seen = GAME.observe(state, 1)
+    assert list(seen.seats[0].accolades) == ["dwarf-tattoo", "mage-eyepatch"] and seen.seats[0].returned
+    assert "dwarf-tattoo" not in seen.unseen
+    assert len(seen.unseen) == len(state.deck)  # nothing subtracted: the deck holds no dwarf-tattoo
+    for seed in range(10):
+        for world in (GAME.sample_world(state, 1, Chance(seed)), wfo(state, 1, seed)):
+            assert world.accolades[0] == [C("mage-eyepatch")] and world.returned[0] == C("dwarf-tattoo")
+            assert Counter(world.deck) == Counter(state.deck)
+            assert observation_bytes(GAME, world, 1) == observation_bytes(GAME, state, 1)
+
+
+def test_expert_accolades_are_revealed_at_the_end():
+    state, _ = hidden_swap("dwarf-tattoo", players=2)
+    play(state, "in:dwarf-tattoo")
+    before = GAME.observe(state, 1).seats[0]
+    assert list(before.accolades) == ["dwarf-tattoo", "mage-eyepatch"] and before.returned
+    GAME._game_end(state)  # the stock (sorcerer-tattoo, dwarf-tattoo) joins the accolades first
+    (reveal,) = [e for e in state.log.events if e.kind == "accolades" and e.detail.cards]
+    assert reveal.to is None and list(reveal.detail.cards) == ["dwarf-tattoo", "mage-eyepatch", "sorcerer-tattoo"]
+    view = GAME.observe(state, 1).seats[0]
+    assert list(view.accolades) == list(reveal.detail.cards) and view.accolades_size == 3 and not view.returned
+
+
+def test_expert_swap_from_the_stock_is_named_and_known_on_top():
+    # Ruling 17: the whole stock is public (ruling 3), so the card leaving it is named and every
+    # seat knows it lies on top of the deck until the shuffle.
+    state = fire("swap", accolades=[[C("dwarf-tattoo")], []])
+    assert state.stock[0] == [C("sorcerer-tattoo")]
+    play(state, "out:stock:sorcerer-tattoo")
+    (event,) = [e for e in state.log.events if e.kind == "swap"]
+    assert event.to is None and event.detail.card == "sorcerer-tattoo" and not event.detail.from_accolades
+    assert state.returned == [EMPTY, EMPTY] and state.stock[0] == []
+    for seat in (0, 1):
+        seen = GAME.observe(state, seat)
+        assert list(seen.known_deck) == ["sorcerer-tattoo"] and "sorcerer-tattoo" not in seen.seats[0].stock
+        assert not seen.seats[0].returned and list(seen.seats[0].accolades) == ["dwarf-tattoo"]
+        assert Counter(seen.unseen) == Counter(NAMES[c] for c in state.deck[:-1])
+        world = wfo(state, seat)
+        assert world.deck[-1] == C("sorcerer-tattoo")
+    play(state, "in:sorcerer-tattoo")
+    assert state.stock[0] == [C("sorcerer-tattoo")] and not any(state.known)
+
+
+def test_heuristic_orders_several_faces_for_a_reason():
+    from bench.engine_turn import EngineTurn
+    from bots.games.openseason import HeuristicBot
+
+    def choice(state: SeasonState) -> str:
+        (decision,) = state.pending
+        return HeuristicBot().choose(EngineTurn(decision.kind, GAME.observe(state, 0), decision.options))  # type: ignore[arg-type]
+
+    state = several(["raid", "replace", "thief", "infinity"], col3="sorcerer-dagger")
+    assert choice(state) == "bonus:thief"  # nothing else changes what it takes
+    play(state, "bonus:thief")
+    assert choice(state) == "bonus:raid"  # replace last: the raided card can then replace a wall card
+    state = several(["share", "raid", "variety", "infinity"])
+    assert ids(state) == ["bonus:share", "bonus:raid"]
+    assert choice(state) == "bonus:raid"  # the cards share gives would bury the tops a raid takes

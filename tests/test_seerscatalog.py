@@ -237,6 +237,21 @@ def test_start_seer_who_cannot_play_passes_to_the_left():
     assert state.log.events[-1].kind == "pass" and state.log.events[-1].detail.forced
 
 
+def test_a_start_seer_who_could_not_start_is_out_of_that_trick():
+    # :95 "they must pass": a pass keeps the seat out of the trick (:110-112), so the seat is not
+    # asked or made to pass again in the trick the next seat starts (one ``pass`` event).
+    state = position(3, {0: "@gofirst @rod", 1: "Y5 Y6 P8 P9 P10 S2 S3", 2: "Y7 Y8 S8 S9 S10 S11 S12"}, turn=0)
+    start = len(state.log.events)
+    GAME._new_trick(state, 0)
+    GAME.refresh(state)
+    play(state, "meld", "single:Y5")  # seat 1 starts
+    GAME.apply(state, {2: "pass"})
+    # seat 0 is out and seat 2 passed: seat 1 wins the trick and starts the next
+    passes = [e.seat for e in state.log.events[start:] if e.kind == "pass"]
+    assert passes == [0, 2]
+    assert not state.trick and state.start_seer == 1 and state.turn == 1
+
+
 def test_nobody_can_start_ends_the_round():
     state = position(2, {0: "@gofirst", 1: "@rod"}, turn=0)
     GAME._new_trick(state, 0)

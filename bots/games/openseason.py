@@ -153,6 +153,12 @@ class HeuristicBot(Bot):
     * Taking, placing, stealing, peeking, keeping: the best sum of place and stock values.
     * Trophies go where a card pays most (+2, the majority, or an untriggered action); Shield
       Trophies activate the scoring most likely to pay.
+    * Several Bonus faces at once (Expert ``bonus``): thief first (nothing else changes it);
+      raid before share (the cards share gives would bury the stock tops a raid takes) and the
+      sooner the better the tops are for us; draw4 early (its cards are random, so they should
+      meet untriggered actions); swap late (its card is searched for, so it can still aim at an
+      action left untriggered); replace last (every card the others added can replace a wall
+      card then).
     """
 
     name = "heuristic"
@@ -191,6 +197,9 @@ class HeuristicBot(Bot):
             return max(ids, key=lambda i: self._activate_value(model, obs, i.removeprefix("activate:")))
         if kind == "wild":
             return self._wild(model, obs, ids)
+        if kind == "bonus":
+            faces = [i.removeprefix("bonus:") for i in ids]
+            return "bonus:" + max(faces, key=lambda f: self._bonus_value(model, obs, f, faces))
         if kind == "draw":
             if ids[0].startswith("top:"):
                 return ids[0]
@@ -209,6 +218,25 @@ class HeuristicBot(Bot):
                 return down[0] if down else ids[-1]
             return ids[0]
         return ids[0]
+
+    def _bonus_value(self, model: Model, obs: pb.Observation, face: str, faces: list[str]) -> float:
+        """How urgent it is to resolve ``face`` before the other ``faces`` that fired with it."""
+        untriggered = sum(
+            1 for i, s in enumerate(model.layout) if s.row == 1 and model.face_up(i) and s.action not in obs.triggered
+        )
+        if face == "thief":
+            return 10.0
+        if face == "raid":
+            tops = [v.stock_top for i, v in enumerate(obs.seats) if i != obs.seat and v.stock_top]
+            best = max((model.stock_value(c, trigger=True) for c in tops), default=0.0)
+            return 3.0 + best + (3.0 if "share" in faces else 0.0)
+        if face == "draw4":
+            return 2.0 + untriggered
+        if face == "share":
+            return 1.5 + 0.5 * untriggered
+        if face == "swap":
+            return 1.0
+        return 0.0  # replace
 
     def _take_value(self, model: Model, obs: pb.Observation, card: str) -> float:
         hand = list(obs.hand)

@@ -34,8 +34,9 @@ Rules as implemented (rulebook line references in brackets):
 * Expert [:137-167]: each seat secretly chooses 4 faces of its 7 Bonus tiles, one above each
   column; a tile activates when its column is full and its visible attributes identical (a
   single-space column: one face-up card); lightning faces act at the end of the turn and are
-  discarded, infinity stays active, scoring faces count at the end. The Wild token may be
-  placed during one's turn on a wall card [:149].
+  discarded (several at once: in the order the player chooses [:167]), infinity stays active,
+  scoring faces count at the end. The Wild token may be placed during one's turn on a wall
+  card [:149].
 
 Rulings (NOTES §4.11 where it has one):
 
@@ -44,10 +45,11 @@ Rulings (NOTES §4.11 where it has one):
 2. **Players**: 2-4 (NOTES basics). The first player is a seeded random seat.
 3. **What is public**: a card is face up when it lands atop a stock, so the log names it and
    the observation gives each seat's stock and accolades as remembered from the log (exact:
-   every card that enters a stock is seen there; NOTES "memory mechanics" recommendation). The
-   hand is public (taken from the face-up inn). Hidden: the deck's order, the cards a player
-   peeks or draws (peek, draw4, share), the cards put back on the deck (known to the one who put
-   them), the Bonus faces while they are being chosen. A face-down wall card is shown face down
+   every card that enters a stock is seen there; NOTES "memory mechanics" recommendation), so a
+   whole stock is public, not only its top. The hand is public (taken from the face-up inn).
+   Hidden: the deck's order, the cards a player peeks or draws (peek, draw4, share), the cards
+   put back on the deck (known to the one who put them), which accolade card a swap put back
+   (ruling 17), the Bonus faces while they are being chosen. A face-down wall card is shown face down
    to the others, but its identity follows from the public ``take`` and ``stock`` events, so
    worlds keep it.
 4. **Placement** (NOTES 2): face down only when neither hand card has a legal face-up space;
@@ -84,19 +86,31 @@ Rulings (NOTES §4.11 where it has one):
     Trophies and a Penalty token, once. Tokens come from the general supply while it lasts.
 15. **Expert faces**: chosen column by column (4 sealed simultaneous steps); all are revealed
     when every seat has chosen. Horn-only faces (double, soften) are not offered on the Shield.
-16. **Expert activation**: checked at the end of the turn (after the Trophy step); several
-    lightning faces resolve column by column, left to right; a scoring face counts if its column
-    qualifies at the end (after Wild tokens). Infinity: 3-space columns qualify when full with
-    two face-up cards of one attribute.
+16. **Expert activation**: checked at the end of the turn (after the Trophy step). Lightning
+    faces that fire at the same check resolve in the order the player chooses (:167 "If several
+    Bonus tiles are activated during this turn, you choose the order in which you resolve
+    them": printed with infinity, but general): decision ``bonus`` asks which one next, again
+    until one is left, each resolved in full (its chain included) before the next is asked; a
+    single face asks nothing. Every fired face is offered (each can be carried out, if only by
+    doing nothing). Infinity has no action: it takes effect at once, and the columns it makes
+    qualify [:167] fire at the same check and join the choice. A scoring face counts if its
+    column qualifies at the end (after Wild tokens). Infinity: 3-space columns qualify when full
+    with two face-up cards of one attribute.
 17. **Expert lightning faces**: raid (each opponent's stock top, or a random accolade card, is
     discarded; you put one atop your stock, the rest leave the game); draw4 (keep two in the
     order you choose, the other two back on top in the order you choose, asked even when they are
-    identical: nobody else can tell); share (you choose your
-    card first, then each opponent's clockwise; only yours triggers); swap (the card put back is
-    named publicly, the deck is then shuffled; a searcher sees the deck's cards, which everyone
-    can count anyway); replace (any wall card, the friezes do not apply; the replaced card goes
-    atop your stock); thief (a Trophy from each player's supply, else from its lowest-numbered
-    wall space with one, on the Shield from its last activated scoring, which is deactivated).
+    identical: nobody else can tell); share (you choose your card first, then each opponent's
+    clockwise; only yours triggers); swap [:155] (the card goes back face down. From the
+    accolades, which are face down, the others learn only that one accolade card went back:
+    their ``accolades`` still lists it as remembered with ``returned`` set, their ``unseen``
+    leaves it out, their event does not name it; the accolades are revealed at the game end
+    [:94] (event ``accolades`` with the cards). From the stock, which everyone has seen whole
+    (ruling 3; its list would show which card left anyway), it is named and every seat knows it
+    lies on top until the shuffle. The searcher sees the deck's cards, which the others can
+    count but for a returned accolade card; the deck is then shuffled); replace (any wall card,
+    the friezes do not apply; the replaced card goes atop your stock); thief (a Trophy from
+    each player's supply, else from its lowest-numbered wall space with one, on the Shield from
+    its last activated scoring, which is deactivated).
     Scoring faces: double (+1 spaces score 2 a card and Trophy), soften (each losing space -1 a
     card), different (5 per column of 2+ face-up cards, attributes all different), balance (8
     minus the least present attribute's count), identical (3 per column of 2+ face-up cards,
@@ -305,6 +319,7 @@ class SeasonState(MatchState):
     raided: list[int] = field(default_factory=list)
     removed: list[int] = field(default_factory=list)
     gifts: list[int] = field(default_factory=list)  # share: card given to each seat (-1 not yet)
+    returned: list[int] = field(default_factory=list)  # per seat: accolade card put back face down (swap)
     faces: list[list[str]] = field(default_factory=list)  # per seat, per column ("" not chosen)
     used: list[list[bool]] = field(default_factory=list)
     infinity: list[bool] = field(default_factory=list)
@@ -583,7 +598,7 @@ class OpenSeason(Game[SeasonState]):
         name="Open Season",
         min_players=2,
         max_players=4,
-        version="3",
+        version="4",
         options=(
             OptionSpec("side", "horn", "player-board side: horn (11 rounds) or shield (9 rounds)", ("horn", "shield")),
             OptionSpec("expert", False, "Expert mode: secret Bonus tiles above the columns"),
@@ -633,6 +648,7 @@ class OpenSeason(Game[SeasonState]):
         state.used = [[False] * 4 for _ in range(n)]
         state.infinity = [False] * n
         state.gifts = []
+        state.returned = [EMPTY] * n
         state.first = chance.pick(range(n), "first")
         state.active = state.first
         self._fill_inn(state)
@@ -763,6 +779,9 @@ class OpenSeason(Game[SeasonState]):
             self._bonus_check(state, seat)
         elif kind == "fx":
             self._effect_start(state, seat, str(task[1]))
+        elif kind == "order":  # several lightning faces fired together: which one next (ruling 16)
+            state.tasks.append(task)  # stays until answered: the options are its faces
+            state.ask = Ask(seat, "bonus")
         elif kind == "end":
             pass
         else:  # pragma: no cover
@@ -1051,6 +1070,11 @@ class OpenSeason(Game[SeasonState]):
             return (*(WILD_WALL[i, a] for i in targets for a in range(NA) if a != attr(wall[i])), PASS)
         if kind == "raid":
             return tuple(TAKE_OPT[c] for c in sorted(set(state.raided)))
+        if kind == "bonus":
+            return tuple(
+                _opt(f"bonus:{face}", f"resolve the {face} Bonus tile next", kind=pb.BONUS, face=face)
+                for face in order_faces(state)
+            )
         if kind == "draw":
             if ask.data[0] == "top":
                 return tuple(
@@ -1198,6 +1222,11 @@ class OpenSeason(Game[SeasonState]):
         elif kind == "wild":
             if action.kind == pb.WILD:
                 self._place_wild(state, seat, action)
+        elif kind == "bonus":
+            waiting = [f for f in order_faces(state) if f != action.face]
+            state.tasks.pop()
+            state.tasks.append(("order", "+".join(waiting)) if len(waiting) > 1 else ("fx", waiting[0]))
+            state.tasks.append(("fx", action.face))
         else:
             self._effect_answer(state, ask, action)
 
@@ -1300,8 +1329,10 @@ class OpenSeason(Game[SeasonState]):
                     changed = True
                 else:
                     fired.append(face)
-        for face in reversed(fired):
-            state.tasks.append(("fx", face))
+        if len(fired) > 1:  # the player chooses the order (:167, ruling 16)
+            state.tasks.append(("order", "+".join(fired)))
+        elif fired:
+            state.tasks.append(("fx", fired[0]))
 
     def _effect_start(self, state: SeasonState, seat: int, face: str) -> None:
         n = state.players
@@ -1353,6 +1384,41 @@ class OpenSeason(Game[SeasonState]):
                     state.log.public(
                         seat, "thief", f"seat {seat} takes a Trophy token from seat {s}", _detail(seat=seat, target=s)
                     )
+
+    def _swap_out(self, state: SeasonState, seat: int, action: pb.Action) -> None:
+        """The swap's card goes face down on the deck (:155, ruling 17): from the face-down
+        accolades, the others learn only that one accolade card went back; from the stock, which
+        every seat has seen whole (ruling 3), it is named and every seat knows it is on top."""
+        card = CARD_OF[action.card]
+        if action.accolades:
+            state.accolades[seat].remove(card)
+            state.returned[seat] = card
+            self._put_back(state, card, seat)
+            state.log.private(
+                [seat],
+                seat,
+                "swap",
+                f"you put {action.card} from your accolades back on the deck, face down",
+                _detail(seat=seat, card=action.card, from_accolades=True),
+            )
+            state.log.private(
+                [s for s in range(state.players) if s != seat],
+                seat,
+                "swap",
+                f"seat {seat} puts one of its accolade cards back on the deck, face down",
+                _detail(seat=seat, from_accolades=True),
+            )
+            return
+        state.stock[seat].remove(card)
+        for known in state.known:
+            known[len(state.deck)] = card
+        state.deck.append(card)
+        state.log.public(
+            seat,
+            "swap",
+            f"seat {seat} puts {action.card} from its stock back on the deck",
+            _detail(seat=seat, card=action.card),
+        )
 
     def _take_trophy(self, state: SeasonState, s: int) -> bool:
         if state.trophies[s]:
@@ -1426,17 +1492,8 @@ class OpenSeason(Game[SeasonState]):
             state.tasks.append(("stock", own))
         elif kind == "swap":
             if ask.data[0] == "out":
-                card = CARD_OF[action.card]
-                (state.accolades[seat] if action.accolades else state.stock[seat]).remove(card)
-                state.deck.append(card)
-                state.log.public(
-                    seat,
-                    "swap",
-                    f"seat {seat} puts {action.card} back on the deck",
-                    _detail(seat=seat, card=action.card),
-                )
-                if state.deck:
-                    state.ask = Ask(seat, "swap", ("in",))
+                self._swap_out(state, seat, action)
+                state.ask = Ask(seat, "swap", ("in",))
                 return
             card = CARD_OF[action.card]
             state.deck.remove(card)
@@ -1480,6 +1537,16 @@ class OpenSeason(Game[SeasonState]):
                 state.kept[seat] = EMPTY
             if state.stock[seat]:
                 self._stock_to_accolades(state, seat)
+        for seat in range(state.players):  # the accolades are revealed (:94): the swapped card shows
+            if state.returned[seat] != EMPTY:
+                state.returned[seat] = EMPTY
+                cards = _names(state.accolades[seat])
+                state.log.public(
+                    seat,
+                    "accolades",
+                    f"seat {seat} reveals its accolades: {', '.join(cards) or 'none'}",
+                    _detail(seat=seat, count=len(cards), cards=cards),
+                )
         state.tasks = []
         self._end_wild_or_score(state)
 
@@ -1524,6 +1591,9 @@ class OpenSeason(Game[SeasonState]):
                     )
                 )
             faces = state.faces[s] if (state.revealed or spectator or viewer == s) else [""] * 4
+            sees = spectator or viewer == s
+            back = state.returned[s]
+            remembered = state.accolades[s] if sees or back == EMPTY else sorted([*state.accolades[s], back])
             seats.append(
                 pb.SeatView(
                     wall=wall,
@@ -1531,7 +1601,7 @@ class OpenSeason(Game[SeasonState]):
                     stock_size=len(state.stock[s]),
                     accolades_size=len(state.accolades[s]),
                     stock=_names(state.stock[s]),
-                    accolades=_names(state.accolades[s]),
+                    accolades=_names(remembered),
                     kept=card_name(state.kept[s]) if state.kept[s] != EMPTY else "",
                     trophies=state.trophies[s],
                     wilds=state.wilds[s],
@@ -1543,6 +1613,8 @@ class OpenSeason(Game[SeasonState]):
                     infinity=state.infinity[s],
                     turns=state.turns[s],
                     wild_accolades=[f"{card_name(c)}:{ATTRS[a]}" for c, a in state.wild_acc[s]],
+                    returned=back != EMPTY,
+                    returned_card=card_name(back) if sees and back != EMPTY else "",
                 )
             )
         ask = state.ask
@@ -1588,7 +1660,7 @@ class OpenSeason(Game[SeasonState]):
             trophy_supply=state.pool["trophies"],
             wild_supply=state.pool["wilds"],
             scores=state.final_scores,
-            unseen=[] if spectator else _names(sorted(unseen_cards(state, viewer))),
+            unseen=[] if spectator else _names(unseen_for(state, viewer)),
             tiles=TILE_NAMES if state.expert else [],
             my_faces=[f for f in state.faces[viewer] if f] if state.expert and not spectator else [],
             asking=asking(ask),
@@ -1622,8 +1694,9 @@ class OpenSeason(Game[SeasonState]):
     ) -> SeasonState:
         """From the observation alone (``worlds.py``): the public state, the hand, stocks and
         accolades (perfect memory, ruling 3) and the seat's own deck knowledge are kept; the
-        deck, others' peeks and face-down wall cards and others' Bonus faces being chosen are
-        drawn. The others' face-down cards are less informed than ``sample_world``'s."""
+        deck, others' peeks and face-down wall cards, others' Bonus faces being chosen and
+        which accolade card another seat put back by swap are drawn. The others' face-down
+        cards are less informed than ``sample_world``'s."""
         from arena.games.openseason.worlds import world_from_observation
 
         assert isinstance(observation, pb.Observation)
@@ -1639,6 +1712,23 @@ def unseen_cards(state: SeasonState, viewer: int) -> list[int]:
         out += state.peek + [c for c in state.gifts if c != EMPTY]
         out += [int(t[1]) for t in state.tasks if len(t) > 2]  # type: ignore[call-overload]
     return out
+
+
+def unseen_for(state: SeasonState, viewer: int) -> list[int]:
+    """The ``unseen`` field, sorted: :func:`unseen_cards` less, card by card (never below
+    zero), each accolade card another seat put back face down (swap, ruling 17). The viewer
+    still counts that card in the seat's accolades, so two states that differ only in which
+    accolade card went back give the same list."""
+    counts = Counter(unseen_cards(state, viewer))
+    counts.subtract(c for s, c in enumerate(state.returned) if c != EMPTY and s != viewer)
+    return sorted(c for c, k in counts.items() for _ in range(max(k, 0)))
+
+
+def order_faces(state: SeasonState) -> list[str]:
+    """The lightning faces of the pending ``order`` task (fired together, left to right)."""
+    task = state.tasks[-1]
+    assert task[0] == "order"
+    return str(task[1]).split("+")
 
 
 TWO_STEP = frozenset({"draw", "swap", "replace", "wild"})

@@ -3,9 +3,17 @@
 Hidden from a seat (ruling 3 of :mod:`arena.games.openseason.game`): the order of the deck
 (apart from the cards it put back on top itself, which stay where it knows they are), the
 cards another seat is looking at (a peek, draw4 or share in progress, with the cards a share
-has set aside for its recipients), and, during the Expert
-set-up, the Bonus faces the others chose so far. Everything else (stocks, accolades, walls,
+has set aside for its recipients), during the Expert
+set-up, the Bonus faces the others chose so far, and which accolade card another seat put back
+on the deck face down with the swap face (ruling 17). Everything else (stocks, accolades, walls,
 the inn, the hand, tokens) is public or deducible from the public log and is kept.
+
+A swapped accolade card: the seat knows that one card of the swapper's remembered accolades went
+back. The world re-draws it uniformly among those cards, keeps the rest in the accolades, and
+adds it to the unseen cards dealt below; when every copy of a card is seen elsewhere (the
+``unseen`` field counts it down to zero), the card the others can tell went back is assigned to
+one of the swappers holding it instead. While the swapper is still choosing the deck card it
+takes, the card it put back stays on top of the deck, where it knows it is.
 
 The unseen cards (the deck's unknown places plus another seat's peeked cards and the cards it
 kept from a draw4 that have not landed yet) are dealt
@@ -21,6 +29,7 @@ other seats' knowledge of the deck's top (cards they put back) is dropped.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -48,6 +57,20 @@ def sample_world(game: OpenSeason, state: SeasonState, viewer: int, chance: Chan
     world.deck = list(world.deck)
     world.gifts = list(world.gifts)
     world.tasks = list(world.tasks)
+    world.accolades = [list(a) for a in world.accolades]
+    world.returned = list(world.returned)
+    # What the seat's observation says: each swapper's remembered accolades, and the unseen
+    # cards less the returned ones (never below zero: those below are the clipped ones).
+    holders = {s: sorted([*world.accolades[s], c]) for s, c in enumerate(world.returned) if c != EMPTY and s != viewer}
+    base = Counter(cards)
+    base.subtract(world.returned[s] for s in holders)
+    clipped = Counter({c: -k for c, k in base.items() if k < 0})
+    base = +base
+    top = _swap_window(world, viewer, places, holders)
+    chosen = _redraw_returned(holders, clipped, {world.active} if top >= 0 else set(), chance)
+    cards = _apply_returned(world, holders, chosen, base)
+    if top >= 0:
+        places = _pin_top(world, chosen[world.active][0], top, places, cards)
     _deal_unseen(world, cards, places, len(peek) if other else -1, gifts, drawn, chance)
     for seat, known in enumerate(world.known):
         if seat != viewer:
@@ -56,6 +79,64 @@ def sample_world(game: OpenSeason, state: SeasonState, viewer: int, chance: Chan
         _draw_faces(world, viewer, sum(1 for f in world.faces[viewer] if f), chance)
     game.refresh(world)
     return world
+
+
+def _swap_window(world: SeasonState, viewer: int, places: list[int], holders: dict[int, list[int]]) -> int:
+    """The deck's top index while another seat, having put an accolade card back there, chooses
+    the deck card it takes (it knows its card is on top; the viewer does not); else -1."""
+    ask, active, top = world.ask, world.active, len(world.deck) - 1
+    if ask is None or ask.kind != "swap" or ask.data[:1] != ("in",) or active == viewer:
+        return -1
+    return top if active in holders and top in places else -1
+
+
+def _redraw_returned(
+    holders: dict[int, list[int]], clipped: Counter, keep: set[int], chance: Chance
+) -> dict[int, tuple[int, bool]]:
+    """For each swapper (``holders``: its remembered accolades), the card it put back and
+    whether it is one of the ``clipped`` cards (seen elsewhere in every copy, so not among the
+    unseen cards): the clipped cards go to swappers holding them (not those in ``keep``),
+    uniformly over the ways to do so; every other swapper's card is one of its remembered
+    accolade cards, uniformly."""
+    out: dict[int, tuple[int, bool]] = {}
+    need = sorted(clipped.elements())
+    if need:
+        ways = []
+        for free in (sorted(set(holders) - keep), sorted(holders)):  # keep is only a preference
+            for seats in itertools.permutations(free, len(need)):
+                if all(c in holders[s] for c, s in zip(need, seats, strict=True)):
+                    ways.append(seats)
+            if ways:
+                break
+        seats = chance.pick(ways, "world")
+        out = {s: (c, True) for c, s in zip(need, seats, strict=True)}
+    for s in sorted(holders):
+        if s not in out:
+            out[s] = (chance.pick(holders[s], "world"), False)
+    return out
+
+
+def _apply_returned(
+    world: SeasonState, holders: dict[int, list[int]], chosen: dict[int, tuple[int, bool]], base: Counter
+) -> list[int]:
+    """Set each swapper's accolades and returned card; the unseen cards to deal: ``base`` plus
+    the returned cards that are not clipped."""
+    cards = Counter(base)
+    for s, (card, clip) in chosen.items():
+        kept = list(holders[s])
+        kept.remove(card)
+        world.accolades[s] = kept
+        world.returned[s] = card
+        if not clip:
+            cards[card] += 1
+    return sorted(cards.elements())
+
+
+def _pin_top(world: SeasonState, card: int, top: int, places: list[int], cards: list[int]) -> list[int]:
+    """Put ``card`` on the deck's ``top`` (taken out of the ``cards`` to deal); the places left."""
+    cards.remove(card)
+    world.deck[top] = card
+    return [i for i in places if i != top]
 
 
 def _deal_unseen(
@@ -96,6 +177,22 @@ def _draw_faces(world: SeasonState, viewer: int, k: int, chance: Chance) -> None
             options = [f for f in TILES[t] if not (world.side == "shield" and f in HORN_ONLY)]
             faces.append(chance.pick(options, "world"))
         world.faces[seat] = faces + [""] * (4 - k)
+
+
+def _clipped(holders: dict[int, list[int]], base: Counter, rest: Counter, need: int, chance: Chance) -> Counter:
+    """From an observation: the returned cards the ``unseen`` field could not count down (every
+    copy seen elsewhere), ``need`` of them: cards a swapper holds, none left unseen, covering
+    what ``rest`` (the face-down wall cards less these) lacks; uniformly over the choices."""
+    if need <= 0 or not holders:
+        return Counter()
+    short = Counter({c: -k for c, k in rest.items() if k < 0})
+    ways = set()
+    for seats in itertools.combinations(sorted(holders), need):
+        for cards in itertools.product(*(sorted({c for c in holders[s] if not base[c]}) for s in seats)):
+            got = Counter(cards)
+            if all(got[c] >= k for c, k in short.items()):
+                ways.add(tuple(sorted(cards)))
+    return Counter(chance.pick(sorted(ways), "world"))
 
 
 def _cards(names: object) -> list[int]:
@@ -142,6 +239,8 @@ def world_from_observation(
     w.faces = [list(v.faces) if w.expert else [""] * 4 for v in seats]
     w.used = [list(v.used) if w.expert else [False] * 4 for v in seats]
     w.infinity = [v.infinity for v in seats]
+    w.returned = [CARD_OF[v.returned_card] if v.returned_card else EMPTY for v in seats]
+    holders = {s: list(w.accolades[s]) for s, v in enumerate(seats) if v.returned and s != viewer}
     # The turn's pending work (next first in the observation; a stack here).
     drawn = []
     for k, name in enumerate(reversed(obs.tasks)):
@@ -185,12 +284,11 @@ def world_from_observation(
             gifts.append(s)
             s = (s + 1) % n
     w.peek = _cards(obs.peeked)
-    unseen = _cards(obs.unseen)
-    peek = len(unseen) - len(places) - len(gifts) - len(drawn) if other else -1
-    shown = Counter(unseen)
+    base = Counter(_cards(obs.unseen))
+    shown = Counter(base)
     for cards in (w.inn, w.hand, w.kept, w.raided, w.removed, w.peek, w.gifts, w.deck):
         shown.update(cards)
-    for s in range(n):
+    for s in range(n):  # another swapper's accolades as remembered: one of them went back
         shown.update(w.stock[s] + w.accolades[s] + w.wall[s])
     shown.update(int(t[1]) for t in w.tasks if t[0] == "stock")  # type: ignore[call-overload]
     shown.update([card])
@@ -198,8 +296,18 @@ def world_from_observation(
     rest = Counter(DECK)
     rest.subtract(shown)
     down = [(s, i) for s in range(n) for i, x in enumerate(seats[s].wall) if x.face_down and not x.card]
+    # rest = the others' face-down wall cards less the returned cards seen elsewhere in every copy
+    clipped = _clipped(holders, base, rest, len(down) - sum(rest.values()), chance)
+    rest.update(clipped)
     for (s, i), c in zip(down, chance.shuffled(sorted(rest.elements()), "world"), strict=True):
         w.wall[s][i] = c
+    top = _swap_window(w, viewer, places, holders)
+    chosen = _redraw_returned(holders, clipped, {w.active} if top >= 0 else set(), chance)
+    unseen = _apply_returned(w, holders, chosen, base)
+    if top >= 0:
+        places = _pin_top(w, chosen[w.active][0], top, places, unseen)
+        w.known[w.active][top] = w.deck[top]
+    peek = len(unseen) - len(places) - len(gifts) - len(drawn) if other else -1
     _deal_unseen(w, unseen, places, peek, gifts, drawn, chance)
     if w.expert and not w.revealed:
         w.faces[viewer] = list(obs.my_faces) + [""] * (4 - len(obs.my_faces))

@@ -45,7 +45,9 @@ Rulings (``shared/rules/NOTES.md`` §4.18 unless stated):
    names no suit (``W=*5``). A Wild always counts 2–13, also at 2 players [:190].
 7. **Forced passes**: in the Bonus a player with no legal play passes without a decision
    (event ``pass``, ``forced``), and one with a legal play is not offered ``pass`` [:227–235];
-   so does a Start Seer who cannot start a trick [:95]. Out of the Bonus a player may pass with a
+   so does a Start Seer who cannot start a trick [:95], and, as any pass, it keeps that seat out
+   of the trick the next seat starts (version 4; it was asked or forced to pass again, a second
+   ``pass`` event). Out of the Bonus a player may pass with a
    legal play [:108], so one without is still asked, ``pass`` its only option: its pass reads
    exactly like a chosen one to the others (the same event, the same count of decisions, which
    every request's ``decision_index`` shows), as nobody at the table can tell.
@@ -186,7 +188,7 @@ class SeersCatalog(Game[SeersState]):
         name="Seers Catalog",
         min_players=2,
         max_players=5,
-        version="3",
+        version="4",
         hidden_information=True,
         summary="Climb with Singles, Sets and Runs to shed your hand; keep few, high cards for the "
         "Bonus; 15 Artifacts bend the melds.",
@@ -427,6 +429,7 @@ class SeersCatalog(Game[SeersState]):
                 return
             if trick is None:
                 state.log.public(seat, "pass", "cannot start a trick and passes", pb.Detail(seat=seat, forced=True))
+                state.passed[seat] = True  # out of the trick it did not start, like any pass
                 failures += 1
                 if failures >= state.players:
                     self._end_round(state, "nobody can start a trick")

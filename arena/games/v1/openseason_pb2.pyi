@@ -6,7 +6,7 @@ to your stock and, matching a people of your top row, triggers that space's acti
 your accolades (the stock cards of past turns) score against your wall (`arena rules openseason`).
 
 Decision kinds: "face", "take", "place", "steal", "reply", "peek", "keep", "move", "instock",
-"trophy", "activate", "wild", "raid", "draw", "share", "swap", "replace".
+"trophy", "activate", "wild", "bonus", "raid", "draw", "share", "swap", "replace".
 Event kinds: "faces", "turn", "inn", "accolades", "take", "place", "effect", "stock", "action",
 "steal", "reply", "peek", "keep", "move", "trophy", "activate", "wild", "bonus", "raid", "draw",
 "share", "swap", "replace", "thief", "end".
@@ -37,11 +37,15 @@ Option ids:
   wild:     "wild:<space>:<attribute>" a Wild token on a wall card, "wild:acc:<card>:<attribute>"
             on an accolade card (game end; all holders at once, sealed), "pass" (Expert, during
             your turn)
+  bonus:    "bonus:<face>" (Expert) the lightning face resolved next, when several fired at the
+            same end-of-turn check (one option per face still waiting, in column order; asked
+            again until one is left, which then resolves; a single face never asks)
   raid:     "take:<card>" (Bonus face raid) the discarded card you put atop your stock
   draw:     "keep:<a>+<b>" (Bonus face draw4) the two cards kept, <a> added to your stock first
             ("keep:<a>" when only one was drawn); then "top:<card>" the returned card on top
   share:    "give:<card>" (Bonus face share) the card for the seat in `share_to`
-  swap:     "out:stock:<card>" / "out:acc:<card>" the card put back on the deck, then
+  swap:     "out:stock:<card>" / "out:acc:<card>" the card put back face down on the deck
+            (from the stock it is named to all; from the accolades only you know which), then
             "in:<card>" the deck card to your stock (Bonus face swap)
   replace:  "from:stock:<card>" / "from:acc:<card>" the card that replaces a wall card, then
             "at:<space>" which one (Bonus face replace)
@@ -138,6 +142,7 @@ class _KindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Kind.ValueType],
     IN: _Kind.ValueType  # 18
     FROM: _Kind.ValueType  # 19
     AT: _Kind.ValueType  # 20
+    BONUS: _Kind.ValueType  # 21
 
 class Kind(_Kind, metaclass=_KindEnumTypeWrapper): ...
 
@@ -162,6 +167,7 @@ OUT: Kind.ValueType  # 17
 IN: Kind.ValueType  # 18
 FROM: Kind.ValueType  # 19
 AT: Kind.ValueType  # 20
+BONUS: Kind.ValueType  # 21
 Global___Kind: _TypeAlias = Kind  # noqa: Y015
 
 @_typing.final
@@ -300,6 +306,8 @@ class SeatView(_message.Message):
     INFINITY_FIELD_NUMBER: _builtins.int
     TURNS_FIELD_NUMBER: _builtins.int
     WILD_ACCOLADES_FIELD_NUMBER: _builtins.int
+    RETURNED_FIELD_NUMBER: _builtins.int
+    RETURNED_CARD_FIELD_NUMBER: _builtins.int
     stock_top: _builtins.str
     """the visible top card of the stock ("" empty)"""
     stock_size: _builtins.int
@@ -318,6 +326,13 @@ class SeatView(_message.Message):
     """Expert: the infinity face is active"""
     turns: _builtins.int
     """turns begun (in its own turn: the number of the turn, = the round of its placement)"""
+    returned: _builtins.bool
+    """Expert swap: this seat put one of its accolade cards back on the deck face down (until the
+    accolades are revealed at the game end). To the other seats `accolades` still lists that
+    card (they do not know which one went back) and `accolades_size` is the true count, one less.
+    """
+    returned_card: _builtins.str
+    """that card: only to its seat (and the spectator), else "" """
     @_builtins.property
     def wall(self) -> _containers.RepeatedCompositeFieldContainer[Global___WallSpace]: ...
     @_builtins.property
@@ -326,7 +341,9 @@ class SeatView(_message.Message):
 
     @_builtins.property
     def accolades(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """accolades, sorted: yours, or what you saw enter them (exact: see ruling 3)"""
+        """Accolades, sorted: yours, or what you saw enter them (exact, ruling 3, except after a swap
+        from them: see `returned`).
+        """
 
     @_builtins.property
     def activated(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -364,10 +381,12 @@ class SeatView(_message.Message):
         infinity: _builtins.bool = ...,
         turns: _builtins.int = ...,
         wild_accolades: _abc.Iterable[_builtins.str] | None = ...,
+        returned: _builtins.bool = ...,
+        returned_card: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accolades", b"accolades", "accolades_size", b"accolades_size", "activated", b"activated", "faces", b"faces", "infinity", b"infinity", "kept", b"kept", "penalty", b"penalty", "series_tile", b"series_tile", "stock", b"stock", "stock_size", b"stock_size", "stock_top", b"stock_top", "trophies", b"trophies", "turns", b"turns", "used", b"used", "wall", b"wall", "wild_accolades", b"wild_accolades", "wilds", b"wilds"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accolades", b"accolades", "accolades_size", b"accolades_size", "activated", b"activated", "faces", b"faces", "infinity", b"infinity", "kept", b"kept", "penalty", b"penalty", "returned", b"returned", "returned_card", b"returned_card", "series_tile", b"series_tile", "stock", b"stock", "stock_size", b"stock_size", "stock_top", b"stock_top", "trophies", b"trophies", "turns", b"turns", "used", b"used", "wall", b"wall", "wild_accolades", b"wild_accolades", "wilds", b"wilds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -377,7 +396,7 @@ Global___SeatView: _TypeAlias = SeatView  # noqa: Y015
 class Observation(_message.Message):
     """What a seat sees. Hidden: the deck's order (except the cards you put back on top after a
     peek), the cards another player peeks or draws, the others' Bonus faces while being chosen,
-    other players' face-down wall cards.
+    other players' face-down wall cards, which accolade card another player put back (swap).
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -491,13 +510,14 @@ class Observation(_message.Message):
 
     @_builtins.property
     def unseen(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """the cards you have not seen placed anywhere (the deck and"""
+        """The cards you have not seen placed anywhere (the deck and others' peeks), sorted; less, card
+        by card (never below zero), each accolade card another seat put back face down (it is still
+        counted in that seat's `accolades`, seat view `returned`).
+        """
 
     @_builtins.property
     def tiles(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """others' peeks), sorted
-        Expert: the 7 Bonus tiles as "<front>/<back>"
-        """
+        """Expert: the 7 Bonus tiles as "<front>/<back>" """
 
     @_builtins.property
     def my_faces(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -510,7 +530,9 @@ class Observation(_message.Message):
         (Expert: the Bonus check), "end"; "stock:<card>" a card about to land atop the active
         seat's stock ("stock:" when you may not see it: a card kept from draw4, which the seat that
         kept it sees as "stock:<card>:drawn"), "action:<name>" an
-        action about to start, "fx:<face>" a lightning face about to act.
+        action about to start, "fx:<face>" a lightning face about to act, "order:<face>+<face>..."
+        lightning faces that fired together and wait for the active seat's `bonus` decision (listed
+        while that decision is pending too; column order).
         """
 
     @_builtins.property
@@ -600,7 +622,7 @@ class Action(_message.Message):
     scoring: _builtins.str
     """activate: the Shield scoring"""
     face: _builtins.str
-    """face: the Bonus face"""
+    """face, bonus: the Bonus face"""
     second: _builtins.str
     """draw: the second card kept"""
     accolades: _builtins.bool
@@ -631,7 +653,8 @@ Global___Action: _TypeAlias = Action  # noqa: Y015
 class Detail(_message.Message):
     """Detail of the events (seats 0-based, spaces 1-based):
       faces: faces (every seat's four, seat by seat); turn: seat, round; inn: cards (revealed
-      from the deck); accolades: seat, count (stock moved into accolades); take: seat, card;
+      from the deck); accolades: seat, count (stock moved into accolades; at the game end, for a
+      seat that put an accolade card back by swap, its accolades revealed: count, cards); take: seat, card;
       place: seat, space, card (unset when face down), face_down; effect: seat, space, text (what
       was gained); stock: seat, card (atop the stock, visible); action: seat, text (the action
       triggered); steal: seat, target, card, from_accolades; reply: seat (the robbed), card
@@ -640,7 +663,9 @@ class Detail(_message.Message):
       wild: seat, space (0 = accolades), card, text (the attribute); bonus: seat, text (the face
       activated), space (the column); raid: seat, cards (discarded by each opponent); draw: seat,
       cards (private); share: seat, target, card (the cards drawn are private: cards); swap: seat,
-      card (put back), text ("in" card taken); replace: seat, space, card (new), text (the card
+      card (put back: from the stock, public; from the accolades, from_accolades is set and the
+      card is named only in the event to the swapping seat, the others get one without it), text
+      ("in" card taken); replace: seat, space, card (new), text (the card
       replaced); thief: seat, target (a Trophy token taken); end: scores, counts (accolades).
     """
 
