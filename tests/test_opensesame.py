@@ -490,3 +490,40 @@ def test_world_from_observation_keeps_everything_but_the_pile_order():
     GAME.apply(state, {3: "recite"})  # the next reveal is recited by seat 0 (Ali Baba skipped)
     world = GAME.world_from_observation(state.config, 0, GAME.observe(state, 0), Chance(1))
     assert world.reciter == state.reciter == 0
+
+
+# -- worked examples through the engine (conformance pass) ----------------------------------
+
+
+def test_text_example_two_cushions_are_grouped_in_the_recite_event():  # :44 (rule vector 2)
+    state = match(3, ["cushion", "lion", "cushion"])
+    recite_and_draw(state, 2)
+    GAME.apply(state, {only(state)[0]: "recite"})
+    event = state.log.events[-1]
+    assert event.kind == "recite"
+    assert event.text == "In the cavern there are two cushions and a lion."
+    assert {names([c.treasure])[0]: c.count for c in event.detail.cavern} == {"cushion": 2, "lion": 1}
+
+
+def test_text_example_two_books_and_one_other_score_two_in_the_result():  # :84-86
+    # The engine's final scores: Book twice plus a cushion is 2 points, not 3.
+    state = GAME.new_match(GAME.config(3), seed=1)
+    state.collections = [[ID["book"], ID["book"], ID["cushion"]], [ID["book"]], [ID["vase"], ID["shoe"], ID["key"]]]
+    state.pending = ()
+    assert GAME.result(state).scores == (2, 1, 3)
+    assert GAME.observe(state, 1).seats[0].score == 2
+
+
+def test_a_fumble_lets_ali_baba_end_up_with_more_than_three_cards():  # :64 "can end up with more than 3"
+    # 3 players, Ali Baba seat 0, six quiet treasures: the sixth reveal is recited by seat 2
+    # (reciters 1, 2, 1, 2, 1, 2), who fumbles. Picks: Ali Baba 3, then from his left skipping
+    # seat 2: seat 1, seat 0, seat 1 -> Ali Baba takes 4 cards, seat 1 two, seat 2 none.
+    state = match(3, ["cushion", "book", "vase", "shoe", "key", "mirror"], ali=0)
+    recite_and_draw(state, 5)
+    assert state.alarms == [0, 0, 0] and only(state)[:2] == (2, "recite")
+    GAME.apply(state, {2: "fumble"})
+    assert list(state.log.events[-1].detail.order) == [0, 0, 0, 1, 0, 1]
+    for seat, choice in ((0, "take:key"), (0, "take:vase"), (0, "take:book"), (1, "take:cushion"), (0, "take:shoe")):
+        assert only(state)[0] == seat
+        GAME.apply(state, {seat: choice})
+    assert [sorted(names(c)) for c in state.collections] == [["book", "key", "shoe", "vase"], ["cushion", "mirror"], []]

@@ -559,3 +559,14 @@ def test_heuristic_passes_a_final_turn_that_would_cost_points():
     assert bot.decide(request_for(GAME, state, 0)) == "pass"
     state.collections[0] = counts(5)  # now the pile adds two Soloists
     assert bot.decide(request_for(GAME, state, 0)) == "take:0"
+
+
+# -- worked examples through the engine (conformance pass) ----------------------------------
+
+
+def test_text_example_solo_6_and_solo_9_in_the_advanced_result():
+    # :291-294 (NOTES text example 2): a solo 6 scores 6 points, a solo 9 scores 9, in the
+    # engine's final result; standard scoring gives each Soloist 1 [:100].
+    result = finished([[6], [9]], advanced=True)
+    assert result.scores == (6, 9) and result.ranks == (2, 1)
+    assert finished([[6], [9]]).scores == (1, 1)

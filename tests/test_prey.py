@@ -709,3 +709,26 @@ def test_world_from_observation_deals_the_unseen_cards_honouring_voids(players):
                     voided += 1
                     assert all(SUIT[c] != suit for c in world.hands[s])
     assert voided > 0
+
+
+# -- worked examples through the engine (conformance pass) -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dice", "scoring"),
+    [((2, 5), {2, 5}), ((2, 6), {0, 2, 6})],
+    ids=["example-2-and-5", "example-2-and-6"],
+)
+@pytest.mark.parametrize("tricks", range(12))
+def test_examples_goal_numbers_at_the_round_end(dice, scoring, tricks):
+    # Rules :97-103 (goals 2 and 5: exactly 2 or 5 tricks) and :119-127 (goals 2 and 6: 0, 2
+    # or 6 tricks), NOTES text examples 1 and 2, through the engine's round end: seat 0 holds
+    # ``tricks`` tricks before trick 12 and loses it (forest 2, Prey 12, takes it for seat 1).
+    hands = [[C("forest", 12)], [C("forest", 2)], [C("forest", 11)], [C("plains", 9)]]
+    state = last_trick(4, [dice, (1, 3), (1, 3), (1, 3)], [tricks, 11 - tricks, 0, 0], hands)
+    assert GAME.observe(state, 0).seats[0].on_goal == (tricks in scoring)
+    play(state, *[h[0] for h in hands])
+    end = next(e for e in state.log.events if e.kind == "round_end")
+    assert end.detail.tricks[0] == tricks and end.detail.tricks[1] == 12 - tricks
+    assert end.detail.scored[0] == (tricks in scoring)
+    assert state.points[0] == (1 if tricks in scoring else 0)

@@ -650,3 +650,42 @@ def test_two_player_piles_are_trimmed_to_the_four_claims_of_the_next_trick():
     assert state.middle == [Pile(3, 2), Pile(4, 2), Pile(5, 2), Pile(6, 2)]
     assert state.discarded == cards("11225")
     assert state.trick == 3 and state.lead == 0
+
+
+# --------------------------------------------------------------------------------------------
+# Worked examples through the engine (conformance pass)
+
+
+def five_threes_trick():
+    """Trick 2 of a 4-player game: seat 0 plays a pair of 3s, seats 1-3 a single 3 each (five
+    3s played); the middle holds a single 1, a single 2, a single 4 and a pair of 5s."""
+    base = GAME.new_match(GAME.config(4), seed=1)
+    state = reposition(base, ["3356", "344", "344", "344"], [(1, 1), (2, 1), (4, 1), (5, 2)], lead=0)
+    assert state.trick == 2
+    play(state, "set:2x3", "single:3", "single:3", "single:3")
+    return state
+
+
+def test_text_example_2_a_2_scores_2_and_a_pair_of_5s_scores_10():
+    # Rules :189-196 (NOTES text example 2): claim order seat 0 (2 cards), then the singles
+    # 3 in play order; seat 0 takes the pair of 5s (10 points), seat 1 the single 2 (2).
+    state = five_threes_trick()
+    assert state.pending[0].options[3].label == "take the pair of 5s (10 points)"
+    play(state, "claim:3", "claim:1", "claim:2")  # seat 3 gets the single 1 unasked
+    assert state.scores == [10, 2, 4, 1]
+    assert state.claimed[0] == cards("55") and state.claimed[1] == cards("2")
+    claims = [e.detail for e in state.log.events if e.kind == "claim"]
+    assert [(c.seat, c.cards.total, c.score) for c in claims] == [(0, 10, 10), (1, 2, 2), (2, 4, 4), (3, 1, 1)]
+
+
+def test_text_example_3_five_threes_become_two_pairs_and_a_single_in_the_next_middle():
+    # Rules :208-223 (NOTES text example 3): the five 3s played form a single 3 and two pairs
+    # of 3s (totals 3, 6, 6, lowest first); 4 claimers, 3 piles: nothing is discarded.
+    state = five_threes_trick()
+    play(state, "claim:3", "claim:1", "claim:2")
+    assert state.trick == 3 and state.phase == "play" and state.pending[0].seat == 0
+    assert state.middle == [Pile(3, 1), Pile(3, 2), Pile(3, 2)]
+    assert [p.total for p in GAME.observe(state, 1).middle] == [3, 6, 6]
+    assert state.discarded == cards("")
+    middle = [e.detail for e in state.log.events if e.kind == "middle"][-1]
+    assert [(p.rank, p.count) for p in middle.piles] == [(3, 1), (3, 2), (3, 2)] and not middle.discarded

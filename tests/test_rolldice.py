@@ -169,3 +169,22 @@ def test_roll_off_is_among_the_tied_leaders_only():
     assert [(e.detail.seat, e.detail.value) for e in state.log.events if e.kind == "rolloff"] == [(0, 4), (1, 6)]
     assert GAME.result(state).ranks == (2, 1, 3)
     assert chance.unused() == {}
+
+
+# -- worked examples through the engine (conformance pass) ----------------------------------
+
+
+def test_example_target_20_is_the_default_and_19_plays_on():
+    # Rules :12 ("a target score (e.g., 20 points)"), :40-42: with the default target a round
+    # ending at 19 goes on; the next round that ends with a total of 20 or more ends the game.
+    rolls = [6, 1, 6, 1, 6, 1, 1, 1, 1, 5]  # seat 0: 6 6 6 1 = 19, then 1 = 20; seat 1: 1 each
+    state = game_with(rolls)
+    assert GAME.observe(state, 0).target == 20
+    for _ in range(8):
+        GAME.apply(state, {state.pending[0].seat: "stop"})
+    assert state.totals == [19, 4] and state.pending and state.round == 5
+    GAME.apply(state, {0: "stop"})  # 19 + 1 = 20: seat 1 still plays its turn of round 5
+    assert state.totals == [20, 4] and state.pending[0].seat == 1
+    GAME.apply(state, {1: "stop"})
+    assert not state.pending and state.totals == [20, 9]
+    assert GAME.result(state).ranks == (1, 2)
