@@ -29,10 +29,11 @@ Rulings (``shared/rules/NOTES.md`` §4.23 discusses each):
 
 1. **Setup tables** (:72-118 do not add up, NOTES ambiguity 1). The removal table, the
    "36 cards" of 4 players, the "6 cards remain undealt" and "possible that neither player has
-   the yellow Past 0" of 2 players only [:126-132] all agree if the deal table's rows are read
-   shifted by one: the arena deals 2p 6, 3p 8, 4p 9, 5p 7 cards each, so every card is dealt
-   except the 6 of the 2-player game (3p: 24 cards, the same three ranks removed as at 2p; 5p:
-   35 cards). The option ``deal = "printed"`` plays the table as printed instead (NOTES'
+   the yellow Past 0" of 2 players only [:126-132] all agree if the 4- and 5-player rows of the
+   deal table are read one row up (9 and 7 cards, the printed 3- and 4-player rows): the arena
+   deals 2p 6 (as printed), 3p 8, 4p 9, 5p 7 cards each, so every card is dealt except the 6 of
+   the 2-player game. The 3-player hand of 8 comes from no row: it is designed, the 24 cards
+   left once the same three ranks as at 2p are removed, dealt out (5p: 35 cards). The option ``deal = "printed"`` plays the table as printed instead (NOTES'
    recommendation): 3p removes the 4s, the 8s and the Past 1 (27 cards, 9 each), 4p deals 7
    each (8 undealt), 5p 6 each (5 undealt).
 2. **The unclear removed rank** (:75-77) is the 6 (at 2 and 3 players the 4s, 6s and 8s go).

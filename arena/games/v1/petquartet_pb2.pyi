@@ -178,9 +178,11 @@ class Conductor(_message.Message):
     MAESTRO_FIELD_NUMBER: _builtins.int
     TAKEN_BY_FIELD_NUMBER: _builtins.int
     limit: _builtins.int
-    """most cards it may hold (4; 2 with its Maestro or Duet tile)"""
+    """most cards it may hold: 4; 2 with a two-card Maestro tile; with"""
     maestro: Global___Maestro.ValueType
-    """its Maestro Tile (MAESTRO_NONE without the variant)"""
+    """the Duet tiles 2, 3 or 4 (one tile each)
+    its Maestro Tile (MAESTRO_NONE without the variant)
+    """
     taken_by: _builtins.int
     """the seat that took it this round, -1 while untaken"""
     @_builtins.property
