@@ -513,3 +513,35 @@ def test_worlds_from_observations_keep_who_has_seen_each_face_down_egg():
                         checked += 1
                 GAME.apply(state, {d.seat: rng.pick(d.options, "x").id for d in state.pending})
     assert checked > 100
+
+
+# -- worked examples and rule vectors through the engine, to the round's score ---------------
+
+
+def test_two_player_example_scores_plus_9_and_minus_10_at_round_end():
+    # :433-467 on the round's last turn (:329): Hero takes the 13 VP Egg, the Shepherd must take
+    # the -6 VP Egg, neither Blacksmith collects (-4 VP each, :465). NOTES §4.2 5: this turn is
+    # worth +13 - 4 = +9 to P1 and -6 - 4 = -10 to P2; the round's scores say exactly that.
+    state = position(2, [[10, 8, 1, 2], [8, 3, 1, 2]], [13, -6], turn=9)
+    play(state, {0: "cards:10+8", 1: "cards:8+3"})
+    assert [(e.seat, e.rank) for e in state.order] == [(0, 10), (1, 3), (0, 8), (1, 8)]
+    GAME.apply(state, {0: "egg:13"})
+    assert state.round_scores == [[9], [-10]]
+    (end,) = [e for e in state.log.events if e.kind == "round-end"]
+    assert (end.detail.round, list(end.detail.scores)) == (1, [9, -10])
+    assert [v.total for v in GAME.observe(state, 0).seats] == [9, -10]
+
+
+def test_rule_vectors_1_and_2_merchant_plus_6_and_blacksmith_minus_4_at_round_end():
+    # NOTES §4.2 5, rule vectors 1 (:255-257) and 2 (:298-300), on turn 9 of round 1 with 4
+    # players and two Eggs (5 and 4 VP): the Hero (10) and the Dark Priestess (9) take them;
+    # the Blacksmith (8) and the Merchant (5) collect nothing.
+    state = position(4, [[10, 1, 2], [9, 1, 2], [8, 1, 2], [5, 1, 2]], [5, 4], turn=9)
+    play(state, {0: "card:10", 1: "card:9", 2: "card:8", 3: "card:5"})
+    GAME.apply(state, {0: "egg:5"})  # the Dark Priestess then takes the 4 without a decision
+    assert state.round_scores == [[5], [4], [-4], [6]]
+    (end,) = [e for e in state.log.events if e.kind == "round-end"]
+    assert list(end.detail.scores) == [5, 4, -4, 6]
+    assert [e.detail.rank for e in state.log.events if e.kind == "bonus"] == [8, 5]
+    # Round 2: the lowest total (-4, seat 2) takes the Tie Breaker Marker (:360).
+    assert state.round == 2 and state.marker == 2

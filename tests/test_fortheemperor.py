@@ -588,3 +588,18 @@ def test_the_heuristic_reads_the_sohei_option_from_the_observation(sohei):
             assert position_of(obs).config.options["sohei"] == sohei
         GAME.apply(state, {decision.seat: bots[decision.seat].decide(request_for(GAME, state, decision.seat))})
     assert GAME.is_over(state)
+
+
+def test_text_example_a_two_banner_takes_exactly_two_warriors_of_either_army():
+    # :63-70 "A battlefield with a 2 Banner may contain exactly 2 Warriors total. Both players'
+    # Warriors count toward this limit." The Crane's Warrior joins the Turtle's on a 2 Banner;
+    # from then on neither army is offered that battlefield.
+    state = position([(2, [(TURTLE, 6)])], hands=([5, 6, 7], [1, 8, 9]))
+    assert "play:6:1" in ids(state)
+    play(state, "play:6:1")
+    assert bf(state, 1).warriors == [(TURTLE, 6), (CRANE, 6)] and bf(state, 1).banner == 2
+    seen = GAME.observe(state, TURTLE).battlefields[0]
+    assert (seen.banner, len(seen.warriors)) == (2, 2)
+    assert state.turn_seat == TURTLE and not any(i.endswith(":1") for i in ids(state))
+    play(state, "play:1:3")
+    assert state.turn_seat == CRANE and not any(i.endswith(":1") for i in ids(state))

@@ -507,3 +507,32 @@ def test_worlds_from_observations_keep_the_table_and_deal_only_the_unseen_cards(
                 reshuffled += state.pile_from != [[k.copies for k in KINDS]] * players
             GAME.apply(state, {d.seat: rng.pick(d.options, "x").id for d in state.pending})
     assert n > 100 and reshuffled > 10
+
+
+def test_rule_vector_1_score_water_plus_every_waterfall_card_through_the_last_play():
+    # NOTES §4.4 5, rule vector 1 (:196-204): Pool total = Score card water + every Waterfall
+    # card's water; 10 or more spills. The round's last play (seat 2's brook, face down) goes
+    # through the engine and starts Phase 2 (:134).
+    state = board(3, [["0:river", "1:stream"], [], []], [16, 0, 0], hands={2: ["brook"]})
+    state.queue = [2]
+    GAME.refresh(state)
+    GAME.apply(state, {2: "play:brook@1"})
+    # 4 (Score card 16) + 3 + 2 + 1 = 10: spills. Icons 1 / 2 / 2: seats 1 and 2 tie, seat 1's
+    # stream is left of seat 2's brook (:214-216) and wins the Score card (3 points).
+    (spill,) = [e for e in state.log.events if e.kind == "spill"]
+    assert (spill.detail.pool, spill.detail.water, list(spill.detail.influence), spill.detail.seat) == (
+        1,
+        10,
+        [1, 2, 2],
+        1,
+    )
+    assert state.won == [[], [16], []] and GAME.observe(state, 0).seats[1].points == 3
+    assert names(state.pools[1]) == ["0:river", "2:brook"]  # the others' cards moved down
+    # The same play with a Score card of water 3: 3 + 3 + 2 + 1 = 9 stays.
+    state = board(3, [["0:river", "1:stream"], [], []], [12, 0, 0], hands={2: ["brook"]})
+    state.queue = [2]
+    GAME.refresh(state)
+    GAME.apply(state, {2: "play:brook@1"})
+    assert "spill" not in kinds_logged(state) and state.won == [[], [], []]
+    pool = GAME.observe(state, 0).pools[0]
+    assert (pool.water, pool.face_down, len(pool.cards)) == (9, 0, 3)

@@ -604,3 +604,22 @@ def test_heuristic_leaves_a_dinker_for_a_skipjack_and_doubles_its_own_colour():
     state.collections[1][pb.RED] = 3
     GAME.apply(state, {0: "move:14"})
     assert bot.decide(request_for(GAME, state, 0)) == "colour:yellow"
+
+
+def test_text_example_final_score_45_through_a_played_game_end():
+    # :444-448 "Your Fishing Score = 21, Left neighbor's Fishing Score = 24, Final Score = 45",
+    # reached through the engine: seat 0 collects its 6th blue fish (21, :237); its left
+    # neighbour (seat 1, the next to play) holds 6 red and 2 green fish (21 + 3 = 24); the board
+    # is then empty, so the game ends (:381-390) and 3-player Final Scores apply (:436-450).
+    state = position(3, tiles={14: pb.BLUE})
+    state.collections[0] = held(blue=5)
+    state.collections[1] = held(red=6, green=2)
+    GAME.refresh(state)
+    GAME.apply(state, {0: "move:14"})
+    assert state.pending == () and kinds(state)[-3:] == ["collect", "return", "end"]
+    seen = GAME.observe(state, 2).collections
+    assert [c.fishing_score for c in seen] == [21, 24, 0]
+    assert [c.final_score for c in seen] == [45, 24, 21]
+    assert list(state.log.events[-1].detail.scores) == [45, 24, 21]
+    result = GAME.result(state)
+    assert result.scores == (45, 24, 21) and result.ranks == (1, 2, 3)
