@@ -239,6 +239,26 @@ def test_bump_with_one_neighbour_moves_it_without_asking_and_none_does_nothing()
     assert names(state.pools[0]) == ["0:bump"] and "bump" not in kinds_logged(state)
 
 
+@pytest.mark.parametrize(("side", "moved", "place"), [("left", "1:river", 1), ("right", "2:brook", 3)])
+def test_the_bump_event_names_the_moved_cards_place(side, moved, place):
+    # A left and a right bump of two face-down cards would log the same event without it (the
+    # Pool order differs): the event names the place the moved card had, next to the BUMP.
+    state = board(3, [["1:river*", "0:bump*", "2:brook*"], [], []], [0, 0, 0])
+    reveal(state)
+    GAME.apply(state, {0: side})
+    bump = next(e for e in state.log.events if e.kind == "bump")
+    assert (bump.detail.pool, bump.detail.index, bump.detail.to_pool) == (1, place, 2)
+    assert names(state.pools[1]) == [moved]
+
+
+def test_the_clear_event_names_each_cards_seat():
+    # After a spill the winner's cards leave the Pool, each to its owner's discard pile.
+    state = board(3, [["0:river", "1:stream", "1:brook"], [], []], [16, 0, 0])
+    reveal(state)
+    clear = next(e for e in state.log.events if e.kind == "clear")
+    assert [c.name for c in clear.detail.cards] == ["stream", "brook"] and list(clear.detail.owners) == [1, 1]
+
+
 def test_bump_from_the_bottom_pool_loops_to_the_top_and_is_revealed_there():  # :170-172
     state = board(2, [[], [], ["0:bump*", "1:spring*"]], [0, 0, 0])
     reveal(state)

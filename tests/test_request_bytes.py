@@ -35,7 +35,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "chicken": ("1", "ec6c9a8aef0310f4aedaedbb12814188", "89a2284d822892107961dbcc2974b220"),
     "eggsandempires": ("3", "bac8e81da51ad1127445da29aa245df8", "cadb1ca2db4af427cfae6027f90434d8"),
     "fortheemperor": ("3", "9f3ecc31ae37ad734e3a85e23646a402", "0468126e3fc7560c8684f017b5e42005"),
-    "frenzyfalls": ("1", "954c9664bd8e920d0c3ad4812d6c668e", "ac8a65d60410707034e1e65df69ba8c7"),
+    "frenzyfalls": ("2", "4d47158cce65e424e56bda483e84ce35", "72f7f4688e0bff32f011c2dbc0e1bf29"),
     "friendlyfishing": ("1.0", "c1779771a11fd11fd29e477796325750", "01e6ffe6127ca32041970fe97227ead7"),
     "gasha": ("2", "dd0eb748894f88abca8c69a4849336c8", "078b1767281752ea33721002e9c236ad"),
     "getbit": ("1.0", "9bb5f38f70b58e58df7ca8c71f8302d5", "f9570273a0d9d73a28f545f68ed8fd7f"),

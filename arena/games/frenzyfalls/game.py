@@ -318,7 +318,7 @@ class FrenzyFalls(Game[FallsState]):
         name="Frenzy Falls",
         min_players=2,
         max_players=6,
-        version="1",
+        version="2",  # 2: the bump event names the moved card's place, the clear event each card's seat
         variants=(Variant("two-player", "3 Pools and 3 cards played per round", {}, (2,)),),
         hidden_information=True,
         summary="Play Waterfall cards face down into shared Pools; a Pool of 10 water spills and "
@@ -598,6 +598,7 @@ class FrenzyFalls(Game[FallsState]):
             _detail(
                 seat=owner,
                 pool=pool + 1,
+                index=index + side + 1,  # the moved card's place: tells a left bump from a right one
                 to_pool=to + 1,
                 card=None if slot.down else CARD_PB[slot.kind],
                 face_down=slot.down,
@@ -689,7 +690,7 @@ class FrenzyFalls(Game[FallsState]):
             CHANCE_SEAT,
             "clear",
             f"Pool {pool + 1}: {', '.join(f'seat {s.owner} {card_name(s.kind)}' for s in gone)} discarded",
-            _detail(pool=pool + 1, cards=[CARD_PB[s.kind] for s in gone]),
+            _detail(pool=pool + 1, cards=[CARD_PB[s.kind] for s in gone], owners=[s.owner for s in gone]),
         )
 
     # -- round end ------------------------------------------------------------------------------

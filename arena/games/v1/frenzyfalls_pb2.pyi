@@ -553,11 +553,11 @@ class Detail(_message.Message):
       draw: seat, cards (private: the cards drawn), count; reshuffle: seat, count (the discard
       pile turned into a new draw pile); play: seat, pool (face down, the card is not named);
       reveal: seat, pool, index, card; proxy: seat, pool, index, card (the replacement; unset when
-      the hand was empty); bump: seat, pool, to_pool, card (unset when the moved card is face
-      down), face_down; pull: seat, pool (from), index (its place there), to_pool, card (unset when
+      the hand was empty); bump: seat, pool, index (the moved card's place there, next to the
+      BUMP), to_pool, card (unset when the moved card is face down), face_down; pull: seat, pool (from), index (its place there), to_pool, card (unset when
       face down), face_down; spill: pool, water, influence (per seat), seat (the winner), score
       (the card won); move: seat, pool, to_pool, card; clear: pool, cards (discarded from the
-      Pool, each to its owner's discard pile); final: pool (its Score card could not be replaced);
+      Pool, each to its owner's discard pile), owners (the seat of each card, in order); final: pool (its Score card could not be replaced);
       discard: seat, card; end: scores (points per seat), counts (Score cards per seat).
     """
 
@@ -577,6 +577,7 @@ class Detail(_message.Message):
     COUNT_FIELD_NUMBER: _builtins.int
     SCORES_FIELD_NUMBER: _builtins.int
     COUNTS_FIELD_NUMBER: _builtins.int
+    OWNERS_FIELD_NUMBER: _builtins.int
     round: _builtins.int
     seat: _builtins.int
     pool: _builtins.int
@@ -597,6 +598,8 @@ class Detail(_message.Message):
     def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     @_builtins.property
     def counts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    @_builtins.property
+    def owners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     def __init__(
         self,
         *,
@@ -614,10 +617,11 @@ class Detail(_message.Message):
         count: _builtins.int = ...,
         scores: _abc.Iterable[_builtins.int] | None = ...,
         counts: _abc.Iterable[_builtins.int] | None = ...,
+        owners: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "score", b"score"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "cards", b"cards", "count", b"count", "counts", b"counts", "face_down", b"face_down", "index", b"index", "influence", b"influence", "pool", b"pool", "round", b"round", "score", b"score", "scores", b"scores", "seat", b"seat", "to_pool", b"to_pool", "water", b"water"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "cards", b"cards", "count", b"count", "counts", b"counts", "face_down", b"face_down", "index", b"index", "influence", b"influence", "owners", b"owners", "pool", b"pool", "round", b"round", "score", b"score", "scores", b"scores", "seat", b"seat", "to_pool", b"to_pool", "water", b"water"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
