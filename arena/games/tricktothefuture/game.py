@@ -33,9 +33,10 @@ Rulings (``shared/rules/NOTES.md`` §4.23 discusses each):
    deal table are read one row up (9 and 7 cards, the printed 3- and 4-player rows): the arena
    deals 2p 6 (as printed), 3p 8, 4p 9, 5p 7 cards each, so every card is dealt except the 6 of
    the 2-player game. The 3-player hand of 8 comes from no row: it is designed, the 24 cards
-   left once the same three ranks as at 2p are removed, dealt out (5p: 35 cards). The option ``deal = "printed"`` plays the table as printed instead (NOTES'
-   recommendation): 3p removes the 4s, the 8s and the Past 1 (27 cards, 9 each), 4p deals 7
-   each (8 undealt), 5p 6 each (5 undealt).
+   left once the same three ranks as at 2p are removed, dealt out (5p: 35 cards). The option
+   ``deal = "printed"`` plays the table as printed instead (NOTES' recommendation): 3p removes
+   the 4s, the 8s and the Past 1 (27 cards, 9 each), 4p deals 7 each (8 undealt), 5p 6 each (5
+   undealt).
 2. **The unclear removed rank** (:75-77) is the 6 (at 2 and 3 players the 4s, 6s and 8s go).
    **Card edges** (missing, DATA §6: none found) are designed as seven-segment digits: a rod
    lights one segment, a 180° turn shows a 6 as a 9 (free); the edge lists every digit 0-9
