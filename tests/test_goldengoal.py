@@ -323,14 +323,14 @@ def test_a_pass_is_a_new_kick_with_its_own_free_space_and_bend():
 
 
 def test_passing_back_is_allowed_but_a_kick_state_never_repeats():
-    # Rules :216; ruling 8: with 0 pips, o1 -> o2 -> o1 would repeat (o1, 0).
+    # Rules :216; ruling 8: with 0 pips, o1 -> o2 -> o1 would repeat (o1 on e7, 0 pips).
     state = position({"0o1": "e6", "0o2": "e9"}, ball="e7", die=2)
     act(state, "pawn:o1", "n", "kick:n", "go:1")  # e8; 1 pip left
     act(state, "bend:right")  # ne
     assert "go:1" in ids(state)
     state = position({"0o1": "e6", "0o2": "e9"}, ball="e7", die=1)
     act(state, "pawn:o1", "n")  # 0 pips: free space only
-    assert state.visited == frozenset({(1, 0)})
+    assert state.visited == frozenset({(1, parse("e7"), 0)})
     act(state, "kick:n")
     assert ids(state) == ("go:1",)
     act(state, "go:1")  # e8, stops (o2 is 2 away)
@@ -569,6 +569,28 @@ def _world(state: GoldenGoalState, seat: int = 0) -> GoldenGoalState:
     return world
 
 
+def test_a_pawn_that_kicked_from_in_front_of_the_net_and_moved_aside_may_be_passed_back_to():
+    # Rules :213-216 "Pass back to a player who already kicked during the same turn", :289-292
+    # (the kicker in front of the net moves aside): o2 kicks from f1 with 0 pips, steps to f2,
+    # and o1's pass back reaches it on a new space, a new kick state (ruling 8, version 2.0;
+    # keyed on the pawn and its pips alone the pass was refused).
+    state = position(
+        {"0k": "h12", "0o1": "g2", "0o2": "f13", "0o3": "b3", "0o4": "i3",
+         "1k": "b13", "1o1": "e2", "1o2": "f3", "1o3": "i1", "1o4": "e13"},
+        ball="f1", seat=1, die=2,
+    )  # fmt: skip
+    act(state, "pawn:o2", "s", "s", "kick:nw", "go:1")  # f1 -> e2, to o1
+    act(state, "n")  # o2 moves aside from f1 to f2
+    assert state.visited == frozenset({(7, parse("f1"), 0), (6, parse("e2"), 0)})
+    assert "kick:e" in ids(state)  # back to o2, now on f2
+    act(state, "kick:e", "go:1")
+    assert state.visited == frozenset({(7, parse("f1"), 0), (6, parse("e2"), 0), (7, parse("f2"), 0)})
+    assert GAME.observe(state, 0).kicked == ["o1@e2:0", "o2@f1:0", "o2@f2:0"]
+    assert "kick:ne" in ids(state)  # o2 on to g3 ends a legal turn
+    act(state, "kick:ne", "go:1")
+    assert state.ball == parse("g3") and state.turn_seat == 0
+
+
 def test_world_from_observation_rebuilds_a_bent_kick_and_a_pass():
     state = position({"0o1": "e6"}, ball="e7", die=6)
     act(state, "pawn:o1", "n", "kick:n", "go:2", "bend:left")  # e9, now nw: 3 pips after the free space
@@ -580,7 +602,8 @@ def test_world_from_observation_rebuilds_a_bent_kick_and_a_pass():
     state = position({"0o1": "e6", "0o2": "e10"}, ball="e7", die=4)
     act(state, "pawn:o1", "n", "kick:n", "go:3")  # a pass to o2 with 1 pip
     world = _world(state)
-    assert (world.kicker, world.pips, world.kick_free, world.visited) == (2, 1, 1, frozenset({(1, 3), (2, 1)}))
+    kicks = frozenset({(1, parse("e7"), 3), (2, parse("e10"), 1)})
+    assert (world.kicker, world.pips, world.kick_free, world.visited) == (2, 1, 1, kicks)
     assert ids(world) == ids(state)
 
 

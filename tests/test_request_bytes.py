@@ -39,7 +39,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "friendlyfishing": ("1.0", "c1779771a11fd11fd29e477796325750", "01e6ffe6127ca32041970fe97227ead7"),
     "gasha": ("2", "dd0eb748894f88abca8c69a4849336c8", "078b1767281752ea33721002e9c236ad"),
     "getbit": ("1.0", "9bb5f38f70b58e58df7ca8c71f8302d5", "f9570273a0d9d73a28f545f68ed8fd7f"),
-    "goldengoal": ("1.0", "40d65e8661bd88f015f2187c70b54215", "216d90ee8880f1ec45234534bb27c4b4"),
+    "goldengoal": ("2.0", "ccf878c0ec33900dbf5d224210583169", "f4afcb2ff39b9229343814bd3261239a"),
     # karakum 5 (2026-12-05): the same bytes as version 4 but for the version string (the match
     # has no reading version 4's search ran out on)
     "karakum": ("5", "dae1b7b6e141cf4f9ed2cac4cfdb622c", "022f893b080896152d2c6eb33de256cf"),

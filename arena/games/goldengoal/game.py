@@ -54,8 +54,11 @@ Rulings (``shared/rules/NOTES.md`` §4.8 unless stated):
 7. **Kickoff distance** (NOTES ruling 5): the Kickoff (and restart) kick travels exactly its
    distance, bend included, unless it reaches a teammate first. If no such kick is legal, any
    shorter one is allowed; if none is, the Leave-a-Path rule is waived for that kick.
-8. **Passing loops**: a pass may not give the ball to a pawn holding the same number of pips as
-   when that pawn already kicked this turn (a kick state never repeats), so a turn ends.
+8. **Passing loops**: a pass may not give the ball to a pawn on the space it already kicked
+   from this turn with the same number of pips (a kick state, pawn, space and pips, never
+   repeats), so a turn ends. Passing back to a pawn that kicked is allowed (:213-216, :436): a
+   pawn that kicked from in front of a net and moved aside (:289-292) kicks from a new space
+   (version 2.0; the state was pawn and pips, which refused that pass).
 9. **Diagonal kicks** (NOTES ruling 3) pass between two pawns standing corner to corner; only
    the spaces the ball enters matter.
 10. **Posts** (NOTES ruling 6): a post is the point where a side of the goal mouth meets the end
@@ -216,7 +219,7 @@ class GoldenGoalState(MatchState):
     leg1: int = 0  # spaces of the first leg once chosen
     bend: int = 0
     spaces: int = 0  # spaces the ball has moved in this kick
-    visited: frozenset[tuple[int, int]] = frozenset()  # (pawn code, pips) of kicks made this turn
+    visited: frozenset[tuple[int, int, int]] = frozenset()  # (pawn code, cell, pips) of this turn's kicks
     relocator: int = -1
     after: tuple[int, int] = (STOP, -1)  # RELOCATE: how the kick ended (outcome, cell)
     turns: int = 0
@@ -258,7 +261,7 @@ class GoldenGoal(Game[GoldenGoalState]):
         name="Golden Goal",
         min_players=2,
         max_players=2,
-        version="1.0",
+        version="2.0",
         options=(
             OptionSpec(
                 "ending",
@@ -514,7 +517,7 @@ class GoldenGoal(Game[GoldenGoalState]):
         state.bend = 0
         state.spaces = 0
         state.path = []
-        state.visited = state.visited | {(kicker, pips)}
+        state.visited = state.visited | {(kicker, state.ball, pips)}
         state.phase = pb.PHASE_KICK
         if exact:  # Kickoff and restart: ruling 7's fallbacks
             state.relax = 0
@@ -765,7 +768,7 @@ class GoldenGoal(Game[GoldenGoalState]):
             ending=str(state.config["ending"]),
             countdown=state.countdown,
             placer=state.placer,
-            kicked=[f"{pawn_name(code)}@{pips}" for code, pips in sorted(state.visited)],
+            kicked=[f"{pawn_name(code)}@{name(cell)}:{pips}" for code, cell, pips in sorted(state.visited)],
             field=FIELD_PB,
             kickoff_seat=state.kickoff_seat,
         )

@@ -213,7 +213,7 @@ class Search:
     # -- kicks ----------------------------------------------------------------------------
 
     def plan_ok(
-        self, plan: Plan, origin: int, pips: int, free: int, visited: frozenset[tuple[int, int]], relocator: int
+        self, plan: Plan, origin: int, pips: int, free: int, visited: frozenset[tuple[int, int, int]], relocator: int
     ) -> bool:
         """Does this kick lead to a legal end of the turn (passes searched on)?"""
         outcome, end, spaces = plan[4], plan[5], plan[6]
@@ -238,18 +238,18 @@ class Search:
         occ = self.occ
         return [n for _, n in WALK[origin] if occ[n] < 0 and n != ball and self.static_ok(code, n)]
 
-    def after_kick(self, outcome: int, end: int, left: int, visited: frozenset[tuple[int, int]]) -> bool:
+    def after_kick(self, outcome: int, end: int, left: int, visited: frozenset[tuple[int, int, int]]) -> bool:
         if outcome == GOAL:
             return True
         if outcome == STOP:
             return self.reach_ok(end)
-        key = (self.occ[end], left)
+        key = (self.occ[end], end, left)  # the pawn, the space it kicks from, its pips
         if key in visited:
             return False  # ruling: a kick state may not repeat within a turn
         return self.can_kick(end, left, 1, False, visited | {key}, -1)
 
     def can_kick(
-        self, origin: int, pips: int, free: int, exact: bool, visited: frozenset[tuple[int, int]], relocator: int
+        self, origin: int, pips: int, free: int, exact: bool, visited: frozenset[tuple[int, int, int]], relocator: int
     ) -> bool:
         memo_key = (origin, pips, free, exact, visited, relocator, tuple(self.moves))
         known = self._kick.get(memo_key)
@@ -276,7 +276,7 @@ class Search:
         if relocator < 0 and not self.static_ok(code, ball):
             ok = False
         else:
-            ok = self.can_kick(ball, pips, 1, False, frozenset({(code, pips)}), relocator)
+            ok = self.can_kick(ball, pips, 1, False, frozenset({(code, ball, pips)}), relocator)
         self.undo()
         self._k[key] = ok
         return ok

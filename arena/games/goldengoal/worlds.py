@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from arena.chance import Chance
 from arena.config import MatchConfig
-from arena.games.goldengoal.field import CIRCLE, NEXT, WIDTH
+from arena.games.goldengoal.field import CIRCLE, NEXT, WIDTH, parse
 from arena.games.goldengoal.search import GOAL, PASS, STOP, Search, must_relocate
 from arena.games.v1 import goldengoal_pb2 as pb
 
@@ -59,9 +59,7 @@ def world_from_observation(
     world.ball = _cell(obs.ball) if obs.ball_placed else -1
     world.mover = seat * 5 + NAMES.index(obs.mover) if obs.mover else -1
     world.kickoff = obs.no_goal and sum(obs.goals) == 0
-    world.visited = frozenset(
-        (seat * 5 + NAMES.index(who), int(pips)) for who, _, pips in (k.partition("@") for k in obs.kicked)
-    )
+    world.visited = frozenset(_kicked(seat, k) for k in obs.kicked)
     if obs.phase in KICKING:
         _kick_in_progress(game, world, obs)
     elif obs.phase == pb.PHASE_RELOCATE:
@@ -70,6 +68,13 @@ def world_from_observation(
         world.after = (GOAL, -1) if ball < 0 else (PASS if world.occ[ball] >= 0 else STOP, ball)
     game.refresh(world)
     return world
+
+
+def _kicked(seat: int, entry: str) -> tuple[int, int, int]:
+    """A ``kicked`` entry, ``<pawn>@<space>:<pips>``, as the state's (pawn code, cell, pips)."""
+    who, _, rest = entry.partition("@")
+    space, _, pips = rest.partition(":")
+    return seat * 5 + NAMES.index(who), parse(space), int(pips)
 
 
 def _kick_in_progress(game: GoldenGoal, world: GoldenGoalState, obs: pb.Observation) -> None:
@@ -119,11 +124,11 @@ def _relax(game: GoldenGoal, world: GoldenGoalState) -> int:
     # the Kickoff winner's Outfielder in the Center Circle, or the Keeper restarting
     outfield = range(seat * 5 + 1, seat * 5 + 5)
     kicker = next(c for c in outfield if CIRCLE[world.pos[c]]) if world.kickoff else seat * 5
-    distance = max(p for k, p in world.visited if k == kicker)
+    distance = max(p for k, _, p in world.visited if k == kicker)
     start = copy.copy(world)
     start.ball = start.kick_from = world.pos[kicker]
     start.kicker, start.pips, start.kick_free, start.exact = kicker, distance, 0, True
-    start.visited = frozenset({(kicker, distance)})
+    start.visited = frozenset({(kicker, start.ball, distance)})
     start.direction = start.dir1 = -1
     start.leg1 = start.bend = start.spaces = 0
     start.relax = 0

@@ -357,9 +357,11 @@ class Observation(_message.Message):
     ending: _builtins.str
     """"time", "golden", "first3", "last" """
     countdown: _builtins.int
-    """Last Chance: turns left for the trailing seat to tie (-1 off)"""
+    """Last Chance: turns left before the count runs out, both seats'"""
     placer: _builtins.int
-    """the seat that placed first at setup"""
+    """turns counted (the trailing seat plays every other one; -1 off)
+    the seat that placed first at setup
+    """
     kickoff_seat: _builtins.int
     """the seat that won the Kickoff roll (-1 before)"""
     @_builtins.property
@@ -376,11 +378,13 @@ class Observation(_message.Message):
 
     @_builtins.property
     def kicked(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """kicks made this turn as "<pawn>@<pips>" (none may repeat)"""
+        """kicks made this turn as "<pawn>@<space>:<pips>", e.g. "o2@f1:0":"""
 
     @_builtins.property
     def kick_from(self) -> Global___Cell:
-        """the current kick's starting space"""
+        """the pawn, the space it kicked from, its pips (none may repeat)
+        the current kick's starting space
+        """
 
     @_builtins.property
     def field(self) -> Global___Field: ...
