@@ -104,6 +104,73 @@ def test_example_4_duplicate_top_rule_scores_each():
     assert hand_score("ACCEF" + "CC", A_1) == 2
 
 
+def play_round_keeping_letters(state: LlamaState, goals: dict[int, str], passes: str) -> pb.ScoreEvent:
+    """Play round 1 through the engine: the goals given, then every seat passes the same letters
+    at each reveal (``passes[:4]``, ``[1:4]``, ``[2:4]``, ``[3]``), so each hand gets back the
+    letters it gave and ends the round with the letters it was dealt less its goal."""
+    apply(state, goals)
+    for size in (4, 3, 2, 1):
+        assert state.phase == "pass" and state.pass_size == size
+        for letter in passes[4 - size :]:
+            apply(state, {s: f"pass:{letter}" for s in range(state.players)})
+    return next(e.detail for e in state.log.events if e.kind == "score")
+
+
+def revealed_goals(state: LlamaState) -> list[int]:
+    return [e.detail.card.id for e in state.log.events if e.kind == "reveal"]
+
+
+def test_example_1_through_a_played_round():
+    """Rules :187-193 through the engine: a hand AABB with goals "AABB = 10" and "AA = 7" both
+    revealed scores both bottoms (17) on top of their top rules."""
+    hands = [
+        [1, 2, 6, 7, 11, 21, 29, AABB_10],  # A A B B C E G + the AABB goal (card 27, an F)
+        [3, 12, 22, 30, 8, 17, 18, AA_7],  # A C E G B D D + the AA goal (card 16, a D)
+        [4, 14, 23, 31, 10, 19, 20, 9],  # A C E G B D D + card 9 (D = 1, GG = 8)
+        [5, 15, 24, 32, 25, 26, 28, 13],  # A C E G F F F + card 13 (F = 2, BF = 6)
+    ]
+    state = new(4, hands, place=[0, 1, 2, 3])
+    score = play_round_keeping_letters(state, {0: "goal:27", 1: "goal:16", 2: "goal:09", 3: "goal:13"}, "ACEG")
+    assert revealed_goals(state) == [27, 16, 9, 13]
+    assert ["".join(sorted(c.letter for c in h.cards)) for h in score.hands] == [
+        "AABBCEG",
+        "ABCDDEG",
+        "ABCDDEG",
+        "ACEFFFG",
+    ]
+    # Seat 0: AABB = 10 and AA = 7 at once (17), plus the tops A = 1 (x2) and B = 1 (x2).
+    assert list(score.scores) == [10 + 7 + 2 + 2, 1 + 1 + 2, 1 + 1 + 2, 1 + 3 * 2]
+    assert list(score.scores) == [21, 4, 4, 7] and state.totals == [21, 4, 4, 7]
+
+
+def test_examples_2_3_and_4_through_a_played_round():
+    """Rules :201-208 and :219-227 through the engine: with "DF = 6" revealed, DDFF scores DF
+    twice (12) and DFF once (6); "A = 1" on two revealed goals (cards 31 and 15) makes each A
+    worth 2."""
+    hands = [
+        [3, 13, 19, 21, 5, 7, 10, 8],  # A C D E A B B + card 8 (G = 2, AG = 6)
+        [1, 11, 16, 22, 17, 25, 26, DF_6],  # A C D E D F F + card 31 (A = 1, DF = 6)
+        [2, 12, 18, 23, 27, 28, 6, A_1[0]],  # A C D E F F B + card 15 (A = 1, ADG = 7)
+        [4, 14, 20, 24, 29, 30, 32, 9],  # A C D E G G G + card 9 (D = 1, GG = 8)
+    ]
+    state = new(4, hands, place=[3, 2, 1, 0])
+    score = play_round_keeping_letters(state, {0: "goal:08", 1: "goal:31", 2: "goal:15", 3: "goal:09"}, "ACDE")
+    assert revealed_goals(state) == [9, 15, 31, 8]
+    assert ["".join(sorted(c.letter for c in h.cards)) for h in score.hands] == [
+        "AABBCDE",
+        "ACDDEFF",
+        "ABCDEFF",
+        "ACDEGGG",
+    ]
+    assert list(score.scores) == [
+        2 * 2 + 1,  # two A at 2 each, D = 1
+        1 * 2 + 2 * 6 + 2 * 1,  # DDFF: DF twice (12); one A at 2; D = 1 twice
+        1 * 2 + 1 * 6 + 1,  # DFF: DF once (6); one A at 2; D = 1
+        1 * 2 + 7 + 3 * 2 + 6 + 1 + 8,  # A at 2, ADG, G = 2 (x3), AG, D = 1, GG once
+    ]
+    assert list(score.scores) == [5, 16, 9, 30]
+
+
 def test_combinations_need_every_letter_and_count_disjoint_copies():
     assert combo_copies(letter_counts("CCCCCCC"), "CCC") == 2
     assert combo_copies(letter_counts("AABBB"), "AABB") == 1
