@@ -251,6 +251,29 @@ def test_courier_may_give_its_egg_to_another_player():  # :241-249
     assert state.collections[0] == [] and egg(-6, 3) in state.collections[2]
 
 
+def test_a_couriers_face_down_egg_is_named_to_its_receiver_by_an_event():
+    # Ruling 11: the receiver sees the Egg; a stateless bot reads it in the observation, one
+    # that follows events in a private ``courier`` event (the others learn only the gift).
+    state = position(3, [[2, 4, 9], [1, 9, 8], [5, 1, 3]], [6, 5])
+    play(state, {0: "card:2", 1: "card:1", 2: "card:5"})
+    GAME.apply(state, {2: "egg:6"})
+    hidden = state.face_down[0]  # seat 0's Scout's Egg for turn 2
+    state.face_up = [egg(-6, 3)]
+    state.deck = [e for e in state.deck if e.id != egg(-6, 3).id]
+    GAME.refresh(state)
+    mark = len(state.log.events)
+    play(state, {0: "card:4", 1: "card:8", 2: "card:1"})
+    GAME.apply(state, {1: "egg:-6"})  # the Courier's one Egg left is the face-down one
+    GAME.apply(state, {0: "give:2"})
+    named = f"the face-down Egg is worth {hidden.value} VP"
+    for seat, sees in ((0, True), (1, False), (2, True)):
+        couriers = [e for _, e in state.log.since(seat, mark) if e.kind == "courier"]
+        assert [e.text for e in couriers] == ["the Courier gives a face-down Egg to seat 2"] + [named] * sees
+        assert all(e.detail.to_seat == 2 for e in couriers)
+    (private,) = [e for e in state.log.events[mark:] if e.kind == "courier" and e.to is not None]
+    assert private.to == {0, 2} and private.detail.egg.value == hidden.value and private.detail.egg.known
+
+
 def test_priest_may_discard_one_of_its_eggs():  # :261-274
     state = position(3, [[6, 1, 2], [1, 2, 3], [2, 3, 5]], [-6, 5])
     state.collections[0] = [egg(-3, 3)]

@@ -33,7 +33,7 @@ SEED = 20261203
 PINNED: dict[str, tuple[str, str, str]] = {
     # game: (version, sha256[:32] of every message the bots received, of the canonical record)
     "chicken": ("1", "ec6c9a8aef0310f4aedaedbb12814188", "89a2284d822892107961dbcc2974b220"),
-    "eggsandempires": ("3", "bac8e81da51ad1127445da29aa245df8", "cadb1ca2db4af427cfae6027f90434d8"),
+    "eggsandempires": ("4", "a28b263ccb111294a574c8752bde16cb", "45245dff16697c4f58863836205ba65d"),
     "fortheemperor": ("3", "9f3ecc31ae37ad734e3a85e23646a402", "0468126e3fc7560c8684f017b5e42005"),
     "frenzyfalls": ("2", "4d47158cce65e424e56bda483e84ce35", "72f7f4688e0bff32f011c2dbc0e1bf29"),
     "friendlyfishing": ("1.0", "c1779771a11fd11fd29e477796325750", "01e6ffe6127ca32041970fe97227ead7"),

@@ -51,7 +51,9 @@ Rulings (``shared/rules/NOTES.md`` §4.2 unless stated):
 10. **Marker at a new round** (:360): the lowest total; among equals the first clockwise after
     the current holder (NOTES 11). At the start: a seeded random seat (NOTES 15).
 11. **Courier** (:245-249): optional; ``give:<seat>`` to any other seat; the receiver sees the
-    Egg (NOTES 12). **Priest** (:265-274): optional; any one Egg of its collection this round.
+    Egg (NOTES 12): a face-down one's value comes to it in a private ``courier`` event, as a
+    collector's in a private ``collect`` event (version 4; the observation showed it, no event).
+    **Priest** (:265-274): optional; any one Egg of its collection this round.
 12. **A single legal Egg is taken automatically** (no decision); the Mage's ``none`` makes its
     choice a real one.
 13. **Con/Pub** (:471-495): rounds go on until someone has the tokens needed (NOTES 14); all
@@ -257,7 +259,7 @@ class EggsAndEmpires(Game[EggsState]):
         max_players=6,
         # 2: the starting Eggs are revealed after the redraw decisions (ruling 3); 3: the
         # observation says who has seen each face-down Egg (known_by, face_down_discards)
-        version="3",
+        version="4",
         options=(OptionSpec("scoring", "total", "total VP over 3 rounds, or Con/Pub Egg tokens", ("total", "conpub")),),
         variants=(
             Variant("two-player", "two decks each, hands of 4, two Adventurers per turn", {}, (2,)),
@@ -547,6 +549,14 @@ class EggsAndEmpires(Game[EggsState]):
             f"the Courier gives {what} to seat {to}",
             _detail(seat=seat, to_seat=to, egg=_egg_pb(egg, not hidden, hidden)),
         )
+        if hidden:  # the seats that know it (its Scout, the giver, now the receiver: ruling 11)
+            state.log.private(
+                sorted(state.private[egg.id]),
+                seat,
+                "courier",
+                f"the face-down Egg is worth {egg.value} VP",
+                _detail(seat=seat, to_seat=to, egg=_egg_pb(egg, True, True)),
+            )
 
     def _priest(self, state: EggsState, seat: int, option_id: str) -> None:
         if option_id == "keep":

@@ -437,8 +437,9 @@ class Detail(_message.Message):
       round: round; deal/draw: ranks (private); mulligan: seat, redraw;
       reveal: entries (the collection order); cancel: seats (Dark Priestesses); collect: seat,
       rank, egg (value unset/unknown when face-down and unknown to you); eggs: eggs (the new
-      face-up Eggs); scout: seat (and egg privately to the Scout); courier: seat, to_seat, egg;
-      priest: seat, index, egg; bonus: seat, rank (5 Merchant +6, 8 Blacksmith -4);
+      face-up Eggs); scout: seat (and egg privately to the Scout); courier: seat, to_seat, egg
+      (a face-down Egg: a second courier event gives its value privately to the seats that know
+      it, the receiver included); priest: seat, index, egg; bonus: seat, rank (5 Merchant +6, 8 Blacksmith -4);
       marker: seat (new holder); round-end: scores (the round's VP per seat), tokens;
       end: scores (totals).
     """
