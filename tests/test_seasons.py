@@ -483,6 +483,34 @@ def test_round_dice_order_leftover_moves_token_and_first_player_rotates():
     assert state.month == 3 and state.first == 0 and state.round == 2
 
 
+def test_three_players_dice_clockwise_from_the_first_player_then_left_neighbour_is_first():
+    # :71 dice are taken from the first player clockwise (seat + 1), :82 turns in the same order,
+    # :86 the leftover die's pips move the season marker, :90 the first player's left neighbour
+    # (seat + 1) is the next first player. 3 players: 4 dice (:41).
+    chance = PresetChance(
+        3,
+        orders={"season-dice": [[1, 2, 3, 4, 5]] * 4},
+        picks={"first": [1]},
+        rolls={"dice": [5, 5, 5, 3]},  # winter dice 1-3 face 5 (card draw), die 4 face 3
+    )
+    state = GAME.new_match(GAME.config(3, {"mode": "apprentice"}), chance=chance)
+    for _ in range(6):  # the library phase
+        GAME.apply(state, {d.seat: d.options[0].id for d in state.pending})
+    assert state.first == 1 and len(state.rolled) == 4
+    order = []
+    while state.phase == pb.PHASE_DICE:
+        order.append(state.pending[0].seat)
+        play(state, "die:1" if "die:1" in options(state) else options(state)[0])
+    assert order == [1, 2, 0]
+    assert [(f.die, f.face, f.pips) for f in state.rolled] == [(4, 3, 3)]  # the leftover die: 3 pips
+    turns = []
+    while state.round == 1:
+        turns.append(state.pending[0].seat)
+        play(state, "end" if "end" in options(state) else options(state)[0])
+    assert turns[0] == 1 and [t for i, t in enumerate(turns) if i == 0 or t != turns[i - 1]] == [1, 2, 0]
+    assert state.month == 4 and state.first == 2  # month 1 + 3 pips: spring
+
+
 def test_die_card_draw_keep_or_discard():
     state = position(2, draw=[29, 3])
     play(state, "draw")
@@ -570,6 +598,25 @@ def test_year_two_brings_library_two():
     assert state.year == 2 and state.month == 1
     assert state.hands == [[1, 2, 3], [7, 8, 9]] and state.libraries[0] == [[], [4, 5, 6]]
     assert [e.kind for e in state.log.events if e.kind in ("year", "library")] == ["library", "library", "year"]
+
+
+def test_year_three_brings_library_three():
+    # :88: passing month 12 in year 2 moves the year marker to 3; each seat takes its Library III
+    # cards into its hand (the leftover die shows 1 pip: month 12 -> past the wheel -> month 1).
+    state = position(
+        2,
+        year=2,
+        month=12,
+        hands={0: [7], 1: []},
+        libraries={0: ([], [1, 2, 3]), 1: ([], [4, 5, 6])},
+    )
+    play(state, "end", "end")
+    assert state.year == 3 and state.month == 1 and state.phase != pb.PHASE_OVER
+    assert [sorted(h) for h in state.hands] == [[1, 2, 3, 7], [4, 5, 6]]
+    assert state.libraries == [[[], []], [[], []]]
+    view = GAME.observe(state, 0)
+    assert (view.year, view.month, list(view.library_3)) == (3, 1, [])
+    assert [(v.hand_size, v.library_2, v.library_3) for v in view.seats] == [(4, 0, 0), (3, 0, 0)]
 
 
 def test_game_ends_after_year_three_with_scores():

@@ -146,6 +146,19 @@ def test_examples_6_to_9_round_score(hand, expected):
     assert round_score(cards(hand)) == expected
 
 
+def test_examples_6_to_9_scored_by_the_engine_at_round_end():
+    # :319-353 through the engine: seat 1 sheds its last card, the round ends at once (:280) and
+    # every hand is scored as printed: example 1 (no cards) 0, example 2 (8, 9) 8 - 2 = 6,
+    # example 3 (2, 2, 3, 6, 6, 10) 0 - 6 = -6, example 4 (7, 9, Wild) 0 - 3 = -3.
+    state = position(4, {0: "Y8 P9", 1: "S13", 2: "Y2 P2 Y3 Y6 P6 Y10", 3: "T7 T9 W"}, turn=1)
+    assert turn_ids(state) == ["meld"]
+    play(state, "meld", "single:S13")
+    assert state.round_scores == [[6], [0], [-6], [-3]]
+    (end,) = [e for e in state.log.events if e.kind == "round-end"]
+    assert (end.detail.round, list(end.detail.scores)) == (1, [6, 0, -6, -3])
+    assert state.round == 2 and [v.total for v in GAME.observe(state, 0).seats] == [6, 0, -6, -3]
+
+
 def test_round_score_artifact_and_five_cards():
     assert round_score(cards("Y7 Y9 @rod")) == -3  # artifacts are worth 0 (:214)
     assert round_score(cards("Y7 Y8 Y9 P10 P11")) == 7 - 5  # 5 cards: still the Bonus (:220)
