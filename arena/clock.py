@@ -59,9 +59,22 @@ def parse_clock(text: str | None) -> dict[str, int]:
             value = int(raw)
         except ValueError:
             raise ConfigError(f"--clock {key}={raw!r}: expected a whole number of milliseconds") from None
-        if value < 0 or (key in ("decision", "startup") and value == 0):
-            raise ConfigError(
-                f"--clock {key}={value}: must be {'positive' if key in ('decision', 'startup') else '>= 0'}"
-            )
         values[key] = value
+    check_clock(values, "--clock ")
     return values
+
+
+MAX_MS = 2**32 - 1
+"""The largest value a clock field holds (a 32-bit count of milliseconds: about 49 days)."""
+
+
+def check_clock(values: dict[str, int], where: str = "clock ") -> None:
+    """ConfigError naming the first value out of range (``where`` prefixes the message)."""
+    for key, value in values.items():
+        if key not in DEFAULTS:
+            raise ConfigError(f"{where}{key}: not a clock setting (one of {', '.join(DEFAULTS)})")
+        positive = key in ("decision", "startup")
+        if value < 0 or (positive and value == 0):
+            raise ConfigError(f"{where}{key}={value}: must be {'positive' if positive else '>= 0'}")
+        if value > MAX_MS:
+            raise ConfigError(f"{where}{key}={value}: must be at most {MAX_MS} (milliseconds, about 49 days)")

@@ -223,13 +223,14 @@ _CLASS_CAPABILITIES: dict[type, _Capabilities] = {}
 
 def _capabilities(player: object) -> _Capabilities:
     """A player's capabilities: its class's, looked up once per class, unless the instance
-    itself holds one of the names (or has no ``__dict__`` to tell): then its own."""
+    itself holds one of the names (or has no ``__dict__`` to tell), or its class forwards names
+    it lacks (``__getattr__``: a wrapper around another player): then its own."""
     cls = type(player)
     own = getattr(player, "__dict__", None)
-    caps = _CLASS_CAPABILITIES.get(cls)  # kept only for classes without __slots__
+    caps = _CLASS_CAPABILITIES.get(cls)  # kept only for classes without __slots__ or __getattr__
     if caps is not None and own is not None and _CAPABILITY_NAMES.isdisjoint(own):
         return caps
-    if own is None or not _CAPABILITY_NAMES.isdisjoint(own) or hasattr(cls, "__slots__"):
+    if own is None or not _CAPABILITY_NAMES.isdisjoint(own) or hasattr(cls, "__slots__") or hasattr(cls, "__getattr__"):
         return _Capabilities.of(player)
     caps = _CLASS_CAPABILITIES[cls] = _Capabilities.of(cls)
     return caps
@@ -247,6 +248,7 @@ class _Asked:
     answer: str | None = None
     failure: tuple[str, str] | None = None
     two_phase: bool = False
+    ms: float | None = None  # the player's time, taken when it answered (not when collected)
 
 
 def play_match(
@@ -355,13 +357,18 @@ async def play_match_async(
     cancelled: Cancelled | None = None,
     match_seconds: float | None = None,
     match_bound: str = MATCH_BOUND,
+    names: Sequence[str] | None = None,
 ) -> MatchRecord:
-    """The match as a coroutine (for many concurrent matches on one event loop)."""
+    """The match as a coroutine (for many concurrent matches on one event loop). ``names``:
+    what the seats are called in every start message and in the record (default: the players'
+    own names)."""
     if len(players) != config.players:
         raise ValueError(f"{config.players} players configured, {len(players)} given")
+    if names is not None and len(names) != len(players):
+        raise ValueError(f"{len(players)} players, {len(names)} names")
     if match_seconds is not None and not match_seconds > 0:
         raise ValueError(f"match_seconds must be > 0, not {match_seconds!r}")
-    match = _Match(game, config, seed, players, match_id, policy, clock, chance, on_decision)
+    match = _Match(game, config, seed, players, match_id, policy, clock, chance, on_decision, names)
     if match_seconds is not None:
         detail = "the match ran past " + match_bound.format(seconds=match_seconds)
         match.bound = (time.monotonic() + match_seconds, detail)
@@ -445,13 +452,17 @@ class _Match:
         clock: bot_pb2.ClockSettings | None,
         chance: Chance | None,
         on_decision: Callable[[MatchState, DecisionEntry], None] | None,
+        names: Sequence[str] | None = None,
     ) -> None:
         self.game = game
+        # What every seat is told the seats are called, and the record's names: the players' own
+        # unless given (a tournament names its entrants; a player's name may be its address).
         self.config = config
         self.seed = seed
         self.players = players
         self.match_id = match_id or f"{game.meta.id}-{seed}"
         self.clock = clock if clock is not None else _default_clock()
+        self.names = list(names) if names is not None else [p.name for p in players]
         self.seats = _Seats(players, policy)
         self.on_decision = on_decision
         self.record = MatchRecord(
@@ -460,7 +471,7 @@ class _Match:
             game_version=game.meta.version,
             config=config.to_json(),
             seed=seed,
-            seats=[{"bot": p.name, "version": getattr(p, "version", "")} for p in players],
+            seats=[{"bot": n, "version": getattr(p, "version", "")} for n, p in zip(self.names, players, strict=True)],
             policy=policy.to_json(),
         )
         self.state = game.new_match(config, seed, chance)
@@ -593,7 +604,7 @@ class _Match:
     async def start_players(self) -> None:
         # The start messages differ only in the match id, the seat and its seed: the rest is
         # built once for matches alike, copied per seat.
-        template = _start_template(self.game, self.config, [p.name for p in self.players], self.clock)
+        template = _start_template(self.game, self.config, self.names, self.clock)
         for seat in range(len(self.players)):
             bot_seed = derive_seed(self.seed, "bot", seat)
             start: bot_pb2.MatchStart | LazyStart = (
@@ -657,7 +668,7 @@ class _Match:
                 and isinstance(item.answer, str)
                 and (option := d.find(item.answer)) is not None
             ):
-                choice, ms, by = item.answer, _ms_since(item.began), "bot"
+                choice, ms, by = item.answer, item.ms if item.ms is not None else _ms_since(item.began), "bot"
             else:
                 choice, ms, by = await self.answer(item)
                 option = d.find(choice)
@@ -791,6 +802,8 @@ class _Match:
             else:
                 assert request is not None
                 asked.answer = decide(request)
+            # Timed now: a simultaneous step collects its answers only after awaiting the others.
+            asked.ms = _ms_since(asked.began)
         except PlayerFailure as failure:
             asked.failure = (failure.verdict, failure.detail)
         except Exception as exc:  # any bot exception is a crash verdict
@@ -809,7 +822,12 @@ class _Match:
                 asked.failure = (failure.verdict, failure.detail)
             except Exception as exc:  # any bot exception is a crash verdict
                 asked.failure = ("crash", f"{type(exc).__name__}: {exc}")
-        ms = _ms_since(asked.began)
+            else:
+                # The bot's own time, from the request written to its answer's arrival (less the
+                # referee's stalls): collected after other seats' answers, the time since asking
+                # would include theirs.
+                asked.ms = getattr(self.players[decision.seat], "last_answer_ms", None)
+        ms = asked.ms if asked.ms is not None else _ms_since(asked.began)
         if asked.failure is None:
             if isinstance(asked.answer, str) and decision.find(asked.answer) is not None:
                 # A late answer within the grace stands, at the cost of a strike: record it.

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, overload
 
 from arena.chance import derive_seed
-from arena.clock import clock_settings
+from arena.clock import check_clock, clock_settings
 from arena.config import ConfigError
 from arena.engine import Game
 from arena.pairings import DEFAULT_MAX_GROUPS, gauntlet, group_count, rotations, round_robin
@@ -128,6 +128,7 @@ class TournamentSpec:
             if not self.sprt[0] < self.sprt[1]:
                 raise ConfigError(f"--sprt ELO0,ELO1 needs ELO0 < ELO1, got {self.sprt[0]},{self.sprt[1]}")
         ErrorPolicy(self.on_error, self.error_budget)  # type: ignore[arg-type]
+        check_clock(self.clock)
         return game
 
     @property
@@ -268,8 +269,9 @@ async def play_scheduled_async(
 ) -> MatchRecord:
     """Play one scheduled match as a coroutine (the unit of work of every executor): the
     tournament's configuration, seed, policy and clock, ``players`` (from
-    :func:`scheduled_players`); the record's seats named by their bot spec in the tournament
-    and placed in it.
+    :func:`scheduled_players`); the seats named by their bot spec in the tournament, in every
+    start message and in the record (never by the address or directory a player was made from:
+    an entrant's endpoint is its owner's to see), and the record placed in the tournament.
 
     ``cancelled`` is the tournament's cancel hook: the match polls it while it runs and raises
     :class:`arena.runner.MatchCancelled` once it says True; ``match_seconds`` and
@@ -286,10 +288,8 @@ async def play_scheduled_async(
         cancelled=cancelled,
         match_seconds=match_seconds,
         match_bound=match_bound,
+        names=[spec.bots[b] for b in match.seats],
     )
-    # Seats are named by their bot spec in the tournament (a remote bot may call itself anything).
-    for seat, b in enumerate(match.seats):
-        record.seats[seat]["bot"] = spec.bots[b]
     record.tournament = {"index": match.index, "group": match.group, "rotation": match.rotation}
     return record
 

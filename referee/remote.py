@@ -125,7 +125,11 @@ def target_of(spec: str) -> str:
             raise ConfigError(f"bot address {spec!r}: the port must be 1..65535")
         return target
     if spec.startswith("unix:"):
-        if spec in ("unix:", "unix://"):
+        # An absolute path: unix:///path or unix:/path. unix://name would be an authority gRPC
+        # refuses at the first connect (every match a crash), unix:name a path relative to
+        # wherever the worker runs: both refused here.
+        path = spec[len("unix://") :] if spec.startswith("unix://") else spec[len("unix:") :]
+        if not path.startswith("/") or path == "/":
             raise ConfigError(f"bot address {spec!r}: expected unix:///absolute/path")
         return spec
     raise ConfigError(f"bot address {spec!r}: expected grpc://HOST:PORT or unix:///PATH")
@@ -411,6 +415,9 @@ class RemotePlayer:
         self._sent_at = 0.0
         self.last_strike_ms: float | None = None
         """Lateness of the last answer if it cost a strike (the runner records it), else None."""
+        self.last_answer_ms: float | None = None
+        """The last answer's time: from its request written to its arrival, less the referee's own
+        recorded stalls (the record's ``ms`` for a decision whose answers are collected in turn)."""
         self._abandoned: set[int] = set()  # request ids whose answers are dropped when they come
         self._answered: set[int] = set()
         self._lag: lag.LagMonitor | None = None  # the loop's stall record, while the stream is open
@@ -596,7 +603,7 @@ class RemotePlayer:
 
     async def _await_answer(self, request: bot_pb2.DecisionRequest | WireRequest) -> str | _Failed:
         assert self._stream is not None
-        self.last_strike_ms = None
+        self.last_strike_ms = self.last_answer_ms = None
         request_id = request.request_id
         limit = self._clock.decision_ms / 1000.0
         grace = self._clock.grace_ms / 1000.0
@@ -652,11 +659,15 @@ class RemotePlayer:
                 )
             self._answered.add(request_id)
             elapsed = item.at - self._sent_at
-            if elapsed > limit and monitor is not None:
-                # Over the limit by the loop's clock: take off the referee's own stalls first.
-                await monitor.settle()
+            if monitor is not None:
+                if elapsed > limit:  # over the limit by the loop's clock: every stall on record first
+                    await monitor.settle()
+                # The referee's own stalls are not the bot's time (under the limit this changes
+                # no charge, only the time recorded).
                 elapsed -= monitor.stalled(self._sent_at, item.at)
-            return self._charge(max(0.0, elapsed), answer.option_id)
+            elapsed = max(0.0, elapsed)
+            self.last_answer_ms = round(elapsed * 1000, 3)
+            return self._charge(elapsed, answer.option_id)
 
     def _charge(self, elapsed: float, option_id: str) -> str | _Failed:
         """Clock accounting for an answer that took ``elapsed`` seconds."""

@@ -174,7 +174,18 @@ def test_remote_and_in_process_bots_make_identical_decisions():
 
 @pytest.mark.parametrize(
     "bad",
-    ["grpc://nohostport", "grpc://host:port", "tcp://x:1", "unix:", "grpc://127.0.0.1:0", "grpc://127.0.0.1:99999"],
+    [
+        "grpc://nohostport",
+        "grpc://host:port",
+        "tcp://x:1",
+        "unix:",
+        "unix://",
+        "unix:///",
+        "unix://relative.sock",  # an authority, not a path: gRPC refused it at every connect
+        "unix:relative.sock",
+        "grpc://127.0.0.1:0",
+        "grpc://127.0.0.1:99999",
+    ],
 )
 def test_bad_addresses_are_rejected(bad):
     from arena.config import ConfigError
@@ -213,3 +224,29 @@ def test_the_decision_waiting_for_an_answer_runs_before_the_next_read_starts(mon
     assert not record.failures and len(record.decisions) > 3
     answers = 1 + len(record.decisions)  # the ready, then each decision's answer
     assert events[: 2 * answers] == ["read", "handed over"] * answers
+
+
+def test_unix_addresses_with_an_absolute_path_are_taken():
+    from referee.remote import target_of
+
+    assert target_of("unix:///tmp/bot.sock") == "unix:///tmp/bot.sock"
+    assert target_of("unix:/tmp/bot.sock") == "unix:/tmp/bot.sock"
+
+
+def test_simultaneous_answers_record_each_bots_own_time(tmp_path):
+    # Get Bit!'s card choice is asked of every seat before any answer is awaited, and the
+    # answers are collected in turn: a fast seat collected after a slow one was recorded with
+    # the slow one's time. Each seat's ms is its own: the fast bots' stay far below the slow one's.
+    from arena.games.getbit import GAME as GETBIT
+
+    count = str(tmp_path / "count")
+    slow = misbehaving("concurrent", "--sleep", "0.2", "--count-file", count)
+    with bot_process(slow) as sleepy, bot_process(misbehaving("well")) as quick:
+        players = [RemotePlayer(sleepy), RemotePlayer(quick), FunctionPlayer(first_option, "local")]
+        clock = clock_settings({"decision": 2000, "startup": 10000})
+        record = play_match(GETBIT, GETBIT.config(3), 2, players, clock=clock, match_seconds=60)
+    assert not record.failures
+    cards = [d for d in record.decisions if d.kind == "choose_card"]
+    slowest_quick = max(d.ms for d in cards if d.seat in (1, 2))
+    fastest_slow = min(d.ms for d in cards if d.seat == 0)
+    assert fastest_slow >= 150 and slowest_quick < fastest_slow / 2, (slowest_quick, fastest_slow)

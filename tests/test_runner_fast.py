@@ -122,3 +122,26 @@ def test_an_illegal_answer_is_substituted_within_the_budget() -> None:
     assert bot.asked > 1  # still playing: asked again after the substitute's choice
     assert record.result["forfeited"] == [False, False]
     assert [d.by for d in record.decisions].count("substitute") == 1
+
+
+class Forwarding:
+    """A wrapper that forwards every name it lacks to the player it wraps (as the service's
+    challenge wrapper does)."""
+
+    def __init__(self, player: object) -> None:
+        self._player = player
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._player, name)
+
+
+def test_a_forwarding_wrapper_has_the_capabilities_of_the_player_it_wraps() -> None:
+    from arena.runner import _capabilities
+    from referee.remote import RemotePlayer
+
+    remote = RemotePlayer("grpc://127.0.0.1:9", policy=None)
+    assert _capabilities(remote).two_phase and _capabilities(remote).wire
+    # Looked up twice: the first answer must not be cached for the wrapper's class.
+    assert _capabilities(Forwarding(remote)) == _capabilities(remote)
+    assert _capabilities(Forwarding(RandomBot())) == _capabilities(RandomBot())
+    assert _capabilities(Forwarding(remote)) == _capabilities(remote)

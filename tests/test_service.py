@@ -148,6 +148,10 @@ def test_cli_client_commands(stack):
     challenge = arena("challenge", "--bot", "bob-bot", "--game", "skyfive", "--opponents", "heuristic", "--seed", "3")
     assert challenge.returncode == 0, challenge.stderr
     assert "you chose" in challenge.stdout and "result: #" in challenge.stdout
+    # A healthy bot plays its challenge: no verdict, no substitute (the wrapper that reports its
+    # start to the stream once hid its two-phase hooks, and every first decision was a crash).
+    assert "substituted" not in challenge.stdout and "FAILURE" not in challenge.stdout, challenge.stdout
+    assert "forfeit" not in challenge.stdout, challenge.stdout
     # Issue 10 22: the seat-to-bot map first, events with their real seats, a result line.
     assert challenge.stdout.startswith("you are seat 0 (bob-bot); seats: 0 ")
     assert "[seat -1" not in challenge.stdout and " -1 " not in challenge.stdout

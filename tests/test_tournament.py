@@ -429,3 +429,43 @@ def test_cli_errors(args, needle, tmp_path):
     )
     assert out.returncode == 2, out.stderr
     assert needle in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_a_tournament_names_every_seat_by_its_entrant_never_by_its_address():
+    # A registered bot is played at its endpoint, which is its owner's to see: the start message
+    # every seat receives names the entrants (a player's own name may be its address).
+    from arena.tournament import play_scheduled
+    from bots.random_bot import RandomBot
+
+    starts = []
+
+    class Recording(RandomBot):
+        def start(self, message):
+            starts.append(list(message.seat_names))
+            return super().start(message)
+
+    def make(spec: str, game_id: str) -> Recording:
+        bot = Recording()
+        bot.name = spec  # as a remote player is named: by its address
+        return bot
+
+    spec = TournamentSpec(
+        game="rolldice",
+        bots=("alice-bot", "bob-bot"),
+        players=2,
+        addresses={"alice-bot": "grpc://10.1.2.3:5000", "bob-bot": "grpc://10.9.8.7:6000"},
+    )
+    (first, *_) = schedule(spec)
+    record = play_scheduled(spec, first, make)
+    names = [spec.bots[b] for b in first.seats]
+    assert starts == [names, names]
+    assert [seat["bot"] for seat in record.seats] == names
+
+
+@pytest.mark.parametrize(("clock", "needle"), [({"bank": 2**32}, "at most 4294967295"), ({"tempo": 5}, "not a clock")])
+def test_a_tournament_spec_refuses_a_clock_out_of_range(clock, needle):
+    # Whatever built the spec (a command line, a stored config), a bad clock is refused before a
+    # match is played (it was a traceback in the first match, with the run left `running`).
+    spec = TournamentSpec(game="rolldice", bots=("random", "random#2"), players=2, clock=clock)
+    with pytest.raises(ConfigError, match=needle):
+        spec.validate()
