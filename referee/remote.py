@@ -56,6 +56,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 import struct
 import threading
 from collections import deque
@@ -141,6 +142,18 @@ class _Inbound:
     at: float  # loop time of arrival
     message: bot_pb2.BotMessage | None = None
     error: grpc.aio.AioRpcError | None = None
+
+
+_ADDRESSES = re.compile(r"\b(?:ipv4|ipv6|unix|unix-abstract|dns):[^\s,;)\]]*[^\s,;)\]:]")
+
+
+def without_endpoint(text: str, *names: str) -> str:
+    """``text`` with the bot's endpoint left out: the ``names`` it goes by (its address, its
+    host) and any resolved address gRPC quotes (``ipv4:10.1.2.3:5000``). Verdict details end up
+    in records other owners read; an endpoint is its owner's to see (arena.proto)."""
+    for name in sorted(filter(None, names), key=len, reverse=True):
+        text = text.replace(name, "<endpoint>")
+    return _ADDRESSES.sub("<endpoint>", text)
 
 
 def _failure_of_error(error: grpc.aio.AioRpcError) -> PlayerFailure:
@@ -384,10 +397,6 @@ class _Failed:
         return PlayerFailure(self.verdict, self.detail)
 
 
-def _failed(failure: PlayerFailure) -> _Failed:
-    return _Failed(failure.verdict, failure.detail)
-
-
 class RemotePlayer:
     """A seat played by a bot behind a gRPC endpoint (see the module docstring)."""
 
@@ -544,7 +553,7 @@ class RemotePlayer:
                 )
             )
         if written is not True:
-            return self._die(_failed(_failure_of_error(written)))
+            return self._die(self._hidden(_failure_of_error(written)))
         item = await self._stream.receive(deadline)
         if item is None:
             return self._die(_Failed("stall", f"no ready within {self._clock.startup_ms} ms"))
@@ -573,9 +582,9 @@ class RemotePlayer:
             lookup = loop.run_in_executor(None, policy.resolve, host, int(port))
             addresses = await asyncio.wait_for(lookup, max(0.0, deadline - loop.time()))
         except endpoints.EndpointRefused as exc:
-            return _Failed("crash", f"endpoint refused: {exc}")
+            return self._hidden(PlayerFailure("crash", f"endpoint refused: {exc}"))
         except TimeoutError:
-            return _Failed("stall", f"could not resolve {self.target} within {self._clock.startup_ms} ms")
+            return _Failed("stall", f"could not resolve the endpoint within {self._clock.startup_ms} ms")
         return endpoints.dial_target(addresses[0], int(port))
 
     async def _send_request(self, data: bytes) -> _Failed | None:
@@ -598,7 +607,7 @@ class RemotePlayer:
                 )
             )
         if written is not True:
-            return self._die(_failed(_failure_of_error(written)))
+            return self._die(self._hidden(_failure_of_error(written)))
         return None
 
     async def _await_answer(self, request: bot_pb2.DecisionRequest | WireRequest) -> str | _Failed:
@@ -697,8 +706,13 @@ class RemotePlayer:
             return _Failed("crash", f"the bot closed the stream while the referee waited for {expected}")
         if item.kind == "error":
             assert item.error is not None
-            return _failed(_failure_of_error(item.error))
+            return self._hidden(_failure_of_error(item.error))
         return None
+
+    def _hidden(self, failure: PlayerFailure) -> _Failed:
+        """A failure whose detail quotes gRPC or the resolver, with the endpoint left out."""
+        host = self.target.rpartition(":")[0] if not self.spec.startswith("unix:") else ""
+        return _Failed(failure.verdict, without_endpoint(failure.detail, self.spec, self.target, host))
 
     def _die(self, failure: _Failed) -> _Failed:
         self._dead = failure

@@ -99,6 +99,10 @@ def test_an_unreachable_bot_forfeits_with_a_crash_verdict():
         (("play", "--game", "rolldice", "--clock", "bank=5000000000"), "must be at most 4294967295"),
         (("tournament", "--game", "rolldice", "--bots", "random,random", "--clock", "decision=4294967296"), "at most"),
         (("play", "--game", "rolldice", "--bots", "unix://relative.sock,random"), "unix:///absolute/path"),
+        # The client's numbers go into the protocol's unsigned fields: refused before any call.
+        (("tournaments", "create", "--game", "rolldice", "--bots", "random,heuristic", "--repeats", "-1"), "0 or more"),
+        (("tournaments", "list", "--limit", "-1"), "must be 0 or more"),
+        (("challenge", "--bot", "b", "--game", "rolldice", "--seed", str(2**64)), "at most"),
         (("play", "--game", "rolldice", "--bots", "grpc://nowhere,random"), "expected grpc://HOST:PORT"),
         (("bot", "serve", "--bot", "heuristic"), "--game is required for bot 'heuristic'"),
         (("bot", "serve", "--bot", "genius", "--game", "skyfive"), "unknown bot 'genius'"),

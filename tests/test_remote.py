@@ -250,3 +250,26 @@ def test_simultaneous_answers_record_each_bots_own_time(tmp_path):
     slowest_quick = max(d.ms for d in cards if d.seat in (1, 2))
     fastest_slow = min(d.ms for d in cards if d.seat == 0)
     assert fastest_slow >= 150 and slowest_quick < fastest_slow / 2, (slowest_quick, fastest_slow)
+
+
+def test_a_verdict_detail_leaves_the_endpoint_out():
+    # Verdict details go into records other owners read; gRPC's own text names the address.
+    from referee.remote import without_endpoint
+
+    detail = (
+        "bot unreachable or gone (failed to connect to all addresses; last error: UNKNOWN: "
+        "ipv4:127.0.0.1:56399: Failed to connect to remote host: Connection refused)"
+    )
+    assert without_endpoint(detail, "grpc://bots.example.org:56399", "bots.example.org:56399", "bots.example.org") == (
+        "bot unreachable or gone (failed to connect to all addresses; last error: UNKNOWN: <endpoint>: "
+        "Failed to connect to remote host: Connection refused)"
+    )
+    assert without_endpoint("DNS resolution failed for bots.example.org:56399", "bots.example.org:56399") == (
+        "DNS resolution failed for <endpoint>"
+    )
+
+
+def test_an_unreachable_bots_verdict_does_not_name_its_address():
+    record = play("grpc://127.0.0.1:1")
+    (failure,) = record.failures
+    assert failure.verdict == "crash" and "127.0.0.1" not in failure.detail, failure.detail

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.cli import UsageError, command_name
-from arena.cli.common import parse_options, split_list
+from arena.cli.common import parse_options, split_list, uint32, uint64
 from arena.clock import clock_settings, parse_clock
 
 DEFAULT_SERVER = "127.0.0.1:50051"
@@ -63,21 +63,21 @@ def register(commands: Any) -> None:
     create = t_actions.add_parser("create", help="create a tournament (played by the workers)")
     create.add_argument("--game", required=True)
     create.add_argument("--bots", required=True, help="registered bot names and/or built-in bots")
-    create.add_argument("--players", type=int, default=0)
+    create.add_argument("--players", type=uint32, default=0)
     create.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     create.add_argument("--format", default="round-robin")
-    create.add_argument("--repeats", type=int, default=1)
-    create.add_argument("--seed", type=int, default=0, help="deal seed (default: an unpredictable one)")
+    create.add_argument("--repeats", type=uint32, default=1)
+    create.add_argument("--seed", type=uint64, default=0, help="deal seed (default: an unpredictable one)")
     create.add_argument("--clock", metavar="KEY=MS,...")
     create.add_argument("--on-error", default="forfeit")
-    create.add_argument("--bot-concurrency", type=int, default=4)
+    create.add_argument("--bot-concurrency", type=uint32, default=4)
     create.add_argument("--watch", action="store_true", help="watch it until it ends")
     for action in ("watch", "get", "cancel"):
         sub = t_actions.add_parser(action, help=f"{action} a tournament")
         sub.add_argument("tournament_id", metavar="ID")
     tlist = t_actions.add_parser("list", help="list tournaments")
     tlist.add_argument("--game", default="")
-    tlist.add_argument("--limit", type=int, default=50)
+    tlist.add_argument("--limit", type=uint32, default=50)
     for sub in t_actions.choices.values():
         _common(sub)
         sub.set_defaults(run=run_tournaments)
@@ -94,7 +94,7 @@ def register(commands: Any) -> None:
     mlist = m_actions.add_parser("list", help="matches of a tournament")
     mlist.add_argument("--tournament", required=True, metavar="ID")
     mlist.add_argument("--bot", default="")
-    mlist.add_argument("--limit", type=int, default=100)
+    mlist.add_argument("--limit", type=uint32, default=100)
     mget = m_actions.add_parser("get", help="a match record and its events")
     mget.add_argument("match_id", metavar="ID", help="<tournament id>:<match id>")
     mget.add_argument("--record", metavar="FILE", help="write the record (replay it with `arena replay FILE`)")
@@ -112,7 +112,7 @@ def register(commands: Any) -> None:
     challenge.add_argument("--bot", required=True)
     challenge.add_argument("--game", required=True)
     challenge.add_argument("--opponents", default="random", help="built-in bots, comma-separated")
-    challenge.add_argument("--seed", type=int, default=0)
+    challenge.add_argument("--seed", type=uint64, default=0)
     challenge.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     challenge.add_argument("--clock", metavar="KEY=MS,...")
     _common(challenge)

@@ -23,6 +23,22 @@ def non_negative(text: str) -> int:
     return value
 
 
+def uint32(text: str) -> int:
+    """argparse type: a whole number the protocol carries in 32 bits (0..2**32-1)."""
+    value = non_negative(text)
+    if value >= 2**32:
+        raise argparse.ArgumentTypeError(f"must be at most {2**32 - 1}, got {value}")
+    return value
+
+
+def uint64(text: str) -> int:
+    """argparse type: a whole number the protocol carries in 64 bits (a seed: 0..2**64-1)."""
+    value = non_negative(text)
+    if value >= 2**64:
+        raise argparse.ArgumentTypeError(f"must be at most {2**64 - 1}, got {value}")
+    return value
+
+
 def port_number(text: str) -> int:
     """argparse type: a TCP port, 0-65535 (0: any free port)."""
     value = non_negative(text)
