@@ -275,3 +275,20 @@ def test_games_fit_the_terminal(width):
             assert game.meta.name in out.stdout  # (narrower: names go before ids are cut)
     if width == "160":
         assert "hidden-information" in out.stdout and "tiebreak=shared|rolloff (default" in out.stdout
+
+
+def test_client_json_prints_game_messages_packed_in_events(tmp_path):
+    # `arena matches get ID --json` printed a traceback: the client had not imported the game
+    # whose event details the reply packs (KeyError: Couldn't find message ...RollEvent).
+    from arena.games.rolldice import GAME
+    from arena.protocol import event_message
+
+    state = GAME.new_match(GAME.config(2), 1)
+    (tmp_path / "event.bin").write_bytes(event_message(0, state.log.events[-1]).SerializeToString())
+    code = (
+        "import sys; from arena.v1 import bot_pb2; from arena.cli.client_cmd import message_json; "
+        "print(message_json(bot_pb2.Event.FromString(open(sys.argv[1], 'rb').read())))"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "event.bin")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["detail"]["@type"].endswith("arena.games.v1.rolldice.RollEvent")

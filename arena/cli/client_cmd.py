@@ -163,6 +163,9 @@ def guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.
 def message_json(message: Any, **options: Any) -> str:
     from google.protobuf import json_format
 
+    from arena.registry import games
+
+    games()  # every game's messages known: events and options carry them packed in Any
     return json_format.MessageToJson(message, **options)
 
 
