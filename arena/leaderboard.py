@@ -357,7 +357,8 @@ def to_csv(board: dict[str, Any]) -> str:
 def tournament_summary(spec: TournamentSpec, records: Iterable[MatchRecord]) -> dict[str, Any]:
     """What a game's leaderboard keeps of one tournament (JSON-ready), computed once when the
     tournament ends: its bots, the win matrix of every duplicate group (the bootstrap resamples
-    them), the games of each bot and each bot's sums of ranks, scores and 2-player results.
+    them), the games of each bot, each bot's sums of ranks, scores and 2-player results and its
+    failures by verdict.
     A game's board is refitted from these alone, so it never re-reads (or loses, once their
     retention ends) the records of earlier tournaments."""
     tally = Tally(spec, by_group=True)
@@ -379,11 +380,17 @@ def summary_of(tally: Tally) -> dict[str, Any]:
             won, drew, lost = (tally.won[b], tally.draws[b], tally.losses[b]) if tally.spec.players == 2 else (0, 0, 0)
             sums = (tally.games[b], tally.rank_sum[b], tally.score_sum[b], won, drew, lost)
             tallies[name] = {key: float(value) for key, value in zip(TALLY_KEYS, sums, strict=True)}
+    failures = {
+        name: {v: tally.failures[b][v] for v in VERDICTS if tally.failures[b].get(v)}
+        for b, name in enumerate(bots)
+        if any(tally.failures[b].values())
+    }
     return {
         "bots": bots,
         "matches": tally.matches,
         "games": list(tally.games),
         "tallies": tallies,
+        "failures": failures,
         # float64 in full (zlib, base64): a refit gives the numbers a fit over the records gives.
         "groups": base64.b64encode(zlib.compress(groups.astype("<f8").tobytes())).decode(),
         "group_count": int(groups.shape[0]),
@@ -405,14 +412,23 @@ def renamed_summary(summary: dict[str, Any], names: dict[str, str]) -> dict[str,
         **summary,
         "bots": [names.get(b, b) for b in summary["bots"]],
         "tallies": {names.get(b, b): t for b, t in summary["tallies"].items()},
+        "failures": {names.get(b, b): f for b, f in summary.get("failures", {}).items()},
     }
+
+
+def _by_verdict(counts: dict[str, int]) -> dict[str, int]:
+    """Failure counts in the verdicts' order (as a tournament's board has them), zeros left out;
+    a verdict this version does not know (a newer worker's) after them."""
+    known = {v: counts[v] for v in VERDICTS if counts.get(v)}
+    return known | {v: n for v, n in sorted(counts.items()) if v not in known and n}
 
 
 def across(game: str, summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """One leaderboard for a game over several tournaments (their :func:`tournament_summary`):
     the union of their bots, every duplicate group of every tournament, one Bradley–Terry fit
-    with bootstrap intervals, and each bot's wins/draws/losses (2-player matches), mean rank
-    and mean score over all of them."""
+    with bootstrap intervals, and each bot's wins/draws/losses (2-player matches), mean rank,
+    mean score and failures by verdict over all of them (a summary stored before summaries
+    kept failures counts none)."""
     names: list[str] = []
     for summary in summaries:
         names += [b for b in summary["bots"] if b not in names]
@@ -420,7 +436,12 @@ def across(game: str, summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:
     blocks = []
     games = [0] * len(names)
     tallies: dict[str, dict[str, float]] = {}
+    failures: dict[str, dict[str, int]] = {}
     for summary in summaries:
+        for bot, counts in summary.get("failures", {}).items():
+            total_failures = failures.setdefault(bot, {})
+            for verdict, count in counts.items():
+                total_failures[verdict] = total_failures.get(verdict, 0) + int(count)
         local = summary_groups(summary)
         mapped = [index[b] for b in summary["bots"]]
         block = np.zeros((local.shape[0], len(names), len(names)))
@@ -443,6 +464,7 @@ def across(game: str, summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:
                 "ci_low": round(float(fit.ci_low[i]), 1),
                 "ci_high": round(float(fit.ci_high[i]), 1),
                 "games": games[i],
+                "failures": _by_verdict(failures.get(name, {})),
             }
             for i, name in enumerate(names)
         ),

@@ -163,7 +163,9 @@ class MatchRecord:
     def loads(cls, line: str) -> MatchRecord:
         """A record from one line of JSON, keeping the line (so writing it again is free)."""
         record = _decode_written(line) if cls is MatchRecord else None
-        if record is None:
+        if record is not None:
+            record.check()  # msgspec checked the entries' types, not the config's or the result's
+        else:
             try:
                 data = _parse(line)
             except json.JSONDecodeError as exc:
@@ -184,32 +186,196 @@ class MatchRecord:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> MatchRecord:
+        """A record from its JSON form, every field's type checked (:class:`RecordError` names
+        the field: a record read from a file is not trusted to be one Arena wrote)."""
         if not isinstance(data, dict) or data.get("record") != RECORD_FORMAT:
             raise RecordError(f"not an arena match record (format {RECORD_FORMAT})")
         try:
-            return cls(
-                match_id=str(data["match_id"]),
-                game=str(data["game"]),
-                game_version=str(data["game_version"]),
-                config=dict(data["config"]),
-                seed=int(data["seed"]),
-                seats=[dict(s) for s in data["seats"]],
-                policy=dict(data.get("policy", {})),
-                decisions=[DecisionEntry(**d) for d in data["decisions"]],
-                failures=[FailureEntry(**f) for f in data.get("failures", [])],
-                strikes=[StrikeEntry(**s) for s in data.get("strikes", [])],
-                result=dict(data["result"]),
-                tournament=dict(data.get("tournament", {})),
-                ms=float(data.get("ms", 0.0)),
+            record = cls(
+                match_id=str(_required(data, "match_id")),
+                game=str(_required(data, "game")),
+                game_version=str(_required(data, "game_version")),
+                config=_mapping(data, "config"),
+                seed=_whole(data, "seed"),
+                seats=[_object(seat, f"seats[{i}]") for i, seat in enumerate(_list(data, "seats"))],
+                policy=_mapping(data, "policy", optional=True),
+                decisions=_entries(data, "decisions", DecisionEntry, _DECISION_FIELDS, required=True),
+                failures=_entries(data, "failures", FailureEntry, _FAILURE_FIELDS),
+                strikes=_entries(data, "strikes", StrikeEntry, _STRIKE_FIELDS),
+                result=_mapping(data, "result"),
+                tournament=_mapping(data, "tournament", optional=True),
+                ms=_number(data, "ms", default=0.0),
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except RecordError:
+            raise
+        except (KeyError, TypeError, ValueError) as exc:  # a conversion the checks let through
             raise RecordError(f"malformed match record: {exc}") from None
+        record.check()
+        return record
+
+    def check(self) -> None:
+        """The fields the engine and the viewer read whatever their path: the config's player
+        count and options, the seats, the result's lists (RecordError naming the field)."""
+        config = self.config
+        if "players" not in config:
+            raise RecordError("malformed match record: config.players: missing")
+        players = config["players"]
+        if not _is_int(players):
+            raise _wrong("config.players", "a whole number", players)
+        options = config.get("options", {})
+        if options is not None and not isinstance(options, dict):
+            raise _wrong("config.options", "an object", options)
+        for i, seat in enumerate(self.seats):
+            if not isinstance(seat, dict):
+                raise _wrong(f"seats[{i}]", "an object", seat)
+            bot = seat.get("bot", "")
+            if not isinstance(bot, str):
+                raise _wrong(f"seats[{i}].bot", "a string", bot)
+        result = self.result
+        for key, test, expected in (
+            ("scores", _is_number, "a list of numbers"),
+            ("ranks", _is_int, "a list of whole numbers"),
+            ("forfeited", _is_bool, "a list of true/false"),
+        ):
+            value = result.get(key, [])
+            if not (isinstance(value, list) and all(test(x) for x in value)):
+                raise _wrong(f"result.{key}", expected, value)
+        forfeited = result.get("forfeited")
+        if forfeited is not None and len(forfeited) != players:
+            raise RecordError(
+                f"malformed match record: result.forfeited: expected one per seat ({players}), got {len(forfeited)}"
+            )
+        summary = result.get("summary", "")
+        if not isinstance(summary, str):
+            raise _wrong("result.summary", "a string", summary)
 
     # -- derived ----------------------------------------------------------------------------
 
     @property
     def forfeited(self) -> list[bool]:
         return list(self.result.get("forfeited", [False] * len(self.seats)))
+
+
+# -- checking a record's fields (the general path: a record from a file or another writer) -----
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _is_str(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    text = json.dumps(value)  # a value read from JSON: a string, a number, true/false or null
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _wrong(where: str, expected: str, value: Any) -> RecordError:
+    return RecordError(f"malformed match record: {where}: expected {expected}, got {_show(value)}")
+
+
+def _required(data: dict[str, Any], key: str) -> Any:
+    if key not in data:
+        raise RecordError(f"malformed match record: {key}: missing")
+    return data[key]
+
+
+def _object(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _wrong(where, "an object", value)
+    return dict(value)
+
+
+def _mapping(data: dict[str, Any], key: str, *, optional: bool = False) -> dict[str, Any]:
+    """``data[key]``, an object (``optional``: absent reads as empty), or RecordError."""
+    if optional and key not in data:
+        return {}
+    return _object(_required(data, key), key)
+
+
+def _list(data: dict[str, Any], key: str, *, required: bool = True) -> list[Any]:
+    value = _required(data, key) if required else data.get(key, [])
+    if not isinstance(value, list):
+        raise _wrong(key, "a list", value)
+    return value
+
+
+def _whole(data: dict[str, Any], key: str) -> int:
+    """A whole number (a string of one is read too: other writers' seeds)."""
+    value = _required(data, key)
+    if _is_int(value):
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            pass
+    raise _wrong(key, "a whole number", value)
+
+
+def _number(data: dict[str, Any], key: str, *, default: float) -> float:
+    value = data.get(key, default)
+    if not _is_number(value):
+        raise _wrong(key, "a number", value)
+    return float(value)
+
+
+_FieldSpec = dict[str, tuple[str, bool]]  # field -> (type: "int", "number" or "str"; required)
+_DECISION_FIELDS: _FieldSpec = {
+    "step": ("int", True),
+    "seat": ("int", True),
+    "kind": ("str", True),
+    "options": ("int", True),
+    "choice": ("str", True),
+    "ms": ("number", False),
+    "by": ("str", False),
+}
+_FAILURE_FIELDS: _FieldSpec = {
+    "seat": ("int", True),
+    "decision": ("int", True),
+    "verdict": ("str", True),
+    "detail": ("str", True),
+}
+_STRIKE_FIELDS: _FieldSpec = {"seat": ("int", True), "decision": ("int", True), "late_ms": ("number", True)}
+_TYPES = {"int": (_is_int, "a whole number"), "number": (_is_number, "a number"), "str": (_is_str, "a string")}
+
+
+def _entries(data: dict[str, Any], key: str, cls: Any, fields: _FieldSpec, *, required: bool = False) -> list[Any]:
+    """The list ``data[key]`` of objects with ``fields``, each made a ``cls``; RecordError
+    naming the entry and the field for a missing, unknown or mistyped one."""
+    out = []
+    for i, item in enumerate(_list(data, key, required=required)):
+        where = f"{key}[{i}]"
+        if not isinstance(item, dict):
+            raise _wrong(where, "an object", item)
+        for name, (kind, needed) in fields.items():
+            if name not in item:
+                if needed:
+                    raise RecordError(f"malformed match record: {where}.{name}: missing")
+                continue
+            test, expected = _TYPES[kind]
+            if not test(item[name]):
+                raise _wrong(f"{where}.{name}", expected, item[name])
+        unknown = [name for name in item if name not in fields]
+        if unknown:
+            raise RecordError(f"malformed match record: {where}: unknown field {unknown[0]!r}")
+        values = {name: float(v) if fields[name][0] == "number" else v for name, v in item.items()}
+        out.append(cls(**values))
+    return out
 
 
 _WRITTEN = f'{{"record":{RECORD_FORMAT},'
@@ -312,11 +478,15 @@ def with_forfeits(result: Result, forfeited: list[bool]) -> Result:
 
 
 def read_records(path: Path) -> Iterator[MatchRecord]:
-    """Records from a ``.json`` file (one record) or ``.jsonl`` file (one per line)."""
+    """Records from a ``.json`` file (one record) or ``.jsonl`` file (one per line).
+
+    RecordError names the file (and the line of a ``.jsonl`` file) and what is wrong."""
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise RecordError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"{path}: not a match record (not UTF-8 text)") from None
     stripped = text.strip()
     if not stripped:
         raise RecordError(f"{path} is empty")
@@ -325,11 +495,15 @@ def read_records(path: Path) -> Iterator[MatchRecord]:
     else:
         lines = [line for line in text.splitlines() if line.strip()]
     for number, line in enumerate(lines, 1):
+        where = f"{path}:{number}" if len(lines) > 1 or path.suffix == ".jsonl" else f"{path}"
         try:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise RecordError(f"{path}:{number}: not JSON ({exc.msg})") from None
-        yield MatchRecord.from_json(data)
+            raise RecordError(f"{where}: not JSON ({exc.msg})") from None
+        try:
+            yield MatchRecord.from_json(data)
+        except RecordError as exc:
+            raise RecordError(f"{where}: {exc}") from None
 
 
 def replay(game: Game, record: MatchRecord) -> Result:

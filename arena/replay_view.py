@@ -18,13 +18,14 @@ import html
 import json
 import re
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
 
 from arena.engine import SPECTATOR, Event, Game
-from arena.record import MatchRecord, ReplayMismatch, resimulate
+from arena.record import MatchRecord, ReplayMismatch, replay
 
 MAX_OPTIONS_SHOWN = 200
 """Legal options listed per decision (the count is always given)."""
@@ -45,8 +46,9 @@ def event_json(event: Event) -> dict[str, Any]:
 def replay_data(game: Game, record: MatchRecord, *, title: str = "") -> dict[str, Any]:
     """Everything the viewer shows, frame by frame (one frame per decision step, then the end).
 
-    Raises :class:`ReplayMismatch` if the record does not reproduce."""
-    resimulate(game, record)  # checks the whole record first: a clear error, not a half replay
+    Raises :class:`ReplayMismatch` if the record does not reproduce (its decisions or its
+    result, as ``arena replay`` checks it); the result shown is the one replayed."""
+    replayed = replay(game, record)  # checks the whole record first: a clear error, not a half replay
     config = game.config(int(record.config["players"]), record.config.get("options", {}))
     state = game.new_match(config, record.seed)
     players = config.players
@@ -93,7 +95,7 @@ def replay_data(game: Game, record: MatchRecord, *, title: str = "") -> dict[str
         frames.append({"step": step, "events_end": len(state.log), "obs": observations(), "decisions": decisions})
         game.apply(state, choices)
     result = game.result(state)
-    if result is None:  # resimulate already checked this
+    if result is None:  # replay already checked this
         raise ReplayMismatch("the record ends before the match does")
     leftover = [f for index in sorted(failures) for f in failures[index]]  # start-up (-1) and beyond
     frames.append(
@@ -116,7 +118,9 @@ def replay_data(game: Game, record: MatchRecord, *, title: str = "") -> dict[str
         "config": record.config,
         "seats": record.seats,
         "players": players,
-        "result": record.result,
+        # The engine's result (equal to the record's in scores and ranks: replay checked them),
+        # never text the record alone claims.
+        "result": {**replayed.to_json(), "forfeited": record.forfeited},
         "failures": [vars(f) for f in record.failures],
         "events": [event_json(e) for e in state.log.events],
         "frames": frames,
@@ -147,6 +151,22 @@ def public_data(
         "frames": [],
         "spectator": False,
     }
+
+
+GENERATOR = '<meta name="generator" content="Arena replay viewer">'
+"""In the head of every page :func:`render_html` writes (how ``arena replay --html`` knows a
+file it may overwrite)."""
+
+
+def is_export(path: Path) -> bool:
+    """Whether the file looks like a replay page Arena wrote (its generator tag, or an earlier
+    version's viewer element, near its start)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(1 << 16)
+    except OSError:
+        return False
+    return GENERATOR.encode() in head or b'<main id="replay">' in head
 
 
 def asset(name: str) -> str:

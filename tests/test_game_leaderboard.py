@@ -133,3 +133,41 @@ def test_a_tournament_finished_before_summaries_gets_one_from_its_records(store)
     complete(store, "new", SECOND, played(SECOND))
     assert store.summary("old") == json.loads(json.dumps(leaderboard.tournament_summary(FIRST, records)))
     assert store.game_leaderboard("rolldice")["tournaments"] == 2
+
+
+def test_the_game_board_counts_failures_by_verdict(store):
+    """A bot's failures in complete tournaments are summed into the game's leaderboard (the
+    API's and the web UI's rows: ``failures`` by verdict), across tournaments, and survive the
+    records' expiry like the rest of the summary."""
+    from arena.record import FailureEntry
+    from referee import views
+
+    first, second = played(FIRST), played(SECOND)
+
+    def fail(records, bot: str, verdicts: list[str]) -> None:
+        for record, verdict in zip((r for r in records if bot in [s["bot"] for s in r.seats]), verdicts, strict=False):
+            seat = next(s for s, entry in enumerate(record.seats) if entry["bot"] == bot)
+            record.failures.append(FailureEntry(seat=seat, decision=0, verdict=verdict, detail="slow"))
+
+    fail(first, "random", ["timeout", "timeout", "crash"])
+    fail(second, "heuristic", ["illegal"])
+    fail(second, "heuristic:threshold=3", ["timeout"])
+    summary = json.loads(json.dumps(leaderboard.tournament_summary(FIRST, first)))
+    assert summary["failures"] == {"random": {"timeout": 2, "crash": 1}}
+    complete(store, "t1", FIRST, first)
+    store.redis.delete(store.key("t", "t1", "matches"))  # its retention has ended
+    complete(store, "t2", SECOND, second)
+    board = store.game_leaderboard("rolldice")
+    assert board is not None
+    rows = {row["bot"]: row for row in board["leaderboard"]}
+    assert rows["random"]["failures"] == {"timeout": 2, "crash": 1}
+    assert rows["heuristic"]["failures"] == {"illegal": 1}
+    assert rows["heuristic:threshold=3"]["failures"] == {"timeout": 1}
+    shown = {row.bot: dict(row.failures) for row in views.leaderboard(board).rows}  # the API's rows
+    assert shown["random"] == {"timeout": 2, "crash": 1} and shown["heuristic"] == {"illegal": 1}
+    # Renamed bots keep their failures; a summary stored before summaries kept them counts none.
+    renamed = leaderboard.renamed_summary(summary, {"random": "random@2"})
+    assert renamed["failures"] == {"random@2": {"timeout": 2, "crash": 1}}
+    old = {k: v for k, v in summary.items() if k != "failures"}
+    rows = {r["bot"]: r for r in leaderboard.across("rolldice", [old, renamed])["leaderboard"]}
+    assert rows["random"]["failures"] == {} and rows["random@2"]["failures"] == {"timeout": 2, "crash": 1}

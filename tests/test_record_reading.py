@@ -5,6 +5,8 @@ a match of every game, and the fast path is the one taken for what Arena writes.
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +15,7 @@ from arena.record import MatchRecord, RecordError
 from arena.registry import games
 from arena.runner import ErrorPolicy, FunctionPlayer, play_match
 from bots.random_bot import RandomBot
+from tests.cli_run import arena
 from tests.test_request_bytes import SEED, players_of
 
 
@@ -92,3 +95,77 @@ def test_a_line_the_view_does_not_take_is_read_whole_or_named() -> None:
     assert isinstance(odd, MatchRecord) and odd.result["ranks"] == record.result["ranks"]
     with pytest.raises(RecordError):
         records.read_view('{"record":1,"seats":"no"}')
+
+
+def _odd(data: dict[str, object], where: str, value: object) -> dict[str, object]:
+    """The record with the field at ``where`` (dotted, with list indices) set to ``value``."""
+    odd = json.loads(json.dumps(data))
+    *path, last = where.split(".")
+    target: object = odd
+    for part in path:
+        target = target[int(part)] if isinstance(target, list) else target[part]  # type: ignore[index]
+    if isinstance(target, list):
+        target[int(last)] = value
+    else:
+        target[last] = value  # type: ignore[index]
+    return odd
+
+
+ODD_FIELDS = [
+    ("config.players", "three", "config.players: expected a whole number"),
+    ("config.options", ["a"], "config.options: expected an object"),
+    ("decisions.0.ms", "fast", "decisions[0].ms: expected a number"),
+    ("decisions.3.step", "x", "decisions[3].step: expected a whole number"),
+    ("decisions.2", None, "decisions[2]: expected an object"),
+    ("decisions", "oops", "decisions: expected a list"),
+    ("seats.0", "alice", "seats[0]: expected an object"),
+    ("result.scores", "lots", "result.scores: expected a list of numbers"),
+    ("result.forfeited", [True], "result.forfeited: expected one per seat"),
+    ("seed", "abc", "seed: expected a whole number"),
+    ("ms", "fast", "ms: expected a number"),
+    (
+        "failures",
+        [{"seat": 0, "decision": 1, "verdict": "timeout", "detail": 5}],
+        "failures[0].detail: expected a string",
+    ),
+    ("strikes", [{"seat": 0}], "strikes[0].decision: missing"),
+]
+
+
+@pytest.mark.parametrize(("where", "value", "says"), ODD_FIELDS, ids=[case[0] for case in ODD_FIELDS])
+def test_a_mistyped_field_is_named_by_either_path(where: str, value: object, says: str) -> None:
+    game = games()["rolldice"]
+    data = json.loads(play_match(game, game.config(2), SEED, [RandomBot(), RandomBot()]).dumps())
+    line = json.dumps(_odd(data, where, value), separators=(",", ":"))
+    with pytest.raises(RecordError, match=re.escape(f"malformed match record: {says}")):
+        MatchRecord.loads(line)  # the fast path's shape: msgspec or the check after it names it
+    with pytest.raises(RecordError, match=re.escape(says)):
+        MatchRecord.from_json(json.loads(line))
+
+
+@pytest.mark.parametrize("html", [False, True], ids=["replay", "html"])
+def test_bad_record_files_are_one_line_naming_the_file_and_field(tmp_path: Path, html: bool) -> None:
+    game = games()["rolldice"]
+    record = play_match(game, game.config(2), SEED, [RandomBot(), RandomBot()])
+    data = json.loads(record.dumps())
+    cases = {
+        "binary.json": (b"\x89PNG\r\n\x1a\n\x00\x00garbage", "not UTF-8"),
+        "players.json": (json.dumps(_odd(data, "config.players", "three")).encode(), "config.players"),
+        "options.json": (json.dumps(_odd(data, "config.options", ["a"])).encode(), "config.options"),
+        "ms.json": (json.dumps(_odd(data, "decisions.0.ms", "fast")).encode(), "decisions[0].ms"),
+        "lines.jsonl": (
+            (record.dumps() + "\n" + json.dumps(_odd(data, "decisions.0.ms", "fast")) + "\n").encode(),
+            "decisions[0].ms",
+        ),
+    }
+    for name, (content, field) in cases.items():
+        path = tmp_path / name
+        path.write_bytes(content)
+        where = f"{path}:2" if name.endswith(".jsonl") else str(path)
+        extra = ["--match", record.match_id] if name.endswith(".jsonl") else []
+        args = ["--html", str(tmp_path / "out.html"), *extra] if html else []
+        out = arena("replay", str(path), *args)
+        assert out.returncode == 2, (name, out.stderr)
+        assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
+        assert f"error: {where}: " in out.stderr and field in out.stderr, out.stderr
+        assert not (tmp_path / "out.html").exists()

@@ -89,3 +89,56 @@ def test_cli_html_picks_one_match_of_a_jsonl_file(tmp_path: Path):
     (tmp_path / "bad.json").write_text(json.dumps(bad))
     out = arena("replay", str(tmp_path / "bad.json"), "--html", str(tmp_path / "z.html"))
     assert out.returncode == 1 and "MISMATCH" in out.stderr and not (tmp_path / "z.html").exists()
+
+
+def test_a_record_whose_result_does_not_reproduce_is_refused_and_the_shown_result_is_the_engines(tmp_path: Path):
+    record = played("rolldice", 2, 7)
+    path = tmp_path / "tampered.json"
+    data = json.loads(record.dumps())
+    data["result"]["scores"] = [0, 99]
+    path.write_text(json.dumps(data))
+    plain = arena("replay", str(path))
+    out = arena("replay", str(path), "--html", str(tmp_path / "t.html"))
+    assert plain.returncode == out.returncode == 1
+    assert out.stderr == plain.stderr and "MISMATCH: result scores differ" in out.stderr
+    assert not (tmp_path / "t.html").exists()
+    # What the record alone claims (its summary text, not checked by a replay) is not shown.
+    record.result["summary"] = "seat 1 wins by a mile"
+    shown = replay_data(get_game("rolldice"), record)["result"]
+    assert shown["summary"] != "seat 1 wins by a mile" and shown["summary"]
+    assert (shown["scores"], shown["ranks"]) == (record.result["scores"], record.result["ranks"])
+
+
+def test_html_never_overwrites_the_records_or_a_file_that_is_not_a_replay_page(tmp_path: Path):
+    records = [played("skyfive", 2, seed) for seed in (1, 2)]
+    records[1].match_id = "second"
+    jsonl = tmp_path / "all.jsonl"
+    jsonl.write_text("".join(r.dumps() + "\n" for r in records))
+    single = tmp_path / "one.json"
+    single.write_text(records[0].dumps())
+    (tmp_path / "link.html").symlink_to(jsonl)
+    kept = {p: p.read_bytes() for p in (jsonl, single)}
+    for args in (
+        (str(jsonl), "--match", "second", "--html", str(jsonl)),
+        (str(single), "--html", str(single)),
+        (str(jsonl), "--match", "second", "--html", str(tmp_path / "link.html")),
+        (str(jsonl), "--match", "second", "--html", str(tmp_path / "." / "all.jsonl")),
+        (str(single), "--html", str(single), "--force"),  # never the input, --force or not
+    ):
+        out = arena("replay", *args)
+        assert out.returncode == 2 and "is the records file it reads" in out.stderr, out.stderr
+        assert out.stderr.strip().count("\n") == 0
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    out = arena("replay", str(single), "--html", str(notes))
+    assert out.returncode == 2 and "not a replay page" in out.stderr and "--force" in out.stderr
+    assert out.stderr.strip().count("\n") == 0 and notes.read_text() == "my notes\n"
+    assert {p: p.read_bytes() for p in kept} == kept
+    # An earlier export is overwritten; anything else only with --force.
+    assert arena("replay", str(single), "--html", str(notes), "--force").returncode == 0
+    assert notes.read_text().startswith("<!DOCTYPE html>")
+    page = tmp_path / "page.html"
+    assert arena("replay", str(single), "--html", str(page)).returncode == 0
+    out = arena("replay", str(jsonl), "--match", "second", "--html", str(page))
+    assert out.returncode == 0 and "match second" in page.read_text()
+    assert arena("replay", str(single), "--force").returncode == 2  # --force goes with --html

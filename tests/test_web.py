@@ -482,3 +482,88 @@ def test_replay_html_errors_are_one_line(tmp_path):
     out = arena("replay", str(corrupt), "--html", str(tmp_path / "out.html"))
     assert out.returncode == 2 and out.stderr.strip().count("\n") == 0 and "not JSON" in out.stderr
     assert not (tmp_path / "out.html").exists()
+
+
+def go_to(browser, view: int, frame: int) -> None:
+    """Show ``frame`` in ``view``'s view (the view menu, then the slider, as a user sets them)."""
+    Select(browser.find_element(By.ID, "view")).select_by_value(str(view))
+    browser.execute_script(
+        "var s = document.getElementById('slider'); s.value = arguments[0]; s.dispatchEvent(new Event('input'));",
+        str(frame),
+    )
+    assert frame_of(browser) == frame
+
+
+def page_data(browser) -> dict[str, Any]:
+    return json.loads(browser.find_element(By.ID, "replay-data").get_attribute("textContent"))
+
+
+@pytest.mark.parametrize(("game_id", "seed"), [("vivo", 4), ("rainbow", 1)])
+def test_a_seats_view_never_shows_another_seats_options(browser, shots, tmp_path, game_id, seed):
+    """In seat 0's view the decision panel shows another seat's decision as that it decided
+    (its kind) and what seat 0 then saw it do, never its legal options (its hidden hand);
+    the spectator's view shows them all."""
+    page, _, _ = exported(tmp_path, game_id, seed)
+    browser.get(page.as_uri())
+    data = page_data(browser)
+    others = [(n, f["decisions"]) for n, f in enumerate(data["frames"]) if f["decisions"] and f["decisions"][0]["seat"]]
+    assert len(others) > 5
+    for n, decisions in others[:12]:
+        (decision,) = decisions
+        hidden = {o["id"] for o in decision["options"]}
+        assert len(hidden) > 1
+        go_to(browser, 0, n)
+        panel = browser.find_element(By.ID, "decisions")
+        assert not panel.find_elements(By.CSS_SELECTOR, ".opt")  # no option listed
+        shown = panel.text
+        assert f"seat {decision['seat']}" in shown and decision["kind"] in shown
+        assert not [option for option in hidden if option in shown], (n, shown)
+        assert f"{decision['option_count']} legal option" not in shown  # nor how many (a hand's suits)
+        events = [
+            e["text"] for e in data["events"][f_end(data, n) : f_end(data, n + 1)] if e["seat"] == decision["seat"]
+        ]
+        assert all(text in shown for text in events if text)  # what seat 0 saw it do (public here)
+        go_to(browser, -1, n)
+        spectator = browser.find_element(By.ID, "decisions").text
+        assert all(option in spectator for option in hidden)
+    go_to(browser, 0, others[0][0])
+    shoot(browser, shots / f"seatview-{game_id}.png")
+    assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def f_end(data: dict[str, Any], frame: int) -> int:
+    return int(data["frames"][frame]["events_end"])
+
+
+def test_a_seats_view_of_a_sealed_step_hides_the_others_choices_until_revealed(browser, shots, tmp_path):
+    """Get Bit!'s cards are chosen at once and sealed: in seat 0's view of such a step, seat 0's
+    own choice and options are shown, seat 1's choice is not (not its card, not its label);
+    the next step's events show it revealed."""
+    page, _, _ = exported(tmp_path, "getbit", 2)
+    browser.get(page.as_uri())
+    data = page_data(browser)
+    sealed = [n for n, f in enumerate(data["frames"]) if len(f["decisions"]) > 1]
+    assert sealed
+    for n in sealed[:6]:
+        mine = next(d for d in data["frames"][n]["decisions"] if d["seat"] == 0)
+        theirs = next(d for d in data["frames"][n]["decisions"] if d["seat"] == 1)
+        go_to(browser, 0, n)
+        own = browser.find_element(By.CSS_SELECTOR, '#decisions .decision[data-seat="0"]')
+        assert own.find_element(By.CSS_SELECTOR, ".opt.chosen").text == mine["choice"]
+        other = browser.find_element(By.CSS_SELECTOR, '#decisions .decision[data-seat="1"]')
+        assert "sealed" in other.text and theirs["kind"] in other.text
+        assert theirs["choice"] not in other.text and theirs["choice_label"] not in other.text
+        assert not other.find_elements(By.CSS_SELECTOR, ".opt")
+        before = {e["text"] for e in data["events"][: f_end(data, n)]}
+        step = data["events"][f_end(data, n) : f_end(data, n + 1)]
+        reveals = [e["text"] for e in step if e["seat"] == 1 and e["kind"] == "reveal" and e["text"] not in before]
+        if n == sealed[0]:
+            assert reveals
+        assert not any(text in browser.find_element(By.ID, "events").text for text in reveals)
+        if n == sealed[0]:
+            shoot(browser, shots / "seatview-getbit-sealed.png")
+        go_to(browser, 0, n + 1)  # revealed: in the events seat 0 sees
+        assert all(text in browser.find_element(By.ID, "events").text for text in reveals)
+        go_to(browser, -1, n)
+        assert theirs["choice"] in browser.find_element(By.CSS_SELECTOR, '#decisions .decision[data-seat="1"]').text
+    assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,11 @@ def register(commands: Any) -> None:
         help="write the replay viewer for the match as one self-contained page (opens offline)",
     )
     parser.add_argument("--match", metavar="ID", help="with --html: the match of a .jsonl file (default: its only one)")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="with --html: overwrite OUT.html even if it is not a replay page (never the records read)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -33,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
         return write_html(args)
     if args.match is not None:
         raise UsageError("--match goes with --html")
+    if args.force:
+        raise UsageError("--force goes with --html")
     count = 0
     try:
         for record in read_records(args.file):
@@ -48,9 +56,34 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file (after symlinks; a hard link too)."""
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # b does not exist yet
+        return False
+
+
+def check_output(args: argparse.Namespace) -> None:
+    """Refuse an output that would destroy data: the records read, or an existing file that is
+    not a replay page (unless --force)."""
+    from arena.replay_view import is_export
+
+    out: Path = args.html
+    if same_file(args.file, out):
+        raise UsageError(f"--html {out} is the records file it reads: choose another file for the page")
+    if out.is_dir():
+        raise UsageError(f"--html {out} is a directory: give a file name")
+    if out.exists() and not args.force and not is_export(out):
+        raise UsageError(f"--html {out} exists and is not a replay page: give --force to overwrite it")
+
+
 def write_html(args: argparse.Namespace) -> int:
     from arena.replay_view import render_html, replay_data
 
+    check_output(args)
     try:
         records = list(read_records(args.file))
     except RecordError as exc:

@@ -271,6 +271,48 @@
   [scoresBox, tableBox, obsBox].forEach(function (b) { left.appendChild(b); });
   [decBox, evBox].forEach(function (b) { right.appendChild(b); });
 
+  function visible(e) { return e.to === null || view === -1 || e.to.indexOf(view) >= 0; }
+  function timing(d) {
+    return el("span", { cls: "muted", text: " in " + fmt(d.ms) + " ms" + (d.by !== "bot" ? ", by the " + d.by : "") });
+  }
+  /* A decision in the spectator's view or in the view of the seat that made it: its legal
+     options and its choice. */
+  function drawDecision(d) {
+    var box = el("div", { cls: "decision" + (d.failures.length ? " failed" : ""), "data-seat": String(d.seat) });
+    box.appendChild(el("div", null, [el("b", { text: seatName(d.seat) }), " decides " + d.kind + " - chose ",
+      el("b", { cls: "choice", text: d.choice }), d.choice_label ? " (" + d.choice_label + ")" : "", timing(d)]));
+    d.failures.forEach(function (x) { box.appendChild(el("div", null, [el("span", { cls: "verdict", text: x.verdict }), x.detail])); });
+    d.strikes.forEach(function (x) { box.appendChild(el("div", null, [el("span", { cls: "strike", text: "late " + x.late_ms + " ms" })])); });
+    var opts = el("div", { cls: "options" }, [el("span", { cls: "muted", text: d.option_count + " legal option" + (d.option_count === 1 ? "" : "s") + ": " })]);
+    d.options.forEach(function (op) { opts.appendChild(el("span", { cls: "opt" + (op.id === d.choice ? " chosen" : ""), title: op.label, text: op.id })); });
+    if (d.option_count > d.options.length) opts.appendChild(el("span", { cls: "muted", text: " ..." }));
+    box.appendChild(opts);
+    decBox.appendChild(box);
+  }
+  /* Another seat's decision in a seat's view: only what that seat may know. That the other seat
+     decided (the kind), never its options (a hidden hand) nor its choice as such; of a decision
+     taken alone, what the seat then saw it do (the step's events by that seat visible to the
+     view: "plays red 5", not "discards a card" plus the card); of a sealed simultaneous one,
+     nothing until it is revealed (the reveal is in the next step's events). */
+  function drawOthersDecision(d, f, sealed) {
+    var box = el("div", { cls: "decision other" + (d.failures.length ? " failed" : ""), "data-seat": String(d.seat) });
+    var line = [el("b", { text: seatName(d.seat) }), " decides " + d.kind];
+    var seen = [];
+    if (!sealed && frame + 1 < frames.length) {
+      for (var i = f.events_end; i < frames[frame + 1].events_end; i++) {
+        var e = data.events[i];
+        if (e.seat === d.seat && visible(e)) seen.push(e.text);
+      }
+    }
+    if (seen.length) line.push(" - ", el("span", { cls: "seen", text: seen.join("; ") }));
+    else line.push(el("span", { cls: "muted hidden-choice", text: sealed ? " - a sealed choice, not shown in this view" : " - its choice is not shown in this view" }));
+    line.push(timing(d));
+    box.appendChild(el("div", null, line));
+    d.failures.forEach(function (x) { box.appendChild(el("div", null, [el("span", { cls: "verdict", text: x.verdict })])); });
+    d.strikes.forEach(function (x) { box.appendChild(el("div", null, [el("span", { cls: "strike", text: "late " + x.late_ms + " ms" })])); });
+    decBox.appendChild(box);
+  }
+
   function draw() {
     var f = frames[frame];
     var o = f.obs[String(view)];
@@ -302,29 +344,21 @@
     decBox.innerHTML = "";
     decBox.appendChild(el("h2", { text: f.end ? "match over" : "decision" + (f.decisions.length > 1 ? "s (simultaneous)" : "") }));
     (f.failures || []).forEach(function (x) {
-      decBox.appendChild(el("div", { cls: "decision failed" }, [el("span", { cls: "verdict", text: x.verdict }), seatName(x.seat) + ": " + x.detail]));
+      var shown = view === -1 || view === x.seat;  /* another seat's failure: its verdict, not its text */
+      decBox.appendChild(el("div", { cls: "decision failed" }, [el("span", { cls: "verdict", text: x.verdict }),
+        seatName(x.seat) + (shown ? ": " + x.detail : "")]));
     });
+    var sealed = f.decisions.length > 1;
     f.decisions.forEach(function (d) {
-      var failed = d.failures.length > 0;
-      var box = el("div", { cls: "decision" + (failed ? " failed" : ""), "data-seat": String(d.seat) });
-      box.appendChild(el("div", null, [el("b", { text: seatName(d.seat) }), " decides " + d.kind + " - chose ",
-        el("b", { cls: "choice", text: d.choice }), d.choice_label ? " (" + d.choice_label + ")" : "",
-        el("span", { cls: "muted", text: " in " + fmt(d.ms) + " ms" + (d.by !== "bot" ? ", by the " + d.by : "") })]));
-      d.failures.forEach(function (x) { box.appendChild(el("div", null, [el("span", { cls: "verdict", text: x.verdict }), x.detail])); });
-      d.strikes.forEach(function (x) { box.appendChild(el("div", null, [el("span", { cls: "strike", text: "late " + x.late_ms + " ms" })])); });
-      var opts = el("div", { cls: "options" }, [el("span", { cls: "muted", text: d.option_count + " legal option" + (d.option_count === 1 ? "" : "s") + ": " })]);
-      d.options.forEach(function (op) { opts.appendChild(el("span", { cls: "opt" + (op.id === d.choice ? " chosen" : ""), title: op.label, text: op.id })); });
-      if (d.option_count > d.options.length) opts.appendChild(el("span", { cls: "muted", text: " ..." }));
-      box.appendChild(opts);
-      decBox.appendChild(box);
+      if (view === -1 || view === d.seat) drawDecision(d);
+      else drawOthersDecision(d, f, sealed);
     });
 
     evList.innerHTML = "";
     var start = frame > 0 ? frames[frame - 1].events_end : 0, last = null;
     for (var i = 0; i < f.events_end; i++) {
       var e = data.events[i];
-      var seen = e.to === null || view === -1 || e.to.indexOf(view) >= 0;
-      if (!seen) continue;
+      if (!visible(e)) continue;
       last = el("div", { cls: "ev" + (i >= start ? " new" : "") + (e.to ? " private" : "") },
         [el("span", { cls: "who", text: seatName(e.seat) }), e.text, e.to ? el("span", { cls: "muted", text: " (to " + e.to.join(", ") + ")" }) : null]);
       evList.appendChild(last);
