@@ -92,6 +92,18 @@ def bot_names(game_id: str) -> list[str]:
     return ["random", *_game_bots().get(game_id, {})]
 
 
+def builtin_names(game_id: str) -> list[str]:
+    """Every built-in bot :func:`make_bot` plays for this game: :func:`bot_names` and
+    ``search`` (chosen explicitly, so it is not in :func:`bot_names`, the default field)."""
+    return [*bot_names(game_id), "search"]
+
+
+def all_builtin_names() -> set[str]:
+    """The built-in bots' names across every game (no owner may register one as a bot name:
+    a tournament entrant of that name is the built-in)."""
+    return {"random", "search", *(name for bots in _game_bots().values() for name in bots)}
+
+
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     name, _, rest = spec.partition(":")
     params: dict[str, str] = {}
@@ -115,7 +127,7 @@ def make_bot(spec: str, game_id: str) -> Bot:
     else:
         factories = _game_bots().get(game_id, {})
         if name not in factories:
-            known = ", ".join([*bot_names(game_id), "search"])
+            known = ", ".join(builtin_names(game_id))
             raise ConfigError(f"unknown bot {name!r} for {game_id}; built-in bots: {known}")
         bot = factories[name](params)
     bot.name = spec

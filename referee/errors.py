@@ -11,18 +11,41 @@ from __future__ import annotations
 import grpc
 import redis
 from google.protobuf import any_pb2, duration_pb2
+from google.protobuf.message import DecodeError
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
+
+ECHO_CHARACTERS = 64
+"""How much of a caller's input an error message repeats (see :func:`shown`)."""
+MAX_MESSAGE = 2000
+"""The longest error message (and field name) sent: a status travels in HTTP/2 trailers, which
+gRPC caps at 16 KiB in all (the message is sent twice, as ``grpc-message`` and in the
+``BadRequest`` detail), so a message repeating a long input whole once reached clients as
+RESOURCE_EXHAUSTED ("received metadata size exceeds hard limit") instead of its own code."""
+
+
+def shown(text: object, limit: int = ECHO_CHARACTERS) -> str:
+    """A caller's input as an error message repeats it: quoted (``repr``), and cut to its first
+    ``limit`` characters, saying how long it was, when it is longer."""
+    value = str(text)
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}…({len(value)} chars)"
+
+
+def _clip(text: str, limit: int = MAX_MESSAGE) -> str:
+    return text if len(text) <= limit else f"{text[: limit - 24]}…({len(text)} chars)"
 
 
 class ApiError(Exception):
     def __init__(
         self, code: grpc.StatusCode, message: str, *, field: str | None = None, retry_after: float = 0
     ) -> None:
+        message = _clip(message)
         super().__init__(message)
         self.code = code
         self.message = message
-        self.field = field
+        self.field = None if field is None else _clip(field, 200)
         self.retry_after = retry_after
 
     def status(self) -> grpc.Status:
@@ -61,9 +84,29 @@ def store_unavailable() -> ApiError:
     )
 
 
+DETAILS_KEY = "grpc-status-details-bin"
+
+
+def _rich_status(error: grpc.RpcError) -> status_pb2.Status | None:
+    """The ``google.rpc.Status`` an error carries (client side), if it carries one for its own
+    code. ``rpc_status.from_call`` raises ValueError when the two disagree, which happens when
+    the transport replaced the server's status (e.g. RESOURCE_EXHAUSTED for trailers over the
+    metadata limit): then the details belong to a status the client never got, and are None."""
+    trailing = getattr(error, "trailing_metadata", None)
+    metadata = trailing() if callable(trailing) else None
+    for key, value in metadata or ():
+        if key == DETAILS_KEY:
+            try:
+                found = status_pb2.Status.FromString(value)
+            except DecodeError:  # not a Status: no details
+                return None
+            return found if found.code == error.code().value[0] else None
+    return None
+
+
 def retry_after(error: grpc.RpcError) -> float | None:
     """The RetryInfo delay of an error (client side), in seconds, if it has one."""
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    status = _rich_status(error)
     if status is None:
         return None
     for detail in status.details:
@@ -103,7 +146,7 @@ def exhausted(message: str, retry_after: float) -> ApiError:
 
 def bad_request_field(error: grpc.RpcError) -> str | None:
     """The offending field of an INVALID_ARGUMENT error (client side), if it names one."""
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    status = _rich_status(error)
     if status is None:
         return None
     for detail in status.details:

@@ -120,7 +120,7 @@ def target_of(spec: str) -> str:
     if spec.startswith("grpc://"):
         target = spec[len("grpc://") :]
         host, _, port = target.rpartition(":")
-        if not host or not port.isdigit():
+        if not host or not (port.isascii() and port.isdigit()):  # '²'.isdigit() is True
             raise ConfigError(f"bot address {spec!r}: expected grpc://HOST:PORT")
         if not 1 <= int(port) <= 65535:  # else a typo'd port was a seat that never answered
             raise ConfigError(f"bot address {spec!r}: the port must be 1..65535")

@@ -7,10 +7,11 @@ a retry delay); handler failures reach clients as INTERNAL with an incident id, 
 trace. Store calls are blocking (redis-py), so handlers run them on a thread pool and the event
 loop stays free for streams.
 
-Privacy: while a tournament runs, a bot's failures are shown only to its owner (and operators)
-and a match shows only public events; the spectator's view (private events, e.g. dealt hands)
-is served once the tournament has ended, because the other seat orders of the same deal may
-still be in play.
+Privacy: while a tournament runs, a bot's failures are shown only to its owner (and operators),
+and a match shows no event until every seat rotation of its deal (its duplicate group) has been
+played, then public events only: a finished match's public events name the cards played, which
+the bots of the same deal's other rotations may still hold. The spectator's view (private
+events, e.g. dealt hands) and the record are served once the tournament has ended.
 
 Tournaments are played by the Celery workers: the service validates, stores the spec and hands
 it to ``submit`` (composed by the CLI), then follows the store.
@@ -23,6 +24,7 @@ import base64
 import contextlib
 import functools
 import logging
+import math
 import re
 import secrets
 import threading
@@ -40,7 +42,7 @@ from arena.clock import clock_settings
 from arena.config import ConfigError
 from arena.engine import SPECTATOR
 from arena.protocol import event_message
-from arena.record import MatchRecord, resimulate
+from arena.record import MatchRecord, ReplayMismatch, resimulate
 from arena.registry import games, get_game
 from arena.runner import ErrorPolicy, play_match_async
 from arena.tournament import (
@@ -53,6 +55,7 @@ from arena.tournament import (
     schedule_size,
 )
 from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
+from bots.registry import all_builtin_names, builtin_names
 from referee import endpoints, views
 from referee.auth import Caller, create_owner, current_caller
 from referee.errors import (
@@ -64,6 +67,7 @@ from referee.errors import (
     invalid,
     not_found,
     precondition,
+    shown,
     store_unavailable,
 )
 from referee.live import LiveBoards, ShuttingDown
@@ -73,7 +77,15 @@ from referee.store import ENDED, ActiveLimit, Store
 log = logging.getLogger("arena.service")
 T = TypeVar("T")
 
-BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,47}$")
+BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{1,47}")
+"""A bot's name, matched whole (``fullmatch``: ``$`` would also match before a final newline)."""
+TOURNAMENT_ID = re.compile(r"[a-z0-9_]{1,64}-[0-9]{8}-[0-9]{6}-[0-9a-f]{8}")
+"""The ids tournaments are given (``GAME-YYYYmmdd-HHMMSS-xxxxxxxx``); anything else names no
+tournament (and never reaches another key of one, as ``ID:matches`` did)."""
+MATCH_ID = re.compile(r"m(?:[0-9]{6}|[1-9][0-9]{6,8})")
+"""A match of a tournament: ``m`` and its index in at least 6 digits (``m000003``)."""
+PAGE_NUMBER = re.compile(r"[0-9]{1,12}")
+"""ASCII digits only: ``str.isdigit`` accepts ``²``, which ``int`` refuses."""
 FINISHED = ENDED
 MAX_MATCHES = 200_000
 MAX_ACTIVE_TOURNAMENTS = 10
@@ -132,9 +144,36 @@ def _token_text(token: str) -> str:
 
 def _token_number(token: str) -> int:
     text = _token_text(token)
-    if text and not text.isdigit():
+    if text and not PAGE_NUMBER.fullmatch(text):
         raise invalid("page_token", "not a page token this server gave")
     return int(text or 0)
+
+
+def _tournament_cursor(token: str) -> tuple[float, str] | int | None:
+    """ListTournaments' page token: ``c:CREATED:ID`` (the last tournament of the previous page;
+    None for the first page), or a position as earlier versions gave (an int)."""
+    text = _token_text(token)
+    if not text:
+        return None
+    if PAGE_NUMBER.fullmatch(text):
+        return int(text)
+    kind, _, rest = text.partition(":")
+    created, _, last = rest.partition(":")
+    try:
+        value = float(created)
+    except ValueError:
+        value = math.nan
+    if kind != "c" or not math.isfinite(value) or not TOURNAMENT_ID.fullmatch(last):
+        raise invalid("page_token", "not a page token this server gave")
+    return value, last
+
+
+def _match_ref(match_ref: str) -> tuple[str, str]:
+    """(tournament id, match id) of ``TOURNAMENT:mNNNNNN``; INVALID_ARGUMENT otherwise."""
+    tournament_id, _, match_id = match_ref.rpartition(":")
+    if not tournament_id or not MATCH_ID.fullmatch(match_id):
+        raise invalid("id", f"expected <tournament id>:<match id> (e.g. skyfive-...:m000012), got {shown(match_ref)}")
+    return tournament_id, match_id
 
 
 def _page_size(field_name: str, asked: int, default: int) -> int:
@@ -279,27 +318,36 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     # -- bots -------------------------------------------------------------------------------
 
     def _check_games(self, field_name: str, game_ids: list[str]) -> None:
+        """At least one game, each known and listed once (so at most every game once: a list
+        of 100,000 repeats once made GetBot take seconds and everyone's ListBots too big)."""
         if not game_ids:
             raise invalid(field_name, "list at least one game the bot plays")
         known = games()
+        if len(game_ids) > len(known):
+            raise invalid(field_name, f"{len(game_ids)} games listed; there are {len(known)} games, each listed once")
+        seen: set[str] = set()
         for i, game_id in enumerate(game_ids):
             if game_id not in known:
-                raise invalid(f"{field_name}[{i}]", f"unknown game {game_id!r}; known: {', '.join(known)}")
+                raise invalid(f"{field_name}[{i}]", f"unknown game {shown(game_id)}; known: {', '.join(known)}")
+            if game_id in seen:
+                raise invalid(f"{field_name}[{i}]", f"game {shown(game_id)} is listed twice")
+            seen.add(game_id)
 
     def _check_endpoint(self, field_name: str, endpoint: str) -> None:
         """A well-formed address the operator's endpoint policy allows (referee.endpoints; the
         workers check it again at every connection). Resolves names: call it off the loop."""
         if len(endpoint) > MAX_ENDPOINT:
             raise invalid(field_name, f"an endpoint has at most {MAX_ENDPOINT} characters")
+        if endpoint.startswith("grpc://"):
+            port = endpoint.rpartition(":")[2]
+            # ASCII digits only ('²'.isdigit() is True; int() refuses it).
+            if not re.fullmatch(r"[0-9]{1,5}", port) or not 1 <= int(port) <= 65535:
+                raise invalid(field_name, f"port {shown(port)}: expected 1-65535")
         try:
             target_of(endpoint)
             (endpoints.current() or endpoints.EndpointPolicy()).check(endpoint)
         except ConfigError as exc:
             raise invalid(field_name, str(exc)) from None
-        if endpoint.startswith("grpc://"):
-            port = endpoint.rpartition(":")[2]
-            if not 1 <= int(port) <= 65535:
-                raise invalid(field_name, f"port {port}: expected 1-65535")
 
     def _check_game_filter(self, game_id: str) -> None:
         """An unknown game is INVALID_ARGUMENT from every call, filters included."""
@@ -309,18 +357,28 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     def _own_bot(self, name: str, caller: Caller) -> dict[str, Any]:
         data = self.store.bot(name)
         if data is None:
-            raise not_found(f"no bot {name!r}")
+            raise not_found(f"no bot {shown(name)}")
         if data["owner"] != caller.name and not caller.operator:
-            raise denied(f"bot {name!r} belongs to another owner")
+            raise denied(f"bot {shown(name)} belongs to another owner")
         return data
+
+    def _builtins(self, game_id: str) -> list[str]:
+        """The built-in bots of a game, ``search`` included: what tournaments, challenges and
+        DescribeGame accept and list alike (each with or without ``:params``)."""
+        return list(dict.fromkeys([*self.builtin_bots(game_id), *builtin_names(game_id)]))
+
+    def _check_new_name(self, name: str) -> None:
+        """A name a new bot may take: well-formed, and no built-in bot's (with or without
+        parameters), or an owner's bot would stand in for the built-in in others' tournaments."""
+        if not BOT_NAME.fullmatch(name):
+            raise invalid("name", "bot names are 2-48 of A-Z a-z 0-9 _ . - starting with a letter or digit")
+        builtins = all_builtin_names() | {bot for game_id in games() for bot in self.builtin_bots(game_id)}
+        if name.split(":")[0] in builtins:
+            raise invalid("name", f"{shown(name)} is a built-in bot's name")
 
     @unary
     async def RegisterBot(self, request: arena_pb2.RegisterBotRequest, caller: Caller) -> arena_pb2.Bot:
-        if not BOT_NAME.match(request.name):
-            raise invalid("name", "bot names are 2-48 of A-Z a-z 0-9 _ . - starting with a letter or digit")
-        builtins = {name for game_id in games() for name in self.builtin_bots(game_id)}
-        if request.name.split(":")[0] in builtins:
-            raise invalid("name", f"{request.name!r} is a built-in bot's name")
+        self._check_new_name(request.name)
         self._check_games("games", list(request.games))
         await self.blocking(self._check_endpoint, "endpoint", request.endpoint)
         data = {
@@ -331,22 +389,27 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             "created": time.time(),
         }
         if not await self.blocking(self.store.add_bot, request.name, data):
-            raise exists(f"bot {request.name!r} exists already")
+            raise exists(f"bot {shown(request.name)} exists already")
         return views.bot(data, request.name, show_endpoint=True)
+
+    def _update_bot(self, name: str, changes: dict[str, Any]) -> dict[str, Any]:
+        """Change these fields only (atomically: a concurrent change of another field stays)."""
+        data = self.store.update_bot(name, changes)
+        if data is None:
+            raise not_found(f"no bot {shown(name)}")
+        return data
 
     @unary
     async def UpdateBot(self, request: arena_pb2.UpdateBotRequest, caller: Caller) -> arena_pb2.Bot:
-        data = await self.blocking(self._own_bot, request.name, caller)
+        await self.blocking(self._own_bot, request.name, caller)
         await self.blocking(self._check_endpoint, "endpoint", request.endpoint)
-        data["endpoint"] = request.endpoint
-        await self.blocking(self.store.save_bot, request.name, data)
+        data = await self.blocking(self._update_bot, request.name, {"endpoint": request.endpoint})
         return views.bot(data, request.name, show_endpoint=True)
 
     @unary
     async def DisableBot(self, request: arena_pb2.DisableBotRequest, caller: Caller) -> arena_pb2.Bot:
-        data = await self.blocking(self._own_bot, request.name, caller)
-        data["enabled"] = False
-        await self.blocking(self.store.save_bot, request.name, data)
+        await self.blocking(self._own_bot, request.name, caller)
+        data = await self.blocking(self._update_bot, request.name, {"enabled": False})
         return views.bot(data, request.name, show_endpoint=True)
 
     @unary
@@ -379,10 +442,10 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     def _bot_detail(self, name: str, caller: Caller) -> arena_pb2.BotDetail:
         data = self.store.bot(name)
         if data is None:
-            raise not_found(f"no bot {name!r}")
+            raise not_found(f"no bot {shown(name)}")
         mine = caller.operator or data["owner"] == caller.name
         detail = arena_pb2.BotDetail(bot=views.bot(data, name, show_endpoint=mine))
-        for game_id in data["games"]:
+        for game_id in dict.fromkeys(data["games"]):  # once each, whatever was stored
             board = self.store.game_leaderboard(game_id) or {}
             for row in board.get("leaderboard", []):
                 if row["bot"] == name:
@@ -411,12 +474,13 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 )
         for tournament_id in self.store.tournaments(20):
             info = self.store.tournament(tournament_id)
-            if info is None or name not in info["spec"]["bots"]:
+            # The bot's entrants: itself and its copies (``NAME#2``... of ``NAME*N``).
+            if info is None or not any(entrant_bot(entrant) == name for entrant in info["spec"]["bots"]):
                 continue
             if not mine and info["status"] not in FINISHED:
                 continue  # another owner's errors stay private while the tournament runs
             for bot, match_id, decision, verdict, text in self._failures_of(tournament_id, info):
-                if bot == name:
+                if entrant_bot(bot) == name:
                     detail.recent_failures.append(views.failure(tournament_id, match_id, decision, verdict, text))
             if len(detail.recent_failures) >= 20:
                 break
@@ -454,13 +518,13 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     @unary
     async def DescribeGame(self, request: arena_pb2.DescribeGameRequest, caller: Caller) -> arena_pb2.GameDescription:
         game = self._game("game", request.game)
-        return views.game_description(game, self.builtin_bots(game.meta.id))
+        return views.game_description(game, self._builtins(game.meta.id))
 
     def _game(self, field_name: str, game_id: str) -> Any:
-        try:
-            return get_game(game_id)
-        except ConfigError as exc:
-            raise invalid(field_name, str(exc)) from None
+        known = games()
+        if game_id not in known:
+            raise invalid(field_name, f"unknown game {shown(game_id)}; known games: {', '.join(known)}")
+        return known[game_id]
 
     # -- tournaments ------------------------------------------------------------------------
 
@@ -530,7 +594,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             )
         fmt = views.FORMAT_NAMES.get(request.format_type, "") or request.format or "round-robin"
         if fmt not in FORMATS:
-            raise invalid("format", f"unknown format {fmt!r}; allowed: {', '.join(FORMATS)}")
+            raise invalid("format", f"unknown format {shown(fmt)}; allowed: {', '.join(FORMATS)}")
         # BOT*N enters N copies (BOT, BOT#2, ...), rated apart, as on the command line.
         entrants: list[tuple[int, str]] = []
         for i, item in enumerate(request.bots):
@@ -547,7 +611,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             raise invalid("bots", f"{players}-player matches need at least {max(2, players)} bots, got {len(names)}")
         if len(set(names)) != len(names):
             twice = next(name for name in names if names.count(name) > 1)
-            raise invalid("bots", f"bot {twice!r} is listed twice; to let it fill several seats write {twice}*N")
+            raise invalid("bots", f"bot {shown(twice)} is listed twice; to let it fill several seats write {twice}*N")
         if request.HasField("repeats") and request.repeats == 0:
             raise invalid("repeats", "repeats must be at least 1")
         repeats = request.repeats or 1
@@ -562,9 +626,9 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             raise invalid(f"options[{bad}]" if bad else "options", str(exc)) from None
         on_error = request.on_error or "forfeit"
         if on_error not in ("forfeit", "substitute"):
-            raise invalid("on_error", f"on_error must be forfeit or substitute, not {on_error!r}")
+            raise invalid("on_error", f"on_error must be forfeit or substitute, not {shown(on_error)}")
         addresses = {}
-        builtins = set(self.builtin_bots(meta.id))
+        builtins = self._builtins(meta.id)
         for i, name in entrants:
             name = entrant_bot(name)  # copies play their bot: check it once per copy, cheaply
             if name in addresses:
@@ -578,12 +642,12 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             data = self.store.bot(name)
             if data is None:
                 raise invalid(
-                    f"bots[{i}]", f"unknown bot {name!r}: neither registered nor built-in ({', '.join(builtins)})"
+                    f"bots[{i}]", f"unknown bot {shown(name)}: neither registered nor built-in ({', '.join(builtins)})"
                 )
             if not data["enabled"]:
-                raise precondition(f"bot {name!r} is disabled")
+                raise precondition(f"bot {shown(name)} is disabled")
             if meta.id not in data["games"]:
-                raise invalid(f"bots[{i}]", f"bot {name!r} does not play {meta.id}")
+                raise invalid(f"bots[{i}]", f"bot {shown(name)} does not play {meta.id}")
             addresses[name] = data["endpoint"]
             if data["endpoint"].startswith("hosted:"):
                 # A hosted bot plays its active version, recorded in the spec (issue 17).
@@ -591,7 +655,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
 
                 version = versions.active_version(self.store, name)
                 if version is None:
-                    raise precondition(f"hosted bot {name!r} has no active version")
+                    raise precondition(f"hosted bot {shown(name)} has no active version")
                 addresses[name] = f"hosted:{name}@{version}"
         spec = TournamentSpec(
             game=meta.id,
@@ -630,9 +694,11 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         return values
 
     def _tournament_info(self, tournament_id: str) -> dict[str, Any]:
-        info = self.store.tournament(tournament_id)
+        # Only an id of the form the service gives names a tournament: anything else (e.g.
+        # 'ID:matches', another key of the tournament) is not looked up at all.
+        info = self.store.tournament(tournament_id) if TOURNAMENT_ID.fullmatch(tournament_id) else None
         if info is None:
-            raise not_found(f"no tournament {tournament_id!r}")
+            raise not_found(f"no tournament {shown(tournament_id)}")
         return info
 
     @unary
@@ -645,9 +711,9 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     ) -> arena_pb2.Tournament:
         info = await self.blocking(self._tournament_info, request.tournament_id)
         if info.get("owner") != caller.name and not caller.operator:
-            raise denied(f"tournament {request.tournament_id!r} belongs to another owner")
+            raise denied(f"tournament {shown(request.tournament_id)} belongs to another owner")
         if info["status"] in FINISHED:
-            raise precondition(f"tournament {request.tournament_id!r} has already ended ({info['status']})")
+            raise precondition(f"tournament {shown(request.tournament_id)} has already ended ({info['status']})")
         await self.blocking(self.store.cancel, request.tournament_id)
         return views.tournament(await self.blocking(self._tournament_info, request.tournament_id))
 
@@ -657,25 +723,34 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     ) -> arena_pb2.ListTournamentsResponse:
         self._check_game_filter(request.game)
         size = _page_size("limit", request.limit, 50)
-        start = _token_number(request.page_token)
+        start = _tournament_cursor(request.page_token)
 
         def listing() -> arena_pb2.ListTournamentsResponse:
             out = arena_pb2.ListTournamentsResponse()
-            position = start
-            # Newest first, read in chunks; a game filter skips others' tournaments.
+            cursor: tuple[float, str] | None
+            if isinstance(start, int):  # a position, from an earlier version: the item before it
+                before = self.store.tournament_at(start - 1) if start else None
+                if start and before is None:
+                    return out
+                cursor = None if before is None else (before[1], before[0])
+            else:
+                cursor = start
+            # Newest first, read in chunks after the cursor (the last tournament read: a place
+            # in the order, so tournaments created meanwhile shift nothing); a game filter
+            # skips others' tournaments.
             while len(out.tournaments) < size:
-                chunk = self.store.tournament_page(position, 200)
+                chunk = self.store.tournaments_before(cursor, 200)
                 if not chunk:
                     return out
-                for tournament_id in chunk:
-                    position += 1
+                for tournament_id, created in chunk:
+                    cursor = (created, tournament_id)
                     info = self.store.tournament(tournament_id)
                     if info and (not request.game or info["spec"]["game"] == request.game):
                         out.tournaments.append(views.tournament(info))
                         if len(out.tournaments) == size:
                             break
-            if self.store.tournament_page(position, 1):
-                out.next_page_token = _token(str(position))
+            if cursor is not None and self.store.tournaments_before(cursor, 1):
+                out.next_page_token = _token(f"c:{cursor[0]!r}:{cursor[1]}")
             return out
 
         return await self.blocking(listing)
@@ -702,7 +777,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             info = await self.blocking(self._tournament_info, request.tournament_id)
             board = await self.blocking(self.store.leaderboard, request.tournament_id)
             if board is None:
-                raise precondition(f"tournament {request.tournament_id!r} is {info['status']}: no leaderboard yet")
+                raise precondition(f"tournament {shown(request.tournament_id)} is {info['status']}: no leaderboard yet")
             return views.leaderboard(board, request.tournament_id)
         if scope == "game":
             self._game("game", request.game)
@@ -748,10 +823,12 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             return None
         spec = info["spec"]
         addresses = spec.get("addresses", {})
-        owners = {name: (self.store.bot(name) or {}).get("owner") for name in spec["bots"] if name in addresses}
+        # Registered bots by name; a copy (``NAME#2``) is its bot's, so its owner's.
+        names = {entrant_bot(entrant) for entrant in spec["bots"]} & set(addresses)
+        owners = {name: (self.store.bot(name) or {}).get("owner") for name in names}
 
         def for_record(record: MatchRecord) -> Callable[[int], bool]:
-            return lambda seat: owners.get(record.seats[seat]["bot"]) == caller.name
+            return lambda seat: owners.get(entrant_bot(record.seats[seat]["bot"])) == caller.name
 
         return for_record
 
@@ -760,27 +837,48 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         return await self.blocking(self._match_detail, request.id, caller)
 
     def _match_detail(self, match_ref: str, caller: Caller) -> arena_pb2.MatchDetail:
-        tournament_id, _, match_id = match_ref.rpartition(":")
-        if not tournament_id or not re.fullmatch(r"m\d+", match_id):
-            raise invalid("id", f"expected <tournament id>:<match id> (e.g. skyfive-...:m000012), got {match_ref!r}")
+        tournament_id, match_id = _match_ref(match_ref)
         info = self._tournament_info(tournament_id)
-        record = self.store.match(tournament_id, int(match_id[1:]))
+        index = int(match_id[1:])
+        record = self.store.match(tournament_id, index)
         if record is None:
             raise not_found(f"no match {match_id} in {tournament_id} (yet)")
-        finished = info["status"] in FINISHED
-        state = resimulate(get_game(record.game), record)
         mine = self._seat_filter(info, caller)
+        summary = views.match_summary(tournament_id, record, mine(record) if mine else None)
         # While the tournament runs, nothing that determines hidden information goes to anyone
         # but an operator: not the record (its seed deals the same hands to the other seat
-        # rotations of its duplicate group, still in play), nor private events.
-        privileged = finished or caller.operator
+        # rotations of its duplicate group), nor private events; and no event at all while
+        # any rotation of its group is unplayed: a finished match's public events name the
+        # cards played, the very hands that rotation's bots are holding.
+        privileged = info["status"] in FINISHED or caller.operator
+        if not privileged and not self._deal_played_out(tournament_id, info, index):
+            return arena_pb2.MatchDetail(summary=summary, events=[_notice(HELD_BACK)], spectator=False)
+        state, problem = _replayed(record)
+        if state is None:
+            # Served all the same (an older game version's record, say): the summary, the record
+            # as stored (once it may be), and why there are no events. Never an INTERNAL error.
+            after = "its record is served as stored" if privileged else "its record is served when the tournament ends"
+            return arena_pb2.MatchDetail(
+                summary=summary,
+                record_json=record.dumps() if privileged else "",
+                events=[_notice(f"{problem}; {after}")],
+                spectator=False,
+            )
         viewer = SPECTATOR if privileged else -2  # -2: no seat, so public events only
         return arena_pb2.MatchDetail(
-            summary=views.match_summary(tournament_id, record, mine(record) if mine else None),
+            summary=summary,
             record_json=record.dumps() if privileged else "",
             events=views.events(state.log.events, viewer),
             spectator=privileged,
         )
+
+    def _deal_played_out(self, tournament_id: str, info: dict[str, Any], index: int) -> bool:
+        """Every seat rotation of the match's duplicate group (indices ``k*g .. k*g+k-1`` for
+        ``k`` players: they share one deal seed) is stored: nobody plays that deal any more."""
+        players = int(info["spec"]["players"])
+        first = index - index % players
+        group = [i for i in range(first, first + players) if i < int(info["total"])]
+        return len(self.store.stored_indices(tournament_id, group)) == len(group)
 
     # -- challenge ----------------------------------------------------------------------------
 
@@ -791,21 +889,44 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         game = self._game("game", request.game)
         data = await self.blocking(self._own_bot, request.bot, caller)
         if not data["enabled"]:
-            raise precondition(f"bot {request.bot!r} is disabled")
+            raise precondition(f"bot {shown(request.bot)} is disabled")
         if game.meta.id not in data["games"]:
-            raise invalid("game", f"bot {request.bot!r} does not play {game.meta.id}")
+            raise invalid("game", f"bot {shown(request.bot)} does not play {game.meta.id}")
+        if str(data["endpoint"]).startswith("hosted:"):
+            raise ApiError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"hosted bots cannot be challenged (yet): bot {shown(request.bot)} is hosted (Arena runs its "
+                "code); enter it in a tournament against built-in bots instead",
+                field="bot",
+            )
         opponents = list(request.opponents) or ["random"]
         players = 1 + len(opponents)
         if not game.meta.min_players <= players <= game.meta.max_players:
             raise invalid(
                 "opponents", f"{game.meta.id} plays with {game.meta.min_players}-{game.meta.max_players} players"
             )
+        # Opponents are built-in bots, as tournaments take them (`search` too, with or without
+        # parameters); never an address (the service would dial whatever it names).
+        builtins = self._builtins(game.meta.id)
+        for i, name in enumerate(opponents):
+            where = f"opponents[{i}]"
+            if len(name) > MAX_BOT_SPEC:
+                raise invalid(where, f"a built-in bot's spec has at most {MAX_BOT_SPEC} characters")
+            if name.split(":")[0] not in builtins:
+                raise invalid(where, f"unknown built-in bot {shown(name)}; {game.meta.id}'s: {', '.join(builtins)}")
         try:
             config = game.config(players, dict(request.options))
-            seats = [RemotePlayer(data["endpoint"], name=request.bot)]
-            seats += [self.make_player(name, game.meta.id) for name in opponents]
         except ConfigError as exc:
-            raise invalid("options" if "option" in str(exc) else "opponents", str(exc)) from None
+            raise invalid("options", str(exc)) from None
+        try:
+            seats = [RemotePlayer(data["endpoint"], name=request.bot)]
+        except ConfigError as exc:
+            raise invalid("bot", f"bot {shown(request.bot)}: {exc}") from None
+        for i, name in enumerate(opponents):
+            try:
+                seats.append(self.make_player(name, game.meta.id))
+            except ConfigError as exc:
+                raise invalid(f"opponents[{i}]", str(exc)) from None
         if self.state.challenges.get(caller.name, 0) >= MAX_CHALLENGES:
             raise exhausted(f"{caller.name} already has {MAX_CHALLENGES} challenges running; retry in {{delay}}", 5)
         self.state.challenges[caller.name] = self.state.challenges.get(caller.name, 0) + 1
@@ -941,18 +1062,18 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if first is None:
             raise invalid("name", "an upload starts with a chunk naming the bot")
         name = first.name
-        if not BOT_NAME.match(name):
+        if not BOT_NAME.fullmatch(name):
             raise invalid("name", "bot names are 2-48 of A-Z a-z 0-9 _ . - starting with a letter or digit")
         existing = await self.blocking(self.store.bot, name)
         if existing is not None:
             if existing["owner"] != caller.name and not caller.operator:
-                raise denied(f"bot {name!r} belongs to another owner")
+                raise denied(f"bot {shown(name)} belongs to another owner")
             if not str(existing["endpoint"]).startswith("hosted:"):
-                raise precondition(f"bot {name!r} is a remote bot (registered with an endpoint), not a hosted one")
+                raise precondition(f"bot {shown(name)} is a remote bot (registered with an endpoint), not a hosted one")
         else:
-            builtins = {bot for game_id in games() for bot in self.builtin_bots(game_id)}
-            if name.split(":")[0] in builtins:
-                raise invalid("name", f"{name!r} is a built-in bot's name")
+            self._check_new_name(name)
+        if first.games:  # refused before the archive is looked at
+            self._check_games("games", list(first.games))
         try:
             checked = await self.blocking(versions.check_upload, bytes(data))
         except archive.ArchiveError as exc:
@@ -961,7 +1082,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         self._check_games("games", game_ids)
         for i, game_id in enumerate(game_ids):
             if game_id not in checked.manifest.games:
-                raise invalid(f"games[{i}]", f"{game_id!r} is not among the manifest's games")
+                raise invalid(f"games[{i}]", f"{shown(game_id)} is not among the manifest's games")
         try:
             jail.check_sandbox()
         except jail.SandboxUnavailable as exc:
@@ -976,9 +1097,10 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if existing is None:
             bot = {"owner": caller.name, "games": game_ids, "endpoint": f"hosted:{name}", "enabled": True}
             if not await self.blocking(self.store.add_bot, name, {**bot, "created": time.time()}):
-                raise exists(f"bot {name!r} exists already")
+                raise exists(f"bot {shown(name)} exists already")
         elif sorted(existing["games"]) != sorted(game_ids):
-            await self.blocking(self.store.save_bot, name, {**existing, "games": game_ids})
+            # This field only: a disable (or any other change) meanwhile stays.
+            await self.blocking(self._update_bot, name, {"games": game_ids})
         info = await self.blocking(versions.save_version, self.store, name, caller.name, checked, bytes(data))
         if first.activate or await self.blocking(versions.active_version, self.store, name) is None:
             await self.blocking(versions.activate, self.store, name, checked.version)
@@ -1009,7 +1131,9 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         await self.blocking(self._own_bot, request.name, caller)
         version = await self.blocking(versions.resolve, self.store, request.name, request.version)
         if version is None:
-            raise not_found(f"bot {request.name!r} has no version {request.version!r} (or the prefix is ambiguous)")
+            raise not_found(
+                f"bot {shown(request.name)} has no version {shown(request.version)} (or the prefix is ambiguous)"
+            )
         await self.blocking(versions.activate, self.store, request.name, version)
         return await self.blocking(self._bot_version, request.name, version)
 
@@ -1020,9 +1144,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     def _match_logs(self, match_ref: str, caller: Caller) -> arena_pb2.MatchLogs:
         from referee.hosted import versions
 
-        tournament_id, _, match_id = match_ref.rpartition(":")
-        if not tournament_id or not re.fullmatch(r"m\d+", match_id):
-            raise invalid("id", f"expected <tournament id>:<match id> (e.g. skyfive-...:m000012), got {match_ref!r}")
+        tournament_id, match_id = _match_ref(match_ref)
         self._tournament_info(tournament_id)
         if self.store.match(tournament_id, int(match_id[1:])) is None:
             raise not_found(f"no match {match_id} in {tournament_id} (yet): logs are shown once the match is recorded")
@@ -1031,6 +1153,36 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         return arena_pb2.MatchLogs(
             logs=[arena_pb2.SeatLog(seat=e["seat"], bot=e["bot"], text=e["text"]) for e in shown]
         )
+
+
+HELD_BACK = (
+    "events are shown when the tournament ends: the same deal is still in play in other seat "
+    "rotations of this match's group (its public events are shown once they have all been played)"
+)
+
+
+def _notice(text: str) -> bot_pb2.Event:
+    """A match's only event when its events are not shown, saying why (the referee's: seat -1)."""
+    return bot_pb2.Event(index=0, seat=-1, kind="notice", text=text)
+
+
+def _replayed(record: MatchRecord) -> tuple[Any, str]:
+    """(the final state of a record replayed on this server's engine, "") or (None, why it
+    cannot be: a record of another game version, of a game this server lacks, or one that
+    does not reproduce)."""
+    try:
+        game = get_game(record.game)
+    except ConfigError:
+        return None, f"this record is of game {shown(record.game)}, which this server does not have: no events"
+    if record.game_version != game.meta.version:
+        return None, (
+            f"this record is of {game.meta.id} version {shown(record.game_version)} and cannot be replayed "
+            f"on the current version {game.meta.version!r}: no events"
+        )
+    try:
+        return resimulate(game, record), ""
+    except ReplayMismatch as exc:
+        return None, f"this record does not replay on {game.meta.id} version {game.meta.version!r} ({exc}): no events"
 
 
 def _version_message(name: str, info: dict[str, Any]) -> arena_pb2.BotVersion:

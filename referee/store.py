@@ -616,6 +616,37 @@ class Store:
         """Tournament ids, newest first, from position ``start``."""
         return [t.decode() for t in self.redis.zrevrange(self.key("tournaments"), start, start + count - 1)]
 
+    def tournament_at(self, position: int) -> tuple[str, float] | None:
+        """(tournament id, creation time) at this position, newest first (None past the end)."""
+        found = self.redis.zrevrange(self.key("tournaments"), position, position, withscores=True)
+        return (found[0][0].decode(), float(found[0][1])) if found else None
+
+    def tournaments_before(self, cursor: tuple[float, str] | None, count: int) -> list[tuple[str, float]]:
+        """Up to ``count`` (tournament id, creation time), newest first, after ``cursor`` (the
+        last (creation time, id) a page ended with; None: from the newest). The cursor is a place
+        in the order, not a position: tournaments created meanwhile shift no page. Ties in
+        creation time are ordered as ZREVRANGE orders them, by id descending."""
+        key = self.key("tournaments")
+        if cursor is None:
+            found = self.redis.zrevrange(key, 0, count - 1, withscores=True)
+            return [(t.decode(), float(score)) for t, score in found]
+        created, last = cursor
+        out: list[tuple[str, float]] = []
+        skip = 0
+        while len(out) < count:
+            # The same creation time as the cursor's, or older; those of the cursor's time that
+            # come before it (ids not below it) are skipped. A float's repr reads back exactly.
+            found = self.redis.zrevrangebyscore(key, repr(created), "-inf", start=skip, num=count, withscores=True)
+            if not found:
+                break
+            skip += len(found)
+            for member, score in found:
+                tournament_id = member.decode()
+                if float(score) == created and tournament_id >= last:
+                    continue
+                out.append((tournament_id, float(score)))
+        return out[:count]
+
     def mark_running(self, tournament_id: str) -> None:
         """queued -> running, once, when the first batch starts (never over a cancel)."""
         self._move(tournament_id, "running")
@@ -1033,7 +1064,28 @@ class Store:
         return bool(self.redis.hsetnx(self.key("bots"), name, json.dumps(data)))
 
     def save_bot(self, name: str, data: dict[str, Any]) -> None:
+        """Overwrite a bot's whole registration (for a change of some fields while others may
+        change too, :meth:`update_bot`)."""
         self.redis.hset(self.key("bots"), name, json.dumps(data))
+
+    def update_bot(self, name: str, changes: dict[str, Any]) -> dict[str, Any] | None:
+        """Set these fields of a bot's registration, leaving the others as they are at that
+        moment; returns the registration after (None: no such bot). A read-modify-write under
+        WATCH, retried if the registrations changed meanwhile (redis-py's ``transaction``): two
+        updates at once (an endpoint change and a disable) never revert each other's field."""
+        key = self.key("bots")
+
+        def change(pipe: Any) -> dict[str, Any] | None:
+            raw = pipe.hget(key, name)
+            if raw is None:
+                return None
+            data: dict[str, Any] = {**json.loads(raw), **changes}
+            pipe.multi()
+            pipe.hset(key, name, json.dumps(data))
+            return data
+
+        result: dict[str, Any] | None = self.redis.transaction(change, key, value_from_callable=True)
+        return result
 
     def bot(self, name: str) -> dict[str, Any] | None:
         raw = self.redis.hget(self.key("bots"), name)

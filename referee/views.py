@@ -193,7 +193,7 @@ def bot(data: dict[str, Any], name: str, *, show_endpoint: bool) -> arena_pb2.Bo
     return arena_pb2.Bot(
         name=name,
         owner=data["owner"],
-        games=data["games"],
+        games=list(dict.fromkeys(data["games"])),  # once each (registrations once kept repeats)
         endpoint=data["endpoint"] if show_endpoint else "",
         enabled=data["enabled"],
         created=data["created"],

@@ -7,9 +7,11 @@ own the loop, as Starlette would need), it is one dependency, and it ships a tes
 
 Privacy: a visitor is anonymous, so they see exactly what the API shows an owner of none of
 the bots (the same code answers: :class:`referee.service.ArenaService`'s match listing and
-match detail are called with an anonymous caller). While a tournament runs: public events
-only, no record, no seat's observation, no bot's failures or forfeits, a leaderboard without
-failures; once it has ended, the spectator's view (the full replay).
+match detail are called with an anonymous caller). While a tournament runs: no event of a
+match until every seat rotation of its deal has been played (then public events only), no
+record, no seat's observation, no bot's failures or forfeits, a leaderboard without failures;
+once it has ended, the spectator's view (the full replay), or, for a record the engine cannot
+replay (an older game version's), its summary, why, and the record as stored.
 
 Store calls are blocking (redis-py) and run on the loop's executor, as in the service.
 """
@@ -20,6 +22,7 @@ import asyncio
 import html
 import json
 import logging
+import re
 import threading
 from collections.abc import Callable
 from importlib import resources
@@ -31,14 +34,14 @@ from google.protobuf.message import Message
 
 from arena import leaderboard as boards
 from arena.engine import Game
-from arena.record import MatchRecord
+from arena.record import MatchRecord, ReplayMismatch
 from arena.registry import games, get_game
 from arena.replay_view import asset, public_data, render_html, replay_data
 from arena.tournament import TournamentSpec
 from arena.v1 import arena_pb2
 from referee import views
 from referee.auth import Caller
-from referee.errors import ApiError
+from referee.errors import ApiError, shown
 from referee.live import catch_up
 from referee.store import ENDED, Store
 
@@ -137,6 +140,7 @@ class WebUI:
                 web.get("/tournaments", self.tournaments_page),
                 web.get("/tournaments/{tid}", self.tournament_page),
                 web.get("/matches/{ref}", self.match_page),
+                web.get("/matches/{ref}/record.json", self.match_record),
                 web.get("/api/games/{game}/leaderboard", self.game_leaderboard_json),
                 web.get("/api/tournaments/{tid}", self.tournament_json),
                 web.get("/api/tournaments/{tid}/matches", self.matches_json),
@@ -155,7 +159,7 @@ class WebUI:
 
     def _game(self, game_id: str) -> Game:
         if game_id not in games():
-            raise web.HTTPNotFound(text=f"no game {game_id!r}\n")
+            raise web.HTTPNotFound(text=f"no game {shown(game_id)}\n")
         return get_game(game_id)
 
     # -- games --------------------------------------------------------------------------------
@@ -273,11 +277,12 @@ class WebUI:
         return web.json_response(await self.blocking(self._tournament_state, request.match_info["tid"]))
 
     async def matches_json(self, request: web.Request) -> web.Response:
-        try:
-            offset = max(0, int(request.query.get("offset", "0")))
-            limit = min(100, max(1, int(request.query.get("limit", str(PAGE_SIZE)))))
-        except ValueError:
-            raise web.HTTPBadRequest(text="offset and limit are numbers\n") from None
+        numbers = (request.query.get("offset", "0"), request.query.get("limit", str(PAGE_SIZE)))
+        # ASCII digits only (int() also takes '٣' and spaces), and no more than a page token's.
+        if not all(re.fullmatch(r"[0-9]{1,9}", n) for n in numbers):
+            raise web.HTTPBadRequest(text="offset and limit are numbers\n")
+        offset = int(numbers[0])
+        limit = min(100, max(1, int(numbers[1])))
         query = arena_pb2.ListMatchesRequest(
             tournament_id=request.match_info["tid"], bot=request.query.get("bot", ""), offset=offset, limit=limit
         )
@@ -313,20 +318,49 @@ class WebUI:
             f'<a href="/tournaments/{esc(tournament_id)}">tournament {esc(tournament_id)}</a></header>'
         )
         summary = as_json(detail.summary)
+        notices = [e.text for e in detail.events if e.kind == "notice" and e.seat == -1]
         if detail.spectator:
             record = MatchRecord.loads(detail.record_json)
-            data = replay_data(get_game(record.game), record, title=f"match {ref}")
-        else:
-            info = self.service._tournament_info(tournament_id)
-            game = get_game(info["spec"]["game"])
-            events = [{"seat": e.seat, "kind": e.kind, "text": e.text, "to": None} for e in detail.events]
-            seats = [s["bot"] for s in summary["seats"]]
-            data = public_data(game, ref.rpartition(":")[2], seats, summary, events, title=f"match {ref}")
+            try:
+                data = replay_data(get_game(record.game), record, title=f"match {ref}")
+                return render_html(data, header=nav)
+            except ReplayMismatch as exc:  # e.g. its result is not the one its moves give
+                notices.append(f"this record does not replay ({exc}): no events")
+        # No replay: the tournament runs (public events at most), or the record cannot be
+        # replayed here (an older game version's): the API's notice says why, above the viewer.
+        info = self.service._tournament_info(tournament_id)
+        game = get_game(info["spec"]["game"])
+        events = [
+            {"seat": e.seat, "kind": e.kind, "text": e.text, "to": None}
+            for e in detail.events
+            if not detail.spectator and e.kind != "notice"  # a spectator's log is not public
+        ]
+        seats = [s["bot"] for s in summary["seats"]]
+        data = public_data(game, ref.rpartition(":")[2], seats, summary, events, title=f"match {ref}")
+        note = "".join(f"<p>{esc(text[:1].upper() + text[1:])}.</p>" for text in notices)
+        if detail.record_json:
+            note += f'<p><a id="record-download" href="/matches/{esc(ref)}/record.json" download>the record</a></p>'
+        if note:
+            nav += f'<div class="panel" id="match-note">{note}</div>'
         return render_html(data, header=nav)
 
     async def match_page(self, request: web.Request) -> web.Response:
         text = await self.blocking(self._match_html, request.match_info["ref"])
         return web.Response(text=text, content_type="text/html")
+
+    async def match_record(self, request: web.Request) -> web.Response:
+        """The match's record as stored (what ``arena matches get --record`` writes), once the
+        API gives it to a visitor: when its tournament has ended."""
+        ref = request.match_info["ref"]
+        detail = await self.blocking(self.service._match_detail, ref, ANONYMOUS)
+        if not detail.record_json:
+            raise web.HTTPConflict(text="the record is served when the tournament ends\n")
+        name = ref.replace(":", "-")
+        return web.Response(
+            text=detail.record_json + "\n",
+            content_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="{name}.json"'},
+        )
 
 
 async def start_web(store: Store, service: Any, host: str, port: int) -> tuple[web.AppRunner, int]:

@@ -5,6 +5,7 @@ Every bot under test is a separate process (tests/bots/misbehaving.py, or `arena
 
 from __future__ import annotations
 
+import statistics
 import threading
 import time
 
@@ -247,9 +248,11 @@ def test_simultaneous_answers_record_each_bots_own_time(tmp_path):
         record = play_match(GETBIT, GETBIT.config(3), 2, players, clock=clock, match_seconds=60)
     assert not record.failures
     cards = [d for d in record.decisions if d.kind == "choose_card"]
-    slowest_quick = max(d.ms for d in cards if d.seat in (1, 2))
-    fastest_slow = min(d.ms for d in cards if d.seat == 0)
-    assert fastest_slow >= 150 and slowest_quick < fastest_slow / 2, (slowest_quick, fastest_slow)
+    # Medians: the time recorded leaves out the referee's own stalls (a loaded machine's), so a
+    # single slow answer may read short.
+    quick = statistics.median(d.ms for d in cards if d.seat in (1, 2))
+    slow = statistics.median(d.ms for d in cards if d.seat == 0)
+    assert slow >= 100 and quick < slow / 4, (quick, slow)
 
 
 def test_a_verdict_detail_leaves_the_endpoint_out():

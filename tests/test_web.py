@@ -186,9 +186,18 @@ def test_tournament_page_pages_and_filters_its_matches(stack, browser, shots):
     shoot(browser, shots / "tournament-rolldice.png")
 
 
-def open_match(stack, browser, tournament_id: str) -> MatchRecord:
+def played_out(store: Store, tournament_id: str) -> int | None:
+    """The first stored match every seat rotation of whose deal is stored too (the service shows
+    a running tournament's match only then), or None."""
+    players = int(store.tournament(tournament_id)["spec"]["players"])
+    stored = set(store.stored_match_indices(tournament_id))
+    groups = ((i, range(i - i % players, i - i % players + players)) for i in sorted(stored))
+    return next((i for i, group in groups if all(j in stored for j in group)), None)
+
+
+def open_match(stack, browser, tournament_id: str, index: int | None = None) -> MatchRecord:
     store: Store = stack["store"]
-    index = store.stored_match_indices(tournament_id)[0]
+    index = store.stored_match_indices(tournament_id)[0] if index is None else index
     record = store.match(tournament_id, index)
     assert record is not None
     browser.get(f"{stack['url']}/matches/{tournament_id}:{record.match_id}")
@@ -299,7 +308,9 @@ def check_running(stack, browser, shots, tournament_id: str) -> None:
         wait.until(lambda b: int(b.find_element(By.ID, "done").text) > done)  # live, without reloading
         shoot(browser, shots / "tournament-running.png")
         pages = [browser.page_source, *network_bodies(browser)]
-        record = open_match(stack, browser, tournament_id)
+        # A match whose deal every seat rotation has played: its public events are shown.
+        wait_for(lambda: played_out(store, tournament_id) is not None, 120, "a deal played out")
+        record = open_match(stack, browser, tournament_id, played_out(store, tournament_id))
         wait.until(lambda b: b.find_elements(By.ID, "public-note"))
         assert not browser.find_elements(By.ID, "view")  # no seat to switch to while it runs
         shown = json.loads(browser.find_element(By.ID, "replay-data").get_attribute("textContent"))

@@ -399,7 +399,7 @@ def match_text(detail: Any) -> str:
 
     summary = detail.summary
     names = {s.seat: s.bot for s in summary.seats}
-    lines = [f"{summary.id} ({'spectator view' if detail.spectator else 'public events only: the tournament runs'})"]
+    lines = [f"{summary.id} ({'spectator view' if detail.spectator else 'public events at most: the tournament runs'})"]
     lines.append("seats: " + ", ".join(f"{s.seat} {s.bot}" for s in summary.seats))
     if detail.record_json:
         for f in MatchRecord.loads(detail.record_json).failures:

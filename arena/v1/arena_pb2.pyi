@@ -1620,12 +1620,18 @@ class MatchDetail(_message.Message):
     other seat rotations, still in play.
     """
     spectator: _builtins.bool
-    """otherwise only public events (numbered 0, 1, 2, ...)"""
+    """it runs, public events only (numbered 0, 1, 2, ...), and
+    none until every seat rotation of the match's deal has been
+    played (a finished rotation's events name cards the other
+    rotations still hold). Instead of events then, and for a
+    record the current engine cannot replay (an older game
+    version), one event of kind "notice" (seat -1) says why.
+    """
     @_builtins.property
     def summary(self) -> Global___MatchSummary: ...
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_bot_pb2.Event]:
-        """the spectator's log once the tournament has ended,"""
+        """the spectator's log once the tournament has ended; while"""
 
     def __init__(
         self,

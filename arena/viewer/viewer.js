@@ -230,8 +230,8 @@
     /* A tournament still running: public events only (the API's rule). */
     var summary = data.summary || {};
     root.appendChild(el("div", { cls: "panel", id: "public-note" }, [
-      "This match's tournament is still running: only its public events are shown. ",
-      "The full replay (every seat's view) opens once the tournament has ended."]));
+      "This match's tournament is still running: at most its public events are shown (none until every ",
+      "seat rotation of its deal has been played). The full replay (every seat's view) opens once the tournament has ended."]));
     if (summary.seats) {
       var t = el("table", { id: "summary" }, [el("tr", null, [el("th", { text: "seat" }), el("th", { text: "bot" }), el("th", { cls: "num", text: "score" }), el("th", { cls: "num", text: "rank" })])]);
       summary.seats.forEach(function (s) {
