@@ -156,8 +156,18 @@ def without_endpoint(text: str, *names: str) -> str:
     return _ADDRESSES.sub("<endpoint>", text)
 
 
+_DETAIL_CHARS = 300
+
+
+def _printable(text: str) -> str:
+    """A bot's own status text, as a record may quote it: control characters (a terminal's
+    escape sequences) dropped, at most a few hundred characters."""
+    clean = "".join(c if c.isprintable() else " " for c in text)
+    return clean if len(clean) <= _DETAIL_CHARS else clean[:_DETAIL_CHARS] + f"…({len(clean)} chars)"
+
+
 def _failure_of_error(error: grpc.aio.AioRpcError) -> PlayerFailure:
-    code, details = error.code(), error.details() or ""
+    code, details = error.code(), _printable(error.details() or "")
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
         return PlayerFailure("malformed", f"oversized message from the bot ({details})")
     if code == grpc.StatusCode.INTERNAL and "serializ" in details.lower():

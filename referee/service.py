@@ -1098,12 +1098,14 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             bot = {"owner": caller.name, "games": game_ids, "endpoint": f"hosted:{name}", "enabled": True}
             if not await self.blocking(self.store.add_bot, name, {**bot, "created": time.time()}):
                 raise exists(f"bot {shown(name)} exists already")
-        elif sorted(existing["games"]) != sorted(game_ids):
-            # This field only: a disable (or any other change) meanwhile stays.
-            await self.blocking(self._update_bot, name, {"games": game_ids})
         info = await self.blocking(versions.save_version, self.store, name, caller.name, checked, bytes(data))
         if first.activate or await self.blocking(versions.active_version, self.store, name) is None:
             await self.blocking(versions.activate, self.store, name, checked.version)
+            if existing is not None and sorted(existing["games"]) != sorted(game_ids):
+                # The games the bot plays are its active version's: a version not activated
+                # changes nothing (a tournament of its new game would fail in every match).
+                # This field only: a disable (or any other change) meanwhile stays.
+                await self.blocking(self._update_bot, name, {"games": game_ids})
         return await self.blocking(self._bot_version, name, info["version"])
 
     def _bot_version(self, name: str, version: str) -> arena_pb2.BotVersion:
@@ -1135,6 +1137,14 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 f"bot {shown(request.name)} has no version {shown(request.version)} (or the prefix is ambiguous)"
             )
         await self.blocking(versions.activate, self.store, request.name, version)
+        found = next(
+            info
+            for info in await self.blocking(versions.versions, self.store, request.name)
+            if info["version"] == version
+        )
+        known = games()
+        playable = [game_id for game_id in found["games"] if game_id in known]  # the active version's
+        await self.blocking(self._update_bot, request.name, {"games": playable})
         return await self.blocking(self._bot_version, request.name, version)
 
     @unary

@@ -66,6 +66,8 @@ def test_submit_activate_play_and_read_the_logs(tmp_path):
 
         # Another owner cannot add versions to alice's bot.
         lingering = bot_dir(tmp_path, "linger")
+        manifest = lingering / "arena-bot.toml"
+        manifest.write_text(manifest.read_text().replace('games = ["rolldice"]', 'games = ["rolldice", "skyfive"]'))
         done = arena(address, bob, "bots", "submit", "--name", "hostile", str(lingering))
         assert done.returncode == 1 and "PERMISSION_DENIED" in done.stderr
 
@@ -83,8 +85,12 @@ def test_submit_activate_play_and_read_the_logs(tmp_path):
         assert v2 != v1 and done.stdout.strip().endswith("(stored)")
         listed = arena(address, alice, "bots", "versions", "hostile").stdout.splitlines()
         assert [line.split("\t")[:2] for line in listed] == [[v1[:16], "active"], [v2[:16], "-"]]
+        # The bot plays its active version's games: a stored version adds none (a tournament of
+        # skyfive would fail in every match), its activation does.
+        assert store.bot("hostile")["games"] == ["rolldice"]
         done = arena(address, alice, "bots", "activate", "hostile", v2[:10])
         assert done.returncode == 0 and f"version {v2} is active" in done.stdout
+        assert store.bot("hostile")["games"] == ["rolldice", "skyfive"]
 
         # A tournament records the active version and the worker plays it in the jail.
         created = client.CreateTournament(

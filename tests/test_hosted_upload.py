@@ -223,3 +223,66 @@ def test_workers_unpack_a_version_once_and_check_it_against_its_hash(tmp_path, m
         with pytest.raises(ArchiveError, match="does not match its hash"):
             versions.unpacked(forged)
         assert not (versions.CACHE / forged).exists()
+
+
+def encrypted_zip(files: dict[str, bytes]) -> bytes:
+    """A zip whose members say they are encrypted (the flag bit, in local and central headers)."""
+    import struct
+
+    data = bytearray(zip_of(files))
+    for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = 0
+        while (at := data.find(signature, at)) >= 0:
+            flags = struct.unpack_from("<H", data, at + offset)[0]
+            struct.pack_into("<H", data, at + offset, flags | 0x1)
+            at += 4
+    return bytes(data)
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        pytest.param(
+            lambda: tar_of({**GOOD, "deep.py": b"x = 1" + b" + 1" * 300_000 + b"\n"}),
+            "compile check: deep.py: too deeply nested to compile (RecursionError)",
+            id="deep-binop",
+        ),
+        pytest.param(
+            lambda: tar_of({**GOOD, "deep.py": b"x = " + b"-" * 200_000 + b"1\n"}),
+            "compile check: deep.py: too deeply nested to compile",
+            id="deep-unary",
+        ),
+        pytest.param(lambda: encrypted_zip(GOOD), "is encrypted", id="zip-encrypted"),
+        pytest.param(
+            lambda: tar_of({**GOOD, "x": b"", "x/y.py": b"pass\n"}),
+            "'x' is a file, and also the directory of 'x/y.py'",
+            id="tar-file-and-directory",
+        ),
+        pytest.param(
+            lambda: zip_of({**GOOD, "x": b"", "x/y.py": b"pass\n"}),
+            "'x' is a file, and also the directory of 'x/y.py'",
+            id="zip-file-and-directory",
+        ),
+        pytest.param(
+            lambda: tar_of({**GOOD, "a.bin": b"\x00" * (60 * archive.MiB), "b.bin": b"\x00" * (60 * archive.MiB)}),
+            "archive unpacks to more than 100 MiB",
+            id="tar-two-files-too-big",
+        ),
+    ],
+)
+def test_uploads_that_were_internal_errors_are_refused_naming_the_problem(build, message):
+    """From exploratory testing: each was an INTERNAL error (RecursionError, MemoryError,
+    zipfile's RuntimeError, FileExistsError when unpacking) or the wrong reason (a .tar.gz over
+    the cap read as "unexpected end of data"); now an ArchiveError, INVALID_ARGUMENT."""
+    data = build()
+    with pytest.raises(ArchiveError, match=message.replace(".", r"\.").replace("(", r"\(").replace(")", r"\)")):
+        versions.check_upload(data)
+
+
+def test_a_linked_directory_is_refused_not_silently_left_out(tmp_path):
+    shutil.copytree(HOSTILE, tmp_path / "bot")
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "helper.py").write_text("X = 1\n")
+    (tmp_path / "bot" / "lib").symlink_to(tmp_path / "shared")
+    with pytest.raises(ArchiveError, match=r"lib: a link to a directory.*links are refused"):
+        archive.pack_directory(tmp_path / "bot")

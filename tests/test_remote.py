@@ -276,3 +276,21 @@ def test_an_unreachable_bots_verdict_does_not_name_its_address():
     record = play("grpc://127.0.0.1:1")
     (failure,) = record.failures
     assert failure.verdict == "crash" and "127.0.0.1" not in failure.detail, failure.detail
+
+
+def test_a_bots_status_text_is_quoted_printable_and_short():
+    # A bot chooses the text of the status it ends its stream with; the record quotes it, and
+    # other owners print records in their terminals.
+    import grpc
+    import grpc.aio
+
+    from referee.remote import _failure_of_error
+
+    error = grpc.aio.AioRpcError(
+        grpc.StatusCode.UNKNOWN,
+        grpc.aio.Metadata(),
+        grpc.aio.Metadata(),
+        details="\x1b]0;TITLE\x07\x1b[2Jx" + "y" * 1000,
+    )
+    detail = _failure_of_error(error).detail
+    assert "\x1b" not in detail and "\x07" not in detail and len(detail) < 400 and "(1015 chars)" in detail

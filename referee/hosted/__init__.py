@@ -6,16 +6,37 @@ player (a :class:`referee.remote.RemotePlayer` on the jail's Unix socket).
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from arena.config import ConfigError
 from arena.runner import Player
 
+log = logging.getLogger(__name__)
+
 
 def make_hosted_player(target: str, game_id: str) -> Player:
     """The player of a hosted bot: ``hosted:BOT@VERSION`` (a stored version, unpacked in this
-    machine's cache; its output kept for its owner) or ``hosted:/DIR`` (unpacked files). Refused
-    with the reason when the sandbox cannot run here or the manifest is wrong."""
+    machine's cache; its output kept for the bot's owner) or ``hosted:/DIR`` (unpacked files).
+
+    When the seat cannot be played (the sandbox cannot run here, the version is missing or
+    broken, the bot does not play the game): on a worker (a store is configured: the
+    tournament was accepted, its matches must be played out and recorded) the player is an
+    :class:`~referee.hosted.player.UnplayableHostedPlayer`, a ``crash`` at start naming the
+    reason; elsewhere (a local run checking its bots before any match) ConfigError says why."""
+    from referee.hosted import versions
+    from referee.hosted.player import UnplayableHostedPlayer
+
+    try:
+        return _hosted_player(target, game_id)
+    except ConfigError as exc:
+        if versions.configured() is None:
+            raise
+        log.warning("hosted seat %s cannot be played here: %s", target, exc)
+        return UnplayableHostedPlayer(str(exc), name=target.partition("@")[0])
+
+
+def _hosted_player(target: str, game_id: str) -> Player:
     from referee.hosted import archive, jail, manifest, versions
     from referee.hosted.player import HostedPlayer
 
@@ -24,6 +45,7 @@ def make_hosted_player(target: str, game_id: str) -> Player:
     except jail.SandboxUnavailable as exc:
         raise ConfigError(str(exc)) from None
     keep_log = None
+    what = "hosted bot"
     if not target.startswith("/"):
         bot, _, version = target.partition("@")
         store = versions.configured()
@@ -31,12 +53,13 @@ def make_hosted_player(target: str, game_id: str) -> Player:
             raise ConfigError(f"hosted bot {target!r}: expected hosted:BOT@VERSION on a worker with a store")
         info = versions.version_info(store, bot, version)
         if info is None:
-            raise ConfigError(f"hosted bot {bot!r} has no version {version}")
+            raise ConfigError(f"hosted bot {bot!r} has no version {version[:12]}")
+        what = f"hosted bot {bot!r} version {version[:12]}"
         try:
             target = str(versions.unpacked(version))
         except archive.ArchiveError as exc:
-            raise ConfigError(str(exc)) from None
-        owner = info["owner"]
+            raise ConfigError(f"{what}: {exc}") from None
+        owner = versions.bot_owner(store, bot, info)
         tournament = versions.current_tournament()
 
         def keep_log(match_id: str, seat: int, text: str) -> None:
@@ -50,6 +73,8 @@ def make_hosted_player(target: str, game_id: str) -> Player:
         found = manifest.load(directory)
     except manifest.ManifestError as exc:
         raise ConfigError(f"hosted bot {target}: {exc}") from None
+    if what == "hosted bot":
+        what = f"hosted bot {found.name!r}"
     if game_id and game_id not in found.games:
-        raise ConfigError(f"hosted bot {found.name!r} does not play {game_id} (its games: {', '.join(found.games)})")
+        raise ConfigError(f"{what} does not play {game_id} (its games: {', '.join(found.games)})")
     return HostedPlayer(directory, found.entry, name=found.name, keep_log=keep_log)

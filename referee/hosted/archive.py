@@ -3,8 +3,10 @@
 An upload is a ``.tar.gz`` or a ``.zip`` of at most :data:`MAX_PACKED` bytes, unpacking to at
 most :data:`MAX_UNPACKED` bytes in at most :data:`MAX_FILES` files. Only regular files and
 directories are accepted: a symbolic or hard link, a device or a fifo is refused, and so is a
-path that is absolute or climbs out (``..``). Nothing is written while reading: the files are
-returned in memory (bounded by the caps), so a refused upload leaves nothing behind.
+path that is absolute or climbs out (``..``), an encrypted member, and a file whose path is also
+another file's directory (``x`` and ``x/y.py``). Nothing is written while reading: the files are
+returned in memory (bounded by the caps), so a refused upload leaves nothing behind. Every
+refusal is an :class:`ArchiveError` naming the problem (the service's INVALID_ARGUMENT).
 
 A version's id is the SHA-256 of its files (sorted paths, sizes and contents), so the same code
 packed twice, or as a tar and as a zip, is the same version.
@@ -27,6 +29,9 @@ MiB = 1024 * 1024
 MAX_PACKED = 20 * MiB
 MAX_UNPACKED = 100 * MiB
 MAX_FILES = 2000
+TAR_OVERHEAD = MAX_FILES * 4096 + MiB
+"""Bytes of tar headers, padding and directory entries allowed beyond MAX_UNPACKED of content:
+a .tar.gz inflating to more than MAX_UNPACKED + TAR_OVERHEAD is refused as too big unpacked."""
 SKIPPED = ("__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".venv", "node_modules")
 """Directories ``pack_directory`` leaves out."""
 
@@ -59,7 +64,20 @@ def read_archive(data: bytes) -> dict[str, bytes]:
         raise ArchiveError("not a .tar.gz or .zip archive")
     if not files:
         raise ArchiveError("the archive holds no files")
+    _check_no_file_is_a_directory(files)
     return _strip_common_top(files)
+
+
+def _check_no_file_is_a_directory(files: dict[str, bytes]) -> None:
+    for path in sorted(files):
+        parts = path.split("/")
+        for depth in range(1, len(parts)):
+            parent = "/".join(parts[:depth])
+            if parent in files:
+                raise ArchiveError(
+                    f"archive member {parent!r} is a file, and also the directory of {path!r}: "
+                    "a path is one or the other"
+                )
 
 
 def _add(files: dict[str, bytes], path: str, content: bytes, total: int) -> int:
@@ -80,7 +98,9 @@ def _read_tar(data: bytes) -> dict[str, bytes]:
     try:
         # The gzip layer is capped too: a small bomb that inflates without bound stops at the cap.
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as inflating:
-            raw = inflating.read(MAX_UNPACKED + MAX_FILES * 1024 + 1)
+            raw = inflating.read(MAX_UNPACKED + TAR_OVERHEAD + 1)
+        if len(raw) > MAX_UNPACKED + TAR_OVERHEAD:  # before parsing: it would end mid-member
+            raise ArchiveError(f"archive unpacks to more than {MAX_UNPACKED // MiB} MiB")
         with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as tar:
             for member in tar:
                 path = _checked_path(member.name)
@@ -99,8 +119,6 @@ def _read_tar(data: bytes) -> dict[str, bytes]:
                 total = _add(files, path, extracted.read(), total)
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise ArchiveError(f"not a readable .tar.gz archive: {exc}") from None
-    if len(raw) > MAX_UNPACKED + MAX_FILES * 1024:
-        raise ArchiveError(f"archive unpacks to more than {MAX_UNPACKED // MiB} MiB")
     return files
 
 
@@ -120,12 +138,14 @@ def _read_zip(data: bytes) -> dict[str, bytes]:
                     continue
                 if path is None:
                     raise ArchiveError(f"archive member {info.filename!r}: a file needs a name")
+                if info.flag_bits & 0x1:
+                    raise ArchiveError(f"archive member {info.filename!r} is encrypted: upload it without a password")
                 if info.file_size > MAX_UNPACKED - total:
                     raise ArchiveError(f"archive unpacks to more than {MAX_UNPACKED // MiB} MiB")
                 with archive.open(info) as member:
                     content = member.read(MAX_UNPACKED - total + 1)
                 total = _add(files, path, content, total)
-    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError) as exc:
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
         raise ArchiveError(f"not a readable .zip archive: {exc}") from None
     return files
 
@@ -170,6 +190,10 @@ def check_files(files: dict[str, bytes]) -> manifest.Manifest:
                 raise ArchiveError(f"compile check: {path}, line {exc.lineno}: {exc.msg}") from None
             except ValueError as exc:  # NUL bytes
                 raise ArchiveError(f"compile check: {path}: {exc}") from None
+            except (RecursionError, MemoryError) as exc:  # an expression nested too deeply
+                raise ArchiveError(
+                    f"compile check: {path}: too deeply nested to compile ({type(exc).__name__})"
+                ) from None
     return found
 
 
@@ -186,7 +210,8 @@ def write_files(files: dict[str, bytes], directory: Path) -> None:
 
 
 def pack_directory(directory: Path) -> bytes:
-    """A reproducible ``.tar.gz`` of a bot's directory (no links; caches and VCS left out)."""
+    """A reproducible ``.tar.gz`` of a bot's directory (no links, to files or directories: they
+    are refused; caches and VCS left out)."""
     buffer = io.BytesIO()
     with (
         gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped,
@@ -194,6 +219,14 @@ def pack_directory(directory: Path) -> bytes:
     ):
         for root, dirs, names in os.walk(directory):
             dirs[:] = sorted(d for d in dirs if d not in SKIPPED)
+            for name in dirs:  # os.walk does not enter a linked directory: refuse it, do not drop it
+                path = Path(root) / name
+                if path.is_symlink():
+                    relative = posixpath.join(*path.relative_to(directory).parts)
+                    raise ArchiveError(
+                        f"{relative}: a link to a directory; only regular files and directories can be "
+                        "submitted (links are refused)"
+                    )
             for name in sorted(names):
                 path = Path(root) / name
                 relative = posixpath.join(*path.relative_to(directory).parts)

@@ -4,20 +4,25 @@ The jail, run by a worker as root (the normal case), is this chain of ``exec``s,
 (a worker that is not root skips steps 1 and 2: the seat then runs under the worker's uid, and
 the process limit counts the worker's processes too):
 
-1. ``unshare --mount`` + one ``mount --bind`` per path, in a private mount namespace: every
+1. ``unshare --mount --ipc`` + one ``mount --bind`` per path, in a private mount namespace: every
    host directory the jail needs (the interpreter's prefix, the SDK's packages, the bot's files)
    is bound onto a mount point of the seat's own work directory, so the unprivileged steps below
    can reach it even when a parent directory is private (``/root`` is ``0700``, pytest's tmp
-   directories too). Nothing on the host changes; the namespace dies with the seat.
+   directories too). The seat's own IPC namespace is made here, by root, and its System V
+   limits are set small (:func:`ipc_sysctls`: shared memory, semaphores, message queues): an
+   IPC namespace made by bwrap would belong to the seat's user namespace, whose owner (the
+   seat) may raise them again. Nothing on the host changes; the namespaces die with the seat.
 2. ``setpriv``: the seat's own uid and gid (a distinct uid per concurrent seat, leased with a
    lock file, so ``RLIMIT_NPROC`` counts this seat's processes only), no supplementary groups,
    no inheritable, ambient or bounding capabilities, ``no_new_privs``.
 3. ``prlimit``: address space, CPU seconds, open files, file size, processes; no core dumps.
-4. ``bwrap``: every namespace unshared (user, mount, pid, ipc, net, uts, cgroup: no network at
-   all, only a loopback), a new root with ``/usr`` and the runtime read-only, the bot's files
-   read-only at ``/bot``, the new root itself read-only, a size-capped tmpfs at ``/tmp`` (writable) and a tiny one at
-   ``/run/arena`` (its socket), ``/proc`` of its own pid namespace, a minimal ``/dev``, a cleared
-   environment, all capabilities dropped, ``--die-with-parent`` and ``--new-session``.
+4. ``bwrap``: every other namespace unshared (user, mount, pid, net, uts, cgroup: no network at
+   all, only a loopback; ipc too when the worker is not root), a new root with ``/usr`` and the
+   runtime read-only, the bot's files read-only at ``/bot``, the new root itself read-only, a
+   size-capped tmpfs at ``/tmp`` (writable) and a tiny one at ``/run/arena`` (its socket),
+   ``/proc`` of its own pid namespace, a minimal ``/dev`` (read-only but for a size-capped
+   ``/dev/shm``), a cleared environment, all capabilities dropped, ``--die-with-parent`` and
+   ``--new-session``.
 5. ``python -S -m ENTRY``: the bot, served by the SDK on ``unix:///run/arena/bot.sock``
    (``ARENA_BOT_ADDRESS``). ``-S``: no ``site``, no ``.pth`` hooks; ``PYTHONPATH`` names the
    bot, the SDK and the dependencies.
@@ -31,6 +36,9 @@ under the seat's uid is killed before the uid is released.
 
 The bot's output (stdout and stderr, one pipe) is kept up to :data:`LOG_CAP` bytes, then a
 marker says how much more was dropped; the pipe is always drained, so a chatty bot never blocks.
+The output is its owner's: a verdict's detail (in the match record, which others read) never
+quotes it. The last :data:`TAIL` bytes are kept apart, for the crash diagnosis (a dying
+traceback comes last, after whatever the bot printed before).
 """
 
 from __future__ import annotations
@@ -61,6 +69,9 @@ log = logging.getLogger(__name__)
 MiB = 1024 * 1024
 LOG_CAP = 64 * 1024
 """Bytes of a seat's output kept per match."""
+TAIL = 8 * 1024
+"""Bytes at the end of a seat's output kept for the crash diagnosis (not shown to anyone)."""
+IN_LOGS = "its output is in the match logs, shown to its owner"
 UID_BASE = 61000
 UID_COUNT = 2000
 SEAT_UIDS = range(UID_BASE, UID_BASE + UID_COUNT)
@@ -102,12 +113,33 @@ class Limits:
     """Processes and threads of the seat's uid (RLIMIT_NPROC); gRPC's server uses ~15."""
     tmpfs: int = 16 * MiB
     """Size of the writable ``/tmp``."""
+    shared_memory: int = 4 * MiB
+    """Size of ``/dev/shm`` (POSIX shared memory, a tmpfs), and separately the total of the seat's
+    System V shared memory segments (a root worker only: see :func:`ipc_sysctls`)."""
 
     def describe(self) -> str:
         return (
             f"address space {self.memory // MiB} MiB, {self.cpu_seconds} CPU s, {self.open_files} open files, "
-            f"files up to {self.file_size // MiB} MiB, {self.processes} processes, /tmp {self.tmpfs // MiB} MiB"
+            f"files up to {self.file_size // MiB} MiB, {self.processes} processes, /tmp {self.tmpfs // MiB} MiB, "
+            f"shared memory {self.shared_memory // MiB} MiB"
         )
+
+
+def ipc_sysctls(limits: Limits) -> dict[str, str]:
+    """The System V IPC limits of a seat's IPC namespace (``/proc/sys/kernel/...``; a new IPC
+    namespace starts with the kernel's defaults, which are practically unlimited): shared memory
+    at most ``limits.shared_memory`` in all (16 segments), removed once no process has them
+    attached; 16 semaphore sets of at most 1000 semaphores in all; 16 message queues (the
+    kernel's default 16 KiB each)."""
+    page = os.sysconf("SC_PAGE_SIZE")
+    return {
+        "shmmax": str(limits.shared_memory),
+        "shmall": str(max(1, limits.shared_memory // page)),
+        "shmmni": "16",
+        "shm_rmid_forced": "1",
+        "sem": "250 1000 32 16",
+        "msgmni": "16",
+    }
 
 
 def allow_unsafe() -> None:
@@ -142,6 +174,21 @@ def sandbox_problem() -> str | None:
     if done.returncode != 0:
         reason = done.stderr.strip() or f"exit status {done.returncode}"
         return f"bubblewrap cannot create its namespaces (are user namespaces disabled?): {reason}"
+    if os.geteuid() == 0:  # a seat's IPC namespace and its limits (step 1 of the jail)
+        script = "".join(f"echo '{v}' > /proc/sys/kernel/{k} && " for k, v in ipc_sysctls(Limits()).items()) + "true"
+        try:
+            done = subprocess.run(
+                ["unshare", "--ipc", "--", "/bin/sh", "-c", script],
+                capture_output=True,
+                text=True,
+                timeout=30,
+                env=_host_env(),
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"cannot make a seat's IPC namespace: {exc}"
+        if done.returncode != 0:
+            reason = done.stderr.strip() or f"exit status {done.returncode}"
+            return f"cannot set the System V IPC limits of a seat's IPC namespace (is /proc/sys read-only?): {reason}"
     return None
 
 
@@ -240,11 +287,13 @@ def interpreter() -> str:
 
 
 class _Output:
-    """Drains a pipe; keeps the first LOG_CAP bytes and counts the rest."""
+    """Drains a pipe; keeps the first LOG_CAP bytes and counts the rest; keeps the last TAIL
+    bytes apart (for the diagnosis)."""
 
     def __init__(self, pipe: int) -> None:
         self.kept = bytearray()
         self.dropped = 0
+        self.tail = bytearray()
         self.thread = threading.Thread(target=self._drain, args=(pipe,), daemon=True, name="hosted-output")
         self.thread.start()
 
@@ -254,6 +303,8 @@ class _Output:
                 room = LOG_CAP - len(self.kept)
                 self.kept += chunk[:room]
                 self.dropped += max(0, len(chunk) - room)
+                self.tail += chunk[-TAIL:]
+                del self.tail[:-TAIL]
 
     def text(self) -> str:
         text = self.kept.decode("utf-8", "replace")
@@ -283,6 +334,8 @@ class Jail:
         self._output: _Output | None = None
         self._stopped = False
         self._socket_fd: int | None = None
+        self._tasks_at_stop: int | None = None
+        self._listing: tuple[str, str] | None = None  # (/proc/PID/net/unix, the socket's path there)
 
     # -- starting ---------------------------------------------------------------------------------
 
@@ -358,10 +411,16 @@ class Jail:
                 sources.append(host)
         info_r, info_w = os.pipe()
         limits = self.limits
+        # As root the seat's IPC namespace is made (and its limits set) in step 1, by root: one
+        # made here would belong to the seat's user namespace, and the seat could raise them.
+        unshare = (
+            ["--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+            if root
+            else ["--unshare-all", "--unshare-user"]
+        )
         bwrap = [
             "bwrap",
-            "--unshare-all",
-            "--unshare-user",
+            *unshare,
             "--die-with-parent",
             "--new-session",
             "--cap-drop",
@@ -378,7 +437,10 @@ class Jail:
                 bwrap += ["--symlink", os.readlink(top), top]
             elif os.path.isdir(top):
                 bwrap += ["--ro-bind", top, top]
+        # /dev: bwrap's minimal one (null, zero, full, random, urandom, tty, pts) read-only, but
+        # for a size-capped /dev/shm (multiprocessing's semaphores live there).
         bwrap += ["--proc", "/proc", "--dev", "/dev"]
+        bwrap += ["--size", str(limits.shared_memory), "--perms", "0700", "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
         bwrap += ["--size", str(limits.tmpfs), "--perms", "0700", "--tmpfs", "/tmp"]
         bwrap += ["--size", str(64 * 1024), "--perms", "0700", "--tmpfs", "/run/arena"]
         for source, (_, target) in zip(sources, binds, strict=True):
@@ -422,14 +484,18 @@ class Jail:
                 "--no-new-privs",
                 "--",
             ]
+            sysctls = "".join(
+                f"echo '{value}' > /proc/sys/kernel/{name} || exit 125; " for name, value in ipc_sysctls(limits).items()
+            )
             script = (
-                'n=$1; shift; while [ "$n" -gt 0 ]; do mount --bind "$1" "$2" || exit 125; shift 2; n=$((n-1)); done; '
-                'exec "$@"'
+                sysctls + 'n=$1; shift; while [ "$n" -gt 0 ]; do mount --bind "$1" "$2" || exit 125; '
+                'shift 2; n=$((n-1)); done; exec "$@"'
             )
             pairs = [item for (host, _), source in zip(binds, sources, strict=True) for item in (host, source)]
             argv = [
                 "unshare",
                 "--mount",
+                "--ipc",
                 "--propagation",
                 "private",
                 "--",
@@ -450,6 +516,7 @@ class Jail:
             child = self._read_info(info_r, deadline)
         finally:
             os.close(info_r)
+        self._listing = (f"/proc/{child}/net/unix", SOCKET)
         return f"/proc/{child}/root{SOCKET}"
 
     def _read_info(self, info: int, deadline: float) -> int:
@@ -477,36 +544,83 @@ class Jail:
         env = {**_host_env(), "PYTHONPATH": ":".join(paths), "ARENA_BOT_ADDRESS": f"unix://{socket}"}
         env["PYTHONUNBUFFERED"] = "1"
         self._popen([interpreter(), "-S", "-m", self.entry], env=env, cwd=str(self.bot_dir))
+        assert self.process is not None
+        self._listing = (f"/proc/{self.process.pid}/net/unix", socket)
         return socket
 
     def _wait_for(self, socket: str, deadline: float, timeout: float) -> None:
-        while not os.path.lexists(socket):
+        """Until the socket exists and listens: the file appears at bind(), a moment before
+        listen(); a connection in between is refused (a crash under load). Anything but a
+        socket there is returned at once (:meth:`_pin` refuses it)."""
+        while not self._ready(socket):
             self._check_exited()
             if time.monotonic() > deadline:
-                raise JailFailed("stall", f"the bot did not listen on its socket within {timeout:.0f} s of starting")
+                raise JailFailed("stall", f"the bot did not listen on its socket within {timeout:.1f} s of starting")
             time.sleep(0.02)
 
     def _check_exited(self) -> None:
+        """A jail that ended before its bot listened is a crash. Its detail says what the
+        sandbox saw (the exit status, a limit hit), never what the bot printed: the detail goes
+        into the match record, which other owners read; the output is its owner's (the logs)."""
         assert self.process is not None
         status = self.process.poll()
         if status is not None:
             self.status = status
             if self._output is not None:
                 self._output.thread.join(2.0)
-            tail = self.output()[-600:].strip()
-            raise JailFailed("crash", f"the bot exited ({self.describe_status()}) before listening: {tail}")
+            why = self.diagnosis()
+            raise JailFailed(
+                "crash",
+                f"the bot exited ({self.describe_status()}) before listening"
+                + (f"; sandbox: {why}" if why else "")
+                + f"; {IN_LOGS}",
+            )
+
+    def _ready(self, socket: str) -> bool:
+        try:
+            mode = os.lstat(socket).st_mode
+        except OSError:
+            return False
+        return not stat.S_ISSOCK(mode) or self._listening()
+
+    def _listening(self) -> bool:
+        """Whether a listening socket is bound to the bot's socket path in the jail's network
+        namespace (``/proc/PID/net/unix``: flag ``__SO_ACCEPTCON``, 0x10000)."""
+        if self._listing is None:
+            return True
+        table, path = self._listing
+        try:
+            with open(table) as sockets:
+                next(sockets, None)
+                for line in sockets:
+                    fields = line.split()
+                    if len(fields) < 8 or not int(fields[3], 16) & 0x10000:
+                        continue
+                    bound = "/" + fields[7].lstrip("/")  # gRPC binds ///run/arena/bot.sock
+                    # In the jail's own network namespace, any listening bot.sock is the seat's.
+                    if bound == path or (self.sandboxed and os.path.basename(bound) == os.path.basename(path)):
+                        return True
+        except (OSError, ValueError):
+            return True  # cannot tell: dial it (as before)
+        return False
 
     # -- the end ----------------------------------------------------------------------------------
 
-    def stop(self) -> None:
-        """Kill the seat's process group, then anything left under its uid; release the uid."""
+    def stop(self, settle: float = 0.0) -> None:
+        """Kill the seat's process group, then anything left under its uid; release the uid.
+        ``settle``: seconds to let a jail whose bot is ending (a crash) exit by itself first,
+        so that its exit status is known (the diagnosis reads it)."""
         if self._stopped:
             return
         self._stopped = True
         if self.process is not None:
+            if settle > 0:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.process.wait(settle)
             status = self.process.poll()
             if status is not None and self.status is None:
                 self.status = status
+            self._tasks_at_stop = self.tasks()
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, signal.SIGKILL)
             with contextlib.suppress(subprocess.TimeoutExpired):
@@ -543,26 +657,82 @@ class Jail:
             return f"killed by {signal.Signals(status - 128).name}"
         return f"exit status {status}"
 
+    def tasks(self) -> int | None:
+        """Processes and threads now running under the seat's own uid (what RLIMIT_NPROC
+        counts), or None when the seat has no uid of its own (a worker that is not root)."""
+        if self._lease is None:
+            return None
+        total = 0
+        for pid in processes_of(self._lease.uid):
+            with contextlib.suppress(OSError, ValueError), open(f"/proc/{pid}/status") as status:
+                total += next((int(line.split()[1]) for line in status if line.startswith("Threads:")), 1)
+        return total
+
+    def process_limit_seen(self) -> bool:
+        """Whether the seat's uid runs (ran, when it was stopped) as many processes and threads
+        as its limit allows (observed; only when the seat has a uid of its own)."""
+        observed = self._tasks_at_stop if self._stopped else self.tasks()
+        return observed is not None and observed >= self.limits.processes - 2  # a task or two may have ended
+
     def process_limit_hit(self) -> bool:
-        """Whether the bot's output shows a fork or thread creation refused by RLIMIT_NPROC."""
-        text = self.output()
+        """Whether the seat hit RLIMIT_NPROC: observed (:meth:`process_limit_seen`), else read
+        from a refused fork or thread in its output (the count may have dropped since: a refused
+        thread can end a process)."""
+        if self.process_limit_seen():
+            return True
+        text = self.output() + self._tail()
         return "Resource temporarily unavailable" in text and any(
             sign in text for sign in ("fork", "pthread_create", "can't start new thread")
         )
 
-    def explain(self) -> str:
-        """What the sandbox saw, for a crash's detail: which limit the bot hit, if any."""
-        text = self.output()
+    def _tail(self) -> str:
+        return self._output.tail.decode("utf-8", "replace") if self._output is not None else ""
+
+    def _last_error(self) -> str:
+        """The last exception line at the end of the output (``MemoryError``, ``OSError: [Errno
+        27] File too large``...): what the bot's process died of, when it died of an uncaught
+        exception (a line the bot printed in passing does not count)."""
+        found = _ERROR_LINE.findall(self._tail())
+        return found[-1] if found else ""
+
+    def diagnosis(self) -> str:
+        """Which limit the bot hit, if any: from what the sandbox observed (the exit status: a
+        signal of a CPU or file-size limit; the seat's process count), else from the exception
+        the process died of (a MemoryError or ENOMEM under the address-space limit, EFBIG), else
+        a refused fork in its output. The bot's text is never quoted."""
         limits = self.limits
-        if "MemoryError" in text or "std::bad_alloc" in text or "Cannot allocate memory" in text:
-            return f"the bot ran out of memory: it hit its memory limit ({limits.memory // MiB} MiB of address space)"
         status = self.describe_status()
         if "SIGXCPU" in status:
             return f"the bot used up its CPU limit ({limits.cpu_seconds} CPU seconds)"
-        if "SIGXFSZ" in status or "File too large" in text:
+        if "SIGXFSZ" in status:
             return f"the bot wrote past its file-size limit ({limits.file_size // MiB} MiB)"
-        if self.process_limit_hit():
-            return f"the bot hit its process limit ({limits.processes} processes and threads)"
-        if self.status is not None:
-            return f"the bot's process ended ({status})"
+        process_limit = f"the bot hit its process limit ({limits.processes} processes and threads)"
+        if self.process_limit_seen():
+            return process_limit
+        error = self._last_error()
+        failed = self.status is None or self.status != 0
+        if failed and (
+            "MemoryError" in error
+            or "Cannot allocate memory" in error
+            or ("SIGABRT" in status and "std::bad_alloc" in self._tail())
+        ):
+            return f"the bot ran out of memory: it hit its memory limit ({limits.memory // MiB} MiB of address space)"
+        if failed and "File too large" in error:
+            return f"the bot wrote past its file-size limit ({limits.file_size // MiB} MiB)"
+        if self.process_limit_hit():  # its output says so (a worker that is not root: no count)
+            return process_limit
         return ""
+
+    def explain(self) -> str:
+        """What the sandbox saw, for a crash's detail: which limit the bot hit, else how its
+        process ended (empty while it runs)."""
+        why = self.diagnosis()
+        if why:
+            return why
+        if self.status is not None:
+            return f"the bot's process ended ({self.describe_status()})"
+        return ""
+
+
+_ERROR_LINE = re.compile(r"^((?:[A-Za-z_][\w.]*)?(?:Error|Exception)\b.*)$", re.M)
+"""A traceback's last line: ``MemoryError``, ``OSError: [Errno 12] Cannot allocate memory``."""

@@ -1,9 +1,15 @@
 """A hosted seat's player: a :class:`referee.remote.RemotePlayer` on its jail's Unix socket.
 
-The jail is started when the match starts (its start-up counts against a separate allowance,
-:data:`STARTUP_BUDGET`, before the match's own start-up clock) and stopped when the player is
-closed, whatever happened. A ``crash`` gets what the sandbox saw appended to its detail (the
-limit the bot hit), and the bot's output is kept in :attr:`HostedPlayer.output` after the match.
+The jail is started when the match starts: its bot must listen within the match's start-up
+clock plus :data:`SANDBOX_START` (the jail's and the interpreter's own start), at most
+:data:`STARTUP_BUDGET`; then the start-up clock applies as to any bot (connect, ``start``,
+``ready``). The jail is stopped when the player is closed, whatever happened. A ``crash`` gets
+what the sandbox saw appended to its detail (the limit the bot hit, never the bot's output), and
+the bot's output is kept in :attr:`HostedPlayer.output` after the match.
+
+A hosted seat that cannot be played at all on this worker (the sandbox cannot run, the version
+is missing or does not play the game) is an :class:`UnplayableHostedPlayer`: a ``crash`` at
+start naming the reason, so the match is played out and recorded.
 """
 
 from __future__ import annotations
@@ -18,8 +24,20 @@ from arena.v1 import bot_pb2
 from referee.hosted.jail import Jail, JailFailed, Limits, SandboxUnavailable
 from referee.remote import RemotePlayer
 
+SANDBOX_START = 5.0
+"""Seconds a jail may take to start and listen beyond the match's start-up clock (bubblewrap
+and the interpreter start; a loaded worker starts Python slowly)."""
+CRASH_SETTLE = 0.5
+"""Seconds a crashed seat's jail may take to exit by itself (its exit status explains the crash)
+before it is killed."""
 STARTUP_BUDGET = 30.0
-"""Seconds a jail may take to start and listen (a loaded worker starts Python slowly)."""
+"""The most seconds a jail may take to start and listen, whatever the start-up clock."""
+
+
+def listen_allowance(startup_ms: int) -> float:
+    """Seconds the bot of a jail may take to listen: the start-up clock plus SANDBOX_START, at
+    most STARTUP_BUDGET."""
+    return min(STARTUP_BUDGET, startup_ms / 1000.0 + SANDBOX_START)
 
 
 class HostedPlayer(RemotePlayer):
@@ -44,8 +62,9 @@ class HostedPlayer(RemotePlayer):
     async def start_async(self, message: bot_pb2.MatchStart) -> bot_pb2.Ready:
         self.match = (message.match_id, message.seat)
         loop = asyncio.get_running_loop()
+        allowance = listen_allowance(message.clock.startup_ms)
         try:
-            self.target = await loop.run_in_executor(None, self.jail.start, STARTUP_BUDGET)
+            self.target = await loop.run_in_executor(None, self.jail.start, allowance)
         except SandboxUnavailable as exc:
             raise PlayerFailure("crash", str(exc)) from None
         except JailFailed as exc:
@@ -77,7 +96,7 @@ class HostedPlayer(RemotePlayer):
             failure = PlayerFailure("crash", failure.detail)
         if failure.verdict != "crash":
             return failure
-        await self._stop_jail()
+        await self._stop_jail(settle=CRASH_SETTLE)
         why = self.jail.explain()
         return PlayerFailure("crash", f"{failure.detail}; sandbox: {why}" if why else failure.detail)
 
@@ -87,10 +106,24 @@ class HostedPlayer(RemotePlayer):
         finally:
             await self._stop_jail()
 
-    async def _stop_jail(self) -> None:
-        await asyncio.get_running_loop().run_in_executor(None, self.jail.stop)
+    async def _stop_jail(self, settle: float = 0.0) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, self.jail.stop, settle)
         first = not self.output
         self.output = self.jail.output()
         if first and self.keep_log is not None and self.match is not None and self.match[0]:
             keep, (match_id, seat), text = self.keep_log, self.match, self.output
             await asyncio.get_running_loop().run_in_executor(None, keep, match_id, seat, text)
+
+
+class UnplayableHostedPlayer(RemotePlayer):
+    """A hosted seat that cannot be played here: ``start`` fails with a ``crash`` naming
+    ``reason`` (no process is started), so the match is played out and recorded."""
+
+    def __init__(self, reason: str, name: str) -> None:
+        super().__init__("unix:///run/arena/bot.sock", name=name)
+        self.policy = None
+        self.reason = reason
+        self.output = ""
+
+    async def start_async(self, message: bot_pb2.MatchStart) -> bot_pb2.Ready:
+        raise PlayerFailure("crash", self.reason)

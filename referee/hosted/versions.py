@@ -4,7 +4,8 @@ Keys (under the store's prefix, all ``hosted:``):
 
 =============================== ===============================================================
 ``hosted:archive:HASH``         the version's archive as uploaded (bytes; immutable)
-``hosted:versions:BOT``         hash HASH -> JSON (created, size, files, entry, games, owner)
+``hosted:versions:BOT``         hash HASH -> JSON (created, size, files, entry, games, owner:
+                                the bot's owner, uploader: who submitted it)
 ``hosted:active:BOT``           the active version's HASH
 ``hosted:log:MATCH_ID:SEAT``    a hosted seat's output in that match (JSON: owner, bot, text)
 =============================== ===============================================================
@@ -30,6 +31,7 @@ from arena.clock import clock_settings
 from arena.registry import get_game
 from arena.runner import play_match
 from referee.hosted import archive, manifest
+from referee.hosted.jail import IN_LOGS
 from referee.hosted.player import HostedPlayer
 
 TRIAL_CLOCK = clock_settings({"decision": 5000, "bank": 0, "startup": 20_000, "grace": 500, "strikes": 0})
@@ -90,9 +92,10 @@ def _trial(checked: Checked, game_id: str, make_bot: Any) -> None:
         failure = failures[0]
         when = "at start-up (no ready)" if failure.decision < 0 else f"at decision {failure.decision}"
         tail = bot.output[-1500:].strip()
+        detail = failure.detail.replace(f"; {IN_LOGS}", "")  # a trial has no logs: its output follows
         raise archive.ArchiveError(
-            f"trial match against random ({game_id}): {failure.verdict} {when}: {failure.detail}"
-            + (f"\nthe bot's output:\n{tail}" if tail and tail[-200:] not in failure.detail else "")
+            f"trial match against random ({game_id}): {failure.verdict} {when}: {detail}"
+            + (f"\nthe bot's output:\n{tail}" if tail and tail[-200:] not in detail else "")
         )
 
 
@@ -100,8 +103,12 @@ def _key(store: Any, *parts: object) -> str:
     return str(store.key("hosted", *parts))
 
 
-def save_version(store: Any, bot: str, owner: str, checked: Checked, data: bytes) -> dict[str, Any]:
-    """Store a checked version (idempotent: the same content is the same version)."""
+def save_version(store: Any, bot: str, uploader: str, checked: Checked, data: bytes) -> dict[str, Any]:
+    """Store a checked version (idempotent: the same content is the same version). ``owner`` is
+    the bot's owner (an operator may upload a version of another owner's bot: its logs are
+    still the bot owner's), ``uploader`` who submitted it."""
+    registered = store.bot(bot)
+    owner = registered["owner"] if registered is not None else uploader
     info = {
         "version": checked.version,
         "created": time.time(),
@@ -110,6 +117,7 @@ def save_version(store: Any, bot: str, owner: str, checked: Checked, data: bytes
         "entry": checked.manifest.entry,
         "games": list(checked.manifest.games),
         "owner": owner,
+        "uploader": uploader,
     }
     store.redis.set(_key(store, "archive", checked.version), data, nx=True)
     store.redis.hsetnx(_key(store, "versions", bot), checked.version, json.dumps(info))
@@ -176,6 +184,13 @@ def version_ratings(store: Any, bot: str, game_ids: list[str], *, finished: tupl
             if row["bot"].startswith(f"{bot}@"):
                 rows.append({**row, "game": game_id, "version": row["bot"].rpartition("@")[2]})
     return rows
+
+
+def bot_owner(store: Any, bot: str, info: dict[str, Any]) -> str:
+    """Whose a hosted bot's logs are: its owner now (as registered), else the owner recorded
+    with the version (before that was the bot's owner, it was the uploader)."""
+    registered = store.bot(bot)
+    return str(registered["owner"]) if registered is not None else str(info["owner"])
 
 
 def version_info(store: Any, bot: str, version: str) -> dict[str, Any] | None:
