@@ -98,6 +98,7 @@ TIMING_MODULES = frozenset(
         "test_distributed",
         "test_distributed_scale",
         "test_endpoints",
+        "test_hosted_limits",
         "test_hosted_sandbox",
         "test_hosted_service",
         "test_hosted_upload",
@@ -108,6 +109,7 @@ TIMING_MODULES = frozenset(
         "test_referee_load",
         "test_remote",
         "test_service",
+        "test_service_inputs",
         "test_tournament_clock",
         "test_web",
     }
