@@ -92,15 +92,20 @@ class LocalExecutor:
         if not matches:
             return
         if self.workers == 1 or len(matches) == 1:
-            for match in matches:
-                if self.cancelled is not None and self.cancelled():
-                    return
-                try:
-                    record = play_scheduled(spec, match, self.make_player, cancelled=self.cancelled)
-                except MatchCancelled:
-                    return
-                if on_record(record):
-                    return
+            terminated = TerminateAsInterrupt()  # SIGTERM stops this run as Ctrl-C does
+            try:
+                for match in matches:
+                    terminated.check()
+                    if self.cancelled is not None and self.cancelled():
+                        return
+                    try:
+                        record = play_scheduled(spec, match, self.make_player, cancelled=self.cancelled)
+                    except MatchCancelled:
+                        return
+                    if on_record(record):
+                        return
+            finally:
+                terminated.restore()
             return
         context = multiprocessing.get_context("spawn")
         # Chunks amortise inter-process overhead for quick matches while keeping every worker busy.
@@ -122,9 +127,9 @@ class LocalExecutor:
 
 
 class TerminateAsInterrupt:
-    """While the pool runs, SIGTERM stops the run as Ctrl-C does: the pool is terminated (no
-    orphaned processes) and the finished records are kept. Only on the main thread (where
-    signals are handled); elsewhere it does nothing.
+    """While the matches are played (in this process, or by the pool), SIGTERM stops the run as
+    Ctrl-C does: the pool is terminated (no orphaned processes) and the finished records are
+    kept. Only on the main thread (where signals are handled); elsewhere it does nothing.
 
     The handler raises KeyboardInterrupt wherever the main thread is. Should that be somewhere
     an exception is swallowed (a finalizer run by the garbage collector prints it and goes on),

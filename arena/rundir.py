@@ -4,6 +4,11 @@
     matches.jsonl      one match record per line (replayable with ``arena replay``)
     leaderboard.json   the final leaderboard
     leaderboard.csv    the same, one row per bot
+    tournament.lock    held (``flock``) by the run playing in the directory, if any
+
+One run at a time: a run or resume holds the directory's lock until it ends, and a second one is
+refused at once. A directory holding a run file but no ``tournament.json`` is not used (it is
+someone else's, or a damaged run): nothing in it is appended to or replaced.
 
 Records are appended and flushed as they finish, so an interrupted run loses nothing that was
 finished; a torn last line (the process killed mid-write) is dropped on reading. When the run
@@ -13,6 +18,9 @@ came out of order), so the same tournament gives the same file whatever the numb
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import itertools
 import json
 import mmap
@@ -30,19 +38,34 @@ SPEC = "tournament.json"
 MATCHES = "matches.jsonl"
 LEADERBOARD_JSON = "leaderboard.json"
 LEADERBOARD_CSV = "leaderboard.csv"
+LOCK = "tournament.lock"
+RUN_FILES = (MATCHES, LEADERBOARD_JSON, LEADERBOARD_CSV)
+"""The files a run writes besides tournament.json (which says the directory is a run's)."""
 
 
-def _index(record: MatchRecord | RecordView | TallyEntry) -> int:
+def _with_path(exc: OSError, path: Path) -> OSError:
+    """The error, naming ``path`` when it names no file (a failed write or flush names none)."""
+    if exc.filename is not None or exc.errno is None:
+        return exc
+    return OSError(exc.errno, exc.strerror, str(path))
+
+
+def schedule_index(record: MatchRecord | RecordView | TallyEntry) -> int:
+    """The record's place in its tournament's schedule."""
     return record.schedule_index if isinstance(record, TallyEntry) else int(record.tournament["index"])
 
 
 def _write_atomic(path: Path, text: str | bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("wb" if isinstance(text, bytes) else "w") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    tmp.replace(path)
+    try:
+        with tmp.open("wb" if isinstance(text, bytes) else "w") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)  # a full disk: give back what the half-written copy took
+        raise _with_path(exc, path) from None
 
 
 UNWRITTEN_LINES = 1000
@@ -58,6 +81,7 @@ class RunDirectory:
         # the final rewrite in schedule order then moves lines, parsing none of them.
         self._order: list[int] = []
         self._whole = False  # whether _order covers every line of the file (read or written here)
+        self._lock: int | None = None  # the lock file's descriptor while this object holds it
 
     @property
     def matches_path(self) -> Path:
@@ -66,9 +90,52 @@ class RunDirectory:
     def exists(self) -> bool:
         return (self.path / SPEC).exists()
 
-    def create(self, spec: TournamentSpec, tournament_id: str) -> None:
+    def lock(self) -> bool:
+        """Hold the directory for this run (an exclusive ``flock`` on its lock file, kept until
+        :meth:`unlock` or the end of the process); ConfigError at once if another run holds it.
+        True if taken now, False if this object held it already. The directory must exist."""
+        if self._lock is not None:
+            return False
+        path = self.path / LOCK
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+            os.close(fd)
+            if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                raise _with_path(exc, path) from None
+            who = f" (process {holder})" if holder.isdigit() else ""
+            raise ConfigError(
+                f"{self.path} is in use: another arena tournament run{who} holds it; "
+                "wait for it to end (or stop it), or use another --out"
+            ) from None
+        with contextlib.suppress(OSError):  # who holds it is a courtesy; the lock is what counts
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._lock = fd
+        return True
+
+    def unlock(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)  # releases the flock
+            self._lock = None
+
+    def check_new(self) -> None:
+        """Refuse to start a run here: a tournament is here already (resume it), or a run's
+        file without its tournament.json (someone else's file, or a damaged run: never
+        appended to or replaced)."""
         if self.exists():
             raise ConfigError(f"{self.path} already holds a tournament; use --resume to continue it")
+        for name in RUN_FILES:
+            if os.path.lexists(self.path / name):
+                raise ConfigError(
+                    f"{self.path} has a {name} but no {SPEC}: it is not an arena tournament run directory, "
+                    f"or a damaged one; {self.path / name} is in the way (move it, or use another --out)"
+                )
+
+    def create(self, spec: TournamentSpec, tournament_id: str) -> None:
+        self.check_new()
         self.path.mkdir(parents=True, exist_ok=True)
         self.write_status(spec, tournament_id, "running")
         self.matches_path.touch()
@@ -77,7 +144,35 @@ class RunDirectory:
 
     def write_status(self, spec: TournamentSpec, tournament_id: str, status: str, **extra: Any) -> None:
         data = {"id": tournament_id, "status": status, "spec": spec.to_json(), **extra}
-        _write_atomic(self.path / SPEC, json.dumps(data, indent=2) + "\n")
+        text = json.dumps(data, indent=2) + "\n"
+        try:
+            _write_atomic(self.path / SPEC, text)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT) or not self._rewrite_spec(text):
+                raise
+
+    def _rewrite_spec(self, text: str) -> bool:
+        """No room for a new copy (a full disk): tournament.json overwritten where it is, in the
+        block it has (one write, padded with whitespace to its old length so that no tail of the
+        old text is left and no truncation is needed). True if done."""
+        data = text.encode()
+        try:
+            fd = os.open(self.path / SPEC, os.O_WRONLY)
+        except OSError:
+            return False
+        try:
+            size = os.fstat(fd).st_size
+            if size > 4096 or len(data) > 4096:
+                return False  # beyond a block: the rewrite could need room too
+            data += b" " * (size - len(data))
+            if os.pwrite(fd, data, 0) != len(data):
+                return False
+            os.fsync(fd)
+            return True
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
 
     def read_status(self) -> dict[str, Any]:
         try:
@@ -111,7 +206,7 @@ class RunDirectory:
                 except RecordError as exc:
                     raise ConfigError(f"{self.matches_path}: line {number} is not a match record: {exc}") from None
                 try:
-                    order.append(_index(record))
+                    order.append(schedule_index(record))
                 except (KeyError, TypeError, ValueError):
                     raise ConfigError(
                         f"{self.matches_path}: line {number} is not a record of a tournament (no schedule index)"
@@ -142,34 +237,60 @@ class RunDirectory:
                 raise TypeError("a record view is written as its line: pass the line")
             line = record.dumps()
         self._unwritten.append(line)
-        self._order.append(_index(record))
+        self._order.append(schedule_index(record))
         if flush or len(self._unwritten) >= UNWRITTEN_LINES:
             self._write(flush)
 
     def _write(self, flush: bool = True) -> None:
-        if self._handle is None:
-            self._handle = self.matches_path.open("a")
-        if self._unwritten:
-            self._unwritten.append("")  # the last line's newline
-            self._handle.write("\n".join(self._unwritten))
-            self._unwritten.clear()
-        if flush:
-            self._handle.flush()
+        try:
+            if self._handle is None:
+                self._handle = self.matches_path.open("a")
+            if self._unwritten:
+                self._unwritten.append("")  # the last line's newline
+                self._handle.write("\n".join(self._unwritten))
+                self._unwritten.clear()
+            if flush:
+                self._handle.flush()
+        except OSError as exc:  # a full disk: the write names no file
+            raise _with_path(exc, self.matches_path) from None
 
     def close(self) -> None:
         if self._unwritten:
             self._write()
         if self._handle is not None:
-            self._handle.close()
-            self._handle = None
+            try:
+                self._handle.close()
+            except OSError as exc:
+                raise _with_path(exc, self.matches_path) from None
+            finally:
+                self._handle = None
+
+    def abandon(self) -> None:
+        """After a failed write (a full disk): close the file, dropping what could not be
+        written. The lines already in the file stay (a torn last one is dropped on reading)."""
+        self._unwritten.clear()
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            with contextlib.suppress(OSError):  # one more try at the buffered lines; they may not fit either
+                handle.close()
 
     def finalize(self) -> None:
         """Leave matches.jsonl in schedule order: rewritten atomically from its own lines (none
         parsed or serialised again, none held in memory: they are copied from a map of the
         file), or, already in order (one local process), made durable without being read."""
         self.close()
+        tmp = self.matches_path.with_name(self.matches_path.name + ".tmp")
+        try:
+            self._finalize(tmp)
+        except OSError as exc:  # the file as it was stays; the run can be resumed
+            tmp.unlink(missing_ok=True)
+            raise _with_path(exc, self.matches_path) from None
+
+    def _finalize(self, tmp: Path) -> None:
         with self.matches_path.open("rb") as handle:
-            order = self._order if self._whole else [_index(MatchRecord.loads(line.decode())) for line in handle]
+            order = (
+                self._order if self._whole else [schedule_index(MatchRecord.loads(line.decode())) for line in handle]
+            )
             if all(a <= b for a, b in itertools.pairwise(order)):
                 os.fsync(handle.fileno())
                 return
@@ -177,9 +298,8 @@ class RunDirectory:
             starts = list(itertools.accumulate((len(line) for line in handle), initial=0))
             if len(starts) - 1 != len(order):  # lines this object did not write or read: ask each
                 handle.seek(0)
-                order = [_index(MatchRecord.loads(line.decode())) for line in handle]
+                order = [schedule_index(MatchRecord.loads(line.decode())) for line in handle]
             by_index = sorted(range(len(order)), key=order.__getitem__)  # stable: file order within an index
-            tmp = self.matches_path.with_name(self.matches_path.name + ".tmp")
             with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as lines, tmp.open("wb") as out:
                 for i in by_index:
                     out.write(lines[starts[i] : starts[i + 1]])

@@ -8,6 +8,8 @@ and an uninterrupted one end with the same records and the same leaderboard.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -19,10 +21,12 @@ from arena.config import ConfigError
 from arena.executor import Executor
 from arena.ratings import pairwise_scores
 from arena.record import MatchRecord, RecordView
-from arena.rundir import RunDirectory
+from arena.rundir import RunDirectory, schedule_index
 from arena.sprt import SPRT
 from arena.tallied import TallyEntry
 from arena.tournament import MatchSpec, Schedule, TournamentSpec
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -90,9 +94,40 @@ def run_tournament(
     resume: bool = False,
     on_progress: ProgressHook | None = None,
     resamples: int = 200,
+    on_warning: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Play (or finish) a tournament; return the leaderboard (also written to ``rundir``)."""
-    spec.validate()
+    """Play (or finish) a tournament; return the leaderboard (also written to ``rundir``).
+
+    The run holds the directory's lock throughout (a second run on it is refused at once).
+    Ctrl-C (KeyboardInterrupt) or a failed write (OSError: a full disk) leaves the status
+    ``interrupted`` and every record already on disk, to be resumed; either is raised again.
+    ``on_warning`` hears what the run goes on despite (default: logged)."""
+    game = spec.validate()
+    if resume:
+        rundir.read_status()  # nothing to resume: say so before anything else
+    else:
+        rundir.check_new()
+        rundir.path.mkdir(parents=True, exist_ok=True)
+    acquired = rundir.lock()
+    try:
+        version = game.meta.version
+        return _run(spec, tournament_id, rundir, executor, version, resume, on_progress, resamples, on_warning)
+    finally:
+        if acquired:
+            rundir.unlock()
+
+
+def _run(
+    spec: TournamentSpec,
+    tournament_id: str,
+    rundir: RunDirectory,
+    executor: Executor,
+    version: str,
+    resume: bool,
+    on_progress: ProgressHook | None,
+    resamples: int,
+    on_warning: Callable[[str], None] | None,
+) -> dict[str, Any]:
     matches = Schedule(spec)  # each match computed when it is played
     if resume:
         stored, tournament_id = rundir.read_spec()
@@ -108,25 +143,46 @@ def run_tournament(
     # counted: memory does not grow with the matches, nor does the garbage collector's work.
     # A resumed run's records on disk are read one at a time into the same sums.
     tally = leaderboard.ScheduleOrderTally(spec, resamples=resamples)
-    done: set[int] = set()
-    for record in previous:
+    done = bytearray(len(matches))  # 1 at the schedule index of each match counted
+    repeated: list[tuple[int, str]] = []  # (line, match id) of lines repeating a match already read
+    for line, record in enumerate(previous, 1):
         index = _scheduled_index(matches, record)
         if index is None:
             raise ConfigError(f"{rundir.matches_path} has matches that are not in this tournament's schedule")
-        done.add(index)
+        if record.game_version != version:
+            # A record replays only on its own version: one run's records are of one version.
+            raise ConfigError(
+                f"{rundir.matches_path} holds records of {spec.game} version {record.game_version}, but the "
+                f"installed {spec.game} is version {version}; resume this run with the arena that started it"
+            )
+        if done[index]:
+            repeated.append((line, record.match_id))  # counted once: the first line of a match
+            continue
+        done[index] = 1
         entry = tally.entry(record)
         tally.add_entry(entry)
         if groups:
             groups.add(entry)
-    played = len(done)
-    remaining: Sequence[MatchSpec] = [m for m in matches if m.index not in done] if done else matches
+    if repeated:
+        (first, match_id), more = repeated[0], len(repeated) - 1
+        others = f" and {more} more line{'s' if more > 1 else ''} repeat" if more else " repeats"
+        (on_warning or log.warning)(
+            f"{rundir.matches_path}: line {first} (match {match_id}){others} a match already read "
+            "(two runs wrote here at once?); each match is counted once"
+        )
+    played = len(matches) - done.count(0)
+    remaining: Sequence[MatchSpec] = [m for m in matches if not done[m.index]] if played else matches
     progress = Progress(played, len(matches), time.monotonic(), played)
     if on_progress:
         on_progress(progress)
 
     def on_record(record: MatchRecord | RecordView | TallyEntry, line: str | None = None, more: bool = False) -> bool:
         nonlocal played
+        index = schedule_index(record)
+        if done[index]:  # handed over twice (a redelivered batch): on disk and counted once
+            return False
         rundir.append(record, line, flush=not more)
+        done[index] = 1
         played += 1
         entry = record if isinstance(record, TallyEntry) else tally.entry(record)
         tally.add_entry(entry)
@@ -141,25 +197,34 @@ def run_tournament(
 
     decided = sprt is not None and sprt.decision() is not None
     try:
-        if not decided:
-            executor.run(spec, remaining, on_record)
-    except KeyboardInterrupt:
-        rundir.close()
-        rundir.write_status(spec, tournament_id, "interrupted", matches=played, scheduled=len(matches))
+        try:
+            if not decided:
+                executor.run(spec, remaining, on_record)
+            rundir.finalize()
+        except KeyboardInterrupt:
+            rundir.close()
+            rundir.write_status(spec, tournament_id, "interrupted", matches=played, scheduled=len(matches))
+            raise
+        board = tally.board()
+        board["tournament"] = tournament_id
+        board["scheduled"] = len(matches)
+        if sprt:
+            board["sprt"] = sprt.to_json()
+        # One vocabulary with the store (referee.store.ENDED): complete, stopped (the SPRT
+        # decided), cancelled (someone cancelled a distributed run; the board is what was played).
+        if getattr(executor, "cancelled", False):
+            status = "cancelled"
+        else:
+            status = "complete" if played == len(matches) else "stopped"
+        board["status"] = status
+        rundir.write_leaderboard(board, leaderboard.to_csv(board))
+        rundir.write_status(spec, tournament_id, status, matches=played, scheduled=len(matches))
+    except OSError as exc:
+        # A write failed (a full disk): what is on disk stays, to be resumed once there is room.
+        rundir.abandon()
+        problem = f"{exc.filename}: {exc.strerror or exc}" if exc.filename else str(exc)
+        # No room for the status either: it still says running; the run resumes all the same.
+        with contextlib.suppress(OSError):
+            rundir.write_status(spec, tournament_id, "interrupted", scheduled=len(matches), error=problem)
         raise
-    rundir.finalize()
-    board = tally.board()
-    board["tournament"] = tournament_id
-    board["scheduled"] = len(matches)
-    if sprt:
-        board["sprt"] = sprt.to_json()
-    # One vocabulary with the store (referee.store.ENDED): complete, stopped (the SPRT
-    # decided), cancelled (someone cancelled a distributed run; the board is what was played).
-    if getattr(executor, "cancelled", False):
-        status = "cancelled"
-    else:
-        status = "complete" if played == len(matches) else "stopped"
-    board["status"] = status
-    rundir.write_leaderboard(board, leaderboard.to_csv(board))
-    rundir.write_status(spec, tournament_id, status, matches=played, scheduled=len(matches))
     return board

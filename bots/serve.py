@@ -25,6 +25,7 @@ import inspect
 import logging
 import os
 import signal
+import socket
 import struct
 import threading
 from collections.abc import Awaitable, Callable
@@ -180,6 +181,26 @@ class BotServer:
         self._thread.join()
 
 
+def unix_bind_error(address: str) -> str | None:
+    """None if the Unix socket of ``address`` (``unix:PATH`` or ``unix:///PATH``) may be bound:
+    nothing there, or a stale socket file nobody listens on (gRPC replaces it); else why not.
+    gRPC would take over a live server's socket file without a word."""
+    path = address.removeprefix("unix:")
+    if path.startswith("//"):
+        path = path[2:]
+    if not os.path.exists(path):
+        return None
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(2.0)
+        try:
+            probe.connect(path)
+        except TimeoutError:
+            pass  # a listener too busy to accept at once is a listener
+        except OSError:
+            return None  # refused (stale) or not a socket: gRPC replaces or refuses it
+    return "Address already in use (a server answers on this socket)"
+
+
 def start(
     make_bot: Callable[[], Bot],
     address: str = "127.0.0.1:0",
@@ -193,11 +214,15 @@ def start(
     reason = getattr(probe, "in_process_only", "")  # a bot that needs the referee's worlds (search)
     if reason:
         raise ConfigError(f"bot {probe.name!r} plays in-process only: {reason}")
-    if not address.startswith("unix:"):
+    if max_matches < 1:
+        raise ConfigError(f"max_matches must be at least 1, got {max_matches}")
+    if address.startswith("unix:"):
+        problem = unix_bind_error(address)
+    else:
         host, _, port_text = address.rpartition(":")
         problem = bind_error(host, int(port_text)) if port_text.isdigit() else None
-        if problem is not None:
-            raise OSError(problem)
+    if problem is not None:
+        raise OSError(problem)
     loop = asyncio.new_event_loop()
     pool = futures.ThreadPoolExecutor(max_workers=max_matches, thread_name_prefix="arena-bot")
     thread = threading.Thread(target=loop.run_forever, name="arena-bot-server", daemon=True)

@@ -108,6 +108,7 @@ TIMING_MODULES = frozenset(
         "test_observability",
         "test_referee_load",
         "test_remote",
+        "test_run_directory",
         "test_service",
         "test_service_inputs",
         "test_tournament_clock",

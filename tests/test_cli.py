@@ -292,3 +292,51 @@ def test_client_json_prints_game_messages_packed_in_events(tmp_path):
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "event.bin")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["detail"]["@type"].endswith("arena.games.v1.rolldice.RollEvent")
+
+
+# -- refusals in one line: counts out of range, a Unix socket in use ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("bot", "serve", "--bot", "random", "--port", "0", "--max-matches", "0"), "--max-matches must be at least 1"),
+        (("bot", "serve", "--bot", "random", "--port", "0", "--max-matches", "-2"), "--max-matches must be at least 1"),
+        (("play", "--game", "rolldice", "--players", "-1"), "rolldice plays with 1-4 players, not -1"),
+        (("play", "--game", "rolldice", "--players", "0", "--bots", "random"), "1-4 players, not 0"),
+        (("tournament", "--game", "rolldice", "--max-groups", "0"), "--max-groups must be at least 1, got 0"),
+        (("tournament", "--game", "rolldice", "--max-groups", "-3"), "--max-groups must be at least 1, got -3"),
+    ],
+)
+def test_counts_out_of_range_are_one_line(args, needle, tmp_path):
+    out = arena(*args, cwd=tmp_path, timeout=60)
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert needle in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert not (tmp_path / "arena-runs").exists()
+
+
+def test_bot_serve_refuses_a_unix_socket_a_server_answers_on_and_replaces_a_stale_one(tmp_path):
+    import socket
+
+    from tests.remote_helpers import bot_process
+
+    sock = tmp_path / "bot.sock"
+    serve = [sys.executable, "-m", "arena", "bot", "serve", "--unix", str(sock)]
+    with bot_process([*serve, "--bot", "heuristic", "--game", "rolldice"]):
+        second = arena("bot", "serve", "--bot", "random", "--unix", str(sock), timeout=60)
+        assert second.returncode == 2, (second.stdout, second.stderr)
+        lines = second.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(sock) in lines[0] and "in use" in lines[0], second.stderr
+        # The first server still has its socket and plays.
+        out = arena("play", "--game", "rolldice", "--bots", f"unix://{sock},random", "--json", "--seed", "4")
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout)["seats"][0]["bot"] == f"unix://{sock}"
+    # A socket file nobody listens on (its server killed) is replaced.
+    sock.unlink(missing_ok=True)
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(sock))
+    stale.close()
+    assert sock.exists()
+    with bot_process([*serve, "--bot", "random"]):
+        out = arena("play", "--game", "rolldice", "--bots", f"unix://{sock},random", "--json")
+        assert out.returncode == 0 and json.loads(out.stdout)["failures"] == [], out.stderr

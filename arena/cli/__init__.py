@@ -10,6 +10,7 @@ reader that went away (``arena ... | head``: quiet, status 141 like any Unix fil
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from collections.abc import Sequence
@@ -20,6 +21,8 @@ from arena.config import ConfigError
 
 USAGE_ERROR = 2
 BROKEN_PIPE = 128 + 13  # the shell's status for a process ended by SIGPIPE
+STORAGE_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO})
+"""Errors of the storage a write went to, one line even when they name no file."""
 
 
 class UsageError(Exception):
@@ -98,6 +101,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return BROKEN_PIPE
     except OSError as exc:
+        if exc.filename is None and exc.errno in STORAGE_ERRORS:
+            # A full disk or quota, a read-only or failing file system: the machine's to fix.
+            print(f"arena {command_name(args)}: error: {exc.strerror or exc}", file=sys.stderr)
+            return USAGE_ERROR
         if exc.filename is None:
             raise  # not about a path the user gave (a network or system error): a real fault
         what = f"{exc.filename}" + (f" -> {exc.filename2}" if exc.filename2 else "")

@@ -39,6 +39,8 @@ def run_serve(args: argparse.Namespace) -> int:
     make_bot(args.bot, game_id)  # fail now, with the allowed names, not at the first match
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port {args.port}: expected 0..65535")
+    if args.max_matches < 1:
+        raise UsageError(f"--max-matches must be at least 1, got {args.max_matches}")
     address = f"unix:{args.unix}" if args.unix else f"{args.host}:{args.port}"
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
 

@@ -47,6 +47,8 @@ def make_players(game: Game, specs: list[str]) -> list[Player]:
 
 def run(args: argparse.Namespace) -> int:
     game = load_game(args.game)
+    if args.players is not None and not game.meta.min_players <= args.players <= game.meta.max_players:
+        game.config(args.players)  # the engine's error: a count the game does not allow, named first
     bots = [entrant_bot(b) for b in expand_entrants(split_bots(args.bots))]  # BOT*N: N seats
     players, specs = seat_bots(game, args.players, bots)
     config = game.config(players, parse_options(args.option))

@@ -23,7 +23,7 @@ from arena.cli.common import (
 )
 from arena.cli.players import check_bot, make_player
 from arena.clock import parse_clock
-from arena.executor import Executor, LocalExecutor, default_workers
+from arena.executor import Executor, LocalExecutor, TerminateAsInterrupt, default_workers
 from arena.pairings import DEFAULT_MAX_GROUPS
 from arena.rundir import RunDirectory
 from arena.tournament import FORMATS, TournamentSpec, expand_entrants
@@ -55,36 +55,39 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--players", type=int, help="players per match (default: 2 where the game allows)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="variant option")
-    parser.add_argument("--format", choices=FORMATS, default="round-robin")
+    parser.add_argument("--format", choices=FORMATS, help="default round-robin")
     parser.add_argument("--repeats", type=int, help="play the whole schedule R times with fresh seeds (default 1)")
     parser.add_argument(
         "--seed", type=int, help="tournament seed (default: an unpredictable one, recorded in tournament.json)"
     )
     parser.add_argument("--workers", type=int, help=f"worker processes (default: cores = {default_workers()})")
     parser.add_argument("--out", type=Path, metavar="DIR", help="output directory (default ./arena-runs/<id>/)")
-    parser.add_argument("--resume", action="store_true", help="continue the interrupted run in --out DIR")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the interrupted run in --out DIR (its options are stored there: give none, or the same)",
+    )
     parser.add_argument("--sprt", metavar="ELO0,ELO1", help="gauntlet only: stop when the SPRT decides")
-    parser.add_argument("--on-error", choices=("forfeit", "substitute"), default="forfeit")
+    parser.add_argument("--on-error", choices=("forfeit", "substitute"), help="default forfeit")
     parser.add_argument(
         "--clock",
         metavar="KEY=MS,...",
         help="clock for remote bots: decision, bank, increment, startup, grace, strikes",
     )
     parser.add_argument(
-        "--error-budget", type=non_negative, default=3, help="errors before a substituted seat forfeits"
+        "--error-budget", type=non_negative, help="errors before a substituted seat forfeits (default 3)"
     )
     parser.add_argument(
         "--max-groups",
         type=int,
-        default=DEFAULT_MAX_GROUPS,
-        help="above this many groups, play a balanced sample",
+        help=f"above this many groups, play a balanced sample (default {DEFAULT_MAX_GROUPS})",
     )
     parser.add_argument(
         "--broker", metavar="URL", help="run on Celery workers over Redis (e.g. redis://127.0.0.1:6379/0)"
     )
     parser.add_argument("--batch-size", type=int, help="matches per Celery task (default: automatic)")
     parser.add_argument(
-        "--bot-concurrency", type=int, default=4, help="distributed: at most K matches at once per remote bot"
+        "--bot-concurrency", type=int, help="distributed: at most K matches at once per remote bot (default 4)"
     )
     parser.add_argument("--json", action="store_true", help="print the leaderboard as JSON and nothing else")
     parser.add_argument(
@@ -121,17 +124,17 @@ def spec_from_args(args: argparse.Namespace) -> TournamentSpec:
         bots=tuple(bots),
         players=players,
         options=parse_options(args.option),
-        format=args.format,
+        format=args.format or "round-robin",
         repeats=repeats,
         # No seed asked: one from the OS's randomness (a fixed default would deal every run the
         # same hands); it is in tournament.json, so the run can be repeated exactly.
         seed=args.seed if args.seed is not None else secrets.randbelow(2**53 - 1) + 1,
-        on_error=args.on_error,
-        error_budget=args.error_budget,
+        on_error=args.on_error or "forfeit",
+        error_budget=args.error_budget if args.error_budget is not None else 3,
         clock=parse_clock(args.clock),
         sprt=sprt,
-        max_groups=args.max_groups,
-        bot_concurrency=args.bot_concurrency,
+        max_groups=args.max_groups if args.max_groups is not None else DEFAULT_MAX_GROUPS,
+        bot_concurrency=args.bot_concurrency if args.bot_concurrency is not None else 4,
     )
     for bot in dict.fromkeys(spec.address(b) for b in spec.bots):
         check_bot(bot, spec.game)  # first: a malformed address is reported as such, not as a duplicate
@@ -139,6 +142,52 @@ def spec_from_args(args: argparse.Namespace) -> TournamentSpec:
     # Normalise options to their typed values so the stored spec is exact.
     config = game.config(players, spec.options)
     return TournamentSpec(**{**spec.__dict__, "options": dict(config.options)})
+
+
+def resume_conflict(args: argparse.Namespace, stored: TournamentSpec) -> str | None:
+    """The first tournament-defining option given with ``--resume`` that differs from the run's
+    stored spec, as ``--repeats 50, the run has 2``; None when every one given agrees."""
+
+    def listed(items: Any) -> str:
+        return ",".join(str(x) for x in items)
+
+    def pairs(mapping: dict[str, Any]) -> str:
+        return ",".join(f"{k}={v}" for k, v in mapping.items()) or "none"
+
+    given: list[tuple[str, str, Any, Any, str]] = []  # option, as given, its value, the stored one, shown
+    if args.bots is not None:
+        bots = tuple(expand_entrants(split_bots(args.bots)))
+        given.append(("--bots", args.bots, bots, stored.bots, listed(stored.bots)))
+    if args.players is not None:
+        given.append(("--players", str(args.players), args.players, stored.players, str(stored.players)))
+    if args.option:
+        # Each option given must have its stored value (typed as the game types it).
+        game = load_game(stored.game)
+        asked = parse_options(args.option)
+        mine = game.config(stored.players, {**stored.options, **asked}).options
+        theirs = game.config(stored.players, stored.options).options
+        for key in asked:
+            if mine.get(key) != theirs.get(key):
+                return f"--option {key}={asked[key]}, the run has {key}={theirs.get(key)}"
+    simple = (
+        ("--format", args.format, stored.format),
+        ("--repeats", args.repeats, stored.repeats),
+        ("--seed", args.seed, stored.seed),
+        ("--on-error", args.on_error, stored.on_error),
+        ("--error-budget", args.error_budget, stored.error_budget),
+        ("--max-groups", args.max_groups, stored.max_groups),
+        ("--bot-concurrency", args.bot_concurrency, stored.bot_concurrency),
+    )
+    given += [(name, str(value), value, kept, str(kept)) for name, value, kept in simple if value is not None]
+    if args.clock is not None:
+        given.append(("--clock", args.clock, parse_clock(args.clock), stored.clock, pairs(stored.clock)))
+    if args.sprt is not None:
+        shown = listed(stored.sprt) if stored.sprt else "none"
+        given.append(("--sprt", args.sprt, parse_sprt(args.sprt), stored.sprt, shown))
+    for name, text, value, theirs, shown in given:
+        if value != theirs:
+            return f"{name} {text}, the run has {shown}"
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -150,6 +199,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--workers must be at least 1")
     if args.batch_size is not None and args.batch_size < 1:
         raise UsageError("--batch-size must be at least 1")
+    if args.max_groups is not None and args.max_groups < 1:
+        raise UsageError(f"--max-groups must be at least 1, got {args.max_groups}")
     if args.resume:
         if args.out is None:
             raise UsageError("--resume needs --out DIR (the directory of the interrupted run)")
@@ -157,6 +208,9 @@ def run(args: argparse.Namespace) -> int:
         spec, tournament_id = rundir.read_spec()
         if args.game and args.game != spec.game:
             raise UsageError(f"{args.out} holds a {spec.game} tournament, not {args.game}")
+        changed = resume_conflict(args, spec)
+        if changed:
+            raise UsageError(f"{args.out} holds a different tournament ({changed}); resume it without changing options")
     else:
         spec = spec_from_args(args)
         tournament_id = f"{spec.game}-{time.strftime('%Y%m%d-%H%M%S')}-{spec.digest()}"
@@ -165,6 +219,16 @@ def run(args: argparse.Namespace) -> int:
             rundir.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"--out {rundir.path}: cannot create the directory: {exc.strerror or exc}") from None
+        rundir.check_new()
+    # One run at a time in a directory, held from here to the end (refused at once otherwise).
+    rundir.lock()
+    try:
+        return run_locked(args, spec, tournament_id, rundir)
+    finally:
+        rundir.unlock()
+
+
+def run_locked(args: argparse.Namespace, spec: TournamentSpec, tournament_id: str, rundir: RunDirectory) -> int:
     executor: Executor
     if args.broker:
         from workers.executor import CeleryExecutor
@@ -177,7 +241,18 @@ def run(args: argparse.Namespace) -> int:
     ids = {"tournament": tournament_id}
     log.info("tournament started", extra={**ids, "game": spec.game, "out": str(rundir.path), "broker": args.broker})
     watch = followed.update if followed else None
-    board = run_with_progress(spec, tournament_id, rundir, executor, args.resume, quiet=args.json, watch=watch)
+    try:
+        board = run_with_progress(spec, tournament_id, rundir, executor, args.resume, quiet=args.json, watch=watch)
+    except OSError as exc:
+        if exc.filename is None or rundir.path.resolve() not in Path(exc.filename).resolve().parents:
+            raise
+        # A write to the run directory failed (a full disk): one line, and how to go on.
+        if followed:
+            followed.close("interrupted")
+        raise UsageError(
+            f"{exc.filename}: {exc.strerror or exc}; the finished matches are kept: make room, then "
+            f"resume with: arena tournament --resume --out {rundir.path}"
+        ) from None
     status = rundir.read_status()
     log.info("tournament finished", extra={**ids, "status": status["status"], "matches": status.get("matches")})
     if followed:
@@ -257,12 +332,20 @@ def run_with_progress(
         if watch:
             watch(progress)
 
+    def on_warning(message: str) -> None:
+        console.print(f"arena tournament: warning: {message}", markup=False, highlight=False, soft_wrap=True)
+
+    terminated = TerminateAsInterrupt()  # SIGTERM stops the run as Ctrl-C does, whatever it is doing
     with bar:
         try:
-            return run_tournament(spec, tournament_id, rundir, executor, resume=resume, on_progress=on_progress)
+            return run_tournament(
+                spec, tournament_id, rundir, executor, resume=resume, on_progress=on_progress, on_warning=on_warning
+            )
         except KeyboardInterrupt:
             bar.stop()
             return None
+        finally:
+            terminated.restore()
 
 
 def follow_metrics(port: int | None, tournament_id: str, game: str, *, plays: bool) -> FollowedTournament | None:

@@ -1,0 +1,306 @@
+"""A local tournament's run directory: one run at a time, resumes that count every match once,
+never someone else's files, records of one game version, SIGTERM and a full disk stop cleanly."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena import rundir as rundir_module
+from arena.cli.players import make_player
+from arena.config import ConfigError
+from arena.executor import LocalExecutor
+from arena.rundir import RunDirectory
+from arena.tournament import TournamentSpec, schedule
+from arena.tournament_run import run_tournament
+from tests.cli_run import arena
+from tests.compare import board_without_timing
+from tests.services import wait_for
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def spec(**changes) -> TournamentSpec:
+    base = dict(game="rolldice", bots=("heuristic", "random"), players=2, repeats=3, seed=5)
+    base.update(changes)
+    return TournamentSpec(**base)
+
+
+def run(path: Path, s: TournamentSpec, **kwargs):
+    return run_tournament(s, "t", RunDirectory(path), LocalExecutor(make_player, 1), resamples=20, **kwargs)
+
+
+def one_line_error(out: subprocess.CompletedProcess[str], *needles: str) -> str:
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in out.stderr, out.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def snapshot(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.name != "tournament.lock"}
+
+
+def start_long_run(out: Path, *extra: str) -> subprocess.Popen[bytes]:
+    """A local tournament far from done for a while, in its own process (its matches started)."""
+    args = ["tournament", "--game", "rolldice", "--bots", "heuristic,random", "--seed", "3", "--repeats", "50000"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", *args, "--out", str(out), "--json", *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+    )
+    matches = out / "matches.jsonl"
+    try:
+        wait_for(lambda: matches.exists() and matches.stat().st_size > 0, 60, "a first match")
+    except BaseException:
+        proc.kill()
+        proc.communicate()
+        raise
+    return proc
+
+
+def stop(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> tuple[int, str]:
+    proc.send_signal(sig)
+    try:
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    return proc.returncode, err.decode()
+
+
+# -- one run at a time ---------------------------------------------------------------------
+
+
+def test_a_run_directory_held_by_a_run_is_refused_to_another_at_once(tmp_path):
+    out = tmp_path / "run"
+    proc = start_long_run(out, "--workers", "1")
+    try:
+        for args in (("--resume", "--out", str(out)), ("--resume", "--out", str(out), "--workers", "2")):
+            refused = arena("tournament", *args, "--json", timeout=60)
+            one_line_error(refused, str(out), "in use", "another arena tournament run", f"process {proc.pid}")
+        fresh = arena("tournament", "--game", "rolldice", "--bots", "heuristic,random", "--out", str(out), "--json")
+        assert fresh.returncode == 2 and len(fresh.stderr.strip().splitlines()) == 1, fresh.stderr
+    finally:
+        code, err = stop(proc)
+    assert code == 130, err
+    records = RunDirectory(out).load_records()
+    indices = [r.tournament["index"] for r in records]
+    assert len(indices) == len(set(indices)) > 0
+    assert RunDirectory(out).lock()  # released with the run
+
+
+def test_run_tournament_refuses_a_directory_another_holds_and_leaves_it_untouched(tmp_path):
+    s = spec(repeats=1)
+    path = tmp_path / "run"
+    run(path, s)
+    before = snapshot(path)
+    holder = RunDirectory(path)
+    assert holder.lock() and not holder.lock()  # taken once; held already the second time
+    try:
+        with pytest.raises(ConfigError, match=f"{path} is in use: another arena tournament run"):
+            run(path, s, resume=True)
+    finally:
+        holder.unlock()
+    assert snapshot(path) == before
+    run(path, s, resume=True)  # free again
+
+
+# -- each match counted once ---------------------------------------------------------------
+
+
+def test_a_resume_counts_each_match_once_and_warns_once_of_repeated_lines(tmp_path):
+    s = spec()
+    board_full = run(tmp_path / "full", s)
+    records = RunDirectory(tmp_path / "full").load_records()
+    path = tmp_path / "cut"
+    RunDirectory(path).create(s, "t")
+    lines = [r.dumps() for r in records[:5]]
+    changed = json.loads(lines[1])
+    changed["decisions"][0]["ms"] = 123.0  # the same match, another line (a second run wrote it)
+    repeated = [lines[0], json.dumps(changed), lines[3]]
+    (path / "matches.jsonl").write_text("".join(line + "\n" for line in [*lines, *repeated]))
+    warnings: list[str] = []
+    board = run(path, s, resume=True, on_warning=warnings.append)
+    assert board["matches"] == board["scheduled"] == len(schedule(s))
+    assert board_without_timing(board) == board_without_timing(board_full)
+    assert len(warnings) == 1, warnings
+    assert "line 6 (match m000000) and 2 more lines repeat a match already read" in warnings[0]
+    assert "counted once" in warnings[0]
+    # A later resume counts them once again.
+    again = run(path, s, resume=True, on_warning=warnings.append)
+    assert board_without_timing(again) == board_without_timing(board_full) and len(warnings) == 2
+
+
+def test_the_cli_warns_in_one_line_of_repeated_records_and_counts_them_once(tmp_path):
+    out = tmp_path / "run"
+    args = ("--game", "rolldice", "--bots", "heuristic,random", "--seed", "4", "--repeats", "3", "--workers", "1")
+    first = arena("tournament", *args, "--out", str(out), "--json")
+    assert first.returncode == 0, first.stderr
+    board = json.loads(first.stdout)
+    with (out / "matches.jsonl").open("a") as handle:  # every record twice
+        handle.write((out / "matches.jsonl").read_text())
+    again = arena("tournament", "--resume", "--out", str(out), "--json")
+    assert again.returncode == 0, again.stderr
+    resumed = json.loads(again.stdout)
+    assert resumed["matches"] == board["matches"] == 6
+    assert board_without_timing(resumed) == board_without_timing(board)
+    warnings = [line for line in again.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "5 more lines repeat a match already read" in warnings[0], again.stderr
+
+
+# -- --resume takes the stored tournament --------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("resume") / "run"
+    args = ("--game", "rolldice", "--bots", "heuristic,random", "--seed", "7", "--repeats", "2")
+    done = arena("tournament", *args, "--option", "target=30", "--workers", "1", "--out", str(out), "--json")
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("--repeats", "50"), "--repeats 50, the run has 2"),
+        (("--seed", "99"), "--seed 99, the run has 7"),
+        (("--bots", "heuristic,random,random*2"), "--bots heuristic,random,random*2, the run has heuristic,random"),
+        (("--players", "3"), "--players 3, the run has 2"),
+        (("--option", "target=50"), "--option target=50, the run has target=30"),
+        (("--option", "rerolls=2"), "--option rerolls=2, the run has rerolls=1"),
+        (("--format", "gauntlet"), "--format gauntlet, the run has round-robin"),
+        (("--clock", "decision=100"), "--clock decision=100, the run has none"),
+        (("--on-error", "substitute"), "--on-error substitute, the run has forfeit"),
+        (("--error-budget", "5"), "--error-budget 5, the run has 3"),
+        (("--sprt", "0,50"), "--sprt 0,50, the run has none"),
+        (("--max-groups", "5"), "--max-groups 5, the run has 120"),
+        (("--bot-concurrency", "2"), "--bot-concurrency 2, the run has 4"),
+    ],
+)
+def test_resume_refuses_options_that_change_the_tournament(finished_run, args, needle):
+    before = snapshot(finished_run)
+    out = arena("tournament", "--resume", "--out", str(finished_run), *args, "--json")
+    one_line_error(out, f"{finished_run} holds a different tournament", needle, "resume it without changing options")
+    assert snapshot(finished_run) == before
+
+
+def test_resume_accepts_the_stored_options_and_those_that_do_not_change_the_tournament(finished_run):
+    same = (
+        "--game", "rolldice", "--bots", "heuristic,random", "--seed", "7", "--repeats", "2", "--players", "2",
+        "--option", "target=30", "--option", "rerolls=1", "--format", "round-robin", "--on-error", "forfeit",
+        "--error-budget", "3", "--max-groups", "120", "--bot-concurrency", "4", "--workers", "2",
+    )  # fmt: skip
+    out = arena("tournament", "--resume", "--out", str(finished_run), *same, "--json")
+    assert out.returncode == 0, out.stderr
+    board = json.loads(out.stdout)
+    assert board["matches"] == board["scheduled"] == 4 and board["status"] == "complete"
+
+
+# -- never someone else's files ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["matches.jsonl", "leaderboard.json", "leaderboard.csv"])
+def test_a_directory_with_run_files_but_no_tournament_json_is_refused_before_any_match(tmp_path, name):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / name).write_text('{"note": "my own file"}\n')
+    before = snapshot(out)
+    refused = arena("tournament", "--game", "rolldice", "--bots", "heuristic,random", "--out", str(out), "--json")
+    one_line_error(refused, f"{out} has a {name} but no tournament.json", f"{out / name} is in the way")
+    assert snapshot(out) == before
+    with pytest.raises(ConfigError, match="is in the way"):
+        run(out, spec(repeats=1))
+    assert snapshot(out) == before
+
+
+# -- one game version ----------------------------------------------------------------------
+
+
+def test_resume_refuses_records_of_another_game_version(tmp_path):
+    out = tmp_path / "run"
+    first = arena("tournament", "--game", "rolldice", "--bots", "heuristic,random", "--out", str(out), "--json")
+    assert first.returncode == 0, first.stderr
+    matches = out / "matches.jsonl"
+    lines = matches.read_text().splitlines(keepends=True)
+    old = json.loads(lines[1])
+    installed = old["game_version"]
+    old["game_version"] = "0.9"
+    matches.write_text(lines[0] + json.dumps(old, separators=(",", ":")) + "\n")  # interrupted after two
+    before = snapshot(out)
+    refused = arena("tournament", "--resume", "--out", str(out), "--json")
+    one_line_error(refused, str(matches), "rolldice version 0.9", f"installed rolldice is version {installed}")
+    assert snapshot(out) == before
+
+
+# -- SIGTERM and a full disk ---------------------------------------------------------------
+
+
+def test_sigterm_stops_a_one_worker_run_as_ctrl_c_does(tmp_path):
+    out = tmp_path / "run"
+    proc = start_long_run(out, "--workers", "1")
+    code, err = stop(proc, signal.SIGTERM)
+    assert code == 130, err
+    assert f"resume with: arena tournament --resume --out {out}" in err
+    status = json.loads((out / "tournament.json").read_text())
+    assert status["status"] == "interrupted"
+    assert status["matches"] == len(RunDirectory(out).load_records()) > 0
+
+
+def test_a_full_disk_is_one_line_and_leaves_a_resumable_interrupted_run(tmp_path):
+    out = tmp_path / "run"
+    args = ["tournament", "--game", "rolldice", "--bots", "heuristic,random", "--seed", "5", "--repeats", "30"]
+
+    def small_files() -> None:  # files of at most 8 KiB: a write beyond is EFBIG (Python ignores SIGXFSZ)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
+
+    full = subprocess.run(
+        [sys.executable, "-m", "arena", *args, "--workers", "1", "--out", str(out), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"},
+        preexec_fn=small_files,
+    )
+    line = one_line_error(full, f"{out / 'matches.jsonl'}: File too large", f"--resume --out {out}")
+    assert full.stdout == "", line
+    status = json.loads((out / "tournament.json").read_text())
+    assert status["status"] == "interrupted" and "File too large" in status["error"]
+    kept = RunDirectory(out).load_records()
+    assert 0 < len(kept) < 60
+    resumed = arena("tournament", "--resume", "--out", str(out), "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["matches"] == 60
+    indices = [r.tournament["index"] for r in RunDirectory(out).load_records()]
+    assert indices == list(range(60))
+
+
+def test_with_no_room_for_a_new_copy_the_status_is_rewritten_in_place(tmp_path, monkeypatch):
+    s = spec(repeats=1)
+    path = tmp_path / "run"
+    run(path, s)
+
+    def no_room(target: Path, text: str | bytes) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(target))
+
+    monkeypatch.setattr(rundir_module, "_write_atomic", no_room)
+    RunDirectory(path).write_status(s, "t", "interrupted", error="x")
+    status = json.loads((path / "tournament.json").read_text())
+    assert status["status"] == "interrupted" and TournamentSpec.from_json(status["spec"]) == s
+    assert "matches" not in status  # no tail of the old text left behind
