@@ -52,16 +52,21 @@ def code_of(call, request) -> tuple[grpc.StatusCode, str | None, str]:  # type: 
     return error.code(), bad_request_field(error), error.details()
 
 
+def three_owners(store: Store) -> dict[str, str]:
+    """The owners the service tests act as: an operator and two owners; their tokens by name."""
+    return {
+        "ops": create_owner(store, "ops", operator=True),
+        "alice": create_owner(store, "alice"),
+        "bob": create_owner(store, "bob"),
+    }
+
+
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("service")
     with redis_server(tmp) as redis, workers(redis.url, tmp, count=1, concurrency=2), service(redis.url, tmp) as srv:
         store = Store(redis.url)
-        tokens = {
-            "ops": create_owner(store, "ops", operator=True),
-            "alice": create_owner(store, "alice"),
-            "bob": create_owner(store, "bob"),
-        }
+        tokens = three_owners(store)
         with bot_process(served("heuristic", "skyfive")) as bot_a, bot_process(served("random")) as bot_b:
             yield {"redis": redis, "service": srv, "tokens": tokens, "bots": (bot_a, bot_b), "store": store, "tmp": tmp}
 

@@ -30,7 +30,7 @@ from referee.errors import bad_request_field, retry_after
 from referee.store import Store, compress_line
 from tests.remote_helpers import bot_process, served
 from tests.services import free_port, redis_server, service, wait_for, workers
-from tests.test_service import Api, code_of, watch_to_end
+from tests.test_service import Api, code_of, three_owners, watch_to_end
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -43,11 +43,7 @@ def stack(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("inputs")
     with redis_server(tmp) as redis, workers(redis.url, tmp, count=1, concurrency=2), service(redis.url, tmp) as srv:
         store = Store(redis.url)
-        tokens = {
-            "ops": create_owner(store, "ops", operator=True),
-            "alice": create_owner(store, "alice"),
-            "bob": create_owner(store, "bob"),
-        }
+        tokens = three_owners(store)
         clients = {name: Api(srv.address, token) for name, token in tokens.items()}
         ended = clients["alice"].CreateTournament(
             arena_pb2.CreateTournamentRequest(game="rolldice", bots=["random", "heuristic"], repeats=2)
