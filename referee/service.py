@@ -536,7 +536,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
 
     def _create_tournament(self, request: arena_pb2.CreateTournamentRequest, caller: Caller) -> arena_pb2.Tournament:
         game = self._game("game", request.game)
-        spec = self._tournament_spec(game, request)
+        spec = self._tournament_spec(game, request, caller)
         tournament_id = f"{spec.game}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}"
         limit = 0 if caller.operator else MAX_ACTIVE_TOURNAMENTS
         try:
@@ -562,7 +562,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         assert info is not None
         return views.tournament(info)
 
-    def _tournament_spec(self, game: Any, request: arena_pb2.CreateTournamentRequest) -> TournamentSpec:
+    def _tournament_spec(self, game: Any, request: arena_pb2.CreateTournamentRequest, caller: Caller) -> TournamentSpec:
         meta = game.meta
         # Sizes first, from the request's numbers alone: nothing is built for a request refused.
         if len(request.bots) > MAX_BOTS:
@@ -648,6 +648,14 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 raise precondition(f"bot {shown(name)} is disabled")
             if meta.id not in data["games"]:
                 raise invalid(f"bots[{i}]", f"bot {shown(name)} does not play {meta.id}")
+            if request.seed and not caller.operator and data["owner"] != caller.name:
+                # The seed deals every match: whoever chose it could compute every hand, and
+                # write a bot that plays against them knowing them.
+                raise invalid(
+                    "seed",
+                    f"a chosen seed tells its chooser every deal: only a tournament of your own bots and "
+                    f"built-in bots may choose one, and {shown(name)} belongs to {shown(data['owner'])}",
+                )
             addresses[name] = data["endpoint"]
             if data["endpoint"].startswith("hosted:"):
                 # A hosted bot plays its active version, recorded in the spec (issue 17).

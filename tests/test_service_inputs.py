@@ -461,3 +461,24 @@ def test_list_tournaments_pages_by_a_cursor(stack):
         INVALID,
         "page_token",
     )
+
+
+# -- a chosen seed tells its chooser every deal ------------------------------------------------
+
+
+def test_a_seed_may_be_chosen_only_for_a_tournament_of_ones_own_bots(stack):
+    alice, bob, ops = stack["api"]["alice"], stack["api"]["bob"], stack["api"]["ops"]
+    alice.RegisterBot(arena_pb2.RegisterBotRequest(name="seeded-alice", games=["skyfive"], endpoint=stack["bot"]))
+    bob.RegisterBot(arena_pb2.RegisterBotRequest(name="seeded-bob", games=["skyfive"], endpoint=stack["bot"]))
+    mixed = arena_pb2.CreateTournamentRequest(game="skyfive", bots=["seeded-alice", "seeded-bob"], seed=777)
+    code, field, details = code_of(alice.CreateTournament, mixed)
+    assert (code, field) == (INVALID, "seed") and "'seeded-bob' belongs to 'bob'" in details, details
+    created = []
+    for caller, bots in ((alice, ["seeded-alice", "random"]), (ops, ["seeded-alice", "seeded-bob"])):
+        # Her own bot and a built-in; an operator's run of anyone's bots; and no seed at all.
+        created.append(caller.CreateTournament(arena_pb2.CreateTournamentRequest(game="skyfive", bots=bots, seed=777)))
+    created.append(
+        alice.CreateTournament(arena_pb2.CreateTournamentRequest(game="skyfive", bots=["seeded-alice", "seeded-bob"]))
+    )
+    for tournament in created:
+        cancel(stack, tournament.id)

@@ -1063,7 +1063,7 @@ class CreateTournamentRequest(_message.Message):
     repeats: _builtins.int
     """unset = 1; 1-10000 (and at most 200,000 matches)"""
     seed: _builtins.int
-    """0 = an unpredictable seed, recorded in the spec"""
+    """0 = an unpredictable seed, recorded in the spec; a seed may be"""
     on_error: _builtins.str
     """forfeit (default) | substitute"""
     error_budget: _builtins.int
@@ -1082,7 +1082,10 @@ class CreateTournamentRequest(_message.Message):
 
     @_builtins.property
     def clock(self) -> Global___ClockLimits:
-        """unset fields take the defaults"""
+        """chosen only for a tournament of your own bots and built-ins
+        (it tells its chooser every deal), by operators for any
+        unset fields take the defaults
+        """
 
     def __init__(
         self,
