@@ -682,8 +682,11 @@ class RemotePlayer:
                 if elapsed > limit:  # over the limit by the loop's clock: every stall on record first
                     await monitor.settle()
                 # The referee's own stalls are not the bot's time (under the limit this changes
-                # no charge, only the time recorded).
-                elapsed -= monitor.stalled(self._sent_at, item.at)
+                # no charge, only the time recorded). Looked up only when one ended since the
+                # request was written: the common answer costs one comparison.
+                stalls = monitor.stalls
+                if stalls and stalls[-1][1] > self._sent_at:
+                    elapsed -= monitor.stalled(self._sent_at, item.at)
             elapsed = max(0.0, elapsed)
             self.last_answer_ms = round(elapsed * 1000, 3)
             return self._charge(elapsed, answer.option_id)
