@@ -455,13 +455,13 @@ class _Match:
         names: Sequence[str] | None = None,
     ) -> None:
         self.game = game
-        # What every seat is told the seats are called, and the record's names: the players' own
-        # unless given (a tournament names its entrants; a player's name may be its address).
         self.config = config
         self.seed = seed
         self.players = players
         self.match_id = match_id or f"{game.meta.id}-{seed}"
         self.clock = clock if clock is not None else _default_clock()
+        # What every seat is told the seats are called, and the record's names: the players' own
+        # unless given (a tournament names its entrants; a player's name may be its address).
         self.names = list(names) if names is not None else [p.name for p in players]
         self.seats = _Seats(players, policy)
         self.on_decision = on_decision
