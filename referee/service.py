@@ -1096,11 +1096,11 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         except jail.SandboxUnavailable as exc:
             raise precondition(str(exc)) from None
         try:
-            await self.blocking(versions.trial, checked, game_ids[0])
+            await self.blocking(versions.trial, checked, game_ids[0], caller.name)
         except archive.ArchiveError as exc:
             raise invalid("data", str(exc)) from None
-        except versions.TrialsBusy:
-            raise exhausted("the sandbox is busy with other uploads' trial matches: retry in {delay}", 10.0) from None
+        except versions.TrialsBusy as exc:
+            raise exhausted(f"the sandbox is busy with trial matches ({exc}): retry in {{delay}}", 10.0) from None
         # Every check passed: only now is anything stored.
         if existing is None:
             bot = {"owner": caller.name, "games": game_ids, "endpoint": f"hosted:{name}", "enabled": True}

@@ -159,7 +159,7 @@ def test_a_broken_upload_is_refused_with_a_specific_error(build, message):
 @pytest.mark.usefixtures("bubblewrap")
 @pytest.mark.timeout(180)
 def test_the_trial_match_runs_the_bot_in_the_sandbox():
-    versions.trial(versions.check_upload(tar_of(GOOD)), "rolldice")  # plays without failing
+    versions.trial(versions.check_upload(tar_of(GOOD)), "rolldice", "ann")  # plays without failing
 
 
 @pytest.mark.usefixtures("bubblewrap")
@@ -175,7 +175,7 @@ def test_the_trial_match_runs_the_bot_in_the_sandbox():
 def test_an_entry_point_that_does_not_start_and_answer_ready_is_refused(first_py, message, monkeypatch):
     monkeypatch.setattr("referee.hosted.player.STARTUP_BUDGET", 5.0)
     with pytest.raises(ArchiveError, match=message):
-        versions.trial(versions.check_upload(tar_of({**GOOD, "first.py": first_py})), "rolldice")
+        versions.trial(versions.check_upload(tar_of({**GOOD, "first.py": first_py})), "rolldice", "ann")
 
 
 def test_the_hostile_bot_packs(tmp_path):
@@ -190,13 +190,41 @@ def test_the_hostile_bot_packs(tmp_path):
 
 
 def test_trial_matches_at_once_are_bounded(monkeypatch):
+    monkeypatch.setattr(versions, "TRIALS", versions.TrialSlots(1))
+    monkeypatch.setattr(versions, "TRIAL_WAIT", 0.1)
+    versions.TRIALS.acquire("ann", 0)  # the only slot is taken
+    with pytest.raises(versions.TrialsBusy, match="every trial slot stayed busy"):
+        versions.trial(versions.check_upload(tar_of(GOOD)), "rolldice", "bob")
+
+
+def test_an_owner_holds_one_trial_slot_at_a_time():
+    """One owner's uploads wait for their own trial, never for the slot another owner needs."""
     import threading
 
-    monkeypatch.setattr(versions, "TRIALS", threading.BoundedSemaphore(1))
-    monkeypatch.setattr(versions, "TRIAL_WAIT", 0.1)
-    versions.TRIALS.acquire()  # the only slot is taken
-    with pytest.raises(versions.TrialsBusy, match="busy"):
-        versions.trial(versions.check_upload(tar_of(GOOD)), "rolldice")
+    slots = versions.TrialSlots(2)
+    slots.acquire("ann", 0)
+    with pytest.raises(versions.TrialsBusy, match="your previous upload's trial match still ran after 0 s"):
+        slots.acquire("ann", 0.05)  # a free slot, but ann's trial is running
+    slots.acquire("bob", 0)  # bob gets the second slot at once
+    with pytest.raises(versions.TrialsBusy, match="every trial slot stayed busy"):
+        slots.acquire("cyd", 0.05)
+    taken = threading.Event()
+
+    def second_of_ann() -> None:
+        slots.acquire("ann", 30)
+        taken.set()
+
+    waiter = threading.Thread(target=second_of_ann)
+    waiter.start()
+    assert not taken.wait(0.1)  # waits for ann's first trial
+    slots.release("bob")
+    assert not taken.wait(0.1)  # bob's slot is free, but ann's own trial still runs
+    slots.release("ann")
+    assert taken.wait(30)
+    waiter.join()
+    slots.acquire("bob", 0)  # two slots: ann's second trial and bob's
+    with pytest.raises(versions.TrialsBusy):
+        slots.acquire("cyd", 0)
 
 
 def test_workers_unpack_a_version_once_and_check_it_against_its_hash(tmp_path, monkeypatch):

@@ -36,13 +36,47 @@ from referee.hosted.player import HostedPlayer
 
 TRIAL_CLOCK = clock_settings({"decision": 5000, "bank": 0, "startup": 20_000, "grace": 500, "strikes": 0})
 LOG_DAYS = 14
-TRIALS = threading.BoundedSemaphore(2)
-"""Trial matches at once in one service process (each runs a jail); more wait up to TRIAL_WAIT."""
 TRIAL_WAIT = 60.0
 
 
 class TrialsBusy(Exception):
-    """Every trial slot stayed busy for TRIAL_WAIT seconds."""
+    """No trial slot came free for this upload within TRIAL_WAIT seconds."""
+
+
+class TrialSlots:
+    """Trial matches at once in one service process (each runs a jail), at most one of them an
+    owner's: an owner uploading slow bots one after another waits for its own trial, not for
+    everyone's slots (with shared slots alone, one owner's uploads kept another's waiting
+    until they were refused)."""
+
+    def __init__(self, slots: int) -> None:
+        self._changed = threading.Condition()
+        self._free = slots
+        self._owners: set[str] = set()
+
+    def acquire(self, owner: str, timeout: float) -> None:
+        """Take a slot for ``owner`` within ``timeout`` seconds, else TrialsBusy saying whose
+        trial is in the way."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while owner in self._owners or self._free == 0:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    if owner in self._owners:
+                        raise TrialsBusy(f"your previous upload's trial match still ran after {timeout:.0f} s")
+                    raise TrialsBusy(f"every trial slot stayed busy for {timeout:.0f} s")
+                self._changed.wait(remaining)
+            self._owners.add(owner)
+            self._free -= 1
+
+    def release(self, owner: str) -> None:
+        with self._changed:
+            self._owners.discard(owner)
+            self._free += 1
+            self._changed.notify_all()
+
+
+TRIALS = TrialSlots(2)
 
 
 CACHE = Path(tempfile.gettempdir()) / "arena-hosted-cache"
@@ -62,17 +96,17 @@ def check_upload(data: bytes) -> Checked:
     return Checked(files, found, archive.content_hash(files))
 
 
-def trial(checked: Checked, game_id: str) -> None:
+def trial(checked: Checked, game_id: str, owner: str) -> None:
     """A trial match against ``random`` in the sandbox: the bot must start, answer ``ready`` and
-    play without failing (ArchiveError says what went wrong, with the bot's output)."""
+    play without failing (ArchiveError says what went wrong, with the bot's output). ``owner``
+    is who uploads: one trial of theirs at a time (TrialSlots)."""
     from bots.registry import make_bot
 
-    if not TRIALS.acquire(timeout=TRIAL_WAIT):
-        raise TrialsBusy(f"every trial slot stayed busy for {TRIAL_WAIT:.0f} s")
+    TRIALS.acquire(owner, TRIAL_WAIT)
     try:
         _trial(checked, game_id, make_bot)
     finally:
-        TRIALS.release()
+        TRIALS.release(owner)
 
 
 def _trial(checked: Checked, game_id: str, make_bot: Any) -> None:
