@@ -1,13 +1,21 @@
-"""The README is the front door: its game table lists every registered game as it is."""
+"""The README is the front door: its game table lists every registered game as it is, and its
+examples run as written."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
-from pathlib import Path
+import signal
+import socket
+import subprocess
+import sys
 
 from arena.registry import games
+from tests.cli_run import ROOT, arena
+from tests.services import free_port, wait_for
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+README = (ROOT / "README.md").read_text()
 
 
 def test_the_game_table_lists_every_game_with_its_player_counts():
@@ -20,3 +28,55 @@ def test_the_game_table_lists_every_game_with_its_player_counts():
         )
         assert rows[gid] == want, f"README says {gid} plays {rows[gid]}, the game says {want}"
     assert set(rows) <= set(games()), f"README lists games that do not exist: {sorted(set(rows) - set(games()))}"
+
+
+def readme_block(after: str, language: str) -> str:
+    """The first ```language block after the line ``after`` (a heading)."""
+    start = README.index(after)
+    fence = README.index(f"```{language}\n", start) + len(f"```{language}\n")
+    return README[fence : README.index("```\n", fence)]
+
+
+def test_the_sdk_example_serves_plays_and_stops_on_ctrl_c(tmp_path):
+    """The README's SDK bot, verbatim but for its port: it serves, plays a whole match without a
+    failure, and Ctrl-C stops it cleanly."""
+    code = readme_block("### A bot in Python, with the SDK", "python")
+    assert code.count('"127.0.0.1:50061"') == 1
+    port = free_port()
+    script = tmp_path / "greedy.py"
+    script.write_text(code.replace('"127.0.0.1:50061"', f'"127.0.0.1:{port}"'))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    bot = subprocess.Popen([sys.executable, str(script)], env=env, stderr=subprocess.PIPE, text=True)
+    try:
+
+        def listening() -> bool:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.5).close()
+                return True
+            except OSError:
+                return False
+
+        wait_for(listening, 30, "the README's SDK bot to listen")
+        out = arena("play", "--game", "skyfive", "--bots", f"grpc://127.0.0.1:{port},random", "--json")
+        assert out.returncode == 0, out.stderr
+        played = json.loads(out.stdout)
+        assert played["failures"] == [] and played["seats"][0]["bot"] == f"grpc://127.0.0.1:{port}"
+        bot.send_signal(signal.SIGINT)
+        _, stderr = bot.communicate(timeout=20)
+        assert (bot.returncode, stderr) == (0, "")
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait(10)
+
+
+def test_the_chosen_situation_example_runs_as_written():
+    """ "Setting up a chosen situation": the preset dice and start seat put seat 1 to roll, with
+    seat 0's two preset rolls among the events its request carries."""
+    namespace: dict[str, object] = {}
+    exec(readme_block("### Setting up a chosen situation", "python"), namespace)
+    request = namespace["request"]
+    assert request.seat == 1 and request.kind == "roll"  # type: ignore[attr-defined]
+    texts = [event.text for event in request.events]  # type: ignore[attr-defined]
+    assert texts[:4] == ["seat 0 starts every round", "rolls 2", "rolls 5", "keeps 5, total 5"]
+    assert [option.id for option in request.options] == ["stop", "reroll"]  # type: ignore[attr-defined]

@@ -72,7 +72,26 @@ def build_parser() -> Parser:
         client_cmd,
     ):
         module.register(commands)
+    accept_log_level_anywhere(parser)
     return parser
+
+
+def accept_log_level_anywhere(parser: argparse.ArgumentParser) -> None:
+    """``--log-level`` after the command works as it does before it (``arena play ... --log-level
+    INFO``): a subcommand did not know it and took ``INFO`` for its next positional argument
+    (``argument action: invalid choice: 'INFO'``). Unset there, the global value stands."""
+    for action in parser._actions:
+        if not isinstance(action, argparse._SubParsersAction):
+            continue
+        for sub in set(action.choices.values()):
+            if "--log-level" not in sub._option_string_actions:
+                sub.add_argument(
+                    "--log-level",
+                    default=argparse.SUPPRESS,
+                    choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+                    help="as `arena --log-level`",
+                )
+            accept_log_level_anywhere(sub)
 
 
 def command_name(args: argparse.Namespace) -> str:

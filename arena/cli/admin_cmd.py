@@ -15,7 +15,7 @@ def register(commands: Any) -> None:
     owner = actions.add_parser("create-owner", help="create an owner and print its API token (shown once)")
     owner.add_argument("name")
     owner.add_argument("--operator", action="store_true", help="may create owners and act on any bot")
-    owner.add_argument("--redis", default=DEFAULT_REDIS, metavar="URL")
+    owner.add_argument("--redis", default=DEFAULT_REDIS, metavar="URL", help=f"the store (default {DEFAULT_REDIS})")
     owner.set_defaults(run=create_owner)
 
 
@@ -24,7 +24,7 @@ def create_owner(args: argparse.Namespace) -> int:
     from referee.auth import create_owner as create
     from referee.store import Store
 
-    check_broker(args.redis)
+    check_broker(args.redis, "the store")
     try:
         token = create(Store(args.redis), args.name, args.operator)
     except ValueError as exc:

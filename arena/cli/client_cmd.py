@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.cli import UsageError, command_name
-from arena.cli.common import parse_options, split_list, uint32, uint64
+from arena.cli.common import parse_options, positive, split_bots, split_list, uint32, uint64
 from arena.clock import clock_settings, parse_clock
 
 DEFAULT_SERVER = "127.0.0.1:50051"
@@ -61,16 +61,34 @@ def register(commands: Any) -> None:
     tournaments = commands.add_parser("tournaments", help="create, watch and cancel tournaments (service)")
     t_actions = tournaments.add_subparsers(dest="action", required=True, parser_class=type(tournaments))
     create = t_actions.add_parser("create", help="create a tournament (played by the workers)")
-    create.add_argument("--game", required=True)
-    create.add_argument("--bots", required=True, help="registered bot names and/or built-in bots")
-    create.add_argument("--players", type=uint32, default=0)
-    create.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
-    create.add_argument("--format", default="round-robin")
-    create.add_argument("--repeats", type=uint32, default=1)
+    create.add_argument("--game", required=True, help="game id (see `arena games`)")
+    create.add_argument(
+        "--bots",
+        required=True,
+        help="comma-separated registered bot names and/or built-in bots (heuristic:a=1,b=2); "
+        "BOT*N enters N copies, rated apart",
+    )
+    create.add_argument("--players", type=uint32, default=0, help="players per match (default: the game's default)")
+    create.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE", help="variant option (repeatable)"
+    )
+    create.add_argument("--format", default="round-robin", choices=("round-robin", "gauntlet"))
+    create.add_argument("--repeats", type=uint32, default=1, help="play the schedule R times (default 1)")
     create.add_argument("--seed", type=uint64, default=0, help="deal seed (default: an unpredictable one)")
-    create.add_argument("--clock", metavar="KEY=MS,...")
-    create.add_argument("--on-error", default="forfeit")
-    create.add_argument("--bot-concurrency", type=uint32, default=4)
+    create.add_argument("--clock", metavar="KEY=MS,...", help="decision, bank, increment, startup, grace, strikes")
+    create.add_argument("--on-error", default="forfeit", choices=("forfeit", "substitute"))
+    create.add_argument(
+        "--error-budget",
+        type=positive,  # the API reads 0 as the default, 3
+        default=3,
+        help="errors before a substituted seat forfeits (default 3)",
+    )
+    create.add_argument(
+        "--bot-concurrency",
+        type=positive,
+        default=4,
+        help="at most K matches at once per remote bot, across all workers (default 4)",
+    )
     create.add_argument("--watch", action="store_true", help="watch it until it ends")
     for action in ("watch", "get", "cancel"):
         sub = t_actions.add_parser(action, help=f"{action} a tournament")
@@ -264,13 +282,14 @@ def run_tournaments(args: argparse.Namespace) -> int:
     if args.action == "create":
         request = arena_pb2.CreateTournamentRequest(
             game=args.game,
-            bots=split_list(args.bots),
+            bots=split_bots(args.bots),
             players=args.players,
             options=parse_options(args.option),
             format=args.format,
             repeats=args.repeats,
             seed=args.seed,
             on_error=args.on_error,
+            error_budget=args.error_budget,
             bot_concurrency=args.bot_concurrency,
             clock=clock_message(args.clock),
         )
@@ -427,7 +446,7 @@ def run_challenge(args: argparse.Namespace) -> int:
     request = arena_pb2.ChallengeRequest(
         bot=args.bot,
         game=args.game,
-        opponents=split_list(args.opponents),
+        opponents=split_bots(args.opponents),
         seed=args.seed,
         options=parse_options(args.option),
         clock=clock_message(args.clock),

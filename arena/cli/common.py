@@ -23,6 +23,14 @@ def non_negative(text: str) -> int:
     return value
 
 
+def positive(text: str) -> int:
+    """argparse type: a whole number of at least 1, carried in 32 bits."""
+    value = uint32(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def uint32(text: str) -> int:
     """argparse type: a whole number the protocol carries in 32 bits (0..2**32-1)."""
     value = non_negative(text)

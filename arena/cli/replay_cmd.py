@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
             count += 1
     except RecordError as exc:
         raise UsageError(str(exc)) from None
-    print(f"ok: {count} match record{'s' if count != 1 else ''} reproduce exactly")
+    print(f"ok: {count} match record{'s reproduce' if count != 1 else ' reproduces'} exactly")
     return 0
 
 

@@ -65,6 +65,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--port {args.port}: expected 0..65535")
     if not 0 <= args.http_port <= 65535:
         raise UsageError(f"--http-port {args.http_port}: expected 0..65535 (0 = no web UI)")
+    from arena.ports import bind_error
+
+    # Checked before anything starts: found later, a busy web UI port was reported as the gRPC
+    # port's ("cannot serve on 127.0.0.1:50051: cannot serve the web UI on ...:8080").
+    if args.http_port and (why := bind_error(args.host, args.http_port)):
+        raise UsageError(f"--http-port {args.http_port}: {why}; choose another port, or 0 for no web UI")
     # A negative rate read as "unlimited" and a burst of 0 refused every call: both were typos
     # the service took without a word.
     if not (math.isfinite(args.rate) and args.rate >= 0):
@@ -78,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         from referee.hosted import jail
 
         jail.allow_unsafe()  # uploads' trial matches run unsandboxed; logs the warning
-    check_broker(args.redis)
+    check_broker(args.redis, "the store and broker")
     app = make_app(args.redis)
     store = Store(args.redis)
 
@@ -135,6 +141,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         asyncio.run(serve_until_signalled(config, announce))
     except OSError as exc:
+        if str(exc).startswith("cannot serve"):  # it names its own address (the web UI's)
+            raise UsageError(str(exc)) from None
         raise UsageError(f"cannot serve on {args.host}:{args.port}: {exc}") from None
     print("arena service stopped", file=sys.stderr)
     return 0

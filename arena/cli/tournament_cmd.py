@@ -373,8 +373,8 @@ def start_metrics(port: int, *collectors: Any) -> None:
         raise UsageError(f"cannot serve metrics on port {port}: {exc.strerror} ({hint})") from None
 
 
-def check_broker(url: str) -> None:
-    """Fail early, in one line, when the broker is unreachable."""
+def check_broker(url: str, what: str = "the broker") -> None:
+    """Fail early, in one line, when the broker (or, for ``what``, the store) is unreachable."""
     import redis
 
     from referee.store import Store
@@ -382,7 +382,7 @@ def check_broker(url: str) -> None:
     try:
         Store(url).ping()
     except (redis.RedisError, ValueError) as exc:
-        raise UsageError(f"cannot reach the broker at {url}: {exc}") from None
+        raise UsageError(f"cannot reach {what} at {url}: {exc}") from None
 
 
 def run_action(args: argparse.Namespace) -> int:

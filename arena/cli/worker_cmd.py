@@ -37,7 +37,14 @@ def register(commands: Any) -> None:
         help="remote-bot matches each worker process plays at once, as coroutines on its event loop "
         "(default: $ARENA_MATCHES_PER_PROCESS, else 64)",
     )
-    parser.add_argument("--loglevel", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    parser.add_argument(
+        "--loglevel",
+        "--log-level",  # the spelling every other command takes
+        dest="loglevel",
+        default="INFO",
+        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+        help="the worker's log level (default INFO)",
+    )
     parser.add_argument("--hostname", help="Celery node name (default: arena@<host>)")
     parser.add_argument(
         "--metrics-port",
