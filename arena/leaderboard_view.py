@@ -1,9 +1,8 @@
 """The one leaderboard table of every command: a local run's table (``arena tournament``), and
 the service's boards (``tournaments watch``/``create --watch``, ``leaderboard``), live or final.
 
-It takes a board as :func:`arena.leaderboard.build` writes it; fields a board may not have (a
-service board has no failure breakdown or decision times; a game's board has no seats) show as
-``-``.
+It takes a board as :func:`arena.leaderboard.build` writes it; a field a board may lack (a
+row's decision times, say, before any decision of it is on record) shows as ``-``.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ import os
 import signal
 import socket
 import struct
+import sys
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent import futures
@@ -258,12 +259,18 @@ def serve(
     on_ready: Callable[[BotServer], None] | None = None,
     servicer: type[BotServicer] = BotServicer,
 ) -> None:
-    """Serve a bot until SIGINT or SIGTERM, then stop gracefully (in-flight matches get 5 s)."""
+    """Serve a bot until SIGINT or SIGTERM, then stop gracefully (in-flight matches get 5 s).
+    Once listening, ``on_ready`` is called with the server; without one, ``serving on
+    HOST:PORT`` goes to stderr (a hosted bot's platform knows its address: nothing then)."""
     # A hosted bot (issue 17) listens where the platform says: its jail sets ARENA_BOT_ADDRESS.
     address = os.environ.get("ARENA_BOT_ADDRESS", address)
+    hosted = "ARENA_BOT_ADDRESS" in os.environ
     running = start(make_bot, address, max_matches=max_matches, servicer=servicer)
     if on_ready is not None:
         on_ready(running)
+    elif not hosted:  # the default port 0 picks a free one: this is how its author learns it
+        where = address if address.startswith("unix:") else f"{address.rpartition(':')[0]}:{running.port}"
+        print(f"serving on {where}", file=sys.stderr, flush=True)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())

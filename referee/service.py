@@ -1141,9 +1141,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         await self.blocking(self._own_bot, request.name, caller)
         version = await self.blocking(versions.resolve, self.store, request.name, request.version)
         if version is None:
-            raise not_found(
-                f"bot {shown(request.name)} has no version {shown(request.version)} (or the prefix is ambiguous)"
-            )
+            why = await self.blocking(versions.unresolved, self.store, request.name, request.version)
+            raise not_found(f"bot {shown(request.name)} has no version {shown(request.version)}: {why}")
         await self.blocking(versions.activate, self.store, request.name, version)
         found = next(
             info

@@ -314,3 +314,30 @@ def test_a_linked_directory_is_refused_not_silently_left_out(tmp_path):
     (tmp_path / "bot" / "lib").symlink_to(tmp_path / "shared")
     with pytest.raises(ArchiveError, match=r"lib: a link to a directory.*links are refused"):
         archive.pack_directory(tmp_path / "bot")
+
+
+def test_a_version_is_named_by_its_hash_or_a_long_enough_unique_prefix(tmp_path):
+    from referee.store import Store
+    from tests.services import redis_server
+
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        data = tar_of(GOOD)
+        checked = versions.check_upload(data)
+        versions.save_version(store, "first", "alice", checked, data)
+        real = checked.version
+        assert versions.resolve(store, "first", real) == real
+        assert versions.resolve(store, "first", real[:8]) == real
+        assert versions.resolve(store, "first", real[:4]) is None
+        assert versions.unresolved(store, "first", real[:4]) == (
+            "a version is named by its hash or a prefix of at least 8 characters (4 given)"
+        )
+        # Two versions sharing a prefix (their entries written directly: real hashes rarely do).
+        key = store.key("hosted", "versions", "first")
+        store.redis.hset(key, "abcdef01" + "1" * 56, "{}")
+        store.redis.hset(key, "abcdef01" + "2" * 56, "{}")
+        assert versions.resolve(store, "first", "abcdef01") is None
+        assert versions.unresolved(store, "first", "abcdef01") == "the prefix matches 2 versions: give more characters"
+        assert versions.resolve(store, "first", "abcdef011") == "abcdef01" + "1" * 56
+        assert versions.unresolved(store, "first", "ffffffff") == "no such version (`arena bots versions` lists them)"
+        assert versions.unresolved(store, "first", "fff") == "no such version (`arena bots versions` lists them)"

@@ -63,7 +63,7 @@ def test_the_sdk_example_serves_plays_and_stops_on_ctrl_c(tmp_path):
         assert played["failures"] == [] and played["seats"][0]["bot"] == f"grpc://127.0.0.1:{port}"
         bot.send_signal(signal.SIGINT)
         _, stderr = bot.communicate(timeout=20)
-        assert (bot.returncode, stderr) == (0, "")
+        assert (bot.returncode, stderr) == (0, f"serving on 127.0.0.1:{port}\n")
     finally:
         if bot.poll() is None:
             bot.kill()
@@ -80,3 +80,21 @@ def test_the_chosen_situation_example_runs_as_written():
     texts = [event.text for event in request.events]  # type: ignore[attr-defined]
     assert texts[:4] == ["seat 0 starts every round", "rolls 2", "rolls 5", "keeps 5, total 5"]
     assert [option.id for option in request.options] == ["stop", "reroll"]  # type: ignore[attr-defined]
+
+
+def test_the_sdk_server_says_which_port_it_took(tmp_path):
+    """``serve(MyBot)`` listens on a free port by default: it says which, on stderr."""
+    script = tmp_path / "anyport.py"
+    script.write_text("from bots.random_bot import RandomBot\nfrom bots.serve import serve\nserve(RandomBot)\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    bot = subprocess.Popen([sys.executable, str(script)], env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        assert bot.stderr is not None
+        line = bot.stderr.readline()
+        host, _, port = line.removeprefix("serving on ").strip().rpartition(":")
+        assert line.startswith("serving on ") and host == "127.0.0.1" and int(port) > 0, line
+        out = arena("play", "--game", "rolldice", "--bots", f"grpc://127.0.0.1:{port},random", "--json")
+        assert out.returncode == 0 and json.loads(out.stdout)["failures"] == [], out.stderr
+    finally:
+        bot.send_signal(signal.SIGINT)
+        bot.communicate(timeout=20)

@@ -97,3 +97,12 @@ def test_service_tournaments_take_bots_with_several_parameters(tmp_path: Path):
             assert stored is not None
             spec = stored["spec"]
             assert (spec["format"], spec["on_error"], spec["error_budget"]) == ("gauntlet", "substitute", 5)
+
+
+def test_play_takes_the_seeds_a_tournament_takes():
+    # It took -1 and 2**64 (a tournament and the service refuse both) and played them.
+    for seed, why in (("-1", "must be 0 or more"), (str(2**64), f"must be at most {2**64 - 1}")):
+        out = arena("play", "--game", "rolldice", "--seed", seed)
+        assert out.returncode == 2 and why in out.stderr and out.stdout == "", out
+    top = arena("play", "--game", "rolldice", "--seed", str(2**64 - 1), "--json")
+    assert top.returncode == 0 and json.loads(top.stdout)["seed"] == 2**64 - 1

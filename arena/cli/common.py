@@ -61,7 +61,7 @@ def add_game_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="variant option (repeatable)"
     )
-    parser.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
+    parser.add_argument("--seed", type=uint64, default=1, help="match seed, 0..2**64-1 (default 1)")
 
 
 def parse_options(items: list[str]) -> dict[str, str]:

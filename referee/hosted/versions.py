@@ -168,11 +168,32 @@ def versions(store: Any, bot: str) -> list[dict[str, Any]]:
     return sorted(found, key=lambda info: info["created"])
 
 
+PREFIX = 8
+"""The shortest prefix that names a version."""
+
+
 def resolve(store: Any, bot: str, version: str) -> str | None:
-    """The full hash of ``version`` (a unique prefix of at least 8 characters will do)."""
-    hashes = [h.decode() if isinstance(h, bytes) else h for h in store.redis.hkeys(_key(store, "versions", bot))]
-    matches = [h for h in hashes if h == version or (len(version) >= 8 and h.startswith(version))]
+    """The full hash of ``version`` (a unique prefix of at least PREFIX characters will do)."""
+    matches = _matching(store, bot, version)
     return matches[0] if len(matches) == 1 else None
+
+
+def unresolved(store: Any, bot: str, version: str) -> str:
+    """Why ``version`` names no version of ``bot`` (for a ``resolve`` that gave None)."""
+    if version and len(version) < PREFIX and any(h.startswith(version) for h in _hashes(store, bot)):
+        return f"a version is named by its hash or a prefix of at least {PREFIX} characters ({len(version)} given)"
+    found = len(_matching(store, bot, version))
+    if found > 1:
+        return f"the prefix matches {found} versions: give more characters"
+    return "no such version (`arena bots versions` lists them)"
+
+
+def _hashes(store: Any, bot: str) -> list[str]:
+    return [h.decode() if isinstance(h, bytes) else h for h in store.redis.hkeys(_key(store, "versions", bot))]
+
+
+def _matching(store: Any, bot: str, version: str) -> list[str]:
+    return [h for h in _hashes(store, bot) if h == version or (len(version) >= PREFIX and h.startswith(version))]
 
 
 def activate(store: Any, bot: str, version: str) -> None:
