@@ -11,7 +11,9 @@ Privacy: while a tournament runs, a bot's failures are shown only to its owner (
 and a match shows no event until every seat rotation of its deal (its duplicate group) has been
 played, then public events only: a finished match's public events name the cards played, which
 the bots of the same deal's other rotations may still hold. The spectator's view (private
-events, e.g. dealt hands) and the record are served once the tournament has ended.
+events, e.g. dealt hands) and the record are served once the tournament has ended. A match's
+replayed events are kept for both audiences in the match cache (``referee.match_cache``); which
+one a caller gets is decided on every request.
 
 Tournaments are played by the Celery workers: the service validates, stores the spec and hands
 it to ``submit`` (composed by the CLI), then follows the store.
@@ -23,6 +25,7 @@ import asyncio
 import base64
 import contextlib
 import functools
+import hashlib
 import logging
 import math
 import re
@@ -31,7 +34,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -71,6 +74,7 @@ from referee.errors import (
     store_unavailable,
 )
 from referee.live import LiveBoards, ShuttingDown
+from referee.match_cache import MatchCache, ReplaysBusy, Sized
 from referee.remote import RemotePlayer, target_of
 from referee.store import ENDED, ActiveLimit, Store
 
@@ -93,6 +97,8 @@ MAX_CHALLENGES = 2
 WATCH_POLL_SECONDS = 0.25
 FAILURE_CACHE = 256
 """Ended tournaments whose failures GetBot keeps in memory."""
+REPLAYS_BUSY = 2.0
+"""Seconds a caller refused while the match cache's replays are all taken is told to wait."""
 API_VERSION = "1.1"
 
 # The maximum of every number a request can carry (documented in arena.proto); anything beyond
@@ -258,6 +264,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         builtin_bots: Callable[[str], list[str]],
         limiter: RateLimiter | None = None,
         state: ServiceState | None = None,
+        match_cache: MatchCache | None = None,
     ) -> None:
         self.store = store
         self.submit = submit
@@ -268,6 +275,9 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         self.live = LiveBoards(store, self.blocking, self.state.shutting_down, WATCH_POLL_SECONDS)
         self._failures: OrderedDict[str, list[tuple[str, str, int, str, str]]] = OrderedDict()
         self._failures_lock = threading.Lock()
+        # Replayed matches (GetMatch's events, the web's replay pages): computed once, on a pool
+        # of their own (referee.match_cache).
+        self.match_cache = MatchCache.from_environment() if match_cache is None else match_cache
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -842,15 +852,19 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
 
     @unary
     async def GetMatch(self, request: arena_pb2.GetMatchRequest, caller: Caller) -> arena_pb2.MatchDetail:
-        return await self.blocking(self._match_detail, request.id, caller)
+        return await self._match_detail(await self.blocking(self._match_facts, request.id, caller))
 
-    def _match_detail(self, match_ref: str, caller: Caller) -> arena_pb2.MatchDetail:
+    def _match_facts(self, match_ref: str, caller: Caller) -> MatchFacts:
+        """What decides a match's view for this caller now, read from the store (cheap: no
+        replay). Asked again on every request: the tournament's status and the deal's other
+        rotations change what a caller may see."""
         tournament_id, match_id = _match_ref(match_ref)
         info = self._tournament_info(tournament_id)
         index = int(match_id[1:])
-        record = self.store.match(tournament_id, index)
-        if record is None:
+        line = self.store.match_lines(tournament_id, [index]).get(index)
+        if line is None:
             raise not_found(f"no match {match_id} in {tournament_id} (yet)")
+        record = MatchRecord.loads(line)
         mine = self._seat_filter(info, caller)
         summary = views.match_summary(tournament_id, record, mine(record) if mine else None)
         # While the tournament runs, nothing that determines hidden information goes to anyone
@@ -859,26 +873,41 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         # any rotation of its group is unplayed: a finished match's public events name the
         # cards played, the very hands that rotation's bots are holding.
         privileged = info["status"] in FINISHED or caller.operator
-        if not privileged and not self._deal_played_out(tournament_id, info, index):
+        held_back = not privileged and not self._deal_played_out(tournament_id, info, index)
+        # The record as stored and the engine that replays it decide the replay, nothing else.
+        replay_key = (hashlib.blake2b(line.encode(), digest_size=16).digest(), _engine_version(record.game))
+        return MatchFacts(f"{tournament_id}:{match_id}", record, summary, privileged, held_back, replay_key)
+
+    async def _match_detail(self, facts: MatchFacts) -> arena_pb2.MatchDetail:
+        summary, privileged = facts.summary, facts.privileged
+        if facts.held_back:
             return arena_pb2.MatchDetail(summary=summary, events=[_notice(HELD_BACK)], spectator=False)
-        state, problem = _replayed(record)
-        if state is None:
+        replayed = await self.cached(("events", *facts.replay_key), functools.partial(_replayed_events, facts.record))
+        if replayed.problem:
             # Served all the same (an older game version's record, say): the summary, the record
             # as stored (once it may be), and why there are no events. Never an INTERNAL error.
             after = "its record is served as stored" if privileged else "its record is served when the tournament ends"
             return arena_pb2.MatchDetail(
                 summary=summary,
-                record_json=record.dumps() if privileged else "",
-                events=[_notice(f"{problem}; {after}")],
+                record_json=facts.record.dumps() if privileged else "",
+                events=[_notice(f"{replayed.problem}; {after}")],
                 spectator=False,
             )
-        viewer = SPECTATOR if privileged else -2  # -2: no seat, so public events only
-        return arena_pb2.MatchDetail(
-            summary=summary,
-            record_json=record.dumps() if privileged else "",
-            events=views.events(state.log.events, viewer),
-            spectator=privileged,
-        )
+        # Only the events are cached, for both audiences; which one this caller gets is
+        # decided above, now.
+        detail = arena_pb2.MatchDetail.FromString(replayed.spectator if privileged else replayed.public)
+        detail.summary.CopyFrom(summary)
+        detail.record_json = facts.record.dumps() if privileged else ""
+        detail.spectator = privileged
+        return detail
+
+    async def cached(self, key: Hashable, compute: Callable[[], Sized[T]]) -> T:
+        """A replay's product from the match cache (computed on its own small pool, once);
+        RESOURCE_EXHAUSTED while too many replays are queued."""
+        try:
+            return await self.match_cache.get(key, compute)
+        except ReplaysBusy:
+            raise exhausted("the server is busy replaying other matches: retry in {delay}", REPLAYS_BUSY) from None
 
     def _deal_played_out(self, tournament_id: str, info: dict[str, Any], index: int) -> bool:
         """Every seat rotation of the match's duplicate group (indices ``k*g .. k*g+k-1`` for
@@ -1200,6 +1229,47 @@ def _replayed(record: MatchRecord) -> tuple[Any, str]:
         return resimulate(game, record), ""
     except ReplayMismatch as exc:
         return None, f"this record does not replay on {game.meta.id} version {game.meta.version!r} ({exc}): no events"
+
+
+@dataclass(frozen=True)
+class MatchFacts:
+    """What decides one caller's view of a stored match at this moment (``_match_facts``)."""
+
+    ref: str
+    record: MatchRecord
+    summary: arena_pb2.MatchSummary
+    privileged: bool
+    """The tournament has ended, or the caller is an operator: every event and the record."""
+    held_back: bool
+    """Not privileged and a rotation of the deal is unplayed: no event at all."""
+    replay_key: tuple[bytes, str]
+    """The stored record's digest and the engine's game version: what decides a replay."""
+
+
+@dataclass(frozen=True)
+class ReplayedEvents:
+    """A match's events as both audiences get them (each a serialized MatchDetail holding only
+    its events), or why there are none: what the match cache keeps of a GetMatch."""
+
+    spectator: bytes
+    public: bytes
+    problem: str
+
+
+def _engine_version(game_id: str) -> str:
+    try:
+        return get_game(game_id).meta.version
+    except ConfigError:
+        return ""
+
+
+def _replayed_events(record: MatchRecord) -> Sized[ReplayedEvents]:
+    state, problem = _replayed(record)
+    if state is None:
+        return Sized(ReplayedEvents(b"", b"", problem), len(problem))
+    spectator = arena_pb2.MatchDetail(events=views.events(state.log.events, SPECTATOR)).SerializeToString()
+    public = arena_pb2.MatchDetail(events=views.events(state.log.events, -2)).SerializeToString()  # -2: no seat
+    return Sized(ReplayedEvents(spectator, public, ""), len(spectator) + len(public))
 
 
 def _version_message(name: str, info: dict[str, Any]) -> arena_pb2.BotVersion:

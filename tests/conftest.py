@@ -96,6 +96,7 @@ TIMING_MODULES = frozenset(
     {
         "test_cli_remote",
         "test_distributed",
+        "test_distributed_chaos",
         "test_distributed_scale",
         "test_endpoints",
         "test_hosted_limits",
@@ -104,6 +105,7 @@ TIMING_MODULES = frozenset(
         "test_hosted_upload",
         "test_hostile",
         "test_live_board",
+        "test_match_cache",
         "test_node_bot",
         "test_observability",
         "test_referee_load",
