@@ -22,7 +22,10 @@ keys of its own, never the queue) says which batches were popped and never start
 reporting alive; those are sent again with a new sequence number (the old copy, should it come
 back, is skipped as superseded; storing is idempotent anyway, so nothing can count twice). The
 following client runs it after ``stall_seconds`` without progress; the referee service runs it
-for every tournament it sees stalled.
+for every tournament it sees stalled. A tournament with every match stored and its window closed
+that has not ended lost its finalisation (the message, or the worker that was to send it): the
+stall check sends it again (finalisation is idempotent). A followed tournament that is no longer
+in the store (``FLUSHALL``) ends the follow with :class:`TournamentGone`, one line.
 
 Batch size: with remote bots ``ceil(matches / 16)`` up to 64 (a worker process plays them at
 once, up to ``--matches-per-process``); with built-in bots ``ceil(matches / 16)`` (a window's
@@ -37,6 +40,7 @@ from collections.abc import Sequence
 
 from celery import Celery
 
+from arena.config import ConfigError
 from arena.executor import OnRecord
 from arena.record import read_view
 from arena.tallied import TallyEntry
@@ -90,8 +94,15 @@ def requeue_missing(app: Celery, store: Store, tournament_id: str, *, settle: fl
     how many. Judges twice, ``settle`` seconds apart, and sends only batches judged lost both
     times with the same entry, so a batch between its pop and its start is not mistaken for lost.
     Costs O(window) whatever the queue's length."""
+    if not store.redis.hexists(store.key("t", tournament_id), "spec"):
+        return 0  # gone from the store (the follower says so: TournamentGone)
     info = store.tournament(tournament_id)
     if info is None or info["status"] not in ("queued", "running") or info["cancelled"]:
+        return 0
+    if info["done"] >= info["total"] and not store.inflight(tournament_id):
+        # Every match stored, the window closed, and still not finalised: the finalisation
+        # message was lost (popped as Redis went away) or never sent. It is idempotent.
+        patiently(app.send_task, "arena.finalize", [tournament_id])
         return 0
     first = store.lost_batches(tournament_id, QUEUE, STALE_SECONDS)
     if first:
@@ -105,6 +116,11 @@ def requeue_missing(app: Celery, store: Store, tournament_id: str, *, settle: fl
     # A window that emptied with batches left (its last refill never ran): fill it again.
     send_batches(app, tournament_id, store.fill(tournament_id, source="stall-check"))
     return len(sent)
+
+
+class TournamentGone(ConfigError):
+    """The followed tournament is no longer in the store: nothing more will come (one line,
+    exit 2, from the CLI)."""
 
 
 class CeleryExecutor:
@@ -138,12 +154,18 @@ class CeleryExecutor:
         wanted = set(range(len(matches))) if isinstance(matches, Schedule) else {m.index for m in matches}
         self.follow(wanted, on_record, spec.bots)
 
+    def exists(self) -> bool:
+        """Whether the store still holds the tournament (a ``FLUSHALL`` empties it; a worker
+        storing into it meanwhile may leave a hash without its spec)."""
+        return bool(self.store.redis.hexists(self.store.key("t", self.tournament_id), "spec"))
+
     def follow(self, wanted: set[int], on_record: OnRecord, bots: Sequence[str] | None = None) -> None:
         """Hand over each wanted record as it is stored, in schedule order (:class:`InOrder`);
         return when all are in, or the tournament was cancelled and nothing more arrives.
         ``bots``: the tournament's, so each record comes with the tally entry its worker sent
         (:mod:`arena.tallied`) where there is one."""
         cursor = "0"
+        total = len(wanted)
         quiet_since = checked = time.monotonic()
         in_order = InOrder(wanted, on_record)
         follow_lines = self.store.follow_lines
@@ -166,6 +188,11 @@ class CeleryExecutor:
                     time.sleep(READ_INTERVAL)
                 continue
             now = time.monotonic()
+            if now - quiet_since > 2.0 and not patiently(self.exists):
+                raise TournamentGone(
+                    f"tournament {self.tournament_id} is gone from the store at {self.store.url} (was Redis "
+                    f"flushed, or started without its data?); the {total - len(wanted)} matches received are kept"
+                )
             if now - quiet_since > 2.0 and patiently(self.store.is_cancelled, self.tournament_id):
                 # Cancelled (nothing is stored after a cancel): the records so far are final.
                 in_order.flush()

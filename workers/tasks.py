@@ -2,8 +2,11 @@
 
 ``arena.play_batch(tournament_id, indices, batch, seq)``
     Plays batch number ``batch`` of a tournament (its matches follow from the batch size; a
-    message with ``indices`` and no batch number, as older versions sent, plays those). First,
-    in one script (:meth:`referee.store.Store.start_batch`), it checks the cancel flag and that
+    message with ``indices`` and no batch number, as older versions sent, plays those). A
+    worker whose game version is not the one the tournament was pinned to when it was fanned
+    out (:func:`pin_game_version`) sends the batch back to the queue after a second, for a
+    worker of that version: one tournament never holds records of two rule sets. Then, in
+    one script (:meth:`referee.store.Store.start_batch`), it checks the cancel flag and that
     this copy of the batch is the one in the tournament's window: a batch of a cancelled
     tournament, one finished already or one sent again since (``superseded``) returns at once,
     so a cancelled tournament's few queued batches cost a round trip each. Matches already
@@ -13,7 +16,10 @@
     (per-bot concurrency, across all workers). The runner polls the cancel flag during each
     match (a cancelled match is not stored). Records are stored in small groups (at least
     every 0.2 s and at the end): each store is atomic, idempotent and counted, and the caller
-    that stores the last match enqueues finalisation. When every match is stored the batch
+    that stores the last match enqueues finalisation (patiently: it is the only message that
+    does). A batch that found some of its matches stored (an earlier copy ran), or stored
+    again after an outage, sends finalisation itself if the tournament is complete and has not
+    ended: its claimer may have died before sending it. When every match is stored the batch
     leaves the window and sends its successors (:meth:`~referee.store.Store.finish_batch`): the
     queue holds O(window) batches of a tournament. A running batch reports itself alive every
     few seconds (its window entry), so the stall check can tell a dead one. Bot failures are
@@ -27,7 +33,9 @@
 ``arena.finalize(tournament_id)``
     Builds the leaderboard from the stored records, writes it, marks the tournament complete
     (or keeps ``cancelled``), and folds the tournament into its game's leaderboard. Idempotent:
-    a redelivery rewrites the same results.
+    a redelivery rewrites the same results; a copy that comes after the tournament ended does
+    nothing. A Redis restart meanwhile is waited out in the task (Celery's own retry could not
+    send its message with Redis down, and dropped the task).
 
 Metrics (:mod:`referee.metrics`, multiprocess mode on a worker node): every played record,
 each match while it runs, records newly stored, batch durations, tournaments started (by the
@@ -56,6 +64,7 @@ from kombu.exceptions import OperationalError
 from arena import leaderboard
 from arena.logs import log_failures
 from arena.record import MatchRecord, read_view
+from arena.registry import get_game
 from arena.runner import MatchCancelled
 from arena.tallied import GroupTally, TallyEntry, tally_entry
 from arena.tournament import Schedule, TournamentSpec, play_scheduled
@@ -63,7 +72,7 @@ from referee import metrics
 from referee.hosted import versions as hosted_versions
 from referee.players import make_player
 from referee.remote import is_remote
-from referee.store import Batch, Store
+from referee.store import ENDED, Batch, Store
 from workers import concurrent, settings
 
 FLUSH_SECONDS = 0.2
@@ -92,6 +101,12 @@ MATCH_SECONDS = settings.match_seconds()
 """The longest a worker holds one match (:data:`workers.settings.DEFAULT_MATCH_SECONDS`). Past
 it, every remote seat still asked gets a ``timeout`` at once, so the match ends (played out by
 substitutes)."""
+VERSION_FIELD = "game_version"
+"""The field of ``t:{id}`` that pins a tournament's game version (:func:`pin_game_version`)."""
+REFUSED_PAUSE_SECONDS = 1.0
+"""How long a worker of another game version holds a batch it refuses before sending it back
+to the queue: a worker of the pinned version takes it meanwhile, and a fleet of only the
+wrong version does not spin on it."""
 
 T = TypeVar("T")
 
@@ -124,6 +139,29 @@ def tournament_plan(store: Store, tournament_id: str) -> tuple[TournamentSpec, S
     return plan.spec, plan
 
 
+def plan_and_version(store: Store, tournament_id: str) -> tuple[Schedule, str | None] | None:
+    """The tournament's schedule and the game version its records are pinned to (None: a
+    tournament fanned out before versions were pinned); None if the store has no such
+    tournament (its keys were lost: a ``FLUSHALL``, an older AOF). One round trip."""
+    raw, pinned = store.redis.hmget(store.key("t", tournament_id), "spec", VERSION_FIELD)
+    if raw is None:
+        return None
+    return _plan(tournament_id, raw.decode()), None if pinned is None else pinned.decode()
+
+
+def installed_version(game: str) -> str:
+    return get_game(game).meta.version
+
+
+def pin_game_version(store: Store, tournament_id: str) -> None:
+    """Pin the tournament's records to the game version installed here (the first to fan it
+    out wins): a worker of another Arena version refuses its batches (:func:`play_batch`), so
+    a tournament never mixes records of two rule sets, which a local run of it could not give
+    and a resume of its run directory refuses."""
+    spec, _ = tournament_plan(store, tournament_id)
+    store.redis.hsetnx(store.key("t", tournament_id), VERSION_FIELD, installed_version(spec.game))
+
+
 def patiently(action: Callable[..., T], *args: Any) -> T:
     """Run a store operation, waiting out a Redis outage (a restart) for up to five minutes:
     the matches of a batch are played already and must not be lost to a short outage."""
@@ -149,6 +187,7 @@ def send_batches(app: Celery, tournament_id: str, batches: list[Batch]) -> None:
 def start_window(app: Celery, store: Store, tournament_id: str, size: int, window: int | None = None) -> int:
     """Fix a stored tournament's batching and send its first window; returns the batch count.
     Idempotent: a second call sends only what the window lacks."""
+    patiently(pin_game_version, store, tournament_id)
     _, count = patiently(store.plan_batches, tournament_id, size, window or settings.queue_window())
     # A second call (a redelivered fan-out) first sends again what the first claimed unstarted.
     send_batches(app, tournament_id, patiently(store.orphans, tournament_id, "fan-out"))
@@ -234,6 +273,22 @@ def play_batch(
     store = store_for(self.app)
     windowed = batch is not None and seq is not None
     ids = {"tournament": tournament_id}
+    redelivered = bool((self.request.delivery_info or {}).get("redelivered", False))
+    found = patiently(plan_and_version, store, tournament_id)
+    if found is None:  # acknowledged: no worker could ever play it
+        log.warning("batch dropped: no such tournament in the store", extra={**ids, "batch": batch})
+        return 0
+    matches, pinned = found
+    spec = matches.spec
+    mine = installed_version(spec.game)
+    if pinned is not None and pinned != mine and not patiently(store.is_cancelled, tournament_id):
+        log.warning(
+            "batch refused: another game version",
+            extra={**ids, "batch": batch, "game": spec.game, "version": mine, "tournament_version": pinned},
+        )
+        time.sleep(REFUSED_PAUSE_SECONDS)
+        patiently(self.app.send_task, "arena.play_batch", [tournament_id, indices, batch, seq])
+        return 0
     if windowed:
         verdict = patiently(store.start_batch, tournament_id, batch, seq)
         if verdict == "cancelled":
@@ -252,11 +307,13 @@ def play_batch(
             _finalize_cancelled(store, tournament_id)
             return 0
         patiently(store.mark_running, tournament_id)
-    spec, matches = patiently(tournament_plan, store, tournament_id)
     stored = patiently(store.stored_indices, tournament_id, indices)
     todo = [i for i in indices if i not in stored]
+    # Matches stored before this copy started: an earlier copy ran (its worker died, or Redis
+    # dropped its connection), perhaps storing the tournament's last match and dying before it
+    # sent finalisation. Such a batch makes sure finalisation is sent (_ensure_finalized).
+    doubtful = bool(stored)
     hosted_versions.playing(tournament_id)  # hosted seats keep their logs under this tournament
-    redelivered = (self.request.delivery_info or {}).get("redelivered", False)
     if 0 in todo and not redelivered:  # the batch holding the schedule's first match starts it
         metrics.tournament_started(spec.game)
         log.info("tournament started", extra={**ids, "game": spec.game, "matches": len(matches)})
@@ -294,6 +351,7 @@ def play_batch(
 
     def steal() -> list[int] | None:
         """More matches for free slots: a queued batch of this tournament (windowed runs only)."""
+        nonlocal doubtful
         if not windowed:
             return None
         taken = patiently(store.steal, tournament_id, str(batch))
@@ -301,6 +359,7 @@ def play_batch(
             return None
         indices = patiently(store.batch_indices, tournament_id, taken.number)
         stored = patiently(store.stored_indices, tournament_id, indices)
+        doubtful = doubtful or bool(stored)
         more = [i for i in indices if i not in stored]
         held.add(taken.number, taken.seq, more)
         return more
@@ -316,6 +375,8 @@ def play_batch(
     if cancelled:
         _finalize_cancelled(store, tournament_id)
     else:
+        if (doubtful or writer.retried) and not writer.sent:
+            _ensure_finalized(store, tournament_id)
         held.finish_complete()
     seconds = time.monotonic() - began
     metrics.BATCH_DURATION.labels(spec.game).observe(seconds)
@@ -397,7 +458,22 @@ def _finalize_cancelled(store: Store, tournament_id: str) -> None:
     """A cancelled tournament has no last store to finalise it: the first batch that sees the
     cancel does (once). Nothing is stored after a cancel, so its leaderboard is final."""
     if patiently(store.claim_finalize, tournament_id):
-        finalize_tournament(store, tournament_id)
+        patiently(finalize_tournament, store, tournament_id)
+
+
+def _ensure_finalized(store: Store, tournament_id: str) -> bool:
+    """Send finalisation if every match is stored and the tournament has not ended: the store
+    that completed it claims finalisation once, and its claimer may have died before sending
+    it (kill -9), or lost the script's reply to a Redis restart and stored nothing new when it
+    tried again. Finalisation is idempotent, so a second one costs only its time. True if sent."""
+    info = patiently(store.tournament, tournament_id)
+    if info is None or info["status"] not in ("queued", "running") or info["cancelled"]:
+        return False
+    if info["done"] < info["total"]:
+        return False
+    log.warning("finalisation sent again", extra={"tournament": tournament_id})
+    patiently(finalize.delay, tournament_id)
+    return True
 
 
 @shared_task(
@@ -456,6 +532,8 @@ class _Writer:
         self.outstanding = 0
         self.error: BaseException | None = None
         self.completes = False
+        self.sent = False  # finalisation sent by this batch
+        self.retried = False  # a store was tried again after an outage (its first reply lost)
         self.thread: threading.Thread | None = None
 
     def write(self, records: list[tuple[int, str]], entries: list[TallyEntry]) -> None:
@@ -475,7 +553,13 @@ class _Writer:
         while (group := self.groups.get()) is not None:
             try:
                 if self.error is None:
-                    results = patiently(self.store.store_lines, self.tournament_id, *group)
+                    try:
+                        results = self.store.store_lines(self.tournament_id, *group)
+                    except INFRASTRUCTURE_ERRORS:
+                        # The script may have run, its reply lost: stored again, its records
+                        # read as stored before, and a finalisation it claimed is not seen.
+                        self.retried = True
+                        results = patiently(self.store.store_lines, self.tournament_id, *group)
                     metrics.matches_stored(self.game, sum(r.new for r in results))
                     self.completes = self.completes or any(r.finalize for r in results)
             except BaseException as exc:  # handed to the task's thread by wait()
@@ -498,8 +582,10 @@ class _Writer:
 
     def finalize_if_due(self) -> None:
         if self.completes:
+            # Patiently: a Redis restart here lost the only message that finalises.
+            patiently(finalize.delay, self.tournament_id)
             self.completes = False
-            finalize.delay(self.tournament_id)
+            self.sent = True
 
 
 @shared_task(
@@ -512,7 +598,15 @@ class _Writer:
 )
 def finalize(self: Task, tournament_id: str) -> None:
     store = store_for(self.app)
-    finalize_tournament(store, tournament_id)
+    if patiently(store.redis.hget, store.key("t", tournament_id), "spec") is None:
+        log.warning("finalisation dropped: no such tournament in the store", extra={"tournament": tournament_id})
+        return
+    status = patiently(store.redis.hget, store.key("t", tournament_id), "status")
+    if status is not None and status.decode() in ENDED and patiently(store.leaderboard, tournament_id) is not None:
+        return  # finalised already: this is a copy sent again (see _ensure_finalized)
+    # Patiently, in this task: a Redis restart here made Celery's retry fail to send its own
+    # message, and the only message that finalises was dropped (the tournament stayed running).
+    patiently(finalize_tournament, store, tournament_id)
 
 
 def finalize_tournament(store: Store, tournament_id: str) -> dict[str, Any]:

@@ -1,0 +1,205 @@
+"""An operator trying to break distributed tournaments: real redis-server, real ``arena worker``
+processes, real ``arena tournament`` clients.
+
+What ``test_distributed*.py`` leave out: Redis restarting while a tournament is finalised; a
+finalisation that was claimed and never sent (its worker killed between the store that
+completed the tournament and the message) or whose message was lost; a worker of another
+Arena version (another game version) taking batches; the store flushed under a following client.
+Each compares with a local run of the same seed where a leaderboard comes out.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.cli.players import make_player
+from arena.executor import LocalExecutor
+from arena.rundir import RunDirectory
+from arena.tallied import GroupTally, tally_entry
+from arena.tournament import TournamentSpec, play_scheduled, schedule
+from arena.tournament_run import run_tournament
+from referee.store import Store
+from tests.compare import board_without_timing
+from tests.services import ROOT, RedisServer, redis_server, wait_for, workers
+from tests.test_distributed import assert_exactly_once, start
+from workers.app import QUEUE, make_app
+
+pytestmark = pytest.mark.timeout(120)
+BOTS = ("random", "heuristic", "heuristic:threshold=2", "heuristic:threshold=4")
+
+
+def instant(repeats: int, seed: int = 1) -> TournamentSpec:
+    """RollDice to 1 point: matches of about a millisecond (12 a repeat)."""
+    return TournamentSpec(game="rolldice", bots=BOTS, players=2, repeats=repeats, seed=seed, options={"target": 1})
+
+
+def local_board(s: TournamentSpec, tmp: Path) -> dict:
+    return run_tournament(s, "local", RunDirectory(tmp / f"local{s.seed}"), LocalExecutor(make_player, 1))
+
+
+def store_every_match(store: Store, tournament_id: str, s: TournamentSpec) -> bool:
+    """Create the tournament and store every match as workers do (in groups, with their tally
+    entries); True if the last store claimed finalisation. No finalisation is sent: the state a
+    worker killed right after its last store leaves, or one whose message was lost."""
+    plan = schedule(s)
+    assert store.create_tournament(tournament_id, s, len(plan), 0)
+    bot_index = {name: i for i, name in enumerate(s.bots)}
+    claimed = False
+    for first in range(0, len(plan), 50):
+        records = [play_scheduled(s, m, make_player) for m in plan[first : first + 50]]
+        tally = GroupTally(list(s.bots), [tally_entry(r, bot_index) for r in records])
+        lines = [(m.index, r.dumps()) for m, r in zip(plan[first : first + 50], records, strict=True)]
+        claimed = any(stored.finalize for stored in store.store_lines(tournament_id, lines, tally))
+    return claimed
+
+
+def assert_board_is_the_local_runs(store: Store, tournament_id: str, local: dict) -> None:
+    stored = store.leaderboard(tournament_id)
+    assert stored is not None and stored["status"] == "complete"
+    assert board_without_timing(stored)["leaderboard"] == board_without_timing(local)["leaderboard"]
+
+
+def restart_while_finalising(server: RedisServer, store: Store, tournament_id: str) -> bool:
+    """Send the tournament's finalisation and restart Redis the moment its leaderboard is
+    written (the game's leaderboard, its status and more are still to come). True if the
+    restart landed before the status was written."""
+    make_app(server.url).send_task("arena.finalize", [tournament_id])
+    key = store.key("t", tournament_id, "leaderboard")
+    wait_for(lambda: store.redis.exists(key), 30, "the tournament's leaderboard", interval=0.002)
+    server.restart(downtime=2.0)
+    return store.tournament(tournament_id)["status"] != "complete"
+
+
+def test_a_redis_restart_while_a_tournament_is_finalised_still_completes_it(tmp_path):
+    """Before: the finalise task's automatic retry could not send its own message with Redis
+    down, so Celery rejected the task without requeueing it: the only message that finalises
+    was gone, and the tournament stayed queued/running with every match stored."""
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        # A big tournament already in the game's leaderboard: the game's fit, after the
+        # tournament's leaderboard is written, takes long enough for the restart to land in it.
+        store_every_match(store, "big", instant(repeats=150, seed=9))
+        tries = [instant(repeats=2, seed=n) for n in (1, 2, 3)]
+        for s in tries:
+            store_every_match(store, f"t{s.seed}", s)
+        with workers(server.url, tmp_path, count=1, concurrency=1):
+            make_app(server.url).send_task("arena.finalize", ["big"])
+            wait_for(lambda: store.tournament("big")["status"] == "complete", 30, "the big one's finalisation")
+            for s in tries:  # until a restart lands in the middle of a finalisation
+                if restart_while_finalising(server, store, f"t{s.seed}"):
+                    break
+            else:
+                raise AssertionError("no restart landed while a tournament was finalised")
+            tournament_id = f"t{s.seed}"
+            wait_for(lambda: store.tournament(tournament_id)["status"] == "complete", 40, "finalisation")
+        assert tournament_id in store.game_tournaments("rolldice")
+        assert_board_is_the_local_runs(store, tournament_id, local_board(s, tmp_path))
+
+
+def test_a_completed_tournament_whose_finaliser_died_is_finalised_by_its_redelivered_batches(tmp_path):
+    """Every match stored and finalisation claimed, never sent (the worker that stored the last
+    match was killed before its ``finalize.delay``; or the store's reply was lost to a Redis
+    restart and the retried store saw every match stored already). Before: the redelivered
+    batches found their matches stored and left the window, and the tournament stayed
+    running forever; its client had exited 0 with every record."""
+    s = instant(repeats=2)
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        executor_app = make_app(server.url)
+        assert store_every_match(store, "died", s)
+        # The batches as the dead worker's redelivered message and its window would send them.
+        from workers.executor import enqueue
+
+        enqueue(executor_app, store, "died", s, 6)
+        with workers(server.url, tmp_path, count=1, concurrency=1):
+            wait_for(lambda: store.tournament("died")["status"] == "complete", 30, "finalisation")
+            assert store.inflight("died") == {}
+        assert_exactly_once(store, "died", len(schedule(s)))
+        assert_board_is_the_local_runs(store, "died", local_board(s, tmp_path))
+
+
+def test_the_stall_check_sends_a_lost_finalisation_again(tmp_path):
+    """The finalisation message lost in the broker (popped as Redis went away, as the lost
+    batch of test_distributed): the window is closed and nothing is queued. Before: the
+    stall check looked only for lost batches, found none, and the tournament stayed running."""
+    from arena.cli.serve_cmd import StallSweeper
+
+    s = instant(repeats=2, seed=5)
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        app = make_app(server.url)
+        assert store_every_match(store, "lostfin", s)
+        app.send_task("arena.finalize", ["lostfin"])
+        assert server.client().rpop(QUEUE) is not None  # the message vanishes
+        with workers(server.url, tmp_path, count=1, concurrency=1):
+            sweeper = StallSweeper(app, store, stall=0.5)
+
+            def complete() -> bool:
+                sweeper.sweep()
+                return store.tournament("lostfin")["status"] == "complete"
+
+            wait_for(complete, 30, "the sweeper to finalise", interval=0.25)
+        assert_board_is_the_local_runs(store, "lostfin", local_board(s, tmp_path))
+
+
+OLDER_ARENA = """\
+# An Arena whose RollDice is version 0.9: every process of the worker imports this first.
+import dataclasses
+
+from arena.games.rolldice.game import RollDice
+
+RollDice.meta = dataclasses.replace(RollDice.meta, version="0.9")
+"""
+
+
+def test_a_worker_of_another_game_version_leaves_the_tournament_to_workers_of_its_version(tmp_path):
+    """Before: a worker of an older Arena played whatever batch it took, and one tournament
+    held records of two game versions (52 of 100 at 0.9 in a probe): a leaderboard no local run
+    gives, records that do not replay, a run directory whose resume is refused."""
+    older = tmp_path / "older"
+    older.mkdir()
+    (older / "sitecustomize.py").write_text(OLDER_ARENA)
+    (tmp_path / "current").mkdir()
+    s = instant(repeats=8, seed=4)
+    with (
+        redis_server(tmp_path) as server,
+        workers(server.url, older, count=1, concurrency=1, env={"PYTHONPATH": f"{older}:{ROOT}"}) as (old,),
+        workers(server.url, tmp_path / "current", count=1, concurrency=1),
+    ):
+        store = Store(server.url)
+        start(server.url, "mixed", s, batch_size=4)
+        wait_for(lambda: store.tournament("mixed")["status"] == "complete", 60, "completion")
+        assert_exactly_once(store, "mixed", len(schedule(s)))
+        assert {record.game_version for record in store.matches("mixed")} == {"1.0"}
+        assert '"batch refused: another game version"' in old.log.read_text().replace("'", '"')
+        assert store.redis.hget(store.key("t", "mixed"), "game_version") == b"1.0"
+        assert_board_is_the_local_runs(store, "mixed", local_board(s, tmp_path))
+
+
+def test_a_client_following_a_flushed_store_stops_with_one_line(tmp_path):
+    """``FLUSHALL`` of the broker under a running tournament. Before: the following client
+    died on a KeyError traceback (a worker's store had recreated part of the tournament's hash),
+    or, with nothing recreated, followed an empty stream forever."""
+    out = tmp_path / "run"
+    with redis_server(tmp_path) as server, workers(server.url, tmp_path, count=1, concurrency=1):
+        args = ["tournament", "--game", "skyfive", "--repeats", "300", "--seed", "3", "--json"]
+        args += ["--broker", server.url, "--out", str(out)]
+        client = subprocess.Popen(
+            [sys.executable, "-m", "arena", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
+        )
+        try:
+            store = Store(server.url)
+            wait_for(lambda: any(store.tournament(t)["done"] >= 20 for t in store.tournaments()), 60, "progress")
+            server.client().flushall()
+            _, err = client.communicate(timeout=30)
+        finally:
+            client.kill()
+            client.wait()
+    assert client.returncode == 2, err
+    (line,) = err.strip().splitlines()
+    assert line.startswith("arena tournament: error: tournament skyfive-") and "is gone from the store" in line
+    assert "matches received are kept" in line
