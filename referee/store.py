@@ -35,11 +35,13 @@ key                                      type   holds
 ``bots``                                 hash   bot name -> registration (JSON)
 ``owners``                               hash   owner name -> account (JSON: operator, created)
 ``tokens``                               hash   sha256(token) -> owner name (tokens are never stored)
-``lease:{endpoint}``                     zset   lease id -> expiry (per-bot concurrency)
+``lease:{endpoint}``                     zset   lease id -> expiry, Redis's time (per-bot
+                                                concurrency)
 ``t:{id}:inflight``                      hash   batch number -> ``q SEQ TIME SOURCE`` (sent,
                                                 waiting; SOURCE claimed it) or ``r SEQ TIME
                                                 [SOURCE]`` (running; TIME is its heartbeat;
-                                                SOURCE: the batch whose worker took it)
+                                                SOURCE: the batch whose worker took it); TIME
+                                                is Redis's
 ``seq``                                  string sequence number of the last batch message sent
 ``started``                              string highest sequence number a worker has started
 ======================================== ====== ===============================================
@@ -66,7 +68,9 @@ source claimed and did not see through (:meth:`Store.orphans`).
 Storing matches, counting them and deciding who finalises happen in one Lua script: a record is
 stored only if its index is new (a redelivered batch never double-counts), ``done`` moves only
 with a newly stored record, and exactly one caller sees ``done == total`` and gets to finalise.
-Nothing is counted as done before it is written. A worker stores its records in groups (about
+Nothing is counted as done before it is written. A tournament the store no longer holds (a
+``FLUSHALL``) gets nothing: the script writes nothing and the caller gets
+:class:`TournamentMissing`. A worker stores its records in groups (about
 50): the group's lines are one Zstandard frame in ``t:{id}:groups`` and each record's entry in
 ``t:{id}:matches`` says where it is in which group. Compressed together, RollDice records take
 a third of the memory and a worker half the CPU to store them, against a frame each; a reader
@@ -78,6 +82,15 @@ a batch starts stays cancelled; a cancel of an ended tournament changes nothing 
 key). Once the cancel flag is set no record is stored any more, so ``done`` stops moving and the
 leaderboard of a cancelled tournament is exactly what was played before the cancel. Creating a
 tournament checks the owner's running-tournament limit and reserves a place in one script.
+
+Clocks. Workers share no clock, so whatever one process's time is compared with another's
+is Redis's (``TIME``, read in the scripts that write or judge it): lease expiries, and the
+window entries' times that :meth:`Store.lost_batches` judges. A worker's clock 100 s ahead
+dropped the other workers' live leases (a bot with a limit of 2 got 3 matches at once); one
+60 s behind looked dead to the stall check, and its batch was played twice. Timestamps kept
+for humans and listings (``created``, ``started``, ``ended``, ``finished``, an owner's or a
+bot's ``created``, the scores of ``tournaments`` and ``game:{game}:tournaments``) are the
+writer's own wall clock: nothing waits on them, expires by them or judges liveness by them.
 
 Records of finished tournaments expire after ``retention_days`` (default 30, or the
 ``ARENA_RETENTION_DAYS`` environment variable of the workers; 0 = keep forever); tournament
@@ -118,10 +131,14 @@ _STORE_MATCHES = """
 -- KEYS: matches, tournament, events, finalizing, cancel, groups
 -- ARGV: the group (its records' lines, compressed together), then their indices in its order.
 -- Returns new1, done1, finalize1, new2, ... : each record stored only if its index is new,
--- counted only if stored, and finalize set for the one store that completes the tournament.
+-- counted only if stored, and finalize set for the one store that completes the tournament;
+-- or false, writing nothing, if the store has no such tournament.
 -- A record is stored as a reference into the group, '@GROUP:POSITION'; the group is kept if
 -- it holds at least one stored record.
 local total = tonumber(redis.call('HGET', KEYS[2], 'total'))
+-- Gone (a FLUSHALL, a Redis started without its data): storing would recreate pieces of it
+-- (its counters, records nobody will read) and then fail on the missing total.
+if not total then return false end
 -- A cancelled or ended tournament stores nothing more: its results are final.
 local closed = redis.call('EXISTS', KEYS[5]) == 1
 local new = {}
@@ -266,30 +283,68 @@ redis.call('HSET', KEYS[1], 'status', status, 'finished', ARGV[2])
 return status
 """
 
-_ACQUIRE = """
--- KEYS: lease zset ; ARGV: now, expiry, limit, lease id
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
-  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
+_REDIS_NOW = """
+-- Redis's clock, the one every worker shares (their own may disagree by minutes): NOW, the
+-- time as a string of seconds with 6 decimals (window entries, lease expiries), and
+-- now_plus(seconds). A script that reads TIME and then writes needs effects replication: the
+-- default since Redis 5 (which streams need anyway), the only mode since 7; asked for here in
+-- case a server was configured otherwise (a no-op since 7).
+redis.replicate_commands()
+local clock = redis.call('TIME')
+local NOW = clock[1] .. '.' .. string.format('%06d', tonumber(clock[2]))
+local function now_plus(seconds)
+  return string.format('%.6f', tonumber(clock[1]) + tonumber(clock[2]) / 1000000 + tonumber(seconds))
+end
+"""
+
+_ACQUIRE = (
+    _REDIS_NOW
+    + """
+-- KEYS: lease zset ; ARGV: lease seconds, limit, lease id. Returns 1 (granted) or 0.
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', NOW)
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], now_plus(ARGV[1]), ARGV[3])
   return 1
 end
 return 0
 """
+)
+
+_RENEW = (
+    _REDIS_NOW
+    + """
+-- KEYS: lease zset ; ARGV: lease seconds, lease id. The lease's expiry moves on, if it is
+-- still there: a lapsed lease nobody has dropped yet still holds its slot (every acquire drops
+-- lapsed leases before counting), so keeping it over-grants nothing.
+redis.call('ZADD', KEYS[1], 'XX', now_plus(ARGV[1]), ARGV[2])
+"""
+)
+
+_LEASES = (
+    _REDIS_NOW
+    + """
+-- KEYS: lease zset. The live leases' count (the lapsed ones dropped).
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', NOW)
+return redis.call('ZCARD', KEYS[1])
+"""
+)
 
 
-_FILL = """
--- KEYS: tournament, inflight, cancel, seq ; ARGV: now, finished batch ('' for none), its seq,
+_FILL = (
+    _REDIS_NOW
+    + """
+-- KEYS: tournament, inflight, cancel, seq ; ARGV: finished batch ('' for none), its seq,
 -- source (who claims: the finished batch's number, or a name)
 -- A finished batch leaves the window (only the copy it was sent as: a superseded copy changes
 -- nothing); then, for a live tournament, the next batch numbers are claimed until the window
 -- is full, each entry naming its source. Returns batch1, seq1, batch2, seq2, ... : the
 -- messages the caller must send.
-if ARGV[2] ~= '' then
-  local entry = redis.call('HGET', KEYS[2], ARGV[2])
+if ARGV[1] ~= '' then
+  local entry = redis.call('HGET', KEYS[2], ARGV[1])
   if not entry then return {} end
   local seq = string.match(entry, '^%a (%d+)')
-  if seq ~= ARGV[3] then return {} end
-  redis.call('HDEL', KEYS[2], ARGV[2])
+  if seq ~= ARGV[2] then return {} end
+  redis.call('HDEL', KEYS[2], ARGV[1])
 end
 if redis.call('EXISTS', KEYS[3]) == 1 then return {} end
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -301,7 +356,7 @@ local out = {}
 local inflight = redis.call('HLEN', KEYS[2])
 while nxt < batches and inflight < window do
   local seq = redis.call('INCR', KEYS[4])
-  redis.call('HSET', KEYS[2], nxt, 'q ' .. seq .. ' ' .. ARGV[1] .. ' ' .. ARGV[4])
+  redis.call('HSET', KEYS[2], nxt, 'q ' .. seq .. ' ' .. NOW .. ' ' .. ARGV[3])
   out[#out + 1] = nxt
   out[#out + 1] = seq
   nxt = nxt + 1
@@ -310,9 +365,12 @@ end
 redis.call('HSET', KEYS[1], 'next', nxt)
 return out
 """
+)
 
-_ORPHANS = """
--- KEYS: inflight, seq ; ARGV: source, now
+_ORPHANS = (
+    _REDIS_NOW
+    + """
+-- KEYS: inflight, seq ; ARGV: source
 -- The batches a source claimed and has not seen through: claimed and perhaps never sent (it
 -- died between claiming and sending), or taken to play itself (stolen, see _STEAL). They get
 -- new sequence numbers, to be sent again; a copy sent or playing after all is then superseded.
@@ -323,23 +381,27 @@ for i = 1, #entries, 2 do
   local state, _, _, source = string.match(entries[i + 1], '^(%a) (%d+) (%S+) ?(%S*)')
   if source == ARGV[1] then
     local seq = redis.call('INCR', KEYS[2])
-    redis.call('HSET', KEYS[1], entries[i], 'q ' .. seq .. ' ' .. ARGV[2] .. ' ' .. ARGV[1])
+    redis.call('HSET', KEYS[1], entries[i], 'q ' .. seq .. ' ' .. NOW .. ' ' .. ARGV[1])
     out[#out + 1] = entries[i]
     out[#out + 1] = seq
   end
 end
 return out
 """
+)
 
-_START_BATCH = """
--- KEYS: tournament, inflight, cancel, started ; ARGV: batch, seq, now
+_START_BATCH = (
+    _REDIS_NOW
+    + """
+-- KEYS: tournament, inflight, cancel, started ; ARGV: batch, seq, the caller's wall-clock time
+-- (only for the tournament's ``started`` field, for humans; the entry's time is Redis's).
 -- Returns 'cancelled', 'done' (no such batch in flight: it finished), 'superseded' (sent again
 -- since: the newer copy plays) or 'play' (the batch is marked running, the mark raised).
 if redis.call('EXISTS', KEYS[3]) == 1 then return 'cancelled' end
 local entry = redis.call('HGET', KEYS[2], ARGV[1])
 if not entry then return 'done' end
 if string.match(entry, '^%a (%d+)') ~= ARGV[2] then return 'superseded' end
-redis.call('HSET', KEYS[2], ARGV[1], 'r ' .. ARGV[2] .. ' ' .. ARGV[3])
+redis.call('HSET', KEYS[2], ARGV[1], 'r ' .. ARGV[2] .. ' ' .. NOW)
 if tonumber(redis.call('GET', KEYS[4]) or '0') < tonumber(ARGV[2]) then
   redis.call('SET', KEYS[4], ARGV[2])
 end
@@ -348,22 +410,28 @@ if redis.call('HGET', KEYS[1], 'status') == 'queued' then
 end
 return 'play'
 """
+)
 
-_HEARTBEAT = """
--- KEYS: inflight ; ARGV: batch, seq, now. A running batch says it is alive (its copy only).
+_HEARTBEAT = (
+    _REDIS_NOW
+    + """
+-- KEYS: inflight ; ARGV: batch, seq. A running batch says it is alive (its copy only).
 local entry = redis.call('HGET', KEYS[1], ARGV[1])
 if not entry then return 0 end
 local state, seq, _, source = string.match(entry, '^(%a) (%d+) (%S+) ?(%S*)')
 if state == 'r' and seq == ARGV[2] then
   local tail = source ~= '' and (' ' .. source) or ''
-  redis.call('HSET', KEYS[1], ARGV[1], 'r ' .. ARGV[2] .. ' ' .. ARGV[3] .. tail)
+  redis.call('HSET', KEYS[1], ARGV[1], 'r ' .. ARGV[2] .. ' ' .. NOW .. tail)
   return 1
 end
 return 0
 """
+)
 
-_STEAL = """
--- KEYS: inflight, cancel, seq ; ARGV: source, now
+_STEAL = (
+    _REDIS_NOW
+    + """
+-- KEYS: inflight, cancel, seq ; ARGV: source
 -- A worker with free slots takes the lowest-numbered queued batch of the tournament to play
 -- itself: the entry becomes running under a new sequence number (the queued message is then
 -- superseded, skipped when it comes) and names the taker's own batch as its source, so the
@@ -379,19 +447,47 @@ for i = 1, #entries, 2 do
 end
 if best == nil then return false end
 local seq = redis.call('INCR', KEYS[3])
-redis.call('HSET', KEYS[1], best, 'r ' .. seq .. ' ' .. ARGV[2] .. ' ' .. ARGV[1])
+redis.call('HSET', KEYS[1], best, 'r ' .. seq .. ' ' .. NOW .. ' ' .. ARGV[1])
 return {best, seq}
 """
+)
 
-_RESEND = """
--- KEYS: inflight, seq ; ARGV: batch, the entry as the caller judged it lost, now
+_LOST = (
+    _REDIS_NOW
+    + """
+-- KEYS: inflight, started, queue ; ARGV: stale seconds
+-- The window's entries that are neither waiting in the queue nor alive (see lost_batches),
+-- judged against Redis's clock, which wrote every entry's time. Returns number1, entry1, ...
+local started = tonumber(redis.call('GET', KEYS[2]) or '0')
+local queued = redis.call('LLEN', KEYS[3])
+local oldest = tonumber(NOW) - tonumber(ARGV[1])
+local out = {}
+local entries = redis.call('HGETALL', KEYS[1])
+for i = 1, #entries, 2 do
+  local state, seq, at = string.match(entries[i + 1], '^(%a) (%d+) (%S+)')
+  local popped = state == 'q' and (tonumber(seq) < started or queued == 0)
+  local dead = state == 'r' and tonumber(at) < oldest
+  if popped or dead then
+    out[#out + 1] = entries[i]
+    out[#out + 1] = entries[i + 1]
+  end
+end
+return out
+"""
+)
+
+_RESEND = (
+    _REDIS_NOW
+    + """
+-- KEYS: inflight, seq ; ARGV: batch, the entry as the caller judged it lost
 -- A lost batch gets a new sequence number (its old copy, should it ever start, is superseded);
 -- nothing happens if the entry changed since it was judged. Returns the new seq or false.
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return false end
 local seq = redis.call('INCR', KEYS[2])
-redis.call('HSET', KEYS[1], ARGV[1], 'q ' .. seq .. ' ' .. ARGV[3])
+redis.call('HSET', KEYS[1], ARGV[1], 'q ' .. seq .. ' ' .. NOW)
 return seq
 """
+)
 
 
 @dataclass(frozen=True)
@@ -408,6 +504,11 @@ class ActiveLimit(Exception):
     def __init__(self, active: int) -> None:
         super().__init__(f"{active} tournaments running")
         self.active = active
+
+
+class TournamentMissing(LookupError):
+    """The store no longer holds the tournament (its keys were lost: a ``FLUSHALL``, a Redis
+    started without its data); nothing was written. Its matches have nowhere to go."""
 
 
 @dataclass(frozen=True)
@@ -511,6 +612,9 @@ class Store:
             self._transition = client.register_script(_TRANSITION)
             self._finish = client.register_script(_FINISH)
             self._acquire = client.register_script(_ACQUIRE)
+            self._renew = client.register_script(_RENEW)
+            self._leases = client.register_script(_LEASES)
+            self._lost = client.register_script(_LOST)
             self._fill = client.register_script(_FILL)
             self._start_batch = client.register_script(_START_BATCH)
             self._heartbeat = client.register_script(_HEARTBEAT)
@@ -721,6 +825,8 @@ class Store:
             joined += "\n" + tally.encode()
         group = compress_line(joined)
         flat = self._store_matches(keys=keys, args=[group, *(index for index, _ in lines)])
+        if flat is None:
+            raise TournamentMissing(f"no tournament {tournament_id} in the store: {len(lines)} records not stored")
         return [Stored(bool(flat[i]), int(flat[i + 1]), bool(flat[i + 2])) for i in range(0, len(flat), 3)]
 
     def stored_indices(self, tournament_id: str, indices: list[int]) -> set[int]:
@@ -926,7 +1032,7 @@ class Store:
             self.key("seq"),
         ]
         done = ("", "") if finished is None else finished
-        flat = self._fill(keys=keys, args=[time.time(), *done, source])
+        flat = self._fill(keys=keys, args=[*done, source])
         return [Batch(int(flat[i]), int(flat[i + 1])) for i in range(0, len(flat), 2)]
 
     def finish_batch(self, tournament_id: str, batch: int, seq: int, source: str | None = None) -> list[Batch]:
@@ -938,7 +1044,7 @@ class Store:
         """Take a queued batch of the tournament to play in this worker (see ``_STEAL``)."""
         _ = self.redis
         keys = [self.key("t", tournament_id, "inflight"), self.key("t", tournament_id, "cancel"), self.key("seq")]
-        taken = self._steal(keys=keys, args=[source, time.time()])
+        taken = self._steal(keys=keys, args=[source])
         return None if not taken else Batch(int(taken[0]), int(taken[1]))
 
     def orphans(self, tournament_id: str, source: str) -> list[Batch]:
@@ -946,7 +1052,7 @@ class Store:
         redelivered claimer sends again (it may have died between claiming and sending)."""
         _ = self.redis
         keys = [self.key("t", tournament_id, "inflight"), self.key("seq")]
-        flat = self._orphans(keys=keys, args=[source, time.time()])
+        flat = self._orphans(keys=keys, args=[source])
         return [Batch(int(flat[i]), int(flat[i + 1])) for i in range(0, len(flat), 2)]
 
     def start_batch(self, tournament_id: str, batch: int, seq: int) -> str:
@@ -962,7 +1068,7 @@ class Store:
 
     def heartbeat(self, tournament_id: str, batch: int, seq: int) -> bool:
         _ = self.redis
-        return bool(self._heartbeat(keys=[self.key("t", tournament_id, "inflight")], args=[batch, seq, time.time()]))
+        return bool(self._heartbeat(keys=[self.key("t", tournament_id, "inflight")], args=[batch, seq]))
 
     def inflight(self, tournament_id: str) -> dict[int, str]:
         """The tournament's window: batch number -> entry (at most ``window`` of them)."""
@@ -974,29 +1080,18 @@ class Store:
         popped and never started (sequence number below the highest started, or the queue is
         empty), or running without a heartbeat for ``stale_seconds`` (their worker died).
         Reads this tournament's window, two counters and the queue's length: O(window), however
-        long the queue is."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hgetall(self.key("t", tournament_id, "inflight"))
-        pipe.get(self.key("started"))
-        pipe.llen(queue)
-        raw, started, queued = pipe.execute()
-        started = int(started or 0)
-        now = time.time()
-        lost = {}
-        for number, value in raw.items():
-            entry = value.decode()
-            state, seq, at = entry.split(" ")[:3]
-            popped = state == "q" and (int(seq) < started or queued == 0)
-            dead = state == "r" and now - float(at) > stale_seconds
-            if popped or dead:
-                lost[int(number)] = entry
-        return lost
+        long the queue is. Judged in one script, on Redis's clock: the one that timed the
+        heartbeats (a stall check whose clock is ahead of Redis's would find live batches dead)."""
+        _ = self.redis
+        keys = [self.key("t", tournament_id, "inflight"), self.key("started"), queue]
+        flat = self._lost(keys=keys, args=[stale_seconds])
+        return {int(flat[i]): flat[i + 1].decode() for i in range(0, len(flat), 2)}
 
     def resend(self, tournament_id: str, batch: int, entry: str) -> Batch | None:
         """A new sequence number for a lost batch (None if its entry changed meanwhile)."""
         _ = self.redis
         keys = [self.key("t", tournament_id, "inflight"), self.key("seq")]
-        seq = self._resend(keys=keys, args=[batch, entry, time.time()])
+        seq = self._resend(keys=keys, args=[batch, entry])
         return None if seq is None else Batch(batch, int(seq))
 
     def batch_indices(self, tournament_id: str, batch: int) -> list[int]:
@@ -1039,23 +1134,27 @@ class Store:
         """A lease id if fewer than ``limit`` leases on ``endpoint`` are live, else None.
 
         Leases expire by themselves, so a worker that dies cannot hold a slot for longer than
-        ``lease_seconds``; a live holder extends its lease with :meth:`renew`.
+        ``lease_seconds``; a live holder extends its lease with :meth:`renew`. Expiries are
+        set and judged on Redis's clock, never a worker's: a worker whose clock is ahead would
+        drop the others' live leases, one behind would give its own up at once.
         """
         _ = self.redis
         lease = uuid.uuid4().hex
-        now = time.time()
-        ok = self._acquire(keys=[self.key("lease", endpoint)], args=[now, now + lease_seconds, limit, lease])
+        ok = self._acquire(keys=[self.key("lease", endpoint)], args=[lease_seconds, limit, lease])
         return lease if ok else None
 
     def renew(self, endpoint: str, lease: str, lease_seconds: float) -> None:
-        self.redis.zadd(self.key("lease", endpoint), {lease: time.time() + lease_seconds}, xx=True)
+        """Extend a held lease to ``lease_seconds`` from now (Redis's now, as every expiry)."""
+        _ = self.redis
+        self._renew(keys=[self.key("lease", endpoint)], args=[lease_seconds, lease])
 
     def release(self, endpoint: str, lease: str) -> None:
         self.redis.zrem(self.key("lease", endpoint), lease)
 
     def leases(self, endpoint: str) -> int:
-        self.redis.zremrangebyscore(self.key("lease", endpoint), "-inf", time.time())
-        return int(self.redis.zcard(self.key("lease", endpoint)))
+        """The live leases on ``endpoint`` (lapsed ones are dropped)."""
+        _ = self.redis
+        return int(self._leases(keys=[self.key("lease", endpoint)]))
 
     # -- bots ---------------------------------------------------------------------------------
 

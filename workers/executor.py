@@ -155,8 +155,7 @@ class CeleryExecutor:
         self.follow(wanted, on_record, spec.bots)
 
     def exists(self) -> bool:
-        """Whether the store still holds the tournament (a ``FLUSHALL`` empties it; a worker
-        storing into it meanwhile may leave a hash without its spec)."""
+        """Whether the store still holds the tournament (a ``FLUSHALL`` empties it)."""
         return bool(self.store.redis.hexists(self.store.key("t", self.tournament_id), "spec"))
 
     def follow(self, wanted: set[int], on_record: OnRecord, bots: Sequence[str] | None = None) -> None:

@@ -72,7 +72,7 @@ from referee import metrics
 from referee.hosted import versions as hosted_versions
 from referee.players import make_player
 from referee.remote import is_remote
-from referee.store import ENDED, Batch, Store
+from referee.store import ENDED, Batch, Store, TournamentMissing
 from workers import concurrent, settings
 
 FLUSH_SECONDS = 0.2
@@ -344,7 +344,8 @@ def play_batch(
         if pending and (len(pending) >= FLUSH_RECORDS or time.monotonic() - flushed >= FLUSH_SECONDS):
             writer.write(pending, entries)
             flushed = time.monotonic()
-            if held.complete():  # a batch all played: once stored, it leaves the window
+            # A batch all played leaves the window once stored; a failed store ends the batch now.
+            if writer.error is not None or held.complete():
                 writer.wait()
                 writer.finalize_if_due()
                 held.finish_complete()
@@ -369,6 +370,9 @@ def play_batch(
             cancelled = _play(store, tournament_id, spec, matches, todo, keep, tick, steal)
             writer.write(pending, entries)
             writer.wait()
+    except TournamentMissing:  # its keys were lost meanwhile (FLUSHALL): nowhere to store
+        log.warning("batch dropped: no such tournament in the store", extra={**ids, "batch": batch})
+        return 0
     finally:
         writer.close()
     writer.finalize_if_due()
