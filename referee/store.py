@@ -751,6 +751,12 @@ class Store:
                 out.append((tournament_id, float(score)))
         return out[:count]
 
+    def first_to(self, tournament_id: str, what: str) -> bool:
+        """True for the first caller only, of every worker and every copy of a message (a field
+        ``once:WHAT`` of the tournament set if absent): for what must be counted once though
+        its step may run twice (a batch sent again, a finalisation sent again)."""
+        return bool(self.redis.hsetnx(self.key("t", tournament_id), f"once:{what}", 1))
+
     def mark_running(self, tournament_id: str) -> None:
         """queued -> running, once, when the first batch starts (never over a cancel)."""
         self._move(tournament_id, "running")

@@ -147,6 +147,30 @@ def test_the_stall_check_sends_a_lost_finalisation_again(tmp_path):
         assert_board_is_the_local_runs(store, "lostfin", local_board(s, tmp_path))
 
 
+def test_a_finalisation_run_twice_counts_the_tournament_once(tmp_path):
+    """Finalisation is sent again where its sender may have died (above), so it can run twice:
+    the second run rewrites the same board, and the finished counter counted it twice."""
+    from prometheus_client import REGISTRY
+
+    from workers.tasks import finalize_tournament
+
+    def finished() -> float:
+        labels = {"game": "rolldice", "status": "complete"}
+        return REGISTRY.get_sample_value("arena_tournaments_finished_total", labels) or 0.0
+
+    s = instant(repeats=1, seed=7)
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        assert store_every_match(store, "twice", s)
+        before = finished()
+        first = finalize_tournament(store, "twice")
+        again = finalize_tournament(store, "twice")
+        assert again == first and store.tournament("twice")["status"] == "complete"
+        assert finished() == before + 1
+        assert not store.first_to("twice", "finished")  # counted: nobody else is first
+        assert store.first_to("twice", "started") and not store.first_to("twice", "started")
+
+
 OLDER_ARENA = """\
 # An Arena whose RollDice is version 0.9: every process of the worker imports this first.
 import dataclasses

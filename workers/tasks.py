@@ -273,7 +273,6 @@ def play_batch(
     store = store_for(self.app)
     windowed = batch is not None and seq is not None
     ids = {"tournament": tournament_id}
-    redelivered = bool((self.request.delivery_info or {}).get("redelivered", False))
     found = patiently(plan_and_version, store, tournament_id)
     if found is None:  # acknowledged: no worker could ever play it
         log.warning("batch dropped: no such tournament in the store", extra={**ids, "batch": batch})
@@ -314,7 +313,9 @@ def play_batch(
     # sent finalisation. Such a batch makes sure finalisation is sent (_ensure_finalized).
     doubtful = bool(stored)
     hosted_versions.playing(tournament_id)  # hosted seats keep their logs under this tournament
-    if 0 in todo and not redelivered:  # the batch holding the schedule's first match starts it
+    # The batch holding the schedule's first match starts it: counted once, though that batch
+    # may be delivered again or sent again by the stall check.
+    if 0 in todo and patiently(store.first_to, tournament_id, "started"):
         metrics.tournament_started(spec.game)
         log.info("tournament started", extra={**ids, "game": spec.game, "matches": len(matches)})
     log.debug("batch started", extra={**ids, "matches": len(todo)})
@@ -646,7 +647,8 @@ def finalize_tournament(store: Store, tournament_id: str) -> dict[str, Any]:
     if status != board["status"]:  # a cancel landed while finalising: the board says so too
         board["status"] = status
         store.save_leaderboard(tournament_id, board)
-    metrics.tournament_finished(spec.game, status)
+    if store.first_to(tournament_id, "finished"):  # a finalisation may run twice (it is sent again)
+        metrics.tournament_finished(spec.game, status)
     log.info("tournament finished", extra={"tournament": tournament_id, "status": status, "matches": played})
     return board
 
