@@ -2,7 +2,9 @@
 
 Each line has ``time`` (UTC, ISO 8601), ``level``, ``logger`` and ``message``, then whatever the
 call passed with ``extra=``: the ids ``tournament``, ``match`` and ``bot`` where a line is about
-them, and details such as ``verdict`` or ``seconds``; ``exc`` holds a traceback::
+them, and details such as ``verdict`` or ``seconds``; ``exc`` holds a traceback. The password of
+any URL in a line is masked (``redis://:***@host:6379/0``): a broker URL carries it, and logs
+are read by more people than the broker's owner::
 
     {"time": "2026-12-02T10:15:00.123+00:00", "level": "INFO", "logger": "workers.tasks",
      "message": "bot failed", "tournament": "skyfive-...", "match": "...", "bot": "grpc://...",
@@ -13,11 +15,22 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 from datetime import UTC, datetime
 from typing import Any
 
 from arena.record import MatchRecord
+
+# ``scheme://user:password@``: the password, up to the ``@`` (never past a quote, space or
+# slash, so it stays inside one JSON string).
+_URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@\"]*:)[^/\s@\"]+@")
+
+
+def mask_passwords(text: str) -> str:
+    """``text`` with the password of every URL in it replaced by ``***``."""
+    return _URL_PASSWORD.sub(r"\1***@", text) if "://" in text else text
+
 
 # Attributes every LogRecord has; anything else on a record came from ``extra=``.
 _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "taskName"}
@@ -38,7 +51,7 @@ class JsonFormatter(logging.Formatter):
             entry["exc"] = self.formatException(record.exc_info)
         if record.stack_info:
             entry["stack"] = self.formatStack(record.stack_info)
-        return json.dumps(entry, default=str, ensure_ascii=False)
+        return mask_passwords(json.dumps(entry, default=str, ensure_ascii=False))
 
 
 class StderrHandler(logging.StreamHandler):

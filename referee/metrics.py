@@ -13,7 +13,7 @@ arena_matches_finished_total                counter   game, outcome (complete, f
 arena_matches_in_progress                   gauge     game (livesum over processes)      G
 arena_match_duration_seconds                histogram game                               G
 arena_decisions_total                       counter   game, player_kind (in_process,     2G
-                                                      remote)
+                                                      remote: gRPC and hosted bots)
 arena_decision_duration_seconds             histogram game, player_kind                  2G
 arena_bot_failures_total                    counter   game, verdict (arena.runner        6G
                                                       VERDICTS)
@@ -22,8 +22,8 @@ arena_tournaments_started_total             counter   game                      
 arena_tournaments_finished_total            counter   game, status (complete, stopped,   4G
                                                       cancelled, interrupted)
 arena_worker_batch_duration_seconds         histogram game                               G
-arena_rating, arena_rating_ci_low,          gauge     game, bot                          B per
-arena_rating_ci_high                                                                     game
+arena_rating, arena_rating_ci_low,          gauge     game, bot (the leaderboard's       <= 100
+arena_rating_ci_high                                  RATED_BOTS best)                   a game
 grpc_server_started_total                   counter   grpc_type, grpc_service,           M
                                                       grpc_method
 grpc_server_handled_total                   counter   ... and grpc_code                  17M
@@ -48,6 +48,10 @@ multiprocess mode: ``arena worker`` sets ``PROMETHEUS_MULTIPROC_DIR`` before any
 prometheus_client, its prefork children write their values there, and the main process serves
 them all (:func:`start_metrics_server` then reads the directory). Nothing here creates a gRPC
 object, a connection or a thread at import.
+
+Counting never fails the work it counts: a value that cannot be written (the multiprocess
+directory removed under a running worker made every batch of a new pool process fail, and its
+tournament never ended) is logged, at most once a minute per process, and the work goes on.
 """
 
 from __future__ import annotations
@@ -64,7 +68,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec
 
 import grpc
 import grpc.aio
@@ -81,13 +85,24 @@ from referee.store import Store
 
 log = logging.getLogger(__name__)
 
+P = ParamSpec("P")
+
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 UNACKED = "unacked"  # kombu's Redis transport: the hash of delivered, unacknowledged messages
 
-# Buckets: in-process decisions take microseconds, remote ones milliseconds up to the clock's
-# limit plus bank; matches and batches run from a millisecond to an hour.
-DECISION_BUCKETS = (1e-5, 5e-5, 1e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
-MATCH_BUCKETS = (1e-3, 5e-3, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600)
+# Buckets: steps of 2-2.5x (1, 2.5, 5, 10, ...), so a quantile falls in a narrow bucket. In-process
+# decisions take from the record's resolution (1 µs) to milliseconds: with 10 µs the lowest
+# bucket, it held half of them (a median read anywhere in 0-10 µs); remote ones take
+# milliseconds up to the clock's longest limit (60 s). Matches and batches run from a fraction
+# of a millisecond (a Roll Dice match: 0.3 ms) to an hour.
+DECISION_BUCKETS = (
+    *(1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4),
+    *(1e-3, 2.5e-3, 5e-3, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 60),
+)
+MATCH_BUCKETS = (
+    *(2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5),
+    *(1, 2.5, 5, 10, 25, 60, 150, 300, 600, 1500, 3600),
+)
 RPC_BUCKETS = (1e-4, 5e-4, 1e-3, 5e-3, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300)
 
 MATCHES_STARTED = Counter("arena_matches_started", "Matches started.", ["game"])
@@ -153,9 +168,11 @@ def initialize(games: Iterable[str]) -> None:
 # -- matches -----------------------------------------------------------------------------------
 
 
-@functools.cache
-def player_kind(bot: str) -> str:
-    return "remote" if is_remote(bot) else "in_process"
+@functools.lru_cache(maxsize=4096)
+def player_kind(address: str) -> str:
+    """How a seat's bot answers, from what it plays: ``remote`` for a gRPC address and for a
+    hosted bot (its sandbox answers over a socket), else ``in_process``."""
+    return "remote" if is_remote(address) or address.startswith("hosted:") else "in_process"
 
 
 @functools.cache
@@ -177,18 +194,71 @@ def stop_counting() -> None:
     _counting = False
 
 
+FAILURE_LOG_SECONDS = 60.0
+_checked_pid = 0
+_failure_logged: float | None = None
+
+
+def _ensure_directory() -> None:
+    """Once per process, before its first value: the multiprocess directory exists. A process
+    creates its files at its first value; in a directory removed since the node started (a tmp
+    cleaner, an operator) that raised FileNotFoundError in every batch of every new pool
+    process, and left the process unable to count even once the directory was back."""
+    global _checked_pid
+    pid = os.getpid()
+    if pid != _checked_pid:
+        directory = os.environ.get(MULTIPROC_ENV)
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        _checked_pid = pid
+
+
+def _count_failed(exc: Exception) -> None:
+    """A value could not be written: say so (at most once a minute per process); the work
+    it counts goes on."""
+    global _failure_logged
+    now = time.monotonic()
+    if _failure_logged is None or now - _failure_logged >= FAILURE_LOG_SECONDS:
+        _failure_logged = now
+        log.error(
+            "metrics: cannot count, the work goes on uncounted: %s: %s",
+            type(exc).__name__,
+            exc,
+            extra={"directory": os.environ.get(MULTIPROC_ENV)},
+        )
+
+
+def _never_fails(count: Callable[P, None]) -> Callable[P, None]:
+    @functools.wraps(count)
+    def counted(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            _ensure_directory()
+            count(*args, **kwargs)
+        except Exception as exc:
+            _count_failed(exc)
+
+    return counted
+
+
 class _Running:
     __slots__ = ("gauge",)
 
     def __init__(self, game: str) -> None:
+        _ensure_directory()
         self.gauge = _child(MATCHES_IN_PROGRESS, game)
         _child(MATCHES_STARTED, game).inc()
 
     def __enter__(self) -> None:
-        self.gauge.inc()
+        try:
+            self.gauge.inc()
+        except Exception as exc:
+            _count_failed(exc)
 
     def __exit__(self, *exc: object) -> None:
-        self.gauge.dec()
+        try:
+            self.gauge.dec()
+        except Exception as error:
+            _count_failed(error)
 
 
 _NOT_COUNTED = contextlib.nullcontext()
@@ -196,13 +266,24 @@ _NOT_COUNTED = contextlib.nullcontext()
 
 def match_running(game: str) -> contextlib.AbstractContextManager[None]:
     """Counts a match as started, and in progress while the block runs."""
-    return _Running(game) if _counting else _NOT_COUNTED
+    if not _counting:
+        return _NOT_COUNTED
+    try:
+        return _Running(game)
+    except Exception as exc:
+        _count_failed(exc)
+        return _NOT_COUNTED
 
 
-def observe_record(record: MatchRecord, *, count_start: bool = True) -> None:
+@_never_fails
+def observe_record(
+    record: MatchRecord, *, count_start: bool = True, address: Callable[[str], str] | None = None
+) -> None:
     """Count a finished match from its record: its outcome and wall time, every decision a bot
     answered (substitutes' are not the bot's) and every failure. ``count_start=False`` when
-    :func:`match_running` counted its start already."""
+    :func:`match_running` counted its start already. ``address`` gives what a seat's name plays
+    (``TournamentSpec.address``: a registered bot's name -> its endpoint), which says its player
+    kind; without it the name is taken for the address (a local run names remote bots by them)."""
     if not _counting:
         return
     game = record.game
@@ -210,7 +291,9 @@ def observe_record(record: MatchRecord, *, count_start: bool = True) -> None:
         _child(MATCHES_STARTED, game).inc()
     _child(MATCHES_FINISHED, game, "forfeit" if any(record.forfeited) else "complete").inc()
     _child(MATCH_DURATION, game).observe(record.ms / 1000)
-    timers = [_child(DECISION_DURATION, game, player_kind(seat["bot"])) for seat in record.seats]
+    names = [seat["bot"] for seat in record.seats]
+    kinds = [player_kind(address(name) if address else name) for name in names]
+    timers = [_child(DECISION_DURATION, game, kind) for kind in kinds]
     answered = [0] * len(timers)
     for decision in record.decisions:
         if decision.by == "bot":
@@ -218,14 +301,21 @@ def observe_record(record: MatchRecord, *, count_start: bool = True) -> None:
             answered[decision.seat] += 1
     for seat, count in enumerate(answered):
         if count:
-            _child(DECISIONS, game, player_kind(record.seats[seat]["bot"])).inc(count)
+            _child(DECISIONS, game, kinds[seat]).inc(count)
     for failure in record.failures:
         _child(BOT_FAILURES, game, failure.verdict).inc()
 
 
+@_never_fails
 def matches_stored(game: str, count: int) -> None:
     if count:
         MATCHES_STORED.labels(game).inc(count)
+
+
+@_never_fails
+def batch_finished(game: str, seconds: float) -> None:
+    """A worker's batch took ``seconds`` of wall time."""
+    _child(BATCH_DURATION, game).observe(seconds)
 
 
 # -- tournaments -------------------------------------------------------------------------------
@@ -298,10 +388,12 @@ class FollowedTournament:
             tournament_finished(self.game, status)
 
 
+@_never_fails
 def tournament_started(game: str) -> None:
     TOURNAMENTS_STARTED.labels(game).inc()
 
 
+@_never_fails
 def tournament_finished(game: str, status: str) -> None:
     TOURNAMENTS_FINISHED.labels(game, status).inc()
 
@@ -364,16 +456,23 @@ class StoreCollector:
 
 # -- ratings -----------------------------------------------------------------------------------
 
+RATED_BOTS = 100
+"""Rating series per game: the top of its leaderboard. The leaderboard itself has no bound (a
+bot's name is its owner's choice, and every spelling of a built-in's parameters or copy number
+is an entrant of its own: ``heuristic:threshold=04``, ``random#7``); its series have."""
+
 _rated: dict[str, set[str]] = {}
 _rated_lock = threading.Lock()
 
 
 def set_ratings(game: str, board: Mapping[str, Any]) -> None:
     """Publish a game's leaderboard (``arena.leaderboard.across()``: rows with bot, rating,
-    ci_low, ci_high); bots no longer on it lose their series."""
+    ci_low, ci_high): its ``RATED_BOTS`` best-rated bots; bots no longer among them lose their
+    series."""
+    rows = sorted(board.get("leaderboard", []), key=lambda row: (-row["rating"], str(row["bot"])))
     with _rated_lock:
         bots = set()
-        for row in board.get("leaderboard", []):
+        for row in rows[:RATED_BOTS]:
             bot = str(row["bot"])
             bots.add(bot)
             RATING.labels(game, bot).set(row["rating"])
@@ -488,13 +587,38 @@ def _timed(behaviour: Any, labels: tuple[str, str, str]) -> Any:
 
 class LiveMultiProcessCollector(MultiProcessCollector):
     """The multiprocess collector, which first forgets the live gauges of processes that died
-    without saying so (a pool child killed with SIGKILL never runs its shutdown hook)."""
+    without saying so (a pool child killed with SIGKILL never runs its shutdown hook), and
+    recreates its directory if it was removed (logged: the counts restart). A marker file tells
+    a removed directory from the one it left (a directory made again can have its inode)."""
+
+    MARKER = "arena-node.txt"
 
     def __init__(self, registry: CollectorRegistry, path: str) -> None:
         super().__init__(registry, path)
         self.path = path
+        self.marker = os.path.join(path, self.MARKER)
+        self.marked = self._mark()
+
+    def _mark(self) -> bool:
+        try:
+            os.makedirs(self.path, exist_ok=True)
+            with open(self.marker, "w") as marker:
+                marker.write(f"metrics of the node whose main process is {os.getpid()}\n")
+        except OSError:  # (an unwritable directory: its processes say so when they count)
+            return False
+        return True
 
     def collect(self) -> Iterable[Metric]:
+        if not self.marked:
+            self.marked = self._mark()
+        elif not os.path.exists(self.marker):
+            log.error(
+                "metrics: the directory was removed while this node ran: its counts restart from 0, and "
+                "the pool processes that were running count nothing until they are replaced (restart the "
+                "worker to count them again); keep the directory out of tmp cleaners",
+                extra={"directory": self.path},
+            )
+            self.marked = self._mark()
         for name in glob.glob(os.path.join(self.path, "gauge_live*_*.db")):
             pid = int(name.rsplit("_", 1)[1].removesuffix(".db"))
             if not _alive(pid):

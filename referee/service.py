@@ -59,7 +59,7 @@ from arena.tournament import (
 )
 from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from bots.registry import all_builtin_names, builtin_names
-from referee import endpoints, views
+from referee import endpoints, metrics, views
 from referee.auth import Caller, create_owner, current_caller
 from referee.errors import (
     STORE_DOWN,
@@ -1031,15 +1031,21 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
 
         async def play() -> None:
             try:
-                record = await play_match_async(
-                    game,
-                    config,
-                    seed,
-                    [_Announcing(seats[0], started, aborted), *seats[1:]],
-                    policy=ErrorPolicy("forfeit"),
-                    clock=clock,
-                    on_decision=on_decision,
-                    match_id=f"challenge-{uuid.uuid4().hex[:8]}",
+                # Counted as a worker counts its matches: the challenger by what it plays.
+                with metrics.match_running(game.meta.id):
+                    record = await play_match_async(
+                        game,
+                        config,
+                        seed,
+                        [_Announcing(seats[0], started, aborted), *seats[1:]],
+                        policy=ErrorPolicy("forfeit"),
+                        clock=clock,
+                        on_decision=on_decision,
+                        match_id=f"challenge-{uuid.uuid4().hex[:8]}",
+                    )
+                challenger = seats[0].spec
+                metrics.observe_record(
+                    record, count_start=False, address=lambda name: challenger if name == request.bot else name
                 )
                 for failure in record.failures:
                     if failure.seat == 0 and announced:

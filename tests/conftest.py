@@ -106,6 +106,7 @@ TIMING_MODULES = frozenset(
         "test_hostile",
         "test_live_board",
         "test_match_cache",
+        "test_metrics_exploratory",
         "test_node_bot",
         "test_observability",
         "test_referee_load",

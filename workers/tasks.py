@@ -46,6 +46,7 @@ the tournament id.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -330,9 +331,12 @@ def play_batch(
         assert batch is not None and seq is not None
         held.add(batch, seq, todo)
 
+    # What each seat plays (a registered bot's endpoint, by its name): its player kind.
+    address = functools.cache(spec.address)
+
     def keep(index: int, record: MatchRecord) -> None:
         nonlocal played, failures
-        metrics.observe_record(record, count_start=False)
+        metrics.observe_record(record, count_start=False, address=address)
         log_failures(log, record, tournament_id)
         failures += len(record.failures)
         pending.append((index, record.dumps()))
@@ -384,7 +388,7 @@ def play_batch(
             _ensure_finalized(store, tournament_id)
         held.finish_complete()
     seconds = time.monotonic() - began
-    metrics.BATCH_DURATION.labels(spec.game).observe(seconds)
+    metrics.batch_finished(spec.game, seconds)
     # The one INFO line of a batch (bot failures are DEBUG lines; their count is here).
     log.info(
         "batch done",

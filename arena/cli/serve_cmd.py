@@ -10,6 +10,7 @@ from typing import Any
 
 from arena.cli import UsageError
 from arena.cli.common import DEFAULT_REDIS
+from arena.logs import mask_passwords
 
 
 def register(commands: Any) -> None:
@@ -134,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     )
 
     def announce(running: Any) -> None:
-        print(f"arena service on {args.host}:{running.port} (store {args.redis})", flush=True)
+        print(f"arena service on {args.host}:{running.port} (store {mask_passwords(args.redis)})", flush=True)
         if running.http_port:
             print(f"web UI on http://{args.host}:{running.http_port}/", flush=True)
 

@@ -24,6 +24,7 @@ from arena.cli.common import (
 from arena.cli.players import check_bot, make_player
 from arena.clock import parse_clock
 from arena.executor import Executor, LocalExecutor, TerminateAsInterrupt, default_workers
+from arena.logs import mask_passwords
 from arena.pairings import DEFAULT_MAX_GROUPS
 from arena.rundir import RunDirectory
 from arena.tournament import FORMATS, TournamentSpec, expand_entrants
@@ -261,7 +262,7 @@ def run_locked(args: argparse.Namespace, spec: TournamentSpec, tournament_id: st
         if args.broker:
             print(
                 f"arena tournament: the client stopped; {tournament_id} goes on on the workers\n"
-                f"follow it with: arena tournament status {tournament_id} --broker {args.broker}",
+                f"follow it with: arena tournament status {tournament_id} --broker {mask_passwords(args.broker)}",
                 file=sys.stderr,
             )
         else:
@@ -382,7 +383,7 @@ def check_broker(url: str, what: str = "the broker") -> None:
     try:
         Store(url).ping()
     except (redis.RedisError, ValueError) as exc:
-        raise UsageError(f"cannot reach {what} at {url}: {exc}") from None
+        raise UsageError(mask_passwords(f"cannot reach {what} at {url}: {exc}")) from None
 
 
 def run_action(args: argparse.Namespace) -> int:
@@ -397,7 +398,7 @@ def run_action(args: argparse.Namespace) -> int:
     info = store.tournament(args.tournament_id)
     if info is None:
         known = ", ".join(store.tournaments(5)) or "none"
-        raise UsageError(f"no tournament {args.tournament_id!r} at {broker} (latest: {known})")
+        raise UsageError(f"no tournament {args.tournament_id!r} at {mask_passwords(broker)} (latest: {known})")
     if args.action == "cancel":
         live = info["status"] in ("queued", "running")
         after = store.cancel(args.tournament_id) if live else info["status"]  # an ended one is untouched

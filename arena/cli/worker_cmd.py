@@ -10,6 +10,7 @@ once, at import). With ``--metrics-port 0`` the node counts nothing (see ``stop_
 from __future__ import annotations
 
 import argparse
+import fcntl
 import logging
 import os
 import sys
@@ -139,11 +140,27 @@ def keep_json_logs(loglevel: int | None = None, **_: Any) -> None:
             logging.getLogger(name).setLevel(quiet)
 
 
+_HELD_LOCKS: list[Any] = []
+"""Open lock files of the metrics directories this process holds."""
+
+
 def prepare_multiprocess_dir(port: int) -> Path:
     if "prometheus_client" in sys.modules:
         raise RuntimeError("prometheus_client was imported before its multiprocess directory was set")
     path = Path(os.environ.get("PROMETHEUS_MULTIPROC_DIR") or Path(tempfile.gettempdir()) / f"arena-metrics-{port}")
     path.mkdir(parents=True, exist_ok=True)
+    # One worker node per directory: a second one wiped the first's files, then each served the
+    # other's values too (every count doubled). The lock lives as long as this process.
+    lock = open(path / "arena-worker.lock", "a")  # noqa: SIM115
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.close()
+        raise UsageError(
+            f"metrics directory {path} is in use by another running worker: give each worker its own "
+            "(unset PROMETHEUS_MULTIPROC_DIR: each --metrics-port then has <tmp>/arena-metrics-<port>)"
+        ) from None
+    _HELD_LOCKS.append(lock)
     for stale in path.glob("*.db"):  # a previous run's values (only ours: never the whole directory)
         stale.unlink()
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(path)
