@@ -15,6 +15,10 @@ Entrants: every entry of ``bots`` is an entrant with its own name, rating and ro
 enter several times as numbered copies, ``heuristic``, ``heuristic#2``, ... (``heuristic*3`` on
 the command line): the copies play the same bot and are rated separately, so a 4-player game
 can be filled from fewer distinct bots and the spread between copies shows the noise.
+
+A built-in bot enters under its one spelling (:func:`canonical_entrants`, given
+``bots.registry.canonical_spec``): ``heuristic:threshold=04`` enters as
+``heuristic:threshold=4``, and two spellings of one bot are one entrant listed twice.
 """
 
 from __future__ import annotations
@@ -67,6 +71,32 @@ def expand_entrants(items: list[str]) -> list[str]:
             raise ConfigError(f"{item!r}: a bot can fill 1 to {MAX_COPIES} entries, not {count}")
         entrants += copies(match.group(1), count)
     return entrants
+
+
+def canonical_entrant(entrant: str, canonical: Callable[[str], str]) -> str:
+    """The entrant with its bot spelled by ``canonical`` (a bot spec -> its one spelling); a
+    copy keeps its number (``heuristic:threshold=04#2`` -> ``heuristic:threshold=4#2``)."""
+    bot = entrant_bot(entrant)
+    return canonical(bot) + entrant[len(bot) :]
+
+
+def canonical_entrants(entrants: Sequence[str], canonical: Callable[[str], str]) -> list[str]:
+    """Every entrant spelled by :func:`canonical_entrant`. Two different spellings of one
+    entrant raise ConfigError naming both (a bot entered twice is refused, spelled alike or
+    not: ``BOT*N`` enters copies); the same spelling twice is left to
+    :meth:`TournamentSpec.validate`, which names it."""
+    given: dict[str, str] = {}  # canonical entrant -> its first spelling
+    names: list[str] = []
+    for entrant in entrants:
+        name = canonical_entrant(entrant, canonical)
+        first = given.setdefault(name, entrant)
+        if first != entrant:
+            raise ConfigError(
+                f"bots {first!r} and {entrant!r} are one bot, {name!r}; list it once, or write "
+                f"{entrant_bot(name)}*N to let it fill several seats"
+            )
+        names.append(name)
+    return names
 
 
 PlayerFactory = Callable[[str, str], Player]

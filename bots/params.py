@@ -5,11 +5,17 @@
 
 An unknown name, a non-number or a value out of range raises ConfigError naming every
 parameter with its range, so a typo on the command line says what is allowed.
+
+:meth:`Param.spell` writes a value in its one normal form, and :func:`recording` lists the
+parameters a bot factory read (declared, with their values): from them ``bots.registry``
+spells a spec canonically without each bot declaring its parameters anywhere else.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from arena.config import ConfigError
@@ -33,6 +39,42 @@ class Param:
             return str(int(x)) if self.integer or float(x).is_integer() else str(x)
 
         return f"{self.name}={show(self.low)}..{show(self.high)}"
+
+    def spell(self, value: float) -> str:
+        """The value's one normal spelling, which reads back to exactly ``value``: a choice by
+        its name, a whole number without leading zeros or ``.0``, any other in its shortest repr."""
+        if self.choices:
+            return self.choices[int(value)]
+        number = float(value)
+        if number.is_integer() and abs(number) < 2**53:
+            return str(int(number))
+        return repr(number)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One :func:`read_params` call: the bot, its parameters as given, those it declares, and
+    the values they took (defaults included)."""
+
+    bot: str
+    raw: dict[str, str]
+    specs: tuple[Param, ...]
+    values: dict[str, float]
+
+
+_readings: ContextVar[list[Reading] | None] = ContextVar("bot_param_readings", default=None)
+
+
+@contextmanager
+def recording() -> Iterator[list[Reading]]:
+    """Within the block, every successful :func:`read_params` call (of this thread or task) is
+    appended to the list yielded."""
+    readings: list[Reading] = []
+    token = _readings.set(readings)
+    try:
+        yield readings
+    finally:
+        _readings.reset(token)
 
 
 def allowed(specs: Sequence[Param]) -> str:
@@ -65,4 +107,7 @@ def read_params(bot: str, raw: Mapping[str, str], specs: Sequence[Param]) -> dic
         if not spec.low <= value <= spec.high:
             raise ConfigError(f"{bot}: {spec.name}={text} is out of range; allowed {allowed(specs)}")
         values[spec.name] = value
+    readings = _readings.get()
+    if readings is not None:
+        readings.append(Reading(bot, dict(raw), tuple(specs), dict(values)))
     return values

@@ -51,6 +51,7 @@ from arena.runner import ErrorPolicy, play_match_async
 from arena.tournament import (
     FORMATS,
     TournamentSpec,
+    canonical_entrants,
     entrant_bot,
     expand_entrants,
     groups_of,
@@ -58,7 +59,7 @@ from arena.tournament import (
     schedule_size,
 )
 from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
-from bots.registry import all_builtin_names, builtin_names
+from bots.registry import all_builtin_names, builtin_names, canonical_spec
 from referee import endpoints, metrics, views
 from referee.auth import Caller, create_owner, current_caller
 from referee.errors import (
@@ -629,6 +630,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         total = schedule_size(sized)
         if total > MAX_MATCHES:
             raise invalid("repeats", f"{total} matches; at most {MAX_MATCHES} per tournament")
+        entrants, names = self._canonical_entrants(meta.id, entrants)
         try:
             config = game.config(players, dict(request.options))
         except ConfigError as exc:
@@ -696,6 +698,27 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         except ConfigError as exc:
             raise invalid("bots", str(exc)) from None
         return spec
+
+    def _canonical_entrants(
+        self, game_id: str, entrants: list[tuple[int, str]]
+    ) -> tuple[list[tuple[int, str]], tuple[str, ...]]:
+        """The entrants (with the index of the request's item each came from) by their bot's
+        one spelling, as the spec, the records and the game's leaderboard name them
+        (``heuristic:threshold=04`` -> ``heuristic:threshold=4``); owners' bots as named. Two
+        spellings of one bot are refused, as one bot listed twice is."""
+        spelled: dict[str, str] = {}
+        for i, name in entrants:
+            bot = entrant_bot(name)
+            if bot not in spelled:
+                try:
+                    spelled[bot] = canonical_spec(bot, game_id)
+                except ConfigError as exc:  # a bad spec: make_bot's error, as before
+                    raise invalid(f"bots[{i}]", str(exc)) from None
+        try:
+            names = tuple(canonical_entrants([name for _, name in entrants], spelled.__getitem__))
+        except ConfigError as exc:
+            raise invalid("bots", str(exc)) from None
+        return [(i, name) for (i, _), name in zip(entrants, names, strict=True)], names
 
     def _clock(self, field_name: str, settings: Any) -> dict[str, int]:
         """Named clock values from a request (unset fields take the defaults), each within
@@ -961,7 +984,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             raise invalid("bot", f"bot {shown(request.bot)}: {exc}") from None
         for i, name in enumerate(opponents):
             try:
-                seats.append(self.make_player(name, game.meta.id))
+                # By its one spelling, as a tournament names it (in every seat's start message).
+                seats.append(self.make_player(canonical_spec(name, game.meta.id), game.meta.id))
             except ConfigError as exc:
                 raise invalid(f"opponents[{i}]", str(exc)) from None
         if self.state.challenges.get(caller.name, 0) >= MAX_CHALLENGES:

@@ -9,7 +9,7 @@ from typing import Any
 
 from arena.cli import UsageError
 from arena.cli.common import add_game_arguments, load_game, non_negative, parse_options, seat_bots, split_bots
-from arena.cli.players import make_player
+from arena.cli.players import canonical_bot, make_player
 from arena.clock import clock_settings, parse_clock
 from arena.engine import CHANCE_SEAT, Game
 from arena.record import MatchRecord, resimulate
@@ -51,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
         game.config(args.players)  # the engine's error: a count the game does not allow, named first
     bots = [entrant_bot(b) for b in expand_entrants(split_bots(args.bots))]  # BOT*N: N seats
     players, specs = seat_bots(game, args.players, bots)
+    # Seats named by their bot's one spelling (heuristic:threshold=04 plays as heuristic:threshold=4).
+    specs = [canonical_bot(spec, game.meta.id) for spec in specs]
     config = game.config(players, parse_options(args.option))
     seat_players = make_players(game, specs)
     if args.record and args.record.parent and not args.record.parent.exists():

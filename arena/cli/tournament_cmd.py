@@ -21,13 +21,19 @@ from arena.cli.common import (
     port_number,
     split_bots,
 )
-from arena.cli.players import check_bot, make_player
+from arena.cli.players import canonical_bot, check_bot, make_player
 from arena.clock import parse_clock
 from arena.executor import Executor, LocalExecutor, TerminateAsInterrupt, default_workers
 from arena.logs import mask_passwords
 from arena.pairings import DEFAULT_MAX_GROUPS
 from arena.rundir import RunDirectory
-from arena.tournament import FORMATS, TournamentSpec, expand_entrants
+from arena.tournament import (
+    FORMATS,
+    TournamentSpec,
+    canonical_entrant,
+    canonical_entrants,
+    expand_entrants,
+)
 
 if TYPE_CHECKING:
     from arena.tournament_run import Progress, ProgressHook
@@ -139,6 +145,10 @@ def spec_from_args(args: argparse.Namespace) -> TournamentSpec:
     )
     for bot in dict.fromkeys(spec.address(b) for b in spec.bots):
         check_bot(bot, spec.game)  # first: a malformed address is reported as such, not as a duplicate
+    # Entrants by their bot's one spelling: records and leaderboards name heuristic:threshold=04
+    # as heuristic:threshold=4; two spellings of one bot are refused, as a bot listed twice is.
+    entrants = canonical_entrants(spec.bots, lambda bot: canonical_bot(bot, spec.game))
+    spec = TournamentSpec(**{**spec.__dict__, "bots": tuple(entrants)})
     spec.validate()
     # Normalise options to their typed values so the stored spec is exact.
     config = game.config(players, spec.options)
@@ -157,8 +167,12 @@ def resume_conflict(args: argparse.Namespace, stored: TournamentSpec) -> str | N
 
     given: list[tuple[str, str, Any, Any, str]] = []  # option, as given, its value, the stored one, shown
     if args.bots is not None:
-        bots = tuple(expand_entrants(split_bots(args.bots)))
-        given.append(("--bots", args.bots, bots, stored.bots, listed(stored.bots)))
+        # Compared spelling for spelling: a run made before entrants were canonical keeps its own.
+        def spelled(entrants: Any) -> tuple[str, ...]:
+            return tuple(canonical_entrant(b, lambda bot: canonical_bot(bot, stored.game)) for b in entrants)
+
+        bots = spelled(expand_entrants(split_bots(args.bots)))
+        given.append(("--bots", args.bots, bots, spelled(stored.bots), listed(stored.bots)))
     if args.players is not None:
         given.append(("--players", str(args.players), args.players, stored.players, str(stored.players)))
     if args.option:
