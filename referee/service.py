@@ -51,6 +51,7 @@ from arena.runner import ErrorPolicy, play_match_async
 from arena.tournament import (
     FORMATS,
     TournamentSpec,
+    canonical_entrant,
     canonical_entrants,
     entrant_bot,
     expand_entrants,
@@ -840,8 +841,9 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if request.bot:
             # Who sat where is in the schedule: filter without decoding a single record.
             spec = TournamentSpec.from_json(info["spec"])
-            if request.bot in spec.bots:
-                wanted = spec.bots.index(request.bot)
+            named = request.bot if request.bot in spec.bots else _spelled_as_entered(request.bot, spec)
+            if named in spec.bots:
+                wanted = spec.bots.index(named)
                 groups = groups_of(spec)
                 indices = [i for i in indices if wanted in match_at(spec, groups, i).seats]
             else:
@@ -1240,6 +1242,16 @@ HELD_BACK = (
 def _notice(text: str) -> bot_pb2.Event:
     """A match's only event when its events are not shown, saying why (the referee's: seat -1)."""
     return bot_pb2.Event(index=0, seat=-1, kind="notice", text=text)
+
+
+def _spelled_as_entered(bot: str, spec: TournamentSpec) -> str:
+    """A built-in bot as the tournament names it (its one spelling, ``heuristic:threshold=04`` ->
+    ``heuristic:threshold=4``, a copy's number kept), for a filter given another spelling; a
+    spec that names no bot as given."""
+    try:
+        return canonical_entrant(bot, lambda name: canonical_spec(name, spec.game))
+    except ConfigError:
+        return bot
 
 
 def _replayed(record: MatchRecord) -> tuple[Any, str]:

@@ -322,6 +322,19 @@ def test_the_service_stores_canonical_names_and_old_spellings_still_count(stack)
     assert "heuristic:threshold=04" in [s.bot for s in detail.summary.seats] and detail.events
     replay(get_game("rolldice"), MatchRecord.loads(detail.record_json))
 
+    # A filter by bot finds its matches under any spelling, copies by their number; an old
+    # tournament's entrant under its own spelling.
+    def filtered(tournament_id: str, bot: str) -> list[str]:
+        request = arena_pb2.ListMatchesRequest(tournament_id=tournament_id, bot=bot)
+        return [m.id for m in alice.ListMatches(request).matches]
+
+    canonical = filtered(created.id, "heuristic:threshold=4")
+    assert canonical and filtered(created.id, "heuristic:threshold=04") == canonical
+    copy = filtered(created.id, "heuristic:threshold=4#2")
+    assert copy and copy != canonical and filtered(created.id, "heuristic:threshold=004#2") == copy
+    assert filtered(created.id, "heuristic:threshold=3") == filtered(created.id, "heuristic") != []
+    assert filtered(old_id, "heuristic:threshold=04") != [] and filtered(created.id, "heuristic:x=1") == []
+
 
 def test_a_challenges_opponents_are_named_canonically(stack):
     alice = stack["api"]["alice"]
