@@ -103,7 +103,8 @@ def read_params(bot: str, raw: Mapping[str, str], specs: Sequence[Param]) -> dic
         try:
             value = int(text) if spec.integer else float(text)
         except ValueError:
-            raise ConfigError(f"{bot}: {spec.name}={text!r} is not a number; allowed {allowed(specs)}") from None
+            kind = "a whole number" if spec.integer and _is_float(text) else "a number"
+            raise ConfigError(f"{bot}: {spec.name}={text!r} is not {kind}; allowed {allowed(specs)}") from None
         if not spec.low <= value <= spec.high:
             raise ConfigError(f"{bot}: {spec.name}={text} is out of range; allowed {allowed(specs)}")
         values[spec.name] = value
@@ -111,3 +112,11 @@ def read_params(bot: str, raw: Mapping[str, str], specs: Sequence[Param]) -> dic
     if readings is not None:
         readings.append(Reading(bot, dict(raw), tuple(specs), dict(values)))
     return values
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

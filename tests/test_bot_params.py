@@ -22,7 +22,7 @@ def test_defaults_and_typed_values():
     ("raw", "needle"),
     [
         ({"speed": "1"}, "heuristic takes risk=1..6, keep=0..3; got speed"),
-        ({"risk": "1.5"}, "risk='1.5' is not a number"),
+        ({"risk": "1.5"}, "risk='1.5' is not a whole number"),
         ({"keep": "x"}, "keep='x' is not a number"),
         ({"risk": "7"}, "risk=7 is out of range; allowed risk=1..6, keep=0..3"),
     ],

@@ -171,7 +171,7 @@ def test_addresses_and_owners_bots_are_never_rewritten():
 
 BAD = [
     ("rolldice", "heuristic:threshold=9", "heuristic: threshold=9 is out of range; allowed threshold=1..5"),
-    ("rolldice", "heuristic:threshold=4.0", "heuristic: threshold='4.0' is not a number; allowed threshold=1..5"),
+    ("rolldice", "heuristic:threshold=4.0", "heuristic: threshold='4.0' is not a whole number; allowed threshold=1..5"),
     ("rolldice", "heuristic:speed=1", "heuristic takes threshold=1..5; got speed"),
     ("rolldice", "heuristic:threshold", "bot spec 'heuristic:threshold': parameters are key=value, got 'threshold'"),
     ("rolldice", "random:x=1", "bot 'random' takes no parameters, got x"),
