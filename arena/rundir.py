@@ -82,6 +82,8 @@ class RunDirectory:
         self._order: list[int] = []
         self._whole = False  # whether _order covers every line of the file (read or written here)
         self._lock: int | None = None  # the lock file's descriptor while this object holds it
+        self._appended_from: int | None = None  # matches.jsonl's size before this object wrote to it
+        self._finalized = False
 
     @property
     def matches_path(self) -> Path:
@@ -244,6 +246,8 @@ class RunDirectory:
     def _write(self, flush: bool = True) -> None:
         try:
             if self._handle is None:
+                if self._appended_from is None:  # before opening: nothing is written before it is set
+                    self._appended_from = self.matches_path.stat().st_size if self.matches_path.exists() else 0
                 self._handle = self.matches_path.open("a")
             if self._unwritten:
                 self._unwritten.append("")  # the last line's newline
@@ -265,6 +269,21 @@ class RunDirectory:
             finally:
                 self._handle = None
 
+    def lines_appended(self) -> int | None:
+        """Complete lines this object has written to matches.jsonl, counted in the file (once
+        closed): exact however a Ctrl-C fell between writing a record and counting it. None once
+        :meth:`finalize` has rewritten the file (every record is then counted by its caller)."""
+        if self._appended_from is None:
+            return None if self._finalized else 0
+        if not self.matches_path.exists():
+            return 0
+        count = 0
+        with self.matches_path.open("rb") as handle:
+            handle.seek(self._appended_from)
+            while chunk := handle.read(1 << 20):
+                count += chunk.count(b"\n")
+        return count
+
     def abandon(self) -> None:
         """After a failed write (a full disk): close the file, dropping what could not be
         written. The lines already in the file stay (a torn last one is dropped on reading)."""
@@ -285,6 +304,8 @@ class RunDirectory:
         except OSError as exc:  # the file as it was stays; the run can be resumed
             tmp.unlink(missing_ok=True)
             raise _with_path(exc, self.matches_path) from None
+        self._finalized = True
+        self._appended_from = None  # rewritten: its lines are no longer where they were appended
 
     def _finalize(self, tmp: Path) -> None:
         with self.matches_path.open("rb") as handle:

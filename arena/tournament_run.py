@@ -196,6 +196,7 @@ def _run(
         return False
 
     decided = sprt is not None and sprt.decision() is not None
+    resumed = played
     try:
         try:
             if not decided:
@@ -203,7 +204,11 @@ def _run(
             rundir.finalize()
         except KeyboardInterrupt:
             rundir.close()
-            rundir.write_status(spec, tournament_id, "interrupted", matches=played, scheduled=len(matches))
+            # Counted in the file, not by `played`: the interrupt may have come between a
+            # record's write and its count (the status said 46 of 47 records on disk).
+            appended = rundir.lines_appended()
+            on_disk = played if appended is None else resumed + appended
+            rundir.write_status(spec, tournament_id, "interrupted", matches=on_disk, scheduled=len(matches))
             raise
         board = tally.board()
         board["tournament"] = tournament_id

@@ -262,6 +262,37 @@ def test_sigterm_stops_a_one_worker_run_as_ctrl_c_does(tmp_path):
     assert status["matches"] == len(RunDirectory(out).load_records()) > 0
 
 
+class InterruptedAfterAppend(RunDirectory):
+    """A Ctrl-C that falls right after the n-th record is written, before the run counts it."""
+
+    def __init__(self, path: Path, after: int) -> None:
+        super().__init__(path)
+        self.after = after
+
+    def append(self, record, line=None, *, flush=True):  # type: ignore[no-untyped-def]
+        super().append(record, line, flush=flush)
+        self.after -= 1
+        if self.after == 0:
+            raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("resumed", [False, True])
+def test_an_interrupt_between_a_records_write_and_its_count_is_counted_from_the_file(tmp_path, resumed):
+    """The status said 46 matches of 47 records on disk (CI: SIGTERM in that window)."""
+    s = spec(repeats=4)
+    out = tmp_path / "run"
+    if resumed:  # a first part, then a resume interrupted the same way
+        with pytest.raises(KeyboardInterrupt):
+            run_tournament(s, "t", InterruptedAfterAppend(out, 3), LocalExecutor(make_player, 1), resamples=20)
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament(
+            s, "t", InterruptedAfterAppend(out, 5), LocalExecutor(make_player, 1), resume=resumed, resamples=20
+        )
+    status = json.loads((out / "tournament.json").read_text())
+    on_disk = len(RunDirectory(out).load_records())
+    assert status["status"] == "interrupted" and status["matches"] == on_disk == (8 if resumed else 5)
+
+
 def test_a_full_disk_is_one_line_and_leaves_a_resumable_interrupted_run(tmp_path):
     out = tmp_path / "run"
     args = ["tournament", "--game", "rolldice", "--bots", "heuristic,random", "--seed", "5", "--repeats", "30"]
