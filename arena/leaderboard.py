@@ -13,17 +13,18 @@ import base64
 import csv
 import io
 import zlib
+from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from arena.ratings import OnlineElo, bootstrap_intervals, bot_pairs, summed_fit
+from arena.ratings import GroupWins, OnlineElo, bootstrap_intervals, bot_pairs, summed_fit
 from arena.record import MatchRecord, Tallied
 from arena.runner import VERDICTS
 from arena.tallied import TallyEntry, tally_entry
-from arena.tournament import TournamentSpec, seat_bot_indices
+from arena.tournament import TournamentSpec
 
 T = TypeVar("T")
 
@@ -50,18 +51,12 @@ RESAMPLES = 200
 
 
 def group_win_matrices(spec: TournamentSpec, records: Sequence[MatchRecord]) -> np.ndarray:
-    """Win matrices per duplicate group, shape (groups, bots, bots)."""
-    bots = len(spec.bots)
-    by_group: dict[int, np.ndarray] = {}
+    """Win matrices per duplicate group, shape (groups, bots, bots): :meth:`Tally.group_wins`
+    of the records, dense."""
+    tally = Tally(spec, by_group=True)
     for record in records:
-        group = int(record.tournament.get("group", record.tournament.get("index", 0)))
-        wins = by_group.setdefault(group, np.zeros((bots, bots)))
-        for i, j, score in bot_pairs(seat_bot_indices(spec, record), record.result["ranks"]):
-            wins[i, j] += score
-            wins[j, i] += 1.0 - score
-    if not by_group:
-        return np.zeros((0, bots, bots))
-    return np.stack([by_group[g] for g in sorted(by_group)])
+        tally.add(record)
+    return tally.group_win_matrices()
 
 
 class _Outcome:
@@ -92,6 +87,62 @@ class _Settled(Generic[T]):
         return getattr(tally, self.name)
 
 
+class _GroupEntries:
+    """A :class:`Tally`'s win matrices by duplicate group, as entries (group number, cell,
+    wins): a group holds only its few bots' pairs, so they grow with the matches, not with the
+    groups times the bots squared (a 64-entrant tournament's dense matrices were 4,096 numbers
+    a group). Entries of one (group, cell) are added up when read (:meth:`group_wins`); their
+    sums are of whole numbers and halves, exact in any order."""
+
+    __slots__ = ("bots", "cells", "kept", "numbers", "raw", "wins")
+
+    def __init__(self, bots: int) -> None:
+        self.bots = bots
+        self.numbers: set[int] = set()  # every group seen, also one with no entry
+        # Entries added since the last read: group number, row bot * bots + column bot, wins.
+        self.raw = array("q")
+        self.cells = array("q")
+        self.wins = array("d")
+        # Entries up to the last read, one per (group number, cell): the three columns.
+        self.kept: tuple[np.ndarray, np.ndarray, np.ndarray] = (
+            np.zeros(0, dtype=np.int64),
+            np.zeros(0, dtype=np.int64),
+            np.zeros(0),
+        )
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    def add(self, number: int, pairs: list[tuple[int, int, float]], count: int) -> None:
+        """``count`` matches of one outcome (its :func:`bot_pairs`) in group ``number``."""
+        self.numbers.add(number)
+        bots, raw, cells, wins = self.bots, self.raw, self.cells, self.wins
+        for i, j, score in pairs:
+            if score:
+                raw.append(number)
+                cells.append(i * bots + j)
+                wins.append(count * score)
+            if score != 1.0:
+                raw.append(number)
+                cells.append(j * bots + i)
+                wins.append(count * (1.0 - score))
+
+    def group_wins(self) -> GroupWins:
+        """The groups in order of their numbers, with their entries by group, then cell."""
+        kept_numbers, kept_cells, kept_wins = self.kept
+        numbers = np.concatenate([kept_numbers, np.array(self.raw, dtype=np.int64)])
+        cells = np.concatenate([kept_cells, np.array(self.cells, dtype=np.int64)])
+        wins = np.concatenate([kept_wins, np.array(self.wins, dtype=float)])
+        key = numbers * (self.bots * self.bots) + cells
+        unique, where = np.unique(key, return_inverse=True)
+        summed = np.bincount(where.reshape(-1), weights=wins, minlength=len(unique))
+        numbers, cells = np.divmod(unique, self.bots * self.bots)
+        self.kept = (numbers, cells, summed)
+        self.raw, self.cells, self.wins = array("q"), array("q"), array("d")
+        order = np.array(sorted(self.numbers), dtype=np.int64)
+        return GroupWins(len(order), self.bots, np.searchsorted(order, numbers), cells, summed)
+
+
 class Tally:
     """The leaderboard's running sums, fed one record at a time.
 
@@ -101,7 +152,8 @@ class Tally:
     ratings are refitted from the summed win matrix (a sufficient statistic of the
     Bradley–Terry likelihood: the same ratings as a fit over every record), at a cost that does
     not grow with the matches. Only the published board's bootstrap needs the win matrix of
-    every duplicate group (``by_group=True``). The online Elo follows the order records are
+    every duplicate group (``by_group=True``), kept as entries of the pairs each group played
+    (:class:`_GroupEntries`): O(matches), not O(groups x bots²). The online Elo follows the order records are
     added in (:func:`build` adds them in schedule order).
     """
 
@@ -117,7 +169,7 @@ class Tally:
         # Python lists, not arrays: adding to an array element costs several times a list's
         # (the sums are made arrays when a board is built).
         self._wins = [[0.0] * bots for _ in range(bots)]
-        self.by_group: dict[int, list[list[float]]] | None = {} if by_group else None
+        self.by_group: _GroupEntries | None = _GroupEntries(bots) if by_group else None
         self.groups: set[Any] = set()
         self.elo = OnlineElo(bots)
         self._games = [0] * bots
@@ -197,12 +249,7 @@ class Tally:
                 if outcome.groups:
                     assert self.by_group is not None
                     for number, count in outcome.groups.items():
-                        group_wins = self.by_group.get(number)
-                        if group_wins is None:
-                            group_wins = self.by_group[number] = [[0.0] * len(wins) for _ in wins]
-                        for i, j, score in outcome.pairs:
-                            group_wins[i][j] += count * score
-                            group_wins[j][i] += count * (1.0 - score)
+                        self.by_group.add(number, outcome.pairs, count)
                     outcome.groups = None
                 ranks = outcome.ranks
                 for seat, b in enumerate(outcome.seat_bots):
@@ -237,13 +284,15 @@ class Tally:
         self._settle()
         return np.array(self._wins)
 
-    def group_win_matrices(self) -> np.ndarray:
+    def group_wins(self) -> GroupWins:
+        """The win matrix of every duplicate group (in order of the groups' numbers), sparse."""
         assert self.by_group is not None, "a Tally made without by_group has no group matrices"
         self._settle()
-        if not self.by_group:
-            bots = len(self._wins)
-            return np.zeros((0, bots, bots))
-        return np.array([self.by_group[g] for g in sorted(self.by_group)])
+        return self.by_group.group_wins()
+
+    def group_win_matrices(self) -> np.ndarray:
+        """:meth:`group_wins` as a dense (groups, bots, bots) array."""
+        return self.group_wins().dense()
 
     def board(self, *, resamples: int = 0) -> dict[str, Any]:
         """The leaderboard as a JSON-ready dict (rows sorted by rating, best first); with
@@ -252,7 +301,7 @@ class Tally:
         names = list(spec.bots)
         self._settle()
         if resamples > 0:
-            fit = bootstrap_intervals(self.group_win_matrices(), names=names, resamples=resamples, seed=spec.seed)
+            fit = bootstrap_intervals(self.group_wins(), names=names, resamples=resamples, seed=spec.seed)
         else:
             fit = summed_fit(
                 self.wins, len(self.by_group) if self.by_group is not None else len(self.groups), names=names
@@ -373,7 +422,7 @@ def summary_of(tally: Tally) -> dict[str, Any]:
     for both the board and the summary."""
     assert tally.by_group is not None, "a summary needs the duplicate groups' win matrices"
     bots = list(tally.spec.bots)
-    groups = tally.group_win_matrices()
+    groups = tally.group_wins()
     tallies: dict[str, dict[str, float]] = {}
     for b, name in enumerate(bots):
         if tally.games[b]:  # a bot that never played has no tally
@@ -391,19 +440,48 @@ def summary_of(tally: Tally) -> dict[str, Any]:
         "games": list(tally.games),
         "tallies": tallies,
         "failures": failures,
-        # float64 in full (zlib, base64): a refit gives the numbers a fit over the records gives.
-        "groups": base64.b64encode(zlib.compress(groups.astype("<f8").tobytes())).decode(),
-        "group_count": int(groups.shape[0]),
+        # The groups' entries (group, row bot * bots + column bot, wins), in full (float64),
+        # each column zlib-compressed and base64: a refit gives the numbers a fit over the
+        # records gives. A summary stored before kept dense matrices under "groups".
+        "group_entries": {
+            "groups": _packed(groups.groups_of, "<i8"),
+            "cells": _packed(groups.cells, "<i8"),
+            "wins": _packed(groups.wins, "<f8"),
+        },
+        "group_count": groups.count,
     }
+
+
+def _packed(column: np.ndarray, dtype: str) -> str:
+    return base64.b64encode(zlib.compress(column.astype(dtype).tobytes())).decode()
+
+
+def _unpacked(text: str, dtype: str) -> np.ndarray:
+    return np.frombuffer(zlib.decompress(base64.b64decode(text)), dtype=dtype)
 
 
 TALLY_KEYS = ("n", "rank", "score", "w", "d", "l")
 
 
-def summary_groups(summary: dict[str, Any]) -> np.ndarray:
+def summary_wins(summary: dict[str, Any]) -> GroupWins:
+    """The duplicate groups' win matrices a summary keeps (sparse), of either stored form."""
     bots = len(summary["bots"])
-    flat = np.frombuffer(zlib.decompress(base64.b64decode(summary["groups"])), dtype="<f8")
-    return flat.reshape(int(summary["group_count"]), bots, bots)
+    count = int(summary["group_count"])
+    entries = summary.get("group_entries")
+    if entries is None:  # stored before summaries kept entries: dense (groups, bots, bots)
+        return GroupWins.of(_unpacked(summary["groups"], "<f8").reshape(count, bots, bots))
+    return GroupWins(
+        count,
+        bots,
+        _unpacked(entries["groups"], "<i8"),
+        _unpacked(entries["cells"], "<i8"),
+        _unpacked(entries["wins"], "<f8"),
+    )
+
+
+def summary_groups(summary: dict[str, Any]) -> np.ndarray:
+    """:func:`summary_wins` as a dense (groups, bots, bots) array."""
+    return summary_wins(summary).dense()
 
 
 def renamed_summary(summary: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
@@ -429,11 +507,12 @@ def across(game: str, summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:
     with bootstrap intervals, and each bot's wins/draws/losses (2-player matches), mean rank,
     mean score and failures by verdict over all of them (a summary stored before summaries
     kept failures counts none)."""
-    names: list[str] = []
+    index: dict[str, int] = {}  # every bot, in the order they first appear
     for summary in summaries:
-        names += [b for b in summary["bots"] if b not in names]
-    index = {name: i for i, name in enumerate(names)}
-    blocks = []
+        for bot in summary["bots"]:
+            index.setdefault(bot, len(index))
+    names = list(index)
+    parts: list[tuple[GroupWins, list[int]]] = []
     games = [0] * len(names)
     tallies: dict[str, dict[str, float]] = {}
     failures: dict[str, dict[str, int]] = {}
@@ -442,20 +521,19 @@ def across(game: str, summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:
             total_failures = failures.setdefault(bot, {})
             for verdict, count in counts.items():
                 total_failures[verdict] = total_failures.get(verdict, 0) + int(count)
-        local = summary_groups(summary)
         mapped = [index[b] for b in summary["bots"]]
-        block = np.zeros((local.shape[0], len(names), len(names)))
-        block[np.ix_(range(local.shape[0]), mapped, mapped)] = local
-        blocks.append(block)
+        parts.append((summary_wins(summary), mapped))
         for b, count in zip(mapped, summary["games"], strict=True):
             games[b] += count
         for bot, tally in summary["tallies"].items():
             total = tallies.setdefault(bot, dict.fromkeys(TALLY_KEYS, 0.0))
             for key in TALLY_KEYS:
                 total[key] += tally[key]
-    if not blocks:
+    if not parts:
         return {"game": game, "tournaments": 0, "leaderboard": [], "warning": None}
-    fit = bootstrap_intervals(np.concatenate(blocks), names=names)
+    # Every tournament's groups, their bots numbered among all: entries, not dense blocks of
+    # every bot ever seen (two 64-entrant summaries with different bots took 19 s and 127 MB).
+    fit = bootstrap_intervals(GroupWins.joined(parts, len(names)), names=names)
     rows: list[dict[str, Any]] = sorted(
         (
             {
