@@ -457,9 +457,9 @@ class StoreCollector:
 # -- ratings -----------------------------------------------------------------------------------
 
 RATED_BOTS = 100
-"""Rating series per game: the top of its leaderboard. The leaderboard itself has no bound (a
-bot's name is its owner's choice, and every spelling of a built-in's parameters or copy number
-is an entrant of its own: ``heuristic:threshold=04``, ``random#7``); its series have."""
+"""Rating series per game: the top of its leaderboard. The leaderboard itself has no bound
+(owners name their bots, every setting of a built-in's parameters and every copy number is an
+entrant of its own: ``heuristic:threshold=4``, ``random#7``); its series have."""
 
 _rated: dict[str, set[str]] = {}
 _rated_lock = threading.Lock()
