@@ -248,6 +248,14 @@ return 1
 """
 )
 
+_SAVE_IF_UNCHANGED = """
+-- KEYS: the game's change counter, its leaderboard ; ARGV: the counter as read, the board
+-- Stores the board only if no tournament was counted in since the counter was read.
+if tonumber(redis.call('GET', KEYS[1]) or '0') ~= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[2], ARGV[2])
+return 1
+"""
+
 _TRANSITION = """
 -- KEYS: tournament, cancel flag ; ARGV: new status, 'flag' to set the cancel flag, now
 -- Moves a live (queued or running) tournament to a new status; returns the status it has after.
@@ -621,6 +629,7 @@ class Store:
             self._resend = client.register_script(_RESEND)
             self._orphans = client.register_script(_ORPHANS)
             self._steal = client.register_script(_STEAL)
+            self._save_if_unchanged = client.register_script(_SAVE_IF_UNCHANGED)
             self._client = client
             self._pid = os.getpid()
         return self._client
@@ -1115,7 +1124,17 @@ class Store:
         return None if raw is None else json.loads(raw)
 
     def add_game_tournament(self, game: str, tournament_id: str) -> None:
-        self.redis.zadd(self.key("game", game, "tournaments"), {tournament_id: time.time()})
+        """Count a complete tournament into its game's leaderboard (and its change counter,
+        which :meth:`save_game_leaderboard` compares), in one transaction."""
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.zadd(self.key("game", game, "tournaments"), {tournament_id: time.time()})
+        pipe.incr(self.key("game", game, "changes"))
+        pipe.execute()
+
+    def game_changes(self, game: str) -> int:
+        """How many times a tournament was counted into the game's leaderboard: a board computed
+        after reading this holds every tournament counted up to it."""
+        return int(self.redis.get(self.key("game", game, "changes")) or 0)
 
     def game_tournaments(self, game: str) -> list[str]:
         return [t.decode() for t in self.redis.zrange(self.key("game", game, "tournaments"), 0, -1)]
@@ -1127,8 +1146,18 @@ class Store:
         raw = self.redis.get(self.key("t", tournament_id, "summary"))
         return None if raw is None else json.loads(raw)
 
-    def save_game_leaderboard(self, game: str, board: dict[str, Any]) -> None:
-        self.redis.set(self.key("game", game, "leaderboard"), json.dumps(board))
+    def save_game_leaderboard(self, game: str, board: dict[str, Any], *, as_of: int | None = None) -> bool:
+        """Store the game's leaderboard; with ``as_of`` (:meth:`game_changes` read before it
+        was computed) only if no tournament was counted in since, else False: two finalisations
+        at once must not let the board computed first, without the other's tournament, be the
+        one that stays."""
+        text = json.dumps(board)
+        if as_of is None:
+            self.redis.set(self.key("game", game, "leaderboard"), text)
+            return True
+        _ = self.redis  # the scripts are registered with the client
+        keys = [self.key("game", game, "changes"), self.key("game", game, "leaderboard")]
+        return bool(self._save_if_unchanged(keys=keys, args=[as_of, text]))
 
     def game_leaderboard(self, game: str) -> dict[str, Any] | None:
         raw = self.redis.get(self.key("game", game, "leaderboard"))

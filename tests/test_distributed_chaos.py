@@ -171,6 +171,37 @@ def test_a_finalisation_run_twice_counts_the_tournament_once(tmp_path):
         assert store.first_to("twice", "started") and not store.first_to("twice", "started")
 
 
+def test_two_finalisations_at_once_leave_a_game_board_with_both_tournaments(tmp_path, monkeypatch):
+    """A game's board is read, fitted and written by each finalisation: the one that read before
+    the other's tournament was counted in, and wrote after, left a board without it."""
+    from workers import tasks
+
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        assert store_every_match(store, "first", instant(repeats=1, seed=11))
+        assert store_every_match(store, "second", instant(repeats=1, seed=12))
+        assert tasks.finalize_tournament(store, "first")["status"] == "complete"
+        assert store.game_leaderboard("rolldice")["tournaments"] == 1
+        assert tasks.tournament_summary(store, "second") is not None  # its summary, not yet counted in
+        computed = []
+        fitted = tasks.game_leaderboard
+
+        def racing(store: Store, game: str) -> dict:
+            board = fitted(store, game)
+            computed.append(board["tournaments"])
+            if len(computed) == 1:  # the other finalisation counts its tournament in meanwhile
+                store.add_game_tournament(game, "second")
+            return board
+
+        monkeypatch.setattr(tasks, "game_leaderboard", racing)
+        stale = store.game_changes("rolldice")
+        assert tasks.publish_game_leaderboard(store, "rolldice")
+        assert computed == [1, 2] and store.game_leaderboard("rolldice")["tournaments"] == 2
+        # A board computed before the last tournament was counted in is refused, and nothing changes.
+        assert not store.save_game_leaderboard("rolldice", {"tournaments": 1}, as_of=stale)
+        assert store.game_leaderboard("rolldice")["tournaments"] == 2
+
+
 OLDER_ARENA = """\
 # An Arena whose RollDice is version 0.9: every process of the worker imports this first.
 import dataclasses

@@ -643,7 +643,7 @@ def finalize_tournament(store: Store, tournament_id: str) -> dict[str, Any]:
     if board["status"] == "complete":
         store.save_summary(tournament_id, leaderboard.summary_of(tally))
         store.add_game_tournament(spec.game, tournament_id)
-        store.save_game_leaderboard(spec.game, game_leaderboard(store, spec.game))
+        publish_game_leaderboard(store, spec.game)
     store.expire_matches(tournament_id)
     store.redis.delete(store.key("t", tournament_id, "inflight"))  # the window is closed
     # Last: once a tournament reads complete, every result of it is in place.
@@ -655,6 +655,24 @@ def finalize_tournament(store: Store, tournament_id: str) -> dict[str, Any]:
         metrics.tournament_finished(spec.game, status)
     log.info("tournament finished", extra={"tournament": tournament_id, "status": status, "matches": played})
     return board
+
+
+PUBLISH_TRIES = 5
+"""Fits of a game's leaderboard one finalisation makes at most while others count tournaments in."""
+
+
+def publish_game_leaderboard(store: Store, game: str) -> bool:
+    """Store the game's leaderboard, computed from every tournament counted in so far. A board
+    is stored only if no tournament was counted in while it was computed (two finalisations at
+    once: the first to finish must not overwrite the other's board with one that lacks its
+    tournament); else it is computed again. True if this call stored it; past PUBLISH_TRIES the
+    finalisations still counting in tournaments store theirs, each after its own tournament."""
+    for _ in range(PUBLISH_TRIES):
+        seen = store.game_changes(game)
+        if store.save_game_leaderboard(game, game_leaderboard(store, game), as_of=seen):
+            return True
+    log.warning("game leaderboard left to later finalisations", extra={"game": game})
+    return False
 
 
 def game_leaderboard(store: Store, game: str) -> dict[str, Any]:
