@@ -202,6 +202,30 @@ def test_two_finalisations_at_once_leave_a_game_board_with_both_tournaments(tmp_
         assert store.game_leaderboard("rolldice")["tournaments"] == 2
 
 
+def test_a_cancelled_tournament_whose_finaliser_died_is_finalised_by_its_redelivered_batch(tmp_path):
+    """A cancelled tournament is finalised by the first batch that claims it; a claimer killed
+    before the leaderboard was stored left none, for good (every later batch found the claim
+    taken). Its own batch, delivered again, finalises it."""
+    from workers.tasks import _finalize_cancelled
+
+    s = instant(repeats=2, seed=13)
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        plan = schedule(s)
+        assert store.create_tournament("dropped", s, len(plan), 0)
+        records = [play_scheduled(s, m, make_player) for m in plan[:10]]
+        store.store_lines("dropped", [(m.index, r.dumps()) for m, r in zip(plan[:10], records, strict=True)])
+        assert store.cancel("dropped") == "cancelled"
+        assert store.claim_finalize("dropped")  # the claimer, killed before it stored a leaderboard
+        _finalize_cancelled(store, "dropped")  # another batch: the claim is taken
+        assert store.leaderboard("dropped") is None
+        _finalize_cancelled(store, "dropped", redelivered=True)  # the claimer's batch, delivered again
+        board = store.leaderboard("dropped")
+        assert board is not None and board["status"] == "cancelled" and board["matches"] == 10
+        _finalize_cancelled(store, "dropped", redelivered=True)  # a leaderboard is there: nothing
+        assert store.leaderboard("dropped") == board
+
+
 OLDER_ARENA = """\
 # An Arena whose RollDice is version 0.9: every process of the worker imports this first.
 import dataclasses

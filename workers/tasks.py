@@ -274,6 +274,7 @@ def play_batch(
     store = store_for(self.app)
     windowed = batch is not None and seq is not None
     ids = {"tournament": tournament_id}
+    redelivered = bool((self.request.delivery_info or {}).get("redelivered", False))
     found = patiently(plan_and_version, store, tournament_id)
     if found is None:  # acknowledged: no worker could ever play it
         log.warning("batch dropped: no such tournament in the store", extra={**ids, "batch": batch})
@@ -292,7 +293,7 @@ def play_batch(
     if windowed:
         verdict = patiently(store.start_batch, tournament_id, batch, seq)
         if verdict == "cancelled":
-            _finalize_cancelled(store, tournament_id)
+            _finalize_cancelled(store, tournament_id, redelivered)
             return 0
         if verdict in ("done", "play"):
             # Delivered again after its worker died? What that worker claimed and did not see
@@ -304,7 +305,7 @@ def play_batch(
         indices = patiently(store.batch_indices, tournament_id, batch)
     else:
         if patiently(store.is_cancelled, tournament_id):
-            _finalize_cancelled(store, tournament_id)
+            _finalize_cancelled(store, tournament_id, redelivered)
             return 0
         patiently(store.mark_running, tournament_id)
     stored = patiently(store.stored_indices, tournament_id, indices)
@@ -382,7 +383,7 @@ def play_batch(
         writer.close()
     writer.finalize_if_due()
     if cancelled:
-        _finalize_cancelled(store, tournament_id)
+        _finalize_cancelled(store, tournament_id, redelivered)
     else:
         if (doubtful or writer.retried) and not writer.sent:
             _ensure_finalized(store, tournament_id)
@@ -463,10 +464,13 @@ def _play_in_order(
     return False
 
 
-def _finalize_cancelled(store: Store, tournament_id: str) -> None:
+def _finalize_cancelled(store: Store, tournament_id: str, redelivered: bool = False) -> None:
     """A cancelled tournament has no last store to finalise it: the first batch that sees the
-    cancel does (once). Nothing is stored after a cancel, so its leaderboard is final."""
-    if patiently(store.claim_finalize, tournament_id):
+    cancel does (once). Nothing is stored after a cancel, so its leaderboard is final. A batch
+    delivered again (its worker died) finalises too while there is no leaderboard: that worker
+    may have been the one that claimed it (finalising is idempotent)."""
+    claimed = patiently(store.claim_finalize, tournament_id)
+    if claimed or (redelivered and patiently(store.leaderboard, tournament_id) is None):
         patiently(finalize_tournament, store, tournament_id)
 
 
