@@ -74,7 +74,7 @@ import grpc
 import grpc.aio
 import redis
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, start_http_server
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
 from arena.record import MatchRecord
@@ -396,6 +396,30 @@ def tournament_started(game: str) -> None:
 @_never_fails
 def tournament_finished(game: str, status: str) -> None:
     TOURNAMENTS_FINISHED.labels(game, status).inc()
+
+
+class MatchCacheCollector:
+    """Reads the referee service's match cache when scraped (``referee.match_cache``): what
+    replaying stored matches for their pages costs, and how often the cache spares it."""
+
+    def __init__(self, cache: Any) -> None:
+        self.cache = cache
+
+    def describe(self) -> list[Metric]:
+        return self.collect()
+
+    def collect(self) -> list[Metric]:
+        stats = self.cache.stats
+        counters = (
+            ("arena_match_replays", "Match replays computed (a page or detail not cached).", stats.computed),
+            ("arena_match_cache_hits", "Match pages and details served from the cache.", stats.hits),
+            ("arena_match_cache_joined", "Requests that waited for a replay already under way.", stats.joined),
+            ("arena_match_cache_evictions", "Cached replays dropped for room (oldest use first).", stats.evicted),
+            ("arena_match_replays_refused", "Requests refused while every replay slot was taken.", stats.refused),
+        )
+        found: list[Metric] = [CounterMetricFamily(name, text, value=value) for name, text, value in counters]
+        held = GaugeMetricFamily("arena_match_cache_bytes", "Bytes the match cache holds.", value=self.cache.bytes)
+        return [*found, held]
 
 
 class StoreCollector:

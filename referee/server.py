@@ -52,6 +52,8 @@ class ServerConfig:
     tick: float = 2.0
     http_port: int = 0
     """The web UI's port (referee.web), on the same loop and store; 0 = no web UI."""
+    match_cache: Any = None
+    """The service's match cache (referee.match_cache.MatchCache); None: one from the environment."""
 
 
 class RunningServer:
@@ -165,6 +167,7 @@ async def start(config: ServerConfig) -> RunningServer:
         builtin_bots=config.builtin_bots,
         limiter=RateLimiter(config.rate, config.burst),
         state=state,
+        match_cache=config.match_cache,
     )
     arena_pb2_grpc.add_ArenaServiceServicer_to_server(service, server)
     health_servicer = health.aio.HealthServicer()

@@ -430,3 +430,30 @@ def test_cache_settings_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("ARENA_MATCH_REPLAYS", "0")
     with pytest.raises(ValueError, match=r"ARENA_MATCH_REPLAYS='0': expected a whole number of at least 1"):
         MatchCache.from_environment()
+
+
+def test_the_services_metrics_say_what_the_match_cache_spares(stack, tmp_path):
+    """``arena serve --metrics-port``: replays computed, hits, bytes held, read when scraped."""
+    from tests.services import metric, promtool_check
+
+    port = free_port()
+    ref = f"{stack['ended']['rolldice']}:m000001"
+    with service(stack["redis"], tmp_path, "--metrics-port", str(port)) as served:
+        base = f"http://127.0.0.1:{served.http_port}"
+
+        def scraped() -> tuple[float, float, float]:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=30) as response:
+                text = response.read().decode()
+            promtool_check(text)
+            return (
+                metric(text, "arena_match_replays_total"),
+                metric(text, "arena_match_cache_hits_total"),
+                metric(text, "arena_match_cache_bytes"),
+            )
+
+        assert scraped() == (0.0, 0.0, 0.0)
+        assert web_get(base, f"/matches/{ref}")[0] == 200
+        replays, hits, held = scraped()
+        assert replays == 2 and hits == 0 and held > 0  # its events and its page
+        assert web_get(base, f"/matches/{ref}")[0] == 200
+        assert scraped() == (2.0, 2.0, held)  # both from the cache

@@ -96,14 +96,18 @@ def run(args: argparse.Namespace) -> int:
     interceptors: list[Any] = []
     refresh: Any = None
     sweeper = StallSweeper(app, store)
+    from referee.match_cache import MatchCache
+
+    match_cache = MatchCache.from_environment()  # its settings checked before anything starts
     if args.metrics_port:
         from arena.registry import games
         from referee import metrics
 
         metrics.initialize(games())
+        collectors = (metrics.StoreCollector(store, QUEUE), metrics.MatchCacheCollector(match_cache))
         try:
             # Bound to the service's own --host (127.0.0.1 unless asked): /metrics is not public.
-            metrics.start_metrics_server(args.metrics_port, metrics.StoreCollector(store, QUEUE), addr=args.host)
+            metrics.start_metrics_server(args.metrics_port, *collectors, addr=args.host)
         except OSError as exc:
             raise UsageError(f"--metrics-port {args.metrics_port}: {exc.strerror or exc}") from None
         interceptors.append(metrics.MetricsInterceptor())
@@ -132,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
         interceptors=interceptors,
         every_few_seconds=housekeeping,
         http_port=args.http_port,
+        match_cache=match_cache,
     )
 
     def announce(running: Any) -> None:
