@@ -133,11 +133,10 @@ def _plan(tournament_id: str, spec_json: str) -> Schedule:
 
 
 def tournament_plan(store: Store, tournament_id: str) -> tuple[TournamentSpec, Schedule]:
-    raw = store.redis.hget(store.key("t", tournament_id), "spec")
-    if raw is None:
+    found = plan_and_version(store, tournament_id)
+    if found is None:
         raise KeyError(f"no tournament {tournament_id}")
-    plan = _plan(tournament_id, raw.decode())
-    return plan.spec, plan
+    return found[0].spec, found[0]
 
 
 def plan_and_version(store: Store, tournament_id: str) -> tuple[Schedule, str | None] | None:
@@ -611,10 +610,10 @@ class _Writer:
 )
 def finalize(self: Task, tournament_id: str) -> None:
     store = store_for(self.app)
-    if patiently(store.redis.hget, store.key("t", tournament_id), "spec") is None:
+    spec, status = patiently(store.redis.hmget, store.key("t", tournament_id), "spec", "status")
+    if spec is None:
         log.warning("finalisation dropped: no such tournament in the store", extra={"tournament": tournament_id})
         return
-    status = patiently(store.redis.hget, store.key("t", tournament_id), "status")
     if status is not None and status.decode() in ENDED and patiently(store.leaderboard, tournament_id) is not None:
         return  # finalised already: this is a copy sent again (see _ensure_finalized)
     # Patiently, in this task: a Redis restart here made Celery's retry fail to send its own
