@@ -321,10 +321,21 @@ return 0
 _RENEW = (
     _REDIS_NOW
     + """
--- KEYS: lease zset ; ARGV: lease seconds, lease id. The lease's expiry moves on, if it is
--- still there: a lapsed lease nobody has dropped yet still holds its slot (every acquire drops
--- lapsed leases before counting), so keeping it over-grants nothing.
-redis.call('ZADD', KEYS[1], 'XX', now_plus(ARGV[1]), ARGV[2])
+-- KEYS: lease zset ; ARGV: lease seconds, lease id, limit. Returns 1 (held) or 0 (lost).
+-- A lease still there moves its expiry on: a lapsed lease nobody has dropped yet still holds
+-- its slot (every acquire drops lapsed leases before counting), so keeping it over-grants
+-- nothing. One that is gone (dropped after lapsing while its worker stalled, or Redis
+-- restarted empty) is taken again if the bot has room, as acquire would; else it is lost.
+if redis.call('ZSCORE', KEYS[1], ARGV[2]) then
+  redis.call('ZADD', KEYS[1], now_plus(ARGV[1]), ARGV[2])
+  return 1
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', NOW)
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
+  redis.call('ZADD', KEYS[1], now_plus(ARGV[1]), ARGV[2])
+  return 1
+end
+return 0
 """
 )
 
@@ -1178,10 +1189,16 @@ class Store:
         ok = self._acquire(keys=[self.key("lease", endpoint)], args=[lease_seconds, limit, lease])
         return lease if ok else None
 
-    def renew(self, endpoint: str, lease: str, lease_seconds: float) -> None:
-        """Extend a held lease to ``lease_seconds`` from now (Redis's now, as every expiry)."""
+    def renew(self, endpoint: str, lease: str, lease_seconds: float, limit: int) -> bool:
+        """Extend a held lease to ``lease_seconds`` from now (Redis's now, as every expiry).
+
+        A lease that is gone (it lapsed while its holder could not renew, and another acquire
+        dropped it; or Redis restarted without its data) is taken again when fewer than
+        ``limit`` are live. False: it is lost, the slot went to someone else meanwhile, and the
+        holder's match now runs beyond the bot's limit until it ends.
+        """
         _ = self.redis
-        self._renew(keys=[self.key("lease", endpoint)], args=[lease_seconds, lease])
+        return bool(self._renew(keys=[self.key("lease", endpoint)], args=[lease_seconds, lease, limit]))
 
     def release(self, endpoint: str, lease: str) -> None:
         self.redis.zrem(self.key("lease", endpoint), lease)

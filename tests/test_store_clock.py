@@ -50,7 +50,7 @@ def test_a_skewed_worker_never_over_grants_a_bots_leases(store, monkeypatch, ske
     assert store.acquire(BOT, 2, 60) is None
     assert store.leases(BOT) == 2
     with clock(monkeypatch, skew):
-        store.renew(BOT, second, 60)  # on the worker's clock, behind: an expiry already past
+        store.renew(BOT, second, 60, 2)  # on the worker's clock, behind: an expiry already past
     assert store.acquire(BOT, 2, 60) is None
     store.release(BOT, first)
     with clock(monkeypatch, -skew):
@@ -124,3 +124,28 @@ def test_a_store_into_a_tournament_gone_from_the_store_writes_nothing(store, can
     assert str(missing.value) == "no tournament t in the store: 2 records not stored"
     assert sorted(store.redis.keys("*")) == before
     assert store.tournament("t") is None
+
+
+def test_a_lease_lost_while_its_holder_stalled_is_taken_again_only_if_the_bot_has_room(store):
+    stalled = store.acquire(BOT, 1, 0.3)  # its worker then stalls past the lease's life
+    assert stalled is not None
+    time.sleep(0.4)
+    taker = store.acquire(BOT, 1, 60)  # drops the lapsed lease and takes the bot's one slot
+    assert taker is not None
+    # The old renew extended only a lease still there and said nothing: the stalled worker
+    # played on, believing it held a slot, beyond the bot's limit.
+    assert store.renew(BOT, stalled, 60, 1) is False
+    assert store.leases(BOT) == 1
+    store.release(BOT, taker)
+    assert store.renew(BOT, stalled, 60, 1) is True  # room again: held once more
+    assert store.acquire(BOT, 1, 60) is None and store.leases(BOT) == 1
+
+
+def test_leases_survive_a_redis_that_restarted_empty(store):
+    first, second = store.acquire(BOT, 2, 60), store.acquire(BOT, 2, 60)
+    assert first is not None and second is not None
+    store.redis.flushall()  # a restart of a Redis that keeps nothing on disk
+    assert store.renew(BOT, first, 60, 2) is True and store.renew(BOT, second, 60, 2) is True
+    assert store.leases(BOT) == 2 and store.acquire(BOT, 2, 60) is None
+    assert store.renew(BOT, second, 60, 2) is True  # renewing a held lease keeps it held
+    assert store.leases(BOT) == 2

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import queue
 import threading
 import time
@@ -48,6 +49,8 @@ from referee import aioloop
 from referee.players import make_player
 from referee.remote import is_remote
 from referee.store import Store
+
+log = logging.getLogger(__name__)
 
 
 def remote_endpoints(spec: TournamentSpec, match: MatchSpec) -> list[str]:
@@ -78,6 +81,7 @@ class Leases:
         self.held: Counter[str] = Counter()
         self.busy_until: dict[str, float] = {}
         self.live: dict[int, list[tuple[str, str]]] = {}  # match index -> its leases
+        self.lost: set[str] = set()  # leases renew could not take again (warned once each)
 
     def take(self, index: int, endpoints: list[str]) -> bool:
         now = time.monotonic()
@@ -100,13 +104,30 @@ class Leases:
     def give_back(self, index: int) -> None:
         for endpoint, lease in self.live.pop(index, []):
             self.held[endpoint] -= 1
+            self.lost.discard(lease)
             self.patiently(self.store.release, endpoint, lease)
 
     def renew(self, errors: tuple[type[BaseException], ...]) -> None:
-        for leases in self.live.values():
+        """Extend every running match's leases. A lease that lapsed (this process could not
+        renew it in time) or vanished (Redis restarted empty) is taken again where the bot has
+        room; where it has none the match plays on (stopping it would forfeit healthy bots),
+        beyond the bot's limit until it ends, and the operator is told once."""
+        for index, leases in self.live.items():
             for endpoint, lease in leases:
+                held = True
                 with contextlib.suppress(*errors):
-                    self.store.renew(endpoint, lease, self.lease_seconds)
+                    held = self.store.renew(endpoint, lease, self.lease_seconds, self.limit)
+                if held:
+                    self.lost.discard(lease)
+                elif lease not in self.lost:
+                    self.lost.add(lease)
+                    log.warning(
+                        "match %d: its lease on %s lapsed and the bot's %d slots were taken "
+                        "meanwhile; the match plays on beyond the bot's limit until it ends",
+                        index,
+                        endpoint,
+                        self.limit,
+                    )
 
 
 def _done(finished: queue.SimpleQueue[int], index: int, _: object) -> None:
