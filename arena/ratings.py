@@ -57,6 +57,9 @@ SCALE = 400.0 / math.log(10.0)  # rating points per natural-log unit of strength
 MIN_BOOTSTRAP_GROUPS = 5
 """Below this many duplicate groups the bootstrap has too few distinct resamples to mean much."""
 Z95 = 1.959963984540054
+TIED_POINTS = 1e-6
+"""A resample's rating this close to the estimate is a tie in the bootstrap's bias correction
+(fits converge to about 1e-8 points)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -165,22 +168,43 @@ def connectivity_problem(wins: np.ndarray, names: Sequence[str]) -> str | None:
     return None
 
 
-def _mm(wins: np.ndarray, prior: float, iterations: int, tolerance: float) -> np.ndarray:
+class _Pairs:
+    """The win matrix as the pairs that met: ``rows``, ``cols`` index every (i, j) with games
+    between them (both orders), ``wins`` and ``games`` their counts. A game's board across many
+    tournaments holds hundreds of bots of which each met a few dozen, so sums over the pairs
+    that met cost a fraction of the full (bots, bots) arrays (and give the same sums: a pair
+    that never met adds nothing)."""
+
+    __slots__ = ("bots", "cols", "games", "rows", "total_wins", "wins")
+
+    def __init__(self, wins: np.ndarray, prior: float) -> None:
+        self.bots = wins.shape[0]
+        games = wins + wins.T
+        self.rows, self.cols = np.nonzero(games)
+        self.wins = wins[self.rows, self.cols]
+        self.games = games[self.rows, self.cols]
+        self.total_wins = wins.sum(axis=1) + prior * 0.5
+
+    def per_bot(self, values: np.ndarray) -> np.ndarray:
+        """Each bot's sum of ``values`` over its pairs (row-wise)."""
+        return np.bincount(self.rows, weights=values, minlength=self.bots)
+
+
+def _mm(wins: np.ndarray, prior: float, iterations: int, tolerance: float, start: np.ndarray | None) -> np.ndarray:
     """Hunter's MM iterations for Bradley–Terry; returns log-strengths (mean 0).
 
     They start from :func:`_newton`'s optimum when it finds one: MM alone creeps (thousands of
     iterations when the bots differ a lot, tens of milliseconds a fit, and a bootstrap fits
-    hundreds), while the MM steps after Newton only confirm its fixed point to ``tolerance``."""
-    n = wins.shape[0]
-    games = wins + wins.T
-    total_wins = wins.sum(axis=1) + prior * 0.5
-    start = _newton(wins, prior)
-    p = np.ones(n) if start is None else np.exp(start)
+    hundreds), while the MM steps after Newton only confirm its fixed point to ``tolerance``.
+    ``start`` (log-strengths near the optimum, a bootstrap's full fit) is where Newton starts."""
+    pairs = _Pairs(wins, prior)
+    optimum = _newton(pairs, prior, start)
+    p = np.ones(pairs.bots) if optimum is None else np.exp(optimum)
     for _ in range(iterations):
-        denom = (games / (p[:, None] + p[None, :])).sum(axis=1)
+        denom = pairs.per_bot(pairs.games / (p[pairs.rows] + p[pairs.cols]))
         if prior:
             denom = denom + prior / (p + 1.0)  # virtual games against a phantom of strength 1
-        new = total_wins / denom
+        new = pairs.total_wins / denom
         if not prior:  # the likelihood is scale-free without the phantom: pin the scale
             new /= math.exp(np.log(new).mean())
         if np.max(np.abs(np.log(new) - np.log(p))) < tolerance:
@@ -191,30 +215,30 @@ def _mm(wins: np.ndarray, prior: float, iterations: int, tolerance: float) -> np
     return logs - logs.mean()
 
 
-def _log_likelihood(wins: np.ndarray, prior: float, theta: np.ndarray) -> float:
+def _log_likelihood(pairs: _Pairs, prior: float, theta: np.ndarray) -> float:
     """The log-likelihood MM maximises (each virtual game against the phantom half won)."""
-    log_p = -np.logaddexp(0.0, theta[None, :] - theta[:, None])  # log P(i beats j)
-    value = float((wins * log_p).sum())
+    log_p = -np.logaddexp(0.0, theta[pairs.cols] - theta[pairs.rows])  # log P(i beats j)
+    value = float((pairs.wins * log_p).sum())
     if prior:
         value += prior * float((0.5 * theta - np.logaddexp(0.0, theta)).sum())
     return value
 
 
-def _newton(wins: np.ndarray, prior: float, steps: int = 100) -> np.ndarray | None:
+def _newton(pairs: _Pairs, prior: float, start: np.ndarray | None = None, steps: int = 100) -> np.ndarray | None:
     """The maximum of :func:`_log_likelihood` in log-strength by damped Newton steps (a handful,
     where MM needs thousands), or None if they do not settle (MM then starts from scratch).
     Without the prior the likelihood ignores a common shift: the steps keep the mean at 0."""
-    n = wins.shape[0]
-    games = wins + wins.T
-    total_wins = wins.sum(axis=1) + prior * 0.5
-    theta = np.zeros(n)
-    value = _log_likelihood(wins, prior, theta)
+    n, rows, cols = pairs.bots, pairs.rows, pairs.cols
+    theta = np.zeros(n) if start is None else start - start.mean()
+    value = _log_likelihood(pairs, prior, theta)
     for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))  # P(i beats j)
+        p = 1.0 / (1.0 + np.exp(theta[cols] - theta[rows]))  # P(i beats j), per pair that met
         q = 1.0 / (1.0 + np.exp(-theta))  # P(i beats the phantom)
-        gradient = total_wins - (games * p).sum(axis=1) - prior * q
-        pair = games * p * (1.0 - p)
-        info = np.diag(pair.sum(axis=1) + prior * q * (1.0 - q)) - pair
+        gradient = pairs.total_wins - pairs.per_bot(pairs.games * p) - prior * q
+        pair = pairs.games * p * (1.0 - p)
+        info = np.zeros((n, n))
+        info[rows, cols] = -pair
+        info[np.diag_indices(n)] = pairs.per_bot(pair) + prior * q * (1.0 - q)
         if not prior:
             info += 1.0 / n  # the shift the likelihood ignores: a step of mean 0
         try:
@@ -224,7 +248,7 @@ def _newton(wins: np.ndarray, prior: float, steps: int = 100) -> np.ndarray | No
         scale = 1.0
         while True:  # halve the step until the likelihood does not fall
             candidate = theta + scale * step
-            new_value = _log_likelihood(wins, prior, candidate)
+            new_value = _log_likelihood(pairs, prior, candidate)
             if new_value >= value or scale < 1e-6:
                 break
             scale /= 2.0
@@ -237,14 +261,22 @@ def _newton(wins: np.ndarray, prior: float, steps: int = 100) -> np.ndarray | No
 
 
 def fit_bradley_terry(
-    wins: np.ndarray, *, prior: float = 0.0, iterations: int = 10_000, tolerance: float = 1e-10
+    wins: np.ndarray,
+    *,
+    prior: float = 0.0,
+    iterations: int = 10_000,
+    tolerance: float = 1e-10,
+    near: np.ndarray | None = None,
 ) -> np.ndarray:
     """Ratings (mean 1500) maximising the Bradley–Terry likelihood of the win matrix.
 
     ``prior`` > 0 adds that many virtual games per bot against a phantom at the mean, half won
-    (used when the data are not connected; see the module docstring).
+    (used when the data are not connected; see the module docstring). ``near``: ratings close
+    to the answer (a bootstrap resample's full fit), where the search starts; the answer is the
+    same, reached in fewer steps.
     """
-    return BASE + SCALE * _mm(np.asarray(wins, dtype=float), prior, iterations, tolerance)
+    start = None if near is None else (np.asarray(near, dtype=float) - BASE) / SCALE
+    return BASE + SCALE * _mm(np.asarray(wins, dtype=float), prior, iterations, tolerance, start)
 
 
 @dataclass(frozen=True)
@@ -363,7 +395,7 @@ def bootstrap_intervals(
         # A resample may disconnect the data even when the full set is connected: regularise
         # those draws the same way rather than drop them (dropping would bias the interval).
         needs_prior = prior or connectivity_problem(resampled, names) is not None
-        samples[r] = fit_bradley_terry(resampled, prior=1.0 if needs_prior else 0.0, tolerance=1e-8)
+        samples[r] = fit_bradley_terry(resampled, prior=1.0 if needs_prior else 0.0, tolerance=1e-8, near=ratings)
     low, high = _bias_corrected_ends(samples, ratings, level)
     return Fit(ratings, np.minimum(low, ratings), np.maximum(high, ratings), warning)
 
@@ -374,7 +406,10 @@ def _bias_corrected_ends(samples: np.ndarray, ratings: np.ndarray, level: float)
     estimate (ties count half), the ends are the quantiles at Phi(2 z0 -+ z)."""
     resamples = samples.shape[0]
     z = Z95 if level == 0.95 else _normal_quantile(0.5 + level / 2.0)
-    share = (samples < ratings).mean(axis=0) + 0.5 * (samples == ratings).mean(axis=0)
+    # A resample that drew every group once is the data itself: its fit is the estimate up to
+    # the fits' tolerance, and counts as a tie (exact equality made it depend on the last bits).
+    tied = np.abs(samples - ratings) <= TIED_POINTS
+    share = ((samples < ratings) & ~tied).mean(axis=0) + 0.5 * tied.mean(axis=0)
     share = np.clip(share, 0.5 / resamples, 1.0 - 0.5 / resamples)  # z0 finite when all fall one side
     low = np.empty(len(ratings))
     high = np.empty(len(ratings))
@@ -425,7 +460,7 @@ def regularised_intervals(wins: np.ndarray, level: float = 0.95) -> tuple[np.nda
     made 1,200 games' intervals +-400 points where the bootstrap's were +-17.
     """
     wins = np.asarray(wins, dtype=float)
-    theta = _mm(wins, 1.0, 10_000, 1e-10)
+    theta = _mm(wins, 1.0, 10_000, 1e-10, None)
     games = wins + wins.T
     p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))  # P(i beats j)
     pair = games * p * (1.0 - p)

@@ -64,7 +64,9 @@ def dense_bootstrap(group_wins: np.ndarray, names: Sequence[str], *, seed: int) 
     for r in range(RESAMPLES):
         resampled = (counts[r] @ flat).reshape(len(names), len(names))
         needs_prior = prior or ratings.connectivity_problem(resampled, names) is not None
-        samples[r] = ratings.fit_bradley_terry(resampled, prior=1.0 if needs_prior else 0.0, tolerance=1e-8)
+        samples[r] = ratings.fit_bradley_terry(
+            resampled, prior=1.0 if needs_prior else 0.0, tolerance=1e-8, near=fitted
+        )
     low, high = ratings._bias_corrected_ends(samples, fitted, 0.95)
     return ratings.Fit(fitted, np.minimum(low, fitted), np.maximum(high, fitted), warning)
 

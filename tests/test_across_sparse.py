@@ -112,7 +112,9 @@ def reference_bootstrap(group_wins, names, *, resamples=200, seed=0):
     for r in range(resamples):
         resampled = (counts[r] @ flat).reshape(len(names), len(names))
         needs_prior = prior or reference_connectivity(resampled, names) is not None
-        samples[r] = ratings.fit_bradley_terry(resampled, prior=1.0 if needs_prior else 0.0, tolerance=1e-8)
+        samples[r] = ratings.fit_bradley_terry(
+            resampled, prior=1.0 if needs_prior else 0.0, tolerance=1e-8, near=fitted
+        )
     low, high = ratings._bias_corrected_ends(samples, fitted, 0.95)
     return fitted, np.minimum(low, fitted), np.maximum(high, fitted), warning
 
@@ -300,8 +302,10 @@ def test_numbers_pinned_from_the_dense_path():
     names, sparse = joined([one, two])
     fit = bootstrap_intervals(sparse, names=names)
     assert fit.warning is None
+    # Within the fits' own tolerance (a resample's fit stops within 1e-8 in log-strength, about
+    # 2e-6 points): resamples start from the full fit since it was pinned, so their last bits moved.
     for key, pinned in PINNED.items():
-        assert np.max(np.abs(getattr(fit, key)[:3] - [float.fromhex(v) for v in pinned])) < 1e-9
+        assert np.max(np.abs(getattr(fit, key)[:3] - [float.fromhex(v) for v in pinned])) < 1e-5
 
 
 def test_a_summary_stored_dense_reads_as_its_entries():

@@ -254,3 +254,27 @@ def test_sprt_errs_at_most_at_its_stated_rates(elo0, elo1, true, draw):
     runs = 6000 if draw else 3000
     errors = sprt_errors(elo0, elo1, true, runs, draw, seed=int(elo1 + true) + 11)
     assert errors <= 0.05, errors
+
+
+def test_a_resample_equal_to_the_estimate_up_to_the_fits_tolerance_is_a_tie():
+    """A resample that drew every group once is the data: its fit is the estimate to within the
+    fits' tolerance, and must count as a tie in the bias correction whatever its last bits (it
+    was counted as below or above as they fell, moving a 5-group interval's end by 70 points)."""
+    estimate = np.array([1500.0])
+    spread = np.linspace(-100.0, 100.0, 40)
+    exact = np.concatenate([estimate + spread, estimate])[:, None]
+    off = np.concatenate([estimate + spread, estimate + 2e-8])[:, None]
+    assert ratings._bias_corrected_ends(exact, estimate, 0.95) == ratings._bias_corrected_ends(off, estimate, 0.95)
+
+
+def test_fits_that_start_near_the_answer_reach_the_same_answer():
+    rng = np.random.default_rng(5)
+    for _ in range(100):
+        n = int(rng.integers(2, 25))
+        games = rng.integers(0, 6, size=(n, n)) * (rng.random((n, n)) < rng.uniform(0.1, 1.0))
+        np.fill_diagonal(games, 0)
+        wins = rng.binomial(games, rng.uniform(0.2, 0.8)).astype(float)
+        prior = 1.0 if ratings.connectivity_problem(wins, [str(i) for i in range(n)]) else 0.0
+        cold = fit_bradley_terry(wins, prior=prior)
+        near = cold + rng.normal(0.0, 30.0, n)
+        assert np.max(np.abs(fit_bradley_terry(wins, prior=prior, near=near) - cold)) < 1e-6
