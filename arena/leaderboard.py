@@ -1,9 +1,10 @@
 """The leaderboard of a tournament: ratings with intervals and per-bot statistics.
 
 Built from the match records alone, so any executor (local, Celery) and a re-read of
-``matches.jsonl`` give the same table. Columns: rank, bot, rating and its 95% interval
-(Bradley–Terry, bootstrap over duplicate groups), online Elo, games, wins/draws/losses
-(2-player) or mean rank (multiplayer), mean score, failures by verdict, mean decision time.
+``matches.jsonl`` give the same table. Columns: rank (the position by rating, and the range of
+ranks the intervals allow: :func:`rank_ranges`), bot, rating and its 95% interval (Bradley–Terry,
+bootstrap over duplicate groups), online Elo, games, wins/draws/losses (2-player) or mean rank
+(multiplayer), mean score, failures by verdict, mean decision time.
 Seat statistics report the first-seat advantage.
 """
 
@@ -12,10 +13,12 @@ from __future__ import annotations
 import base64
 import csv
 import io
+import math
 import zlib
 from array import array
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -30,6 +33,8 @@ T = TypeVar("T")
 
 CSV_COLUMNS = (
     "rank",
+    "rank_best",
+    "rank_worst",
     "bot",
     "rating",
     "ci_low",
@@ -327,6 +332,7 @@ class Tally:
         rows.sort(key=lambda r: (-r["rating"], r["bot"]))
         for position, row in enumerate(rows, 1):
             row["rank"] = position
+        add_rank_ranges(rows)
         total = self.matches
         return {
             "game": spec.game,
@@ -390,6 +396,43 @@ def build(spec: TournamentSpec, records: Sequence[MatchRecord], *, resamples: in
     for record in sorted(records, key=lambda r: int(r.tournament.get("index", 0))):
         tally.add(record)
     return tally.board(resamples=resamples)
+
+
+def rating_interval(row: Mapping[str, Any]) -> tuple[float, float]:
+    """The row's 95% interval as (low, high); unbounded, (-inf, inf), when it has none: no
+    ``ci_low``/``ci_high`` (or not finite numbers, or low above high), or no game played (its
+    interval would be the prior's alone). An unbounded interval lies wholly above or below no
+    other, so such a bot may hold any rank and takes no rank from anyone."""
+    low, high = _finite(row.get("ci_low")), _finite(row.get("ci_high"))
+    if row.get("games", 1) == 0 or low is None or high is None or low > high:
+        return -math.inf, math.inf
+    return low, high
+
+
+def _finite(value: Any) -> float | None:
+    """The value as a float if it is a finite number, else None."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def rank_ranges(rows: Sequence[Mapping[str, Any]]) -> list[tuple[int, int]]:
+    """Each row's (best, worst) rank the intervals allow (the rule of LMSYS Chatbot Arena):
+    best = 1 + the bots whose interval lies wholly above (their low > this high), worst = N -
+    the bots whose interval lies wholly below (their high < this low). Overlapping intervals
+    do not order two bots, so their positions by rating are not a finding. A row's own interval
+    is never above or below itself (low <= high), so it need not be left out of the counts."""
+    intervals = [rating_interval(row) for row in rows]
+    lows = sorted(low for low, _ in intervals)
+    highs = sorted(high for _, high in intervals)
+    n = len(intervals)
+    return [(1 + n - bisect_right(lows, high), n - bisect_left(highs, low)) for low, high in intervals]
+
+
+def add_rank_ranges(rows: Sequence[dict[str, Any]]) -> None:
+    """Set each row's ``rank_best`` and ``rank_worst`` (:func:`rank_ranges`)."""
+    for row, (best, worst) in zip(rows, rank_ranges(rows), strict=True):
+        row["rank_best"], row["rank_worst"] = best, worst
 
 
 def to_csv(board: dict[str, Any]) -> str:
@@ -559,6 +602,7 @@ def across(game: str, summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:
                 mean_rank=round(counted["rank"] / counted["n"], 3),
                 mean_score=round(counted["score"] / counted["n"], 3),
             )
+    add_rank_ranges(rows)
     return {
         "game": game,
         "tournaments": len(summaries),

@@ -14,14 +14,16 @@ from arena.runner import VERDICTS
 
 DROP_ORDER = ("ms/decision", "mean score", "games", "failures", "W / D / L", "mean rank")
 """Columns given up, in this order, when the table is wider than the terminal: never the bot's
-name (two entrants must not both show as ``heurist…``), its place or its rating."""
+name (two entrants must not both show as ``heurist…``), its place (``#``: the range of ranks its
+interval allows, :func:`rank_text`) or its rating."""
 
 
 def leaderboard_table(board: Mapping[str, Any], *, live: bool = False, width: int | None = None) -> Any:
     """A rich Table of the leaderboard (``live``: a board while the tournament runs).
 
     With ``width`` (the console's), columns are dropped (:data:`DROP_ORDER`) until the table
-    fits; names are never truncated (the bot column does not wrap or shrink).
+    fits, then its outer border; names are never truncated (the bot column does not wrap or
+    shrink).
     """
     from rich.table import Table
 
@@ -36,7 +38,7 @@ def leaderboard_table(board: Mapping[str, Any], *, live: bool = False, width: in
     columns += ["W / D / L"] if two else ["mean rank"]
     columns += ["mean score", "failures", "ms/decision"]
     cells: list[dict[str, str]] = []
-    for row in board.get("leaderboard", []):
+    for row in with_rank_ranges(board.get("leaderboard", [])):
         # A live board has no intervals yet (they come with the final fit).
         interval = (
             f"{row['rating']:.0f}" if live else f"{row['rating']:.0f} ({row['ci_low']:.0f}..{row['ci_high']:.0f})"
@@ -48,7 +50,7 @@ def leaderboard_table(board: Mapping[str, Any], *, live: bool = False, width: in
         ms = row.get("mean_decision_ms")
         cells.append(
             {
-                "#": str(row.get("rank", "")),
+                "#": rank_text(row),  # the ranks the intervals allow: "2", or "1–3" when not settled
                 "bot": row["bot"],
                 "rating (95% CI)": interval,
                 "games": str(row.get("games", 0)),
@@ -63,13 +65,17 @@ def leaderboard_table(board: Mapping[str, Any], *, live: bool = False, width: in
     def needed(names: list[str]) -> int:  # one line per row: cell + 2 padding + 1 rule, + outer rule
         return 1 + sum(3 + max([len(c), *(len(r[c]) for r in cells)]) for c in names)
 
+    edge = True
     if width is not None:
         for column in DROP_ORDER:
             if needed(columns) <= width:
                 break
             if column in columns:
                 columns.remove(column)
-    table = Table(title=title)
+        # Still too wide (a rank range, "1–4", is wider than a position): give up the outer
+        # border, two columns, before the terminal cuts an interval short.
+        edge = needed(columns) <= width
+    table = Table(title=title, show_edge=edge)
     longest = max([3, *(len(r["bot"]) for r in cells)])
     for column in columns:
         if column == "bot":
@@ -88,6 +94,30 @@ def leaderboard_table(board: Mapping[str, Any], *, live: bool = False, width: in
     return table
 
 
+def rank_text(row: Mapping[str, Any]) -> str:
+    """The rank as a table shows it: ``2`` when settled, ``1–3`` (an en dash) when the
+    intervals allow a range; a row without the range (a board stored before ranges were kept,
+    or a service that does not send them) shows its position."""
+    best, worst = row.get("rank_best"), row.get("rank_worst")
+    if not best or not worst:
+        return str(row.get("rank", ""))
+    return str(best) if best == worst else f"{best}\u2013{worst}"
+
+
+def with_rank_ranges(rows: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The rows, each with its ``rank_best`` and ``rank_worst``: a board stored by an older
+    version (``arena tournament status``), or sent by an older referee (zeros), gets them from
+    its intervals (:func:`arena.leaderboard.rank_ranges`, imported only then: numpy)."""
+    if all(row.get("rank_best") and row.get("rank_worst") for row in rows):
+        return rows
+    from arena.leaderboard import rank_ranges
+
+    return [
+        {**row, "rank_best": best, "rank_worst": worst}
+        for row, (best, worst) in zip(rows, rank_ranges(rows), strict=True)
+    ]
+
+
 def _number(value: Any) -> str:
     return "-" if value is None else str(value)
 
@@ -103,6 +133,9 @@ def from_message(board: Any) -> dict[str, Any]:
         "leaderboard": [
             {
                 "rank": row.rank,
+                # 0 from a referee that does not send them: the table then works them out.
+                "rank_best": row.rank_best or None,
+                "rank_worst": row.rank_worst or None,
                 "bot": row.bot,
                 "rating": row.rating,
                 "ci_low": row.ci_low,

@@ -8,6 +8,7 @@ from typing import Any
 from google.protobuf import descriptor_pb2, timestamp_pb2
 
 from arena.engine import Game, GameMeta
+from arena.leaderboard import rank_ranges
 from arena.protocol import event_message, option_text
 from arena.record import MatchRecord
 from arena.v1 import arena_pb2, bot_pb2
@@ -71,12 +72,17 @@ def leaderboard(board: dict[str, Any], tournament_id: str = "", *, failures: boo
     """The board as a message; ``failures=False`` while its tournament runs (a bot's failures
     are its owner's business until the end)."""
     rows = []
-    for row in board.get("leaderboard", []):
+    stored = board.get("leaderboard", [])
+    # A board stored before rows kept their rank ranges gets them from its intervals here.
+    ranges = rank_ranges(stored)
+    for row, (best, worst) in zip(stored, ranges, strict=True):
         rows.append(
             arena_pb2.LeaderboardRow(
                 failures=(row.get("failures") or {}) if failures else {},
                 mean_decision_ms=row.get("mean_decision_ms"),
                 rank=row.get("rank", 0),
+                rank_best=row.get("rank_best") or best,
+                rank_worst=row.get("rank_worst") or worst,
                 bot=row["bot"],
                 rating=row["rating"],
                 ci_low=row["ci_low"],

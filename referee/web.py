@@ -40,6 +40,7 @@ from google.protobuf.message import Message
 
 from arena import leaderboard as boards
 from arena.engine import Game
+from arena.leaderboard_view import rank_text
 from arena.record import MatchRecord, ReplayMismatch
 from arena.registry import games, get_game
 from arena.replay_view import asset, public_data, render_html, replay_data
@@ -92,7 +93,8 @@ def page(title: str, body: str, *, script: str = "") -> web.Response:
 
 
 def leaderboard_table(rows: list[dict[str, Any]], *, failures: bool) -> str:
-    """Rows as a table, the rating's interval drawn as an error bar on a common scale."""
+    """Rows as a table, the rating's interval drawn as an error bar on a common scale; ``#`` is
+    the range of ranks the intervals allow (``1–3``; one number when settled)."""
     if not rows:
         return '<p class="muted">no rated games yet</p>'
     low = min(float(r["ci_low"]) for r in rows)
@@ -112,7 +114,7 @@ def leaderboard_table(rows: list[dict[str, Any]], *, failures: bool) -> str:
             f'<div class="point" style="left:{x(r["rating"])}%"></div></div>'
         )
         out.append(
-            f'<tr data-bot="{esc(r["bot"])}"><td>{esc(r.get("rank", ""))}</td><td>{esc(r["bot"])}</td>'
+            f'<tr data-bot="{esc(r["bot"])}"><td>{esc(rank_text(r))}</td><td>{esc(r["bot"])}</td>'
             f'<td class="num">{esc(r["rating"])}</td><td>{bar}<span class="muted">{esc(r["ci_low"])} .. '
             f'{esc(r["ci_high"])}</span></td><td class="num">{esc(r.get("games", 0))}</td>'
             f'<td class="num">{esc(r.get("mean_rank") or "")}</td>'

@@ -403,7 +403,9 @@ def test_cli_table_and_default_output_directory(tmp_path):
     for line, row in zip(table_rows, board["leaderboard"], strict=True):
         cells = [c.strip() for c in line.strip("│").split("│")]
         assert cells[:4] == [
-            str(row["rank"]),
+            f"{row['rank_best']}"
+            if row["rank_best"] == row["rank_worst"]
+            else f"{row['rank_best']}\u2013{row['rank_worst']}",
             row["bot"],
             f"{row['rating']:.0f} ({row['ci_low']:.0f}..{row['ci_high']:.0f})",
             str(row["games"]),

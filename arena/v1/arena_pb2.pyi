@@ -1065,7 +1065,11 @@ class CreateTournamentRequest(_message.Message):
     seed: _builtins.int
     """0 = an unpredictable seed, recorded in the spec; a seed may be"""
     on_error: _builtins.str
-    """forfeit (default) | substitute"""
+    """only for a tournament of your own bots and built-ins
+    (it makes bots fail, on their record and rating), by
+    operators for any
+    forfeit (default) | substitute
+    """
     error_budget: _builtins.int
     """0 = 3; at most 100"""
     bot_concurrency: _builtins.int
@@ -1084,7 +1088,7 @@ class CreateTournamentRequest(_message.Message):
     def clock(self) -> Global___ClockLimits:
         """chosen only for a tournament of your own bots and built-ins
         (it tells its chooser every deal), by operators for any
-        unset fields take the defaults
+        unset fields take the defaults; a value below its default
         """
 
     def __init__(
@@ -1351,6 +1355,8 @@ class LeaderboardRow(_message.Message):
     MEAN_SCORE_FIELD_NUMBER: _builtins.int
     FAILURES_FIELD_NUMBER: _builtins.int
     MEAN_DECISION_MS_FIELD_NUMBER: _builtins.int
+    RANK_BEST_FIELD_NUMBER: _builtins.int
+    RANK_WORST_FIELD_NUMBER: _builtins.int
     rank: _builtins.int
     bot: _builtins.str
     rating: _builtins.float
@@ -1365,6 +1371,15 @@ class LeaderboardRow(_message.Message):
     mean_score: _builtins.float
     mean_decision_ms: _builtins.float
     """the bot's answers, timed by the referee"""
+    rank_best: _builtins.int
+    """The ranks the 95% intervals allow (LMSYS Chatbot Arena's rule): best = 1 + the bots whose
+    interval lies wholly above this one, worst = the bots - those wholly below. A bot without
+    an interval (no game played) counts as unbounded. rank_best == rank_worst: the rank is
+    settled; otherwise `rank` (the position by rating) is not a finding. 0 only from a
+    referee older than these fields.
+    """
+    rank_worst: _builtins.int
+    """see rank_best"""
     @_builtins.property
     def failures(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
         """by verdict (once the tournament has ended)"""
@@ -1385,10 +1400,12 @@ class LeaderboardRow(_message.Message):
         mean_score: _builtins.float = ...,
         failures: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
         mean_decision_ms: _builtins.float | None = ...,
+        rank_best: _builtins.int = ...,
+        rank_worst: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_mean_decision_ms", b"_mean_decision_ms", "mean_decision_ms", b"mean_decision_ms"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_mean_decision_ms", b"_mean_decision_ms", "bot", b"bot", "ci_high", b"ci_high", "ci_low", b"ci_low", "draws", b"draws", "failures", b"failures", "games", b"games", "losses", b"losses", "mean_decision_ms", b"mean_decision_ms", "mean_rank", b"mean_rank", "mean_score", b"mean_score", "rank", b"rank", "rating", b"rating", "wins", b"wins"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_mean_decision_ms", b"_mean_decision_ms", "bot", b"bot", "ci_high", b"ci_high", "ci_low", b"ci_low", "draws", b"draws", "failures", b"failures", "games", b"games", "losses", b"losses", "mean_decision_ms", b"mean_decision_ms", "mean_rank", b"mean_rank", "mean_score", b"mean_score", "rank", b"rank", "rank_best", b"rank_best", "rank_worst", b"rank_worst", "rating", b"rating", "wins", b"wins"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__mean_decision_ms: _TypeAlias = _typing.Literal["mean_decision_ms"]  # noqa: Y015
     _WhichOneofArgType__mean_decision_ms: _TypeAlias = _typing.Literal["_mean_decision_ms", b"_mean_decision_ms"]  # noqa: Y015

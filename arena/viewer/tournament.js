@@ -11,6 +11,12 @@
     return '<div class="bar" title="' + r.ci_low + " .. " + r.ci_high + '"><div class="range" style="left:' + x(r.ci_low) +
       "%;width:" + (x(r.ci_high) - x(r.ci_low)) + '%"></div><div class="point" style="left:' + x(r.rating) + '%"></div></div>';
   }
+  // The ranks the intervals allow (referee: LeaderboardRow.rank_best/rank_worst): "2" when
+  // settled, "1–3" when not; the position alone from a referee that does not send them.
+  function rankText(r) {
+    if (!r.rank_best || !r.rank_worst) { return String(r.rank); }
+    return r.rank_best === r.rank_worst ? String(r.rank_best) : r.rank_best + "\u2013" + r.rank_worst;
+  }
   function drawBoard(board, final) {
     var rows = board.rows || [];
     if (!rows.length) { $("leaderboard").innerHTML = '<p class="muted">no matches yet</p>'; return; }
@@ -20,7 +26,7 @@
     var h = '<table class="leaderboard"><tr><th>#</th><th>bot</th><th class="num">rating</th><th>interval</th><th class="num">games</th><th class="num">mean rank</th><th>failures</th></tr>';
     rows.forEach(function (r) {
       var f = Object.keys(r.failures || {}).sort().map(function (k) { return esc(k) + ": " + r.failures[k]; }).join(", ");
-      h += '<tr data-bot="' + esc(r.bot) + '"><td>' + r.rank + "</td><td>" + esc(r.bot) + '</td><td class="num">' + r.rating +
+      h += '<tr data-bot="' + esc(r.bot) + '"><td>' + rankText(r) + "</td><td>" + esc(r.bot) + '</td><td class="num">' + r.rating +
         "</td><td>" + bar(r, low, span) + '<span class="muted">' + r.ci_low + " .. " + r.ci_high + '</span></td><td class="num">' +
         r.games + '</td><td class="num">' + (Math.round(r.mean_rank * 1000) / 1000) + "</td><td>" +
         (final ? (f || '<span class="muted">none</span>') : '<span class="muted">shown when the tournament ends</span>') + "</td></tr>";
