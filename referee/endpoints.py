@@ -37,8 +37,17 @@ UNIX = "unix"
 """The allow-list entry that lets bots be registered at ``unix://`` paths."""
 
 
+POLICY = "the operator's endpoint policy (see --allow-endpoints)"
+
+
 class EndpointRefused(ConfigError):
-    """The endpoint is outside the operator's policy (the message names the policy)."""
+    """The endpoint is outside the operator's policy. The message is the operator's (what the
+    name resolved to, the allow list); ``public`` says the same without either, for whoever
+    else may read it (a verdict in a record every owner reads): the kind of refusal only."""
+
+    def __init__(self, message: str, public: str) -> None:
+        super().__init__(message)
+        self.public = public
 
 
 def _kind(ip: Address) -> str | None:
@@ -92,7 +101,8 @@ class EndpointPolicy:
     def check_unix(self, spec: str) -> None:
         if not self.allow_unix:
             raise EndpointRefused(
-                f"{spec}: unix sockets are not allowed by the operator's endpoint policy (see --allow-endpoints unix)"
+                f"{spec}: unix sockets are not allowed by the operator's endpoint policy (see --allow-endpoints unix)",
+                f"unix sockets are not allowed by {POLICY}",
             )
 
     def resolve(self, host: str, port: int) -> list[Address]:
@@ -101,7 +111,10 @@ class EndpointPolicy:
         try:
             infos = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM)
         except (socket.gaierror, UnicodeError) as exc:
-            raise EndpointRefused(f"cannot resolve {host!r}: {getattr(exc, 'strerror', None) or exc}") from None
+            raise EndpointRefused(
+                f"cannot resolve {host!r}: {getattr(exc, 'strerror', None) or exc}",
+                f"it did not resolve to an address allowed by {POLICY}",
+            ) from None
         addresses: list[Address] = []
         for *_, sockaddr in infos:
             ip = ipaddress.ip_address(str(sockaddr[0]).split("%")[0])
@@ -110,7 +123,9 @@ class EndpointPolicy:
         for ip in addresses:
             why = self.refusal(ip)
             if why is not None:
-                raise EndpointRefused(f"{host}:{port}: {why}")
+                raise EndpointRefused(
+                    f"{host}:{port}: {why}", f"it resolves to a {_kind(ip)} address, which is not allowed by {POLICY}"
+                )
         return addresses
 
     def check(self, spec: str) -> None:

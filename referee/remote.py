@@ -592,7 +592,8 @@ class RemotePlayer:
             lookup = loop.run_in_executor(None, policy.resolve, host, int(port))
             addresses = await asyncio.wait_for(lookup, max(0.0, deadline - loop.time()))
         except endpoints.EndpointRefused as exc:
-            return self._hidden(PlayerFailure("crash", f"endpoint refused: {exc}"))
+            # The public text: what the name resolved to and the allow list are not the record's.
+            return self._hidden(PlayerFailure("crash", f"endpoint refused: {exc.public}"))
         except TimeoutError:
             return _Failed("stall", f"could not resolve the endpoint within {self._clock.startup_ms} ms")
         return endpoints.dial_target(addresses[0], int(port))

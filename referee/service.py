@@ -26,6 +26,7 @@ import base64
 import contextlib
 import functools
 import hashlib
+import ipaddress
 import logging
 import math
 import re
@@ -41,6 +42,7 @@ from typing import Any, TypeVar
 import grpc
 import grpc.aio
 
+from arena.clock import DEFAULTS as CLOCK_DEFAULTS
 from arena.clock import clock_settings
 from arena.config import ConfigError
 from arena.engine import SPECTATOR
@@ -182,6 +184,25 @@ def _match_ref(match_ref: str) -> tuple[str, str]:
     if not tournament_id or not MATCH_ID.fullmatch(match_id):
         raise invalid("id", f"expected <tournament id>:<match id> (e.g. skyfive-...:m000012), got {shown(match_ref)}")
     return tournament_id, match_id
+
+
+def _refused_endpoint(endpoint: str, target: str) -> str:
+    """Why the endpoint policy refuses an endpoint, as any owner may be told: never what this
+    service's resolver answered for a name (an address inside the operator's network, or
+    whether an internal name exists at all), nor the operator's allow list (where the workers
+    may dial). A refused address the caller typed is named."""
+    if endpoint.startswith("unix:"):
+        return f"{shown(endpoint)}: unix sockets are not allowed by the operator's endpoint policy"
+    host = target.rpartition(":")[0]
+    public = "public addresses, unless the operator allows more"
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:  # a name: whether it resolved, and to what, stays the service's
+        return (
+            f"{shown(host)} does not resolve to an address the operator's endpoint policy allows ({public}): "
+            "register a public name or address"
+        )
+    return f"{address} is an internal address, which the operator's endpoint policy does not allow ({public})"
 
 
 def _page_size(field_name: str, asked: int, default: int) -> int:
@@ -356,8 +377,10 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             if not re.fullmatch(r"[0-9]{1,5}", port) or not 1 <= int(port) <= 65535:
                 raise invalid(field_name, f"port {shown(port)}: expected 1-65535")
         try:
-            target_of(endpoint)
+            target = target_of(endpoint)
             (endpoints.current() or endpoints.EndpointPolicy()).check(endpoint)
+        except endpoints.EndpointRefused:
+            raise invalid(field_name, _refused_endpoint(endpoint, target)) from None
         except ConfigError as exc:
             raise invalid(field_name, str(exc)) from None
 
@@ -642,6 +665,9 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             raise invalid("on_error", f"on_error must be forfeit or substitute, not {shown(on_error)}")
         addresses = {}
         builtins = self._builtins(meta.id)
+        # A clock below the defaults makes bots fail (timeouts, forfeits), on their record and
+        # in the game's leaderboard: like a seed, only for your own bots and built-ins.
+        tighter = [key for key, value in clock.items() if value < CLOCK_DEFAULTS[key]]
         for i, name in entrants:
             name = entrant_bot(name)  # copies play their bot: check it once per copy, cheaply
             if name in addresses:
@@ -668,6 +694,15 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                     "seed",
                     f"a chosen seed tells its chooser every deal: only a tournament of your own bots and "
                     f"built-in bots may choose one, and {shown(name)} belongs to {shown(data['owner'])}",
+                )
+            if tighter and not caller.operator and data["owner"] != caller.name:
+                key = tighter[0]
+                unit = "" if key == "strikes" else " ms"
+                raise invalid(
+                    f"clock.{CLOCK_FIELDS[key]}",
+                    f"{key} {clock[key]}{unit} is below the default {CLOCK_DEFAULTS[key]}: a clock tighter than the "
+                    f"default may be set only for a tournament of your own bots and built-in bots (it makes bots "
+                    f"fail, on their record and their rating), and {shown(name)} belongs to {shown(data['owner'])}",
                 )
             addresses[name] = data["endpoint"]
             if data["endpoint"].startswith("hosted:"):
