@@ -145,6 +145,32 @@ def test_the_one_banners_go_to_the_last_two_battlefields_with_at_most_one_warrio
     assert state.supply == [4, 3, 3, 2, 2]
 
 
+def test_after_a_ronin_banner_the_last_one_banner_goes_to_the_single_empty_battlefield():  # ruling 3
+    # A Ronin's 4 Banner holds one Warrior (battlefield 6). The Crane's 7 makes battlefield 4
+    # two strong: Step 1 gives it the 2, then the first 1 to battlefield 3 (exactly one
+    # Warrior), and stops (no battlefield left with exactly one). Five battlefields now count
+    # at 2+, so ruling 3 gives the last 1 to the empty battlefield 7 at once; the printed
+    # "exactly 2 battlefields" would wait for its Warrior, then place the same 1 (Step 1).
+    fields = [
+        (3, [(CRANE, 1), (TURTLE, 1), (CRANE, 2)]),
+        (3, [(TURTLE, 2), (CRANE, 3), (TURTLE, 3)]),
+        (0, [(CRANE, 5)]),
+        (0, [(TURTLE, 5)]),
+        (2, [(CRANE, 6), (TURTLE, 6)]),
+        (4, [(CRANE, 4)]),
+    ]
+    state = position(fields, hands=([7, 8, 9], [4, 7, 8]), piles=([], [9]))
+    assert state.supply == [2, 1, 1]
+    play(state, "play:7:4")
+    assert [f.banner for f in state.fields] == [3, 3, 1, 2, 2, 4, 1] and state.supply == []
+    placed = [(e.detail.battlefield, e.detail.banner) for e in state.log.events if e.kind == "banner"]
+    assert placed == [(4, 2), (3, 1), (7, 1)]
+    # The empty battlefield still takes its one Warrior, and then it is full.
+    assert {"play:4:7", "play:7:7", "play:8:7"} <= set(ids(state))
+    play(state, "play:8:7")
+    assert bf(state, 7).warriors == [(TURTLE, 8)] and not any(i.endswith(":7") for i in ids(state))
+
+
 def test_assign_banners_places_every_candidate_of_a_value_with_copies():  # ruling 4
     fields = [Field([(0, 1), (1, 1), (0, 2)]), Field([(1, 2), (0, 3), (1, 3)]), Field([(0, 4)] * 4)]
     fields += [Field() for _ in range(4)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import pickle
 import time
 from collections import Counter
@@ -281,11 +282,11 @@ def test_claim_spends_the_cards_held_longest_and_reveals_a_new_reward():
     assert GAME.observe(state, 1).claiming.id == 3
     act(state, "pay:robot2")
     assert state.hands[0] == [card(GIRL), card(ROBOT, SUSHI)]
-    assert state.discard == [old, new]
+    assert state.discard == [new, old]  # spent cards are listed by back, then toy
     assert state.rewards[0] == [3] and state.open_halves[0] == [3]
     assert state.display == [21, 12, 8, 1] and state.reward_deck == [13]
     claim = next(e for e in state.log.events if e.kind == "claim")
-    assert [(c.back, c.toy) for c in claim.detail.paid] == [(old.back, ROBOT), (new.back, ROBOT)]
+    assert [(c.back, c.toy) for c in claim.detail.paid] == [(new.back, ROBOT), (old.back, ROBOT)]
     reveal = next(e for e in state.log.events if e.kind == "reveal")
     assert reveal.detail.reward.id == 12 and reveal.detail.slot == 1 and reveal.detail.left == 1
     assert state.turn_seat == 1
@@ -534,6 +535,74 @@ def test_no_event_names_a_toy_another_seat_cannot_see():
                 assert event.seat == seat
             if event.kind == "draw":
                 assert event.detail.card.toy == pb.TOY_UNSPECIFIED
+
+
+def test_a_payment_names_its_cards_in_an_order_that_tells_nothing_of_the_hand():
+    # Which of two cards with one back was drawn first is seen; which toy each is is not. The
+    # claim used to list the spent cards in the hand's order (drawing order): "with girl,
+    # sushi" told the others that the card drawn first was the Girl. Now sorted.
+    first, second = Card(mask_of((GIRL, RADISH, SUSHI)), GIRL), Card(mask_of((GIRL, RADISH, SUSHI)), SUSHI)
+    states = [
+        position(hands={0: [a, b, card(ROBOT), card(ROBOT)]}, display=[10, 3, 8, 1], reward_deck=[12, 13])
+        for a, b in ((first, second), (second, first))
+    ]
+    assert_same_view(GAME, states[0], states[1], 1)
+    for state in states:
+        act(state, "claim:10", "pay:girl1+sushi1")
+    assert_same_view(GAME, states[0], states[1], 1)
+    claim = next(e for e in states[1].log.events if e.kind == "claim")
+    assert [c.toy for c in claim.detail.paid] == [GIRL, SUSHI] and claim.text.endswith("with girl, sushi")
+
+
+def _payment_of_one_back_from_two_cycles(seed: int) -> tuple[GashaState, str, int, int] | None:
+    """The first payment of a seeded 4-player random game that spends two cards with one back,
+    different toys, drawn from different deck cycles: (state, option, their hand indexes)."""
+    state = GAME.new_match(GAME.config(4), seed)
+    rng = Chance(seed)
+    while state.pending:
+        (decision,) = state.pending
+        if decision.kind == "pay":
+            seat, hand = decision.seat, state.hands[decision.seat]
+            for option in decision.options:
+                left = list(option.action.paid)
+                spent = []
+                for i, card_ in enumerate(hand):  # ruling 5: the cards held longest
+                    if left[card_.toy]:
+                        left[card_.toy] -= 1
+                        spent.append(i)
+                for i, j in itertools.combinations(spent, 2):
+                    if (
+                        hand[i].back == hand[j].back
+                        and hand[i].toy != hand[j].toy
+                        and state.hand_cycles[seat][i] != state.hand_cycles[seat][j]
+                    ):
+                        return state, option.id, i, j
+        GAME.apply(state, {decision.seat: rng.pick(decision.options, "t").id})
+    return None
+
+
+def test_a_payment_tells_the_others_the_same_whichever_draw_held_which_toy():
+    # A seat pays two cards with one back drawn from two deck cycles. A copy where the two
+    # draws held each other's toy must look the same to every other seat after the payment:
+    # the claim's order and the deck-cycle reading in the observation used to follow the hand.
+    found = next(f for seed in range(20) if (f := _payment_of_one_back_from_two_cycles(seed)))
+    state, option, i, j = found
+    payer = state.turn_seat
+    other = pickle.loads(pickle.dumps(state))
+    hand, cycles = other.hands[payer], other.hand_cycles[payer]
+    old = [record(payer, hand[i], cycles[i]), record(payer, hand[j], cycles[j])]
+    new = [record(payer, hand[j], cycles[i]), record(payer, hand[i], cycles[j])]
+    hand[i], hand[j] = hand[j], hand[i]
+    for code, swapped in zip(old, new, strict=True):
+        other.history[other.history.index(code)] = swapped
+    GAME.refresh(other)
+    viewers = [s for s in range(4) if s != payer]
+    for seat in viewers:
+        assert_same_view(GAME, state, other, seat)
+    for position_ in (state, other):
+        GAME.apply(position_, {payer: option})
+    for seat in viewers:
+        assert_same_view(GAME, state, other, seat)
 
 
 # -- sample_world ----------------------------------------------------------------------------------
@@ -921,10 +990,11 @@ def test_sampled_worlds_let_a_turn_seat_that_cannot_draw_claim():
 
 @pytest.mark.parametrize(
     ("players", "observations", "digest"),
+    # Re-pinned for version 3 (a payment's cards sorted, so games and readings changed).
     [
-        (2, 612, "7ba432362ccf6283e4f30639167d7becc0a0533753fcaf1effc0ddae3b5f79c0"),
-        (4, 1420, "212f9f14004197311c83e1df1b695ba44ab6f011d7890b2637ec90b389e7d20f"),
-        (6, 2366, "d7b3e7e86bbcf3a542e6d13c9ef2080fb8a175c9a15c9de9920ad0bd791f2ad9"),
+        (2, 612, "034b194cb0f9f3eaf7bd09ae7f96376db33dbd7ab6c5f4db48c4389535f807e8"),
+        (4, 1505, "02c2f537ce297976bcc035ca0f8d7e5279c0a426066038f99ece229aa09259ff"),
+        (6, 2401, "7a78465d28aa2a2649dd9971ed2a13737cb54914d91f56c514001433f1beeafb"),
     ],
 )
 def test_observations_assembled_from_kept_pieces_are_the_messages_they_were(
@@ -938,10 +1008,11 @@ def test_observations_assembled_from_kept_pieces_are_the_messages_they_were(
 
 @pytest.mark.parametrize(
     ("players", "positions", "sampled", "digest"),
+    # Re-pinned for version 3 (a payment's cards sorted, so games and readings changed).
     [
-        (2, 204, 40, "25ef849bd24fdeffb8b1b2052e56782a9ec374bcc340880f190548e8479203d6"),
-        (4, 284, 56, "1972174a487f0ef7c8f528e8a8dc09168e439edd2aed718c5a6c2716c3573bb3"),
-        (6, 338, 67, "ad806495f89a1a957f5dde0f26c885562dc709d6d9d73fccb45c152408482046"),
+        (2, 204, 40, "5ffbccc3b7b4d5512b944461cc4b4510f28daec203fb849568d777e56d84ca49"),
+        (4, 301, 60, "c9bd96b8f477da91715e609baffe10387f2b1a574a74d5f1d577fb39a7eb8812"),
+        (6, 343, 68, "b5edb69fa956190b00c3192a8922a49d0547d4cac542b2da71583bd43b5eaf9b"),
     ],
 )
 def test_readings_and_sampled_worlds_keep_their_bytes(players: int, positions: int, sampled: int, digest: str) -> None:

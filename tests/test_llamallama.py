@@ -35,6 +35,16 @@ def cards_of(letters: str) -> list[int]:
     return out
 
 
+class LowestPass(PresetChance):
+    """Preset chance whose unpreset ``"pass"`` picks move the lowest id of the letter, so the
+    examples below can name the cards that move (the engine draws that card at random)."""
+
+    def pick(self, items, label):
+        if label == "pass" and not self._picks.get(label):
+            return min(items)
+        return super().pick(items, label)
+
+
 def new(players: int = 4, hands: list[list[int]] | None = None, place=None, picks=None, seed: int = 0) -> LlamaState:
     """A match whose first deal gives hand h the cards ``hands[h]`` (8 each, in hand order)."""
     orders: dict[str, list] = {}
@@ -43,7 +53,7 @@ def new(players: int = 4, hands: list[list[int]] | None = None, place=None, pick
         orders["deck"] = [head + [c for c in CARD_IDS if c not in head]]
     if place is not None:
         orders["place"] = [place]
-    chance = PresetChance(seed, orders=orders, picks=picks or {})
+    chance = LowestPass(seed, orders=orders, picks=picks or {})
     return GAME.new_match(GAME.config(players), chance=chance)
 
 
@@ -250,6 +260,26 @@ def test_pass_is_sealed_and_simultaneous():
         GAME.apply(state, {0: "pass:C", 1: "pass:B", 2: "pass:D", 3: "pass:F"})
 
 
+def test_the_card_of_a_passed_letter_is_drawn_at_random():
+    """Ruling 4 (version 3): seat 0 keeps 2-5 (four A) after giving goal 1 and passes "A" four
+    times; which A moves is drawn, so the receiver learns nothing of the A cards kept. Version 2
+    always moved the lowest id: receiving card 5 told seat 1 that seat 0 held no 2, 3 or 4."""
+    deck = [c for h in HANDS4 for c in h]
+    first_moved, received = set(), set()
+    for seed in range(24):
+        chance = PresetChance(seed, orders={"deck": [deck], "place": [[0, 1, 2, 3]]})
+        state = GAME.new_match(GAME.config(4), chance=chance)
+        apply(state, {0: "goal:01", 1: "goal:09", 2: "goal:17", 3: "goal:25"})
+        apply(state, {0: "pass:A", 1: "pass:B", 2: "pass:D", 3: "pass:F"})
+        first_moved.add(state.picked[0][0])
+        for step in ("CDF", "CDF", "CEG"):
+            apply(state, {0: "pass:B", **{s: f"pass:{x}" for s, x in enumerate(step, 1)}})
+        record = GAME.observe(state, 1).passes[0]
+        assert record.source == 0 and record.received == ["A", "B", "B", "B"]
+        received.add(record.received_cards[0].id)
+    assert first_moved == received == {2, 3, 4, 5}
+
+
 HANDS2 = [list(range(1, 9)), list(range(11, 19)), list(range(21, 29)), [9, 10, 19, 20, 29, 30, 31, 32]]
 """Letters: AAAAABBB, CCCCCDDD, EEEEFFFF, BBDDGGGG."""
 
@@ -306,7 +336,7 @@ def _round_two(totals: list[int], place: list[list[int]], players: int = 4) -> t
     while state.round == 1:
         apply(state, {d.seat: d.option_ids[0] for d in state.pending})
     state.totals = list(totals)
-    state.chance = PresetChance(0, orders={"place": place}, picks={"dummy_goal": [], "dummy": []})
+    state.chance = LowestPass(0, orders={"place": place}, picks={"dummy_goal": [], "dummy": []})
     goals = {s: int(state.pending[s].option_ids[0][5:]) for s in range(players)}
     apply(state, {s: f"goal:{c:02d}" for s, c in goals.items()})
     return state, goals

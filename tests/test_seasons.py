@@ -722,7 +722,7 @@ def test_leak_no_event_names_a_hidden_card():
                 assert event.kind in public_cards, (event.kind, event.text)
             else:
                 # a private event names cards only to seats that hold or saw them
-                assert event.kind in {"hand", "draft", "library", "drawn", "keep", "give"}, event.kind
+                assert event.kind in {"hand", "draft", "library", "drawn", "keep", "give", "discard"}, event.kind
                 assert len(event.to) <= 2
 
 
@@ -1466,3 +1466,76 @@ def test_observation_played_received_and_orb_top_match_what_the_log_shows(player
                     checked[2] += top > 0
             GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
     assert checked[0] and checked[1]  # the random games did play and return cards
+
+
+# -- ruling 23: discards are face down; ruling 9: the draw bonus replaces the die's draw ---------
+
+
+def _discard_events(state, seat):
+    return [(e.text, list(e.detail.cards)) for _, e in state.log.since(seat, 0) if e.kind == "discard"]
+
+
+def test_drawn_cards_discarded_are_known_to_the_drawer_only():
+    """Amulet of Fire #2: the 3 cards not kept go face down (official rules p.5, Source A)."""
+    state = position(2, hands={0: [2]}, reserve={0: {"fire": 2}}, draw=[10, 22, 29, 25], gauge={0: 1})
+    play(state, "summon:2", "card:22")
+    assert list(GAME.observe(state, 1).discard) == []
+    assert _discard_events(state, 1) == [("discards 3 cards face down (Amulet of Fire (#2))", [])]
+    assert list(GAME.observe(state, 0).discard) == [10, 29, 25]
+    assert list(GAME.observe(state, SPECTATOR).discard) == [10, 29, 25]
+    assert _discard_events(state, 0)[0][1] == [10, 29, 25]
+    assert state.discard == [10, 29, 25] and state.discard_seen == [0, 0, 0]
+
+
+def test_the_die_draw_discarded_and_a_sacrifice_known_to_whom():
+    state = position(2, hands={0: [10]}, tableau={1: [3]}, reserve={0: {"fire": 3}}, draw=[29, 5], gauge={0: 1})
+    play(state, "draw", "discard", "summon:10", "tableau:0")  # seat 1 sacrifices its Amulet of Earth
+    assert state.discard == [29, 3]
+    assert list(GAME.observe(state, 0).discard) == [29, 3]
+    assert list(GAME.observe(state, 1).discard) == [3]  # the die's card stays unseen
+    assert _discard_events(state, 1) == [("discards 1 card face down", [])]
+
+
+def test_worlds_deal_the_discards_a_seat_did_not_see_and_keep_its_own():
+    from collections import Counter
+
+    state = _conserved(position(2, hands={0: [2]}, reserve={0: {"fire": 2}}, draw=[10, 22, 29, 25], gauge={0: 1}))
+    play(state, "summon:2", "card:22")
+    real = Counter(state.discard)
+    moved = False
+    for k in range(20):
+        world = GAME.sample_world(state, 1, Chance(k))
+        assert list(GAME.observe(world, 1).discard) == [] and len(world.discard) == 3
+        moved |= Counter(world.discard) != real
+        mine = GAME.sample_world(state, 0, Chance(k))
+        assert mine.discard == [10, 29, 25]
+        seen = GAME.observe(state, 1)
+        from_obs = GAME.world_from_observation(state.config, 1, seen, Chance(k))
+        assert len(from_obs.discard) == 3
+        assert GAME.observe(from_obs, 1).SerializeToString() == seen.SerializeToString()
+    assert moved
+    own = GAME.world_from_observation(state.config, 0, GAME.observe(state, 0), Chance(5))
+    assert own.discard == [10, 29, 25]
+
+
+def test_the_draw_bonus_replaces_the_die_draw():
+    """Source A: the draw bonus needs the die's pending draw and uses it (at most one card kept)."""
+    state = position(2, draw=[1, 2, 3, 4])
+    play(state, "draw", "keep")
+    assert "bonus:draw" not in options(state)
+    state = position(2, draw=[1, 2, 3, 4])
+    play(state, "bonus:draw", "card:1")
+    assert state.hands[0] == [1] and "draw" not in options(state) and "bonus:draw" not in options(state)
+    assert state.bonus_used[0] == 1 and not state.may_draw
+
+
+def test_potion_of_life_is_a_transmutation_purse_of_io_and_the_bonus_count():
+    """DATA #26 "transmute each energy in reserve into 4 crystals", #8 "+1 crystal per energy you
+    transmute"; Source A applies both and the transmute bonus to the Potion's transmutation."""
+    state = position(2, tableau={0: [8, 26]}, reserve={0: {"air": 1, "water": 1}}, gauge={0: 2})
+    play(state, "activate:1")
+    assert state.crystals[0] == 2 * 4 + 2 * 1 and res(state, 0) == [0, 0, 0, 0]
+    state = position(2, tableau={0: [26]}, reserve={0: {"air": 1, "water": 1, "earth": 1}}, gauge={0: 1})
+    play(state, "bonus:transmute", "activate:0")
+    assert state.crystals[0] == 3 * (4 + 1)
+    assert [e.detail.crystals for e in state.log.events if e.kind == "transmute"] == [15]

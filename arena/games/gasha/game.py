@@ -47,7 +47,9 @@ Rulings (``shared/rules/NOTES.md`` §4.6 unless stated):
    with the decks that are left. The next time a deck runs out the rebuild is tried again.
 5. **Payment** (NOTES 6.3): ``claim:<reward>`` is offered only for a reward the player can pay
    for; then ``pay`` lists every distinct payment (cards by toy, and Wild Gashas). Of a toy, the
-   cards held longest are spent first (the backs seen leaving are then determined).
+   cards held longest are spent first (the backs seen leaving are then determined). The spent
+   cards are shown (event ``claim``) and recorded sorted by back, then toy: listed in the hand's
+   order they told which draw held which toy (version 3).
 6. **Tickets** (NOTES 3.3): right after a claim, while the player has two or more uncombined
    halves and a face-down token remains, ``ticket`` offers every pair of them and ``skip``. A
    same-colour ticket's card is the ``bonus`` decision (any non-empty deck; none if no card is
@@ -490,7 +492,7 @@ class Gasha(Game[GashaState]):
         name="Gasha",
         min_players=2,
         max_players=6,
-        version="2",
+        version="3",
         options=(
             OptionSpec(
                 "tokens",
@@ -723,10 +725,12 @@ class Gasha(Game[GashaState]):
             if left[card.toy]:
                 left[card.toy] -= 1
                 spent.append(card)
-                state.history.append(record(seat, card, pay=True))
             else:
                 kept.append(card)
                 kept_cycles.append(cycle)  # the real cards keep their cycles
+        # Sorted (back, then toy): in the hand's order they told which draw held which toy.
+        spent.sort()
+        state.history.extend(record(seat, card, pay=True) for card in spent)
         state.hands[seat] = kept
         state.hand_cycles[seat] = kept_cycles
         state.discard.extend(spent)

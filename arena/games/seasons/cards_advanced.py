@@ -22,10 +22,10 @@ A4. **Arcano Leech #33** (Source A): an opponent of its owner must give 1 crysta
     summoner has the card's crystal cost plus 1 crystal per opposing Leech.
 A5. **Crystal Orb #34**: one activation, first a choice (decision ``card``, reason ``orb``):
     ``draw`` looks at the top card (it goes to the owner's private limbo), ``discard`` pays 3
-    crystals and discards the top card face up. After a look (reason ``orb-look``) the owner
-    summons it (``card:<n>``, only with room under the gauge and 4 energies) paying 4
-    energies of its choice one by one (reason ``orb-pay``), or puts it back (``none``) on top
-    of the draw pile. A summon by the Orb is free (no printed cost, no Leech #33).
+    crystals and discards the top card face down (the owner sees it, ruling 23). After a look
+    (reason ``orb-look``) the owner summons it (``card:<n>``, only with room under the gauge
+    and 4 energies) paying 4 energies of its choice one by one (reason ``orb-pay``), or puts
+    it back (``none``) on top of the draw pile. A summon by the Orb is free (no printed cost, no Leech #33).
 A6. **Glutton Cauldron #35**: each activation moves 1 energy of the reserve onto it (kept in
     its ``energies``; they are not spendable and are lost if it leaves play otherwise); when
     the 7th is placed (Source A) it is sacrificed at once: the 7 energies go to the reserve
@@ -102,6 +102,7 @@ from arena.games.seasons.framework import (
     summon_tax,
     tableau_option,
     tableau_options,
+    to_discard,
     total,
 )
 from arena.games.v1 import seasons_pb2 as pb
@@ -116,9 +117,9 @@ def _count(energy: int, n: int = 1) -> list[int]:
 
 
 def _discard_from_hand(ctx: Ctx, number: int) -> None:
-    """Discard a card of the owner's hand face up."""
+    """Discard a card of the owner's hand, shown (its effect needs it seen: #36, #44)."""
     ctx.state.hands[ctx.seat].remove(number)
-    ctx.state.discard.append(number)
+    to_discard(ctx.state, [number])  # shown: its effect needs it seen (prestige, a familiar)
     ctx.state.played[ctx.seat].append(number)
     ctx.log("discard", f"discards {card_name(number)} from hand ({card_name(ctx.card)})", card=number)
 

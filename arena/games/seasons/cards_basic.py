@@ -424,15 +424,30 @@ def potion_of_knowledge(ctx: Ctx) -> None:
     ctx.gain_energy_choice(5)
 
 
-# 26 Potion of Life: sacrifice it: each energy in your reserve becomes 4 crystals.
+# 26 Potion of Life: sacrifice it: transmute each energy in your reserve into 4 crystals. A
+# transmutation (DATA: "transmute each energy"; Source A runs it as one): the transmute bonus's
+# +1 and Purse of Io #8 count for each energy.
+
+LIFE_RATE = 4
 
 
 @activation(26, can=lambda ctx: total(ctx.state.reserve[ctx.seat]) >= 1)
 def potion_of_life(ctx: Ctx) -> None:
     ctx.sacrifice_self()
-    n = total(ctx.state.reserve[ctx.seat])
-    ctx.discard_reserve()
-    ctx.gain_crystals(4 * n)
+    state, seat = ctx.state, ctx.seat
+    counts = list(state.reserve[seat])
+    rate = LIFE_RATE + state.transmute_bonus
+    ctx.spend(counts, "transmutes")
+    state.crystals[seat] += rate * total(counts)
+    ctx.log(
+        "transmute",
+        f"transmutes {total(counts)} energies into {rate * total(counts)} crystals (Potion of Life (#26))",
+        energies=counts,
+        crystals=rate * total(counts),
+    )
+    for energy in ENERGIES:
+        for _ in range(counts[energy]):
+            ctx.game.run_hooks(state, "transmute", [seat], energy, rate)
 
 
 # 27 Hourglass of Time: each change of season, gain 1 energy of your choice.

@@ -206,6 +206,9 @@ class SeasonsState(MatchState):
     # cards
     draw_pile: list[int] = field(default_factory=list)  # the top card is the LAST
     discard: list[int] = field(default_factory=list)
+    # per discard pile card: the only seat that saw it go there (a drawn card discarded unseen,
+    # ruling 23), PUBLIC if every seat did, UNSEEN if only a seat other than a world's viewer
+    discard_seen: list[int] = field(default_factory=list)
     hands: list[list[int]] = field(default_factory=list)
     libraries: list[list[list[int]]] = field(default_factory=list)  # [seat][0: year II, 1: year III]
     limbo: list[list[int]] = field(default_factory=list)  # drawn cards awaiting a choice, per seat
@@ -426,6 +429,23 @@ def cap_of(state: SeasonsState, seat: int) -> int:
     return cap
 
 
+PUBLIC = -1  # discard_seen: every seat saw the card (it was in play, or discarded from a hand)
+UNSEEN = -2  # discard_seen: a card a world's viewer did not see (another seat discarded it)
+
+
+def to_discard(state: SeasonsState, cards: Sequence[int], seen_by: int = PUBLIC) -> None:
+    """Put cards on the discard pile, seen by every seat or by ``seen_by`` only (ruling 23)."""
+    state.discard.extend(cards)
+    state.discard_seen.extend([seen_by] * len(cards))
+
+
+def known_discard(state: SeasonsState, viewer: int) -> list[int]:
+    """The discard pile cards the viewer knows (all of them for the spectator), oldest first."""
+    if viewer < 0:
+        return list(state.discard)
+    return [c for c, k in zip(state.discard, state.discard_seen, strict=True) if k in (PUBLIC, viewer)]
+
+
 def available(state: SeasonsState, seat: int) -> list[int]:
     """Energies the seat may spend: its reserve plus energies stored on its cards (#4)."""
     out = list(state.reserve[seat])
@@ -599,12 +619,16 @@ class Ctx:
         self.log("keep", "takes a card into hand", to=[s for s in range(self.players) if s != self.seat])
 
     def discard_limbo(self) -> None:
-        """Discard the owner's remaining drawn cards (face up)."""
+        """Discard the owner's remaining drawn cards, face down: only the owner, who drew them,
+        knows them (ruling 23)."""
         cards = self.state.limbo[self.seat]
         if cards:
-            self.state.discard.extend(cards)
+            to_discard(self.state, cards, self.seat)
             names = ", ".join(card_name(c) for c in cards)
-            self.log("discard", f"discards {names}{self._why()}", cards=list(cards))
+            self.log("discard", f"discards {names} face down{self._why()}", to=[self.seat], cards=list(cards))
+            others = [s for s in range(self.players) if s != self.seat]
+            n = len(cards)
+            self.log("discard", f"discards {n} card{'s' if n != 1 else ''} face down{self._why()}", to=others)
             self.state.limbo[self.seat] = []
 
     def remove(self, index: int, how: str, seat: int | None = None) -> int:
@@ -621,7 +645,7 @@ class Ctx:
                 known[owner].append(slot.card)
             self.log("return", f"returns {card_name(slot.card)} to hand{self._why()}", seat=owner, card=slot.card)
         else:
-            self.state.discard.append(slot.card)
+            to_discard(self.state, [slot.card])
             kind = "sacrifice" if how == "sacrifice" else "discard"
             if kind == "discard":
                 self.state.played[owner].append(slot.card)

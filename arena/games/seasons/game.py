@@ -32,7 +32,7 @@ Rules as implemented (rulebook line references in brackets; DATA = DATA.md §1):
   for some cards) and have room under the summoning gauge (cards in play < gauge) [:131–132].
   Effects by timing (DATA 1.3): on arrival, permanent, activation (once per turn), end of game.
 * Bonus track (DATA 1.2): at most 3 uses per game: exchange 1–2 energies, transmute this turn
-  with +1 crystal per energy, gauge +1, or (die with the card symbol) draw 2 keep 1. End
+  with +1 crystal per energy, gauge +1, or (instead of the die's card draw) draw 2 keep 1. End
   penalty 5 / 12 / 20 for 1 / 2 / 3 uses.
 * End (DATA 1.2): when the year would become 4, after the end-of-round and season effects.
   Score = crystals + prestige of the cards in play + end-of-game effects − bonus penalty − 5 per
@@ -56,11 +56,16 @@ Rulings (``shared/rules/NOTES.md`` §4.17 and DATA §1 where they speak; the res
    ``reshuffle``); with neither, fewer cards are drawn. There is no hand limit.
 7. **Transmuting** is one energy per ``transmute:<energy>`` option; the bonus "transmute"
    adds +1 crystal per energy for the rest of the turn and can be used once per turn (also
-   with a transmute die).
+   with a transmute die). Potion of Life #26 transmutes (DATA: "transmute each energy in
+   reserve into 4 crystals"; Source A runs it as a transmutation): the bonus's +1 and Purse of
+   Io #8's +1 count for each of its energies. (Version 4: before it, neither did.)
 8. **Exchange bonus**: give 1 energy, take 1 of your choice, then optionally a second pair
    (``stop`` ends it).
-9. **Draw bonus**: offered while your die shows the card symbol (used or not); draw 2, keep
-   1, discard the other.
+9. **Draw bonus**: used instead of the die's card draw, so offered only while that draw is
+   unused (Source A ``useBonus``: the bonus needs the pending draw and consumes it; BGA help:
+   "must use with draw card dice"): draw 2, keep 1, discard the other (face down, ruling 23).
+   (Version 4: before it, the bonus was offered after the die's draw too, and again after
+   itself: up to 3 cards kept in a turn.)
 10. **Stored energies** (Amulet of Water #4) pay any cost, can be transmuted and exchanged
     like reserve energies; the reserve is spent first. They are not "in the reserve" (cap,
     Chest #13, Horn #14, Lewis #21, Potion of Life #26, Lantern #45) and are lost if the card
@@ -87,27 +92,39 @@ Rulings (``shared/rules/NOTES.md`` §4.17 and DATA §1 where they speak; the res
 20. **End of game**: the year-4 check follows the season effects of the last round; the
     Library III cards still in hand count as cards in hand.
 21. **First player**: a random seat (the page's "youngest player" [:67]).
-22. **Worlds** (``sample_world``): the cards the seat cannot see are re-dealt uniformly over
-    the hidden places (others' hands, libraries, limbo, draft packets and picks, the draw
-    pile), except that during the draft and the library phase what the seat knows of the
-    packets it held and passed on is kept (the cards that left a packet between two sightings
-    are picks of the seats that held it; what it passed since is in the next seats' picks or
-    packet); what it knows is its ``sightings`` (each packet it picked from, as it reached it,
-    and its pick, in order; the observation carries them during the draft and the library phase
-    only). After the library phase that draft knowledge is not used, but (``worlds.py``) a
-    world keeps: in apprentice mode each other seat's prebuilt deck (the deck assignment is
-    secret: each seat is told only its own, the 4 decks are public; a world gives the others,
-    one each, decks the viewer does not hold, uniformly among those that fit what it saw) with
-    its Library II/III cards and the deck's cards not summoned or discarded since in that
-    seat's libraries and hand; cards the viewer gave with Naria #12 or saw returned to a hand
-    (Amsug #17) in that hand until its seat summons or discards such a card; the card the
-    viewer put back with Crystal Orb #34 on top of the draw pile until a card is drawn. The
-    observation carries what this needs (``sightings``; each seat's ``played`` and ``received``
-    cards, ``orb_top``), so a world from the observation alone (``world_from_observation``, a
-    served search) keeps the same (in the draft and the library phase, with the same chance,
-    the same world as ``sample_world``); the rest of the unseen cards is dealt uniformly. The
-    observation also carries the queued prompts (``queue``, with each prompt's ``step`` and
-    ``data``), the ``stage`` and each seat's drawn-card count (``limbo``) for it.
+22. **Worlds** (``sample_world``): the cards the seat cannot see are re-dealt uniformly over the
+    hidden places (others' hands, libraries, limbo, draft packets and picks, the draw pile, the
+    discards it did not see: ruling 23), except that during the draft and the library phase what
+    the seat knows of the packets it held and passed on is kept (the cards that left a packet
+    between two sightings are picks of the seats that held it; what it passed since is in the
+    next seats' picks or packet); what it knows is its ``sightings`` (each packet it picked
+    from, as it reached it, and its pick, in order; the observation carries them during the
+    draft and the library phase only). After the library phase that draft knowledge is not used,
+    but (``worlds.py``) a world keeps: in apprentice mode each other seat's prebuilt deck (the
+    deck assignment is secret: each seat is told only its own, the 4 decks are public; a world
+    gives the others, one each, decks the viewer does not hold, uniformly among those that fit
+    what it saw) with its Library II/III cards and the deck's cards not summoned or discarded
+    since in that seat's libraries and hand; cards the viewer gave with Naria #12 or saw
+    returned to a hand (Amsug #17) in that hand until its seat summons or discards such a card;
+    the card the viewer put back with Crystal Orb #34 on top of the draw pile until a card is
+    drawn. The observation carries what this needs (``sightings``; each seat's ``played`` and
+    ``received`` cards, ``orb_top``), so a world from the observation alone
+    (``world_from_observation``, a served search) keeps the same (in the draft and the library
+    phase, with the same chance, the same world as ``sample_world``); the rest of the unseen
+    cards is dealt uniformly. The observation also carries the queued prompts (``queue``, with
+    each prompt's ``step`` and ``data``), the ``stage`` and each seat's drawn-card count
+    (``limbo``) for it.
+23. **Discards are face down** (the official rules, DATA's Source B p.5: "The cards which are
+    discarded or sacrificed during the game will be placed there face down"; Source A tells
+    the others only that a card was discarded): drawn cards a seat discards without showing
+    them (the die's draw, the draw bonus, Amulet of Fire #2, Divine Chalice #9, the top card
+    Crystal Orb #34 discards) are known to that seat only: the others get a ``discard``
+    event without the cards, and ``Observation.discard`` lists only the discard pile cards
+    the seat knows (every card that was in play, the cards discarded from a hand by Vampiric
+    Crown #36 or Necrotic Kriss #44, whose effects need them shown, and its own discards);
+    the pile's size is what no other place holds (``pile_total`` minus the draw pile, hands,
+    libraries, drawn cards and tableaux). Worlds deal the discards the seat did not see
+    like any hidden card. (Version 4: before it, they were named to every seat.)
 
 Chance labels, in the order drawn: ``"decks"`` (apprentice: the shuffle of the 4 prebuilt hands'
 indices; seat s gets the s-th), ``"deal"`` (the shuffle of the pool: magician/archmage deal 9 per
@@ -175,6 +192,7 @@ from arena.games.seasons.framework import (
     available,
     cap_of,
     card_name,
+    known_discard,
     option,
     printed_payment,
     season_of,
@@ -311,7 +329,7 @@ class Seasons(Game[SeasonsState]):
         name="Seasons",
         min_players=2,
         max_players=4,
-        version="3",
+        version="4",
         options=(
             OptionSpec(
                 "mode",
@@ -625,7 +643,7 @@ class Seasons(Game[SeasonsState]):
                 if not state.discard:
                     break
                 state.draw_pile = state.chance.shuffled(state.discard, "reshuffle")[::-1]
-                state.discard = []
+                state.discard, state.discard_seen = [], []
                 state.log.public(
                     CHANCE_SEAT,
                     "draw",
@@ -811,8 +829,7 @@ class Seasons(Game[SeasonsState]):
                 opts.append(_BONUS[pb.TRANSMUTE_PLUS])
             if state.gauge[seat] < GAUGE_MAX:
                 opts.append(_BONUS[pb.GAUGE])
-            face = state.dice[seat]
-            if face is not None and face.card and cards_left:
+            if state.may_draw and cards_left:  # instead of the die's draw (ruling 9)
                 opts.append(_BONUS[pb.DRAW_TWO])
         opts.append(_END)
         return tuple(opts)
@@ -970,6 +987,7 @@ class Seasons(Game[SeasonsState]):
         elif bonus == pb.GAUGE:
             ctx.gauge(1)
         else:
+            state.may_draw = False  # the die's draw, made as 2 cards drawn and 1 kept
             if ctx.draw(2):
                 ctx.ask("card", "keep_one", reason="keep-one")
 
@@ -1046,7 +1064,7 @@ class Seasons(Game[SeasonsState]):
             dice_in_play=[n for d in state.dice_set for n in d],
             seats=seats,
             draw_pile=len(state.draw_pile),
-            discard=state.discard,
+            discard=known_discard(state, viewer),
             may_transmute=state.may_transmute,
             transmute_bonus=state.transmute_bonus,
             may_draw=state.may_draw,

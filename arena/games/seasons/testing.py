@@ -77,6 +77,7 @@ def position(
     state.lib_step = 6
     state.draw_pile = list(draw)[::-1]
     state.discard = list(discard)
+    state.discard_seen = [-1] * len(state.discard)  # public
     state.month, state.year, state.year_to = month, year, year
     state.round = 1
     state.first = seat

@@ -1,9 +1,10 @@
 """Seasons determinization: a world consistent with what one seat knows.
 
 Hidden from a seat: the other seats' hands, libraries, drawn-but-undecided cards (limbo), draft
-packets and draft picks, and the draw pile (its order and, with the rest, its content). Their
-multiset is known (the cards of the mode minus everything the seat sees: its own cards, every
-tableau, the discard pile).
+packets and draft picks, the draw pile (its order and, with the rest, its content) and the
+drawn cards other seats discarded face down (ruling 23: ``discard_seen``). Their multiset is
+known (the cards of the mode minus everything the seat sees: its own cards, every tableau, the
+discard pile cards it saw go there).
 
 During the draft and the library phase the seat also knows the packets it held and its picks
 (``SeasonsState.sightings``, which its observation carries as ``sightings``): a packet it
@@ -39,7 +40,17 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from arena.chance import Chance
-from arena.games.seasons.framework import APPRENTICE_DECKS, CARDS, COPIES, DICE, Ask, Face, SeasonsState
+from arena.games.seasons.framework import (
+    APPRENTICE_DECKS,
+    CARDS,
+    COPIES,
+    DICE,
+    PUBLIC,
+    UNSEEN,
+    Ask,
+    Face,
+    SeasonsState,
+)
 from arena.games.seasons.framework import Slot as InPlay
 from arena.games.v1 import seasons_pb2 as pb
 
@@ -112,6 +123,8 @@ def sample_world(game: Seasons, state: SeasonsState, viewer: int, chance: Chance
     drafting = world.phase in (pb.PHASE_DRAFT, pb.PHASE_LIBRARY) and world.mode != "apprentice"
     # The hidden places, refilled in place with the same sizes.
     places = hidden_places(world, viewer, drafting)
+    holes, discarded = unseen_discards(world, viewer)
+    places.append(discarded)
     hidden = Counter(c for place in places for c in place)
     if drafting:
         for seat in range(world.players):
@@ -122,8 +135,26 @@ def sample_world(game: Seasons, state: SeasonsState, viewer: int, chance: Chance
     else:
         _deal_known(world, viewer, places, hidden, chance)
     give_kriss_a_familiar(world, viewer, places, chance)
+    refill_discards(world, viewer, holes, discarded)
     game.refresh(world)
     return world
+
+
+def unseen_discards(world: SeasonsState, viewer: int) -> tuple[list[int], list[int]]:
+    """(positions, cards) of the discard pile cards the viewer did not see go there (drawn
+    cards another seat discarded face down, ruling 23): a hidden place like a hand."""
+    holes = [i for i, k in enumerate(world.discard_seen) if k not in (PUBLIC, viewer)]
+    return holes, [world.discard[i] for i in holes]
+
+
+def refill_discards(world: SeasonsState, viewer: int, holes: list[int], cards: list[int]) -> None:
+    """The discard pile as the viewer knows it: the cards it saw go there, in order, then the
+    dealt ``cards`` for those it did not see, marked seen by the viewer / by no seat (as a world
+    from the observation has it: which other seat saw them is not the world's to keep)."""
+    hidden = set(holes)
+    known = [c for i, c in enumerate(world.discard) if i not in hidden]
+    world.discard = known + cards
+    world.discard_seen = [viewer] * len(known) + [UNSEEN] * len(cards)
 
 
 def deal_draft(world: SeasonsState, viewer: int, places: list[list[int]], hidden: Counter[int], chance: Chance) -> None:
@@ -235,6 +266,10 @@ def world_from_observation(
     # any); should it hold some otherwise, they are dealt like the others' (not seen)
     own_limbo = list(obs.prompt.cards) if asks and asks[0].seat == viewer else []
     limbo_shown = len(own_limbo) == views[viewer].limbo
+    # the discard pile's cards the viewer did not see (ruling 23): its size is what no other
+    # place holds (no card is discarded before the tournament)
+    held = sum(v.hand_size + v.library_2 + v.library_3 + v.limbo + len(v.tableau) for v in views)
+    unseen_discarded = 0 if draft or library_phase else obs.pile_total - obs.draw_pile - held - len(obs.discard)
     # sizes of the hidden places (placeholders, dealt below)
     size = len(obs.packet)
     world = SeasonsState(
@@ -254,7 +289,8 @@ def world_from_observation(
         turn_order=order[order.index(turn_seat) + 1 :] if stage in ("turn", "turn_die") else [],
         dice=dice,
         draw_pile=[0] * obs.draw_pile,
-        discard=list(obs.discard),
+        discard=[*obs.discard, *[0] * unseen_discarded],
+        discard_seen=[viewer] * len(obs.discard) + [UNSEEN] * unseen_discarded,
         hands=[[0] * v.hand_size for v in views],
         libraries=[[[0] * v.library_2, [0] * v.library_3] for v in views],
         limbo=[[0] * v.limbo for v in views],
@@ -296,6 +332,8 @@ def world_from_observation(
     places = hidden_places(world, viewer, drafting)
     if not limbo_shown:
         places.append(world.limbo[viewer])
+    holes, discarded = unseen_discards(world, viewer)
+    places.append(discarded)
     assert all(k >= 0 for k in unseen.values()), "the observation shows more copies than the game has"
     # as sample_world: the draft knowledge (its sightings), or after the draft the others'
     # prebuilt decks (apprentice), cards known in hands, the Orb's top
@@ -304,6 +342,7 @@ def world_from_observation(
     else:
         _deal_known(world, viewer, places, unseen, chance)
     give_kriss_a_familiar(world, viewer, places, chance)
+    refill_discards(world, viewer, holes, discarded)
     game.refresh(world)
     return world
 

@@ -880,12 +880,14 @@ class ClaimEvent(_message.Message):
     WILDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     wilds: _builtins.int
-    """Wild Gashas spent"""
+    """(never in the hand's order, which told which draw held which toy)
+    Wild Gashas spent
+    """
     @_builtins.property
     def reward(self) -> Global___Reward: ...
     @_builtins.property
     def paid(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
-        """the cards spent (face up: backs and toys)"""
+        """the cards spent (face up: backs and toys), sorted by back, then toy"""
 
     def __init__(
         self,

@@ -680,11 +680,16 @@ class Observation(_message.Message):
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatView]: ...
     @_builtins.property
     def discard(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """the discard pile (public), oldest first"""
+        """the discard pile cards you know, oldest first: every card"""
 
     @_builtins.property
     def prompt(self) -> Global___Prompt:
-        """the open prompt (when phase is PHASE_PROMPT or keep)"""
+        """that was in play, cards discarded from a hand (Crown #36,
+        Kriss #44) and your own drawn cards discarded; drawn cards
+        another seat discarded go face down (ruling 23): its size is
+        pile_total minus every other place. The spectator sees all.
+        the open prompt (when phase is PHASE_PROMPT or keep)
+        """
 
     @_builtins.property
     def library_picked(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
