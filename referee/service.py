@@ -1259,9 +1259,10 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
 
         tournament_id, match_id = _match_ref(match_ref)
         self._tournament_info(tournament_id)
-        if self.store.match(tournament_id, int(match_id[1:])) is None:
+        record = self.store.match(tournament_id, int(match_id[1:]))
+        if record is None:
             raise not_found(f"no match {match_id} in {tournament_id} (yet): logs are shown once the match is recorded")
-        entries = versions.logs(self.store, f"{tournament_id}:{match_id}")
+        entries = versions.logs(self.store, f"{tournament_id}:{match_id}", len(record.seats))
         shown = [e for e in entries if caller.operator or e["owner"] == caller.name]
         return arena_pb2.MatchLogs(
             logs=[arena_pb2.SeatLog(seat=e["seat"], bot=e["bot"], text=e["text"]) for e in shown]

@@ -241,8 +241,19 @@ def test_a_version_an_operator_uploaded_keeps_its_logs_for_the_bots_owner(worker
         versions.playing("")
     assert isinstance(seat, HostedPlayer) and seat.keep_log is not None
     seat.keep_log("m000001", 0, "hello from the bot")
-    (entry,) = versions.logs(store, "t1:m000001")
+    (entry,) = versions.logs(store, "t1:m000001", 2)
     assert (entry["owner"], entry["bot"], entry["text"]) == ("alice", "first", "hello from the bot")
+
+
+def test_a_matchs_logs_are_read_by_its_seats_keys_never_by_walking_redis(worker_store):
+    store, _ = worker_store
+    for seat in (3, 1):  # seats 0 and 2 are not hosted: no log
+        versions.save_log(store, "t1:m000002", seat, "alice", "first", f"seat {seat}")
+    versions.save_log(store, "t1:m0000021", 0, "bob", "other", "another match's")  # a prefix alike
+    store.redis.config_resetstat()
+    assert [e["text"] for e in versions.logs(store, "t1:m000002", 4)] == ["seat 1", "seat 3"]
+    # GetMatchLogs used to SCAN the whole keyspace for "log:MATCH:*" on every call.
+    assert "cmdstat_scan" not in store.redis.info("commandstats")
 
 
 def test_on_a_worker_a_seat_that_cannot_be_played_is_a_recorded_crash_not_an_error(worker_store, tmp_path):

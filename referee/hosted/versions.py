@@ -253,13 +253,11 @@ def version_info(store: Any, bot: str, version: str) -> dict[str, Any] | None:
     return json.loads(raw) if raw is not None else None
 
 
-def logs(store: Any, match_id: str) -> list[dict[str, Any]]:
-    found = []
-    for key in sorted(store.redis.scan_iter(match=_key(store, "log", match_id, "*"))):
-        raw = store.redis.get(key)
-        if raw is not None:
-            found.append(json.loads(raw))
-    return sorted(found, key=lambda entry: entry["seat"])
+def logs(store: Any, match_id: str, seats: int) -> list[dict[str, Any]]:
+    """The kept output of a match's hosted seats (``seats``: its player count), in seat order:
+    one read of the seats' keys (a SCAN for them walked every key in Redis on every call)."""
+    keys = [_key(store, "log", match_id, seat) for seat in range(seats)]
+    return [json.loads(raw) for raw in store.redis.mget(keys) if raw is not None] if keys else []
 
 
 # -- the workers' side ----------------------------------------------------------------------------
