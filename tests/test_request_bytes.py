@@ -56,7 +56,8 @@ PINNED: dict[str, tuple[str, str, str]] = {
     # lists the cards the seat knows); the draw bonus replaces the die's draw; Potion of Life is a
     # transmutation (Purse of Io, the transmute bonus)
     "seasons": ("4", "ad3cffbfbfaa6f329a3bd3b9a9a7ba43", "1ecc0bfeca36d4ddbaf9055a51ca5dc4"),
-    "seerscatalog": ("4", "52eebaf0fa863180a151e1bec7c6af25", "583257688fa0cd54cc7e70d7ec0b2bd5"),
+    # seerscatalog 5: a Start Seer who could not start shows as passed while the next seat starts
+    "seerscatalog": ("5", "d74ec6b2211192937c3960caacb0b443", "245661960b883ad13deabc33d8393cf4"),
     "skyfive": ("1.1", "eeca9662c102a5cf56397a7f7ceeb89e", "e2bc781cc3d741bef70b987e94df0736"),
     "slambo": ("1", "6ead48fd13168c84b339682fbc8400f4", "eb2cd32551c22ebf1a06c57c336a71d6"),
     "sodajerk": ("4", "108d5cd4446bd37936cf5b4d835ddc28", "ca1ac87261c59e9d737f4669679ad0c3"),

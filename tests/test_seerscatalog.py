@@ -825,3 +825,32 @@ def test_a_pass_outside_the_bonus_does_not_tell_whether_it_was_forced():
     play(bonus, "meld", "single:Y9")
     last = bonus.log.events[-1]
     assert (last.kind, last.detail.seat, last.detail.forced) == ("pass", 1, True)
+
+
+def test_the_observation_shows_a_start_seer_who_could_not_start_as_passed():
+    # :95, :110-112, ruling 7: seat 0 could not start and is out of the trick seat 1 starts; the
+    # seat starting it (and every other) must see that before the first meld, and a world built
+    # from that view must not ask seat 0 to answer the lead.
+    state = position(3, {0: "@gofirst @rod", 1: "Y5 Y6 P8 P9 P10 S2 S3", 2: "Y7 Y8 S8 S9 S10 S11 S12"}, turn=0)
+    GAME._new_trick(state, 0)
+    GAME.refresh(state)
+    assert state.turn == 1 and not state.trick
+    for viewer in (0, 1, 2, SPECTATOR):
+        assert [s.passed for s in GAME.observation(state, viewer).seats] == [True, False, False]
+    world = GAME.world_from_observation(GAME.config(3), 1, GAME.observation(state, 1), Chance(3))
+    assert world.passed == [True, False, False]
+    play(world, "meld", "single:Y5")
+    GAME.apply(world, {2: "pass"})
+    assert not world.trick and world.start_seer == 1  # seat 0 is out in the world too: seat 1 wins
+
+
+def test_passed_flags_are_cleared_after_a_gift_of_fate_and_at_the_end():
+    state = position(3, {0: "Y3 Y4 Y9 P2 P3 P4 S5", 1: "Y5 Y6 P8 P9 P10 S2 S3", 2: "Y7 Y8 S8 S9 S10 S11 S12"})
+    play(state, "meld", "single:Y3")
+    GAME.apply(state, {1: "pass"})
+    state.gift = True  # a Gift of Fate has just ended the trick: the flags are history
+    state.trick = []
+    assert [s.passed for s in GAME.observation(state, 0).seats] == [False, False, False]
+    ended = random_playout(GAME, GAME.config(3), 8, observe=False)
+    assert ended.over and any(ended.passed)  # the last trick's flags are left in the state...
+    assert [s.passed for s in GAME.observation(ended, 0).seats] == [False, False, False]  # ...not shown

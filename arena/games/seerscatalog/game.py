@@ -47,10 +47,11 @@ Rulings (``shared/rules/NOTES.md`` §4.18 unless stated):
    (event ``pass``, ``forced``), and one with a legal play is not offered ``pass`` [:227–235];
    so does a Start Seer who cannot start a trick [:95], and, as any pass, it keeps that seat out
    of the trick the next seat starts (version 4; it was asked or forced to pass again, a second
-   ``pass`` event). Out of the Bonus a player may pass with a
-   legal play [:108], so one without is still asked, ``pass`` its only option: its pass reads
-   exactly like a chosen one to the others (the same event, the same count of decisions, which
-   every request's ``decision_index`` shows), as nobody at the table can tell.
+   ``pass`` event), and the observation shows it as passed while that trick is being started
+   (version 5; it showed nobody as passed until the first meld). Out of the Bonus a player may
+   pass with a legal play [:108], so one without is still asked, ``pass`` its only option: its
+   pass reads exactly like a chosen one to the others (the same event, the same count of
+   decisions, which every request's ``decision_index`` shows), as nobody at the table can tell.
 8. **Nobody can start**: if every player in turn is unable to start a trick (only Artifacts that
    cannot be played alone), the round ends and is scored as it stands (not covered by the text).
 9. **A round ends at once** [:280–282] when a hand is empty: after the meld, before any Gift of
@@ -188,7 +189,7 @@ class SeersCatalog(Game[SeersState]):
         name="Seers Catalog",
         min_players=2,
         max_players=5,
-        version="4",
+        version="5",  # 5: the observation shows a Start Seer who could not start as passed
         hidden_information=True,
         summary="Climb with Singles, Sets and Runs to shed your hand; keep few, high cards for the "
         "Bonus; 15 Artifacts bend the melds.",
@@ -502,7 +503,7 @@ class SeersCatalog(Game[SeersState]):
                 pb.SeatView(
                     hand_size=len(state.hands[s]),
                     in_bonus=len(state.hands[s]) <= BONUS_LIMIT,
-                    passed=state.passed[s] if state.trick else False,
+                    passed=state.passed[s] if self._in_trick(state) else False,
                     known_cards=tokens(known),
                     unknown_artifacts=self._unknown_artifacts(state, s),
                     round_scores=state.round_scores[s],
@@ -514,6 +515,13 @@ class SeersCatalog(Game[SeersState]):
         if viewer == SPECTATOR or self._removed_known(state):
             obs.removed.extend(tokens(state.removed))
         return obs
+
+    @staticmethod
+    def _in_trick(state: SeersState) -> bool:
+        """Does ``passed`` describe a trick under way? Yes once a meld is on the table, and also
+        while a trick is being started (a Start Seer who could not start is out of it, ruling 7);
+        no after a Gift of Fate ended the trick or at the end of the game."""
+        return bool(state.trick) or not (state.gift or state.over)
 
     @staticmethod
     def _removed_known(state: SeersState) -> bool:
