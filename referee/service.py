@@ -205,6 +205,11 @@ def _refused_endpoint(endpoint: str, target: str) -> str:
     return f"{address} is an internal address, which the operator's endpoint policy does not allow ({public})"
 
 
+def _check_max_matches(value: int) -> None:
+    if value > MAX_BOT_CONCURRENCY:
+        raise invalid("max_matches", f"max_matches {value}: at most {MAX_BOT_CONCURRENCY} (0 = no cap of your own)")
+
+
 def _page_size(field_name: str, asked: int, default: int) -> int:
     if asked > MAX_LIST:
         raise invalid(field_name, f"{asked}: at most {MAX_LIST} per page")
@@ -415,6 +420,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     async def RegisterBot(self, request: arena_pb2.RegisterBotRequest, caller: Caller) -> arena_pb2.Bot:
         self._check_new_name(request.name)
         self._check_games("games", list(request.games))
+        _check_max_matches(request.max_matches)
         await self.blocking(self._check_endpoint, "endpoint", request.endpoint)
         data = {
             "owner": caller.name,
@@ -422,6 +428,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             "endpoint": request.endpoint,
             "enabled": True,
             "created": time.time(),
+            "max_matches": request.max_matches,
         }
         if not await self.blocking(self.store.add_bot, request.name, data):
             raise exists(f"bot {shown(request.name)} exists already")
@@ -437,8 +444,14 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     @unary
     async def UpdateBot(self, request: arena_pb2.UpdateBotRequest, caller: Caller) -> arena_pb2.Bot:
         await self.blocking(self._own_bot, request.name, caller)
-        await self.blocking(self._check_endpoint, "endpoint", request.endpoint)
-        data = await self.blocking(self._update_bot, request.name, {"endpoint": request.endpoint})
+        changes: dict[str, Any] = {}
+        if request.HasField("max_matches"):
+            _check_max_matches(request.max_matches)
+            changes["max_matches"] = request.max_matches
+        if request.endpoint or not changes:
+            await self.blocking(self._check_endpoint, "endpoint", request.endpoint)
+            changes["endpoint"] = request.endpoint
+        data = await self.blocking(self._update_bot, request.name, changes)
         return views.bot(data, request.name, show_endpoint=True)
 
     @unary

@@ -204,4 +204,5 @@ def bot(data: dict[str, Any], name: str, *, show_endpoint: bool) -> arena_pb2.Bo
         enabled=data["enabled"],
         created=data["created"],
         create_time=timestamp(data["created"]),
+        max_matches=data.get("max_matches", 0),
     )

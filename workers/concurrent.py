@@ -44,13 +44,37 @@ from arena.engine import Game
 from arena.record import MatchRecord
 from arena.registry import get_game
 from arena.runner import MatchCancelled
-from arena.tournament import MatchSpec, TournamentSpec, play_scheduled, play_scheduled_async, scheduled_players
+from arena.tournament import (
+    MatchSpec,
+    TournamentSpec,
+    entrant_bot,
+    play_scheduled,
+    play_scheduled_async,
+    scheduled_players,
+)
 from referee import aioloop
 from referee.players import make_player
 from referee.remote import is_remote
 from referee.store import Store
 
 log = logging.getLogger(__name__)
+
+
+def owners_caps(store: Store, spec: TournamentSpec) -> Callable[[str], int]:
+    """An endpoint's cap set by its bots' owners (``max_matches`` of the registered bots served
+    there, the lowest; 0: none), read from their registrations when asked (an owner may change
+    it while the tournament runs)."""
+    names: dict[str, set[str]] = {}
+    for bot in spec.bots:
+        if is_remote(address := spec.address(bot)):
+            names.setdefault(address, set()).add(entrant_bot(bot))
+
+    def cap(endpoint: str) -> int:
+        registered = (store.bot(name) for name in sorted(names.get(endpoint, ())))
+        caps = [int(data.get("max_matches") or 0) for data in registered if data is not None]
+        return min((c for c in caps if c > 0), default=0)
+
+    return cap
 
 
 def remote_endpoints(spec: TournamentSpec, match: MatchSpec) -> list[str]:
@@ -69,27 +93,53 @@ async def play_remote(
     )
 
 
-class Leases:
-    """This process's leases on remote bots (see the module docstring)."""
+CAP_SECONDS = 5.0
+"""How long a bot's own cap (its owner's ``max_matches``), as read, is used before it is read
+again: an owner who lowers it sees new matches held to it within seconds."""
 
-    def __init__(self, store: Store, limit: int, patiently: Callable[..., Any], lease_seconds: float, poll: float):
+
+class Leases:
+    """This process's leases on remote bots (see the module docstring). A bot's limit is the
+    tournament's ``bot_concurrency``, or its owner's cap (``caps``: the endpoint's ``max_matches``,
+    0 for none) where that is lower: the lease set is the endpoint's across every tournament, so
+    the owner's cap holds across all of them."""
+
+    def __init__(
+        self,
+        store: Store,
+        limit: int,
+        patiently: Callable[..., Any],
+        lease_seconds: float,
+        poll: float,
+        caps: Callable[[str], int] = lambda endpoint: 0,
+    ):
         self.store = store
         self.limit = limit
         self.patiently = patiently
         self.lease_seconds = lease_seconds
         self.poll = poll
+        self.caps = caps
+        self.limits: dict[str, tuple[float, int]] = {}  # endpoint -> (when read, its limit)
         self.held: Counter[str] = Counter()
         self.busy_until: dict[str, float] = {}
         self.live: dict[int, list[tuple[str, str]]] = {}  # match index -> its leases
         self.lost: set[str] = set()  # leases renew could not take again (warned once each)
 
+    def limit_of(self, endpoint: str) -> int:
+        now = time.monotonic()
+        read = self.limits.get(endpoint)
+        if read is None or now - read[0] >= CAP_SECONDS:
+            cap = self.patiently(self.caps, endpoint)
+            read = self.limits[endpoint] = (now, min(self.limit, cap) if cap > 0 else self.limit)
+        return read[1]
+
     def take(self, index: int, endpoints: list[str]) -> bool:
         now = time.monotonic()
-        if any(self.held[e] >= self.limit or self.busy_until.get(e, 0.0) > now for e in endpoints):
+        if any(self.held[e] >= self.limit_of(e) or self.busy_until.get(e, 0.0) > now for e in endpoints):
             return False
         taken: list[tuple[str, str]] = []
         for endpoint in endpoints:
-            lease = self.patiently(self.store.acquire, endpoint, self.limit, self.lease_seconds)
+            lease = self.patiently(self.store.acquire, endpoint, self.limit_of(endpoint), self.lease_seconds)
             if lease is None:
                 self.busy_until[endpoint] = now + self.poll
                 for held in taken:
@@ -116,7 +166,7 @@ class Leases:
             for endpoint, lease in leases:
                 held = True
                 with contextlib.suppress(*errors):
-                    held = self.store.renew(endpoint, lease, self.lease_seconds, self.limit)
+                    held = self.store.renew(endpoint, lease, self.lease_seconds, self.limit_of(endpoint))
                 if held:
                     self.lost.discard(lease)
                 elif lease not in self.lost:
@@ -126,7 +176,7 @@ class Leases:
                         "meanwhile; the match plays on beyond the bot's limit until it ends",
                         index,
                         endpoint,
-                        self.limit,
+                        self.limit_of(endpoint),
                     )
 
 
@@ -164,7 +214,7 @@ def play_concurrently(
     loop = aioloop.get_loop()
     finished: queue.SimpleQueue[int] = queue.SimpleQueue()
     stop = threading.Event()
-    leases = Leases(store, spec.bot_concurrency, patiently, lease_seconds, lease_poll)
+    leases = Leases(store, spec.bot_concurrency, patiently, lease_seconds, lease_poll, owners_caps(store, spec))
     running: dict[int, Future[MatchRecord]] = {}
     metered: dict[int, contextlib.AbstractContextManager[None]] = {}  # each running match's gauge
     waiting = list(todo)

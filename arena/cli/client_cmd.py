@@ -1,7 +1,7 @@
 """Client commands for the referee service: bots, tournaments, leaderboard, matches, challenge.
 
     arena bots register --name my-bot --games skyfive --endpoint grpc://10.0.0.5:50061
-    arena bots list | get NAME | update NAME --endpoint ... | disable NAME
+    arena bots list | get NAME | update NAME [--endpoint ...] [--max-matches N] | disable NAME
     arena tournaments create --game skyfive --bots my-bot,heuristic,random --repeats 20
     arena tournaments watch ID | get ID | cancel ID | list
     arena leaderboard --game skyfive        (or --tournament ID)
@@ -42,9 +42,16 @@ def register(commands: Any) -> None:
     reg.add_argument("--name", required=True)
     reg.add_argument("--games", required=True, help="comma-separated game ids")
     reg.add_argument("--endpoint", required=True, help="grpc://HOST:PORT or unix:///PATH")
-    update = bot_actions.add_parser("update", help="change a bot's endpoint")
+    update = bot_actions.add_parser("update", help="change a bot's endpoint or its cap of matches at once")
     update.add_argument("name")
-    update.add_argument("--endpoint", required=True)
+    update.add_argument("--endpoint", default="")
+    for sub in (reg, update):
+        sub.add_argument(
+            "--max-matches",
+            type=uint32,
+            default=None,
+            help="at most this many matches at once against the bot, across every tournament (0 = no cap)",
+        )
     for action in ("get", "disable"):
         sub = bot_actions.add_parser(action, help=f"{action} a bot")
         sub.add_argument("name")
@@ -211,6 +218,10 @@ def clock_message(text: str | None) -> Any:
 # -- commands ----------------------------------------------------------------------------------
 
 
+def _cap(bot: Any) -> str:
+    return f", at most {bot.max_matches} matches at once" if bot.max_matches else ""
+
+
 @guarded
 def run_bots(args: argparse.Namespace) -> int:
     from arena.v1 import arena_pb2
@@ -218,13 +229,19 @@ def run_bots(args: argparse.Namespace) -> int:
     client = Client(args)
     if args.action == "register":
         games = split_list(args.games)
-        bot = client.call(
-            "RegisterBot", arena_pb2.RegisterBotRequest(name=args.name, games=games, endpoint=args.endpoint)
+        request = arena_pb2.RegisterBotRequest(
+            name=args.name, games=games, endpoint=args.endpoint, max_matches=args.max_matches or 0
         )
-        show(args, bot, lambda: f"registered {bot.name} ({', '.join(bot.games)}) at {bot.endpoint}")
+        bot = client.call("RegisterBot", request)
+        show(args, bot, lambda: f"registered {bot.name} ({', '.join(bot.games)}) at {bot.endpoint}{_cap(bot)}")
     elif args.action == "update":
-        bot = client.call("UpdateBot", arena_pb2.UpdateBotRequest(name=args.name, endpoint=args.endpoint))
-        show(args, bot, lambda: f"{bot.name} now at {bot.endpoint}")
+        if not args.endpoint and args.max_matches is None:
+            raise UsageError("arena bots update: give --endpoint, --max-matches or both")
+        update = arena_pb2.UpdateBotRequest(name=args.name, endpoint=args.endpoint)
+        if args.max_matches is not None:
+            update.max_matches = args.max_matches
+        bot = client.call("UpdateBot", update)
+        show(args, bot, lambda: f"{bot.name} now at {bot.endpoint}{_cap(bot)}")
     elif args.action == "disable":
         bot = client.call("DisableBot", arena_pb2.DisableBotRequest(name=args.name))
         show(args, bot, lambda: f"{bot.name} disabled")
@@ -232,7 +249,8 @@ def run_bots(args: argparse.Namespace) -> int:
         detail = client.call("GetBot", arena_pb2.GetBotRequest(name=args.name))
 
         def text() -> str:
-            lines = [f"{detail.bot.name} (owner {detail.bot.owner}, {'enabled' if detail.bot.enabled else 'disabled'})"]
+            state = "enabled" if detail.bot.enabled else "disabled"
+            lines = [f"{detail.bot.name} (owner {detail.bot.owner}, {state}){_cap(detail.bot)}"]
             lines += [
                 f"  {r.game}: {r.rating:.0f} ({r.ci_low:.0f}..{r.ci_high:.0f}), {r.games} games" for r in detail.ratings
             ]

@@ -487,6 +487,7 @@ class Bot(_message.Message):
     ENABLED_FIELD_NUMBER: _builtins.int
     CREATED_FIELD_NUMBER: _builtins.int
     CREATE_TIME_FIELD_NUMBER: _builtins.int
+    MAX_MATCHES_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """unique across owners; not a built-in bot name"""
     owner: _builtins.str
@@ -495,6 +496,8 @@ class Bot(_message.Message):
     enabled: _builtins.bool
     created: _builtins.float
     """unix seconds (1.0; use create_time)"""
+    max_matches: _builtins.int
+    """its owner's cap: at most this many matches at once against the"""
     @_builtins.property
     def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """game ids the bot plays"""
@@ -511,10 +514,11 @@ class Bot(_message.Message):
         enabled: _builtins.bool = ...,
         created: _builtins.float = ...,
         create_time: _timestamp_pb2.Timestamp | None = ...,
+        max_matches: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "created", b"created", "enabled", b"enabled", "endpoint", b"endpoint", "games", b"games", "name", b"name", "owner", b"owner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "created", b"created", "enabled", b"enabled", "endpoint", b"endpoint", "games", b"games", "max_matches", b"max_matches", "name", b"name", "owner", b"owner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -527,9 +531,12 @@ class RegisterBotRequest(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     GAMES_FIELD_NUMBER: _builtins.int
     ENDPOINT_FIELD_NUMBER: _builtins.int
+    MAX_MATCHES_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     endpoint: _builtins.str
     """at most 256 characters; grpc://HOST:PORT with PORT 1-65535"""
+    max_matches: _builtins.int
+    """0 = no cap of your own; at most 64 (Bot.max_matches)"""
     @_builtins.property
     def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     def __init__(
@@ -538,10 +545,11 @@ class RegisterBotRequest(_message.Message):
         name: _builtins.str = ...,
         games: _abc.Iterable[_builtins.str] | None = ...,
         endpoint: _builtins.str = ...,
+        max_matches: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["endpoint", b"endpoint", "games", b"games", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["endpoint", b"endpoint", "games", b"games", "max_matches", b"max_matches", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -553,19 +561,26 @@ class UpdateBotRequest(_message.Message):
 
     NAME_FIELD_NUMBER: _builtins.int
     ENDPOINT_FIELD_NUMBER: _builtins.int
+    MAX_MATCHES_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     endpoint: _builtins.str
+    """"" = unchanged"""
+    max_matches: _builtins.int
+    """set to change the cap (0 = none); at most 64"""
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
         endpoint: _builtins.str = ...,
+        max_matches: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_max_matches", b"_max_matches", "max_matches", b"max_matches"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["endpoint", b"endpoint", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_matches", b"_max_matches", "endpoint", b"endpoint", "max_matches", b"max_matches", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__max_matches: _TypeAlias = _typing.Literal["max_matches"]  # noqa: Y015
+    _WhichOneofArgType__max_matches: _TypeAlias = _typing.Literal["_max_matches", b"_max_matches"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__max_matches) -> _WhichOneofReturnType__max_matches | None: ...
 
 Global___UpdateBotRequest: _TypeAlias = UpdateBotRequest  # noqa: Y015
 
