@@ -305,21 +305,31 @@ local function now_plus(seconds)
 end
 """
 
+_TAKE_LEASE = """
+-- take(lease, limit, seconds) on the lease zset KEYS[1]: 1 if fewer than limit leases are live
+-- (the lapsed ones dropped first) and this one now expires seconds from NOW, else 0.
+local function take(lease, limit, seconds)
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', NOW)
+  if redis.call('ZCARD', KEYS[1]) < tonumber(limit) then
+    redis.call('ZADD', KEYS[1], now_plus(seconds), lease)
+    return 1
+  end
+  return 0
+end
+"""
+
 _ACQUIRE = (
     _REDIS_NOW
+    + _TAKE_LEASE
     + """
 -- KEYS: lease zset ; ARGV: lease seconds, limit, lease id. Returns 1 (granted) or 0.
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', NOW)
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
-  redis.call('ZADD', KEYS[1], now_plus(ARGV[1]), ARGV[3])
-  return 1
-end
-return 0
+return take(ARGV[3], ARGV[2], ARGV[1])
 """
 )
 
 _RENEW = (
     _REDIS_NOW
+    + _TAKE_LEASE
     + """
 -- KEYS: lease zset ; ARGV: lease seconds, lease id, limit. Returns 1 (held) or 0 (lost).
 -- A lease still there moves its expiry on: a lapsed lease nobody has dropped yet still holds
@@ -330,12 +340,7 @@ if redis.call('ZSCORE', KEYS[1], ARGV[2]) then
   redis.call('ZADD', KEYS[1], now_plus(ARGV[1]), ARGV[2])
   return 1
 end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', NOW)
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
-  redis.call('ZADD', KEYS[1], now_plus(ARGV[1]), ARGV[2])
-  return 1
-end
-return 0
+return take(ARGV[2], ARGV[3], ARGV[1])
 """
 )
 

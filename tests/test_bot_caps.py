@@ -12,12 +12,13 @@ import grpc
 import pytest
 
 from arena.tournament import TournamentSpec
-from arena.v1 import arena_pb2, arena_pb2_grpc
+from arena.v1 import arena_pb2
 from referee.auth import create_owner
 from referee.errors import bad_request_field
 from referee.store import Store
 from tests.cli_run import arena
 from tests.services import redis_server, service
+from tests.test_service import Api
 from workers import concurrent
 from workers.concurrent import Leases, owners_caps
 
@@ -67,16 +68,6 @@ def test_the_lowest_cap_of_the_bots_at_one_endpoint_applies(store):
     )
     caps = owners_caps(store, spec)
     assert caps(ENDPOINT) == 2 and caps("grpc://127.0.0.1:1") == 0
-
-
-class Api:
-    def __init__(self, address: str, token: str) -> None:
-        self.stub = arena_pb2_grpc.ArenaServiceStub(grpc.insecure_channel(address))
-        self.metadata = (("authorization", f"Bearer {token}"),)
-
-    def __getattr__(self, method: str) -> Any:
-        call = getattr(self.stub, method)
-        return lambda request: call(request, metadata=self.metadata, timeout=30)
 
 
 def test_an_owner_sets_and_changes_the_cap_through_the_service_and_the_cli(tmp_path):

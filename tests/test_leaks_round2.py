@@ -16,11 +16,12 @@ from typing import Any
 import grpc
 import pytest
 
-from arena.v1 import arena_pb2, arena_pb2_grpc
+from arena.v1 import arena_pb2
 from referee.auth import create_owner
 from referee.errors import bad_request_field
 from referee.store import Store
 from tests.services import redis_server, service
+from tests.test_service import Api
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -28,16 +29,6 @@ ALLOWED = "127.0.0.2/32"
 """The operator's allow list: one loopback address (alice's bot), so ``localhost`` (127.0.0.1,
 ::1) is refused and the list itself is something the errors must not repeat."""
 ALICE_BOT = "grpc://127.0.0.2:50061"  # registration checks the policy only: nothing listens
-
-
-class Api:
-    def __init__(self, address: str, token: str) -> None:
-        self.stub = arena_pb2_grpc.ArenaServiceStub(grpc.insecure_channel(address))
-        self.metadata = (("authorization", f"Bearer {token}"),)
-
-    def __getattr__(self, method: str) -> Any:
-        call = getattr(self.stub, method)
-        return lambda request: call(request, metadata=self.metadata, timeout=30)
 
 
 def refusal(call: Any, request: Any) -> tuple[grpc.StatusCode, str | None, str]:
