@@ -28,7 +28,14 @@ from arena.games.gasha.game import (
 )
 from arena.games.v1 import gasha_pb2 as pb
 from bots.registry import make_bot
-from tests.contract import assert_same_view, deciding_seat, every_viewer, observation_bytes, playout_digest
+from tests.contract import (
+    assert_same_view,
+    deciding_seat,
+    every_viewer,
+    observation_bytes,
+    playout_digest,
+    visible_events,
+)
 
 GIRL, KIT, ROBOT, RADISH, SUSHI = TOYS
 TURN, WILDS, POINTS = pb.ONE_MORE_TURN, pb.TWO_WILDS, pb.THREE_POINTS
@@ -272,21 +279,29 @@ def test_every_distinct_payment_wild_gashas_stand_for_any_toy():
     assert [payment_token(p, w) for p, w in payments(three_same, counts_of([]), 3)] == ["wild3"]
 
 
-def test_claim_spends_the_cards_held_longest_and_reveals_a_new_reward():
-    # Rules :150-156, ruling 5.
-    old, new = card(ROBOT, RADISH), card(ROBOT, GIRL, KIT)
-    hand = [old, card(GIRL), new, card(ROBOT, SUSHI)]
+def test_claim_spends_the_cards_chosen_and_reveals_a_new_reward():
+    # Rules :150-156 ("Discard the required Gasha cards from your hand": the player picks them),
+    # ruling 5: one option per set of backs the table would see leave.
+    old, new, third = card(ROBOT, RADISH), card(ROBOT, GIRL, KIT), card(ROBOT, SUSHI)
+    hand = [old, card(GIRL), new, third]
     state = position(hands={0: hand}, display=[21, 3, 8, 1], reward_deck=[12, 13])
     act(state, "claim:3")
-    assert kind(state) == "pay" and ids(state) == ("pay:robot2",)
+    assert kind(state) == "pay" and ids(state) == (
+        "pay:robot1@girl/kitsune/robot+robot1@robot/radish",
+        "pay:robot1@girl/kitsune/robot+robot1@robot/sushi",
+        "pay:robot1@robot/radish+robot1@robot/sushi",
+    )
+    option = state.pending[0].options[1]
+    assert option.label == "pay 1 robot (girl/kitsune/robot back), 1 robot (robot/sushi back)"
+    assert [(c.back, c.toy) for c in option.action.cards] == [(new.back, ROBOT), (third.back, ROBOT)]
     assert GAME.observe(state, 1).claiming.id == 3
-    act(state, "pay:robot2")
-    assert state.hands[0] == [card(GIRL), card(ROBOT, SUSHI)]
-    assert state.discard == [new, old]  # spent cards are listed by back, then toy
+    act(state, "pay:robot1@girl/kitsune/robot+robot1@robot/sushi")
+    assert state.hands[0] == [old, card(GIRL)]  # the oldest robot is kept: it was not chosen
+    assert state.discard == [new, third]  # spent cards are listed by back, then toy
     assert state.rewards[0] == [3] and state.open_halves[0] == [3]
     assert state.display == [21, 12, 8, 1] and state.reward_deck == [13]
     claim = next(e for e in state.log.events if e.kind == "claim")
-    assert [(c.back, c.toy) for c in claim.detail.paid] == [(new.back, ROBOT), (old.back, ROBOT)]
+    assert [(c.back, c.toy) for c in claim.detail.paid] == [(new.back, ROBOT), (third.back, ROBOT)]
     reveal = next(e for e in state.log.events if e.kind == "reveal")
     assert reveal.detail.reward.id == 12 and reveal.detail.slot == 1 and reveal.detail.left == 1
     assert state.turn_seat == 1
@@ -299,10 +314,10 @@ def test_taking_the_last_reward_card_triggers_the_end_and_empty_slots_stay_empty
         display=[3, 4, 8, 1],
         reward_deck=[12],
     )
-    act(state, "claim:3", "pay:robot2")
+    act(state, "claim:3", "pay:robot2@robot/radish")
     assert state.trigger == pb.REWARDS_EMPTY and state.display == [12, 4, 8, 1]
     assert state.turn_seat == 1 and state.final_turns == []  # seat 1's final turn has begun
-    act(state, "claim:4", "pay:radish2")  # seat 1's final turn: no card to reveal
+    act(state, "claim:4", "pay:radish2@radish/sushi")  # seat 1's final turn: no card to reveal
     assert state.display == [12, 8, 1]
     assert not state.pending and state.phase == pb.PHASE_OVER
 
@@ -318,7 +333,7 @@ def test_two_halves_make_a_ticket_optionally_and_the_token_is_revealed():
         rewards={0: [1, 2]},  # pink and blue halves
         tokens=[POINTS, WILDS, TURN],
     )
-    act(state, "claim:6", "pay:girl1+kitsune1")  # a blue half
+    act(state, "claim:6", "pay:girl1@girl/kitsune+kitsune1@kitsune/robot")  # a blue half
     assert kind(state) == "ticket" and ids(state) == ("ticket:1+2", "ticket:1+6", "ticket:2+6", "skip")
     act(state, "ticket:1+2")  # pink + blue: not the same colour, no card
     assert state.tokens[0] == [POINTS] and state.tickets[0] == [(1, 2, POINTS, False)]
@@ -329,7 +344,7 @@ def test_two_halves_make_a_ticket_optionally_and_the_token_is_revealed():
 
 def test_skip_keeps_the_halves_for_a_later_claim():
     state = position(hands={0: [card(GIRL), card(KIT)]}, display=[6, 4, 8, 12], rewards={0: [1]})
-    act(state, "claim:6", "pay:girl1+kitsune1", "skip")
+    act(state, "claim:6", "pay:girl1@girl/kitsune+kitsune1@kitsune/robot", "skip")
     assert state.open_halves[0] == [1, 6] and state.tokens[0] == [] and state.turn_seat == 1
 
 
@@ -343,7 +358,7 @@ def test_same_colour_halves_also_give_a_gasha_card_wild_matches_any():
         tokens=[WILDS, TURN],
         decks=[FILLER, [top, *FILLER], FILLER, FILLER],
     )
-    act(state, "claim:10", "pay:girl1+sushi1", "ticket:1+10")
+    act(state, "claim:10", "pay:girl1@girl/kitsune+sushi1@girl/sushi", "ticket:1+10")
     assert kind(state) == "bonus" and ids(state) == ("draw:0", "draw:1", "draw:2", "draw:3")
     act(state, "draw:1")
     assert state.hands[0] == [top] and state.wilds[0] == 2
@@ -357,8 +372,8 @@ def test_two_wild_gashas_pay_later_one_at_a_time_and_unused_ones_score():
     state = position(hands={0: [card(ROBOT)], 1: []}, display=[3, 4, 8, 12], wilds={0: 2})
     assert GAME.observe(state, 0).seats[0].score == 1 + 2
     act(state, "claim:3")
-    assert ids(state) == ("pay:robot1+wild1", "pay:wild2")
-    act(state, "pay:robot1+wild1")
+    assert ids(state) == ("pay:robot1@robot/radish+wild1", "pay:wild2")
+    act(state, "pay:robot1@robot/radish+wild1")
     assert state.wilds[0] == 1 and state.hands[0] == []
     assert GAME.observe(state, 1).seats[0].score == 5 + 1
 
@@ -368,7 +383,8 @@ def test_one_more_turn_is_taken_at_once():
     state = position(
         hands={0: [card(GIRL), card(KIT)]}, display=[6, 4, 8, 12], rewards={0: [2]}, tokens=[TURN, POINTS, POINTS]
     )
-    act(state, "claim:6", "pay:girl1+kitsune1", "ticket:2+6")  # blue + blue: a card, then the turn
+    # blue + blue: a card, then the turn
+    act(state, "claim:6", "pay:girl1@girl/kitsune+kitsune1@kitsune/robot", "ticket:2+6")
     assert kind(state) == "bonus"
     act(state, "draw:0")
     assert state.turn_seat == 0 and kind(state) == "turn"
@@ -380,7 +396,7 @@ def test_one_more_turn_is_taken_at_once():
 
 def test_no_ticket_is_offered_when_no_token_is_left():
     state = position(hands={0: [card(GIRL), card(KIT)]}, display=[6, 4, 8, 12], rewards={0: [1]}, tokens=[])
-    act(state, "claim:6", "pay:girl1+kitsune1")
+    act(state, "claim:6", "pay:girl1@girl/kitsune+kitsune1@kitsune/robot")
     assert state.turn_seat == 1 and state.open_halves[0] == [1, 6]
 
 
@@ -389,7 +405,7 @@ def test_taking_the_last_token_triggers_the_end():
     state = position(
         players=3, hands={0: [card(GIRL), card(KIT)]}, display=[6, 4, 8, 12], rewards={0: [1]}, tokens=[POINTS]
     )
-    act(state, "claim:6", "pay:girl1+kitsune1", "ticket:1+6")
+    act(state, "claim:6", "pay:girl1@girl/kitsune+kitsune1@kitsune/robot", "ticket:1+6")
     assert state.trigger == pb.LAST_TOKEN and state.final_turns == [2]
     assert state.turn_seat == 1
     act(state, "draw:0", "draw:0")
@@ -402,7 +418,7 @@ def test_taking_the_last_token_triggers_the_end():
 def test_one_more_turn_in_the_final_turns_is_allowed():
     # Ruling 8: the last token is One More Turn: the triggering player still takes it.
     state = position(hands={0: [card(GIRL), card(KIT)]}, display=[6, 4, 8, 12], rewards={0: [2]}, tokens=[TURN])
-    act(state, "claim:6", "pay:girl1+kitsune1", "ticket:2+6", "draw:0")
+    act(state, "claim:6", "pay:girl1@girl/kitsune+kitsune1@kitsune/robot", "ticket:2+6", "draw:0")
     assert state.trigger == pb.LAST_TOKEN and state.turn_seat == 0 and kind(state) == "turn"
     act(state, "draw:0", "draw:0")
     assert state.turn_seat == 1
@@ -548,10 +564,99 @@ def test_a_payment_names_its_cards_in_an_order_that_tells_nothing_of_the_hand():
     ]
     assert_same_view(GAME, states[0], states[1], 1)
     for state in states:
-        act(state, "claim:10", "pay:girl1+sushi1")
+        act(state, "claim:10", "pay:girl1@girl/radish/sushi+sushi1@girl/radish/sushi")
     assert_same_view(GAME, states[0], states[1], 1)
     claim = next(e for e in states[1].log.events if e.kind == "claim")
     assert [c.toy for c in claim.detail.paid] == [GIRL, SUSHI] and claim.text.endswith("with girl, sushi")
+
+
+def test_a_payment_tells_the_others_nothing_of_the_cards_kept():
+    # Rules :150-151: the player picks the cards it discards. Version 3 always spent, of a toy,
+    # the card held longest: with an older Girl/Radish card and a newer Girl/Robot Girl, seeing
+    # the Girl/Robot card leave told the others the older card was a Radish (its only option
+    # spent the Girl/Robot card when the older card was a Radish, the Girl/Radish card when it
+    # was a Girl). Two hands that differ only in the toy of a kept card: whatever the one with
+    # the Radish pays, the one with the Girl can pay so that the others see the same.
+    girl_robot, kitsune = Card(mask_of((GIRL, ROBOT)), GIRL), card(KIT)
+
+    def claiming(toy: int) -> GashaState:
+        state = position(hands={0: [Card(mask_of((GIRL, RADISH)), toy), girl_robot, kitsune]}, display=[6, 1, 2, 3])
+        act(state, "claim:6")
+        return state
+
+    with_girl, with_radish = claiming(GIRL), claiming(RADISH)
+    assert_same_view(GAME, with_girl, with_radish, 1)
+
+    def seen_after(state: GashaState, option: str) -> bytes:
+        after = pickle.loads(pickle.dumps(state))
+        act(after, option)
+        return observation_bytes(GAME, after, 1) + repr(visible_events(after, 1)).encode()
+
+    for option in ids(with_radish):
+        assert seen_after(with_radish, option) in {seen_after(with_girl, o) for o in ids(with_girl)}
+    chosen = "pay:girl1@girl/robot+kitsune1@kitsune/robot"
+    assert ids(with_radish) == (chosen,)
+    assert ids(with_girl) == (chosen, "pay:girl1@girl/radish+kitsune1@kitsune/robot")
+    for state in (with_girl, with_radish):
+        act(state, chosen)
+        assert state.discard == [girl_robot, kitsune]
+    assert_same_view(GAME, with_girl, with_radish, 1)
+    assert with_girl.hands[0] == [Card(mask_of((GIRL, RADISH)), GIRL)]
+
+
+def _table_payments(reward, hand: list[Card], wilds: int) -> set[tuple[tuple[Card, ...], int]]:
+    """Every payment by brute force: each set of hand cards and number of wilds that pays, as the
+    table would see it (the cards sorted, the wilds)."""
+    found = set()
+    for w in range(min(wilds, reward.cost) + 1):
+        for chosen in itertools.combinations(hand, reward.cost - w):
+            counts = counts_of(chosen)
+            if reward.identical:
+                pays = len({c.toy for c in chosen}) <= 1
+            else:
+                pays = all(counts[t] <= reward.needs[t] for t in TOYS)
+            if pays:
+                found.add((tuple(sorted(chosen)), w))
+    return found
+
+
+def _claimed_with(state: GashaState, option: str) -> tuple[tuple[Card, ...], int]:
+    """What the table sees spent when the payer chooses ``option`` (the claim event's cards, wilds)."""
+    after = GAME.clone(state)
+    act(after, option)
+    claim = next(e for e in reversed(after.log.events) if e.kind == "claim").detail
+    return tuple(sorted(Card(c.back, c.toy) for c in claim.paid)), claim.wilds
+
+
+def test_every_payment_the_table_could_tell_apart_is_offered_once():
+    # Rules :150-151, :160-168; ruling 5: every set of cards (by back and toy) and wilds that
+    # pays is one option, and no two options spend what the table would see as the same.
+    checked = 0
+    for players, seed in itertools.product((2, 4, 6), range(6)):
+        state = GAME.new_match(GAME.config(players), seed)
+        rng = Chance(seed)
+        while state.pending:
+            (decision,) = state.pending
+            hand = state.hands[decision.seat]
+            if decision.kind == "pay" and len(hand) <= 14:
+                offered = [_claimed_with(state, option.id) for option in decision.options]
+                assert len(set(offered)) == len(offered)
+                assert set(offered) == _table_payments(REWARD_BY_ID[state.claiming], hand, state.wilds[decision.seat])
+                checked += 1
+            GAME.apply(state, {decision.seat: rng.pick(decision.options, "t").id})
+    assert checked > 100
+
+
+def test_of_one_back_and_toy_the_card_held_longest_is_spent():
+    # Ruling 5: which of two cards with the same back and toy goes is not seen by anyone; the
+    # one held longest goes (only its deck cycle differs: ruling 14 reads it leaving too).
+    robot = card(ROBOT, RADISH)
+    state = position(hands={0: [robot, card(GIRL), robot, robot]}, display=[3, 8, 1, 21])
+    state.hand_cycles[0] = [0, 0, 1, 2]
+    act(state, "claim:3")
+    assert ids(state) == ("pay:robot2@robot/radish",)
+    act(state, "pay:robot2@robot/radish")
+    assert state.hands[0] == [card(GIRL), robot] and state.hand_cycles[0] == [0, 2]
 
 
 def _payment_of_one_back_from_two_cycles(seed: int) -> tuple[GashaState, str, int, int] | None:
@@ -564,11 +669,11 @@ def _payment_of_one_back_from_two_cycles(seed: int) -> tuple[GashaState, str, in
         if decision.kind == "pay":
             seat, hand = decision.seat, state.hands[decision.seat]
             for option in decision.options:
-                left = list(option.action.paid)
+                left = Counter(Card(c.back, c.toy) for c in option.action.cards)
                 spent = []
-                for i, card_ in enumerate(hand):  # ruling 5: the cards held longest
-                    if left[card_.toy]:
-                        left[card_.toy] -= 1
+                for i, card_ in enumerate(hand):  # ruling 5: of a back and toy, those held longest
+                    if left[card_]:
+                        left[card_] -= 1
                         spent.append(i)
                 for i, j in itertools.combinations(spent, 2):
                     if (
@@ -749,7 +854,7 @@ def paid_same_back(old: Card, new: Card) -> GashaState:
     act(state, "draw:0", "draw:0")  # the girl card, then `new` from the shuffled pile
     act(state, "draw:2", "draw:3")  # decks 2 and 3 are made again from deck 0
     assert state.hands[1] == [old, card(GIRL), new] and state.hand_cycles[1] == [0, 0, 1]
-    act(state, "claim:3", "pay:robot1+wild1")
+    act(state, "claim:3", "pay:robot1@robot/radish+wild1")
     return state
 
 
@@ -974,11 +1079,11 @@ def test_a_world_from_the_observation_makes_a_paying_seat_able_to_pay():
 def test_sampled_worlds_let_a_turn_seat_that_cannot_draw_claim():
     """Ruling 10: a seat that can neither draw nor pay passes, publicly; a turn that began with
     the decks empty shows the seat can pay for a reward, and every sampled world lets it (in
-    this position about 1 world in 12 had no option before)."""
+    this position 19 worlds in 300 have no option without it)."""
     game = GAME
-    state = game.new_match(game.config(6, {"tokens": "random"}), 2)
-    rng = Chance(2 ^ 77)
-    while state.steps < 82:
+    state = game.new_match(game.config(6, {"tokens": "random"}), 8)
+    rng = Chance(8 ^ 77)
+    while state.steps < 107:
         game.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
     ((turn_seat, options),) = [(d.seat, d.option_ids) for d in state.pending]
     assert turn_seat == 0 and all(o.startswith("claim:") for o in options)
@@ -990,11 +1095,12 @@ def test_sampled_worlds_let_a_turn_seat_that_cannot_draw_claim():
 
 @pytest.mark.parametrize(
     ("players", "observations", "digest"),
-    # Re-pinned for version 3 (a payment's cards sorted, so games and readings changed).
+    # Re-pinned for version 4 (the payer chooses the backs it spends: more pay options, so the
+    # random playouts and their readings changed).
     [
-        (2, 612, "034b194cb0f9f3eaf7bd09ae7f96376db33dbd7ab6c5f4db48c4389535f807e8"),
-        (4, 1505, "02c2f537ce297976bcc035ca0f8d7e5279c0a426066038f99ece229aa09259ff"),
-        (6, 2401, "7a78465d28aa2a2649dd9971ed2a13737cb54914d91f56c514001433f1beeafb"),
+        (2, 609, "9acbf275289836a65e4f8242a95dacf3e08974aeed425ae3ad90259f91a52958"),
+        (4, 1480, "80202f4922d295a5767a0cf827dd421d18f48a9e9f1d5a37a4231a203b4512b3"),
+        (6, 2177, "2cfadaa6a62cb7ec7a675f4c4eec9ff2c928bbb6e064b2b28110b02806fd8797"),
     ],
 )
 def test_observations_assembled_from_kept_pieces_are_the_messages_they_were(
@@ -1008,11 +1114,12 @@ def test_observations_assembled_from_kept_pieces_are_the_messages_they_were(
 
 @pytest.mark.parametrize(
     ("players", "positions", "sampled", "digest"),
-    # Re-pinned for version 3 (a payment's cards sorted, so games and readings changed).
+    # Re-pinned for version 4 (the payer chooses the backs it spends: more pay options, so the
+    # random playouts and their readings changed).
     [
-        (2, 204, 40, "5ffbccc3b7b4d5512b944461cc4b4510f28daec203fb849568d777e56d84ca49"),
-        (4, 301, 60, "c9bd96b8f477da91715e609baffe10387f2b1a574a74d5f1d577fb39a7eb8812"),
-        (6, 343, 68, "b5edb69fa956190b00c3192a8922a49d0547d4cac542b2da71583bd43b5eaf9b"),
+        (2, 203, 40, "15849e619637f89d67b886671bda69a96c1a69aea02f6be7857e732e178e476d"),
+        (4, 296, 59, "686a621a2785d6037553630268a6f6db83bff6a417102558aa92531889b7bff3"),
+        (6, 311, 62, "62e6d5287272ae8a3402a8d4eb717fcc8065d130f6fa06ff9a813316bdebfaaf"),
     ],
 )
 def test_readings_and_sampled_worlds_keep_their_bytes(players: int, positions: int, sampled: int, digest: str) -> None:

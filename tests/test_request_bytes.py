@@ -38,8 +38,10 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "frenzyfalls": ("2", "4d47158cce65e424e56bda483e84ce35", "72f7f4688e0bff32f011c2dbc0e1bf29"),
     "friendlyfishing": ("1.0", "c1779771a11fd11fd29e477796325750", "01e6ffe6127ca32041970fe97227ead7"),
     # gasha 3: a payment's cards are shown and recorded sorted (their hand order told which draw
-    # held which toy); the reshuffled discard pile, and so the games, change.
-    "gasha": ("3", "79af890921c8c3037ae7267619eb0f30", "18d7b74fba6782413d5185788ea94134"),
+    # held which toy); the reshuffled discard pile, and so the games, change. gasha 4: the payer
+    # chooses the backs it spends (pay:<toy><n>@<back>+...; a forced held-longest card told the
+    # toy of a kept one): options, and so games, change.
+    "gasha": ("4", "9f53f6374bb1f4745b6bb72bc2982d48", "385583f1bbbd061e23043b6254c8110d"),
     "getbit": ("1.0", "9bb5f38f70b58e58df7ca8c71f8302d5", "f9570273a0d9d73a28f545f68ed8fd7f"),
     "goldengoal": ("2.0", "ccf878c0ec33900dbf5d224210583169", "f4afcb2ff39b9229343814bd3261239a"),
     # karakum 5 (2026-12-05): the same bytes as version 4 but for the version string (the match

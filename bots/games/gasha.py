@@ -38,7 +38,9 @@ class HeuristicBot(Bot):
     * Drawing: every reward on display wants the toys it lacks, the more the closer it is to
       complete; the deck whose top back most likely hides a wanted toy (odds from the unseen
       cards of that back) is drawn from.
-    * Pay: spends Wild Gashas last and, among cards, the toys the other rewards want least.
+    * Pay: spends Wild Gashas last and, among cards, the toys the other rewards want least; of
+      the same toys, the cards whose backs show fewest toys (their fronts were the easiest to
+      guess: spending them tells the table least, the kept ones stay the hardest to read).
     * Ticket: combines, a same-colour pair first (the extra Gasha card); but it leaves the last
       token (which ends the game, every other seat then playing once more) unless it leads by
       enough to stay ahead.
@@ -156,13 +158,14 @@ class HeuristicBot(Bot):
                     keep[t] += 0.2 * hand[t]
                 elif reward.needs[t]:
                     keep[t] += 0.5
-        best, best_cost = turn.options[0].id, 1e9
+        best, best_cost = turn.options[0].id, (1e9, 0)
         for option in turn.options:
             action = option.action
             assert isinstance(action, pb.Action)
             cost = 1.5 * action.wilds + sum(action.paid[t] * (1 + keep[t]) for t in TOYS)
-            if cost < best_cost:
-                best, best_cost = option.id, cost
+            shown = sum(len(toys_of(card.back)) for card in action.cards)  # the tie-break
+            if (cost, shown) < best_cost:
+                best, best_cost = option.id, (cost, shown)
         return best
 
     @staticmethod

@@ -45,11 +45,17 @@ Rulings (``shared/rules/NOTES.md`` §4.6 unless stated):
    empty deck) is shuffled and dealt into the empty deck(s) as evenly as possible (earlier decks
    first). Otherwise 4 decks can no longer be made: the end is triggered and the game goes on
    with the decks that are left. The next time a deck runs out the rebuild is tried again.
-5. **Payment** (NOTES 6.3): ``claim:<reward>`` is offered only for a reward the player can pay
-   for; then ``pay`` lists every distinct payment (cards by toy, and Wild Gashas). Of a toy, the
-   cards held longest are spent first (the backs seen leaving are then determined). The spent
-   cards are shown (event ``claim``) and recorded sorted by back, then toy: listed in the hand's
-   order they told which draw held which toy (version 3).
+5. **Payment** (NOTES 6.3; [:150–151] "Discard the required Gasha cards": the player picks
+   them): ``claim:<reward>`` is offered only for a reward the player can pay for; then ``pay``
+   lists every payment that differs in what the table sees: the cards spent by toy AND back,
+   and the Wild Gashas (``pay:<toy><n>@<back>+...+wild<n>``; per distinct payment by toy, fewest
+   wilds first, every split of each toy's count over the backs the hand holds it under). Of one
+   back and toy, the cards held longest go: which one leaves is not seen (only its deck cycle
+   could differ, and ruling 14 reads the held longest leaving too). Version 3 spent, of a toy,
+   the cards held longest: the backs seen leaving then told the toy of older cards kept (a
+   Girl/Robot Girl spent before an older Girl/Radish card: that one was a Radish); version 4
+   lets the payer choose. The spent cards are shown (event ``claim``) and recorded sorted by
+   back, then toy: listed in the hand's order they told which draw held which toy (version 3).
 6. **Tickets** (NOTES 3.3): right after a claim, while the player has two or more uncombined
    halves and a face-down token remains, ``ticket`` offers every pair of them and ``skip``. A
    same-colour ticket's card is the ``bonus`` decision (any non-empty deck; none if no card is
@@ -110,6 +116,7 @@ cards can ever be drawn (the deal plus what claims discard), so a match has at m
 
 from __future__ import annotations
 
+import functools
 import itertools
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
@@ -175,6 +182,7 @@ def toys_of(back: int) -> tuple[int, ...]:
     return tuple(t for t in TOYS if back >> t & 1)
 
 
+@functools.cache  # a few dozen backs, named in every payment option
 def back_name(back: int) -> str:
     return "/".join(TOY_NAMES[t] for t in toys_of(back))
 
@@ -311,6 +319,55 @@ def payment_token(paid: Sequence[int], wilds: int) -> str:
     return "+".join(parts)
 
 
+@functools.lru_cache(maxsize=4096)
+def back_splits(count: int, held: tuple[tuple[int, int], ...]) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Every way to spend ``count`` cards of one toy from the backs ``held`` ((back, cards of it),
+    ascending): (back, n) parts with n > 0, the most from the first backs first (kept: a hand's
+    splits recur from one payment to the next)."""
+    if count == 0:
+        return ((),)
+    if not held:
+        return ()
+    (back, n), rest = held[0], held[1:]
+    room = sum(m for _, m in rest)
+    out: list[tuple[tuple[int, int], ...]] = []
+    for k in range(min(n, count), max(0, count - room) - 1, -1):
+        head = ((back, k),) if k else ()
+        out += [head + tail for tail in back_splits(count - k, rest)]
+    return tuple(out)
+
+
+Parts = tuple[tuple[int, int, int], ...]
+"""A payment's cards as (toy, back, how many): toys in order, of a toy its backs ascending."""
+
+
+def card_payments(reward: Reward, hand: Sequence[Card], wilds: int) -> list[tuple[Parts, int]]:
+    """Every payment that differs in what the table sees (ruling 5): for each distinct payment by
+    toy (:func:`payments`, fewest wilds first), every split of each toy's count over the backs
+    the hand holds it under. A payment is (its parts, wilds)."""
+    held: dict[int, dict[int, int]] = {t: {} for t in TOYS}  # toy -> back -> cards
+    for c in hand:
+        held[c.toy][c.back] = held[c.toy].get(c.back, 0) + 1
+    held_of = {t: tuple(sorted(backs.items())) for t, backs in held.items()}
+    out: list[tuple[Parts, int]] = []
+    for paid, wild in payments(reward, counts_of(hand), wilds):
+        ways = [
+            [tuple((t, back, n) for back, n in split) for split in back_splits(paid[t], held_of[t])]
+            for t in TOYS
+            if paid[t]
+        ]
+        out += [(tuple(itertools.chain.from_iterable(combo)), wild) for combo in itertools.product(*ways)]
+    return out
+
+
+def card_payment_token(parts: Parts, wilds: int) -> str:
+    """``<toy><n>@<back>+...``: toys in order, of a toy its backs ascending, then ``wild<n>``."""
+    tokens = [f"{TOY_NAMES[toy]}{n}@{back_name(back)}" for toy, back, n in parts]
+    if wilds:
+        tokens.append(f"wild{wilds}")
+    return "+".join(tokens)
+
+
 # The 50 kinds of card (back, toy), sorted: a make-up or a pool is a count per card_id.
 CARD_KINDS: tuple[Card, ...] = tuple(sorted(set(full_gashas())))
 CARD_ID: dict[Card, int] = {card: i for i, card in enumerate(CARD_KINDS)}
@@ -412,7 +469,8 @@ _DRAWS: dict[tuple[bool, ...], tuple[Option, ...]] = {
 }
 _CLAIM = {r.id: Option(f"claim:{r.id}", f"claim {r.text()}", pb.Action(kind=pb.CLAIM, reward=r.id)) for r in REWARDS}
 _SKIP = Option("skip", "combine no Ticket now", pb.Action(kind=pb.SKIP))
-_PAY: dict[tuple[tuple[int, ...], int], Option] = {}
+_PAY: dict[tuple[Parts, int], Option] = {}
+_PAY_KEPT = 50_000
 _TICKET: dict[tuple[int, int], Option] = {}
 _REWARD_PB = {
     r.id: pb.Reward(
@@ -463,15 +521,20 @@ def _draw_events(seat: int, deck: int, card: Card, bonus: bool, top: int) -> tup
     return events
 
 
-def _pay_option(paid: tuple[int, ...], wilds: int) -> Option:
-    key = (paid, wilds)
+def _pay_option(parts: Parts, wilds: int) -> Option:
+    key = (parts, wilds)
     option = _PAY.get(key)
     if option is None:
-        text = ", ".join(f"{paid[t]} {TOY_NAMES[t]}" for t in TOYS if paid[t])
-        text += f"{', ' if text else ''}{wilds} wild" if wilds else ""
-        option = _PAY[key] = Option(
-            f"pay:{payment_token(paid, wilds)}", f"pay {text}", pb.Action(kind=pb.PAY, paid=paid, wilds=wilds)
+        if len(_PAY) >= _PAY_KEPT:  # payments by back are many: a full table starts again
+            _PAY.clear()
+        text = [f"{n} {TOY_NAMES[toy]} ({back_name(back)} back)" for toy, back, n in parts]
+        if wilds:
+            text.append(f"{wilds} wild")
+        cards = sorted(Card(back, toy) for toy, back, n in parts for _ in range(n))
+        action = pb.Action(
+            kind=pb.PAY, paid=counts_of(cards), wilds=wilds, cards=[_card_pb(c.back, c.toy) for c in cards]
         )
+        option = _PAY[key] = Option(f"pay:{card_payment_token(parts, wilds)}", f"pay {', '.join(text)}", action)
     return option
 
 
@@ -492,7 +555,7 @@ class Gasha(Game[GashaState]):
         name="Gasha",
         min_players=2,
         max_players=6,
-        version="3",
+        version="4",
         options=(
             OptionSpec(
                 "tokens",
@@ -603,8 +666,8 @@ class Gasha(Game[GashaState]):
 
     def _pay_options(self, state: GashaState, seat: int) -> tuple[Option, ...]:
         reward = REWARD_BY_ID[state.claiming]
-        found = payments(reward, counts_of(state.hands[seat]), state.wilds[seat])
-        return tuple(_pay_option(paid, wilds) for paid, wilds in found)
+        found = card_payments(reward, state.hands[seat], state.wilds[seat])
+        return tuple(_pay_option(parts, wilds) for parts, wilds in found)
 
     @staticmethod
     def _ticket_options(state: GashaState, seat: int) -> tuple[Option, ...]:
@@ -630,7 +693,7 @@ class Gasha(Game[GashaState]):
             state.claiming = action.reward
             state.phase = pb.PHASE_PAY
         elif kind == pb.PAY:
-            self._pay(state, seat, tuple(action.paid), action.wilds)
+            self._pay(state, seat, [Card(c.back, c.toy) for c in action.cards], action.wilds)
             self._after_claim(state, seat)
         elif kind == pb.TICKET:
             a, b = action.pair
@@ -713,17 +776,21 @@ class Gasha(Game[GashaState]):
     def _sizes(state: GashaState) -> list[int]:
         return [len(d) for d in state.decks]
 
-    def _pay(self, state: GashaState, seat: int, paid: tuple[int, ...], wilds: int) -> None:
-        """Spend the payment (ruling 5: the cards of a toy held longest first), take the reward
-        and reveal its replacement."""
+    def _pay(self, state: GashaState, seat: int, cards: Sequence[Card], wilds: int) -> None:
+        """Spend the chosen cards (ruling 5), take the reward and reveal its replacement."""
         reward = REWARD_BY_ID[state.claiming]
-        left = list(paid)
+        left: dict[Card, int] = {}
+        for c in cards:
+            left[c] = left.get(c, 0) + 1
         spent: list[Card] = []
         kept: list[Card] = []
         kept_cycles: list[int] = []
+        # Of one back and toy, the cards held longest go: the table cannot tell them apart (only
+        # their deck cycles may differ, which it does not see leave), and ruling 14's reading,
+        # charging a paid card per (cycle, back), takes the card held longest to leave too.
         for card, cycle in zip(state.hands[seat], state.hand_cycles[seat], strict=True):
-            if left[card.toy]:
-                left[card.toy] -= 1
+            if left.get(card):
+                left[card] -= 1
                 spent.append(card)
             else:
                 kept.append(card)

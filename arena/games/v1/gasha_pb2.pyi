@@ -12,8 +12,12 @@ Option id grammar (toys: girl, kitsune, robot, radish, sushi; decks 0-3; rewards
   turn:   "draw:<deck>" (the first card of a draw action, from a non-empty deck),
           "claim:<reward>" (a face-up Set Reward you can pay for).
   second: "draw:<deck>" the second card of the draw action.
-  pay:    "pay:<toy><n>+..." the Gashas spent, toys in the order above, wilds last as
-          "wild<n>", e.g. "pay:robot2" or "pay:robot1+wild1".
+  pay:    "pay:<toy><n>@<back>+..." the Gashas spent by toy and back (back = the toys it
+          shows, in the order above, joined by "/"), toys in the order above, of a toy its
+          backs by ascending mask, wilds last as "wild<n>", e.g. "pay:robot2@robot/radish",
+          "pay:robot1@kitsune/robot+robot1@robot/radish+wild1". One option per payment that
+          differs in the cards the table sees (of one back and toy, the card held longest
+          goes: which one is not seen).
   ticket: "ticket:<reward>+<reward>" (two of your rewards with unpaired Ticket halves, lower id
           first), "skip" (combine none now).
   bonus:  "draw:<deck>" the Gasha card a same-colour Ticket gives.
@@ -194,7 +198,7 @@ class _KindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Kind.ValueType],
     CLAIM: _Kind.ValueType  # 2
     """claim the face-up reward `reward`"""
     PAY: _Kind.ValueType  # 3
-    """spend `paid` (counts by Toy) and `wilds`"""
+    """spend `cards` (counted by Toy in `paid`) and `wilds`"""
     TICKET: _Kind.ValueType  # 4
     """combine the halves of rewards `pair`"""
     SKIP: _Kind.ValueType  # 5
@@ -208,7 +212,7 @@ DRAW: Kind.ValueType  # 1
 CLAIM: Kind.ValueType  # 2
 """claim the face-up reward `reward`"""
 PAY: Kind.ValueType  # 3
-"""spend `paid` (counts by Toy) and `wilds`"""
+"""spend `cards` (counted by Toy in `paid`) and `wilds`"""
 TICKET: Kind.ValueType  # 4
 """combine the halves of rewards `pair`"""
 SKIP: Kind.ValueType  # 5
@@ -574,8 +578,8 @@ class Observation(_message.Message):
     """turns completed so far"""
     @_builtins.property
     def hand(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
-        """The observer's hand, backs and toys, held longest first: of a toy, a payment spends the
-        first ones listed (empty for the spectator).
+        """The observer's hand, backs and toys, held longest first: of one back and toy, a payment
+        spends the first ones listed (empty for the spectator).
         """
 
     @_builtins.property
@@ -678,6 +682,7 @@ class Action(_message.Message):
     PAID_FIELD_NUMBER: _builtins.int
     WILDS_FIELD_NUMBER: _builtins.int
     PAIR_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
     kind: Global___Kind.ValueType
     deck: _builtins.int
     """DRAW"""
@@ -693,6 +698,12 @@ class Action(_message.Message):
     def pair(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """TICKET: the two reward ids, lower first"""
 
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """PAY: the cards spent (back and toy), one entry per card, sorted by back, then toy; of one
+        back and toy, the cards held longest go.
+        """
+
     def __init__(
         self,
         *,
@@ -702,10 +713,11 @@ class Action(_message.Message):
         paid: _abc.Iterable[_builtins.int] | None = ...,
         wilds: _builtins.int = ...,
         pair: _abc.Iterable[_builtins.int] | None = ...,
+        cards: _abc.Iterable[Global___Card] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deck", b"deck", "kind", b"kind", "paid", b"paid", "pair", b"pair", "reward", b"reward", "wilds", b"wilds"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "deck", b"deck", "kind", b"kind", "paid", b"paid", "pair", b"pair", "reward", b"reward", "wilds", b"wilds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
