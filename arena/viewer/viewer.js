@@ -41,6 +41,13 @@
   }
   function cardObject(o) {
     var colour = o.colour || o.color || o.suit;
+    /* A card known by other fields than a value (a Prey card: its suit, predator and prey
+       numbers) shows them all, in its colour: three letters of its suit would hide them. */
+    if (!("value" in o || "rank" in o || "number" in o) && Object.keys(o).length > 1) {
+      var chip = flatChip(o);
+      chip.className += " " + colourClass(colour);
+      return chip;
+    }
     var v = "value" in o ? o.value : ("rank" in o ? o.rank : ("number" in o ? o.number : ""));
     var c = card(v === "" ? String(colour).slice(0, 3) : v, colour);
     c.title = JSON.stringify(o);
@@ -85,7 +92,7 @@
       }
       var list = el("div");
       value.forEach(function (item, i) {
-        var label = SEATLIKE.test(key || "") ? seatName(i) : key + " " + i;
+        var label = SEATLIKE.test(key || "") ? seatName(i) : String(key).replace(/_/g, " ") + " " + i;  /* as a field is named */
         list.appendChild(el("div", { cls: "sub" }, [el("div", { cls: "muted", text: label }), generic(item, key, depth + 1)]));
       });
       return list;
@@ -211,10 +218,11 @@
     for (var i = 0; i < SCORE_LISTS.length; i++) if (perSeat(o[SCORE_LISTS[i]])) return o[SCORE_LISTS[i]];
     var found = seatScores(o.table, SCORE_KEYS) || seatScores(o.seats, SCORE_KEYS) || seatScores(o.players, SCORE_KEYS);
     /* Else any other list of one entry per seat, each with a score (Pet Quartet's collections,
-       Zooloretto Dice's zoos). */
+       Zooloretto Dice's zoos) or the final score if the game ended now (Friendly Fishing's
+       collections). */
     var keys = Object.keys(o);
     for (var k = 0; !found && k < keys.length; k++)
-      if (Array.isArray(o[keys[k]]) && o[keys[k]].length === data.players) found = seatScores(o[keys[k]], ["score"]);
+      if (Array.isArray(o[keys[k]]) && o[keys[k]].length === data.players) found = seatScores(o[keys[k]], ["score", "final_score"]);
     return found;
   }
 
