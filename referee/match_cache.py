@@ -14,7 +14,9 @@ series took 4.8 s and ~300 MB to build, for a 26 MB page, and anyone may ask for
 - waiting costs no thread: :meth:`MatchCache.get` awaits on the event loop;
 - the heaviest work (a page's replay data) runs in ``replays`` processes of lower priority
   (:meth:`MatchCache.in_process`): in a thread it held the interpreter lock for up to half a
-  second at a time (one ``json.dumps`` of the page), and every other call waited for it.
+  second at a time (one ``json.dumps`` of the page), and every other call waited for it. The
+  processes stop once idle for ``PROCESS_IDLE_SECONDS`` (started again by the next page): a
+  process that built that page kept about 100 MB of it for good.
 
 Keys hold only what decides a value (the stored record's bytes, the engine's game version, the
 match's id), never who asks: the callers check per request what the asker may see, and ask here
@@ -32,6 +34,7 @@ import asyncio
 import multiprocessing
 import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -83,6 +86,10 @@ class Sized(Generic[V]):
     size: int
 
 
+PROCESS_IDLE_SECONDS = 60.0
+"""The replay processes stop after this long without a page to build."""
+
+
 class MatchCache:
     def __init__(
         self, max_bytes: int = DEFAULT_MB * MiB, replays: int = DEFAULT_REPLAYS, waiting: int = DEFAULT_WAITING
@@ -92,6 +99,8 @@ class MatchCache:
         self.waiting = waiting
         self.executor = ThreadPoolExecutor(max_workers=replays, thread_name_prefix="arena-replay")
         self._processes: ProcessPoolExecutor | None = None
+        self._in_processes = 0  # calls running in the processes now
+        self._last_in_process = 0.0  # when the last one ended (monotonic)
         self.stats = CacheStats()
         self._entries: OrderedDict[Hashable, Sized[Any]] = OrderedDict()
         self._flights: dict[Hashable, Future[Any]] = {}
@@ -157,6 +166,7 @@ class MatchCache:
                     initializer=_lower_priority,
                 )
             pool = self._processes
+            self._in_processes += 1
         try:
             return pool.submit(fn, *args).result()
         except BrokenProcessPool:  # a process died (killed, out of memory): the next call starts anew
@@ -164,6 +174,24 @@ class MatchCache:
                 if self._processes is pool:
                     self._processes = None
             raise
+        finally:
+            with self._lock:
+                self._in_processes -= 1
+                self._last_in_process = time.monotonic()
+                if not self._in_processes:
+                    retire = threading.Timer(PROCESS_IDLE_SECONDS, self._retire_idle_processes)
+                    retire.daemon = True
+                    retire.start()
+
+    def _retire_idle_processes(self) -> None:
+        """Stop the replay processes if nothing ran in them for ``PROCESS_IDLE_SECONDS`` (what a
+        page's build left in them goes back to the system)."""
+        with self._lock:
+            idle = time.monotonic() - self._last_in_process >= PROCESS_IDLE_SECONDS * 0.99
+            if self._in_processes or not idle or self._processes is None:
+                return
+            pool, self._processes = self._processes, None
+        pool.shutdown(wait=True)
 
     def close(self) -> None:
         """Stop the replay threads and processes (once their work is done)."""

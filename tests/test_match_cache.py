@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import os
 import re
 import threading
 import urllib.error
@@ -35,7 +36,7 @@ from arena.record import resimulate
 from arena.registry import get_game
 from arena.v1 import arena_pb2, arena_pb2_grpc
 from bots.registry import bot_names
-from referee import views
+from referee import match_cache, views
 from referee.auth import AuthInterceptor
 from referee.match_cache import ENTRY_OVERHEAD, MatchCache, Sized
 from referee.players import make_player
@@ -457,3 +458,19 @@ def test_the_services_metrics_say_what_the_match_cache_spares(stack, tmp_path):
         assert replays == 2 and hits == 0 and held > 0  # its events and its page
         assert web_get(base, f"/matches/{ref}")[0] == 200
         assert scraped() == (2.0, 2.0, held)  # both from the cache
+
+
+def test_idle_replay_processes_stop_and_start_again_when_needed(monkeypatch):
+    """A replay process kept what a page's build left in it (about 100 MB for the 8-player Wine
+    Cellar series) for as long as the service ran; idle, the processes now stop."""
+    monkeypatch.setattr(match_cache, "PROCESS_IDLE_SECONDS", 0.3)
+    cache = MatchCache(replays=1)
+    try:
+        first = cache.in_process(os.getpid)
+        assert first != os.getpid()
+        wait_for(lambda: cache._processes is None, 10, "the idle replay process to stop")
+        wait_for(lambda: not os.path.exists(f"/proc/{first}"), 10, "the process to be gone")
+        second = cache.in_process(os.getpid)  # the next page starts a process again
+        assert second not in (first, os.getpid())
+    finally:
+        cache.close()
