@@ -50,7 +50,9 @@ def leaderboard_table(board: Mapping[str, Any], *, live: bool = False, width: in
         ms = row.get("mean_decision_ms")
         cells.append(
             {
-                "#": rank_text(row),  # the ranks the intervals allow: "2", or "1–3" when not settled
+                # The ranks the intervals allow ("2", or "1–3" when not settled); a live table
+                # shows no interval, so its places are positions, ranges with the final board.
+                "#": str(row.get("rank", "")) if live else rank_text(row),
                 "bot": row["bot"],
                 "rating (95% CI)": interval,
                 "games": str(row.get("games", 0)),

@@ -261,6 +261,16 @@ def test_the_cli_table_shows_a_settled_rank_as_one_number(board):
     assert first_cells(printed(settled, 140)) == ["1", "2", "3"]
 
 
+def test_a_live_cli_table_shows_positions_as_it_shows_no_intervals(board):
+    """A live table shows ratings without intervals ("intervals at the end"): ranges from the
+    provisional intervals there would claim what it does not show."""
+    console = Console(width=140, record=True, file=io.StringIO())
+    console.print(leaderboard_table(board, live=True, width=140))
+    cells = first_cells(console.export_text().splitlines())
+    assert cells == [str(row["rank"]) for row in board["leaderboard"]]
+    assert any(EN_DASH in cell for cell in first_cells(printed(board, 140)))  # the final table's
+
+
 def test_the_cli_table_works_out_the_ranges_a_board_lacks(board):
     expected = first_cells(printed(board, 140))
     assert any(EN_DASH in cell for cell in expected)
