@@ -30,6 +30,21 @@ def test_the_game_table_lists_every_game_with_its_player_counts():
     assert set(rows) <= set(games()), f"README lists games that do not exist: {sorted(set(rows) - set(games()))}"
 
 
+def test_the_changed_games_table_gives_each_games_current_version():
+    # A game's version is what a record replays on and what a bot names in Ready: the README's
+    # "Changed so far" table must say the version the code plays (Karakum's row said 4 for 5).
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| [^|]+ \(`([a-z]+)`\) \| ([0-9.]+) \|", README, re.M)}
+    assert rows, "README's table of changed game versions is missing"
+    known = games()
+    for gid, version in rows.items():
+        assert gid in known, f"README's version table names {gid}, which is not a game"
+        assert version == known[gid].meta.version, (
+            f"README says {gid} is at version {version}, the game says {known[gid].meta.version}"
+        )
+    changed = {gid for gid, game in known.items() if game.meta.version not in ("1", "1.0")}
+    assert changed <= set(rows), f"games past version 1 missing from README's table: {sorted(changed - set(rows))}"
+
+
 def readme_block(after: str, language: str) -> str:
     """The first ```language block after the line ``after`` (a heading)."""
     start = README.index(after)
