@@ -20,6 +20,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -319,3 +320,20 @@ def service(url: str, tmp: Path, *extra: str, allow_endpoints: str = LOOPBACK) -
         yield running
     finally:
         running.stop()
+
+
+def headless_chrome(chromium: tuple[str, str], logs: dict[str, str]) -> Any:
+    """Debian's chromium under its chromedriver (``chromium``: the two paths, the conftest
+    fixture's), headless, keeping ``logs`` (e.g. ``{"browser": "ALL"}``); the caller quits it."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service as DriverService
+
+    binary, driver_path = chromium
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+        options.add_argument(argument)
+    options.binary_location = binary
+    options.set_capability("goog:loggingPrefs", logs)
+    driver = webdriver.Chrome(service=DriverService(driver_path), options=options)
+    driver.set_page_load_timeout(120)
+    return driver

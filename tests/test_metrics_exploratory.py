@@ -398,7 +398,6 @@ def test_a_cli_run_logs_its_broker_without_the_password(tmp_path):
     assert "s3cret" not in err.read_text()
 
 
-
 def test_cli_errors_name_a_broker_without_its_password():
     url = "redis://:s3cret@127.0.0.1:1/0"  # nobody listens on port 1
     for args in (["tournament", "status", "t1", "--broker", url], ["admin", "create-owner", "ann", "--redis", url]):

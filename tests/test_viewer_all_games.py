@@ -26,7 +26,6 @@ from typing import Any
 
 import pytest
 from selenium import webdriver
-from selenium.webdriver.chrome.service import Service as DriverService
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -37,6 +36,7 @@ from arena.registry import games, get_game
 from arena.replay_view import render_html, replay_data
 from arena.runner import play_match
 from referee.players import make_player
+from tests.services import headless_chrome
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.xdist_group("viewer_all_games")]
 
@@ -142,14 +142,7 @@ def played(game: Game, players: int, options: dict[str, Any]) -> MatchRecord:
 
 @pytest.fixture(scope="module")
 def browser(chromium) -> Iterator[webdriver.Chrome]:
-    binary, driver_path = chromium
-    options = webdriver.ChromeOptions()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
-        options.add_argument(argument)
-    options.binary_location = binary
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=DriverService(driver_path), options=options)
-    driver.set_page_load_timeout(120)
+    driver = headless_chrome(chromium, {"browser": "ALL"})
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": ERROR_HOOK})
     try:
         yield driver

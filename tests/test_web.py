@@ -15,7 +15,6 @@ import grpc
 import pytest
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException
-from selenium.webdriver.chrome.service import Service as DriverService
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -29,7 +28,7 @@ from referee.auth import create_owner
 from referee.store import Store
 from tests.cli_run import arena
 from tests.remote_helpers import bot_process, misbehaving
-from tests.services import ROOT, redis_server, service, wait_for, workers
+from tests.services import ROOT, headless_chrome, redis_server, service, wait_for, workers
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -44,14 +43,7 @@ def shots(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser(chromium) -> Iterator[webdriver.Chrome]:
-    binary, driver_path = chromium
-    options = webdriver.ChromeOptions()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
-        options.add_argument(argument)
-    options.binary_location = binary
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-    driver = webdriver.Chrome(service=DriverService(driver_path), options=options)
-    driver.set_page_load_timeout(120)
+    driver = headless_chrome(chromium, {"performance": "ALL", "browser": "ALL"})
     try:
         yield driver
     finally:
