@@ -34,7 +34,6 @@ import asyncio
 import multiprocessing
 import os
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -100,7 +99,7 @@ class MatchCache:
         self.executor = ThreadPoolExecutor(max_workers=replays, thread_name_prefix="arena-replay")
         self._processes: ProcessPoolExecutor | None = None
         self._in_processes = 0  # calls running in the processes now
-        self._last_in_process = 0.0  # when the last one ended (monotonic)
+        self._retire: threading.Timer | None = None  # stops the processes once idle
         self.stats = CacheStats()
         self._entries: OrderedDict[Hashable, Sized[Any]] = OrderedDict()
         self._flights: dict[Hashable, Future[Any]] = {}
@@ -177,20 +176,20 @@ class MatchCache:
         finally:
             with self._lock:
                 self._in_processes -= 1
-                self._last_in_process = time.monotonic()
-                if not self._in_processes:
-                    retire = threading.Timer(PROCESS_IDLE_SECONDS, self._retire_idle_processes)
-                    retire.daemon = True
-                    retire.start()
+                if not self._in_processes:  # idle from now: one timer, started again each time
+                    if self._retire is not None:
+                        self._retire.cancel()
+                    self._retire = threading.Timer(PROCESS_IDLE_SECONDS, self._retire_idle_processes)
+                    self._retire.daemon = True
+                    self._retire.start()
 
     def _retire_idle_processes(self) -> None:
-        """Stop the replay processes if nothing ran in them for ``PROCESS_IDLE_SECONDS`` (what a
-        page's build left in them goes back to the system)."""
+        """Stop the replay processes, idle for ``PROCESS_IDLE_SECONDS`` (what a page's build left
+        in them goes back to the system); a call that started meanwhile keeps them."""
         with self._lock:
-            idle = time.monotonic() - self._last_in_process >= PROCESS_IDLE_SECONDS * 0.99
-            if self._in_processes or not idle or self._processes is None:
+            if self._in_processes or self._processes is None or self._retire is not threading.current_thread():
                 return
-            pool, self._processes = self._processes, None
+            pool, self._processes, self._retire = self._processes, None, None
         pool.shutdown(wait=True)
 
     def close(self) -> None:
@@ -198,6 +197,9 @@ class MatchCache:
         self.executor.shutdown(wait=True)
         with self._lock:
             pool, self._processes = self._processes, None
+            if self._retire is not None:
+                self._retire.cancel()
+                self._retire = None
         if pool is not None:
             pool.shutdown(wait=True)
 

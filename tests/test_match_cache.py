@@ -472,5 +472,10 @@ def test_idle_replay_processes_stop_and_start_again_when_needed(monkeypatch):
         wait_for(lambda: not os.path.exists(f"/proc/{first}"), 10, "the process to be gone")
         second = cache.in_process(os.getpid)  # the next page starts a process again
         assert second not in (first, os.getpid())
+        timer = cache._retire
+        assert timer is not None and timer.is_alive()
     finally:
         cache.close()
+    # Closing stops the idle timer too: a timer per call, left running, ended threads inside
+    # later tests that count them (test_remote's leak check failed after this file).
+    wait_for(lambda: not timer.is_alive(), 5, "the idle timer to stop with the cache")
