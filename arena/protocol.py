@@ -6,6 +6,7 @@ so an in-process player and a remote bot see exactly the same bytes.
 
 from __future__ import annotations
 
+import re
 import struct
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -20,6 +21,11 @@ from arena.engine import Decision, Event, Game, MatchState, Option, Result
 from arena.v1 import bot_pb2
 
 T = TypeVar("T")
+
+OWNER_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{1,31}")
+"""An Arena owner's name, matched whole (``fullmatch``: ``$`` would also match before a final
+newline): what the service registers, and what a bot server may declare in ``Ready.owners``."""
+OWNER_NAME_RULE = "2-32 of a-z 0-9 _ -, starting with a letter or digit"
 
 
 _TYPE_URLS: dict[str, str] = {}

@@ -86,7 +86,7 @@ def local_run(spec: TournamentSpec, per_process: int) -> tuple[float, list[int]]
 
         async def one(index: int) -> int:
             async with gate:
-                record = await play_remote(spec, game, matches[index], stop, (3600.0, MATCH_BOUND))
+                record = await play_remote(spec, game, matches[index], stop, (3600.0, MATCH_BOUND), {})
                 return len(record.decisions)
 
         return list(await asyncio.gather(*(one(i) for i in range(len(matches)))))

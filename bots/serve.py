@@ -29,7 +29,7 @@ import socket
 import struct
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent import futures
 from typing import Any
 
@@ -38,7 +38,7 @@ import grpc.aio
 
 from arena.config import ConfigError
 from arena.ports import bind_error
-from arena.protocol import varint
+from arena.protocol import OWNER_NAME, OWNER_NAME_RULE, varint
 from arena.v1 import bot_pb2
 from bots.sdk import Bot, Turn
 
@@ -90,9 +90,10 @@ class BotServicer:
     written as bytes (:func:`answer_bytes`), and the stream is driven with the call's own
     ``read``/``write`` (no async generators between gRPC and the bot)."""
 
-    def __init__(self, make_bot: Callable[[], Bot], pool: futures.Executor) -> None:
+    def __init__(self, make_bot: Callable[[], Bot], pool: futures.Executor, owners: Sequence[str] = ()) -> None:
         self.make_bot = make_bot
         self.pool = pool
+        self.owners = tuple(owners)  # declared in every ready (see start)
 
     async def _run(self, bot: Bot | None, call: Callable[..., Any], *args: Any) -> Any:
         if bot is not None and getattr(bot, "inline", False):
@@ -132,6 +133,8 @@ class BotServicer:
                         decide = lambda request, bot=bot: self._run(bot, bot.decide, request)  # noqa: E731
                         direct = None
                     ready = await self._run(bot, bot.start, message.start)
+                    if self.owners and not ready.owners:
+                        ready.owners.extend(self.owners)
                     await write(bot_pb2.BotMessage(ready=ready).SerializeToString())
                 elif body == "finish" and bot is not None:
                     await self._run(bot, bot.finish, message.finish)
@@ -182,6 +185,13 @@ class BotServer:
         self._thread.join()
 
 
+def check_owners(owners: Sequence[str]) -> None:
+    """Raise ConfigError for an owner name no registration can have (the service's rule)."""
+    for owner in owners:
+        if not OWNER_NAME.fullmatch(owner):
+            raise ConfigError(f"owner {owner!r}: an Arena owner's name is {OWNER_NAME_RULE}")
+
+
 def unix_bind_error(address: str) -> str | None:
     """None if the Unix socket of ``address`` (``unix:PATH`` or ``unix:///PATH``) may be bound:
     nothing there, or a stale socket file nobody listens on (gRPC replaces it); else why not.
@@ -208,9 +218,15 @@ def start(
     *,
     max_matches: int = 64,
     servicer: type[BotServicer] = BotServicer,
+    owners: Sequence[str] = (),
 ) -> BotServer:
     """Start serving on a background event loop thread; returns at once with the bound port.
-    ``servicer`` is for an instrumented server (``bench.transport_legs`` notes its moments)."""
+    ``servicer`` is for an instrumented server (``bench.transport_legs`` notes its moments).
+
+    ``owners``: the Arena owners this endpoint plays for, declared in every ready
+    (``Ready.owners``): a service's referee then plays it only as a bot one of them registered,
+    so nobody else can register the endpoint as theirs. Empty: any registration."""
+    check_owners(owners)
     probe = make_bot()
     reason = getattr(probe, "in_process_only", "")  # a bot that needs the referee's worlds (search)
     if reason:
@@ -231,7 +247,7 @@ def start(
 
     async def begin() -> tuple[grpc.aio.Server, int]:
         server = grpc.aio.server(options=SERVER_OPTIONS, maximum_concurrent_rpcs=None)
-        server.add_generic_rpc_handlers((servicer(make_bot, pool).handler(),))
+        server.add_generic_rpc_handlers((servicer(make_bot, pool, owners).handler(),))
         try:
             port = server.add_insecure_port(address)
         except RuntimeError as exc:  # grpcio raises when nothing could be bound
@@ -258,6 +274,7 @@ def serve(
     max_matches: int = 64,
     on_ready: Callable[[BotServer], None] | None = None,
     servicer: type[BotServicer] = BotServicer,
+    owners: Sequence[str] = (),
 ) -> None:
     """Serve a bot until SIGINT or SIGTERM, then stop gracefully (in-flight matches get 5 s).
     Once listening, ``on_ready`` is called with the server; without one, ``serving on
@@ -265,7 +282,7 @@ def serve(
     # A hosted bot (issue 17) listens where the platform says: its jail sets ARENA_BOT_ADDRESS.
     address = os.environ.get("ARENA_BOT_ADDRESS", address)
     hosted = "ARENA_BOT_ADDRESS" in os.environ
-    running = start(make_bot, address, max_matches=max_matches, servicer=servicer)
+    running = start(make_bot, address, max_matches=max_matches, servicer=servicer, owners=owners)
     if on_ready is not None:
         on_ready(running)
     elif not hosted:  # the default port 0 picks a free one: this is how its author learns it

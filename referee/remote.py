@@ -95,6 +95,10 @@ CHANNEL_OPTIONS = (
 )
 
 FLOOD = "sent messages nobody asked for (a bot sends one message per request, no more)"
+NOT_OWNERS_ENDPOINT = (
+    "the endpoint plays only for the owners its ready names (Ready.owners), and this bot's owner is not "
+    "one of them: an endpoint is registered by the owners its server declares"
+)
 
 _SCHEMES = ("grpc://", "unix://", "unix:")
 
@@ -417,8 +421,12 @@ class RemotePlayer:
         *,
         linger: float = 1.0,
         policy: endpoints.EndpointPolicy | None = None,
+        owner: str | None = None,
     ) -> None:
         self.spec = spec
+        # The registered bot's owner, when the service plays one: an endpoint that declares the
+        # owners it plays for (Ready.owners) must name this one. None: a local run, no check.
+        self.owner = owner
         self.target = target_of(spec)
         # Who may be dialled (see referee.endpoints): the process's policy unless one is given;
         # None trusts every endpoint (a local run).
@@ -574,8 +582,13 @@ class RemotePlayer:
         body = item.message.WhichOneof("body")
         if body != "ready":
             return self._die(_Failed("protocol", f"expected ready, got {body}"))
-        self.version = item.message.ready.bot_version
-        return item.message.ready
+        ready = item.message.ready
+        if self.owner is not None and ready.owners and self.owner not in ready.owners:
+            # The endpoint's operator said whose bot it is; this registration is someone else's.
+            # The owners it names stay out of the record (they are the endpoint's business).
+            return self._die(_Failed("protocol", NOT_OWNERS_ENDPOINT))
+        self.version = ready.bot_version
+        return ready
 
     async def _checked_target(self, deadline: float) -> str | _Failed:
         """Resolve the endpoint and check every address against the policy (on every

@@ -1029,7 +1029,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         except ConfigError as exc:
             raise invalid("options", str(exc)) from None
         try:
-            seats = [RemotePlayer(data["endpoint"], name=request.bot)]
+            seats = [RemotePlayer(data["endpoint"], name=request.bot, owner=str(data["owner"]))]
         except ConfigError as exc:
             raise invalid("bot", f"bot {shown(request.bot)}: {exc}") from None
         for i, name in enumerate(opponents):

@@ -4,6 +4,8 @@ matches against the referee over real gRPC. Its npm packages are installed by th
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from arena.clock import clock_settings
@@ -43,3 +45,20 @@ def test_node_bot_plays_any_game(node_bot, game_id):
     seats = [RemotePlayer(node_bot), *[make_bot("random", game_id) for _ in range(players - 1)]]
     record = play_match(game, game.config(players), 2, seats, clock=CLOCK)
     assert not record.failures and record.decisions
+
+
+def test_node_bot_declares_its_owners(node_packages):
+    game = get_game("rolldice")
+    script = str(node_packages / "bot.js")
+    with bot_process(["node", script, "--port", "0", "--owner", "alice"]) as address:
+        for owner, verdicts in (("alice", []), ("bob", ["protocol"])):
+            seats = [RemotePlayer(address, owner=owner), make_bot("random", "rolldice")]
+            record = play_match(game, game.config(2), 2, seats, clock=CLOCK)
+            assert [f.verdict for f in record.failures] == verdicts, owner
+
+
+def test_node_bot_refuses_a_malformed_owner(node_packages):
+    done = subprocess.run(
+        ["node", str(node_packages / "bot.js"), "--port", "0", "--owner", "Alice"], capture_output=True, text=True
+    )
+    assert done.returncode == 2 and "bad owner Alice" in done.stderr

@@ -50,7 +50,6 @@ from arena.tournament import (
     entrant_bot,
     play_scheduled,
     play_scheduled_async,
-    scheduled_players,
 )
 from referee import aioloop
 from referee.players import make_player
@@ -77,17 +76,35 @@ def owners_caps(store: Store, spec: TournamentSpec) -> Callable[[str], int]:
     return cap
 
 
+def registered_owners(store: Store, spec: TournamentSpec) -> dict[str, str]:
+    """The owner of each remote entrant that plays a registered bot (entrant -> owner): the
+    referee holds the bot's endpoint to the owners it declares (``Ready.owners``). Read once a
+    batch: a bot's owner never changes."""
+    owners: dict[str, str] = {}
+    for entrant in spec.bots:
+        if is_remote(spec.address(entrant)) and (data := store.bot(entrant_bot(entrant))) is not None:
+            owners[entrant] = str(data["owner"])
+    return owners
+
+
 def remote_endpoints(spec: TournamentSpec, match: MatchSpec) -> list[str]:
     return sorted({spec.address(spec.bots[b]) for b in match.seats if is_remote(spec.address(spec.bots[b]))})
 
 
 async def play_remote(
-    spec: TournamentSpec, game: Game, match: MatchSpec, stop: threading.Event, bound: tuple[float, str]
+    spec: TournamentSpec,
+    game: Game,
+    match: MatchSpec,
+    stop: threading.Event,
+    bound: tuple[float, str],
+    owners: dict[str, str],
 ) -> MatchRecord:
     """One scheduled match on the event loop: :func:`arena.tournament.play_scheduled_async`
-    with the referee's players, the batch's stop flag and the match's bound."""
+    with the referee's players (a registered bot's held to its owner, ``owners``), the batch's
+    stop flag and the match's bound."""
     seconds, text = bound
-    players = scheduled_players(spec, match, make_player)
+    entrants = [spec.bots[b] for b in match.seats]
+    players = [make_player(spec.address(e), spec.game, owners.get(e)) for e in entrants]
     return await play_scheduled_async(
         spec, match, players, game, cancelled=stop.is_set, match_seconds=seconds, match_bound=text
     )
@@ -215,6 +232,7 @@ def play_concurrently(
     finished: queue.SimpleQueue[int] = queue.SimpleQueue()
     stop = threading.Event()
     leases = Leases(store, spec.bot_concurrency, patiently, lease_seconds, lease_poll, owners_caps(store, spec))
+    owners = patiently(registered_owners, store, spec)
     running: dict[int, Future[MatchRecord]] = {}
     metered: dict[int, contextlib.AbstractContextManager[None]] = {}  # each running match's gauge
     waiting = list(todo)
@@ -279,7 +297,7 @@ def play_concurrently(
                         continue
                     metered[index] = gauge = running_metric()
                     gauge.__enter__()
-                    future = asyncio.run_coroutine_threadsafe(play_remote(spec, game, match, stop, bound), loop)
+                    future = asyncio.run_coroutine_threadsafe(play_remote(spec, game, match, stop, bound, owners), loop)
                     future.add_done_callback(partial(_done, finished, index))
                     running[index] = future
                 waiting = left

@@ -21,6 +21,14 @@ def register(commands: Any) -> None:
     serve.add_argument("--port", type=int, default=50061, help="port (0 = pick a free one and print it)")
     serve.add_argument("--unix", metavar="PATH", help="serve on a Unix socket instead of TCP")
     serve.add_argument("--max-matches", type=int, default=64, help="matches served at once")
+    serve.add_argument(
+        "--owner",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="an Arena owner this endpoint plays for (repeatable): a service then plays it only as a bot "
+        "one of them registered, so nobody else can register it as theirs",
+    )
     serve.set_defaults(run=run_serve)
 
 
@@ -41,6 +49,9 @@ def run_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--port {args.port}: expected 0..65535")
     if args.max_matches < 1:
         raise UsageError(f"--max-matches must be at least 1, got {args.max_matches}")
+    from bots.serve import check_owners
+
+    check_owners(args.owner)
     address = f"unix:{args.unix}" if args.unix else f"{args.host}:{args.port}"
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
 
@@ -49,7 +60,13 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"serving {args.bot} ({game_id or 'any game'}) on {where}", flush=True)
 
     try:
-        serve(lambda: make_bot(args.bot, game_id), address, max_matches=args.max_matches, on_ready=announce)
+        serve(
+            lambda: make_bot(args.bot, game_id),
+            address,
+            max_matches=args.max_matches,
+            on_ready=announce,
+            owners=args.owner,
+        )
     except (OSError, RuntimeError) as exc:
         raise ConfigError(f"cannot serve on {address}: {exc}") from None
     return 0

@@ -233,7 +233,15 @@ def run_bots(args: argparse.Namespace) -> int:
             name=args.name, games=games, endpoint=args.endpoint, max_matches=args.max_matches or 0
         )
         bot = client.call("RegisterBot", request)
-        show(args, bot, lambda: f"registered {bot.name} ({', '.join(bot.games)}) at {bot.endpoint}{_cap(bot)}")
+        show(
+            args,
+            bot,
+            lambda: (
+                f"registered {bot.name} ({', '.join(bot.games)}) at {bot.endpoint}{_cap(bot)}\n"
+                f"(if you run that server, have it declare you: `arena bot serve ... --owner {bot.owner}`, or "
+                f"Ready.owners = [{bot.owner!r}]; then nobody else can register it as theirs)"
+            ),
+        )
     elif args.action == "update":
         if not args.endpoint and args.max_matches is None:
             raise UsageError("arena bots update: give --endpoint, --max-matches or both")

@@ -186,6 +186,7 @@ class Ready(_message.Message):
     CAPABILITIES_FIELD_NUMBER: _builtins.int
     GAME_ID_FIELD_NUMBER: _builtins.int
     GAME_VERSION_FIELD_NUMBER: _builtins.int
+    OWNERS_FIELD_NUMBER: _builtins.int
     protocol_version: _builtins.str
     """required: the protocol the bot speaks, e.g. "1.0" (same major as MatchStart's)"""
     bot_name: _builtins.str
@@ -196,6 +197,13 @@ class Ready(_message.Message):
     """the game version it was written for ("" = any)"""
     @_builtins.property
     def capabilities(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def owners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The Arena owners this endpoint plays for. When set, a service's referee plays the endpoint
+        only as a bot registered by one of them: nobody else can register it as theirs. Empty: it
+        plays for any registration (the default).
+        """
+
     def __init__(
         self,
         *,
@@ -205,10 +213,11 @@ class Ready(_message.Message):
         capabilities: _abc.Iterable[_builtins.str] | None = ...,
         game_id: _builtins.str = ...,
         game_version: _builtins.str = ...,
+        owners: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "bot_version", b"bot_version", "capabilities", b"capabilities", "game_id", b"game_id", "game_version", b"game_version", "protocol_version", b"protocol_version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "bot_version", b"bot_version", "capabilities", b"capabilities", "game_id", b"game_id", "game_version", b"game_version", "owners", b"owners", "protocol_version", b"protocol_version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

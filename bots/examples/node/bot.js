@@ -23,25 +23,31 @@ const BOT_VERSION = '1.0';
 const PROTOCOL_VERSION = '1.0';
 const ROLLDICE_OBSERVATION = 'arena.games.v1.rolldice.Observation';
 
-const USAGE = `usage: node bot.js [--port P] [--host H] [--proto DIR]
-  --port P     port to serve on (default 50071; 0 = any free port)
-  --host H     address to bind (default 127.0.0.1)
-  --proto DIR  the repository's proto/ directory (default: ../../../proto from this script)`;
+const USAGE = `usage: node bot.js [--port P] [--host H] [--proto DIR] [--owner NAME ...]
+  --port P      port to serve on (default 50071; 0 = any free port)
+  --host H      address to bind (default 127.0.0.1)
+  --proto DIR   the repository's proto/ directory (default: ../../../proto from this script)
+  --owner NAME  an Arena owner this endpoint plays for (repeatable; Ready.owners)`;
+// An Arena owner's name (the service's rule): 2-32 of a-z 0-9 _ -, starting with a letter or digit.
+const OWNER_NAME = /^[a-z0-9][a-z0-9_-]{1,31}$/;
 
 function parseArgs(argv) {
-  const args = { port: 50071, host: '127.0.0.1', proto: path.resolve(__dirname, '../../../proto') };
+  const args = { port: 50071, host: '127.0.0.1', proto: path.resolve(__dirname, '../../../proto'), owners: [] };
   for (let i = 0; i < argv.length; i++) {
     let [flag, value] = argv[i].split(/=(.*)/s, 2); // accept both "--port 5" and "--port=5"
     if (flag === '--help' || flag === '-h') {
       console.log(USAGE);
       process.exit(0);
     }
-    if (!['--port', '--host', '--proto'].includes(flag)) usageError(`unknown argument ${argv[i]}`);
+    if (!['--port', '--host', '--proto', '--owner'].includes(flag)) usageError(`unknown argument ${argv[i]}`);
     if (value === undefined) value = argv[++i];
     if (value === undefined) usageError(`${flag} needs a value`);
     if (flag === '--port') {
       if (!/^\d+$/.test(value) || Number(value) > 65535) usageError(`bad port ${value}`);
       args.port = Number(value);
+    } else if (flag === '--owner') {
+      if (!OWNER_NAME.test(value)) usageError(`bad owner ${value}: 2-32 of a-z 0-9 _ -, starting with a letter or digit`);
+      args.owners.push(value);
     } else {
       args[flag.slice(2)] = flag === '--proto' ? path.resolve(value) : value;
     }
@@ -150,7 +156,7 @@ function log(message) {
 }
 
 // One Play stream = one match seen from one seat. All state lives in this closure.
-function makePlay(root) {
+function makePlay(root, owners) {
   return function play(call) {
     let rng = mulberry32(0); // replaced at MatchStart; a default keeps odd referees working
     let label = 'match ?';
@@ -182,6 +188,7 @@ function makePlay(root) {
                 bot_version: BOT_VERSION,
                 game_id: '', // "" = any game
                 game_version: '',
+                owners, // whose endpoint this is: the service plays it only as their registered bot
               },
             });
             break;
@@ -260,7 +267,7 @@ function main() {
     // Observations of big games can exceed gRPC's default 4 MiB.
     'grpc.max_receive_message_length': 16 * 1024 * 1024,
   });
-  server.addService(service, { Play: makePlay(root) });
+  server.addService(service, { Play: makePlay(root, args.owners) });
 
   const address = args.host.includes(':') ? `[${args.host}]` : args.host; // IPv6 literals
   server.bindAsync(`${address}:${args.port}`, grpc.ServerCredentials.createInsecure(), (err, port) => {
