@@ -22,7 +22,9 @@
    Where the match's time goes, each as a share of the two-server echo's rate: the bots' own
    servers answering the same client loop (a real request of the match), the echo with the
    referee's own work per decision (the match's time per decision minus the bot's recorded
-   time) spent before each round trip, and the match against that; also the median time of a
+   time) spent before each round trip, and the match against that; the same echo with only
+   the engine's share of that work (``engine_work``: the seat's events, its request built and
+   encoded, the answer applied, timed alone: what no referee can skip); also the median time of a
    match's write against the echo's. And the two in turns (``match_vs_echo_interleaved``): a
    match that stops every 100 requests for 100 round trips of the one-server echo on a stream
    kept open, each slice of the match against the echo slice after it (the median of the
@@ -56,6 +58,7 @@ import grpc.aio
 
 from arena.clock import clock_settings
 from arena.games.rolldice import GAME
+from arena.protocol import EventCursor, WireOptions, WireRequest
 from arena.record import MatchRecord
 from arena.runner import play_match_async
 from arena.v1 import bot_pb2
@@ -180,6 +183,27 @@ def interleaved(bots: list[str], echo_address: str | list[str], payload: bytes, 
     finally:
         InterleavedPlayer.echo = None
         aioloop.run(slices.close())
+
+
+def engine_work(decisions: int, seed: int = 1) -> float:
+    """Seconds per decision of the work no referee can skip, timed alone in this process: the
+    seat's new events, its request built and encoded (:class:`arena.protocol.WireRequest`, as
+    the referee sends it) and the answer (option 0, as ``first_bot`` gives) applied by the
+    engine, over a RollDice match like the bench's. No gRPC, no clock, no record, no checks:
+    a floor under the referee's leg that only a faster engine or request could lower."""
+    config = GAME.config(2, {"target": int(decisions * 1.75)})
+    state = GAME.new_match(config, seed)
+    cursor, options = EventCursor(config.players), WireOptions()
+    done = 0
+    began = time.perf_counter()
+    while (pending := state.pending) and done < decisions:
+        decision = pending[0]
+        events = cursor.take_lazy(state, decision.seat)
+        request = WireRequest(GAME, state, decision, index=done, events=events, simultaneous=False, options=options)
+        request.encode(2000, 20000, 0, done + 1)
+        GAME.advance(state, {decision.seat: decision.options[0]})
+        done += 1
+    return (time.perf_counter() - began) / max(1, done)
 
 
 def request_size(address_a: str, address_b: str) -> int:
@@ -347,6 +371,10 @@ def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
         # The echo again, its client busy for that long before each round trip: what the
         # referee's own work alone leaves of the echo's rate.
         echo_work_rate, _ = echo(echoes, decisions, payload, work=max(0.0, between))
+        # The same with only the engine's share of it (engine_work): what the game's move and
+        # the next request alone, with no plumbing at all, leave of the echo's rate.
+        engine = statistics.median(engine_work(decisions) for _ in range(3))
+        echo_engine_rate, _ = echo(echoes, decisions, payload, work=engine)
         bots_rate = bot_round_trips(bots, decisions, ProbedPlayer.last)
         sliced = interleaved(bots, echoes[0], payload, decisions)
         sliced2 = interleaved(bots, echoes, payload, decisions)
@@ -385,6 +413,8 @@ def _transport(kind: str, decisions: int, tmp: Path) -> dict[str, float]:
         "bot_servers_vs_echo_two_servers": round(bots_rate / echo2_rate, 3),
         "echo_two_servers_with_referee_work_vs_echo_two_servers": round(echo_work_rate / echo2_rate, 3),
         "match_vs_echo_two_servers_with_referee_work": round(rate / echo_work_rate, 3),
+        "engine_work_us": round(engine * 1e6, 1),
+        "echo_two_servers_with_engine_work_vs_echo_two_servers": round(echo_engine_rate / echo2_rate, 3),
         "match_write_p50_us": round(statistics.median(ProbedPlayer.writes) * 1e6, 1),
         "echo_two_servers_write_p50_us": round(echo2_write * 1e6, 1),
         "echo_p50_ms": round(statistics.median(echo_ms), 3),

@@ -24,6 +24,7 @@ def test_the_transport_bench_reports_every_part_of_a_decision(capsys):
             "bot_servers_vs_echo_two_servers",
             "echo_two_servers_with_referee_work_vs_echo_two_servers",
             "match_vs_echo_two_servers_with_referee_work",
+            "echo_two_servers_with_engine_work_vs_echo_two_servers",
             "match_vs_echo_interleaved",
             "match_vs_echo_two_servers_interleaved",
         ):
@@ -40,6 +41,7 @@ def test_the_transport_bench_reports_every_part_of_a_decision(capsys):
         )
         assert run["match_vs_echo_two_servers_interleaved_each_round"] == [two]
         assert run["referee_between_requests_us"] > 0
+        assert run["engine_work_us"] > 0  # the engine's share of the referee's work, timed alone
         assert run["match_write_p50_us"] > 0 and run["echo_two_servers_write_p50_us"] > 0
         # The legs: every decision and round trip paired with its server's marks, each leg
         # positive, and the legs adding up to about the period (medians do not add exactly).
