@@ -839,7 +839,8 @@ class _Match:
                 if late is not None:
                     self.record.strikes.append(StrikeEntry(decision.seat, asked.index, late))
                 return asked.answer, ms, "bot"
-            asked.failure = ("illegal", f"answered {asked.answer!r}, not among {len(decision.options)} options")
+            count = len(decision.options)
+            asked.failure = ("illegal", f"answered {asked.answer!r}, not one of its {count} option{'s' * (count != 1)}")
         verdict, detail = asked.failure
         await self.seats.fail(decision.seat, asked.index, verdict, detail)
         return self.substitute(decision), ms, "substitute"

@@ -110,6 +110,7 @@ class BotServicer:
         bot: Bot | None = None
         decide: Callable[[bot_pb2.DecisionRequest], Awaitable[str]] | None = None
         direct: Callable[[bot_pb2.DecisionRequest], str] | None = None  # an inline bot's decide
+        label = "a match not started"  # which match and seat, for the log
         try:
             while True:
                 data = await read()
@@ -122,6 +123,7 @@ class BotServicer:
                     choice = direct(request) if direct is not None else await decide(request)  # type: ignore[misc]
                     await write(answer_bytes(request.decision_index, choice, request.request_id))
                 elif body == "start":
+                    label = f"match {message.start.match_id or '?'} seat {message.start.seat}"
                     bot = await self._run(None, self.make_bot)
                     assert bot is not None
                     if inspect.iscoroutinefunction(bot.choose):
@@ -140,7 +142,9 @@ class BotServicer:
                     await self._run(bot, bot.finish, message.finish)
                     return
                 elif body == "abort":
-                    log.warning("match aborted by the referee: %s (%s)", message.abort.reason, message.abort.verdict)
+                    log.warning(
+                        "%s aborted by the referee: %s (%s)", label, message.abort.reason, message.abort.verdict
+                    )
                     return
         except asyncio.CancelledError:
             raise
@@ -287,7 +291,8 @@ def serve(
         on_ready(running)
     elif not hosted:  # the default port 0 picks a free one: this is how its author learns it
         where = address if address.startswith("unix:") else f"{address.rpartition(':')[0]}:{running.port}"
-        print(f"serving on {where}", file=sys.stderr, flush=True)
+        declared = f" for owners {', '.join(owners)}" if owners else ""  # the address stays last
+        print(f"serving{declared} on {where}", file=sys.stderr, flush=True)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())

@@ -95,10 +95,17 @@ CHANNEL_OPTIONS = (
 )
 
 FLOOD = "sent messages nobody asked for (a bot sends one message per request, no more)"
-NOT_OWNERS_ENDPOINT = (
-    "the endpoint plays only for the owners its ready names (Ready.owners), and this bot's owner is not "
-    "one of them: an endpoint is registered by the owners its server declares"
-)
+
+
+def not_owners_endpoint(owner: str) -> str:
+    """The verdict's detail when an endpoint's ``Ready.owners`` leaves out the registering owner:
+    that owner is named (owners are public: a spelling mistake in ``--owner`` shows at once),
+    the owners the endpoint names are not (they are its operator's business)."""
+    return (
+        f"the endpoint plays only for the owners its ready names (Ready.owners), and this bot's owner "
+        f"{owner!r} is not one of them: an endpoint is registered by the owners its server declares"
+    )
+
 
 _SCHEMES = ("grpc://", "unix://", "unix:")
 
@@ -586,7 +593,7 @@ class RemotePlayer:
         if self.owner is not None and ready.owners and self.owner not in ready.owners:
             # The endpoint's operator said whose bot it is; this registration is someone else's.
             # The owners it names stay out of the record (they are the endpoint's business).
-            return self._die(_Failed("protocol", NOT_OWNERS_ENDPOINT))
+            return self._die(_Failed("protocol", not_owners_endpoint(self.owner)))
         self.version = ready.bot_version
         return ready
 

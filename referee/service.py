@@ -377,9 +377,10 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if len(endpoint) > MAX_ENDPOINT:
             raise invalid(field_name, f"an endpoint has at most {MAX_ENDPOINT} characters")
         if endpoint.startswith("grpc://"):
-            port = endpoint.rpartition(":")[2]
-            # ASCII digits only ('²'.isdigit() is True; int() refuses it).
-            if not re.fullmatch(r"[0-9]{1,5}", port) or not 1 <= int(port) <= 65535:
+            host, colon, port = endpoint[len("grpc://") :].rpartition(":")
+            if not colon or not host or not re.fullmatch(r"[0-9]+", port):  # ASCII digits ('²'.isdigit())
+                raise invalid(field_name, f"bot address {shown(endpoint)}: expected grpc://HOST:PORT")
+            if len(port) > 5 or not 1 <= int(port) <= 65535:
                 raise invalid(field_name, f"port {shown(port)}: expected 1-65535")
         try:
             target = target_of(endpoint)
@@ -1095,11 +1096,13 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             shown = len(setup)
 
         def aborted(verdict: str, reason: str) -> None:
-            # The challenger's seat forfeits: say so now, before the moves played for it.
+            # The challenger's seat forfeits: say so now, before the moves played for it. The
+            # reason the bot is told starts "seat 0 forfeits: VERDICT: ": the event has both.
             announced.append(verdict)
+            detail = reason.removeprefix(f"seat 0 forfeits: {verdict}: ")
             queue.put_nowait(
                 arena_pb2.ChallengeEvent(
-                    failure=arena_pb2.ChallengeFailure(seat=0, decision=-1, verdict=verdict, detail=reason)
+                    failure=arena_pb2.ChallengeFailure(seat=0, decision=-1, verdict=verdict, detail=detail)
                 )
             )
 

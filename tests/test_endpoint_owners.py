@@ -18,7 +18,7 @@ from arena.v1 import arena_pb2, bot_pb2
 from bots.random_bot import RandomBot
 from bots.serve import BotServicer, check_owners, start
 from referee.auth import create_owner
-from referee.remote import NOT_OWNERS_ENDPOINT, RemotePlayer
+from referee.remote import RemotePlayer, not_owners_endpoint
 from referee.store import Store
 from tests.cli_run import arena
 from tests.remote_helpers import ROOT, bot_process, served
@@ -48,7 +48,9 @@ def test_an_endpoint_that_declares_its_owners_plays_only_for_them():
         refused = play_as(address, "bob")
     # Bob's registration forfeits at the start, every decision played for him by a substitute;
     # the record does not say whom the endpoint plays for.
-    assert seat_failures(refused) == [(0, -1, "protocol", NOT_OWNERS_ENDPOINT)]
+    # It names the registering owner (public: a misspelt --owner shows at once), not the endpoint's.
+    assert seat_failures(refused) == [(0, -1, "protocol", not_owners_endpoint("bob"))]
+    assert "'bob' is not one of them" in refused.failures[0].detail
     assert {d.by for d in refused.decisions if d.seat == 0} == {"substitute"}
     text = json.dumps(refused.to_json())
     assert "alice" not in text and "carol" not in text
@@ -124,7 +126,7 @@ def test_through_the_service_a_squatted_endpoint_loses_and_its_owner_plays_on(tm
         assert bobs
         for record in bobs:
             seat = [s["bot"] for s in record.seats].index("squat")
-            assert seat_failures(record) == [(seat, -1, "protocol", NOT_OWNERS_ENDPOINT)]
+            assert seat_failures(record) == [(seat, -1, "protocol", not_owners_endpoint("bob"))]
         rows = bob.GetLeaderboard(arena_pb2.GetLeaderboardRequest(tournament_id=ids["bob"])).rows
         squat = next(row for row in rows if row.bot == "squat")
         assert dict(squat.failures) == {"protocol": len(bobs)} and (squat.wins, squat.losses) == (0, len(bobs))
@@ -140,3 +142,26 @@ def test_through_the_service_a_squatted_endpoint_loses_and_its_owner_plays_on(tm
             alice.stream("Challenge", arena_pb2.ChallengeRequest(bot="alices", game="rolldice", opponents=["random"]))
         )
         assert not [e for e in events if e.HasField("failure")] and events[-1].HasField("finished")
+
+
+def test_the_server_says_whom_it_plays_for_and_logs_which_match_it_refused(caplog):
+    args = [*served("random"), "--owner", "alice", "--owner", "carol"]
+    server = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline().strip()
+    finally:
+        server.kill()
+        server.wait(10)
+    # The address stays last: scripts read it from the line's end.
+    assert line.startswith("serving random (any game) for owners alice, carol on 127.0.0.1:"), line
+    running = start(RandomBot, "127.0.0.1:0", owners=["alice"])
+    try:
+        with caplog.at_level("WARNING", logger="arena.bot"):
+            record = play_as(f"grpc://127.0.0.1:{running.port}", "bob")
+            wait_for(lambda: "aborted by the referee" in caplog.text, 10, "the server's log line")
+    finally:
+        running.stop()
+    # The endpoint's operator learns which match tried to play it as someone else's.
+    assert f"match {record.match_id} seat 0 aborted by the referee: seat 0 forfeits: protocol:" in caplog.text
+    assert "'bob' is not one of them" in caplog.text

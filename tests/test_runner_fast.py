@@ -117,7 +117,7 @@ def test_an_illegal_answer_is_substituted_within_the_budget() -> None:
     record = play_match(GAME, GAME.config(2), 5, [bot, RandomBot()], policy=policy)
     (failure,) = record.failures
     assert (failure.seat, failure.verdict) == (0, "illegal")
-    assert failure.detail == "answered 'no-such-option', not among 2 options"
+    assert failure.detail == "answered 'no-such-option', not one of its 2 options"
     assert record.decisions[failure.decision].by == "substitute"
     assert bot.asked > 1  # still playing: asked again after the substitute's choice
     assert record.result["forfeited"] == [False, False]

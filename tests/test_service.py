@@ -459,10 +459,21 @@ def test_every_number_has_a_maximum_checked_before_anything_is_built(stack, requ
     assert time.monotonic() - began < 5
 
 
-def test_register_bot_refuses_a_port_out_of_range(stack):
-    request = arena_pb2.RegisterBotRequest(name="bad-port", games=["skyfive"], endpoint="grpc://127.0.0.1:99999999")
-    code, field, _ = code_of(api(stack, "alice").RegisterBot, request)
-    assert (code, field) == (grpc.StatusCode.INVALID_ARGUMENT, "endpoint")
+@pytest.mark.parametrize(
+    ("endpoint", "says"),
+    [
+        ("grpc://127.0.0.1:99999999", "port '99999999': expected 1-65535"),
+        ("grpc://127.0.0.1:0", "port '0': expected 1-65535"),
+        # No port at all: said as such, not as a port made of the address's own characters.
+        ("grpc://127.0.0.1", "bot address 'grpc://127.0.0.1': expected grpc://HOST:PORT"),
+        ("grpc://[::1]", "bot address 'grpc://[::1]': expected grpc://HOST:PORT"),
+        ("grpc://:50061", "bot address 'grpc://:50061': expected grpc://HOST:PORT"),
+    ],
+)
+def test_register_bot_refuses_an_address_without_a_good_port(stack, endpoint, says):
+    request = arena_pb2.RegisterBotRequest(name="bad-port", games=["skyfive"], endpoint=endpoint)
+    code, field, details = code_of(api(stack, "alice").RegisterBot, request)
+    assert (code, field, details) == (grpc.StatusCode.INVALID_ARGUMENT, "endpoint", says)
 
 
 def test_creating_at_the_maximum_is_quick_and_a_cancel_is_final(stack):
@@ -762,30 +773,67 @@ def test_the_token_cache_is_bounded_and_keeps_no_unknown_tokens(tmp_path, monkey
         assert len(interceptor._cache) == 2 and not interceptor._known(tokens[0]) and interceptor._known(tokens[2])
 
 
-def test_a_challenge_with_a_failing_bot_shows_the_failure_first(stack):
-    """Issue 10 22: the failure when it happens, one line for the moves played for the seat,
-    a result line."""
+def test_a_challenge_with_a_failing_bot_shows_the_failure_first(stack, tmp_path):
+    """Issue 10 22: the failure when it happens (its verdict once), one line for the moves
+    played for the seat, a result line; the command exits 1 (the bot failed) and writes the
+    record it was asked for, which replays."""
     import os
 
     with bot_process(misbehaving("illegal", "--at", "0")) as address:
         alice = api(stack, "alice")
         alice.RegisterBot(arena_pb2.RegisterBotRequest(name="alice-illegal", games=["skyfive"], endpoint=address))
         env = {**os.environ, "ARENA_SERVER": stack["service"].address, "ARENA_TOKEN": stack["tokens"]["alice"]}
+        record = tmp_path / "challenge.json"
+        args = ["challenge", "--bot", "alice-illegal", "--game", "skyfive", "--seed", "4", "--record", str(record)]
         out = subprocess.run(
-            [sys.executable, "-m", "arena", "challenge", "--bot", "alice-illegal", "--game", "skyfive", "--seed", "4"],
+            [sys.executable, "-m", "arena", *args],
             capture_output=True,
             text=True,
             cwd=ROOT,
             env={**env, "PYTHONPATH": str(ROOT)},
             timeout=120,
         )
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 1, out.stderr
     lines = out.stdout.splitlines()
     failure = next(i for i, line in enumerate(lines) if line.startswith("FAILURE seat 0"))
-    substituted = [i for i, line in enumerate(lines) if "substituted" in line]
-    assert "illegal" in lines[failure] and substituted and failure < substituted[0]
+    substituted = [i for i, line in enumerate(lines) if "a substitute chose" in line]
+    assert lines[failure].startswith("FAILURE seat 0 alice-illegal: illegal: answered ")
+    assert lines[failure].count(": illegal: ") == 1 and "forfeits" not in lines[failure]
+    assert substituted and failure < substituted[0]
     assert len(substituted) == 1 and "more moves played for your forfeited seat" in lines[-2]
     assert lines[-1].startswith("result: ") and "(forfeited)" in lines[-1]
+    kept = MatchRecord.loads(record.read_text())
+    assert [(f.seat, f.verdict) for f in kept.failures] == [(0, "illegal")] and kept.seats[0]["bot"] == "alice-illegal"
+    replayed = subprocess.run(
+        [sys.executable, "-m", "arena", "replay", str(record)], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert replayed.returncode == 0, replayed.stderr
+
+
+def test_the_match_list_says_when_there_are_more_and_pages_on(stack):
+    import os
+
+    alice = api(stack, "alice")
+    t = alice.CreateTournament(create(game="rolldice", repeats=2))
+    watch_to_end(alice, t.id)
+    env = {**os.environ, "ARENA_SERVER": stack["service"].address, "ARENA_TOKEN": stack["tokens"]["alice"]}
+
+    def listed(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "arena", "matches", "list", "--tournament", t.id, *extra],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**env, "PYTHONPATH": str(ROOT)},
+            timeout=120,
+        )
+
+    first = listed("--limit", "3")
+    assert [line.split("\t")[0] for line in first.stdout.splitlines()] == [f"{t.id}:m00000{i}" for i in range(3)]
+    assert first.stderr.strip() == "matches 1-3 of 4 shown: --offset 3 shows the next"
+    rest = listed("--limit", "3", "--offset", "3")
+    assert [line.split("\t")[0] for line in rest.stdout.splitlines()] == [f"{t.id}:m000003"]
+    assert rest.stderr == ""
 
 
 def test_list_matches_reads_only_the_page_it_returns(stack):

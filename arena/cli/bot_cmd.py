@@ -57,7 +57,9 @@ def run_serve(args: argparse.Namespace) -> int:
 
     def announce(server: Any) -> None:
         where = address if args.unix else f"{args.host}:{server.port}"
-        print(f"serving {args.bot} ({game_id or 'any game'}) on {where}", flush=True)
+        # The address last: scripts read it from the line's end (--port 0).
+        owners = f" for owners {', '.join(args.owner)}" if args.owner else ""
+        print(f"serving {args.bot} ({game_id or 'any game'}){owners} on {where}", flush=True)
 
     try:
         serve(

@@ -119,7 +119,8 @@ def register(commands: Any) -> None:
     mlist = m_actions.add_parser("list", help="matches of a tournament")
     mlist.add_argument("--tournament", required=True, metavar="ID")
     mlist.add_argument("--bot", default="")
-    mlist.add_argument("--limit", type=uint32, default=100)
+    mlist.add_argument("--limit", type=uint32, default=100, help="matches per page (default 100)")
+    mlist.add_argument("--offset", type=uint32, default=0, help="skip this many matches (the next page)")
     mget = m_actions.add_parser("get", help="a match record and its events")
     mget.add_argument("match_id", metavar="ID", help="<tournament id>:<match id>")
     mget.add_argument("--record", metavar="FILE", help="write the record (replay it with `arena replay FILE`)")
@@ -140,6 +141,9 @@ def register(commands: Any) -> None:
     challenge.add_argument("--seed", type=uint64, default=0)
     challenge.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     challenge.add_argument("--clock", metavar="KEY=MS,...")
+    challenge.add_argument(
+        "--record", metavar="FILE", help="write the match's record (replay it with `arena replay FILE`)"
+    )
     _common(challenge)
     challenge.set_defaults(run=run_challenge)
 
@@ -238,8 +242,9 @@ def run_bots(args: argparse.Namespace) -> int:
             bot,
             lambda: (
                 f"registered {bot.name} ({', '.join(bot.games)}) at {bot.endpoint}{_cap(bot)}\n"
-                f"(if you run that server, have it declare you: `arena bot serve ... --owner {bot.owner}`, or "
-                f"Ready.owners = [{bot.owner!r}]; then nobody else can register it as theirs)"
+                f"(if you run that server, have it declare you: `arena bot serve ... --owner {bot.owner}`, "
+                f"`serve(..., owners=[{bot.owner!r}])` in the SDK, or Ready.owners = [{bot.owner!r}]; then "
+                "nobody else can register it as theirs)"
             ),
         )
     elif args.action == "update":
@@ -404,7 +409,10 @@ def run_matches(args: argparse.Namespace) -> int:
     client = Client(args)
     if args.action == "list":
         reply = client.call(
-            "ListMatches", arena_pb2.ListMatchesRequest(tournament_id=args.tournament, bot=args.bot, limit=args.limit)
+            "ListMatches",
+            arena_pb2.ListMatchesRequest(
+                tournament_id=args.tournament, bot=args.bot, limit=args.limit, offset=args.offset
+            ),
         )
         show(
             args,
@@ -419,6 +427,12 @@ def run_matches(args: argparse.Namespace) -> int:
                 or "no matches"
             ),
         )
+        if reply.next_page_token and not args.json:
+            shown_to = args.offset + len(reply.matches)
+            print(
+                f"matches {args.offset + 1}-{shown_to} of {reply.total} shown: --offset {shown_to} shows the next",
+                file=sys.stderr,
+            )
         return 0
     detail = client.call("GetMatch", arena_pb2.GetMatchRequest(id=args.match_id))
     if args.record:
@@ -479,6 +493,8 @@ def run_challenge(args: argparse.Namespace) -> int:
     )
     names: dict[int, str] = {}
     substituted = 0  # consecutive moves played for a failed bot: one line, not a hundred
+    failed = False  # the challenger's bot failed: the command says so by its exit code
+    seat = 0  # the challenger's seat (its start says so)
 
     def flush_substituted() -> None:
         nonlocal substituted
@@ -487,10 +503,17 @@ def run_challenge(args: argparse.Namespace) -> int:
             substituted = 0
 
     for event in client.stream("Challenge", request):
+        body = event.WhichOneof("body")
+        if body == "started":
+            seat = event.started.seat
+        elif body == "failure" and event.failure.seat == seat:
+            failed = True
+        elif body == "finished" and args.record:
+            with open(args.record, "w") as handle:
+                handle.write(event.record_json + "\n")
         if args.json:
             print(message_json(event, preserving_proto_field_name=True, indent=None))
             continue
-        body = event.WhichOneof("body")
         if body == "started":
             start = event.started
             names = dict(enumerate(start.seat_names))
@@ -503,7 +526,10 @@ def run_challenge(args: argparse.Namespace) -> int:
                 substituted += 1
                 if substituted > 1:
                     continue
-            print(f"  you chose {d.choice} ({d.kind}, {d.ms:.1f} ms{', substituted' if d.by != 'bot' else ''})")
+            if d.by == "bot":
+                print(f"  you chose {d.choice} ({d.kind}, {d.ms:.1f} ms)")
+            else:
+                print(f"  a substitute chose {d.choice} ({d.kind}) for your forfeited seat")
         elif body == "failure":
             f = event.failure
             at = f" at decision {f.decision}" if f.decision >= 0 else ""
@@ -512,7 +538,7 @@ def run_challenge(args: argparse.Namespace) -> int:
             flush_substituted()
             seats = [(s.seat, s.rank, s.score, s.forfeited) for s in event.finished.seats]
             print("result: " + result_text(seats, names))
-    return 0
+    return SERVER_ERROR if failed else 0
 
 
 def run_health(args: argparse.Namespace) -> int:
