@@ -193,7 +193,8 @@ def check_owners(owners: Sequence[str]) -> None:
     """Raise ConfigError for an owner name no registration can have (the service's rule)."""
     for owner in owners:
         if not OWNER_NAME.fullmatch(owner):
-            raise ConfigError(f"owner {owner!r}: an Arena owner's name is {OWNER_NAME_RULE}")
+            several = " (one name each: repeat --owner, or list them in owners=[...])" if "," in owner else ""
+            raise ConfigError(f"owner {owner!r}: an Arena owner's name is {OWNER_NAME_RULE}{several}")
 
 
 def unix_bind_error(address: str) -> str | None:

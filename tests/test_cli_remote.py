@@ -88,6 +88,9 @@ def test_an_unreachable_bot_forfeits_with_a_crash_verdict():
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["failures"][0]["verdict"] == "crash" and data["seats"][0]["forfeited"] is True
+    # As text: a failure before the first decision is "at the start", not "at decision -1".
+    text = arena("play", "--game", "rolldice", "--bots", "grpc://127.0.0.1:1,random")
+    assert "  failure: seat 0 crash at the start: " in text.stdout and "decision -1" not in text.stdout
 
 
 @pytest.mark.parametrize(

@@ -85,6 +85,11 @@ def test_an_owner_name_no_registration_can_have_is_refused(name):
         check_owners([name])
 
 
+def test_a_list_in_one_owner_is_told_to_repeat_the_flag():
+    with pytest.raises(Exception, match=r"owner 'alice,bob': .* \(one name each: repeat --owner"):
+        check_owners(["alice,bob"])
+
+
 def test_arena_bot_serve_refuses_a_malformed_owner_before_it_listens():
     args = [sys.executable, "-m", "arena", "bot", "serve", "--bot", "random", "--port", "0", "--owner", "Alice"]
     done = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=60)

@@ -462,7 +462,8 @@ def match_text(detail: Any) -> str:
     lines.append("seats: " + ", ".join(f"{s.seat} {s.bot}" for s in summary.seats))
     if detail.record_json:
         for f in MatchRecord.loads(detail.record_json).failures:
-            lines.append(f"FAILURE {seat_label(f.seat, names)} at decision {f.decision}: {f.verdict}: {f.detail}")
+            when = "at the start" if f.decision < 0 else f"at decision {f.decision}"
+            lines.append(f"FAILURE {seat_label(f.seat, names)} {when}: {f.verdict}: {f.detail}")
     elif summary.failures:
         lines.append(f"{summary.failures} failure(s) of your bots: details once the tournament has ended")
     lines += [f"  [{seat_label(e.seat, names)}] {e.text}" for e in detail.events]

@@ -109,7 +109,8 @@ def account(game: Game, record: MatchRecord) -> list[str]:
         secret = "" if event.to is None else f" [seen by {', '.join(map(str, sorted(event.to)))}]"
         lines.append(f"  {who}: {event.text}{secret}")
     for failure in record.failures:
-        where = f"seat {failure.seat} {failure.verdict} at decision {failure.decision}"
+        when = "at the start" if failure.decision < 0 else f"at decision {failure.decision}"
+        where = f"seat {failure.seat} {failure.verdict} {when}"
         lines.append(f"  failure: {where}: {failure.detail}")
     lines.append("")
     lines.append("result:")
