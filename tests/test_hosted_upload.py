@@ -4,6 +4,7 @@ match in the real sandbox, content-hash versions and the workers' cache."""
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import tarfile
 import zipfile
@@ -341,3 +342,17 @@ def test_a_version_is_named_by_its_hash_or_a_long_enough_unique_prefix(tmp_path)
         assert versions.resolve(store, "first", "abcdef011") == "abcdef01" + "1" * 56
         assert versions.unresolved(store, "first", "ffffffff") == "no such version (`arena bots versions` lists them)"
         assert versions.unresolved(store, "first", "fff") == "no such version (`arena bots versions` lists them)"
+
+
+def test_every_upload_message_fits_the_services_request_limit():
+    """A package over 1 MiB once failed: its 1 MiB pieces plus their framing exceeded the
+    service's 1 MiB request limit (RESOURCE_EXHAUSTED before the service saw them)."""
+    from arena.cli.hosted_cmd import chunks
+    from arena.registry import games
+    from referee.server import MAX_REQUEST
+
+    data = os.urandom(3 * 1024 * 1024 + 17)
+    name = "b" + "x" * 47  # the longest bot name the service takes
+    sent = list(chunks(name, list(games()), True, data))
+    assert b"".join(chunk.data for chunk in sent) == data and len(sent) == 4
+    assert max(len(chunk.SerializeToString()) for chunk in sent) <= MAX_REQUEST
