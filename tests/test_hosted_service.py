@@ -17,6 +17,7 @@ from referee.auth import create_owner
 from referee.hosted import versions
 from referee.store import Store
 from tests.cli_run import arena as run_arena
+from tests.remote_helpers import bot_process, served
 from tests.services import redis_server, service, wait_for, workers
 from tests.test_service import Api
 
@@ -148,3 +149,33 @@ def test_where_the_service_cannot_sandbox_an_upload_is_refused_saying_why(tmp_pa
     assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert "sandbox cannot run" in info.value.details() and "bwrap" in info.value.details()
     assert broken.value.code() == grpc.StatusCode.INVALID_ARGUMENT and bad_request_field(broken.value) == "data"
+
+
+def test_a_hosted_seats_output_is_kept_when_its_match_has_a_remote_seat(tmp_path):
+    """A match with a remote seat is played on the worker's event loop thread: its hosted seat's
+    output was once kept under the bare match id (no tournament: GetMatchLogs found nothing,
+    and tournaments overwrote each other's)."""
+    with (
+        bot_process(served("random")) as endpoint,
+        redis_server(tmp_path) as redis,
+        workers(redis.url, tmp_path, count=1, concurrency=1, metrics=False),
+        service(redis.url, tmp_path) as srv,
+    ):
+        store = Store(redis.url)
+        alice = create_owner(store, "alice")
+        done = arena(srv.address, alice, "bots", "submit", "--name", "hostile", str(bot_dir(tmp_path, "linger")))
+        assert done.returncode == 0, done.stderr
+        client = Api(srv.address, alice)
+        client.RegisterBot(arena_pb2.RegisterBotRequest(name="alice-remote", games=["rolldice"], endpoint=endpoint))
+        created = client.CreateTournament(
+            arena_pb2.CreateTournamentRequest(game="rolldice", bots=["hostile", "alice-remote"], players=2)
+        )
+        wait_for(lambda: store.tournament(created.id)["status"] == "complete", 240, "the tournament")
+        records = store.matches(created.id)
+        assert records and all(record.failures == [] for record in records)
+        for record in records:
+            logs = client.GetMatchLogs(arena_pb2.GetMatchLogsRequest(id=f"{created.id}:{record.match_id}")).logs
+            seat = next(i for i, s in enumerate(record.seats) if s["bot"] == "hostile")
+            assert [(entry.seat, entry.bot) for entry in logs] == [(seat, "hostile")], record.match_id
+            assert "LINGER pid" in logs[0].text
+        assert not [key for key in store.redis.keys("*hosted:log:m0*")]  # nothing under a bare match id

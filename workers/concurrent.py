@@ -52,6 +52,7 @@ from arena.tournament import (
     play_scheduled_async,
 )
 from referee import aioloop
+from referee.hosted import versions as hosted_versions
 from referee.players import make_player
 from referee.remote import is_remote
 from referee.store import Store
@@ -98,12 +99,16 @@ async def play_remote(
     stop: threading.Event,
     bound: tuple[float, str],
     owners: dict[str, str],
+    tournament_id: str = "",
 ) -> MatchRecord:
     """One scheduled match on the event loop: :func:`arena.tournament.play_scheduled_async`
     with the referee's players (a registered bot's held to its owner, ``owners``), the batch's
     stop flag and the match's bound."""
     seconds, text = bound
     entrants = [spec.bots[b] for b in match.seats]
+    # A hosted seat keeps its output under TOURNAMENT:MATCH, read from this thread when the
+    # player is made (the loop's thread, not the batch's, which said so: workers.tasks).
+    hosted_versions.playing(tournament_id)
     players = [make_player(spec.address(e), spec.game, owners.get(e)) for e in entrants]
     return await play_scheduled_async(
         spec, match, players, game, cancelled=stop.is_set, match_seconds=seconds, match_bound=text
@@ -297,7 +302,9 @@ def play_concurrently(
                         continue
                     metered[index] = gauge = running_metric()
                     gauge.__enter__()
-                    future = asyncio.run_coroutine_threadsafe(play_remote(spec, game, match, stop, bound, owners), loop)
+                    future = asyncio.run_coroutine_threadsafe(
+                        play_remote(spec, game, match, stop, bound, owners, tournament_id), loop
+                    )
                     future.add_done_callback(partial(_done, finished, index))
                     running[index] = future
                 waiting = left
