@@ -6,7 +6,10 @@ so an in-process player and a remote bot see exactly the same bytes.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
+import secrets
 import struct
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -16,16 +19,47 @@ from google.protobuf import any_pb2
 from google.protobuf.message import Message
 
 from arena import PROTOCOL_VERSION
-from arena.config import MatchConfig
+from arena.config import ConfigError, MatchConfig
 from arena.engine import Decision, Event, Game, MatchState, Option, Result
 from arena.v1 import bot_pb2
 
 T = TypeVar("T")
 
-OWNER_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{1,31}")
-"""An Arena owner's name, matched whole (``fullmatch``: ``$`` would also match before a final
-newline): what the service registers, and what a bot server may declare in ``Ready.owners``."""
-OWNER_NAME_RULE = "2-32 of a-z 0-9 _ -, starting with a letter or digit"
+# -- an endpoint's key (webhook-style signing: the key stays with the bot's server and the
+# registration; each start carries a fresh nonce and its HMAC, which nobody can forge or reuse) --
+
+ENDPOINT_KEY = re.compile(r"[\x21-\x7e]{16,200}")
+"""An endpoint's key, matched whole (``fullmatch``)."""
+ENDPOINT_KEY_RULE = "16-200 printable ASCII characters without spaces"
+_PROOF_CONTEXT = b"arena-endpoint-v1"
+NONCE_BYTES = 16
+
+
+def check_endpoint_key(key: str, where: str = "endpoint key") -> None:
+    """Raise ConfigError for a key that is not one (``where`` names it in the message)."""
+    if not ENDPOINT_KEY.fullmatch(key):
+        raise ConfigError(
+            f"{where}: expected {ENDPOINT_KEY_RULE}, got {len(key)} characters (`arena bot new-key` makes one)"
+        )
+
+
+def new_endpoint_key() -> str:
+    return "arena_key_" + secrets.token_urlsafe(32)
+
+
+def endpoint_mac(key: str, nonce: bytes) -> bytes:
+    return hmac.new(key.encode(), _PROOF_CONTEXT + nonce, hashlib.sha256).digest()
+
+
+def endpoint_proof(key: str) -> bot_pb2.EndpointProof:
+    """A proof of holding ``key`` for one start: a fresh nonce and its MAC."""
+    nonce = secrets.token_bytes(NONCE_BYTES)
+    return bot_pb2.EndpointProof(nonce=nonce, mac=endpoint_mac(key, nonce))
+
+
+def proves(key: str, proof: bot_pb2.EndpointProof) -> bool:
+    """True if ``proof`` was made with ``key`` (compared in constant time)."""
+    return len(proof.nonce) == NONCE_BYTES and hmac.compare_digest(proof.mac, endpoint_mac(key, proof.nonce))
 
 
 _TYPE_URLS: dict[str, str] = {}

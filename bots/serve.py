@@ -29,7 +29,7 @@ import socket
 import struct
 import sys
 import threading
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from concurrent import futures
 from typing import Any
 
@@ -38,7 +38,7 @@ import grpc.aio
 
 from arena.config import ConfigError
 from arena.ports import bind_error
-from arena.protocol import OWNER_NAME, OWNER_NAME_RULE, varint
+from arena.protocol import check_endpoint_key, proves, varint
 from arena.v1 import bot_pb2
 from bots.sdk import Bot, Turn
 
@@ -90,10 +90,10 @@ class BotServicer:
     written as bytes (:func:`answer_bytes`), and the stream is driven with the call's own
     ``read``/``write`` (no async generators between gRPC and the bot)."""
 
-    def __init__(self, make_bot: Callable[[], Bot], pool: futures.Executor, owners: Sequence[str] = ()) -> None:
+    def __init__(self, make_bot: Callable[[], Bot], pool: futures.Executor, key: str | None = None) -> None:
         self.make_bot = make_bot
         self.pool = pool
-        self.owners = tuple(owners)  # declared in every ready (see start)
+        self.key = key  # the endpoint's key: every start must prove it (see start)
 
     async def _run(self, bot: Bot | None, call: Callable[..., Any], *args: Any) -> Any:
         if bot is not None and getattr(bot, "inline", False):
@@ -124,6 +124,13 @@ class BotServicer:
                     await write(answer_bytes(request.decision_index, choice, request.request_id))
                 elif body == "start":
                     label = f"match {message.start.match_id or '?'} seat {message.start.seat}"
+                    if self.key is not None and not proves(self.key, message.start.endpoint_proof):
+                        # A registration without this endpoint's key (someone else's, or the
+                        # owner's own registered without it): no bot is made, nothing is played.
+                        log.warning("%s refused: %s", label, NO_PROOF)
+                        context.set_code(grpc.StatusCode.PERMISSION_DENIED)  # ends the call so
+                        context.set_details(NO_PROOF)  # (abort would raise into the handler below)
+                        return
                     bot = await self._run(None, self.make_bot)
                     assert bot is not None
                     if inspect.iscoroutinefunction(bot.choose):
@@ -135,8 +142,6 @@ class BotServicer:
                         decide = lambda request, bot=bot: self._run(bot, bot.decide, request)  # noqa: E731
                         direct = None
                     ready = await self._run(bot, bot.start, message.start)
-                    if self.owners and not ready.owners:
-                        ready.owners.extend(self.owners)
                     await write(bot_pb2.BotMessage(ready=ready).SerializeToString())
                 elif body == "finish" and bot is not None:
                     await self._run(bot, bot.finish, message.finish)
@@ -189,12 +194,10 @@ class BotServer:
         self._thread.join()
 
 
-def check_owners(owners: Sequence[str]) -> None:
-    """Raise ConfigError for an owner name no registration can have (the service's rule)."""
-    for owner in owners:
-        if not OWNER_NAME.fullmatch(owner):
-            several = " (one name each: repeat --owner, or list them in owners=[...])" if "," in owner else ""
-            raise ConfigError(f"owner {owner!r}: an Arena owner's name is {OWNER_NAME_RULE}{several}")
+NO_PROOF = (
+    "this endpoint has a key and plays only starts that prove it (MatchStart.endpoint_proof): the "
+    "registration that sent this one does not hold the key"
+)
 
 
 def unix_bind_error(address: str) -> str | None:
@@ -223,15 +226,17 @@ def start(
     *,
     max_matches: int = 64,
     servicer: type[BotServicer] = BotServicer,
-    owners: Sequence[str] = (),
+    key: str | None = None,
 ) -> BotServer:
     """Start serving on a background event loop thread; returns at once with the bound port.
     ``servicer`` is for an instrumented server (``bench.transport_legs`` notes its moments).
 
-    ``owners``: the Arena owners this endpoint plays for, declared in every ready
-    (``Ready.owners``): a service's referee then plays it only as a bot one of them registered,
-    so nobody else can register the endpoint as theirs. Empty: any registration."""
-    check_owners(owners)
+    ``key``: the endpoint's key (``arena bot new-key``). The server then plays only starts that
+    prove it (``MatchStart.endpoint_proof``, which the service sends for a registration that
+    holds the key), so nobody can register the endpoint as theirs, nor play it through a relay.
+    None: it plays every start."""
+    if key is not None:
+        check_endpoint_key(key, "the endpoint's key")
     probe = make_bot()
     reason = getattr(probe, "in_process_only", "")  # a bot that needs the referee's worlds (search)
     if reason:
@@ -252,7 +257,7 @@ def start(
 
     async def begin() -> tuple[grpc.aio.Server, int]:
         server = grpc.aio.server(options=SERVER_OPTIONS, maximum_concurrent_rpcs=None)
-        server.add_generic_rpc_handlers((servicer(make_bot, pool, owners).handler(),))
+        server.add_generic_rpc_handlers((servicer(make_bot, pool, key).handler(),))
         try:
             port = server.add_insecure_port(address)
         except RuntimeError as exc:  # grpcio raises when nothing could be bound
@@ -279,7 +284,7 @@ def serve(
     max_matches: int = 64,
     on_ready: Callable[[BotServer], None] | None = None,
     servicer: type[BotServicer] = BotServicer,
-    owners: Sequence[str] = (),
+    key: str | None = None,
 ) -> None:
     """Serve a bot until SIGINT or SIGTERM, then stop gracefully (in-flight matches get 5 s).
     Once listening, ``on_ready`` is called with the server; without one, ``serving on
@@ -287,13 +292,13 @@ def serve(
     # A hosted bot (issue 17) listens where the platform says: its jail sets ARENA_BOT_ADDRESS.
     address = os.environ.get("ARENA_BOT_ADDRESS", address)
     hosted = "ARENA_BOT_ADDRESS" in os.environ
-    running = start(make_bot, address, max_matches=max_matches, servicer=servicer, owners=owners)
+    running = start(make_bot, address, max_matches=max_matches, servicer=servicer, key=key)
     if on_ready is not None:
         on_ready(running)
     elif not hosted:  # the default port 0 picks a free one: this is how its author learns it
         where = address if address.startswith("unix:") else f"{address.rpartition(':')[0]}:{running.port}"
-        declared = f" for owners {', '.join(owners)}" if owners else ""  # the address stays last
-        print(f"serving{declared} on {where}", file=sys.stderr, flush=True)
+        keyed = " with its key" if key is not None else ""  # the address stays last
+        print(f"serving{keyed} on {where}", file=sys.stderr, flush=True)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())

@@ -24,7 +24,6 @@ from typing import Any
 import grpc
 import grpc.aio
 
-from arena.protocol import OWNER_NAME, OWNER_NAME_RULE
 from referee.errors import STORE_DOWN, ApiError, exhausted, shown, store_unavailable
 from referee.store import Store
 
@@ -32,6 +31,8 @@ log = logging.getLogger("arena.service")
 TOKEN_TEXT = re.compile(r"[\x21-\x7e]{1,200}")
 """Printable ASCII without spaces: anything a client could send as a token we issued."""
 
+OWNER_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{1,31}")
+"""An owner's name, matched whole (``fullmatch``: ``$`` would also match before a final newline)."""
 OPEN_METHODS = ("/grpc.health.v1.Health/", "/grpc.reflection.")
 CACHE_SECONDS = 30.0
 CACHE_SIZE = 10_000
@@ -63,7 +64,7 @@ def new_token() -> str:
 def create_owner(store: Store, name: str, operator: bool = False) -> str:
     """A new owner; returns its token. ValueError if the name is invalid or taken."""
     if not OWNER_NAME.fullmatch(name):
-        raise ValueError(f"owner name {shown(name)}: {OWNER_NAME_RULE}")
+        raise ValueError(f"owner name {shown(name)}: 2-32 of a-z 0-9 _ -, starting with a letter or digit")
     token = new_token()
     if not store.add_owner(name, operator, hash_token(token)):
         raise ValueError(f"owner {name!r} exists already")

@@ -10,10 +10,10 @@ from __future__ import annotations
 from arena.runner import Player
 
 
-def make_player(spec: str, game_id: str, owner: str | None = None) -> Player:
+def make_player(spec: str, game_id: str, key: str | None = None) -> Player:
     """A remote player for ``grpc://HOST:PORT`` / ``unix:///PATH``, a sandboxed one for
-    ``hosted:DIR`` (a hosted bot's unpacked files, issue 17), else a built-in bot. ``owner``:
-    the owner of the registered bot a remote spec plays (its endpoint may declare whose it is,
+    ``hosted:DIR`` (a hosted bot's unpacked files, issue 17), else a built-in bot. ``key``: the
+    endpoint's key, as the registration a remote spec plays holds it (every start proves it,
     see :class:`referee.remote.RemotePlayer`)."""
     if spec.startswith("hosted:"):
         from referee.hosted import make_hosted_player
@@ -22,7 +22,7 @@ def make_player(spec: str, game_id: str, owner: str | None = None) -> Player:
     if spec.startswith(("grpc://", "unix:")):
         from referee.remote import RemotePlayer
 
-        return RemotePlayer(spec, owner=owner)
+        return RemotePlayer(spec, key=key)
     from bots.registry import make_bot
 
     return make_bot(spec, game_id)

@@ -67,7 +67,7 @@ import grpc
 import grpc.aio
 
 from arena.config import ConfigError
-from arena.protocol import WireRequest, varint
+from arena.protocol import WireRequest, endpoint_proof, varint
 from arena.runner import PlayerFailure
 from arena.v1 import bot_pb2
 from referee import aioloop, channels, endpoints, lag
@@ -95,16 +95,10 @@ CHANNEL_OPTIONS = (
 )
 
 FLOOD = "sent messages nobody asked for (a bot sends one message per request, no more)"
-
-
-def not_owners_endpoint(owner: str) -> str:
-    """The verdict's detail when an endpoint's ``Ready.owners`` leaves out the registering owner:
-    that owner is named (owners are public: a spelling mistake in ``--owner`` shows at once),
-    the owners the endpoint names are not (they are its operator's business)."""
-    return (
-        f"the endpoint plays only for the owners its ready names (Ready.owners), and this bot's owner "
-        f"{owner!r} is not one of them: an endpoint is registered by the owners its server declares"
-    )
+REFUSED_REGISTRATION = (
+    "the endpoint refused to play this registration: it has a key, and this registration's start did not "
+    "prove it holds that key (register the bot with the endpoint's key: --endpoint-key-file)"
+)
 
 
 _SCHEMES = ("grpc://", "unix://", "unix:")
@@ -428,12 +422,12 @@ class RemotePlayer:
         *,
         linger: float = 1.0,
         policy: endpoints.EndpointPolicy | None = None,
-        owner: str | None = None,
+        key: str | None = None,
     ) -> None:
         self.spec = spec
-        # The registered bot's owner, when the service plays one: an endpoint that declares the
-        # owners it plays for (Ready.owners) must name this one. None: a local run, no check.
-        self.owner = owner
+        # The endpoint's key as the registration holds it: every start proves it (a fresh
+        # MatchStart.endpoint_proof), and an endpoint with a key plays no start without one.
+        self.key = key
         self.target = target_of(spec)
         # Who may be dialled (see referee.endpoints): the process's policy unless one is given;
         # None trusts every endpoint (a local run).
@@ -566,9 +560,10 @@ class RemotePlayer:
         await self._stream.open()
         # Resolving, the HTTP/2 handshake, the write and the ready all count against the
         # start-up allowance: a peer that never completes one of them is a stall, not a hang.
-        written = await self._stream.send(
-            bot_pb2.RefereeMessage(start=message), max(0.0, deadline - loop.time()), self._lag
-        )
+        start = bot_pb2.RefereeMessage(start=message)
+        if self.key is not None:
+            start.start.endpoint_proof.CopyFrom(endpoint_proof(self.key))
+        written = await self._stream.send(start, max(0.0, deadline - loop.time()), self._lag)
         if written is False:
             return self._die(
                 _Failed(
@@ -582,6 +577,9 @@ class RemotePlayer:
         item = await self._stream.receive(deadline)
         if item is None:
             return self._die(_Failed("stall", f"no ready within {self._clock.startup_ms} ms"))
+        if item.error is not None and item.error.code() == grpc.StatusCode.PERMISSION_DENIED:
+            # What a server with a key answers a start that does not prove it (bots.serve).
+            return self._die(_Failed("protocol", REFUSED_REGISTRATION))
         failure = self._failure_of_item(item, "ready")
         if failure is not None:
             return self._die(failure)
@@ -589,13 +587,8 @@ class RemotePlayer:
         body = item.message.WhichOneof("body")
         if body != "ready":
             return self._die(_Failed("protocol", f"expected ready, got {body}"))
-        ready = item.message.ready
-        if self.owner is not None and ready.owners and self.owner not in ready.owners:
-            # The endpoint's operator said whose bot it is; this registration is someone else's.
-            # The owners it names stay out of the record (they are the endpoint's business).
-            return self._die(_Failed("protocol", not_owners_endpoint(self.owner)))
-        self.version = ready.bot_version
-        return ready
+        self.version = item.message.ready.bot_version
+        return item.message.ready
 
     async def _checked_target(self, deadline: float) -> str | _Failed:
         """Resolve the endpoint and check every address against the policy (on every

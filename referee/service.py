@@ -46,7 +46,7 @@ from arena.clock import DEFAULTS as CLOCK_DEFAULTS
 from arena.clock import clock_settings
 from arena.config import ConfigError
 from arena.engine import SPECTATOR
-from arena.protocol import event_message
+from arena.protocol import check_endpoint_key, event_message
 from arena.record import MatchRecord, ReplayMismatch, resimulate
 from arena.registry import games, get_game
 from arena.runner import ErrorPolicy, play_match_async
@@ -203,6 +203,16 @@ def _refused_endpoint(endpoint: str, target: str) -> str:
             "register a public name or address"
         )
     return f"{address} is an internal address, which the operator's endpoint policy does not allow ({public})"
+
+
+def _check_endpoint_key(key: str) -> None:
+    """An endpoint key, when one is given, is one (``arena.protocol.ENDPOINT_KEY``); the message
+    never quotes it (a secret)."""
+    try:
+        if key:
+            check_endpoint_key(key)
+    except ConfigError as exc:
+        raise invalid("endpoint_key", str(exc)) from None
 
 
 def _check_max_matches(value: int) -> None:
@@ -422,6 +432,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         self._check_new_name(request.name)
         self._check_games("games", list(request.games))
         _check_max_matches(request.max_matches)
+        _check_endpoint_key(request.endpoint_key)
         await self.blocking(self._check_endpoint, "endpoint", request.endpoint)
         data = {
             "owner": caller.name,
@@ -431,6 +442,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             "created": time.time(),
             "max_matches": request.max_matches,
         }
+        if request.endpoint_key:
+            data["endpoint_key"] = request.endpoint_key  # never shown: Bot.endpoint_keyed says it is there
         if not await self.blocking(self.store.add_bot, request.name, data):
             raise exists(f"bot {shown(request.name)} exists already")
         return views.bot(data, request.name, show_endpoint=True)
@@ -449,6 +462,9 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if request.HasField("max_matches"):
             _check_max_matches(request.max_matches)
             changes["max_matches"] = request.max_matches
+        if request.endpoint_key:
+            _check_endpoint_key(request.endpoint_key)
+            changes["endpoint_key"] = request.endpoint_key
         if request.endpoint or not changes:
             await self.blocking(self._check_endpoint, "endpoint", request.endpoint)
             changes["endpoint"] = request.endpoint
@@ -1030,7 +1046,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         except ConfigError as exc:
             raise invalid("options", str(exc)) from None
         try:
-            seats = [RemotePlayer(data["endpoint"], name=request.bot, owner=str(data["owner"]))]
+            seats = [RemotePlayer(data["endpoint"], name=request.bot, key=data.get("endpoint_key") or None)]
         except ConfigError as exc:
             raise invalid("bot", f"bot {shown(request.bot)}: {exc}") from None
         for i, name in enumerate(opponents):

@@ -205,4 +205,5 @@ def bot(data: dict[str, Any], name: str, *, show_endpoint: bool) -> arena_pb2.Bo
         created=data["created"],
         create_time=timestamp(data["created"]),
         max_matches=data.get("max_matches", 0),
+        endpoint_keyed=bool(data.get("endpoint_key")),  # the key itself is never shown
     )

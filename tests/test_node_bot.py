@@ -12,7 +12,7 @@ from arena.clock import clock_settings
 from arena.registry import get_game
 from arena.runner import play_match
 from bots.registry import make_bot
-from referee.remote import RemotePlayer
+from referee.remote import REFUSED_REGISTRATION, RemotePlayer
 from tests.remote_helpers import bot_process
 
 CLOCK = clock_settings({"startup": 20000})
@@ -47,18 +47,24 @@ def test_node_bot_plays_any_game(node_bot, game_id):
     assert not record.failures and record.decisions
 
 
-def test_node_bot_declares_its_owners(node_packages):
+def test_node_bot_with_a_key_plays_only_starts_that_prove_it(node_packages, tmp_path):
     game = get_game("rolldice")
-    script = str(node_packages / "bot.js")
-    with bot_process(["node", script, "--port", "0", "--owner", "alice"]) as address:
-        for owner, verdicts in (("alice", []), ("bob", ["protocol"])):
-            seats = [RemotePlayer(address, owner=owner), make_bot("random", "rolldice")]
+    key = "node-endpoint-key-0123456789"
+    path = tmp_path / "bot.key"
+    path.write_text(key + "\n")
+    with bot_process(["node", str(node_packages / "bot.js"), "--port", "0", "--key-file", str(path)]) as address:
+        for held, verdicts in ((key, []), (None, ["protocol"]), ("another-key-of-someone-else", ["protocol"])):
+            seats = [RemotePlayer(address, key=held), make_bot("random", "rolldice")]
             record = play_match(game, game.config(2), 2, seats, clock=CLOCK)
-            assert [f.verdict for f in record.failures] == verdicts, owner
+            assert [f.verdict for f in record.failures] == verdicts, held
+            if verdicts:
+                assert record.failures[0].detail == REFUSED_REGISTRATION
 
 
-def test_node_bot_refuses_a_malformed_owner(node_packages):
+def test_node_bot_refuses_a_key_file_that_holds_no_key(node_packages, tmp_path):
+    path = tmp_path / "bot.key"
+    path.write_text("short\n")
     done = subprocess.run(
-        ["node", str(node_packages / "bot.js"), "--port", "0", "--owner", "Alice"], capture_output=True, text=True
+        ["node", str(node_packages / "bot.js"), "--port", "0", "--key-file", str(path)], capture_output=True, text=True
     )
-    assert done.returncode == 2 and "bad owner Alice" in done.stderr
+    assert done.returncode == 2 and f"--key-file {path}: not a key" in done.stderr

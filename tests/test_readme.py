@@ -78,7 +78,7 @@ def test_the_sdk_example_serves_plays_and_stops_on_ctrl_c(tmp_path):
         assert played["failures"] == [] and played["seats"][0]["bot"] == f"grpc://127.0.0.1:{port}"
         bot.send_signal(signal.SIGINT)
         _, stderr = bot.communicate(timeout=20)
-        assert (bot.returncode, stderr) == (0, f"serving for owners alice on 127.0.0.1:{port}\n")
+        assert (bot.returncode, stderr) == (0, f"serving on 127.0.0.1:{port}\n")
     finally:
         if bot.poll() is None:
             bot.kill()

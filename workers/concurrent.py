@@ -77,15 +77,16 @@ def owners_caps(store: Store, spec: TournamentSpec) -> Callable[[str], int]:
     return cap
 
 
-def registered_owners(store: Store, spec: TournamentSpec) -> dict[str, str]:
-    """The owner of each remote entrant that plays a registered bot (entrant -> owner): the
-    referee holds the bot's endpoint to the owners it declares (``Ready.owners``). Read once a
-    batch: a bot's owner never changes."""
-    owners: dict[str, str] = {}
+def registered_keys(store: Store, spec: TournamentSpec) -> dict[str, str]:
+    """The endpoint key of each remote entrant whose registered bot holds one (entrant -> key):
+    its every start proves it. Read once a batch (an owner who changes it mid-tournament
+    changes it for the next batches)."""
+    keys: dict[str, str] = {}
     for entrant in spec.bots:
-        if is_remote(spec.address(entrant)) and (data := store.bot(entrant_bot(entrant))) is not None:
-            owners[entrant] = str(data["owner"])
-    return owners
+        data = store.bot(entrant_bot(entrant)) if is_remote(spec.address(entrant)) else None
+        if data is not None and data.get("endpoint_key"):
+            keys[entrant] = str(data["endpoint_key"])
+    return keys
 
 
 def remote_endpoints(spec: TournamentSpec, match: MatchSpec) -> list[str]:
@@ -98,18 +99,18 @@ async def play_remote(
     match: MatchSpec,
     stop: threading.Event,
     bound: tuple[float, str],
-    owners: dict[str, str],
+    keys: dict[str, str],
     tournament_id: str = "",
 ) -> MatchRecord:
     """One scheduled match on the event loop: :func:`arena.tournament.play_scheduled_async`
-    with the referee's players (a registered bot's held to its owner, ``owners``), the batch's
-    stop flag and the match's bound."""
+    with the referee's players (a registered bot's with its endpoint's key, ``keys``), the
+    batch's stop flag and the match's bound."""
     seconds, text = bound
     entrants = [spec.bots[b] for b in match.seats]
     # A hosted seat keeps its output under TOURNAMENT:MATCH, read from this thread when the
     # player is made (the loop's thread, not the batch's, which said so: workers.tasks).
     hosted_versions.playing(tournament_id)
-    players = [make_player(spec.address(e), spec.game, owners.get(e)) for e in entrants]
+    players = [make_player(spec.address(e), spec.game, keys.get(e)) for e in entrants]
     return await play_scheduled_async(
         spec, match, players, game, cancelled=stop.is_set, match_seconds=seconds, match_bound=text
     )
@@ -237,7 +238,7 @@ def play_concurrently(
     finished: queue.SimpleQueue[int] = queue.SimpleQueue()
     stop = threading.Event()
     leases = Leases(store, spec.bot_concurrency, patiently, lease_seconds, lease_poll, owners_caps(store, spec))
-    owners = patiently(registered_owners, store, spec)
+    keys = patiently(registered_keys, store, spec)
     running: dict[int, Future[MatchRecord]] = {}
     metered: dict[int, contextlib.AbstractContextManager[None]] = {}  # each running match's gauge
     waiting = list(todo)
@@ -303,7 +304,7 @@ def play_concurrently(
                     metered[index] = gauge = running_metric()
                     gauge.__enter__()
                     future = asyncio.run_coroutine_threadsafe(
-                        play_remote(spec, game, match, stop, bound, owners, tournament_id), loop
+                        play_remote(spec, game, match, stop, bound, keys, tournament_id), loop
                     )
                     future.add_done_callback(partial(_done, finished, index))
                     running[index] = future

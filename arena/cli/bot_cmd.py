@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from arena.cli import UsageError
+from arena.cli.common import read_key_file
 from arena.config import ConfigError
 
 
@@ -22,14 +23,21 @@ def register(commands: Any) -> None:
     serve.add_argument("--unix", metavar="PATH", help="serve on a Unix socket instead of TCP")
     serve.add_argument("--max-matches", type=int, default=64, help="matches served at once")
     serve.add_argument(
-        "--owner",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="an Arena owner this endpoint plays for (repeatable): a service then plays it only as a bot "
-        "one of them registered, so nobody else can register it as theirs",
+        "--key-file",
+        metavar="PATH",
+        help="the endpoint's key (arena bot new-key): it then plays only starts that prove it, which a service "
+        "sends for a registration made with the same key (--endpoint-key-file)",
     )
     serve.set_defaults(run=run_serve)
+    new_key = actions.add_parser("new-key", help="print a new random key for an endpoint (keep it in a file)")
+    new_key.set_defaults(run=run_new_key)
+
+
+def run_new_key(args: argparse.Namespace) -> int:
+    from arena.protocol import new_endpoint_key
+
+    print(new_endpoint_key())
+    return 0
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -49,17 +57,15 @@ def run_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--port {args.port}: expected 0..65535")
     if args.max_matches < 1:
         raise UsageError(f"--max-matches must be at least 1, got {args.max_matches}")
-    from bots.serve import check_owners
-
-    check_owners(args.owner)
+    key = read_key_file(args.key_file, "--key-file")
     address = f"unix:{args.unix}" if args.unix else f"{args.host}:{args.port}"
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
 
     def announce(server: Any) -> None:
         where = address if args.unix else f"{args.host}:{server.port}"
         # The address last: scripts read it from the line's end (--port 0).
-        owners = f" for owners {', '.join(args.owner)}" if args.owner else ""
-        print(f"serving {args.bot} ({game_id or 'any game'}){owners} on {where}", flush=True)
+        keyed = " with its key" if key is not None else ""
+        print(f"serving {args.bot} ({game_id or 'any game'}){keyed} on {where}", flush=True)
 
     try:
         serve(
@@ -67,7 +73,7 @@ def run_serve(args: argparse.Namespace) -> int:
             address,
             max_matches=args.max_matches,
             on_ready=announce,
-            owners=args.owner,
+            key=key,
         )
     except (OSError, RuntimeError) as exc:
         raise ConfigError(f"cannot serve on {address}: {exc}") from None

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.cli import UsageError, command_name
-from arena.cli.common import parse_options, positive, split_bots, split_list, uint32, uint64
+from arena.cli.common import parse_options, positive, read_key_file, split_bots, split_list, uint32, uint64
 from arena.clock import clock_settings, parse_clock
 
 DEFAULT_SERVER = "127.0.0.1:50051"
@@ -51,6 +51,12 @@ def register(commands: Any) -> None:
             type=uint32,
             default=None,
             help="at most this many matches at once against the bot, across every tournament (0 = no cap)",
+        )
+        sub.add_argument(
+            "--endpoint-key-file",
+            metavar="PATH",
+            help="the key its server has (arena bot serve --key-file): every start proves this registration "
+            "holds it, and a server with a key plays no other",
         )
     for action in ("get", "disable"):
         sub = bot_actions.add_parser(action, help=f"{action} a bot")
@@ -233,28 +239,33 @@ def run_bots(args: argparse.Namespace) -> int:
     client = Client(args)
     if args.action == "register":
         games = split_list(args.games)
+        key = read_key_file(args.endpoint_key_file, "--endpoint-key-file")
         request = arena_pb2.RegisterBotRequest(
-            name=args.name, games=games, endpoint=args.endpoint, max_matches=args.max_matches or 0
+            name=args.name,
+            games=games,
+            endpoint=args.endpoint,
+            max_matches=args.max_matches or 0,
+            endpoint_key=key or "",
         )
         bot = client.call("RegisterBot", request)
-        show(
-            args,
-            bot,
-            lambda: (
-                f"registered {bot.name} ({', '.join(bot.games)}) at {bot.endpoint}{_cap(bot)}\n"
-                f"(if you run that server, have it declare you: `arena bot serve ... --owner {bot.owner}`, "
-                f"`serve(..., owners=[{bot.owner!r}])` in the SDK, or Ready.owners = [{bot.owner!r}]; then "
-                "nobody else can register it as theirs)"
-            ),
+        hint = (
+            ""
+            if bot.endpoint_keyed
+            else "\n(no endpoint key: anyone may register this endpoint as theirs too; if you run its server, "
+            "give it a key: `arena bot new-key > bot.key`, `arena bot serve ... --key-file bot.key` (the SDK: "
+            "serve(..., key=...)), then `arena bots update NAME --endpoint-key-file bot.key`)"
         )
+        show(args, bot, lambda: f"registered {bot.name} ({', '.join(bot.games)}) at {bot.endpoint}{_cap(bot)}{hint}")
     elif args.action == "update":
-        if not args.endpoint and args.max_matches is None:
-            raise UsageError("arena bots update: give --endpoint, --max-matches or both")
-        update = arena_pb2.UpdateBotRequest(name=args.name, endpoint=args.endpoint)
+        key = read_key_file(args.endpoint_key_file, "--endpoint-key-file")
+        if not args.endpoint and args.max_matches is None and key is None:
+            raise UsageError("arena bots update: give --endpoint, --max-matches, --endpoint-key-file or several")
+        update = arena_pb2.UpdateBotRequest(name=args.name, endpoint=args.endpoint, endpoint_key=key or "")
         if args.max_matches is not None:
             update.max_matches = args.max_matches
         bot = client.call("UpdateBot", update)
-        show(args, bot, lambda: f"{bot.name} now at {bot.endpoint}{_cap(bot)}")
+        keyed = ", with its endpoint's key" if bot.endpoint_keyed else ""
+        show(args, bot, lambda: f"{bot.name} now at {bot.endpoint}{_cap(bot)}{keyed}")
     elif args.action == "disable":
         bot = client.call("DisableBot", arena_pb2.DisableBotRequest(name=args.name))
         show(args, bot, lambda: f"{bot.name} disabled")
@@ -263,7 +274,8 @@ def run_bots(args: argparse.Namespace) -> int:
 
         def text() -> str:
             state = "enabled" if detail.bot.enabled else "disabled"
-            lines = [f"{detail.bot.name} (owner {detail.bot.owner}, {state}){_cap(detail.bot)}"]
+            keyed = ", its endpoint keyed" if detail.bot.endpoint_keyed else ""
+            lines = [f"{detail.bot.name} (owner {detail.bot.owner}, {state}){_cap(detail.bot)}{keyed}"]
             lines += [
                 f"  {r.game}: {r.rating:.0f} ({r.ci_low:.0f}..{r.ci_high:.0f}), {r.games} games" for r in detail.ratings
             ]

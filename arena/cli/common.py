@@ -115,3 +115,24 @@ def seat_bots(game: Game, players: int | None, bots: list[str]) -> tuple[int, li
 
 def load_game(game_id: str) -> Game:
     return get_game(game_id)
+
+
+def read_key_file(path: str | None, flag: str) -> str | None:
+    """The endpoint key in the file ``path`` names (surrounding whitespace dropped), checked;
+    None without a path. A key is read from a file, never the command line (``ps`` shows those)."""
+    if path is None:
+        return None
+    from arena.protocol import check_endpoint_key
+
+    try:
+        with open(path) as handle:
+            key = handle.read().strip()
+    except OSError as exc:
+        raise UsageError(f"{flag} {path}: cannot read it ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{flag} {path}: not a text file") from None
+    try:
+        check_endpoint_key(key, f"{flag} {path}")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return key

@@ -8,7 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli import UsageError
-from arena.cli.common import add_game_arguments, load_game, non_negative, parse_options, seat_bots, split_bots
+from arena.cli.common import (
+    add_game_arguments,
+    load_game,
+    non_negative,
+    parse_options,
+    read_key_file,
+    seat_bots,
+    split_bots,
+)
 from arena.cli.players import canonical_bot, make_player
 from arena.clock import clock_settings, parse_clock
 from arena.engine import CHANCE_SEAT, Game
@@ -38,11 +46,16 @@ def register(commands: Any) -> None:
         metavar="KEY=MS,...",
         help="clock for remote bots: decision, bank, increment, startup, grace (ms), strikes",
     )
+    parser.add_argument(
+        "--endpoint-key-file",
+        metavar="PATH",
+        help="a key the remote bots' servers have (arena bot serve --key-file): every start proves it",
+    )
     parser.set_defaults(run=run)
 
 
-def make_players(game: Game, specs: list[str]) -> list[Player]:
-    return [make_player(spec, game.meta.id) for spec in specs]
+def make_players(game: Game, specs: list[str], key: str | None = None) -> list[Player]:
+    return [make_player(spec, game.meta.id, key) for spec in specs]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     # Seats named by their bot's one spelling (heuristic:threshold=04 plays as heuristic:threshold=4).
     specs = [canonical_bot(spec, game.meta.id) for spec in specs]
     config = game.config(players, parse_options(args.option))
-    seat_players = make_players(game, specs)
+    seat_players = make_players(game, specs, read_key_file(args.endpoint_key_file, "--endpoint-key-file"))
     if args.record and args.record.parent and not args.record.parent.exists():
         raise UsageError(f"--record: directory {args.record.parent} does not exist")
     policy = ErrorPolicy(args.on_error, args.error_budget)

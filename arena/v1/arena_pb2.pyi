@@ -488,6 +488,7 @@ class Bot(_message.Message):
     CREATED_FIELD_NUMBER: _builtins.int
     CREATE_TIME_FIELD_NUMBER: _builtins.int
     MAX_MATCHES_FIELD_NUMBER: _builtins.int
+    ENDPOINT_KEYED_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """unique across owners; not a built-in bot name"""
     owner: _builtins.str
@@ -498,6 +499,11 @@ class Bot(_message.Message):
     """unix seconds (1.0; use create_time)"""
     max_matches: _builtins.int
     """its owner's cap: at most this many matches at once against the"""
+    endpoint_keyed: _builtins.bool
+    """bot, across every tournament and worker (0 = none beyond each
+    tournament's bot_concurrency)
+    the registration holds its endpoint's key (never shown): every
+    """
     @_builtins.property
     def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """game ids the bot plays"""
@@ -515,10 +521,11 @@ class Bot(_message.Message):
         created: _builtins.float = ...,
         create_time: _timestamp_pb2.Timestamp | None = ...,
         max_matches: _builtins.int = ...,
+        endpoint_keyed: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "created", b"created", "enabled", b"enabled", "endpoint", b"endpoint", "games", b"games", "max_matches", b"max_matches", "name", b"name", "owner", b"owner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "created", b"created", "enabled", b"enabled", "endpoint", b"endpoint", "endpoint_keyed", b"endpoint_keyed", "games", b"games", "max_matches", b"max_matches", "name", b"name", "owner", b"owner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -532,11 +539,17 @@ class RegisterBotRequest(_message.Message):
     GAMES_FIELD_NUMBER: _builtins.int
     ENDPOINT_FIELD_NUMBER: _builtins.int
     MAX_MATCHES_FIELD_NUMBER: _builtins.int
+    ENDPOINT_KEY_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     endpoint: _builtins.str
     """at most 256 characters; grpc://HOST:PORT with PORT 1-65535"""
     max_matches: _builtins.int
     """0 = no cap of your own; at most 64 (Bot.max_matches)"""
+    endpoint_key: _builtins.str
+    """The endpoint's key, if its server has one (`arena bot new-key`; 16-200 printable ASCII
+    characters, no spaces): every match start then proves this registration holds it
+    (MatchStart.endpoint_proof), and a server with a key plays no start without that proof.
+    """
     @_builtins.property
     def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     def __init__(
@@ -546,10 +559,11 @@ class RegisterBotRequest(_message.Message):
         games: _abc.Iterable[_builtins.str] | None = ...,
         endpoint: _builtins.str = ...,
         max_matches: _builtins.int = ...,
+        endpoint_key: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["endpoint", b"endpoint", "games", b"games", "max_matches", b"max_matches", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["endpoint", b"endpoint", "endpoint_key", b"endpoint_key", "games", b"games", "max_matches", b"max_matches", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -562,21 +576,25 @@ class UpdateBotRequest(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     ENDPOINT_FIELD_NUMBER: _builtins.int
     MAX_MATCHES_FIELD_NUMBER: _builtins.int
+    ENDPOINT_KEY_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     endpoint: _builtins.str
     """"" = unchanged"""
     max_matches: _builtins.int
     """set to change the cap (0 = none); at most 64"""
+    endpoint_key: _builtins.str
+    """"" = unchanged; else the endpoint's new key (as RegisterBotRequest)"""
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
         endpoint: _builtins.str = ...,
         max_matches: _builtins.int | None = ...,
+        endpoint_key: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_max_matches", b"_max_matches", "max_matches", b"max_matches"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_matches", b"_max_matches", "endpoint", b"endpoint", "max_matches", b"max_matches", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_matches", b"_max_matches", "endpoint", b"endpoint", "endpoint_key", b"endpoint_key", "max_matches", b"max_matches", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__max_matches: _TypeAlias = _typing.Literal["max_matches"]  # noqa: Y015
     _WhichOneofArgType__max_matches: _TypeAlias = _typing.Literal["_max_matches", b"_max_matches"]  # noqa: Y015

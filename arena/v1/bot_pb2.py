@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import any_pb2 as google_dot_protobuf_dot_any__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x12\x61rena/v1/bot.proto\x12\x08\x61rena.v1\x1a\x19google/protobuf/any.proto\"\x86\x01\n\rClockSettings\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\x12\x14\n\x0cincrement_ms\x18\x03 \x01(\r\x12\x12\n\nstartup_ms\x18\x04 \x01(\r\x12\x10\n\x08grace_ms\x18\x05 \x01(\r\x12\x13\n\x0bmax_strikes\x18\x06 \x01(\r\"C\n\nClockState\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\x12\x0f\n\x07strikes\x18\x03 \x01(\r\"\xb0\x02\n\nMatchStart\x12\x18\n\x10protocol_version\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x14\n\x0cgame_version\x18\x04 \x01(\t\x12\x0c\n\x04seat\x18\x05 \x01(\r\x12\x0f\n\x07players\x18\x06 \x01(\r\x12\x32\n\x07options\x18\x07 \x03(\x0b\x32!.arena.v1.MatchStart.OptionsEntry\x12\x12\n\nseat_names\x18\x08 \x03(\t\x12&\n\x05\x63lock\x18\t \x01(\x0b\x32\x17.arena.v1.ClockSettings\x12\x10\n\x08\x62ot_seed\x18\n \x01(\x04\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x95\x01\n\x05Ready\x12\x18\n\x10protocol_version\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x13\n\x0b\x62ot_version\x18\x03 \x01(\t\x12\x14\n\x0c\x63\x61pabilities\x18\x04 \x03(\t\x12\x0f\n\x07game_id\x18\x05 \x01(\t\x12\x14\n\x0cgame_version\x18\x06 \x01(\t\x12\x0e\n\x06owners\x18\x07 \x03(\t\"f\n\x05\x45vent\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0c\n\x04kind\x18\x03 \x01(\t\x12\x0c\n\x04text\x18\x04 \x01(\t\x12$\n\x06\x64\x65tail\x18\x05 \x01(\x0b\x32\x14.google.protobuf.Any\"I\n\x06Option\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05label\x18\x02 \x01(\t\x12$\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x14.google.protobuf.Any\"\x83\x02\n\x0f\x44\x65\x63isionRequest\x12\x16\n\x0e\x64\x65\x63ision_index\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0c\n\x04kind\x18\x03 \x01(\t\x12)\n\x0bobservation\x18\x04 \x01(\x0b\x32\x14.google.protobuf.Any\x12\x1f\n\x06\x65vents\x18\x05 \x03(\x0b\x32\x0f.arena.v1.Event\x12!\n\x07options\x18\x06 \x03(\x0b\x32\x10.arena.v1.Option\x12#\n\x05\x63lock\x18\x07 \x01(\x0b\x32\x14.arena.v1.ClockState\x12\x14\n\x0csimultaneous\x18\x08 \x01(\x08\x12\x12\n\nrequest_id\x18\t \x01(\x06\"Q\n\x10\x44\x65\x63isionResponse\x12\x16\n\x0e\x64\x65\x63ision_index\x18\x01 \x01(\r\x12\x11\n\toption_id\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\x06\"J\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05score\x18\x02 \x01(\x01\x12\x0c\n\x04rank\x18\x03 \x01(\r\x12\x11\n\tforfeited\x18\x04 \x01(\x08\"C\n\x0bMatchResult\x12#\n\x05seats\x18\x01 \x03(\x0b\x32\x14.arena.v1.SeatResult\x12\x0f\n\x07summary\x18\x02 \x01(\t\"P\n\x06\x46inish\x12%\n\x06result\x18\x01 \x01(\x0b\x32\x15.arena.v1.MatchResult\x12\x1f\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x0f.arena.v1.Event\"(\n\x05\x41\x62ort\x12\x0e\n\x06reason\x18\x01 \x01(\t\x12\x0f\n\x07verdict\x18\x02 \x01(\t\"\xb4\x01\n\x0eRefereeMessage\x12%\n\x05start\x18\x01 \x01(\x0b\x32\x14.arena.v1.MatchStartH\x00\x12-\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x19.arena.v1.DecisionRequestH\x00\x12\"\n\x06\x66inish\x18\x03 \x01(\x0b\x32\x10.arena.v1.FinishH\x00\x12 \n\x05\x61\x62ort\x18\x04 \x01(\x0b\x32\x0f.arena.v1.AbortH\x00\x42\x06\n\x04\x62ody\"f\n\nBotMessage\x12 \n\x05ready\x18\x01 \x01(\x0b\x32\x0f.arena.v1.ReadyH\x00\x12.\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x1a.arena.v1.DecisionResponseH\x00\x42\x06\n\x04\x62ody2H\n\nBotService\x12:\n\x04Play\x12\x18.arena.v1.RefereeMessage\x1a\x14.arena.v1.BotMessage(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x12\x61rena/v1/bot.proto\x12\x08\x61rena.v1\x1a\x19google/protobuf/any.proto\"\x86\x01\n\rClockSettings\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\x12\x14\n\x0cincrement_ms\x18\x03 \x01(\r\x12\x12\n\nstartup_ms\x18\x04 \x01(\r\x12\x10\n\x08grace_ms\x18\x05 \x01(\r\x12\x13\n\x0bmax_strikes\x18\x06 \x01(\r\"C\n\nClockState\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\x12\x0f\n\x07strikes\x18\x03 \x01(\r\"\xe1\x02\n\nMatchStart\x12\x18\n\x10protocol_version\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x14\n\x0cgame_version\x18\x04 \x01(\t\x12\x0c\n\x04seat\x18\x05 \x01(\r\x12\x0f\n\x07players\x18\x06 \x01(\r\x12\x32\n\x07options\x18\x07 \x03(\x0b\x32!.arena.v1.MatchStart.OptionsEntry\x12\x12\n\nseat_names\x18\x08 \x03(\t\x12&\n\x05\x63lock\x18\t \x01(\x0b\x32\x17.arena.v1.ClockSettings\x12\x10\n\x08\x62ot_seed\x18\n \x01(\x04\x12/\n\x0e\x65ndpoint_proof\x18\x0b \x01(\x0b\x32\x17.arena.v1.EndpointProof\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"+\n\rEndpointProof\x12\r\n\x05nonce\x18\x01 \x01(\x0c\x12\x0b\n\x03mac\x18\x02 \x01(\x0c\"\x85\x01\n\x05Ready\x12\x18\n\x10protocol_version\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x13\n\x0b\x62ot_version\x18\x03 \x01(\t\x12\x14\n\x0c\x63\x61pabilities\x18\x04 \x03(\t\x12\x0f\n\x07game_id\x18\x05 \x01(\t\x12\x14\n\x0cgame_version\x18\x06 \x01(\t\"f\n\x05\x45vent\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0c\n\x04kind\x18\x03 \x01(\t\x12\x0c\n\x04text\x18\x04 \x01(\t\x12$\n\x06\x64\x65tail\x18\x05 \x01(\x0b\x32\x14.google.protobuf.Any\"I\n\x06Option\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05label\x18\x02 \x01(\t\x12$\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x14.google.protobuf.Any\"\x83\x02\n\x0f\x44\x65\x63isionRequest\x12\x16\n\x0e\x64\x65\x63ision_index\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0c\n\x04kind\x18\x03 \x01(\t\x12)\n\x0bobservation\x18\x04 \x01(\x0b\x32\x14.google.protobuf.Any\x12\x1f\n\x06\x65vents\x18\x05 \x03(\x0b\x32\x0f.arena.v1.Event\x12!\n\x07options\x18\x06 \x03(\x0b\x32\x10.arena.v1.Option\x12#\n\x05\x63lock\x18\x07 \x01(\x0b\x32\x14.arena.v1.ClockState\x12\x14\n\x0csimultaneous\x18\x08 \x01(\x08\x12\x12\n\nrequest_id\x18\t \x01(\x06\"Q\n\x10\x44\x65\x63isionResponse\x12\x16\n\x0e\x64\x65\x63ision_index\x18\x01 \x01(\r\x12\x11\n\toption_id\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\x06\"J\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05score\x18\x02 \x01(\x01\x12\x0c\n\x04rank\x18\x03 \x01(\r\x12\x11\n\tforfeited\x18\x04 \x01(\x08\"C\n\x0bMatchResult\x12#\n\x05seats\x18\x01 \x03(\x0b\x32\x14.arena.v1.SeatResult\x12\x0f\n\x07summary\x18\x02 \x01(\t\"P\n\x06\x46inish\x12%\n\x06result\x18\x01 \x01(\x0b\x32\x15.arena.v1.MatchResult\x12\x1f\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x0f.arena.v1.Event\"(\n\x05\x41\x62ort\x12\x0e\n\x06reason\x18\x01 \x01(\t\x12\x0f\n\x07verdict\x18\x02 \x01(\t\"\xb4\x01\n\x0eRefereeMessage\x12%\n\x05start\x18\x01 \x01(\x0b\x32\x14.arena.v1.MatchStartH\x00\x12-\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x19.arena.v1.DecisionRequestH\x00\x12\"\n\x06\x66inish\x18\x03 \x01(\x0b\x32\x10.arena.v1.FinishH\x00\x12 \n\x05\x61\x62ort\x18\x04 \x01(\x0b\x32\x0f.arena.v1.AbortH\x00\x42\x06\n\x04\x62ody\"f\n\nBotMessage\x12 \n\x05ready\x18\x01 \x01(\x0b\x32\x0f.arena.v1.ReadyH\x00\x12.\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x1a.arena.v1.DecisionResponseH\x00\x42\x06\n\x04\x62ody2H\n\nBotService\x12:\n\x04Play\x12\x18.arena.v1.RefereeMessage\x1a\x14.arena.v1.BotMessage(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -39,31 +39,33 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CLOCKSTATE']._serialized_start=196
   _globals['_CLOCKSTATE']._serialized_end=263
   _globals['_MATCHSTART']._serialized_start=266
-  _globals['_MATCHSTART']._serialized_end=570
-  _globals['_MATCHSTART_OPTIONSENTRY']._serialized_start=524
-  _globals['_MATCHSTART_OPTIONSENTRY']._serialized_end=570
-  _globals['_READY']._serialized_start=573
-  _globals['_READY']._serialized_end=722
-  _globals['_EVENT']._serialized_start=724
-  _globals['_EVENT']._serialized_end=826
-  _globals['_OPTION']._serialized_start=828
-  _globals['_OPTION']._serialized_end=901
-  _globals['_DECISIONREQUEST']._serialized_start=904
-  _globals['_DECISIONREQUEST']._serialized_end=1163
-  _globals['_DECISIONRESPONSE']._serialized_start=1165
-  _globals['_DECISIONRESPONSE']._serialized_end=1246
-  _globals['_SEATRESULT']._serialized_start=1248
-  _globals['_SEATRESULT']._serialized_end=1322
-  _globals['_MATCHRESULT']._serialized_start=1324
-  _globals['_MATCHRESULT']._serialized_end=1391
-  _globals['_FINISH']._serialized_start=1393
-  _globals['_FINISH']._serialized_end=1473
-  _globals['_ABORT']._serialized_start=1475
-  _globals['_ABORT']._serialized_end=1515
-  _globals['_REFEREEMESSAGE']._serialized_start=1518
-  _globals['_REFEREEMESSAGE']._serialized_end=1698
-  _globals['_BOTMESSAGE']._serialized_start=1700
-  _globals['_BOTMESSAGE']._serialized_end=1802
-  _globals['_BOTSERVICE']._serialized_start=1804
-  _globals['_BOTSERVICE']._serialized_end=1876
+  _globals['_MATCHSTART']._serialized_end=619
+  _globals['_MATCHSTART_OPTIONSENTRY']._serialized_start=573
+  _globals['_MATCHSTART_OPTIONSENTRY']._serialized_end=619
+  _globals['_ENDPOINTPROOF']._serialized_start=621
+  _globals['_ENDPOINTPROOF']._serialized_end=664
+  _globals['_READY']._serialized_start=667
+  _globals['_READY']._serialized_end=800
+  _globals['_EVENT']._serialized_start=802
+  _globals['_EVENT']._serialized_end=904
+  _globals['_OPTION']._serialized_start=906
+  _globals['_OPTION']._serialized_end=979
+  _globals['_DECISIONREQUEST']._serialized_start=982
+  _globals['_DECISIONREQUEST']._serialized_end=1241
+  _globals['_DECISIONRESPONSE']._serialized_start=1243
+  _globals['_DECISIONRESPONSE']._serialized_end=1324
+  _globals['_SEATRESULT']._serialized_start=1326
+  _globals['_SEATRESULT']._serialized_end=1400
+  _globals['_MATCHRESULT']._serialized_start=1402
+  _globals['_MATCHRESULT']._serialized_end=1469
+  _globals['_FINISH']._serialized_start=1471
+  _globals['_FINISH']._serialized_end=1551
+  _globals['_ABORT']._serialized_start=1553
+  _globals['_ABORT']._serialized_end=1593
+  _globals['_REFEREEMESSAGE']._serialized_start=1596
+  _globals['_REFEREEMESSAGE']._serialized_end=1776
+  _globals['_BOTMESSAGE']._serialized_start=1778
+  _globals['_BOTMESSAGE']._serialized_end=1880
+  _globals['_BOTSERVICE']._serialized_start=1882
+  _globals['_BOTSERVICE']._serialized_end=1954
 # @@protoc_insertion_point(module_scope)

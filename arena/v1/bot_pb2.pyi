@@ -135,6 +135,7 @@ class MatchStart(_message.Message):
     SEAT_NAMES_FIELD_NUMBER: _builtins.int
     CLOCK_FIELD_NUMBER: _builtins.int
     BOT_SEED_FIELD_NUMBER: _builtins.int
+    ENDPOINT_PROOF_FIELD_NUMBER: _builtins.int
     protocol_version: _builtins.str
     match_id: _builtins.str
     game_id: _builtins.str
@@ -154,6 +155,13 @@ class MatchStart(_message.Message):
 
     @_builtins.property
     def clock(self) -> Global___ClockSettings: ...
+    @_builtins.property
+    def endpoint_proof(self) -> Global___EndpointProof:
+        """Set when the registration this seat plays holds the endpoint's key (RegisterBotRequest
+        .endpoint_key): proof that the service plays the endpoint as that registration. An endpoint
+        that has a key plays only a start whose proof it checks (the SDK's serve(..., key=...)).
+        """
+
     def __init__(
         self,
         *,
@@ -167,14 +175,43 @@ class MatchStart(_message.Message):
         seat_names: _abc.Iterable[_builtins.str] | None = ...,
         clock: Global___ClockSettings | None = ...,
         bot_seed: _builtins.int = ...,
+        endpoint_proof: Global___EndpointProof | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "endpoint_proof", b"endpoint_proof"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_seed", b"bot_seed", "clock", b"clock", "game_id", b"game_id", "game_version", b"game_version", "match_id", b"match_id", "options", b"options", "players", b"players", "protocol_version", b"protocol_version", "seat", b"seat", "seat_names", b"seat_names"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_seed", b"bot_seed", "clock", b"clock", "endpoint_proof", b"endpoint_proof", "game_id", b"game_id", "game_version", b"game_version", "match_id", b"match_id", "options", b"options", "players", b"players", "protocol_version", b"protocol_version", "seat", b"seat", "seat_names", b"seat_names"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MatchStart: _TypeAlias = MatchStart  # noqa: Y015
+
+@_typing.final
+class EndpointProof(_message.Message):
+    """mac = HMAC-SHA256(key, "arena-endpoint-v1" + nonce), the key as UTF-8 bytes; a fresh nonce
+    for every start. The key itself never travels.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NONCE_FIELD_NUMBER: _builtins.int
+    MAC_FIELD_NUMBER: _builtins.int
+    nonce: _builtins.bytes
+    """16 random bytes"""
+    mac: _builtins.bytes
+    """32 bytes"""
+    def __init__(
+        self,
+        *,
+        nonce: _builtins.bytes = ...,
+        mac: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["mac", b"mac", "nonce", b"nonce"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EndpointProof: _TypeAlias = EndpointProof  # noqa: Y015
 
 @_typing.final
 class Ready(_message.Message):
@@ -186,7 +223,6 @@ class Ready(_message.Message):
     CAPABILITIES_FIELD_NUMBER: _builtins.int
     GAME_ID_FIELD_NUMBER: _builtins.int
     GAME_VERSION_FIELD_NUMBER: _builtins.int
-    OWNERS_FIELD_NUMBER: _builtins.int
     protocol_version: _builtins.str
     """required: the protocol the bot speaks, e.g. "1.0" (same major as MatchStart's)"""
     bot_name: _builtins.str
@@ -197,13 +233,6 @@ class Ready(_message.Message):
     """the game version it was written for ("" = any)"""
     @_builtins.property
     def capabilities(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
-    @_builtins.property
-    def owners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The Arena owners this endpoint plays for. When set, a service's referee plays the endpoint
-        only as a bot registered by one of them: nobody else can register it as theirs. Empty: it
-        plays for any registration (the default).
-        """
-
     def __init__(
         self,
         *,
@@ -213,11 +242,10 @@ class Ready(_message.Message):
         capabilities: _abc.Iterable[_builtins.str] | None = ...,
         game_id: _builtins.str = ...,
         game_version: _builtins.str = ...,
-        owners: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "bot_version", b"bot_version", "capabilities", b"capabilities", "game_id", b"game_id", "game_version", b"game_version", "owners", b"owners", "protocol_version", b"protocol_version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "bot_version", b"bot_version", "capabilities", b"capabilities", "game_id", b"game_id", "game_version", b"game_version", "protocol_version", b"protocol_version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -12,6 +12,7 @@
 // OS picked), so scripts can start the bot and read where to connect.
 'use strict';
 
+const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
@@ -23,31 +24,37 @@ const BOT_VERSION = '1.0';
 const PROTOCOL_VERSION = '1.0';
 const ROLLDICE_OBSERVATION = 'arena.games.v1.rolldice.Observation';
 
-const USAGE = `usage: node bot.js [--port P] [--host H] [--proto DIR] [--owner NAME ...]
-  --port P      port to serve on (default 50071; 0 = any free port)
-  --host H      address to bind (default 127.0.0.1)
-  --proto DIR   the repository's proto/ directory (default: ../../../proto from this script)
-  --owner NAME  an Arena owner this endpoint plays for (repeatable; Ready.owners)`;
-// An Arena owner's name (the service's rule): 2-32 of a-z 0-9 _ -, starting with a letter or digit.
-const OWNER_NAME = /^[a-z0-9][a-z0-9_-]{1,31}$/;
+const USAGE = `usage: node bot.js [--port P] [--host H] [--proto DIR] [--key-file PATH]
+  --port P         port to serve on (default 50071; 0 = any free port)
+  --host H         address to bind (default 127.0.0.1)
+  --proto DIR      the repository's proto/ directory (default: ../../../proto from this script)
+  --key-file PATH  the endpoint's key: play only starts that prove it (MatchStart.endpoint_proof)`;
+// An endpoint's key: 16-200 printable ASCII characters without spaces (`arena bot new-key`).
+const ENDPOINT_KEY = /^[\x21-\x7e]{16,200}$/;
 
 function parseArgs(argv) {
-  const args = { port: 50071, host: '127.0.0.1', proto: path.resolve(__dirname, '../../../proto'), owners: [] };
+  const args = { port: 50071, host: '127.0.0.1', proto: path.resolve(__dirname, '../../../proto'), key: null };
   for (let i = 0; i < argv.length; i++) {
     let [flag, value] = argv[i].split(/=(.*)/s, 2); // accept both "--port 5" and "--port=5"
     if (flag === '--help' || flag === '-h') {
       console.log(USAGE);
       process.exit(0);
     }
-    if (!['--port', '--host', '--proto', '--owner'].includes(flag)) usageError(`unknown argument ${argv[i]}`);
+    if (!['--port', '--host', '--proto', '--key-file'].includes(flag)) usageError(`unknown argument ${argv[i]}`);
     if (value === undefined) value = argv[++i];
     if (value === undefined) usageError(`${flag} needs a value`);
     if (flag === '--port') {
       if (!/^\d+$/.test(value) || Number(value) > 65535) usageError(`bad port ${value}`);
       args.port = Number(value);
-    } else if (flag === '--owner') {
-      if (!OWNER_NAME.test(value)) usageError(`bad owner ${value}: 2-32 of a-z 0-9 _ -, starting with a letter or digit`);
-      args.owners.push(value);
+    } else if (flag === '--key-file') {
+      let key;
+      try {
+        key = fs.readFileSync(value, 'utf8').trim();
+      } catch (err) {
+        usageError(`--key-file ${value}: cannot read it (${err.code})`);
+      }
+      if (!ENDPOINT_KEY.test(key)) usageError(`--key-file ${value}: not a key (16-200 printable ASCII, no spaces)`);
+      args.key = key;
     } else {
       args[flag.slice(2)] = flag === '--proto' ? path.resolve(value) : value;
     }
@@ -156,7 +163,18 @@ function log(message) {
 }
 
 // One Play stream = one match seen from one seat. All state lives in this closure.
-function makePlay(root, owners) {
+// The service proves every start of a registration that holds this endpoint's key:
+// mac = HMAC-SHA256(key, "arena-endpoint-v1" + nonce) with a fresh 16-byte nonce.
+function proves(key, proof) {
+  if (!proof || !proof.nonce || proof.nonce.length !== 16 || !proof.mac || proof.mac.length !== 32) return false;
+  const expected = crypto
+    .createHmac('sha256', key)
+    .update(Buffer.concat([Buffer.from('arena-endpoint-v1'), Buffer.from(proof.nonce)]))
+    .digest();
+  return crypto.timingSafeEqual(expected, Buffer.from(proof.mac));
+}
+
+function makePlay(root, key) {
   return function play(call) {
     let rng = mulberry32(0); // replaced at MatchStart; a default keeps odd referees working
     let label = 'match ?';
@@ -176,6 +194,16 @@ function makePlay(root, owners) {
           case 'start': {
             const start = message.start;
             label = `match ${start.match_id || '?'} seat ${start.seat}`;
+            if (key !== null && !proves(key, start.endpoint_proof)) {
+              // Not a registration that holds our key (someone else's, or a relay's): no play.
+              log(`${label}: refused: the start does not prove this endpoint's key`);
+              over = true;
+              call.emit('error', {
+                code: grpc.status.PERMISSION_DENIED,
+                details: "this endpoint has a key and plays only starts that prove it (MatchStart.endpoint_proof)",
+              });
+              break;
+            }
             if (!String(start.protocol_version).startsWith('1.')) {
               log(`${label}: protocol ${start.protocol_version} may not be understood (we speak ${PROTOCOL_VERSION})`);
             }
@@ -188,7 +216,6 @@ function makePlay(root, owners) {
                 bot_version: BOT_VERSION,
                 game_id: '', // "" = any game
                 game_version: '',
-                owners, // whose endpoint this is: the service plays it only as their registered bot
               },
             });
             break;
@@ -267,7 +294,7 @@ function main() {
     // Observations of big games can exceed gRPC's default 4 MiB.
     'grpc.max_receive_message_length': 16 * 1024 * 1024,
   });
-  server.addService(service, { Play: makePlay(root, args.owners) });
+  server.addService(service, { Play: makePlay(root, args.key) });
 
   const address = args.host.includes(':') ? `[${args.host}]` : args.host; // IPv6 literals
   server.bindAsync(`${address}:${args.port}`, grpc.ServerCredentials.createInsecure(), (err, port) => {
