@@ -80,7 +80,7 @@ from referee.errors import (
 from referee.live import LiveBoards, ShuttingDown
 from referee.match_cache import MatchCache, ReplaysBusy, Sized
 from referee.remote import RemotePlayer, target_of
-from referee.store import ENDED, ActiveLimit, Store
+from referee.store import ENDED, ActiveLimit, Store, TooManyBots
 
 log = logging.getLogger("arena.service")
 T = TypeVar("T")
@@ -117,6 +117,9 @@ MAX_ERROR_BUDGET = 100
 MAX_BOT_CONCURRENCY = 64
 MAX_ENDPOINT = 256
 MAX_LIST = 500
+MAX_BOTS_PER_OWNER = 100
+"""Bots an owner may register (remote and hosted; operators have no limit): every ListBots
+reads every registration, so thousands of one owner's slowed everyone's calls."""
 HOSTED_CHUNK = 1024 * 1024
 CLOCK_MAXIMA = {
     "decision": 60_000,
@@ -444,9 +447,20 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         }
         if request.endpoint_key:
             data["endpoint_key"] = request.endpoint_key  # never shown: Bot.endpoint_keyed says it is there
-        if not await self.blocking(self.store.add_bot, request.name, data):
+        if not await self.blocking(self._add_bot, request.name, data, caller):
             raise exists(f"bot {shown(request.name)} exists already")
         return views.bot(data, request.name, show_endpoint=True)
+
+    def _add_bot(self, name: str, data: dict[str, Any], caller: Caller) -> bool:
+        """Register a bot, within its owner's MAX_BOTS_PER_OWNER (an operator's are not counted
+        against a limit): every ListBots reads every registration."""
+        try:
+            return self.store.add_bot(name, data, limit=0 if caller.operator else MAX_BOTS_PER_OWNER)
+        except TooManyBots:
+            raise precondition(
+                f"you have {MAX_BOTS_PER_OWNER} bots, the most an owner may register; change one's endpoint "
+                "(arena bots update) or upload a new version of a hosted one instead"
+            ) from None
 
     def _update_bot(self, name: str, changes: dict[str, Any]) -> dict[str, Any]:
         """Change these fields only (atomically: a concurrent change of another field stays)."""
@@ -1232,7 +1246,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         # Every check passed: only now is anything stored.
         if existing is None:
             bot = {"owner": caller.name, "games": game_ids, "endpoint": f"hosted:{name}", "enabled": True}
-            if not await self.blocking(self.store.add_bot, name, {**bot, "created": time.time()}):
+            if not await self.blocking(self._add_bot, name, {**bot, "created": time.time()}, caller):
                 raise exists(f"bot {shown(name)} exists already")
         info = await self.blocking(versions.save_version, self.store, name, caller.name, checked, bytes(data))
         if first.activate or await self.blocking(versions.active_version, self.store, name) is None:

@@ -33,6 +33,9 @@ key                                      type   holds
                                                 tournament (JSON: bots, group win matrices,
                                                 tallies); never expires, unlike its records
 ``bots``                                 hash   bot name -> registration (JSON)
+``bot_counts``                           hash   owner name -> how many bots it registered (kept
+                                                with every registration; counted from ``bots`` once
+                                                where it is missing)
 ``owners``                               hash   owner name -> account (JSON: operator, created)
 ``tokens``                               hash   sha256(token) -> owner name (tokens are never stored)
 ``lease:{endpoint}``                     zset   lease id -> expiry, Redis's time (per-bot
@@ -247,6 +250,26 @@ redis.call('SADD', KEYS[4], ARGV[7])
 return 1
 """
 )
+
+_ADD_BOT = """
+-- KEYS: bots, bot_counts ; ARGV: name, registration (JSON), owner, limit (0 = none)
+-- Registers a bot unless the name is taken (0) or the owner has ``limit`` bots already (-1).
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+local count = redis.call('HGET', KEYS[2], ARGV[3])
+if count then
+  count = tonumber(count)
+else  -- registered before counts were kept: count once
+  count = 0
+  for _, raw in ipairs(redis.call('HVALS', KEYS[1])) do
+    if cjson.decode(raw)['owner'] == ARGV[3] then count = count + 1 end
+  end
+end
+local limit = tonumber(ARGV[4])
+if limit > 0 and count >= limit then return -1 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[3], count + 1)
+return 1
+"""
 
 _SAVE_IF_UNCHANGED = """
 -- KEYS: the game's change counter, its leaderboard ; ARGV: the counter as read, the board
@@ -611,6 +634,10 @@ def batch_count(total: int, size: int, tail: int = TAIL_PARTS) -> int:
     return head_batches + -(-(total - head) // part)
 
 
+class TooManyBots(Exception):
+    """An owner has registered as many bots as it may (``Store.add_bot``'s ``limit``)."""
+
+
 class Store:
     """Arena's data in Redis (see the module docstring for the schema)."""
 
@@ -646,6 +673,7 @@ class Store:
             self._orphans = client.register_script(_ORPHANS)
             self._steal = client.register_script(_STEAL)
             self._save_if_unchanged = client.register_script(_SAVE_IF_UNCHANGED)
+            self._add_bot = client.register_script(_ADD_BOT)
             self._client = client
             self._pid = os.getpid()
         return self._client
@@ -1215,9 +1243,17 @@ class Store:
 
     # -- bots ---------------------------------------------------------------------------------
 
-    def add_bot(self, name: str, data: dict[str, Any]) -> bool:
-        """Register a bot; False if the name is taken (nothing is overwritten)."""
-        return bool(self.redis.hsetnx(self.key("bots"), name, json.dumps(data)))
+    def add_bot(self, name: str, data: dict[str, Any], *, limit: int = 0) -> bool:
+        """Register a bot; False if the name is taken (nothing is overwritten). With a ``limit``,
+        :class:`TooManyBots` if its owner has that many already (checked and counted in one
+        step: two registrations at once cannot both take the last place)."""
+        _ = self.redis  # the scripts are registered with the client
+        added = self._add_bot(
+            keys=[self.key("bots"), self.key("bot_counts")], args=[name, json.dumps(data), data["owner"], limit]
+        )
+        if added == -1:
+            raise TooManyBots(f"{data['owner']} has {limit} bots, the most an owner may register")
+        return bool(added)
 
     def save_bot(self, name: str, data: dict[str, Any]) -> None:
         """Overwrite a bot's whole registration (for a change of some fields while others may

@@ -1,0 +1,88 @@
+"""What one owner may keep on a shared service: at most MAX_BOTS_PER_OWNER registered bots
+(every ListBots reads every registration: one owner's thousands once slowed everyone's calls),
+counted with each registration in one step. A real ``arena serve`` on a private redis-server."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import grpc
+import pytest
+
+from arena.v1 import arena_pb2
+from referee.auth import create_owner
+from referee.service import MAX_BOTS_PER_OWNER
+from referee.store import Store, TooManyBots
+from tests.services import redis_server, service
+from tests.test_service import Api, code_of
+
+pytestmark = pytest.mark.timeout(120)
+
+ENDPOINT = "grpc://127.0.0.1:50071"  # registration does not dial: nothing listens
+
+
+def bot(owner: str) -> dict[str, object]:
+    return {"owner": owner, "games": ["rolldice"], "endpoint": ENDPOINT, "enabled": True, "created": 0.0}
+
+
+@pytest.fixture
+def store(tmp_path) -> Iterator[Store]:
+    with redis_server(tmp_path) as server:
+        yield Store(server.url)
+
+
+def test_the_store_counts_an_owners_bots_and_refuses_beyond_the_limit(store):
+    assert store.add_bot("a1", bot("alice"), limit=2) and store.add_bot("a2", bot("alice"), limit=2)
+    with pytest.raises(TooManyBots, match="alice has 2 bots"):
+        store.add_bot("a3", bot("alice"), limit=2)
+    assert store.bot("a3") is None
+    assert not store.add_bot("a1", bot("alice"), limit=2)  # a taken name is a taken name, not a third bot
+    assert store.add_bot("b1", bot("bob"), limit=2)  # another owner's count is its own
+    assert store.add_bot("a3", bot("alice"))  # no limit (an operator's)
+
+
+def test_bots_registered_before_counts_were_kept_are_counted_once(store):
+    for i in range(3):  # as an older version stored them: no count
+        store.redis.hset(store.key("bots"), f"old{i}", '{"owner": "alice", "games": [], "endpoint": "x"}')
+    assert store.add_bot("new", bot("alice"), limit=4)
+    with pytest.raises(TooManyBots):
+        store.add_bot("newer", bot("alice"), limit=4)
+    assert int(store.redis.hget(store.key("bot_counts"), "alice")) == 4
+
+
+def test_registrations_at_once_never_both_take_the_last_place(store):
+    store.add_bot("first", bot("alice"), limit=2)
+    outcomes: list[str] = []
+
+    def register(name: str) -> None:
+        try:
+            outcomes.append("added" if store.add_bot(name, bot("alice"), limit=2) else "taken")
+        except TooManyBots:
+            outcomes.append("full")
+
+    threads = [threading.Thread(target=register, args=(f"racer{i}",)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["added", *["full"] * 7]
+
+
+def test_the_service_refuses_an_owners_bot_beyond_the_limit_but_not_an_operators(tmp_path):
+    with redis_server(tmp_path) as redis, service(redis.url, tmp_path) as srv:
+        store = Store(redis.url)
+        alice = Api(srv.address, create_owner(store, "alice"))
+        ops = Api(srv.address, create_owner(store, "ops", operator=True))
+        for i in range(MAX_BOTS_PER_OWNER):
+            alice.RegisterBot(arena_pb2.RegisterBotRequest(name=f"a{i:03d}", games=["rolldice"], endpoint=ENDPOINT))
+        code, _, details = code_of(
+            alice.RegisterBot, arena_pb2.RegisterBotRequest(name="one-more", games=["rolldice"], endpoint=ENDPOINT)
+        )
+        assert code == grpc.StatusCode.FAILED_PRECONDITION
+        assert details.startswith(f"you have {MAX_BOTS_PER_OWNER} bots, the most an owner may register")
+        assert store.bot("one-more") is None
+        for i in range(MAX_BOTS_PER_OWNER + 1):
+            ops.RegisterBot(arena_pb2.RegisterBotRequest(name=f"o{i:03d}", games=["rolldice"], endpoint=ENDPOINT))
+        listed = alice.ListBots(arena_pb2.ListBotsRequest(owner="alice", page_size=500)).bots
+        assert len(listed) == MAX_BOTS_PER_OWNER
