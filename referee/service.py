@@ -1230,6 +1230,9 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             raise invalid("data", str(exc)) from None
         game_ids = list(first.games) or list(checked.manifest.games)
         self._check_games("games", game_ids)
+        # Refused before the trial match: an upload that cannot be kept costs the sandbox nothing.
+        owner = existing["owner"] if existing is not None else caller.name
+        await self.blocking(self._check_room, name, owner, checked.version, len(data), caller)
         for i, game_id in enumerate(game_ids):
             if game_id not in checked.manifest.games:
                 raise invalid(f"games[{i}]", f"{shown(game_id)} is not among the manifest's games")
@@ -1258,6 +1261,28 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 await self.blocking(self._update_bot, name, {"games": game_ids})
         return await self.blocking(self._bot_version, name, info["version"])
 
+    def _check_room(self, name: str, owner: str, version: str, size: int, caller: Caller) -> None:
+        """A new version fits: the bot keeps at most MAX_VERSIONS, the owner MAX_OWNER_BYTES of
+        uploads (an operator's uploads are not limited). Content already stored is no new version."""
+        from referee.hosted import versions
+
+        kept = versions.versions(self.store, name)
+        if any(info["version"] == version for info in kept):
+            return
+        if len(kept) >= versions.MAX_VERSIONS:
+            raise precondition(
+                f"bot {shown(name)} keeps {versions.MAX_VERSIONS} versions, the most: delete one you no longer "
+                f"need first (arena bots delete-version {name} VERSION)"
+            )
+        if caller.operator:
+            return
+        used = versions.stored_bytes(self.store, owner)
+        if used + size > versions.MAX_OWNER_BYTES:
+            raise precondition(
+                f"{owner}'s hosted versions take {used} bytes; this one ({size}) would pass the "
+                f"{versions.MAX_OWNER_BYTES} an owner may keep: delete versions you no longer need first"
+            )
+
     def _bot_version(self, name: str, version: str) -> arena_pb2.BotVersion:
         from referee.hosted import versions
 
@@ -1271,6 +1296,28 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         from referee.hosted import versions
 
         await self.blocking(self._own_bot, request.name, caller)
+        found = await self.blocking(versions.versions, self.store, request.name)
+        return arena_pb2.ListBotVersionsResponse(versions=[_version_message(request.name, info) for info in found])
+
+    @unary
+    async def DeleteBotVersion(
+        self, request: arena_pb2.DeleteBotVersionRequest, caller: Caller
+    ) -> arena_pb2.ListBotVersionsResponse:
+        from referee.hosted import versions
+
+        await self.blocking(self._own_bot, request.name, caller)
+        version = await self.blocking(versions.resolve, self.store, request.name, request.version)
+        if version is None:
+            why = await self.blocking(versions.unresolved, self.store, request.name, request.version)
+            raise not_found(f"bot {shown(request.name)} has no version {shown(request.version)}: {why}")
+        if version == await self.blocking(versions.active_version, self.store, request.name):
+            raise precondition(
+                f"version {version[:16]} is bot {shown(request.name)}'s active version: activate another first"
+            )
+        playing = await self.blocking(versions.played_by, self.store, request.name, version)
+        if playing is not None:
+            raise precondition(f"tournament {playing} plays version {version[:16]}: delete it once that has ended")
+        await self.blocking(versions.delete_version, self.store, request.name, version)
         found = await self.blocking(versions.versions, self.store, request.name)
         return arena_pb2.ListBotVersionsResponse(versions=[_version_message(request.name, info) for info in found])
 

@@ -36,7 +36,12 @@ def register_bots(actions: Any, common: Callable[[argparse.ArgumentParser], None
     activate = actions.add_parser("activate", help="make a version of a hosted bot the one that plays")
     activate.add_argument("name")
     activate.add_argument("version", help="the version's hash (or a unique prefix of 8+ characters)")
-    for sub in (submit, listing, activate):
+    delete = actions.add_parser(
+        "delete-version", help="forget a stored version of a hosted bot (not the active one, nor one playing)"
+    )
+    delete.add_argument("name")
+    delete.add_argument("version", help="the version's hash (or a unique prefix of 8+ characters)")
+    for sub in (submit, listing, activate, delete):
         common(sub)
         sub.set_defaults(run=run_hosted_bots)
 
@@ -96,6 +101,10 @@ def run_hosted_bots(args: argparse.Namespace) -> int:
             )
         elif args.action == "versions":
             reply = Client(args).call("ListBotVersions", arena_pb2.ListBotVersionsRequest(name=args.name))
+            show(args, reply, lambda: "\n".join(version_line(v) for v in reply.versions) or "no versions")
+        elif args.action == "delete-version":
+            forget = arena_pb2.DeleteBotVersionRequest(name=args.name, version=args.version)
+            reply = Client(args).call("DeleteBotVersion", forget)
             show(args, reply, lambda: "\n".join(version_line(v) for v in reply.versions) or "no versions")
         else:
             request = arena_pb2.ActivateBotVersionRequest(name=args.name, version=args.version)

@@ -258,6 +258,29 @@ class ActivateBotVersionRequest(_message.Message):
 Global___ActivateBotVersionRequest: _TypeAlias = ActivateBotVersionRequest  # noqa: Y015
 
 @_typing.final
+class DeleteBotVersionRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    version: _builtins.str
+    """the hash, or a unique prefix of at least 8 characters"""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        version: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeleteBotVersionRequest: _TypeAlias = DeleteBotVersionRequest  # noqa: Y015
+
+@_typing.final
 class GetMatchLogsRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

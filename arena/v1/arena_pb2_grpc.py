@@ -139,6 +139,11 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__pb2.ActivateBotVersionRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.BotVersion.FromString,
                 _registered_method=True)
+        self.DeleteBotVersion = channel.unary_unary(
+                '/arena.v1.ArenaService/DeleteBotVersion',
+                request_serializer=arena_dot_v1_dot_arena__pb2.DeleteBotVersionRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.ListBotVersionsResponse.FromString,
+                _registered_method=True)
         self.GetMatchLogs = channel.unary_unary(
                 '/arena.v1.ArenaService/GetMatchLogs',
                 request_serializer=arena_dot_v1_dot_arena__pb2.GetMatchLogsRequest.SerializeToString,
@@ -292,6 +297,15 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DeleteBotVersion(self, request, context):
+        """Forget a stored version (not the active one, nor one a queued or running tournament plays):
+        the bot's versions after. Records that played it keep its hash.
+        owner only
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetMatchLogs(self, request, context):
         """A hosted seat's output (stdout and stderr, first 64 KiB) in a match, for its owner, once
         the match is recorded.
@@ -407,6 +421,11 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.ActivateBotVersion,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.ActivateBotVersionRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.BotVersion.SerializeToString,
+            ),
+            'DeleteBotVersion': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteBotVersion,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.DeleteBotVersionRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.ListBotVersionsResponse.SerializeToString,
             ),
             'GetMatchLogs': grpc.unary_unary_rpc_method_handler(
                     servicer.GetMatchLogs,
@@ -981,6 +1000,33 @@ class ArenaService:
             '/arena.v1.ArenaService/ActivateBotVersion',
             arena_dot_v1_dot_arena__pb2.ActivateBotVersionRequest.SerializeToString,
             arena_dot_v1_dot_arena__pb2.BotVersion.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteBotVersion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/DeleteBotVersion',
+            arena_dot_v1_dot_arena__pb2.DeleteBotVersionRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.ListBotVersionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

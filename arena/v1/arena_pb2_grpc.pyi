@@ -87,6 +87,11 @@ class ArenaServiceStub:
     """owner only"""
     ActivateBotVersion: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ActivateBotVersionRequest, _arena_pb2.BotVersion]
     """owner only"""
+    DeleteBotVersion: _grpc.UnaryUnaryMultiCallable[_arena_pb2.DeleteBotVersionRequest, _arena_pb2.ListBotVersionsResponse]
+    """Forget a stored version (not the active one, nor one a queued or running tournament plays):
+    the bot's versions after. Records that played it keep its hash.
+    owner only
+    """
     GetMatchLogs: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetMatchLogsRequest, _arena_pb2.MatchLogs]
     """A hosted seat's output (stdout and stderr, first 64 KiB) in a match, for its owner, once
     the match is recorded.
@@ -135,6 +140,11 @@ class ArenaServiceAsyncStub(ArenaServiceStub):
     """owner only"""
     ActivateBotVersion: _aio.UnaryUnaryMultiCallable[_arena_pb2.ActivateBotVersionRequest, _arena_pb2.BotVersion]  # type: ignore[assignment]
     """owner only"""
+    DeleteBotVersion: _aio.UnaryUnaryMultiCallable[_arena_pb2.DeleteBotVersionRequest, _arena_pb2.ListBotVersionsResponse]  # type: ignore[assignment]
+    """Forget a stored version (not the active one, nor one a queued or running tournament plays):
+    the bot's versions after. Records that played it keep its hash.
+    owner only
+    """
     GetMatchLogs: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetMatchLogsRequest, _arena_pb2.MatchLogs]  # type: ignore[assignment]
     """A hosted seat's output (stdout and stderr, first 64 KiB) in a match, for its owner, once
     the match is recorded.
@@ -306,6 +316,17 @@ class ArenaServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.BotVersion, _abc.Awaitable[_arena_pb2.BotVersion]]:
         """owner only"""
+
+    @_abc_1.abstractmethod
+    def DeleteBotVersion(
+        self,
+        request: _arena_pb2.DeleteBotVersionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.ListBotVersionsResponse, _abc.Awaitable[_arena_pb2.ListBotVersionsResponse]]:
+        """Forget a stored version (not the active one, nor one a queued or running tournament plays):
+        the bot's versions after. Records that played it keep its hash.
+        owner only
+        """
 
     @_abc_1.abstractmethod
     def GetMatchLogs(

@@ -159,6 +159,45 @@ def save_version(store: Any, bot: str, uploader: str, checked: Checked, data: by
     return stored
 
 
+MAX_VERSIONS = 20
+"""Versions a hosted bot keeps (DeleteBotVersion forgets one)."""
+MAX_OWNER_BYTES = 256 * 1024 * 1024
+"""Bytes of uploads an owner keeps across its hosted bots' versions (operators: no limit)."""
+
+
+def stored_bytes(store: Any, owner: str) -> int:
+    """What the owner's hosted bots' versions take, as uploaded (a version kept by two bots
+    counts twice: an upper bound of what its archives take)."""
+    total = 0
+    for name, data in store.bots():
+        if data["owner"] == owner and str(data["endpoint"]).startswith("hosted:"):
+            total += sum(json.loads(raw)["size"] for raw in store.redis.hvals(_key(store, "versions", name)))
+    return total
+
+
+def delete_version(store: Any, bot: str, version: str) -> None:
+    """Forget one of the bot's versions; its archive too, unless another bot keeps the same
+    content (archives are stored by content)."""
+    store.redis.hdel(_key(store, "versions", bot), version)
+    kept = any(
+        store.redis.hexists(_key(store, "versions", name), version)
+        for name, data in store.bots()
+        if str(data["endpoint"]).startswith("hosted:")
+    )
+    if not kept:
+        store.redis.delete(_key(store, "archive", version))
+
+
+def played_by(store: Any, bot: str, version: str) -> str | None:
+    """A queued or running tournament that plays this version of the bot, if any."""
+    address = f"hosted:{bot}@{version}"
+    for tournament_id in store.active_ids():
+        info = store.tournament(tournament_id)
+        if info is not None and address in info["spec"].get("addresses", {}).values():
+            return str(tournament_id)
+    return None
+
+
 def versions(store: Any, bot: str) -> list[dict[str, Any]]:
     """The bot's versions, oldest first, each with ``active``."""
     active = active_version(store, bot)

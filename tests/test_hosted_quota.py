@@ -1,0 +1,106 @@
+"""What an owner may keep of hosted bots' code on a shared service: a bot keeps at most
+MAX_VERSIONS versions and an owner MAX_OWNER_BYTES of uploads (one owner's padded uploads once
+filled Redis for everyone); DeleteBotVersion forgets one, never the active version nor one a
+live tournament plays. A real ``arena serve`` (its uploads tried in the real sandbox) on a
+private redis-server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.cli.hosted_cmd import archive_bytes
+from referee.auth import create_owner
+from referee.hosted import versions
+from referee.store import Store
+from tests.services import redis_server, service
+from tests.test_hosted_service import arena, bot_dir
+
+pytestmark = [pytest.mark.timeout(300), pytest.mark.usefixtures("bubblewrap")]
+
+
+def variant(tmp: Path, i: int) -> Path:
+    """The hostile bot's well-behaved code, with a file that makes version ``i`` its own."""
+    place = tmp / f"v{i}"
+    if place.exists():
+        return place / "src-well"
+    directory = bot_dir(place, "well")
+    (directory / "variant.txt").write_text(f"variant {i}\n")
+    return directory
+
+
+def live_tournament(store: Store, tournament_id: str, address: str) -> None:
+    """A running tournament whose spec plays ``address`` (as CreateTournament stores one)."""
+    spec = {"game": "rolldice", "bots": ["hostile", "random"], "addresses": {"hostile": address}}
+    store.redis.hset(store.key("t", tournament_id), mapping={"status": "running", "spec": json.dumps(spec)})
+    store.redis.sadd(store.key("active"), tournament_id)
+
+
+def test_versions_and_bytes_are_capped_and_deleting_a_version_makes_room(tmp_path):
+    with redis_server(tmp_path) as redis, service(redis.url, tmp_path) as srv:
+        store = Store(redis.url)
+        alice = create_owner(store, "alice")
+        first = arena(srv.address, alice, "bots", "submit", "--name", "hostile", str(variant(tmp_path, 0)))
+        assert first.returncode == 0, first.stderr
+        active = first.stdout.split("version ")[1].split()[0]
+        # Up to the cap, as uploads would have stored them (their trials left out).
+        stored = [active]
+        for i in range(1, versions.MAX_VERSIONS):
+            data = archive_bytes(variant(tmp_path, i))
+            stored.append(
+                versions.save_version(store, "hostile", "alice", versions.check_upload(data), data)["version"]
+            )
+        assert len(versions.versions(store, "hostile")) == versions.MAX_VERSIONS
+        # One more is refused before its trial, saying what to do; the same content again is no
+        # new version.
+        refused = arena(srv.address, alice, "bots", "submit", "--name", "hostile", str(variant(tmp_path, 99)))
+        assert refused.returncode == 1
+        assert f"bot 'hostile' keeps {versions.MAX_VERSIONS} versions, the most: delete one" in refused.stderr
+        again = arena(srv.address, alice, "bots", "submit", "--name", "hostile", str(variant(tmp_path, 3)))
+        assert again.returncode == 0, again.stderr
+        # Never the active version, nor one a live tournament plays; another owner's bot not at all.
+        no = arena(srv.address, alice, "bots", "delete-version", "hostile", active[:10])
+        assert no.returncode == 1 and "is bot 'hostile''s active version: activate another first" in no.stderr
+        live_tournament(store, "rolldice-20261205-000000-0000beef", f"hosted:hostile@{stored[3]}")
+        no = arena(srv.address, alice, "bots", "delete-version", "hostile", stored[3])
+        assert no.returncode == 1 and "tournament rolldice-20261205-000000-0000beef plays version" in no.stderr
+        bob = create_owner(store, "bob")
+        no = arena(srv.address, bob, "bots", "delete-version", "hostile", stored[5])
+        assert no.returncode == 1 and "PERMISSION_DENIED" in no.stderr
+        # Any other goes, its archive with it (no other bot keeps that content), and room is made.
+        done = arena(srv.address, alice, "bots", "delete-version", "hostile", stored[5][:12])
+        assert done.returncode == 0, done.stderr
+        assert stored[5][:16] not in done.stdout and len(done.stdout.splitlines()) == versions.MAX_VERSIONS - 1
+        assert not store.redis.exists(store.key("hosted", "archive", stored[5]))
+        assert store.redis.exists(store.key("hosted", "archive", stored[6]))
+        added = arena(srv.address, alice, "bots", "submit", "--name", "hostile", str(variant(tmp_path, 99)))
+        assert added.returncode == 0, added.stderr
+        # The owner's bytes: a bot of hers that already keeps nearly all she may (its sizes as
+        # stored) leaves no room for another upload, to any of her bots.
+        big = {"version": "f" * 64, "created": 0.0, "size": versions.MAX_OWNER_BYTES, "files": 1, "games": []}
+        store.add_bot("hoard", {"owner": "alice", "games": ["rolldice"], "endpoint": "hosted:hoard", "enabled": True})
+        store.redis.hset(store.key("hosted", "versions", "hoard"), "f" * 64, json.dumps(big))
+        assert versions.stored_bytes(store, "alice") > versions.MAX_OWNER_BYTES
+        full = arena(srv.address, alice, "bots", "submit", "--name", "fresh", str(variant(tmp_path, 100)))
+        assert full.returncode == 1 and "alice's hosted versions take" in full.stderr
+        assert store.bot("fresh") is None
+
+
+def test_a_deleted_versions_archive_stays_while_another_bot_keeps_the_same_content(tmp_path):
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        data = archive_bytes(variant(tmp_path, 1))
+        checked = versions.check_upload(data)
+        for name in ("one", "two"):
+            store.add_bot(
+                name, {"owner": "alice", "games": ["rolldice"], "endpoint": f"hosted:{name}", "enabled": True}
+            )
+            versions.save_version(store, name, "alice", checked, data)
+        versions.delete_version(store, "one", checked.version)
+        assert versions.versions(store, "one") == [] and store.redis.exists(
+            store.key("hosted", "archive", checked.version)
+        )
+        versions.delete_version(store, "two", checked.version)
+        assert not store.redis.exists(store.key("hosted", "archive", checked.version))
