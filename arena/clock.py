@@ -48,17 +48,24 @@ def clock_values(settings: bot_pb2.ClockSettings) -> dict[str, int]:
 
 
 def parse_clock(text: str | None) -> dict[str, int]:
-    """``decision=200,bank=5000`` -> {"decision": 200, "bank": 5000} (validated)."""
+    """``decision=200,bank=5000`` -> {"decision": 200, "bank": 5000} (validated). None: nothing
+    given; an empty or blank text was given and says nothing, which is refused (a lost shell
+    variable, ``--clock "$CLOCK"``, would otherwise run on the defaults unsaid)."""
     values: dict[str, int] = {}
+    if text is not None and not text.strip(" ,"):
+        raise ConfigError(f"--clock {text!r}: expected KEY=MS,... with KEY one of {', '.join(DEFAULTS)}")
     for item in filter(None, (text or "").split(",")):
         key, eq, raw = item.partition("=")
         key = key.strip()
         if not eq or key not in DEFAULTS:
-            raise ConfigError(f"--clock {item!r}: expected KEY=MS with KEY one of {', '.join(DEFAULTS)}")
+            raise ConfigError(
+                f"--clock {item!r}: expected KEY=MS (strikes=COUNT) with KEY one of {', '.join(DEFAULTS)}"
+            )
         try:
             value = int(raw)
         except ValueError:
-            raise ConfigError(f"--clock {key}={raw!r}: expected a whole number of milliseconds") from None
+            unit = "strikes" if key == "strikes" else "milliseconds"
+            raise ConfigError(f"--clock {key}={raw!r}: expected a whole number of {unit}") from None
         values[key] = value
     check_clock(values, "--clock ")
     return values

@@ -97,7 +97,13 @@ def test_an_unreachable_bot_forfeits_with_a_crash_verdict():
     ("args", "needle"),
     [
         (("play", "--game", "rolldice", "--clock", "decision=fast"), "whole number of milliseconds"),
-        (("play", "--game", "rolldice", "--clock", "tempo=5"), "expected KEY=MS with KEY one of"),
+        (("play", "--game", "rolldice", "--clock", "tempo=5"), "expected KEY=MS (strikes=COUNT) with KEY one of"),
+        (
+            ("play", "--game", "rolldice", "--clock", "strikes=many"),
+            "strikes='many': expected a whole number of strikes",
+        ),
+        (("play", "--game", "rolldice", "--clock", ""), "--clock '': expected KEY=MS,... with KEY one of"),
+        (("tournament", "--game", "rolldice", "--clock", " , "), "--clock ' , ': expected KEY=MS,..."),
         (("play", "--game", "rolldice", "--clock", "decision=0"), "must be positive"),
         (("play", "--game", "rolldice", "--clock", "bank=5000000000"), "must be at most 4294967295"),
         (("tournament", "--game", "rolldice", "--bots", "random,random", "--clock", "decision=4294967296"), "at most"),
