@@ -1261,6 +1261,17 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 await self.blocking(self._update_bot, name, {"games": game_ids})
         return await self.blocking(self._bot_version, name, info["version"])
 
+    def _own_version(self, name: str, version: str, caller: Caller) -> str:
+        """The full hash of one of the caller's bot's versions, named by a hash or a prefix."""
+        from referee.hosted import versions
+
+        self._own_bot(name, caller)
+        found = versions.resolve(self.store, name, version)
+        if found is None:
+            why = versions.unresolved(self.store, name, version)
+            raise not_found(f"bot {shown(name)} has no version {shown(version)}: {why}")
+        return found
+
     def _check_room(self, name: str, owner: str, version: str, size: int, caller: Caller) -> None:
         """A new version fits: the bot keeps at most MAX_VERSIONS, the owner MAX_OWNER_BYTES of
         uploads (an operator's uploads are not limited). Content already stored is no new version."""
@@ -1305,11 +1316,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     ) -> arena_pb2.ListBotVersionsResponse:
         from referee.hosted import versions
 
-        await self.blocking(self._own_bot, request.name, caller)
-        version = await self.blocking(versions.resolve, self.store, request.name, request.version)
-        if version is None:
-            why = await self.blocking(versions.unresolved, self.store, request.name, request.version)
-            raise not_found(f"bot {shown(request.name)} has no version {shown(request.version)}: {why}")
+        version = await self.blocking(self._own_version, request.name, request.version, caller)
         if version == await self.blocking(versions.active_version, self.store, request.name):
             raise precondition(
                 f"version {version[:16]} is bot {shown(request.name)}'s active version: activate another first"
@@ -1327,11 +1334,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     ) -> arena_pb2.BotVersion:
         from referee.hosted import versions
 
-        await self.blocking(self._own_bot, request.name, caller)
-        version = await self.blocking(versions.resolve, self.store, request.name, request.version)
-        if version is None:
-            why = await self.blocking(versions.unresolved, self.store, request.name, request.version)
-            raise not_found(f"bot {shown(request.name)} has no version {shown(request.version)}: {why}")
+        version = await self.blocking(self._own_version, request.name, request.version, caller)
         await self.blocking(versions.activate, self.store, request.name, version)
         found = next(
             info
