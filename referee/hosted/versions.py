@@ -153,8 +153,13 @@ def save_version(store: Any, bot: str, uploader: str, checked: Checked, data: by
         "owner": owner,
         "uploader": uploader,
     }
-    store.redis.set(_key(store, "archive", checked.version), data, nx=True)
-    store.redis.hsetnx(_key(store, "versions", bot), checked.version, json.dumps(info))
+    # The archive and the version together (MULTI): a delete of the same content elsewhere
+    # (delete_version, one Lua step) comes wholly before, and this puts the archive back, or after,
+    # and sees this version keep it.
+    pipe = store.redis.pipeline(transaction=True)
+    pipe.set(_key(store, "archive", checked.version), data, nx=True)
+    pipe.hsetnx(_key(store, "versions", bot), checked.version, json.dumps(info))
+    pipe.execute()
     stored: dict[str, Any] = json.loads(store.redis.hget(_key(store, "versions", bot), checked.version))
     return stored
 
@@ -175,17 +180,25 @@ def stored_bytes(store: Any, owner: str) -> int:
     return total
 
 
+_DELETE_VERSION = """
+-- KEYS: the bot's versions, the archive, the bots ; ARGV: the version, the versions keys' prefix
+-- Forgets the version, and its archive unless some bot's versions still name the same content.
+redis.call('HDEL', KEYS[1], ARGV[1])
+for _, name in ipairs(redis.call('HKEYS', KEYS[3])) do
+  if redis.call('HEXISTS', ARGV[2] .. name, ARGV[1]) == 1 then return 0 end
+end
+redis.call('DEL', KEYS[2])
+return 1
+"""
+
+
 def delete_version(store: Any, bot: str, version: str) -> None:
     """Forget one of the bot's versions; its archive too, unless another bot keeps the same
-    content (archives are stored by content)."""
-    store.redis.hdel(_key(store, "versions", bot), version)
-    kept = any(
-        store.redis.hexists(_key(store, "versions", name), version)
-        for name, data in store.bots()
-        if str(data["endpoint"]).startswith("hosted:")
-    )
-    if not kept:
-        store.redis.delete(_key(store, "archive", version))
+    content (archives are stored by content). One Lua step: an upload of the same content to
+    another bot meanwhile (save_version) cannot lose its archive."""
+    script = store.redis.register_script(_DELETE_VERSION)
+    keys = [_key(store, "versions", bot), _key(store, "archive", version), store.key("bots")]
+    script(keys=keys, args=[version, _key(store, "versions", "")])
 
 
 def played_by(store: Any, bot: str, version: str) -> str | None:
