@@ -143,6 +143,8 @@ def test_cli_client_commands(stack):
     tournament_id = created.stdout.strip()
     watched = arena("tournaments", "watch", tournament_id)
     assert watched.returncode == 0 and "bob-bot" in watched.stdout
+    # Not a terminal: the final board on stdout says which tournament it is (progress on stderr).
+    assert watched.stdout.splitlines()[0] == f"{tournament_id}: complete 4/4"
     assert arena("leaderboard", "--game", "skyfive").returncode == 0
     first = arena("matches", "list", "--tournament", tournament_id).stdout.split()[0]
     assert arena("matches", "get", first).returncode == 0

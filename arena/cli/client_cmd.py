@@ -387,6 +387,8 @@ def _watch(client: Client, args: argparse.Namespace) -> int:
             t = update.tournament
             print(f"{t.id}: {t.status} {t.done}/{t.total}", file=sys.stderr, flush=True)
         if last is not None:
+            t = last.tournament
+            print(f"{t.id}: {t.status} {t.done}/{t.total}")  # which tournament the board is, as on a terminal
             _print_board(last.leaderboard)
     if last is not None and last.tournament.status == "cancelled":
         if not args.json:
