@@ -12,6 +12,7 @@ import re
 import secrets
 import struct
 import sys
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Generic, TypeVar, overload
 
@@ -31,8 +32,11 @@ T = TypeVar("T")
 ENDPOINT_KEY = re.compile(r"[\x21-\x7e]{16,200}")
 """An endpoint's key, matched whole (``fullmatch``)."""
 ENDPOINT_KEY_RULE = "16-200 printable ASCII characters without spaces"
-_PROOF_CONTEXT = b"arena-endpoint-v1"
+_PROOF_CONTEXT = b"arena-endpoint-v2"
 NONCE_BYTES = 16
+PROOF_WINDOW_S = 300
+"""How far a proof's time may be from its checker's clock (clocks differ a little) and how long a
+checker remembers the nonces it took."""
 
 
 def check_endpoint_key(key: str, where: str = "endpoint key") -> None:
@@ -47,19 +51,57 @@ def new_endpoint_key() -> str:
     return "arena_key_" + secrets.token_urlsafe(32)
 
 
-def endpoint_mac(key: str, nonce: bytes) -> bytes:
-    return hmac.new(key.encode(), _PROOF_CONTEXT + nonce, hashlib.sha256).digest()
+def endpoint_mac(key: str, nonce: bytes, time_ms: int, match_id: str, seat: int) -> bytes:
+    signed = _PROOF_CONTEXT + nonce + struct.pack(">QI", time_ms, seat) + match_id.encode()
+    return hmac.new(key.encode(), signed, hashlib.sha256).digest()
 
 
-def endpoint_proof(key: str) -> bot_pb2.EndpointProof:
-    """A proof of holding ``key`` for one start: a fresh nonce and its MAC."""
+def endpoint_proof(key: str, match_id: str, seat: int, now: float | None = None) -> bot_pb2.EndpointProof:
+    """A proof of holding ``key`` for one start (this match and seat, now): a fresh nonce, the
+    time and their MAC. Wall-clock time, for a checker on another host (not game logic)."""
     nonce = secrets.token_bytes(NONCE_BYTES)
-    return bot_pb2.EndpointProof(nonce=nonce, mac=endpoint_mac(key, nonce))
+    time_ms = int((time.time() if now is None else now) * 1000)
+    return bot_pb2.EndpointProof(nonce=nonce, time_ms=time_ms, mac=endpoint_mac(key, nonce, time_ms, match_id, seat))
 
 
-def proves(key: str, proof: bot_pb2.EndpointProof) -> bool:
-    """True if ``proof`` was made with ``key`` (compared in constant time)."""
-    return len(proof.nonce) == NONCE_BYTES and hmac.compare_digest(proof.mac, endpoint_mac(key, proof.nonce))
+def proves(key: str, proof: bot_pb2.EndpointProof, match_id: str, seat: int) -> bool:
+    """True if ``proof`` was made with ``key`` for this match and seat (constant-time compare);
+    whether it is fresh and unused is :class:`ProofCheck`'s."""
+    if len(proof.nonce) != NONCE_BYTES:
+        return False
+    return hmac.compare_digest(proof.mac, endpoint_mac(key, proof.nonce, proof.time_ms, match_id, seat))
+
+
+class ProofCheck:
+    """A keyed endpoint's check of the starts it is sent: a proof made with its key for that very
+    start, within PROOF_WINDOW_S of this clock, and never seen before (its nonce is remembered
+    for the window). So a proof captured on its way (a relay, a stale address, a bot's log) is
+    worthless: used once already, and soon too old."""
+
+    def __init__(self, key: str, clock: Callable[[], float] = time.time) -> None:
+        check_endpoint_key(key, "the endpoint's key")
+        self.key = key
+        self.clock = clock
+        self.seen: dict[bytes, float] = {}  # nonce -> when it may be forgotten
+
+    def refusal(self, start: bot_pb2.MatchStart) -> str | None:
+        """None if the start proves the key; else why not (for the server's log)."""
+        proof = start.endpoint_proof
+        if not proof.mac:
+            return "the start carries no proof (a registration without this endpoint's key)"
+        if not proves(self.key, proof, start.match_id, start.seat):
+            return "the proof was not made with this endpoint's key for this start"
+        now = self.clock()
+        age = now - proof.time_ms / 1000
+        if abs(age) > PROOF_WINDOW_S:
+            when = f"{age:.0f} s ago" if age > 0 else f"{-age:.0f} s ahead of this clock"
+            return f"the proof was made {when}: more than {PROOF_WINDOW_S} s (or the clocks differ)"
+        for nonce in [n for n, until in self.seen.items() if until < now]:
+            del self.seen[nonce]
+        if proof.nonce in self.seen:
+            return "the proof was used before (a replay)"
+        self.seen[proof.nonce] = now + 2 * PROOF_WINDOW_S
+        return None
 
 
 _TYPE_URLS: dict[str, str] = {}

@@ -38,7 +38,7 @@ import grpc.aio
 
 from arena.config import ConfigError
 from arena.ports import bind_error
-from arena.protocol import check_endpoint_key, proves, varint
+from arena.protocol import ProofCheck, check_endpoint_key, varint
 from arena.v1 import bot_pb2
 from bots.sdk import Bot, Turn
 
@@ -93,7 +93,9 @@ class BotServicer:
     def __init__(self, make_bot: Callable[[], Bot], pool: futures.Executor, key: str | None = None) -> None:
         self.make_bot = make_bot
         self.pool = pool
-        self.key = key  # the endpoint's key: every start must prove it (see start)
+        # The endpoint's key: every start must prove it, once (see start). One check per server:
+        # the nonces it took are remembered across its streams (all on this server's loop).
+        self.proofs = ProofCheck(key) if key is not None else None
 
     async def _run(self, bot: Bot | None, call: Callable[..., Any], *args: Any) -> Any:
         if bot is not None and getattr(bot, "inline", False):
@@ -124,10 +126,12 @@ class BotServicer:
                     await write(answer_bytes(request.decision_index, choice, request.request_id))
                 elif body == "start":
                     label = f"match {message.start.match_id or '?'} seat {message.start.seat}"
-                    if self.key is not None and not proves(self.key, message.start.endpoint_proof):
+                    refusal = self.proofs.refusal(message.start) if self.proofs is not None else None
+                    if refusal is not None:
                         # A registration without this endpoint's key (someone else's, or the
-                        # owner's own registered without it): no bot is made, nothing is played.
-                        log.warning("%s refused: %s", label, NO_PROOF)
+                        # owner's own registered without it), or a proof used before: no bot is
+                        # made, nothing is played.
+                        log.warning("%s refused: %s", label, refusal)
                         context.set_code(grpc.StatusCode.PERMISSION_DENIED)  # ends the call so
                         context.set_details(NO_PROOF)  # (abort would raise into the handler below)
                         return
@@ -195,8 +199,7 @@ class BotServer:
 
 
 NO_PROOF = (
-    "this endpoint has a key and plays only starts that prove it (MatchStart.endpoint_proof): the "
-    "registration that sent this one does not hold the key"
+    "this endpoint has a key and plays only starts that prove it, once (MatchStart.endpoint_proof): this start does not"
 )
 
 

@@ -562,7 +562,7 @@ class RemotePlayer:
         # start-up allowance: a peer that never completes one of them is a stall, not a hang.
         start = bot_pb2.RefereeMessage(start=message)
         if self.key is not None:
-            start.start.endpoint_proof.CopyFrom(endpoint_proof(self.key))
+            start.start.endpoint_proof.CopyFrom(endpoint_proof(self.key, message.match_id, message.seat))
         written = await self._stream.send(start, max(0.0, deadline - loop.time()), self._lag)
         if written is False:
             return self._die(

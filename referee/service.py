@@ -471,7 +471,14 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
 
     @unary
     async def UpdateBot(self, request: arena_pb2.UpdateBotRequest, caller: Caller) -> arena_pb2.Bot:
-        await self.blocking(self._own_bot, request.name, caller)
+        registered = await self.blocking(self._own_bot, request.name, caller)
+        if (request.endpoint or request.endpoint_key) and str(registered["endpoint"]).startswith("hosted:"):
+            # Its versions stay its own (counted against its owner); an endpoint would make it a
+            # remote bot whose stored code no limit sees.
+            raise precondition(
+                f"bot {shown(request.name)} is hosted (Arena runs its code): it has no endpoint or endpoint key; "
+                "upload a new version instead (arena bots submit)"
+            )
         changes: dict[str, Any] = {}
         if request.HasField("max_matches"):
             _check_max_matches(request.max_matches)
@@ -1251,7 +1258,18 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             bot = {"owner": caller.name, "games": game_ids, "endpoint": f"hosted:{name}", "enabled": True}
             if not await self.blocking(self._add_bot, name, {**bot, "created": time.time()}, caller):
                 raise exists(f"bot {shown(name)} exists already")
-        info = await self.blocking(versions.save_version, self.store, name, caller.name, checked, bytes(data))
+        room = 0 if caller.operator else versions.MAX_OWNER_BYTES
+        try:  # checked again as it is stored: uploads at once passed the check above together
+            info = await self.blocking(
+                functools.partial(versions.save_version, max_bytes=room),
+                self.store,
+                name,
+                caller.name,
+                checked,
+                bytes(data),
+            )
+        except versions.NoRoom as exc:
+            raise precondition(str(exc)) from None
         if first.activate or await self.blocking(versions.active_version, self.store, name) is None:
             await self.blocking(versions.activate, self.store, name, checked.version)
             if existing is not None and sorted(existing["games"]) != sorted(game_ids):
@@ -1290,9 +1308,11 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         used = versions.stored_bytes(self.store, owner)
         if used + size > versions.MAX_OWNER_BYTES:
             raise precondition(
-                f"{owner}'s hosted versions take {used} bytes; this one ({size}) would pass the "
+                f"{owner}'s versions take {used} bytes; this one ({size}) would pass the "
                 f"{versions.MAX_OWNER_BYTES} an owner may keep: delete versions you no longer need first"
             )
+        if self.store.bot(name) is None and self.store.bot_count(owner) >= MAX_BOTS_PER_OWNER:
+            raise precondition(f"you have {MAX_BOTS_PER_OWNER} bots, the most an owner may register")
 
     def _bot_version(self, name: str, version: str) -> arena_pb2.BotVersion:
         from referee.hosted import versions

@@ -1279,6 +1279,11 @@ class Store:
         result: dict[str, Any] | None = self.redis.transaction(change, key, value_from_callable=True)
         return result
 
+    def bot_count(self, owner: str) -> int:
+        """How many bots the owner has registered (as counted by :meth:`add_bot`; 0 before the
+        first counted one)."""
+        return int(self.redis.hget(self.key("bot_counts"), owner) or 0)
+
     def bot(self, name: str) -> dict[str, Any] | None:
         raw = self.redis.hget(self.key("bots"), name)
         return None if raw is None else json.loads(raw)

@@ -15,7 +15,15 @@ import grpc
 import pytest
 
 from arena.games.rolldice import GAME
-from arena.protocol import check_endpoint_key, endpoint_mac, endpoint_proof, new_endpoint_key, proves
+from arena.protocol import (
+    PROOF_WINDOW_S,
+    ProofCheck,
+    check_endpoint_key,
+    endpoint_mac,
+    endpoint_proof,
+    new_endpoint_key,
+    proves,
+)
 from arena.runner import play_match
 from arena.v1 import arena_pb2, bot_pb2
 from bots.random_bot import RandomBot
@@ -59,18 +67,55 @@ def key_file(tmp_path):
     return path
 
 
-def test_a_proof_is_the_keys_alone_and_never_the_same_twice():
-    proof = endpoint_proof(KEY)
-    assert len(proof.nonce) == 16 and len(proof.mac) == 32 and proves(KEY, proof)
-    assert proof.nonce != endpoint_proof(KEY).nonce  # a fresh nonce every start
-    assert not proves(OTHER, proof)
-    assert not proves(KEY, bot_pb2.EndpointProof())  # none at all
-    assert not proves(KEY, bot_pb2.EndpointProof(nonce=proof.nonce, mac=proof.mac[:-1] + b"\0"))
-    assert not proves(KEY, bot_pb2.EndpointProof(nonce=proof.nonce[:8], mac=endpoint_mac(KEY, proof.nonce[:8])))
+def test_a_proof_is_the_keys_for_one_start_and_never_the_same_twice():
+    proof = endpoint_proof(KEY, "m000007", 1)
+    assert len(proof.nonce) == 16 and len(proof.mac) == 32 and proves(KEY, proof, "m000007", 1)
+    assert proof.nonce != endpoint_proof(KEY, "m000007", 1).nonce  # a fresh nonce every start
+    assert not proves(OTHER, proof, "m000007", 1)
+    assert not proves(KEY, proof, "m000008", 1) and not proves(KEY, proof, "m000007", 0)  # another start
+    assert not proves(KEY, bot_pb2.EndpointProof(), "m000007", 1)  # none at all
+    tampered = bot_pb2.EndpointProof(nonce=proof.nonce, time_ms=proof.time_ms, mac=proof.mac[:-1] + b"\0")
+    assert not proves(KEY, tampered, "m000007", 1)
+    later = bot_pb2.EndpointProof(nonce=proof.nonce, time_ms=proof.time_ms + 1, mac=proof.mac)
+    assert not proves(KEY, later, "m000007", 1)  # the time is signed
+    short = proof.nonce[:8]
+    mac = endpoint_mac(KEY, short, proof.time_ms, "m000007", 1)
+    assert not proves(KEY, bot_pb2.EndpointProof(nonce=short, time_ms=proof.time_ms, mac=mac), "m000007", 1)
     made = {new_endpoint_key() for _ in range(3)}
     assert len(made) == 3
     for key in made:
         check_endpoint_key(key)
+
+
+def test_a_server_takes_a_proof_once_and_only_while_it_is_fresh():
+    now = [1_000_000.0]
+    check = ProofCheck(KEY, clock=lambda: now[0])
+
+    def start(proof: bot_pb2.EndpointProof, match_id: str = "m000001", seat: int = 0) -> bot_pb2.MatchStart:
+        return bot_pb2.MatchStart(match_id=match_id, seat=seat, endpoint_proof=proof)
+
+    fresh = endpoint_proof(KEY, "m000001", 0, now=now[0])
+    assert check.refusal(start(fresh)) is None
+    # The same proof again: a replay (a relay that captured it, a start logged by a bot).
+    assert check.refusal(start(fresh)) == "the proof was used before (a replay)"
+    assert check.refusal(start(bot_pb2.EndpointProof())).startswith("the start carries no proof")
+    assert check.refusal(start(endpoint_proof(OTHER, "m000001", 0, now=now[0]))) == (
+        "the proof was not made with this endpoint's key for this start"
+    )
+    assert check.refusal(start(endpoint_proof(KEY, "m000002", 0, now=now[0]))).startswith("the proof was not made")
+    old = endpoint_proof(KEY, "m000001", 0, now=now[0] - PROOF_WINDOW_S - 1)
+    assert (
+        check.refusal(start(old))
+        == f"the proof was made 301 s ago: more than {PROOF_WINDOW_S} s (or the clocks differ)"
+    )
+    ahead = endpoint_proof(KEY, "m000001", 0, now=now[0] + PROOF_WINDOW_S + 5)
+    assert check.refusal(start(ahead)).startswith("the proof was made 305 s ahead of this clock")
+    within = endpoint_proof(KEY, "m000001", 0, now=now[0] - PROOF_WINDOW_S + 1)  # clocks a little apart
+    assert check.refusal(start(within)) is None
+    # Nonces are forgotten once no proof carrying them could be fresh: memory stays bounded.
+    now[0] += 3 * PROOF_WINDOW_S
+    assert check.refusal(start(endpoint_proof(KEY, "m000003", 0, now=now[0]), "m000003")) is None
+    assert len(check.seen) == 1
 
 
 @pytest.mark.parametrize("key", ["", "short", "x" * 201, "has a space in it here", "tab\tin-the-middle-0123"])
@@ -122,7 +167,7 @@ def test_the_server_says_it_has_a_key_and_logs_which_match_it_refused(key_file, 
             wait_for(lambda: "refused" in caplog.text, 10, "the server's log line")
     finally:
         running.stop()
-    assert f"match {record.match_id} seat 0 refused: this endpoint has a key" in caplog.text
+    assert f"match {record.match_id} seat 0 refused: the start carries no proof" in caplog.text
     assert "Traceback" not in caplog.text
 
 
@@ -224,3 +269,55 @@ def test_through_the_service_only_the_keys_registration_plays(tmp_path, key_file
             alice.stream("Challenge", arena_pb2.ChallengeRequest(bot="alices", game="rolldice", opponents=["random"]))
         )
         assert not [e for e in events if e.HasField("failure")] and events[-1].HasField("finished")
+
+
+def start_and_read(address: str, start: bot_pb2.MatchStart) -> str:
+    """One Play stream that sends ``start`` and reads the answer: "ready", or the status code."""
+    with grpc.insecure_channel(address.removeprefix("grpc://")) as channel:
+        play = channel.stream_stream(
+            "/arena.v1.BotService/Play",
+            request_serializer=bot_pb2.RefereeMessage.SerializeToString,
+            response_deserializer=bot_pb2.BotMessage.FromString,
+        )
+        answers = play(iter([bot_pb2.RefereeMessage(start=start)]), timeout=20)
+        try:
+            return next(answers).WhichOneof("body")
+        except grpc.RpcError as error:
+            return error.code().name
+
+
+def replayed(address: str) -> list[str]:
+    """A start with a good proof, then the very same start again (a captured proof replayed)."""
+    start = bot_pb2.MatchStart(protocol_version="1.0", match_id="m000004", seat=0, players=2, game_id="rolldice")
+    start.endpoint_proof.CopyFrom(endpoint_proof(KEY, "m000004", 0))
+    return [start_and_read(address, start), start_and_read(address, start)]
+
+
+def test_a_captured_proof_replayed_is_refused_by_the_sdk_and_the_node_example(key_file, request):
+    with bot_process([*served("random"), "--key-file", str(key_file)]) as address:
+        assert replayed(address) == ["ready", "PERMISSION_DENIED"]
+    node_packages = request.getfixturevalue("node_packages")
+    with bot_process(["node", str(node_packages / "bot.js"), "--port", "0", "--key-file", str(key_file)]) as address:
+        assert replayed(address) == ["ready", "PERMISSION_DENIED"]
+
+
+def test_a_key_goes_only_to_the_address_its_registration_still_names(tmp_path):
+    """A tournament keeps the address its bots had when it was created; once the owner moves the
+    bot (and perhaps its key), that address may be anyone's: no proof of the key goes there."""
+    from arena.tournament import MatchSpec, TournamentSpec
+    from workers.concurrent import registered_keys
+
+    old, new = "grpc://127.0.0.1:50071", "grpc://127.0.0.1:50072"
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        store.add_bot(
+            "alices",
+            {"owner": "alice", "games": ["rolldice"], "endpoint": old, "enabled": True, "endpoint_key": KEY},
+        )
+        spec = TournamentSpec(game="rolldice", bots=("alices", "random"), players=2, addresses={"alices": old})
+        match = MatchSpec(index=0, group=0, rotation=0, seats=(0, 1), seed=1)
+        assert registered_keys(store, spec, match) == {"alices": KEY}
+        store.update_bot("alices", {"endpoint": new, "endpoint_key": OTHER})
+        assert registered_keys(store, spec, match) == {}  # the old address gets no proof, of either key
+        moved = TournamentSpec(game="rolldice", bots=("alices", "random"), players=2, addresses={"alices": new})
+        assert registered_keys(store, moved, match) == {"alices": OTHER}

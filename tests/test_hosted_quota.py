@@ -77,14 +77,15 @@ def test_versions_and_bytes_are_capped_and_deleting_a_version_makes_room(tmp_pat
         assert store.redis.exists(store.key("hosted", "archive", stored[6]))
         added = arena(srv.address, alice, "bots", "submit", "--name", "hostile", str(variant(tmp_path, 99)))
         assert added.returncode == 0, added.stderr
-        # The owner's bytes: a bot of hers that already keeps nearly all she may (its sizes as
-        # stored) leaves no room for another upload, to any of her bots.
-        big = {"version": "f" * 64, "created": 0.0, "size": versions.MAX_OWNER_BYTES, "files": 1, "games": []}
-        store.add_bot("hoard", {"owner": "alice", "games": ["rolldice"], "endpoint": "hosted:hoard", "enabled": True})
-        store.redis.hset(store.key("hosted", "versions", "hoard"), "f" * 64, json.dumps(big))
-        assert versions.stored_bytes(store, "alice") > versions.MAX_OWNER_BYTES
+        # A hosted bot has no endpoint to change (its stored code would leave every count).
+        moved = arena(srv.address, alice, "bots", "update", "hostile", "--endpoint", "grpc://127.0.0.1:1")
+        assert moved.returncode == 1 and "bot 'hostile' is hosted (Arena runs its code)" in moved.stderr
+        assert store.bot("hostile")["endpoint"] == "hosted:hostile"
+        # The owner's bytes: nearly all she may keep already taken leaves no room for another
+        # upload, to any of her bots.
+        store.redis.hset(store.key("hosted", "bytes"), "alice", versions.MAX_OWNER_BYTES - 1000)
         full = arena(srv.address, alice, "bots", "submit", "--name", "fresh", str(variant(tmp_path, 100)))
-        assert full.returncode == 1 and "alice's hosted versions take" in full.stderr
+        assert full.returncode == 1 and "alice's versions take" in full.stderr
         assert store.bot("fresh") is None
 
 
@@ -104,3 +105,62 @@ def test_a_deleted_versions_archive_stays_while_another_bot_keeps_the_same_conte
         )
         versions.delete_version(store, "two", checked.version)
         assert not store.redis.exists(store.key("hosted", "archive", checked.version))
+
+
+def hosted_bot(store: Store, name: str, owner: str = "alice", endpoint: str | None = None) -> None:
+    data = {"owner": owner, "games": ["rolldice"], "endpoint": endpoint or f"hosted:{name}", "enabled": True}
+    store.add_bot(name, data)
+
+
+def test_an_owners_bytes_are_counted_once_then_kept_with_every_save_and_delete(tmp_path):
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        # Versions stored before the count was kept, one of them on a bot whose endpoint changed.
+        hosted_bot(store, "old")
+        hosted_bot(store, "moved", endpoint="grpc://127.0.0.1:1")
+        for bot, size in (("old", 1000), ("moved", 500)):
+            info = {"version": bot * 8, "created": 0.0, "size": size, "owner": "alice", "games": []}
+            store.redis.hset(store.key("hosted", "versions", bot), bot * 8, json.dumps(info))
+        assert versions.stored_bytes(store, "alice") == 1500
+        data = archive_bytes(variant(tmp_path, 1))
+        saved = versions.save_version(store, "old", "alice", versions.check_upload(data), data)
+        assert versions.stored_bytes(store, "alice") == 1500 + len(data)
+        versions.save_version(store, "old", "alice", versions.check_upload(data), data)  # the same: nothing new
+        assert versions.stored_bytes(store, "alice") == 1500 + len(data)
+        versions.delete_version(store, "old", saved["version"])
+        versions.delete_version(store, "moved", "moved" * 8)
+        assert versions.stored_bytes(store, "alice") == 1000 and versions.stored_bytes(store, "bob") == 0
+
+
+def test_uploads_at_once_cannot_pass_the_limits_together(tmp_path):
+    import threading
+
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        hosted_bot(store, "many")
+        uploads = [archive_bytes(variant(tmp_path, i)) for i in range(8)]
+        size = max(len(data) for data in uploads)
+
+        def race(**limits: int) -> list[str]:
+            outcomes: list[str] = []
+
+            def save(data: bytes) -> None:
+                try:
+                    versions.save_version(store, "many", "alice", versions.check_upload(data), data, **limits)
+                    outcomes.append("stored")
+                except versions.NoRoom:
+                    outcomes.append("no room")
+
+            threads = [threading.Thread(target=save, args=(data,)) for data in uploads]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            return sorted(outcomes)
+
+        assert race(max_versions=3) == ["no room"] * 5 + ["stored"] * 3
+        assert len(versions.versions(store, "many")) == 3
+        for info in versions.versions(store, "many"):
+            versions.delete_version(store, "many", info["version"])
+        assert race(max_bytes=2 * size + size // 2) == ["no room"] * 6 + ["stored"] * 2
+        assert versions.stored_bytes(store, "alice") <= 2 * size + size // 2

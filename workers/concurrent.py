@@ -77,14 +77,16 @@ def owners_caps(store: Store, spec: TournamentSpec) -> Callable[[str], int]:
     return cap
 
 
-def registered_keys(store: Store, spec: TournamentSpec) -> dict[str, str]:
-    """The endpoint key of each remote entrant whose registered bot holds one (entrant -> key):
-    its every start proves it. Read once a batch (an owner who changes it mid-tournament
-    changes it for the next batches)."""
+def registered_keys(store: Store, spec: TournamentSpec, match: MatchSpec) -> dict[str, str]:
+    """The endpoint key of each remote seat's registered bot (entrant -> key), read as the match
+    is about to start, and only while the registration still names the address the tournament
+    dials: a tournament created before its owner moved the bot dials the old address, which may
+    be anyone's now, and no proof of the owner's key may go there."""
     keys: dict[str, str] = {}
-    for entrant in spec.bots:
-        data = store.bot(entrant_bot(entrant)) if is_remote(spec.address(entrant)) else None
-        if data is not None and data.get("endpoint_key"):
+    for entrant in {spec.bots[b] for b in match.seats}:
+        address = spec.address(entrant)
+        data = store.bot(entrant_bot(entrant)) if is_remote(address) else None
+        if data is not None and data.get("endpoint_key") and data.get("endpoint") == address:
             keys[entrant] = str(data["endpoint_key"])
     return keys
 
@@ -238,7 +240,6 @@ def play_concurrently(
     finished: queue.SimpleQueue[int] = queue.SimpleQueue()
     stop = threading.Event()
     leases = Leases(store, spec.bot_concurrency, patiently, lease_seconds, lease_poll, owners_caps(store, spec))
-    keys = patiently(registered_keys, store, spec)
     running: dict[int, Future[MatchRecord]] = {}
     metered: dict[int, contextlib.AbstractContextManager[None]] = {}  # each running match's gauge
     waiting = list(todo)
@@ -304,7 +305,16 @@ def play_concurrently(
                     metered[index] = gauge = running_metric()
                     gauge.__enter__()
                     future = asyncio.run_coroutine_threadsafe(
-                        play_remote(spec, game, match, stop, bound, keys, tournament_id), loop
+                        play_remote(
+                            spec,
+                            game,
+                            match,
+                            stop,
+                            bound,
+                            patiently(registered_keys, store, spec, match),
+                            tournament_id,
+                        ),
+                        loop,
                     )
                     future.add_done_callback(partial(_done, finished, index))
                     running[index] = future

@@ -187,27 +187,33 @@ Global___MatchStart: _TypeAlias = MatchStart  # noqa: Y015
 
 @_typing.final
 class EndpointProof(_message.Message):
-    """mac = HMAC-SHA256(key, "arena-endpoint-v1" + nonce), the key as UTF-8 bytes; a fresh nonce
-    for every start. The key itself never travels.
+    """mac = HMAC-SHA256(key, "arena-endpoint-v2" + nonce + time_ms as 8 bytes big-endian + seat as
+    4 bytes big-endian + match_id as UTF-8), the key as UTF-8 bytes. A server accepts a proof once
+    (it remembers the nonces it took) and only within 300 s of time_ms: a proof seen on its way
+    cannot be used again. The key itself never travels.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     NONCE_FIELD_NUMBER: _builtins.int
     MAC_FIELD_NUMBER: _builtins.int
+    TIME_MS_FIELD_NUMBER: _builtins.int
     nonce: _builtins.bytes
-    """16 random bytes"""
+    """16 random bytes, fresh for every start"""
     mac: _builtins.bytes
     """32 bytes"""
+    time_ms: _builtins.int
+    """when it was made: Unix time in milliseconds"""
     def __init__(
         self,
         *,
         nonce: _builtins.bytes = ...,
         mac: _builtins.bytes = ...,
+        time_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["mac", b"mac", "nonce", b"nonce"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["mac", b"mac", "nonce", b"nonce", "time_ms", b"time_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

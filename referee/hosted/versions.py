@@ -8,6 +8,8 @@ Keys (under the store's prefix, all ``hosted:``):
                                 the bot's owner, uploader: who submitted it)
 ``hosted:active:BOT``           the active version's HASH
 ``hosted:log:MATCH_ID:SEAT``    a hosted seat's output in that match (JSON: owner, bot, text)
+``hosted:bytes``                hash owner -> bytes its bots' versions take (kept with each save
+                                and delete; counted once where missing)
 =============================== ===============================================================
 
 The bot itself is a registered bot (``bots`` hash) whose endpoint is ``hosted:BOT``; a
@@ -137,10 +139,70 @@ def _key(store: Any, *parts: object) -> str:
     return str(store.key("hosted", *parts))
 
 
-def save_version(store: Any, bot: str, uploader: str, checked: Checked, data: bytes) -> dict[str, Any]:
-    """Store a checked version (idempotent: the same content is the same version). ``owner`` is
-    the bot's owner (an operator may upload a version of another owner's bot: its logs are
-    still the bot owner's), ``uploader`` who submitted it."""
+MAX_VERSIONS = 20
+"""Versions a hosted bot keeps (DeleteBotVersion forgets one)."""
+MAX_OWNER_BYTES = 256 * 1024 * 1024
+"""Bytes of uploads an owner keeps across its bots' versions (operators' uploads: no limit)."""
+
+
+class NoRoom(Exception):
+    """A new version would pass MAX_VERSIONS for its bot or the owner's byte limit."""
+
+
+# The bytes an owner's versions take (``hosted:bytes``: owner -> bytes), kept with every save
+# and delete; where missing (versions stored before it was kept), counted once from the owner's
+# bots' versions, whatever their endpoint now.
+_OWNER_BYTES = """
+local function owner_bytes(bots, counts, prefix, owner)
+  local used = redis.call('HGET', counts, owner)
+  if used then return tonumber(used) end
+  used = 0
+  local all = redis.call('HGETALL', bots)
+  for i = 1, #all, 2 do
+    if cjson.decode(all[i + 1])['owner'] == owner then
+      for _, raw in ipairs(redis.call('HVALS', prefix .. all[i])) do used = used + cjson.decode(raw)['size'] end
+    end
+  end
+  return used
+end
+"""
+
+_SAVE_VERSION = (
+    _OWNER_BYTES
+    + """
+-- KEYS: the bot's versions, the archive, the bots, the owners' bytes
+-- ARGV: version, its info (JSON), the archive, owner, size, most versions, most bytes (0: none),
+--       the versions keys' prefix
+-- Stores a version, its archive and its bytes in one step, unless the same content is already a
+-- version of the bot (1, nothing new), the bot has the most versions (-1) or the owner's bytes
+-- would pass the most (-2): uploads at once cannot go past either.
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 1 end
+if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[6]) then return -1 end
+local used = owner_bytes(KEYS[3], KEYS[4], ARGV[8], ARGV[4])
+local size = tonumber(ARGV[5])
+if tonumber(ARGV[7]) > 0 and used + size > tonumber(ARGV[7]) then return -2 end
+redis.call('SET', KEYS[2], ARGV[3], 'NX')
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[4], ARGV[4], used + size)
+return 1
+"""
+)
+
+
+def save_version(
+    store: Any,
+    bot: str,
+    uploader: str,
+    checked: Checked,
+    data: bytes,
+    *,
+    max_versions: int = MAX_VERSIONS,
+    max_bytes: int = 0,
+) -> dict[str, Any]:
+    """Store a checked version (idempotent: the same content is the same version) within the
+    bot's ``max_versions`` and its owner's ``max_bytes`` (0: no byte limit), else NoRoom. The
+    owner is the bot's (an operator may upload a version of another owner's bot: its logs and
+    its bytes are still the bot owner's), ``uploader`` who submitted it."""
     registered = store.bot(bot)
     owner = registered["owner"] if registered is not None else uploader
     info = {
@@ -153,39 +215,58 @@ def save_version(store: Any, bot: str, uploader: str, checked: Checked, data: by
         "owner": owner,
         "uploader": uploader,
     }
-    # The archive and the version together (MULTI): a delete of the same content elsewhere
-    # (delete_version, one Lua step) comes wholly before, and this puts the archive back, or after,
-    # and sees this version keep it.
-    pipe = store.redis.pipeline(transaction=True)
-    pipe.set(_key(store, "archive", checked.version), data, nx=True)
-    pipe.hsetnx(_key(store, "versions", bot), checked.version, json.dumps(info))
-    pipe.execute()
+    script = store.redis.register_script(_SAVE_VERSION)
+    keys = [
+        _key(store, "versions", bot),
+        _key(store, "archive", checked.version),
+        store.key("bots"),
+        _key(store, "bytes"),
+    ]
+    args = [
+        checked.version,
+        json.dumps(info),
+        data,
+        owner,
+        len(data),
+        max_versions,
+        max_bytes,
+        _key(store, "versions", ""),
+    ]
+    saved = script(keys=keys, args=args)
+    if saved == -1:
+        raise NoRoom(
+            f"bot {bot!r} keeps {max_versions} versions, the most: delete one you no longer need first "
+            f"(arena bots delete-version {bot} VERSION)"
+        )
+    if saved == -2:
+        raise NoRoom(
+            f"{owner}'s versions take {stored_bytes(store, owner)} bytes; this one ({len(data)}) would pass the "
+            f"{max_bytes} an owner may keep: delete versions you no longer need first"
+        )
     stored: dict[str, Any] = json.loads(store.redis.hget(_key(store, "versions", bot), checked.version))
     return stored
 
 
-MAX_VERSIONS = 20
-"""Versions a hosted bot keeps (DeleteBotVersion forgets one)."""
-MAX_OWNER_BYTES = 256 * 1024 * 1024
-"""Bytes of uploads an owner keeps across its hosted bots' versions (operators: no limit)."""
-
-
 def stored_bytes(store: Any, owner: str) -> int:
-    """What the owner's hosted bots' versions take, as uploaded (a version kept by two bots
-    counts twice: an upper bound of what its archives take)."""
-    total = 0
-    for name, data in store.bots():
-        if data["owner"] == owner and str(data["endpoint"]).startswith("hosted:"):
-            total += sum(json.loads(raw)["size"] for raw in store.redis.hvals(_key(store, "versions", name)))
-    return total
+    """What the owner's bots' versions take, as uploaded (a version kept by two bots counts
+    twice: an upper bound of what its archives take)."""
+    script = store.redis.register_script(_OWNER_BYTES + "return owner_bytes(KEYS[1], KEYS[2], ARGV[1], ARGV[2])")
+    return int(script(keys=[store.key("bots"), _key(store, "bytes")], args=[_key(store, "versions", ""), owner]))
 
 
 _DELETE_VERSION = """
--- KEYS: the bot's versions, the archive, the bots ; ARGV: the version, the versions keys' prefix
--- Forgets the version, and its archive unless some bot's versions still name the same content.
+-- KEYS: the bot's versions, the archive, the bots, the owners' bytes ; ARGV: the version, the
+-- versions keys' prefix. Forgets the version and its bytes, and its archive unless some bot's
+-- versions still name the same content.
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if not raw then return 0 end
+local info = cjson.decode(raw)
 redis.call('HDEL', KEYS[1], ARGV[1])
+if redis.call('HEXISTS', KEYS[4], info['owner']) == 1 then
+  redis.call('HINCRBY', KEYS[4], info['owner'], -info['size'])
+end
 for _, name in ipairs(redis.call('HKEYS', KEYS[3])) do
-  if redis.call('HEXISTS', ARGV[2] .. name, ARGV[1]) == 1 then return 0 end
+  if redis.call('HEXISTS', ARGV[2] .. name, ARGV[1]) == 1 then return 1 end
 end
 redis.call('DEL', KEYS[2])
 return 1
@@ -193,11 +274,11 @@ return 1
 
 
 def delete_version(store: Any, bot: str, version: str) -> None:
-    """Forget one of the bot's versions; its archive too, unless another bot keeps the same
-    content (archives are stored by content). One Lua step: an upload of the same content to
-    another bot meanwhile (save_version) cannot lose its archive."""
+    """Forget one of the bot's versions and its bytes; its archive too, unless another bot keeps
+    the same content (archives are stored by content). One Lua step: an upload of the same
+    content to another bot meanwhile (save_version, one step too) cannot lose its archive."""
     script = store.redis.register_script(_DELETE_VERSION)
-    keys = [_key(store, "versions", bot), _key(store, "archive", version), store.key("bots")]
+    keys = [_key(store, "versions", bot), _key(store, "archive", version), store.key("bots"), _key(store, "bytes")]
     script(keys=keys, args=[version, _key(store, "versions", "")])
 
 

@@ -164,14 +164,32 @@ function log(message) {
 
 // One Play stream = one match seen from one seat. All state lives in this closure.
 // The service proves every start of a registration that holds this endpoint's key:
-// mac = HMAC-SHA256(key, "arena-endpoint-v1" + nonce) with a fresh 16-byte nonce.
-function proves(key, proof) {
+// mac = HMAC-SHA256(key, "arena-endpoint-v2" + nonce + time_ms (8 bytes BE) + seat (4 bytes BE)
+// + match_id). A proof counts once (its nonce is remembered) and within 300 s of our clock.
+const PROOF_WINDOW_MS = 300 * 1000;
+const seenNonces = new Map(); // nonce (hex) -> when it may be forgotten (ms)
+
+function proves(key, start) {
+  const proof = start.endpoint_proof;
   if (!proof || !proof.nonce || proof.nonce.length !== 16 || !proof.mac || proof.mac.length !== 32) return false;
-  const expected = crypto
-    .createHmac('sha256', key)
-    .update(Buffer.concat([Buffer.from('arena-endpoint-v1'), Buffer.from(proof.nonce)]))
-    .digest();
-  return crypto.timingSafeEqual(expected, Buffer.from(proof.mac));
+  const head = Buffer.alloc(12);
+  head.writeBigUInt64BE(BigInt(proof.time_ms.toString()), 0);
+  head.writeUInt32BE(start.seat, 8);
+  const signed = Buffer.concat([
+    Buffer.from('arena-endpoint-v2'),
+    Buffer.from(proof.nonce),
+    head,
+    Buffer.from(start.match_id || '', 'utf8'),
+  ]);
+  const expected = crypto.createHmac('sha256', key).update(signed).digest();
+  if (!crypto.timingSafeEqual(expected, Buffer.from(proof.mac))) return false;
+  const now = Date.now();
+  if (Math.abs(now - Number(proof.time_ms.toString())) > PROOF_WINDOW_MS) return false;
+  for (const [nonce, until] of seenNonces) if (until < now) seenNonces.delete(nonce);
+  const nonce = Buffer.from(proof.nonce).toString('hex');
+  if (seenNonces.has(nonce)) return false; // a replay
+  seenNonces.set(nonce, now + 2 * PROOF_WINDOW_MS);
+  return true;
 }
 
 function makePlay(root, key) {
@@ -194,13 +212,13 @@ function makePlay(root, key) {
           case 'start': {
             const start = message.start;
             label = `match ${start.match_id || '?'} seat ${start.seat}`;
-            if (key !== null && !proves(key, start.endpoint_proof)) {
+            if (key !== null && !proves(key, start)) {
               // Not a registration that holds our key (someone else's, or a relay's): no play.
               log(`${label}: refused: the start does not prove this endpoint's key`);
               over = true;
               call.emit('error', {
                 code: grpc.status.PERMISSION_DENIED,
-                details: "this endpoint has a key and plays only starts that prove it (MatchStart.endpoint_proof)",
+                details: 'this endpoint has a key and plays only starts that prove it, once (MatchStart.endpoint_proof)',
               });
               break;
             }
