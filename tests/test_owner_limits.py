@@ -86,3 +86,22 @@ def test_the_service_refuses_an_owners_bot_beyond_the_limit_but_not_an_operators
             ops.RegisterBot(arena_pb2.RegisterBotRequest(name=f"o{i:03d}", games=["rolldice"], endpoint=ENDPOINT))
         listed = alice.ListBots(arena_pb2.ListBotsRequest(owner="alice", page_size=500)).bots
         assert len(listed) == MAX_BOTS_PER_OWNER
+
+
+def test_a_hosted_bot_beyond_the_limit_is_refused_before_its_trial(tmp_path):
+    from tests.cli_run import arena
+    from tests.test_hosted_service import bot_dir
+
+    with redis_server(tmp_path) as redis, service(redis.url, tmp_path) as srv:
+        store = Store(redis.url)
+        token = create_owner(store, "alice")
+        for i in range(MAX_BOTS_PER_OWNER):
+            assert store.add_bot(f"a{i:03d}", bot("alice"), limit=MAX_BOTS_PER_OWNER)
+        refused = arena(
+            "bots", "submit", "--name", "one-more", str(bot_dir(tmp_path, "well")),
+            env={"ARENA_SERVER": srv.address, "ARENA_TOKEN": token},
+        )  # fmt: skip
+        assert refused.returncode == 1
+        assert f"FAILED_PRECONDITION: you have {MAX_BOTS_PER_OWNER} bots" in refused.stderr
+        assert "trial" not in refused.stderr and store.bot("one-more") is None
+        assert store.redis.keys("*hosted*") == []  # nothing stored, the sandbox never asked
