@@ -9,5 +9,8 @@ COPY workers ./workers
 COPY bots ./bots
 RUN pip install --no-cache-dir . && useradd --create-home arena
 USER arena
+# Runs are written where the process starts (./arena-runs): the user's own directory, which the
+# compose file's cli service mounts as a volume so results outlive the container.
+WORKDIR /home/arena
 ENTRYPOINT ["arena"]
 CMD ["--help"]

@@ -25,6 +25,7 @@ from grpc_reflection.v1alpha import reflection
 from arena.ports import DEFAULT_PORT, bind_error
 from arena.v1 import arena_pb2, arena_pb2_grpc
 from referee.auth import AuthInterceptor
+from referee.errors import STORE_DOWN
 from referee.service import ArenaService, PlayerFactory, RateLimiter, ServiceState, Submit
 from referee.store import Store
 
@@ -110,6 +111,8 @@ async def _tick(job: Callable[[], None], seconds: float) -> None:
     while True:
         try:
             await loop.run_in_executor(None, job)
+        except STORE_DOWN:  # said once by the store check ("store unreachable"): no traceback each time
+            log.debug("periodic job skipped: the store is unavailable")
         except Exception:  # a failing refresh must not stop the service; it is logged
             log.exception("periodic job failed")
         await asyncio.sleep(seconds)

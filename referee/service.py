@@ -974,6 +974,16 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         index = int(match_id[1:])
         line = self.store.match_lines(tournament_id, [index]).get(index)
         if line is None:
+            kept = "kept ARENA_RETENTION_DAYS days (30 unless the operator set it), its leaderboard for good"
+            if info["status"] == "complete" and index < int(info["total"]):  # played, and gone since
+                raise not_found(
+                    f"match {match_id} of {tournament_id} is no longer stored: a tournament's records are {kept}"
+                )
+            if info["status"] in ENDED:
+                raise not_found(
+                    f"no match {match_id} stored in {tournament_id}: not played before it ended, or its record expired "
+                    f"(records are {kept})"
+                )
             raise not_found(f"no match {match_id} in {tournament_id} (yet)")
         record = MatchRecord.loads(line)
         mine = self._seat_filter(info, caller)

@@ -684,6 +684,30 @@ class Store:
     def ping(self) -> bool:
         return bool(self.redis.ping())
 
+    def setting_warnings(self) -> list[str]:
+        """What in the server's settings puts Arena's data at risk (README, "Durability"): no
+        append-only file (a restart loses every write since the last snapshot) or an eviction
+        policy (Redis would drop queued batches and records under memory pressure). Empty where
+        the server will not say (a managed Redis may refuse CONFIG)."""
+        try:
+            settings = self.redis.config_get("appendonly") | self.redis.config_get("maxmemory-policy")
+        except redis.ResponseError:
+            return []
+        found = {
+            str(k.decode() if isinstance(k, bytes) else k): v.decode() if isinstance(v, bytes) else str(v)
+            for k, v in settings.items()
+        }
+        warnings = []
+        if found.get("appendonly", "yes") != "yes":
+            warnings.append("Redis runs without appendonly: a restart loses every write since its last snapshot")
+        policy = found.get("maxmemory-policy", "noeviction")
+        if policy != "noeviction":
+            warnings.append(
+                f"Redis's maxmemory-policy is {policy}: under memory pressure it would evict queued batches "
+                "and records (Arena needs noeviction)"
+            )
+        return warnings
+
     # -- tournaments --------------------------------------------------------------------------
 
     def create_tournament(

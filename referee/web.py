@@ -48,7 +48,7 @@ from arena.tournament import TournamentSpec
 from arena.v1 import arena_pb2
 from referee import views
 from referee.auth import Caller
-from referee.errors import ApiError, shown
+from referee.errors import STORE_DOWN, STORE_RETRY_SECONDS, ApiError, shown
 from referee.live import catch_up
 from referee.match_cache import Sized
 from referee.store import ENDED, Store
@@ -167,6 +167,12 @@ class WebUI:
         except ApiError as exc:
             status = {"NOT_FOUND": 404, "INVALID_ARGUMENT": 400, "FAILED_PRECONDITION": 409}.get(exc.code.name, 503)
             return web.Response(status=status, text=f"{exc.message}\n")
+        except STORE_DOWN:  # Redis down or restarting: as the gRPC API says it, not a 500 and a traceback
+            return web.Response(
+                status=503,
+                text=f"the store is unavailable; retry in {STORE_RETRY_SECONDS:g}s\n",
+                headers={"Retry-After": str(round(STORE_RETRY_SECONDS))},
+            )
 
     def _game(self, game_id: str) -> Game:
         if game_id not in games():

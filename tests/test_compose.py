@@ -42,7 +42,7 @@ def test_every_arena_command_parses_with_the_cli(name):
 
 
 def test_workers_use_the_compose_redis_on_the_default_port():
-    redis_port = SERVICES["redis"]["ports"][0].split(":")[1]
+    redis_port = SERVICES["redis"]["ports"][0].split(":")[-1]
     assert DEFAULT_REDIS.rsplit(":", 1)[1].split("/")[0] == redis_port
     worker = build_parser().parse_args(SERVICES["worker"]["command"])
     assert worker.broker == f"redis://redis:{redis_port}/0"
@@ -156,3 +156,26 @@ def test_two_sample_bots_serve_on_the_ports_their_healthchecks_probe():
         args = build_parser().parse_args(service["command"])
         assert args.command == "bot" and args.host == "0.0.0.0"
         assert str(args.port) in service["healthcheck"]["test"][-1]
+
+
+def test_redis_is_published_on_the_hosts_loopback_only():
+    """It holds the owners and their token hashes and has no password: another machine that
+    reached it could make itself an operator."""
+    assert [port.rsplit(":", 2)[0] for port in SERVICES["redis"]["ports"]] == ["127.0.0.1"]
+
+
+def test_the_cli_keeps_its_runs_where_its_user_may_write_them():
+    """``arena tournament`` writes ./arena-runs: the image's working directory is its user's home
+    (the app's own /app is root's), mounted as a volume so results outlive ``run --rm``."""
+    dockerfile = (ROOT / "Dockerfile").read_text().splitlines()
+    user = next(i for i, line in enumerate(dockerfile) if line.startswith("USER "))
+    assert dockerfile[user] == "USER arena"
+    workdirs = [line.split()[1] for line in dockerfile[user:] if line.startswith("WORKDIR ")]
+    assert workdirs == ["/home/arena"]
+    assert "arena-runs:/home/arena/arena-runs" in SERVICES["cli"]["volumes"]
+    assert "arena-runs" in COMPOSE["volumes"]
+
+
+def test_workers_get_time_to_finish_a_batch_when_stopped():
+    grace = SERVICES["worker"]["stop_grace_period"]
+    assert grace.endswith("s") and int(grace[:-1]) >= 30

@@ -236,20 +236,23 @@ def test_per_bot_concurrency_limit_holds_and_a_dead_workers_slot_comes_back(tmp_
         assert all(w.process.poll() is None for w in ws)
 
 
-def test_a_lost_batch_is_enqueued_again_and_counted_once(tmp_path):
+def test_a_lost_batch_is_enqueued_again_and_counted_once(tmp_path, caplog):
     """A batch message lost between the broker's pop and its bookkeeping (Redis going away at
-    that instant) is found by the follower's stall check and played; nothing counts twice."""
+    that instant) is found by the follower's stall check and played; nothing counts twice. The
+    operator is told (a WARNING naming the tournament)."""
     s = spec(repeats=10)
     total = len(schedule(s))
     with redis_server(tmp_path) as server:
         store = Store(server.url)
         start(server.url, "lost", s, batch_size=6)
         assert server.client().rpop("arena") is not None  # one batch vanishes
-        with workers(server.url, tmp_path, count=1, concurrency=2):
+        with workers(server.url, tmp_path, count=1, concurrency=2), caplog.at_level("WARNING", "workers.executor"):
             received = []
             executor = CeleryExecutor(server.url, "lost", stall_seconds=2)
             executor.follow(set(range(total)), lambda record, line=None, more=False: received.append(record) and False)
             assert len(received) == total
+            resent = [r for r in caplog.records if r.getMessage().startswith("lost batches sent again")]
+            assert resent and resent[0].tournament == "lost" and resent[0].batches == 1  # type: ignore[attr-defined]
             wait_for(lambda: store.tournament("lost")["status"] == "complete", 60, "finalisation")
             assert_exactly_once(store, "lost", total)
 

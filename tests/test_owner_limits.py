@@ -105,3 +105,62 @@ def test_a_hosted_bot_beyond_the_limit_is_refused_before_its_trial(tmp_path):
         assert f"FAILED_PRECONDITION: you have {MAX_BOTS_PER_OWNER} bots" in refused.stderr
         assert "trial" not in refused.stderr and store.bot("one-more") is None
         assert store.redis.keys("*hosted*") == []  # nothing stored, the sandbox never asked
+
+
+def test_redis_settings_that_put_the_data_at_risk_are_said(tmp_path):
+    """The README asks for appendonly and noeviction; a service or worker on a Redis without them
+    says so when it starts (an operator once ran on allkeys-lru without a word)."""
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        assert store.setting_warnings() == []  # the tests' Redis is set up as the README says
+        store.redis.config_set("appendonly", "no")
+        store.redis.config_set("maxmemory-policy", "allkeys-lru")
+        assert store.setting_warnings() == [
+            "Redis runs without appendonly: a restart loses every write since its last snapshot",
+            "Redis's maxmemory-policy is allkeys-lru: under memory pressure it would evict queued batches and "
+            "records (Arena needs noeviction)",
+        ]
+        from tests.cli_run import arena
+
+        # A store URL whose database is no number was taken as db 0.
+        done = arena("admin", "create-owner", "zed", "--redis", server.url.rsplit("/", 1)[0] + "/abc")
+        assert done.returncode == 2 and "the database 'abc' is not a number" in done.stderr
+        assert store.owner("zed") is None
+
+
+def test_the_web_ui_says_the_store_is_down_with_a_503_not_a_500(tmp_path):
+    import urllib.error
+    import urllib.request
+
+    with redis_server(tmp_path) as redis, service(redis.url, tmp_path) as srv:
+        page = f"http://127.0.0.1:{srv.http_port}/games/skyfive"
+        assert urllib.request.urlopen(page, timeout=30).status == 200
+        redis.stop()
+        try:
+            with pytest.raises(urllib.error.HTTPError) as down:
+                urllib.request.urlopen(page, timeout=60)
+        finally:
+            redis.start()
+        assert down.value.code == 503 and down.value.headers["Retry-After"] == "2"
+        assert down.value.read().decode() == "the store is unavailable; retry in 2s\n"
+        assert "Traceback" not in srv.log.read_text()
+
+
+def test_an_expired_record_is_said_to_have_expired_not_to_come(tmp_path):
+    from tests.services import wait_for, workers
+
+    with (
+        redis_server(tmp_path) as redis,
+        workers(redis.url, tmp_path, count=1, concurrency=1, metrics=False),
+        service(redis.url, tmp_path) as srv,
+    ):
+        store = Store(redis.url)
+        alice = Api(srv.address, create_owner(store, "alice"))
+        t = alice.CreateTournament(arena_pb2.CreateTournamentRequest(game="rolldice", bots=["random", "heuristic"]))
+        wait_for(lambda: store.tournament(t.id)["status"] == "complete", 60, "the tournament")
+        for part in ("matches", "groups", "events"):  # as their retention ends
+            store.redis.delete(store.key("t", t.id, part))
+        code, _, details = code_of(alice.GetMatch, arena_pb2.GetMatchRequest(id=f"{t.id}:m000001"))
+        assert code == grpc.StatusCode.NOT_FOUND
+        assert details.startswith(f"match m000001 of {t.id} is no longer stored: a tournament's records are kept")
+        assert "(yet)" not in details

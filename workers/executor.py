@@ -35,6 +35,7 @@ in Celery and the store. ``--batch-size`` overrides.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 
@@ -56,6 +57,8 @@ from workers.tasks import (  # noqa: F401 (MAX_BATCH: re-exported)
     send_batches,
     start_window,
 )
+
+log = logging.getLogger(__name__)
 
 UNACKED = "unacked"  # kombu's Redis transport: delivered, not yet acknowledged messages
 LAST_RECORDS = 1000  # the last records of a run are read as they land (no pause between reads)
@@ -112,6 +115,11 @@ def requeue_missing(app: Celery, store: Store, tournament_id: str, *, settle: fl
     else:
         lost = {}
     sent = [batch for number, entry in sorted(lost.items()) if (batch := store.resend(tournament_id, number, entry))]
+    if sent:  # an operator's only sign that a worker died mid-batch (the matches are played again)
+        log.warning(
+            "lost batches sent again (a worker died, or Redis dropped their messages)",
+            extra={"tournament": tournament_id, "batches": len(sent)},
+        )
     send_batches(app, tournament_id, sent)
     # A window that emptied with batches left (its last refill never ran): fill it again.
     send_batches(app, tournament_id, store.fill(tournament_id, source="stall-check"))

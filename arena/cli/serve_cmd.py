@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         from referee.hosted import jail
 
         jail.allow_unsafe()  # uploads' trial matches run unsandboxed; logs the warning
-    check_broker(args.redis, "the store and broker")
+    check_broker(args.redis, "the store and broker", settings=True)
     app = make_app(args.redis)
     store = Store(args.redis)
 

@@ -388,16 +388,28 @@ def start_metrics(port: int, *collectors: Any) -> None:
         raise UsageError(f"cannot serve metrics on port {port}: {exc.strerror} ({hint})") from None
 
 
-def check_broker(url: str, what: str = "the broker") -> None:
-    """Fail early, in one line, when the broker (or, for ``what``, the store) is unreachable."""
+def check_broker(url: str, what: str = "the broker", *, settings: bool = False) -> None:
+    """Fail early, in one line, when the broker (or, for ``what``, the store) is unreachable or
+    its URL names a database that is no number; with ``settings`` (a long-running service or
+    worker), warn about Redis settings that put the data at risk."""
+    import logging
+    from urllib.parse import urlsplit
+
     import redis
 
     from referee.store import Store
 
+    database = urlsplit(url).path.strip("/")
+    if database and not database.isdigit():  # redis-py took db 0 without a word
+        raise UsageError(mask_passwords(f"{url}: the database {database!r} is not a number (redis://HOST:PORT/0)"))
+    store = Store(url)
     try:
-        Store(url).ping()
+        store.ping()
+        warnings = store.setting_warnings() if settings else []
     except (redis.RedisError, ValueError) as exc:
         raise UsageError(mask_passwords(f"cannot reach {what} at {url}: {exc}")) from None
+    for warning in warnings:
+        logging.getLogger("arena").warning(warning)
 
 
 def run_action(args: argparse.Namespace) -> int:

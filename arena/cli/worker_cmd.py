@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         # 0 fell back to the default and a negative one reached kombu, both without a word.
         raise UsageError(f"--visibility-timeout must be at least 1 second, got {args.visibility_timeout}")
     settings.check(visibility_given=args.visibility_timeout is not None)  # a ConfigError names a bad ARENA_*
-    check_broker(args.broker)
+    check_broker(args.broker, settings=True)
     if args.metrics_port:
         prepare_multiprocess_dir(args.metrics_port)
         serve_metrics(args.broker, args.metrics_port, args.metrics_host)
