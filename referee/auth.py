@@ -71,6 +71,17 @@ def create_owner(store: Store, name: str, operator: bool = False) -> str:
     return token
 
 
+def new_owner_token(store: Store, name: str) -> tuple[str, int]:
+    """A new token for an existing owner, every old one revoked (a service still takes an old one
+    for up to CACHE_SECONDS); returns (the token, how many were revoked). ValueError if there
+    is no such owner."""
+    token = new_token()
+    revoked = store.replace_tokens(name, hash_token(token))
+    if revoked < 0:
+        raise ValueError(f"no owner {shown(name)}")
+    return token, revoked
+
+
 class AuthInterceptor(grpc.aio.ServerInterceptor):
     """Resolves the bearer token to an owner before any handler runs."""
 

@@ -271,6 +271,18 @@ redis.call('HSET', KEYS[2], ARGV[3], count + 1)
 return 1
 """
 
+_REPLACE_TOKENS = """
+-- KEYS: owners, tokens ; ARGV: owner, the new token's hash
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return -1 end
+local all = redis.call('HGETALL', KEYS[2])
+local revoked = 0
+for i = 1, #all, 2 do
+  if all[i + 1] == ARGV[1] then redis.call('HDEL', KEYS[2], all[i]); revoked = revoked + 1 end
+end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[1])
+return revoked
+"""
+
 _SAVE_IF_UNCHANGED = """
 -- KEYS: the game's change counter, its leaderboard ; ARGV: the counter as read, the board
 -- Stores the board only if no tournament was counted in since the counter was read.
@@ -674,6 +686,7 @@ class Store:
             self._steal = client.register_script(_STEAL)
             self._save_if_unchanged = client.register_script(_SAVE_IF_UNCHANGED)
             self._add_bot = client.register_script(_ADD_BOT)
+            self._replace_tokens = client.register_script(_REPLACE_TOKENS)
             self._client = client
             self._pid = os.getpid()
         return self._client
@@ -1324,6 +1337,12 @@ class Store:
             return False
         self.redis.hset(self.key("tokens"), token_hash, name)
         return True
+
+    def replace_tokens(self, name: str, token_hash: str) -> int:
+        """Give an existing owner this token (by its hash) instead of every token it had, in one
+        step; returns how many were revoked (-1: no such owner)."""
+        _ = self.redis
+        return int(self._replace_tokens(keys=[self.key("owners"), self.key("tokens")], args=[name, token_hash]))
 
     def owner(self, name: str) -> dict[str, Any] | None:
         raw = self.redis.hget(self.key("owners"), name)

@@ -164,3 +164,23 @@ def test_an_expired_record_is_said_to_have_expired_not_to_come(tmp_path):
         assert code == grpc.StatusCode.NOT_FOUND
         assert details.startswith(f"match m000001 of {t.id} is no longer stored: a tournament's records are kept")
         assert "(yet)" not in details
+
+
+def test_an_operator_gives_an_owner_a_new_token_and_the_old_one_stops_working(tmp_path):
+    from referee.auth import hash_token
+    from tests.cli_run import arena
+
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        old = create_owner(store, "alice")
+        done = arena("admin", "new-token", "alice", "--redis", redis.url)
+        assert done.returncode == 0, done.stderr
+        new = done.stdout.strip()
+        assert new != old and "alice: 1 old token(s) revoked" in done.stderr
+        assert store.owner_of_token(hash_token(old)) is None and store.owner_of_token(hash_token(new)) == "alice"
+        nobody = arena("admin", "new-token", "nobody", "--redis", redis.url)
+        assert nobody.returncode == 2 and "no owner 'nobody'" in nobody.stderr
+        with service(redis.url, tmp_path) as srv:
+            assert Api(srv.address, new).WhoAmI(arena_pb2.WhoAmIRequest()).name == "alice"
+            code, _, _ = code_of(Api(srv.address, old).WhoAmI, arena_pb2.WhoAmIRequest())
+            assert code == grpc.StatusCode.UNAUTHENTICATED

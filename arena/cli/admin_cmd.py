@@ -17,6 +17,12 @@ def register(commands: Any) -> None:
     owner.add_argument("--operator", action="store_true", help="may create owners and act on any bot")
     owner.add_argument("--redis", default=DEFAULT_REDIS, metavar="URL", help=f"the store (default {DEFAULT_REDIS})")
     owner.set_defaults(run=create_owner)
+    token = actions.add_parser(
+        "new-token", help="give an owner a new API token (shown once); its old ones stop working"
+    )
+    token.add_argument("name")
+    token.add_argument("--redis", default=DEFAULT_REDIS, metavar="URL", help=f"the store (default {DEFAULT_REDIS})")
+    token.set_defaults(run=new_token)
 
 
 def create_owner(args: argparse.Namespace) -> int:
@@ -30,4 +36,24 @@ def create_owner(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     print(token)
+    return 0
+
+
+def new_token(args: argparse.Namespace) -> int:
+    import sys
+
+    from arena.cli.tournament_cmd import check_broker
+    from referee.auth import CACHE_SECONDS, new_owner_token
+    from referee.store import Store
+
+    check_broker(args.redis, "the store")
+    try:
+        token, revoked = new_owner_token(Store(args.redis), args.name)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print(token)
+    print(
+        f"{args.name}: {revoked} old token(s) revoked (a running service takes one for up to {CACHE_SECONDS:g} s more)",
+        file=sys.stderr,
+    )
     return 0
