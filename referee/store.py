@@ -33,6 +33,8 @@ key                                      type   holds
                                                 tournament (JSON: bots, group win matrices,
                                                 tallies); never expires, unlike its records
 ``bots``                                 hash   bot name -> registration (JSON)
+``workers``                              zset   worker node -> until when it was last said alive
+                                                (Redis's clock; ``arena worker`` says so every 10 s)
 ``bot_counts``                           hash   owner name -> how many bots it registered (kept
                                                 with every registration; counted from ``bots`` once
                                                 where it is missing)
@@ -281,6 +283,19 @@ for i = 1, #all, 2 do
 end
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[1])
 return revoked
+"""
+
+_WORKER_SEEN = """
+-- KEYS: workers ; ARGV: node, seconds it counts as alive. Redis's clock: one for every host.
+local now = tonumber(redis.call('TIME')[1])
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+return 1
+"""
+
+_WORKERS_ALIVE = """
+-- KEYS: workers. How many nodes said they were alive within their time.
+return redis.call('ZCOUNT', KEYS[1], tonumber(redis.call('TIME')[1]), '+inf')
 """
 
 _SAVE_IF_UNCHANGED = """
@@ -687,6 +702,8 @@ class Store:
             self._save_if_unchanged = client.register_script(_SAVE_IF_UNCHANGED)
             self._add_bot = client.register_script(_ADD_BOT)
             self._replace_tokens = client.register_script(_REPLACE_TOKENS)
+            self._worker_seen = client.register_script(_WORKER_SEEN)
+            self._workers_alive = client.register_script(_WORKERS_ALIVE)
             self._client = client
             self._pid = os.getpid()
         return self._client
@@ -696,6 +713,30 @@ class Store:
 
     def ping(self) -> bool:
         return bool(self.redis.ping())
+
+    def worker_seen(self, node: str, seconds: float) -> None:
+        """A worker node says it is alive, for ``seconds`` more (by Redis's clock)."""
+        _ = self.redis
+        self._worker_seen(keys=[self.key("workers")], args=[node, seconds])
+
+    def workers_alive(self) -> int:
+        """How many worker nodes said they were alive within their time."""
+        _ = self.redis
+        return int(self._workers_alive(keys=[self.key("workers")]))
+
+    def waiting_without_workers(self, seconds: float) -> list[str]:
+        """Tournaments queued longer than ``seconds`` (by the writer's clock) while no worker
+        node is alive on this store: a service pointed at another database than its workers, or
+        no worker started (they would wait forever, without a word)."""
+        if self.workers_alive():
+            return []
+        now = time.time()
+        waiting = []
+        for tournament_id in self.active_ids():
+            status, created = self.redis.hmget(self.key("t", tournament_id), "status", "created")
+            if status == b"queued" and created is not None and now - float(created) > seconds:
+                waiting.append(tournament_id)
+        return waiting
 
     def setting_warnings(self) -> list[str]:
         """What in the server's settings puts Arena's data at risk (README, "Durability"): no

@@ -184,3 +184,30 @@ def test_an_operator_gives_an_owner_a_new_token_and_the_old_one_stops_working(tm
             assert Api(srv.address, new).WhoAmI(arena_pb2.WhoAmIRequest()).name == "alice"
             code, _, _ = code_of(Api(srv.address, old).WhoAmI, arena_pb2.WhoAmIRequest())
             assert code == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_tournaments_waiting_with_no_worker_alive_are_found(tmp_path):
+    """A service on another database than its workers (or with none started) had tournaments
+    sit queued forever, without a word: workers say they are alive, the service says when
+    none is."""
+    import json
+    import time
+
+    from tests.services import wait_for, workers
+
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        assert store.workers_alive() == 0
+        store.redis.hset(
+            store.key("t", "rolldice-20261205-000000-00000001"),
+            mapping={"status": "queued", "created": time.time() - 120, "spec": json.dumps({"game": "rolldice"})},
+        )
+        store.redis.sadd(store.key("active"), "rolldice-20261205-000000-00000001")
+        assert store.waiting_without_workers(60) == ["rolldice-20261205-000000-00000001"]
+        assert store.waiting_without_workers(600) == []  # not waiting that long yet
+        store.worker_seen("gone", 1)
+        time.sleep(2.1)
+        assert store.workers_alive() == 0  # said alive, then silent past its time
+        with workers(redis.url, tmp_path, count=1, concurrency=1, metrics=False):
+            wait_for(lambda: store.workers_alive() == 1, 30, "the worker to say it is alive")
+            assert store.waiting_without_workers(60) == []

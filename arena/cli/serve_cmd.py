@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import math
 import sys
+import time
 from typing import Any
 
 from arena.cli import UsageError
 from arena.cli.common import DEFAULT_REDIS
 from arena.logs import mask_passwords
+
+log = logging.getLogger("arena.service")
+WORKERLESS_SECONDS = 60.0
+"""A tournament queued this long with no worker alive on the store is said in the log."""
+WORKERLESS_WARN_EVERY = 300.0
 
 
 def register(commands: Any) -> None:
@@ -118,10 +125,19 @@ def run(args: argparse.Namespace) -> int:
                 if board:
                     metrics.set_ratings(game_id, board)
 
+    warned = [-WORKERLESS_WARN_EVERY]
+
     def housekeeping() -> None:
         sweeper.sweep()
         if refresh is not None:
             refresh()
+        waiting = store.waiting_without_workers(WORKERLESS_SECONDS)
+        if waiting and time.monotonic() - warned[0] >= WORKERLESS_WARN_EVERY:
+            warned[0] = time.monotonic()
+            log.warning(
+                f"{len(waiting)} tournament(s) queued over {WORKERLESS_SECONDS:g} s and no worker alive on this store "
+                f"(e.g. {waiting[0]}): start `arena worker --broker` on the Redis URL and database of this service"
+            )
 
     config = ServerConfig(
         store_url=args.redis,

@@ -123,8 +123,38 @@ def run(args: argparse.Namespace) -> int:
     if args.concurrency:
         argv.append(f"--concurrency={args.concurrency}")
     argv.append(f"--hostname={args.hostname or 'arena@%h'}")
+    say_alive(args.broker)
     app.worker_main(argv)
     return 0
+
+
+ALIVE_EVERY = 10.0
+"""How often a worker node tells the store it is alive (it counts for three times as long)."""
+
+
+def say_alive(broker: str) -> None:
+    """Tell the store every ALIVE_EVERY s that this node works for it (``Store.workers_alive``):
+    a service with tournaments queued and no worker alive says so. A thread of the main process
+    (the pool processes fork from it and do not inherit it); a Redis outage only skips a beat."""
+    import contextlib
+    import os
+    import socket
+    import threading
+    import time
+
+    import redis
+
+    from referee.store import Store
+
+    store, node = Store(broker), f"{socket.gethostname()}:{os.getpid()}"
+
+    def beat() -> None:
+        while True:
+            with contextlib.suppress(redis.RedisError):
+                store.worker_seen(node, 3 * ALIVE_EVERY)
+            time.sleep(ALIVE_EVERY)
+
+    threading.Thread(target=beat, name="arena-alive", daemon=True).start()
 
 
 def keep_json_logs(loglevel: int | None = None, **_: Any) -> None:
