@@ -1,6 +1,9 @@
-"""What one owner may keep on a shared service: at most MAX_BOTS_PER_OWNER registered bots
-(every ListBots reads every registration: one owner's thousands once slowed everyone's calls),
-counted with each registration in one step. A real ``arena serve`` on a private redis-server."""
+"""A shared service's limits and what it tells its operator. One owner keeps at most
+MAX_BOTS_PER_OWNER registered bots (every ListBots reads every registration: one owner's
+thousands once slowed everyone's calls), counted with each registration in one step. The
+operator hears of Redis settings that put the data at risk, of tournaments waiting with no
+worker alive, gets a 503 (not a 500) from the web UI while Redis is down, an honest message for
+an expired record, and replaces a leaked token. A real ``arena serve`` on a private redis-server."""
 
 from __future__ import annotations
 
