@@ -164,3 +164,22 @@ def test_uploads_at_once_cannot_pass_the_limits_together(tmp_path):
             versions.delete_version(store, "many", info["version"])
         assert race(max_bytes=2 * size + size // 2) == ["no room"] * 6 + ["stored"] * 2
         assert versions.stored_bytes(store, "alice") <= 2 * size + size // 2
+
+
+def test_an_owners_hosted_output_is_kept_within_a_daily_budget(tmp_path):
+    """One chatty hosted bot once added about 10 GB of logs a day per worker; past its owner's
+    daily budget a seat keeps a line saying so, and another owner's seats are not touched."""
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        text = "x" * 1000
+        kept = [versions.save_log(store, f"t:m00000{i}", 0, "alice", "chatty", text, budget=2500) for i in range(4)]
+        assert kept == [True, True, False, False]
+        logs = versions.logs(store, "t:m000003", 1)
+        assert (
+            logs[0]["text"]
+            == "[arena: output not kept: alice's hosted seats kept 2500 bytes of output today (UTC), the most]"
+        )
+        assert (logs[0]["owner"], logs[0]["bot"], logs[0]["seat"]) == ("alice", "chatty", 0)
+        assert versions.logs(store, "t:m000001", 1)[0]["text"] == text
+        assert versions.save_log(store, "t:m000009", 0, "bob", "quiet", text, budget=2500)  # bob's own budget
+        assert 0 < store.redis.ttl(store.key("hosted", "log", "t:m000003", 0)) <= versions.LOG_DAYS * 86400

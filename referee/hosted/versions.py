@@ -38,6 +38,9 @@ from referee.hosted.player import HostedPlayer
 
 TRIAL_CLOCK = clock_settings({"decision": 5000, "bank": 0, "startup": 20_000, "grace": 500, "strikes": 0})
 LOG_DAYS = 14
+LOG_BUDGET = 64 * 1024 * 1024
+"""Bytes of its hosted seats' output an owner has kept a day (UTC); past it a seat keeps a line
+saying so. At 64 KiB a seat, one chatty bot once added about 10 GB a day per worker."""
 TRIAL_WAIT = 60.0
 
 
@@ -338,9 +341,34 @@ def active_version(store: Any, bot: str) -> str | None:
     return raw.decode() if isinstance(raw, bytes) else raw
 
 
-def save_log(store: Any, match_id: str, seat: int, owner: str, bot: str, text: str) -> None:
-    value = json.dumps({"owner": owner, "bot": bot, "seat": seat, "text": text})
-    store.redis.set(_key(store, "log", match_id, seat), value, ex=LOG_DAYS * 86400)
+_SAVE_LOG = """
+-- KEYS: the seat's log, the owner's bytes of logs today ; ARGV: the log, what to keep past the
+-- budget, seconds to keep it, its size, the budget. Returns 1 if the log was kept, 0 if the note.
+local used = tonumber(redis.call('GET', KEYS[2]) or '0')
+if used + tonumber(ARGV[4]) > tonumber(ARGV[5]) then
+  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+  return 0
+end
+redis.call('INCRBY', KEYS[2], ARGV[4])
+redis.call('EXPIRE', KEYS[2], 2 * 86400)
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[3])
+return 1
+"""
+
+
+def save_log(
+    store: Any, match_id: str, seat: int, owner: str, bot: str, text: str, *, budget: int = LOG_BUDGET
+) -> bool:
+    """Keep a hosted seat's output for LOG_DAYS, within its owner's ``budget`` of bytes a day
+    (UTC); past it, a line saying so is kept instead. True if the output was kept."""
+    entry = {"owner": owner, "bot": bot, "seat": seat}
+    value = json.dumps({**entry, "text": text})
+    note = f"[arena: output not kept: {owner}'s hosted seats kept {budget} bytes of output today (UTC), the most]"
+    day = time.strftime("%Y%m%d", time.gmtime())
+    script = store.redis.register_script(_SAVE_LOG)
+    keys = [_key(store, "log", match_id, seat), _key(store, "logbytes", owner, day)]
+    kept = script(keys=keys, args=[value, json.dumps({**entry, "text": note}), LOG_DAYS * 86400, len(value), budget])
+    return bool(kept)
 
 
 def version_ratings(store: Any, bot: str, game_ids: list[str], *, finished: tuple[str, ...]) -> list[dict[str, Any]]:
