@@ -15,14 +15,16 @@ def register(commands: Any) -> None:
     owner = actions.add_parser("create-owner", help="create an owner and print its API token (shown once)")
     owner.add_argument("name")
     owner.add_argument("--operator", action="store_true", help="may create owners and act on any bot")
-    owner.add_argument("--redis", default=DEFAULT_REDIS, metavar="URL", help=f"the store (default {DEFAULT_REDIS})")
     owner.set_defaults(run=create_owner)
     token = actions.add_parser(
         "new-token", help="give an owner a new API token (shown once); its old ones stop working"
     )
     token.add_argument("name")
-    token.add_argument("--redis", default=DEFAULT_REDIS, metavar="URL", help=f"the store (default {DEFAULT_REDIS})")
     token.set_defaults(run=new_token)
+    for action in (owner, token):
+        action.add_argument(
+            "--redis", default=DEFAULT_REDIS, metavar="URL", help=f"the store (default {DEFAULT_REDIS})"
+        )
 
 
 def create_owner(args: argparse.Namespace) -> int:
