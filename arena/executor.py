@@ -92,10 +92,10 @@ class LocalExecutor:
         if not matches:
             return
         if self.workers == 1 or len(matches) == 1:
-            terminated = TerminateAsInterrupt()  # SIGTERM stops this run as Ctrl-C does
+            terminated = StopSignals()
             try:
                 for match in matches:
-                    terminated.check()
+                    check_stop_signals()
                     if self.cancelled is not None and self.cancelled():
                         return
                     try:
@@ -112,10 +112,10 @@ class LocalExecutor:
         chunk = max(1, min(16, len(matches) // (self.workers * 8)))
         initargs = (spec.to_json(), self.make_player, self.cancelled)
         pool = context.Pool(self.workers, initializer=_init_worker, initargs=initargs)
-        terminated = TerminateAsInterrupt()
+        terminated = StopSignals()
         try:
             for line in pool.imap_unordered(_play_in_worker, matches, chunksize=chunk):
-                terminated.check()
+                check_stop_signals()
                 if line is None or (self.cancelled is not None and self.cancelled()):
                     break  # cancelled: the workers stop with the pool
                 if on_record(MatchRecord.loads(line), line):
@@ -126,25 +126,44 @@ class LocalExecutor:
             terminated.restore()
 
 
-class TerminateAsInterrupt:
-    """While the matches are played (in this process, or by the pool), SIGTERM stops the run as
-    Ctrl-C does: the pool is terminated (no orphaned processes) and the finished records are
-    kept. Only on the main thread (where signals are handled); elsewhere it does nothing.
+_listening: list[StopSignals] = []  # installed, innermost last
+
+
+def check_stop_signals() -> None:
+    """Raise KeyboardInterrupt again if a stop signal came while a :class:`StopSignals` listens
+    (for loops that wait without records, such as a distributed run's follower)."""
+    for listener in _listening:
+        listener.check()
+
+
+class StopSignals:
+    """While the matches are played (in this process, by the pool, or by workers being
+    followed), Ctrl-C and SIGTERM stop the run alike: the pool is terminated (no orphaned
+    processes) and the finished records are kept. Only on the main thread (where signals are
+    handled); elsewhere it does nothing. A SIGINT that is ignored (a job started in the
+    background by a shell) or handled by someone else is left as it is.
 
     The handler raises KeyboardInterrupt wherever the main thread is. Should that be somewhere
     an exception is swallowed (a finalizer run by the garbage collector prints it and goes on),
-    the run would go on; so the signal is also remembered, and :meth:`check` (between records)
-    raises it again."""
+    the run would go on for ever (a distributed run with no worker waits without end); so the
+    signal is also remembered, and :meth:`check` (between records, and between a follower's
+    reads: :func:`check_stop_signals`) raises it again."""
 
     def __init__(self) -> None:
         self.received = False
-        self.previous: Any = None
+        self.previous: dict[int, Any] = {}
         self.installed = threading.current_thread() is threading.main_thread()
-        if self.installed:
-            self.previous = signal.signal(signal.SIGTERM, self._interrupt)
+        if not self.installed:
+            return
+        self.previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, self._interrupt)
+        current = signal.getsignal(signal.SIGINT)
+        if current is signal.default_int_handler or getattr(current, "__func__", None) is StopSignals._interrupt:
+            self.previous[signal.SIGINT] = signal.signal(signal.SIGINT, self._interrupt)
+        _listening.append(self)
 
     def _interrupt(self, signum: int, frame: Any) -> None:
-        self.received = True
+        for listener in _listening:  # the outer ones too: the run as a whole is to stop
+            listener.received = True
         raise KeyboardInterrupt
 
     def check(self) -> None:
@@ -153,5 +172,7 @@ class TerminateAsInterrupt:
 
     def restore(self) -> None:
         if self.installed:  # a handler set outside Python reads as None: the default then
-            signal.signal(signal.SIGTERM, self.previous if self.previous is not None else signal.SIG_DFL)
+            for signum, previous in self.previous.items():
+                signal.signal(signum, previous if previous is not None else signal.SIG_DFL)
+            _listening.remove(self)
             self.installed = False

@@ -534,28 +534,73 @@ def test_sigterm_to_a_local_tournament_leaves_no_pool_process_behind(tmp_path):
     assert json.loads((out / "tournament.json").read_text())["status"] == "interrupted"
 
 
-def test_a_sigterm_whose_interrupt_was_swallowed_still_stops_the_run():
-    """The SIGTERM handler's KeyboardInterrupt can land where an exception is swallowed (a
-    finalizer run by the garbage collector); the executor's check between records raises it
-    again, so the run still stops."""
-    from arena.executor import TerminateAsInterrupt
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_signal_whose_interrupt_was_swallowed_still_stops_the_run(signum):
+    """The handler's KeyboardInterrupt can land where an exception is swallowed (a finalizer run
+    by the garbage collector); the executor's check between records raises it again, so the run
+    still stops. Ctrl-C too: a swallowed one left a distributed run's client waiting for ever."""
+    from arena.executor import StopSignals, check_stop_signals
 
-    before = signal.getsignal(signal.SIGTERM)
-    terminated = TerminateAsInterrupt()
+    before = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+    outer = StopSignals()
+    inner = StopSignals()  # the executor's, inside the CLI's
     try:
-        assert terminated.installed  # the main thread: else the signal below would kill the test
-        terminated.check()  # nothing received yet
+        assert outer.installed and inner.installed  # the main thread: else the signal would kill the test
+        check_stop_signals()  # nothing received yet
         try:
-            os.kill(os.getpid(), signal.SIGTERM)
+            os.kill(os.getpid(), signum)
             time.sleep(5)  # the handler runs here and interrupts the sleep
-            raise AssertionError("SIGTERM did not interrupt")
+            raise AssertionError("the signal did not interrupt")
         except KeyboardInterrupt:
             pass  # swallowed, as a finalizer would
         with pytest.raises(KeyboardInterrupt):
-            terminated.check()
+            check_stop_signals()
+        inner.restore()  # the executor's run ended; the CLI's still knows
+        with pytest.raises(KeyboardInterrupt):
+            check_stop_signals()
     finally:
-        terminated.restore()
-    assert signal.getsignal(signal.SIGTERM) == before
+        inner.restore()
+        outer.restore()
+    assert {s: signal.getsignal(s) for s in before} == before
+    check_stop_signals()  # none listens any more
+
+
+def test_an_ignored_ctrl_c_stays_ignored():
+    """A run started in the background by a shell ignores SIGINT; listening for stop signals
+    must not make it stoppable by a Ctrl-C meant for the foreground."""
+    from arena.executor import StopSignals
+
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        listening = StopSignals()
+        try:
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) == listening._interrupt
+        finally:
+            listening.restore()
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def test_a_follower_with_no_worker_stops_on_a_swallowed_ctrl_c():
+    """A distributed run's client that no worker serves reads the store without end; a Ctrl-C
+    swallowed where it landed is raised again before its next read."""
+    from arena.executor import StopSignals
+    from workers.executor import CeleryExecutor
+
+    executor = CeleryExecutor(f"redis://127.0.0.1:{free_port()}/0", "t-nobody-plays")  # never reached
+    listening = StopSignals()
+    try:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+            raise AssertionError("Ctrl-C did not interrupt")
+        except KeyboardInterrupt:
+            pass  # swallowed
+        with pytest.raises(KeyboardInterrupt):
+            executor.follow({0, 1}, lambda *record: None)
+    finally:
+        listening.restore()
 
 
 def test_metrics_bind_loopback_unless_told_otherwise(tmp_path):

@@ -373,8 +373,10 @@ def test_a_cli_run_logs_its_broker_without_the_password(tmp_path):
         stderr=subprocess.DEVNULL,
         cwd=tmp_path,
     )
-    args = [sys.executable, "-m", "arena", "--log-level", "INFO", "tournament", "--game", "rolldice"]
-    args += ["--broker", f"redis://:s3cret@127.0.0.1:{port}/0", "--out", str(tmp_path / "run"), "--json"]
+    # -X faulthandler: a client that does not stop is made to say where it is (SIGABRT below).
+    args = [sys.executable, "-X", "faulthandler", "-m", "arena", "--log-level", "INFO", "tournament"]
+    args += ["--game", "rolldice", "--broker", f"redis://:s3cret@127.0.0.1:{port}/0"]
+    args += ["--out", str(tmp_path / "run"), "--json"]
     try:
         wait_for(lambda: _answers(f"redis://:s3cret@127.0.0.1:{port}/0"), 20, "redis-server", 0.2)
         err = tmp_path / "err"
@@ -383,7 +385,13 @@ def test_a_cli_run_logs_its_broker_without_the_password(tmp_path):
             try:  # no worker plays it: the client waits, having logged its start
                 wait_for(lambda: "tournament started" in err.read_text(), 60, "the start line")
                 client.send_signal(signal.SIGINT)
-                client.wait(60)
+                try:
+                    client.wait(60)
+                except subprocess.TimeoutExpired:
+                    client.send_signal(signal.SIGABRT)
+                    client.wait(10)
+                    raise AssertionError(f"Ctrl-C did not stop the client:\n{err.read_text()}") from None
+                assert client.returncode == 130
             finally:
                 client.kill()
                 client.wait()

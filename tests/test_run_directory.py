@@ -335,3 +335,20 @@ def test_with_no_room_for_a_new_copy_the_status_is_rewritten_in_place(tmp_path, 
     status = json.loads((path / "tournament.json").read_text())
     assert status["status"] == "interrupted" and TournamentSpec.from_json(status["spec"]) == s
     assert "matches" not in status  # no tail of the old text left behind
+
+
+def test_a_ctrl_c_before_the_tournament_is_written_says_so_and_not_nothing_to_resume(tmp_path, monkeypatch, capsys):
+    """Interrupted before its tournament.json existed, a run said "has no tournament.json:
+    nothing to resume" (exit 2), as if the user had asked to resume."""
+    from arena.cli import main
+
+    def interrupted(self, spec, tournament_id):  # type: ignore[no-untyped-def]
+        raise KeyboardInterrupt  # a Ctrl-C landing as the run directory is being set up
+
+    monkeypatch.setattr(RunDirectory, "create", interrupted)
+    out = tmp_path / "run"
+    code = main(["tournament", "--game", "rolldice", "--workers", "1", "--out", str(out), "--json"])
+    err = capsys.readouterr().err
+    assert code == 130
+    assert err.strip() == "arena tournament: interrupted before it started; nothing was played"
+    assert not (out / "tournament.json").exists()

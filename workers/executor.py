@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from celery import Celery
 
 from arena.config import ConfigError
-from arena.executor import OnRecord
+from arena.executor import OnRecord, check_stop_signals
 from arena.record import read_view
 from arena.tallied import TallyEntry
 from arena.tournament import MatchSpec, Schedule, TournamentSpec, schedule_size
@@ -177,6 +177,7 @@ class CeleryExecutor:
         in_order = InOrder(wanted, on_record)
         follow_lines = self.store.follow_lines
         while wanted:
+            check_stop_signals()  # a Ctrl-C swallowed somewhere still stops a follower with no worker
             # The records with their events: whole stores, about a thousand records a read.
             cursor, indices, lines, entries = patiently(
                 follow_lines, self.tournament_id, cursor, self.block_ms, FOLLOW_RECORDS, bots

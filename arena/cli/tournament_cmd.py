@@ -23,7 +23,7 @@ from arena.cli.common import (
 )
 from arena.cli.players import canonical_bot, check_bot, make_player
 from arena.clock import parse_clock
-from arena.executor import Executor, LocalExecutor, TerminateAsInterrupt, default_workers
+from arena.executor import Executor, LocalExecutor, StopSignals, default_workers
 from arena.logs import mask_passwords
 from arena.pairings import DEFAULT_MAX_GROUPS
 from arena.rundir import RunDirectory
@@ -268,6 +268,10 @@ def run_locked(args: argparse.Namespace, spec: TournamentSpec, tournament_id: st
             f"{exc.filename}: {exc.strerror or exc}; the finished matches are kept: make room, then "
             f"resume with: arena tournament --resume --out {rundir.path}"
         ) from None
+    if board is None and not rundir.exists():
+        # Stopped before the tournament was written (or sent to a broker): nothing to resume.
+        print("arena tournament: interrupted before it started; nothing was played", file=sys.stderr)
+        return 130
     status = rundir.read_status()
     log.info("tournament finished", extra={**ids, "status": status["status"], "matches": status.get("matches")})
     if followed:
@@ -350,7 +354,7 @@ def run_with_progress(
     def on_warning(message: str) -> None:
         console.print(f"arena tournament: warning: {message}", markup=False, highlight=False, soft_wrap=True)
 
-    terminated = TerminateAsInterrupt()  # SIGTERM stops the run as Ctrl-C does, whatever it is doing
+    terminated = StopSignals()  # Ctrl-C or SIGTERM stops the run, whatever it is doing
     with bar:
         try:
             return run_tournament(
