@@ -416,7 +416,9 @@ def test_an_owner_sees_the_failures_of_its_bots_copies_while_running(stack):
                     out[seat.bot] = out.get(seat.bot, 0) + seat.forfeited
             return out
 
-        wait_for(lambda: forfeits(stack["api"]["ops"]).get("alice-dead#2"), 60, "a forfeit of the copy")
+        # Both, as the operator sees them: the first matches stored may all be the copy's.
+        both = ("alice-dead", "alice-dead#2")
+        wait_for(lambda: all(forfeits(stack["api"]["ops"]).get(b) for b in both), 60, "forfeits of both copies")
         seen = forfeits(alice)
         assert store.tournament(created.id)["status"] == "running"
         assert seen.get("alice-dead") and seen.get("alice-dead#2"), seen
