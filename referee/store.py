@@ -1385,6 +1385,15 @@ class Store:
         _ = self.redis
         return int(self._replace_tokens(keys=[self.key("owners"), self.key("tokens")], args=[name, token_hash]))
 
+    def owners(self) -> list[tuple[str, dict[str, Any]]]:
+        """Every owner's name and account, by name (an operator's listing; tokens are not here)."""
+        accounts = sorted(self.redis.hgetall(self.key("owners")).items())
+        return [(name.decode(), json.loads(raw)) for name, raw in accounts]
+
+    def active_count(self, owner: str) -> int:
+        """How many of the owner's tournaments are queued or running."""
+        return int(self.redis.scard(self.key("owner", owner, "active")))
+
     def owner(self, name: str) -> dict[str, Any] | None:
         raw = self.redis.hget(self.key("owners"), name)
         return None if raw is None else json.loads(raw)

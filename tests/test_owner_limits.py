@@ -214,3 +214,40 @@ def test_tournaments_waiting_with_no_worker_alive_are_found(tmp_path):
         with workers(redis.url, tmp_path, count=1, concurrency=1, metrics=False):
             wait_for(lambda: store.workers_alive() == 1, 30, "the worker to say it is alive")
             assert store.waiting_without_workers(60) == []
+
+
+def test_an_operator_lists_the_owners_with_what_each_keeps(tmp_path):
+    """`arena admin owners`: who has an account, which are operators, and what each keeps
+    (bots, tournaments running, hosted bytes), never a token."""
+    import json
+
+    from arena.cli.hosted_cmd import archive_bytes
+    from referee.hosted import versions
+    from tests.cli_run import arena
+    from tests.test_hosted_quota import variant
+
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        empty = arena("admin", "owners", "--redis", redis.url)
+        assert empty.returncode == 0 and empty.stdout.strip() == "no owners yet: arena admin create-owner NAME"
+        tokens = [create_owner(store, "bob"), create_owner(store, "alice"), create_owner(store, "ops", operator=True)]
+        for name in ("a1", "a2"):
+            assert store.add_bot(name, bot("alice"), limit=MAX_BOTS_PER_OWNER)
+        store.add_bot("hosted-one", {**bot("alice"), "endpoint": "hosted:hosted-one"}, limit=MAX_BOTS_PER_OWNER)
+        data = archive_bytes(variant(tmp_path, 1))
+        versions.save_version(store, "hosted-one", "alice", versions.check_upload(data), data)
+        store.redis.sadd(store.key("owner", "bob", "active"), "t1", "t2")
+        listed = arena("admin", "owners", "--redis", redis.url, "--json")
+        assert listed.returncode == 0, listed.stderr
+        rows = {row["owner"]: row for row in json.loads(listed.stdout)}
+        assert list(rows) == ["alice", "bob", "ops"]
+        assert rows["alice"]["bots"] == 3 and rows["alice"]["hosted_bytes"] == len(data)
+        assert rows["bob"]["tournaments_running"] == 2 and rows["bob"]["bots"] == 0
+        assert [rows[n]["operator"] for n in rows] == [False, False, True]
+        table = arena("admin", "owners", "--redis", redis.url)
+        assert table.returncode == 0
+        lines = table.stdout.splitlines()
+        assert lines[0].split() == ["owner", "operator", "created", "(UTC)", "bots", "running", "hosted", "MiB"]
+        assert lines[1].split()[:2] == ["alice", "no"] and lines[1].split()[3:5] == ["3", "0"]
+        assert lines[3].split()[:2] == ["ops", "yes"]
+        assert not any(token in listed.stdout + table.stdout for token in tokens)
