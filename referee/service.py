@@ -46,6 +46,7 @@ from arena.clock import DEFAULTS as CLOCK_DEFAULTS
 from arena.clock import clock_settings
 from arena.config import ConfigError
 from arena.engine import SPECTATOR
+from arena.hooked_player import HookedPlayer
 from arena.protocol import check_endpoint_key, event_message
 from arena.record import MatchRecord, ReplayMismatch, resimulate
 from arena.registry import games, get_game
@@ -1161,7 +1162,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                         game,
                         config,
                         seed,
-                        [_Announcing(seats[0], started, aborted), *seats[1:]],
+                        [HookedPlayer(seats[0], on_start=started, on_abort=aborted), *seats[1:]],
                         policy=ErrorPolicy("forfeit"),
                         clock=clock,
                         on_decision=on_decision,
@@ -1487,31 +1488,3 @@ def _version_message(name: str, info: dict[str, Any]) -> arena_pb2.BotVersion:
         games=info["games"],
         active=info.get("active", False),
     )
-
-
-class _Announcing:
-    """The challenger's player, reporting its ``start`` (as its seat sees it) and its abort
-    (a forfeit) to the challenge stream as they happen; everything else is the player's own."""
-
-    def __init__(
-        self, player: Any, on_start: Callable[[bot_pb2.MatchStart], None], on_abort: Callable[[str, str], None]
-    ) -> None:
-        self._player = player
-        self._on_start = on_start
-        self._on_abort = on_abort
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._player, name)
-
-    async def start_async(self, message: bot_pb2.MatchStart) -> Any:
-        self._on_start(message)
-        native = getattr(self._player, "start_async", None)
-        return await native(message) if native is not None else self._player.start(message)
-
-    async def abort_async(self, verdict: str, reason: str) -> None:
-        self._on_abort(verdict, reason)
-        native = getattr(self._player, "abort_async", None)
-        if native is not None:
-            await native(verdict, reason)
-        elif hasattr(self._player, "abort"):
-            self._player.abort(verdict, reason)

@@ -43,3 +43,47 @@ def test_a_lapsed_lease_is_reported_once_and_taken_again_when_the_bot_has_room(s
     assert store.leases(BOT) == 1 and store.acquire(BOT, 1, 60) is None
     leases.give_back(0)
     assert store.leases(BOT) == 0 and not leases.lost
+
+
+def test_a_seat_that_forfeits_gives_back_its_bots_lease_while_the_match_plays_on(store):
+    """A refused or dead endpoint forfeits at the start, and the match plays on with a
+    substitute for it; its lease was held to the match's end, so a squatter's matches (a
+    registration of someone's keyed endpoint) kept the owner's own slots busy."""
+    import contextlib
+    import threading
+
+    from arena.tournament import TournamentSpec, schedule
+    from tests.remote_helpers import bot_process, misbehaving
+    from tests.services import free_port, wait_for
+    from workers.concurrent import play_concurrently
+    from workers.tasks import INFRASTRUCTURE_ERRORS
+
+    dead = f"grpc://127.0.0.1:{free_port()}"  # nothing listens
+    with bot_process(misbehaving("sleep", "--at", "0", "--sleep", "0.2")) as slow:
+        spec = TournamentSpec(game="skyfive", bots=(dead, slow), players=2, repeats=1, seed=3, bot_concurrency=1)
+        plan = list(schedule(spec))
+        records = {}
+        done = threading.Event()
+
+        def play():
+            try:
+                play_concurrently(
+                    store, "t", spec, plan, [0], per_process=4, on_record=records.__setitem__,
+                    tick=lambda: None, steal=lambda: None, steal_seconds=0.0,
+                    running_metric=contextlib.nullcontext, patiently=directly, errors=INFRASTRUCTURE_ERRORS,
+                    bound=(4.0, "{seconds} s"), lease_seconds=30.0, lease_poll=0.05, cancel_check=0.5,
+                    flush_seconds=0.05,
+                )  # fmt: skip
+            finally:
+                done.set()
+
+        thread = threading.Thread(target=play)
+        thread.start()
+        try:
+            wait_for(lambda: store.leases(slow) == 1 and store.leases(dead) == 0, 3, "the dead seat's lease back")
+            assert not done.is_set()  # while the match still plays
+        finally:
+            thread.join(30)
+    (record,) = records.values()
+    assert record.result["forfeited"][0] and not record.result["forfeited"][1]
+    assert store.leases(slow) == 0 and store.leases(dead) == 0

@@ -13,8 +13,10 @@ deadlock on each other's bots), renews them, checks the cancel flag, stores reco
 (:func:`workers.tasks.patiently` may wait out a Redis restart) and reports the batch alive.
 The loop only plays. A match whose bot has no free lease waits without blocking the others (a
 bot that is busy is asked again after ``LEASE_POLL_SECONDS``; this process never asks Redis for
-more leases of a bot than the bot's limit). Matches with built-in bots only are played right
-here, synchronously, between the remote matches' events.
+more leases of a bot than the bot's limit). A match gives back a bot's lease as soon as every
+seat of the bot in it has forfeited (the loop says so; this thread releases it): a dead or
+refusing endpoint does not hold one of the bot's slots while the match plays on without it.
+Matches with built-in bots only are played right here, synchronously, between the remote matches' events.
 
 Keeping K slots busy: a batch ends with its slowest match, so when nothing of its own is left
 to start and slots are free, the task asks for more (``steal``: the tournament's lowest queued
@@ -41,6 +43,7 @@ from functools import partial
 from typing import Any
 
 from arena.engine import Game
+from arena.hooked_player import HookedPlayer
 from arena.record import MatchRecord
 from arena.registry import get_game
 from arena.runner import MatchCancelled
@@ -103,19 +106,48 @@ async def play_remote(
     bound: tuple[float, str],
     keys: dict[str, str],
     tournament_id: str = "",
+    released: Callable[[str], None] | None = None,
 ) -> MatchRecord:
     """One scheduled match on the event loop: :func:`arena.tournament.play_scheduled_async`
     with the referee's players (a registered bot's with its endpoint's key, ``keys``), the
-    batch's stop flag and the match's bound."""
+    batch's stop flag and the match's bound. ``released(endpoint)`` hears, on the loop, when
+    every seat of the match on a remote endpoint has forfeited: the match sends it nothing
+    more, so its lease can go back (a refused or dead endpoint no longer holds one of the
+    bot's slots while the rest of the match plays)."""
     seconds, text = bound
     entrants = [spec.bots[b] for b in match.seats]
     # A hosted seat keeps its output under TOURNAMENT:MATCH, read from this thread when the
     # player is made (the loop's thread, not the batch's, which said so: workers.tasks).
     hosted_versions.playing(tournament_id)
-    players = [make_player(spec.address(e), spec.game, keys.get(e)) for e in entrants]
+    players: list[Any] = [make_player(spec.address(e), spec.game, keys.get(e)) for e in entrants]
+    if released is not None:
+        players = _releasing(players, [spec.address(e) for e in entrants], released)
     return await play_scheduled_async(
         spec, match, players, game, cancelled=stop.is_set, match_seconds=seconds, match_bound=text
     )
+
+
+def _releasing(players: list[Any], addresses: list[str], released: Callable[[str], None]) -> list[Any]:
+    """The players, each remote one hooked to count its seat out when it forfeits (once; a
+    cancel aborts every seat again); ``released(endpoint)`` once no seat of it is left."""
+    seated = Counter(a for a in addresses if is_remote(a))
+    wrapped = list(players)
+    for seat, address in enumerate(addresses):
+        if not is_remote(address):
+            continue
+        gone = False
+
+        def forfeited(verdict: str, reason: str, address: str = address) -> None:
+            nonlocal gone
+            if gone:
+                return
+            gone = True
+            seated[address] -= 1
+            if seated[address] == 0:
+                released(address)
+
+        wrapped[seat] = HookedPlayer(players[seat], on_abort=forfeited)
+    return wrapped
 
 
 CAP_SECONDS = 5.0
@@ -176,6 +208,17 @@ class Leases:
         self.live[index] = taken
         return True
 
+    def give_back_one(self, index: int, endpoint: str) -> None:
+        """Give back a running match's lease on one endpoint (every seat of it forfeited)."""
+        leases = self.live.get(index, [])
+        for held in leases:
+            if held[0] == endpoint:
+                leases.remove(held)
+                self.held[endpoint] -= 1
+                self.lost.discard(held[1])
+                self.patiently(self.store.release, *held)
+                return
+
     def give_back(self, index: int) -> None:
         for endpoint, lease in self.live.pop(index, []):
             self.held[endpoint] -= 1
@@ -209,6 +252,10 @@ def _done(finished: queue.SimpleQueue[int], index: int, _: object) -> None:
     finished.put(index)
 
 
+def _put(freed: queue.SimpleQueue[tuple[int, str]], index: int, endpoint: str) -> None:
+    freed.put((index, endpoint))
+
+
 def play_concurrently(
     store: Store,
     tournament_id: str,
@@ -238,6 +285,7 @@ def play_concurrently(
     game = get_game(spec.game)
     loop = aioloop.get_loop()
     finished: queue.SimpleQueue[int] = queue.SimpleQueue()
+    freed: queue.SimpleQueue[tuple[int, str]] = queue.SimpleQueue()  # (match, endpoint) all of whose seats forfeited
     stop = threading.Event()
     leases = Leases(store, spec.bot_concurrency, patiently, lease_seconds, lease_poll, owners_caps(store, spec))
     running: dict[int, Future[MatchRecord]] = {}
@@ -267,6 +315,8 @@ def play_concurrently(
                 if not cancelled and patiently(store.is_cancelled, tournament_id):
                     cancelled = True
                     stop.set()
+            while not freed.empty():  # before renewing: a forfeited seat's lease is not kept
+                leases.give_back_one(*freed.get_nowait())
             if now - renewed >= lease_seconds / 3:
                 renewed = now
                 leases.renew(errors)
@@ -313,6 +363,7 @@ def play_concurrently(
                             bound,
                             patiently(registered_keys, store, spec, match),
                             tournament_id,
+                            partial(_put, freed, index),
                         ),
                         loop,
                     )
