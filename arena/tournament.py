@@ -27,7 +27,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, overload
 
 from arena.chance import derive_seed
@@ -40,6 +40,7 @@ from arena.registry import get_game
 from arena.runner import MATCH_BOUND, Cancelled, ErrorPolicy, Player, play_match_async, run_match
 
 FORMATS = ("round-robin", "gauntlet")
+DEALS = ("duplicate", "fresh")
 SPEC_FORMAT = 1
 
 _COPY = re.compile(r"^(.+)#([1-9][0-9]*)$")
@@ -122,6 +123,15 @@ class TournamentSpec:
     addresses: dict[str, str] = field(default_factory=dict)
     """Where a named bot is served (registered bots of the referee service): name -> address.
     Bots not listed are their own address (a built-in spec or ``grpc://...``)."""
+    deals: str = "duplicate"
+    """``duplicate``: a group's seat rotations share one deal seed (luck cancels within it).
+    ``fresh``: each rotation has its own. A remote bot plays every rotation of its group, often
+    at the same time: one that shares memory between its matches would hold, from its seat in
+    one rotation, the hand (and, from a rotation ahead, the draws) it faces in another. The
+    referee service deals fresh whenever an entrant is a remote bot."""
+    rated: bool = True
+    """Counted on the game's leaderboard; False for a service tournament whose seed its
+    (non-operator) owner chose: its deals were known to the chooser."""
 
     def address(self, bot: str) -> str:
         """What an entrant plays: a registered bot's address, else its spec (copies share it)."""
@@ -146,6 +156,8 @@ class TournamentSpec:
             raise ConfigError(f"{self.players}-player matches need at least {self.players} bots, got {len(self.bots)}")
         if len(self.bots) < 2:
             raise ConfigError("a tournament needs at least 2 bots")
+        if self.deals not in DEALS:
+            raise ConfigError(f"unknown deals {self.deals!r}; allowed: {', '.join(DEALS)}")
         if self.bot_concurrency < 1:
             raise ConfigError(f"bot concurrency must be at least 1, got {self.bot_concurrency}")
         if self.repeats < 1:
@@ -169,6 +181,9 @@ class TournamentSpec:
         data = asdict(self)
         data["bots"] = list(self.bots)
         data["sprt"] = list(self.sprt) if self.sprt else None
+        for name in ("deals", "rated"):  # written only when not the default: older specs read the same
+            if data[name] == SPEC_DEFAULTS[name]:
+                del data[name]
         return {"tournament": SPEC_FORMAT, **data}
 
     @classmethod
@@ -189,10 +204,13 @@ class TournamentSpec:
         return hashlib.sha256(canonical.encode()).hexdigest()[:8]
 
 
+SPEC_DEFAULTS = {f.name: f.default for f in fields(TournamentSpec)}
+
+
 @dataclass(frozen=True)
 class MatchSpec:
     index: int
-    group: int  # duplicate group (across repeats): its matches share one deal seed
+    group: int  # duplicate group (across repeats): its matches share one deal seed, unless fresh
     rotation: int
     seats: tuple[int, ...]  # bot index per seat
     seed: int
@@ -273,7 +291,9 @@ def match_at(spec: TournamentSpec, base: list[tuple[int, ...]], index: int) -> M
     repeat, g = divmod(number, len(base))
     if not 0 <= repeat < spec.repeats:
         raise IndexError(f"match {index} is not in the schedule")
-    return MatchSpec(index, number, rotation, rotations(base[g])[rotation], derive_seed(spec.seed, repeat, g))
+    deal = (spec.seed, repeat, g) if spec.deals == "duplicate" else (spec.seed, repeat, g, rotation)
+    seed = derive_seed(*deal)
+    return MatchSpec(index, number, rotation, rotations(base[g])[rotation], seed)
 
 
 def schedule_size(spec: TournamentSpec) -> int:

@@ -150,6 +150,8 @@ def tournament(info: dict[str, Any]) -> arena_pb2.Tournament:
         repeats=spec["repeats"],
         created=created,
         create_time=timestamp(created),
+        deals=spec.get("deals", "duplicate"),
+        unrated=not spec.get("rated", True),
     )
 
 

@@ -855,3 +855,38 @@ def test_list_matches_reads_only_the_page_it_returns(stack):
         assert only.total == 4 and len(only.matches) == 1
     finally:
         store.redis.hset(key, 3, kept)
+
+
+def test_a_remote_entrant_gets_fresh_deals_and_a_chosen_seed_rates_nobody(stack, tmp_path):
+    """A remote bot plays every seat rotation of its group, often at once: with one deal for all
+    of them, a bot that pools what its copies see held its opponent's hand (and, from a rotation
+    ahead, the coming draws) while playing. So a tournament with a remote entrant deals each
+    rotation afresh. And a seed its (non-operator) owner chose let an oracle bot that knew every
+    deal top the game's public board: such a tournament counts on its own board only."""
+    alice, ops = api(stack, "alice"), api(stack, "ops")
+    store: Store = stack["store"]
+    bot_a, _ = stack["bots"]
+    alice.RegisterBot(arena_pb2.RegisterBotRequest(name="alice-deals", games=["skyfive"], endpoint=bot_a))
+    remote = alice.CreateTournament(create(bots=("alice-deals", "heuristic")))
+    built_in = alice.CreateTournament(create(game="getbit", bots=("random", "heuristic")))
+    assert (remote.deals, built_in.deals) == ("fresh", "duplicate")
+    assert not remote.unrated and not built_in.unrated
+    for t in (remote, built_in):
+        watch_to_end(alice, t.id)
+    seeds = {t.id: [r.seed for r in sorted(store.matches(t.id), key=lambda r: r.match_id)] for t in (remote, built_in)}
+    assert len(seeds[remote.id]) == 2 and seeds[remote.id][0] != seeds[remote.id][1]  # one group, two rotations
+    assert len(set(seeds[built_in.id])) == len(seeds[built_in.id]) // 2  # each group's rotations share one
+
+    # The game's board before: the unseeded getbit tournament above.
+    before = {r.bot: r.games for r in alice.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game="getbit")).rows}
+    chosen = alice.CreateTournament(create(game="getbit", bots=("random", "heuristic:thrift=2"), seed=777))
+    assert chosen.unrated and alice.GetTournament(arena_pb2.GetTournamentRequest(tournament_id=chosen.id)).unrated
+    final = watch_to_end(alice, chosen.id)[-1]
+    assert final.tournament.status == "complete" and {r.bot for r in final.leaderboard.rows} >= {"random"}
+    after = {r.bot: r.games for r in alice.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game="getbit")).rows}
+    assert after == before  # nothing of it on the game's board
+    by_operator = ops.CreateTournament(create(game="getbit", bots=("random", "heuristic:thrift=2"), seed=778))
+    assert not by_operator.unrated
+    watch_to_end(ops, by_operator.id)
+    rated = {r.bot for r in ops.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game="getbit")).rows}
+    assert "heuristic:thrift=2" in rated

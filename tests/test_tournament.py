@@ -471,3 +471,38 @@ def test_a_tournament_spec_refuses_a_clock_out_of_range(clock, needle):
     spec = TournamentSpec(game="rolldice", bots=("random", "random#2"), players=2, clock=clock)
     with pytest.raises(ConfigError, match=needle):
         spec.validate()
+
+
+def test_fresh_deals_give_each_seat_rotation_its_own_seed_and_duplicate_ones_share_it():
+    base = dict(game="getbit", bots=("random", "heuristic", "heuristic:thrift=2"), players=3, repeats=2, seed=11)
+    shared, fresh = TournamentSpec(**base), TournamentSpec(**base, deals="fresh")
+    for spec, per_group in ((shared, 1), (fresh, 3)):
+        by_group: dict[int, set[int]] = {}
+        for match in schedule(spec):
+            by_group.setdefault(match.group, set()).add(match.seed)
+        assert len(by_group) == 2 and all(len(seeds) == per_group for seeds in by_group.values())
+    # Only the seeds differ: the same groups, rotations and seats.
+    assert [(m.group, m.rotation, m.seats) for m in schedule(shared)] == [
+        (m.group, m.rotation, m.seats) for m in schedule(fresh)
+    ]
+    # The default is not written (older specs read the same, with the same digest); the other is.
+    assert "deals" not in shared.to_json() and "rated" not in shared.to_json()
+    assert fresh.to_json()["deals"] == "fresh" and TournamentSpec.from_json(fresh.to_json()) == fresh
+    unrated = TournamentSpec(**base, rated=False)
+    assert unrated.to_json()["rated"] is False and TournamentSpec.from_json(unrated.to_json()) == unrated
+    with pytest.raises(ConfigError, match="unknown deals 'shuffled'; allowed: duplicate, fresh"):
+        TournamentSpec(**base, deals="shuffled").validate()
+
+
+def test_the_cli_deals_fresh_on_request_and_a_resume_keeps_the_runs_deals(tmp_path):
+    out = tmp_path / "run"
+    args = ("--game", "rolldice", "--bots", "random,heuristic", "--seed", "4", "--workers", "1", "--json")
+    first = arena("tournament", *args, "--deals", "fresh", "--out", str(out))
+    assert first.returncode == 0, first.stderr
+    seeds = [json.loads(line)["seed"] for line in (out / "matches.jsonl").read_text().splitlines()]
+    assert len(seeds) == 2 and seeds[0] != seeds[1]
+    assert json.loads((out / "tournament.json").read_text())["spec"]["deals"] == "fresh"
+    again = arena("tournament", "--resume", "--out", str(out), "--deals", "duplicate")
+    assert again.returncode == 2 and "--deals duplicate, the run has fresh" in again.stderr
+    bad = arena("tournament", *args, "--deals", "shuffled")
+    assert bad.returncode == 2 and "invalid choice: 'shuffled'" in bad.stderr

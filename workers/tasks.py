@@ -645,8 +645,9 @@ def finalize_tournament(store: Store, tournament_id: str) -> dict[str, Any]:
     store.save_leaderboard(tournament_id, board)
     if board["status"] == "complete":
         store.save_summary(tournament_id, leaderboard.summary_of(tally))
-        store.add_game_tournament(spec.game, tournament_id)
-        publish_game_leaderboard(store, spec.game)
+        if spec.rated:  # else its owner chose the seed, so knew the deals: not the game's board
+            store.add_game_tournament(spec.game, tournament_id)
+            publish_game_leaderboard(store, spec.game)
     store.expire_matches(tournament_id)
     store.redis.delete(store.key("t", tournament_id, "inflight"))  # the window is closed
     # Last: once a tournament reads complete, every result of it is in place.

@@ -337,6 +337,12 @@ def run_tournaments(args: argparse.Namespace) -> int:
             clock=clock_message(args.clock),
         )
         tournament = client.call("CreateTournament", request)
+        if tournament.unrated:
+            print(
+                f"arena tournaments: note: {tournament.id} is not counted on the {tournament.game} leaderboard "
+                "nor in its bots' ratings (you chose its seed, so its deals were known)",
+                file=sys.stderr,
+            )
         if not args.watch:
             show(args, tournament, lambda: tournament.id)
             return 0

@@ -28,6 +28,7 @@ from arena.logs import mask_passwords
 from arena.pairings import DEFAULT_MAX_GROUPS
 from arena.rundir import RunDirectory
 from arena.tournament import (
+    DEALS,
     FORMATS,
     TournamentSpec,
     canonical_entrant,
@@ -63,6 +64,13 @@ def register(commands: Any) -> None:
     parser.add_argument("--players", type=int, help="players per match (default: 2 where the game allows)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="variant option")
     parser.add_argument("--format", choices=FORMATS, help="default round-robin")
+    parser.add_argument(
+        "--deals",
+        choices=DEALS,
+        help="duplicate (default): a group's seat rotations share one deal, so its luck cancels; fresh: "
+        "each rotation has its own (a remote bot that shares memory between its matches learns nothing "
+        "of one match from its seats in the others)",
+    )
     parser.add_argument("--repeats", type=int, help="play the whole schedule R times with fresh seeds (default 1)")
     parser.add_argument(
         "--seed", type=int, help="tournament seed (default: an unpredictable one, recorded in tournament.json)"
@@ -142,6 +150,7 @@ def spec_from_args(args: argparse.Namespace) -> TournamentSpec:
         sprt=sprt,
         max_groups=args.max_groups if args.max_groups is not None else DEFAULT_MAX_GROUPS,
         bot_concurrency=args.bot_concurrency if args.bot_concurrency is not None else 4,
+        deals=args.deals or "duplicate",
     )
     for bot in dict.fromkeys(spec.address(b) for b in spec.bots):
         check_bot(bot, spec.game)  # first: a malformed address is reported as such, not as a duplicate
@@ -186,6 +195,7 @@ def resume_conflict(args: argparse.Namespace, stored: TournamentSpec) -> str | N
                 return f"--option {key}={asked[key]}, the run has {key}={theirs.get(key)}"
     simple = (
         ("--format", args.format, stored.format),
+        ("--deals", args.deals, stored.deals),
         ("--repeats", args.repeats, stored.repeats),
         ("--seed", args.seed, stored.seed),
         ("--on-error", args.on_error, stored.on_error),

@@ -1191,6 +1191,8 @@ class Tournament(_message.Message):
     STATE_FIELD_NUMBER: _builtins.int
     FORMAT_TYPE_FIELD_NUMBER: _builtins.int
     CREATE_TIME_FIELD_NUMBER: _builtins.int
+    DEALS_FIELD_NUMBER: _builtins.int
+    UNRATED_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     owner: _builtins.str
     game: _builtins.str
@@ -1206,6 +1208,14 @@ class Tournament(_message.Message):
     """1.0; use create_time"""
     state: Global___TournamentState.ValueType
     format_type: Global___TournamentFormat.ValueType
+    deals: _builtins.str
+    """duplicate: a group's seat rotations share one deal (luck"""
+    unrated: _builtins.bool
+    """cancels) | fresh: each rotation has its own, whenever an
+    entrant is a remote bot (it plays every rotation, often
+    at once, and could pool what its seats see)
+    not counted on the game's leaderboard nor in bots'
+    """
     @_builtins.property
     def bots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     @_builtins.property
@@ -1227,10 +1237,12 @@ class Tournament(_message.Message):
         state: Global___TournamentState.ValueType = ...,
         format_type: Global___TournamentFormat.ValueType = ...,
         create_time: _timestamp_pb2.Timestamp | None = ...,
+        deals: _builtins.str = ...,
+        unrated: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "create_time", b"create_time", "created", b"created", "done", b"done", "format", b"format", "format_type", b"format_type", "game", b"game", "id", b"id", "owner", b"owner", "players", b"players", "repeats", b"repeats", "state", b"state", "status", b"status", "total", b"total"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "create_time", b"create_time", "created", b"created", "deals", b"deals", "done", b"done", "format", b"format", "format_type", b"format_type", "game", b"game", "id", b"id", "owner", b"owner", "players", b"players", "repeats", b"repeats", "state", b"state", "status", b"status", "total", b"total", "unrated", b"unrated"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
