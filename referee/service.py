@@ -559,7 +559,9 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                         games=row["games"],
                     )
                 )
-        for tournament_id in self.store.tournaments(20):
+        # The bot's own newest tournaments; then the service's newest, for those created
+        # before tournaments were indexed by bot.
+        for tournament_id in dict.fromkeys([*self.store.bot_tournaments(name, 20), *self.store.tournaments(20)]):
             info = self.store.tournament(tournament_id)
             # The bot's entrants: itself and its copies (``NAME#2``... of ``NAME*N``).
             if info is None or not any(entrant_bot(entrant) == name for entrant in info["spec"]["bots"]):
@@ -647,6 +649,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             raise
         info = self.store.tournament(tournament_id)
         assert info is not None
+        registered = sorted({entrant_bot(bot) for bot in spec.bots} & set(spec.addresses))
+        self.store.note_bot_tournament(registered, tournament_id, float(info.get("created", time.time())))
         return views.tournament(info)
 
     def _tournament_spec(self, game: Any, request: arena_pb2.CreateTournamentRequest, caller: Caller) -> TournamentSpec:

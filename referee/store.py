@@ -39,6 +39,8 @@ key                                      type   holds
                                                 with every registration; counted from ``bots`` once
                                                 where it is missing)
 ``owners``                               hash   owner name -> account (JSON: operator, created)
+``bot:{name}:tournaments``               zset   a registered bot's newest tournaments (id ->
+                                                creation time; at most ``BOT_TOURNAMENTS``)
 ``tokens``                               hash   sha256(token) -> owner name (tokens are never stored)
 ``lease:{endpoint}``                     zset   lease id -> expiry, Redis's time (per-bot
                                                 concurrency)
@@ -130,6 +132,7 @@ FOLLOW_RECORDS = 1000
 worker's group (50 built-in matches, or the few remote ones of one flush)."""
 GROUP_GUESS = 50
 """Records a store is guessed to hold before any is read (a worker's group of built-in matches)."""
+BOT_TOURNAMENTS = 100  # a bot's newest tournaments kept in its index (bot:{name}:tournaments)
 DEFAULT_RETENTION_DAYS = env_number("ARENA_RETENTION_DAYS", 30, minimum=0)
 
 _STORE_MATCHES = """
@@ -829,6 +832,21 @@ class Store:
         if raw is None:
             raise KeyError(tournament_id)
         return TournamentSpec.from_json(json.loads(raw))
+
+    def note_bot_tournament(self, bots: list[str], tournament_id: str, created: float) -> None:
+        """Index a new tournament under each registered bot it enters (its newest
+        ``BOT_TOURNAMENTS`` kept): a bot's recent failures are looked for there, not among the
+        service's newest tournaments of anyone."""
+        pipe = self.redis.pipeline(transaction=False)
+        for bot in bots:
+            key = self.key("bot", bot, "tournaments")
+            pipe.zadd(key, {tournament_id: created})
+            pipe.zremrangebyrank(key, 0, -BOT_TOURNAMENTS - 1)
+        pipe.execute()
+
+    def bot_tournaments(self, bot: str, limit: int) -> list[str]:
+        """The bot's newest tournaments, newest first (those created since they are indexed)."""
+        return [t.decode() for t in self.redis.zrevrange(self.key("bot", bot, "tournaments"), 0, limit - 1)]
 
     def tournaments(self, limit: int = 100) -> list[str]:
         return [t.decode() for t in self.redis.zrevrange(self.key("tournaments"), 0, limit - 1)]

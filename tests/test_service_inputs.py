@@ -430,6 +430,28 @@ def test_an_owner_sees_the_failures_of_its_bots_copies_while_running(stack):
         cancel(stack, created.id)
 
 
+def test_a_bots_recent_failures_outlive_twenty_newer_tournaments_of_others(stack):
+    """GetBot looked for a bot's failures among the service's 20 newest tournaments of anyone:
+    twenty tournaments of others later, its failures were gone from it."""
+    alice, ops = stack["api"]["alice"], stack["api"]["ops"]
+    store: Store = stack["store"]
+    dead = f"grpc://127.0.0.1:{free_port()}"  # nothing listens: each match a failure
+    alice.RegisterBot(arena_pb2.RegisterBotRequest(name="alice-gone", games=["rolldice"], endpoint=dead))
+    failing = alice.CreateTournament(
+        arena_pb2.CreateTournamentRequest(game="rolldice", bots=["alice-gone", "heuristic"], repeats=1)
+    )
+    wait_for(lambda: store.tournament(failing.id)["status"] == "complete", 60, "the failing tournament")
+
+    def failures() -> set[str]:
+        return {f.tournament_id for f in alice.GetBot(arena_pb2.GetBotRequest(name="alice-gone")).recent_failures}
+
+    assert failures() == {failing.id}
+    for _ in range(21):
+        ops.CreateTournament(arena_pb2.CreateTournamentRequest(game="rolldice", bots=["random", "heuristic"]))
+    assert failing.id not in store.tournaments(20)
+    assert failures() == {failing.id}
+
+
 # -- 11. tournaments page by a cursor --------------------------------------------------------------
 
 

@@ -800,7 +800,7 @@ class BotDetail(_message.Message):
     def ratings(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameRating]: ...
     @_builtins.property
     def recent_failures(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotFailure]:
-        """own bots, or finished tournaments"""
+        """of the bot's 20 newest tournaments, at most 20: own bots, or finished tournaments"""
 
     @_builtins.property
     def version_ratings(self) -> _containers.RepeatedCompositeFieldContainer[Global___VersionRating]:
