@@ -428,7 +428,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if not BOT_NAME.fullmatch(name):
             raise invalid("name", "bot names are 2-48 of A-Z a-z 0-9 _ . - starting with a letter or digit")
         builtins = all_builtin_names() | {bot for game_id in games() for bot in self.builtin_bots(game_id)}
-        if name.split(":")[0] in builtins:
+        # In any case: `Random` on a leaderboard reads as the built-in `random`.
+        if name.split(":")[0].lower() in {bot.lower() for bot in builtins}:
             raise invalid("name", f"{shown(name)} is a built-in bot's name")
 
     @unary

@@ -368,7 +368,7 @@ def test_challenging_a_hosted_bot_is_refused_naming_the_bot(stack):
 
 def test_search_is_a_built_in_bot_everywhere(stack):
     alice, bob = stack["api"]["alice"], stack["api"]["bob"]
-    for name in ("search", "random", "heuristic"):
+    for name in ("search", "random", "heuristic", "Random", "HEURISTIC"):  # in any case: it reads as the built-in
         request = arena_pb2.RegisterBotRequest(name=name, games=["rolldice"], endpoint=stack["bot"])
         assert code_of(bob.RegisterBot, request)[:2] == (INVALID, "name"), name
     assert "search" in alice.DescribeGame(arena_pb2.DescribeGameRequest(game="rolldice")).builtin_bots
