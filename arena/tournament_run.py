@@ -82,7 +82,12 @@ def _scheduled_index(matches: Schedule, record: MatchRecord) -> int | None:
         return None
     if not 0 <= index < len(matches):
         return None
-    return index if matches[index].match_id == record.match_id else None
+    match = matches[index]
+    # The id alone (m000004) is every tournament's: its deal and its seats say whose it is.
+    seated = [seat.get("bot") for seat in record.seats]
+    if match.match_id != record.match_id or record.seed != match.seed or record.game != matches.spec.game:
+        return None
+    return index if seated == [matches.spec.bots[b] for b in match.seats] else None
 
 
 def run_tournament(

@@ -248,6 +248,27 @@ def test_resume_refuses_records_of_another_game_version(tmp_path):
     assert snapshot(out) == before
 
 
+@pytest.mark.parametrize("other", [("--seed", "8"), ("--bots", "heuristic:threshold=2,random")])
+def test_resume_refuses_another_tournaments_records_with_the_same_match_ids(tmp_path, other):
+    """Records of another tournament (another seed: counted into this one's board; other bots:
+    a KeyError traceback) were taken on resume: their ids (m000004) are every tournament's."""
+    base = {"--game": "rolldice", "--bots": "heuristic,random", "--seed": "7", "--repeats": "3", "--workers": "1"}
+    out, elsewhere = tmp_path / "run", tmp_path / "other"
+    mine_args = [x for kv in base.items() for x in kv]
+    their_args = [x for kv in {**base, other[0]: other[1]}.items() for x in kv]
+    first = arena("tournament", *mine_args, "--out", str(out), "--json")
+    theirs = arena("tournament", *their_args, "--out", str(elsewhere))
+    assert first.returncode == 0 and theirs.returncode == 0, first.stderr + theirs.stderr
+    matches = out / "matches.jsonl"
+    mine = matches.read_text().splitlines(keepends=True)
+    foreign = (elsewhere / "matches.jsonl").read_text().splitlines(keepends=True)
+    matches.write_text("".join(mine[:2] + foreign[2:4]))  # as if interrupted after four, two of them not its own
+    before = snapshot(out)
+    refused = arena("tournament", "--resume", "--out", str(out), "--json")
+    one_line_error(refused, f"{matches} has matches that are not in this tournament's schedule")
+    assert snapshot(out) == before
+
+
 # -- SIGTERM and a full disk ---------------------------------------------------------------
 
 
