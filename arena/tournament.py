@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, fields
@@ -167,6 +168,11 @@ class TournamentSpec:
         if self.sprt is not None:
             if self.format != "gauntlet":
                 raise ConfigError("--sprt needs --format gauntlet (it tests the challenger, the first bot)")
+            if not all(math.isfinite(x) and abs(x) <= 2000 for x in self.sprt):
+                # Infinity would be written -Infinity, which no JSON reader takes; 2000 Elo is
+                # already 99.999% to win.
+                low, high = self.sprt
+                raise ConfigError(f"--sprt ELO0,ELO1 must be numbers within -2000..2000, got {low},{high}")
             if not self.sprt[0] < self.sprt[1]:
                 raise ConfigError(f"--sprt ELO0,ELO1 needs ELO0 < ELO1, got {self.sprt[0]},{self.sprt[1]}")
         ErrorPolicy(self.on_error, self.error_budget)  # type: ignore[arg-type]

@@ -125,6 +125,10 @@ def test_resume_refuses_records_of_another_schedule(tmp_path):
         ({"format": "swiss"}, "unknown format"),
         ({"sprt": (0.0, 10.0)}, "needs --format gauntlet"),
         ({"format": "gauntlet", "sprt": (10.0, 0.0)}, "ELO0 < ELO1"),
+        # Infinity was taken, and written to tournament.json as -Infinity (not JSON).
+        ({"format": "gauntlet", "sprt": (float("-inf"), 0.0)}, r"within -2000..2000, got -inf,0.0"),
+        ({"format": "gauntlet", "sprt": (0.0, 1e9)}, "within -2000..2000"),
+        ({"format": "gauntlet", "sprt": (0.0, float("nan"))}, "within -2000..2000"),
         ({"options": {"target": "x"}}, "target"),
         # A negative seed played every match and then failed the ratings' bootstrap.
         ({"seed": -1}, r"seed must be a whole number 0..2\*\*64-1, got -1"),
@@ -418,6 +422,9 @@ def test_cli_table_and_default_output_directory(tmp_path):
     [
         (("--game", "rolldice", "--bots", "random,nobody"), "unknown bot 'nobody'"),
         (("--game", "rolldice", "--sprt", "x"), "--sprt expects ELO0,ELO1"),
+        # An empty list ran the game's built-in field, as if --bots had been left out.
+        (("--game", "rolldice", "--bots", ""), "--bots '' names no bot"),
+        (("--game", "rolldice", "--bots", " , "), "--bots ' , ' names no bot"),
         (("--resume",), "--resume needs --out"),
         (("--game", "rolldice", "--workers", "0"), "--workers must be at least 1"),
         (("--bots", "random"), "required: --game"),

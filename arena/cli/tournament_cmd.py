@@ -131,7 +131,10 @@ def spec_from_args(args: argparse.Namespace) -> TournamentSpec:
     from bots.registry import tournament_field
 
     players = args.players if args.players is not None else default_players(game)
-    bots = expand_entrants(split_bots(args.bots)) or tournament_field(game.meta.id, players)
+    listed = split_bots(args.bots)
+    if args.bots is not None and not listed:  # `--bots ''` ran the game's own field, unasked
+        raise UsageError(f"--bots {args.bots!r} names no bot (leave --bots out for {game.meta.id}'s built-in field)")
+    bots = expand_entrants(listed) or tournament_field(game.meta.id, players)
     sprt = parse_sprt(args.sprt)
     repeats = args.repeats if args.repeats is not None else (DEFAULT_SPRT_REPEATS if sprt else 1)
     spec = TournamentSpec(
