@@ -48,7 +48,7 @@ class Progress:
 ProgressHook = Callable[[Progress], None]
 
 
-class _GroupScores:
+class GroupScores:
     """Feeds the SPRT with the challenger's mean pairwise score of each completed group."""
 
     def __init__(self, spec: TournamentSpec, sprt: SPRT) -> None:
@@ -143,7 +143,7 @@ def _run(
         rundir.create(spec, tournament_id)
         previous = ()
     sprt = SPRT(*spec.sprt) if spec.sprt else None
-    groups = _GroupScores(spec, sprt) if sprt else None
+    groups = GroupScores(spec, sprt) if sprt else None
     # The leaderboard's sums follow the run, so no record is kept once it is on disk and
     # counted: memory does not grow with the matches, nor does the garbage collector's work.
     # A resumed run's records on disk are read one at a time into the same sums.
@@ -163,6 +163,8 @@ def _run(
         if done[index]:
             repeated.append((line, record.match_id))  # counted once: the first line of a match
             continue
+        if sprt is not None and sprt.decision() is not None:
+            continue  # played past the deciding group (it ended as it landed): the run counts none
         done[index] = 1
         entry = tally.entry(record)
         tally.add_entry(entry)

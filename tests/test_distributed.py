@@ -111,6 +111,19 @@ def test_an_sprt_gauntlet_through_celery_stops_where_the_local_run_does(tmp_path
     assert board_without_timing(board_celery) == board_without_timing(board_local)
     assert json.loads((remote.path / "tournament.json").read_text())["status"] == "stopped"
     assert len(remote.load_records()) == board_local["matches"]
+    # The store's board too (it held every match the workers played before the stop, and no
+    # verdict), and a run nobody follows: its workers play the schedule out, and its board
+    # still counts the matches up to the deciding group, with the verdict.
+    (tmp_path / "unfollowed").mkdir()
+    with redis_server(tmp_path / "unfollowed") as server, workers(server.url, tmp_path, count=1, concurrency=2):
+        start(server.url, "t-alone", s)
+        store = Store(server.url)
+        wait_for(lambda: store.tournament("t-alone")["status"] in ("stopped", "complete"), 120, "the end")
+        assert store.tournament("t-alone")["status"] == "stopped"
+        alone = store.leaderboard("t-alone")
+    stored_board = board_without_timing(alone)
+    assert stored_board["sprt"] == board_local["sprt"] and stored_board["matches"] == board_local["matches"]
+    assert stored_board["leaderboard"] == board_without_timing(board_local)["leaderboard"]
 
 
 def freeze_holding_a_batch(store: Store, worker: Worker, tries: int = 40) -> set[bytes]:

@@ -364,6 +364,25 @@ def test_sprt_gauntlet_stops_when_decided(tmp_path):
     assert json.loads((rundir.path / "tournament.json").read_text())["status"] == "stopped"
 
 
+def test_a_resumed_sprt_run_counts_no_record_past_its_deciding_group(tmp_path):
+    """Records played past the deciding group (several workers, or the stop landing late) were
+    all counted by a resume: its board moved on from the verdict's."""
+    s = spec(bots=("heuristic", "random"), format="gauntlet", sprt=(0.0, 50.0), repeats=200)
+    rundir, board = run(tmp_path, "sprt", s)
+    decided = board["matches"]
+    extra = run(tmp_path, "full", spec(bots=("heuristic", "random"), format="gauntlet", repeats=200))[0]
+    more = extra.matches_path.read_text().splitlines(keepends=True)[decided : decided + 10]
+    with rundir.matches_path.open("a") as handle:
+        handle.writelines(more)  # ten records of the same schedule, past the verdict
+    status = json.loads((rundir.path / "tournament.json").read_text())
+    status["status"] = "interrupted"
+    (rundir.path / "tournament.json").write_text(json.dumps(status))
+    again = RunDirectory(rundir.path)
+    resumed = run_tournament(s, "t", again, LocalExecutor(make_player, 1), resume=True, resamples=50)
+    assert resumed["matches"] == decided and resumed["sprt"] == board["sprt"]
+    assert resumed["leaderboard"] == board["leaderboard"]
+
+
 # -- CLI -----------------------------------------------------------------------------------
 
 

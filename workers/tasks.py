@@ -67,8 +67,10 @@ from arena.logs import log_failures
 from arena.record import MatchRecord, read_view
 from arena.registry import get_game
 from arena.runner import MatchCancelled
+from arena.sprt import SPRT
 from arena.tallied import GroupTally, TallyEntry, tally_entry
 from arena.tournament import Schedule, TournamentSpec, play_scheduled
+from arena.tournament_run import GroupScores
 from referee import metrics
 from referee.hosted import versions as hosted_versions
 from referee.players import make_player
@@ -627,13 +629,25 @@ def finalize_tournament(store: Store, tournament_id: str) -> dict[str, Any]:
     # the board and of the game's summary take: the tally entries the workers stored, else the
     # records' tallied parts. Added in schedule order, the board is build()'s.
     tally = leaderboard.Tally(spec, by_group=True)
+    # An SPRT decides as a local run's does, on the groups in schedule order: the board counts
+    # the matches up to the deciding group's last, however many more the workers played (a
+    # following client stops them at once; without one, they play the schedule out).
+    sprt = SPRT(*spec.sprt) if spec.sprt else None
+    groups = GroupScores(spec, sprt) if sprt else None
     for item in store.tallied_in_order(tournament_id, len(matches), spec.bots):
-        tally.add_entry(tally.entry(read_view(item)) if isinstance(item, str) else item)
+        entry = tally.entry(read_view(item)) if isinstance(item, str) else item
+        tally.add_entry(entry)
+        if groups and sprt:
+            groups.add(entry)
+            if sprt.decision() is not None:
+                break
     played = tally.matches
     cancelled = store.is_cancelled(tournament_id)
     board = tally.board(resamples=leaderboard.RESAMPLES)
     board["tournament"] = tournament_id
     board["scheduled"] = len(matches)
+    if sprt:
+        board["sprt"] = sprt.to_json()
     wanted = "complete" if played == len(matches) and not cancelled else "stopped"
     if cancelled:
         # A cancel is final (the store takes no record after it): this is the board of what was
