@@ -511,7 +511,11 @@ def replay(game: Game, record: MatchRecord) -> Result:
     state = resimulate(game, record)
     result = game.result(state)
     assert result is not None
-    result = with_forfeits(result, record.forfeited)
+    implied = forfeits_of(record)
+    if record.forfeited != implied:  # a forfeit ranks a seat last: not the record's to say
+        claimed = record.forfeited
+        raise ReplayMismatch(f"result forfeited differ: its failures and policy give {implied}, record {claimed}")
+    result = with_forfeits(result, implied)
     for name, mine, theirs in (
         ("scores", list(result.scores), record.result.get("scores")),
         ("ranks", list(result.ranks), record.result.get("ranks")),
@@ -519,6 +523,22 @@ def replay(game: Game, record: MatchRecord) -> Result:
         if mine != theirs:
             raise ReplayMismatch(f"result {name} differ: engine {mine}, record {theirs}")
     return result
+
+
+def forfeits_of(record: MatchRecord) -> list[bool]:
+    """The seats its failures and error policy forfeit, as the runner decides: a failure at the
+    start (decision -1), any failure under ``forfeit``, more than ``budget`` under ``substitute``."""
+    on_error = record.policy.get("on_error", "forfeit")
+    budget = int(record.policy.get("budget", 3))
+    counts = [0] * len(record.seats)
+    forfeited = [False] * len(record.seats)
+    for failure in record.failures:
+        if not 0 <= failure.seat < len(counts):
+            raise ReplayMismatch(f"a failure of seat {failure.seat}, in a match of {len(counts)} seats")
+        counts[failure.seat] += 1
+        if failure.decision < 0 or on_error == "forfeit" or counts[failure.seat] > budget:
+            forfeited[failure.seat] = True
+    return forfeited
 
 
 def resimulate(game: Game, record: MatchRecord) -> MatchState:

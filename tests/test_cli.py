@@ -64,6 +64,29 @@ def test_record_then_replay(tmp_path):
     assert bad.returncode == 1 and "MISMATCH" in bad.stderr
 
 
+def test_replay_refuses_a_result_flipped_by_a_forfeit_no_failure_explains(tmp_path):
+    """A forfeit ranks a seat last whatever its score: a record saying seat 0 forfeited, with
+    no failure of it, replayed as "reproduces exactly" and ranked the winner last."""
+    path = tmp_path / "match.json"
+    assert (
+        arena(
+            "play", "--game", "rolldice", "--seed", "7", "--bots", "heuristic,random", "--record", str(path)
+        ).returncode
+        == 0
+    )
+    data = json.loads(path.read_text())
+    assert data["failures"] == [] and data["result"]["forfeited"] == [False, False]
+    data["result"]["forfeited"], data["result"]["ranks"] = [True, False], [2, 1]
+    path.write_text(json.dumps(data))
+    bad = arena("replay", str(path))
+    assert bad.returncode == 1 and "result forfeited differ: its failures and policy give [False, False]" in bad.stderr
+    # A failure under `forfeit` does explain it (the score stays; the rank is a forfeit's).
+    data["failures"] = [{"seat": 0, "decision": 1, "verdict": "timeout", "detail": "slow"}]
+    path.write_text(json.dumps(data))
+    ok = arena("replay", str(path))
+    assert ok.returncode == 0, ok.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.engine import SPECTATOR
-from arena.record import FailureEntry, MatchRecord, ReplayMismatch
+from arena.record import FailureEntry, MatchRecord, ReplayMismatch, resimulate, with_forfeits
 from arena.registry import get_game
 from arena.replay_view import message_json, render_html, replay_data
 from arena.runner import play_match
@@ -47,7 +47,12 @@ def test_failures_and_strikes_are_attached_to_their_decision():
     record = played("skyfive", 2, 3)
     record.failures.append(FailureEntry(seat=record.decisions[3].seat, decision=3, verdict="timeout", detail="slow"))
     record.failures.append(FailureEntry(seat=1, decision=-1, verdict="crash", detail="did not start"))
-    data = replay_data(get_game("skyfive"), record)
+    # As the runner would have it: a seat that fails at the start forfeits, and ranks last.
+    game = get_game("skyfive")
+    record.policy = {"on_error": "substitute", "budget": 3}
+    forfeited = with_forfeits(game.result(resimulate(game, record)), [False, True])
+    record.result.update(forfeited=[False, True], ranks=list(forfeited.ranks), scores=list(forfeited.scores))
+    data = replay_data(game, record)
     decisions = [d for f in data["frames"] for d in f["decisions"]]
     assert decisions[3]["failures"] == [{"seat": record.decisions[3].seat, "verdict": "timeout", "detail": "slow"}]
     assert not any(d["failures"] for i, d in enumerate(decisions) if i != 3)

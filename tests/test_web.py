@@ -55,7 +55,7 @@ def stack(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("web")
     with redis_server(tmp) as redis, workers(redis.url, tmp, count=1, concurrency=2), service(redis.url, tmp) as srv:
         store = Store(redis.url)
-        token = create_owner(store, "alice")
+        token = create_owner(store, "alice", operator=True)  # its seeds leave its tournaments rated
         channel = grpc.insecure_channel(srv.address)
         stub = arena_pb2_grpc.ArenaServiceStub(channel)
         metadata = (("authorization", f"Bearer {token}"),)
