@@ -126,6 +126,19 @@ class LocalExecutor:
             terminated.restore()
 
 
+def caused_by_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` is a KeyboardInterrupt, or an error it caused: Python 3.11 wraps one
+    raised inside ``__set_name__`` (a class being made, as a library does lazily) in a
+    RuntimeError, which a Ctrl-C at that instant turned into a traceback."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return False
+
+
 _listening: list[StopSignals] = []  # installed, innermost last
 
 

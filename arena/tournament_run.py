@@ -18,7 +18,7 @@ from typing import Any
 
 from arena import leaderboard
 from arena.config import ConfigError
-from arena.executor import Executor
+from arena.executor import Executor, caused_by_interrupt
 from arena.ratings import pairwise_scores
 from arena.record import MatchRecord, RecordView
 from arena.rundir import RunDirectory, schedule_index
@@ -209,14 +209,18 @@ def _run(
             if not decided:
                 executor.run(spec, remaining, on_record)
             rundir.finalize()
-        except KeyboardInterrupt:
+        except BaseException as exc:
+            if not caused_by_interrupt(exc):
+                raise
             rundir.close()
             # Counted in the file, not by `played`: the interrupt may have come between a
             # record's write and its count (the status said 46 of 47 records on disk).
             appended = rundir.lines_appended()
             on_disk = played if appended is None else resumed + appended
             rundir.write_status(spec, tournament_id, "interrupted", matches=on_disk, scheduled=len(matches))
-            raise
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise KeyboardInterrupt from exc
         board = tally.board()
         board["tournament"] = tournament_id
         board["scheduled"] = len(matches)

@@ -391,7 +391,10 @@ def test_a_cli_run_logs_its_broker_without_the_password(tmp_path):
                     client.send_signal(signal.SIGABRT)
                     client.wait(10)
                     raise AssertionError(f"Ctrl-C did not stop the client:\n{err.read_text()}") from None
-                assert client.returncode == 130
+                # 130, or killed by SIGINT: CPython exits so when a KeyboardInterrupt passed
+                # through code run by exec() of a string (dataclasses, namedtuple), even one caught
+                # later; a shell reports both as 130.
+                assert client.returncode in (130, -signal.SIGINT), err.read_text()
             finally:
                 client.kill()
                 client.wait()

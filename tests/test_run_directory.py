@@ -314,6 +314,31 @@ def test_an_interrupt_between_a_records_write_and_its_count_is_counted_from_the_
     assert status["status"] == "interrupted" and status["matches"] == on_disk == (8 if resumed else 5)
 
 
+class WrappedInterrupt:
+    """An executor whose Ctrl-C lands in a class's ``__set_name__`` after two matches: Python
+    3.11 raises it as a RuntimeError caused by the KeyboardInterrupt (a traceback, exit 1)."""
+
+    def run(self, spec, matches, on_record):  # type: ignore[no-untyped-def]
+        LocalExecutor(make_player, 1).run(spec, matches[:2], on_record)
+
+        class Interrupting:
+            def __set_name__(self, owner, name):  # type: ignore[no-untyped-def]
+                raise KeyboardInterrupt
+
+        with pytest.raises(RuntimeError) as wrapped:
+            type("Made", (), {"field": Interrupting()})
+        assert isinstance(wrapped.value.__cause__, KeyboardInterrupt)
+        raise wrapped.value
+
+
+def test_a_ctrl_c_python_wrapped_in_another_error_still_interrupts_the_run(tmp_path):
+    out = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament(spec(repeats=4), "t", RunDirectory(out), WrappedInterrupt(), resamples=20)
+    status = json.loads((out / "tournament.json").read_text())
+    assert status["status"] == "interrupted" and status["matches"] == 2 == len(RunDirectory(out).load_records())
+
+
 def test_a_full_disk_is_one_line_and_leaves_a_resumable_interrupted_run(tmp_path):
     out = tmp_path / "run"
     args = ["tournament", "--game", "rolldice", "--bots", "heuristic,random", "--seed", "5", "--repeats", "30"]

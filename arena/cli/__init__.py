@@ -132,3 +132,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"arena {args.command}: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        from arena.executor import caused_by_interrupt
+
+        if not caused_by_interrupt(exc):
+            raise
+        print(f"arena {args.command}: interrupted", file=sys.stderr)  # a Ctrl-C Python wrapped
+        return 130

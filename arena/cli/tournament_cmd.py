@@ -257,6 +257,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_locked(args: argparse.Namespace, spec: TournamentSpec, tournament_id: str, rundir: RunDirectory) -> int:
+    # From here on a Ctrl-C is remembered: one that lands where an exception is swallowed (a
+    # finalizer) while the broker's client is set up is raised again when it follows the run.
+    listening = StopSignals()
+    try:
+        return _run_locked(args, spec, tournament_id, rundir)
+    finally:
+        listening.restore()
+
+
+def _run_locked(args: argparse.Namespace, spec: TournamentSpec, tournament_id: str, rundir: RunDirectory) -> int:
     executor: Executor
     if args.broker:
         from workers.executor import CeleryExecutor
