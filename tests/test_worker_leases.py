@@ -87,3 +87,35 @@ def test_a_seat_that_forfeits_gives_back_its_bots_lease_while_the_match_plays_on
     (record,) = records.values()
     assert record.result["forfeited"][0] and not record.result["forfeited"][1]
     assert store.leases(slow) == 0 and store.leases(dead) == 0
+
+
+def test_an_endpoint_is_released_once_every_seat_of_it_has_forfeited_once():
+    """Two seats of one endpoint (a bot and its copy) hold one lease: it goes back after both
+    have forfeited; a seat aborted again (a cancel after its forfeit) counts once."""
+    import asyncio
+
+    from workers.concurrent import _releasing
+
+    class Seat:
+        def __init__(self) -> None:
+            self.told: list[str] = []
+
+        def abort(self, verdict: str, reason: str) -> None:
+            self.told.append(verdict)
+
+    players = [Seat(), Seat(), Seat(), Seat()]
+    addresses = ["grpc://a:1", "grpc://a:1", "grpc://b:1", "heuristic"]
+    released: list[str] = []
+    wrapped = _releasing(players, addresses, released.append)
+    assert wrapped[3] is players[3]  # a built-in bot holds no lease
+
+    def abort(seat: int, verdict: str = "timeout") -> None:
+        asyncio.run(wrapped[seat].abort_async(verdict, "why"))
+
+    abort(0)
+    abort(0, "cancelled")
+    assert released == [] and players[0].told == ["timeout", "cancelled"]
+    abort(2)
+    assert released == ["grpc://b:1"]
+    abort(1)
+    assert released == ["grpc://b:1", "grpc://a:1"]

@@ -131,22 +131,20 @@ def _releasing(players: list[Any], addresses: list[str], released: Callable[[str
     """The players, each remote one hooked to count its seat out when it forfeits (once; a
     cancel aborts every seat again); ``released(endpoint)`` once no seat of it is left."""
     seated = Counter(a for a in addresses if is_remote(a))
+    gone: set[int] = set()
     wrapped = list(players)
+
+    def forfeited(seat: int, address: str, verdict: str, reason: str) -> None:
+        if seat in gone:
+            return
+        gone.add(seat)
+        seated[address] -= 1
+        if seated[address] == 0:
+            released(address)
+
     for seat, address in enumerate(addresses):
-        if not is_remote(address):
-            continue
-        gone = False
-
-        def forfeited(verdict: str, reason: str, address: str = address) -> None:
-            nonlocal gone
-            if gone:
-                return
-            gone = True
-            seated[address] -= 1
-            if seated[address] == 0:
-                released(address)
-
-        wrapped[seat] = HookedPlayer(players[seat], on_abort=forfeited)
+        if is_remote(address):
+            wrapped[seat] = HookedPlayer(players[seat], on_abort=partial(forfeited, seat, address))
     return wrapped
 
 
