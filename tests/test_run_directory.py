@@ -398,3 +398,17 @@ def test_a_ctrl_c_before_the_tournament_is_written_says_so_and_not_nothing_to_re
     assert code == 130
     assert err.strip() == "arena tournament: interrupted before it started; nothing was played"
     assert not (out / "tournament.json").exists()
+
+
+def test_slow_bots_matches_come_back_from_a_pool_process_one_at_a_time():
+    """With 12-match chunks of `search` matches, nothing landed for 11 s and a Ctrl-C lost every
+    match a chunk still held; quick built-in matches keep their chunks."""
+    from arena.executor import chunk_size
+
+    quick = spec(repeats=200)
+    assert chunk_size(quick, 400, 2) == 16 and chunk_size(quick, 40, 2) == 2
+    for bots in (("search:iterations=10", "random"), ("grpc://127.0.0.1:9", "random"), ("hosted:x@1", "random")):
+        assert chunk_size(spec(bots=bots, repeats=200), 400, 2) == 1, bots
+    named = TournamentSpec(**{**spec().__dict__, "bots": ("mine", "random"), "addresses": {"mine": "grpc://h:1"}})
+    assert chunk_size(named, 400, 2) == 1  # a registered bot, by its address
+    assert chunk_size(spec(bots=("random", "search#2")), 400, 2) == 1  # a copy (search*2 enters search#2)
