@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from arena.record import MatchRecord, RecordView
 from arena.runner import Cancelled, MatchCancelled
 from arena.tallied import TallyEntry
-from arena.tournament import MatchSpec, PlayerFactory, TournamentSpec, entrant_bot, play_scheduled
+from arena.tournament import ADDRESSES, MatchSpec, PlayerFactory, TournamentSpec, entrant_bot, play_scheduled
 
 
 class OnRecord(Protocol):
@@ -74,9 +74,6 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-SLOW_ADDRESSES = ("grpc://", "unix:", "hosted:")
-
-
 def chunk_size(spec: TournamentSpec, matches: int, workers: int) -> int:
     """Matches a pool process plays before handing their records back. Chunks amortise the
     inter-process overhead of quick built-in matches while keeping every worker busy; a match
@@ -84,7 +81,7 @@ def chunk_size(spec: TournamentSpec, matches: int, workers: int) -> int:
     one at a time: each lands on disk and in the progress as it ends, and a Ctrl-C loses none
     that a chunk still held (with 12-match chunks of `search` bots, nothing landed for 11 s)."""
     slow = any(
-        spec.address(bot).startswith(SLOW_ADDRESSES) or entrant_bot(bot).split(":")[0] == "search" for bot in spec.bots
+        spec.address(bot).startswith(ADDRESSES) or entrant_bot(bot).split(":")[0] == "search" for bot in spec.bots
     )
     return 1 if slow else max(1, min(16, matches // (workers * 8)))
 

@@ -42,6 +42,8 @@ from arena.runner import MATCH_BOUND, Cancelled, ErrorPolicy, Player, play_match
 
 FORMATS = ("round-robin", "gauntlet")
 DEALS = ("duplicate", "fresh")
+ADDRESSES = ("grpc://", "unix:", "hosted:")
+"""How a bot spec that is an address begins (a remote or hosted bot), not a built-in's name."""
 SPEC_FORMAT = 1
 
 _COPY = re.compile(r"^(.+)#([1-9][0-9]*)$")
