@@ -23,7 +23,7 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from arena.ratings import GroupWins, OnlineElo, bootstrap_intervals, bot_pairs, summed_fit
+from arena.ratings import GroupWins, OnlineElo, bootstrap_intervals, bot_pairs, summed_fit, unbounded_ends
 from arena.record import MatchRecord, Tallied
 from arena.runner import VERDICTS
 from arena.tallied import TallyEntry, tally_entry
@@ -312,13 +312,14 @@ class Tally:
                 self.wins, len(self.by_group) if self.by_group is not None else len(self.groups), names=names
             )
         games = self.games
+        open_low, open_high = unbounded_ends(self.wins)
         rows = []
         for b in range(len(names)):
             row: dict[str, Any] = {
                 "bot": names[b],
                 "rating": round(float(fit.ratings[b]), 1),
-                "ci_low": round(float(fit.ci_low[b]), 1),
-                "ci_high": round(float(fit.ci_high[b]), 1),
+                "ci_low": _end(fit.ci_low[b], open_low[b]),
+                "ci_high": _end(fit.ci_high[b], open_high[b]),
                 "elo": round(self.elo.ratings[b], 1),
                 "games": games[b],
                 "mean_rank": round(self.rank_sum[b] / games[b], 3) if games[b] else None,
@@ -329,7 +330,14 @@ class Tally:
             if spec.players == 2:
                 row.update(wins=self.won[b], draws=self.draws[b], losses=self.losses[b])
             rows.append(row)
-        rows.sort(key=lambda r: (-r["rating"], r["bot"]))
+        warning = fit.warning
+        if spec.players == 1:
+            # No match compares two bots: no rating says anything, so the rows go by mean score
+            # (every rank range is 1-N: the intervals are open).
+            rows.sort(key=lambda r: (-(r["mean_score"] if r["mean_score"] is not None else -math.inf), r["bot"]))
+            warning = ONE_PLAYER
+        else:
+            rows.sort(key=lambda r: (-r["rating"], r["bot"]))
         for position, row in enumerate(rows, 1):
             row["rank"] = position
         add_rank_ranges(rows)
@@ -348,8 +356,20 @@ class Tally:
                 }
                 for s in range(spec.players)
             ],
-            "warning": fit.warning,
+            "warning": warning,
         }
+
+
+ONE_PLAYER = (
+    "one-player matches compare no bots: there are no ratings (every interval is open), "
+    "and the bots are listed by mean score"
+)
+
+
+def _end(value: float, unbounded: bool) -> float | None:
+    """An interval's end as a board keeps it: None where the results set no bound
+    (:func:`arena.ratings.unbounded_ends`; JSON has no infinity)."""
+    return None if unbounded else round(float(value), 1)
 
 
 class ScheduleOrderTally:
@@ -402,11 +422,22 @@ def rating_interval(row: Mapping[str, Any]) -> tuple[float, float]:
     """The row's 95% interval as (low, high); unbounded, (-inf, inf), when it has none: no
     ``ci_low``/``ci_high`` (or not finite numbers, or low above high), or no game played (its
     interval would be the prior's alone). An unbounded interval lies wholly above or below no
-    other, so such a bot may hold any rank and takes no rank from anyone."""
-    low, high = _finite(row.get("ci_low")), _finite(row.get("ci_high"))
+    other, so such a bot may hold any rank and takes no rank from anyone. One open end (None:
+    a bot that never lost has no upper bound) leaves the other: that bot is still above every
+    bot whose interval lies wholly below its low end."""
+    low, high = _end_of(row.get("ci_low"), -math.inf), _end_of(row.get("ci_high"), math.inf)
     if row.get("games", 1) == 0 or low is None or high is None or low > high:
         return -math.inf, math.inf
     return low, high
+
+
+def _end_of(value: Any, unbounded: float) -> float | None:
+    """An interval's end as a float: ``unbounded`` (-inf for a low end, +inf for a high one)
+    when it is open (None or absent, or that infinity), None when it is no bound at all (NaN,
+    the other infinity, not a number): the interval is then unknown."""
+    if value is None or value == unbounded:
+        return unbounded
+    return _finite(value)
 
 
 def _finite(value: Any) -> float | None:
@@ -576,14 +607,16 @@ def across(game: str, summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:
         return {"game": game, "tournaments": 0, "leaderboard": [], "warning": None}
     # Every tournament's groups, their bots numbered among all: entries, not dense blocks of
     # every bot ever seen (two 64-entrant summaries with different bots took 19 s and 127 MB).
-    fit = bootstrap_intervals(GroupWins.joined(parts, len(names)), names=names)
+    joined = GroupWins.joined(parts, len(names))
+    fit = bootstrap_intervals(joined, names=names)
+    open_low, open_high = unbounded_ends(joined.summed())
     rows: list[dict[str, Any]] = sorted(
         (
             {
                 "bot": name,
                 "rating": round(float(fit.ratings[i]), 1),
-                "ci_low": round(float(fit.ci_low[i]), 1),
-                "ci_high": round(float(fit.ci_high[i]), 1),
+                "ci_low": _end(fit.ci_low[i], open_low[i]),
+                "ci_high": _end(fit.ci_high[i], open_high[i]),
                 "games": games[i],
                 "failures": _by_verdict(failures.get(name, {})),
             }

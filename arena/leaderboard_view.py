@@ -7,6 +7,7 @@ row's decision times, say, before any decision of it is on record) shows as ``-`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -40,9 +41,7 @@ def leaderboard_table(board: Mapping[str, Any], *, live: bool = False, width: in
     cells: list[dict[str, str]] = []
     for row in with_rank_ranges(board.get("leaderboard", [])):
         # A live board has no intervals yet (they come with the final fit).
-        interval = (
-            f"{row['rating']:.0f}" if live else f"{row['rating']:.0f} ({row['ci_low']:.0f}..{row['ci_high']:.0f})"
-        )
+        interval = f"{row['rating']:.0f}" if live else rating_text(row["rating"], row.get("ci_low"), row.get("ci_high"))
         if two:
             result = f"{row.get('wins', 0)} / {row.get('draws', 0)} / {row.get('losses', 0)}"
         else:
@@ -89,11 +88,26 @@ def leaderboard_table(board: Mapping[str, Any], *, live: bool = False, width: in
     seats = ", ".join(
         f"seat {s['seat']}: win {s['win_rate']:.1%}" for s in board.get("seats") or [] if s.get("win_rate") is not None
     )
-    caption = [f"seat advantage - {seats}"] if seats else []
+    # One seat has no advantage over another (a one-player game wins every match).
+    caption = [f"seat advantage - {seats}"] if seats and board.get("players") != 1 else []
     if board.get("warning"):
         caption.append(f"warning: {board['warning']}")
     table.caption = "\n".join(caption) or None
     return table
+
+
+def rating_text(rating: float, low: float | None, high: float | None) -> str:
+    """A rating with its 95% interval, ``1612 (1540..1690)``; an end the results do not bound
+    (None, or an infinity from the API) is ``∞``: ``1820 (1700..∞)`` for a bot that never lost.
+    Open at both ends (no game against another bot: every bot of a one-player game) the number
+    means nothing, so it is ``-``."""
+    low = None if low is None or math.isinf(low) else low
+    high = None if high is None or math.isinf(high) else high
+    if low is None and high is None:
+        return "-"
+    shown_low = "-∞" if low is None else f"{low:.0f}"
+    shown_high = "∞" if high is None else f"{high:.0f}"
+    return f"{rating:.0f} ({shown_low}..{shown_high})"
 
 
 def rank_text(row: Mapping[str, Any]) -> str:
@@ -140,8 +154,9 @@ def from_message(board: Any) -> dict[str, Any]:
                 "rank_worst": row.rank_worst or None,
                 "bot": row.bot,
                 "rating": row.rating,
-                "ci_low": row.ci_low,
-                "ci_high": row.ci_high,
+                # -inf / +inf from the API: an open end, None as a board keeps it.
+                "ci_low": None if math.isinf(row.ci_low) else row.ci_low,
+                "ci_high": None if math.isinf(row.ci_high) else row.ci_high,
                 "games": row.games,
                 "wins": row.wins,
                 "draws": row.draws,

@@ -168,6 +168,24 @@ def connectivity_problem(wins: np.ndarray, names: Sequence[str]) -> str | None:
     return None
 
 
+def unbounded_ends(wins: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which bots' 95% intervals the results leave open, below and above: a bot that never won
+    (or drew) a game against another has no lower bound, one that never lost (or drew) none
+    above, one with no game against the others (every bot of a one-player game) neither. The
+    fit's numbers there are the prior's (one virtual draw against the mean), not the data's, so
+    a board shows those ends as open (``None``) rather than as a finite bound (it used to print
+    ``1500 (1500..1500)`` for every bot of a one-player game: certainty where there is none).
+
+    Groups of bots that never met are named by :func:`connectivity_problem`; their intervals
+    stay the regularised fit's."""
+    wins = np.asarray(wins, dtype=float)
+    n = len(wins)
+    if n < 2:
+        nothing = np.zeros(n, dtype=bool)
+        return nothing, nothing
+    return wins.sum(axis=1) == 0, wins.sum(axis=0) == 0
+
+
 class _Pairs:
     """The win matrix as the pairs that met: ``rows``, ``cols`` index every (i, j) with games
     between them (both orders), ``wins`` and ``games`` their counts. A game's board across many

@@ -63,6 +63,7 @@ import glob
 import inspect
 import json
 import logging
+import math
 import os
 import threading
 import time
@@ -500,8 +501,9 @@ def set_ratings(game: str, board: Mapping[str, Any]) -> None:
             bot = str(row["bot"])
             bots.add(bot)
             RATING.labels(game, bot).set(row["rating"])
-            RATING_LOW.labels(game, bot).set(row["ci_low"])
-            RATING_HIGH.labels(game, bot).set(row["ci_high"])
+            # An open end (None: the results set no bound) is -Inf / +Inf, as Prometheus writes them.
+            RATING_LOW.labels(game, bot).set(-math.inf if row["ci_low"] is None else row["ci_low"])
+            RATING_HIGH.labels(game, bot).set(math.inf if row["ci_high"] is None else row["ci_high"])
         if not multiprocess():  # (series cannot be removed in multiprocess mode)
             for bot in _rated.get(game, set()) - bots:
                 for gauge in (RATING, RATING_LOW, RATING_HIGH):

@@ -541,8 +541,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                         arena_pb2.GameRating(
                             game=game_id,
                             rating=row["rating"],
-                            ci_low=row["ci_low"],
-                            ci_high=row["ci_high"],
+                            **views.interval(row),
                             games=row["games"],
                         )
                     )
@@ -555,8 +554,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                         version=row["version"],
                         game=row["game"],
                         rating=row["rating"],
-                        ci_low=row["ci_low"],
-                        ci_high=row["ci_high"],
+                        **views.interval(row),
                         games=row["games"],
                     )
                 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +13,13 @@ from arena.leaderboard import rank_ranges
 from arena.protocol import event_message, option_text
 from arena.record import MatchRecord
 from arena.v1 import arena_pb2, bot_pb2
+
+
+def interval(row: dict[str, Any]) -> dict[str, float]:
+    """A board row's 95% interval as the API's ``ci_low``/``ci_high`` take it: an open end (None,
+    where the results set no bound: :func:`arena.ratings.unbounded_ends`) as -inf / +inf."""
+    low, high = row.get("ci_low"), row.get("ci_high")
+    return {"ci_low": -math.inf if low is None else low, "ci_high": math.inf if high is None else high}
 
 
 def game_info(meta: GameMeta) -> arena_pb2.GameInfo:
@@ -85,8 +93,7 @@ def leaderboard(board: dict[str, Any], tournament_id: str = "", *, failures: boo
                 rank_worst=row.get("rank_worst") or worst,
                 bot=row["bot"],
                 rating=row["rating"],
-                ci_low=row["ci_low"],
-                ci_high=row["ci_high"],
+                **interval(row),
                 games=row.get("games", 0),
                 wins=row.get("wins", 0),
                 draws=row.get("draws", 0),

@@ -27,6 +27,7 @@ import gzip
 import html
 import json
 import logging
+import math
 import re
 import threading
 from collections.abc import Callable
@@ -92,31 +93,49 @@ def page(title: str, body: str, *, script: str = "") -> web.Response:
     return web.Response(text=text, content_type="text/html")
 
 
+def _bound(value: Any) -> float | None:
+    """An interval's end, None where it is open: a board keeps None, the API's JSON sends
+    "-Infinity" / "Infinity"."""
+    if value is None:
+        return None
+    end = float(value)
+    return end if math.isfinite(end) else None
+
+
 def leaderboard_table(rows: list[dict[str, Any]], *, failures: bool) -> str:
     """Rows as a table, the rating's interval drawn as an error bar on a common scale; ``#`` is
     the range of ranks the intervals allow (``1–3``; one number when settled)."""
     if not rows:
         return '<p class="muted">no rated games yet</p>'
-    low = min(float(r["ci_low"]) for r in rows)
-    high = max(float(r["ci_high"]) for r in rows)
+    # The common scale spans every bound and rating; an open end (None: the results set no
+    # bound) runs the bar to the scale's edge, and a row open at both ends has no bar at all.
+    ends = [(_bound(r.get("ci_low")), _bound(r.get("ci_high"))) for r in rows]
+    values = [v for (lo, hi), r in zip(ends, rows, strict=True) for v in (lo, hi, float(r["rating"])) if v is not None]
+    low, high = min(values), max(values)
     span = (high - low) or 1.0
 
-    def x(value: float) -> float:
-        return round(100 * (value - low) / span, 2)
+    def x(value: float | None, edge: float) -> float:
+        return edge if value is None else round(100 * (float(value) - low) / span, 2)
 
     out = ['<table class="leaderboard"><tr><th>#</th><th>bot</th><th class="num">rating</th><th>interval</th>']
     out.append('<th class="num">games</th><th class="num">mean rank</th>')
     out.append("<th>failures</th></tr>" if failures else "</tr>")
-    for r in rows:
-        bar = (
-            f'<div class="bar" title="{esc(r["ci_low"])} .. {esc(r["ci_high"])}">'
-            f'<div class="range" style="left:{x(r["ci_low"])}%;width:{x(r["ci_high"]) - x(r["ci_low"])}%"></div>'
-            f'<div class="point" style="left:{x(r["rating"])}%"></div></div>'
-        )
+    for r, (ci_low, ci_high) in zip(rows, ends, strict=True):
+        if ci_low is None and ci_high is None:  # no game against another bot: no rating at all
+            rating, bar, interval = "-", "", "no bound"
+        else:
+            left, right = x(ci_low, 0.0), x(ci_high, 100.0)
+            interval = f"{'-∞' if ci_low is None else ci_low} .. {'∞' if ci_high is None else ci_high}"
+            rating = r["rating"]
+            bar = (
+                f'<div class="bar" title="{esc(interval)}">'
+                f'<div class="range" style="left:{left}%;width:{round(right - left, 2)}%"></div>'
+                f'<div class="point" style="left:{x(r["rating"], 50.0)}%"></div></div>'
+            )
         out.append(
             f'<tr data-bot="{esc(r["bot"])}"><td>{esc(rank_text(r))}</td><td>{esc(r["bot"])}</td>'
-            f'<td class="num">{esc(r["rating"])}</td><td>{bar}<span class="muted">{esc(r["ci_low"])} .. '
-            f'{esc(r["ci_high"])}</span></td><td class="num">{esc(r.get("games", 0))}</td>'
+            f'<td class="num">{esc(rating)}</td><td>{bar}<span class="muted">{esc(interval)}</span></td>'
+            f'<td class="num">{esc(r.get("games", 0))}</td>'
             f'<td class="num">{esc(r.get("mean_rank") or "")}</td>'
         )
         if failures:

@@ -116,7 +116,18 @@ def reference_bootstrap(group_wins, names, *, resamples=200, seed=0):
             resampled, prior=1.0 if needs_prior else 0.0, tolerance=1e-8, near=fitted
         )
     low, high = ratings._bias_corrected_ends(samples, fitted, 0.95)
-    return fitted, np.minimum(low, fitted), np.maximum(high, fitted), warning
+    return fitted, np.minimum(low, fitted), np.maximum(high, fitted), warning, reference_open(wins)
+
+
+def reference_open(wins):
+    """The bots whose interval a board shows open, (below, above), bot by bot: one that never
+    scored against another is open below, one no other scored against open above."""
+    n = len(wins)
+    if n < 2:
+        return set(), set()
+    below = {i for i in range(n) if not any(wins[i, j] > 0 for j in range(n) if j != i)}
+    above = {i for i in range(n) if not any(wins[j, i] > 0 for j in range(n) if j != i)}
+    return below, above
 
 
 def reference_across(parts):
@@ -136,7 +147,7 @@ def reference_across(parts):
 
 
 def assert_same_fit(fit, reference):
-    fitted, low, high, warning = reference
+    fitted, low, high, warning, _ = reference
     assert fit.warning == warning
     # Bit for bit: the entries' sums are of whole numbers and halves, exact in any order.
     assert np.array_equal(fit.ratings, fitted)
@@ -145,11 +156,15 @@ def assert_same_fit(fit, reference):
 
 
 def assert_board_shows(board, names, reference):
-    fitted, low, high, warning = reference
+    fitted, low, high, warning, (below, above) = reference
     assert board["warning"] == warning
     shown = {row["bot"]: (row["rating"], row["ci_low"], row["ci_high"]) for row in board["leaderboard"]}
     assert shown == {
-        name: (round(float(fitted[i]), 1), round(float(low[i]), 1), round(float(high[i]), 1))
+        name: (
+            round(float(fitted[i]), 1),
+            None if i in below else round(float(low[i]), 1),
+            None if i in above else round(float(high[i]), 1),
+        )
         for i, name in enumerate(names)
     }
 
@@ -271,7 +286,7 @@ def test_dense_callers_get_the_same_fit_and_other_values_within_a_rounding():
     assert_same_fit(bootstrap_intervals(halves, names=names, seed=4), reference_bootstrap(halves, names, seed=4))
     weights = halves * rng.uniform(0.5, 1.5, size=halves.shape)
     fit = bootstrap_intervals(weights, names=names, seed=4)
-    fitted, low, high, warning = reference_bootstrap(weights, names, seed=4)
+    fitted, low, high, warning, _ = reference_bootstrap(weights, names, seed=4)
     assert fit.warning == warning
     for mine, theirs in ((fit.ratings, fitted), (fit.ci_low, low), (fit.ci_high, high)):
         assert np.max(np.abs(mine - theirs)) < 1e-9

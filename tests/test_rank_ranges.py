@@ -79,9 +79,16 @@ def test_a_missing_interval_is_unbounded():
     # b1 has no interval: it may be anywhere (1-3) and orders no one, so b0 and b2 keep the
     # order their own intervals give (b0 above b2) and each may swap places with b1.
     assert ranges((300, 400), (None, None), (0, 100)) == [(1, 2), (1, 3), (2, 3)]
-    # One end missing, an end that is not a finite number, an inverted interval: none.
-    for bad in [(None, 250.0), (150.0, None), (math.nan, 250.0), (150.0, math.inf), (250.0, 150.0)]:
+    # An end that is no number, or the wrong infinity, an inverted interval: no interval.
+    for bad in [(math.nan, 250.0), (150.0, -math.inf), (math.inf, 250.0), (250.0, 150.0)]:
         assert ranges((300, 400), bad, (0, 100)) == [(1, 2), (1, 3), (2, 3)], bad
+    # One end open (missing, or its own infinity as the API sends it): the other end still
+    # places the bot. Open above, from 150: above b2 (0..100), maybe above b0 (300..400).
+    for open_above in [(150.0, None), (150.0, math.inf)]:
+        assert ranges((300, 400), open_above, (0, 100)) == [(1, 2), (1, 2), (3, 3)], open_above
+    # Open below, up to 250: below b0, maybe below b2.
+    for open_below in [(None, 250.0), (-math.inf, 250.0)]:
+        assert ranges((300, 400), open_below, (0, 100)) == [(1, 1), (2, 3), (2, 3)], open_below
     # Every interval missing (a board that has none): every rank open.
     assert ranges((None, None), (None, None), (None, None)) == [(1, 3)] * 3
 

@@ -273,11 +273,13 @@ def run_bots(args: argparse.Namespace) -> int:
         detail = client.call("GetBot", arena_pb2.GetBotRequest(name=args.name))
 
         def text() -> str:
+            from arena.leaderboard_view import rating_text
+
             state = "enabled" if detail.bot.enabled else "disabled"
             keyed = ", its endpoint keyed" if detail.bot.endpoint_keyed else ""
             lines = [f"{detail.bot.name} (owner {detail.bot.owner}, {state}){_cap(detail.bot)}{keyed}"]
             lines += [
-                f"  {r.game}: {r.rating:.0f} ({r.ci_low:.0f}..{r.ci_high:.0f}), {r.games} games" for r in detail.ratings
+                f"  {r.game}: {rating_text(r.rating, r.ci_low, r.ci_high)}, {r.games} games" for r in detail.ratings
             ]
             lines += [f"  failure {f.match_id} {f.verdict}: {f.detail}" for f in detail.recent_failures]
             return "\n".join(lines)

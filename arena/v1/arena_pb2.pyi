@@ -731,6 +731,9 @@ class GameRating(_message.Message):
     game: _builtins.str
     rating: _builtins.float
     ci_low: _builtins.float
+    """The rating's 95% interval; an end the results do not bound is -inf / +inf (a bot that
+    never won / never lost; both for a bot with no game against another, e.g. a one-player game).
+    """
     ci_high: _builtins.float
     games: _builtins.int
     def __init__(
@@ -838,6 +841,7 @@ class VersionRating(_message.Message):
     game: _builtins.str
     rating: _builtins.float
     ci_low: _builtins.float
+    """-inf / +inf where the results set no bound (as GameRating)"""
     ci_high: _builtins.float
     games: _builtins.int
     def __init__(
@@ -1429,6 +1433,7 @@ class LeaderboardRow(_message.Message):
     bot: _builtins.str
     rating: _builtins.float
     ci_low: _builtins.float
+    """-inf / +inf where the results set no bound (as GameRating)"""
     ci_high: _builtins.float
     games: _builtins.int
     wins: _builtins.int

@@ -6,10 +6,22 @@
   var offset = 0, limit = 25, bot = "";
   function $(id) { return document.getElementById(id); }
   function esc(s) { return String(s).replace(/[&<>"']/g, function (c) { return "&#" + c.charCodeAt(0) + ";"; }); }
+  // An interval's end, or null where the results set no bound (the API sends -Infinity /
+  // Infinity there): a bot that never lost has no upper end; one with no game against another
+  // bot (a one-player game) has neither, and then no rating either.
+  function end(v) { var n = Number(v); return v === null || v === undefined || !isFinite(n) ? null : n; }
+  function intervalText(r) {
+    var lo = end(r.ci_low), hi = end(r.ci_high);
+    if (lo === null && hi === null) { return "no bound"; }
+    return (lo === null ? "-\u221e" : lo) + " .. " + (hi === null ? "\u221e" : hi);
+  }
   function bar(r, low, span) {
+    var lo = end(r.ci_low), hi = end(r.ci_high);
+    if (lo === null && hi === null) { return ""; }
     function x(v) { return Math.round(10000 * (v - low) / span) / 100; }
-    return '<div class="bar" title="' + r.ci_low + " .. " + r.ci_high + '"><div class="range" style="left:' + x(r.ci_low) +
-      "%;width:" + (x(r.ci_high) - x(r.ci_low)) + '%"></div><div class="point" style="left:' + x(r.rating) + '%"></div></div>';
+    var left = lo === null ? 0 : x(lo), right = hi === null ? 100 : x(hi);
+    return '<div class="bar" title="' + esc(intervalText(r)) + '"><div class="range" style="left:' + left +
+      "%;width:" + (Math.round(100 * (right - left)) / 100) + '%"></div><div class="point" style="left:' + x(r.rating) + '%"></div></div>';
   }
   // The ranks the intervals allow (referee: LeaderboardRow.rank_best/rank_worst): "2" when
   // settled, "1–3" when not; the position alone from a referee that does not send them.
@@ -20,14 +32,16 @@
   function drawBoard(board, final) {
     var rows = board.rows || [];
     if (!rows.length) { $("leaderboard").innerHTML = '<p class="muted">no matches yet</p>'; return; }
-    var low = Math.min.apply(null, rows.map(function (r) { return r.ci_low; }));
-    var high = Math.max.apply(null, rows.map(function (r) { return r.ci_high; }));
+    var values = [];
+    rows.forEach(function (r) { [end(r.ci_low), end(r.ci_high), r.rating].forEach(function (v) { if (v !== null) { values.push(v); } }); });
+    var low = Math.min.apply(null, values), high = Math.max.apply(null, values);
     var span = (high - low) || 1;
     var h = '<table class="leaderboard"><tr><th>#</th><th>bot</th><th class="num">rating</th><th>interval</th><th class="num">games</th><th class="num">mean rank</th><th>failures</th></tr>';
     rows.forEach(function (r) {
       var f = Object.keys(r.failures || {}).sort().map(function (k) { return esc(k) + ": " + r.failures[k]; }).join(", ");
-      h += '<tr data-bot="' + esc(r.bot) + '"><td>' + rankText(r) + "</td><td>" + esc(r.bot) + '</td><td class="num">' + r.rating +
-        "</td><td>" + bar(r, low, span) + '<span class="muted">' + r.ci_low + " .. " + r.ci_high + '</span></td><td class="num">' +
+      h += '<tr data-bot="' + esc(r.bot) + '"><td>' + rankText(r) + "</td><td>" + esc(r.bot) + '</td><td class="num">' +
+        (end(r.ci_low) === null && end(r.ci_high) === null ? "-" : r.rating) +
+        "</td><td>" + bar(r, low, span) + '<span class="muted">' + intervalText(r) + '</span></td><td class="num">' +
         r.games + '</td><td class="num">' + (Math.round(r.mean_rank * 1000) / 1000) + "</td><td>" +
         (final ? (f || '<span class="muted">none</span>') : '<span class="muted">shown when the tournament ends</span>') + "</td></tr>";
     });
