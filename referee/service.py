@@ -723,7 +723,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         # A clock below the defaults makes bots fail (timeouts, forfeits), on their record and
         # in the game's leaderboard: like a seed, only for your own bots and built-ins.
         tighter = [key for key, value in clock.items() if value < CLOCK_DEFAULTS[key]]
-        remote = False  # an entrant served where it may share memory between its matches
+        registered = False  # an entrant that may carry what it saw from one match to another
         for i, name in entrants:
             name = entrant_bot(name)  # copies play their bot: check it once per copy, cheaply
             if name in addresses:
@@ -761,7 +761,10 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                     f"fail, on their record and their rating), and {shown(name)} belongs to {shown(data['owner'])}",
                 )
             addresses[name] = data["endpoint"]
-            remote = remote or not data["endpoint"].startswith("hosted:")
+            # Every registered bot, hosted ones too: a jail leaves nothing writable, yet its seats
+            # can keep bits in the host's page cache and signal through file locks (a probe's
+            # hosted bot recalled its opponent's Rainbow hand in the next rotation).
+            registered = True
             if data["endpoint"].startswith("hosted:"):
                 # A hosted bot plays its active version, recorded in the spec (issue 17).
                 from referee.hosted import versions
@@ -785,9 +788,10 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             clock=clock,
             bot_concurrency=request.bot_concurrency or 4,
             addresses=addresses,
-            # A remote bot plays every rotation of a deal, often at once: shared deals would
-            # show it, from its own seats, the hands and draws its other matches face.
-            deals="fresh" if remote else "duplicate",
+            # A registered bot (remote or hosted) plays every rotation of a deal, often at once:
+            # shared deals would show it, from its own seats, the hands and draws its other
+            # matches face.
+            deals="fresh" if registered else "duplicate",
             # A seed its chooser knew every deal of: the tournament's board, not the game's.
             rated=not request.seed or caller.operator,
         )

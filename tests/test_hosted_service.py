@@ -77,6 +77,9 @@ def test_submit_activate_play_and_read_the_logs(tmp_path):
         first = client.CreateTournament(
             arena_pb2.CreateTournamentRequest(game="rolldice", bots=["hostile", "random"], players=2)
         )
+        # A hosted bot's seats can keep bits between matches (the host's page cache) and signal
+        # to one another (file locks): each rotation gets a deal of its own, as with a remote bot.
+        assert first.deals == "fresh"
         wait_for(lambda: store.tournament(first.id)["status"] == "complete", 240, "the first tournament")
 
         # A second version is stored, not active until activated (by a prefix of its hash).

@@ -36,6 +36,32 @@ def tar_of(files: dict[str, bytes], *, extra: list[tarfile.TarInfo] = ()) -> byt
     return buffer.getvalue()
 
 
+def tar_named(name: bytes) -> bytes:
+    """GOOD plus a member whose name is these bytes (not UTF-8 if they are not)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.GNU_FORMAT, errors="surrogateescape") as tar:
+        for path, content in {**GOOD, name.decode("utf-8", "surrogateescape"): b"x"}.items():
+            info = tarfile.TarInfo(path)
+            info.size = len(content)
+            tar.addfile(info, io.BytesIO(content))
+    return buffer.getvalue()
+
+
+def zip_named(name: bytes) -> bytes:
+    """GOOD plus a member whose name is these bytes, flagged UTF-8 (bit 11) whatever they are."""
+    import struct
+
+    stand_in = b"Z" * len(name)
+    data = bytearray(zip_of({**GOOD, stand_in.decode(): b"x"}))
+    for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = 0
+        while (at := data.find(signature, at)) >= 0:
+            flags = struct.unpack_from("<H", data, at + offset)[0]
+            struct.pack_into("<H", data, at + offset, flags | 0x800)
+            at += 4
+    return bytes(data).replace(stand_in, name)
+
+
 def zip_of(files: dict[str, bytes]) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zipped:
@@ -278,8 +304,21 @@ def encrypted_zip(files: dict[str, bytes]) -> bytes:
         ),
         pytest.param(
             lambda: tar_of({**GOOD, "deep.py": b"x = " + b"-" * 200_000 + b"1\n"}),
-            "compile check: deep.py: too deeply nested to compile",
+            "compile check: deep.py: too deeply nested or too big to compile within 2 GiB of memory (MemoryError)",
             id="deep-unary",
+        ),
+        # From an outside probe: INTERNAL errors of a few hundred bytes each.
+        pytest.param(lambda: tar_named(b"x\xff.txt"), "a path must be UTF-8", id="tar-name-not-utf8"),
+        pytest.param(lambda: zip_named(b"x\xff.txt"), "not a readable .zip archive", id="zip-name-not-utf8"),
+        pytest.param(
+            lambda: tar_of({**GOOD, "arena-bot.toml": GOOD["arena-bot.toml"] + b"deep = " + b"[" * 30_000}),
+            "arena-bot.toml is nested too deeply to read",
+            id="manifest-nested",
+        ),
+        pytest.param(
+            lambda: tar_of({**GOOD, "arena-bot.toml": GOOD["arena-bot.toml"] + b"#" * 70_000 + b"\n"}),
+            "arena-bot.toml is 70073 characters; at most 65536",
+            id="manifest-too-long",
         ),
         pytest.param(lambda: encrypted_zip(GOOD), "is encrypted", id="zip-encrypted"),
         pytest.param(
@@ -356,3 +395,21 @@ def test_every_upload_message_fits_the_services_request_limit():
     sent = list(chunks(name, list(games()), True, data))
     assert b"".join(chunk.data for chunk in sent) == data and len(sent) == 4
     assert max(len(chunk.SerializeToString()) for chunk in sent) <= MAX_REQUEST
+
+
+def test_the_compile_check_runs_apart_from_the_caller():
+    """8 KiB packed of ``x = 1`` lines (8 MiB of source) compiled in the service itself took 14 s
+    holding the interpreter lock (every RPC waited) and 3.4 GiB (an outside probe). The check
+    now runs in a child process capped at 2 GiB: refused, and the caller's memory untouched."""
+    import resource
+
+    bomb = tar_of({**GOOD, "big.py": b"x = 1\n" * (1_400_000)})
+    assert len(bomb) < 64 * 1024
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(ArchiveError, match=r"big\.py: too deeply nested or too big to compile within 2 GiB"):
+        versions.check_upload(bomb)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200 * 1024  # KiB: under 200 MiB
+    # A good upload still passes, and a syntax error still names its file and line.
+    archive.compile_check({"ok.py": b"x = 1\n"})
+    with pytest.raises(ArchiveError, match=r"compile check: bad\.py, line 2: "):
+        archive.compile_check({"ok.py": b"x = 1\n", "bad.py": b"x = 1\ndef (:\n"})

@@ -23,6 +23,10 @@ class ManifestError(ValueError):
     """The manifest is missing or wrong (the message names the field)."""
 
 
+MAX_MANIFEST = 64 * 1024
+"""Characters of a manifest: its four fields need a few hundred."""
+
+
 @dataclass(frozen=True)
 class Manifest:
     name: str
@@ -32,10 +36,14 @@ class Manifest:
 
 
 def parse(text: str) -> Manifest:
+    if len(text) > MAX_MANIFEST:
+        raise ManifestError(f"{MANIFEST} is {len(text)} characters; at most {MAX_MANIFEST}")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ManifestError(f"{MANIFEST} is not valid TOML: {exc}") from None
+    except RecursionError:  # arrays or tables nested thousands deep
+        raise ManifestError(f"{MANIFEST} is nested too deeply to read") from None
     unknown = sorted(set(data) - {"name", "games", "language", "entry"})
     if unknown:
         raise ManifestError(
