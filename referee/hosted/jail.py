@@ -51,6 +51,7 @@ import os
 import random
 import re
 import select
+import shlex
 import shutil
 import signal
 import stat
@@ -63,6 +64,8 @@ import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from referee.hosted import cgroups
 
 log = logging.getLogger(__name__)
 
@@ -116,12 +119,15 @@ class Limits:
     shared_memory: int = 4 * MiB
     """Size of ``/dev/shm`` (POSIX shared memory, a tmpfs), and separately the total of the seat's
     System V shared memory segments (a root worker only: see :func:`ipc_sysctls`)."""
+    seat_memory: int = 2048 * MiB
+    """Resident memory of the whole seat: every process, its /tmp, /dev/shm and memfd files
+    (its control group, where the host lets a root worker make one: :mod:`cgroups`)."""
 
     def describe(self) -> str:
         return (
             f"address space {self.memory // MiB} MiB, {self.cpu_seconds} CPU s, {self.open_files} open files, "
             f"files up to {self.file_size // MiB} MiB, {self.processes} processes, /tmp {self.tmpfs // MiB} MiB, "
-            f"shared memory {self.shared_memory // MiB} MiB"
+            f"shared memory {self.shared_memory // MiB} MiB, the seat's resident memory {self.seat_memory // MiB} MiB"
         )
 
 
@@ -333,9 +339,12 @@ class Jail:
         self._work: Path | None = None
         self._output: _Output | None = None
         self._stopped = False
+        self._oom_kills = 0
         self._socket_fd: int | None = None
         self._tasks_at_stop: int | None = None
         self._listing: tuple[str, str] | None = None  # (/proc/PID/net/unix, the socket's path there)
+        self.group: cgroups.SeatGroup | None = None
+        """The seat's control group (root workers where the host has them: :mod:`cgroups`)."""
 
     # -- starting ---------------------------------------------------------------------------------
 
@@ -487,6 +496,11 @@ class Jail:
             sysctls = "".join(
                 f"echo '{value}' > /proc/sys/kernel/{name} || exit 125; " for name, value in ipc_sysctls(limits).items()
             )
+            layout, _ = cgroups.probe()
+            if layout is not None:
+                # Joined by this first process before it execs anything: all the seat runs is in.
+                self.group = cgroups.SeatGroup(layout, f"seat-{self.uid}", memory=limits.seat_memory)
+                sysctls += "".join(f"echo $$ > {shlex.quote(procs)} || exit 125; " for procs in self.group.procs)
             script = (
                 sysctls + 'n=$1; shift; while [ "$n" -gt 0 ]; do mount --bind "$1" "$2" || exit 125; '
                 'shift 2; n=$((n-1)); done; exec "$@"'
@@ -634,6 +648,9 @@ class Jail:
             leftovers = _kill_uid(self._lease.uid)
             if leftovers:
                 log.warning("hosted seat uid %s: killed %d leftover processes", self._lease.uid, len(leftovers))
+            if self.group is not None:
+                self._oom_kills = self.group.oom_kills()
+                self.group.remove()
             self._lease.release()
         if self._socket_fd is not None:
             os.close(self._socket_fd)
@@ -642,6 +659,23 @@ class Jail:
             self._output.thread.join(5.0)
         if self._work is not None:
             shutil.rmtree(self._work, ignore_errors=True)
+
+    def on_move(self) -> None:
+        """The seat is asked for a decision: its full CPU weight (:mod:`cgroups`)."""
+        if self.group is not None and not self._stopped:
+            self.group.on_move()
+
+    def off_move(self) -> None:
+        """The seat has answered (or is waiting for others): the least CPU weight, so that what
+        it leaves running takes nothing an opponent's clock runs on."""
+        if self.group is not None and not self._stopped:
+            self.group.off_move()
+
+    def memory_limit_hit(self) -> bool:
+        """Whether the kernel killed a process of the seat for its memory limit (its group)."""
+        if self.group is None:
+            return False
+        return (self._oom_kills if self._stopped else self.group.oom_kills()) > 0
 
     def output(self) -> str:
         """The bot's stdout and stderr so far (capped, with a marker when truncated)."""
@@ -709,6 +743,11 @@ class Jail:
         process_limit = f"the bot hit its process limit ({limits.processes} processes and threads)"
         if self.process_limit_seen():
             return process_limit
+        if self.memory_limit_hit():
+            return (
+                f"the bot ran out of memory: the seat hit its memory limit ({limits.seat_memory // MiB} MiB "
+                "resident in all, its files in /tmp and /dev/shm included)"
+            )
         error = self._last_error()
         failed = self.status is None or self.status != 0
         if failed and (

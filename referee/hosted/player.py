@@ -74,11 +74,17 @@ class HostedPlayer(RemotePlayer):
             return await super().start_async(message)
         except PlayerFailure as failure:
             raise await self._explained(failure) from None
+        finally:
+            self.jail.off_move()  # ready (or not): from now on it weighs only while asked
 
+    # The seat weighs fully on the CPU only from its request to its answer: what it leaves
+    # running between its decisions must not take the time an opponent's clock runs on.
     async def begin_decide_async(self, request: bot_pb2.DecisionRequest | WireRequest) -> None:
+        self.jail.on_move()
         try:
             await super().begin_decide_async(request)
         except PlayerFailure as failure:
+            self.jail.off_move()
             raise await self._explained(failure) from None
 
     async def end_decide_async(self, request: bot_pb2.DecisionRequest | WireRequest) -> str:
@@ -86,6 +92,8 @@ class HostedPlayer(RemotePlayer):
             return await super().end_decide_async(request)
         except PlayerFailure as failure:
             raise await self._explained(failure) from None
+        finally:
+            self.jail.off_move()
 
     async def _explained(self, failure: PlayerFailure) -> PlayerFailure:
         """A crash ends the seat: stop the jail (all its output is then in) and say which limit.
