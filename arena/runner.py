@@ -35,6 +35,7 @@ from arena.chance import Chance, derive_seed
 from arena.clock import clock_settings
 from arena.config import MatchConfig
 from arena.engine import Decision, Game, MatchState, Option, Worlds
+from arena.printable import printable
 from arena.protocol import (
     EventCursor,
     LazyFinish,
@@ -61,6 +62,8 @@ MATCH_BOUND = "its bound of {seconds:g} s"
 
 CANCEL_POLL_SECONDS = 0.5
 """How often a running match asks its cancel hook (a cancelled match ends within about this)."""
+VERSION_CHARS = 100
+"""Characters of a bot's ``Ready.bot_version`` a record keeps."""
 
 Cancelled = Callable[[], bool]
 """A cancel hook: True once the match should stop (its tournament was cancelled). Called from a
@@ -619,7 +622,8 @@ class _Match:
                     ready = await self.call(seat, "start", start)
                 check_ready(self.game, ready)
                 if ready is not None and ready.bot_version:
-                    self.record.seats[seat]["version"] = ready.bot_version
+                    # The bot's own words, in a record other owners read: printable and short.
+                    self.record.seats[seat]["version"] = printable(ready.bot_version, VERSION_CHARS)
             except PlayerFailure as failure:
                 await self.seats.fail(seat, -1, failure.verdict, failure.detail, fatal=True)
             except Exception as exc:  # any bot exception is a crash verdict
@@ -636,7 +640,10 @@ class _Match:
             if (remote := self.remote[seat]) is not None and self.bound is None and not self.seats.forfeited[seat]:
                 option, asked, began = await self.ask_remote(remote, decision, first)
                 if option is not None:  # answered a legal option: nothing to wait for or record
-                    self.advance(decision, option, _ms_since(began))
+                    # The time the bot's clock was charged, as a simultaneous step records it
+                    # (not the referee's time around the write and the checks).
+                    charged = getattr(self.players[seat], "last_answer_ms", None)
+                    self.advance(decision, option, charged if charged is not None else _ms_since(began))
                     return
                 assert asked is not None
             elif self.two_phase[seat]:

@@ -67,6 +67,7 @@ import grpc
 import grpc.aio
 
 from arena.config import ConfigError
+from arena.printable import printable
 from arena.protocol import WireRequest, endpoint_proof, varint
 from arena.runner import PlayerFailure
 from arena.v1 import bot_pb2
@@ -161,19 +162,10 @@ def without_endpoint(text: str, *names: str) -> str:
     return _ADDRESSES.sub("<endpoint>", text)
 
 
-_DETAIL_CHARS = 300
-
-
-def _printable(text: str) -> str:
-    """A bot's own status text, as a record may quote it: control characters (a terminal's
-    escape sequences) dropped, at most a few hundred characters."""
-    clean = "".join(c if c.isprintable() else " " for c in text)
-    return clean if len(clean) <= _DETAIL_CHARS else clean[:_DETAIL_CHARS] + f"…({len(clean)} chars)"
-
-
 def _failure_of_error(error: grpc.aio.AioRpcError) -> PlayerFailure:
-    code, details = error.code(), _printable(error.details() or "")
-    if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+    code, details = error.code(), printable(error.details() or "")
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED and f"vs. {MAX_BOT_MESSAGE})" in details:
+        # The referee's own receive limit ("Received message larger than max (N vs. 65536)").
         return PlayerFailure("malformed", f"oversized message from the bot ({details})")
     if code == grpc.StatusCode.INTERNAL and "serializ" in details.lower():
         return PlayerFailure("malformed", f"unparseable message from the bot ({details})")
@@ -619,11 +611,14 @@ class RemotePlayer:
         limit = self._clock.decision_ms / 1000.0
         grace = self._clock.grace_ms / 1000.0
         allowed = limit + self._bank + grace
+        # The bot's clock starts as the write starts: a bot that runs its own HTTP/2 can hold
+        # back the request's last bytes with flow control while it thinks on what it has read
+        # (a probe's bot took 530 ms a decision at a 300 ms limit when the clock started at the
+        # write's end). A referee slow to write (its loop stalled) is not charged: its stalls
+        # are taken off the bot's time (referee.lag), from this moment on.
+        self._sent_at = loop.time()
         # The write is bounded by the decision's whole allowance (a bot that does not read).
         written = await self._stream.send(data, allowed, self._lag)
-        # The bot's clock starts once the request is written: it cannot think before that, and
-        # a referee slow to write (a busy loop) must not be charged to the bot.
-        self._sent_at = loop.time()
         if written is False:
             return self._die(
                 _Failed(
@@ -703,6 +698,13 @@ class RemotePlayer:
                     elapsed -= monitor.stalled(self._sent_at, item.at)
             elapsed = max(0.0, elapsed)
             self.last_answer_ms = round(elapsed * 1000, 3)
+            if elapsed > allowance:
+                # Arrived past limit + bank + grace but read only now (a simultaneous step
+                # collects its seats one by one): a timeout, as it would be had it been
+                # collected first, not a strike that lets the answer stand.
+                self._abandoned.add(request_id)
+                self._bank = 0.0
+                return _Failed("timeout", f"no answer within {allowance * 1000:.0f} ms (limit + bank + grace)")
             return self._charge(elapsed, answer.option_id)
 
     def _charge(self, elapsed: float, option_id: str) -> str | _Failed:

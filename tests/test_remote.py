@@ -6,17 +6,20 @@ Every bot under test is a separate process (tests/bots/misbehaving.py, or `arena
 from __future__ import annotations
 
 import statistics
+import sys
 import threading
 import time
 
 import pytest
 
+from arena import PROTOCOL_VERSION
 from arena.clock import clock_settings
 from arena.games.rolldice import GAME
 from arena.record import MatchRecord, replay
 from arena.runner import ErrorPolicy, FunctionPlayer, play_match
+from arena.v1 import bot_pb2
 from referee.remote import RemotePlayer
-from tests.remote_helpers import bot_process, misbehaving, open_fds, served
+from tests.remote_helpers import ROOT, bot_process, misbehaving, open_fds, served
 
 CONFIG = GAME.config(2, {"target": 60})
 FAST_CLOCK = clock_settings({"decision": 600, "bank": 0, "increment": 0, "startup": 2000, "grace": 100, "strikes": 0})
@@ -50,6 +53,8 @@ CASES = [
     ("twice", ["--at", "1"], "protocol", 2),
     ("early", [], "protocol", 0),
     ("close", ["--at", "1"], "crash", 1),
+    # Its own status, not an oversized message (it was "malformed: oversized message").
+    ("exhausted", ["--at", "1"], "crash", 1),
     ("version", [], "protocol", None),
     ("index", ["--at", "1"], "protocol", 1),
     ("mangled", ["--at", "1"], "protocol", 1),
@@ -294,3 +299,78 @@ def test_a_bots_status_text_is_quoted_printable_and_short():
     )
     detail = _failure_of_error(error).detail
     assert "\x1b" not in detail and "\x07" not in detail and len(detail) < 400 and "(1015 chars)" in detail
+
+
+# -- the clock against a bot that games it (an outside probe) ---------------------------------------
+
+
+def test_the_clock_starts_as_the_request_is_written_not_once_it_has_arrived():
+    """A bot with its own HTTP/2 lets in all of a request but its last 9 bytes, thinks on the
+    options, then lets the rest in and answers: with the clock started at the write's end it
+    thought 530 ms a decision at a 300 ms limit with no verdict. Started at the write's start,
+    its holding back is its own time: 250 ms held + 200 ms after is past 300 ms, a timeout."""
+    script = str(ROOT / "tests" / "bots" / "h2_withhold.py")
+    clock = clock_settings({"decision": 300, "bank": 0, "increment": 0, "startup": 5000, "grace": 0, "strikes": 0})
+    with bot_process([sys.executable, script, "--port", "0", "--think", "0.25", "--after", "0.2"]) as address:
+        record = play(address, clock=clock)
+    (failure,) = record.failures
+    assert (failure.seat, failure.verdict) == (0, "timeout"), failure
+    assert failure.decision == seat0_decision(record, 0)
+
+
+def test_a_late_answer_collected_after_another_seats_is_a_timeout_whatever_the_order():
+    """A sealed simultaneous step collects its seats' answers one by one. An answer that came
+    past limit + bank + grace but was read only after a slower (richer) seat's used to be a
+    strike, its answer standing, when the shuffled order put that seat first; now it is the
+    timeout it is when collected first (3 of 6 seeds each way before)."""
+    from arena.games.getbit import GAME as GETBIT
+
+    clock = clock_settings({"decision": 100, "bank": 1000, "increment": 0, "grace": 50, "strikes": 5, "startup": 5000})
+    slow_but_rich = misbehaving("sleeps", "--sleeps", "1:0.9")  # its bank pays 800 ms
+    drained = misbehaving("sleeps", "--sleeps", "0:1.09,1:0.5")  # bank gone, then 340 ms past
+    verdicts = []
+    for seed in range(4):
+        with bot_process(slow_but_rich) as a, bot_process(drained) as b:
+            record = play_match(GETBIT, GETBIT.config(2), seed, [RemotePlayer(a), RemotePlayer(b)], clock=clock)
+        late = [d for d in record.decisions if d.seat == 1][1]
+        verdicts.append(([(f.seat, f.verdict) for f in record.failures], [s.seat for s in record.strikes]))
+        assert late.by == "substitute", (seed, late)
+    assert verdicts == [([(1, "timeout")], [])] * 4, verdicts
+
+
+def test_a_bots_version_is_recorded_printable_and_short():
+    from arena.runner import VERSION_CHARS
+
+    said = "\x1b[2J\x1b[31mPWNED" + "x" * 50_000  # 50 KB and a terminal's escapes, in every record
+
+    class Verbose(FunctionPlayer):
+        def start(self, message):
+            return bot_pb2.Ready(protocol_version=PROTOCOL_VERSION, bot_version=said)
+
+    record = play_match(GAME, CONFIG, 4, [Verbose(first_option, "verbose"), FunctionPlayer(first_option, "local")])
+    version = record.seats[0]["version"]
+    assert "\x1b" not in version and version.startswith(" [2J [31mPWNED")
+    assert len(version) <= VERSION_CHARS + 20 and version.endswith(f"({len(said)} chars)")
+
+
+def test_a_remote_decisions_recorded_ms_is_what_its_clock_was_charged():
+    """A single remote decision recorded the referee's time around it (the request's building,
+    the write, the checks): 224 ms at a 200 ms limit with no verdict under load. It records
+    what the bot's clock was charged, as a simultaneous step does."""
+
+    class Charged(RemotePlayer):
+        def __init__(self, address: str) -> None:
+            super().__init__(address)
+            self.charged: list[float] = []
+
+        async def end_decide_async(self, request):  # type: ignore[no-untyped-def]
+            answer = await super().end_decide_async(request)
+            self.charged.append(self.last_answer_ms)
+            return answer
+
+    with bot_process(misbehaving("sleeps", "--sleeps", "0:0.05,2:0.03")) as address:
+        seat = Charged(address)
+        record = play_match(GAME, CONFIG, 4, [seat, FunctionPlayer(first_option, "local")], clock=FAST_CLOCK)
+    assert not record.failures
+    assert [d.ms for d in record.decisions if d.seat == 0] == seat.charged
+    assert seat.charged[0] >= 50 and seat.charged[2] >= 30

@@ -8,6 +8,7 @@ plays the first option; then it misbehaves:
 
   well       never misbehaves (a control)
   sleep      sleeps ``--sleep`` seconds before answering
+  sleeps     sleeps at several of its decisions: ``--sleeps 0:1.09,1:0.5`` (decision:seconds)
   exit       the process exits at once (os._exit)
   illegal    answers an id that is not an option
   oversized  answers with a 200 KB option id
@@ -16,6 +17,7 @@ plays the first option; then it misbehaves:
   twice      answers the decision twice
   early      right after ready, answers a decision it was never asked
   close      ends the stream instead of answering
+  exhausted  ends the stream with status RESOURCE_EXHAUSTED (its own, not an oversized message)
   version    ready names another game version (checked at start)
   concurrent counts its concurrent streams into --count-file (max seen), answering after --sleep
   index      answers with a decision_index that is not the request's
@@ -121,6 +123,8 @@ def make_play(args: argparse.Namespace):
                     first = request.options[0].id
                     if args.behaviour == "concurrent":
                         time.sleep(args.sleep)
+                    elif args.behaviour == "sleeps":
+                        time.sleep(args.sleeps.get(asked, 0.0))
                     elif asked == args.at:
                         behaviour = args.behaviour
                         if behaviour == "sleep":
@@ -148,6 +152,8 @@ def make_play(args: argparse.Namespace):
                             yield answer(request, first)
                         elif behaviour == "close":
                             return
+                        elif behaviour == "exhausted":
+                            context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "out of patience")
                     asked += 1
                     yield answer(request, first)
                 else:
@@ -161,6 +167,11 @@ def main() -> None:
     parser.add_argument("--behaviour", required=True)
     parser.add_argument("--at", type=int, default=1)
     parser.add_argument("--sleep", type=float, default=2.0)
+    parser.add_argument(
+        "--sleeps",
+        type=lambda text: {int(k): float(v) for k, v in (item.split(":") for item in text.split(","))},
+        default={},
+    )
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--count-file")
     parser.add_argument("--clock-file")
