@@ -265,8 +265,11 @@ def test_workers_unpack_a_version_once_and_check_it_against_its_hash(tmp_path, m
         data = tar_of(GOOD)
         checked = versions.check_upload(data)
         versions.save_version(store, "first", "alice", checked, data)
+        (tmp_path / "cache").mkdir(mode=0o755)  # as an earlier version made it
         directory = versions.unpacked(checked.version)
         assert {p.name for p in directory.iterdir()} == set(GOOD)
+        # The cache is the worker's alone (an outside probe: any local account read every bot).
+        assert versions.CACHE.stat().st_mode & 0o777 == 0o700
         assert (directory / "first.py").read_bytes() == GOOD["first.py"]
         # Cached: the store is not asked again (its archive may even be gone).
         store.redis.delete(store.key("hosted", "archive", checked.version))

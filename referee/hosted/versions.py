@@ -19,6 +19,7 @@ bot's address, and the workers play that version.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -464,7 +465,12 @@ def unpacked(version: str) -> Path:
         files = archive.read_archive(data)
         if archive.content_hash(files) != version:
             raise archive.ArchiveError(f"hosted version {version}: the stored archive does not match its hash")
-        CACHE.mkdir(mode=0o755, exist_ok=True)
+        # Private to the worker's user: a seat reaches its own version through its jail's bind
+        # (root binds it before dropping to the seat's uid), no other local account reads any.
+        CACHE.mkdir(mode=0o700, exist_ok=True)
+        if CACHE.stat().st_mode & 0o077:
+            with contextlib.suppress(PermissionError):
+                CACHE.chmod(0o700)  # made 0755 by an earlier version
         staging = Path(tempfile.mkdtemp(prefix=f".{version[:12]}-", dir=CACHE))
         archive.write_files(files, staging)
         try:
