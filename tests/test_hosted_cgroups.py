@@ -12,6 +12,7 @@ import pytest
 
 from arena.clock import clock_settings
 from arena.games.rolldice import GAME
+from arena.record import MatchRecord
 from arena.runner import FunctionPlayer, play_match
 from referee.hosted import cgroups
 from referee.hosted.jail import Limits, processes_of
@@ -89,11 +90,17 @@ if __name__ == '__main__':
 """
 
 
+def hosted_match(tmp_path: Path, name: str, code: str, seat_memory_mib: int) -> tuple[HostedPlayer, MatchRecord]:
+    """A RollDice match of the hosted bot ``code`` against a local first-option player, the
+    seat's memory held to ``seat_memory_mib``."""
+    limits = Limits(seat_memory=seat_memory_mib * 1024 * 1024)
+    seat = HostedPlayer(bot(tmp_path, name, code), name, limits=limits)
+    return seat, play_match(GAME, CONFIG, 4, [seat, FunctionPlayer(first, "local")], clock=CLOCK)
+
+
 @needs_cgroups
 def test_a_seat_is_held_to_its_memory_limit_in_all(tmp_path):
-    limits = Limits(seat_memory=600 * 1024 * 1024)
-    seat = HostedPlayer(bot(tmp_path, "hoards", HOARDS), "hoards", limits=limits)
-    record = play_match(GAME, CONFIG, 4, [seat, FunctionPlayer(first, "local")], clock=CLOCK)
+    seat, record = hosted_match(tmp_path, "hoards", HOARDS, 600)
     # The kernel killed a child that would have taken the seat past 600 MiB; the bot lives on.
     assert seat.jail.memory_limit_hit(), seat.output
     assert "CHILDREN [" in seat.output and "-9" in seat.output, seat.output
@@ -121,9 +128,7 @@ if __name__ == '__main__':
 
 @needs_cgroups
 def test_a_seat_killed_for_its_memory_limit_is_a_crash_naming_it(tmp_path):
-    limits = Limits(seat_memory=200 * 1024 * 1024)
-    seat = HostedPlayer(bot(tmp_path, "greedy", DIES_OF_IT), "greedy", limits=limits)
-    record = play_match(GAME, CONFIG, 4, [seat, FunctionPlayer(first, "local")], clock=CLOCK)
+    _, record = hosted_match(tmp_path, "greedy", DIES_OF_IT, 200)
     (failure,) = [f for f in record.failures if f.seat == 0]
     assert failure.verdict == "crash"
     assert "the seat hit its memory limit (200 MiB resident in all" in failure.detail, failure.detail

@@ -49,17 +49,22 @@ def tar_named(name: bytes) -> bytes:
 
 def zip_named(name: bytes) -> bytes:
     """GOOD plus a member whose name is these bytes, flagged UTF-8 (bit 11) whatever they are."""
+    stand_in = b"Z" * len(name)
+    return with_zip_flags(zip_of({**GOOD, stand_in.decode(): b"x"}), 0x800).replace(stand_in, name)
+
+
+def with_zip_flags(data: bytes, flags: int) -> bytes:
+    """A zip with ``flags`` set in every member's general-purpose bits (local and central
+    headers)."""
     import struct
 
-    stand_in = b"Z" * len(name)
-    data = bytearray(zip_of({**GOOD, stand_in.decode(): b"x"}))
+    patched = bytearray(data)
     for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
         at = 0
-        while (at := data.find(signature, at)) >= 0:
-            flags = struct.unpack_from("<H", data, at + offset)[0]
-            struct.pack_into("<H", data, at + offset, flags | 0x800)
+        while (at := patched.find(signature, at)) >= 0:
+            struct.pack_into("<H", patched, at + offset, struct.unpack_from("<H", patched, at + offset)[0] | flags)
             at += 4
-    return bytes(data).replace(stand_in, name)
+    return bytes(patched)
 
 
 def zip_of(files: dict[str, bytes]) -> bytes:
@@ -285,16 +290,7 @@ def test_workers_unpack_a_version_once_and_check_it_against_its_hash(tmp_path, m
 
 def encrypted_zip(files: dict[str, bytes]) -> bytes:
     """A zip whose members say they are encrypted (the flag bit, in local and central headers)."""
-    import struct
-
-    data = bytearray(zip_of(files))
-    for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
-        at = 0
-        while (at := data.find(signature, at)) >= 0:
-            flags = struct.unpack_from("<H", data, at + offset)[0]
-            struct.pack_into("<H", data, at + offset, flags | 0x1)
-            at += 4
-    return bytes(data)
+    return with_zip_flags(zip_of(files), 0x1)
 
 
 @pytest.mark.parametrize(
