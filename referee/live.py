@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -41,6 +42,27 @@ that falls behind catches up over several updates, and its watchers hear from it
 FANOUT_CHUNK = 50
 """Watchers woken per turn of the event loop: between two chunks the loop serves other calls
 (a health check waits for at most one chunk's writes, not a thousand)."""
+
+
+FINAL_WAIT_SECONDS = 30.0
+"""How long after a cancel or a stop a watcher waits for the published board (finalisation,
+on a worker) before it takes the board of the matches so far as the last word."""
+
+
+def has_ended(info: dict[str, Any], final_board: dict[str, Any] | None, now: float | None = None) -> bool:
+    """Whether a watcher's update is the last: the tournament ended and its published board is
+    stored. A cancelled or stopped tournament's board comes a moment after its status (its
+    finalisation): the last update used to be the board so far, its intervals not the published
+    ones and its warning saying they would be replaced; it waits for the board now, for
+    :data:`FINAL_WAIT_SECONDS` (no worker may be left to finalise it)."""
+    if info["status"] not in ENDED:
+        return False
+    if final_board is not None:
+        return True
+    if info["status"] == "complete":
+        return False
+    ended_at = float(info.get("ended") or 0.0)
+    return (time.time() if now is None else now) - ended_at > FINAL_WAIT_SECONDS
 
 
 class ShuttingDown(Exception):
@@ -143,7 +165,7 @@ class LiveBoards:
                 final_board = None
                 if info["status"] in ENDED:
                     final_board = await self.blocking(self.store.leaderboard, tid)
-                ended = info["status"] in ENDED and (final_board is not None or info["status"] != "complete")
+                ended = has_ended(info, final_board)
                 if ended or live.tally.matches != sent:
                     board = final_board if ended and final_board else live.tally.board()
                     self.computations += 1

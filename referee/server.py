@@ -184,6 +184,12 @@ async def start(config: ServerConfig) -> RunningServer:
         raise OSError(f"cannot bind {config.host}:{config.port}")
     # Store calls are blocking: give them a pool big enough for many concurrent clients.
     asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=32, thread_name_prefix="arena-api"))
+    try:  # tournaments from before the games' own indexes, once (a page of a game reads its own)
+        indexed = await asyncio.get_running_loop().run_in_executor(None, store.index_games)
+        if indexed:
+            log.info("indexed %d earlier tournaments by game", indexed)
+    except STORE_DOWN as exc:  # the store is not up yet: the next start indexes them
+        log.warning("tournaments not indexed by game: the store is unavailable (%s)", exc)
     web_runner, http_port = None, 0
     if config.http_port:
         from referee.web import start_web

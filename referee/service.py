@@ -882,7 +882,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             # in the order, so tournaments created meanwhile shift nothing); a game filter
             # skips others' tournaments.
             while len(out.tournaments) < size:
-                chunk = self.store.tournaments_before(cursor, 200)
+                chunk = self.store.tournaments_before(cursor, 200, game=request.game)
                 if not chunk:
                     return out
                 for tournament_id, created in chunk:
@@ -892,7 +892,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                         out.tournaments.append(views.tournament(info))
                         if len(out.tournaments) == size:
                             break
-            if cursor is not None and self.store.tournaments_before(cursor, 1):
+            if cursor is not None and self.store.tournaments_before(cursor, 1, game=request.game):
                 out.next_page_token = _token(f"c:{cursor[0]!r}:{cursor[1]}")
             return out
 

@@ -238,7 +238,7 @@ end
 _CREATE = (
     _ACTIVE_PRUNE
     + """
--- KEYS: tournament, tournaments zset, owner's active set, everyone's active set
+-- KEYS: tournament, tournaments zset, owner's active set, everyone's active set, the game's zset
 -- ARGV: created, spec, total, batches, owner, limit (0: none), id, tournament key prefix
 -- Returns 1 (created), 0 (the id exists), or -n (the owner has n active, at the limit).
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -250,6 +250,7 @@ end
 redis.call('HSET', KEYS[1], 'created', ARGV[1], 'spec', ARGV[2], 'status', 'queued', 'total', ARGV[3],
            'done', 0, 'batches', ARGV[4], 'owner', ARGV[5])
 redis.call('ZADD', KEYS[2], ARGV[1], ARGV[7])
+redis.call('ZADD', KEYS[5], ARGV[1], ARGV[7])
 if ARGV[5] ~= '' then redis.call('SADD', KEYS[3], ARGV[7]) end
 redis.call('SADD', KEYS[4], ARGV[7])
 return 1
@@ -790,6 +791,7 @@ class Store:
                     self.key("tournaments"),
                     self.key("owner", owner, "active"),
                     self.key("active"),
+                    self.key("game", spec.game, "all"),
                 ],
                 args=[
                     time.time(),
@@ -851,6 +853,32 @@ class Store:
     def tournaments(self, limit: int = 100) -> list[str]:
         return [t.decode() for t in self.redis.zrevrange(self.key("tournaments"), 0, limit - 1)]
 
+    def newest_of_game(self, game: str, limit: int = 100) -> list[str]:
+        """The game's newest tournaments, newest first (its own index: a game with 2 tournaments
+        among 20,000 reads 2)."""
+        return [t.decode() for t in self.redis.zrevrange(self.key("game", game, "all"), 0, limit - 1)]
+
+    def index_games(self, chunk: int = 1000) -> int:
+        """Put every tournament created before the games' own indexes existed into its game's
+        (once: a marker says it is done); returns how many were indexed."""
+        marker = self.key("game-index", "v1")
+        if self.redis.exists(marker):
+            return 0
+        done = start = 0
+        while ids := self.redis.zrange(self.key("tournaments"), start, start + chunk - 1, withscores=True):
+            start += len(ids)
+            read = self.redis.pipeline(transaction=False)
+            for tournament_id, _ in ids:
+                read.hget(self.key("t", tournament_id.decode()), "spec")
+            write = self.redis.pipeline(transaction=False)
+            for (tournament_id, created), spec in zip(ids, read.execute(), strict=True):
+                if spec is not None:
+                    write.zadd(self.key("game", json.loads(spec)["game"], "all"), {tournament_id: created})
+                    done += 1
+            write.execute()
+        self.redis.set(marker, "1")
+        return done
+
     def active_ids(self) -> list[str]:
         """Every queued or running tournament, however old (ended ones are pruned here)."""
         ids = [t.decode() for t in self.redis.smembers(self.key("active"))]
@@ -874,12 +902,15 @@ class Store:
         found = self.redis.zrevrange(self.key("tournaments"), position, position, withscores=True)
         return (found[0][0].decode(), float(found[0][1])) if found else None
 
-    def tournaments_before(self, cursor: tuple[float, str] | None, count: int) -> list[tuple[str, float]]:
+    def tournaments_before(
+        self, cursor: tuple[float, str] | None, count: int, *, game: str = ""
+    ) -> list[tuple[str, float]]:
         """Up to ``count`` (tournament id, creation time), newest first, after ``cursor`` (the
         last (creation time, id) a page ended with; None: from the newest). The cursor is a place
         in the order, not a position: tournaments created meanwhile shift no page. Ties in
-        creation time are ordered as ZREVRANGE orders them, by id descending."""
-        key = self.key("tournaments")
+        creation time are ordered as ZREVRANGE orders them, by id descending. With ``game``,
+        that game's tournaments only (its own index)."""
+        key = self.key("game", game, "all") if game else self.key("tournaments")
         if cursor is None:
             found = self.redis.zrevrange(key, 0, count - 1, withscores=True)
             return [(t.decode(), float(score)) for t, score in found]
