@@ -30,6 +30,7 @@ import logging
 import math
 import re
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -63,6 +64,8 @@ ANONYMOUS = Caller(name="\x00web visitor", operator=False)
 PAGE_SIZE = 25
 WEB_THREADS = 8
 """Threads the pages' store reads run on, apart from the API's 32."""
+PAGE_BOARD_IDLE_SECONDS = 600.0
+"""A running tournament's page board not polled for this long is dropped (rebuilt if asked)."""
 PAGE_COMPRESSION = 6
 """gzip level of cached replay pages: 0.17 s of the 5.4 s an 8-player Wine Cellar series' page takes."""
 
@@ -149,6 +152,17 @@ def leaderboard_table(rows: list[dict[str, Any]], *, failures: bool) -> str:
     return "".join(out)
 
 
+class _PageBoard:
+    """A running tournament's board so far, for its page: the running sums and how far into
+    the stored matches they are."""
+
+    def __init__(self, spec: TournamentSpec) -> None:
+        self.lock = threading.Lock()
+        self.cursor = "0"
+        self.tally = boards.Tally(spec)
+        self.polled = time.monotonic()
+
+
 class WebUI:
     """The pages and their JSON, over the store, answering through the API's own code."""
 
@@ -158,8 +172,8 @@ class WebUI:
         # Running tournaments' boards so far, followed as WatchTournament follows them
         # (referee.live): each poll reads only the newly stored matches and adds them to a
         # running tally; no record is kept. Dropped when the tournament ends.
-        self._live: dict[str, tuple[str, boards.Tally]] = {}
-        self._live_lock = threading.Lock()
+        self._live: dict[str, _PageBoard] = {}
+        self._live_lock = threading.Lock()  # the dict only: each board has its own lock
         self._pool = ThreadPoolExecutor(max_workers=WEB_THREADS, thread_name_prefix="arena-web")
 
     async def blocking(self, fn: Callable[..., T], *args: Any) -> T:
@@ -303,11 +317,18 @@ class WebUI:
         }
 
     def _board_so_far(self, tournament_id: str, spec: TournamentSpec) -> dict[str, Any]:
+        now = time.monotonic()
         with self._live_lock:
-            cursor, tally = self._live.get(tournament_id) or ("0", boards.Tally(spec))
-            cursor = catch_up(self.store, tournament_id, cursor, tally)  # far behind: over several polls
-            self._live[tournament_id] = (cursor, tally)
-            return tally.board()
+            live = self._live.get(tournament_id)
+            if live is None:
+                live = self._live[tournament_id] = _PageBoard(spec)
+            live.polled = now
+            # A board nobody polls any more (its page closed before the tournament ended) goes.
+            for idle in [t for t, board in self._live.items() if now - board.polled > PAGE_BOARD_IDLE_SECONDS]:
+                del self._live[idle]
+        with live.lock:  # one tournament's catching up holds up no other's
+            live.cursor = catch_up(self.store, tournament_id, live.cursor, live.tally)  # far behind: over polls
+            return live.tally.board()
 
     async def tournament_json(self, request: web.Request) -> web.Response:
         return web.json_response(await self.blocking(self._tournament_state, request.match_info["tid"]))

@@ -126,3 +126,22 @@ def test_watchers_of_a_cancelled_tournament_get_the_published_board(tmp_path):
         updates = asyncio.run(watch())
     assert updates[-1].final and updates[-1].leaderboard.warning == "PUBLISHED"
     assert all(not u.final for u in updates[:-1])
+
+
+def test_a_page_board_nobody_polls_is_dropped(tmp_path, monkeypatch):
+    """Boards of running tournaments whose pages were closed used to stay until a poll saw the
+    tournament end, which might never come."""
+    import referee.web as web_module
+
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        for n in range(3):
+            store.create_tournament(f"t{n}", spec("skyfive", n), 2, 1)
+        web = WebUI(store, service=None)
+        web._board_so_far("t0", spec("skyfive", 0))
+        web._board_so_far("t1", spec("skyfive", 1))
+        assert set(web._live) == {"t0", "t1"}
+        monkeypatch.setattr(web_module, "PAGE_BOARD_IDLE_SECONDS", 0.0)
+        time.sleep(0.01)
+        web._board_so_far("t2", spec("skyfive", 2))
+        assert set(web._live) == {"t2"}
