@@ -65,7 +65,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from referee.hosted import cgroups
+from referee.hosted import cgroups, seccomp
 
 log = logging.getLogger(__name__)
 
@@ -469,6 +469,12 @@ class Jail:
         for key, value in env.items():
             bwrap += ["--setenv", key, value]
         bwrap += ["--remount-ro", "/"]  # the new root itself: no writable directory but the tmpfs
+        filter_fd = None
+        if (rules := seccomp.program()) is not None:
+            filter_fd = os.memfd_create("arena-seccomp", 0)
+            os.write(filter_fd, rules)
+            os.lseek(filter_fd, 0, os.SEEK_SET)
+            bwrap += ["--seccomp", str(filter_fd)]
         bwrap += ["--chdir", "/bot", "--info-fd", str(info_w), "--", interpreter(), "-S", "-m", self.entry]
         prlimit = [
             "prlimit",
@@ -523,9 +529,12 @@ class Jail:
                 *argv,
             ]
         try:
-            self._popen(argv, pass_fds=(info_w,), env=_host_env(), cwd="/")
+            passed = (info_w,) if filter_fd is None else (info_w, filter_fd)
+            self._popen(argv, pass_fds=passed, env=_host_env(), cwd="/")
         finally:
             os.close(info_w)
+            if filter_fd is not None:
+                os.close(filter_fd)
         try:
             child = self._read_info(info_r, deadline)
         finally:
