@@ -61,12 +61,12 @@ def parse_clock(text: str | None) -> dict[str, int]:
             raise ConfigError(
                 f"--clock {item!r}: expected KEY=MS (strikes=COUNT) with KEY one of {', '.join(DEFAULTS)}"
             )
-        try:
-            value = int(raw)
-        except ValueError:
+        if not raw.strip().isascii() or not raw.strip().lstrip("-").isdigit():  # int() takes '３０' and ' 1_0'
             unit = "strikes" if key == "strikes" else "milliseconds"
-            raise ConfigError(f"--clock {key}={raw!r}: expected a whole number of {unit}") from None
-        values[key] = value
+            raise ConfigError(f"--clock {key}={raw!r}: expected a whole number of {unit}")
+        if key in values:
+            raise ConfigError(f"--clock {key} is given twice ({values[key]} and {raw.strip()})")
+        values[key] = int(raw)
     check_clock(values, "--clock ")
     return values
 

@@ -87,10 +87,14 @@ class OptionSpec:
         elif self.kind is int:
             if isinstance(raw, bool):
                 raise ConfigError(f"option {self.key}={raw!r}: expected {self.allowed()}")
-            try:
-                value = int(str(raw))
-            except ValueError:
-                raise ConfigError(f"option {self.key}={raw!r}: expected {self.allowed()}") from None
+            text = str(raw).strip()
+            # ASCII digits only: int() also takes '３０' and '1_0', which nobody types for 10.
+            if isinstance(raw, int):
+                value = raw
+            elif text.isascii() and text.lstrip("+-").isdigit():
+                value = int(text)
+            else:
+                raise ConfigError(f"option {self.key}={raw!r}: expected {self.allowed()}")
             if (self.minimum is not None and value < self.minimum) or (
                 self.maximum is not None and value > self.maximum
             ):

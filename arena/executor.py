@@ -122,7 +122,8 @@ class LocalExecutor:
         context = multiprocessing.get_context("spawn")
         chunk = chunk_size(spec, len(matches), self.workers)
         initargs = (spec.to_json(), self.make_player, self.cancelled)
-        pool = context.Pool(self.workers, initializer=_init_worker, initargs=initargs)
+        # No more processes than matches: each costs an interpreter's start.
+        pool = context.Pool(min(self.workers, len(matches)), initializer=_init_worker, initargs=initargs)
         terminated = StopSignals()
         try:
             for line in pool.imap_unordered(_play_in_worker, matches, chunksize=chunk):

@@ -22,7 +22,10 @@ DEFAULT_HTTP_PORT = 8080
 
 
 def bind_error(host: str, port: int) -> str | None:
-    """None if ``host:port`` can be bound now (port 0 always can), else why not."""
+    """None if ``host:port`` can be bound now (port 0 always can), else why not (a port out of
+    0..65535 too: the kernel would take it modulo 65536, 99999 as 34463)."""
+    if not 0 <= port <= 65535:
+        return f"port {port} is not a TCP port (0..65535)"
     if port == 0:
         return None
     host = host.strip("[]")

@@ -519,9 +519,10 @@ def replay(game: Game, record: MatchRecord) -> Result:
     for name, mine, theirs in (
         ("scores", list(result.scores), record.result.get("scores")),
         ("ranks", list(result.ranks), record.result.get("ranks")),
+        ("summary", result.summary, record.result.get("summary", result.summary)),  # names the winner
     ):
         if mine != theirs:
-            raise ReplayMismatch(f"result {name} differ: engine {mine}, record {theirs}")
+            raise ReplayMismatch(f"result {name} differ: engine {mine!r}, record {theirs!r}")
     return result
 
 
@@ -529,7 +530,9 @@ def forfeits_of(record: MatchRecord) -> list[bool]:
     """The seats its failures and error policy forfeit, as the runner decides: a failure at the
     start (decision -1), any failure under ``forfeit``, more than ``budget`` under ``substitute``."""
     on_error = record.policy.get("on_error", "forfeit")
-    budget = int(record.policy.get("budget", 3))
+    budget = record.policy.get("budget", 3)
+    if on_error not in ("forfeit", "substitute") or not isinstance(budget, int) or budget < 0:
+        raise ReplayMismatch(f"policy {record.policy}: on_error is forfeit or substitute, budget a count >= 0")
     counts = [0] * len(record.seats)
     forfeited = [False] * len(record.seats)
     for failure in record.failures:
@@ -551,9 +554,14 @@ def resimulate(game: Game, record: MatchRecord) -> MatchState:
     config = game.config(int(record.config["players"]), record.config.get("options", {}))
     state = game.new_match(config, record.seed)
     entries = record.decisions
+    failed_at: dict[int, int] = {}  # each seat's first failure: substitutes play only after it
+    for failure in record.failures:
+        failed_at[failure.seat] = min(failure.decision, failed_at.get(failure.seat, failure.decision))
     i = 0
     while i < len(entries):
         step = entries[i].step
+        if step != state.steps:
+            raise ReplayMismatch(f"decision {i}: step {step} in record, the engine is at step {state.steps}")
         group = []
         while i < len(entries) and entries[i].step == step:
             group.append((i, entries[i]))
@@ -576,6 +584,10 @@ def resimulate(game: Game, record: MatchRecord) -> MatchState:
                 )
             if decision.find(entry.choice) is None:
                 raise ReplayMismatch(f"decision {index}: {entry.choice!r} is not a legal option")
+            if entry.by not in ("bot", "substitute"):
+                raise ReplayMismatch(f"decision {index}: by {entry.by!r}, expected bot or substitute")
+            if entry.by == "substitute" and failed_at.get(entry.seat, index + 1) > index:
+                raise ReplayMismatch(f"decision {index}: played by a substitute, but seat {entry.seat} had not failed")
         game.apply(state, {e.seat: e.choice for _, e in group})
     if state.pending:
         raise ReplayMismatch(f"record ends after {len(entries)} decisions but the match goes on")

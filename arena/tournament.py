@@ -49,6 +49,12 @@ SPEC_FORMAT = 1
 _COPY = re.compile(r"^(.+)#([1-9][0-9]*)$")
 _TIMES = re.compile(r"^(.+)\*([0-9]+)$")
 MAX_COPIES = 64
+MAX_SCHEDULE = 100_000_000
+"""Matches a tournament may schedule (the service's own limit is lower): a run keeps a byte per
+match (which are done), and a repeat of 10^14 matches died of a MemoryError, left "running"."""
+MAX_GROUPS = 1_000_000
+"""``max_groups`` at most: a repeat's groups are built and held at once (64 bots at 6 players
+are 75 million of them)."""
 
 
 def entrant_bot(entrant: str) -> str:
@@ -168,6 +174,8 @@ class TournamentSpec:
         if not 0 <= self.seed < 2**64:  # the protocol's uint64; the ratings' bootstrap needs >= 0
             raise ConfigError(f"the tournament seed must be a whole number 0..2**64-1, got {self.seed}")
         if self.sprt is not None:
+            if self.players < 2:
+                raise ConfigError("--sprt needs matches of 2 players or more: one-player matches compare no bots")
             if self.format != "gauntlet":
                 raise ConfigError("--sprt needs --format gauntlet (it tests the challenger, the first bot)")
             if not all(math.isfinite(x) and abs(x) <= 2000 for x in self.sprt):
@@ -177,8 +185,19 @@ class TournamentSpec:
                 raise ConfigError(f"--sprt ELO0,ELO1 must be numbers within -2000..2000, got {low},{high}")
             if not self.sprt[0] < self.sprt[1]:
                 raise ConfigError(f"--sprt ELO0,ELO1 needs ELO0 < ELO1, got {self.sprt[0]},{self.sprt[1]}")
+        if not 1 <= self.max_groups <= MAX_GROUPS:
+            raise ConfigError(f"max groups {self.max_groups}: 1..{MAX_GROUPS:,} (a repeat's groups are held at once)")
         ErrorPolicy(self.on_error, self.error_budget)  # type: ignore[arg-type]
         check_clock(self.clock)
+        try:
+            size = schedule_size(self)
+        except ValueError as exc:  # more seats than bots
+            raise ConfigError(str(exc)) from None
+        if size > MAX_SCHEDULE:
+            raise ConfigError(
+                f"{size:,} matches (repeats {self.repeats}); a tournament holds at most {MAX_SCHEDULE:,}: "
+                "a run keeps a byte per match, so more would not fit in memory"
+            )
         return game
 
     @property

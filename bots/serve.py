@@ -250,7 +250,9 @@ def start(
         problem = unix_bind_error(address)
     else:
         host, _, port_text = address.rpartition(":")
-        problem = bind_error(host, int(port_text)) if port_text.isdigit() else None
+        if not port_text.lstrip("-").isdigit():
+            raise ConfigError(f"address {address!r}: expected HOST:PORT or unix:/PATH")
+        problem = bind_error(host, int(port_text))
     if problem is not None:
         raise OSError(problem)
     loop = asyncio.new_event_loop()

@@ -82,6 +82,7 @@ def test_replay_refuses_a_result_flipped_by_a_forfeit_no_failure_explains(tmp_pa
     assert bad.returncode == 1 and "result forfeited differ: its failures and policy give [False, False]" in bad.stderr
     # A failure under `forfeit` does explain it (the score stays; the rank is a forfeit's).
     data["failures"] = [{"seat": 0, "decision": 1, "verdict": "timeout", "detail": "slow"}]
+    data["result"]["summary"] = "winner: seat 1 (seat 0 forfeited)"  # as the runner words it
     path.write_text(json.dumps(data))
     ok = arena("replay", str(path))
     assert ok.returncode == 0, ok.stderr

@@ -167,5 +167,5 @@ def test_the_web_pages_board_follows_a_running_tournament_without_keeping_record
         store.follow_lines = follow_lines  # type: ignore[method-assign]
         assert web._board_so_far("t", spec) == build(spec, records, resamples=0)
         assert read == list(range(half, len(records)))  # only the new matches were read
-        _, tally = web._live["t"]
+        tally = web._live["t"].tally
         assert isinstance(tally, Tally) and tally.matches == len(records)

@@ -372,5 +372,5 @@ def test_a_remote_decisions_recorded_ms_is_what_its_clock_was_charged():
         seat = Charged(address)
         record = play_match(GAME, CONFIG, 4, [seat, FunctionPlayer(first_option, "local")], clock=FAST_CLOCK)
     assert not record.failures
-    assert [d.ms for d in record.decisions if d.seat == 0] == seat.charged
-    assert seat.charged[0] >= 50 and seat.charged[2] >= 30
+    # (Not the sleeps themselves: on a loaded machine the referee's own stalls come off them.)
+    assert [d.ms for d in record.decisions if d.seat == 0] == seat.charged and len(seat.charged) > 2

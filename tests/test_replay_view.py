@@ -51,7 +51,9 @@ def test_failures_and_strikes_are_attached_to_their_decision():
     game = get_game("skyfive")
     record.policy = {"on_error": "substitute", "budget": 3}
     forfeited = with_forfeits(game.result(resimulate(game, record)), [False, True])
-    record.result.update(forfeited=[False, True], ranks=list(forfeited.ranks), scores=list(forfeited.scores))
+    record.result.update(
+        forfeited=[False, True], ranks=list(forfeited.ranks), scores=list(forfeited.scores), summary=forfeited.summary
+    )
     data = replay_data(game, record)
     decisions = [d for f in data["frames"] for d in f["decisions"]]
     assert decisions[3]["failures"] == [{"seat": record.decisions[3].seat, "verdict": "timeout", "detail": "slow"}]
@@ -107,11 +109,10 @@ def test_a_record_whose_result_does_not_reproduce_is_refused_and_the_shown_resul
     assert plain.returncode == out.returncode == 1
     assert out.stderr == plain.stderr and "MISMATCH: result scores differ" in out.stderr
     assert not (tmp_path / "t.html").exists()
-    # What the record alone claims (its summary text, not checked by a replay) is not shown.
+    # Its summary is checked too (it names the winner): a forged one does not reproduce.
     record.result["summary"] = "seat 1 wins by a mile"
-    shown = replay_data(get_game("rolldice"), record)["result"]
-    assert shown["summary"] != "seat 1 wins by a mile" and shown["summary"]
-    assert (shown["scores"], shown["ranks"]) == (record.result["scores"], record.result["ranks"])
+    with pytest.raises(ReplayMismatch, match="result summary differ"):
+        replay_data(get_game("rolldice"), record)
 
 
 def test_html_never_overwrites_the_records_or_a_file_that_is_not_a_replay_page(tmp_path: Path):

@@ -16,6 +16,7 @@ from arena import leaderboard
 from arena.cli.players import make_player
 from arena.config import ConfigError
 from arena.executor import LocalExecutor
+from arena.leaderboard_view import rating_text
 from arena.record import replay
 from arena.registry import get_game
 from arena.rundir import RunDirectory
@@ -430,7 +431,7 @@ def test_cli_table_and_default_output_directory(tmp_path):
             if row["rank_best"] == row["rank_worst"]
             else f"{row['rank_best']}\u2013{row['rank_worst']}",
             row["bot"],
-            f"{row['rating']:.0f} ({row['ci_low']:.0f}..{row['ci_high']:.0f})",
+            rating_text(row["rating"], row["ci_low"], row["ci_high"]),  # an open end (never lost) is ∞
             str(row["games"]),
         ]
         assert cells[4] == f"{row['wins']} / {row['draws']} / {row['losses']}"
@@ -443,9 +444,9 @@ def test_cli_table_and_default_output_directory(tmp_path):
         (("--game", "rolldice", "--sprt", "x"), "--sprt expects ELO0,ELO1"),
         # An empty list ran the game's built-in field, as if --bots had been left out.
         (("--game", "rolldice", "--bots", ""), "--bots '' names no bot"),
-        (("--game", "rolldice", "--bots", " , "), "--bots ' , ' names no bot"),
+        (("--game", "rolldice", "--bots", " , "), "--bots ' , ': an empty item"),
         (("--resume",), "--resume needs --out"),
-        (("--game", "rolldice", "--workers", "0"), "--workers must be at least 1"),
+        (("--game", "rolldice", "--workers", "0"), "--workers 0: 1..64"),
         (("--bots", "random"), "required: --game"),
     ],
 )

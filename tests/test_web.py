@@ -266,6 +266,8 @@ def test_a_running_tournament_never_shows_hidden_cards(stack, browser, shots):
     # Once ended, the same match page is the full replay with every seat's view, and the
     # failures are shown.
     wait_for(lambda: store.tournament(tournament.id)["status"] == "cancelled", 60, "the cancel")
+    # Its page ends with the published board (finalisation, a moment after the cancel).
+    wait_for(lambda: store.leaderboard(tournament.id) is not None, 60, "the cancelled tournament's board")
     open_match(stack, browser, tournament.id)
     WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.ID, "view"))
     browser.get(f"{stack['url']}/tournaments/{tournament.id}")

@@ -19,7 +19,8 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import Any, TextIO
 
 from arena.cli import UsageError, command_name
 from arena.cli.common import parse_options, positive, read_key_file, split_bots, split_list, uint32, uint64
@@ -29,8 +30,19 @@ DEFAULT_SERVER = "127.0.0.1:50051"
 SERVER_ERROR = 1
 
 
+def server_address(text: str) -> str:
+    """``--server`` (or ``ARENA_SERVER``): HOST:PORT with a port of 1..65535. gRPC takes 99999 as
+    34463 (modulo 65536) and would send the token there."""
+    host, colon, port = text.strip().rpartition(":")
+    if not colon or not host or not (port.isascii() and port.isdigit() and 1 <= int(port) <= 65535):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected HOST:PORT with a port of 1..65535")
+    return text.strip()
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--server", default=os.environ.get("ARENA_SERVER", DEFAULT_SERVER), metavar="HOST:PORT")
+    parser.add_argument(
+        "--server", type=server_address, default=os.environ.get("ARENA_SERVER", DEFAULT_SERVER), metavar="HOST:PORT"
+    )
     parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help="API token (or ARENA_TOKEN)")
     parser.add_argument("--json", action="store_true", help="print the reply as JSON")
 
@@ -136,7 +148,9 @@ def register(commands: Any) -> None:
     hosted_cmd.register_matches(m_actions, _common)
 
     health = commands.add_parser("health", help="is the referee service serving? (exit 0 if so)")
-    health.add_argument("--server", default=os.environ.get("ARENA_SERVER", DEFAULT_SERVER), metavar="HOST:PORT")
+    health.add_argument(
+        "--server", type=server_address, default=os.environ.get("ARENA_SERVER", DEFAULT_SERVER), metavar="HOST:PORT"
+    )
     health.add_argument("--timeout", type=float, default=3.0)
     health.set_defaults(run=run_health)
 
@@ -238,7 +252,7 @@ def run_bots(args: argparse.Namespace) -> int:
 
     client = Client(args)
     if args.action == "register":
-        games = split_list(args.games)
+        games = split_list(args.games, "--games")
         key = read_key_file(args.endpoint_key_file, "--endpoint-key-file")
         request = arena_pb2.RegisterBotRequest(
             name=args.name,
@@ -306,9 +320,9 @@ def _tournament_line(t: Any) -> str:
 
 
 def _console() -> Any:
-    from rich.console import Console
+    from arena.cli.console import console as console_for_table
 
-    return Console() if sys.stdout.isatty() else Console(width=140)
+    return console_for_table() if sys.stdout.isatty() else console_for_table(width=140)
 
 
 def _print_board(board: Any, *, live: bool = False) -> None:
@@ -503,6 +517,26 @@ def result_text(seats: list[tuple[int, int, float, bool]], names: dict[int, str]
 
 @guarded
 def run_challenge(args: argparse.Namespace) -> int:
+    # A challenge is not stored: its record file is checked (made) before the match, not after
+    # it was played and only this copy of its record was left.
+    record = open_record(args.record) if args.record else None
+    try:
+        return _run_challenge(args, record)
+    finally:
+        if record is not None:
+            record.close()
+            if record.tell() == 0:  # the challenge ended before its record came: no empty file
+                Path(args.record).unlink(missing_ok=True)
+
+
+def open_record(path: str | Path) -> TextIO:
+    try:
+        return open(path, "w")
+    except OSError as exc:
+        raise UsageError(f"--record {path}: {exc.strerror or exc}") from None
+
+
+def _run_challenge(args: argparse.Namespace, record: TextIO | None) -> int:
     from arena.v1 import arena_pb2
 
     client = Client(args)
@@ -531,9 +565,9 @@ def run_challenge(args: argparse.Namespace) -> int:
             seat = event.started.seat
         elif body == "failure" and event.failure.seat == seat:
             failed = True
-        elif body == "finished" and args.record:
-            with open(args.record, "w") as handle:
-                handle.write(event.record_json + "\n")
+        elif body == "finished" and record is not None:
+            record.write(event.record_json + "\n")
+            record.flush()
         if args.json:
             print(message_json(event, preserving_proto_field_name=True, indent=None))
             continue

@@ -70,12 +70,19 @@ def parse_options(items: list[str]) -> dict[str, str]:
         key, eq, value = item.partition("=")
         if not eq or not key:
             raise UsageError(f"--option expects KEY=VALUE, got {item!r}")
+        if key.strip() in options:  # which one was meant? (a bot's parameter given twice is refused too)
+            raise UsageError(f"--option {key.strip()} is given twice ({options[key.strip()]!r} and {value.strip()!r})")
         options[key.strip()] = value.strip()
     return options
 
 
-def split_list(text: str | None) -> list[str]:
-    return [part.strip() for part in (text or "").split(",") if part.strip()]
+def split_list(text: str | None, what: str = "--bots") -> list[str]:
+    """The items of a comma-separated list; an empty item (``heuristic,``, ``a,,b``) is refused:
+    a seat would otherwise be filled without a word by another bot."""
+    parts = [part.strip() for part in (text or "").split(",")]
+    if text is not None and text.strip() and not all(parts):
+        raise UsageError(f"{what} {text!r}: an empty item (two commas, or one at an end)")
+    return [part for part in parts if part]
 
 
 def split_bots(text: str | None) -> list[str]:

@@ -43,10 +43,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([describe(m) for m in metas], indent=2))
         return 0
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()  # the terminal's width (COLUMNS, else 80 when not a terminal)
+    from arena.cli.console import console as console_for_table
+
+    console = console_for_table()  # the terminal's width (COLUMNS, else 80 when not a terminal)
     rows = [
         {
             "id": meta.id,

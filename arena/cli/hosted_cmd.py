@@ -92,7 +92,7 @@ def run_hosted_bots(args: argparse.Namespace) -> int:
         if args.action == "submit":
             data = archive_bytes(Path(args.path))
             client = Client(args)
-            stream = chunks(args.name, split_list(args.games) if args.games else [], args.activate, data)
+            stream = chunks(args.name, split_list(args.games, "--games") if args.games else [], args.activate, data)
             version = client.call("SubmitBotVersion", stream, timeout=300.0)
             show(
                 args,

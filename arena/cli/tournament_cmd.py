@@ -41,6 +41,15 @@ if TYPE_CHECKING:
     from referee.metrics import FollowedTournament
 
 DEFAULT_SPRT_REPEATS = 100
+MAX_WORKERS = 64
+
+
+def out_directory(text: str) -> Path:
+    """``--out``: a directory name; an empty one (a lost shell variable) would write the run into
+    the current directory."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty directory name (leave --out out for ./arena-runs/<id>/)")
+    return Path(text)
 
 
 log = logging.getLogger(__name__)
@@ -76,7 +85,9 @@ def register(commands: Any) -> None:
         "--seed", type=int, help="tournament seed (default: an unpredictable one, recorded in tournament.json)"
     )
     parser.add_argument("--workers", type=int, help=f"worker processes (default: cores = {default_workers()})")
-    parser.add_argument("--out", type=Path, metavar="DIR", help="output directory (default ./arena-runs/<id>/)")
+    parser.add_argument(
+        "--out", type=out_directory, metavar="DIR", help="output directory (default ./arena-runs/<id>/)"
+    )
     parser.add_argument(
         "--resume",
         action="store_true",
@@ -223,8 +234,12 @@ def run(args: argparse.Namespace) -> int:
         return run_action(args)
     if args.tournament_id:
         raise UsageError(f"unexpected argument {args.tournament_id!r} (status and cancel take an ID)")
-    if args.workers is not None and args.workers < 1:
-        raise UsageError("--workers must be at least 1")
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        # A typo (100000) started that many interpreters and played nothing for minutes.
+        raise UsageError(
+            f"--workers {args.workers}: 1..{MAX_WORKERS} (processes on this machine; each plays many remote "
+            "matches at once)"
+        )
     if args.batch_size is not None and args.batch_size < 1:
         raise UsageError("--batch-size must be at least 1")
     if args.max_groups is not None and args.max_groups < 1:
@@ -316,11 +331,10 @@ def _run_locked(args: argparse.Namespace, spec: TournamentSpec, tournament_id: s
     if args.json:
         print(json.dumps(board, indent=2))
     else:
-        from rich.console import Console
-
+        from arena.cli.console import console as console_for_table
         from arena.leaderboard_view import leaderboard_table
 
-        console = Console() if sys.stdout.isatty() else Console(width=140)
+        console = console_for_table() if sys.stdout.isatty() else console_for_table(width=140)
         console.print(leaderboard_table(board, width=console.width))
         if board.get("sprt"):
             s = board["sprt"]
@@ -350,13 +364,13 @@ def run_with_progress(
     quiet: bool,
     watch: ProgressHook | None = None,
 ) -> dict[str, Any] | None:
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
     from rich.progress import Progress as Bar
 
+    from arena.cli.console import console as console_for_table
     from arena.tournament_run import run_tournament  # here: its leaderboard needs numpy
 
-    console = Console(stderr=True)
+    console = console_for_table(stderr=True)
     bar = Bar(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -472,10 +486,9 @@ def run_action(args: argparse.Namespace) -> int:
         return 0
     print(f"{status['id']}: {status['game']} {status['status']}, {status['done']}/{status['total']} matches")
     if status["leaderboard"]:
-        from rich.console import Console
-
+        from arena.cli.console import console as console_for_table
         from arena.leaderboard_view import leaderboard_table
 
-        console = Console() if sys.stdout.isatty() else Console(width=140)
+        console = console_for_table() if sys.stdout.isatty() else console_for_table(width=140)
         console.print(leaderboard_table(status["leaderboard"], width=console.width))
     return 0

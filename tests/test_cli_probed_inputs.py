@@ -1,0 +1,118 @@
+"""Inputs an outside probe of the command line found taken without a word, or ending in a
+traceback: each is now one line naming the problem, exit 2, with nothing started or written."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bots.sdk import Bot
+from bots.serve import serve
+from tests.cli_run import ROOT, arena
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        # 10^14 repeats died of a MemoryError with the run left "running".
+        (("--repeats", "99999999999999"), "a tournament holds at most 100,000,000"),
+        (("--max-groups", "5000000"), "max groups 5000000: 1..1,000,000"),
+        # A typo of a worker count started 100,000 interpreters.
+        (("--workers", "100000"), "--workers 100000: 1..64"),
+        # The empty name of a lost shell variable wrote the run into the current directory.
+        (("--out", ""), "argument --out: an empty directory name"),
+        # An empty item filled a seat with the other bot.
+        (("--bots", "heuristic,", "--players", "3"), "an empty item (two commas, or one at an end)"),
+        (("--bots", "heuristic,,random"), "an empty item"),
+        # int() takes full-width digits.
+        (("--option", "target=\uff13\uff10"), "option target='３０': expected integer"),
+        (("--option", "target=30", "--option", "target=40"), "--option target is given twice ('30' and '40')"),
+        (("--clock", "decision=100,decision=200"), "--clock decision is given twice (100 and 200)"),
+        (("--clock", "decision=\uff11\uff10\uff10"), "expected a whole number of milliseconds"),
+        # One-player matches compare no bots: 100 matches that could decide nothing.
+        (
+            ("--players", "1", "--format", "gauntlet", "--sprt", "0,50", "--bots", "random,heuristic"),
+            "--sprt needs matches of 2 players or more",
+        ),
+    ],
+)
+def test_a_tournament_refuses_it_before_anything_starts(tmp_path, args, says):
+    done = arena("tournament", "--game", "rolldice", "--seed", "1", *args, cwd=tmp_path)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert says in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert list(tmp_path.iterdir()) == []  # no run directory, nothing written
+
+
+@pytest.mark.parametrize("server", ["127.0.0.1:99999", "127.0.0.1:0", "127.0.0.1", "host:port"])
+def test_a_server_address_out_of_range_is_refused_not_wrapped(server):
+    """gRPC dials 99999 as 34463 (modulo 65536): the token would go there."""
+    done = arena("bots", "list", "--server", server, "--token", "t")
+    assert done.returncode == 2 and "expected HOST:PORT with a port of 1..65535" in done.stderr, done.stderr
+    done = arena("health", env={"ARENA_SERVER": server})
+    assert done.returncode == 2 and "expected HOST:PORT" in done.stderr, done.stderr
+
+
+class Quiet(Bot):
+    name = "quiet"
+
+    def choose(self, turn):  # type: ignore[no-untyped-def]
+        return turn.option_ids[0]
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:99999", "127.0.0.1:65536", "127.0.0.1:-1"])
+def test_the_sdk_refuses_a_port_it_would_wrap(address):
+    with pytest.raises((OSError, ValueError), match=r"not a TCP port \(0\.\.65535\)|expected HOST:PORT"):
+        serve(Quiet, address)
+
+
+def test_a_closed_pipe_ends_a_table_with_141():
+    """rich's own handler exited 1 (which `arena tournament` uses for "cancelled")."""
+    reader = subprocess.Popen(["true"], stdin=subprocess.PIPE)
+    reader.wait()  # gone: the pipe is closed when the table is written
+    command = [sys.executable, "-m", "arena", "games"]
+    done = subprocess.run(command, stdout=reader.stdin, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 141 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_challenge_record_path_is_checked_before_the_challenge(tmp_path):
+    """A challenge is not stored: its record is written to --record only; a bad path used to be
+    found once the match was played, and that one copy lost."""
+    done = arena(
+        "challenge",
+        "--bot",
+        "mine",
+        "--game",
+        "rolldice",
+        "--server",
+        "127.0.0.1:9",  # nothing listens: it must not get that far
+        "--token",
+        "t",
+        "--record",
+        str(tmp_path / "no" / "such" / "dir" / "x.json"),
+    )
+    assert done.returncode == 2 and "--record" in done.stderr and "No such file or directory" in done.stderr
+    assert "UNAVAILABLE" not in done.stderr
+
+
+def test_replay_checks_the_summary_the_policy_the_steps_and_who_played(tmp_path):
+    path = tmp_path / "match.json"
+    assert arena("play", "--game", "rolldice", "--seed", "7", "--record", str(path)).returncode == 0
+    good = json.loads(path.read_text())
+    assert arena("replay", str(path)).returncode == 0
+
+    def forged(change, says: str) -> None:  # type: ignore[no-untyped-def]
+        data = json.loads(json.dumps(good))
+        change(data)
+        bad = tmp_path / "bad.json"
+        bad.write_text(json.dumps(data))
+        done = arena("replay", str(bad))
+        assert done.returncode == 1 and says in done.stderr, done.stderr
+
+    forged(lambda d: d["result"].update(summary="winner: seat 1"), "result summary differ")
+    forged(lambda d: d["policy"].update(on_error="pardon"), "on_error is forfeit or substitute")
+    forged(lambda d: d["decisions"][1].update(step=7), "decision 1: step 7 in record, the engine is at step 1")
+    forged(lambda d: d["decisions"][0].update(by="oracle"), "decision 0: by 'oracle', expected bot or substitute")
+    forged(lambda d: d["decisions"][0].update(by="substitute"), "decision 0: played by a substitute, but seat")
