@@ -42,9 +42,9 @@ checker remembers the nonces it took."""
 def check_endpoint_key(key: str, where: str = "endpoint key") -> None:
     """Raise ConfigError for a key that is not one (``where`` names it in the message)."""
     if not ENDPOINT_KEY.fullmatch(key):
-        raise ConfigError(
-            f"{where}: expected {ENDPOINT_KEY_RULE}, got {len(key)} characters (`arena bot new-key` makes one)"
-        )
+        # A key read from a file keeps its newline: say so, rather than a length within the rule.
+        why = "leading or trailing whitespace (a file's newline?)" if key != key.strip() else f"{len(key)} characters"
+        raise ConfigError(f"{where}: expected {ENDPOINT_KEY_RULE}, got {why} (`arena bot new-key` makes one)")
 
 
 def new_endpoint_key() -> str:

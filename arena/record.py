@@ -482,6 +482,8 @@ def read_records(path: Path) -> Iterator[MatchRecord]:
 
     RecordError names the file (and the line of a ``.jsonl`` file) and what is wrong."""
     try:
+        if not path.is_file():  # /dev/zero was read without end, a named pipe waited forever
+            raise RecordError(f"{path}: not a regular file")
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise RecordError(f"cannot read {path}: {exc.strerror}") from None

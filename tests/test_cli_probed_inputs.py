@@ -116,3 +116,37 @@ def test_replay_checks_the_summary_the_policy_the_steps_and_who_played(tmp_path)
     forged(lambda d: d["decisions"][1].update(step=7), "decision 1: step 7 in record, the engine is at step 1")
     forged(lambda d: d["decisions"][0].update(by="oracle"), "decision 0: by 'oracle', expected bot or substitute")
     forged(lambda d: d["decisions"][0].update(by="substitute"), "decision 0: played by a substitute, but seat")
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("replay", "/dev/zero"), "/dev/zero: not a regular file"),  # read without end, to the OOM killer
+        (("health", "--timeout", "0"), "--timeout: '0': expected a number of seconds above 0"),
+        (("health", "--timeout", "-1"), "expected a number of seconds above 0"),
+        (("bot", "serve", "--bot", "random", "--unix", ""), "--unix '': expected an absolute path"),
+        (("bot", "serve", "--bot", "random", "--unix", "bot.sock"), "--unix 'bot.sock': expected an absolute path"),
+    ],
+)
+def test_more_inputs_are_refused_naming_them(args, says):
+    done = arena(*args, timeout=60)
+    assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_key_with_a_files_newline_is_named_as_such():
+    from arena.config import ConfigError
+    from arena.protocol import check_endpoint_key, new_endpoint_key
+
+    with pytest.raises(ConfigError, match=r"leading or trailing whitespace \(a file's newline\?\)"):
+        check_endpoint_key(new_endpoint_key() + "\n")
+    with pytest.raises(ConfigError, match="got 3 characters"):
+        check_endpoint_key("abc")
+
+
+def test_create_owner_says_which_store(tmp_path):
+    from tests.services import redis_server
+
+    with redis_server(tmp_path) as redis:
+        done = arena("admin", "create-owner", "alice", "--redis", redis.url)
+    assert done.returncode == 0 and done.stdout.strip() and done.stdout.count("\n") == 1
+    assert f"created owner alice in {redis.url}" in done.stderr

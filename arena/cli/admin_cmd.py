@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from arena.cli import UsageError
 from arena.cli.common import DEFAULT_REDIS
+from arena.logs import mask_passwords
 
 
 def register(commands: Any) -> None:
@@ -43,12 +45,12 @@ def create_owner(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     print(token)
+    # Which store: with several deployments on a machine, the default one may not be the one meant.
+    print(f"created owner {args.name} in {mask_passwords(args.redis)}", file=sys.stderr)
     return 0
 
 
 def new_token(args: argparse.Namespace) -> int:
-    import sys
-
     from arena.cli.tournament_cmd import check_broker
     from referee.auth import CACHE_SECONDS, new_owner_token
     from referee.store import Store

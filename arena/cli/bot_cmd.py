@@ -58,6 +58,9 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.max_matches < 1:
         raise UsageError(f"--max-matches must be at least 1, got {args.max_matches}")
     key = read_key_file(args.key_file, "--key-file")
+    if args.unix is not None and not args.unix.startswith("/"):
+        # An empty one served on TCP; a relative one on a socket --bots unix:// cannot name.
+        raise UsageError(f"--unix {args.unix!r}: expected an absolute path (/run/mybot.sock)")
     address = f"unix:{args.unix}" if args.unix else f"{args.host}:{args.port}"
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
 

@@ -16,6 +16,7 @@ message and the offending field, and exits with status 1.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -28,6 +29,16 @@ from arena.clock import clock_settings, parse_clock
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 SERVER_ERROR = 1
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds above 0")
+    return value
 
 
 def server_address(text: str) -> str:
@@ -151,7 +162,7 @@ def register(commands: Any) -> None:
     health.add_argument(
         "--server", type=server_address, default=os.environ.get("ARENA_SERVER", DEFAULT_SERVER), metavar="HOST:PORT"
     )
-    health.add_argument("--timeout", type=float, default=3.0)
+    health.add_argument("--timeout", type=positive_seconds, default=3.0)
     health.set_defaults(run=run_health)
 
     challenge = commands.add_parser("challenge", help="play one match now: your bot vs built-in bots (service)")
