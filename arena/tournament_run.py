@@ -210,15 +210,19 @@ def _run(
                 executor.run(spec, remaining, on_record)
             rundir.finalize()
         except BaseException as exc:
-            if not caused_by_interrupt(exc):
+            interrupted = caused_by_interrupt(exc)
+            # A write that failed is the outer handler's; anything else that ends the run (the
+            # tournament gone from the broker's store, say) leaves it resumable, as an interrupt.
+            if not interrupted and (isinstance(exc, OSError) or not isinstance(exc, Exception)):
                 raise
             rundir.close()
             # Counted in the file, not by `played`: the interrupt may have come between a
             # record's write and its count (the status said 46 of 47 records on disk).
             appended = rundir.lines_appended()
             on_disk = played if appended is None else resumed + appended
-            rundir.write_status(spec, tournament_id, "interrupted", matches=on_disk, scheduled=len(matches))
-            if isinstance(exc, KeyboardInterrupt):
+            error = {} if interrupted else {"error": str(exc)}
+            rundir.write_status(spec, tournament_id, "interrupted", matches=on_disk, scheduled=len(matches), **error)
+            if not interrupted or isinstance(exc, KeyboardInterrupt):
                 raise
             raise KeyboardInterrupt from exc
         board = tally.board()

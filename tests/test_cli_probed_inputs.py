@@ -150,3 +150,13 @@ def test_create_owner_says_which_store(tmp_path):
         done = arena("admin", "create-owner", "alice", "--redis", redis.url)
     assert done.returncode == 0 and done.stdout.strip() and done.stdout.count("\n") == 1
     assert f"created owner alice in {redis.url}" in done.stderr
+
+
+def test_two_runs_of_one_spec_are_two_tournaments(tmp_path):
+    """Same options and seed in the same second: on a broker they were one tournament, joined
+    without a word (an outside probe's two operators; one's cancel ended the other's run)."""
+    for _ in range(2):
+        done = arena("tournament", "--game", "rolldice", "--seed", "1", "--workers", "1", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    first, second = (p.name.split("-") for p in (tmp_path / "arena-runs").iterdir())
+    assert first[3] == second[3] and first[4] != second[4]  # the spec's digest, then the random tail

@@ -10,6 +10,7 @@ Each compares with a local run of the same seed where a leaderboard comes out.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -288,3 +289,9 @@ def test_a_client_following_a_flushed_store_stops_with_one_line(tmp_path):
     (line,) = err.strip().splitlines()
     assert line.startswith("arena tournament: error: tournament skyfive-") and "is gone from the store" in line
     assert "matches received are kept" in line
+    # As many as it says are on disk (the records held back for an earlier one were dropped: 631
+    # lines for 710 "kept"), and the run says it was interrupted, to be resumed (it said running).
+    kept = int(line.split("; the ")[1].split()[0])
+    assert len((out / "matches.jsonl").read_text().splitlines()) == kept
+    status = json.loads((out / "tournament.json").read_text())
+    assert status["status"] == "interrupted" and status["matches"] == kept and "gone" in status["error"]

@@ -145,3 +145,59 @@ def test_a_page_board_nobody_polls_is_dropped(tmp_path, monkeypatch):
         time.sleep(0.01)
         web._board_so_far("t2", spec("skyfive", 2))
         assert set(web._live) == {"t2"}
+
+
+def test_a_watch_rides_out_a_redis_restart(tmp_path):
+    """`arena tournaments watch` ended with exit 1 (which says "cancelled") when Redis restarted
+    under a tournament that itself rode the restart out; it watches again and ends with it."""
+    import os
+    import subprocess
+    import sys
+
+    from referee.auth import create_owner
+    from tests.cli_run import ROOT
+    from tests.services import service, wait_for, workers
+
+    with (
+        redis_server(tmp_path) as redis,
+        workers(redis.url, tmp_path, count=1, concurrency=1),
+        service(redis.url, tmp_path) as srv,
+    ):
+        store = Store(redis.url)
+        token = create_owner(store, "alice")
+        env = {"ARENA_SERVER": srv.address, "ARENA_TOKEN": token, "PYTHONPATH": str(ROOT)}
+        created = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "arena",
+                "tournaments",
+                "create",
+                "--game",
+                "skyfive",
+                "--bots",
+                "random,heuristic",
+                "--repeats",
+                "150",
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **env},
+            cwd=ROOT,
+            timeout=60,
+        )
+        assert created.returncode == 0, created.stderr
+        tournament_id = created.stdout.strip().split()[0]
+        watch = subprocess.Popen(
+            [sys.executable, "-m", "arena", "tournaments", "watch", tournament_id],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, **env},
+            cwd=ROOT,
+        )
+        wait_for(lambda: store.tournament(tournament_id)["done"] >= 10, 120, "progress")
+        redis.restart(downtime=2.0)
+        out, err = watch.communicate(timeout=240)
+    assert watch.returncode == 0, err
+    assert "watching again" in err and f"{tournament_id}: complete" in out

@@ -19,6 +19,7 @@ import argparse
 import math
 import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
@@ -388,6 +389,34 @@ def run_tournaments(args: argparse.Namespace) -> int:
     return 0
 
 
+WATCH_PATIENCE = 120.0
+"""Seconds a watch waits out an unavailable service or store (a Redis restart) before it stops."""
+
+
+def _riding_out(client: Client, request: Any) -> Any:
+    """WatchTournament's updates, watched again after the service or its store was unavailable
+    (a Redis or service restart the tournament itself rides out): the watch used to end there,
+    with exit 1, which says "cancelled". Past :data:`WATCH_PATIENCE` without an update the error
+    stands."""
+    import grpc
+
+    from referee.errors import retry_after
+
+    since = time.monotonic()
+    while True:
+        try:
+            for update in client.stream("WatchTournament", request):
+                since = time.monotonic()
+                yield update
+            return
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() - since > WATCH_PATIENCE:
+                raise
+            delay = retry_after(error) or 2.0
+            print(f"arena tournaments: the service is unavailable; watching again in {delay:g}s", file=sys.stderr)
+            time.sleep(delay)
+
+
 def _watch(client: Client, args: argparse.Namespace) -> int:
     """Progress and the live leaderboard until the tournament ends, then the final board (the
     same table as a local run's). On a terminal the board redraws in place; otherwise progress
@@ -396,9 +425,10 @@ def _watch(client: Client, args: argparse.Namespace) -> int:
     from arena.v1 import arena_pb2
 
     request = arena_pb2.WatchTournamentRequest(tournament_id=args.tournament_id)
+    updates = lambda: _riding_out(client, request)  # noqa: E731
     last = None
     if args.json:
-        for update in client.stream("WatchTournament", request):
+        for update in updates():
             last = update
             print(message_json(update, preserving_proto_field_name=True, indent=None))
     elif sys.stdout.isatty():
@@ -411,11 +441,11 @@ def _watch(client: Client, args: argparse.Namespace) -> int:
             return Group(f"{t.id}: {t.status} {t.done}/{t.total}", board)
 
         with Live(console=_console(), auto_refresh=False) as live:
-            for update in client.stream("WatchTournament", request):
+            for update in updates():
                 last = update
                 live.update(view(update), refresh=True)
     else:
-        for update in client.stream("WatchTournament", request):
+        for update in updates():
             last = update
             t = update.tournament
             print(f"{t.id}: {t.status} {t.done}/{t.total}", file=sys.stderr, flush=True)

@@ -256,7 +256,9 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.out} holds a different tournament ({changed}); resume it without changing options")
     else:
         spec = spec_from_args(args)
-        tournament_id = f"{spec.game}-{time.strftime('%Y%m%d-%H%M%S')}-{spec.digest()}"
+        # A random tail: two runs of one spec started in the same second (the same seed) were one
+        # tournament on a broker, joined without a word, and one's cancel ended the other's.
+        tournament_id = f"{spec.game}-{time.strftime('%Y%m%d-%H%M%S')}-{spec.digest()}-{secrets.token_hex(4)}"
         rundir = RunDirectory(args.out or Path("arena-runs") / tournament_id)
         try:  # before anything starts: an unusable --out is a one-line error
             rundir.path.mkdir(parents=True, exist_ok=True)
