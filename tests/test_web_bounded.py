@@ -201,3 +201,31 @@ def test_a_watch_rides_out_a_redis_restart(tmp_path):
         out, err = watch.communicate(timeout=240)
     assert watch.returncode == 0, err
     assert "watching again" in err and f"{tournament_id}: complete" in out
+
+
+def test_a_ctrl_c_stops_the_watching_and_says_the_tournament_goes_on(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from referee.auth import create_owner
+    from tests.cli_run import ROOT
+    from tests.services import service
+
+    with redis_server(tmp_path) as redis, service(redis.url, tmp_path) as srv:
+        token = create_owner(Store(redis.url), "alice")
+        env = {**os.environ, "ARENA_SERVER": srv.address, "ARENA_TOKEN": token, "PYTHONPATH": str(ROOT)}
+        args = ["tournaments", "create", "--game", "skyfive", "--bots", "random,heuristic", "--watch"]
+        watch = subprocess.Popen(
+            [sys.executable, "-m", "arena", *args], stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+        )
+        assert watch.stderr is not None
+        first = watch.stderr.readline()  # its first progress line: watching (no worker: it stays queued)
+        assert ": queued 0/" in first, first
+        watch.send_signal(signal.SIGINT)
+        _, err = watch.communicate(timeout=60)
+    tournament_id = first.split(":")[0]
+    assert watch.returncode == 130
+    assert f"stopped watching; {tournament_id} goes on in the service" in err
+    assert f"arena tournaments watch {tournament_id}" in err

@@ -285,7 +285,7 @@ def run_bots(args: argparse.Namespace) -> int:
     elif args.action == "update":
         key = read_key_file(args.endpoint_key_file, "--endpoint-key-file")
         if not args.endpoint and args.max_matches is None and key is None:
-            raise UsageError("arena bots update: give --endpoint, --max-matches, --endpoint-key-file or several")
+            raise UsageError("give --endpoint, --max-matches, --endpoint-key-file or several")
         update = arena_pb2.UpdateBotRequest(name=args.name, endpoint=args.endpoint, endpoint_key=key or "")
         if args.max_matches is not None:
             update.max_matches = args.max_matches
@@ -375,9 +375,9 @@ def run_tournaments(args: argparse.Namespace) -> int:
             show(args, tournament, lambda: tournament.id)
             return 0
         args.tournament_id = tournament.id
-        return _watch(client, args)
+        return _watch_saying_what_goes_on(client, args)
     if args.action == "watch":
-        return _watch(client, args)
+        return _watch_saying_what_goes_on(client, args)
     if args.action == "list":
         reply = client.call("ListTournaments", arena_pb2.ListTournamentsRequest(game=args.game, limit=args.limit))
         show(args, reply, lambda: "\n".join(_tournament_line(t) for t in reply.tournaments) or "no tournaments")
@@ -415,6 +415,19 @@ def _riding_out(client: Client, request: Any) -> Any:
             delay = retry_after(error) or 2.0
             print(f"arena tournaments: the service is unavailable; watching again in {delay:g}s", file=sys.stderr)
             time.sleep(delay)
+
+
+def _watch_saying_what_goes_on(client: Client, args: argparse.Namespace) -> int:
+    """:func:`_watch`; a Ctrl-C stops the watching only, which it says, with how to go on."""
+    try:
+        return _watch(client, args)
+    except KeyboardInterrupt:
+        print(
+            f"arena tournaments: stopped watching; {args.tournament_id} goes on in the service\n"
+            f"watch it again with: arena tournaments watch {args.tournament_id}",
+            file=sys.stderr,
+        )
+        return 130
 
 
 def _watch(client: Client, args: argparse.Namespace) -> int:
