@@ -160,3 +160,18 @@ def test_two_runs_of_one_spec_are_two_tournaments(tmp_path):
         assert done.returncode == 0, done.stderr
     first, second = (p.name.split("-") for p in (tmp_path / "arena-runs").iterdir())
     assert first[3] == second[3] and first[4] != second[4]  # the spec's digest, then the random tail
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("tournament", "--game", "rolldice", "--batch-size", "5"), "--batch-size is for a run on workers (--broker)"),
+        (("tournament", "status", "some-id", "--repeats", "9"), "--repeats is an option of a run; tournament status"),
+        (("tournament", "cancel", "some-id", "--resume"), "--resume is an option of a run; tournament cancel"),
+        (("tournament", "status", "some-id", "--game", "rolldice"), "--game is an option of a run"),
+    ],
+)
+def test_options_a_command_would_ignore_are_refused(tmp_path, args, says):
+    done = arena(*args, cwd=tmp_path, timeout=60)
+    assert done.returncode == 2 and says in done.stderr, done.stderr
+    assert list(tmp_path.iterdir()) == []

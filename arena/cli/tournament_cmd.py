@@ -240,6 +240,8 @@ def run(args: argparse.Namespace) -> int:
             f"--workers {args.workers}: 1..{MAX_WORKERS} (processes on this machine; each plays many remote "
             "matches at once)"
         )
+    if args.batch_size is not None and not args.broker:  # a local run has no batches: it was ignored
+        raise UsageError("--batch-size is for a run on workers (--broker); a local run has no batches")
     if args.batch_size is not None and args.batch_size < 1:
         raise UsageError("--batch-size must be at least 1")
     if args.max_groups is not None and args.max_groups < 1:
@@ -455,12 +457,23 @@ def check_broker(url: str, what: str = "the broker", *, settings: bool = False) 
         logging.getLogger("arena").warning(warning)
 
 
+RUN_OPTIONS = (
+    "game", "bots", "players", "option", "format", "deals", "repeats", "seed", "workers", "out", "resume", "sprt",
+    "on_error", "clock", "error_budget", "max_groups", "batch_size", "bot_concurrency", "metrics_port",
+)  # fmt: skip
+"""What a run takes and ``status``/``cancel`` do not (they read the stored spec)."""
+
+
 def run_action(args: argparse.Namespace) -> int:
     """``status ID`` and ``cancel ID`` against the store of a distributed run."""
     from referee.store import Store
 
     if not args.tournament_id:
         raise UsageError(f"tournament {args.action} needs a tournament ID")
+    given = [name for name in RUN_OPTIONS if getattr(args, name, None) not in (None, False, [])]
+    if given:  # taken without a word before: `status ID --repeats 9` looked like it did something
+        flag = "--" + given[0].replace("_", "-")
+        raise UsageError(f"{flag} is an option of a run; tournament {args.action} takes an ID (and --broker, --json)")
     broker = args.broker or DEFAULT_REDIS
     check_broker(broker)
     store = Store(broker)
