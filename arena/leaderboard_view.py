@@ -96,13 +96,21 @@ def leaderboard_table(board: Mapping[str, Any], *, live: bool = False, width: in
     return table
 
 
+def interval_end(value: Any) -> float | None:
+    """An interval's end as a number, None where it is open: a board keeps None, the API sends
+    -inf / +inf, and its JSON "-Infinity" / "Infinity"."""
+    if value is None:
+        return None
+    end = float(value)
+    return end if math.isfinite(end) else None
+
+
 def rating_text(rating: float, low: float | None, high: float | None) -> str:
     """A rating with its 95% interval, ``1612 (1540..1690)``; an end the results do not bound
     (None, or an infinity from the API) is ``∞``: ``1820 (1700..∞)`` for a bot that never lost.
     Open at both ends (no game against another bot: every bot of a one-player game) the number
     means nothing, so it is ``-``."""
-    low = None if low is None or math.isinf(low) else low
-    high = None if high is None or math.isinf(high) else high
+    low, high = interval_end(low), interval_end(high)
     if low is None and high is None:
         return "-"
     shown_low = "-∞" if low is None else f"{low:.0f}"
@@ -155,8 +163,8 @@ def from_message(board: Any) -> dict[str, Any]:
                 "bot": row.bot,
                 "rating": row.rating,
                 # -inf / +inf from the API: an open end, None as a board keeps it.
-                "ci_low": None if math.isinf(row.ci_low) else row.ci_low,
-                "ci_high": None if math.isinf(row.ci_high) else row.ci_high,
+                "ci_low": interval_end(row.ci_low),
+                "ci_high": interval_end(row.ci_high),
                 "games": row.games,
                 "wins": row.wins,
                 "draws": row.draws,

@@ -43,7 +43,7 @@ from google.protobuf.message import Message
 
 from arena import leaderboard as boards
 from arena.engine import Game
-from arena.leaderboard_view import rank_text
+from arena.leaderboard_view import interval_end, rank_text
 from arena.record import MatchRecord, ReplayMismatch
 from arena.registry import games, get_game
 from arena.replay_view import asset, public_data, render_html, replay_data
@@ -99,15 +99,6 @@ def page(title: str, body: str, *, script: str = "") -> web.Response:
     return web.Response(text=text, content_type="text/html")
 
 
-def _bound(value: Any) -> float | None:
-    """An interval's end, None where it is open: a board keeps None, the API's JSON sends
-    "-Infinity" / "Infinity"."""
-    if value is None:
-        return None
-    end = float(value)
-    return end if math.isfinite(end) else None
-
-
 def leaderboard_table(rows: list[dict[str, Any]], *, failures: bool) -> str:
     """Rows as a table, the rating's interval drawn as an error bar on a common scale; ``#`` is
     the range of ranks the intervals allow (``1–3``; one number when settled)."""
@@ -115,7 +106,7 @@ def leaderboard_table(rows: list[dict[str, Any]], *, failures: bool) -> str:
         return '<p class="muted">no rated games yet</p>'
     # The common scale spans every bound and rating; an open end (None: the results set no
     # bound) runs the bar to the scale's edge, and a row open at both ends has no bar at all.
-    ends = [(_bound(r.get("ci_low")), _bound(r.get("ci_high"))) for r in rows]
+    ends = [(interval_end(r.get("ci_low")), interval_end(r.get("ci_high"))) for r in rows]
     values = [v for (lo, hi), r in zip(ends, rows, strict=True) for v in (lo, hi, float(r["rating"])) if v is not None]
     low, high = min(values), max(values)
     span = (high - low) or 1.0
