@@ -153,15 +153,21 @@ def check_ready(game: Game, ready: bot_pb2.Ready | None) -> None:
 class _Seats:
     """Per-seat bookkeeping of a running match: failures, errors, forfeits."""
 
-    def __init__(self, players: Sequence[Player], policy: ErrorPolicy) -> None:
+    def __init__(
+        self, players: Sequence[Player], policy: ErrorPolicy, on_failure: Callable[[FailureEntry], None] | None = None
+    ) -> None:
         self.players = players
         self.policy = policy
+        self.on_failure = on_failure
         self.errors = [0] * len(players)
         self.forfeited = [False] * len(players)
         self.failures: list[FailureEntry] = []
 
     async def fail(self, seat: int, decision: int, verdict: str, detail: str, *, fatal: bool = False) -> None:
-        self.failures.append(FailureEntry(seat, decision, verdict, detail[:500]))
+        entry = FailureEntry(seat, decision, verdict, detail[:500])
+        self.failures.append(entry)
+        if self.on_failure is not None:  # heard as it happens, before the seat is told
+            self.on_failure(entry)
         self.errors[seat] += 1
         if fatal or self.policy.on_error == "forfeit" or self.errors[seat] > self.policy.budget:
             self.forfeited[seat] = True
@@ -265,6 +271,7 @@ def play_match(
     clock: bot_pb2.ClockSettings | None = None,
     chance: Chance | None = None,
     on_decision: Callable[[MatchState, DecisionEntry], None] | None = None,
+    on_failure: Callable[[FailureEntry], None] | None = None,
     cancelled: Cancelled | None = None,
     match_seconds: float | None = None,
     match_bound: str = MATCH_BOUND,
@@ -295,6 +302,7 @@ def play_match(
         clock=clock,
         chance=chance,
         on_decision=on_decision,
+        on_failure=on_failure,
         cancelled=cancelled,
         match_seconds=match_seconds,
         match_bound=match_bound,
@@ -357,6 +365,7 @@ async def play_match_async(
     clock: bot_pb2.ClockSettings | None = None,
     chance: Chance | None = None,
     on_decision: Callable[[MatchState, DecisionEntry], None] | None = None,
+    on_failure: Callable[[FailureEntry], None] | None = None,
     cancelled: Cancelled | None = None,
     match_seconds: float | None = None,
     match_bound: str = MATCH_BOUND,
@@ -364,14 +373,15 @@ async def play_match_async(
 ) -> MatchRecord:
     """The match as a coroutine (for many concurrent matches on one event loop). ``names``:
     what the seats are called in every start message and in the record (default: the players'
-    own names)."""
+    own names). ``on_failure`` hears each failure as it is recorded (its decision index, -1 at
+    the start), before its seat is told of a forfeit and before any move is played for it."""
     if len(players) != config.players:
         raise ValueError(f"{config.players} players configured, {len(players)} given")
     if names is not None and len(names) != len(players):
         raise ValueError(f"{len(players)} players, {len(names)} names")
     if match_seconds is not None and not match_seconds > 0:
         raise ValueError(f"match_seconds must be > 0, not {match_seconds!r}")
-    match = _Match(game, config, seed, players, match_id, policy, clock, chance, on_decision, names)
+    match = _Match(game, config, seed, players, match_id, policy, clock, chance, on_decision, names, on_failure)
     if match_seconds is not None:
         detail = "the match ran past " + match_bound.format(seconds=match_seconds)
         match.bound = (time.monotonic() + match_seconds, detail)
@@ -456,6 +466,7 @@ class _Match:
         chance: Chance | None,
         on_decision: Callable[[MatchState, DecisionEntry], None] | None,
         names: Sequence[str] | None = None,
+        on_failure: Callable[[FailureEntry], None] | None = None,
     ) -> None:
         self.game = game
         self.config = config
@@ -466,7 +477,7 @@ class _Match:
         # What every seat is told the seats are called, and the record's names: the players' own
         # unless given (a tournament names its entrants; a player's name may be its address).
         self.names = list(names) if names is not None else [p.name for p in players]
-        self.seats = _Seats(players, policy)
+        self.seats = _Seats(players, policy, on_failure)
         self.on_decision = on_decision
         self.record = MatchRecord(
             match_id=self.match_id,

@@ -48,7 +48,7 @@ from arena.config import ConfigError
 from arena.engine import SPECTATOR
 from arena.hooked_player import HookedPlayer
 from arena.protocol import check_endpoint_key, event_message
-from arena.record import MatchRecord, ReplayMismatch, resimulate
+from arena.record import FailureEntry, MatchRecord, ReplayMismatch, resimulate
 from arena.registry import games, get_game
 from arena.runner import ErrorPolicy, play_match_async
 from arena.tournament import (
@@ -1146,8 +1146,6 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         clock = clock_settings(self._clock("clock", request.clock if request.HasField("clock") else None))
         seed = request.seed or new_seed()  # never guessable from the time
 
-        announced = []
-
         # The deal's own events (before any decision) come right after `started`.
         setup = game.new_match(config, seed).log.events
 
@@ -1157,14 +1155,14 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             send_visible(setup)
             shown = len(setup)
 
-        def aborted(verdict: str, reason: str) -> None:
-            # The challenger's seat forfeits: say so now, before the moves played for it. The
-            # reason the bot is told starts "seat 0 forfeits: VERDICT: ": the event has both.
-            announced.append(verdict)
-            detail = reason.removeprefix(f"seat 0 forfeits: {verdict}: ")
+        def failed(failure: FailureEntry) -> None:
+            # Said as it happens, before the moves played for the seat: any seat's, with the
+            # decision it failed at (-1 at the start).
             queue.put_nowait(
                 arena_pb2.ChallengeEvent(
-                    failure=arena_pb2.ChallengeFailure(seat=0, decision=-1, verdict=verdict, detail=detail)
+                    failure=arena_pb2.ChallengeFailure(
+                        seat=failure.seat, decision=failure.decision, verdict=failure.verdict, detail=failure.detail
+                    )
                 )
             )
 
@@ -1176,29 +1174,17 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                         game,
                         config,
                         seed,
-                        [HookedPlayer(seats[0], on_start=started, on_abort=aborted), *seats[1:]],
+                        [HookedPlayer(seats[0], on_start=started), *seats[1:]],
                         policy=ErrorPolicy("forfeit"),
                         clock=clock,
                         on_decision=on_decision,
+                        on_failure=failed,
                         match_id=f"challenge-{uuid.uuid4().hex[:8]}",
                     )
                 challenger = seats[0].spec
                 metrics.observe_record(
                     record, count_start=False, address=lambda name: challenger if name == request.bot else name
                 )
-                for failure in record.failures:
-                    if failure.seat == 0 and announced:
-                        continue  # said when it happened
-                    queue.put_nowait(
-                        arena_pb2.ChallengeEvent(
-                            failure=arena_pb2.ChallengeFailure(
-                                seat=failure.seat,
-                                decision=failure.decision,
-                                verdict=failure.verdict,
-                                detail=failure.detail,
-                            )
-                        )
-                    )
                 result = record.result
                 finished = bot_pb2.MatchResult(
                     seats=[

@@ -145,3 +145,41 @@ def test_a_forwarding_wrapper_has_the_capabilities_of_the_player_it_wraps() -> N
     assert _capabilities(Forwarding(remote)) == _capabilities(remote)
     assert _capabilities(Forwarding(RandomBot())) == _capabilities(RandomBot())
     assert _capabilities(Forwarding(remote)) == _capabilities(remote)
+
+
+class Aborted(Failing):
+    """A failing bot that notes when it is told it forfeits."""
+
+    def __init__(self, at: int, heard: list[str]) -> None:
+        super().__init__(at, "crash")
+        self.heard = heard
+
+    def abort(self, verdict: str, reason: str) -> None:
+        self.heard.append(f"abort {verdict}")
+
+
+def test_on_failure_hears_each_failure_with_its_decision_before_the_seat_is_told() -> None:
+    heard: list[str] = []
+    seen = []
+
+    def on_failure(entry: object) -> None:
+        seen.append(entry)
+        heard.append("failure")
+
+    def on_decision(state: object, entry: object) -> None:
+        heard.append(f"decision {entry.by}")  # type: ignore[attr-defined]
+
+    record = play_match(
+        GAME,
+        GAME.config(2),
+        5,
+        [Aborted(2, heard), RandomBot()],
+        policy=ErrorPolicy("forfeit"),
+        on_decision=on_decision,
+        on_failure=on_failure,
+    )
+    assert seen == record.failures and record.failures[0].decision >= 1
+    # Heard first, then the seat is told, then the substitute's move for that decision.
+    at = heard.index("failure")
+    assert heard[at : at + 3] == ["failure", "abort crash", "decision substitute"]
+    assert heard[:at].count("decision bot") == record.failures[0].decision

@@ -799,13 +799,17 @@ def test_a_challenge_with_a_failing_bot_shows_the_failure_first(stack, tmp_path)
     lines = out.stdout.splitlines()
     failure = next(i for i, line in enumerate(lines) if line.startswith("FAILURE seat 0"))
     substituted = [i for i, line in enumerate(lines) if "a substitute chose" in line]
-    assert lines[failure].startswith("FAILURE seat 0 alice-illegal: illegal: answered ")
+    kept = MatchRecord.loads(record.read_text())
+    assert [(f.seat, f.verdict) for f in kept.failures] == [(0, "illegal")] and kept.seats[0]["bot"] == "alice-illegal"
+    # The decision it failed at, as the record has it (the stream once said -1: the abort
+    # hook it was heard from had no index).
+    at = kept.failures[0].decision
+    assert at == next(i for i, d in enumerate(kept.decisions) if d.seat == 0) and at >= 0
+    assert lines[failure].startswith(f"FAILURE seat 0 alice-illegal at decision {at}: illegal: answered ")
     assert lines[failure].count(": illegal: ") == 1 and "forfeits" not in lines[failure]
     assert substituted and failure < substituted[0]
     assert len(substituted) == 1 and "more moves played for your forfeited seat" in lines[-2]
     assert lines[-1].startswith("result: ") and "(forfeited)" in lines[-1]
-    kept = MatchRecord.loads(record.read_text())
-    assert [(f.seat, f.verdict) for f in kept.failures] == [(0, "illegal")] and kept.seats[0]["bot"] == "alice-illegal"
     replayed = subprocess.run(
         [sys.executable, "-m", "arena", "replay", str(record)], capture_output=True, text=True, cwd=ROOT, timeout=120
     )
