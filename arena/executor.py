@@ -11,8 +11,10 @@ it is checked between matches and polled by the runner during each match, so a c
 running match within about a second (its bots are told) and no further match starts.
 
 :class:`LocalExecutor` is the embedded default: the calling process for one worker, a process
-pool otherwise. Worker processes are started with ``spawn`` so no gRPC object or lock of the
-parent is ever inherited across fork, and they ignore SIGINT: the parent alone handles Ctrl-C.
+pool otherwise; where the pool's processes outnumber a tournament's ``bot_concurrency``, a
+semaphore per remote bot holds the matches played against it at once to that limit. Worker
+processes are started with ``spawn`` so no gRPC object or lock of the parent is ever inherited
+across fork, and they ignore SIGINT: the parent alone handles Ctrl-C.
 """
 
 from __future__ import annotations
@@ -27,7 +29,16 @@ from typing import Any, Protocol
 from arena.record import MatchRecord, RecordView
 from arena.runner import Cancelled, MatchCancelled
 from arena.tallied import TallyEntry
-from arena.tournament import ADDRESSES, MatchSpec, PlayerFactory, TournamentSpec, entrant_bot, play_scheduled
+from arena.tournament import (
+    ADDRESSES,
+    REMOTE,
+    MatchSpec,
+    PlayerFactory,
+    TournamentSpec,
+    entrant_bot,
+    play_scheduled,
+    remote_endpoints,
+)
 
 
 class OnRecord(Protocol):
@@ -51,23 +62,45 @@ class Executor(Protocol):
 _worker_spec: TournamentSpec | None = None
 _worker_factory: PlayerFactory | None = None
 _worker_cancelled: Cancelled | None = None
+_worker_limits: dict[str, Any] = {}  # remote bot address -> the pool's semaphore for it
 
 
-def _init_worker(spec_json: dict, factory: PlayerFactory, cancelled: Cancelled | None) -> None:
-    global _worker_spec, _worker_factory, _worker_cancelled
+def _init_worker(
+    spec_json: dict, factory: PlayerFactory, cancelled: Cancelled | None, limits: dict[str, Any] | None = None
+) -> None:
+    global _worker_spec, _worker_factory, _worker_cancelled, _worker_limits
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker_spec = TournamentSpec.from_json(spec_json)
     _worker_factory = factory
     _worker_cancelled = cancelled
+    _worker_limits = limits or {}
 
 
 def _play_in_worker(match: MatchSpec) -> str | None:
     assert _worker_spec is not None and _worker_factory is not None
+    # A slot of each remote bot the match plays, taken in the addresses' order (so no two
+    # processes each hold one the other waits for), as workers take their leases.
+    held = [_worker_limits[a] for a in remote_endpoints(_worker_spec, match) if a in _worker_limits]
+    for slot in held:
+        slot.acquire()
     try:
         # Serialised here, in parallel, rather than in the parent that collects every record.
         return play_scheduled(_worker_spec, match, _worker_factory, cancelled=_worker_cancelled).dumps()
     except MatchCancelled:
         return None
+    finally:
+        for slot in reversed(held):
+            slot.release()
+
+
+def bot_limits(context: Any, spec: TournamentSpec, processes: int) -> dict[str, Any]:
+    """A semaphore per remote bot holding its matches at once to the tournament's
+    ``bot_concurrency``, where the pool's processes could exceed it (each plays one match at a
+    time); none where they cannot."""
+    if processes <= spec.bot_concurrency:
+        return {}
+    remote = sorted({a for bot in spec.bots if (a := spec.address(bot)).startswith(REMOTE)})
+    return {address: context.BoundedSemaphore(spec.bot_concurrency) for address in remote}
 
 
 def default_workers() -> int:
@@ -121,9 +154,11 @@ class LocalExecutor:
             return
         context = multiprocessing.get_context("spawn")
         chunk = chunk_size(spec, len(matches), self.workers)
-        initargs = (spec.to_json(), self.make_player, self.cancelled)
         # No more processes than matches: each costs an interpreter's start.
-        pool = context.Pool(min(self.workers, len(matches)), initializer=_init_worker, initargs=initargs)
+        processes = min(self.workers, len(matches))
+        limits = bot_limits(context, spec, processes)
+        initargs = (spec.to_json(), self.make_player, self.cancelled, limits)
+        pool = context.Pool(processes, initializer=_init_worker, initargs=initargs)
         terminated = StopSignals()
         try:
             for line in pool.imap_unordered(_play_in_worker, matches, chunksize=chunk):

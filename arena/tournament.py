@@ -44,6 +44,9 @@ FORMATS = ("round-robin", "gauntlet")
 DEALS = ("duplicate", "fresh")
 ADDRESSES = ("grpc://", "unix:", "hosted:")
 """How a bot spec that is an address begins (a remote or hosted bot), not a built-in's name."""
+REMOTE = ("grpc://", "unix:")
+"""How a remote bot's address begins: a bot served elsewhere, whose matches at once a
+tournament's ``bot_concurrency`` bounds."""
 SPEC_FORMAT = 1
 
 _COPY = re.compile(r"^(.+)#([1-9][0-9]*)$")
@@ -391,6 +394,12 @@ def play_scheduled(
             close = getattr(player, "close", None)
             if close is not None:
                 close()
+
+
+def remote_endpoints(spec: TournamentSpec, match: MatchSpec) -> list[str]:
+    """The remote bots' addresses a match plays against, each once, sorted (the order every
+    holder of per-bot limits takes them in: no two matches each hold what the other waits for)."""
+    return sorted({address for b in match.seats if (address := spec.address(spec.bots[b])).startswith(REMOTE)})
 
 
 def seat_bot_indices(spec: TournamentSpec, record: Tallied) -> list[int]:

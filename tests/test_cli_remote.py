@@ -122,3 +122,38 @@ def test_cli_remote_errors(args, needle):
     out = arena(*args)
     assert out.returncode == 2, out.stderr
     assert needle in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
+def test_a_local_run_holds_a_remote_bot_to_its_bot_concurrency(tmp_path):
+    """Three pool processes could play three matches at once against the bot; --bot-concurrency
+    2 holds a local run to two, as it holds workers (the option was stored and ignored)."""
+    from tests.remote_helpers import misbehaving
+
+    count_file = tmp_path / "peak"
+    with bot_process(misbehaving("concurrent", "--sleep", "0.05", "--count-file", str(count_file))) as address:
+        out = arena(
+            "tournament", "--game", "rolldice", "--bots", f"{address},random,heuristic", "--repeats", "3",
+            "--option", "target=20", "--seed", "5", "--workers", "3", "--bot-concurrency", "2",
+            "--out", str(tmp_path / "run"), "--json",
+        )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["matches"] == 18
+    # The limit was reached and never exceeded.
+    assert int(count_file.read_text()) == 2, "not exactly 2 matches at once at the peak"
+
+
+def test_bot_limits_are_made_only_where_the_processes_could_exceed_them():
+    import multiprocessing
+
+    from arena.executor import bot_limits
+    from arena.tournament import TournamentSpec
+
+    context = multiprocessing.get_context("spawn")
+    spec = TournamentSpec(
+        game="rolldice", bots=("grpc://127.0.0.1:9", "unix:///tmp/b", "random"), players=2, bot_concurrency=2
+    )
+    assert bot_limits(context, spec, 2) == {}
+    limits = bot_limits(context, spec, 3)
+    assert sorted(limits) == ["grpc://127.0.0.1:9", "unix:///tmp/b"]
+    slot = limits["unix:///tmp/b"]
+    assert slot.acquire(timeout=0) and slot.acquire(timeout=0) and not slot.acquire(timeout=0)

@@ -53,6 +53,7 @@ from arena.tournament import (
     entrant_bot,
     play_scheduled,
     play_scheduled_async,
+    remote_endpoints,
 )
 from referee import aioloop
 from referee.hosted import versions as hosted_versions
@@ -92,10 +93,6 @@ def registered_keys(store: Store, spec: TournamentSpec, match: MatchSpec) -> dic
         if data is not None and data.get("endpoint_key") and data.get("endpoint") == address:
             keys[entrant] = str(data["endpoint_key"])
     return keys
-
-
-def remote_endpoints(spec: TournamentSpec, match: MatchSpec) -> list[str]:
-    return sorted({spec.address(spec.bots[b]) for b in match.seats if is_remote(spec.address(spec.bots[b]))})
 
 
 async def play_remote(

@@ -112,9 +112,7 @@ def register(commands: Any) -> None:
         "--broker", metavar="URL", help="run on Celery workers over Redis (e.g. redis://127.0.0.1:6379/0)"
     )
     parser.add_argument("--batch-size", type=int, help="matches per Celery task (default: automatic)")
-    parser.add_argument(
-        "--bot-concurrency", type=int, help="distributed: at most K matches at once per remote bot (default 4)"
-    )
+    parser.add_argument("--bot-concurrency", type=int, help="at most K matches at once per remote bot (default 4)")
     parser.add_argument("--json", action="store_true", help="print the leaderboard as JSON and nothing else")
     parser.add_argument(
         "--metrics-port",
