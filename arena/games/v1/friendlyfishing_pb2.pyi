@@ -496,13 +496,15 @@ class Detail(_message.Message):
     tile: Global___Tile.ValueType
     """the tile collected, moved, removed, taken or doubled"""
     from_space: _builtins.int
-    """move: where the boat came from (-1 = the island); slide/swap_tiles:"""
+    """move: where the boat came from (-1 = the island); slide: the tile's"""
     to_space: _builtins.int
-    """the first space
-    move: where the boat went; slide/swap_tiles: the second space
+    """space; swap_tiles: the first space; remove: the space emptied
+    move: where the boat went; slide: where the tile went; swap_tiles:
     """
     other_seat: _builtins.int
-    """swap_fish: the other player; discard: the seat losing its Lunker"""
+    """the second space; collect: the space of the Dinker collected
+    swap_fish: the other player; discard: the seat losing its Lunker
+    """
     given: Global___Tile.ValueType
     """swap_fish: the kind given; swap_tiles: the tile on the second space"""
     line: _builtins.bool

@@ -332,7 +332,11 @@ class Observation(_message.Message):
 
     @_builtins.property
     def market(self) -> _containers.RepeatedCompositeFieldContainer[Global___Camel]:
-        """the market, [0] closest to the camel deck (sets the tax)"""
+        """The market, [0] closest to the camel deck (sets the tax). While a bought camel is paid for
+        and placed (pay, rejoin) it is no longer here and its replacement is not yet revealed: the
+        market then has 4 camels, and `market_cost`/`taxed` are read off those 4 (the camel being
+        paid for costs `buying_cost`, its tax included).
+        """
 
     @_builtins.property
     def market_cost(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -459,6 +463,7 @@ class ResourceEvent(_message.Message):
     CARDS_FIELD_NUMBER: _builtins.int
     FREE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """the event's seat; 0 in table events ("reveal"): read Event.seat"""
     good: Global___Good.ValueType
     """the card (unset in the public "draw")"""
     free: _builtins.bool
@@ -495,6 +500,7 @@ class CamelEvent(_message.Message):
     COST_FIELD_NUMBER: _builtins.int
     CARAVAN_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """the event's seat; 0 in table events ("market"): read Event.seat"""
     cost: _builtins.int
     """"buy": the cost paid (number, +1 if taxed)"""
     caravan: _builtins.bool

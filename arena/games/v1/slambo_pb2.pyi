@@ -411,9 +411,11 @@ class PlayEvent(_message.Message):
     REVERSED_FIELD_NUMBER: _builtins.int
     NEXT_FIELD_NUMBER: _builtins.int
     reversed: _builtins.bool
-    """a special card: the turn order is now reversed"""
+    """a special card: the turn order flipped (two in a row restore it; the"""
     next: _builtins.int
-    """the next seat to play, -1 when the bout ended with this card"""
+    """direction now is Observation.direction)
+    the next seat to play, -1 when the bout ended with this card
+    """
     @_builtins.property
     def play(self) -> Global___Play: ...
     def __init__(
