@@ -35,16 +35,6 @@ def cards_of(letters: str) -> list[int]:
     return out
 
 
-class LowestPass(PresetChance):
-    """Preset chance whose unpreset ``"pass"`` picks move the lowest id of the letter, so the
-    examples below can name the cards that move (the engine draws that card at random)."""
-
-    def pick(self, items, label):
-        if label == "pass" and not self._picks.get(label):
-            return min(items)
-        return super().pick(items, label)
-
-
 def new(players: int = 4, hands: list[list[int]] | None = None, place=None, picks=None, seed: int = 0) -> LlamaState:
     """A match whose first deal gives hand h the cards ``hands[h]`` (8 each, in hand order)."""
     orders: dict[str, list] = {}
@@ -53,12 +43,21 @@ def new(players: int = 4, hands: list[list[int]] | None = None, place=None, pick
         orders["deck"] = [head + [c for c in CARD_IDS if c not in head]]
     if place is not None:
         orders["place"] = [place]
-    chance = LowestPass(seed, orders=orders, picks=picks or {})
+    chance = PresetChance(seed, orders=orders, picks=picks or {})
     return GAME.new_match(GAME.config(players), chance=chance)
 
 
 def apply(state: LlamaState, choices: dict[int, str]) -> None:
-    GAME.apply(state, choices)
+    """Apply the choices; ``pass:<letter>`` (a test's shorthand) passes the seat's lowest-id card
+    of that letter (the options are ``pass:<id>``; a letter the seat lacks stays an illegal id)."""
+    by_card = {}
+    for seat, choice in choices.items():
+        kind, _, what = choice.partition(":")
+        if kind == "pass" and what.isalpha():
+            held = [c for c in state.hands[seat] if LETTER[c] == what]
+            choice = f"pass:{min(held):02d}" if held else choice
+        by_card[seat] = choice
+    GAME.apply(state, by_card)
 
 
 def letters_of(cards: list[int]) -> str:
@@ -255,29 +254,34 @@ def test_pass_is_sealed_and_simultaneous():
     obs1 = GAME.observe(state, 1)
     assert obs1.seats[0].picked == 1 and obs1.pass_left == 3
     assert [c.id for c in GAME.observe(state, 0).picked] == [2]
-    # Options offer only letters still in hand.
-    with pytest.raises(IllegalChoice):
-        GAME.apply(state, {0: "pass:C", 1: "pass:B", 2: "pass:D", 3: "pass:F"})
+    # Options offer only cards still in hand: seat 0 holds no C, and not card 2 any more.
+    assert [o.id for o in next(d for d in state.pending if d.seat == 0).options] == [
+        "pass:03", "pass:04", "pass:05", "pass:06", "pass:07", "pass:08"
+    ]  # fmt: skip
+    for illegal in ("pass:C", "pass:02", "pass:11", "pass:A"):
+        with pytest.raises(IllegalChoice):
+            GAME.apply(state, {0: illegal, 1: "pass:12", 2: "pass:19", 3: "pass:26"})
 
 
-def test_the_card_of_a_passed_letter_is_drawn_at_random():
-    """Ruling 4 (version 3): seat 0 keeps 2-5 (four A) after giving goal 1 and passes "A" four
-    times; which A moves is drawn, so the receiver learns nothing of the A cards kept. Version 2
-    always moved the lowest id: receiving card 5 told seat 1 that seat 0 held no 2, 3 or 4."""
-    deck = [c for h in HANDS4 for c in h]
-    first_moved, received = set(), set()
-    for seed in range(24):
-        chance = PresetChance(seed, orders={"deck": [deck], "place": [[0, 1, 2, 3]]})
-        state = GAME.new_match(GAME.config(4), chance=chance)
+def test_a_pass_moves_the_card_chosen():
+    """Ruling 4 (version 4): "Players may choose any cards from their hand" (:128). Seat 0 keeps
+    2-5 (four A) after giving goal 1 and chooses which A goes: the card it names moves, and the
+    receiver sees that card (its goal side). Versions 2 and 3 took a letter and moved the lowest
+    id, then a random copy: the passer could not choose which goal it showed its neighbour."""
+    for chosen in (5, 3):
+        state = new(4, HANDS4, place=[0, 1, 2, 3])
         apply(state, {0: "goal:01", 1: "goal:09", 2: "goal:17", 3: "goal:25"})
-        apply(state, {0: "pass:A", 1: "pass:B", 2: "pass:D", 3: "pass:F"})
-        first_moved.add(state.picked[0][0])
+        pending = {d.seat: d for d in state.pending}
+        assert [o.id for o in pending[0].options] == [f"pass:{c:02d}" for c in state.hands[0]]
+        option = pending[0].find(f"pass:{chosen:02d}")
+        assert option is not None and option.action.card.id == chosen and option.action.letter == "A"
+        apply(state, {0: f"pass:{chosen:02d}", 1: "pass:B", 2: "pass:D", 3: "pass:F"})
+        assert state.picked[0] == [chosen]
         for step in ("CDF", "CDF", "CEG"):
             apply(state, {0: "pass:B", **{s: f"pass:{x}" for s, x in enumerate(step, 1)}})
         record = GAME.observe(state, 1).passes[0]
         assert record.source == 0 and record.received == ["A", "B", "B", "B"]
-        received.add(record.received_cards[0].id)
-    assert first_moved == received == {2, 3, 4, 5}
+        assert record.received_cards[0].id == chosen and chosen not in state.hands[0]
 
 
 HANDS2 = [list(range(1, 9)), list(range(11, 19)), list(range(21, 29)), [9, 10, 19, 20, 29, 30, 31, 32]]
@@ -336,7 +340,7 @@ def _round_two(totals: list[int], place: list[list[int]], players: int = 4) -> t
     while state.round == 1:
         apply(state, {d.seat: d.option_ids[0] for d in state.pending})
     state.totals = list(totals)
-    state.chance = LowestPass(0, orders={"place": place}, picks={"dummy_goal": [], "dummy": []})
+    state.chance = PresetChance(0, orders={"place": place}, picks={"dummy_goal": [], "dummy": []})
     goals = {s: int(state.pending[s].option_ids[0][5:]) for s in range(players)}
     apply(state, {s: f"goal:{c:02d}" for s, c in goals.items()})
     return state, goals

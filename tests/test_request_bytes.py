@@ -47,7 +47,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     # karakum 5 (2026-12-05): the same bytes as version 4 but for the version string (the match
     # has no reading version 4's search ran out on)
     "karakum": ("5", "dae1b7b6e141cf4f9ed2cac4cfdb622c", "022f893b080896152d2c6eb33de256cf"),
-    "llamallama": ("3", "7559ffeb3a7f89af33dea3aee8854a58", "2ae7cd62852fc57e627f5676ed611c46"),
+    "llamallama": ("4", "9e50c04076c2810c9d4f777eace2bb35", "14dd61f3e5a416830829da5225022098"),
     "openseason": ("4", "f01f74c5ffb53d8778e14315e2f1721f", "8f478ef5a552197f1e865d1b924c8313"),
     "opensesame": ("1", "effb8c2cf1d19c6c691cf3798ee9e40d", "06200b6e454a16cc05ba8a33e123cedf"),
     "petquartet": ("1.0", "43f66202ec9d58f3e8431df5d0e0e7fd", "b4274453a4f593d17ac70e4af13bba90"),
@@ -59,7 +59,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     # transmutation (Purse of Io, the transmute bonus)
     "seasons": ("4", "ad3cffbfbfaa6f329a3bd3b9a9a7ba43", "1ecc0bfeca36d4ddbaf9055a51ca5dc4"),
     # seerscatalog 5: a Start Seer who could not start shows as passed while the next seat starts
-    "seerscatalog": ("5", "d74ec6b2211192937c3960caacb0b443", "245661960b883ad13deabc33d8393cf4"),
+    "seerscatalog": ("6", "9de43e3bf55e56a385ca54f0d176d444", "ab33d1717352b4c959688b5584b6d7fc"),
     "skyfive": ("1.1", "eeca9662c102a5cf56397a7f7ceeb89e", "e2bc781cc3d741bef70b987e94df0736"),
     "slambo": ("1", "6ead48fd13168c84b339682fbc8400f4", "eb2cd32551c22ebf1a06c57c336a71d6"),
     "sodajerk": ("4", "108d5cd4446bd37936cf5b4d835ddc28", "ca1ac87261c59e9d737f4669679ad0c3"),

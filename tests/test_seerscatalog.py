@@ -156,6 +156,13 @@ def test_examples_6_to_9_scored_by_the_engine_at_round_end():
     assert state.round_scores == [[6], [0], [-6], [-3]]
     (end,) = [e for e in state.log.events if e.kind == "round-end"]
     assert (end.detail.round, list(end.detail.scores)) == (1, [6, 0, -6, -3])
+    # Every hand is shown (ruling 14) in the typed detail too, not only in the text.
+    assert [list(h.cards) for h in end.detail.hands] == [
+        ["Y8", "P9"],
+        [],
+        ["Y2", "P2", "Y3", "Y6", "P6", "Y10"],
+        ["T7", "T9", "W"],
+    ]
     assert state.round == 2 and [v.total for v in GAME.observe(state, 0).seats] == [6, 0, -6, -3]
 
 

@@ -43,7 +43,9 @@ class HeuristicBot(Bot):
     * Pass: one card at a time, the letter whose loss costs least against the revealed goals,
       its own goal (known even face down) and the still hidden goals (mean over unseen cards),
       plus ``feed`` x what the letter is worth to the neighbour under the revealed goals (what
-      you pass helps the player on your left).
+      you pass helps the player on your left). Of that letter's copies it gives the one whose
+      goal side an average hand wants least: the receiver learns that goal is on no display,
+      which tells it least about a goal nobody would choose.
     """
 
     game_id = "llamallama"
@@ -92,16 +94,18 @@ class HeuristicBot(Bot):
         unknown = [as_goal(c) for c in _DECK if c.id not in seen]
         counts = Counter(c.letter for c in hand)
         base = value(counts, sure, unknown, hidden)
-        best, best_cost = turn.option_ids[0], float("inf")
+        best, best_cost = turn.option_ids[0], (float("inf"), 0)
+        costs: dict[str, float] = {}  # per letter: every copy costs the same
         for option in turn.options:
             action = option.action
             assert isinstance(action, pb.Action)
-            x = action.letter
-            counts[x] -= 1
-            loss = base - value(counts, sure, unknown, hidden)
-            counts[x] += 1
-            gift = sum(g[1] for g in sure if g[0] == x)
-            cost = loss + self.feed * gift
+            x = action.card.letter
+            if x not in costs:
+                counts[x] -= 1
+                loss = base - value(counts, sure, unknown, hidden)
+                counts[x] += 1
+                costs[x] = loss + self.feed * sum(g[1] for g in sure if g[0] == x)
+            cost = (costs[x], goal_points(_TYPICAL, as_goal(action.card)))
             if cost < best_cost:
                 best, best_cost = option.id, cost
         return best

@@ -33,11 +33,12 @@ Rulings (``shared/rules/NOTES.md`` §4.10 unless stated):
    number of disjoint copies of the combination (min over its letters of ⌊copies/needed⌋). A card
    counts for every rule at once; equal goal cards score independently.
 3. **Hand size** (NOTES 2): 8 dealt, 1 given as the goal, 7 kept; passing keeps 7.
-4. **Passing** (NOTES 4, 6): a pass of N cards is N sealed simultaneous single picks: each seat
-   sets aside one card at a time, by letter (``pass:<letter>``: the goal side of a card no
-   longer matters this round). Which card of that letter moves is drawn at random among the
-   hand's cards of the letter (version 3; version 2 moved the lowest id, which told the
-   receiver that the passer kept no lower-id card of the letter). When the N picks are
+4. **Passing** (NOTES 4, 6; "Players may choose any cards from their hand" :128): a pass of N
+   cards is N sealed simultaneous single picks: each seat sets aside one card at a time, by
+   card (``pass:<id>``). Copies of a letter score alike, but their goal sides differ, and the
+   receiver learns that the goal on the card it got is on no display: which copy to give is
+   the passer's choice (version 4; versions 2 and 3 offered letters and moved the lowest id,
+   then a random copy). When the N picks are
    done the cards move together: first every player's cards go to its left neighbour or into
    the dummy there, then each dummy (in hand order) is drawn from by the player on its left.
 5. **Dummy goals and who gave which goal** [:59-83, :244-262, :302-306]: dummy goals are drawn
@@ -80,16 +81,14 @@ hands 0..players−1 are the seats', the rest the dummies'), after the goal choi
 ``"dummy_goal"`` (per dummy in hand order, a pick of one of its cards), ``"place"`` (round 1: a
 shuffle of the hand ids 0–3, seats being 0..players−1 and dummies the rest: display d gets the
 goal of hand order[d]; later rounds a shuffle per group of tied seats, best first, then of the
-two dummy ids at 2 players), then at each single pick of a pass ``"pass"`` (per seat in seat
-order, only when its hand holds more than one card of the letter chosen: a pick of one of them,
-in id order), and when a pass with a dummy is complete ``"draw"`` (per dummy in hand order, N
+two dummy ids at 2 players), and when a pass with a dummy is complete ``"draw"`` (per dummy in hand order, N
 successive picks of a card id from its sorted hand). ``sample_world`` draws ``"world"``
 (the world's seed) and then its re-deal (``"world_place"`` per group of displays shuffled face
 down, best first: round 1 one group, later rounds one per group of tied seats, none without a
 tie; then ``"world_deal"``); ``world_from_observation`` draws ``"world"``, then the unknown
 goal owners of each group (``"world_place"``), then the same re-deal.
 
-Decision kinds: ``"goal"`` (``goal:<id>``, two digits) and ``"pass"`` (``pass:<letter>``).
+Decision kinds: ``"goal"`` (``goal:<id>``, two digits) and ``"pass"`` (``pass:<id>``, two digits).
 """
 
 from __future__ import annotations
@@ -163,13 +162,6 @@ def goal_points(counts: Mapping[str, int], goal: int) -> int:
 def hand_score(letters: Iterable[str], goals: Iterable[int]) -> int:
     counts = letter_counts(letters)
     return sum(goal_points(counts, g) for g in goals)
-
-
-def pass_card(cards: Sequence[int], chance: Chance) -> int:
-    """The card of the chosen letter that moves (ruling 4): drawn at random among the hand's
-    cards of that letter, so the card received tells nothing about the ones kept (a fixed
-    choice, such as the lowest id, told the receiver which of them the passer still held)."""
-    return cards[0] if len(cards) == 1 else chance.pick(cards, "pass")
 
 
 def pass_counts(players: int) -> tuple[int, ...]:
@@ -270,8 +262,12 @@ _GOAL_OPTION = {
     cid: Option(f"goal:{cid:02d}", f"give {card_name(cid)} as your goal", pb.Action(goal=_PB_CARD[cid]))
     for cid in CARD_IDS
 }
-_PASS_OPTION = {x: Option(f"pass:{x}", f"pass a card {x}", pb.Action(letter=x)) for x in LETTERS}
+_PASS_OPTION = {
+    cid: Option(f"pass:{cid:02d}", f"pass {card_name(cid)}", pb.Action(letter=LETTER[cid], card=_PB_CARD[cid]))
+    for cid in CARD_IDS
+}
 _CARD_OF_GOAL = {o.id: cid for cid, o in _GOAL_OPTION.items()}
+_CARD_OF_PASS = {o.id: cid for cid, o in _PASS_OPTION.items()}
 
 
 # --------------------------------------------------------------------------------------------
@@ -315,8 +311,8 @@ class LlamaLlama(Game[LlamaState]):
         name="Llama Llama",
         min_players=2,
         max_players=4,
-        # 3: the card of a passed letter is drawn at random (ruling 4; 2 moved the lowest id)
-        version="3",
+        # 4: a pass picks a card, not a letter (ruling 4; 3 moved a random copy, 2 the lowest id)
+        version="4",
         simultaneous=True,
         hidden_information=True,
         summary="Give a secret goal card, watch the 4 goals turn up one by one while passing 4-3-2-1 "
@@ -341,8 +337,7 @@ class LlamaLlama(Game[LlamaState]):
         if state.phase == "pass":
             out = []
             for s in range(state.players):
-                letters = sorted({LETTER[c] for c in state.hands[s]})
-                out.append(Decision(s, "pass", tuple(_PASS_OPTION[x] for x in letters)))
+                out.append(Decision(s, "pass", tuple(_PASS_OPTION[c] for c in state.hands[s])))
             return tuple(out)
         return ()
 
@@ -357,10 +352,8 @@ class LlamaLlama(Game[LlamaState]):
             self._reveal(state)
             return
         for s in range(state.players):
-            x = chosen[s].action.letter  # type: ignore[attr-defined]
-            hand = state.hands[s]
-            cid = pass_card([c for c in hand if LETTER[c] == x], state.chance)
-            hand.remove(cid)
+            cid = _CARD_OF_PASS[chosen[s].id]
+            state.hands[s].remove(cid)
             state.picked[s].append(cid)
         if len(state.picked[0]) == state.pass_size:
             self._move_cards(state)

@@ -189,7 +189,8 @@ class SeersCatalog(Game[SeersState]):
         name="Seers Catalog",
         min_players=2,
         max_players=5,
-        version="5",  # 5: the observation shows a Start Seer who could not start as passed
+        # 6: the round-end event's detail carries every hand (`hands`), which only its text did
+        version="6",  # 5: the observation shows a Start Seer who could not start as passed
         hidden_information=True,
         summary="Climb with Singles, Sets and Runs to shed your hand; keep few, high cards for the "
         "Bonus; 15 Artifacts bend the melds.",
@@ -463,7 +464,7 @@ class SeersCatalog(Game[SeersState]):
             CHANCE_SEAT,
             "round-end",
             f"round {state.round} ends ({why}): {text}",
-            pb.Detail(round=state.round, scores=scores),
+            pb.Detail(round=state.round, scores=scores, hands=[pb.Hand(cards=tokens(hand)) for hand in state.hands]),
         )
         if state.round >= ROUNDS:
             state.over = True

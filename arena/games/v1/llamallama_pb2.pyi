@@ -10,8 +10,9 @@ Decision kinds: "goal", "pass".
 Event kinds: "round", "deal", "goal", "place", "reveal", "pass", "score", "end".
 
 Option ids of "goal": "goal:<id>" (id 1-32 of a card in your hand, e.g. "goal:07"; two
-digits). Option ids of "pass": "pass:<letter>" (one card of that letter from your hand; which
-copy does not matter, the passing phase only counts letters), e.g. "pass:A". Passing N cards
+digits). Option ids of "pass": "pass:<id>" (that card of your hand, two digits), e.g. "pass:07".
+Copies of a letter score alike, but the receiver sees the card's id and goal side, and so
+learns that this goal is on no display: which copy you give is yours to choose. Passing N cards
 is N sealed simultaneous "pass" decisions: each seat picks one card at a time and the cards
 move when all N are picked.
 """
@@ -394,21 +395,27 @@ class Action(_message.Message):
 
     GOAL_FIELD_NUMBER: _builtins.int
     LETTER_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
     letter: _builtins.str
-    """"pass": the letter of the card set aside to pass"""
+    """"pass": the letter of the card set aside to pass (the letter of `card`)"""
     @_builtins.property
     def goal(self) -> Global___Card:
         """"goal": the card given as a goal"""
+
+    @_builtins.property
+    def card(self) -> Global___Card:
+        """"pass": the card set aside to pass"""
 
     def __init__(
         self,
         *,
         goal: Global___Card | None = ...,
         letter: _builtins.str = ...,
+        card: Global___Card | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["goal", b"goal"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "goal", b"goal"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["goal", b"goal", "letter", b"letter"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "goal", b"goal", "letter", b"letter"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

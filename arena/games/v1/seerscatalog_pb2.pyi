@@ -331,6 +331,7 @@ class Detail(_message.Message):
     ROUND_FIELD_NUMBER: _builtins.int
     SCORES_FIELD_NUMBER: _builtins.int
     LEADER_FIELD_NUMBER: _builtins.int
+    HANDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """the acting seat"""
     forced: _builtins.bool
@@ -356,6 +357,10 @@ class Detail(_message.Message):
     def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """round-end: this round's scores per seat; game-end: totals"""
 
+    @_builtins.property
+    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___Hand]:
+        """round-end: every seat's remaining hand, by seat (shown, as at the table)"""
+
     def __init__(
         self,
         *,
@@ -366,11 +371,34 @@ class Detail(_message.Message):
         round: _builtins.int = ...,
         scores: _abc.Iterable[_builtins.int] | None = ...,
         leader: _builtins.int = ...,
+        hands: _abc.Iterable[Global___Hand] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["meld", b"meld"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "forced", b"forced", "leader", b"leader", "meld", b"meld", "round", b"round", "scores", b"scores", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "forced", b"forced", "hands", b"hands", "leader", b"leader", "meld", b"meld", "round", b"round", "scores", b"scores", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Detail: _TypeAlias = Detail  # noqa: Y015
+
+@_typing.final
+class Hand(_message.Message):
+    """A seat's cards, as `Detail.cards` names them."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Hand: _TypeAlias = Hand  # noqa: Y015

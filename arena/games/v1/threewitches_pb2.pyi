@@ -400,7 +400,9 @@ class Observation(_message.Message):
     waiting: _builtins.bool
     """the first Lesser Witch passed and plays after its partner"""
     turn: _builtins.int
-    """the seat deciding now (during a sealed step: the lowest of them)"""
+    """discard and the plays revealed this round (cards you passed are here)
+    the seat deciding now (during a sealed step: the lowest of them)
+    """
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatView]:
         """per seat"""
@@ -437,7 +439,7 @@ class Observation(_message.Message):
 
     @_builtins.property
     def unseen(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
-        """cards you have not seen this round (others' hands, discards, hidden plays)"""
+        """cards whose place you do not know for certain: all but your hand, your"""
 
     @_builtins.property
     def secret_return(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
