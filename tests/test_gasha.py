@@ -424,6 +424,22 @@ def test_one_more_turn_in_the_final_turns_is_allowed():
     assert state.turn_seat == 1
     act(state, "draw:0", "draw:0")
     assert not state.pending
+    # That One More Turn is the triggering seat's own (ruling 9: it gets no final turn); seat 1's
+    # is the final one (version 5: the flag said final for both).
+    turns = [e.detail for e in state.log.events if e.kind == "turn"][-2:]
+    assert [(t.seat, t.extra, t.final) for t in turns] == [(0, True, False), (1, False, True)]
+
+
+def test_a_one_more_turn_within_a_final_turn_is_final():
+    # Ruling 8: a final turn's One More Turn belongs to it.
+    state = position(players=3, hands={0: [card(GIRL), card(KIT)]}, display=[6, 4, 8, 12], rewards={0: [2]})
+    state.trigger, state.final_turns = pb.LAST_TOKEN, [1, 2]
+    state.turn_seat, state.extra_turns = 2, 0
+    GAME._start_turn(state, 1, extra=False)
+    state.final_turns.remove(1)
+    GAME._start_turn(state, 1, extra=True)
+    turns = [e.detail for e in state.log.events if e.kind == "turn"][-2:]
+    assert [(t.seat, t.extra, t.final) for t in turns] == [(1, False, True), (1, True, True)]
 
 
 def test_a_player_with_no_possible_action_passes():

@@ -675,6 +675,121 @@ def test_no_event_names_a_card_another_seat_peeks_or_draws():
                 assert event.to == frozenset({event.seat})
 
 
+def test_another_seats_face_down_card_is_named_as_the_public_events_tell():
+    # Ruling 3: the two hand cards came from the face-up inn (public `take` events), the other one
+    # went atop the stock (public `stock` event), so every seat knows the face-down card.
+    state = new(2, 6)
+    rng = Chance(6)
+    while not any(i.startswith("down:") for i in state.pending[0].option_ids):
+        GAME.apply(state, {d.seat: rng.pick(d.options, "x").id for d in state.pending})
+    (decision,) = state.pending
+    assert (decision.seat, state.hand) == (0, [C("gnome-tattoo"), C("gnome-crown")])
+    turn = max(k for k, e in enumerate(state.log.events) if e.kind == "turn")
+    play(state, "down:gnome-crown@1")
+    told = [
+        (e.kind, e.detail.card)
+        for e in state.log.events[turn:]
+        if e.visible_to(1) and e.kind in ("take", "place", "stock") and e.seat == 0
+    ]
+    assert told == [("take", "gnome-tattoo"), ("take", "gnome-crown"), ("place", ""), ("stock", "gnome-tattoo")]
+    for viewer in (0, 1, SPECTATOR):
+        space = GAME.observe(state, viewer).seats[0].wall[0]
+        assert (space.filled, space.face_down, space.card) == (True, True, "gnome-crown")
+    assert state.wall[0][0] == C("gnome-crown") and state.down[0][0]
+    seen = GAME.observe(state, 1)
+    assert Counter(seen.unseen) == Counter(NAMES[c] for c in state.deck)  # the deck only: the wall card is seen
+    assert named(seen) == Counter(NAMES[c] for c in DECK)  # every card accounted for exactly once
+    for seed in range(3):
+        assert wfo(state, 1, seed).wall[0][0] == C("gnome-crown")
+
+
+def named(obs) -> Counter:
+    """Every card an observation names, plus its ``unseen`` cards."""
+    cards = Counter(obs.unseen) + Counter(obs.inn) + Counter(obs.hand) + Counter(obs.peeked)
+    cards += Counter(obs.raided) + Counter(obs.removed) + Counter(g for g in obs.gifts if g)
+    cards += Counter(c for c in obs.known_deck if c) + Counter([obs.ask_card] if obs.ask_card else [])
+    cards += Counter(t.split(":")[1] for t in obs.tasks if t.startswith("stock:") and t.split(":")[1])
+    for v in obs.seats:
+        cards += Counter(v.stock) + Counter(v.accolades) + Counter(x.card for x in v.wall if x.card)
+        cards += Counter([v.kept] if v.kept else [])
+    return cards
+
+
+class PublicHands:
+    """What one seat can work out from the events it receives: the active hand (the kept card
+    and the cards taken) and so each face-down wall card (the hand card not stocked)."""
+
+    def __init__(self, players: int, viewer: int) -> None:
+        self.viewer = viewer
+        self.kept = [""] * players
+        self.hand: list[str] = []
+        self.waiting: tuple[int, int] | None = None  # a face-down placement awaiting its stock event
+        self.down: dict[tuple[int, int], str] = {}
+        self.from_kept = False  # the hand holds a card kept last turn
+        self.placed = self.placed_with_kept = 0  # face-down placements read
+
+    def read(self, events) -> None:
+        for e in events:
+            if not e.visible_to(self.viewer):
+                continue
+            d = e.detail
+            if e.kind == "turn":
+                self.hand = [self.kept[d.seat]] if self.kept[d.seat] else []
+                self.from_kept = bool(self.kept[d.seat])
+                self.kept[d.seat] = ""
+            elif e.kind == "take":
+                self.hand.append(d.card)
+            elif e.kind == "keep":
+                self.kept[d.seat] = d.card
+            elif e.kind == "place" and not d.face_down:
+                self.hand.remove(d.card)
+            elif e.kind == "place":
+                self.placed += 1
+                self.placed_with_kept += self.from_kept
+                if len(self.hand) == 1:
+                    self.down[d.seat, d.space] = self.hand[0]
+                else:
+                    self.waiting = (d.seat, d.space)
+            elif e.kind == "stock" and self.waiting is not None:
+                rest = list(self.hand)
+                rest.remove(d.card)
+                (self.down[self.waiting],) = rest
+                self.waiting = None
+
+
+def test_every_face_down_card_is_named_to_every_seat_as_its_events_tell():
+    # Random playouts over every configuration: each face-down card (of a hand taken this turn,
+    # or holding a card kept last turn) is named in every seat's observation, and it is the card
+    # that seat's own events tell; every observation accounts for all 180 cards.
+    full = Counter(NAMES[c] for c in DECK)
+    placed = with_kept = 0
+    for seed in range(48):
+        players, options = CONFIGS[seed % len(CONFIGS)]
+        state = GAME.new_match(GAME.config(players, options), seed)
+        rng = Chance(seed ^ 0xD0)
+        readers = [PublicHands(players, v) for v in range(players)]
+        done = 0
+        while state.pending:
+            GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+            new_events, done = state.log.events[done:], len(state.log.events)
+            for viewer, reader in enumerate(readers):
+                reader.read(new_events)
+                seen = GAME.observe(state, viewer)
+                for s in range(players):
+                    for i, c in enumerate(state.wall[s]):
+                        if c != EMPTY and state.down[s][i]:
+                            assert seen.seats[s].wall[i].face_down
+                            assert seen.seats[s].wall[i].card == reader.down[s, i + 1] == NAMES[c]
+                missing, extra = full - named(seen), named(seen) - full
+                assert not missing
+                # a returned accolade card seen elsewhere in every copy is counted twice (ruling 17)
+                assert sum(extra.values()) <= sum(v.returned for v in seen.seats)
+        assert len({r.placed for r in readers}) == 1
+        placed += readers[0].placed
+        with_kept += readers[0].placed_with_kept
+    assert (placed, with_kept) == (29, 7)
+
+
 # --------------------------------------------------------------------------------------------
 # sample_world
 
@@ -782,16 +897,31 @@ def test_the_observation_names_the_pending_decision_and_the_rest_of_the_turn():
     assert abs(hidden[True] - 300 * p) < 4 * (300 * p * (1 - p)) ** 0.5
 
 
-def test_world_from_observation_deals_face_down_cards_from_what_is_unaccounted_for():
+def test_world_from_observation_keeps_the_face_down_cards_it_is_told():
+    # Ruling 3: another seat's face-down card is named in the observation, so a world from the
+    # observation holds it where it lies (version 4 dealt it from the unaccounted-for cards).
     state = new(2, 26)
-    set_wall(state, 0, {3: "elf-crown", 7: "dwarf-dagger"}, down=(7,))
-    at_place(state, 1, ["elf-tattoo", "barbarian-crown"], turn=2)
+    set_wall(state, 0, {3: "elf-crown", 7: "dwarf-dagger", 9: "dwarf-dagger"}, down=(7,))
+    set_wall(state, 1, {2: "mage-tattoo", 5: "gnome-crown"}, down=(2, 5))
+    at_place(state, 1, ["elf-tattoo", "barbarian-crown"], turn=3)
     conserve(state)
-    assert GAME.observe(state, 1).seats[0].wall[6].card == ""
-    for seed in range(5):
-        world = wfo(state, 1, seed)
-        assert world.wall[0][6] == C("dwarf-dagger") and world.down[0][6]  # the one card not accounted for
-        assert world.hand == state.hand and Counter(world.deck) == Counter(state.deck)
+    seen = GAME.observe(state, 1).seats[0].wall
+    assert (seen[6].card, seen[6].face_down, seen[8].card, seen[8].face_down) == (
+        "dwarf-dagger",
+        True,
+        "dwarf-dagger",
+        False,
+    )
+    assert [(x.card, x.face_down) for x in GAME.observe(state, 0).seats[1].wall if x.filled] == [
+        ("mage-tattoo", True),
+        ("gnome-crown", True),
+    ]
+    for viewer in (0, 1):
+        for seed in range(5):
+            world = wfo(state, viewer, seed)
+            assert world.wall == state.wall and world.down == state.down
+            assert world.hand == state.hand and Counter(world.deck) == Counter(state.deck)
+            assert GAME.sample_world(state, viewer, Chance(seed)).wall == state.wall
     # the deck is dealt again uniformly: the top card's people follows the unseen cards
     unseen = Counter(c // 5 for c in state.deck)
     samples = 3000

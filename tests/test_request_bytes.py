@@ -41,14 +41,14 @@ PINNED: dict[str, tuple[str, str, str]] = {
     # held which toy); the reshuffled discard pile, and so the games, change. gasha 4: the payer
     # chooses the backs it spends (pay:<toy><n>@<back>+...; a forced held-longest card told the
     # toy of a kept one): options, and so games, change.
-    "gasha": ("4", "9f53f6374bb1f4745b6bb72bc2982d48", "385583f1bbbd061e23043b6254c8110d"),
+    "gasha": ("5", "3547976ddb11600595f6c6d0c712589f", "f277950e25af32f40bac15cc79d98712"),
     "getbit": ("1.0", "9bb5f38f70b58e58df7ca8c71f8302d5", "f9570273a0d9d73a28f545f68ed8fd7f"),
     "goldengoal": ("2.0", "ccf878c0ec33900dbf5d224210583169", "f4afcb2ff39b9229343814bd3261239a"),
     # karakum 5 (2026-12-05): the same bytes as version 4 but for the version string (the match
     # has no reading version 4's search ran out on)
     "karakum": ("5", "dae1b7b6e141cf4f9ed2cac4cfdb622c", "022f893b080896152d2c6eb33de256cf"),
     "llamallama": ("4", "9e50c04076c2810c9d4f777eace2bb35", "14dd61f3e5a416830829da5225022098"),
-    "openseason": ("4", "f01f74c5ffb53d8778e14315e2f1721f", "8f478ef5a552197f1e865d1b924c8313"),
+    "openseason": ("5", "22da43326319748ef709100210fa2941", "8a29fd08c364642802ef3b6220f8f429"),
     "opensesame": ("1", "effb8c2cf1d19c6c691cf3798ee9e40d", "06200b6e454a16cc05ba8a33e123cedf"),
     "petquartet": ("1.0", "43f66202ec9d58f3e8431df5d0e0e7fd", "b4274453a4f593d17ac70e4af13bba90"),
     "prey": ("1", "33e8794db5416f753aa95b4811ded2b8", "6631e5a39fbf0518b1d657d094017d87"),

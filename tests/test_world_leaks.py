@@ -54,7 +54,6 @@ ALLOWED: dict[str, dict[str, str]] = {
     "openseason": {
         "rewarded": "read only when a card is placed; a completed row's reward follows from public turns",
         "removed": "only the order differs: shown sorted, never read in order",
-        "wall": "others' face-down wall cards the observation does not carry (documented: inferred)",
     },
     "opensesame": {
         "collections": "only the order differs: read as a set and as counts",

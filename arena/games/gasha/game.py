@@ -555,7 +555,8 @@ class Gasha(Game[GashaState]):
         name="Gasha",
         min_players=2,
         max_players=6,
-        version="4",
+        # 5: the turn event's `final` is never the triggering seat's own One More Turn (ruling 9)
+        version="5",
         options=(
             OptionSpec(
                 "tokens",
@@ -901,7 +902,9 @@ class Gasha(Game[GashaState]):
     def _start_turn(self, state: GashaState, seat: int, extra: bool) -> None:
         state.turn_seat = seat
         state.phase = pb.PHASE_TURN
-        final = state.trigger != pb.TRIGGER_UNSPECIFIED
+        # A final turn is another seat's (ruling 9): the triggering seat's One More Turn, taken
+        # before any final turn has begun, is still its own turn, not a final one.
+        final = state.trigger != pb.TRIGGER_UNSPECIFIED and (not extra or len(state.final_turns) < state.players - 1)
         skipped = not self._draw_options(state) and not self._claimable(state, seat)
         what = "passes (no card to draw, no reward to pay for)" if skipped else "begins a turn"
         how = " (One More Turn)" if extra else " (final turn)" if final else ""

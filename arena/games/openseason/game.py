@@ -49,9 +49,18 @@ Rulings (NOTES §4.11 where it has one):
    whole stock is public, not only its top. The hand is public (taken from the face-up inn).
    Hidden: the deck's order, the cards a player peeks or draws (peek, draw4, share), the cards
    put back on the deck (known to the one who put them), which accolade card a swap put back
-   (ruling 17), the Bonus faces while they are being chosen. A face-down wall card is shown face down
-   to the others, but its identity follows from the public ``take`` and ``stock`` events, so
-   worlds keep it.
+   (ruling 17), the Bonus faces while they are being chosen. A face-down wall card is public
+   too, and named in ``WallSpace.card`` to every seat (``face_down`` set): it is never a secret
+   card. The one way a card goes face down is the placement (ruling 4), and the hand it comes
+   from is public: the cards taken this turn (public ``take`` events, from the face-up inn) and
+   a card kept last turn (public ``keep`` event, also from the inn; peek, draw4, share, raid,
+   swap and a steal's reply put cards on a stock, never in the hand or ``kept``). The other
+   hand card then goes atop the stock (public ``stock`` event), so the face-down one is the
+   rest. Nothing turns a wall card face down later: replace puts its card face up and names
+   the card it takes off; move, thief and Wild move tokens, never cards. The ``place`` event
+   itself still says only "a card face down". (Version 5: before it, the observation left the
+   card out for the others and worlds from it dealt those spaces from the cards it left
+   unaccounted for.)
 4. **Placement** (NOTES 2): face down only when neither hand card has a legal face-up space;
    then either card on any empty space. Face-down cards have no people and no attribute.
 5. **Actions** (NOTES 3): mandatory, each at most once a turn, a chain follows the card just
@@ -598,7 +607,7 @@ class OpenSeason(Game[SeasonState]):
         name="Open Season",
         min_players=2,
         max_players=4,
-        version="4",
+        version="5",
         options=(
             OptionSpec("side", "horn", "player-board side: horn (11 rounds) or shield (9 rounds)", ("horn", "shield")),
             OptionSpec("expert", False, "Expert mode: secret Bonus tiles above the columns"),
@@ -1578,14 +1587,13 @@ class OpenSeason(Game[SeasonState]):
             for i, c in enumerate(state.wall[s]):
                 filled = c != EMPTY
                 down = state.down[s][i]
-                shown = filled and (not down or spectator or viewer == s)
                 w = state.wild_on[s][i]
                 wall.append(
                     pb.WallSpace(
                         id=i + 1,
                         filled=filled,
                         face_down=down,
-                        card=card_name(c) if shown else "",
+                        card=card_name(c) if filled else "",  # face down too: public (ruling 3)
                         trophies=state.trophies_on[s][i],
                         wild=ATTRS[w] if w >= 0 else "",
                     )
@@ -1692,11 +1700,10 @@ class OpenSeason(Game[SeasonState]):
     def world_from_observation(
         self, config: MatchConfig, seat: int, observation: Message, chance: Chance
     ) -> SeasonState:
-        """From the observation alone (``worlds.py``): the public state, the hand, stocks and
-        accolades (perfect memory, ruling 3) and the seat's own deck knowledge are kept; the
-        deck, others' peeks and face-down wall cards, others' Bonus faces being chosen and
-        which accolade card another seat put back by swap are drawn. The others' face-down
-        cards are less informed than ``sample_world``'s."""
+        """From the observation alone (``worlds.py``): the public state, the hand, the walls
+        (face-down cards included, ruling 3), stocks and accolades (perfect memory) and the seat's
+        own deck knowledge are kept; the deck, others' peeks, others' Bonus faces being chosen and
+        which accolade card another seat put back by swap are drawn."""
         from arena.games.openseason.worlds import world_from_observation
 
         assert isinstance(observation, pb.Observation)
@@ -1705,7 +1712,8 @@ class OpenSeason(Game[SeasonState]):
 
 def unseen_cards(state: SeasonState, viewer: int) -> list[int]:
     """The cards ``viewer`` has not seen placed anywhere: the deck (but the cards it knows on
-    top) and the cards another seat is looking at (or has set aside for a share)."""
+    top) and the cards another seat is looking at (or has set aside for a share, or kept from a
+    draw4 and not yet landed). Every wall card, face down or not, is seen (ruling 3)."""
     mine = state.known[viewer]
     out = [c for i, c in enumerate(state.deck) if i not in mine]
     if viewer != state.active:

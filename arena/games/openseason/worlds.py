@@ -5,8 +5,9 @@ Hidden from a seat (ruling 3 of :mod:`arena.games.openseason.game`): the order o
 cards another seat is looking at (a peek, draw4 or share in progress, with the cards a share
 has set aside for its recipients), during the Expert
 set-up, the Bonus faces the others chose so far, and which accolade card another seat put back
-on the deck face down with the swap face (ruling 17). Everything else (stocks, accolades, walls,
-the inn, the hand, tokens) is public or deducible from the public log and is kept.
+on the deck face down with the swap face (ruling 17). Everything else (stocks, accolades, walls
+with their face-down cards, the inn, the hand, tokens) is public or deducible from the public log
+and is kept.
 
 A swapped accolade card: the seat knows that one card of the swapper's remembered accolades went
 back. The world re-draws it uniformly among those cards, keeps the rest in the accolades, and
@@ -21,10 +22,11 @@ uniformly into those places with ``Chance.deal``; another seat's deck knowledge 
 at the cards the world puts there. Partial Bonus-face choices are re-drawn uniformly over the
 legal ones (distinct tiles, one face each, Horn-only faces excluded on the Shield).
 
-``world_from_observation`` builds the same from the observation alone; it is less informed in
-two ways: the others' face-down wall cards (deducible from the log, ruling 3, but shown face
-down) are the cards the observation leaves unaccounted for, shuffled among those spaces; and the
-other seats' knowledge of the deck's top (cards they put back) is dropped.
+``world_from_observation`` builds the same from the observation alone, which names every card
+but the unseen ones (face-down wall cards included, ruling 3), so it is as informed as
+``sample_world`` about the cards; it drops only the other seats' knowledge of the deck's top
+(cards they put back), which the seat does not have. A returned accolade card seen elsewhere in
+every copy shows as one card too many in the observation's count: it is the one that went back.
 """
 
 from __future__ import annotations
@@ -179,22 +181,6 @@ def _draw_faces(world: SeasonState, viewer: int, k: int, chance: Chance) -> None
         world.faces[seat] = faces + [""] * (4 - k)
 
 
-def _clipped(holders: dict[int, list[int]], base: Counter, rest: Counter, need: int, chance: Chance) -> Counter:
-    """From an observation: the returned cards the ``unseen`` field could not count down (every
-    copy seen elsewhere), ``need`` of them: cards a swapper holds, none left unseen, covering
-    what ``rest`` (the face-down wall cards less these) lacks; uniformly over the choices."""
-    if need <= 0 or not holders:
-        return Counter()
-    short = Counter({c: -k for c, k in rest.items() if k < 0})
-    ways = set()
-    for seats in itertools.combinations(sorted(holders), need):
-        for cards in itertools.product(*(sorted({c for c in holders[s] if not base[c]}) for s in seats)):
-            got = Counter(cards)
-            if all(got[c] >= k for c, k in short.items()):
-                ways.add(tuple(sorted(cards)))
-    return Counter(chance.pick(sorted(ways), "world"))
-
-
 def _cards(names: object) -> list[int]:
     from arena.games.openseason.game import CARD_OF
 
@@ -293,14 +279,15 @@ def world_from_observation(
     shown.update(int(t[1]) for t in w.tasks if t[0] == "stock")  # type: ignore[call-overload]
     shown.update([card])
     del shown[EMPTY]
-    rest = Counter(DECK)
-    rest.subtract(shown)
-    down = [(s, i) for s in range(n) for i, x in enumerate(seats[s].wall) if x.face_down and not x.card]
-    # rest = the others' face-down wall cards less the returned cards seen elsewhere in every copy
-    clipped = _clipped(holders, base, rest, len(down) - sum(rest.values()), chance)
-    rest.update(clipped)
-    for (s, i), c in zip(down, chance.shuffled(sorted(rest.elements()), "world"), strict=True):
-        w.wall[s][i] = c
+    # Every card is named once (face-down wall cards too, ruling 3), but a returned accolade card
+    # seen elsewhere in every copy: `unseen` could not count it down (none of it is left there),
+    # so it shows once too often, in a swapper's remembered accolades.
+    extra = shown - Counter(DECK)
+    clipped: Counter[int] = Counter()
+    for c, k in extra.items():
+        if not base[c]:
+            clipped[c] = min(k, sum(c in held for held in holders.values()))
+    clipped = +clipped
     top = _swap_window(w, viewer, places, holders)
     chosen = _redraw_returned(holders, clipped, {w.active} if top >= 0 else set(), chance)
     unseen = _apply_returned(w, holders, chosen, base)

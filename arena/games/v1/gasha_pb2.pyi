@@ -779,9 +779,11 @@ class TurnEvent(_message.Message):
     extra: _builtins.bool
     """a One More Turn"""
     final: _builtins.bool
-    """a final turn (the end was triggered)"""
+    """one of the final turns the other seats get once the end is triggered"""
     skipped: _builtins.bool
-    """the seat could neither draw nor claim: the turn passes"""
+    """(their One More Turns too); never the triggering seat's own turn
+    the seat could neither draw nor claim: the turn passes
+    """
     def __init__(
         self,
         *,

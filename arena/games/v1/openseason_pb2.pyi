@@ -262,7 +262,10 @@ class WallSpace(_message.Message):
     filled: _builtins.bool
     face_down: _builtins.bool
     card: _builtins.str
-    """the card (face down: only to its owner)"""
+    """The card, to every seat even face down (`face_down` set): a face-down card is public, the
+    hand card left after the other went atop the stock (the hand is taken from the face-up inn
+    or kept from it: public `take`/`keep` and `stock` events; ruling 3). "" when empty.
+    """
     trophies: _builtins.int
     """Trophy tokens on it (Horn)"""
     wild: _builtins.str
@@ -396,7 +399,7 @@ Global___SeatView: _TypeAlias = SeatView  # noqa: Y015
 class Observation(_message.Message):
     """What a seat sees. Hidden: the deck's order (except the cards you put back on top after a
     peek), the cards another player peeks or draws, the others' Bonus faces while being chosen,
-    other players' face-down wall cards, which accolade card another player put back (swap).
+    which accolade card another player put back (swap). Face-down wall cards are named (ruling 3).
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -510,7 +513,8 @@ class Observation(_message.Message):
 
     @_builtins.property
     def unseen(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The cards you have not seen placed anywhere (the deck and others' peeks), sorted; less, card
+        """The cards you have not seen placed anywhere (the deck and others' peeks; every wall card,
+        face down too, is named in its WallSpace), sorted; less, card
         by card (never below zero), each accolade card another seat put back face down (it is still
         counted in that seat's `accolades`, seat view `returned`).
         """
@@ -655,7 +659,7 @@ class Detail(_message.Message):
       faces: faces (every seat's four, seat by seat); turn: seat, round; inn: cards (revealed
       from the deck); accolades: seat, count (stock moved into accolades; at the game end, for a
       seat that put an accolade card back by swap, its accolades revealed: count, cards); take: seat, card;
-      place: seat, space, card (unset when face down), face_down; effect: seat, space, text (what
+      place: seat, space, card (unset when face down: the seat views name it), face_down; effect: seat, space, text (what
       was gained); stock: seat, card (atop the stock, visible); action: seat, text (the action
       triggered); steal: seat, target, card, from_accolades; reply: seat (the robbed), card
       (unset: passed), from_deck; peek: seat, cards (private: the peeker only); keep: seat, card;
