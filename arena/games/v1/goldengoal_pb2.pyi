@@ -327,9 +327,11 @@ class Observation(_message.Message):
     """the seat deciding now"""
     ball_placed: _builtins.bool
     die: _builtins.int
-    """this turn's roll (the Kickoff/restart distance during those)"""
+    """this turn's roll (during a restart, its kick's distance; 0 during"""
     pips: _builtins.int
-    """pips left to spend (a kick's free first space not included)"""
+    """the Kickoff, whose distance is `exact`)
+    pips left to spend (a kick's free first space not included)
+    """
     mover: _builtins.str
     """STEP and after: the pawn chosen this turn ("" before)"""
     steps_taken: _builtins.int
