@@ -19,11 +19,16 @@ across fork, and they ignore SIGINT: the parent alone handles Ctrl-C.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import shlex
 import signal
+import sys
+import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from multiprocessing import spawn
 from typing import Any, Protocol
 
 from arena.record import MatchRecord, RecordView
@@ -158,19 +163,49 @@ class LocalExecutor:
         processes = min(self.workers, len(matches))
         limits = bot_limits(context, spec, processes)
         initargs = (spec.to_json(), self.make_player, self.cancelled, limits)
-        pool = context.Pool(processes, initializer=_init_worker, initargs=initargs)
         terminated = StopSignals()
+        pool = None
         try:
-            for line in pool.imap_unordered(_play_in_worker, matches, chunksize=chunk):
-                check_stop_signals()
-                if line is None or (self.cancelled is not None and self.cancelled()):
-                    break  # cancelled: the workers stop with the pool
-                if on_record(MatchRecord.loads(line), line):
-                    break
+            with workers_ignore_interrupts(context):
+                pool = context.Pool(processes, initializer=_init_worker, initargs=initargs)
+                for line in pool.imap_unordered(_play_in_worker, matches, chunksize=chunk):
+                    check_stop_signals()
+                    if line is None or (self.cancelled is not None and self.cancelled()):
+                        break  # cancelled: the workers stop with the pool
+                    if on_record(MatchRecord.loads(line), line):
+                        break
         finally:
-            pool.terminate()
-            pool.join()
+            if pool is not None:
+                pool.terminate()
+                pool.join()
             terminated.restore()
+
+
+@contextlib.contextmanager
+def workers_ignore_interrupts(context: Any) -> Iterator[None]:
+    """Pool processes started meanwhile ignore SIGINT from their first instruction: they are
+    started through a two-line shell script that ignores it and execs Python (an ignored signal
+    stays ignored through exec, and Python then installs no KeyboardInterrupt handler). A
+    Ctrl-C goes to the terminal's whole process group; one that landed while a worker still
+    imported printed that worker's traceback before it could ignore the signal itself (3 in 10
+    runs Ctrl-C'd in their first two seconds). The parent keeps its own handler: ignoring the
+    signal there for the moment, or blocking it, lost Ctrl-Cs to its other threads, and exec
+    unblocks a blocked signal. The script lives as long as the pool (the shell reads it after
+    its exec)."""
+    if os.name != "posix" or not os.path.exists("/bin/sh"):
+        yield
+        return
+    with tempfile.TemporaryDirectory(prefix="arena-workers-") as directory:
+        script = os.path.join(directory, "python")
+        with open(script, "w", encoding="utf-8") as f:
+            f.write(f"#!/bin/sh\ntrap '' INT\nexec {shlex.quote(sys.executable)} \"$@\"\n")
+        os.chmod(script, 0o700)
+        previous = spawn.get_executable()
+        context.set_executable(script)
+        try:
+            yield
+        finally:
+            context.set_executable(previous)
 
 
 def caused_by_interrupt(exc: BaseException) -> bool:

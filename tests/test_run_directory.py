@@ -412,3 +412,44 @@ def test_slow_bots_matches_come_back_from_a_pool_process_one_at_a_time():
     named = TournamentSpec(**{**spec().__dict__, "bots": ("mine", "random"), "addresses": {"mine": "grpc://h:1"}})
     assert chunk_size(named, 400, 2) == 1  # a registered bot, by its address
     assert chunk_size(spec(bots=("random", "search#2")), 400, 2) == 1  # a copy (search*2 enters search#2)
+
+
+def _sigint_disposition() -> str:
+    """What a freshly spawned process's SIGINT handler is, before any code of Arena's runs."""
+    import signal
+
+    handler = signal.getsignal(signal.SIGINT)
+    return "ignored" if handler == signal.SIG_IGN else getattr(handler, "__name__", str(handler))
+
+
+def test_pool_workers_ignore_ctrl_c_from_their_first_instruction():
+    """A Ctrl-C goes to the terminal's whole process group: a worker still importing when it
+    landed printed its KeyboardInterrupt traceback (3 runs in 10 Ctrl-C'd in their first two
+    seconds). Workers started by the pool now find SIGINT ignored when Python starts, so Python
+    installs no handler; the parent's own handler is left as it is."""
+    import multiprocessing
+    import signal
+
+    from arena.executor import workers_ignore_interrupts
+
+    context = multiprocessing.get_context("spawn")
+    before = signal.getsignal(signal.SIGINT)
+    with context.Pool(1) as plain:
+        assert plain.apply(_sigint_disposition) == "default_int_handler"
+    with workers_ignore_interrupts(context):
+        assert signal.getsignal(signal.SIGINT) is before
+        with context.Pool(1) as pool:
+            assert pool.apply(_sigint_disposition) == "ignored"
+    with context.Pool(1) as after:  # spawning is as before once the pool is made
+        assert after.apply(_sigint_disposition) == "default_int_handler"
+
+
+def test_a_ctrl_c_while_the_commands_load_is_one_line(monkeypatch, capsys):
+    import arena.cli
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(arena.cli, "build_parser", interrupted)
+    assert arena.cli.main(["tournament", "--game", "skyfive"]) == 130
+    assert capsys.readouterr().err == "arena: interrupted\n"

@@ -101,8 +101,12 @@ def command_name(args: argparse.Namespace) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:  # a Ctrl-C while the commands load: nothing started yet
+        print("arena: interrupted", file=sys.stderr)
+        return 130
     from arena.cli.logs import setup_logging
 
     setup_logging(args.log_level)
