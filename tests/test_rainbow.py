@@ -689,3 +689,31 @@ def test_text_example_3_five_threes_become_two_pairs_and_a_single_in_the_next_mi
     assert state.discarded == cards("")
     middle = [e.detail for e in state.log.events if e.kind == "middle"][-1]
     assert [(p.rank, p.count) for p in middle.piles] == [(3, 1), (3, 2), (3, 2)] and not middle.discarded
+
+
+def test_plays_left_leaves_out_a_two_player_seat_out_for_good():
+    """Ruling 8: at 2 players a seat out for the second time plays no more combos in the trick;
+    it stays queued until its turn and is skipped there. plays_left counted those turns (3 where
+    2 combos follow: an outside probe); version 2.1 counts only seats that still hold cards."""
+    from arena.games.rainbow.game import counts_of
+
+    state = GAME.new_match(GAME.config(2), 1)
+    state.hands = [counts_of([3, 3]), counts_of([1, 2, 3, 4, 5, 6, 1, 2, 3, 4])]
+    state.reserves = [counts_of([]), counts_of([])]  # seat 0 took its reserve already
+    state.middle = [Pile(1, 1), Pile(2, 1), Pile(4, 1), Pile(5, 1)]
+    state.taken_by = [-1] * 4
+    state.lead = 0
+    GAME._start_trick(state)
+    GAME._advance(state)
+    GAME.refresh(state)
+    GAME.apply(state, {0: "set:2x3"})
+    assert state.queue == [1, 0, 1]
+    assert GAME.observe(state, 1).plays_left == 2
+    played = 0
+    while state.pending and state.phase == "play":
+        (decision,) = state.pending
+        GAME.apply(state, {decision.seat: decision.options[0].id})
+        played += 1
+    assert played == 2
+    # The seat that ran out during the trick still claims in it (ruling 6), shown out of cards.
+    assert list(GAME.observe(state, 1).out) == [True, False] and state.pending[0].kind == "claim"

@@ -52,7 +52,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "opensesame": ("1", "effb8c2cf1d19c6c691cf3798ee9e40d", "06200b6e454a16cc05ba8a33e123cedf"),
     "petquartet": ("1.0", "43f66202ec9d58f3e8431df5d0e0e7fd", "b4274453a4f593d17ac70e4af13bba90"),
     "prey": ("1", "33e8794db5416f753aa95b4811ded2b8", "6631e5a39fbf0518b1d657d094017d87"),
-    "rainbow": ("2.0", "b454cc382e6d9b602a09d597a804d043", "dc7f4bc430ecc2abb701be8a31181bf3"),
+    "rainbow": ("2.1", "1927c40a39824fbc534ec22b2ee3b8ab", "466f1cf96ac488bb13cef93a32d23ead"),
     "rolldice": ("1.0", "2ccd8b7ebfb7dc615220c3edf5220cb7", "3dcbff6b4cc06567974cddd7de940479"),
     # seasons 4: drawn cards discarded face down are named only to their drawer (Observation.discard
     # lists the cards the seat knows); the draw bonus replaces the die's draw; Potion of Life is a
@@ -60,7 +60,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "seasons": ("4", "ad3cffbfbfaa6f329a3bd3b9a9a7ba43", "1ecc0bfeca36d4ddbaf9055a51ca5dc4"),
     # seerscatalog 5: a Start Seer who could not start shows as passed while the next seat starts
     "seerscatalog": ("6", "9de43e3bf55e56a385ca54f0d176d444", "ab33d1717352b4c959688b5584b6d7fc"),
-    "skyfive": ("1.1", "eeca9662c102a5cf56397a7f7ceeb89e", "e2bc781cc3d741bef70b987e94df0736"),
+    "skyfive": ("1.2", "aa3821b408e3b01c7d6b3c0e971ffc22", "51b46699ea6ad55246b287b2ab0c613a"),
     "slambo": ("1", "6ead48fd13168c84b339682fbc8400f4", "eb2cd32551c22ebf1a06c57c336a71d6"),
     "sodajerk": ("4", "108d5cd4446bd37936cf5b4d835ddc28", "ca1ac87261c59e9d737f4669679ad0c3"),
     "threewitches": ("3", "e0d32486418159802200b82f1a3d46ce", "58c71932208cc092467c898de04691a8"),

@@ -614,3 +614,19 @@ def test_world_from_an_inconsistent_observation_is_refused():
     obs.unseen_by_value[0] += 1
     with pytest.raises(ValueError, match="unseen counts"):
         GAME.world_from_observation(state.config, 0, obs, Chance(1))
+
+
+def test_a_final_round_seat_with_nothing_to_bank_keeps_its_score_in_the_event():
+    """Every bank event carries the seat's score; the final round's "nothing to bank" read 0,
+    so a bot tracking scores from events reset the seat (version 1.2)."""
+    state = GAME.new_match(GAME.config(2), 3)
+    state.banked[0] = [Card(pb.RED, 4), Card(pb.BLUE, 5)]
+    state.scores[0] = 9
+    state.face_up = [[], []]
+    state.deck = [Card(pb.RED, 0)]  # the last card
+    state.turn_seat = 1
+    GAME.refresh(state)
+    start = len(state.log)
+    GAME.apply(state, {1: "draw"})
+    (event,) = [e for _, e in state.log.since(0, start) if e.kind == "bank" and e.seat == 0]
+    assert event.text == "has nothing to bank" and (event.detail.score, event.detail.to_seat) == (9, -1)

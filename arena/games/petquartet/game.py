@@ -622,7 +622,9 @@ class PetQuartet(Game[PetQuartetState]):
             drawn=obs.drawn_card,
             active=obs.active_conductor,
             final=obs.final_turns,
-            final_queue=None if obs.last_card_turn else list(obs.final_queue),
+            # No queue before the last card is drawn, nor during the turn that drew it (it is
+            # made as that turn ends); an empty one would end the game with no final turns.
+            final_queue=None if obs.last_card_turn or not obs.final_turns else list(obs.final_queue),
         )
         world.open = self._decision(world) if world.phase != pb.PHASE_OVER else None
         self.refresh(world)

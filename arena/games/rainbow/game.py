@@ -380,7 +380,8 @@ class Rainbow(Game[RainbowState]):
         name="Rainbow",
         min_players=2,
         max_players=6,
-        version="2.0",  # 2.0: a one-combo hand of several cards is asked (it was played unasked)
+        # 2.1: plays_left leaves out a 2-player seat out for good (it counted its skipped turns)
+        version="2.1",  # 2.0: a one-combo hand of several cards is asked (it was played unasked)
         variants=(
             Variant(
                 "two-player",
@@ -713,7 +714,9 @@ class Rainbow(Game[RainbowState]):
             out=[not any(h) for h in state.hands],
             discarded=pb.Cards(counts=state.discarded),
             unseen=pb.Cards(counts=[COPIES - p - h for p, h in zip(public, hand, strict=True)]),
-            plays_left=len(state.queue),
+            # 2 players: a seat out for good stays queued until its turn comes, where it is
+            # skipped (ruling 8): it plays no more, so it is not counted.
+            plays_left=sum(1 for seat in state.queue if any(state.hands[seat])),
         )
         if spectator:
             obs.hands.extend(pb.Cards(counts=h) for h in state.hands)

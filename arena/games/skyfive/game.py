@@ -190,7 +190,7 @@ class SkyFive(Game[SkyFiveState]):
         name="Sky Five",
         min_players=2,
         max_players=6,
-        version="1.1",
+        version="1.2",  # 1.2: a final-round "nothing to bank" event carries the seat's score
         hidden_information=True,
         summary="Draw coloured cards or roll to bank them; a matching roll or a colour everyone "
         "has busts you; five colours bank at once.",
@@ -330,7 +330,8 @@ class SkyFive(Game[SkyFiveState]):
         """Roll and bank or bust; False when the player busted (the pick-up has begun)."""
         cards = state.face_up[seat]
         if not cards:
-            state.log.public(seat, "bank", "has nothing to bank", pb.Detail(seat=seat, to_seat=-1))
+            detail = pb.Detail(seat=seat, to_seat=-1, score=state.scores[seat])  # the score, as every bank says
+            state.log.public(seat, "bank", "has nothing to bank", detail)
             return True
         roll = DIE_FACES[state.chance.roll(len(DIE_FACES), "die") - 1]
         if bank_succeeds(cards, roll):

@@ -343,6 +343,10 @@ class Observation(_message.Message):
     limb_figure: _builtins.int
     """the figure whose limb the viewer chooses now (-1 = none)"""
     outcome: Global___Outcome.ValueType
+    """(unset in round 1), this round's during its lose_limb choice
+    and once the match is over; Memory: `plays` and `tied_values`
+    are left empty (ruling 10)
+    """
     winner_figure: _builtins.int
     """the figure that escaped / won (-1 = none or the Shark)"""
     @_builtins.property
@@ -367,7 +371,7 @@ class Observation(_message.Message):
 
     @_builtins.property
     def last_reveal(self) -> Global___Reveal:
-        """the previous round's reveal (unset in round 1)"""
+        """the latest reveal: the previous round's while cards are chosen"""
 
     def __init__(
         self,

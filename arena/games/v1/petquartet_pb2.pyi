@@ -406,7 +406,7 @@ class PlayEvent(_message.Message):
     conductor: _builtins.int
     """the Conductor involved (-1 = none)"""
     to_seat: _builtins.int
-    """GIVE: the receiving seat (-1 = none)"""
+    """GIVE: the receiving seat (0, unset, in every other event)"""
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """the cards involved (drawn, placed, collected, returned, given)"""

@@ -290,11 +290,13 @@ class Observation(_message.Message):
 
     @_builtins.property
     def out(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bool]:
-        """seats out of cards: they skip and cannot claim"""
+        """seats with no cards in hand: they play no more combos (a seat that"""
 
     @_builtins.property
     def discarded(self) -> Global___Cards:
-        """point cards discarded so far (public)"""
+        """ran out during this trick still claims in it, ruling 6)
+        point cards discarded so far (public)
+        """
 
     @_builtins.property
     def unseen(self) -> Global___Cards:
