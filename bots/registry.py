@@ -117,6 +117,11 @@ def _pairs(spec: str) -> tuple[str, list[tuple[str, str]]]:
     for item in filter(None, rest.split(",")):
         key, eq, value = item.partition("=")
         if not eq or not key:
+            if item.isdigit() or item.startswith("//"):  # 127.0.0.1:5000, http://host:5000
+                raise ConfigError(
+                    f"bot spec {spec!r}: a remote bot's address is grpc://HOST:PORT or unix:///PATH "
+                    "(a built-in bot's parameters are NAME:key=value)"
+                )
             raise ConfigError(f"bot spec {spec!r}: parameters are key=value, got {item!r}")
         pairs.append((key.strip(), value.strip()))
     return name.strip(), pairs

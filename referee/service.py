@@ -1350,7 +1350,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         version = await self.blocking(self._own_version, request.name, request.version, caller)
         if version == await self.blocking(versions.active_version, self.store, request.name):
             raise precondition(
-                f"version {version[:16]} is bot {shown(request.name)}'s active version: activate another first"
+                f"version {version[:16]} is the active version of bot {shown(request.name)}: activate another first"
             )
         playing = await self.blocking(versions.played_by, self.store, request.name, version)
         if playing is not None:

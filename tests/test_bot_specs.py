@@ -188,6 +188,14 @@ def test_a_bad_spelling_is_the_same_error_as_before(game_id, spec, error):
     assert str(spelled.value) == str(built.value) and str(built.value).startswith(error)
 
 
+@pytest.mark.parametrize("spec", ["127.0.0.1:5000", "http://h:5000"])
+def test_an_address_without_its_scheme_is_named_as_one(spec):
+    """The first mistake a newcomer makes: it read "parameters are key=value, got '5000'"."""
+    with pytest.raises(ConfigError) as info:
+        make_bot(spec, "rolldice")
+    assert str(info.value).startswith(f"bot spec {spec!r}: a remote bot's address is grpc://HOST:PORT or unix:///PATH")
+
+
 def test_a_parameter_given_twice_is_refused_by_name():
     with pytest.raises(ConfigError) as info:
         canonical_spec("heuristic:threshold=4,threshold=2", "rolldice")
@@ -352,3 +360,13 @@ def test_a_challenges_opponents_are_named_canonically(stack):
     assert info.value.code() == INVALID and info.value.details().endswith(
         "threshold=0 is out of range; allowed threshold=1..5"
     )
+
+
+def test_a_relative_hosted_directory_is_named_in_the_error():
+    """hosted:DIR takes an absolute path; ./mybot read "expected hosted:BOT@VERSION on a worker
+    with a store", which did not say the directory form exists."""
+    from referee.hosted import make_hosted_player
+
+    with pytest.raises(ConfigError) as info:
+        make_hosted_player("./mybot/", "prey")
+    assert "hosted:/ABSOLUTE/DIR" in str(info.value) and "hosted:BOT@VERSION" in str(info.value)

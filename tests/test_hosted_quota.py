@@ -62,7 +62,7 @@ def test_versions_and_bytes_are_capped_and_deleting_a_version_makes_room(tmp_pat
         assert again.returncode == 0, again.stderr
         # Never the active version, nor one a live tournament plays; another owner's bot not at all.
         no = arena(srv.address, alice, "bots", "delete-version", "hostile", active[:10])
-        assert no.returncode == 1 and "is bot 'hostile''s active version: activate another first" in no.stderr
+        assert no.returncode == 1 and "is the active version of bot 'hostile': activate another first" in no.stderr
         live_tournament(store, "rolldice-20261205-000000-0000beef", f"hosted:hostile@{stored[3]}")
         no = arena(srv.address, alice, "bots", "delete-version", "hostile", stored[3])
         assert no.returncode == 1 and "tournament rolldice-20261205-000000-0000beef plays version" in no.stderr

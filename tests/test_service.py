@@ -816,6 +816,35 @@ def test_a_challenge_with_a_failing_bot_shows_the_failure_first(stack, tmp_path)
     assert replayed.returncode == 0, replayed.stderr
 
 
+def test_a_clean_challenge_with_a_record_exits_0_and_a_refused_one_leaves_no_file(stack, tmp_path):
+    """The README's step 2: `arena challenge ... --record FILE` with a bot that plays cleanly
+    exits 0 with the record written (it closed the file, then asked where it was: a traceback
+    and exit 1 after every challenge, an outside probe); a refused challenge says one line and
+    leaves no empty file."""
+    import os
+
+    with bot_process(served("random")) as address:
+        alice = api(stack, "alice")
+        alice.RegisterBot(arena_pb2.RegisterBotRequest(name="alice-clean", games=["rolldice"], endpoint=address))
+        env = {**os.environ, "ARENA_SERVER": stack["service"].address, "ARENA_TOKEN": stack["tokens"]["alice"]}
+        env["PYTHONPATH"] = str(ROOT)
+
+        def challenge(bot: str, record: object) -> subprocess.CompletedProcess[str]:
+            args = ["challenge", "--bot", bot, "--game", "rolldice", "--seed", "3", "--record", str(record)]
+            return subprocess.run(
+                [sys.executable, "-m", "arena", *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120
+            )
+
+        clean = challenge("alice-clean", tmp_path / "clean.json")
+        refused = challenge("alice-typo", tmp_path / "refused.json")
+    assert clean.returncode == 0 and "Traceback" not in clean.stderr, clean.stderr
+    assert clean.stdout.splitlines()[-1].startswith("result: ")
+    assert MatchRecord.loads((tmp_path / "clean.json").read_text()).seats[0]["bot"] == "alice-clean"
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr, refused.stderr
+    assert refused.stderr.count("\n") == 1 and "NOT_FOUND" in refused.stderr
+    assert not (tmp_path / "refused.json").exists()
+
+
 def test_the_match_list_says_when_there_are_more_and_pages_on(stack):
     import os
 

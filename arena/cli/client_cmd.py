@@ -578,8 +578,9 @@ def run_challenge(args: argparse.Namespace) -> int:
         return _run_challenge(args, record)
     finally:
         if record is not None:
+            empty = record.tell() == 0  # the challenge ended before its record came: no empty file
             record.close()
-            if record.tell() == 0:  # the challenge ended before its record came: no empty file
+            if empty:
                 Path(args.record).unlink(missing_ok=True)
 
 

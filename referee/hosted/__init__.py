@@ -50,7 +50,10 @@ def _hosted_player(target: str, game_id: str) -> Player:
         bot, _, version = target.partition("@")
         store = versions.configured()
         if not version or store is None:
-            raise ConfigError(f"hosted bot {target!r}: expected hosted:BOT@VERSION on a worker with a store")
+            raise ConfigError(
+                f"hosted bot {target!r}: expected hosted:/ABSOLUTE/DIR (a bot's files, played here) or "
+                "hosted:BOT@VERSION (a stored version, on a worker with a store)"
+            )
         info = versions.version_info(store, bot, version)
         if info is None:
             raise ConfigError(f"hosted bot {bot!r} has no version {version[:12]}")
