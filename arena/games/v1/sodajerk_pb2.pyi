@@ -504,9 +504,12 @@ class Detail(_message.Message):
     PENALTY_FIELD_NUMBER: _builtins.int
     HANDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
-    """the acting seat (round/score/end: the first seat / 0)"""
+    """the acting seat; "round": the round's first seat (also its"""
     tap: Global___Flavour.ValueType
-    """place/flip/pour/move/fizz/reveal: the tap; move: the destination"""
+    """Event.seat); "round-end": the seat whose turn it was (Event.seat
+    is -1); score/end: 0
+    place/flip/pour/move/fizz/reveal: the tap; move: the destination
+    """
     index: _builtins.int
     """position under the tap (move: under the source tap)"""
     from_tap: Global___Flavour.ValueType
