@@ -278,8 +278,10 @@ def test_a_group_without_pairs_still_counts_in_the_resampling():
 
 def test_dense_callers_get_the_same_fit_and_other_values_within_a_rounding():
     """``bootstrap_intervals`` still takes dense matrices (tests, benches): halves give the same
-    bits; arbitrary values may be summed in another order than a matrix product's, so their
-    last bits may differ, by far less than 1e-9 rating points."""
+    bits; arbitrary values may be summed in another order than a matrix product's (and a BLAS
+    may split a product across threads), so their last bits may differ, and a fit that stops
+    at its tolerance (1e-8 in log-strength, about 2e-6 rating points) may stop a step apart: a
+    CI run saw 7.9e-9 rating points in one interval end (the bound was 1e-9)."""
     rng = np.random.default_rng(11)
     names = [f"b{i}" for i in range(5)]
     halves = dense_groups(group_entries(rng, 5, 2, 30), 5)
@@ -289,7 +291,7 @@ def test_dense_callers_get_the_same_fit_and_other_values_within_a_rounding():
     fitted, low, high, warning, _ = reference_bootstrap(weights, names, seed=4)
     assert fit.warning == warning
     for mine, theirs in ((fit.ratings, fitted), (fit.ci_low, low), (fit.ci_high, high)):
-        assert np.max(np.abs(mine - theirs)) < 1e-9
+        assert np.max(np.abs(mine - theirs)) < 1e-6
 
 
 # Computed by the dense path (the commit before the entries) for pinned_case: ratings and
