@@ -251,8 +251,12 @@ class RunDirectory:
                 self._handle = self.matches_path.open("a")
             if self._unwritten:
                 self._unwritten.append("")  # the last line's newline
-                self._handle.write("\n".join(self._unwritten))
+                text = "\n".join(self._unwritten)
+                # Cleared first: a write a Ctrl-C or SIGTERM cut short leaves a torn last line
+                # (dropped on reading); written again whole by close(), it followed the torn part
+                # and its extra newline made an empty line, and the file no longer loaded (CI).
                 self._unwritten.clear()
+                self._handle.write(text)
             if flush:
                 self._handle.flush()
         except OSError as exc:  # a full disk: the write names no file

@@ -453,3 +453,49 @@ def test_a_ctrl_c_while_the_commands_load_is_one_line(monkeypatch, capsys):
     monkeypatch.setattr(arena.cli, "build_parser", interrupted)
     assert arena.cli.main(["tournament", "--game", "skyfive"]) == 130
     assert capsys.readouterr().err == "arena: interrupted\n"
+
+
+class CutShort:
+    """A file whose next write puts ``keep`` characters on disk, then is interrupted (as a
+    SIGTERM's KeyboardInterrupt lands in the middle of a write)."""
+
+    def __init__(self, handle, keep: int) -> None:  # type: ignore[no-untyped-def]
+        self.handle = handle
+        self.keep = keep
+
+    def write(self, text: str) -> int:
+        if self.keep >= 0:
+            self.handle.write(text[: self.keep])
+            self.handle.flush()
+            self.keep = -1
+            raise KeyboardInterrupt
+        return self.handle.write(text)
+
+    def __getattr__(self, name):  # type: ignore[no-untyped-def]
+        return getattr(self.handle, name)
+
+
+def test_a_write_cut_short_by_an_interrupt_leaves_a_file_that_loads(tmp_path):
+    """CI: SIGTERM fell inside the write of a batch of lines; the run's close wrote the batch
+    again whole after the torn part, with an extra newline, and the directory no longer loaded
+    ("line 20 is not a match record: not JSON"). Now the torn line is the last and is dropped,
+    and the status counts the complete lines."""
+    run(tmp_path / "source", spec(repeats=4))  # 8 matches
+    records = list(RunDirectory(tmp_path / "source").records())
+    lines = [r.dumps() for r in records]
+    out = RunDirectory(tmp_path / "cut")
+    out.path.mkdir()
+    for record, line in zip(records[:4], lines[:4], strict=True):
+        out.append(record, line)
+    assert out._handle is not None
+    for record, line in zip(records[4:8], lines[4:8], strict=True):
+        out.append(record, line, flush=False)
+    out._handle = CutShort(out._handle, keep=len(lines[4]) + 1 + len(lines[5]) // 2)  # type: ignore[assignment]
+    with pytest.raises(KeyboardInterrupt):
+        out._write()
+    out.close()
+    text = out.matches_path.read_text()
+    assert "\n\n" not in text and not text.endswith("\n")  # the torn line is the file's last
+    assert out.lines_appended() == 5
+    reread = RunDirectory(tmp_path / "cut")
+    assert [r.dumps() for r in reread.records()] == lines[:5]
