@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import pickle
 from collections import Counter
 
@@ -557,16 +558,25 @@ CHUNKS = 8  # the 2,000 games in parallel slices (pytest-xdist spreads them over
 MAX_STEPS = 2000  # bound: 4 rounds, each at most ~ (15 cards x players) plays + passes
 
 
+@functools.cache
+def components(players: int, artifacts: tuple[int, ...]) -> Counter[int]:
+    return Counter(suited_deck(players)) + Counter({WILD: players}) + Counter(artifacts)
+
+
 def invariant(state: SeersState) -> None:
+    # Counted in place (Counter's + made a new Counter per term: 42% of these playouts' time).
     players = state.players
-    in_hands = Counter(c for h in state.hands for c in h)
-    on_table = Counter(c for p in state.trick for c in p.meld.physical())
-    total = in_hands + on_table + Counter(state.set_aside) + Counter(state.removed)
+    total = Counter(state.set_aside)
+    total.update(state.removed)
+    for hand in state.hands:
+        total.update(hand)
+    for play in state.trick:
+        total.update(play.meld.physical())
     if not state.over:
-        expected = Counter(suited_deck(players)) + Counter({WILD: players}) + Counter(state.artifacts)
-        assert total == expected  # components conserved
+        assert total == components(players, tuple(state.artifacts))  # components conserved
         for s in range(players):
-            assert not Counter(state.known[s]) - Counter(state.hands[s])  # known cards really there
+            held = Counter(state.hands[s])
+            assert all(held[c] >= n for c, n in Counter(state.known[s]).items())  # known cards really there
     assert all(len(r) == state.round - (0 if state.over else 1) for r in state.round_scores)
     assert state.steps <= MAX_STEPS
 
