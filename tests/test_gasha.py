@@ -1109,6 +1109,33 @@ def test_sampled_worlds_let_a_turn_seat_that_cannot_draw_claim():
         assert decision.options and all(o.startswith("claim:") for o in decision.option_ids)
 
 
+def test_sampled_worlds_let_a_payer_pay_when_the_reading_charged_its_cards_elsewhere():
+    """In this position (6 players, even tokens, seed 1, step 146) seat 3 pays for 2 + 2 pairs
+    with a 48-back toy 5 it drew in the setup cycle, but every other seat's reading of the cycles
+    (one charging of earlier payments among several) leaves that cycle no unlocated 48-back toy 5:
+    no world within the cycles pays (94 such positions and seats in 200 random 5- and 6-player
+    games). The worlds swap the card across cycles (same back); the seat's view is unchanged
+    and the world plays on."""
+    config = GAME.config(6, {"tokens": "even"})
+    state = GAME.new_match(config, 1)
+    rng = Chance(1 ^ 0x5EED)
+    while state.steps < 146:
+        GAME.apply(state, {d.seat: rng.pick(d.options, "test").id for d in state.pending})
+    assert kind(state) == "pay" and state.turn_seat == 3
+    reward = REWARD_BY_ID[state.claiming]
+    for seat in (0, 1, 2, 4, 5):
+        for seed in range(3):
+            world = check_world(state, seat, seed)
+            built = GAME.world_from_observation(config, seat, GAME.observe(state, seat), Chance(seed))
+            for w in (world, built):
+                assert can_pay(reward, counts_of(w.hands[3]), w.wilds[3])
+                assert [c.back for c in w.hands[3]] == [c.back for c in state.hands[3]]
+                play = Chance(seed)
+                while w.pending:
+                    GAME.apply(w, {d.seat: play.pick(d.options, "w").id for d in w.pending})
+                assert GAME.result(w) is not None
+
+
 @pytest.mark.parametrize(
     ("players", "observations", "digest"),
     # Re-pinned for version 4 (the payer chooses the backs it spends: more pay options, so the

@@ -17,7 +17,8 @@ places below the deck tops. Nothing dealt depends on a card the seat has not see
 seat is paying for a reward it chose, its hand is then made to afford it: a small max-flow finds
 how many cards of each needed toy each (cycle, back) group of its hand must hold, and cards of
 the same group are swapped in from the other unlocated places (so every back the seat sees stays
-where it is).
+where it is); when the seat's reading leaves no such swap (its charging of earlier payments is one
+of several), cards of the same back are swapped across cycles.
 """
 
 from __future__ import annotations
@@ -280,7 +281,15 @@ def _redraw_hidden(game: Gasha, world: GashaState, viewer: int, chance: Chance) 
     if world.phase == pb.PHASE_PAY and payer != viewer:
         reward = REWARD_BY_ID[world.claiming]
         if not can_pay(reward, counts_of(world.hands[payer]), world.wilds[payer]):
-            paid = _afford(world, viewer, payer, reward, chance)
+            # The seat's reading of the cycles is one charging of the paid cards among several;
+            # rarely it leaves no way to pay within the cycles, though the real hand pays (seen
+            # once in random 6-player play): then cards of the same back are swapped across
+            # cycles. The seat's observation of the world is the same (it reads the cycles from
+            # the history, not from where the cards lie); the world's own later reading of them
+            # may be pooled.
+            paid = _afford(world, viewer, payer, reward, chance) or _afford(
+                world, viewer, payer, reward, chance, within_cycles=False
+            )
             assert paid, "a payer's world hand affords its reward"
     elif (
         world.phase == pb.PHASE_TURN
@@ -294,7 +303,10 @@ def _redraw_hidden(game: Gasha, world: GashaState, viewer: int, chance: Chance) 
         for reward_id in chance.shuffled(sorted(world.display), "world"):
             trial = game.clone(world)
             try:
-                paid = _afford(trial, viewer, payer, REWARD_BY_ID[reward_id], chance)
+                reward = REWARD_BY_ID[reward_id]
+                paid = _afford(trial, viewer, payer, reward, chance) or _afford(
+                    trial, viewer, payer, reward, chance, within_cycles=False
+                )
             except (IndexError, ValueError):  # no swap within its groups pays for this one
                 continue
             if paid:
@@ -512,15 +524,19 @@ def _key(place: Place) -> int:
     return id(pile) * 1000 + i
 
 
-def _afford(world: GashaState, viewer: int, payer: int, reward: Reward, chance: Chance) -> bool:
+def _afford(
+    world: GashaState, viewer: int, payer: int, reward: Reward, chance: Chance, *, within_cycles: bool = True
+) -> bool:
     """Swap cards of the same back and deck cycle into the payer's hand until it pays for
     ``reward`` (True once it does). A group is a (cycle, back) pair: its cards may only move
-    among its places."""
+    among its places (with ``within_cycles`` False, a back: its cards move across cycles)."""
     from arena.games.gasha.game import TOYS, can_pay, counts_of
 
     hand = world.hands[payer]
     shown, free, cycles = _unlocated(world, viewer)
-    group_of = {_key(place): (cycles[_key(place)], place[0][place[1]].back) for place in shown + free}
+    group_of = {
+        _key(place): (cycles[_key(place)] if within_cycles else 0, place[0][place[1]].back) for place in shown + free
+    }
     pool: dict[tuple[tuple[int, int], int], int] = {}
     for place in shown + free:
         pile, i = place
