@@ -11,6 +11,8 @@
   batch run; it is also how long recovery from a dead worker takes. Default 3600 s;
   ``ARENA_VISIBILITY_TIMEOUT`` or ``--visibility-timeout`` changes it (every app on a broker must
   agree: the shortest wins).
+* ``unacked_mutex_expire``: the lock of that scan for dead workers' batches lasts one scan
+  interval, so a worker killed mid-scan delays redelivery by seconds, not kombu's five minutes.
 * ``worker_consumer``: Celery's consumer with one fix, so the worker outlives a Redis restart
   (``workers/consumer.py``).
 * JSON serialisation only; no result backend (results live in Arena's own store, and nobody
@@ -34,11 +36,17 @@ QUEUE = "arena"
 def make_app(broker_url: str, *, visibility_timeout: int | None = None) -> Celery:
     timeout = visibility_timeout or settings.visibility_timeout()
     app = Celery("arena", broker=broker_url, include=["workers.tasks"])
+    sweep = max(1, min(30, timeout // 4))
     transport = {
         "visibility_timeout": timeout,
         # Scan for unacknowledged messages of dead workers often (cheap: a sorted-set range).
-        "unacked_restore_interval": max(1, min(30, timeout // 4)),
+        "unacked_restore_interval": sweep,
         "unacked_restore_throttle": 1,
+        # The scan's lock outlives a worker killed during a scan: kombu's 300 s held every
+        # redelivery back for five minutes after such a kill (a CI run's kill -9 landed there).
+        # A scan takes milliseconds, and two scans at once restore nothing twice (each restore
+        # is a transaction watching the unacknowledged hash), so the lock lasts one interval.
+        "unacked_mutex_expire": sweep,
     }
     app.conf.update(
         task_serializer="json",
