@@ -5,6 +5,7 @@ Every bot under test is a separate process (tests/bots/misbehaving.py, or `arena
 
 from __future__ import annotations
 
+import gc
 import statistics
 import sys
 import threading
@@ -82,15 +83,19 @@ def test_misbehaving_bots_get_exact_verdicts_and_the_referee_leaks_nothing():
     with bot_process(misbehaving("well")) as address:
         assert not play(address).failures
     time.sleep(0.5)
+    gc.collect()
     threads, fds = threading.active_count(), open_fds()
     for case in CASES:
         check_case(*case)
-    # Channels close asynchronously: give them a moment, then insist.
+    # Channels close asynchronously: give them a moment, then insist. At most as many as before:
+    # on a suite worker an earlier test's leftovers (a client collected now) may close meanwhile,
+    # while a leak here would leave one or more per case.
     deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and (threading.active_count(), open_fds()) != (threads, fds):
+    while time.monotonic() < deadline and (threading.active_count() > threads or open_fds() > fds):
         time.sleep(0.1)
-    assert threading.active_count() == threads, [t.name for t in threading.enumerate()]
-    assert open_fds() == fds
+        gc.collect()
+    assert threading.active_count() <= threads, [t.name for t in threading.enumerate()]
+    assert open_fds() <= fds
 
 
 def test_mismatched_echoes_say_what_was_expected_and_what_came():
