@@ -463,9 +463,37 @@ def accepts_gzip(header: str) -> bool:
     return weights.get("gzip", weights.get("*", 0.0)) > 0
 
 
+class NotHttp1(logging.Filter):
+    """aiohttp's ERROR with a traceback for bytes that are not an HTTP/1 request (a gRPC client
+    dialled the web port, a scanner) becomes one WARNING line: the client's mistake, answered
+    with a 400, not the service's failure."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from aiohttp.http_exceptions import HttpProcessingError
+
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, HttpProcessingError):
+            prefix = error.message.split(":", 1)[0].strip() if error.message else ""
+            http2 = "PRI" in prefix
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            why = (
+                "an HTTP/2 (gRPC?) client at the web UI's port, answered 400"
+                if http2
+                else f"not an HTTP/1 request ({prefix or type(error).__name__}), answered 400"
+            )
+            record.msg = f"{record.getMessage()}: {why}"
+            record.args = None
+            record.exc_info = record.exc_text = None
+        return True
+
+
+_NOT_HTTP1 = NotHttp1()
+
+
 async def start_web(store: Store, service: Any, host: str, port: int) -> tuple[web.AppRunner, int]:
     """Serve the UI on the running loop; returns the runner (``cleanup()`` stops it) and the
     bound port (``port`` 0: any free one)."""
+    logging.getLogger("aiohttp.server").addFilter(_NOT_HTTP1)  # a set: added once however often
     runner = web.AppRunner(WebUI(store, service).app(), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, host, port, reuse_address=True)

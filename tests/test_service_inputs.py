@@ -28,6 +28,7 @@ from arena.v1 import arena_pb2
 from referee.auth import create_owner
 from referee.errors import bad_request_field, retry_after
 from referee.store import Store, compress_line
+from tests.cli_run import arena
 from tests.remote_helpers import bot_process, served
 from tests.services import free_port, redis_server, service, wait_for, workers
 from tests.test_service import Api, code_of, three_owners, watch_to_end
@@ -506,3 +507,19 @@ def test_a_seed_may_be_chosen_only_for_a_tournament_of_ones_own_bots(stack):
     )
     for tournament in created:
         cancel(stack, tournament.id)
+
+
+def test_a_grpc_client_at_the_web_port_is_told_so_and_the_service_logs_one_line(stack):
+    # An operator's slip: the web UI's port given for the service's. The client hears which
+    # port it reached; the service logs a warning line, not an ERROR with aiohttp's traceback.
+    srv = stack["service"]
+    web = f"127.0.0.1:{srv.http_port}"
+    health = arena("health", "--server", web, timeout=60)
+    assert health.returncode == 1
+    assert "answers HTTP/1, not gRPC: the web UI's port?" in health.stderr, health.stderr
+    listed = arena("bots", "list", "--server", web, "--token", "x", timeout=60)
+    assert listed.returncode != 0 and "the web UI's port?" in listed.stderr, listed.stderr
+    wait_for(lambda: "gRPC?) client at the web UI's port" in srv.log.read_text(), 30, "the warning")
+    lines = [json.loads(line) for line in srv.log.read_text().splitlines() if '"aiohttp.server"' in line]
+    assert lines and all(line["level"] == "WARNING" and "exc" not in line for line in lines), lines
+    assert arena("health", "--server", srv.address, timeout=60).returncode == 0

@@ -215,10 +215,21 @@ def guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.
             details = error.details() if hasattr(error, "details") else str(error)
             field = bad_request_field(error)
             where = f" (field {field})" if field else ""
-            print(f"arena {command_name(args)}: error: {code}: {details}{where}", file=sys.stderr)
+            print(
+                f"arena {command_name(args)}: error: {code}: {details}{where}{http1_hint(str(details))}",
+                file=sys.stderr,
+            )
             return SERVER_ERROR
 
     return run
+
+
+def http1_hint(details: str) -> str:
+    """A hint when the address answered HTTP/1 (gRPC says so in its details): most likely the
+    web UI's port (``arena serve --http-port``) given for the service's."""
+    if "http1.x server" not in details:
+        return ""
+    return " (that port answers HTTP/1, not gRPC: the web UI's port? the service's is `arena serve --port`)"
 
 
 def message_json(message: Any, **options: Any) -> str:
@@ -662,7 +673,7 @@ def run_health(args: argparse.Namespace) -> int:
         with grpc.insecure_channel(args.server) as channel:
             reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=args.timeout)  # type: ignore[attr-defined]
     except grpc.RpcError as error:
-        print(f"arena health: {args.server}: {error.code().name}", file=sys.stderr)
+        print(f"arena health: {args.server}: {error.code().name}{http1_hint(str(error.details()))}", file=sys.stderr)
         return SERVER_ERROR
     status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
     print(f"{args.server}: {status}")
