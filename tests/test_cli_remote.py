@@ -85,11 +85,12 @@ def test_tournament_with_a_remote_bot(skyfive_bots, tmp_path):
 
 def test_an_unreachable_bot_forfeits_with_a_crash_verdict():
     out = arena("play", "--game", "rolldice", "--bots", "grpc://127.0.0.1:1,random", "--json")
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 1, out.stderr  # played out, but a seat forfeited
     data = json.loads(out.stdout)
     assert data["failures"][0]["verdict"] == "crash" and data["seats"][0]["forfeited"] is True
     # As text: a failure before the first decision is "at the start", not "at decision -1".
     text = arena("play", "--game", "rolldice", "--bots", "grpc://127.0.0.1:1,random")
+    assert text.returncode == 1, text.stderr
     assert "  failure: seat 0 crash at the start: " in text.stdout and "decision -1" not in text.stdout
 
 

@@ -24,6 +24,8 @@ from arena.record import MatchRecord, resimulate
 from arena.runner import ErrorPolicy, Player, play_match
 from arena.tournament import entrant_bot, expand_entrants
 
+FORFEITED = 1  # exit status: the match was played, but a seat forfeited
+
 
 def register(commands: Any) -> None:
     parser = commands.add_parser("play", help="play one match")
@@ -77,9 +79,11 @@ def run(args: argparse.Namespace) -> int:
         args.record.write_text(record.dumps() + "\n")
     if args.json:
         print(json.dumps(summary(record), sort_keys=True))
-        return 0
-    print("\n".join(account(game, record)))
-    return 0
+    else:
+        print("\n".join(account(game, record)))
+    # A seat that forfeited was played out by a substitute: not the match asked for (as a failed
+    # bot fails `arena challenge`), though the match, its account and its record are complete.
+    return FORFEITED if any(record.result["forfeited"]) else 0
 
 
 def summary(record: MatchRecord) -> dict[str, Any]:
