@@ -69,11 +69,16 @@ _ANSWER_TAG = b"\x12"  # BotMessage.decision: field 2, length-delimited
 _UINT64 = struct.Struct("<Q")
 
 
+class NotAnOptionId(TypeError):
+    """``choose`` returned something else than an option id: the SDK's own words, which the
+    referee may hear (an author's mistake; other exceptions' texts stay in the bot's log)."""
+
+
 def answer_bytes(decision_index: int, option_id: str, request_id: int) -> bytes:
     """``BotMessage(decision=DecisionResponse(...))`` serialised, without building either
     message (the same bytes: fields in number order, zero values left out)."""
     if not isinstance(option_id, str):
-        raise TypeError(f"choose must return an option id (str), not {type(option_id).__name__}")
+        raise NotAnOptionId(f"choose must return an option id (str), not {type(option_id).__name__}")
     option = option_id.encode()
     body = b"".join(
         (
@@ -157,9 +162,12 @@ class BotServicer:
                     return
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as error:
             log.exception("bot %s failed", getattr(bot, "name", "?"))
-            await context.abort(grpc.StatusCode.INTERNAL, "the bot raised an exception")
+            # The exception's kind reaches the referee's verdict (and the author's record); its
+            # text may hold the bot's secrets, so it stays in this log, but for the SDK's own.
+            said = f": {error}" if isinstance(error, NotAnOptionId) else " (its traceback is in the bot's log)"
+            await context.abort(grpc.StatusCode.INTERNAL, f"the bot raised {type(error).__name__}{said}")
 
 
 SERVICE = "arena.v1.BotService"

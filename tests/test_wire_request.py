@@ -127,7 +127,13 @@ def test_an_sdk_bot_answering_a_non_string_is_a_crash_and_its_server_goes_on() -
         def choose(self, turn):  # type: ignore[no-untyped-def]
             return turn.options[0].id
 
-    wrong, right = start(Wrong), start(Right)
+    class Raising(Bot):
+        name = "raising"
+
+        def choose(self, turn):  # type: ignore[no-untyped-def]
+            raise ValueError("my secret plan")
+
+    wrong, right, raising = start(Wrong), start(Right), start(Raising)
     try:
         record = play_match(
             GAME,
@@ -138,6 +144,17 @@ def test_an_sdk_bot_answering_a_non_string_is_a_crash_and_its_server_goes_on() -
         (failure,) = record.failures
         assert (failure.seat, failure.verdict) == (0, "crash")
         assert failure.decision >= 2
+        # The author hears the SDK's words; another exception's text (the bot's) stays in its log.
+        assert "the bot raised NotAnOptionId: choose must return an option id (str), not int" in failure.detail
+        record = play_match(
+            GAME,
+            GAME.config(2, {"target": 30}),
+            3,
+            [RemotePlayer(f"grpc://127.0.0.1:{raising.port}"), RemotePlayer(f"grpc://127.0.0.1:{right.port}")],
+        )
+        (failure,) = record.failures
+        assert "the bot raised ValueError (its traceback is in the bot's log)" in failure.detail
+        assert "secret" not in failure.detail
         again = play_match(
             GAME,
             GAME.config(2, {"target": 30}),
@@ -148,6 +165,7 @@ def test_an_sdk_bot_answering_a_non_string_is_a_crash_and_its_server_goes_on() -
     finally:
         wrong.stop()
         right.stop()
+        raising.stop()
 
 
 def test_request_ids_are_in_range_distinct_and_not_shared_with_a_forked_child() -> None:
