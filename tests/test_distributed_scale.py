@@ -344,3 +344,41 @@ def test_matches_per_process_must_be_positive():
     done = subprocess.run(args, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "--matches-per-process must be at least 1, got 0" in done.stderr
+
+
+def test_a_batch_delivered_again_while_its_first_copy_plays_starts_no_match_twice(tmp_path):
+    # Batches of 0.3 s decisions outlast a 4 s visibility timeout: each is delivered again while
+    # its first copy still plays, and the second copy sends the batches the first took over
+    # again (it thinks the first dead). The first copy took one back while still playing its
+    # matches, started a match twice, and failed in a KeyError; Celery then dropped its message
+    # and the tournament hung with nobody following it.
+    slow = misbehaving("concurrent", "--sleep", "0.3", "--count-file", str(tmp_path / "peak"))
+    with (
+        bot_process(slow) as bot,
+        redis_server(tmp_path) as server,
+        workers(
+            server.url,
+            tmp_path,
+            count=1,
+            concurrency=2,
+            visibility=4,
+            env={"ARENA_MATCHES_PER_PROCESS": "8"},
+            metrics=False,
+            extra=("--loglevel", "DEBUG"),  # its log shows each batch's steps (and their timing let it happen)
+        ) as (worker,),
+    ):
+        s = TournamentSpec(
+            game="rolldice",
+            bots=(bot, "random"),
+            players=2,
+            repeats=60,
+            seed=4,
+            options={"target": 10},
+            bot_concurrency=16,
+        )
+        total = len(schedule(s))
+        store = Store(server.url)
+        start(server.url, "ke", s, batch_size=2, window=4)  # this id's matches: the race, every time seen
+        wait_for(lambda: store.tournament("ke")["status"] == "complete", 150, "completion")
+        assert_exactly_once(store, "ke", total)
+        assert "raised unexpected" not in worker.log.read_text()

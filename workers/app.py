@@ -53,8 +53,10 @@ def make_app(broker_url: str, *, visibility_timeout: int | None = None) -> Celer
         accept_content=["json"],
         task_acks_late=True,
         task_reject_on_worker_lost=True,
-        # A task that fails anyway (Redis gone for longer than the store's patience) stays
-        # unacknowledged and is redelivered after the visibility timeout, not dropped.
+        # A task that fails anyway (Redis gone for longer than the store's patience) is not
+        # acknowledged as done; Celery 5.7 rejects its message without requeue, though (a
+        # requeue would loop on a failure that repeats), so its batches come back through the
+        # stall check (lost_batches) of the service or of a following client.
         task_acks_on_failure_or_timeout=False,
         task_ignore_result=True,
         worker_prefetch_multiplier=1,

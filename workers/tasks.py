@@ -336,8 +336,12 @@ def play_batch(
     # What each seat plays (a registered bot's endpoint, by its name): its player kind.
     address = functools.cache(spec.address)
 
+    taken_here = set(todo)  # every match this task has taken to play (its own and those it took)
+    played_here: set[int] = set()  # those played, stored or not yet
+
     def keep(index: int, record: MatchRecord) -> None:
         nonlocal played, failures
+        played_here.add(index)
         metrics.observe_record(record, count_start=False, address=address)
         log_failures(log, record, tournament_id)
         failures += len(record.failures)
@@ -368,8 +372,15 @@ def play_batch(
         indices = patiently(store.batch_indices, tournament_id, taken.number)
         stored = patiently(store.stored_indices, tournament_id, indices)
         doubtful = doubtful or bool(stored)
-        more = [i for i in indices if i not in stored]
-        held.add(taken.number, taken.seq, more)
+        # A batch this task took may come back: a second delivery of this task's own batch,
+        # which thinks its first copy dead, sends the batches it took again (Store.orphans), and
+        # the first copy may take one back while still playing it (the same match started twice
+        # here ended the task in a KeyError). Held: its matches not played here; played: the
+        # ones not started here.
+        left = [i for i in indices if i not in stored and i not in played_here]
+        held.add(taken.number, taken.seq, left)
+        more = [i for i in left if i not in taken_here]
+        taken_here.update(more)
         return more
 
     try:
