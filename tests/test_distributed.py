@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -396,3 +397,20 @@ def test_a_worker_never_holds_a_match_past_its_bound(tmp_path):
             (failure,) = record.failures
             assert failure.verdict == "timeout" and "ARENA_MATCH_SECONDS" in failure.detail
             assert record.ms < 10_000
+
+
+def test_a_cancel_no_batch_saw_still_leaves_the_cancelled_board(tmp_path):
+    # A batch sees a cancel between matches (every quarter second): one that finished inside
+    # that gap sent no successor (cancelled) and ended, so nothing finalised the tournament and
+    # its board never came (3 of 8 here, with a window of one batch). Cancels land at random.
+    rng = random.Random(1)
+    with redis_server(tmp_path) as server, workers(server.url, tmp_path, count=1, concurrency=1, visibility=4):
+        store = Store(server.url)
+        for n in range(8):
+            tournament_id = f"cx{n}"
+            s = spec(game="rolldice", bots=("random", "heuristic"), repeats=400, seed=n, options={"target": 1})
+            start(server.url, tournament_id, s, batch_size=2, window=1)
+            wait_for(lambda t=tournament_id: (store.tournament(t) or {}).get("done", 0) >= 50, 30, "progress")
+            time.sleep(rng.uniform(0, 0.3))
+            assert store.cancel(tournament_id) == "cancelled"
+            wait_for(lambda t=tournament_id: store.leaderboard(t) is not None, 20, f"{tournament_id}'s cancelled board")

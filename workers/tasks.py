@@ -400,6 +400,11 @@ def play_batch(
         if (doubtful or writer.retried) and not writer.sent:
             _ensure_finalized(store, tournament_id)
         held.finish_complete()
+        if windowed and patiently(store.is_cancelled, tournament_id):
+            # Cancelled after this batch last looked (between matches, every quarter second):
+            # finishing it sent no successor, so no batch is left to see the cancel and finalise
+            # (the tournament stayed without its board for good). Finalising is claimed once.
+            _finalize_cancelled(store, tournament_id, redelivered)
     seconds = time.monotonic() - began
     metrics.batch_finished(spec.game, seconds)
     # The one INFO line of a batch (bot failures are DEBUG lines; their count is here).
