@@ -282,11 +282,11 @@ def _redraw_hidden(game: Gasha, world: GashaState, viewer: int, chance: Chance) 
         reward = REWARD_BY_ID[world.claiming]
         if not can_pay(reward, counts_of(world.hands[payer]), world.wilds[payer]):
             # The seat's reading of the cycles is one charging of the paid cards among several;
-            # rarely it leaves no way to pay within the cycles, though the real hand pays (seen
-            # once in random 6-player play): then cards of the same back are swapped across
-            # cycles. The seat's observation of the world is the same (it reads the cycles from
-            # the history, not from where the cards lie); the world's own later reading of them
-            # may be pooled.
+            # rarely it leaves no way to pay within the cycles, though the real hand pays (94 of
+            # 36,334 samples in 200 random 5- and 6-player games): then cards of the same back
+            # are swapped across cycles. The seat's observation of the world is the same (it
+            # reads the cycles from the history, not from where the cards lie); the world's own
+            # later reading of them may be pooled.
             paid = _afford(world, viewer, payer, reward, chance) or _afford(
                 world, viewer, payer, reward, chance, within_cycles=False
             )
