@@ -411,15 +411,24 @@ return redis.call('ZCARD', KEYS[1])
 _FILL = (
     _REDIS_NOW
     + """
--- KEYS: tournament, inflight, cancel, seq ; ARGV: finished batch ('' for none), its seq,
--- source (who claims: the finished batch's number, or a name)
+-- KEYS: tournament, inflight, cancel, seq, reply ; ARGV: finished batch ('' for none), its seq,
+-- source (who claims: the finished batch's number, or a name), the caller's token ('' for none)
 -- A finished batch leaves the window (only the copy it was sent as: a superseded copy changes
 -- nothing); then, for a live tournament, the next batch numbers are claimed until the window
 -- is full, each entry naming its source. Returns batch1, seq1, batch2, seq2, ... : the
--- messages the caller must send.
+-- messages the caller must send. The reply to a finish is kept an hour under the caller's token:
+-- a caller that lost it (the connection dropped after the script ran) and asks again with the
+-- same token gets the same batches to send; anyone else gets nothing.
 if ARGV[1] ~= '' then
   local entry = redis.call('HGET', KEYS[2], ARGV[1])
-  if not entry then return {} end
+  if not entry then
+    local kept = ARGV[4] ~= '' and redis.call('GET', KEYS[5])
+    if kept then
+      local reply = cjson.decode(kept)
+      if reply[1] == ARGV[4] then return reply[2] end
+    end
+    return {}
+  end
   local seq = string.match(entry, '^%a (%d+)')
   if seq ~= ARGV[2] then return {} end
   redis.call('HDEL', KEYS[2], ARGV[1])
@@ -441,6 +450,9 @@ while nxt < batches and inflight < window do
   inflight = inflight + 1
 end
 redis.call('HSET', KEYS[1], 'next', nxt)
+if ARGV[1] ~= '' and ARGV[4] ~= '' then
+  redis.call('SET', KEYS[5], cjson.encode({ARGV[4], out}), 'EX', 3600)
+end
 return out
 """
 )
@@ -1206,25 +1218,33 @@ class Store:
         self.redis.hset(key, "batches", batches)
         return size, batches
 
-    def fill(self, tournament_id: str, finished: tuple[int, int] | None = None, source: str = "fan-out") -> list[Batch]:
+    def fill(
+        self, tournament_id: str, finished: tuple[int, int] | None = None, source: str = "fan-out", token: str = ""
+    ) -> list[Batch]:
         """Claim batch numbers up to the window (after ``finished`` = (batch, seq) leaves it);
         the caller sends one message per batch returned. ``source`` names the claimer (the
-        finished batch's number, or e.g. ``fan-out``): see :meth:`orphans`."""
+        finished batch's number, or e.g. ``fan-out``): see :meth:`orphans`. A finish asked
+        again with its ``token`` (its reply was lost) returns the same batches (see ``_FILL``)."""
         _ = self.redis
         keys = [
             self.key("t", tournament_id),
             self.key("t", tournament_id, "inflight"),
             self.key("t", tournament_id, "cancel"),
             self.key("seq"),
+            self.key("t", tournament_id, "filled", "" if finished is None else str(finished[0])),
         ]
         done = ("", "") if finished is None else finished
-        flat = self._fill(keys=keys, args=[*done, source])
+        flat = self._fill(keys=keys, args=[*done, source, token])
         return [Batch(int(flat[i]), int(flat[i + 1])) for i in range(0, len(flat), 2)]
 
-    def finish_batch(self, tournament_id: str, batch: int, seq: int, source: str | None = None) -> list[Batch]:
+    def finish_batch(
+        self, tournament_id: str, batch: int, seq: int, source: str | None = None, token: str = ""
+    ) -> list[Batch]:
         """A batch is done (every match of it stored): it leaves the window and its successors
-        are claimed (see :meth:`fill`) in the name of ``source`` (default: the batch)."""
-        return self.fill(tournament_id, (batch, seq), str(batch) if source is None else source)
+        are claimed (see :meth:`fill`) in the name of ``source`` (default: the batch). Asked
+        again with the same ``token``, it returns the same successors: the caller's retry after
+        a reply lost to a dropped connection (else they were claimed and never sent)."""
+        return self.fill(tournament_id, (batch, seq), str(batch) if source is None else source, token)
 
     def steal(self, tournament_id: str, source: str) -> Batch | None:
         """Take a queued batch of the tournament to play in this worker (see ``_STEAL``)."""

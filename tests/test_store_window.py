@@ -126,3 +126,18 @@ def test_a_worker_takes_queued_batches_and_its_redelivery_gives_them_back(store)
     assert store.start_batch("t", 1, again[0].seq) == "play"
     store.cancel("t")
     assert store.steal("t", "0") is None
+
+
+def test_a_finish_whose_reply_was_lost_is_asked_again_and_gets_the_same_successors(store):
+    # The script ran, then the connection dropped before its reply (the caller retries with the
+    # token it used): the successors it claimed are sent, not left claimed and never sent.
+    store.plan_batches("t", 5, 1)  # a window of one batch
+    (first,) = store.fill("t")
+    assert store.start_batch("t", first.number, first.seq) == "play"
+    sent = store.finish_batch("t", first.number, first.seq, token="retry-me")
+    assert numbers(sent) == [1]
+    assert store.finish_batch("t", first.number, first.seq, token="retry-me") == sent
+    # Another caller (a second copy of the batch, another token or none) gets nothing to send.
+    assert store.finish_batch("t", first.number, first.seq, token="someone-else") == []
+    assert store.finish_batch("t", first.number, first.seq) == []
+    assert sorted(store.inflight("t")) == [1]

@@ -53,6 +53,7 @@ import os
 import queue
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -247,7 +248,9 @@ class _Held:
             with self.lock:
                 seq = self.seqs.pop(batch)
             del self.left[batch]
-            successors = patiently(self.store.finish_batch, self.tournament_id, batch, seq, self.source)
+            # One token for the retries: a retry after a lost reply gets the successors again.
+            token = uuid.uuid4().hex
+            successors = patiently(self.store.finish_batch, self.tournament_id, batch, seq, self.source, token)
             send_batches(self.app, self.tournament_id, successors)
 
     def _beat(self) -> None:
