@@ -416,19 +416,19 @@ _FILL = (
 -- A finished batch leaves the window (only the copy it was sent as: a superseded copy changes
 -- nothing); then, for a live tournament, the next batch numbers are claimed until the window
 -- is full, each entry naming its source. Returns batch1, seq1, batch2, seq2, ... : the
--- messages the caller must send. The reply to a finish is kept an hour under the caller's token:
--- a caller that lost it (the connection dropped after the script ran) and asks again with the
--- same token gets the same batches to send; anyone else gets nothing.
+-- messages the caller must send. The reply is kept an hour under the caller's token: a caller
+-- that lost it (the connection dropped after the script ran) and asks again with the same token
+-- gets the same batches to send; anyone else asks anew.
+if ARGV[4] ~= '' then
+  local kept = redis.call('GET', KEYS[5])
+  if kept then
+    local reply = cjson.decode(kept)
+    if reply[1] == ARGV[4] then return reply[2] end
+  end
+end
 if ARGV[1] ~= '' then
   local entry = redis.call('HGET', KEYS[2], ARGV[1])
-  if not entry then
-    local kept = ARGV[4] ~= '' and redis.call('GET', KEYS[5])
-    if kept then
-      local reply = cjson.decode(kept)
-      if reply[1] == ARGV[4] then return reply[2] end
-    end
-    return {}
-  end
+  if not entry then return {} end
   local seq = string.match(entry, '^%a (%d+)')
   if seq ~= ARGV[2] then return {} end
   redis.call('HDEL', KEYS[2], ARGV[1])
@@ -450,7 +450,7 @@ while nxt < batches and inflight < window do
   inflight = inflight + 1
 end
 redis.call('HSET', KEYS[1], 'next', nxt)
-if ARGV[1] ~= '' and ARGV[4] ~= '' then
+if ARGV[4] ~= '' then
   redis.call('SET', KEYS[5], cjson.encode({ARGV[4], out}), 'EX', 3600)
 end
 return out
@@ -1223,8 +1223,8 @@ class Store:
     ) -> list[Batch]:
         """Claim batch numbers up to the window (after ``finished`` = (batch, seq) leaves it);
         the caller sends one message per batch returned. ``source`` names the claimer (the
-        finished batch's number, or e.g. ``fan-out``): see :meth:`orphans`. A finish asked
-        again with its ``token`` (its reply was lost) returns the same batches (see ``_FILL``)."""
+        finished batch's number, or e.g. ``fan-out``): see :meth:`orphans`. Asked again with its
+        ``token`` (its reply was lost), it returns the same batches (see ``_FILL``)."""
         _ = self.redis
         keys = [
             self.key("t", tournament_id),

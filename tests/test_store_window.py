@@ -141,3 +141,10 @@ def test_a_finish_whose_reply_was_lost_is_asked_again_and_gets_the_same_successo
     assert store.finish_batch("t", first.number, first.seq, token="someone-else") == []
     assert store.finish_batch("t", first.number, first.seq) == []
     assert sorted(store.inflight("t")) == [1]
+    # The same for a fan-out's first window.
+    assert store.create_tournament("u", SPEC, total=23, batches=0)
+    store.plan_batches("u", 5, 2)
+    claimed = store.fill("u", token="fan-out-1")
+    assert numbers(claimed) == [0, 1]
+    assert store.fill("u", token="fan-out-1") == claimed
+    assert store.fill("u") == []  # full

@@ -194,7 +194,8 @@ def start_window(app: Celery, store: Store, tournament_id: str, size: int, windo
     _, count = patiently(store.plan_batches, tournament_id, size, window or settings.queue_window())
     # A second call (a redelivered fan-out) first sends again what the first claimed unstarted.
     send_batches(app, tournament_id, patiently(store.orphans, tournament_id, "fan-out"))
-    send_batches(app, tournament_id, patiently(store.fill, tournament_id))
+    # One token for the retries: a retry after a lost reply gets the claimed batches again.
+    send_batches(app, tournament_id, patiently(store.fill, tournament_id, None, "fan-out", uuid.uuid4().hex))
     return count
 
 
