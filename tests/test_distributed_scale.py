@@ -7,6 +7,7 @@ gRPC on loopback. Nothing here asserts a duration: orderings and counts only.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import signal
 import subprocess
@@ -382,3 +383,38 @@ def test_a_batch_delivered_again_while_its_first_copy_plays_starts_no_match_twic
         wait_for(lambda: store.tournament("ke")["status"] == "complete", 150, "completion")
         assert_exactly_once(store, "ke", total)
         assert "raised unexpected" not in worker.log.read_text()
+
+
+def test_a_batch_delivered_again_takes_no_other_batch_over(tmp_path):
+    # A copy delivered again may have a live first copy, and kombu gives both one delivery tag:
+    # the first's acknowledgement clears this one's, so batches this copy took over had no
+    # message left when its worker died (outside chaos probe). Such a copy plays its own batch
+    # only. The window's first batches are queued marked redelivered (as kombu marks a restored
+    # message) before any worker runs; a batch taken over is a running entry naming its taker.
+    first = [sys.executable, "-m", "bench.first_bot", "--port", "0", "--delay", "0.02"]
+    with bot_process(first) as quick, redis_server(tmp_path) as server:
+        s = remote_spec(quick, quick, repeats=10)
+        total = len(schedule(s))
+        store = Store(server.url)
+        start(server.url, "redo", s, batch_size=2, window=4)
+        queued = store.redis.lrange(QUEUE, 0, -1)
+        assert len(queued) == 4
+        for i, raw in enumerate(queued):
+            message = json.loads(raw)
+            message["headers"]["redelivered"] = True
+            message["properties"]["delivery_info"]["redelivered"] = True
+            store.redis.lset(QUEUE, i, json.dumps(message))
+        again = {str(number) for number in range(4)}  # the batches delivered again
+        taken_over: set[str] = set()
+        with workers(server.url, tmp_path, count=1, concurrency=1, env={"ARENA_MATCHES_PER_PROCESS": "8"}):
+            deadline = time.monotonic() + 120
+            while store.tournament("redo")["status"] != "complete":
+                assert time.monotonic() < deadline, "the tournament did not complete"
+                for entry in store.inflight("redo").values():
+                    state, _, _, *source = entry.split()
+                    if state == "r" and source:
+                        taken_over.add(source[0])
+                time.sleep(0.01)
+        assert_exactly_once(store, "redo", total)
+        assert taken_over, "no batch took another over: the test shows nothing"
+        assert not taken_over & again, taken_over

@@ -366,9 +366,12 @@ def play_batch(
                 held.finish_complete()
 
     def steal() -> list[int] | None:
-        """More matches for free slots: a queued batch of this tournament (windowed runs only)."""
+        """More matches for free slots: a queued batch of this tournament (windowed runs only,
+        and not in a copy delivered again: its first copy may be alive, and kombu gives both
+        copies one delivery tag, so the first's acknowledgement clears this one's, and what
+        this copy took over would have no message left should its worker die)."""
         nonlocal doubtful
-        if not windowed:
+        if not windowed or redelivered:
             return None
         taken = patiently(store.steal, tournament_id, str(batch))
         if taken is None:
