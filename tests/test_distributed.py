@@ -29,6 +29,7 @@ from tests.compare import board_without_timing, canonical
 from tests.remote_helpers import bot_process, misbehaving
 from tests.services import ROOT, Worker, redis_server, wait_for, workers
 from workers.executor import CeleryExecutor, enqueue
+from workers.sweeper import StallSweeper
 
 pytestmark = pytest.mark.timeout(300)
 BOTS = ("random", "heuristic", "heuristic:risk=2")
@@ -300,7 +301,6 @@ def test_a_lost_batch_is_enqueued_again_and_counted_once(tmp_path, caplog):
 
 
 def test_the_service_sweeper_recovers_a_lost_batch_with_no_client_following(tmp_path):
-    from arena.cli.serve_cmd import StallSweeper
     from workers.app import make_app
 
     s = spec(repeats=5)
@@ -318,6 +318,42 @@ def test_the_service_sweeper_recovers_a_lost_batch_with_no_client_following(tmp_
 
             wait_for(complete, 90, "the sweeper to recover the batch", interval=0.5)
             assert_exactly_once(store, "swept", total)
+
+
+def test_workers_recover_a_lost_batch_with_neither_a_client_nor_the_service(tmp_path):
+    """Every worker's main process runs the stall check (workers.sweeper): a batch lost in the
+    broker of a tournament nobody follows, with no `arena serve` on the store, is played, once,
+    and the operator is told in a worker's log."""
+    s = spec(repeats=5)
+    total = len(schedule(s))
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        start(server.url, "unwatched", s, batch_size=6)
+        assert server.client().rpop("arena") is not None  # one batch vanishes
+        with workers(server.url, tmp_path, count=2, concurrency=1, env={"ARENA_STALL_SECONDS": "2"}) as nodes:
+            wait_for(lambda: store.tournament("unwatched")["status"] == "complete", 90, "the workers' stall check")
+            assert_exactly_once(store, "unwatched", total)
+            logs = "".join(node.log.read_text() for node in nodes)
+            assert logs.count("lost batches sent again") == 1, logs  # one sweeper checked it, not both
+            assert "Traceback" not in logs
+
+
+def test_one_sweeper_checks_a_stalled_tournament_however_many_see_it(tmp_path):
+    """The service's and every worker's sweepers take a tournament's claim before they check it:
+    the first checks, the others not for the next stall period."""
+    from workers.app import make_app
+
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        start(server.url, "stalled", spec(repeats=2), batch_size=6)
+        app = make_app(server.url)
+        sweepers = [StallSweeper(app, store, stall=0.5) for _ in range(3)]
+        for sweeper in sweepers:
+            assert sweeper.sweep() == 0  # first sight: done noted, nothing stalled yet
+        time.sleep(0.6)
+        assert [sweeper.sweep() for sweeper in sweepers] == [1, 0, 0]
+        time.sleep(0.6)  # the claim lapsed
+        assert [sweeper.sweep() for sweeper in reversed(sweepers)] == [1, 0, 0]
 
 
 def test_a_cancelled_distributed_run_says_so_everywhere(tmp_path):

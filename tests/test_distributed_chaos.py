@@ -128,7 +128,7 @@ def test_the_stall_check_sends_a_lost_finalisation_again(tmp_path):
     """The finalisation message lost in the broker (popped as Redis went away, as the lost
     batch of test_distributed): the window is closed and nothing is queued. Before: the
     stall check looked only for lost batches, found none, and the tournament stayed running."""
-    from arena.cli.serve_cmd import StallSweeper
+    from workers.sweeper import StallSweeper
 
     s = instant(repeats=2, seed=5)
     with redis_server(tmp_path) as server:

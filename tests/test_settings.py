@@ -58,6 +58,7 @@ def test_a_seconds_setting_refuses_units_non_numbers_and_too_little(monkeypatch,
         ("ARENA_LEASE_SECONDS", "1m"),
         ("ARENA_MATCH_SECONDS", "nan"),
         ("ARENA_VISIBILITY_TIMEOUT", "-5"),
+        ("ARENA_STALL_SECONDS", "soon"),
     ],
 )
 def test_the_worker_settings_check_names_the_bad_one(monkeypatch, variable, raw):
@@ -78,6 +79,7 @@ def test_a_visibility_timeout_given_on_the_command_line_is_not_read_from_the_env
         ("ARENA_MATCHES_PER_PROCESS", "x", "a whole number of at least 1"),
         ("ARENA_LEASE_SECONDS", "1m", "a number of seconds of at least 1"),
         ("ARENA_RETENTION_DAYS", "-1", "a whole number of at least 0"),
+        ("ARENA_STALL_SECONDS", "0", "a number of seconds of at least 1"),
     ],
 )
 def test_arena_worker_stops_at_its_start_on_a_bad_setting(variable, raw, expected):
@@ -97,6 +99,13 @@ def test_a_distributed_tournament_with_a_bad_window_is_refused_before_it_is_crea
         assert "ARENA_QUEUE_WINDOW='abc': expected a whole number of at least 1" in done.stderr
         assert "Traceback" not in done.stderr
         assert server.client().keys("arena:*") == []  # nothing half-made: no queued tournament left behind
+
+
+def test_arena_serve_stops_at_its_start_on_a_bad_stall_check_setting():
+    done = arena("serve", "--redis", "redis://127.0.0.1:1/0", "--port", "0", env={"ARENA_STALL_SECONDS": "1m"})
+    assert done.returncode == 2, done.stderr
+    expected = "ARENA_STALL_SECONDS='1m': expected a number of seconds of at least 1"
+    assert done.stderr.strip() == f"arena serve: error: {expected}"
 
 
 @pytest.mark.parametrize(
@@ -126,7 +135,9 @@ def test_the_worker_says_which_settings_it_runs_with(monkeypatch):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("ARENA_MATCHES_PER_PROCESS", "32")
     monkeypatch.setenv("ARENA_LEASE_SECONDS", "2.5")
+    monkeypatch.setenv("ARENA_STALL_SECONDS", "90")
     assert settings.summary() == (
-        "32 remote matches a process, queue window 16, visibility timeout 3600 s, leases 2.5 s, a match at most 3600 s"
+        "32 remote matches a process, queue window 16, visibility timeout 3600 s, leases 2.5 s, "
+        "a match at most 3600 s, stall check after 90 s"
     )
     assert "visibility timeout 120 s" in settings.summary(visibility=120)

@@ -56,7 +56,7 @@ def make_app(broker_url: str, *, visibility_timeout: int | None = None) -> Celer
         # A task that fails anyway (Redis gone for longer than the store's patience) is not
         # acknowledged as done; Celery 5.7 rejects its message without requeue, though (a
         # requeue would loop on a failure that repeats), so its batches come back through the
-        # stall check (lost_batches) of the service or of a following client.
+        # stall check (lost_batches) of the workers, the service or a following client.
         task_acks_on_failure_or_timeout=False,
         task_ignore_result=True,
         worker_prefetch_multiplier=1,

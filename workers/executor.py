@@ -21,10 +21,11 @@ tournament has made no progress for a while, its window (:meth:`Store.lost_batch
 keys of its own, never the queue) says which batches were popped and never started, or stopped
 reporting alive; those are sent again with a new sequence number (the old copy, should it come
 back, is skipped as superseded; storing is idempotent anyway, so nothing can count twice). The
-following client runs it after ``stall_seconds`` without progress; the referee service runs it
-for every tournament it sees stalled. A tournament with every match stored and its window closed
-that has not ended lost its finalisation (the message, or the worker that was to send it): the
-stall check sends it again (finalisation is idempotent). A followed tournament that is no longer
+following client runs it after ``stall_seconds`` without progress; the referee service and
+every worker node run it for every tournament they see stalled (:mod:`workers.sweeper`). A
+tournament with every match stored and its window closed that has not ended lost its
+finalisation (the message, or the worker that was to send it): the stall check sends it again
+(finalisation is idempotent). A followed tournament that is no longer
 in the store (``FLUSHALL``) ends the follow with :class:`TournamentGone`, one line.
 
 Batch size: with remote bots ``ceil(matches / 16)`` up to 64 (a worker process plays them at

@@ -27,6 +27,9 @@ DEFAULT_MATCH_SECONDS = 3600.0
 (referee.service: decision 60 s, bank 600 s, grace 10 s, start-up 60 s) let one decision take at
 most 670 s and the start 60 s; an hour is room for five such decisions, far beyond any healthy
 bot."""
+DEFAULT_STALL_SECONDS = 60.0
+"""A running tournament with no match stored for this long is checked for lost batches
+(``ARENA_STALL_SECONDS``; the service's and every worker's stall check, workers.sweeper)."""
 
 
 def queue_window() -> int:
@@ -49,12 +52,16 @@ def match_seconds() -> float:
     return env_seconds("ARENA_MATCH_SECONDS", DEFAULT_MATCH_SECONDS, minimum=1)
 
 
+def stall_seconds() -> float:
+    return env_seconds("ARENA_STALL_SECONDS", DEFAULT_STALL_SECONDS, minimum=1)
+
+
 def summary(visibility: int | None = None) -> str:
     """The settings in effect, one line (``arena worker`` prints it at its start)."""
     return (
         f"{matches_per_process()} remote matches a process, queue window {queue_window()}, "
         f"visibility timeout {visibility or visibility_timeout()} s, leases {lease_seconds():g} s, "
-        f"a match at most {match_seconds():g} s"
+        f"a match at most {match_seconds():g} s, stall check after {stall_seconds():g} s"
     )
 
 
@@ -65,5 +72,6 @@ def check(*, visibility_given: bool = False) -> None:
     matches_per_process()
     lease_seconds()
     match_seconds()
+    stall_seconds()
     if not visibility_given:
         visibility_timeout()

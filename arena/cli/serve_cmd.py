@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     from referee.server import ServerConfig, serve_until_signalled
     from referee.store import Store
     from workers.app import QUEUE, make_app
+    from workers.sweeper import StallSweeper, stall_seconds
 
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port {args.port}: expected 0..65535")
@@ -88,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
     if not (math.isfinite(args.grace) and args.grace >= 0):
         raise UsageError(f"--grace {args.grace:g}: expected seconds, 0 or more")
     endpoints.configure(endpoints.EndpointPolicy.parse(args.allow_endpoints))
+    stall = stall_seconds()  # a ConfigError names a bad ARENA_STALL_SECONDS, before Redis is dialled
     if args.unsafe_no_sandbox:
         from referee.hosted import jail
 
@@ -102,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
 
     interceptors: list[Any] = []
     refresh: Any = None
-    sweeper = StallSweeper(app, store)
+    sweeper = StallSweeper(app, store, stall)
     from referee.match_cache import MatchCache
 
     match_cache = MatchCache.from_environment()  # its settings checked before anything starts
@@ -168,35 +170,3 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot serve on {args.host}:{args.port}: {exc}") from None
     print("arena service stopped", file=sys.stderr)
     return 0
-
-
-class StallSweeper:
-    """Re-enqueues the lost batches of tournaments that stopped moving (see
-    ``workers.executor.requeue_missing``): a tournament whose ``done`` has not changed for
-    ``stall`` seconds is checked, at most once per ``stall`` seconds."""
-
-    def __init__(self, app: Any, store: Any, stall: float = 60.0) -> None:
-        self.app = app
-        self.store = store
-        self.stall = stall
-        self.seen: dict[str, tuple[int, float]] = {}  # tournament -> (done, since)
-
-    def sweep(self) -> None:
-        import time
-
-        from workers.executor import requeue_missing
-
-        now = time.monotonic()
-        active = set()
-        for tournament_id in self.store.active_ids():  # all of them, not only the newest
-            info = self.store.tournament(tournament_id)
-            if info is None or info["status"] not in ("queued", "running"):
-                continue
-            active.add(tournament_id)
-            done, since = self.seen.get(tournament_id, (-1, now))
-            if info["done"] != done:
-                self.seen[tournament_id] = (info["done"], now)
-            elif now - since >= self.stall:
-                self.seen[tournament_id] = (done, now)
-                requeue_missing(self.app, self.store, tournament_id)
-        self.seen = {t: v for t, v in self.seen.items() if t in active}

@@ -124,6 +124,9 @@ def run(args: argparse.Namespace) -> int:
         argv.append(f"--concurrency={args.concurrency}")
     argv.append(f"--hostname={args.hostname or 'arena@%h'}")
     say_alive(args.broker)
+    from workers.sweeper import sweep_in_background
+
+    sweep_in_background(app, args.broker)  # lost batches are found with no service or client
     app.worker_main(argv)
     return 0
 

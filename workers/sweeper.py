@@ -1,0 +1,90 @@
+"""The stall check's sweeper: sends again the lost batches of every tournament that stopped moving.
+
+A tournament whose ``done`` has not changed for ``stall`` seconds is checked with
+:func:`workers.executor.requeue_missing` (its window's own keys: O(window)), at most once per
+``stall`` seconds, by one sweeper of all those running on the store: each takes the tournament's
+claim (``sweep:{id}``, a key that lapses after ``stall`` seconds) before it checks.
+
+It runs in ``arena serve`` (its housekeeping) and in a thread of every ``arena worker``'s main
+process (:func:`sweep_in_background`), so a distributed run that nobody follows and no service
+watches still gets its lost batches played: a message dropped by Redis right after kombu's pop,
+a batch whose task failed while Redis stayed away (Celery drops a failed task's message).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+import redis
+from kombu.exceptions import OperationalError
+
+from workers.settings import DEFAULT_STALL_SECONDS, stall_seconds
+
+log = logging.getLogger(__name__)
+
+
+class StallSweeper:
+    """Remembers each running tournament's ``done`` and since when; :meth:`sweep` checks those
+    unchanged for ``stall`` seconds."""
+
+    def __init__(self, app: Any, store: Any, stall: float = DEFAULT_STALL_SECONDS) -> None:
+        self.app = app
+        self.store = store
+        self.stall = stall
+        self.seen: dict[str, tuple[int, float]] = {}  # tournament -> (done, since)
+
+    def sweep(self) -> int:
+        """One pass over the running tournaments; returns how many were checked."""
+        from workers.executor import requeue_missing
+
+        now = time.monotonic()
+        active, checked = set(), 0
+        for tournament_id in self.store.active_ids():  # all of them, not only the newest
+            info = self.store.tournament(tournament_id)
+            if info is None or info["status"] not in ("queued", "running"):
+                continue
+            active.add(tournament_id)
+            done, since = self.seen.get(tournament_id, (-1, now))
+            if info["done"] != done:
+                self.seen[tournament_id] = (info["done"], now)
+            elif now - since >= self.stall:
+                self.seen[tournament_id] = (done, now)
+                if self.claim(tournament_id):
+                    requeue_missing(self.app, self.store, tournament_id)
+                    checked += 1
+        self.seen = {t: v for t, v in self.seen.items() if t in active}
+        return checked
+
+    def claim(self, tournament_id: str) -> bool:
+        """Whether this sweeper checks the tournament now: the first of the service's and every
+        worker's sweepers to see it stalled does, and none again for ``stall`` seconds."""
+        key = self.store.key("sweep", tournament_id)
+        return bool(self.store.redis.set(key, b"1", nx=True, px=max(1, int(self.stall * 1000))))
+
+
+def sweep_in_background(app: Any, broker: str, stall: float | None = None) -> threading.Thread:
+    """A daemon thread that sweeps every quarter of ``stall`` (``ARENA_STALL_SECONDS``): for a
+    worker's main process, next to its heartbeat (the pool processes fork from it and do not
+    inherit the thread). A Redis outage, or any failure of one pass, only skips that pass."""
+    from referee.store import Store
+
+    stall = stall if stall is not None else stall_seconds()
+    sweeper = StallSweeper(app, Store(broker), stall)
+    every = max(0.25, stall / 4)
+
+    def run() -> None:
+        while True:
+            time.sleep(every)
+            try:
+                sweeper.sweep()
+            except (redis.RedisError, OperationalError):
+                pass  # Redis away: the next pass checks again
+            except Exception:  # a bug here must not end this worker's sweeping for good
+                log.exception("stall check failed")
+
+    thread = threading.Thread(target=run, name="arena-stall-check", daemon=True)
+    thread.start()
+    return thread
