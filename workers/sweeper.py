@@ -42,14 +42,18 @@ class StallSweeper:
 
         now = time.monotonic()
         active, checked = set(), 0
-        for tournament_id in self.store.active_ids():  # all of them, not only the newest
-            info = self.store.tournament(tournament_id)
-            if info is None or info["status"] not in ("queued", "running"):
+        ids = self.store.active_ids()  # all of them, not only the newest
+        pipe = self.store.redis.pipeline(transaction=False)
+        for tournament_id in ids:  # one round trip for all: every worker node sweeps
+            pipe.hmget(self.store.key("t", tournament_id), "status", "done")
+        for tournament_id, (status, raw_done) in zip(ids, pipe.execute(), strict=True):
+            if status not in (b"queued", b"running"):
                 continue
             active.add(tournament_id)
-            done, since = self.seen.get(tournament_id, (-1, now))
-            if info["done"] != done:
-                self.seen[tournament_id] = (info["done"], now)
+            done = int(raw_done or 0)
+            seen, since = self.seen.get(tournament_id, (-1, now))
+            if done != seen:
+                self.seen[tournament_id] = (done, now)
             elif now - since >= self.stall:
                 self.seen[tournament_id] = (done, now)
                 if self.claim(tournament_id):
