@@ -1459,10 +1459,6 @@ class Store:
         accounts = sorted(self.redis.hgetall(self.key("owners")).items())
         return [(name.decode(), json.loads(raw)) for name, raw in accounts]
 
-    def active_count(self, owner: str) -> int:
-        """How many of the owner's tournaments are queued or running."""
-        return int(self.redis.scard(self.key("owner", owner, "active")))
-
     def owner(self, name: str) -> dict[str, Any] | None:
         raw = self.redis.hget(self.key("owners"), name)
         return None if raw is None else json.loads(raw)

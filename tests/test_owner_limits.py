@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
+from arena.tournament import TournamentSpec
 from arena.v1 import arena_pb2
 from referee.auth import create_owner
 from referee.service import MAX_BOTS_PER_OWNER
@@ -236,7 +237,11 @@ def test_an_operator_lists_the_owners_with_what_each_keeps(tmp_path):
         store.add_bot("hosted-one", {**bot("alice"), "endpoint": "hosted:hosted-one"}, limit=MAX_BOTS_PER_OWNER)
         data = archive_bytes(variant(tmp_path, 1))
         versions.save_version(store, "hosted-one", "alice", versions.check_upload(data), data)
-        store.redis.sadd(store.key("owner", "bob", "active"), "t1", "t2")
+        spec = TournamentSpec(game="rolldice", bots=["random", "heuristic"], players=2, repeats=1, seed=1)
+        for tournament_id in ("t1", "t2", "t3"):
+            assert store.create_tournament(tournament_id, spec, 2, 1, owner="bob")
+        store.redis.hset(store.key("t", "t2"), "status", "running")
+        store.redis.hset(store.key("t", "t3"), "status", "complete")  # ended: not running any more
         listed = arena("admin", "owners", "--redis", redis.url, "--json")
         assert listed.returncode == 0, listed.stderr
         rows = {row["owner"]: row for row in json.loads(listed.stdout)}

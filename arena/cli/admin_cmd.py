@@ -87,7 +87,7 @@ def list_owners(args: argparse.Namespace) -> int:
                 "operator": bool(account.get("operator")),
                 "created": created.strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "bots": store.bot_count(name),
-                "tournaments_running": store.active_count(name),
+                "tournaments_running": store.active_tournaments(name),
                 "hosted_bytes": stored_bytes(store, name),
             }
         )
