@@ -70,10 +70,11 @@ def wait_for(predicate, timeout: float, what: str, interval: float = 0.05):  # t
 class RedisServer:
     """A redis-server with AOF (appendfsync everysec) in ``directory``; restartable."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *extra: str) -> None:
         if shutil.which("redis-server") is None:
             raise RuntimeError("redis-server is not installed (apt-get install redis-server)")
         self.directory = directory
+        self.extra = extra  # more options, after (and over) the ones above
         self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.process: subprocess.Popen[bytes] | None = None
@@ -99,6 +100,7 @@ class RedisServer:
             "noeviction",
             "--logfile",
             str(self.directory / "redis.log"),
+            *self.extra,
         ]
         self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
