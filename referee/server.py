@@ -101,7 +101,10 @@ async def _watch_store(store: Store, health_servicer: health.aio.HealthServicer,
             status = health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING
             for name in ("", SERVICE_NAME):
                 await health_servicer.set(name, status)
-            log.warning("store %s", "reachable again" if up else "unreachable: health NOT_SERVING")
+            if up:
+                log.info("store reachable again: health SERVING")
+            else:
+                log.warning("store unreachable: health NOT_SERVING")
             serving = up
         await asyncio.sleep(STORE_CHECK_SECONDS)
 

@@ -296,6 +296,40 @@ def streaming(method: Callable[..., AsyncIterator[T]]) -> Callable[..., AsyncIte
     return handler
 
 
+class FailureLog:
+    """The failures read so far from one tournament's records, and where its store events were
+    read up to (the events stream is never trimmed while the records are kept). Only records
+    that name a verdict are parsed: every failure has one."""
+
+    READ_AT_ONCE = 5000
+
+    def __init__(self) -> None:
+        self.cursor = "0"
+        self.found: dict[int, list[tuple[str, str, int, str, str]]] = {}  # match index -> failures
+        self.complete = False  # read after the tournament ended: nothing more will come
+        self.lock = threading.Lock()  # one reader at a time; the next finds the records read
+
+    def read(self, store: Store, tournament_id: str, *, ended: bool) -> list[tuple[str, str, int, str, str]]:
+        """``ended``: the tournament had ended before this call (so every record is stored)."""
+        with self.lock:
+            while not self.complete:
+                cursor, indices, lines, _ = store.follow_lines(
+                    tournament_id, self.cursor, block_ms=0, records=self.READ_AT_ONCE
+                )
+                self.cursor = cursor
+                for index, line in lines.items():
+                    if '"verdict"' in line:
+                        record = MatchRecord.loads(line)
+                        self.found[index] = [
+                            (record.seats[f.seat]["bot"], record.match_id, f.decision, f.verdict, f.detail)
+                            for f in record.failures
+                        ]
+                if not indices:
+                    self.complete = ended
+                    break
+            return [failure for index in sorted(self.found) for failure in self.found[index]]
+
+
 class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     def __init__(
         self,
@@ -315,7 +349,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         self.limiter = limiter or RateLimiter(rate=100, burst=200)
         self.state = state or ServiceState()
         self.live = LiveBoards(store, self.blocking, self.state.shutting_down, WATCH_POLL_SECONDS)
-        self._failures: OrderedDict[str, list[tuple[str, str, int, str, str]]] = OrderedDict()
+        self._failures: OrderedDict[str, FailureLog] = OrderedDict()
         self._failures_lock = threading.Lock()
         # Replayed matches (GetMatch's events, the web's replay pages): computed once, on a pool
         # of their own (referee.match_cache).
@@ -336,7 +370,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if isinstance(exc, STORE_DOWN):
             # The store is down (or restarting): worth a retry, and no internal detail (its
             # address is in the exception's text) reaches the client.
-            log.warning("store unavailable: %s", exc)
+            # The health check says so once, as it goes down (server._watch_store): not per call.
+            log.debug("store unavailable: %s", exc)
             exc = store_unavailable()
         if isinstance(exc, ApiError):
             await context.abort_with_status(exc.status())
@@ -576,26 +611,20 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         return detail
 
     def _failures_of(self, tournament_id: str, info: dict[str, Any]) -> list[tuple[str, str, int, str, str]]:
-        """Every failure of a tournament's matches: (bot, match id, decision, verdict, detail).
-        An ended tournament's never change, so they are read once and kept (a few hundred
-        tournaments' worth, least recently used dropped): GetBot does not re-read every record
-        of the newest 20 tournaments on every call."""
+        """Every failure of a tournament's matches: (bot, match id, decision, verdict, detail), in
+        schedule order. Read from the tournament's store events on from where the last call
+        stopped (:class:`FailureLog`), so a call while a tournament of 200,000 matches runs reads
+        only the records stored since; an ended tournament's are read once. A few hundred
+        tournaments' worth are kept, least recently used dropped."""
         with self._failures_lock:
-            cached = self._failures.get(tournament_id)
-            if cached is not None:
-                self._failures.move_to_end(tournament_id)
-                return cached
-        found = [
-            (record.seats[f.seat]["bot"], record.match_id, f.decision, f.verdict, f.detail)
-            for record in self.store.matches(tournament_id)
-            for f in record.failures
-        ]
-        if info["status"] in FINISHED:
-            with self._failures_lock:
-                self._failures[tournament_id] = found
+            log = self._failures.get(tournament_id)
+            if log is None:
+                log = self._failures[tournament_id] = FailureLog()
                 while len(self._failures) > FAILURE_CACHE:
                     self._failures.popitem(last=False)
-        return found
+            else:
+                self._failures.move_to_end(tournament_id)
+        return log.read(self.store, tournament_id, ended=info["status"] in FINISHED)
 
     # -- games ------------------------------------------------------------------------------
 
@@ -650,6 +679,10 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         assert info is not None
         registered = sorted({entrant_bot(bot) for bot in spec.bots} & set(spec.addresses))
         self.store.note_bot_tournament(registered, tournament_id, float(info.get("created", time.time())))
+        log.info(
+            "tournament created",
+            extra={"tournament": tournament_id, "owner": caller.name, "game": spec.game, "matches": info["total"]},
+        )
         return views.tournament(info)
 
     def _tournament_spec(self, game: Any, request: arena_pb2.CreateTournamentRequest, caller: Caller) -> TournamentSpec:
@@ -858,6 +891,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if info["status"] in FINISHED:
             raise precondition(f"tournament {shown(request.tournament_id)} has already ended ({info['status']})")
         await self.blocking(self.store.cancel, request.tournament_id)
+        log.info("tournament cancelled", extra={"tournament": request.tournament_id, "by": caller.name})
         return views.tournament(await self.blocking(self._tournament_info, request.tournament_id))
 
     @unary
@@ -1104,11 +1138,14 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if self.state.challenges.get(caller.name, 0) >= MAX_CHALLENGES:
             raise exhausted(f"{caller.name} already has {MAX_CHALLENGES} challenges running; retry in {{delay}}", 5)
         self.state.challenges[caller.name] = self.state.challenges.get(caller.name, 0) + 1
+        about = {"owner": caller.name, "bot": request.bot, "game": game.meta.id}
+        log.info("challenge started", extra=about)
         try:
             async for event in self._challenge(game, config, request, seats):
                 yield event
         finally:
             self.state.challenges[caller.name] -= 1
+            log.info("challenge ended", extra=about)
 
     async def _challenge(
         self, game: Any, config: Any, request: arena_pb2.ChallengeRequest, seats: list[Any]

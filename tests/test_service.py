@@ -5,6 +5,7 @@ concurrency, rate limits, graceful shutdown, health and reflection."""
 from __future__ import annotations
 
 import contextlib
+import json
 import subprocess
 import sys
 import threading
@@ -64,7 +65,11 @@ def three_owners(store: Store) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("service")
-    with redis_server(tmp) as redis, workers(redis.url, tmp, count=1, concurrency=2), service(redis.url, tmp) as srv:
+    with (
+        redis_server(tmp) as redis,
+        workers(redis.url, tmp, count=1, concurrency=2),
+        service(redis.url, tmp, "--log-level", "INFO") as srv,
+    ):
         store = Store(redis.url)
         tokens = three_owners(store)
         with bot_process(served("heuristic", "skyfive")) as bot_a, bot_process(served("random")) as bot_b:
@@ -558,6 +563,25 @@ def test_unknown_games_get_the_same_code_from_every_call(stack):
         assert (code, field) == (grpc.StatusCode.INVALID_ARGUMENT, "game"), request
 
 
+def service_log(stack, message: str) -> list[dict]:
+    """The service's JSON log lines with this message (it runs at INFO here)."""
+    lines = [json.loads(line) for line in stack["service"].log.read_text().splitlines() if line.startswith("{")]
+    return [line for line in lines if line.get("message") == message]
+
+
+def test_the_service_logs_tournaments_created_and_cancelled_at_info(stack):
+    """An outside operator probe saw no INFO line from `arena serve --log-level INFO` in 30 minutes."""
+    bob = api(stack, "bob")
+    created = bob.CreateTournament(create(game="rolldice", repeats=5000))
+    bob.CancelTournament(arena_pb2.CancelTournamentRequest(tournament_id=created.id))
+    made = [line for line in service_log(stack, "tournament created") if line["tournament"] == created.id]
+    assert [(line["owner"], line["game"], line["matches"], line["level"]) for line in made] == [
+        ("bob", "rolldice", created.total, "INFO")
+    ]
+    ended = [line for line in service_log(stack, "tournament cancelled") if line["tournament"] == created.id]
+    assert [line["by"] for line in ended] == ["bob"]
+
+
 def test_list_calls_page_with_tokens(stack):
     alice = api(stack, "alice")
     t = alice.CreateTournament(create(game="rolldice", repeats=3))
@@ -590,6 +614,8 @@ def test_a_challenge_sends_started_first_and_the_decision_before_its_events(stac
         alice.RegisterBot(arena_pb2.RegisterBotRequest(name="alice-challenger", games=["skyfive"], endpoint=bot_a))
     request = arena_pb2.ChallengeRequest(bot="alice-challenger", game="skyfive", opponents=["random"])
     events = list(alice.stream("Challenge", request))
+    logged = service_log(stack, "challenge started") + service_log(stack, "challenge ended")
+    assert {(line["owner"], line["bot"], line["game"]) for line in logged} == {("alice", "alice-challenger", "skyfive")}
     assert events[0].WhichOneof("body") == "started"
     assert events[0].started.seat == 0 and events[0].started.seat_names[0]
     assert events[1].WhichOneof("body") == "event" and events[1].event.index == 0  # the deal, before any move
