@@ -556,3 +556,27 @@ def test_rule_vector_1_score_water_plus_every_waterfall_card_through_the_last_pl
     assert "spill" not in kinds_logged(state) and state.won == [[], [], []]
     pool = GAME.observe(state, 0).pools[0]
     assert (pool.water, pool.face_down, len(pool.cards)) == (9, 0, 3)
+
+
+def test_the_heuristics_trial_card_leaves_the_pool_as_it_was():
+    """The bot tries a card in a Pool and takes it back by position: remove() took the first
+    equal card, another seat's copy ahead of it, which reordered the Pool (its left-most card
+    wins ties) for every option scored after (an outside probe; the moves then hung on the
+    order a set of names iterated in, which changes with the process's hash seed)."""
+    import random
+
+    from bots.games.frenzyfalls import Model
+
+    rng, state, checked = random.Random(5), GAME.new_match(GAME.config(4), 5), 0
+    while state.pending and checked < 30:
+        model = Model(GAME.observe(state, 0), patience=0.4, sharpness=1.2)
+        before = [[vars(card).copy() for card in pool.cards] for pool in model.pools]
+        for p, pool in enumerate(model.pools):
+            for card in list(pool.cards):
+                for trial in (model.card(card.name) if card.name else card, card):  # card: itself, equal
+                    model.with_card(p, trial)
+                    assert [[vars(card) for card in pool.cards] for pool in model.pools] == before
+                checked += len(pool.cards) > 1
+        decision = state.pending[0]
+        GAME.advance(state, {decision.seat: rng.choice(decision.options)})
+    assert checked >= 30  # Pools of two cards or more, each tried with copies of its own cards

@@ -97,11 +97,14 @@ class Model:
 
     def with_card(self, pool: int, card: Card, index: int | None = None) -> float:
         cards = self.pools[pool].cards
-        cards.insert(len(cards) if index is None else index, card)
+        at = len(cards) if index is None else index
+        cards.insert(at, card)
         try:
             return self.value()
         finally:
-            cards.remove(card)
+            # By position: remove() took the first equal card, which could be another seat's
+            # same card ahead of it, reordering the Pool (its left-most card breaks ties).
+            cards.pop(at)
 
     def with_move(self, source: int, index: int, target: int) -> float:
         card = self.pools[source].cards.pop(index)
@@ -136,8 +139,9 @@ class HeuristicBot(Bot):
       of them, to draw fresh cards.
 
     Against random (``python -m bench.heuristic_vs_random --game frenzyfalls --players N
-    --matches 500``, one heuristic seat, rotated): win rate 0.959 at 2 players (random 0.5),
-    0.728 at 4 (random 0.25); mean rank 1.04 and 1.36.
+    --matches 500``, one heuristic seat, rotated): win rate 0.963 at 2 players (random 0.5),
+    0.804 at 4 (random 0.25); mean rank 1.04 and 1.28. (0.959 and 0.728 before its trial cards
+    were taken back by position and its future water counted once a decision.)
     """
 
     name = "heuristic"
@@ -156,6 +160,10 @@ class HeuristicBot(Bot):
         if turn.kind == "discard":
             return self._discard(obs, ids)
         model = Model(obs, self.patience, self.sharpness)
+        if turn.kind == "play":
+            # The card played now is water no longer to come: once for the decision (it was
+            # taken off again for each option scored, so later options saw less future).
+            model.future = max(0.0, model.future - 1.8 / max(1, len(model.pools)))
         scorer = {
             "play": self._play_value,
             "proxy": self._proxy_value,
@@ -168,9 +176,10 @@ class HeuristicBot(Bot):
     def _play_value(self, model: Model, obs: pb.Observation, option_id: str) -> float:
         name, _, pool_text = option_id.removeprefix("play:").partition("@")
         pool = int(pool_text) - 1
-        model.future = max(0.0, model.future - 1.8 / max(1, len(model.pools)))
         if name == "proxy":
-            others = {c.name for c in obs.hand if c.name != "proxy"}
+            # In name order: a set of strings iterates in an order that changes with the
+            # process's hash seed, and the bot must play the same moves in every process.
+            others = sorted({c.name for c in obs.hand if c.name != "proxy"})
             if not others:
                 return model.value() - 0.5
             return max(model.with_card(pool, model.card(n)) for n in others) + 0.2
@@ -200,7 +209,7 @@ class HeuristicBot(Bot):
         try:
             return model.best_pull(pool)
         finally:
-            model.pools[pool].cards.remove(card)
+            model.pools[pool].cards.pop(index)
 
     def _bump_value(self, model: Model, obs: pb.Observation, option_id: str) -> float:
         pool, index = obs.resolving_pool - 1, obs.resolving_card - 1
