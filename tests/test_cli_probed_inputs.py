@@ -175,3 +175,14 @@ def test_options_a_command_would_ignore_are_refused(tmp_path, args, says):
     done = arena(*args, cwd=tmp_path, timeout=60)
     assert done.returncode == 2 and says in done.stderr, done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_terminal_that_is_not_utf8_gets_escapes_not_a_traceback():
+    """Slambo's events name ± (an outside probe: `arena play` ended in a UnicodeEncodeError
+    where stdout was ASCII)."""
+    done = arena(
+        "play", "--game", "slambo", "--players", "3", "--bots", "heuristic,random,heuristic", "--seed", "1",
+        env={"PYTHONIOENCODING": "ascii"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "\\xb1" in done.stdout and "Traceback" not in done.stderr

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -101,6 +102,11 @@ def command_name(args: argparse.Namespace) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        # A terminal or pipe that is not UTF-8 (PYTHONIOENCODING=ascii, LC_ALL=C on old Pythons)
+        # gets "\xb1" for what it cannot show: events name ± and ½, and a traceback is no output.
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors="backslashreplace")
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
