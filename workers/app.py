@@ -64,6 +64,9 @@ def make_app(broker_url: str, *, visibility_timeout: int | None = None) -> Celer
         result_backend_transport_options=transport,
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,  # Redis restarting is an outage to wait out
+        # Batches running when the connection drops go on and store when Redis is back (the
+        # store waits out an outage); cancelling them would only replay their matches.
+        worker_cancel_long_running_tasks_on_connection_loss=False,
         task_default_queue=QUEUE,
         worker_hijack_root_logger=False,
         worker_send_task_events=False,

@@ -19,6 +19,9 @@ acknowledgements (a fresh connection from its pool once Redis is back).
 
 from __future__ import annotations
 
+import warnings
+
+from celery.exceptions import CPendingDeprecationWarning
 from celery.worker.consumer import Consumer as CeleryConsumer
 
 
@@ -27,7 +30,13 @@ class Consumer(CeleryConsumer):
         if self.connection is not None:
             # An attribute of this lost connection only; the reconnect makes a new one.
             self.connection.close = _already_collected
-        super().on_connection_error_after_connected(exc)
+        with warnings.catch_warnings():
+            # Celery warns at every reconnect (a dozen lines at WARNING) that it may one day
+            # cancel the running tasks on a connection loss. We keep them running on purpose
+            # (worker_cancel_long_running_tasks_on_connection_loss=False, workers.app): a batch
+            # waits out a Redis outage and stores what it played when Redis is back.
+            warnings.filterwarnings("ignore", category=CPendingDeprecationWarning)
+            super().on_connection_error_after_connected(exc)
 
 
 def _already_collected() -> None:
