@@ -615,3 +615,45 @@ def test_metrics_bind_loopback_unless_told_otherwise(tmp_path):
     worker = build_parser().parse_args(["worker"])
     assert worker.metrics_host == "127.0.0.1"
     assert build_parser().parse_args(["serve"]).host == "127.0.0.1"
+
+
+def test_a_second_worker_on_a_metrics_port_is_told_to_take_another_port(tmp_path):
+    """An outside operator probe: the refusal spoke of PROMETHEUS_MULTIPROC_DIR, which the
+    operator had never set; the port is what to change."""
+    import contextlib
+    import fcntl
+    import shutil
+    import tempfile
+
+    from tests.cli_run import arena
+
+    port = free_port()
+    directory = Path(tempfile.gettempdir()) / f"arena-metrics-{port}"
+    directory.mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    with (
+        contextlib.ExitStack() as cleanup,
+        redis_server(tmp_path) as server,
+        open(directory / "arena-worker.lock", "a") as held,
+    ):
+        cleanup.callback(shutil.rmtree, directory, ignore_errors=True)
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as the first worker on that port holds it
+        done = subprocess.run(
+            [sys.executable, "-m", "arena", "worker", "--broker", server.url, "--metrics-port", str(port)],
+            capture_output=True, text=True, timeout=120, cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.strip() == (
+            f"arena worker: error: --metrics-port {port} is another running worker's on this machine (its metrics "
+            f"directory {directory} is in use): give each worker its own --metrics-port"
+        )
+        chosen = tmp_path / "chosen"
+        chosen.mkdir()
+        with open(chosen / "arena-worker.lock", "a") as other:
+            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            done = arena(
+                "worker", "--broker", server.url, "--metrics-port", str(free_port()),
+                env={"PROMETHEUS_MULTIPROC_DIR": str(chosen)},
+            )  # fmt: skip
+            assert done.returncode == 2
+            assert f"metrics directory {chosen} (PROMETHEUS_MULTIPROC_DIR) is in use" in done.stderr

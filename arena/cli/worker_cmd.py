@@ -180,7 +180,8 @@ _HELD_LOCKS: list[Any] = []
 def prepare_multiprocess_dir(port: int) -> Path:
     if "prometheus_client" in sys.modules:
         raise RuntimeError("prometheus_client was imported before its multiprocess directory was set")
-    path = Path(os.environ.get("PROMETHEUS_MULTIPROC_DIR") or Path(tempfile.gettempdir()) / f"arena-metrics-{port}")
+    chosen = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    path = Path(chosen or Path(tempfile.gettempdir()) / f"arena-metrics-{port}")
     path.mkdir(parents=True, exist_ok=True)
     # One worker node per directory: a second one wiped the first's files, then each served the
     # other's values too (every count doubled). The lock lives as long as this process.
@@ -189,9 +190,14 @@ def prepare_multiprocess_dir(port: int) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         lock.close()
+        if chosen:
+            raise UsageError(
+                f"metrics directory {path} (PROMETHEUS_MULTIPROC_DIR) is in use by another running worker: give "
+                "each worker its own (or unset it: each --metrics-port then has <tmp>/arena-metrics-<port>)"
+            ) from None
         raise UsageError(
-            f"metrics directory {path} is in use by another running worker: give each worker its own "
-            "(unset PROMETHEUS_MULTIPROC_DIR: each --metrics-port then has <tmp>/arena-metrics-<port>)"
+            f"--metrics-port {port} is another running worker's on this machine (its metrics directory {path} "
+            "is in use): give each worker its own --metrics-port"
         ) from None
     _HELD_LOCKS.append(lock)
     for stale in path.glob("*.db"):  # a previous run's values (only ours: never the whole directory)
