@@ -115,6 +115,26 @@ class _DropDeserializeErrors(logging.Filter):
 
 
 logging.getLogger("grpc._common").addFilter(_DropDeserializeErrors())
+log = logging.getLogger(__name__)
+
+
+_REFUSED: set[str] = set()  # endpoints this process has warned of
+
+
+def _tell_the_operator(spec: str, refused: endpoints.EndpointRefused) -> None:
+    """A WARNING, once per endpoint and process, when the policy refuses a connection: the
+    service registers only endpoints its own policy allows, so a refusal here is most often a
+    worker whose --allow-endpoints differs from the service's (an outside operator probe saw
+    every match of such a bot forfeited while the workers said nothing above DEBUG)."""
+    if spec in _REFUSED:
+        return
+    _REFUSED.add(spec)
+    log.warning(
+        "endpoint refused by this process's endpoint policy: give the service and every worker the same "
+        "--allow-endpoints, or the bot's matches are forfeits (%s)",
+        refused,
+        extra={"bot": spec},
+    )
 
 
 def is_remote(spec: str) -> bool:
@@ -597,6 +617,7 @@ class RemotePlayer:
             lookup = loop.run_in_executor(None, policy.resolve, host, int(port))
             addresses = await asyncio.wait_for(lookup, max(0.0, deadline - loop.time()))
         except endpoints.EndpointRefused as exc:
+            _tell_the_operator(self.spec, exc)
             # The public text: what the name resolved to and the allow list are not the record's.
             return self._hidden(PlayerFailure("crash", f"endpoint refused: {exc.public}"))
         except TimeoutError:

@@ -137,3 +137,24 @@ def test_a_refusal_at_connection_names_neither_the_resolved_address_nor_the_allo
         assert failure.verdict == "crash" and "endpoint policy" in failure.detail, failure.detail
         for secret in ("127.0.0.1", "::1", "10.9.0.0", "localhost", "no-such-host", "/tmp/arena-no.sock"):
             assert secret not in failure.detail, failure.detail
+
+
+def test_a_refusal_at_connection_is_a_warning_to_the_operator_once_an_endpoint(caplog) -> None:
+    """The record says little (above); the operator's log says what and why, once per endpoint
+    and process: an outside operator probe saw every match of a bot the service had registered
+    forfeited by workers started without its --allow-endpoints, and no line above DEBUG."""
+    from arena.registry import get_game
+    from arena.runner import FunctionPlayer, play_match
+    from referee.endpoints import EndpointPolicy
+    from referee.remote import RemotePlayer
+    from tests.services import free_port
+
+    game = get_game("rolldice")
+    spec = f"grpc://127.0.0.1:{free_port()}"  # one no other test of this process was refused
+    with caplog.at_level("WARNING", "referee.remote"):
+        for seed in (1, 2, 3):
+            player = RemotePlayer(spec, policy=EndpointPolicy.parse("10.9.0.0/16"))
+            play_match(game, game.config(2, {}), seed, [player, FunctionPlayer(lambda request: request.options[0].id)])
+    warned = [r for r in caplog.records if r.name == "referee.remote" and "endpoint refused" in r.getMessage()]
+    assert len(warned) == 1 and warned[0].bot == spec  # type: ignore[attr-defined]
+    assert "--allow-endpoints" in warned[0].getMessage() and "127.0.0.1 is a loopback" in warned[0].getMessage()

@@ -118,7 +118,8 @@ def run(args: argparse.Namespace) -> int:
 
     signals.setup_logging.connect(keep_json_logs, weak=False)
     app = make_app(args.broker, visibility_timeout=args.visibility_timeout)
-    print(f"arena worker: {settings.summary(args.visibility_timeout)}", flush=True)
+    allowed = endpoints.EndpointPolicy.parse(args.allow_endpoints).text() or "public addresses only"
+    print(f"arena worker: {settings.summary(args.visibility_timeout)}, bots dialled at {allowed}", flush=True)
     argv = ["worker", "--pool=prefork", f"--loglevel={args.loglevel}", "--without-gossip", "--without-mingle"]
     if args.concurrency:
         argv.append(f"--concurrency={args.concurrency}")
