@@ -415,6 +415,27 @@ def test_a_cancelled_distributed_run_says_so_everywhere(tmp_path):
     assert "batch done" in ours and ours <= {"batch done", "tournament started", "tournament finished"}
 
 
+def test_a_finished_tournament_is_finalised_ahead_of_other_tournaments_batches(tmp_path):
+    """Finalisation has a queue of its own that every worker also takes from: in the batches'
+    queue it waited behind every batch sent before it (an outside operator probe saw a
+    tournament sit at `running 9000/9000` for 40 s behind another's remote batches). One pool
+    process; a quick tournament's batches first in the queue, six one-second batches of
+    another after it: the quick one ends once one or two of them have played, not six."""
+    quick = spec(repeats=1)
+    with redis_server(tmp_path) as server, bot_process(misbehaving("sleep", "--at", "0", "--sleep", "1")) as slow:
+        store = Store(server.url)
+        start(server.url, "quick", quick, batch_size=len(schedule(quick)))
+        sleepy = TournamentSpec(
+            game="rolldice", bots=(slow, "random"), players=2, repeats=3, clock={"decision": 30_000}
+        )
+        start(server.url, "sleepy", sleepy, batch_size=1, window=6)
+        assert server.client().llen("arena") == store.tournament("quick")["batches"] + 6  # the quick one's first
+        with workers(server.url, tmp_path, count=1, concurrency=1):
+            wait_for(lambda: store.tournament("quick")["status"] == "complete", 120, "the quick tournament's end")
+            assert store.tournament("sleepy")["done"] <= 2
+            wait_for(lambda: store.tournament("sleepy")["status"] == "complete", 120, "the other's end")
+
+
 def test_a_worker_never_holds_a_match_past_its_bound(tmp_path):
     """Issue 10 9b: however generous the clock, a worker ends a match after ARENA_MATCH_SECONDS
     (3 s here): the remote seat still asked gets a timeout and the match is played out."""

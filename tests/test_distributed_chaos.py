@@ -28,7 +28,7 @@ from referee.store import Store
 from tests.compare import board_without_timing
 from tests.services import ROOT, RedisServer, redis_server, wait_for, workers
 from tests.test_distributed import assert_exactly_once, start
-from workers.app import QUEUE, make_app
+from workers.app import FINALIZE_QUEUE, make_app
 
 pytestmark = pytest.mark.timeout(120)
 BOTS = ("random", "heuristic", "heuristic:threshold=2", "heuristic:threshold=4")
@@ -136,7 +136,7 @@ def test_the_stall_check_sends_a_lost_finalisation_again(tmp_path):
         app = make_app(server.url)
         assert store_every_match(store, "lostfin", s)
         app.send_task("arena.finalize", ["lostfin"])
-        assert server.client().rpop(QUEUE) is not None  # the message vanishes
+        assert server.client().rpop(FINALIZE_QUEUE) is not None  # the message vanishes
         with workers(server.url, tmp_path, count=1, concurrency=1):
             sweeper = StallSweeper(app, store, stall=0.5)
 

@@ -114,13 +114,14 @@ def run(args: argparse.Namespace) -> int:
         stop_counting()  # inherited by the pool processes, forked below
     from celery import signals
 
-    from workers.app import make_app
+    from workers.app import FINALIZE_QUEUE, QUEUE, make_app
 
     signals.setup_logging.connect(keep_json_logs, weak=False)
     app = make_app(args.broker, visibility_timeout=args.visibility_timeout)
     allowed = endpoints.EndpointPolicy.parse(args.allow_endpoints).text() or "public addresses only"
     print(f"arena worker: {settings.summary(args.visibility_timeout)}, bots dialled at {allowed}", flush=True)
     argv = ["worker", "--pool=prefork", f"--loglevel={args.loglevel}", "--without-gossip", "--without-mingle"]
+    argv.append(f"--queues={QUEUE},{FINALIZE_QUEUE}")  # taken from in turn
     if args.concurrency:
         argv.append(f"--concurrency={args.concurrency}")
     argv.append(f"--hostname={args.hostname or 'arena@%h'}")
