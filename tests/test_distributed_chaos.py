@@ -261,6 +261,28 @@ def test_a_worker_of_another_game_version_leaves_the_tournament_to_workers_of_it
         assert_board_is_the_local_runs(store, "mixed", local_board(s, tmp_path))
 
 
+def test_a_flush_between_the_events_and_their_records_counts_no_record_as_kept(tmp_path):
+    """A FLUSHALL that lands between a follower's read of the store's events and its read of the
+    records they name: the indices were counted as received, the records never came, and the
+    one line said "the 22 matches received are kept" over an empty matches.jsonl (a CI run of
+    the test below). Here the records are gone and their events left, as that read saw them."""
+    from workers.executor import CeleryExecutor, TournamentGone
+
+    s = instant(repeats=1)
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        store_every_match(store, "flushed", s)  # 12 matches
+        store.redis.delete(store.key("t", "flushed", "groups"), store.key("t", "flushed", "matches"))
+        store.redis.hdel(store.key("t", "flushed"), "spec")  # and the tournament: gone from the store
+        received: list[object] = []
+        executor = CeleryExecutor(server.url, "flushed")
+        with pytest.raises(TournamentGone, match="; the 0 matches received are kept"):
+            # More wanted than were stored: the tournament was still running.
+            wanted = set(range(len(schedule(s)) + 10))
+            executor.follow(wanted, lambda record, line=None, more=False: received.append(line))
+        assert received == []
+
+
 def test_a_client_following_a_flushed_store_stops_with_one_line(tmp_path):
     """``FLUSHALL`` of the broker under a running tournament. Before: the following client
     died on a KeyError traceback (a worker's store had recreated part of the tournament's hash),

@@ -173,7 +173,7 @@ class CeleryExecutor:
         ``bots``: the tournament's, so each record comes with the tally entry its worker sent
         (:mod:`arena.tallied`) where there is one."""
         cursor = "0"
-        total = len(wanted)
+        received = 0  # records read (a stored index whose record is gone by the read is not)
         quiet_since = checked = time.monotonic()
         in_order = InOrder(wanted, on_record)
         follow_lines = self.store.follow_lines
@@ -188,6 +188,7 @@ class CeleryExecutor:
             if len(fresh) < len(indices):  # some were handed over before (a resumed run)
                 lines = {i: lines[i] for i in fresh if i in lines}
                 entries = {i: entries[i] for i in fresh if i in entries}
+            received += len(lines)
             if fresh and in_order.add(lines, entries):
                 patiently(self.store.stop, self.tournament_id)
                 return
@@ -203,7 +204,7 @@ class CeleryExecutor:
                 in_order.flush()
                 raise TournamentGone(
                     f"tournament {self.tournament_id} is gone from the store at {self.store.url} (was Redis "
-                    f"flushed, or started without its data?); the {total - len(wanted)} matches received are kept"
+                    f"flushed, or started without its data?); the {received} matches received are kept"
                 )
             if now - quiet_since > 2.0 and patiently(self.store.is_cancelled, self.tournament_id):
                 # Cancelled (nothing is stored after a cancel): the records so far are final.
