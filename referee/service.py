@@ -80,6 +80,7 @@ from referee.errors import (
 )
 from referee.live import LiveBoards, ShuttingDown
 from referee.match_cache import MatchCache, ReplaysBusy, Sized
+from referee.off_loop import OffLoopPlayer
 from referee.remote import RemotePlayer, target_of
 from referee.store import ENDED, ActiveLimit, Store, TooManyBots
 
@@ -1126,13 +1127,14 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         except ConfigError as exc:
             raise invalid("options", str(exc)) from None
         try:
-            seats = [RemotePlayer(data["endpoint"], name=request.bot, key=data.get("endpoint_key") or None)]
+            seats: list[Any] = [RemotePlayer(data["endpoint"], name=request.bot, key=data.get("endpoint_key") or None)]
         except ConfigError as exc:
             raise invalid("bot", f"bot {shown(request.bot)}: {exc}") from None
         for i, name in enumerate(opponents):
             try:
                 # By its one spelling, as a tournament names it (in every seat's start message).
-                seats.append(self.make_player(canonical_spec(name, game.meta.id), game.meta.id))
+                # Off the service's loop: a thinking bot must hold no other call back.
+                seats.append(OffLoopPlayer(self.make_player(canonical_spec(name, game.meta.id), game.meta.id)))
             except ConfigError as exc:
                 raise invalid(f"opponents[{i}]", str(exc)) from None
         if self.state.challenges.get(caller.name, 0) >= MAX_CHALLENGES:

@@ -802,6 +802,33 @@ def test_the_token_cache_is_bounded_and_keeps_no_unknown_tokens(tmp_path, monkey
         assert len(interceptor._cache) == 2 and not interceptor._known(tokens[0]) and interceptor._known(tokens[2])
 
 
+def test_a_challenges_thinking_opponent_holds_no_other_call_back(stack):
+    """A challenge's built-in opponents think off the service's event loop: against
+    `search:ms=3000` another owner's calls waited the whole 3 s of each decision (an outside
+    probe: 11.5 s for a WhoAmI, the health check past its deadline)."""
+    alice, bob = api(stack, "alice"), api(stack, "bob")
+    bot_a, _ = stack["bots"]
+    with contextlib.suppress(grpc.RpcError):
+        alice.RegisterBot(arena_pb2.RegisterBotRequest(name="alice-patient", games=["skyfive"], endpoint=bot_a))
+    request = arena_pb2.ChallengeRequest(bot="alice-patient", game="skyfive", opponents=["search:ms=3000"])
+    call = alice.stub.Challenge(request, metadata=alice.metadata, timeout=120)
+    events = iter(call)
+    try:
+        assert next(events).WhichOneof("body") == "started"
+        for event in events:  # the challenger's first decision: the search's turn comes next
+            if event.WhichOneof("body") == "decision":
+                break
+        waits = []
+        for _ in range(10):
+            began = time.monotonic()
+            bob.WhoAmI(arena_pb2.WhoAmIRequest())
+            waits.append(time.monotonic() - began)
+            time.sleep(0.2)
+        assert max(waits) < 1.5, waits  # half the search's 3 s think (it was all of it)
+    finally:
+        call.cancel()
+
+
 def test_a_challenge_with_a_failing_bot_shows_the_failure_first(stack, tmp_path):
     """Issue 10 22: the failure when it happens (its verdict once), one line for the moves
     played for the seat, a result line; the command exits 1 (the bot failed) and writes the
