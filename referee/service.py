@@ -297,6 +297,16 @@ def streaming(method: Callable[..., AsyncIterator[T]]) -> Callable[..., AsyncIte
     return handler
 
 
+def _match_config(game: Any, players: int, options: Any) -> Any:
+    """The game's config for these options; INVALID_ARGUMENT naming the option at fault
+    (``options[key]``) where the game's message names one, as tournaments and challenges alike."""
+    try:
+        return game.config(players, dict(options))
+    except ConfigError as exc:
+        bad = next((key for key in options if key in str(exc)), None)
+        raise invalid(f"options[{bad}]" if bad else "options", str(exc)) from None
+
+
 class FailureLog:
     """The failures read so far from one tournament's records, and where its store events were
     read up to (the events stream is never trimmed while the records are kept). Only records
@@ -524,9 +534,11 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if request.endpoint_key:
             _check_endpoint_key(request.endpoint_key)
             changes["endpoint_key"] = request.endpoint_key
-        if request.endpoint or not changes:
+        if request.endpoint:
             await self.blocking(self._check_endpoint, "endpoint", request.endpoint)
             changes["endpoint"] = request.endpoint
+        if not changes:  # every field "unchanged": it read as an empty endpoint, a bad address
+            raise invalid("endpoint", "nothing to update: give an endpoint, an endpoint_key or max_matches")
         data = await self.blocking(self._update_bot, request.name, changes)
         return views.bot(data, request.name, show_endpoint=True)
 
@@ -716,6 +728,9 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             raise invalid(
                 "players", f"{meta.id} plays with {meta.min_players}-{meta.max_players} players, not {players}"
             )
+        if request.format_type and request.format_type not in views.FORMAT_NAMES:
+            known = ", ".join(f"{number} ({name})" for number, name in sorted(views.FORMAT_NAMES.items()) if number)
+            raise invalid("format_type", f"unknown format_type {request.format_type}; known: {known}")
         fmt = views.FORMAT_NAMES.get(request.format_type, "") or request.format or "round-robin"
         if fmt not in FORMATS:
             raise invalid("format", f"unknown format {shown(fmt)}; allowed: {', '.join(FORMATS)}")
@@ -744,11 +759,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if total > MAX_MATCHES:
             raise invalid("repeats", f"{total} matches; at most {MAX_MATCHES} per tournament")
         entrants, names = self._canonical_entrants(meta.id, entrants)
-        try:
-            config = game.config(players, dict(request.options))
-        except ConfigError as exc:
-            bad = next((k for k in request.options if k in str(exc)), None)
-            raise invalid(f"options[{bad}]" if bad else "options", str(exc)) from None
+        config = _match_config(game, players, request.options)
         on_error = request.on_error or "forfeit"
         if on_error not in ("forfeit", "substitute"):
             raise invalid("on_error", f"on_error must be forfeit or substitute, not {shown(on_error)}")
@@ -1122,10 +1133,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 raise invalid(where, f"a built-in bot's spec has at most {MAX_BOT_SPEC} characters")
             if name.split(":")[0] not in builtins:
                 raise invalid(where, f"unknown built-in bot {shown(name)}; {game.meta.id}'s: {', '.join(builtins)}")
-        try:
-            config = game.config(players, dict(request.options))
-        except ConfigError as exc:
-            raise invalid("options", str(exc)) from None
+        config = _match_config(game, players, request.options)
         try:
             seats: list[Any] = [RemotePlayer(data["endpoint"], name=request.bot, key=data.get("endpoint_key") or None)]
         except ConfigError as exc:

@@ -582,6 +582,25 @@ def test_the_service_logs_tournaments_created_and_cancelled_at_info(stack):
     assert [line["by"] for line in ended] == ["bob"]
 
 
+def test_requests_that_say_nothing_or_an_unknown_number_are_named_for_what_they_are(stack):
+    """An outside API probe: an UpdateBot with every field "unchanged" was refused as a bad
+    address (`endpoint ''`); an unknown format_type became round-robin; a challenge's bad option
+    named the field `options` where a tournament's names `options[key]`."""
+    alice = api(stack, "alice")
+    bot_a, _ = stack["bots"]
+    with contextlib.suppress(grpc.RpcError):
+        alice.RegisterBot(arena_pb2.RegisterBotRequest(name="alice-idle", games=["skyfive"], endpoint=bot_a))
+    code, field, details = code_of(alice.UpdateBot, arena_pb2.UpdateBotRequest(name="alice-idle"))
+    assert (code, field) == (grpc.StatusCode.INVALID_ARGUMENT, "endpoint") and details.startswith("nothing to update")
+    code, field, details = code_of(alice.CreateTournament, create(format_type=99))
+    assert (code, field) == (grpc.StatusCode.INVALID_ARGUMENT, "format_type")
+    assert details == "unknown format_type 99; known: 1 (round-robin), 2 (gauntlet)"
+    challenge = arena_pb2.ChallengeRequest(bot="alice-idle", game="skyfive", options={"target": "lots"})
+    with pytest.raises(grpc.RpcError) as info:
+        list(alice.stream("Challenge", challenge))
+    assert (info.value.code(), bad_request_field(info.value)) == (grpc.StatusCode.INVALID_ARGUMENT, "options[target]")
+
+
 def test_list_calls_page_with_tokens(stack):
     alice = api(stack, "alice")
     t = alice.CreateTournament(create(game="rolldice", repeats=3))
