@@ -82,7 +82,7 @@ from referee.live import LiveBoards, ShuttingDown
 from referee.match_cache import MatchCache, ReplaysBusy, Sized
 from referee.off_loop import OffLoopPlayer
 from referee.remote import RemotePlayer, target_of
-from referee.store import ENDED, ActiveLimit, Store, TooManyBots
+from referee.store import ENDED, ActiveLimit, LookAlike, Store, TooManyBots
 
 log = logging.getLogger("arena.service")
 T = TypeVar("T")
@@ -504,6 +504,11 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         against a limit): every ListBots reads every registration."""
         try:
             return self.store.add_bot(name, data, limit=0 if caller.operator else MAX_BOTS_PER_OWNER)
+        except LookAlike as like:
+            raise exists(
+                f"bot {shown(name)} reads as {shown(like.args[0])}, which is registered: names must differ in more "
+                "than letter case and _ . -"
+            ) from None
         except TooManyBots:
             raise precondition(
                 f"you have {MAX_BOTS_PER_OWNER} bots, the most an owner may register; change one's endpoint "

@@ -38,6 +38,9 @@ key                                      type   holds
 ``bot_counts``                           hash   owner name -> how many bots it registered (kept
                                                 with every registration; counted from ``bots`` once
                                                 where it is missing)
+``bot_folds``                            hash   a bot name folded (lower case, ``_``/``.`` as
+                                                ``-``) -> the name: no two read alike (made
+                                                from ``bots`` once where it is missing)
 ``owners``                               hash   owner name -> account (JSON: operator, created)
 ``bot:{name}:tournaments``               zset   a registered bot's newest tournaments (id ->
                                                 creation time; at most ``BOT_TOURNAMENTS``)
@@ -258,9 +261,22 @@ return 1
 )
 
 _ADD_BOT = """
--- KEYS: bots, bot_counts ; ARGV: name, registration (JSON), owner, limit (0 = none)
--- Registers a bot unless the name is taken (0) or the owner has ``limit`` bots already (-1).
+-- KEYS: bots, bot_counts, bot_folds ; ARGV: name, registration (JSON), owner, limit (0 = none)
+-- Registers a bot unless the name is taken (0), another differs from it only in letter case and
+-- _ . - ({-2, that name}), or the owner has ``limit`` bots already (-1). bot_folds: a name's
+-- folded form -> the name (made here from every name once, for bots registered before it).
+local function fold(name)
+  local folded = string.gsub(string.gsub(string.lower(name), '[_.]', '-'), '%-+', '-')
+  return (string.gsub(folded, '%-$', ''))
+end
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[3]) == 0 then
+  for _, known in ipairs(redis.call('HKEYS', KEYS[1])) do
+    redis.call('HSETNX', KEYS[3], fold(known), known)
+  end
+end
+local like = redis.call('HGET', KEYS[3], fold(ARGV[1]))
+if like then return {-2, like} end
 local count = redis.call('HGET', KEYS[2], ARGV[3])
 if count then
   count = tonumber(count)
@@ -274,6 +290,7 @@ local limit = tonumber(ARGV[4])
 if limit > 0 and count >= limit then return -1 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[3], count + 1)
+redis.call('HSET', KEYS[3], fold(ARGV[1]), ARGV[1])
 return 1
 """
 
@@ -675,6 +692,12 @@ def batch_count(total: int, size: int, tail: int = TAIL_PARTS) -> int:
     """How many batches :func:`batch_range` makes of ``total`` matches."""
     head, head_batches, part = _layout(total, size, tail)
     return head_batches + -(-(total - head) // part)
+
+
+class LookAlike(Exception):
+    """A bot name that differs from a registered one only in letter case and ``_ . -``: on a
+    leaderboard the two read as one bot (an outside probe registered ``ALICE-BOT`` beside
+    ``alice-bot``). ``args[0]``: the registered name."""
 
 
 class TooManyBots(Exception):
@@ -1396,8 +1419,11 @@ class Store:
         step: two registrations at once cannot both take the last place)."""
         _ = self.redis  # the scripts are registered with the client
         added = self._add_bot(
-            keys=[self.key("bots"), self.key("bot_counts")], args=[name, json.dumps(data), data["owner"], limit]
+            keys=[self.key("bots"), self.key("bot_counts"), self.key("bot_folds")],
+            args=[name, json.dumps(data), data["owner"], limit],
         )
+        if isinstance(added, list):
+            raise LookAlike(added[1].decode())
         if added == -1:
             raise TooManyBots(f"{data['owner']} has {limit} bots, the most an owner may register")
         return bool(added)

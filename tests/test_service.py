@@ -601,6 +601,38 @@ def test_requests_that_say_nothing_or_an_unknown_number_are_named_for_what_they_
     assert (info.value.code(), bad_request_field(info.value)) == (grpc.StatusCode.INVALID_ARGUMENT, "options[target]")
 
 
+def test_a_bot_name_that_reads_as_a_registered_one_is_refused(stack):
+    """An outside API probe registered `ALICE-BOT`, `alice_bot` and `alice-bot.` beside alice's
+    `alice-bot`: on a public leaderboard they read as hers."""
+    alice, bob = api(stack, "alice"), api(stack, "bob")
+    _, bot_b = stack["bots"]
+    alice.RegisterBot(arena_pb2.RegisterBotRequest(name="alice-lookalike", games=["skyfive"], endpoint=bot_b))
+    for twin in ("ALICE-LOOKALIKE", "Alice_Lookalike", "alice-lookalike.", "alice.lookalike", "alice--lookalike"):
+        code, _, details = code_of(
+            bob.RegisterBot, arena_pb2.RegisterBotRequest(name=twin, games=["skyfive"], endpoint=bot_b)
+        )
+        assert code == grpc.StatusCode.ALREADY_EXISTS, (twin, details)
+        assert details == f"bot '{twin}' reads as 'alice-lookalike', which is registered: names must differ in " + (
+            "more than letter case and _ . -"
+        )
+    bob.RegisterBot(arena_pb2.RegisterBotRequest(name="alice-lookalike2", games=["skyfive"], endpoint=bot_b))
+
+
+def test_names_registered_before_look_alikes_were_refused_are_folded_once(tmp_path):
+    from referee.store import LookAlike
+
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        data = {"owner": "alice", "games": ["skyfive"], "endpoint": "grpc://127.0.0.1:1", "enabled": True}
+        assert store.add_bot("Old_Bot", data)
+        store.redis.delete(store.key("bot_folds"))  # as a store written before they were kept
+        with pytest.raises(LookAlike) as like:
+            store.add_bot("old-bot", {**data, "owner": "bob"})
+        assert like.value.args == ("Old_Bot",)
+        assert store.add_bot("old-bot-2", {**data, "owner": "bob"})
+        assert store.redis.hgetall(store.key("bot_folds")) == {b"old-bot": b"Old_Bot", b"old-bot-2": b"old-bot-2"}
+
+
 def test_list_calls_page_with_tokens(stack):
     alice = api(stack, "alice")
     t = alice.CreateTournament(create(game="rolldice", repeats=3))
