@@ -1255,11 +1255,24 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 queue.put_nowait(None)
 
         task = asyncio.get_running_loop().create_task(play())
+        stopping = asyncio.ensure_future(self.state.shutting_down.wait())
         try:
-            while (event := await queue.get()) is not None:
+            while True:
+                # A service stopping ends the challenge with a word, as a watch: cut off at the
+                # end of the grace it left an ERROR with a traceback in the log.
+                got = asyncio.ensure_future(queue.get())
+                await asyncio.wait((got, stopping), return_when=asyncio.FIRST_COMPLETED)
+                if not got.done():
+                    got.cancel()
+                    raise ApiError(
+                        grpc.StatusCode.UNAVAILABLE, "the server is shutting down: the challenge ended unfinished"
+                    )
+                if (event := got.result()) is None:
+                    break
                 yield event
             await task
         finally:
+            stopping.cancel()
             if not task.done():
                 task.cancel()
 

@@ -1028,3 +1028,30 @@ def test_a_remote_entrant_gets_fresh_deals_and_a_chosen_seed_rates_nobody(stack,
     watch_to_end(ops, by_operator.id)
     rated = {r.bot for r in ops.GetLeaderboard(arena_pb2.GetLeaderboardRequest(game="getbit")).rows}
     assert "heuristic:thrift=2" in rated
+
+
+def test_a_challenge_running_as_the_service_stops_ends_with_a_word(tmp_path):
+    """SIGTERM while a challenge plays: it ends at once with UNAVAILABLE saying why, as a watch
+    does, and the service logs no traceback (cut off at the end of the grace, it logged an ERROR
+    with one: an outside API probe)."""
+    with redis_server(tmp_path) as redis, bot_process(served("random")) as bot:
+        store = Store(redis.url)
+        token = create_owner(store, "carol")
+        with service(redis.url, tmp_path) as srv:
+            carol = Api(srv.address, token)
+            carol.RegisterBot(arena_pb2.RegisterBotRequest(name="carol-bot", games=["rolldice"], endpoint=bot))
+            request = arena_pb2.ChallengeRequest(
+                bot="carol-bot", game="rolldice", opponents=["search:ms=2000"], options={"target": "1000"}
+            )
+            call = carol.stub.Challenge(request, metadata=carol.metadata, timeout=120)
+            events = iter(call)
+            assert next(events).WhichOneof("body") == "started"
+            srv.terminate()
+            with pytest.raises(grpc.RpcError) as info:
+                for _ in events:
+                    pass
+            assert info.value.code() == grpc.StatusCode.UNAVAILABLE
+            assert info.value.details() == "the server is shutting down: the challenge ended unfinished"
+            srv.process.wait(60)
+            log = srv.log.read_text()
+            assert "Traceback" not in log and '"level": "ERROR"' not in log, log[-3000:]
