@@ -403,3 +403,18 @@ def test_confirm_plays_a_promising_departure_on_more_worlds_before_the_test():
         assert bot.last is not None
         played[seed] = (answer, len(bot.last.paired_rewards))
     assert played == {0: ("reroll", 630), 3: ("stop", 30)}
+
+
+def test_confirm_stays_within_the_time_budget():
+    """`confirm=N` played its N extra paired worlds whatever `ms` said: `ms=100,confirm=3000`
+    took 54 s on one Sky Five decision, a timeout when served (an outside probe). On a time
+    budget it stops at the decision's deadline (the budget is a target: far under 50 times it)."""
+    from arena.registry import get_game
+    from arena.runner import play_match
+    from referee.players import make_player
+
+    game = get_game("skyfive")
+    seats = [make_player("search:ms=100,confirm=3000", "skyfive"), make_player("heuristic", "skyfive")]
+    record = play_match(game, game.config(2), 2, seats)
+    searched = [d.ms for d in record.decisions if d.seat == 0 and d.options > 1]
+    assert searched and max(searched) < 5000, sorted(searched)[-3:]
