@@ -101,6 +101,10 @@ def read_params(bot: str, raw: Mapping[str, str], specs: Sequence[Param]) -> dic
             values[spec.name] = spec.choices.index(text)
             continue
         try:
+            # ASCII only, as options are read (arena.config): int() and float() also take '３',
+            # '٣' and '1_000', which then played as 3 and 1000 under another name.
+            if not text.isascii() or "_" in text:
+                raise ValueError(text)
             value = int(text) if spec.integer else float(text)
         except ValueError:
             kind = "a whole number" if spec.integer and _is_float(text) else "a number"
@@ -115,6 +119,8 @@ def read_params(bot: str, raw: Mapping[str, str], specs: Sequence[Param]) -> dic
 
 
 def _is_float(text: str) -> bool:
+    if not text.isascii() or "_" in text:
+        return False
     try:
         float(text)
     except ValueError:

@@ -25,6 +25,10 @@ def test_defaults_and_typed_values():
         ({"risk": "1.5"}, "risk='1.5' is not a whole number"),
         ({"keep": "x"}, "keep='x' is not a number"),
         ({"risk": "7"}, "risk=7 is out of range; allowed risk=1..6, keep=0..3"),
+        # As options are read: int() takes these, and they played as 3 and 1000 (an outside probe).
+        ({"risk": "\uff13"}, "risk='\uff13' is not a number"),
+        ({"risk": "\u0663"}, "risk='\u0663' is not a number"),
+        ({"keep": "1_0"}, "keep='1_0' is not a number"),
     ],
 )
 def test_bad_parameters_name_the_allowed_ones(raw, needle):
