@@ -916,17 +916,32 @@ class Store:
 
     def active_ids(self) -> list[str]:
         """Every queued or running tournament, however old (ended ones are pruned here)."""
+        return self._active()[0]
+
+    def cancelled_without_board(self) -> list[str]:
+        """Cancelled tournaments whose board is not stored yet. The first batch that sees a cancel
+        stores it; with no batch to run (its message lost in the broker: an outside chaos probe)
+        none ever would, so these stay in ``active`` for the stall check (workers.sweeper)."""
+        return self._active()[1]
+
+    def _active(self) -> tuple[list[str], list[str]]:
         ids = [t.decode() for t in self.redis.smembers(self.key("active"))]
         pipe = self.redis.pipeline(transaction=False)
         for tournament_id in ids:
             pipe.hget(self.key("t", tournament_id), "status")
-        live = []
-        for tournament_id, status in zip(ids, pipe.execute(), strict=True):
+            pipe.exists(self.key("t", tournament_id, "leaderboard"))
+        read = pipe.execute()
+        live, unboarded, ended = [], [], []
+        for tournament_id, status, boarded in zip(ids, read[::2], read[1::2], strict=True):
             if status in (b"queued", b"running"):
                 live.append(tournament_id)
+            elif status == b"cancelled" and not boarded:
+                unboarded.append(tournament_id)
             else:
-                self.redis.srem(self.key("active"), tournament_id)
-        return sorted(live)
+                ended.append(tournament_id)
+        if ended:
+            self.redis.srem(self.key("active"), *ended)
+        return sorted(live), sorted(unboarded)
 
     def tournament_page(self, start: int, count: int) -> list[str]:
         """Tournament ids, newest first, from position ``start``."""

@@ -338,6 +338,27 @@ def test_workers_recover_a_lost_batch_with_neither_a_client_nor_the_service(tmp_
             assert "Traceback" not in logs
 
 
+def test_a_tournament_cancelled_after_its_batch_was_lost_still_gets_its_board(tmp_path):
+    """The first batch that sees a cancel stores the cancelled board; a tournament whose only
+    message was lost in the broker has no batch to see it, and the stall check looked only at
+    queued or running tournaments: cancelled, no board, ever (an outside chaos probe). Now a
+    cancelled tournament stays in `active` until its board is stored, and the stall check
+    finalises it."""
+    s = spec(repeats=5)
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        start(server.url, "lostcx", s, batch_size=6, window=1)
+        assert server.client().rpop("arena") is not None  # its one queued batch vanishes
+        assert store.cancel("lostcx") == "cancelled"
+        assert store.cancelled_without_board() == ["lostcx"] and store.active_ids() == []
+        with workers(server.url, tmp_path, count=1, concurrency=1, env={"ARENA_STALL_SECONDS": "2"}) as (node,):
+            wait_for(lambda: store.leaderboard("lostcx") is not None, 60, "the cancelled board")
+        board = store.leaderboard("lostcx")
+        assert board["status"] == "cancelled" and store.tournament("lostcx")["status"] == "cancelled"
+        assert store.cancelled_without_board() == []  # and out of `active` with its board
+        assert "a cancelled tournament had no board" in node.log.read_text()
+
+
 def test_one_sweeper_checks_a_stalled_tournament_however_many_see_it(tmp_path):
     """The service's and every worker's sweepers take a tournament's claim before they check it:
     the first checks, the others not for the next stall period."""

@@ -106,6 +106,7 @@ def requeue_missing(app: Celery, store: Store, tournament_id: str, *, settle: fl
     if info["done"] >= info["total"] and not store.inflight(tournament_id):
         # Every match stored, the window closed, and still not finalised: the finalisation
         # message was lost (popped as Redis went away) or never sent. It is idempotent.
+        log.warning("finalisation sent again (its message was lost)", extra={"tournament": tournament_id})
         patiently(app.send_task, "arena.finalize", [tournament_id])
         return 0
     first = store.lost_batches(tournament_id, QUEUE, STALE_SECONDS)

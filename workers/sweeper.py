@@ -38,7 +38,7 @@ class StallSweeper:
 
     def sweep(self) -> int:
         """One pass over the running tournaments; returns how many were checked."""
-        from workers.executor import requeue_missing
+        from workers.executor import patiently, requeue_missing
 
         now = time.monotonic()
         active, checked = set(), 0
@@ -59,6 +59,15 @@ class StallSweeper:
                 if self.claim(tournament_id):
                     requeue_missing(self.app, self.store, tournament_id)
                     checked += 1
+        for id_ in self.store.cancelled_without_board():
+            # Nothing will move it: once it has waited a stall period, finalise it (idempotent).
+            active.add(id_)
+            since = self.seen.setdefault(id_, (-2, now))[1]
+            if now - since >= self.stall and self.claim(id_):
+                self.seen[id_] = (-2, now)
+                log.warning("a cancelled tournament had no board: finalisation sent", extra={"tournament": id_})
+                patiently(self.app.send_task, "arena.finalize", [id_])
+                checked += 1
         self.seen = {t: v for t, v in self.seen.items() if t in active}
         return checked
 
