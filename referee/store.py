@@ -916,15 +916,16 @@ class Store:
 
     def active_ids(self) -> list[str]:
         """Every queued or running tournament, however old (ended ones are pruned here)."""
-        return self._active()[0]
+        return self.active_and_unboarded()[0]
 
     def cancelled_without_board(self) -> list[str]:
-        """Cancelled tournaments whose board is not stored yet. The first batch that sees a cancel
-        stores it; with no batch to run (its message lost in the broker: an outside chaos probe)
-        none ever would, so these stay in ``active`` for the stall check (workers.sweeper)."""
-        return self._active()[1]
+        return self.active_and_unboarded()[1]
 
-    def _active(self) -> tuple[list[str], list[str]]:
+    def active_and_unboarded(self) -> tuple[list[str], list[str]]:
+        """(:meth:`active_ids`, the cancelled tournaments whose board is not stored yet), in one
+        read. The first batch that sees a cancel stores its board; with no batch to run (its
+        message lost in the broker: an outside chaos probe) none ever would, so such a
+        tournament stays in ``active`` for the stall check (workers.sweeper)."""
         ids = [t.decode() for t in self.redis.smembers(self.key("active"))]
         pipe = self.redis.pipeline(transaction=False)
         for tournament_id in ids:

@@ -7,12 +7,25 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from arena.tournament import TournamentSpec
 from referee.auth import create_owner
 from referee.store import Store
 from tests.services import RedisServer, wait_for
+
+
+@contextmanager
+def running(directory: Path, *extra: str) -> Iterator[RedisServer]:
+    """A redis-server in ``directory``, shut down cleanly (its files written) at the end."""
+    server = RedisServer(directory, *extra)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def fill(url: str) -> None:
@@ -52,37 +65,27 @@ def test_a_backup_restores_with_aof_on_as_the_readme_says(tmp_path):
     live, backup = tmp_path / "live", tmp_path / "backup"
     live.mkdir()
     backup.mkdir()
-    server = RedisServer(live)
-    server.start()
-    try:
+    with running(live) as server:
         fill(server.url)
         expected = contents(server)
         assert len(expected) >= 5
         back_up(server, backup)
         server.client().set("arena:after-the-backup", b"1")  # gone after the restore
-    finally:
-        server.stop()
 
     # What the README said before: the copy in `dir`, Redis started as usual. With AOF on it
     # loads appendonlydir alone (here: a fresh, empty one), and its next save overwrites the copy.
     naive = tmp_path / "naive"
     naive.mkdir()
     shutil.copy(backup / "dump.rdb", naive / "dump.rdb")
-    server = RedisServer(naive)
-    server.start()
-    try:
+    with running(naive) as server:
         assert contents(server) == {}
-    finally:
-        server.stop()
 
     # The README's restore: appendonlydir moved aside, the copy in `dir`, Redis started once
     # with AOF off (it loads dump.rdb), AOF switched on (a new appendonlydir is written from what
     # was loaded), then Redis restarted as usual.
     shutil.move(live / "appendonlydir", tmp_path / "appendonlydir.old")
     shutil.copy(backup / "dump.rdb", live / "dump.rdb")
-    server = RedisServer(live, "--appendonly", "no")
-    server.start()
-    try:
+    with running(live, "--appendonly", "no") as server:
         client = server.client()
         client.config_set("appendonly", "yes")
 
@@ -93,32 +96,18 @@ def test_a_backup_restores_with_aof_on_as_the_readme_says(tmp_path):
             )
 
         wait_for(rewritten, 20, "the AOF to be written")
-    finally:
-        server.stop()
-    server = RedisServer(live)
-    server.start()
-    try:
+    with running(live) as server:
         assert contents(server) == expected  # everything at the backup, nothing after it
-    finally:
-        server.stop()
 
 
 def test_a_copy_of_appendonlydir_restores_too(tmp_path):
     live, restored = tmp_path / "live", tmp_path / "restored"
     live.mkdir()
     restored.mkdir()
-    server = RedisServer(live)
-    server.start()
-    try:
+    with running(live) as server:
         fill(server.url)
         expected = contents(server)
         time.sleep(1.5)  # appendfsync everysec
         shutil.copytree(live / "appendonlydir", restored / "appendonlydir")
-    finally:
-        server.stop()
-    server = RedisServer(restored)
-    server.start()
-    try:
+    with running(restored) as server:
         assert contents(server) == expected
-    finally:
-        server.stop()

@@ -42,7 +42,7 @@ class StallSweeper:
 
         now = time.monotonic()
         active, checked = set(), 0
-        ids = self.store.active_ids()  # all of them, not only the newest
+        ids, unboarded = self.store.active_and_unboarded()  # all of them, not only the newest
         pipe = self.store.redis.pipeline(transaction=False)
         for tournament_id in ids:  # one round trip for all: every worker node sweeps
             pipe.hmget(self.store.key("t", tournament_id), "status", "done")
@@ -59,7 +59,7 @@ class StallSweeper:
                 if self.claim(tournament_id):
                     requeue_missing(self.app, self.store, tournament_id)
                     checked += 1
-        for id_ in self.store.cancelled_without_board():
+        for id_ in unboarded:
             # Nothing will move it: once it has waited a stall period, finalise it (idempotent).
             active.add(id_)
             since = self.seen.setdefault(id_, (-2, now))[1]
