@@ -82,7 +82,7 @@ from referee.live import LiveBoards, ShuttingDown
 from referee.match_cache import MatchCache, ReplaysBusy, Sized
 from referee.off_loop import OffLoopPlayer
 from referee.remote import RemotePlayer, target_of
-from referee.store import ENDED, ActiveLimit, LookAlike, Store, TooManyBots
+from referee.store import ENDED, ActiveLimit, LookAlike, Missing, Store, TooManyBots
 
 log = logging.getLogger("arena.service")
 T = TypeVar("T")
@@ -670,20 +670,37 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         return await self.blocking(self._create_tournament, request, caller)
 
     def _create_tournament(self, request: arena_pb2.CreateTournamentRequest, caller: Caller) -> arena_pb2.Tournament:
+        from referee.hosted import versions
+
         game = self._game("game", request.game)
-        spec = self._tournament_spec(game, request, caller)
-        tournament_id = f"{spec.game}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}"
         limit = 0 if caller.operator else MAX_ACTIVE_TOURNAMENTS
-        try:
-            created = self.store.create_tournament(
-                tournament_id, spec, schedule_size(spec), 0, owner=caller.name, limit=limit
-            )
-        except ActiveLimit as full:
-            raise exhausted(
-                f"{caller.name} has {full.active} tournaments running; at most {MAX_ACTIVE_TOURNAMENTS}; "
-                "retry in {delay}",
-                30,
-            ) from None
+        for attempt in range(3):
+            spec = self._tournament_spec(game, request, caller)
+            tournament_id = f"{spec.game}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}"
+            try:
+                created = self.store.create_tournament(
+                    tournament_id,
+                    spec,
+                    schedule_size(spec),
+                    0,
+                    owner=caller.name,
+                    limit=limit,
+                    requires=versions.required(self.store, spec.addresses),
+                )
+                break
+            except ActiveLimit as full:
+                raise exhausted(
+                    f"{caller.name} has {full.active} tournaments running; at most {MAX_ACTIVE_TOURNAMENTS}; "
+                    "retry in {delay}",
+                    30,
+                ) from None
+            except Missing:
+                # A hosted version read as active was deleted before the tournament was stored
+                # (its owner activated another and deleted it meanwhile): read the active ones again.
+                if attempt == 2:
+                    raise precondition(
+                        "a hosted bot's active version kept changing while the tournament was created: create it again"
+                    ) from None
         if not created:
             raise exists(f"tournament {tournament_id} exists already")
         try:
@@ -1347,7 +1364,10 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         except versions.NoRoom as exc:
             raise precondition(str(exc)) from None
         if first.activate or await self.blocking(versions.active_version, self.store, name) is None:
-            await self.blocking(versions.activate, self.store, name, checked.version)
+            try:
+                await self.blocking(versions.activate, self.store, name, checked.version)
+            except versions.NoSuchVersion:  # deleted (by another call of its owner) as it was stored
+                raise precondition(f"version {checked.version[:16]} was deleted as it was uploaded") from None
             if existing is not None and sorted(existing["games"]) != sorted(game_ids):
                 # The games the bot plays are its active version's: a version not activated
                 # changes nothing (a tournament of its new game would fail in every match).
@@ -1413,14 +1433,16 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         from referee.hosted import versions
 
         version = await self.blocking(self._own_version, request.name, request.version, caller)
-        if version == await self.blocking(versions.active_version, self.store, request.name):
+        try:
+            await self.blocking(versions.delete_version, self.store, request.name, version)
+        except versions.VersionInUse as used:
+            if used.tournament is None:
+                raise precondition(
+                    f"version {version[:16]} is the active version of bot {shown(request.name)}: activate another first"
+                ) from None
             raise precondition(
-                f"version {version[:16]} is the active version of bot {shown(request.name)}: activate another first"
-            )
-        playing = await self.blocking(versions.played_by, self.store, request.name, version)
-        if playing is not None:
-            raise precondition(f"tournament {playing} plays version {version[:16]}: delete it once that has ended")
-        await self.blocking(versions.delete_version, self.store, request.name, version)
+                f"tournament {used.tournament} plays version {version[:16]}: delete it once that has ended"
+            ) from None
         found = await self.blocking(versions.versions, self.store, request.name)
         return arena_pb2.ListBotVersionsResponse(versions=[_version_message(request.name, info) for info in found])
 
@@ -1431,7 +1453,11 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         from referee.hosted import versions
 
         version = await self.blocking(self._own_version, request.name, request.version, caller)
-        await self.blocking(versions.activate, self.store, request.name, version)
+        try:
+            await self.blocking(versions.activate, self.store, request.name, version)
+        except versions.NoSuchVersion:
+            gone = f"bot {shown(request.name)} has no version {version[:16]}: it was deleted meanwhile"
+            raise not_found(gone) from None
         found = next(
             info
             for info in await self.blocking(versions.versions, self.store, request.name)

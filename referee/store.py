@@ -242,9 +242,14 @@ _CREATE = (
     _ACTIVE_PRUNE
     + """
 -- KEYS: tournament, tournaments zset, owner's active set, everyone's active set, the game's zset
--- ARGV: created, spec, total, batches, owner, limit (0: none), id, tournament key prefix
--- Returns 1 (created), 0 (the id exists), or -n (the owner has n active, at the limit).
+-- ARGV: created, spec, total, batches, owner, limit (0: none), id, tournament key prefix, then
+-- pairs of (hash key, field) that must exist (the hosted versions the tournament plays).
+-- Returns 1 (created), 0 (the id exists), -n (the owner has n active, at the limit), or
+-- {-1, k} (the k-th required pair is gone).
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+for i = 9, #ARGV, 2 do
+  if redis.call('HEXISTS', ARGV[i], ARGV[i + 1]) == 0 then return {-1, (i - 9) / 2} end
+end
 local limit = tonumber(ARGV[6])
 if limit > 0 then
   local n = active_count(KEYS[3], ARGV[8])
@@ -613,6 +618,15 @@ class ActiveLimit(Exception):
         self.active = active
 
 
+class Missing(LookupError):
+    """A field a new tournament requires (a hosted version it plays) is gone."""
+
+    def __init__(self, key: str, field: str) -> None:
+        super().__init__(f"{key} has no {field}")
+        self.key = key
+        self.field = field
+
+
 class TournamentMissing(LookupError):
     """The store no longer holds the tournament (its keys were lost: a ``FLUSHALL``, a Redis
     started without its data); nothing was written. Its matches have nowhere to go."""
@@ -812,37 +826,41 @@ class Store:
         owner: str = "",
         *,
         limit: int = 0,
+        requires: Sequence[tuple[str, str]] = (),
     ) -> bool:
         """Record a new tournament; False if the id exists already (nothing is overwritten).
 
         With ``limit``, the owner may have at most that many queued or running tournaments:
         the check and the reservation are one script, so a burst of creations cannot pass it
-        together (:class:`ActiveLimit` says how many are running)."""
+        together (:class:`ActiveLimit` says how many are running). ``requires``: (hash key,
+        field) pairs that must exist, checked in the same step (:class:`Missing` names the first
+        gone): a hosted version deleted as the tournament is created is never played."""
         _ = self.redis
-        result = int(
-            self._create(
-                keys=[
-                    self.key("t", tournament_id),
-                    self.key("tournaments"),
-                    self.key("owner", owner, "active"),
-                    self.key("active"),
-                    self.key("game", spec.game, "all"),
-                ],
-                args=[
-                    time.time(),
-                    json.dumps(spec.to_json()),
-                    total,
-                    batches,
-                    owner,
-                    limit,
-                    tournament_id,
-                    self.key("t", ""),
-                ],
-            )
+        result = self._create(
+            keys=[
+                self.key("t", tournament_id),
+                self.key("tournaments"),
+                self.key("owner", owner, "active"),
+                self.key("active"),
+                self.key("game", spec.game, "all"),
+            ],
+            args=[
+                time.time(),
+                json.dumps(spec.to_json()),
+                total,
+                batches,
+                owner,
+                limit,
+                tournament_id,
+                self.key("t", ""),
+                *(part for pair in requires for part in pair),
+            ],
         )
+        if isinstance(result, list):
+            raise Missing(*requires[int(result[1])])
         if result < 0:
             raise ActiveLimit(-result)
-        return result == 1
+        return bool(result == 1)
 
     def active_tournaments(self, owner: str) -> int:
         """The owner's queued or running tournaments (all of them, however old)."""

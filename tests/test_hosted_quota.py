@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 
 from arena.cli.hosted_cmd import archive_bytes
+from arena.tournament import TournamentSpec
+from arena.v1 import arena_pb2
+from bots.registry import bot_names
 from referee.auth import create_owner
 from referee.hosted import versions
 from referee.store import Store
@@ -183,3 +186,79 @@ def test_an_owners_hosted_output_is_kept_within_a_daily_budget(tmp_path):
         assert versions.logs(store, "t:m000001", 1)[0]["text"] == text
         assert versions.save_log(store, "t:m000009", 0, "bob", "quiet", text, budget=2500)  # bob's own budget
         assert 0 < store.redis.ttl(store.key("hosted", "log", "t:m000003", 0)) <= versions.LOG_DAYS * 86400
+
+
+def test_deleting_activating_and_creating_a_tournament_are_each_one_step(tmp_path):
+    """Deleting a version checks that it is neither active nor played, activating one that it
+    still exists, and storing a tournament that the versions it plays still exist, each in the
+    step that acts: an API probe suspected that a version deleted between a CreateTournament's
+    read of the active version and its store was played by the tournament (checked in Python
+    before the delete, and not at all when storing)."""
+    from referee.auth import Caller
+    from referee.players import make_player
+    from referee.service import ArenaService, RateLimiter
+    from referee.store import Missing
+
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        hosted_bot(store, "racy")
+        v1, v2 = (
+            versions.save_version(store, "racy", "alice", versions.check_upload(data), data)["version"]
+            for data in (archive_bytes(variant(tmp_path, i)) for i in (1, 2))
+        )
+        versions.activate(store, "racy", v1)
+        with pytest.raises(versions.VersionInUse) as used:
+            versions.delete_version(store, "racy", v1)
+        assert used.value.tournament is None
+        # A tournament stored to play v2 keeps it, also once cancelled until its board is stored.
+        spec = TournamentSpec(
+            game="rolldice", bots=("racy", "random"), players=2, addresses={"racy": f"hosted:racy@{v2}"}
+        )
+        assert store.create_tournament("t-v2", spec, 2, 0, requires=versions.required(store, spec.addresses))
+        with pytest.raises(versions.VersionInUse) as used:
+            versions.delete_version(store, "racy", v2)
+        assert used.value.tournament == "t-v2"
+        store.redis.hset(store.key("t", "t-v2"), "status", "cancelled")
+        with pytest.raises(versions.VersionInUse):
+            versions.delete_version(store, "racy", v2)
+        store.redis.set(store.key("t", "t-v2", "leaderboard"), "{}")
+        # The interleaving: a creation read v1 as active; its owner activated v2, then deleted v1.
+        versions.activate(store, "racy", v2)
+        versions.delete_version(store, "racy", v1)
+        stale = TournamentSpec(
+            game="rolldice", bots=("racy", "random"), players=2, addresses={"racy": f"hosted:racy@{v1}"}
+        )
+        with pytest.raises(Missing):
+            store.create_tournament("t-v1", stale, 2, 0, requires=versions.required(store, stale.addresses))
+        assert store.tournament("t-v1") is None and "t-v1" not in store.active_ids()
+        with pytest.raises(versions.NoSuchVersion):
+            versions.activate(store, "racy", v1)
+        assert versions.active_version(store, "racy") == v2
+        # The service reads the active version again and creates the tournament with it.
+        submitted: list[TournamentSpec] = []
+        service = ArenaService(
+            store,
+            lambda _id, spec: submitted.append(spec),
+            make_player,
+            builtin_bots=bot_names,
+            limiter=RateLimiter(0, 1),
+        )
+        v3 = versions.save_version(
+            store, "racy", "alice", versions.check_upload(data := archive_bytes(variant(tmp_path, 3))), data
+        )["version"]
+        versions.activate(store, "racy", v3)
+        create = store.create_tournament
+        raced = []
+
+        def racing(*args: object, **kwargs: object) -> bool:
+            if not raced:  # between the read of v3 as active and the store: v2 active, v3 gone
+                raced.append(True)
+                versions.activate(store, "racy", v2)
+                versions.delete_version(store, "racy", v3)
+            return create(*args, **kwargs)  # type: ignore[arg-type]
+
+        store.create_tournament = racing  # type: ignore[method-assign]
+        request = arena_pb2.CreateTournamentRequest(game="rolldice", bots=["racy", "random"], repeats=1)
+        made = service._create_tournament(request, Caller("alice", False))
+        assert raced and [s.addresses["racy"] for s in submitted] == [f"hosted:racy@{v2}"]
+        assert store.tournament(made.id)["spec"]["addresses"]["racy"] == f"hosted:racy@{v2}"

@@ -258,12 +258,43 @@ def stored_bytes(store: Any, owner: str) -> int:
     return int(script(keys=[store.key("bots"), _key(store, "bytes")], args=[_key(store, "versions", ""), owner]))
 
 
+class VersionInUse(Exception):
+    """A version that cannot be deleted: the bot's active one (``tournament`` None), or one a
+    queued or running tournament plays (that tournament)."""
+
+    def __init__(self, tournament: str | None) -> None:
+        super().__init__(f"played by tournament {tournament}" if tournament else "the active version")
+        self.tournament = tournament
+
+
 _DELETE_VERSION = """
--- KEYS: the bot's versions, the archive, the bots, the owners' bytes ; ARGV: the version, the
--- versions keys' prefix. Forgets the version and its bytes, and its archive unless some bot's
--- versions still name the same content.
+-- KEYS: the bot's versions, the archive, the bots, the owners' bytes, the bot's active version,
+-- the active tournaments ; ARGV: the version, the versions keys' prefix, the tournaments' key
+-- prefix, the version's address (hosted:BOT@HASH).
+-- Returns 1 (deleted), 0 (no such version), -1 (the active version), or {-2, a tournament that
+-- plays it}. Forgets the version and its bytes, and its archive unless some bot's versions
+-- still name the same content. The checks and the delete are one step: a version activated,
+-- or a tournament created to play it, in between cannot lose its archive.
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then return 0 end
+if redis.call('GET', KEYS[5]) == ARGV[1] then return -1 end
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[6])) do
+  local t = ARGV[3] .. id
+  local status = redis.call('HGET', t, 'status')
+  -- queued or running; or cancelled with a batch that may still be playing (no board yet)
+  if status == 'queued' or status == 'running'
+     or (status == 'cancelled' and redis.call('EXISTS', t .. ':leaderboard') == 0) then
+    local spec = redis.call('HGET', t, 'spec')
+    if spec then
+      local addresses = cjson.decode(spec)['addresses']
+      if type(addresses) == 'table' then
+        for _, address in pairs(addresses) do
+          if address == ARGV[4] then return {-2, id} end
+        end
+      end
+    end
+  end
+end
 local info = cjson.decode(raw)
 redis.call('HDEL', KEYS[1], ARGV[1])
 if redis.call('HEXISTS', KEYS[4], info['owner']) == 1 then
@@ -279,21 +310,40 @@ return 1
 
 def delete_version(store: Any, bot: str, version: str) -> None:
     """Forget one of the bot's versions and its bytes; its archive too, unless another bot keeps
-    the same content (archives are stored by content). One Lua step: an upload of the same
-    content to another bot meanwhile (save_version, one step too) cannot lose its archive."""
+    the same content (archives are stored by content). Refused (:class:`VersionInUse`) for the
+    bot's active version and for a version a queued or running tournament plays. One Lua step:
+    an activation or a tournament created meanwhile (each one step too, each checking that the
+    version exists) and an upload of the same content to another bot cannot lose its archive."""
     script = store.redis.register_script(_DELETE_VERSION)
-    keys = [_key(store, "versions", bot), _key(store, "archive", version), store.key("bots"), _key(store, "bytes")]
-    script(keys=keys, args=[version, _key(store, "versions", "")])
+    keys = [
+        _key(store, "versions", bot),
+        _key(store, "archive", version),
+        store.key("bots"),
+        _key(store, "bytes"),
+        _key(store, "active", bot),
+        store.key("active"),
+    ]
+    result = script(keys=keys, args=[version, _key(store, "versions", ""), store.key("t", ""), address(bot, version)])
+    if result == -1:
+        raise VersionInUse(None)
+    if isinstance(result, list):
+        raise VersionInUse(result[1].decode() if isinstance(result[1], bytes) else result[1])
 
 
-def played_by(store: Any, bot: str, version: str) -> str | None:
-    """A queued or running tournament that plays this version of the bot, if any."""
-    address = f"hosted:{bot}@{version}"
-    for tournament_id in store.active_ids():
-        info = store.tournament(tournament_id)
-        if info is not None and address in info["spec"].get("addresses", {}).values():
-            return str(tournament_id)
-    return None
+def address(bot: str, version: str) -> str:
+    """What a tournament's spec records as the address of a hosted bot playing this version."""
+    return f"hosted:{bot}@{version}"
+
+
+def required(store: Any, addresses: dict[str, str]) -> list[tuple[str, str]]:
+    """The (versions key, version) each hosted address of a tournament plays: what must still
+    exist when the tournament is stored (``Store.create_tournament``'s ``requires``)."""
+    found = []
+    for spec in addresses.values():
+        if spec.startswith("hosted:") and "@" in spec:
+            bot, _, version = spec[len("hosted:") :].rpartition("@")
+            found.append((_key(store, "versions", bot), version))
+    return sorted(found)
 
 
 def versions(store: Any, bot: str) -> list[dict[str, Any]]:
@@ -333,8 +383,23 @@ def _matching(store: Any, bot: str, version: str) -> list[str]:
     return [h for h in _hashes(store, bot) if h == version or (len(version) >= PREFIX and h.startswith(version))]
 
 
+_ACTIVATE = """
+-- KEYS: the bot's versions, its active version ; ARGV: the version. 1 if activated, 0 if the
+-- version is gone (deleted since it was named: one step, so no deleted version is made active).
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('SET', KEYS[2], ARGV[1])
+return 1
+"""
+
+
+class NoSuchVersion(Exception):
+    """The version to activate is not (or no longer) one of the bot's."""
+
+
 def activate(store: Any, bot: str, version: str) -> None:
-    store.redis.set(_key(store, "active", bot), version)
+    script = store.redis.register_script(_ACTIVATE)
+    if not script(keys=[_key(store, "versions", bot), _key(store, "active", bot)], args=[version]):
+        raise NoSuchVersion(f"bot {bot!r} has no version {version[:16]} (deleted meanwhile?)")
 
 
 def active_version(store: Any, bot: str) -> str | None:
