@@ -924,7 +924,10 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             raise denied(f"tournament {shown(request.tournament_id)} belongs to another owner")
         if info["status"] in FINISHED:
             raise precondition(f"tournament {shown(request.tournament_id)} has already ended ({info['status']})")
-        await self.blocking(self.store.cancel, request.tournament_id)
+        if not await self.blocking(self.store.cancel_live, request.tournament_id):
+            # Ended since it was read (another cancel at once, or its last match): one OK only.
+            ended = await self.blocking(self._tournament_info, request.tournament_id)
+            raise precondition(f"tournament {shown(request.tournament_id)} has already ended ({ended['status']})")
         log.info("tournament cancelled", extra={"tournament": request.tournament_id, "by": caller.name})
         return views.tournament(await self.blocking(self._tournament_info, request.tournament_id))
 

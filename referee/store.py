@@ -334,24 +334,25 @@ return 1
 
 _TRANSITION = """
 -- KEYS: tournament, cancel flag ; ARGV: new status, 'flag' to set the cancel flag, now
--- Moves a live (queued or running) tournament to a new status; returns the status it has after.
+-- Moves a live (queued or running) tournament to a new status; returns {the status it has
+-- after, 1 if this call moved it else 0}, or false for no such tournament.
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return false end
 local live = status == 'queued' or status == 'running'
 if ARGV[1] == 'running' then
   if status == 'queued' then
     redis.call('HSET', KEYS[1], 'status', 'running', 'started', ARGV[3])
-    return 'running'
+    return {'running', 1}
   end
-  return status
+  return {status, 0}
 end
-if not live then return status end
+if not live then return {status, 0} end
 if ARGV[2] == 'flag' then redis.call('SET', KEYS[2], '1') end
 redis.call('HSET', KEYS[1], 'status', ARGV[1])
 if ARGV[1] == 'complete' or ARGV[1] == 'cancelled' or ARGV[1] == 'stopped' then
   redis.call('HSET', KEYS[1], 'ended', ARGV[3])
 end
-return ARGV[1]
+return {ARGV[1], 1}
 """
 
 _FINISH = """
@@ -1011,16 +1012,27 @@ class Store:
         self._move(tournament_id, "running")
 
     def _move(self, tournament_id: str, status: str, flag: bool = False) -> str | None:
+        moved = self._transition_to(tournament_id, status, flag)
+        return None if moved is None else moved[0]
+
+    def _transition_to(self, tournament_id: str, status: str, flag: bool = False) -> tuple[str, bool] | None:
+        """(the status after, whether this call moved it), or None for no such tournament."""
         _ = self.redis
         keys = [self.key("t", tournament_id), self.key("t", tournament_id, "cancel")]
         after = self._transition(keys=keys, args=[status, "flag" if flag else "", time.time()])
-        return None if after is None else after.decode()
+        return None if after is None else (after[0].decode(), bool(after[1]))
 
     def cancel(self, tournament_id: str) -> str | None:
         """Cancel a queued or running tournament. Returns its status afterwards (``cancelled``,
         or the status it had already ended with, untouched), or None if there is no such
         tournament. Only a live tournament gets the cancel flag."""
         return self._move(tournament_id, "cancelled", flag=True)
+
+    def cancel_live(self, tournament_id: str) -> bool | None:
+        """Cancel a queued or running tournament: True for the one call that cancelled it, False
+        if it had ended already (cancelled by another call too), None if there is no such one."""
+        moved = self._transition_to(tournament_id, "cancelled", flag=True)
+        return None if moved is None else moved[1]
 
     def stop(self, tournament_id: str) -> str | None:
         """Stop a tournament that has its answer (an SPRT decided): like cancel, status stopped."""

@@ -506,6 +506,24 @@ def test_creating_at_the_maximum_is_quick_and_a_cancel_is_final(stack):
     assert final.state == arena_pb2.TOURNAMENT_STATE_CANCELLED and final.create_time.seconds > 0
 
 
+def test_of_cancels_at_once_one_is_answered_ok(stack):
+    """The others are FAILED_PRECONDITION, as a later cancel is (all were OK: an API probe)."""
+    ops = api(stack, "ops")
+    t = ops.CreateTournament(create(game="rolldice", bots=FIVE, repeats=2_000), timeout=30)
+
+    def cancel(_: int) -> str:
+        try:
+            return ops.CancelTournament(arena_pb2.CancelTournamentRequest(tournament_id=t.id)).status
+        except grpc.RpcError as error:
+            assert error.code() == grpc.StatusCode.FAILED_PRECONDITION, error.details()
+            assert "has already ended (cancelled)" in error.details()
+            return "refused"
+
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(cancel, range(8)))
+    assert sorted(answers) == ["cancelled"] + ["refused"] * 7
+
+
 def test_a_burst_of_creations_cannot_pass_the_running_limit(stack):
     """Issue 10 9d: 30 creations at once by one owner; at most 10 running."""
     store: Store = stack["store"]

@@ -264,6 +264,18 @@ def test_cancelling_an_ended_tournament_changes_nothing_and_leaves_no_key(store)
     assert store.cancel("nope") is None
 
 
+def test_of_cancels_at_once_exactly_one_cancels(store):
+    """CancelTournament answers OK to the one call that cancelled (an API probe saw concurrent
+    cancels all answered OK): the move says whether it moved the tournament."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    store.create_tournament("t", SPEC, total=3, batches=1)
+    with ThreadPoolExecutor(16) as pool:
+        moved = list(pool.map(lambda _: store.cancel_live("t"), range(16)))
+    assert moved.count(True) == 1 and moved.count(False) == 15
+    assert store.tournament("t")["status"] == "cancelled" and store.cancel_live("nope") is None
+
+
 def test_the_running_limit_is_checked_and_reserved_atomically(store):
     """Issue 10 9d: a burst of creations by one owner cannot pass the limit together."""
     from concurrent.futures import ThreadPoolExecutor
