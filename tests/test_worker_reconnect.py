@@ -66,3 +66,30 @@ def test_a_worker_consumes_again_after_each_of_twelve_redis_restarts(tmp_path):
         finally:
             stop.set()
             feeder.join(10)
+
+
+def test_a_batch_acknowledged_while_redis_is_away_is_one_warning_without_a_traceback(tmp_path, caplog):
+    """A chaos probe saw Celery's CRITICAL "Couldn't ack" with a traceback for a batch that
+    ended during a Redis outage, though nothing is lost: the message is delivered again after
+    the visibility timeout and stored once (workers/consumer.py). Celery's own acknowledgement
+    (kombu's ``ack_log_error`` with the request logger) on a message of a real redis-server
+    that has gone away."""
+    import logging
+
+    import celery.worker.request
+
+    import workers.consumer  # noqa: F401 (its filter)
+
+    with redis_server(tmp_path) as server:
+        app = make_app(server.url, visibility_timeout=10)
+        with app.connection_for_read() as connection:
+            queue = connection.SimpleQueue("acked")
+            queue.put({"batch": 1})
+            message = queue.get(timeout=5)
+            server.stop()
+            with caplog.at_level(logging.WARNING, logger="celery.worker.request"):
+                message.ack_log_error(celery.worker.request.logger, connection.connection_errors)
+            server.start()
+    (record,) = [r for r in caplog.records if r.name == "celery.worker.request"]
+    assert record.levelname == "WARNING" and record.exc_info is None and not record.exc_text
+    assert "delivers it again after the visibility timeout" in record.getMessage()
