@@ -53,7 +53,10 @@ Rulings (``shared/rules/NOTES.md`` §4.2 unless stated):
 11. **Courier** (:245-249): optional; ``give:<seat>`` to any other seat; the receiver sees the
     Egg (NOTES 12): a face-down one's value comes to it in a private ``courier`` event, as a
     collector's in a private ``collect`` event (version 4; the observation showed it, no event).
-    **Priest** (:265-274): optional; any one Egg of its collection this round.
+    **Priest** (:265-274): optional; any one Egg of its collection this round, an Egg a
+    Courier gave it too: it is in its collection ("own eggs", NOTES :231), and "previously
+    collected" (:269) sets an earlier turn's Eggs beside this turn's (:273-274). The Mage's
+    "must keep" (:290) is about taking it: the same seat's Priest may discard it afterwards.
 12. **A single legal Egg is taken automatically** (no decision); the Mage's ``none`` makes its
     choice a real one.
 13. **Con/Pub** (:471-495): rounds go on until someone has the tokens needed (NOTES 14); all

@@ -54,7 +54,7 @@ Rulings (``shared/rules/NOTES.md`` §4.23 discusses each):
    including spaces that started empty [:377].
 7. **Ranks**: total points, then round-3 points; equal on both = shared place [:440-442].
 8. **Length**: exactly 3 rounds of hand-size tricks: 3 × players × hand decisions (at most
-   3 × 5 × 7 = 105 in the arena deal, 108 at 4 players).
+   108 in the arena deal: 3 × 4 × 9 at 4 players; 3 × 5 × 7 = 105 at 5).
 
 Design check of the edge table (``python -m bench.design_tricktothefuture --matches 100``,
 arena deal, heuristic self-play; random self-play in brackets):
