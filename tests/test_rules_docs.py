@@ -114,6 +114,16 @@ def test_arena_rules_prints_header_and_rules(capsys):
     assert "`roll`" in out  # the rules.md body follows
 
 
+def test_arena_rules_spells_values_as_the_cli_takes_them(capsys):
+    """Booleans as `true`/`false` (the option grammar), and one player in the singular (a rules
+    probe saw `default False` and `[1 players]`)."""
+    assert main(["rules", "winecellar"]) == 0
+    out = capsys.readouterr().out
+    assert "series=true|false (default false)" in out
+    assert "(default options) [1 player]" in out and "(series=true) [2, 3, 4, 5, 6, 7, 8 players]" in out
+    assert "False" not in out.split("# ")[0] and "True" not in out.split("# ")[0]
+
+
 def test_arena_rules_unknown_game(capsys):
     assert main(["rules", "chess"]) == 2
     assert "unknown game 'chess'" in capsys.readouterr().err

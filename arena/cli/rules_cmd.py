@@ -14,6 +14,7 @@ from typing import Any
 
 from arena.cli import UsageError
 from arena.engine import Game
+from arena.protocol import option_text
 from arena.registry import get_game
 
 
@@ -43,14 +44,15 @@ def header(game: Game) -> str:
         lines.append(f"In short: {meta.summary}")
     if meta.options:
         lines.append("Options (arena play --option KEY=VALUE):")
-        lines += [f"  {o.key}={o.allowed()} (default {o.default}): {o.help}" for o in meta.options]
+        lines += [f"  {o.key}={o.allowed()} (default {option_text(o.default)}): {o.help}" for o in meta.options]
     else:
         lines.append("Options: none")
     if meta.variants:
         lines.append("Variants:")
         for v in meta.variants:
-            chosen = " ".join(f"{k}={val}" for k, val in v.options.items()) or "default options"
-            only = f" [{', '.join(map(str, v.players))} players]" if v.players else ""
+            chosen = " ".join(f"{k}={option_text(val)}" for k, val in v.options.items()) or "default options"
+            counts = tuple(v.players or ())
+            only = f" [{', '.join(map(str, counts))} player{'' if counts == (1,) else 's'}]" if counts else ""
             lines.append(f"  {v.name}: {v.description} ({chosen}){only}")
     return "\n".join(lines)
 
