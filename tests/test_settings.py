@@ -101,11 +101,29 @@ def test_a_distributed_tournament_with_a_bad_window_is_refused_before_it_is_crea
         assert server.client().keys("arena:*") == []  # nothing half-made: no queued tournament left behind
 
 
-def test_arena_serve_stops_at_its_start_on_a_bad_stall_check_setting():
-    done = arena("serve", "--redis", "redis://127.0.0.1:1/0", "--port", "0", env={"ARENA_STALL_SECONDS": "1m"})
+@pytest.mark.parametrize(
+    ("variable", "raw"),
+    [("ARENA_STALL_SECONDS", "1m"), ("ARENA_LEASE_SECONDS", "x"), ("ARENA_MATCH_SECONDS", "x")],
+)
+def test_arena_serve_stops_at_its_start_on_a_bad_setting(variable, raw):
+    """Every ARENA_* setting: a README probe's bad ARENA_LEASE_SECONDS started the service, whose
+    stall check (the workers' code) then failed every 2 s for good."""
+    done = arena("serve", "--redis", "redis://127.0.0.1:1/0", "--port", "0", env={variable: raw})
     assert done.returncode == 2, done.stderr
-    expected = "ARENA_STALL_SECONDS='1m': expected a number of seconds of at least 1"
+    expected = f"{variable}={raw!r}: expected a number of seconds of at least 1"
     assert done.stderr.strip() == f"arena serve: error: {expected}"
+
+
+def test_a_distributed_tournament_with_a_bad_stall_setting_is_refused_before_it_is_created(tmp_path):
+    """The client ran to its end with ARENA_STALL_SECONDS=abc (a README probe)."""
+    with redis_server(tmp_path) as server:
+        done = arena(
+            "tournament", "--game", "rolldice", "--repeats", "1", "--broker", server.url,
+            "--out", str(tmp_path / "runs"), env={"ARENA_STALL_SECONDS": "abc"},
+        )  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        assert "ARENA_STALL_SECONDS='abc': expected a number of seconds of at least 1" in done.stderr
+        assert server.client().keys("arena:*") == []
 
 
 @pytest.mark.parametrize(

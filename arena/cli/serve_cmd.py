@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     from referee.server import ServerConfig, serve_until_signalled
     from referee.store import Store
     from workers.app import QUEUE, make_app
+    from workers import settings
     from workers.sweeper import StallSweeper, stall_seconds
 
     if not 0 <= args.port <= 65535:
@@ -89,7 +90,10 @@ def run(args: argparse.Namespace) -> int:
     if not (math.isfinite(args.grace) and args.grace >= 0):
         raise UsageError(f"--grace {args.grace:g}: expected seconds, 0 or more")
     endpoints.configure(endpoints.EndpointPolicy.parse(args.allow_endpoints))
-    stall = stall_seconds()  # a ConfigError names a bad ARENA_STALL_SECONDS, before Redis is dialled
+    # Every ARENA_* setting, before Redis is dialled: the service's stall check runs the workers'
+    # code, so a bad ARENA_LEASE_SECONDS once left it failing every 2 s for good (a README probe).
+    settings.check()  # a ConfigError names the bad one
+    stall = stall_seconds()
     if args.unsafe_no_sandbox:
         from referee.hosted import jail
 

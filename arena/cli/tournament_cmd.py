@@ -286,8 +286,10 @@ def run_locked(args: argparse.Namespace, spec: TournamentSpec, tournament_id: st
 def _run_locked(args: argparse.Namespace, spec: TournamentSpec, tournament_id: str, rundir: RunDirectory) -> int:
     executor: Executor
     if args.broker:
+        from workers import settings
         from workers.executor import CeleryExecutor
 
+        settings.check()  # every ARENA_* setting, as the workers and the service check them
         check_broker(args.broker)
         executor = CeleryExecutor(args.broker, tournament_id, batch_size=args.batch_size)
     else:
