@@ -18,10 +18,10 @@ def register(commands: Any) -> None:
     serve = actions.add_parser("serve", help="serve a built-in bot on a port or a Unix socket")
     serve.add_argument("--bot", required=True, help="bot spec, e.g. heuristic or heuristic:risk=2")
     serve.add_argument("--game", help="the game (not needed for random, which plays any game)")
-    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=50061, help="port (0 = pick a free one and print it)")
     serve.add_argument("--unix", metavar="PATH", help="serve on a Unix socket instead of TCP")
-    serve.add_argument("--max-matches", type=int, default=64, help="matches served at once")
+    serve.add_argument("--max-matches", type=int, default=64, help="matches served at once (default 64)")
     serve.add_argument(
         "--key-file",
         metavar="PATH",

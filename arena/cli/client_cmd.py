@@ -163,7 +163,7 @@ def register(commands: Any) -> None:
     health.add_argument(
         "--server", type=server_address, default=os.environ.get("ARENA_SERVER", DEFAULT_SERVER), metavar="HOST:PORT"
     )
-    health.add_argument("--timeout", type=positive_seconds, default=3.0)
+    health.add_argument("--timeout", type=positive_seconds, default=3.0, help="seconds to wait (default 3)")
     health.set_defaults(run=run_health)
 
     challenge = commands.add_parser("challenge", help="play one match now: your bot vs built-in bots (service)")

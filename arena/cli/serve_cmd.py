@@ -24,7 +24,7 @@ def register(commands: Any) -> None:
     from arena.ports import DEFAULT_HTTP_PORT, DEFAULT_METRICS_PORT, DEFAULT_PORT
 
     parser = commands.add_parser("serve", help="run the referee service (gRPC API)")
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (0.0.0.0 for all)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; 0.0.0.0 for all)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"gRPC port (default {DEFAULT_PORT}; 0 = any)")
     parser.add_argument(
         "--redis", default=DEFAULT_REDIS, metavar="URL", help=f"store and broker (default {DEFAULT_REDIS})"
@@ -46,9 +46,13 @@ def register(commands: Any) -> None:
         action="store_true",
         help="play hosted bots' trial matches WITHOUT the bubblewrap sandbox (local development only); warns",
     )
-    parser.add_argument("--rate", type=float, default=100.0, help="calls per second per owner (0 = unlimited)")
-    parser.add_argument("--burst", type=int, default=200, help="burst of calls per owner")
-    parser.add_argument("--grace", type=float, default=10.0, help="seconds in-flight calls get at shutdown")
+    parser.add_argument(
+        "--rate", type=float, default=100.0, help="calls per second per owner (default 100; 0 = unlimited)"
+    )
+    parser.add_argument("--burst", type=int, default=200, help="burst of calls per owner (default 200)")
+    parser.add_argument(
+        "--grace", type=float, default=10.0, help="seconds in-flight calls get at shutdown (default 10)"
+    )
     parser.add_argument(
         "--allow-endpoints",
         metavar="CIDR,...",
@@ -67,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
     from referee import endpoints
     from referee.server import ServerConfig, serve_until_signalled
     from referee.store import Store
-    from workers.app import QUEUE, make_app
     from workers import settings
+    from workers.app import QUEUE, make_app
     from workers.sweeper import StallSweeper, stall_seconds
 
     if not 0 <= args.port <= 65535:
