@@ -3,8 +3,8 @@
 Rules as implemented (rulebook line references in brackets):
 
 * Exactly 3 players [:8, :24]. 18 Ingredient cards: 17 of 5 standard suits and the Elixir, its
-  own suit [:28, :35-39] (the suit/rank list is designed: ``components.toml``).
-* A round [:55-59]: shuffle, deal 6 each [:52, :63]; the Elixir's holder announces it [:71].
+  own suit [:21, :28-37] (the suit/rank list is designed: ``components.toml``).
+* A round [:55-59]: shuffle, deal 6 each [:46, :63]; the Elixir's holder announces it [:71].
 * Bid [:69-99]: clockwise from the holder's left, the holder last [:73, :323-324]; ``bid:3``,
   ``bid:4`` or ``pass``. A 4 wins at once [:96-99]; after a 3 every player, the bidder too, has
   one more chance to raise to 4 [:87-90].
