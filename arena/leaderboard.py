@@ -18,7 +18,7 @@ import zlib
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -378,13 +378,25 @@ class ScheduleOrderTally:
     record before it in the schedule has come; the rest, in order, at :meth:`board`. A run adds
     each record as it lands, so the board at the end costs only the fit, not a pass over every
     record. Holds the out-of-order records only (a window's worth in a distributed run). For a
-    tournament's records (each schedule index once) the board is :func:`build`'s, exactly."""
+    tournament's records (each schedule index once) the board is :func:`build`'s, exactly.
 
-    def __init__(self, spec: TournamentSpec, *, resamples: int = RESAMPLES) -> None:
+    ``stop_after`` hears each entry as it is added in schedule order and says whether the board
+    ends there (an SPRT that has decided): later entries are not counted, whenever they came,
+    so the board is the same however the records arrive (any number of processes)."""
+
+    def __init__(
+        self,
+        spec: TournamentSpec,
+        *,
+        resamples: int = RESAMPLES,
+        stop_after: Callable[[TallyEntry], bool] | None = None,
+    ) -> None:
         self.tally = Tally(spec, by_group=resamples > 0)
         self.resamples = resamples
         self.next = 0  # the schedule index the tally waits for
         self.waiting: dict[int, TallyEntry] = {}
+        self.stop_after = stop_after
+        self.stopped = False  # stop_after said so: nothing more is counted
 
     def add(self, record: Tallied) -> None:
         self.add_entry(self.entry(record))
@@ -395,17 +407,25 @@ class ScheduleOrderTally:
 
     def add_entry(self, entry: TallyEntry) -> None:
         """:meth:`add` of a record's entry (as a worker computed it: :mod:`arena.tallied`)."""
+        if self.stopped:
+            return
         if entry.schedule_index != self.next:
             self.waiting[entry.schedule_index] = entry
             return
+        self._take(entry)
+        while not self.stopped and (after := self.waiting.pop(self.next, None)) is not None:
+            self._take(after)
+        if self.stopped:
+            self.waiting.clear()  # past the end the board stopped at
+
+    def _take(self, entry: TallyEntry) -> None:
         self.tally.add_entry(entry)
         self.next += 1
-        while (after := self.waiting.pop(self.next, None)) is not None:
-            self.tally.add_entry(after)
-            self.next += 1
+        if self.stop_after is not None and self.stop_after(entry):
+            self.stopped = True
 
     def board(self) -> dict[str, Any]:
-        for index in sorted(self.waiting):  # after a gap (a stopped run): the rest, in order
+        for index in sorted(self.waiting):  # after a gap (a run stopped short): the rest, in order
             self.tally.add_entry(self.waiting.pop(index))
         return self.tally.board(resamples=self.resamples)
 

@@ -144,10 +144,19 @@ def _run(
         previous = ()
     sprt = SPRT(*spec.sprt) if spec.sprt else None
     groups = GroupScores(spec, sprt) if sprt else None
+
+    def decided_after(entry: TallyEntry) -> bool:
+        assert groups is not None and sprt is not None
+        groups.add(entry)
+        return sprt.decision() is not None
+
     # The leaderboard's sums follow the run, so no record is kept once it is on disk and
     # counted: memory does not grow with the matches, nor does the garbage collector's work.
-    # A resumed run's records on disk are read one at a time into the same sums.
-    tally = leaderboard.ScheduleOrderTally(spec, resamples=resamples)
+    # A resumed run's records on disk are read one at a time into the same sums. The SPRT hears
+    # the groups in schedule order as the tally adds them, whatever order the records land in
+    # (a ratings probe: with --workers 2 the verdict and the board changed from run to run), and
+    # the board ends with the deciding group.
+    tally = leaderboard.ScheduleOrderTally(spec, resamples=resamples, stop_after=decided_after if groups else None)
     done = bytearray(len(matches))  # 1 at the schedule index of each match counted
     repeated: list[tuple[int, str]] = []  # (line, match id) of lines repeating a match already read
     for line, record in enumerate(previous, 1):
@@ -163,13 +172,8 @@ def _run(
         if done[index]:
             repeated.append((line, record.match_id))  # counted once: the first line of a match
             continue
-        if sprt is not None and sprt.decision() is not None:
-            continue  # played past the deciding group (it ended as it landed): the run counts none
         done[index] = 1
-        entry = tally.entry(record)
-        tally.add_entry(entry)
-        if groups:
-            groups.add(entry)
+        tally.add_entry(tally.entry(record))  # past the SPRT's deciding group: not counted
     if repeated:
         (first, match_id), more = repeated[0], len(repeated) - 1
         others = f" and {more} more line{'s' if more > 1 else ''} repeat" if more else " repeats"
@@ -197,12 +201,9 @@ def _run(
         progress.last = record
         if on_progress:
             on_progress(progress)
-        if groups:
-            groups.add(entry)
-            return sprt is not None and sprt.decision() is not None
-        return False
+        return tally.stopped
 
-    decided = sprt is not None and sprt.decision() is not None
+    decided = tally.stopped
     resumed = played
     try:
         try:
