@@ -317,3 +317,35 @@ def test_a_client_following_a_flushed_store_stops_with_one_line(tmp_path):
     assert len((out / "matches.jsonl").read_text().splitlines()) == kept
     status = json.loads((out / "tournament.json").read_text())
     assert status["status"] == "interrupted" and status["matches"] == kept and "gone" in status["error"]
+
+
+def test_a_tournament_fanned_out_before_pinning_is_pinned_to_its_records_version(tmp_path):
+    """A tournament running at an upgrade from before game versions were pinned was finished by
+    the new workers on their rules: one tournament of 1,408 Sky Five 1.0 records and 992 of 1.2
+    (an upgrade probe). Its first batch now pins it to its records' version: workers of another
+    version refuse it, and workers of that version finish it."""
+    import dataclasses
+
+    from workers.executor import enqueue
+
+    older = tmp_path / "older"
+    older.mkdir()
+    (older / "sitecustomize.py").write_text(OLDER_ARENA)
+    (tmp_path / "current").mkdir()
+    s = instant(repeats=4, seed=5)
+    plan = schedule(s)
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        assert store.create_tournament("legacy", s, len(plan), 0)
+        first = dataclasses.replace(play_scheduled(s, plan[0], make_player), game_version="0.9")
+        store.store_match("legacy", 0, first)  # played by a worker of the older Arena
+        enqueue(make_app(server.url), store, "legacy", s, 4)
+        store.redis.hdel(store.key("t", "legacy"), "game_version")  # fanned out before pinning
+        with workers(server.url, tmp_path / "current", count=1, concurrency=1) as (current,):
+            wait_for(lambda: "batch refused: another game version" in current.log.read_text(), 30, "a refusal")
+            assert store.tournament("legacy")["done"] == 1
+            assert store.redis.hget(store.key("t", "legacy"), "game_version") == b"0.9"
+        with workers(server.url, older, count=1, concurrency=1, env={"PYTHONPATH": f"{older}:{ROOT}"}):
+            wait_for(lambda: store.tournament("legacy")["status"] == "complete", 60, "completion")
+        assert {record.game_version for record in store.matches("legacy")} == {"0.9"}
+        assert_exactly_once(store, "legacy", len(plan))

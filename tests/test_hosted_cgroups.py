@@ -7,6 +7,7 @@ Real bubblewrap jails, real control groups, real processes."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -80,7 +81,11 @@ class Hoards(Bot):
         if turn.request.decision_index < 2:
             # Three children of 300 MiB: each within its own address space, 900 MiB in all.
             children = [subprocess.Popen([sys.executable, '-S', '-c', CHILD]) for _ in range(3)]
-            time.sleep(1.5)
+            # Until the kernel kills one (two fill the 600 MiB): 1.5 s were too few under a
+            # CI run's load of 14, when no child had filled its bytes yet.
+            deadline = time.monotonic() + 8.0
+            while time.monotonic() < deadline and all(child.poll() is None for child in children):
+                time.sleep(0.05)
             print('CHILDREN', [child.poll() for child in children], flush=True)
         return turn.option_ids[0]
 
@@ -90,17 +95,22 @@ if __name__ == '__main__':
 """
 
 
-def hosted_match(tmp_path: Path, name: str, code: str, seat_memory_mib: int) -> tuple[HostedPlayer, MatchRecord]:
+def hosted_match(
+    tmp_path: Path, name: str, code: str, seat_memory_mib: int, clock: Any = CLOCK
+) -> tuple[HostedPlayer, MatchRecord]:
     """A RollDice match of the hosted bot ``code`` against a local first-option player, the
     seat's memory held to ``seat_memory_mib``."""
     limits = Limits(seat_memory=seat_memory_mib * 1024 * 1024)
     seat = HostedPlayer(bot(tmp_path, name, code), name, limits=limits)
-    return seat, play_match(GAME, CONFIG, 4, [seat, FunctionPlayer(first, "local")], clock=CLOCK)
+    return seat, play_match(GAME, CONFIG, 4, [seat, FunctionPlayer(first, "local")], clock=clock)
 
 
 @needs_cgroups
 def test_a_seat_is_held_to_its_memory_limit_in_all(tmp_path):
-    seat, record = hosted_match(tmp_path, "hoards", HOARDS, 600)
+    patient = clock_settings(
+        {"decision": 10_000, "bank": 0, "increment": 0, "startup": 10_000, "grace": 200, "strikes": 0}
+    )
+    seat, record = hosted_match(tmp_path, "hoards", HOARDS, 600, patient)
     # The kernel killed a child that would have taken the seat past 600 MiB; the bot lives on.
     assert seat.jail.memory_limit_hit(), seat.output
     assert "CHILDREN [" in seat.output and "-9" in seat.output, seat.output

@@ -330,21 +330,23 @@ def test_a_late_answer_collected_after_another_seats_is_a_timeout_whatever_the_o
     timeout it is when collected first (3 of 6 seeds each way before)."""
     from arena.games.getbit import GAME as GETBIT
 
-    clock = clock_settings({"decision": 100, "bank": 1000, "increment": 0, "grace": 50, "strikes": 5, "startup": 5000})
-    slow_but_rich = misbehaving("sleeps", "--sleeps", "1:0.9")  # its bank pays 800 ms
-    # Bank gone, then 590 ms past, still answering before the rich seat: the referee's own
-    # stalls are not charged, so under a heavy load (a CI run beside two probes) 205 ms of
-    # its 500 ms were taken off and an answer 340 ms past stood on a bank its first decision
-    # had left.
-    drained = misbehaving("sleeps", "--sleeps", "0:1.09,1:0.75")
+    clock = clock_settings({"decision": 100, "bank": 2000, "increment": 0, "grace": 500, "strikes": 5, "startup": 5000})
+    slow_but_rich = misbehaving("sleeps", "--sleeps", "1:2.0")  # its bank pays 1,900 ms
+    # Bank gone (2.4 s: 300 ms past it, a strike), then 900 ms past limit + grace, answering
+    # half a second before the rich seat. The referee's own stalls are not charged, and under a
+    # heavy load they came off both answers: margins of 50 ms of grace and 150 ms between the
+    # seats (a CI run at a load of 14 kept a bank of 0.5 s; one beside two probes, 205 ms) now
+    # need stalls of 600 ms a decision to let the late answer stand.
+    drained = misbehaving("sleeps", "--sleeps", "0:2.4,1:1.5")
     verdicts = []
     for seed in range(4):
         with bot_process(slow_but_rich) as a, bot_process(drained) as b:
             record = play_match(GETBIT, GETBIT.config(2), seed, [RemotePlayer(a), RemotePlayer(b)], clock=clock)
         late = [d for d in record.decisions if d.seat == 1][1]
-        verdicts.append(([(f.seat, f.verdict) for f in record.failures], [s.seat for s in record.strikes]))
+        # (The drain's own strike comes and goes with how much of the referee's stalls came off.)
+        verdicts.append([(f.seat, f.verdict) for f in record.failures])
         assert late.by == "substitute", (seed, late)
-    assert verdicts == [([(1, "timeout")], [])] * 4, verdicts
+    assert verdicts == [[(1, "timeout")]] * 4, verdicts
 
 
 def test_a_bots_version_is_recorded_printable_and_short():

@@ -144,7 +144,7 @@ def tournament_plan(store: Store, tournament_id: str) -> tuple[TournamentSpec, S
 
 def plan_and_version(store: Store, tournament_id: str) -> tuple[Schedule, str | None] | None:
     """The tournament's schedule and the game version its records are pinned to (None: a
-    tournament fanned out before versions were pinned); None if the store has no such
+    tournament fanned out before versions were pinned: :func:`pin_unpinned`); None if the store has no such
     tournament (its keys were lost: a ``FLUSHALL``, an older AOF). One round trip."""
     raw, pinned = store.redis.hmget(store.key("t", tournament_id), "spec", VERSION_FIELD)
     if raw is None:
@@ -163,6 +163,24 @@ def pin_game_version(store: Store, tournament_id: str) -> None:
     and a resume of its run directory refuses."""
     spec, _ = tournament_plan(store, tournament_id)
     store.redis.hsetnx(store.key("t", tournament_id), VERSION_FIELD, installed_version(spec.game))
+
+
+def pin_unpinned(store: Store, tournament_id: str, game: str) -> str:
+    """The version a tournament fanned out before versions were pinned is pinned to now: the
+    game version its records were played with (any one of them: one worker version played them
+    all before pinning existed), else this worker's; the first to pin wins. Such a tournament,
+    running at an upgrade, was finished by the new workers on their own rules (an upgrade
+    probe: 1,408 records of Sky Five 1.0 and 992 of 1.2 in one tournament and its board)."""
+    key = store.key("t", tournament_id)
+    version = installed_version(game)
+    for index, _ in store.redis.hscan_iter(store.key("t", tournament_id, "matches"), count=16):
+        record = store.match(tournament_id, int(index))
+        if record is not None:
+            version = record.game_version
+            break
+    store.redis.hsetnx(key, VERSION_FIELD, version)
+    pinned = store.redis.hget(key, VERSION_FIELD)
+    return version if pinned is None else pinned.decode()
 
 
 def patiently(action: Callable[..., T], *args: Any) -> T:
@@ -287,6 +305,8 @@ def play_batch(
     matches, pinned = found
     spec = matches.spec
     mine = installed_version(spec.game)
+    if pinned is None:
+        pinned = patiently(pin_unpinned, store, tournament_id, spec.game)
     if pinned is not None and pinned != mine and not patiently(store.is_cancelled, tournament_id):
         log.warning(
             "batch refused: another game version",
