@@ -306,11 +306,12 @@ class Tally:
         names = list(spec.bots)
         self._settle()
         if resamples > 0:
-            fit = bootstrap_intervals(self.group_wins(), names=names, resamples=resamples, seed=spec.seed)
-        else:
-            fit = summed_fit(
-                self.wins, len(self.by_group) if self.by_group is not None else len(self.groups), names=names
+            fit = bootstrap_intervals(
+                self.group_wins(), names=names, resamples=resamples, seed=spec.seed, players=spec.players
             )
+        else:
+            groups = len(self.by_group) if self.by_group is not None else len(self.groups)
+            fit = summed_fit(self.wins, groups, names=names, players=spec.players)
         games = self.games
         open_low, open_high = unbounded_ends(self.wins)
         rows = []
@@ -356,8 +357,15 @@ class Tally:
                 }
                 for s in range(spec.players)
             ],
+            "interval": interval_of(fit.method),
             "warning": warning,
         }
+
+
+def interval_of(method: str) -> dict[str, Any]:
+    """What a board's ``ci_low``..``ci_high`` are (a ratings probe: only the CLI's column header
+    said 95%)."""
+    return {"level": 0.95, "method": method, "scale": "Elo: 400 points = 10:1 odds, field mean 1500"}
 
 
 ONE_PLAYER = (
@@ -661,5 +669,6 @@ def across(game: str, summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "tournaments": len(summaries),
         "matches": sum(int(s["matches"]) for s in summaries),
         "leaderboard": rows,
+        "interval": interval_of(fit.method),
         "warning": fit.warning,
     }

@@ -111,7 +111,8 @@ def test_a_live_board_of_many_groups_does_not_say_there_are_too_few():
     names = ["a", "b", "c"]
     live = summed_fit(wins, 600, names=names)
     assert live.warning == (
-        "intervals so far treat games as independent; the final board's bootstrap over duplicate groups replaces them"
+        "intervals so far treat games as independent (too narrow where one deal decides both games of a pair); "
+        "the final board's bootstrap over duplicate groups replaces them"
     )
     few = summed_fit(wins, MIN_BOOTSTRAP_GROUPS - 1, names=names)
     assert few.warning is not None and few.warning.startswith(f"only {MIN_BOOTSTRAP_GROUPS - 1} duplicate groups")
@@ -278,3 +279,80 @@ def test_fits_that_start_near_the_answer_reach_the_same_answer():
         cold = fit_bradley_terry(wins, prior=prior)
         near = cold + rng.normal(0.0, 30.0, n)
         assert np.max(np.abs(fit_bradley_terry(wins, prior=prior, near=near) - cold)) < 1e-6
+
+
+def test_groups_that_all_came_out_alike_get_no_zero_width_interval():
+    """A strong seat advantage splits every duplicate pair 1-1: every resample is the data
+    itself, and the board said 1500 (1500..1500) after 10 games (5 of 12 seeds of a ratings
+    probe's Sky Five runs). The interval takes in the normal one: the ten games' own spread."""
+    groups = np.zeros((5, 2, 2))
+    groups[:, 0, 1] = groups[:, 1, 0] = 1.0  # each bot won its seat-1 game
+    fit = bootstrap_intervals(groups, names=["a", "b"], resamples=200)
+    normal_low, normal_high = ratings.regularised_intervals(groups.sum(axis=0), centre=fit.ratings)
+    assert list(fit.ratings) == [1500.0, 1500.0]
+    np.testing.assert_allclose(fit.ci_low, normal_low)
+    np.testing.assert_allclose(fit.ci_high, normal_high)
+    assert np.all(fit.ci_high - fit.ci_low > 200)  # ten games at 5-5: +-105 points
+
+
+@pytest.mark.parametrize("pairs", [5, 50])
+def test_a_bot_that_won_every_game_has_a_low_end_below_its_rating(pairs):
+    """Its every resample won everything too: the low end was the rating itself (1790 (1790..∞)
+    after 10 wins of 10, and at 50 pairs too), tighter with more games. The normal interval
+    around it gives the low end; the high end is open (the board shows it so)."""
+    groups = np.zeros((pairs, 2, 2))
+    groups[:, 0, 1] = 2.0
+    fit = bootstrap_intervals(groups, names=["a", "b"], resamples=200)
+    assert fit.ci_low[0] < fit.ratings[0] - 100 and fit.ci_high[1] > fit.ratings[1] + 100
+
+
+def test_with_few_groups_the_interval_is_never_narrower_than_the_normal_one():
+    """Below TRUSTED_BOOTSTRAP_GROUPS the bootstrap covered 84-91% (a ratings probe); from it
+    on, the bootstrap alone (the duplicate format's narrower intervals)."""
+    rng = np.random.default_rng(3)
+    strengths = np.array([0.0, 0.3, 0.8])
+    for groups, widened in ((8, True), (ratings.TRUSTED_BOOTSTRAP_GROUPS + 10, False)):
+        data = np.array([outcome_group(rng, strengths) for _ in range(groups)])
+        fit = bootstrap_intervals(data, names=["a", "b", "c"], resamples=200)
+        normal_low, normal_high = ratings.regularised_intervals(data.sum(axis=0), centre=fit.ratings)
+        inside = (fit.ci_low > normal_low + 1e-9) | (fit.ci_high < normal_high - 1e-9)
+        if widened:
+            assert not inside.any()
+        else:
+            assert inside.all()  # the bootstrap's own, narrower than independent games' here
+
+
+def outcome_group(rng: np.random.Generator, strengths: np.ndarray) -> np.ndarray:
+    """One duplicate group of a round robin: each pair's two games are antithetic (the deal
+    favours a seat, and the bots swap seats), so luck cancels and the bootstrap is narrower
+    than independent games would be (the duplicate format's point)."""
+    n = len(strengths)
+    wins = np.zeros((n, n))
+    for a in range(n):
+        for b in range(a + 1, n):
+            p = 1.0 / (1.0 + np.exp(strengths[b] - strengths[a]))
+            u = rng.random()
+            for draw in (u, 1.0 - u):
+                winner, loser = (a, b) if draw < p else (b, a)
+                wins[winner, loser] += 1.0
+    return wins
+
+
+def test_a_normal_interval_is_centred_on_the_rating_shown():
+    """With fewer than 5 groups it was centred on the regularised fit while the board showed
+    the plain one: 1779 (1543..1944) (a ratings probe)."""
+    wins = np.array([[0, 3, 4], [1, 0, 3], [0, 1, 0]], dtype=float)  # bot c never won: a prior
+    connected = np.array([[0, 3, 4], [1, 0, 3], [1, 1, 0]], dtype=float)
+    for matrix in (wins, connected):
+        fit = summed_fit(matrix, 2, names=["a", "b", "c"])
+        np.testing.assert_allclose((fit.ci_low + fit.ci_high) / 2, fit.ratings, atol=1e-6)
+
+
+def test_multiplayer_normal_intervals_count_a_seats_pairs_as_one_performance():
+    """A 5-player match's four pairwise results per seat share its performance: counted as
+    independent games the intervals covered 85-87% (a ratings probe). Widened by the root of
+    (players + 1) / 3: 1 at 2 players, 2 at 5."""
+    wins = np.array([[0, 30, 40], [20, 0, 30], [10, 20, 0]], dtype=float)
+    two_low, two_high = ratings.regularised_intervals(wins, players=2)
+    five_low, five_high = ratings.regularised_intervals(wins, players=5)
+    np.testing.assert_allclose(five_high - five_low, np.sqrt(2.0) * (two_high - two_low))
