@@ -55,6 +55,14 @@ def test_bots_registered_before_counts_were_kept_are_counted_once(store):
     assert int(store.redis.hget(store.key("bot_counts"), "alice")) == 4
 
 
+def test_an_owner_whose_bots_all_came_before_counts_were_kept_has_them_counted(store):
+    """`arena admin owners` said 0 bots for such an owner (an upgrade probe): it reads the count."""
+    for i in range(3):
+        store.redis.hset(store.key("bots"), f"old{i}", '{"owner": "bob", "games": [], "endpoint": "x"}')
+    assert store.bot_count("bob") == 3 and store.bot_count("nobody") == 0
+    assert not store.redis.hexists(store.key("bot_counts"), "bob")  # read only: add_bot counts once
+
+
 def test_registrations_at_once_never_both_take_the_last_place(store):
     store.add_bot("first", bot("alice"), limit=2)
     outcomes: list[str] = []
