@@ -311,6 +311,16 @@ def test_tiebreak_round_four_then_shared():
     assert GAME.score(state).ranks == (1, 1, 3)  # ruling 1: no box to grab, shared victory
 
 
+def test_round_four_breaks_the_tie_for_the_win_only():
+    """:379-381 "If multiple players are tied for the highest total score": equal totals below
+    it share a place (a rules probe: seed 7's totals -1, -3, -18, -3 ranked 1, 2, 4, 3 by round 4)."""
+    state = GAME.new_match(GAME.config(4), seed=7)
+    state.round_scores = [[0, 0, -1, 0], [-3, 0, -6, 6], [-10, -4, -8, 4], [0, 0, -3, 0]]
+    state.over = True
+    GAME.refresh(state)
+    assert GAME.score(state).ranks == (1, 2, 4, 2)
+
+
 def test_bonus_flips_back_after_taking_cards():
     # :237-244: the Rod takes 2 cards: 5 -> 4 -> 6 cards, out of the Bonus, may pass again.
     state = position(

@@ -22,7 +22,9 @@ Rules as implemented (rulebook line references in brackets):
 * The round ends at once when a hand is empty [:278–284]. Round score [:286–353]: with 1–5
   cards, the lowest card value (Wilds and Artifacts 0) minus the number of cards; with more,
   minus the number of cards; an empty hand scores 0.
-* Highest total after 4 rounds wins; ties: most points in round 4 [:369–382].
+* Highest total after 4 rounds wins; a tie for it: most points in round 4 [:369–382]. Equal
+  totals below the highest share a place: the rulebook breaks only the tie for the win
+  (version 7; round 4 ordered every tie, a win and a loss to the ratings' pairs).
 
 Rulings (``shared/rules/NOTES.md`` §4.18 unless stated):
 
@@ -190,7 +192,7 @@ class SeersCatalog(Game[SeersState]):
         min_players=2,
         max_players=5,
         # 6: the round-end event's detail carries every hand (`hands`), which only its text did
-        version="6",  # 5: the observation shows a Start Seer who could not start as passed
+        version="7",  # 7: round 4 breaks the tie for the win only
         hidden_information=True,
         summary="Climb with Singles, Sets and Runs to shed your hand; keep few, high cards for the "
         "Bonus; 15 Artifacts bend the melds.",
@@ -536,7 +538,10 @@ class SeersCatalog(Game[SeersState]):
     def score(self, state: SeersState) -> Result:
         totals = [sum(r) for r in state.round_scores]
         last = [r[-1] if r else 0 for r in state.round_scores]
-        keys = [(totals[s], last[s]) for s in range(state.players)]  # ruling 1: then shared
+        # Round 4 breaks a tie for the highest total only (:379-381); equal totals below it
+        # share a place (version 7), and a tie round 4 leaves is shared too (ruling 1).
+        top = max(totals)
+        keys = [(totals[s], last[s] if totals[s] == top else 0) for s in range(state.players)]
         best = max(keys)
         winners = [s for s in range(state.players) if keys[s] == best]
         summary = f"winner{'s' if len(winners) > 1 else ''}: seat {', '.join(map(str, winners))} ({best[0]} points)"
