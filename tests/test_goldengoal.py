@@ -745,3 +745,14 @@ def test_heuristic_reaches_the_ball_and_kicks_it_forward():
     plays = bot_plays(state)
     assert plays[:3] == ["pawn:o1", "n", "n"] and plays[3].startswith("kick:")
     assert state.ball // 10 > 7  # the ball went up the field (towards seat 1's net)
+
+
+@pytest.mark.parametrize(("ending", "turns"), [("golden", 10), ("first3", 10), ("time", 49)])
+def test_the_turn_of_a_match_ending_goal_is_counted(ending, turns):
+    """turns_played counts the last turn whatever ends the match (version 2.1): a golden goal's
+    turn was left out, a time-limited match's last turn counted (a rules probe)."""
+    st = position(
+        {"0o1": "f11"}, ball="f12", die=3, ending=ending, turns=turns, goals=(2, 0) if ending == "first3" else (0, 0)
+    )
+    act(st, "pawn:o1", "n", "kick:n", "goal:3")
+    assert GAME.is_over(st) and GAME.observe(st, 0).turns_played == turns + 1

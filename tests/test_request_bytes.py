@@ -43,7 +43,8 @@ PINNED: dict[str, tuple[str, str, str]] = {
     # toy of a kept one): options, and so games, change.
     "gasha": ("5", "3547976ddb11600595f6c6d0c712589f", "f277950e25af32f40bac15cc79d98712"),
     "getbit": ("1.0", "9bb5f38f70b58e58df7ca8c71f8302d5", "f9570273a0d9d73a28f545f68ed8fd7f"),
-    "goldengoal": ("2.0", "ccf878c0ec33900dbf5d224210583169", "f4afcb2ff39b9229343814bd3261239a"),
+    # goldengoal 2.1: a match-winning goal's turn is counted in turns_played (the final observation)
+    "goldengoal": ("2.1", "f11396732559fd9f5c1ca1f2b161bf6b", "83f732b448e3ca2f96aa3b974875228f"),
     # karakum 5 (2026-12-05): the same bytes as version 4 but for the version string (the match
     # has no reading version 4's search ran out on)
     "karakum": ("5", "dae1b7b6e141cf4f9ed2cac4cfdb622c", "022f893b080896152d2c6eb33de256cf"),

@@ -6,7 +6,7 @@ Rules as implemented (rulebook line references in brackets; the field is designe
 * Components: per team 4 Outfielders and 1 Keeper, one Ball, the Golden Die (1-6) [:21-27].
 * Setup [:31-47]: the ball lies on the centre point [:34]; a random seat places first [:38] and
   the seats alternate, one pawn at a time [:39]. Keeper in front of its own net [:43]; 2-3
-  Outfielders on the own half [:44], exactly 1 of them in the Center Circle [:45]; 1-2 on the
+  Outfielders on the own half [:44], 1 of them in the Center Circle [:45] (exactly one: :102); 1-2 on the
   opponent's half [:46], not in the Center Circle [:47].
 * Kickoff [:95-119, :193-201]: both seats roll, ties reroll; the higher roll moves the ball to its
   Center Circle Outfielder, who kicks it exactly (higher - lower) spaces without the free first
@@ -261,7 +261,7 @@ class GoldenGoal(Game[GoldenGoalState]):
         name="Golden Goal",
         min_players=2,
         max_players=2,
-        version="2.0",
+        version="2.1",
         options=(
             OptionSpec(
                 "ending",
@@ -670,6 +670,7 @@ class GoldenGoal(Game[GoldenGoalState]):
         goals = state.goals
         ending = state.config["ending"]
         if ending == "golden" or (ending == "first3" and goals[seat] >= FIRST_TO):
+            state.turns += 1  # the winning turn was played too (version 2.1: it was not counted)
             self._finish(state)
             return
         if ending == "last":

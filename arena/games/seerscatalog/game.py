@@ -40,9 +40,11 @@ Rulings (``shared/rules/NOTES.md`` §4.18 unless stated):
    game and public (the Artifact Reference lists them); they are reshuffled and dealt each round.
 4. **Go First** [:48, :212]: it may be played only with a meld that starts a trick (option
    ``shed:gofirst``); it has no other effect. Otherwise its holder could never empty their hand.
-5. **One Artifact per meld** [:212]; an Artifact played "without its ability" just leaves the
-   hand with the meld (``shed:<id>``). An ability is offered only where it can change something
-   (Rod, Mirror, Lens, Wheel need a meld to answer; Lens and Wheel need a Set or Run trick).
+5. **One Artifact per meld** [:212] (:233's Bonus of "legal plays involving one or more Artifact
+   Cards" is read as the Bonus's plays in general, not as leave to play two); an Artifact
+   played "without its ability" just leaves the hand with the meld (``shed:<id>``). An ability
+   is offered only where it can change something (Rod, Mirror, Lens, Wheel need a meld to
+   answer; Lens and Wheel need a Set or Run trick).
 6. **Wild-only melds**: several Wilds (after a Rod) may form a Set or a Run alone; a Run of Wilds
    names no suit (``W=*5``). A Wild always counts 2–13, also at 2 players [:190].
 7. **Forced passes**: in the Bonus a player with no legal play passes without a decision
