@@ -756,3 +756,36 @@ def test_the_turn_of_a_match_ending_goal_is_counted(ending, turns):
     )
     act(st, "pawn:o1", "n", "kick:n", "goal:3")
     assert GAME.is_over(st) and GAME.observe(st, 0).turns_played == turns + 1
+
+
+def kickoff_kick(seat: int, kicker: str, opponents: list[str], distance: int) -> GoldenGoalState:
+    """A Kickoff taker of ``seat`` at ``kicker`` about to kick ``distance`` spaces, the other
+    seat's five pawns at ``opponents``, its own four far off on the a column."""
+    state = GAME.new_match(GAME.config(2), 1)
+    taker = seat * 5 + 1
+    where = {taker: parse(kicker)}
+    where |= {(1 - seat) * 5 + j: parse(c) for j, c in enumerate(opponents)}
+    own = iter(["a2", "a6", "a10", "a14"])
+    where |= {code: parse(next(own)) for code in range(seat * 5, seat * 5 + 5) if code != taker}
+    state.occ = [-1] * len(state.occ)
+    for code, c in where.items():
+        state.pos[code] = c
+        state.occ[c] = code
+    state.placed = [5, 5]
+    state.ball = parse(kicker)
+    state.kickoff, state.kickoff_seat, state.turn_seat = True, seat, seat
+    state.no_goal, state.visited, state.relocator, state.mover = True, frozenset(), -1, -1
+    GAME._start_kick(state, taker, distance, free=0, exact=True)
+    GAME.refresh(state)
+    return state
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_a_kickoff_with_no_kick_of_its_distance_may_kick_shorter(seat):
+    """Ruling 7's first fallback, which random play never reaches (a rules probe): a taker in
+    the corner at i14 hemmed in by g11, i12, h11, h13, h14 has no 4-space kick; a shorter one
+    is offered (south, the one way out), where with the field open the exact kick stands."""
+    hemmed = kickoff_kick(seat, "i14", ["g11", "i12", "h11", "h13", "h14"], 4)
+    assert hemmed.relax == 1 and [[o.id for o in d.options] for d in hemmed.pending] == [["kick:s"]]
+    open_field = kickoff_kick(seat, "i14", ["b3", "c3", "d3", "e3", "f3"], 4)
+    assert open_field.relax == 0 and open_field.pending
