@@ -89,14 +89,22 @@ def test_arena_worker_stops_at_its_start_on_a_bad_setting(variable, raw, expecte
     assert done.stderr.strip() == f"arena worker: error: {variable}={raw!r}: expected {expected}"
 
 
-def test_a_distributed_tournament_with_a_bad_window_is_refused_before_it_is_created(tmp_path):
+@pytest.mark.parametrize(
+    ("variable", "raw", "expected"),
+    [
+        ("ARENA_QUEUE_WINDOW", "abc", "a whole number of at least 1"),
+        # The client ran to its end with it (a README probe).
+        ("ARENA_STALL_SECONDS", "abc", "a number of seconds of at least 1"),
+    ],
+)
+def test_a_distributed_tournament_with_a_bad_setting_is_refused_before_it_is_created(tmp_path, variable, raw, expected):
     with redis_server(tmp_path) as server:
         done = arena(
             "tournament", "--game", "rolldice", "--repeats", "1", "--broker", server.url,
-            "--out", str(tmp_path / "runs"), env={"ARENA_QUEUE_WINDOW": "abc"},
+            "--out", str(tmp_path / "runs"), env={variable: raw},
         )  # fmt: skip
         assert done.returncode == 2, done.stderr
-        assert "ARENA_QUEUE_WINDOW='abc': expected a whole number of at least 1" in done.stderr
+        assert f"{variable}={raw!r}: expected {expected}" in done.stderr
         assert "Traceback" not in done.stderr
         assert server.client().keys("arena:*") == []  # nothing half-made: no queued tournament left behind
 
@@ -112,18 +120,6 @@ def test_arena_serve_stops_at_its_start_on_a_bad_setting(variable, raw):
     assert done.returncode == 2, done.stderr
     expected = f"{variable}={raw!r}: expected a number of seconds of at least 1"
     assert done.stderr.strip() == f"arena serve: error: {expected}"
-
-
-def test_a_distributed_tournament_with_a_bad_stall_setting_is_refused_before_it_is_created(tmp_path):
-    """The client ran to its end with ARENA_STALL_SECONDS=abc (a README probe)."""
-    with redis_server(tmp_path) as server:
-        done = arena(
-            "tournament", "--game", "rolldice", "--repeats", "1", "--broker", server.url,
-            "--out", str(tmp_path / "runs"), env={"ARENA_STALL_SECONDS": "abc"},
-        )  # fmt: skip
-        assert done.returncode == 2, done.stderr
-        assert "ARENA_STALL_SECONDS='abc': expected a number of seconds of at least 1" in done.stderr
-        assert server.client().keys("arena:*") == []
 
 
 @pytest.mark.parametrize(
