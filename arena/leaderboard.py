@@ -427,14 +427,23 @@ class ScheduleOrderTally:
             self.waiting.clear()  # past the end the board stopped at
 
     def _take(self, entry: TallyEntry) -> None:
-        self.tally.add_entry(entry)
+        self._count(entry)
         self.next += 1
+
+    def _count(self, entry: TallyEntry) -> None:
+        self.tally.add_entry(entry)
         if self.stop_after is not None and self.stop_after(entry):
             self.stopped = True
 
     def board(self) -> dict[str, Any]:
-        for index in sorted(self.waiting):  # after a gap (a run stopped short): the rest, in order
-            self.tally.add_entry(self.waiting.pop(index))
+        # After a gap (a run stopped short): the rest in order, heard by stop_after too, as the
+        # workers' finalisation counts a tournament with a match missing (a review probe: a
+        # cancelled --broker SPRT run's client board and stored board differed).
+        for index in sorted(self.waiting):
+            if self.stopped:
+                break
+            self._count(self.waiting[index])
+        self.waiting.clear()
         return self.tally.board(resamples=self.resamples)
 
 
@@ -538,6 +547,7 @@ def summary_of(tally: Tally) -> dict[str, Any]:
     }
     return {
         "bots": bots,
+        "players": tally.spec.players,  # the game board's normal intervals widen for more (ratings)
         "matches": tally.matches,
         "games": list(tally.games),
         "tallies": tallies,
@@ -636,7 +646,9 @@ def across(game: str, summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:
     # Every tournament's groups, their bots numbered among all: entries, not dense blocks of
     # every bot ever seen (two 64-entrant summaries with different bots took 19 s and 127 MB).
     joined = GroupWins.joined(parts, len(names))
-    fit = bootstrap_intervals(joined, names=names)
+    # Seats per match: the most of any tournament (a summary stored before it was kept: 2).
+    players = max(int(summary.get("players", 2)) for summary in summaries)
+    fit = bootstrap_intervals(joined, names=names, players=players)
     open_low, open_high = unbounded_ends(joined.summed())
     rows: list[dict[str, Any]] = sorted(
         (

@@ -437,10 +437,10 @@ def bootstrap_intervals(
     normal_low, normal_high = regularised_intervals(wins, level, centre=ratings, players=players)
     few = groups < TRUSTED_BOOTSTRAP_GROUPS
     widen_low, widen_high = few | (low >= ratings - TIED_POINTS), few | (high <= ratings + TIED_POINTS)
-    low = np.where(widen_low, np.minimum(low, normal_low), low)
-    high = np.where(widen_high, np.maximum(high, normal_high), high)
-    method = "bootstrap and normal" if widen_low.any() or widen_high.any() else "bootstrap"
-    return Fit(ratings, low, high, warning, method)
+    wider_low = np.where(widen_low, np.minimum(low, normal_low), low)
+    wider_high = np.where(widen_high, np.maximum(high, normal_high), high)
+    moved = bool(np.any(wider_low < low) or np.any(wider_high > high))
+    return Fit(ratings, wider_low, wider_high, warning, "bootstrap and normal" if moved else "bootstrap")
 
 
 def _bias_corrected_ends(samples: np.ndarray, ratings: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:

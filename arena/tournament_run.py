@@ -236,7 +236,9 @@ def _run(
         if getattr(executor, "cancelled", False):
             status = "cancelled"
         else:
-            status = "complete" if played == len(matches) else "stopped"
+            # By the board's matches: a resumed SPRT run may hold records past its deciding group
+            # (a review probe: every match on disk, the verdict at 62, said complete).
+            status = "complete" if board["matches"] == len(matches) else "stopped"
         board["status"] = status
         rundir.write_leaderboard(board, leaderboard.to_csv(board))
         rundir.write_status(spec, tournament_id, status, matches=played, scheduled=len(matches))

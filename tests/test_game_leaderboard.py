@@ -171,3 +171,22 @@ def test_the_game_board_counts_failures_by_verdict(store):
     old = {k: v for k, v in summary.items() if k != "failures"}
     rows = {r["bot"]: r for r in leaderboard.across("rolldice", [old, renamed])["leaderboard"]}
     assert rows["random"]["failures"] == {} and rows["random@2"]["failures"] == {"timeout": 2, "crash": 1}
+
+
+def test_a_game_board_of_multiplayer_tournaments_widens_its_normal_intervals():
+    """Summaries keep their matches' seats, and the game board's fit takes the most of them: it
+    counted a 4-player game's pairwise results as independent games (a review probe)."""
+    spec = TournamentSpec(
+        game="rolldice",
+        bots=("heuristic", "random", "heuristic:threshold=4", "heuristic:threshold=2"),
+        players=4,
+        repeats=2,
+        seed=3,
+    )
+    summary = leaderboard.tournament_summary(spec, played(spec))
+    assert summary["players"] == 4
+    board = leaderboard.across("rolldice", [summary])
+    older = leaderboard.across("rolldice", [{k: v for k, v in summary.items() if k != "players"}])  # read as 2
+    for wide, narrow in zip(board["leaderboard"], older["leaderboard"], strict=True):
+        assert wide["bot"] == narrow["bot"] and wide["rating"] == narrow["rating"]
+        assert wide["ci_high"] - wide["ci_low"] > narrow["ci_high"] - narrow["ci_low"]

@@ -20,7 +20,7 @@ from arena.leaderboard_view import rating_text
 from arena.record import replay
 from arena.registry import get_game
 from arena.rundir import RunDirectory
-from arena.tournament import Schedule, TournamentSpec, schedule, schedule_size
+from arena.tournament import Schedule, TournamentSpec, play_scheduled, schedule, schedule_size
 from arena.tournament_run import run_tournament
 from tests.cli_run import arena
 from tests.compare import board_without_timing, canonical_lines
@@ -393,8 +393,6 @@ class SwappedChunks:
         self.size = size
 
     def run(self, spec, matches, on_record) -> None:
-        from arena.tournament import play_scheduled
-
         chunks = [list(matches[i : i + self.size]) for i in range(0, len(matches), self.size)]
         for k in range(0, len(chunks) - 1, 2):
             chunks[k], chunks[k + 1] = chunks[k + 1], chunks[k]
@@ -575,3 +573,51 @@ def test_the_cli_deals_fresh_on_request_and_a_resume_keeps_the_runs_deals(tmp_pa
     assert again.returncode == 2 and "--deals duplicate, the run has fresh" in again.stderr
     bad = arena("tournament", *args, "--deals", "shuffled")
     assert bad.returncode == 2 and "invalid choice: 'shuffled'" in bad.stderr
+
+
+def test_a_resumed_sprt_run_holding_every_match_is_stopped_not_complete(tmp_path):
+    """Every match of the schedule on disk, the verdict well before the end: the board counts up
+    to the deciding group, and the status said complete (a review probe)."""
+    s = spec(bots=("heuristic", "random"), format="gauntlet", sprt=(0.0, 50.0), repeats=60)
+    rundir, board = run(tmp_path, "sprt", s)
+    assert board["matches"] < board["scheduled"]
+    full = run(tmp_path, "full", spec(bots=("heuristic", "random"), format="gauntlet", repeats=60))[0]
+    rundir.matches_path.write_text(full.matches_path.read_text())  # every match of the schedule
+    status = json.loads((rundir.path / "tournament.json").read_text())
+    (rundir.path / "tournament.json").write_text(json.dumps({**status, "status": "interrupted"}))
+    resumed = run_tournament(s, "t", RunDirectory(rundir.path), LocalExecutor(make_player, 1), resume=True)
+    assert resumed["matches"] == board["matches"] and resumed["sprt"] == board["sprt"]
+    assert json.loads((rundir.path / "tournament.json").read_text())["status"] == "stopped"
+
+
+def test_an_sprt_board_with_a_match_missing_is_the_workers_finalisations(tmp_path):
+    """A run short of one match (a cancelled --broker run): the client's board went on past the
+    gap without the SPRT, the workers' finalisation with it, and the two differed (a review
+    probe: 99 matches undecided against 63 decided). Both hear every group after the gap."""
+    from arena.sprt import SPRT
+    from arena.tournament_run import GroupScores
+
+    s = spec(bots=("heuristic", "random"), format="gauntlet", sprt=(0.0, 50.0), repeats=60)
+    records = [play_scheduled(s, m, make_player) for m in schedule(s)[:100] if m.index != 5]
+
+    sprt, local_sprt = SPRT(*s.sprt), SPRT(*s.sprt)
+    groups = GroupScores(s, local_sprt)
+
+    def decided(entry) -> bool:
+        groups.add(entry)
+        return local_sprt.decision() is not None
+
+    local = leaderboard.ScheduleOrderTally(s, resamples=20, stop_after=decided)
+    for record in reversed(records):  # landing in any order
+        local.add(record)
+    local_board = local.board()
+    # As workers.tasks.finalize_tournament reads the store: in schedule order, gaps skipped.
+    tally, worker_groups = leaderboard.Tally(s, by_group=True), GroupScores(s, sprt)
+    for record in records:
+        entry = tally.entry(record)
+        tally.add_entry(entry)
+        worker_groups.add(entry)
+        if sprt.decision() is not None:
+            break
+    assert local_sprt.to_json() == sprt.to_json() and sprt.decision() is not None
+    assert local_board == tally.board(resamples=20)

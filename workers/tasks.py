@@ -108,9 +108,9 @@ substitutes)."""
 VERSION_FIELD = "game_version"
 """The field of ``t:{id}`` that pins a tournament's game version (:func:`pin_game_version`)."""
 REFUSED_PAUSE_SECONDS = 1.0
-"""A batch a worker of another game version refuses goes back to the queue due this much later
-(a countdown: no pool process waits it out), so a fleet of only the wrong version does not spin
-on it."""
+"""How long a worker of another game version holds a batch it refuses before sending it back
+to the queue: a worker of the pinned version takes it meanwhile, and a fleet of only the
+wrong version does not spin on it."""
 
 T = TypeVar("T")
 
@@ -312,14 +312,13 @@ def play_batch(
             "batch refused: another game version",
             extra={**ids, "batch": batch, "game": spec.game, "version": mine, "tournament_version": pinned},
         )
-        # Back to the queue, due a second from now: held by whichever worker takes it, not by
-        # this process (a sleep here held a process a second a refusal, and a tournament of an
-        # old version slowed another 49-fold: an upgrade probe).
-        patiently(
-            functools.partial(self.app.send_task, countdown=REFUSED_PAUSE_SECONDS),
-            "arena.play_batch",
-            [tournament_id, indices, batch, seq],
-        )
+        # Held here a second, then back to the queue. Not a countdown (ETA) message instead: a
+        # worker holds those off the queue, where the stall check took the refused batch for
+        # lost each period and sent another copy, each refused every second (a review probe:
+        # 1,160 refusals in 40 s, growing). The cost: a process a second a refusal
+        # (bench/bench_refusal.py), so drain or cancel such tournaments before an upgrade.
+        time.sleep(REFUSED_PAUSE_SECONDS)
+        patiently(self.app.send_task, "arena.play_batch", [tournament_id, indices, batch, seq])
         return 0
     if windowed:
         verdict = patiently(store.start_batch, tournament_id, batch, seq)
