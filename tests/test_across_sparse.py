@@ -116,7 +116,13 @@ def reference_bootstrap(group_wins, names, *, resamples=200, seed=0):
             resampled, prior=1.0 if needs_prior else 0.0, tolerance=1e-8, near=fitted
         )
     low, high = ratings._bias_corrected_ends(samples, fitted, 0.95)
-    return fitted, np.minimum(low, fitted), np.maximum(high, fitted), warning, reference_open(wins)
+    low, high = np.minimum(low, fitted), np.maximum(high, fitted)
+    # Widened to the normal interval with few groups, or on a side every resample repeats.
+    normal_low, normal_high = ratings.regularised_intervals(wins, 0.95, centre=fitted)
+    few = groups < ratings.TRUSTED_BOOTSTRAP_GROUPS
+    low = np.where(few | (low >= fitted - ratings.TIED_POINTS), np.minimum(low, normal_low), low)
+    high = np.where(few | (high <= fitted + ratings.TIED_POINTS), np.maximum(high, normal_high), high)
+    return fitted, low, high, warning, reference_open(wins)
 
 
 def reference_open(wins):
