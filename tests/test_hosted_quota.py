@@ -224,7 +224,14 @@ def test_deleting_activating_and_creating_a_tournament_are_each_one_step(tmp_pat
         store.redis.set(store.key("t", "t-v2", "leaderboard"), "{}")
         # The interleaving: a creation read v1 as active; its owner activated v2, then deleted v1.
         versions.activate(store, "racy", v2)
+        # Damaged live tournaments (a spec that is no JSON object, a key that is no hash) play no
+        # version: they refuse no delete (they made every delete an error: a review probe).
+        store.redis.hset(store.key("t", "bad-json"), mapping={"status": "running", "spec": "{not json"})
+        store.redis.hset(store.key("t", "bad-null"), mapping={"status": "running", "spec": "null"})
+        store.redis.set(store.key("t", "bad-type"), "a string")
+        store.redis.sadd(store.key("active"), "bad-json", "bad-null", "bad-type")
         versions.delete_version(store, "racy", v1)
+        store.redis.srem(store.key("active"), "bad-json", "bad-null", "bad-type")
         stale = TournamentSpec(
             game="rolldice", bots=("racy", "random"), players=2, addresses={"racy": f"hosted:racy@{v1}"}
         )

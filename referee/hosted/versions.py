@@ -280,13 +280,16 @@ if not raw then return 0 end
 if redis.call('GET', KEYS[5]) == ARGV[1] then return -1 end
 for _, id in ipairs(redis.call('SMEMBERS', KEYS[6])) do
   local t = ARGV[3] .. id
-  local status = redis.call('HGET', t, 'status')
+  local status = redis.pcall('HGET', t, 'status')  -- an error (not a hash) matches no status
   -- queued or running; or cancelled with a batch that may still be playing (no board yet)
   if status == 'queued' or status == 'running'
      or (status == 'cancelled' and redis.call('EXISTS', t .. ':leaderboard') == 0) then
     local spec = redis.call('HGET', t, 'spec')
-    if spec then
-      local addresses = cjson.decode(spec)['addresses']
+    local ok, decoded = false, nil
+    if spec then ok, decoded = pcall(cjson.decode, spec) end
+    -- a spec that is not a JSON object (a damaged key) plays no version: it refuses no delete
+    if ok and type(decoded) == 'table' then
+      local addresses = decoded['addresses']
       if type(addresses) == 'table' then
         for _, address in pairs(addresses) do
           if address == ARGV[4] then return {-2, id} end
