@@ -307,7 +307,7 @@ def play_batch(
     mine = installed_version(spec.game)
     if pinned is None:
         pinned = patiently(pin_unpinned, store, tournament_id, spec.game)
-    if pinned is not None and pinned != mine and not patiently(store.is_cancelled, tournament_id):
+    if pinned != mine and not patiently(store.is_cancelled, tournament_id):
         log.warning(
             "batch refused: another game version",
             extra={**ids, "batch": batch, "game": spec.game, "version": mine, "tournament_version": pinned},
