@@ -44,16 +44,17 @@ def test_the_transport_bench_reports_every_part_of_a_decision(capsys):
         assert run["engine_work_us"] > 0  # the engine's share of the referee's work, timed alone
         assert run["match_write_p50_us"] > 0 and run["echo_two_servers_write_p50_us"] > 0
         # The legs: every decision and round trip paired with its server's marks, each leg
-        # positive, and the legs adding up to about the period: within half of it, as medians
-        # of 200 decisions beside the suite's other tests need not add up (a CI run: 185 µs
-        # apart on a 545 µs period); a leg in the wrong unit or counted twice is far outside.
+        # positive, and the legs adding up to about the period. Medians of 200 decisions beside
+        # the suite's other tests need not add up, and fall short of it under load (CI runs:
+        # 0.66 of a 545 µs period; 0.35 of a 1,934 µs echo period at a load of 10), so the
+        # bounds are for a leg in the wrong unit (1000x) or counted twice (a leg is 0.4 of it).
         assert run["legs_match_decisions"] >= 150 and run["legs_echo_round_trips"] >= 150
         match = [run[f"legs_match_{leg}_us"] for leg in ("out", "bot", "back", "referee")]
         assert all(leg > 0 for leg in match), match
-        assert abs(sum(match) - run["legs_match_period_us"]) < 0.5 * run["legs_match_period_us"]
+        assert 0.2 < sum(match) / run["legs_match_period_us"] < 1.35
         echo = [run[f"legs_echo_{leg}_us"] for leg in ("out", "back", "gap")]
         assert echo[0] > 0 and echo[1] > 0 and echo[2] >= 0
-        assert abs(sum(echo) - run["legs_echo_period_us"]) < 0.5 * run["legs_echo_period_us"]
+        assert 0.2 < sum(echo) / run["legs_echo_period_us"] < 1.35
         assert run["legs_referee_and_bot_us"] == round(match[1] + match[3], 1)
     (row,) = report["concurrency_20ms_bots"]
     assert (row["matches"], row["timeouts"], row["failures"]) == (1, 0, 0)
