@@ -839,7 +839,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 version = versions.active_version(self.store, name)
                 if version is None:
                     raise precondition(f"hosted bot {shown(name)} has no active version")
-                addresses[name] = f"hosted:{name}@{version}"
+                addresses[name] = versions.address(name, version)
         spec = TournamentSpec(
             game=meta.id,
             bots=names,
