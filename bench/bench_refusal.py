@@ -5,10 +5,10 @@
 One worker process (``arena worker --concurrency 1``) on a private redis-server. A RollDice
 tournament of ``--matches`` matches is timed from creation to completion, alone and beside a
 tournament pinned to a game version no worker has (as after an upgrade: its batches are refused
-and sent back, due a second later), in alternating rounds; the ratio of the medians is what the
-refused tournament costs the other: 60 on 2026-12-06 (32.8 s against 0.55 s, one round), each
-refusal holding a pool process for its second (a countdown message made it 1.3, but the stall
-check then multiplied the refused copies: README, "Upgrading a deployment").
+and parked), in alternating rounds; the ratio of the medians is what the refused tournament
+costs the other: 0.87 on 2026-12-06 (3 rounds), 71 before refused batches were parked, when
+each refusal held a pool process for a second and sent the batch back to be refused again
+(README, "Upgrading a deployment").
 """
 
 from __future__ import annotations

@@ -492,7 +492,7 @@ local out = {}
 local entries = redis.call('HGETALL', KEYS[1])
 for i = 1, #entries, 2 do
   local state, _, _, source = string.match(entries[i + 1], '^(%a) (%d+) (%S+) ?(%S*)')
-  if source == ARGV[1] then
+  if source == ARGV[1] and state ~= 'p' then  -- a parked batch was sent and waits (_PARK)
     local seq = redis.call('INCR', KEYS[2])
     redis.call('HSET', KEYS[1], entries[i], 'q ' .. seq .. ' ' .. NOW .. ' ' .. ARGV[1])
     out[#out + 1] = entries[i]
@@ -599,6 +599,52 @@ if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return false end
 local seq = redis.call('INCR', KEYS[2])
 redis.call('HSET', KEYS[1], ARGV[1], 'q ' .. seq .. ' ' .. NOW)
 return seq
+"""
+)
+
+
+_PARK = (
+    _REDIS_NOW
+    + """
+-- KEYS: inflight, cancel, parked ; ARGV: batch, seq, tournament, the game version it waits for
+-- A worker of another game version sets a queued batch aside: its entry becomes parked
+-- ('p seq time source'), which the stall check leaves alone (see _LOST), and the tournament is
+-- listed under ``parked`` until a worker of that version (or the tournament's end) sends its
+-- parked batches again (_UNPARK). Returns 'parked', or 'cancelled', 'done' or 'superseded'
+-- as _START_BATCH would (then nothing is parked).
+if redis.call('EXISTS', KEYS[2]) == 1 then return 'cancelled' end
+local entry = redis.call('HGET', KEYS[1], ARGV[1])
+if not entry then return 'done' end
+local state, seq, _, source = string.match(entry, '^(%a) (%d+) (%S+) ?(%S*)')
+if seq ~= ARGV[2] then return 'superseded' end
+local tail = source ~= '' and (' ' .. source) or ''
+redis.call('HSET', KEYS[1], ARGV[1], 'p ' .. seq .. ' ' .. NOW .. tail)
+redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
+return 'parked'
+"""
+)
+
+_UNPARK = (
+    _REDIS_NOW
+    + """
+-- KEYS: inflight, seq, parked ; ARGV: tournament
+-- Every parked batch of the tournament goes back to the queue under a new sequence number (a
+-- copy parked later with the old one is then superseded); the tournament leaves ``parked``.
+-- Returns batch1, seq1, ... : the messages the caller must send.
+local out = {}
+local entries = redis.call('HGETALL', KEYS[1])
+for i = 1, #entries, 2 do
+  local state, _, _, source = string.match(entries[i + 1], '^(%a) (%d+) (%S+) ?(%S*)')
+  if state == 'p' then
+    local seq = redis.call('INCR', KEYS[2])
+    local tail = source ~= '' and (' ' .. source) or ''
+    redis.call('HSET', KEYS[1], entries[i], 'q ' .. seq .. ' ' .. NOW .. tail)
+    out[#out + 1] = entries[i]
+    out[#out + 1] = seq
+  end
+end
+redis.call('HDEL', KEYS[3], ARGV[1])
+return out
 """
 )
 
@@ -753,6 +799,8 @@ class Store:
             self._resend = client.register_script(_RESEND)
             self._orphans = client.register_script(_ORPHANS)
             self._steal = client.register_script(_STEAL)
+            self._park = client.register_script(_PARK)
+            self._unpark = client.register_script(_UNPARK)
             self._save_if_unchanged = client.register_script(_SAVE_IF_UNCHANGED)
             self._add_bot = client.register_script(_ADD_BOT)
             self._replace_tokens = client.register_script(_REPLACE_TOKENS)
@@ -1368,6 +1416,28 @@ class Store:
         keys = [self.key("t", tournament_id, "inflight"), self.key("seq")]
         seq = self._resend(keys=keys, args=[batch, entry])
         return None if seq is None else Batch(batch, int(seq))
+
+    def park(self, tournament_id: str, batch: int, seq: int, game: str, version: str) -> str:
+        """Set a batch aside for a worker of ``game``'s version ``version`` (see ``_PARK``):
+        ``parked``, or ``cancelled``, ``done`` or ``superseded`` as :meth:`start_batch` says."""
+        _ = self.redis
+        keys = [self.key("t", tournament_id, "inflight"), self.key("t", tournament_id, "cancel"), self.key("parked")]
+        return str(self._park(keys=keys, args=[batch, seq, tournament_id, f"{game} {version}"]).decode())
+
+    def parked(self) -> dict[str, tuple[str, str]]:
+        """The tournaments with parked batches: id -> (game, the version they wait for)."""
+        found = {}
+        for key, value in self.redis.hgetall(self.key("parked")).items():
+            game, _, version = value.decode().partition(" ")
+            found[key.decode()] = (game, version)
+        return found
+
+    def unpark(self, tournament_id: str) -> list[Batch]:
+        """The tournament's parked batches, back in its window as queued, to be sent (``_UNPARK``)."""
+        _ = self.redis
+        keys = [self.key("t", tournament_id, "inflight"), self.key("seq"), self.key("parked")]
+        flat = self._unpark(keys=keys, args=[tournament_id])
+        return [Batch(int(flat[i]), int(flat[i + 1])) for i in range(0, len(flat), 2)]
 
     def batch_indices(self, tournament_id: str, batch: int) -> list[int]:
         raw = self.redis.hmget(self.key("t", tournament_id), "size", "total", "tail")

@@ -261,6 +261,49 @@ def test_a_worker_of_another_game_version_leaves_the_tournament_to_workers_of_it
         assert_board_is_the_local_runs(store, "mixed", local_board(s, tmp_path))
 
 
+def test_a_tournament_no_worker_can_play_is_parked_and_costs_the_others_nothing(tmp_path):
+    """Tournaments pinned to a game version no worker has (running at an upgrade). Before: each
+    refused batch held a process a second and went back to the queue, again and again (a
+    tournament beside it took 71x as long, bench/bench_refusal.py). Now each is refused once and
+    parked; a cancel, or a worker of its version once one starts, sends the parked batches again."""
+    from workers.executor import enqueue
+
+    older = tmp_path / "older"
+    older.mkdir()
+    (older / "sitecustomize.py").write_text(OLDER_ARENA)
+    (tmp_path / "current").mkdir()
+    s = instant(repeats=4, seed=6)
+    plan = schedule(s)
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        app = make_app(server.url)
+        for name in ("later", "never"):
+            assert store.create_tournament(name, s, len(plan), 0)
+            store.redis.hset(store.key("t", name), "game_version", "0.9")  # played by 0.9 so far
+            enqueue(app, store, name, s, 4, 3)  # a window of 3 batches each
+        with workers(server.url, tmp_path / "current", count=1, concurrency=1) as (current,):
+
+            def refusals() -> int:
+                return current.log.read_text().count("batch refused: another game version")
+
+            wait_for(lambda: refusals() == 6 and set(store.parked()) == {"later", "never"}, 30, "six parked batches")
+            start(server.url, "beside", s, batch_size=4)
+            wait_for(lambda: store.tournament("beside")["status"] == "complete", 30, "the tournament beside")
+            time.sleep(2.5)  # two more passes of the worker's sweeper
+            assert refusals() == 6  # each refused once: none came back
+            assert [entry[0] for entry in store.inflight("later").values()] == ["p", "p", "p"]
+            assert store.tournament("later")["done"] == 0
+            assert store.cancel("never") == "cancelled"
+            wait_for(lambda: store.leaderboard("never") is not None, 30, "the cancelled tournament's board")
+            assert store.tournament("never")["status"] == "cancelled" and set(store.parked()) == {"later"}
+            assert refusals() == 6
+        with workers(server.url, older, count=1, concurrency=1, env={"PYTHONPATH": f"{older}:{ROOT}"}):
+            wait_for(lambda: store.tournament("later")["status"] == "complete", 30, "the unparked tournament")
+        assert_exactly_once(store, "later", len(plan))
+        assert {record.game_version for record in store.matches("later")} == {"0.9"}
+        assert store.parked() == {}
+
+
 def test_a_flush_between_the_events_and_their_records_counts_no_record_as_kept(tmp_path):
     """A FLUSHALL that lands between a follower's read of the store's events and its read of the
     records they name: the indices were counted as received, the records never came, and the

@@ -225,6 +225,28 @@ def test_tournaments_waiting_with_no_worker_alive_are_found(tmp_path):
             assert store.waiting_without_workers(60) == []
 
 
+def test_the_service_says_which_tournaments_wait_for_another_game_version_and_frees_a_cancelled_one(tmp_path):
+    """Batches parked by workers of another game version (``Store.park``): the service names
+    them in its log, and once the tournament is cancelled sends them again (a batch must see the
+    cancel to store the board), whatever game versions it has."""
+    from tests.services import wait_for
+
+    spec = TournamentSpec(game="rolldice", bots=("random", "heuristic"), players=2)
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        assert store.create_tournament("stuck", spec, total=4, batches=0)
+        store.plan_batches("stuck", 2, 2)
+        for batch in store.fill("stuck"):
+            assert store.park("stuck", batch.number, batch.seq, "rolldice", "0.9") == "parked"
+        with service(redis.url, tmp_path) as srv:
+            said = "1 tournament(s) wait for a worker of another game version (e.g. stuck: rolldice 0.9)"
+            wait_for(lambda: said in srv.log.read_text(), 30, "the warning")
+            assert store.parked() == {"stuck": ("rolldice", "0.9")}  # not the service's to send
+            store.cancel("stuck")
+            wait_for(lambda: store.parked() == {}, 30, "the parked batches sent again")
+            assert sorted(entry[0] for entry in store.inflight("stuck").values()) == ["q", "q"]
+
+
 def test_an_operator_lists_the_owners_with_what_each_keeps(tmp_path):
     """`arena admin owners`: who has an account, which are operators, and what each keeps
     (bots, tournaments running, hosted bytes), never a token."""

@@ -148,3 +148,30 @@ def test_a_finish_whose_reply_was_lost_is_asked_again_and_gets_the_same_successo
     assert numbers(claimed) == [0, 1]
     assert store.fill("u", token="fan-out-1") == claimed
     assert store.fill("u") == []  # full
+
+
+def test_a_parked_batch_waits_unjudged_until_unparked_under_a_new_number(store):
+    """A worker of another game version parks a batch instead of holding it a second and sending
+    it back (71x slower for a tournament beside it: bench/bench_refusal.py)."""
+    store.plan_batches("t", 5, 3)
+    sent = store.fill("t")  # batches 0, 1, 2 from the fan-out
+    assert store.park("t", 0, sent[0].seq + 100, "rolldice", "0.9") == "superseded"  # an old copy
+    assert store.park("t", 0, sent[0].seq, "rolldice", "0.9") == "parked"
+    assert store.park("t", 0, sent[0].seq, "rolldice", "0.9") == "parked"  # delivered again: same
+    assert store.inflight("t")[0].startswith(f"p {sent[0].seq} ") and store.inflight("t")[0].endswith(" fan-out")
+    assert store.parked() == {"t": ("rolldice", "0.9")}
+    assert store.steal("t", "1") is not None and store.steal("t", "1") is not None  # 1 and 2, never 0
+    assert store.steal("t", "1") is None
+    store.redis.delete(QUEUE)  # nothing queued: a queued entry would be judged lost
+    time.sleep(1.1)
+    assert 0 not in store.lost_batches("t", QUEUE, 1.0)  # parked: neither popped nor dead
+    assert store.orphans("t", "fan-out") == []  # its claimer delivered again: it was sent
+    assert store.fill("t") == []  # it holds its place in the window
+    (back,) = store.unpark("t")
+    assert back.number == 0 and back.seq > sent[0].seq
+    assert store.parked() == {} and store.unpark("t") == []
+    assert store.start_batch("t", 0, sent[0].seq) == "superseded"  # the parked copy, delivered late
+    assert store.park("t", 0, sent[0].seq, "rolldice", "0.9") == "superseded"
+    assert store.start_batch("t", 0, back.seq) == "play"
+    store.cancel("t")
+    assert store.park("t", 1, sent[1].seq, "rolldice", "0.9") == "cancelled" and store.parked() == {}

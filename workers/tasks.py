@@ -108,9 +108,9 @@ substitutes)."""
 VERSION_FIELD = "game_version"
 """The field of ``t:{id}`` that pins a tournament's game version (:func:`pin_game_version`)."""
 REFUSED_PAUSE_SECONDS = 1.0
-"""How long a worker of another game version holds a batch it refuses before sending it back
-to the queue: a worker of the pinned version takes it meanwhile, and a fleet of only the
-wrong version does not spin on it."""
+"""How long a worker of another game version holds a batch from before windows (no number to
+park it by) before sending it back to the queue: a worker of the pinned version takes it
+meanwhile, and a fleet of only the wrong version does not spin on it."""
 
 T = TypeVar("T")
 
@@ -312,14 +312,18 @@ def play_batch(
             "batch refused: another game version",
             extra={**ids, "batch": batch, "game": spec.game, "version": mine, "tournament_version": pinned},
         )
-        # Held here a second, then back to the queue. Not a countdown (ETA) message instead: a
-        # worker holds those off the queue, where the stall check took the refused batch for
-        # lost each period and sent another copy, each refused every second (a review probe:
-        # 1,160 refusals in 40 s, growing). The cost: a process a second a refusal
-        # (bench/bench_refusal.py), so drain or cancel such tournaments before an upgrade.
-        time.sleep(REFUSED_PAUSE_SECONDS)
-        patiently(self.app.send_task, "arena.play_batch", [tournament_id, indices, batch, seq])
-        return 0
+        if windowed:
+            # Set aside in the store, not sent back: a worker of the pinned version sends it
+            # again (workers.sweeper.unpark_for), and no process of this one holds it or sees it
+            # again meanwhile (held a second and sent back, each refusal cost a process its
+            # second: 71x on a tournament beside it, bench/bench_refusal.py).
+            assert batch is not None and seq is not None
+            if patiently(store.park, tournament_id, batch, seq, spec.game, pinned) != "cancelled":
+                return 0
+        else:  # a batch from before windows: held a second, then back to the queue
+            time.sleep(REFUSED_PAUSE_SECONDS)
+            patiently(self.app.send_task, "arena.play_batch", [tournament_id, indices, batch, seq])
+            return 0
     if windowed:
         verdict = patiently(store.start_batch, tournament_id, batch, seq)
         if verdict == "cancelled":

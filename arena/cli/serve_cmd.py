@@ -20,6 +20,17 @@ WORKERLESS_SECONDS = 60.0
 WORKERLESS_WARN_EVERY = 300.0
 
 
+def parked_warning(parked: dict[str, tuple[str, str]]) -> str:
+    """What the service says of tournaments whose batches wait for a worker of their game
+    version (``Store.parked``), naming the first."""
+    first = sorted(parked)[0]
+    game, version = parked[first]
+    return (
+        f"{len(parked)} tournament(s) wait for a worker of another game version (e.g. {first}: {game} {version}): "
+        "start workers of the Arena version that plays it, or cancel it"
+    )
+
+
 def register(commands: Any) -> None:
     from arena.ports import DEFAULT_HTTP_PORT, DEFAULT_METRICS_PORT, DEFAULT_PORT
 
@@ -136,11 +147,16 @@ def run(args: argparse.Namespace) -> int:
                     metrics.set_ratings(game_id, board)
 
     warned = [-WORKERLESS_WARN_EVERY]
+    warned_parked = [-WORKERLESS_WARN_EVERY]
 
     def housekeeping() -> None:
         sweeper.sweep()
         if refresh is not None:
             refresh()
+        parked = store.parked()
+        if parked and time.monotonic() - warned_parked[0] >= WORKERLESS_WARN_EVERY:
+            warned_parked[0] = time.monotonic()
+            log.warning(parked_warning(parked))
         waiting = store.waiting_without_workers(WORKERLESS_SECONDS)
         if waiting and time.monotonic() - warned[0] >= WORKERLESS_WARN_EVERY:
             warned[0] = time.monotonic()
