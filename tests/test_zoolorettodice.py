@@ -279,6 +279,28 @@ def test_two_open_enclosures_do_not_trigger_the_end():
     assert not state.triggered and not events(state, "trigger")
 
 
+def test_the_safety_stop_ends_the_game_with_round_100_scored_as_any_end():
+    # Ruling 11 (version 2): takes that add nothing (coins past the ticket office) never trigger
+    # the end; round 100 is the last all the same, and the observation says so in it.
+    assert COMPONENTS.max_rounds == 100
+    full = zoo(coins=6)  # three coin groups: 3 points
+    state = position(2, trucks=[[COIN], [COIN], []], supply=4, zoos={0: full, 1: zoo(coins=6)})
+    state.round = 99
+    assert not GAME.observe(state, 0).end_triggered
+    act(state, "take:0", "take:1")
+    assert state.pending and state.round == 100 and not state.triggered
+    assert GAME.observe(state, 0).end_triggered and GAME.observe(state, 1).end_triggered
+    state.trucks = [[COIN], [COIN], []]
+    GAME.refresh(state)
+    act(state, "take:0", "take:1")
+    assert not state.pending and state.phase == pb.OVER and state.round == 100
+    assert not events(state, "trigger")
+    result = GAME.result(state)
+    assert result.scores == (3, 3) and result.ranks == (1, 1)  # equal coins: shared
+    (end,) = events(state, "end")
+    assert list(end.detail.scores) == [3, 3]
+
+
 def test_the_trigger_waits_for_the_take():
     # The trigger is checked after passing: seat 1's zoo already qualifies, but only its own take
     # ends the game (a crocodile for the barn).

@@ -235,7 +235,7 @@ class Observation(_message.Message):
     supply: _builtins.int
     """dice left to roll this round (0 = rolling is not possible)"""
     end_triggered: _builtins.bool
-    """someone has <= 1 open enclosure: this is the last round"""
+    """this is the last round: someone has <= 1 open enclosure, or it is round 100 (the safety stop)"""
     last_taker: _builtins.int
     """the seat that took a truck last (begins the next round; -1 none yet)"""
     active_players: _builtins.int

@@ -52,6 +52,18 @@ Rulings (``shared/rules/NOTES.md`` §4.26 unless stated):
    offered only with ``a <= b`` (the other order is the same placement).
 10. **Symbols of one take** are added in the order of the truck's crates; the order cannot change
     the result (every rule depends only on how many of each symbol).
+11. **Safety stop** (arena, version 2): the game also ends at the end of round 100
+    (``max_rounds``, ``components.toml``), scored as any other end; the observation's
+    ``end_triggered`` is true in that round. The rules end a game only when a zoo has at most one
+    open enclosure, and a take can add nothing (coins past the ticket office, animals whose
+    enclosure and barn space are crossed), so seats that keep taking such trucks could prolong a
+    game without end: random play lasts at most 25 rounds, a stalling policy reached 82 (an
+    outside rules probe).
+
+Bound: at most 100 rounds; a round asks each seat one ``take`` and at most 3/4/5 rolls in all
+(the supply of 6/8/10 dice, 2 a roll) with a ``place`` each, so a game asks at most
+100 × (2 + 2 × 3) = 800 / 100 × (3 + 2 × 4) = 1,100 / 100 × (4 + 2 × 5) = 1,400 decisions at
+2/3/4 players.
 
 Chance labels, in draw order: ``"start"`` (pick of the first seat, once), then ``"die"`` (each
 roll: two draws 1–6, the face number in the ``Symbol`` order crocodile=1 … coin=6).
@@ -96,6 +108,7 @@ class Components:
     barn_penalty: int = -2
     group_points: int = 1
     animal_points: int = 1
+    max_rounds: int = 100
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> Components:
@@ -109,6 +122,7 @@ class Components:
             barn_penalty=data["barn"]["penalty"],
             group_points=data["ticket_office"]["group_points"],
             animal_points=data["enclosures"]["animal_points"],
+            max_rounds=data["game"]["max_rounds"],
         )
 
     @cached_property
@@ -197,7 +211,7 @@ class ZoolorettoDice(Game[ZooState]):
         name="Zooloretto: The Dice Game",
         min_players=2,
         max_players=4,
-        version="1",
+        version="2",
         summary="Roll dice onto shared trucks or take a truck and pass; fill your enclosures "
         "first for bonuses, keep extra animals out of the barn.",
     )
@@ -402,6 +416,11 @@ class ZoolorettoDice(Game[ZooState]):
                 ignored += 1
         return enclosed, barn, ignored, coins, bonuses
 
+    def last_round(self, state: ZooState) -> bool:
+        """This round is the last: someone has at most one open enclosure (ruling 5), or it is
+        the safety stop's round (ruling 11)."""
+        return state.triggered or state.round >= self.comp.max_rounds
+
     def _next_turn(self, state: ZooState, seat: int) -> None:
         """The next seat clockwise that has not passed (possibly the same one), or round end."""
         players = state.players
@@ -413,7 +432,7 @@ class ZoolorettoDice(Game[ZooState]):
         self._end_round(state)
 
     def _end_round(self, state: ZooState) -> None:
-        if state.triggered:
+        if state.triggered or state.round >= self.comp.max_rounds:  # ruling 5, ruling 11
             state.phase = pb.OVER
             scores = [breakdown(z, self.comp).total for z in state.zoos]
             text = ", ".join(f"seat {s} {score}" for s, score in enumerate(scores))
@@ -461,7 +480,7 @@ class ZoolorettoDice(Game[ZooState]):
             rolled=state.rolled,  # type: ignore[arg-type]
             zoos=zoos,
             bonus_owner=state.bonus_owner,
-            end_triggered=state.triggered,
+            end_triggered=self.last_round(state),
             last_taker=state.last_taker,
             active_players=state.passed.count(False),
             capacities=comp.capacities,
