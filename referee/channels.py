@@ -66,6 +66,16 @@ class Pool:
     def __init__(self, options: tuple[tuple[str, object], ...]) -> None:
         self.options = options
         self.channels: dict[str, list[Shared]] = {}
+        self.down: dict[str, float] = {}  # target -> when a start first found it unreachable
+
+    def down_since(self, target: str, now: float) -> float:
+        """When ``target`` was first found unreachable, since it was last reached (``now``
+        if this is the first time)."""
+        return self.down.setdefault(target, now)
+
+    def reachable(self, target: str) -> None:
+        """A start reached ``target``: its next refusal counts from then."""
+        self.down.pop(target, None)
 
     def acquire(self, target: str) -> Shared:
         """A channel to ``target`` with room for one more stream (counted as taken)."""

@@ -7,8 +7,9 @@ share its connection (:mod:`referee.channels`). The player enforces the clock
 =========== ===================================================================================
 timeout     no answer within limit + bank + grace, or more late answers than the strikes allow,
             or the request could not even be delivered in that time (the bot does not read)
-crash       cannot connect, the stream broke, the process went away, the bot ended the stream,
-            the endpoint is refused by the operator's policy (:mod:`referee.endpoints`)
+crash       cannot connect (dialled again for a few seconds first: RECONNECT_SECONDS), the
+            stream broke, the process went away, the bot ended the stream, the endpoint is
+            refused by the operator's policy (:mod:`referee.endpoints`)
 stall       no ``ready`` within the start-up allowance, however it fails to come: no answer to
             the connection, an HTTP/2 handshake never completed, a start message never read
 illegal     the answered id is not among the options (checked by the runner)
@@ -88,12 +89,20 @@ CHANNEL_OPTIONS = (
     ("grpc.keepalive_timeout_ms", 10_000),
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.max_pings_without_data", 0),
-    # Connection failures are crashes now, not retries later.
+    # No retries of gRPC's own: a start dials again itself (RECONNECT_SECONDS), nothing else does.
     ("grpc.enable_retries", 0),
     # Subchannels die with their channel, so nothing of a finished match lingers.
     ("grpc.use_local_subchannel_pool", 1),
     ("grpc.initial_reconnect_backoff_ms", 100),
 )
+
+RECONNECT_SECONDS = 5.0
+"""How long an endpoint that refuses connections is dialled again at a match's start (within its
+start-up allowance), counted from the first refusal a match of this process met: a bot server
+restarting for a few seconds loses no match; one that stays down fails each later match at once."""
+RECONNECT_FIRST_PAUSE = 0.05
+RECONNECT_LAST_PAUSE = 0.5
+"""The pauses between dialling again: doubling from the first to the last."""
 
 FLOOD = "sent messages nobody asked for (a bot sends one message per request, no more)"
 REFUSED_REGISTRATION = (
@@ -568,39 +577,70 @@ class RemotePlayer:
             if isinstance(checked, _Failed):
                 return self._die(checked)
             target = checked
-        self._stream = _Stream(target)
-        await self._stream.open()
-        # Resolving, the HTTP/2 handshake, the write and the ready all count against the
-        # start-up allowance: a peer that never completes one of them is a stall, not a hang.
         start = bot_pb2.RefereeMessage(start=message)
         if self.key is not None:
             start.start.endpoint_proof.CopyFrom(endpoint_proof(self.key, message.match_id, message.seat))
+        pool = channels.pool(CHANNEL_OPTIONS)
+        pause = RECONNECT_FIRST_PAUSE
+        while True:
+            self._stream = _Stream(target)
+            await self._stream.open()
+            outcome, unreachable = await self._deliver_start(start, deadline)
+            if not unreachable:
+                break
+            # No connection (a bot server restarting, say): dialled again until the endpoint has
+            # been unreachable for RECONNECT_SECONDS, counted from the first failure any match of
+            # this process saw (a bot that stays down costs each later match nothing).
+            now = loop.time()
+            if now + pause >= min(pool.down_since(target, now) + RECONNECT_SECONDS, deadline):
+                break
+            stream, self._stream = self._stream, None
+            if stream.shared is not None:
+                stream.shared.broken()
+            await stream.close(None, 0.0)
+            await asyncio.sleep(pause)
+            pause = min(2 * pause, RECONNECT_LAST_PAUSE)
+        if isinstance(outcome, _Failed):
+            return self._die(outcome)
+        pool.reachable(target)
+        self.version = outcome.bot_version
+        return outcome
+
+    async def _deliver_start(
+        self, start: bot_pb2.RefereeMessage, deadline: float
+    ) -> tuple[bot_pb2.Ready | _Failed, bool]:
+        """Write ``start`` and read ``ready`` on the open stream: the ready or the failure, and
+        whether the failure is an unreachable endpoint (``UNAVAILABLE`` before the bot said
+        anything), which :meth:`_start` dials again."""
+        assert self._stream is not None
+        loop = asyncio.get_running_loop()
+        # Resolving, the HTTP/2 handshake, the write and the ready all count against the
+        # start-up allowance: a peer that never completes one of them is a stall, not a hang.
         written = await self._stream.send(start, max(0.0, deadline - loop.time()), self._lag)
         if written is False:
-            return self._die(
-                _Failed(
-                    "stall",
-                    f"could not deliver start within {self._clock.startup_ms} ms (no connection, "
-                    "no HTTP/2 handshake, or the bot does not read)",
-                )
+            failed = _Failed(
+                "stall",
+                f"could not deliver start within {self._clock.startup_ms} ms (no connection, "
+                "no HTTP/2 handshake, or the bot does not read)",
             )
+            return failed, False
         if written is not True:
-            return self._die(self._hidden(_failure_of_error(written)))
+            return self._hidden(_failure_of_error(written)), written.code() == grpc.StatusCode.UNAVAILABLE
         item = await self._stream.receive(deadline)
         if item is None:
-            return self._die(_Failed("stall", f"no ready within {self._clock.startup_ms} ms"))
+            return _Failed("stall", f"no ready within {self._clock.startup_ms} ms"), False
         if item.error is not None and item.error.code() == grpc.StatusCode.PERMISSION_DENIED:
             # What a server with a key answers a start that does not prove it (bots.serve).
-            return self._die(_Failed("protocol", REFUSED_REGISTRATION))
+            return _Failed("protocol", REFUSED_REGISTRATION), False
         failure = self._failure_of_item(item, "ready")
         if failure is not None:
-            return self._die(failure)
+            unreachable = item.error is not None and item.error.code() == grpc.StatusCode.UNAVAILABLE
+            return failure, unreachable and self._stream.received == 0
         assert item.message is not None
         body = item.message.WhichOneof("body")
         if body != "ready":
-            return self._die(_Failed("protocol", f"expected ready, got {body}"))
-        self.version = item.message.ready.bot_version
-        return item.message.ready
+            return _Failed("protocol", f"expected ready, got {body}"), False
+        return item.message.ready, False
 
     async def _checked_target(self, deadline: float) -> str | _Failed:
         """Resolve the endpoint and check every address against the policy (on every

@@ -172,6 +172,55 @@ def test_unreachable_bot_is_a_crash_at_start():
     assert record.result["forfeited"] == [True, False]
 
 
+def test_a_bot_server_restarting_at_a_matchs_start_is_dialled_again_and_loses_nothing(monkeypatch):
+    """A refused connection was a crash at once: an outside probe's bot, down for 0.3 s, lost the
+    11 matches that started then. A start now dials again until the endpoint has been unreachable
+    for RECONNECT_SECONDS (raised here: the bot server's own start-up is slow on a loaded machine)."""
+    import referee.remote
+    from tests.services import free_port
+
+    monkeypatch.setattr(referee.remote, "RECONNECT_SECONDS", 60.0)
+    port = free_port()
+    args = served("random")
+    args[args.index("--port") + 1] = str(port)
+    up: list[object] = []
+
+    def come_up() -> None:
+        time.sleep(0.3)
+        up.append(bot_process(args))
+        up[0].__enter__()  # type: ignore[attr-defined]
+
+    starter = threading.Thread(target=come_up)
+    starter.start()
+    try:
+        patient = clock_settings({"decision": 5000, "bank": 0, "increment": 0, "startup": 60000, "grace": 100})
+        record = play(f"grpc://127.0.0.1:{port}", clock=patient)
+    finally:
+        starter.join()
+        up[0].__exit__(None, None, None)  # type: ignore[attr-defined]
+    assert not record.failures and not record.result["forfeited"][0]
+
+
+def test_an_endpoint_that_stays_down_costs_only_the_matches_in_its_first_seconds(monkeypatch):
+    """Dialling again is counted from the first refusal a match of the process met: once the
+    endpoint has been down RECONNECT_SECONDS, each later start fails at once."""
+    import referee.remote
+    from tests.services import free_port
+
+    monkeypatch.setattr(referee.remote, "RECONNECT_SECONDS", 1.5)
+    address = f"grpc://127.0.0.1:{free_port()}"  # nobody listens
+    began = time.monotonic()
+    first = play(address)
+    first_took = time.monotonic() - began
+    began = time.monotonic()
+    second = play(address)
+    second_took = time.monotonic() - began
+    for record in (first, second):
+        (failure,) = record.failures
+        assert failure.verdict == "crash" and failure.decision == -1 and "unreachable" in failure.detail
+    assert second_took < first_took / 3, (first_took, second_took)  # dialled for 1.5 s, then not
+
+
 def test_remote_and_in_process_bots_make_identical_decisions():
     from bots.registry import make_bot
 

@@ -45,19 +45,21 @@ def test_a_lapsed_lease_is_reported_once_and_taken_again_when_the_bot_has_room(s
     assert store.leases(BOT) == 0 and not leases.lost
 
 
-def test_a_seat_that_forfeits_gives_back_its_bots_lease_while_the_match_plays_on(store):
+def test_a_seat_that_forfeits_gives_back_its_bots_lease_while_the_match_plays_on(store, monkeypatch):
     """A refused or dead endpoint forfeits at the start, and the match plays on with a
     substitute for it; its lease was held to the match's end, so a squatter's matches (a
     registration of someone's keyed endpoint) kept the owner's own slots busy."""
     import contextlib
     import threading
 
+    import referee.remote
     from arena.tournament import TournamentSpec, schedule
     from tests.remote_helpers import bot_process, misbehaving
     from tests.services import free_port, wait_for
     from workers.concurrent import play_concurrently
     from workers.tasks import INFRASTRUCTURE_ERRORS
 
+    monkeypatch.setattr(referee.remote, "RECONNECT_SECONDS", 0.1)  # dialled again briefly, then forfeits
     dead = f"grpc://127.0.0.1:{free_port()}"  # nothing listens
     with bot_process(misbehaving("sleep", "--at", "0", "--sleep", "0.2")) as slow:
         spec = TournamentSpec(game="skyfive", bots=(dead, slow), players=2, repeats=1, seed=3, bot_concurrency=1)
