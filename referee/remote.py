@@ -724,7 +724,8 @@ class RemotePlayer:
             assert item.message is not None
             body = item.message.WhichOneof("body")
             if body != "decision":
-                return self._protocol(request_id, f"sent {body} during the match")
+                sent = "a message with no body" if body is None else body
+                return self._protocol(request_id, f"sent {sent} during the match")
             answer = item.message.decision
             if answer.request_id in self._abandoned:
                 continue  # a late answer to a decision that already timed out

@@ -78,6 +78,15 @@ def check_case(behaviour, extra, verdict, at):
     replay(GAME, record)
 
 
+def test_a_message_with_no_body_is_a_protocol_verdict_saying_so():
+    # It said "sent None during the match" (Python's None, to a bot author in any language).
+    with bot_process(misbehaving("empty", "--at", "1")) as address:
+        record = play(address)
+    (failure,) = record.failures
+    assert (failure.verdict, failure.decision) == ("protocol", seat0_decision(record, 1))
+    assert failure.detail == "sent a message with no body during the match"
+
+
 def test_misbehaving_bots_get_exact_verdicts_and_the_referee_leaks_nothing():
     # Warm up: the first remote match creates the gRPC event-loop thread and gRPC's own fds.
     with bot_process(misbehaving("well")) as address:

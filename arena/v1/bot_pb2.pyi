@@ -233,12 +233,15 @@ class Ready(_message.Message):
     """required: the protocol the bot speaks, e.g. "1.0" (same major as MatchStart's)"""
     bot_name: _builtins.str
     bot_version: _builtins.str
+    """recorded printable, cut at 100 characters"""
     game_id: _builtins.str
     """the game the bot answers for ("" = any)"""
     game_version: _builtins.str
-    """the game version it was written for ("" = any)"""
+    """the game version it was written for, exactly as the referee's (e.g. "2.1"; "" = any)"""
     @_builtins.property
-    def capabilities(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def capabilities(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """free text, neither read nor recorded (reserved)"""
+
     def __init__(
         self,
         *,

@@ -150,6 +150,10 @@ def make_play(args: argparse.Namespace):
                             continue
                         elif behaviour == "twice":
                             yield answer(request, first)
+                        elif behaviour == "empty":  # a BotMessage with no body
+                            yield b""
+                            asked += 1
+                            continue
                         elif behaviour == "close":
                             return
                         elif behaviour == "exhausted":
