@@ -304,6 +304,34 @@ def test_a_tournament_no_worker_can_play_is_parked_and_costs_the_others_nothing(
         assert store.parked() == {}
 
 
+def test_a_following_client_says_once_that_its_batches_wait_for_another_version(tmp_path, caplog):
+    """A client of one Arena version fanning out to workers of another: its batches are parked,
+    and the client said nothing while it waited for good."""
+    import logging
+    import threading
+
+    from workers.executor import CeleryExecutor
+
+    s = instant(repeats=1)
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        assert store.create_tournament("waits", s, len(schedule(s)), 0)
+        store.plan_batches("waits", 4, 2)
+        for batch in store.fill("waits"):
+            assert store.park("waits", batch.number, batch.seq, "rolldice", "1.0") == "parked"
+        executor = CeleryExecutor(server.url, "waits", stall_seconds=0.3)
+        follower = threading.Thread(target=executor.follow, args=(set(range(len(schedule(s)))), lambda *a, **k: None))
+        with caplog.at_level(logging.WARNING, logger="workers.executor"):
+            follower.start()
+            said = "batches of tournament waits wait for a worker of rolldice version 1.0"
+            wait_for(lambda: said in caplog.text, 30, "the client's warning")
+            time.sleep(1.0)  # more stall checks
+            store.cancel("waits")
+            follower.join(30)
+        assert not follower.is_alive() and executor.cancelled
+        assert caplog.text.count(said) == 1
+
+
 def test_a_flush_between_the_events_and_their_records_counts_no_record_as_kept(tmp_path):
     """A FLUSHALL that lands between a follower's read of the store's events and its read of the
     records they name: the indices were counted as received, the records never came, and the

@@ -176,6 +176,7 @@ class CeleryExecutor:
         cursor = "0"
         received = 0  # records read (a stored index whose record is gone by the read is not)
         quiet_since = checked = time.monotonic()
+        told_parked = False
         in_order = InOrder(wanted, on_record)
         follow_lines = self.store.follow_lines
         while wanted:
@@ -216,6 +217,14 @@ class CeleryExecutor:
             if now - quiet_since > self.stall_seconds and now - checked > self.stall_seconds:
                 checked = now
                 patiently(requeue_missing, self.app, self.store, self.tournament_id)
+                waiting = patiently(self.store.parked).get(self.tournament_id)
+                if waiting is not None and not told_parked:
+                    told_parked = True  # once: the workers' versions do not change under a run
+                    log.warning(
+                        f"batches of tournament {self.tournament_id} wait for a worker of {waiting[0]} version "
+                        f"{waiting[1]}: the workers on this broker play another version of it (run the same "
+                        "Arena version on both sides, or cancel the tournament)"
+                    )
         if in_order.flush():  # only if a stored record could not be read (expired)
             patiently(self.store.stop, self.tournament_id)
 
