@@ -237,14 +237,21 @@ RollDice.meta = dataclasses.replace(RollDice.meta, version="0.9")
 """
 
 
-def test_a_worker_of_another_game_version_leaves_the_tournament_to_workers_of_its_version(tmp_path):
-    """Before: a worker of an older Arena played whatever batch it took, and one tournament
-    held records of two game versions (52 of 100 at 0.9 in a probe): a leaderboard no local run
-    gives, records that do not replay, a run directory whose resume is refused."""
+def older_arena(tmp_path: Path) -> Path:
+    """A PYTHONPATH entry that makes a worker an older Arena (``OLDER_ARENA``), and beside it the
+    directory ``current`` for a worker of this one."""
     older = tmp_path / "older"
     older.mkdir()
     (older / "sitecustomize.py").write_text(OLDER_ARENA)
     (tmp_path / "current").mkdir()
+    return older
+
+
+def test_a_worker_of_another_game_version_leaves_the_tournament_to_workers_of_its_version(tmp_path):
+    """Before: a worker of an older Arena played whatever batch it took, and one tournament
+    held records of two game versions (52 of 100 at 0.9 in a probe): a leaderboard no local run
+    gives, records that do not replay, a run directory whose resume is refused."""
+    older = older_arena(tmp_path)
     s = instant(repeats=8, seed=4)
     with (
         redis_server(tmp_path) as server,
@@ -268,10 +275,7 @@ def test_a_tournament_no_worker_can_play_is_parked_and_costs_the_others_nothing(
     parked; a cancel, or a worker of its version once one starts, sends the parked batches again."""
     from workers.executor import enqueue
 
-    older = tmp_path / "older"
-    older.mkdir()
-    (older / "sitecustomize.py").write_text(OLDER_ARENA)
-    (tmp_path / "current").mkdir()
+    older = older_arena(tmp_path)
     s = instant(repeats=4, seed=6)
     plan = schedule(s)
     with redis_server(tmp_path) as server:
@@ -399,10 +403,7 @@ def test_a_tournament_fanned_out_before_pinning_is_pinned_to_its_records_version
 
     from workers.executor import enqueue
 
-    older = tmp_path / "older"
-    older.mkdir()
-    (older / "sitecustomize.py").write_text(OLDER_ARENA)
-    (tmp_path / "current").mkdir()
+    older = older_arena(tmp_path)
     s = instant(repeats=4, seed=5)
     plan = schedule(s)
     with redis_server(tmp_path) as server:
