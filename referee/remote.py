@@ -446,6 +446,9 @@ class RemotePlayer:
         key: str | None = None,
     ) -> None:
         self.spec = spec
+        self.reconnect = True
+        """Whether a start whose connection fails dials again (RECONNECT_SECONDS): not for a
+        hosted bot, whose jail nothing restarts."""
         # The endpoint's key as the registration holds it: every start proves it (a fresh
         # MatchStart.endpoint_proof), and an endpoint with a key plays no start without one.
         self.key = key
@@ -586,7 +589,7 @@ class RemotePlayer:
             self._stream = _Stream(target)
             await self._stream.open()
             outcome, unreachable = await self._deliver_start(start, deadline)
-            if not unreachable:
+            if not unreachable or not self.reconnect:
                 break
             # No connection (a bot server restarting, say): dialled again until the endpoint has
             # been unreachable for RECONNECT_SECONDS, counted from the first failure any match of
@@ -625,7 +628,7 @@ class RemotePlayer:
             )
             return failed, False
         if written is not True:
-            return self._hidden(_failure_of_error(written)), written.code() == grpc.StatusCode.UNAVAILABLE
+            return self._hidden(_failure_of_error(written)), self._unreachable(written)
         item = await self._stream.receive(deadline)
         if item is None:
             return _Failed("stall", f"no ready within {self._clock.startup_ms} ms"), False
@@ -634,13 +637,21 @@ class RemotePlayer:
             return _Failed("protocol", REFUSED_REGISTRATION), False
         failure = self._failure_of_item(item, "ready")
         if failure is not None:
-            unreachable = item.error is not None and item.error.code() == grpc.StatusCode.UNAVAILABLE
-            return failure, unreachable and self._stream.received == 0
+            return failure, item.error is not None and self._unreachable(item.error)
         assert item.message is not None
         body = item.message.WhichOneof("body")
         if body != "ready":
             return _Failed("protocol", f"expected ready, got {body}"), False
         return item.message.ready, False
+
+    def _unreachable(self, error: grpc.aio.AioRpcError) -> bool:
+        """Whether a start's error is a connection that failed (refused, reset, gone), not a
+        status the bot's server sent on a live one (a server answering UNAVAILABLE is not dialled
+        again: an outside review's busy bot read the same start 13 times)."""
+        if error.code() != grpc.StatusCode.UNAVAILABLE or self._stream is None or self._stream.received:
+            return False
+        shared = self._stream.shared
+        return shared is None or shared.channel.get_state() != grpc.ChannelConnectivity.READY
 
     async def _checked_target(self, deadline: float) -> str | _Failed:
         """Resolve the endpoint and check every address against the policy (on every

@@ -312,11 +312,24 @@ return revoked
 """
 
 _WORKER_SEEN = """
--- KEYS: workers ; ARGV: node, seconds it counts as alive. Redis's clock: one for every host.
+-- KEYS: workers, versions ; ARGV: node, seconds it counts as alive, then the "game version"
+-- labels the node plays. Redis's clock: one for every host.
 local now = tonumber(redis.call('TIME')[1])
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+local until_ = now + tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], until_, ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+for i = 3, #ARGV do
+  local seen = tonumber(redis.call('ZSCORE', KEYS[2], ARGV[i]) or '0')
+  if seen < until_ then redis.call('ZADD', KEYS[2], until_, ARGV[i]) end
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 return 1
+"""
+
+_VERSION_ALIVE = """
+-- KEYS: versions ; ARGV: a "game version" label. Whether a live worker node plays it.
+local until_ = redis.call('ZSCORE', KEYS[1], ARGV[1])
+return until_ and tonumber(until_) >= tonumber(redis.call('TIME')[1]) and 1 or 0
 """
 
 _WORKERS_ALIVE = """
@@ -611,12 +624,15 @@ _PARK = (
 -- ('p seq time source'), which the stall check leaves alone (see _LOST), and the tournament is
 -- listed under ``parked`` until a worker of that version (or the tournament's end) sends its
 -- parked batches again (_UNPARK). Returns 'parked', or 'cancelled', 'done' or 'superseded'
--- as _START_BATCH would (then nothing is parked).
+-- as _START_BATCH would, or 'superseded' for a running batch (then nothing is parked).
 if redis.call('EXISTS', KEYS[2]) == 1 then return 'cancelled' end
 local entry = redis.call('HGET', KEYS[1], ARGV[1])
 if not entry then return 'done' end
 local state, seq, _, source = string.match(entry, '^(%a) (%d+) (%S+) ?(%S*)')
 if seq ~= ARGV[2] then return 'superseded' end
+-- Running: this is a second delivery of a message another worker plays (the stall check sends
+-- it again should that worker have died).
+if state == 'r' then return 'superseded' end
 local tail = source ~= '' and (' ' .. source) or ''
 redis.call('HSET', KEYS[1], ARGV[1], 'p ' .. seq .. ' ' .. NOW .. tail)
 redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
@@ -806,6 +822,7 @@ class Store:
             self._replace_tokens = client.register_script(_REPLACE_TOKENS)
             self._worker_seen = client.register_script(_WORKER_SEEN)
             self._workers_alive = client.register_script(_WORKERS_ALIVE)
+            self._version_alive = client.register_script(_VERSION_ALIVE)
             self._client = client
             self._pid = os.getpid()
         return self._client
@@ -816,10 +833,18 @@ class Store:
     def ping(self) -> bool:
         return bool(self.redis.ping())
 
-    def worker_seen(self, node: str, seconds: float) -> None:
-        """A worker node says it is alive, for ``seconds`` more (by Redis's clock)."""
+    def worker_seen(self, node: str, seconds: float, versions: Sequence[tuple[str, str]] = ()) -> None:
+        """A worker node says it is alive, for ``seconds`` more (by Redis's clock), and which
+        (game, version) pairs it plays (:meth:`version_alive`)."""
         _ = self.redis
-        self._worker_seen(keys=[self.key("workers")], args=[node, seconds])
+        labels = [f"{game} {version}" for game, version in versions]
+        self._worker_seen(keys=[self.key("workers"), self.key("versions")], args=[node, seconds, *labels])
+
+    def version_alive(self, game: str, version: str) -> bool:
+        """Whether a live worker node plays this version of the game (it said so within its
+        time): a batch pinned to it is then left to that node, not parked."""
+        _ = self.redis
+        return bool(self._version_alive(keys=[self.key("versions")], args=[f"{game} {version}"]))
 
     def workers_alive(self) -> int:
         """How many worker nodes said they were alive within their time."""

@@ -184,6 +184,25 @@ def test_a_bot_cannot_point_the_referee_at_a_host_socket(tmp_path):
     assert reached == []
 
 
+def test_a_jail_that_refuses_the_start_is_a_crash_at_once_not_dialled_again(tmp_path, monkeypatch):
+    """Nothing restarts a jail's server, and its socket's path (/proc/PID/fd/N) is reused by
+    other jails: a refused start is not dialled again (an outside review: three hosted bots
+    shared one reconnect window, the first waiting 5 s)."""
+    import referee.remote
+    from referee import aioloop, channels
+
+    monkeypatch.setattr(referee.remote, "RECONNECT_SECONDS", 60.0)
+    bot = HostedPlayer(hostile(tmp_path, "deaf"), "hostile")
+    record = play(bot)
+    (failure,) = record.failures
+    assert (failure.seat, failure.decision, failure.verdict) == (0, -1, "crash"), failure
+
+    async def down() -> dict[str, float]:
+        return dict(channels.pool(referee.remote.CHANNEL_OPTIONS).down)
+
+    assert bot.target not in aioloop.run(down())  # never counted as a restarting endpoint
+
+
 def test_a_full_tmpfs_is_an_error_inside_the_bot_not_on_the_host(tmp_path):
     bot = HostedPlayer(hostile(tmp_path, "tmpfs"), "hostile")
     record = play(bot)

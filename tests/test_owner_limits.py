@@ -247,6 +247,25 @@ def test_the_service_says_which_tournaments_wait_for_another_game_version_and_fr
             assert sorted(entry[0] for entry in store.inflight("stuck").values()) == ["q", "q"]
 
 
+def test_workers_say_which_game_versions_they_play_for_as_long_as_they_are_alive(tmp_path):
+    """A worker of another game version leaves a batch to a live worker of the tournament's
+    version rather than parking it (``Store.version_alive``, workers.tasks.play_batch)."""
+    import time
+
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        assert not store.version_alive("rolldice", "0.9")
+        store.worker_seen("old", 1, [("rolldice", "0.9"), ("skyfive", "1.0")])
+        store.worker_seen("new", 30, [("rolldice", "1.0")])
+        assert store.version_alive("rolldice", "0.9") and store.version_alive("skyfive", "1.0")
+        assert store.version_alive("rolldice", "1.0") and not store.version_alive("skyfive", "1.2")
+        time.sleep(2.1)  # the old node's time is up
+        assert not store.version_alive("rolldice", "0.9") and store.version_alive("rolldice", "1.0")
+        assert store.workers_alive() == 1
+        store.worker_seen("new", 30, [])  # the latest word of every node counts, not only the last
+        assert store.version_alive("rolldice", "1.0")
+
+
 def test_an_operator_lists_the_owners_with_what_each_keeps(tmp_path):
     """`arena admin owners`: who has an account, which are operators, and what each keeps
     (bots, tournaments running, hosted bytes), never a token."""

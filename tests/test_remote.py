@@ -230,6 +230,18 @@ def test_an_endpoint_that_stays_down_costs_only_the_matches_in_its_first_seconds
     assert second_took < first_took / 3, (first_took, second_took)  # dialled for 1.5 s, then not
 
 
+def test_a_live_server_answering_unavailable_is_not_sent_the_start_again(tmp_path):
+    # A status the bot's own server sends (UNAVAILABLE: "busy") on a connection that works is
+    # the bot's answer: a crash at once, the start read once (an outside review's bot read it 13
+    # times, the start dialled again as if the endpoint were down).
+    starts = tmp_path / "starts"
+    with bot_process(misbehaving("busy", "--clock-file", str(starts))) as address:
+        record = play(address)
+    (failure,) = record.failures
+    assert failure.verdict == "crash" and failure.decision == -1 and "busy: try later" in failure.detail
+    assert len(starts.read_text().splitlines()) == 1
+
+
 def test_remote_and_in_process_bots_make_identical_decisions():
     from bots.registry import make_bot
 

@@ -218,7 +218,7 @@ class CeleryExecutor:
                 checked = now
                 patiently(requeue_missing, self.app, self.store, self.tournament_id)
                 waiting = patiently(self.store.parked).get(self.tournament_id)
-                if waiting is not None and not told_parked:
+                if waiting is not None and not told_parked and not patiently(self.store.version_alive, *waiting):
                     told_parked = True  # once: the workers' versions do not change under a run
                     log.warning(
                         f"batches of tournament {self.tournament_id} wait for a worker of {waiting[0]} version "

@@ -22,7 +22,7 @@ WORKERLESS_WARN_EVERY = 300.0
 
 def parked_warning(parked: dict[str, tuple[str, str]]) -> str:
     """What the service says of tournaments whose batches wait for a worker of their game
-    version (``Store.parked``), naming the first."""
+    version (``Store.parked``) while none is alive, naming the first."""
     first = sorted(parked)[0]
     game, version = parked[first]
     return (
@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         sweeper.sweep()
         if refresh is not None:
             refresh()
-        parked = store.parked()
+        parked = {t: wanted for t, wanted in store.parked().items() if not store.version_alive(*wanted)}
         if parked and time.monotonic() - warned_parked[0] >= WORKERLESS_WARN_EVERY:
             warned_parked[0] = time.monotonic()
             log.warning(parked_warning(parked))

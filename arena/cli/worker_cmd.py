@@ -149,14 +149,18 @@ def say_alive(broker: str) -> None:
 
     import redis
 
+    from arena.registry import games
     from referee.store import Store
 
     store, node = Store(broker), f"{socket.gethostname()}:{os.getpid()}"
+    # What this node plays: a worker of another Arena version leaves a batch pinned to one of
+    # these to this node rather than parking it (workers.tasks.play_batch).
+    versions = [(game_id, game.meta.version) for game_id, game in sorted(games().items())]
 
     def beat() -> None:
         while True:
             with contextlib.suppress(redis.RedisError):
-                store.worker_seen(node, 3 * ALIVE_EVERY)
+                store.worker_seen(node, 3 * ALIVE_EVERY, versions)
             time.sleep(ALIVE_EVERY)
 
     threading.Thread(target=beat, name="arena-alive", daemon=True).start()

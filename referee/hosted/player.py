@@ -55,6 +55,9 @@ class HostedPlayer(RemotePlayer):
         self.keep_log = keep_log
         self.match: tuple[str, int] | None = None
         self.policy = None  # the socket is the jail's own, not an operator-registered endpoint
+        # Nothing restarts a jail's server, and its socket's path (/proc/PID/fd/N) is reused by
+        # other jails: a refused start is a crash at once.
+        self.reconnect = False
         self.jail = Jail(bot_dir, entry, limits)
         self.output = ""
         """The bot's output (stdout and stderr, capped), complete once the player is closed."""

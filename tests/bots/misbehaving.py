@@ -112,6 +112,8 @@ def make_play(args: argparse.Namespace):
                             handle.write(json.dumps(clock) + "\n")
                     if args.behaviour == "noready":
                         time.sleep(3600)
+                    if args.behaviour == "busy":  # a live server that answers UNAVAILABLE
+                        context.abort(grpc.StatusCode.UNAVAILABLE, "busy: try later")
                     yield ready("0.0-other" if args.behaviour == "version" else "")
                     if args.behaviour == "flood":
                         yield from flood(args.count_file)

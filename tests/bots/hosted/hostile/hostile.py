@@ -25,6 +25,13 @@ CONFIG = json.loads((Path(__file__).parent / "behaviour.json").read_text())
 if CONFIG["behaviour"] == "swap":  # before serving: its socket is a link to a socket of the host
     os.symlink(CONFIG["host_socket"], os.environ["ARENA_BOT_ADDRESS"].removeprefix("unix://"))
     time.sleep(1000)
+if CONFIG["behaviour"] == "deaf":  # listens, hangs up on the first dial, then refuses every other
+    deaf = socket.socket(socket.AF_UNIX)
+    deaf.bind(os.environ["ARENA_BOT_ADDRESS"].removeprefix("unix://"))
+    deaf.listen()
+    deaf.accept()[0].close()
+    deaf.close()
+    time.sleep(1000)
 
 
 def report(name: str, attempt) -> None:  # type: ignore[no-untyped-def]
