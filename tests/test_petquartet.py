@@ -553,6 +553,7 @@ def test_random_playouts_keep_the_invariants(config):
     for seed in range(126):  # 16 configurations: 2,016 seeded games (GAME-DONE asks 2,000)
         state = random_playout(GAME, config, seed, invariant=conservation, observe=seed < 2)
         assert state.top == len(state.deck) and state.final
+        assert state.steps <= 5 * len(state.deck) + config.players  # the docstring's bound
         assert all(not pile for pile in state.piles)  # leftovers were discarded
         result = GAME.result(state)
         expected = [independent_score(c, state.advanced) for c in state.collections]

@@ -64,6 +64,13 @@ Rulings (``shared/rules/NOTES.md`` §4.13 unless stated):
     game declares no hidden information; the deck order is chance) and the observation also
     reports how many cards of each number are still in the deck.
 
+Bound: a take collects a Conductor holding at least one card drawn in its round, so a game has
+at most D draws and D takes (D, the cards in play: 42 / 52 / 63 / 75 / 88 at 2–6 players, 52 in
+Duet) and one pass a player; a draw asks at most 3 decisions (``turn``, ``place``,
+``immediate_take``) and a take 2 (``turn`` or ``final_turn``, then its tile's return or pass), so
+a game has at most 5D + players steps: 212 / 263 / 319 / 380 / 446 (262 in Duet). Random play
+takes at most 113 / 133 / 153 / 184 / 203 (the playout test checks the bound).
+
 Decisions (kind: option ids): ``turn``: ``draw``, ``take:<i>``; ``place``: ``place:<i>``;
 ``final_turn``: ``take:<i>``, ``pass``; ``immediate_take``: ``take:<i>``, ``decline``;
 ``return_from_conductor`` and ``return_collected``: ``return:<number>``; ``pass_left``:
