@@ -613,8 +613,8 @@ class RemotePlayer:
         self, start: bot_pb2.RefereeMessage, deadline: float
     ) -> tuple[bot_pb2.Ready | _Failed, bool]:
         """Write ``start`` and read ``ready`` on the open stream: the ready or the failure, and
-        whether the failure is an unreachable endpoint (``UNAVAILABLE`` before the bot said
-        anything), which :meth:`_start` dials again."""
+        whether the failure is an unreachable endpoint (:meth:`_unreachable`), which
+        :meth:`_start` dials again."""
         assert self._stream is not None
         loop = asyncio.get_running_loop()
         # Resolving, the HTTP/2 handshake, the write and the ready all count against the
