@@ -10,7 +10,7 @@ from scipy.stats import chisquare
 from arena.chance import Chance
 from arena.engine import SPECTATOR, IllegalChoice
 from arena.games.eggsandempires import GAME, EggCard, EggsState, collection_order, round_vp
-from arena.games.eggsandempires.game import egg_deck
+from arena.games.eggsandempires.game import TOKENS_TO_WIN, egg_deck
 from arena.games.v1 import eggsandempires_pb2 as pb
 
 
@@ -389,6 +389,10 @@ def test_playout_invariants_over_2000_seeded_games():
         if not options:
             assert state.round == 3
         assert list(GAME.result(state).scores) == (state.tokens if options else totals)
+        # the docstring's bound: rounds of 1 mulligan + 9 turns of 1 play + 2 steps per card played
+        cards = 4 if players == 2 else players
+        rounds = players * (TOKENS_TO_WIN[players] - 1) + 1 if options else 3
+        assert state.steps == steps <= rounds * (1 + 9 * (1 + 2 * cards))
         longest = max(longest, steps)
     assert longest < 400
 

@@ -625,7 +625,29 @@ def config_id(config) -> str:
 @pytest.mark.parametrize("config", CONFIGS, ids=config_id)
 def test_random_playouts_keep_the_invariants(config):
     for seed in range(150):  # 14 configurations: 2,100 seeded games (GAME-DONE asks 2,000)
-        random_playout(GAME, config, seed, invariant=check_invariants, observe=seed % 4 == 0)
+        state = random_playout(GAME, config, seed, invariant=check_invariants, observe=seed % 4 == 0)
+        assert state.steps <= step_bound(config)
+
+
+def step_bound(config) -> int:
+    """The docstring's bound: every round after the first costs a limb (base game), or a limb, a
+    hunger token or two discarded cards (Shark); F figures of N cards each."""
+    players = config.players
+    if config.options["shark"]:
+        figures = max(players - 1, 4)
+        return 1 + 2 * (4 * figures - 1) + (players - 1) + figures * (figures + 1) // 2
+    if players == 2:
+        return 2 * (4 * 3 + 1 + 1)
+    figures = max(players, 4)
+    return 4 * figures - 1
+
+
+def test_the_step_bound_is_the_docstrings():
+    figures = {(c.players, bool(c.options["shark"])): step_bound(c) for c in CONFIGS}
+    assert figures == {
+        (2, False): 28, (3, False): 15, (4, False): 15, (5, False): 19, (6, False): 23,
+        (4, True): 44, (5, True): 45, (6, True): 59, (7, True): 74,
+    }  # fmt: skip
 
 
 def test_the_configurations_cover_every_variant():

@@ -554,6 +554,8 @@ def check_invariants(state) -> None:
 def test_random_playouts_keep_every_card_and_score_right(config):
     for seed in range(400):  # 5 player counts: 2,000 games (GAME-DONE)
         state = random_playout(GAME, config, seed, invariant=check_invariants, observe=seed < 5)
+        # the docstring's bound: H tricks of one combo and one claim a player (2p: 14 tricks of 4 + 4)
+        assert state.steps <= {2: 112, 3: 84, 4: 112, 5: 110, 6: 108}[config.players]
         if config.players == 2:
             assert any(b for b in state.bonus) or all(not any(h) for h in state.hands)
 

@@ -126,6 +126,8 @@ def test_every_player_gets_equal_turns():
             state = random_playout(GAME, config, seed)
             assert len(set(state.turns_taken)) == 1
             assert max(state.totals) >= state.target
+            # the docstring's bound: target rounds of at most `rerolls` decisions a turn
+            assert state.steps <= state.target * config.players * state.max_rerolls
 
 
 def test_no_hidden_information_all_seats_see_the_same():

@@ -565,7 +565,15 @@ def test_sample_world_is_uniform():
 
 PLAYOUTS = 2000
 CHUNKS = 8  # the 2,000 games in parallel slices (pytest-xdist spreads them over the workers)
-MAX_STEPS = 2000  # bound: 4 rounds, each at most ~ (15 cards x players) plays + passes
+MAX_STEPS = 2000  # a ceiling random play stays far below; the proven bound is step_bound
+
+
+def step_bound(players: int) -> int:
+    """The docstring's bound: 4 rounds of at most M = 30 x players - 1 melds (15 cards a player,
+    once given back by the Rod), 3 steps a meld, a pass per other seat a trick, and a round that
+    nobody can start."""
+    melds = 30 * players - 1
+    return 4 * ((players + 2) * melds + players)
 
 
 @functools.cache
@@ -589,6 +597,7 @@ def invariant(state: SeersState) -> None:
             assert all(held[c] >= n for c, n in Counter(state.known[s]).items())  # known cards really there
     assert all(len(r) == state.round - (0 if state.over else 1) for r in state.round_scores)
     assert state.steps <= MAX_STEPS
+    assert state.steps <= step_bound(players)
 
 
 def test_random_playouts_keep_the_contract():

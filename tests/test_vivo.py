@@ -439,6 +439,7 @@ def test_random_playouts_keep_the_invariants(config):
         step_check = check_state if seed < 25 else None
         state = random_playout(GAME, config, seed, invariant=step_check, observe=seed < 5)
         check_state(state)
+        assert state.steps == 2 * 12 * config.players  # the docstring's bound, exact
 
 
 # --------------------------------------------------------------------------------------------

@@ -53,6 +53,14 @@ Rulings (``shared/rules/NOTES.md`` §4.1 unless stated):
 12. **Nothing is hidden.** The bag's contents are deducible (all non-White dice − Coop − pool)
     and given in the observation; its draws are chance at the moment of drawing.
 
+Length: no hard bound. Scoring is automatic and only the dice make it: a bust or a roll with no
+Chicken scores nothing whatever the player chooses, so chance alone can keep turns scoreless
+(and Chicken Out costs a point). No choice of the seats can prolong a game much: stalling
+policies (Chicken Out whenever above 0, or always Go For It and reroll to chase a bust), by one
+seat or by all, made the longest of 100 games 81 / 127 / 245 steps at 2 / 4 / 8 players against
+78 / 121 / 211 for random play (an outside probe). The playout test checks 1,500 steps over its
+2,000+ games.
+
 Chance labels, in draw order: ``"start"`` (pick of the first seat among ``range(players)``),
 ``"bag"`` (Eggspansion: the 5 setup draws into the Coop, then every later draw — hatch or
 refill — in order; a pick among the bag's dice listed by type name, e.g. ``"yellow"``, one entry

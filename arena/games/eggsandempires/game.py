@@ -63,6 +63,15 @@ Rulings (``shared/rules/NOTES.md`` §4.2 unless stated):
     who reach it in the same round share the win; the others rank by tokens, then total VP.
 14. **Scores in the result**: total VP (total scoring), Egg tokens (Con/Pub).
 
+Bound: a round asks 1 ``mulligan`` step and 9 turns; a turn asks 1 ``play`` step, at most one
+``collect`` per card played (the cursor passes each entry once) and at most one ``courier`` or
+``priest`` per card played, so with C cards a turn (4 at 2 players, else one a player) a round
+has at most 1 + 9 × (1 + 2C) steps. Total scoring plays 3 rounds: at most 246 / 192 / 246 / 300
+/ 354 steps at 2–6 players. Con/Pub gives at least one token a round, so someone holds the K
+tokens needed (3 at 2–4 players, 2 at 5–6) after at most players × (K − 1) + 1 rounds (5 / 7 /
+9 / 6 / 7): at most 410 / 448 / 738 / 600 / 826 steps. Random play takes at most 84 / 82 / 87 /
+122 / 154 (total) and 138 / 183 / 244 / 232 / 348 (Con/Pub) over 200 games.
+
 Chance labels (in draw order): ``"marker"`` (the first holder), then per round ``"adventurers"``
 (each seat's shuffle, seat order), ``"eggs"`` (the Egg deck), ``"mulligan"`` (each redraw's
 reshuffle, seat order).

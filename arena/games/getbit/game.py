@@ -83,6 +83,17 @@ Decision kinds: ``choose_card`` (``card:<n>``, one figure at a time), ``shark_ca
 (``shark:right-arm`` … ``shark:exhaustion``, ``shark:any-limb``) and ``lose_limb``
 (``limb:right-arm`` …).
 
+Bound: every round from round 2 costs something that never comes back. Base game: a bite (one
+limb of 4 per figure); with F figures (4 at 2–4 players, the robot included, 5 at 5, 6 at 6) at
+most 4F − 2 bites leave 2 figures (2 players: 13 bites devour a figure), so at most 4F − 1
+rounds of one sealed step (2 steps at 2 players): 28 / 15 / 15 / 19 / 23 steps at 2–6 players,
+and random play reaches exactly these. Shark variant: a bite (at most 4F − 1 before one figure
+is left), a Miss (one of the players − 1 hunger tokens) or an Exhaustion with ties (at least 2
+of the F × N swimmer cards discarded for good, N cards a figure); a round is one step, plus a
+``lose_limb`` step for an Any Limb bite, so a game has at most 1 + 2(4F − 1) + (players − 1) +
+⌊F × N / 2⌋ steps: 44 / 45 / 59 / 74 at 4–7 players. Random play takes at most 23 / 26 / 31 /
+40 over 200 games.
+
 Chance labels, in the order they are first drawn: ``"robot"`` (every shuffle of the robot's
 cards, top card first; the cards are given in ascending order; the first one at setup) and
 ``"line"`` (the one shuffle of the figure ids into the starting line, front first, right after

@@ -74,6 +74,11 @@ Rulings (``shared/rules/NOTES.md`` §4.10 unless stated):
    unrevealed goal goes on one of its group's face-down displays. A world keeps only the seat's
    own pass records: the others' name cards it never saw.
 
+Bound: at most 4 rounds, each one sealed ``goal`` step and 4 + 3 + 2 + 1 = 10 sealed ``pass``
+steps (every seat passes the revealed display's count), so a game has at most 44 steps at every
+player count (11 × rounds; fewer only when someone reaches 100 first). Random play always
+takes 44.
+
 Chance labels, in draw order each round: ``"dummy"`` (3 players: round 1 a pick of the seat the
 dummy sits left of; later rounds a pick among the tied lowest totals, only when tied),
 ``"deck"`` (one shuffle of the card ids 1–32; hand h receives cards 8h … 8h+7 of the order;

@@ -62,6 +62,13 @@ Options list distinct combos by (type, rank, length): ``single:4``, ``set:3x2`` 
 ``run:2-5``; claims are ``claim:<pile index>`` with the pile described in the label (identical
 piles are offered once, by their first index).
 
+Bound: cards only leave hands. At 3–6 players every player holding cards plays at least one a
+trick, so after H tricks (H = 14 / 14 / 11 / 9) every hand is empty; a trick asks at most one
+``combo`` and one ``claim`` per player, so a game has at most 2 × players × H steps: 84 / 112 /
+110 / 108 at 3–6 players. At 2 players each holds 28 cards (hand and reserve) and plays at least
+2 a trick while it has cards, so at most 14 tricks of 4 combos and 4 claims: 112 steps. Random
+play takes at most 68 / 50 / 64 / 66 / 68 at 2–6 players over 200 games.
+
 Chance labels: ``"deck"`` (the one shuffle of the 60 ranks; dealt in order: the face-up cards,
 then each seat's hand in seat order, at 2 players each seat's hand then its reserve, at 3
 players the rest is set aside) and ``"start"`` (the first lead).

@@ -18,6 +18,13 @@ Rulings (from ``shared/rules/NOTES.md`` §4.16 unless stated):
 * **Solo** (1 player): the game ends when the target is reached; the player ranks first.
 * **Start player:** a seeded random seat ("RECOMMEND" in NOTES §0); it starts every round.
 
+Bound: every turn scores 1–6, so after ``target`` rounds every total has reached the target and
+the round-end check ends the game; a turn asks at most ``rerolls`` decisions (the last roll is
+kept without one), so a game has at most target × players × rerolls steps: with the default
+target 20, 20 / 40 / 60 / 80 at 1–4 players (twice that with ``rerolls=2``). Random play takes
+at most 10 / 18 / 21 / 28 (17 / 31 / 34 / 44 with two rerolls) over 200 games. The roll-off asks
+no decision (it repeats only while the tied dice tie again, so it ends with probability 1).
+
 Chance labels: ``"start"`` (pick of the start seat), ``"die"`` (every turn roll, in order),
 ``"rolloff"`` (roll-off dice, in seat order among the tied).
 

@@ -69,6 +69,13 @@ Rulings (``shared/rules/NOTES.md`` §4.21 unless stated):
     chance; with it, the true-state check in ``bench/design_sodajerk.py --part oracle`` finds
     calling better in about half the offers and worse in the other half.
 
+Bound: a round ends when a turn starts with a hand of 3 or fewer, so each seat places at most
+H − 3 cards (H = 14 / 13 / 10 at 2 / 3 / 4 players, the 2-player Switcheroo included); nothing
+turns a card face down again, so every flip turn needs an earlier place, and each place adds at
+most one ``power`` step (Advanced). A game of 3 rounds has at most 3 × players × (H − 3) × 2
+steps: 132 / 180 / 168 at 2 / 3 / 4 players (× 3 instead of × 2 with Advanced: 198 / 270 / 252).
+Random play takes at most 75 / 115 / 110 (101 / 145 / 143 Advanced) over 200 games.
+
 Chance labels, in draw order: ``"tap"`` (2 players: pick of the flavour removed, once),
 ``"b-side"`` (Advanced: one shuffle of the taps in play, once), then each round ``"deck"``
 (shuffle of the flavour cards: seat 0 is dealt the first cards, then seat 1, …, the rest are

@@ -46,6 +46,9 @@ Rulings (from ``shared/rules/NOTES.md`` §4.24 unless stated):
    (dealing one at a time would give the same distribution). Hands are shown sorted.
 9. Every card play is a decision, even when only one card is legal (e.g. the last trick).
 
+Bound: exactly 2 rounds of 12 tricks, every card play a decision, so every game has exactly
+2 × 12 × players steps: 72 at 3 players, 96 at 4.
+
 Chance labels: ``"start"`` (pick of the first leader), ``"harmony"`` (one shuffle of the round's
 12 Harmony cards per round, items are the number of suits 1–4), ``"deck"`` (one shuffle of the
 playing cards per round, items are :class:`Card`).

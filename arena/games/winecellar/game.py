@@ -71,6 +71,12 @@ Rulings (``shared/rules/NOTES.md`` §4.25 unless stated):
 9. **Result**: score = the game score (series: the sum of the 3 games); ranks by score, ties
    shared. Solo: one seat, rank 1, the score is the result; the title is in the summary.
 
+Bound: a game has one sealed ``client`` step and 8 rounds; a round has one sealed ``bid`` step,
+a ``pick`` for every seat but the last (the last prize is taken without one) and a ``place``
+for every bottle but a cellar's first, so a game has exactly 1 + 8 + 8 × (players − 1) +
+7 × players = 15 × players + 1 steps (31 / 46 / … / 121 at 2–8 players), and a series 3 × that
+(93 … 363). Solo has at most 1 + 8 bids + 8 picks + 7 places = 24 steps (random play: 16–23).
+
 Chance labels, in draw order: game 1: ``"bottles"`` (one shuffle of the bottle numbers used,
 ascending; seat s gets items 8s…8s+7, solo: you 0–7, Eno's deck 8–15 in reveal order, prizes
 the rest), or in the series ``"low"`` then ``"high"`` (the two halves; seat s gets items
