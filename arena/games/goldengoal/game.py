@@ -82,6 +82,12 @@ Rulings (``shared/rules/NOTES.md`` §4.8 unless stated):
 16. **Protocol**: a goal is the ``kick`` event with ``goal`` set; a restart is a ``kickoff``
     event with ``restart`` set (few decision and event kinds, each common in play).
 
+Bound: at most 2 × ``rounds`` turns (ruling 1); a turn asks at most 160 decisions (1 pawn, 6
+steps, at most 35 distinct kicks of at most 4 decisions each and a move aside; a restart 1 +
+140), and the setup 10 placements and a Kickoff of at most 140, so a match has at most
+10 + (2 × rounds + 1) × 160 steps: 8,170 at the default 25 rounds (the playout test checks it
+at 3 rounds).
+
 Chance labels, in draw order: ``"placer"`` (pick of the seat placing first), ``"kickoff"`` (the
 Kickoff rolls, seat 0 then seat 1, again on a tie), then per turn ``"die"`` (the turn's roll),
 and after each goal ``"restart"`` (the restart roll, again on a 1).
