@@ -433,22 +433,23 @@ class StoreCollector:
         self.games: dict[str, str] = {}  # tournament id -> game (a spec never changes)
 
     def describe(self) -> list[Metric]:
-        return [*self._queue(0, 0), self._up(1), *tournament_metrics([])]
+        return [*self._queue(0, 0, 0), self._up(1), *tournament_metrics([])]
 
     def collect(self) -> list[Metric]:
         try:
-            waiting, in_flight, rows = self._read()
+            waiting, in_flight, parked, rows = self._read()
         except redis.RedisError as exc:
             log.warning("metrics: cannot read the store: %s", exc)
             return [self._up(0)]
-        return [*self._queue(waiting, in_flight), self._up(1), *tournament_metrics(rows)]
+        return [*self._queue(waiting, in_flight, parked), self._up(1), *tournament_metrics(rows)]
 
-    def _read(self) -> tuple[int, int, list[TournamentProgress]]:
+    def _read(self) -> tuple[int, int, int, list[TournamentProgress]]:
         client, key = self.store.redis, self.store.key
         pipe = client.pipeline(transaction=False)
         pipe.llen(self.queue)
         pipe.hlen(UNACKED)
-        waiting, in_flight = pipe.execute()
+        pipe.hlen(key("parked"))
+        waiting, in_flight, parked = pipe.execute()
         ids = self.store.active_ids()  # every queued or running tournament, not only recent ones
         pipe = client.pipeline(transaction=False)
         for tournament_id in ids:
@@ -463,14 +464,19 @@ class StoreCollector:
             spec = client.hget(key("t", tournament_id), "spec")
             self.games[tournament_id] = json.loads(spec)["game"] if spec else ""
         rows = [TournamentProgress(t, self.games[t], done, total) for t, (done, total) in active.items()]
-        return int(waiting), int(in_flight), rows
+        return int(waiting), int(in_flight), int(parked), rows
 
     @staticmethod
-    def _queue(waiting: int, in_flight: int) -> list[Metric]:
+    def _queue(waiting: int, in_flight: int, parked: int) -> list[Metric]:
         return [
             GaugeMetricFamily("arena_queue_batches_waiting", "Batches waiting in the Celery queue.", value=waiting),
             GaugeMetricFamily(
                 "arena_queue_batches_in_flight", "Batches delivered to workers, not yet acknowledged.", value=in_flight
+            ),
+            GaugeMetricFamily(
+                "arena_tournaments_parked",
+                "Tournaments with batches parked for a worker of their game version.",
+                value=parked,
             ),
         ]
 

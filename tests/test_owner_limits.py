@@ -238,6 +238,10 @@ def test_the_service_says_which_tournaments_wait_for_another_game_version_and_fr
         store.plan_batches("stuck", 2, 2)
         for batch in store.fill("stuck"):
             assert store.park("stuck", batch.number, batch.seq, "rolldice", "0.9") == "parked"
+        from referee import metrics
+
+        collected = metrics.StoreCollector(store, "arena").collect()
+        assert [m.samples[0].value for m in collected if m.name == "arena_tournaments_parked"] == [1]
         with service(redis.url, tmp_path) as srv:
             said = "1 tournament(s) wait for a worker of another game version (e.g. stuck: rolldice 0.9)"
             wait_for(lambda: said in srv.log.read_text(), 30, "the warning")
