@@ -557,8 +557,9 @@ return 0
 _STEAL = (
     _REDIS_NOW
     + """
--- KEYS: inflight, cancel, seq ; ARGV: source
--- A worker with free slots takes the lowest-numbered queued batch of the tournament to play
+-- KEYS: inflight, cancel, seq ; ARGV: source, the states it takes ('q' queued, 'p' parked)
+-- A worker with free slots takes the lowest-numbered queued (or parked: it plays the version
+-- the tournament is pinned to, or it would not be playing it) batch of the tournament to play
 -- itself: the entry becomes running under a new sequence number (the queued message is then
 -- superseded, skipped when it comes) and names the taker's own batch as its source, so the
 -- taker's redelivery sends it again should the taker die. Returns {batch, seq} or false.
@@ -566,7 +567,7 @@ if redis.call('EXISTS', KEYS[2]) == 1 then return false end
 local best
 local entries = redis.call('HGETALL', KEYS[1])
 for i = 1, #entries, 2 do
-  if string.sub(entries[i + 1], 1, 1) == 'q' then
+  if string.find(ARGV[2], string.sub(entries[i + 1], 1, 1), 1, true) then
     local number = tonumber(entries[i])
     if best == nil or number < best then best = number end
   end
@@ -839,6 +840,17 @@ class Store:
         _ = self.redis
         labels = [f"{game} {version}" for game, version in versions]
         self._worker_seen(keys=[self.key("workers"), self.key("versions")], args=[node, seconds, *labels])
+
+    def other_version_alive(self, game: str, version: str) -> bool:
+        """Whether a live worker node plays another version of the game than ``version`` (a
+        mixed fleet, whose nodes park each other's batches)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.time()
+        pipe.zrange(self.key("versions"), 0, -1, withscores=True)
+        (now, _), labels = pipe.execute()
+        prefix = f"{game} ".encode()
+        mine = prefix + version.encode()
+        return any(label.startswith(prefix) and label != mine and until >= now for label, until in labels)
 
     def version_alive(self, game: str, version: str) -> bool:
         """Whether a live worker node plays this version of the game (it said so within its
@@ -1388,11 +1400,12 @@ class Store:
         a reply lost to a dropped connection (else they were claimed and never sent)."""
         return self.fill(tournament_id, (batch, seq), str(batch) if source is None else source, token)
 
-    def steal(self, tournament_id: str, source: str) -> Batch | None:
-        """Take a queued batch of the tournament to play in this worker (see ``_STEAL``)."""
+    def steal(self, tournament_id: str, source: str, states: str = "qp") -> Batch | None:
+        """Take a batch of the tournament in one of ``states`` (``q`` queued, ``p`` parked) to
+        play in this worker (see ``_STEAL``)."""
         _ = self.redis
         keys = [self.key("t", tournament_id, "inflight"), self.key("t", tournament_id, "cancel"), self.key("seq")]
-        taken = self._steal(keys=keys, args=[source])
+        taken = self._steal(keys=keys, args=[source, states])
         return None if not taken else Batch(int(taken[0]), int(taken[1]))
 
     def orphans(self, tournament_id: str, source: str) -> list[Batch]:

@@ -263,11 +263,10 @@ def test_a_worker_of_another_game_version_leaves_the_tournament_to_workers_of_it
         wait_for(lambda: store.tournament("mixed")["status"] == "complete", 60, "completion")
         assert_exactly_once(store, "mixed", len(schedule(s)))
         assert {record.game_version for record in store.matches("mixed")} == {"1.0"}
-        refusals = old.log.read_text().replace("'", '"').count('"batch refused: another game version"')
-        # Each refused batch is held a second while a worker of its version is alive, which
-        # takes the others meanwhile: parked instead, each bounced between the idle older worker
-        # and the other's next look (an outside review: 136-228 refusals of 60 batches).
-        assert 1 <= refusals <= len(schedule(s)) // 4 // 2, refusals
+        # Refused and parked by the older worker; the current one takes parked batches as it
+        # plays (without that, each bounced between the idle older worker and the current
+        # one's next look, and the tournament did not complete here within the minute).
+        assert '"batch refused: another game version"' in old.log.read_text().replace("'", '"')
         assert store.redis.hget(store.key("t", "mixed"), "game_version") == b"1.0"
         assert_board_is_the_local_runs(store, "mixed", local_board(s, tmp_path))
 

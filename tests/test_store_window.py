@@ -160,8 +160,8 @@ def test_a_parked_batch_waits_unjudged_until_unparked_under_a_new_number(store):
     assert store.park("t", 0, sent[0].seq, "rolldice", "0.9") == "parked"  # delivered again: same
     assert store.inflight("t")[0].startswith(f"p {sent[0].seq} ") and store.inflight("t")[0].endswith(" fan-out")
     assert store.parked() == {"t": ("rolldice", "0.9")}
-    assert store.steal("t", "1") is not None and store.steal("t", "1") is not None  # 1 and 2, never 0
-    assert store.steal("t", "1") is None
+    assert store.steal("t", "1", "q") is not None and store.steal("t", "1", "q") is not None  # 1, 2, not 0
+    assert store.steal("t", "1", "q") is None
     store.redis.delete(QUEUE)  # nothing queued: a queued entry would be judged lost
     time.sleep(1.1)
     assert 0 not in store.lost_batches("t", QUEUE, 1.0)  # parked: neither popped nor dead
@@ -173,5 +173,12 @@ def test_a_parked_batch_waits_unjudged_until_unparked_under_a_new_number(store):
     assert store.start_batch("t", 0, sent[0].seq) == "superseded"  # the parked copy, delivered late
     assert store.park("t", 0, sent[0].seq, "rolldice", "0.9") == "superseded"
     assert store.start_batch("t", 0, back.seq) == "play"
+    # A worker playing the tournament (so of its version) takes a parked batch to play itself.
+    (three,) = store.finish_batch("t", 0, back.seq)  # batch 3 joins the window as 0 leaves it
+    assert store.park("t", 3, three.seq, "rolldice", "0.9") == "parked"
+    taken = store.steal("t", "1", "p")
+    assert taken is not None and taken.number == 3 and taken.seq > three.seq
+    assert store.inflight("t")[3].startswith(f"r {taken.seq} ") and store.steal("t", "1", "p") is None
+    assert store.unpark("t") == [] and store.parked() == {}
     store.cancel("t")
     assert store.park("t", 1, sent[1].seq, "rolldice", "0.9") == "cancelled" and store.parked() == {}

@@ -54,7 +54,7 @@ import queue
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any, TypeVar
 
@@ -108,9 +108,9 @@ substitutes)."""
 VERSION_FIELD = "game_version"
 """The field of ``t:{id}`` that pins a tournament's game version (:func:`pin_game_version`)."""
 REFUSED_PAUSE_SECONDS = 1.0
-"""How long a worker of another game version holds a batch it does not park (a worker of the
-pinned version is alive, or the batch is from before windows) before sending it back to the
-queue: a worker of the pinned version takes the others meanwhile."""
+"""How long a worker of another game version holds a batch from before windows (no number to
+park it by) before sending it back to the queue: a worker of the pinned version takes the
+others meanwhile."""
 
 T = TypeVar("T")
 
@@ -312,20 +312,19 @@ def play_batch(
             "batch refused: another game version",
             extra={**ids, "batch": batch, "game": spec.game, "version": mine, "tournament_version": pinned},
         )
-        if windowed and not patiently(store.version_alive, spec.game, pinned):
-            # No worker plays its version: set aside in the store, not sent back. A worker of
-            # that version sends it again once one starts (workers.sweeper.unpark), and no
-            # process of this one holds it or sees it again meanwhile (held a second and sent
-            # back, each refusal cost a process its second: 71x on a tournament beside it,
-            # bench/bench_refusal.py).
+        if windowed:
+            # Set aside in the store, not sent back: no process of this worker holds it or sees
+            # it again. A worker of the pinned version takes parked batches as it plays the
+            # tournament (each batch it finishes steals them, _play_in_order), and each worker
+            # sends those of its versions back to the queue every second (workers.sweeper.unpark).
+            # Held a second and sent back, each refusal cost a process its second (71x on a
+            # tournament beside it, bench/bench_refusal.py), and copies piled up in the queue
+            # (an outside review); parked and only sent back, each batch bounced between an idle
+            # worker of this version and the next look (13-25x slower on a mixed fleet).
             assert batch is not None and seq is not None
             if patiently(store.park, tournament_id, batch, seq, spec.game, pinned) != "cancelled":
                 return 0
-        else:
-            # A worker of its version is alive (a rolling upgrade), or a batch from before
-            # windows: held a second, so that worker takes the others meanwhile, then sent back.
-            # (Parked, each batch bounced between an idle worker of this version and a second's
-            # wait for the other's next look: 13-25x slower, an outside review.)
+        else:  # a batch from before windows: held a second, then back to the queue
             time.sleep(REFUSED_PAUSE_SECONDS)
             patiently(self.app.send_task, "arena.play_batch", [tournament_id, indices, batch, seq])
             return 0
@@ -399,15 +398,15 @@ def play_batch(
                 writer.finalize_if_due()
                 held.finish_complete()
 
-    def steal() -> list[int] | None:
-        """More matches for free slots: a queued batch of this tournament (windowed runs only,
-        and not in a copy delivered again: its first copy may be alive, and kombu gives both
-        copies one delivery tag, so the first's acknowledgement clears this one's, and what
-        this copy took over would have no message left should its worker die)."""
+    def steal(states: str = "qp") -> list[int] | None:
+        """More matches for free slots: a queued or parked batch of this tournament (windowed
+        runs only, and not in a copy delivered again: its first copy may be alive, and kombu
+        gives both copies one delivery tag, so the first's acknowledgement clears this one's,
+        and what this copy took over would have no message left should its worker die)."""
         nonlocal doubtful
         if not windowed or redelivered:
             return None
-        taken = patiently(store.steal, tournament_id, str(batch))
+        taken = patiently(store.steal, tournament_id, str(batch), states)
         if taken is None:
             return None
         indices = patiently(store.batch_indices, tournament_id, taken.number)
@@ -424,9 +423,14 @@ def play_batch(
         taken_here.update(more)
         return more
 
+    # Built-in bots play their batch, then its tournament's parked batches; beside a live
+    # worker of another version of the game (a mixed fleet) its queued ones too: that worker
+    # would only park them, and parked they wait for the next look (an idle worker of the other
+    # version takes every message: a mixed fleet was 13-25x slower, an outside review).
+    takes = "qp" if windowed and patiently(store.other_version_alive, spec.game, mine) else "p"
     try:
         with held:
-            cancelled = _play(store, tournament_id, spec, matches, todo, keep, tick, steal)
+            cancelled = _play(store, tournament_id, spec, matches, todo, keep, tick, steal, takes)
             writer.write(pending, entries)
             writer.wait()
     except TournamentMissing:  # its keys were lost meanwhile (FLUSHALL): nowhere to store
@@ -464,9 +468,12 @@ def _play(
     todo: list[int],
     keep: Callable[[int, MatchRecord], None],
     tick: Callable[[], None],
-    steal: Callable[[], list[int] | None],
+    steal: Callable[[str], list[int] | None],
+    in_order_takes: str = "p",
 ) -> bool:
-    """Remote bots: concurrently; built-in bots only: in order. True if cancelled."""
+    """Remote bots: concurrently, taking queued and parked batches of the tournament for free
+    slots; built-in bots only: in order, then its batches in ``in_order_takes`` (see
+    :func:`play_batch`). True if cancelled."""
     if any(is_remote(spec.address(bot)) for bot in spec.bots):
         return concurrent.play_concurrently(
             store,
@@ -477,7 +484,7 @@ def _play(
             per_process=settings.matches_per_process(),
             on_record=keep,
             tick=tick,
-            steal=steal,
+            steal=lambda: steal("qp"),
             steal_seconds=STEAL_SECONDS,
             running_metric=lambda: metrics.match_running(spec.game),
             patiently=patiently,
@@ -488,7 +495,7 @@ def _play(
             cancel_check=CANCEL_CHECK_SECONDS,
             flush_seconds=FLUSH_SECONDS,
         )
-    return _play_in_order(store, tournament_id, spec, matches, todo, keep, tick)
+    return _play_in_order(store, tournament_id, spec, matches, todo, keep, tick, lambda: steal(in_order_takes))
 
 
 def _play_in_order(
@@ -499,11 +506,14 @@ def _play_in_order(
     todo: list[int],
     keep: Callable[[int, MatchRecord], None],
     tick: Callable[[], None],
+    take_parked: Callable[[], list[int] | None] = lambda: None,
 ) -> bool:
-    """The fast path for built-in bots: one match after the other, in this process. Returns
-    True if the tournament was cancelled."""
+    """The fast path for built-in bots: one match after the other, in this process, then the
+    matches of the tournament's parked batches (``take_parked``: batches workers of another
+    game version set aside, which this worker plays). Returns True if the tournament was
+    cancelled."""
     checked = time.monotonic()
-    for index in todo:
+    for index in _then_parked(todo, take_parked):
         # Checked between matches, but not before every instant match (a round trip each).
         if time.monotonic() - checked >= CANCEL_CHECK_SECONDS:
             if patiently(store.is_cancelled, tournament_id):
@@ -520,6 +530,14 @@ def _play_in_order(
         keep(index, record)
         tick()
     return False
+
+
+def _then_parked(todo: list[int], take_parked: Callable[[], list[int] | None]) -> Iterator[int]:
+    """``todo``, then each parked batch's matches as ``take_parked`` takes one, until none is left."""
+    more: list[int] | None = todo
+    while more is not None:
+        yield from more
+        more = take_parked()
 
 
 def _finalize_cancelled(store: Store, tournament_id: str, redelivered: bool = False) -> None:
