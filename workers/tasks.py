@@ -423,14 +423,20 @@ def play_batch(
         taken_here.update(more)
         return more
 
-    # Built-in bots play their batch, then its tournament's parked batches; beside a live
-    # worker of another version of the game (a mixed fleet) its queued ones too: that worker
-    # would only park them, and parked they wait for the next look (an idle worker of the other
-    # version takes every message: a mixed fleet was 13-25x slower, an outside review).
-    takes = "qp" if windowed and patiently(store.other_version_alive, spec.game, mine) else "p"
+    @functools.cache
+    def mixed_fleet() -> bool:
+        return bool(patiently(store.other_version_alive, spec.game, mine))
+
+    def take_parked() -> list[int] | None:
+        """Built-in bots play their batch, then its tournament's parked batches; beside a live
+        worker of another version of the game (a mixed fleet) its queued ones too: that worker
+        would only park them, and parked they wait for the next look (an idle worker of the
+        other version takes every message: a mixed fleet was 13-25x slower, an outside review)."""
+        return steal("qp" if mixed_fleet() else "p") if windowed and not redelivered else None
+
     try:
         with held:
-            cancelled = _play(store, tournament_id, spec, matches, todo, keep, tick, steal, takes)
+            cancelled = _play(store, tournament_id, spec, matches, todo, keep, tick, steal, take_parked)
             writer.write(pending, entries)
             writer.wait()
     except TournamentMissing:  # its keys were lost meanwhile (FLUSHALL): nowhere to store
@@ -468,12 +474,12 @@ def _play(
     todo: list[int],
     keep: Callable[[int, MatchRecord], None],
     tick: Callable[[], None],
-    steal: Callable[[str], list[int] | None],
-    in_order_takes: str = "p",
+    steal: Callable[[], list[int] | None],
+    take_parked: Callable[[], list[int] | None],
 ) -> bool:
     """Remote bots: concurrently, taking queued and parked batches of the tournament for free
-    slots; built-in bots only: in order, then its batches in ``in_order_takes`` (see
-    :func:`play_batch`). True if cancelled."""
+    slots (``steal``); built-in bots only: in order, then its parked batches (``take_parked``).
+    True if cancelled."""
     if any(is_remote(spec.address(bot)) for bot in spec.bots):
         return concurrent.play_concurrently(
             store,
@@ -484,7 +490,7 @@ def _play(
             per_process=settings.matches_per_process(),
             on_record=keep,
             tick=tick,
-            steal=lambda: steal("qp"),
+            steal=steal,
             steal_seconds=STEAL_SECONDS,
             running_metric=lambda: metrics.match_running(spec.game),
             patiently=patiently,
@@ -495,7 +501,7 @@ def _play(
             cancel_check=CANCEL_CHECK_SECONDS,
             flush_seconds=FLUSH_SECONDS,
         )
-    return _play_in_order(store, tournament_id, spec, matches, todo, keep, tick, lambda: steal(in_order_takes))
+    return _play_in_order(store, tournament_id, spec, matches, todo, keep, tick, take_parked)
 
 
 def _play_in_order(
