@@ -301,6 +301,20 @@ def test_the_safety_stop_ends_the_game_with_round_100_scored_as_any_end():
     assert list(end.detail.scores) == [3, 3]
 
 
+def test_a_world_in_the_safety_stops_round_still_triggers_the_end_as_the_game_does():
+    # end_triggered is true in round 100 with no zoo at one open enclosure: a world rebuilt from
+    # it is not triggered, so a take that fills a zoo logs the same trigger as the real game.
+    state = position(2, trucks=[[CROC], [COIN], []], supply=4, zoos={0: zoo((0, 2, 3, 4, 4))})
+    state.round = 100
+    seen = GAME.observe(state, 0)
+    assert seen.end_triggered and not state.triggered
+    world = GAME.world_from_observation(state.config, 0, seen, Chance(5))
+    assert not world.triggered
+    for played in (state, world):
+        act(played, "take:0")
+        assert played.triggered and len(events(played, "trigger")) == 1
+
+
 def test_the_trigger_waits_for_the_take():
     # The trigger is checked after passing: seat 1's zoo already qualifies, but only its own take
     # ends the game (a crocodile for the barn).

@@ -511,10 +511,11 @@ class ZoolorettoDice(Game[ZooState]):
         obs = observation
         assert isinstance(obs, pb.Observation)
         zoos = obs.zoos
+        built = [Zoo(list(z.enclosures), list(z.barn), list(z.bonuses), z.coins) for z in zoos]
         world = ZooState(
             config=config,
             chance=chance.fork(),
-            zoos=[Zoo(list(z.enclosures), list(z.barn), list(z.bonuses), z.coins) for z in zoos],
+            zoos=built,
             trucks=[list(t.dice) for t in obs.trucks],
             held=[list(z.held) for z in zoos],
             passed=[z.passed for z in zoos],
@@ -526,7 +527,10 @@ class ZoolorettoDice(Game[ZooState]):
             round_start=obs.round_start,
             last_taker=obs.last_taker,
             rolled=list(obs.rolled),
-            triggered=obs.end_triggered,
+            # Not end_triggered itself, which is also true in the safety stop's round (ruling
+            # 11): a zoo that took its way to at most one open enclosure is what triggered, and
+            # enclosures only fill, each by its owner's take, checked right after it.
+            triggered=any(zoo.open_enclosures(self.comp) <= 1 for zoo in built),
         )
         self.refresh(world)
         return world
