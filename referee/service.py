@@ -53,6 +53,7 @@ from arena.registry import games, get_game
 from arena.runner import ErrorPolicy, play_match_async
 from arena.tournament import (
     FORMATS,
+    TOURNAMENT_ID,
     TournamentSpec,
     canonical_entrant,
     canonical_entrants,
@@ -60,6 +61,7 @@ from arena.tournament import (
     expand_entrants,
     groups_of,
     match_at,
+    new_tournament_id,
     schedule_size,
 )
 from arena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
@@ -89,9 +91,6 @@ T = TypeVar("T")
 
 BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{1,47}")
 """A bot's name, matched whole (``fullmatch``: ``$`` would also match before a final newline)."""
-TOURNAMENT_ID = re.compile(r"[a-z0-9_]{1,64}-[0-9]{8}-[0-9]{6}-[0-9a-f]{8}")
-"""The ids tournaments are given (``GAME-YYYYmmdd-HHMMSS-xxxxxxxx``); anything else names no
-tournament (and never reaches another key of one, as ``ID:matches`` did)."""
 MATCH_ID = re.compile(r"m(?:[0-9]{6}|[1-9][0-9]{6,8})")
 """A match of a tournament: ``m`` and its index in at least 6 digits (``m000003``)."""
 PAGE_NUMBER = re.compile(r"[0-9]{1,12}")
@@ -676,7 +675,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         limit = 0 if caller.operator else MAX_ACTIVE_TOURNAMENTS
         for attempt in range(3):
             spec = self._tournament_spec(game, request, caller)
-            tournament_id = f"{spec.game}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}"
+            tournament_id = new_tournament_id(spec, with_digest=False)
             try:
                 created = self.store.create_tournament(
                     tournament_id,

@@ -23,6 +23,7 @@ from arena.engine import SPECTATOR
 from arena.games.v1 import gasha_pb2, karakum_pb2
 from arena.record import MatchRecord, resimulate
 from arena.registry import get_game
+from arena.rundir import RunDirectory
 from arena.v1 import arena_pb2, arena_pb2_grpc
 from referee.auth import create_owner
 from referee.store import Store
@@ -82,7 +83,13 @@ def stack(tmp_path_factory):
             ),
         }
         wait_for(lambda: store.game_leaderboard("rainbow") is not None, 60, "the game leaderboard")
-        yield {"url": f"http://127.0.0.1:{srv.http_port}", "store": store, "call": call, "ended": ended}
+        yield {
+            "url": f"http://127.0.0.1:{srv.http_port}",
+            "redis": redis.url,
+            "store": store,
+            "call": call,
+            "ended": ended,
+        }
         channel.close()
 
 
@@ -149,6 +156,27 @@ def test_games_and_game_pages(stack, browser, shots):
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(stack["url"] + path, timeout=30)
         assert refused.value.code == code and says in refused.value.read().decode(), path
+
+
+def test_a_tournament_the_cli_ran_on_the_broker_opens_like_the_services_own(stack, tmp_path):
+    # Its id carries the spec's digest before the random tail: it was listed and counted on the
+    # game's board, but its page, its matches and GetTournament answered "no tournament".
+    out = tmp_path / "run"
+    ran = arena(
+        "tournament", "--game", "rolldice", "--bots", "random,heuristic", "--repeats", "2", "--seed", "4",
+        "--broker", stack["redis"], "--out", str(out),
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    _, tournament_id = RunDirectory(out).read_spec()
+    assert tournament_id.count("-") == 4  # game, date, time, digest, tail
+    with urllib.request.urlopen(f"{stack['url']}/tournaments/{tournament_id}", timeout=30) as page:
+        assert f"Tournament {tournament_id}" in page.read().decode()
+    with urllib.request.urlopen(f"{stack['url']}/api/tournaments/{tournament_id}/matches", timeout=30) as listing:
+        assert json.loads(listing.read())["total"] == 4
+    with urllib.request.urlopen(f"{stack['url']}/matches/{tournament_id}:m000003", timeout=30) as match:
+        assert match.status == 200
+    got = stack["call"]("GetTournament", arena_pb2.GetTournamentRequest(tournament_id=tournament_id))
+    assert got.id == tournament_id and got.status == "complete"
 
 
 def test_tournament_page_pages_and_filters_its_matches(stack, browser, shots):

@@ -7,7 +7,6 @@ import json
 import logging
 import secrets
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +33,7 @@ from arena.tournament import (
     canonical_entrant,
     canonical_entrants,
     expand_entrants,
+    new_tournament_id,
 )
 
 if TYPE_CHECKING:
@@ -256,9 +256,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.out} holds a different tournament ({changed}); resume it without changing options")
     else:
         spec = spec_from_args(args)
-        # A random tail: two runs of one spec started in the same second (the same seed) were one
-        # tournament on a broker, joined without a word, and one's cancel ended the other's.
-        tournament_id = f"{spec.game}-{time.strftime('%Y%m%d-%H%M%S')}-{spec.digest()}-{secrets.token_hex(4)}"
+        tournament_id = new_tournament_id(spec, with_digest=True)
         rundir = RunDirectory(args.out or Path("arena-runs") / tournament_id)
         try:  # before anything starts: an unusable --out is a one-line error
             rundir.path.mkdir(parents=True, exist_ok=True)
