@@ -27,6 +27,8 @@ import hashlib
 import json
 import math
 import re
+import secrets
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, overload
@@ -232,6 +234,21 @@ class TournamentSpec:
         """A short hash of the spec (same spec, same digest)."""
         canonical = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:8]
+
+
+TOURNAMENT_ID = re.compile(r"[a-z0-9_]{1,64}-[0-9]{8}-[0-9]{6}(?:-[0-9a-f]{8}){1,2}")
+"""The ids tournaments are given (:func:`new_tournament_id`), matched whole: the service's
+``GAME-YYYYmmdd-HHMMSS-xxxxxxxx`` and the CLI's, with the spec's digest before the random tail.
+The service answers anything else as no tournament (and never reaches another key of one)."""
+
+
+def new_tournament_id(spec: TournamentSpec, *, with_digest: bool) -> str:
+    """A new tournament's id: its game, the time, the spec's digest when asked (a CLI run's, which
+    names what was run), and a random tail (two runs of one spec started in the same second, the
+    same seed, were one tournament on a broker, joined without a word, and one's cancel ended the
+    other's)."""
+    digest = f"-{spec.digest()}" if with_digest else ""
+    return f"{spec.game}-{time.strftime('%Y%m%d-%H%M%S')}{digest}-{secrets.token_hex(4)}"
 
 
 SPEC_DEFAULTS = {f.name: f.default for f in fields(TournamentSpec)}
