@@ -82,7 +82,8 @@ class Chance:
         label: str,
         accepts: Sequence[Callable[[T], bool]] | None = None,
     ) -> list[list[T]]:
-        """Deal ``cards`` into hands of the given sizes, uniformly over the possible deals.
+        """Deal ``cards`` into hands of the given sizes, uniformly over the possible deals (each
+        hand's cards in random order).
 
         With ``accepts``, hand ``i`` may only receive cards ``accepts[i]`` accepts (a player who
         showed a void in a suit), and the deal is uniform over the deals that respect it: built
@@ -122,7 +123,10 @@ class Chance:
             for hand, n in zip(hands_ok, split, strict=True):
                 hands[hand] += order[:n]
                 del order[:n]
-        return hands
+        # Each hand in random order, as the unconstrained deal gives it: built class by class, its
+        # cards came grouped by class, and a caller that splits a hand by position (the cards a
+        # Llama Llama seat set aside) took them from one class only (an outside search probe).
+        return [self.shuffled(hand, label) for hand in hands]
 
     def fork(self) -> Chance:
         """A new independent Chance seeded from this one: a determinized world's own future

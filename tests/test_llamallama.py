@@ -816,6 +816,25 @@ def test_sampled_worlds_keep_a_passed_card_on_its_route(players, route, hook):
     assert set(seen) <= route and len(seen) >= 2
 
 
+@pytest.mark.parametrize("hook", [GAME.sample_world, _from_observation])
+def test_the_cards_another_seat_set_aside_are_any_of_its_cards_in_a_world(hook):
+    """Which of its cards seat 1 set aside in this pass is hidden (only how many): in a world
+    it is any of them alike. Every world took it from the cards seat 0 had just passed it (a
+    constrained deal listed them first; an outside search probe)."""
+    state = GAME.new_match(GAME.config(3), 0)
+    rng = Chance(11)
+    while state.steps < 6:
+        GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    assert state.phase == "pass" and len(state.picked[1]) == 1
+    passed = set(GAME._passed_cards_places(state, 0))
+    held = len(state.hands[1]) + len(state.picked[1])
+    share = len(passed & {*state.hands[1], *state.picked[1]}) / held
+    assert 0 < share < 1
+    chance, worlds = Chance(7), 800
+    from_passed = sum(hook(state, 0, chance).picked[1][0] in passed for _ in range(worlds))
+    assert abs(from_passed / worlds - share) < 0.07  # 4 sd of the binomial; it was 1.0
+
+
 # --------------------------------------------------------------------------------------------
 # world_from_observation
 

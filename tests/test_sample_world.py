@@ -136,6 +136,15 @@ def test_deal_is_uniform_over_the_deals_that_respect_the_constraints():
         rng.deal(cards, [2, 2, 2], "t", [lambda c: c[1] == "a"] * 3)
 
 
+def test_a_constrained_deals_hands_come_in_random_order():
+    # Built class by class, a hand listed its classes in turn: cards 0 and 1 (only hand 0 takes
+    # them) were always its first two. Each of hand 0's four cards is first alike.
+    rng = Chance(8)
+    firsts = Counter(rng.deal(range(8), [4, 4], "t", [lambda c: True, lambda c: c >= 2])[0][0] for _ in range(SAMPLES))
+    # Cards 0 and 1 are always in hand 0; each other card in 2 of the 6 ways: a quarter of that.
+    assert_fits(firsts, {0: 1 / 4, 1: 1 / 4, **{c: 1 / 12 for c in range(2, 8)}}, SAMPLES)
+
+
 def test_skyfive_unseen_cards_are_shuffled_into_deck_and_removed():
     game = get_game("skyfive")
     state = scenario("skyfive", players=2, seed=4, script=["draw", "draw"])
