@@ -25,7 +25,8 @@ legal ones (distinct tiles, one face each, Horn-only faces excluded on the Shiel
 ``world_from_observation`` builds the same from the observation alone, which names every card
 but the unseen ones (face-down wall cards included, ruling 3), so it is as informed as
 ``sample_world`` about the cards; it drops only the other seats' knowledge of the deck's top
-(cards they put back), which the seat does not have. A returned accolade card seen elsewhere in
+(cards they put back): the seat saw which places they know (the events), but the observation
+does not list them, so in such a world a seat that put cards back has forgotten them. A returned accolade card seen elsewhere in
 every copy shows as one card too many in the observation's count: it is the one that went back.
 """
 
