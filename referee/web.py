@@ -91,6 +91,8 @@ def page(title: str, body: str, *, script: str = "") -> web.Response:
     nav = '<header class="nav"><b>Arena</b><a href="/">games</a><a href="/tournaments">tournaments</a></header>'
     text = (
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>'
+        # Laid out for the screen's width: a phone drew these pages 980 px wide, shrunk.
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<link rel="icon" href="data:,">'
         f"<style>{asset('viewer.css')}</style></head><body>{nav}<main>{body}</main>"
         + (f"<script>{script}</script>" if script else "")
@@ -344,12 +346,14 @@ class WebUI:
         options = "".join(f'<option value="{esc(b)}">{esc(b)}</option>' for b in bots)
         body = (
             f'<h1>Tournament {esc(tournament_id)}</h1><div class="panel" id="progress-panel">'
+            '<p class="verdict" id="stale" role="status" hidden></p>'
             f'<div id="status"></div><div class="progress"><div id="progress" style="width:0"></div></div></div>'
             '<div class="panel"><h2>Leaderboard</h2><div id="leaderboard"></div></div>'
             '<div class="panel"><h2>Seats</h2><div id="seats"></div></div>'
             '<div class="panel"><h2>Matches</h2><div class="pager"><label>bot <select id="bot-filter">'
-            f'<option value="">all</option>{options}</select></label><button id="page-prev">previous</button>'
-            '<span id="page-label"></span><button id="page-next">next</button></div><div id="matches"></div></div>'
+            f'<option value="">all</option>{options}</select></label><button id="page-first">first</button>'
+            '<button id="page-prev">previous</button><span id="page-label"></span><button id="page-next">next</button>'
+            '<button id="page-last">last</button></div><div id="matches"></div></div>'
         )
         script = f"var TOURNAMENT = {json.dumps(tournament_id)}; var INITIAL = {json.dumps(state)};\n" + asset(
             "tournament.js"

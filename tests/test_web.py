@@ -15,6 +15,7 @@ import grpc
 import pytest
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -197,6 +198,12 @@ def test_tournament_page_pages_and_filters_its_matches(stack, browser, shots):
     wait.until(lambda b: b.find_element(By.ID, "page-label").text.startswith("26-"))
     second_page = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#match-table tr.match a")]
     assert len(second_page) == total - 25 and not set(second_page) & set(first_page)
+    browser.find_element(By.ID, "page-first").click()
+    wait.until(lambda b: b.find_element(By.ID, "page-label").text.startswith("1-"))
+    assert not browser.find_element(By.ID, "page-first").is_enabled()
+    browser.find_element(By.ID, "page-last").click()  # the newest results, at once
+    wait.until(lambda b: b.find_element(By.ID, "page-label").text == f"{(total - 1) // 25 * 25 + 1}-{total} of {total}")
+    assert not browser.find_element(By.ID, "page-last").is_enabled()
     Select(browser.find_element(By.ID, "bot-filter")).select_by_value("random")
     wait.until(lambda b: b.find_element(By.ID, "page-label").text.startswith("1-"))
     rows = browser.find_elements(By.CSS_SELECTOR, "#match-table tr.match")
@@ -272,6 +279,17 @@ def test_replay_steps_through_a_match_and_shows_its_scores(stack, browser, shots
     assert "\nhands\nnone" not in browser.find_element(By.ID, "observation").text
     assert not browser.find_elements(By.CSS_SELECTOR, "#table .seatrow .card.back")  # every hand face up
     shoot(browser, shots / "replay-rainbow-spectator.png")
+    # Right after a view is chosen, the arrow keys step (the menu kept the focus and took them),
+    # and the address keeps the step and the view: a reload (or a link) opens there.
+    Select(browser.find_element(By.ID, "view")).select_by_value("1")
+    at = frame_of(browser)
+    ActionChains(browser).send_keys(Keys.ARROW_RIGHT, Keys.ARROW_RIGHT).perform()  # to whatever has the focus
+    assert frame_of(browser) == at + 2 and browser.find_element(By.ID, "view").get_attribute("value") == "1"
+    assert browser.current_url.endswith(f"#step={at + 3}&view=1")
+    browser.refresh()
+    wait.until(lambda b: b.find_elements(By.ID, "step-label"))
+    assert frame_of(browser) == at + 2 and browser.find_element(By.ID, "view").get_attribute("value") == "1"
+    assert "observation of seat 1" in browser.find_element(By.ID, "observation").text
 
 
 def test_a_running_tournament_never_shows_hidden_cards(stack, browser, shots):
@@ -328,6 +346,17 @@ def check_running(stack, browser, shots, tournament_id: str) -> None:
         assert browser.find_element(By.ID, "status-badge").text == "running"
         done = int(browser.find_element(By.ID, "done").text)
         wait.until(lambda b: int(b.find_element(By.ID, "done").text) > done)  # live, without reloading
+        assert not browser.find_element(By.ID, "stale").is_displayed()
+        # The service out of reach: the page says its figures may be stale (it kept "running"
+        # over them in silence), and clears that when it reads again.
+        browser.execute_cdp_cmd("Network.enable", {})
+        browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/tournaments/*"]})
+        wait.until(lambda b: "Cannot reach the service" in b.find_element(By.ID, "stale").text)
+        browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+        wait.until(lambda b: not b.find_element(By.ID, "stale").is_displayed())
+        # A tournament no longer stored (a 404): said once, and the polling stops.
+        browser.execute_script("window.TOURNAMENT = 'rainbow-20000101-000000-00000000';")
+        wait.until(lambda b: "no longer stored" in b.find_element(By.ID, "stale").text)
         shoot(browser, shots / "tournament-running.png")
         pages = [browser.page_source, *network_bodies(browser)]
         # A match whose deal every seat rotation has played: its public events are shown.

@@ -3,7 +3,7 @@
    filtered by bot through /api/tournaments/ID/matches. Plain JavaScript, no libraries. */
 (function () {
   "use strict";
-  var offset = 0, limit = 25, bot = "";
+  var offset = 0, limit = 25, bot = "", knownTotal = 0;
   function $(id) { return document.getElementById(id); }
   function esc(s) { return String(s).replace(/[&<>"']/g, function (c) { return "&#" + c.charCodeAt(0) + ";"; }); }
   // An interval's end, or null where the results set no bound (the API sends -Infinity /
@@ -42,7 +42,7 @@
       h += '<tr data-bot="' + esc(r.bot) + '"><td>' + rankText(r) + "</td><td>" + esc(r.bot) + '</td><td class="num">' +
         (end(r.ci_low) === null && end(r.ci_high) === null ? "-" : r.rating) +
         "</td><td>" + bar(r, low, span) + '<span class="muted">' + intervalText(r) + '</span></td><td class="num">' +
-        r.games + '</td><td class="num">' + (Math.round(r.mean_rank * 1000) / 1000) + "</td><td>" +
+        r.games + '</td><td class="num">' + (r.games ? Math.round(r.mean_rank * 1000) / 1000 : "-") + "</td><td>" +
         (final ? (f || '<span class="muted">none</span>') : '<span class="muted">shown when the tournament ends</span>') + "</td></tr>";
     });
     $("leaderboard").innerHTML = h + "</table>" + (board.warning ? '<p class="muted">' + esc(board.warning) + "</p>" : "");
@@ -75,21 +75,42 @@
           '</td><td class="num">' + m.decisions + '</td><td class="num">' + (m.failures ? '<span class="verdict">' + m.failures + "</span>" : 0) + "</td></tr>";
       });
       $("matches").innerHTML = h + "</table>";
-      var total = page.total || 0;
+      var total = knownTotal = page.total || 0;
       $("page-label").textContent = total ? (offset + 1) + "-" + Math.min(offset + limit, total) + " of " + total : "no matches";
-      $("page-prev").disabled = offset === 0;
-      $("page-next").disabled = offset + limit >= total;
+      $("page-first").disabled = $("page-prev").disabled = offset === 0;
+      $("page-next").disabled = $("page-last").disabled = offset + limit >= total;
     });
   }
+  // Shown while the page cannot be brought up to date: it said "running" over stale figures
+  // for as long as the service or its store was down, and forever once the tournament was gone.
+  function notice(text) {
+    $("stale").textContent = text || "";
+    $("stale").hidden = !text;
+  }
   function poll() {
-    fetch("/api/tournaments/" + encodeURIComponent(TOURNAMENT)).then(function (r) { return r.json(); }).then(function (state) {
+    fetch("/api/tournaments/" + encodeURIComponent(TOURNAMENT)).then(function (r) {
+      if (r.status === 404) { throw new Error("gone"); }
+      if (!r.ok) { throw new Error("unavailable"); }
+      return r.json();
+    }).then(function (state) {
+      notice("");
       draw(state);
       loadMatches();
       if (!state.final) setTimeout(poll, 1000);
-    }).catch(function () { setTimeout(poll, 3000); });
+    }).catch(function (e) {
+      if (e && e.message === "gone") {
+        notice("This tournament is no longer stored: the figures below are the last ones read.");
+        return;
+      }
+      notice("Cannot reach the service: the figures below may be out of date; retrying.");
+      setTimeout(poll, 3000);
+    });
   }
+  function lastOffset(total) { return total ? Math.floor((total - 1) / limit) * limit : 0; }
+  $("page-first").onclick = function () { offset = 0; loadMatches(); };
   $("page-prev").onclick = function () { offset = Math.max(0, offset - limit); loadMatches(); };
   $("page-next").onclick = function () { offset += limit; loadMatches(); };
+  $("page-last").onclick = function () { offset = lastOffset(knownTotal); loadMatches(); };
   $("bot-filter").onchange = function () { bot = this.value; offset = 0; loadMatches(); };
   draw(INITIAL);
   loadMatches();

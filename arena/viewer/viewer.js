@@ -326,6 +326,7 @@
     var o = f.obs[String(view)];
     slider.value = String(frame);
     label.textContent = (f.end ? "end" : "step " + (frame + 1)) + " of " + (frames.length - 1) + " decision steps";
+    keepInAddress();
     label.setAttribute("data-frame", String(frame));
 
     scoresBox.innerHTML = "";
@@ -374,6 +375,22 @@
     if (last) evList.scrollTop = evList.scrollHeight;
   }
   function go(n) { frame = Math.max(0, Math.min(frames.length - 1, n)); draw(); }
+  /* The step and the view in the address (#step=40&view=2): a reload keeps them, and a link
+     names a position. Replaced, not pushed: stepping does not fill the browser's history. */
+  function keepInAddress() {
+    var hash = "#step=" + (frame + 1) + (view >= 0 ? "&view=" + view : "");
+    if (location.hash === hash) return;
+    try { history.replaceState(null, "", hash); } catch (e) { /* a page that may not change its address */ }
+  }
+  function fromAddress() {
+    var m = /^#step=(\d+)(?:&view=(\d+))?$/.exec(location.hash);
+    if (!m) return;
+    frame = Math.max(0, Math.min(frames.length - 1, parseInt(m[1], 10) - 1));
+    if (m[2] !== undefined && parseInt(m[2], 10) < data.players) {
+      view = parseInt(m[2], 10);
+      viewSel.value = String(view);
+    }
+  }
   function stop() { if (timer) { clearInterval(timer); timer = null; play.textContent = "▶ play"; } }
   function toggle() {
     if (timer) { stop(); return; }
@@ -385,7 +402,9 @@
   next.onclick = function () { stop(); go(frame + 1); };
   play.onclick = toggle;
   slider.oninput = function () { stop(); go(parseInt(slider.value, 10)); };
-  viewSel.onchange = function () { view = parseInt(viewSel.value, 10); draw(); };
+  /* The menu gives the focus back: the arrow keys step again at once (on a focused menu they
+     changed the view instead). */
+  viewSel.onchange = function () { view = parseInt(viewSel.value, 10); viewSel.blur(); draw(); };
   document.addEventListener("keydown", function (ev) {
     var tag = ev.target && ev.target.tagName;
     if (tag === "SELECT" || tag === "INPUT") return;  /* the slider and the view menu use their own keys */
@@ -395,5 +414,6 @@
     else if (ev.key === " ") { toggle(); ev.preventDefault(); }
     else if (ev.key === "Home") { stop(); go(0); } else if (ev.key === "End") { stop(); go(frames.length - 1); }
   });
+  fromAddress();
   draw();
 })();

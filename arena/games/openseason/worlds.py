@@ -26,8 +26,9 @@ legal ones (distinct tiles, one face each, Horn-only faces excluded on the Shiel
 but the unseen ones (face-down wall cards included, ruling 3), so it is as informed as
 ``sample_world`` about the cards; it drops only the other seats' knowledge of the deck's top
 (cards they put back): the seat saw which places they know (the events), but the observation
-does not list them, so in such a world a seat that put cards back has forgotten them. A returned accolade card seen elsewhere in
-every copy shows as one card too many in the observation's count: it is the one that went back.
+does not list them, so in such a world a seat that put cards back has forgotten them. A
+returned accolade card seen elsewhere in every copy shows as one card too many in the
+observation's count: it is the one that went back.
 """
 
 from __future__ import annotations
