@@ -1059,6 +1059,10 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         index = int(match_id[1:])
         line = self.store.match_lines(tournament_id, [index]).get(index)
         if line is None:
+            total = int(info["total"])
+            if index >= total:  # never scheduled: not "not played" nor "expired"
+                has = f"{total} matches (m000000 to m{total - 1:06d})" if total else "no matches"
+                raise not_found(f"no match {match_id} in {tournament_id}: it has {has}")
             kept = "kept ARENA_RETENTION_DAYS days (30 unless the operator set it), its leaderboard for good"
             if info["status"] == "complete" and index < int(info["total"]):  # played, and gone since
                 raise not_found(

@@ -424,10 +424,15 @@ class WebUI:
         )
 
 
-def match_nav(tournament_id: str) -> str:
+def match_nav(tournament_id: str, record_of: str = "") -> str:
+    """The match page's navigation; with ``record_of`` (a finished match's ref, whose full replay
+    this is), a link to download its record as stored."""
+    record = (
+        f'<a id="record-link" href="/matches/{esc(record_of)}/record.json" download>record</a>' if record_of else ""
+    )
     return (
         '<header class="nav"><b>Arena</b><a href="/">games</a><a href="/tournaments">tournaments</a>'
-        f'<a href="/tournaments/{esc(tournament_id)}">tournament {esc(tournament_id)}</a></header>'
+        f'<a href="/tournaments/{esc(tournament_id)}">tournament {esc(tournament_id)}</a>{record}</header>'
     )
 
 
@@ -448,7 +453,7 @@ def spectator_page(ref: str, record: MatchRecord) -> Sized[SpectatorPage]:
     except ReplayMismatch as exc:  # e.g. its result is not the one its moves give
         problem = f"this record does not replay ({exc}): no events"
         return Sized(SpectatorPage(b"", problem), len(problem))
-    text = render_html(data, header=match_nav(ref.rpartition(":")[0]))
+    text = render_html(data, header=match_nav(ref.rpartition(":")[0], record_of=ref))
     del data  # the replay's frames are most of its memory: gone before compressing
     page = gzip.compress(text.encode(), compresslevel=PAGE_COMPRESSION, mtime=0)  # the same bytes each time
     return Sized(SpectatorPage(page, ""), len(page))

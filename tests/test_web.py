@@ -151,7 +151,7 @@ def test_games_and_game_pages(stack, browser, shots):
         ("/games/chess", 404, "no game 'chess'"),
         ("/tournaments/nope", 404, "no tournament 'nope'"),
         ("/matches/nope", 400, "expected <tournament id>:<match id>"),
-        (f"/matches/{stack['ended']['rainbow']}:m999999", 404, "no match m999999"),
+        (f"/matches/{stack['ended']['rainbow']}:m999999", 404, "matches (m000000 to m0000"),  # never scheduled
         (f"/api/tournaments/{stack['ended']['rainbow']}/matches?offset=x", 400, "numbers"),
     ):
         with pytest.raises(urllib.error.HTTPError) as refused:
@@ -235,6 +235,8 @@ def test_replay_steps_through_a_match_and_shows_its_scores(stack, browser, shots
     record = open_match(stack, browser, stack["ended"]["rainbow"])
     wait = WebDriverWait(browser, 30)
     wait.until(lambda b: b.find_elements(By.ID, "step-label"))
+    with urllib.request.urlopen(browser.find_element(By.ID, "record-link").get_attribute("href"), timeout=30) as got:
+        assert MatchRecord.loads(got.read().decode()).match_id == record.match_id  # the record the page replays
     game = get_game("rainbow")
     # The scores shown at each step are the engine's, replayed independently here.
     config = game.config(int(record.config["players"]), record.config.get("options", {}))
