@@ -153,6 +153,8 @@ def connectivity_problem(wins: np.ndarray, names: Sequence[str]) -> str | None:
         return None
     won = wins.sum(axis=1)
     lost = wins.sum(axis=0)
+    if not won.any():  # nothing played yet (a tournament cancelled at once): not one bot's lack
+        return "no games have been played"
     # The first bot, in order, that fails a check; its checks in this order.
     bad = np.flatnonzero((won == 0) | (lost == 0))
     if bad.size:
@@ -471,7 +473,9 @@ def summed_fit(wins: np.ndarray, groups: int, *, names: Sequence[str], level: fl
     warning = connectivity_problem(wins, names)
     ratings = fit_bradley_terry(wins, prior=1.0 if warning else 0.0)
     low, high = regularised_intervals(wins, level, centre=ratings, players=players)
-    if groups < MIN_BOOTSTRAP_GROUPS:
+    if not groups:  # nothing to measure: the warning says so, and more groups is no advice to a cancel
+        note = None
+    elif groups < MIN_BOOTSTRAP_GROUPS:
         note = (
             f"only {groups} duplicate group{'' if groups == 1 else 's'}: too few to measure the spread; "
             f"intervals are the regularised fit's (wide by design); play more groups (--repeats)"

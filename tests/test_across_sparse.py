@@ -73,6 +73,8 @@ def reference_connectivity(wins, names):
     n = len(names)
     if n < 2:
         return None
+    if not wins.any():
+        return "no games have been played"
     games = wins + wins.T
     for i in range(n):
         if games[i].sum() == 0:

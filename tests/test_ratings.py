@@ -16,6 +16,7 @@ from arena.ratings import (
     fit_bradley_terry,
     outcome_matrix,
     pairwise_scores,
+    summed_fit,
 )
 
 NAMES = [f"b{i}" for i in range(6)]
@@ -149,6 +150,14 @@ def test_disconnected_data_is_named_and_still_gives_finite_ratings(wins, needle)
     fit = bootstrap_intervals(wins[None], names=names)
     assert fit.warning is not None and fit.warning.startswith(problem)
     assert np.all(np.isfinite(fit.ratings))
+
+
+def test_a_board_with_no_games_says_so_and_no_more():
+    # A tournament cancelled before its first match: it named one bot as having no games, and
+    # advised more groups.
+    wins = np.zeros((3, 3))
+    assert connectivity_problem(wins, NAMES[:3]) == "no games have been played"
+    assert summed_fit(wins, 0, names=NAMES[:3]).warning == "no games have been played"
 
 
 def test_connected_data_has_no_warning():
