@@ -61,7 +61,11 @@ def replay_data(game: Game, record: MatchRecord, *, title: str = "") -> dict[str
         strikes.setdefault(s.decision, []).append({"seat": s.seat, "late_ms": round(s.late_ms, 1)})
 
     def observations() -> dict[str, Any]:
-        return {str(v): message_json(game.observe(state, v)) for v in viewers}
+        seen = {str(v): message_json(game.observe(state, v)) for v in viewers}
+        # The spectator is no seat: its observation's seat is the field's default (0), which the
+        # panel showed as "seat 0", as if it were seat 0's view.
+        seen[str(SPECTATOR)].pop("seat", None)
+        return seen
 
     frames: list[dict[str, Any]] = []
     entries = record.decisions

@@ -34,8 +34,11 @@ def test_one_frame_per_decision_step_with_every_views_observation():
     # The observations are the engine's, each seat's own (replayed here independently).
     state = game.new_match(game.config(3), record.seed)
     for frame in data["frames"][:5]:
-        for viewer in (SPECTATOR, 0, 1, 2):
+        for viewer in (0, 1, 2):
             assert frame["obs"][str(viewer)] == message_json(game.observe(state, viewer))
+        # The spectator's, but for the seat field (its default, 0, read as seat 0's view).
+        spectator = message_json(game.observe(state, SPECTATOR))
+        assert spectator.pop("seat") == 0 and frame["obs"][str(SPECTATOR)] == spectator
         game.apply(state, {d["seat"]: d["choice"] for d in frame["decisions"]})
     seat_view = data["frames"][1]["obs"]["0"]
     assert not any(hand["counts"] != [0] * 6 for hand in seat_view.get("hands", []))  # nobody else's hand
