@@ -97,6 +97,8 @@ PAGE_NUMBER = re.compile(r"[0-9]{1,12}")
 """ASCII digits only: ``str.isdigit`` accepts ``²``, which ``int`` refuses."""
 FINISHED = ENDED
 MAX_MATCHES = 200_000
+TRIAL_SLOT_POLL = 0.2
+"""How often an upload waiting for a trial slot looks again (seconds, on the event loop)."""
 MAX_ACTIVE_TOURNAMENTS = 10
 MAX_CHALLENGES = 2
 WATCH_POLL_SECONDS = 0.25
@@ -1301,6 +1303,35 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
 
     # -- hosted bots (issue 17; the work is in referee.hosted) --------------------------------
 
+    async def _trial(self, checked: Any, game_id: str, owner: str) -> None:
+        """An upload's trial match. Its slot is waited for here, on the event loop, and the match
+        plays in a trial thread: waiting in the shared pool, one owner's burst of uploads held its
+        threads and stalled every other owner's calls for a minute (an outside hosted-bot probe).
+        The match stops when the caller goes or the service stops."""
+        from referee.hosted import archive, versions
+
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        while not versions.TRIALS.try_acquire(owner):
+            if loop.time() - began >= versions.TRIAL_WAIT:
+                busy = versions.TRIALS.busy(owner, versions.TRIAL_WAIT)
+                raise exhausted(f"the sandbox is busy with trial matches ({busy}): retry in {{delay}}", 10.0)
+            await asyncio.sleep(TRIAL_SLOT_POLL)
+        abandoned = threading.Event()
+
+        def stopped() -> bool:
+            return abandoned.is_set() or self.state.shutting_down.is_set()
+
+        try:
+            await loop.run_in_executor(
+                versions.TRIAL_THREADS, versions.trial_holding_slot, checked, game_id, owner, stopped
+            )
+        except archive.ArchiveError as exc:
+            raise invalid("data", str(exc)) from None
+        except asyncio.CancelledError:
+            abandoned.set()  # the thread ends its match at the next poll and gives the slot back
+            raise
+
     @unary
     async def SubmitBotVersion(self, request_iterator: Any, caller: Caller) -> arena_pb2.BotVersion:
         from referee.hosted import archive, jail, versions
@@ -1346,12 +1377,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             jail.check_sandbox()
         except jail.SandboxUnavailable as exc:
             raise precondition(str(exc)) from None
-        try:
-            await self.blocking(versions.trial, checked, game_ids[0], caller.name)
-        except archive.ArchiveError as exc:
-            raise invalid("data", str(exc)) from None
-        except versions.TrialsBusy as exc:
-            raise exhausted(f"the sandbox is busy with trial matches ({exc}): retry in {{delay}}", 10.0) from None
+        await self._trial(checked, game_ids[0], caller.name)
         # Every check passed: only now is anything stored.
         if existing is None:
             bot = {"owner": caller.name, "games": game_ids, "endpoint": f"hosted:{name}", "enabled": True}

@@ -412,3 +412,73 @@ def test_the_compile_check_runs_apart_from_the_caller():
     archive.compile_check({"ok.py": b"x = 1\n"})
     with pytest.raises(ArchiveError, match=r"compile check: bad\.py, line 2: "):
         archive.compile_check({"ok.py": b"x = 1\n", "bad.py": b"x = 1\ndef (:\n"})
+
+
+def slow_first(seconds: float) -> dict[str, bytes]:
+    """GOOD whose every answer takes ``seconds`` (well within a trial decision's 5 s)."""
+    body = GOOD["first.py"].replace(b"from bots.sdk import Bot\n", b"import time\n\nfrom bots.sdk import Bot\n")
+    body = body.replace(
+        b"        return turn.option_ids[0]",
+        f"        time.sleep({seconds})\n        return turn.option_ids[0]".encode(),
+    )
+    return {**GOOD, "first.py": body}
+
+
+@pytest.mark.usefixtures("bubblewrap")
+@pytest.mark.timeout(180)
+def test_a_trial_match_is_bounded_as_a_whole(monkeypatch):
+    # Each decision within its limit, the match past the trial's time: an anytime bot in a long
+    # game played on for 7 minutes, past the CLI's wait, holding its slot.
+    monkeypatch.setattr(versions, "TRIAL_SECONDS", 3.0)
+    with pytest.raises(ArchiveError, match=r"timeout at decision \d+: the match ran past the trial's 3 s"):
+        versions.trial(versions.check_upload(tar_of(slow_first(0.5))), "rolldice", "ann")
+    assert versions.TRIALS.try_acquire("ann")  # the slot was given back
+    versions.TRIALS.release("ann")
+
+
+@pytest.mark.usefixtures("bubblewrap")
+@pytest.mark.timeout(180)
+def test_a_trial_match_stops_when_its_upload_is_abandoned():
+    import time
+
+    began = time.monotonic()
+    with pytest.raises(ArchiveError, match="the trial match was stopped"):
+        versions.trial(
+            versions.check_upload(tar_of(slow_first(0.5))), "rolldice", "ann", lambda: time.monotonic() - began > 2
+        )
+
+
+def test_uploads_waiting_for_a_trial_slot_hold_no_thread_other_calls_need(tmp_path, monkeypatch):
+    """One owner's burst of uploads behind her running trial waited in the service's shared
+    threads: every other owner's calls waited a minute (an outside probe). They wait on the event
+    loop now: a call made meanwhile is answered while they all still wait."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bots.registry import bot_names
+    from referee.errors import ApiError
+    from referee.players import make_player
+    from referee.service import ArenaService, RateLimiter
+    from referee.store import Store
+    from tests.services import redis_server
+
+    monkeypatch.setattr(versions, "TRIALS", versions.TrialSlots(2))
+    monkeypatch.setattr(versions, "TRIAL_WAIT", 3.0)
+    versions.TRIALS.acquire("alice", 0)  # her slow trial runs
+    checked = versions.check_upload(tar_of(GOOD))
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        service = ArenaService(store, lambda *_: None, make_player, builtin_bots=bot_names, limiter=RateLimiter(0, 1))
+
+        async def burst() -> None:
+            asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=4))
+            waiting = [asyncio.create_task(service._trial(checked, "rolldice", "alice")) for _ in range(8)]
+            await asyncio.sleep(0.3)
+            assert await service.blocking(store.ping)  # another owner's call
+            assert not any(task.done() for task in waiting)
+            for task in waiting:
+                with pytest.raises(ApiError, match="your previous upload's trial match still ran after 3 s"):
+                    await task
+
+        asyncio.run(burst())
+    versions.TRIALS.release("alice")

@@ -26,13 +26,15 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arena.clock import clock_settings
 from arena.registry import get_game
-from arena.runner import play_match
+from arena.runner import MatchCancelled, play_match
 from referee.hosted import archive, manifest
 from referee.hosted.jail import IN_LOGS
 from referee.hosted.player import HostedPlayer
@@ -43,6 +45,11 @@ LOG_BUDGET = 64 * 1024 * 1024
 """Bytes of its hosted seats' output an owner has kept a day (UTC); past it a seat keeps a line
 saying so. At 64 KiB a seat, one chatty bot once added about 10 GB a day per worker."""
 TRIAL_WAIT = 60.0
+TRIAL_SECONDS = 120.0
+"""A trial match's whole time, well within the CLI's 300 s wait: its clock bounds each decision
+(5 s), not the match, and an anytime bot in a long game played on for 7 minutes, its client
+gone at 300 s and its slot held (an outside hosted-bot probe)."""
+TRIAL_SLOTS = 2
 
 
 class TrialsBusy(Exception):
@@ -68,12 +75,28 @@ class TrialSlots:
             while owner in self._owners or self._free == 0:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    if owner in self._owners:
-                        raise TrialsBusy(f"your previous upload's trial match still ran after {timeout:.0f} s")
-                    raise TrialsBusy(f"every trial slot stayed busy for {timeout:.0f} s")
+                    raise self.busy(owner, timeout)
                 self._changed.wait(remaining)
             self._owners.add(owner)
             self._free -= 1
+
+    def try_acquire(self, owner: str) -> bool:
+        """Take a slot for ``owner`` if one is free now (a caller that waits elsewhere: the
+        service waits on its event loop, never in a thread the other calls need)."""
+        with self._changed:
+            if owner in self._owners or self._free == 0:
+                return False
+            self._owners.add(owner)
+            self._free -= 1
+            return True
+
+    def busy(self, owner: str, waited: float) -> TrialsBusy:
+        """Why ``owner`` got no slot in ``waited`` seconds."""
+        with self._changed:
+            mine = owner in self._owners
+        if mine:
+            return TrialsBusy(f"your previous upload's trial match still ran after {waited:.0f} s")
+        return TrialsBusy(f"every trial slot stayed busy for {waited:.0f} s")
 
     def release(self, owner: str) -> None:
         with self._changed:
@@ -82,7 +105,10 @@ class TrialSlots:
             self._changed.notify_all()
 
 
-TRIALS = TrialSlots(2)
+TRIALS = TrialSlots(TRIAL_SLOTS)
+TRIAL_THREADS = ThreadPoolExecutor(max_workers=TRIAL_SLOTS, thread_name_prefix="arena-trial")
+"""The threads trial matches run in: not the service's shared pool, whose threads every other
+call needs (a trial holds one for up to TRIAL_SECONDS)."""
 
 
 CACHE = Path(tempfile.gettempdir()) / "arena-hosted-cache"
@@ -102,20 +128,26 @@ def check_upload(data: bytes) -> Checked:
     return Checked(files, found, archive.content_hash(files))
 
 
-def trial(checked: Checked, game_id: str, owner: str) -> None:
+def trial(checked: Checked, game_id: str, owner: str, stopped: Callable[[], bool] | None = None) -> None:
     """A trial match against ``random`` in the sandbox: the bot must start, answer ``ready`` and
-    play without failing (ArchiveError says what went wrong, with the bot's output). ``owner``
-    is who uploads: one trial of theirs at a time (TrialSlots)."""
+    play without failing, within TRIAL_SECONDS (ArchiveError says what went wrong, with the bot's
+    output). ``owner`` is who uploads: one trial of theirs at a time (TrialSlots). ``stopped``
+    (polled while it plays) ends it early: the upload abandoned, the service stopping."""
+    TRIALS.acquire(owner, TRIAL_WAIT)
+    trial_holding_slot(checked, game_id, owner, stopped)
+
+
+def trial_holding_slot(checked: Checked, game_id: str, owner: str, stopped: Callable[[], bool] | None = None) -> None:
+    """The trial of an upload whose owner holds a trial slot, given back when it ends."""
     from bots.registry import make_bot
 
-    TRIALS.acquire(owner, TRIAL_WAIT)
     try:
-        _trial(checked, game_id, make_bot)
+        _trial(checked, game_id, make_bot, stopped)
     finally:
         TRIALS.release(owner)
 
 
-def _trial(checked: Checked, game_id: str, make_bot: Any) -> None:
+def _trial(checked: Checked, game_id: str, make_bot: Any, stopped: Callable[[], bool] | None) -> None:
     game = get_game(game_id)
     players = min(max(2, game.meta.min_players), game.meta.max_players)
     config = game.config(players, {})
@@ -124,7 +156,20 @@ def _trial(checked: Checked, game_id: str, make_bot: Any) -> None:
         archive.write_files(checked.files, directory / "bot")
         bot = HostedPlayer(directory / "bot", checked.manifest.entry, name=checked.manifest.name)
         others = [make_bot("random", game_id) for _ in range(players - 1)]
-        record = play_match(game, config, 1, [bot, *others], clock=TRIAL_CLOCK)
+        record = play_match(
+            game,
+            config,
+            1,
+            [bot, *others],
+            clock=TRIAL_CLOCK,
+            cancelled=stopped,
+            match_seconds=TRIAL_SECONDS,
+            match_bound="the trial's {seconds:.0f} s (every decision's limit applies too)",
+        )
+    except MatchCancelled:
+        raise archive.ArchiveError(
+            "the trial match was stopped: the upload was abandoned or the service stopped"
+        ) from None
     finally:
         shutil.rmtree(directory, ignore_errors=True)
     failures = [f for f in record.failures if f.seat == 0]
