@@ -152,6 +152,16 @@ def test_resource_attacks_get_their_exact_verdicts_and_nothing_outlives_the_matc
     assert bot.jail.uid is not None and processes_of(bot.jail.uid) == []
 
 
+def test_a_bot_can_use_most_of_its_address_space(tmp_path):
+    # glibc gave each of the bot's threads (gRPC's, the pool's) a 64 MiB malloc arena: about 700
+    # MiB of the 1 GiB were gone before the bot allocated, and a 325 MiB table was the most it
+    # could make (an outside hosted-bot probe).
+    bot = HostedPlayer(hostile(tmp_path, "heap"), "hostile")
+    record = play(bot)
+    assert record.failures == [], bot.output
+    assert "HEAP 700 MiB" in bot.output
+
+
 def test_a_bot_cannot_point_the_referee_at_a_host_socket(tmp_path):
     """Its socket swapped for a link to a host socket: the referee dials only a real socket of
     the seat's (the link is absolute, and /proc/PID/root would follow it on the host)."""

@@ -105,7 +105,8 @@ class Limits:
     """A seat's resource limits (rlimits, hard = soft, and the tmpfs size)."""
 
     memory: int = 1024 * MiB
-    """Address space (RLIMIT_AS). Python with gRPC's threads maps ~300 MiB before it allocates."""
+    """Address space (RLIMIT_AS). Python with gRPC's threads maps ~200 MiB before it allocates
+    (malloc held to two arenas, BOT_MALLOC): a bot can make a table of about 800 MiB."""
     cpu_seconds: int = 600
     """CPU time per process (RLIMIT_CPU), a backstop for a whole match (a jail lives one match):
     the decision clock bounds each answer well before (a busy loop is a ``timeout``)."""
@@ -209,6 +210,13 @@ def check_sandbox() -> None:
             "install bubblewrap and allow user namespaces (or, for local development only, start the worker "
             "with --unsafe-no-sandbox)"
         )
+
+
+BOT_MALLOC = {"MALLOC_ARENA_MAX": "2"}
+"""glibc's malloc for a bot: two arenas, not one reserved per thread (64 MiB of address space
+each): with gRPC's and the pool's threads about 700 MiB of the 1 GiB limit was gone before the
+bot allocated, and 325 MiB was the largest table it could make; with two, 835 MiB (an outside
+hosted-bot probe)."""
 
 
 def _host_env() -> dict[str, str]:
@@ -465,6 +473,7 @@ class Jail:
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONUNBUFFERED": "1",
             "ARENA_BOT_ADDRESS": f"unix://{SOCKET}",
+            **BOT_MALLOC,
         }
         for key, value in env.items():
             bwrap += ["--setenv", key, value]
@@ -565,7 +574,7 @@ class Jail:
             *dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib")),
         ]
         env = {**_host_env(), "PYTHONPATH": ":".join(paths), "ARENA_BOT_ADDRESS": f"unix://{socket}"}
-        env["PYTHONUNBUFFERED"] = "1"
+        env.update(PYTHONUNBUFFERED="1", **BOT_MALLOC)
         self._popen([interpreter(), "-S", "-m", self.entry], env=env, cwd=str(self.bot_dir))
         assert self.process is not None
         self._listing = (f"/proc/{self.process.pid}/net/unix", socket)

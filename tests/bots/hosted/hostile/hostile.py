@@ -127,6 +127,9 @@ class Hostile(Bot):
                 hoard = []
                 while True:
                     hoard.append(bytearray(16 * 1024 * 1024))
+            elif behaviour == "heap":  # one large table, well within the address space's 1 GiB
+                table = bytearray(700 * 1024 * 1024)
+                print(f"HEAP {len(table) >> 20} MiB", file=sys.stderr, flush=True)
             elif behaviour == "fork":
                 while True:
                     os.fork()
