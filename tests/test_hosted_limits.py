@@ -322,3 +322,24 @@ def test_archive_errors_name_the_version_for_a_worker(worker_store, monkeypatch)
     assert isinstance(seat, UnplayableHostedPlayer)
     assert seat.reason.startswith(f"hosted bot 'first' version {info['version'][:12]}: ")
     assert "does not match its hash" in seat.reason
+
+
+def test_seat_uids_are_leased_in_one_place_for_every_process_whatever_its_tmpdir(tmp_path):
+    # A worker and a service with different TMPDIRs leased one uid, and the second killed the
+    # first's running bot as a previous seat's leftovers (an outside hosted-bot probe).
+    import subprocess
+    import sys
+
+    seen = set()
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        shown = subprocess.run(
+            [sys.executable, "-c", "from referee.hosted.jail import _UidLease; print(_UidLease.directory)"],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "TMPDIR": str(tmp_path / name)},
+        )
+        seen.add(shown.stdout.strip())
+    (directory,) = seen
+    assert not directory.startswith(str(tmp_path))

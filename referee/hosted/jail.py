@@ -245,10 +245,19 @@ def processes_of(uid: int | range) -> list[int]:
     return pids
 
 
-class _UidLease:
-    """A seat uid held by a lock file for the seat's life (unique across worker processes)."""
+def _uid_locks() -> Path:
+    """Where seat uids are leased: one place for every Arena process on the host, whatever its
+    TMPDIR (leases under each process's temporary directory let a worker and a service with
+    different ones lease one uid, and the second killed the first's running bot as a previous
+    seat's leftovers: an outside hosted-bot probe). /run is root's and cleared at boot."""
+    run = Path("/run")
+    return (run if run.is_dir() else Path("/tmp")) / "arena-hosted-uids"
 
-    directory = Path(tempfile.gettempdir()) / "arena-hosted-uids"
+
+class _UidLease:
+    """A seat uid held by a lock file for the seat's life (unique across the host's processes)."""
+
+    directory = _uid_locks()
 
     def __init__(self) -> None:
         self.directory.mkdir(mode=0o700, exist_ok=True)
