@@ -86,6 +86,21 @@ def test_a_crash_before_listening_keeps_the_bots_output_out_of_the_match_record(
     assert [text for _, _, text in kept] == [seat.output]
 
 
+def test_a_local_run_prints_a_hosted_seats_output_which_has_no_match_logs(tmp_path):
+    # `arena play --bots hosted:DIR`, the way to try a bot before submitting it: its crash's
+    # traceback was shown nowhere, and the detail pointed to match logs a local run has not.
+    from tests.cli_run import arena
+
+    code = "import sys\nraise SystemExit('config check failed: no table.json')\n"
+    directory = bot(tmp_path, "leaky", code).resolve()
+    played = arena("play", "--game", "rolldice", "--bots", f"hosted:{directory},random", "--seed", "3")
+    assert "crash" in played.stdout + played.stderr and "a local run prints it" in played.stdout + played.stderr
+    assert "== output of hosted bot 'leaky', seat 0 of match" in played.stderr
+    assert "config check failed: no table.json" in played.stderr
+    missing = arena("play", "--game", "rolldice", "--bots", f"hosted:{tmp_path / 'nowhere'},random")
+    assert missing.returncode == 2 and "no such directory" in missing.stderr
+
+
 # -- 2. memory outside the address space: /dev/shm and System V IPC are capped -------------------------
 
 SHARED_MEMORY_PROBE = """\

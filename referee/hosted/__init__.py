@@ -6,7 +6,9 @@ player (a :class:`referee.remote.RemotePlayer` on the jail's Unix socket).
 
 from __future__ import annotations
 
+import functools
 import logging
+import sys
 from pathlib import Path
 
 from arena.config import ConfigError
@@ -70,8 +72,10 @@ def _hosted_player(target: str, game_id: str) -> Player:
             versions.save_log(store, match_ref, seat, owner, bot, text)
 
     directory = Path(target)
-    if not directory.is_absolute() or not directory.is_dir():
+    if not directory.is_absolute():
         raise ConfigError(f"hosted bot {target!r}: expected hosted:/absolute/path/of/its/files")
+    if not directory.is_dir():
+        raise ConfigError(f"hosted bot {target!r}: no such directory")
     try:
         found = manifest.load(directory)
     except manifest.ManifestError as exc:
@@ -80,4 +84,13 @@ def _hosted_player(target: str, game_id: str) -> Player:
         what = f"hosted bot {found.name!r}"
     if game_id and game_id not in found.games:
         raise ConfigError(f"{what} does not play {game_id} (its games: {', '.join(found.games)})")
+    if keep_log is None:  # a local run (its files, no store): its author is watching, say it here
+        keep_log = functools.partial(_print_output, found.name)
     return HostedPlayer(directory, found.entry, name=found.name, keep_log=keep_log)
+
+
+def _print_output(name: str, match_id: str, seat: int, text: str) -> None:
+    """A local run's hosted seat's output, on stderr once its jail has stopped: a local run has
+    no match logs, and its crash's traceback was shown nowhere (an outside hosted-bot probe)."""
+    if text.strip():
+        print(f"== output of hosted bot {name!r}, seat {seat} of match {match_id} ==\n{text.rstrip()}", file=sys.stderr)

@@ -74,7 +74,7 @@ LOG_CAP = 64 * 1024
 """Bytes of a seat's output kept per match."""
 TAIL = 8 * 1024
 """Bytes at the end of a seat's output kept for the crash diagnosis (not shown to anyone)."""
-IN_LOGS = "its output is in the match logs, shown to its owner"
+IN_LOGS = "its output is in the match logs, shown to its owner (a local run prints it)"
 UID_BASE = 61000
 UID_COUNT = 2000
 SEAT_UIDS = range(UID_BASE, UID_BASE + UID_COUNT)
