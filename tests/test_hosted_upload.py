@@ -288,6 +288,38 @@ def test_workers_unpack_a_version_once_and_check_it_against_its_hash(tmp_path, m
         assert not (versions.CACHE / forged).exists()
 
 
+def test_the_unpacked_cache_evicts_its_least_recently_used_idle_versions(tmp_path, monkeypatch):
+    # It only ever grew, deleted versions too: three 101 KB uploads grew it 300 MiB (an outside probe).
+    import time
+
+    from referee.store import Store
+    from tests.services import redis_server
+
+    monkeypatch.setattr(versions, "CACHE", tmp_path / "cache")
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        monkeypatch.setattr(versions, "_store", store)
+        made = []
+        for n in range(4):
+            data = tar_of({**GOOD, "table.bin": bytes([n]) * 100_000})
+            checked = versions.check_upload(data)
+            versions.save_version(store, f"bot{n}", "alice", checked, data)
+            made.append(checked.version)
+        hours_ago = time.time() - 2 * versions.CACHE_IDLE_SECONDS
+        for n, version in enumerate(made[:3]):  # unpacked, then idle: made[1] the latest used of them
+            os.utime(versions.unpacked(version), (hours_ago + 60 * (n == 1),) * 2)
+        size = len(GOOD["first.py"]) + len(GOOD["arena-bot.toml"]) + 100_000
+        monkeypatch.setattr(versions, "CACHE_BYTES", 2 * size + 10)  # two versions' worth
+        versions.unpacked(made[3])  # a fourth: the two least recently used go
+        assert sorted(p.name for p in versions.CACHE.iterdir() if not p.name.startswith(".")) == sorted(made[1::2])
+        assert not list(versions.CACHE.glob(".evicted-*"))
+        # A version in use (idle less than CACHE_IDLE_SECONDS) stays, over the budget or not.
+        monkeypatch.setattr(versions, "CACHE_BYTES", 0)
+        versions.unpacked(made[1])  # used now
+        assert versions.evict_idle() == []
+        assert (versions.CACHE / made[1]).is_dir() and (versions.CACHE / made[3]).is_dir()
+
+
 def encrypted_zip(files: dict[str, bytes]) -> bytes:
     """A zip whose members say they are encrypted (the flag bit, in local and central headers)."""
     return with_zip_flags(zip_of(files), 0x1)

@@ -112,6 +112,13 @@ call needs (a trial holds one for up to TRIAL_SECONDS)."""
 
 
 CACHE = Path(tempfile.gettempdir()) / "arena-hosted-cache"
+CACHE_BYTES = 4 * 1024 * 1024 * 1024
+"""The unpacked versions a machine keeps (bytes of files), beyond which the least recently used
+idle ones go: it only ever grew, deleted versions too (an outside probe grew it 300 MiB with
+three 101 KB uploads; an owner's quota counts packed bytes)."""
+CACHE_IDLE_SECONDS = 3600.0
+"""A version is evicted only when unused this long: no match still playing it (a seat binds its
+version's directory into its jail) is older than a match's bound."""
 
 
 @dataclass(frozen=True)
@@ -566,6 +573,7 @@ def unpacked(version: str) -> Path:
     """The version's files in this machine's cache (fetched, checked and unpacked once per hash)."""
     directory = CACHE / version
     if directory.is_dir():
+        _used(directory)
         return directory
     if _store is None:
         raise archive.ArchiveError("hosted versions need a store (the workers configure one)")
@@ -586,8 +594,57 @@ def unpacked(version: str) -> Path:
                 CACHE.chmod(0o700)  # made 0755 by an earlier version
         staging = Path(tempfile.mkdtemp(prefix=f".{version[:12]}-", dir=CACHE))
         archive.write_files(files, staging)
+        (CACHE / f".{version}.bytes").write_text(str(sum(len(content) for content in files.values())))
         try:
             os.rename(staging, directory)  # atomic: another process may have won; both are equal
         except OSError:
             shutil.rmtree(staging, ignore_errors=True)
+        evict_idle(keep=version)
     return directory
+
+
+def _used(directory: Path) -> None:
+    """Mark a cached version as just used (its directory's time: the cache's recency order)."""
+    with contextlib.suppress(OSError):
+        os.utime(directory)
+
+
+def evict_idle(keep: str = "", now: float | None = None) -> list[str]:
+    """Remove the least recently used cached versions, idle CACHE_IDLE_SECONDS or more, until
+    the cache holds at most CACHE_BYTES (``keep``, just unpacked, stays); the versions removed.
+    Another process may evict at once: each removal is a rename first, so only one does it."""
+    now = time.time() if now is None else now
+    entries = []
+    for directory in CACHE.iterdir():
+        name = directory.name
+        if name.startswith(".") or name == keep or not directory.is_dir():
+            continue
+        sizes = CACHE / f".{name}.bytes"
+        try:
+            used = directory.stat().st_mtime
+            if not sizes.exists():  # unpacked by an older Arena: measured once
+                sizes.write_text(str(sum(f.stat().st_size for f in directory.rglob("*") if f.is_file())))
+            size = int(sizes.read_text())
+        except (OSError, ValueError):
+            continue
+        entries.append((used, name, size))
+    total = sum(size for _, _, size in entries)
+    with contextlib.suppress(OSError):
+        total += int((CACHE / f".{keep}.bytes").read_text()) if keep else 0
+    evicted = []
+    for used, name, size in sorted(entries):
+        if total <= CACHE_BYTES:
+            break
+        if now - used < CACHE_IDLE_SECONDS:
+            break  # the rest are more recent still
+        doomed = CACHE / f".evicted-{name}-{os.getpid()}"
+        try:
+            os.rename(CACHE / name, doomed)
+        except OSError:
+            continue  # another process took it first
+        shutil.rmtree(doomed, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            (CACHE / f".{name}.bytes").unlink()
+        total -= size
+        evicted.append(name)
+    return evicted
