@@ -120,6 +120,7 @@ def run_match_logs(args: argparse.Namespace) -> int:
 
     @guarded
     def run(args: argparse.Namespace) -> int:
+        from arena.printable import shown_output
         from arena.v1 import arena_pb2
 
         reply = Client(args).call("GetMatchLogs", arena_pb2.GetMatchLogsRequest(id=args.match_id))
@@ -127,7 +128,7 @@ def run_match_logs(args: argparse.Namespace) -> int:
             args,
             reply,
             lambda: (
-                "\n".join(f"== seat {entry.seat} ({entry.bot})\n{entry.text}" for entry in reply.logs)
+                "\n".join(f"== seat {entry.seat} ({entry.bot})\n{shown_output(entry.text)}" for entry in reply.logs)
                 or "no logs of yours in this match"
             ),
         )

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from arena.config import ConfigError
+from arena.printable import shown_output
 from arena.runner import Player
 
 log = logging.getLogger(__name__)
@@ -93,4 +94,5 @@ def _print_output(name: str, match_id: str, seat: int, text: str) -> None:
     """A local run's hosted seat's output, on stderr once its jail has stopped: a local run has
     no match logs, and its crash's traceback was shown nowhere (an outside hosted-bot probe)."""
     if text.strip():
-        print(f"== output of hosted bot {name!r}, seat {seat} of match {match_id} ==\n{text.rstrip()}", file=sys.stderr)
+        print(f"== output of hosted bot {name!r}, seat {seat} of match {match_id} ==", file=sys.stderr)
+        print(shown_output(text.rstrip()), file=sys.stderr)
