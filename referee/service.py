@@ -1382,7 +1382,15 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if existing is None:
             bot = {"owner": caller.name, "games": game_ids, "endpoint": f"hosted:{name}", "enabled": True}
             if not await self.blocking(self._add_bot, name, {**bot, "created": time.time()}, caller):
-                raise exists(f"bot {shown(name)} exists already")
+                # Made meanwhile: by another first upload of the same owner's (this one is then
+                # a version of it, as it would be a moment later), else it is someone else's.
+                existing = await self.blocking(self.store.bot, name)
+                if (
+                    existing is None
+                    or existing["owner"] != caller.name
+                    or not str(existing["endpoint"]).startswith("hosted:")
+                ):
+                    raise exists(f"bot {shown(name)} exists already")
         room = 0 if caller.operator else versions.MAX_OWNER_BYTES
         try:  # checked again as it is stored: uploads at once passed the check above together
             info = await self.blocking(

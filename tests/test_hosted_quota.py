@@ -269,3 +269,40 @@ def test_deleting_activating_and_creating_a_tournament_are_each_one_step(tmp_pat
         made = service._create_tournament(request, Caller("alice", False))
         assert raced and [s.addresses["racy"] for s in submitted] == [f"hosted:racy@{v2}"]
         assert store.tournament(made.id)["spec"]["addresses"]["racy"] == f"hosted:racy@{v2}"
+
+
+@pytest.mark.usefixtures("bubblewrap")
+def test_two_first_uploads_of_a_new_bot_by_its_owner_are_two_versions(tmp_path, monkeypatch):
+    # The second read "no such bot" before its trial, then failed as "exists already" after it,
+    # its version lost (an outside hosted-bot probe).
+    import asyncio
+    import time
+
+    from referee.auth import Caller
+    from referee.players import make_player
+    from referee.service import ArenaService, RateLimiter
+
+    def quick_trial(checked, game_id, owner, stopped=None) -> None:  # the trial passes, slowly
+        try:
+            time.sleep(0.3)
+        finally:
+            versions.TRIALS.release(owner)
+
+    monkeypatch.setattr(versions, "trial_holding_slot", quick_trial)
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        create_owner(store, "alice")
+        service = ArenaService(store, lambda *_: None, make_player, builtin_bots=bot_names, limiter=RateLimiter(0, 1))
+        uploads = [archive_bytes(variant(tmp_path, i)) for i in (1, 2)]
+
+        async def chunks(data: bytes):
+            yield arena_pb2.BotUploadChunk(name="twin", data=data)
+
+        async def both() -> list:
+            submit = ArenaService.SubmitBotVersion.__wrapped__  # type: ignore[attr-defined]
+            return await asyncio.gather(*(submit(service, chunks(d), Caller("alice", False)) for d in uploads))
+
+        made = asyncio.run(both())
+        assert sorted(v.version for v in made) == sorted(versions.check_upload(d).version for d in uploads)
+        assert store.bot("twin")["owner"] == "alice"
+        assert len(versions.versions(store, "twin")) == 2
