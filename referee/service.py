@@ -1394,7 +1394,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         room = 0 if caller.operator else versions.MAX_OWNER_BYTES
         try:  # checked again as it is stored: uploads at once passed the check above together
             info = await self.blocking(
-                functools.partial(versions.save_version, max_bytes=room),
+                functools.partial(versions.save_version, max_bytes=room, games=list(first.games)),
                 self.store,
                 name,
                 caller.name,

@@ -306,3 +306,24 @@ def test_two_first_uploads_of_a_new_bot_by_its_owner_are_two_versions(tmp_path, 
         assert sorted(v.version for v in made) == sorted(versions.check_upload(d).version for d in uploads)
         assert store.bot("twin")["owner"] == "alice"
         assert len(versions.versions(store, "twin")) == 2
+
+
+def test_a_versions_games_are_those_its_upload_chose(tmp_path):
+    # `submit --games skyfive` played skyfive until the version was activated again, which took
+    # the manifest's games back (an outside hosted-bot probe).
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        directory = variant(tmp_path, 1)
+        manifest = directory / "arena-bot.toml"
+        manifest.write_text(manifest.read_text().replace('games = ["rolldice"]', 'games = ["rolldice", "skyfive"]'))
+        data = archive_bytes(directory)
+        checked = versions.check_upload(data)
+        assert versions.save_version(store, "hostile", "alice", checked, data, games=["skyfive"])["games"] == [
+            "skyfive"
+        ]
+        (stored,) = versions.versions(store, "hostile")
+        assert stored["games"] == ["skyfive"]
+        # The same content with another choice takes it; with none, the choice made stays.
+        versions.save_version(store, "hostile", "alice", checked, data, games=["rolldice"])
+        versions.save_version(store, "hostile", "alice", checked, data)
+        assert [v["games"] for v in versions.versions(store, "hostile")] == [["rolldice"]]

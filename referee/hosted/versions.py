@@ -26,7 +26,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -254,11 +254,14 @@ def save_version(
     *,
     max_versions: int = MAX_VERSIONS,
     max_bytes: int = 0,
+    games: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Store a checked version (idempotent: the same content is the same version) within the
     bot's ``max_versions`` and its owner's ``max_bytes`` (0: no byte limit), else NoRoom. The
     owner is the bot's (an operator may upload a version of another owner's bot: its logs and
-    its bytes are still the bot owner's), ``uploader`` who submitted it."""
+    its bytes are still the bot owner's), ``uploader`` who submitted it. ``games``: those the
+    upload chose among its manifest's (the bot plays them while the version is active; the
+    same content uploaded again with a choice takes the new one), else the manifest's."""
     registered = store.bot(bot)
     owner = registered["owner"] if registered is not None else uploader
     info = {
@@ -267,7 +270,7 @@ def save_version(
         "size": len(data),
         "files": len(checked.files),
         "entry": checked.manifest.entry,
-        "games": list(checked.manifest.games),
+        "games": list(games) or list(checked.manifest.games),
         "owner": owner,
         "uploader": uploader,
     }
@@ -300,7 +303,17 @@ def save_version(
             f"{max_bytes} an owner may keep: delete versions you no longer need first"
         )
     stored: dict[str, Any] = json.loads(store.redis.hget(_key(store, "versions", bot), checked.version))
+    if games and stored["games"] != list(games):  # stored before, with another choice: this one now
+        stored["games"] = list(games)
+        store.redis.register_script(_SET_IF_EXISTS)(
+            keys=[_key(store, "versions", bot)], args=[checked.version, json.dumps(stored)]
+        )
     return stored
+
+
+_SET_IF_EXISTS = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+"""
 
 
 def stored_bytes(store: Any, owner: str) -> int:
