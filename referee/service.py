@@ -535,6 +535,12 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             )
         changes: dict[str, Any] = {}
         if request.HasField("max_matches"):
+            if str(registered["endpoint"]).startswith("hosted:"):
+                # Accepted and echoed, it claimed a cap that nothing applies (an outside probe).
+                raise precondition(
+                    f"bot {shown(request.name)} is hosted: each seat is a sandbox the workers start, "
+                    "and a cap of matches at once does not apply to it"
+                )
             _check_max_matches(request.max_matches)
             changes["max_matches"] = request.max_matches
         if request.endpoint_key:

@@ -84,6 +84,10 @@ def test_versions_and_bytes_are_capped_and_deleting_a_version_makes_room(tmp_pat
         moved = arena(srv.address, alice, "bots", "update", "hostile", "--endpoint", "grpc://127.0.0.1:1")
         assert moved.returncode == 1 and "bot 'hostile' is hosted (Arena runs its code)" in moved.stderr
         assert store.bot("hostile")["endpoint"] == "hosted:hostile"
+        # Nor a cap of matches at once: it was accepted and echoed, and nothing applied it.
+        capped = arena(srv.address, alice, "bots", "update", "hostile", "--max-matches", "3")
+        assert capped.returncode == 1 and "a cap of matches at once does not apply to it" in capped.stderr
+        assert "max_matches" not in store.bot("hostile")
         # The owner's bytes: nearly all she may keep already taken leaves no room for another
         # upload, to any of her bots.
         store.redis.hset(store.key("hosted", "bytes"), "alice", versions.MAX_OWNER_BYTES - 1000)
