@@ -260,6 +260,21 @@ def test_a_version_an_operator_uploaded_keeps_its_logs_for_the_bots_owner(worker
     assert (entry["owner"], entry["bot"], entry["text"]) == ("alice", "first", "hello from the bot")
 
 
+def test_a_seats_logs_spend_the_budget_of_whoever_created_its_tournament(worker_store):
+    store, info = worker_store
+    store.redis.hset(store.key("t", "t2"), mapping={"owner": "bob", "status": "running"})  # bob entered alice's bot
+    versions.playing("t2")
+    try:
+        seat = make_player(f"hosted:first@{info['version']}", "rolldice")
+    finally:
+        versions.playing("")
+    assert isinstance(seat, HostedPlayer) and seat.keep_log is not None
+    seat.keep_log("m000001", 0, "x" * 100)
+    day = time.strftime("%Y%m%d", time.gmtime())
+    assert store.redis.exists(store.key("hosted", "logbytes", "alice", "bob", day))
+    assert not store.redis.exists(store.key("hosted", "logbytes", "alice", "alice", day))
+
+
 def test_a_matchs_logs_are_read_by_its_seats_keys_never_by_walking_redis(worker_store):
     store, _ = worker_store
     for seat in (3, 1):  # seats 0 and 2 are not hosted: no log

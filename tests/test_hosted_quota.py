@@ -190,6 +190,18 @@ def test_an_owners_hosted_output_is_kept_within_a_daily_budget(tmp_path):
         assert versions.logs(store, "t:m000001", 1)[0]["text"] == text
         assert versions.save_log(store, "t:m000009", 0, "bob", "quiet", text, budget=2500)  # bob's own budget
         assert 0 < store.redis.ttl(store.key("hosted", "log", "t:m000003", 0)) <= versions.LOG_DAYS * 86400
+        # Anyone may enter alice's bot: carol's tournaments spend a budget of their own, never the
+        # day of logs alice's own tournaments have (carol's large tournament used it all up).
+        entered = [
+            versions.save_log(store, f"u:m00000{i}", 0, "alice", "chatty", text, budget=2500, entered_by="carol")
+            for i in range(3)
+        ]
+        assert entered == [True, True, False]
+        assert versions.logs(store, "u:m000002", 1)[0]["text"] == (
+            "[arena: output not kept: alice's hosted seats kept 2500 bytes of output today (UTC) in tournaments "
+            "carol created, the most]"
+        )
+        assert not versions.save_log(store, "t:m000008", 0, "alice", "chatty", text, budget=2500, entered_by="alice")
 
 
 def test_deleting_activating_and_creating_a_tournament_are_each_one_step(tmp_path):

@@ -67,10 +67,12 @@ def _hosted_player(target: str, game_id: str) -> Player:
             raise ConfigError(f"{what}: {exc}") from None
         owner = versions.bot_owner(store, bot, info)
         tournament = versions.current_tournament()
+        creator = store.redis.hget(store.key("t", tournament), "owner") if tournament else None
+        entered_by = creator.decode() if creator else ""
 
         def keep_log(match_id: str, seat: int, text: str) -> None:
             match_ref = f"{tournament}:{match_id}" if tournament else match_id
-            versions.save_log(store, match_ref, seat, owner, bot, text)
+            versions.save_log(store, match_ref, seat, owner, bot, text, entered_by=entered_by)
 
     directory = Path(target)
     if not directory.is_absolute():

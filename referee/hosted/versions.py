@@ -491,16 +491,31 @@ return 1
 
 
 def save_log(
-    store: Any, match_id: str, seat: int, owner: str, bot: str, text: str, *, budget: int = LOG_BUDGET
+    store: Any,
+    match_id: str,
+    seat: int,
+    owner: str,
+    bot: str,
+    text: str,
+    *,
+    budget: int = LOG_BUDGET,
+    entered_by: str = "",
 ) -> bool:
-    """Keep a hosted seat's output for LOG_DAYS, within its owner's ``budget`` of bytes a day
-    (UTC); past it, a line saying so is kept instead. True if the output was kept."""
+    """Keep a hosted seat's output for LOG_DAYS, within a ``budget`` of bytes a day (UTC) for
+    its owner's seats in tournaments ``entered_by`` created (the owner's, by default); past it, a
+    line saying so is kept instead. True if the output was kept. A budget per creator: anyone
+    may enter a bot, and another owner's large tournament used up the bot owner's whole day of
+    logs, its own tournaments' included (an outside hosted-bot probe)."""
+    creator = entered_by or owner
     entry = {"owner": owner, "bot": bot, "seat": seat}
     value = json.dumps({**entry, "text": text})
-    note = f"[arena: output not kept: {owner}'s hosted seats kept {budget} bytes of output today (UTC), the most]"
+    where = "" if creator == owner else f" in tournaments {creator} created"
+    note = (
+        f"[arena: output not kept: {owner}'s hosted seats kept {budget} bytes of output today (UTC){where}, the most]"
+    )
     day = time.strftime("%Y%m%d", time.gmtime())
     script = store.redis.register_script(_SAVE_LOG)
-    keys = [_key(store, "log", match_id, seat), _key(store, "logbytes", owner, day)]
+    keys = [_key(store, "log", match_id, seat), _key(store, "logbytes", owner, creator, day)]
     kept = script(keys=keys, args=[value, json.dumps({**entry, "text": note}), LOG_DAYS * 86400, len(value), budget])
     return bool(kept)
 
