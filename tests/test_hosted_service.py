@@ -125,6 +125,8 @@ def test_submit_activate_play_and_read_the_logs(tmp_path):
         detail = Api(address, bob).GetBot(arena_pb2.GetBotRequest(name="hostile"))
         rated = {(r.version, r.game): r.games for r in detail.version_ratings}
         assert rated == {(v1, "rolldice"): len(store.matches(first.id)), (v2, "rolldice"): len(records)}
+        shown = arena(address, bob, "bots", "get", "hostile").stdout  # the text shows them too
+        assert f"rolldice version {v1[:16]}:" in shown and f"rolldice version {v2[:16]}:" in shown
 
 
 def test_where_the_service_cannot_sandbox_an_upload_is_refused_saying_why(tmp_path, monkeypatch):

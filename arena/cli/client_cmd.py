@@ -318,6 +318,10 @@ def run_bots(args: argparse.Namespace) -> int:
             lines += [
                 f"  {r.game}: {rating_text(r.rating, r.ci_low, r.ci_high)}, {r.games} games" for r in detail.ratings
             ]
+            lines += [
+                f"  {r.game} version {r.version[:16]}: {rating_text(r.rating, r.ci_low, r.ci_high)}, {r.games} games"
+                for r in detail.version_ratings  # a hosted bot's: its versions entered apart
+            ]
             lines += [f"  failure {f.match_id} {f.verdict}: {f.detail}" for f in detail.recent_failures]
             return "\n".join(lines)
 
