@@ -1468,7 +1468,11 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     ) -> arena_pb2.ListBotVersionsResponse:
         from referee.hosted import versions
 
-        await self.blocking(self._own_bot, request.name, caller)
+        registered = await self.blocking(self._own_bot, request.name, caller)
+        if not str(registered["endpoint"]).startswith("hosted:"):
+            raise precondition(
+                f"bot {shown(request.name)} is a remote bot (registered with an endpoint): it has no versions"
+            )
         found = await self.blocking(versions.versions, self.store, request.name)
         return arena_pb2.ListBotVersionsResponse(versions=[_version_message(request.name, info) for info in found])
 

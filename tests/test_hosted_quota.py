@@ -75,7 +75,9 @@ def test_versions_and_bytes_are_capped_and_deleting_a_version_makes_room(tmp_pat
         # Any other goes, its archive with it (no other bot keeps that content), and room is made.
         done = arena(srv.address, alice, "bots", "delete-version", "hostile", stored[5][:12])
         assert done.returncode == 0, done.stderr
-        assert stored[5][:16] not in done.stdout and len(done.stdout.splitlines()) == versions.MAX_VERSIONS - 1
+        said, *left = done.stdout.splitlines()
+        assert said == f"hostile: version {stored[5][:12]} deleted; its versions now:"  # it listed the rest only
+        assert stored[5][:16] not in done.stdout and len(left) == versions.MAX_VERSIONS - 1
         assert not store.redis.exists(store.key("hosted", "archive", stored[5]))
         assert store.redis.exists(store.key("hosted", "archive", stored[6]))
         added = arena(srv.address, alice, "bots", "submit", "--name", "hostile", str(variant(tmp_path, 99)))

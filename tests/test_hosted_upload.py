@@ -219,6 +219,10 @@ def test_the_hostile_bot_packs(tmp_path):
     (tmp_path / "bot" / "link").symlink_to("/etc/passwd")
     with pytest.raises(ArchiveError, match="link: only regular files"):
         archive.pack_directory(tmp_path / "bot")
+    (tmp_path / "bot" / "link").unlink()
+    os.mkfifo(tmp_path / "bot" / "pipe")  # said to be no regular file, not taken for a link
+    with pytest.raises(ArchiveError, match=r"pipe: not a regular file; only regular files can be submitted$"):
+        archive.pack_directory(tmp_path / "bot")
 
 
 def test_trial_matches_at_once_are_bounded(monkeypatch):

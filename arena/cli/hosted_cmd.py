@@ -58,9 +58,12 @@ def archive_bytes(path: Path) -> bytes:
 
     if path.is_dir():
         try:
-            return archive.pack_directory(path)
+            packed = archive.pack_directory(path)
         except archive.ArchiveError as exc:
             raise UsageError(f"cannot pack {path}: {exc}") from None
+        if len(packed) > archive.MAX_PACKED:  # refused here, as an archive file is, not after the upload
+            raise UsageError(f"{path} packs to {len(packed)} bytes; at most {archive.MAX_PACKED // archive.MiB} MiB")
+        return packed
     if not path.is_file():
         raise UsageError(f"{path}: no such directory or archive")
     if path.stat().st_size > archive.MAX_PACKED:
@@ -105,7 +108,8 @@ def run_hosted_bots(args: argparse.Namespace) -> int:
         elif args.action == "delete-version":
             forget = arena_pb2.DeleteBotVersionRequest(name=args.name, version=args.version)
             reply = Client(args).call("DeleteBotVersion", forget)
-            show(args, reply, lambda: "\n".join(version_line(v) for v in reply.versions) or "no versions")
+            left = "\n".join(version_line(v) for v in reply.versions) or "no versions left"
+            show(args, reply, lambda: f"{args.name}: version {args.version} deleted; its versions now:\n{left}")
         else:
             request = arena_pb2.ActivateBotVersionRequest(name=args.name, version=args.version)
             version = Client(args).call("ActivateBotVersion", request)

@@ -294,8 +294,10 @@ def pack_directory(directory: Path) -> bytes:
             for name in sorted(names):
                 path = Path(root) / name
                 relative = posixpath.join(*path.relative_to(directory).parts)
-                if path.is_symlink() or not path.is_file():
+                if path.is_symlink():
                     raise ArchiveError(f"{relative}: only regular files can be submitted (links are refused)")
+                if not path.is_file():  # a FIFO, a socket, a device: said so, not taken for a link
+                    raise ArchiveError(f"{relative}: not a regular file; only regular files can be submitted")
                 content = path.read_bytes()
                 info = tarfile.TarInfo(relative)
                 info.size = len(content)
