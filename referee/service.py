@@ -298,6 +298,15 @@ def streaming(method: Callable[..., AsyncIterator[T]]) -> Callable[..., AsyncIte
     return handler
 
 
+def _check_scheduled(info: dict[str, Any], tournament_id: str, match_id: str) -> None:
+    """NOT_FOUND for a match number past the tournament's: never scheduled, so neither "not
+    played", "expired" nor "(yet)", which is what it was told (an outside web probe)."""
+    total = int(info["total"])
+    if int(match_id[1:]) >= total:
+        has = f"{total} matches (m000000 to m{total - 1:06d})" if total else "no matches"
+        raise not_found(f"no match {match_id} in {tournament_id}: it has {has}")
+
+
 def _match_config(game: Any, players: int, options: Any) -> Any:
     """The game's config for these options; INVALID_ARGUMENT naming the option at fault
     (``options[key]``) where the game's message names one, as tournaments and challenges alike."""
@@ -1067,10 +1076,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         index = int(match_id[1:])
         line = self.store.match_lines(tournament_id, [index]).get(index)
         if line is None:
-            total = int(info["total"])
-            if index >= total:  # never scheduled: not "not played" nor "expired"
-                has = f"{total} matches (m000000 to m{total - 1:06d})" if total else "no matches"
-                raise not_found(f"no match {match_id} in {tournament_id}: it has {has}")
+            _check_scheduled(info, tournament_id, match_id)
             kept = "kept ARENA_RETENTION_DAYS days (30 unless the operator set it), its leaderboard for good"
             if info["status"] == "complete" and index < int(info["total"]):  # played, and gone since
                 raise not_found(
@@ -1526,7 +1532,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         from referee.hosted import versions
 
         tournament_id, match_id = _match_ref(match_ref)
-        self._tournament_info(tournament_id)
+        info = self._tournament_info(tournament_id)
+        _check_scheduled(info, tournament_id, match_id)
         record = self.store.match(tournament_id, int(match_id[1:]))
         if record is None:
             raise not_found(f"no match {match_id} in {tournament_id} (yet): logs are shown once the match is recorded")

@@ -119,6 +119,8 @@ def test_submit_activate_play_and_read_the_logs(tmp_path):
         assert list(Api(address, bob).GetMatchLogs(arena_pb2.GetMatchLogsRequest(id=match_ref)).logs) == []
         done = arena(address, alice, "matches", "logs", match_ref)
         assert done.returncode == 0 and "LINGER pid" in done.stdout
+        past = arena(address, alice, "matches", "logs", f"{created.id}:m999999")  # it said "(yet)"
+        assert past.returncode == 1 and f"it has {len(records)} matches (m000000 to m" in past.stderr
         assert versions.active_version(store, "hostile") == v2
 
         # The first tournament's seats: 64 KiB of output, then the marker.
