@@ -154,6 +154,8 @@ def _read_zip(data: bytes) -> dict[str, bytes]:
                 with archive.open(info) as member:
                     content = member.read(MAX_UNPACKED - total + 1)
                 total = _add(files, path, content, total)
+    except ArchiveError:  # a member refused (a ValueError too): said as it is, not as unreadable
+        raise
     except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError, ValueError) as exc:
         # ValueError: UnicodeDecodeError of a name flagged UTF-8 that is not, among others.
         raise ArchiveError(f"not a readable .zip archive: {exc}") from None
