@@ -438,6 +438,20 @@ def test_other_games_render_in_the_export(browser, shots, tmp_path, game):
     assert browser.find_element(By.ID, "observation").text.strip()
     shoot(browser, shots / f"export-{game}.png")
     assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    # On a phone's width the page itself does not scroll sideways (Get Bit!'s lane did, 618 px
+    # wide at 360: an outside web probe); a wide table scrolls within its panel.
+    phone = {"width": 360, "height": 780, "deviceScaleFactor": 2, "mobile": True}
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", phone)
+    try:
+        browser.get(page.as_uri())
+        WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.ID, "step-label"))
+        for _ in range(4):
+            # A mobile viewport widens to what overflows it: the page's width is the telling one.
+            assert browser.execute_script("return document.documentElement.scrollWidth") <= phone["width"]
+            browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+        shoot(browser, shots / f"export-{game}-phone.png")
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 def exported(tmp_path: Path, game_id: str, seed: int) -> tuple[Path, MatchRecord, list[dict[int, str]]]:
