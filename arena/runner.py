@@ -275,8 +275,10 @@ def play_match(
     cancelled: Cancelled | None = None,
     match_seconds: float | None = None,
     match_bound: str = MATCH_BOUND,
+    names: Sequence[str] | None = None,
 ) -> MatchRecord:
-    """Play a match to the end and return its record (players are always closed).
+    """Play a match to the end and return its record (players are always closed). ``names``:
+    what the seats are called (:func:`play_match_async`).
 
     The match loop is a coroutine. With in-process players only it never suspends and is driven
     right here; when a player lives on an event loop (a remote bot: it has ``runs_on``), the
@@ -306,6 +308,7 @@ def play_match(
         cancelled=cancelled,
         match_seconds=match_seconds,
         match_bound=match_bound,
+        names=names,
     )
     return run_match(match, players)
 

@@ -364,3 +364,24 @@ def test_bot_serve_refuses_a_unix_socket_a_server_answers_on_and_replaces_a_stal
     with bot_process([*serve, "--bot", "random"]):
         out = arena("play", "--game", "rolldice", "--bots", f"unix://{sock},random", "--json")
         assert out.returncode == 0 and json.loads(out.stdout)["failures"] == [], out.stderr
+
+
+def test_an_unwritable_record_path_is_refused_before_the_match(tmp_path):
+    # Found only after the match (its record lost; a newcomer's probe), and said as "No such file".
+    (tmp_path / "a-directory").mkdir()
+    for path in (tmp_path / "a-directory", tmp_path / "missing" / "r.json"):
+        done = arena("play", "--game", "skyfive", "--bots", "random,random", "--record", str(path))
+        assert done.returncode == 2 and done.stderr.startswith(f"arena play: error: --record {path}:"), done.stderr
+        assert done.stdout == ""  # no match was played
+    assert not (tmp_path / "missing").exists()
+
+
+def test_a_stores_address_comes_from_arena_redis_where_no_flag_gives_it(tmp_path):
+    # Only a flag on each command set it: `arena admin create-owner` without one wrote the
+    # account to 127.0.0.1:6379 while the service used another store (a newcomer's probe).
+    from tests.services import redis_server
+
+    with redis_server(tmp_path) as redis:
+        made = arena("admin", "create-owner", "newcomer", env={"ARENA_REDIS": redis.url})
+        assert made.returncode == 0, made.stderr
+        assert redis.client().hexists("arena:v1:owners", "newcomer")

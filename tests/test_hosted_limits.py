@@ -97,6 +97,10 @@ def test_a_local_run_prints_a_hosted_seats_output_which_has_no_match_logs(tmp_pa
     assert "crash" in played.stdout + played.stderr and "a local run prints it" in played.stdout + played.stderr
     assert "== output of hosted bot 'leaky', seat 0 of match" in played.stderr
     assert "config check failed: no table.json" in played.stderr
+    # The seat is named by its spec, as a tournament names it: the manifest's own name (which may
+    # be "heuristic") passed for a built-in bot's in the record (a newcomer's probe).
+    named = arena("play", "--game", "rolldice", "--bots", f"hosted:{directory},random", "--json")
+    assert [s["bot"] for s in json.loads(named.stdout)["seats"]] == [f"hosted:{directory}", "random"]
     missing = arena("play", "--game", "rolldice", "--bots", f"hosted:{tmp_path / 'nowhere'},random")
     assert missing.returncode == 2 and "no such directory" in missing.stderr
 

@@ -25,7 +25,16 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arena.cli import UsageError, command_name
-from arena.cli.common import parse_options, positive, read_key_file, split_bots, split_list, uint32, uint64
+from arena.cli.common import (
+    open_record,
+    parse_options,
+    positive,
+    read_key_file,
+    split_bots,
+    split_list,
+    uint32,
+    uint64,
+)
 from arena.clock import clock_settings, parse_clock
 
 DEFAULT_SERVER = "127.0.0.1:50051"
@@ -597,13 +606,6 @@ def run_challenge(args: argparse.Namespace) -> int:
             record.close()
             if empty:
                 Path(args.record).unlink(missing_ok=True)
-
-
-def open_record(path: str | Path) -> TextIO:
-    try:
-        return open(path, "w")
-    except OSError as exc:
-        raise UsageError(f"--record {path}: {exc.strerror or exc}") from None
 
 
 def _run_challenge(args: argparse.Namespace, record: TextIO | None) -> int:

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
+from typing import TextIO
 
 from arena.cli import UsageError
 from arena.engine import Game
 from arena.registry import get_game
 
-DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
-"""The store and broker of distributed runs and the service, unless told otherwise."""
+DEFAULT_REDIS = os.environ.get("ARENA_REDIS") or "redis://127.0.0.1:6379/0"
+"""The store and broker of distributed runs and the service, unless told otherwise: the
+environment's ARENA_REDIS, as ARENA_SERVER is the client's (a flag on each command alone let
+`arena admin create-owner` write an account to another store than the service's)."""
 
 
 def non_negative(text: str) -> int:
@@ -143,3 +148,12 @@ def read_key_file(path: str | None, flag: str) -> str | None:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return key
+
+
+def open_record(path: str | Path) -> TextIO:
+    """A record file made before the match it will hold (an unwritable path found after the
+    match lost the only copy of its record)."""
+    try:
+        return open(path, "w")
+    except OSError as exc:
+        raise UsageError(f"--record {path}: {exc.strerror or exc}") from None

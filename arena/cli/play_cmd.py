@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from arena.cli import UsageError
 from arena.cli.common import (
     add_game_arguments,
     load_game,
     non_negative,
+    open_record,
     parse_options,
     read_key_file,
     seat_bots,
@@ -70,13 +70,22 @@ def run(args: argparse.Namespace) -> int:
     specs = [canonical_bot(spec, game.meta.id) for spec in specs]
     config = game.config(players, parse_options(args.option))
     seat_players = make_players(game, specs, read_key_file(args.endpoint_key_file, "--endpoint-key-file"))
-    if args.record and args.record.parent and not args.record.parent.exists():
-        raise UsageError(f"--record: directory {args.record.parent} does not exist")
     policy = ErrorPolicy(args.on_error, args.error_budget)
     clock = clock_settings(parse_clock(args.clock))
-    record = play_match(game, config, args.seed, seat_players, policy=policy, clock=clock)
-    if args.record:
-        args.record.write_text(record.dumps() + "\n")
+    # Made before the match, as a challenge's: an unwritable path was found only after it.
+    out = open_record(args.record) if args.record else None
+    try:
+        # Seats named by their specs, as a tournament names its entrants: a hosted bot's own name
+        # (its manifest's, "heuristic" if it says so) passed for a built-in bot in the record.
+        record = play_match(game, config, args.seed, seat_players, policy=policy, clock=clock, names=specs)
+    except BaseException:
+        if out is not None:
+            out.close()
+            args.record.unlink(missing_ok=True)  # no match, no (empty) record
+        raise
+    if out is not None:
+        with out:
+            out.write(record.dumps() + "\n")
     if args.json:
         print(json.dumps(summary(record), sort_keys=True))
     else:
