@@ -105,6 +105,22 @@ def builtin_names(game_id: str) -> list[str]:
     return [*bot_names(game_id), "search"]
 
 
+def builtin_parameters(game_id: str) -> dict[str, list[str]]:
+    """Each built-in bot of the game and its parameters as ``name=range (default value)``, the
+    defaults this game gives them (a newcomer found them only in error messages)."""
+    described: dict[str, list[str]] = {}
+    for name in builtin_names(game_id):
+        with recording() as readings:
+            make_bot(name, game_id)
+        described[name] = [
+            f"{p.describe()} (default {p.spell(reading.values[p.name])})"
+            for reading in readings
+            if reading.bot == name
+            for p in reading.specs
+        ]
+    return described
+
+
 def all_builtin_names() -> set[str]:
     """The built-in bots' names across every game (no owner may register one as a bot name:
     a tournament entrant of that name is the built-in)."""

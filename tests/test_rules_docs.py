@@ -124,6 +124,17 @@ def test_arena_rules_spells_values_as_the_cli_takes_them(capsys):
     assert "False" not in out.split("# ")[0] and "True" not in out.split("# ")[0]
 
 
+def test_arena_rules_lists_the_built_in_bots_with_their_parameters_and_defaults(capsys):
+    # Found only in error messages, which gave ranges and no defaults (a newcomer's probe).
+    assert main(["rules", "sodajerk"]) == 0
+    out = capsys.readouterr().out.split("\n## ")[0]
+    assert "Built-in bots (--bots NAME or NAME:KEY=VALUE" in out and "  random: no parameters" in out
+    (heuristic,) = [line for line in out.splitlines() if line.startswith("  heuristic: ")]
+    assert heuristic.count("(default ") == 4
+    (search,) = [line for line in out.splitlines() if line.startswith("  search: ")]
+    assert "rollout=heuristic|mast|random (default " in search
+
+
 def test_arena_rules_unknown_game(capsys):
     assert main(["rules", "chess"]) == 2
     assert "unknown game 'chess'" in capsys.readouterr().err

@@ -16,6 +16,7 @@ from arena.cli import UsageError
 from arena.engine import Game
 from arena.protocol import option_text
 from arena.registry import get_game
+from bots.registry import builtin_parameters
 
 
 def register(commands: Any) -> None:
@@ -54,6 +55,9 @@ def header(game: Game) -> str:
             counts = tuple(v.players or ())
             only = f" [{', '.join(map(str, counts))} player{'' if counts == (1,) else 's'}]" if counts else ""
             lines.append(f"  {v.name}: {v.description} ({chosen}){only}")
+    lines.append("Built-in bots (--bots NAME or NAME:KEY=VALUE,...; a tournament's default field is all but search):")
+    for name, params in builtin_parameters(meta.id).items():
+        lines.append(f"  {name}: {', '.join(params) if params else 'no parameters'}")
     return "\n".join(lines)
 
 
