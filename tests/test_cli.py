@@ -385,3 +385,16 @@ def test_a_stores_address_comes_from_arena_redis_where_no_flag_gives_it(tmp_path
         made = arena("admin", "create-owner", "newcomer", env={"ARENA_REDIS": redis.url})
         assert made.returncode == 0, made.stderr
         assert redis.client().hexists("arena:v1:owners", "newcomer")
+
+
+def test_a_group_sample_rounded_up_past_max_groups_is_said(tmp_path):
+    # --max-groups 1 played 2 groups without a word (a newcomer's probe).
+    done = arena(
+        "tournament", "--game", "vivo", "--players", "3", "--bots", "heuristic*3,random*3", "--max-groups", "1",
+        "--out", str(tmp_path / "run"), "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "2 groups a repeat for --max-groups 1: a sample rounded up so that every bot plays equally often" in (
+        done.stderr
+    )
+    assert json.loads(done.stdout)["matches"] == 2 * 3

@@ -24,7 +24,7 @@ from arena.cli.players import canonical_bot, check_bot, make_player
 from arena.clock import parse_clock
 from arena.executor import Executor, LocalExecutor, StopSignals, default_workers
 from arena.logs import mask_passwords
-from arena.pairings import DEFAULT_MAX_GROUPS
+from arena.pairings import DEFAULT_MAX_GROUPS, group_count
 from arena.rundir import RunDirectory
 from arena.tournament import (
     DEALS,
@@ -106,7 +106,8 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--max-groups",
         type=int,
-        help=f"above this many groups, play a balanced sample (default {DEFAULT_MAX_GROUPS})",
+        help=f"above this many groups a repeat, play a balanced sample of about as many, rounded up so that "
+        f"every bot plays equally often (default {DEFAULT_MAX_GROUPS})",
     )
     parser.add_argument(
         "--broker", metavar="URL", help="run on Celery workers over Redis (e.g. redis://127.0.0.1:6379/0)"
@@ -282,6 +283,13 @@ def run_locked(args: argparse.Namespace, spec: TournamentSpec, tournament_id: st
 
 
 def _run_locked(args: argparse.Namespace, spec: TournamentSpec, tournament_id: str, rundir: RunDirectory) -> int:
+    groups = group_count(len(spec.bots), spec.players, spec.format, spec.max_groups)
+    if groups > spec.max_groups and not args.resume:  # a sample rounded up: said, not done quietly
+        print(
+            f"arena tournament: {groups} groups a repeat for --max-groups {spec.max_groups}: a sample rounded up "
+            "so that every bot plays equally often",
+            file=sys.stderr,
+        )
     executor: Executor
     if args.broker:
         from workers import settings
