@@ -124,6 +124,13 @@ def test_arena_rules_spells_values_as_the_cli_takes_them(capsys):
     assert "False" not in out.split("# ")[0] and "True" not in out.split("# ")[0]
 
 
+def test_arena_games_spells_defaults_as_the_cli_takes_them(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # wide enough for the options column
+    assert main(["games"]) == 0
+    out = capsys.readouterr().out
+    assert "series=true|false (default false)" in out and "False" not in out
+
+
 def test_arena_rules_lists_the_built_in_bots_with_their_parameters_and_defaults(capsys):
     # Found only in error messages, which gave ranges and no defaults (a newcomer's probe).
     assert main(["rules", "sodajerk"]) == 0

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from arena.engine import GameMeta
+from arena.protocol import option_text
 from arena.registry import games
 
 
@@ -54,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
             "name": meta.name,
             "players": f"{meta.min_players}-{meta.max_players}",
             "variants": ", ".join(v.name for v in meta.variants) or "-",
-            "options": "\n".join(f"{o.key}={o.allowed()} (default {o.default})" for o in meta.options) or "-",
+            "options": "\n".join(f"{o.key}={o.allowed()} (default {option_text(o.default)})" for o in meta.options)
+            or "-",
             "flags": ", ".join(meta.flags) or "-",
         }
         for meta in metas
