@@ -359,6 +359,7 @@ def check_running(stack, browser, shots, tournament_id: str) -> None:
         # A tournament no longer stored (a 404): said once, and the polling stops.
         browser.execute_script("window.TOURNAMENT = 'rainbow-20000101-000000-00000000';")
         wait.until(lambda b: "no longer stored" in b.find_element(By.ID, "stale").text)
+        browser.get_log("browser")  # the blocked requests and the 404 were meant: forgotten here
         shoot(browser, shots / "tournament-running.png")
         pages = [browser.page_source, *network_bodies(browser)]
         # A match whose deal every seat rotation has played: its public events are shown.
