@@ -398,3 +398,16 @@ def test_a_group_sample_rounded_up_past_max_groups_is_said(tmp_path):
         done.stderr
     )
     assert json.loads(done.stdout)["matches"] == 2 * 3
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("play", "--game", "rolldice", "--foo"), "arena play: error: unrecognized arguments: --foo"),
+        (("tournament", "status", "x", "--foo", "1"), "arena tournament: error: unrecognized arguments: --foo 1"),
+    ],
+)
+def test_an_unknown_argument_is_named_by_its_command(args, said):
+    # It read "arena: error: unrecognized arguments: --foo" (a newcomer's probe).
+    done = arena(*args)
+    assert done.returncode == 2 and done.stderr.strip() == said

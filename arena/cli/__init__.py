@@ -14,8 +14,8 @@ import errno
 import io
 import os
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
+from collections.abc import Mapping, Sequence
+from typing import Any, NoReturn
 
 from arena import __version__
 from arena.config import ConfigError
@@ -33,8 +33,19 @@ class UsageError(Exception):
 class Parser(argparse.ArgumentParser):
     """argparse, but errors are one line: ``arena play: error: ...``."""
 
+    commands: Mapping[str, argparse.ArgumentParser] = {}
+
     def error(self, message: str) -> NoReturn:
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        """As argparse, but an unknown argument is named by the command it was given to
+        (``arena play: error: unrecognized arguments: --foo``, not ``arena: error: ...``)."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = self.commands.get(getattr(parsed, "command", None) or "", self)
+            command.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
 
 
 def build_parser() -> Parser:
@@ -74,6 +85,7 @@ def build_parser() -> Parser:
     ):
         module.register(commands)
     accept_log_level_anywhere(parser)
+    parser.commands = commands.choices
     return parser
 
 
