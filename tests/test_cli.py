@@ -411,3 +411,10 @@ def test_an_unknown_argument_is_named_by_its_command(args, said):
     # It read "arena: error: unrecognized arguments: --foo" (a newcomer's probe).
     done = arena(*args)
     assert done.returncode == 2 and done.stderr.strip() == said
+
+
+def test_an_out_that_is_a_file_is_said_to_be_one(tmp_path):
+    (tmp_path / "taken").write_text("mine\n")
+    done = arena("tournament", "--game", "rolldice", "--out", str(tmp_path / "taken"))
+    assert done.returncode == 2 and f"--out {tmp_path / 'taken'}: a file, not a directory" in done.stderr
+    assert (tmp_path / "taken").read_text() == "mine\n"

@@ -259,6 +259,8 @@ def run(args: argparse.Namespace) -> int:
         spec = spec_from_args(args)
         tournament_id = new_tournament_id(spec, with_digest=True)
         rundir = RunDirectory(args.out or Path("arena-runs") / tournament_id)
+        if rundir.path.exists() and not rundir.path.is_dir():  # said as it is, not "File exists"
+            raise UsageError(f"--out {rundir.path}: a file, not a directory")
         try:  # before anything starts: an unusable --out is a one-line error
             rundir.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
