@@ -33,7 +33,8 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--bots",
         help="comma-separated bots, one per seat (BOT*N: N seats): built-in names (with parameters, "
-        "heuristic:a=1,b=2) or grpc://HOST:PORT, unix:///PATH",
+        "heuristic:a=1,b=2; see arena rules GAME), grpc://HOST:PORT, unix:///PATH or hosted:/DIR (a bot's files, "
+        "run in the sandbox)",
     )
     parser.add_argument("--record", type=Path, metavar="FILE", help="write the match record (JSON)")
     parser.add_argument("--json", action="store_true", help="print one JSON object and nothing else")

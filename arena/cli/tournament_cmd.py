@@ -66,9 +66,9 @@ def register(commands: Any) -> None:
     parser.add_argument("--game", help="game id (see `arena games`)")
     parser.add_argument(
         "--bots",
-        help="comma-separated bots: built-in names (with parameters, heuristic:a=1,b=2) or grpc://HOST:PORT, "
-        "unix:///PATH; BOT*N enters N copies, rated apart as BOT, BOT#2, ... (default: the built-ins, "
-        "with copies to fill the table)",
+        help="comma-separated bots: built-in names (with parameters, heuristic:a=1,b=2; see arena rules GAME), "
+        "grpc://HOST:PORT, unix:///PATH or hosted:/DIR; BOT*N enters N copies, rated apart as BOT, BOT#2, ... "
+        "(default: the built-ins but search, with copies to fill the table)",
     )
     parser.add_argument("--players", type=int, help="players per match (default: 2 where the game allows)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="variant option")
