@@ -622,13 +622,20 @@ def unpacked(version: str) -> Path:
                 CACHE.chmod(0o700)  # made 0755 by an earlier version
         staging = Path(tempfile.mkdtemp(prefix=f".{version[:12]}-", dir=CACHE))
         archive.write_files(files, staging)
-        (CACHE / f".{version}.bytes").write_text(str(sum(len(content) for content in files.values())))
+        _write_atomically(CACHE / f".{version}.bytes", str(sum(len(content) for content in files.values())))
         try:
             os.rename(staging, directory)  # atomic: another process may have won; both are equal
         except OSError:
             shutil.rmtree(staging, ignore_errors=True)
         evict_idle(keep=version)
     return directory
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write a small file whole or not at all (another process may read it meanwhile)."""
+    staging = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}")
+    staging.write_text(text)
+    os.replace(staging, path)
 
 
 def _used(directory: Path) -> None:
@@ -651,13 +658,13 @@ def evict_idle(keep: str = "", now: float | None = None) -> list[str]:
         try:
             used = directory.stat().st_mtime
             if not sizes.exists():  # unpacked by an older Arena: measured once
-                sizes.write_text(str(sum(f.stat().st_size for f in directory.rglob("*") if f.is_file())))
+                _write_atomically(sizes, str(sum(f.stat().st_size for f in directory.rglob("*") if f.is_file())))
             size = int(sizes.read_text())
         except (OSError, ValueError):
             continue
         entries.append((used, name, size))
     total = sum(size for _, _, size in entries)
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, ValueError):  # a size being written by another process reads ""
         total += int((CACHE / f".{keep}.bytes").read_text()) if keep else 0
     evicted = []
     for used, name, size in sorted(entries):
