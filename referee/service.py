@@ -1415,16 +1415,19 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             )
         except versions.NoRoom as exc:
             raise precondition(str(exc)) from None
-        if first.activate or await self.blocking(versions.active_version, self.store, name) is None:
+        active = await self.blocking(versions.active_version, self.store, name)
+        if first.activate or active is None:
             try:
                 await self.blocking(versions.activate, self.store, name, checked.version)
             except versions.NoSuchVersion:  # deleted (by another call of its owner) as it was stored
                 raise precondition(f"version {checked.version[:16]} was deleted as it was uploaded") from None
-            if existing is not None and sorted(existing["games"]) != sorted(game_ids):
-                # The games the bot plays are its active version's: a version not activated
-                # changes nothing (a tournament of its new game would fail in every match).
-                # This field only: a disable (or any other change) meanwhile stays.
-                await self.blocking(self._update_bot, name, {"games": game_ids})
+            active = checked.version
+        played = list(info["games"])  # the version's: this upload's choice, an earlier one's, the manifest's
+        if active == checked.version and sorted(existing["games"] if existing else game_ids) != sorted(played):
+            # The games the bot plays are its active version's, as an activation sets them: a
+            # version not active changes nothing (a tournament of its new game would fail in
+            # every match). This field only: a disable (or any other change) meanwhile stays.
+            await self.blocking(self._update_bot, name, {"games": played})
         return await self.blocking(self._bot_version, name, info["version"])
 
     def _own_version(self, name: str, version: str, caller: Caller) -> str:

@@ -345,3 +345,45 @@ def test_a_versions_games_are_those_its_upload_chose(tmp_path):
         versions.save_version(store, "hostile", "alice", checked, data, games=["rolldice"])
         versions.save_version(store, "hostile", "alice", checked, data)
         assert [v["games"] for v in versions.versions(store, "hostile")] == [["rolldice"]]
+
+
+@pytest.mark.usefixtures("bubblewrap")
+def test_the_bot_plays_its_active_versions_games_whatever_the_upload_order(tmp_path, monkeypatch):
+    # The same content again with other --games rewrote the active version's games but not the
+    # bot's (an outside review): the bot and its active version now agree after every upload.
+    import asyncio
+
+    from referee.auth import Caller
+    from referee.players import make_player
+    from referee.service import ArenaService, RateLimiter
+
+    def passing_trial(checked, game_id, owner, stopped=None) -> None:
+        versions.TRIALS.release(owner)
+
+    monkeypatch.setattr(versions, "trial_holding_slot", passing_trial)
+    directory = variant(tmp_path, 1)
+    manifest = directory / "arena-bot.toml"
+    manifest.write_text(manifest.read_text().replace('games = ["rolldice"]', 'games = ["rolldice", "skyfive"]'))
+    data = archive_bytes(directory)
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        create_owner(store, "alice")
+        service = ArenaService(store, lambda *_: None, make_player, builtin_bots=bot_names, limiter=RateLimiter(0, 1))
+        submit = ArenaService.SubmitBotVersion.__wrapped__  # type: ignore[attr-defined]
+
+        async def upload(games: list[str], activate: bool = False) -> None:
+            async def chunks():
+                yield arena_pb2.BotUploadChunk(name="duo", data=data, games=games, activate=activate)
+
+            await submit(service, chunks(), Caller("alice", False))
+
+        def both() -> tuple[list[str], list[str]]:
+            (version,) = versions.versions(store, "duo")
+            return store.bot("duo")["games"], version["games"]
+
+        asyncio.run(upload(["skyfive"]))
+        assert both() == (["skyfive"], ["skyfive"])
+        asyncio.run(upload(["rolldice"]))  # the active version's games chosen anew
+        assert both() == (["rolldice"], ["rolldice"])
+        asyncio.run(upload([], activate=True))  # no choice: the version keeps its own
+        assert both() == (["rolldice"], ["rolldice"])
