@@ -34,7 +34,7 @@ import secrets
 import threading
 import time
 import uuid
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -98,6 +98,10 @@ PAGE_NUMBER = re.compile(r"[0-9]{1,12}")
 FINISHED = ENDED
 MAX_MATCHES = 200_000
 TRIAL_SLOT_POLL = 0.2
+UPLOADS_PER_OWNER = 2
+"""An owner's uploads in progress at once (one in its trial, the next waiting for it)."""
+UPLOADS_AT_ONCE = 8
+"""Uploads in progress at once in one service, every owner's."""
 """How often an upload waiting for a trial slot looks again (seconds, on the event loop)."""
 MAX_ACTIVE_TOURNAMENTS = 10
 MAX_CHALLENGES = 2
@@ -369,6 +373,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         self.builtin_bots = builtin_bots
         self.limiter = limiter or RateLimiter(rate=100, burst=200)
         self.state = state or ServiceState()
+        self._uploads: Counter[str] = Counter()  # uploads in progress per owner (read on the event loop)
         self.live = LiveBoards(store, self.blocking, self.state.shutting_down, WATCH_POLL_SECONDS)
         self._failures: OrderedDict[str, FailureLog] = OrderedDict()
         self._failures_lock = threading.Lock()
@@ -1346,6 +1351,24 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
 
     @unary
     async def SubmitBotVersion(self, request_iterator: Any, caller: Caller) -> arena_pb2.BotVersion:
+        # An upload holds its archive and its files in memory (up to 20 + 100 MiB) from its first
+        # chunk to its end, its trial's wait included: a few at once, per owner and in all (20
+        # tiny uploads that unpack to 95 MB each took the service to 2 GiB; an outside review).
+        if self._uploads[caller.name] >= UPLOADS_PER_OWNER:
+            raise exhausted(
+                f"{caller.name} has {UPLOADS_PER_OWNER} uploads in progress, the most: retry in {{delay}}", 10.0
+            )
+        if sum(self._uploads.values()) >= UPLOADS_AT_ONCE:
+            raise exhausted(f"{UPLOADS_AT_ONCE} uploads are in progress, the most: retry in {{delay}}", 10.0)
+        self._uploads[caller.name] += 1
+        try:
+            return await self._submit_bot_version(request_iterator, caller)
+        finally:
+            self._uploads[caller.name] -= 1
+            if not self._uploads[caller.name]:
+                del self._uploads[caller.name]
+
+    async def _submit_bot_version(self, request_iterator: Any, caller: Caller) -> arena_pb2.BotVersion:
         from referee.hosted import archive, jail, versions
 
         first: arena_pb2.BotUploadChunk | None = None

@@ -387,3 +387,50 @@ def test_the_bot_plays_its_active_versions_games_whatever_the_upload_order(tmp_p
         assert both() == (["rolldice"], ["rolldice"])
         asyncio.run(upload([], activate=True))  # no choice: the version keeps its own
         assert both() == (["rolldice"], ["rolldice"])
+
+
+@pytest.mark.usefixtures("bubblewrap")
+def test_uploads_in_progress_are_bounded_per_owner_and_in_all(tmp_path, monkeypatch):
+    # Each holds its archive and files in memory while it waits for its trial: 20 tiny uploads
+    # that unpack to 95 MB each took the service to 2 GiB (an outside review).
+    import asyncio
+
+    from referee import service as service_module
+    from referee.auth import Caller
+    from referee.errors import ApiError
+    from referee.players import make_player
+    from referee.service import ArenaService, RateLimiter
+
+    monkeypatch.setattr(versions, "TRIALS", versions.TrialSlots(2))
+    monkeypatch.setattr(versions, "TRIAL_WAIT", 1.0)
+    monkeypatch.setattr(service_module, "UPLOADS_AT_ONCE", 3)
+    for owner in ("alice", "bob"):
+        versions.TRIALS.acquire(owner, 0)  # their trials run: their uploads wait
+    data = archive_bytes(variant(tmp_path, 1))
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        service = ArenaService(store, lambda *_: None, make_player, builtin_bots=bot_names, limiter=RateLimiter(0, 1))
+        submit = ArenaService.SubmitBotVersion.__wrapped__  # type: ignore[attr-defined]
+
+        async def upload(owner: str, name: str) -> str:
+            async def chunks():
+                yield arena_pb2.BotUploadChunk(name=name, data=data)
+
+            try:
+                await submit(service, chunks(), Caller(owner, False))
+            except ApiError as exc:
+                return str(exc)
+            return "stored"
+
+        async def burst() -> list[str]:
+            first = [asyncio.create_task(upload("alice", f"a{i}")) for i in range(3)]
+            await asyncio.sleep(0.2)
+            later = [asyncio.create_task(upload("bob", f"b{i}")) for i in range(2)]
+            return await asyncio.gather(*first, *later)
+
+        said = asyncio.run(burst())
+    for owner in ("alice", "bob"):
+        versions.TRIALS.release(owner)
+    assert said[2] == "alice has 2 uploads in progress, the most: retry in 10s"  # refused at once
+    assert said[4] == "3 uploads are in progress, the most: retry in 10s"
+    assert all("trial match still ran after 1 s" in s for s in (said[0], said[1], said[3]))
