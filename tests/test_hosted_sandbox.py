@@ -162,6 +162,40 @@ def test_a_bot_can_use_most_of_its_address_space(tmp_path):
     assert "HEAP 700 MiB" in bot.output
 
 
+@pytest.mark.parametrize("delay", [0.0, 0.003, 0.01, 0.05, 0.2])
+def test_a_stop_while_the_seat_starts_leaves_nothing_running(tmp_path, delay):
+    # A match cancelled as its hosted seat starts: the stop, from another thread, ran while
+    # start() launched the jail, which then ran on for good, its uid leased (an outside review).
+    import threading
+    import time
+
+    seat = jail.Jail(hostile(tmp_path, "none"), "hostile")
+    outcome: list[object] = []
+
+    def start() -> None:
+        try:
+            outcome.append(seat.start(10.0))
+        except jail.JailFailed as failure:
+            outcome.append(failure)
+
+    starting = threading.Thread(target=start)
+    starting.start()
+    time.sleep(delay)
+    seat.stop()
+    starting.join(30)
+    assert not starting.is_alive() and len(outcome) == 1
+    assert seat.process is None or seat.process.poll() is not None  # the jail is gone
+    if seat.uid is not None and os.geteuid() == 0:
+        assert processes_of(seat.uid) == []
+        import fcntl
+
+        fd = os.open(jail._UidLease.directory / f"{seat.uid}.lock", os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # its uid's lease was given back (else BlockingIOError)
+        finally:
+            os.close(fd)
+
+
 def test_a_bot_cannot_point_the_referee_at_a_host_socket(tmp_path):
     """Its socket swapped for a link to a host socket: the referee dials only a real socket of
     the seat's (the link is absolute, and /proc/PID/root would follow it on the host)."""

@@ -356,6 +356,11 @@ class Jail:
         self._work: Path | None = None
         self._output: _Output | None = None
         self._stopped = False
+        # A stop may come from another thread while start() runs (a match cancelled as its seat
+        # starts): it asks, start() sees it at its next step, and the teardown waits for start
+        # (else the jail launched after the stop ran on for good, its uid leased; an outside review).
+        self._stop_asked = False
+        self._starting = threading.Lock()
         self._oom_kills = 0
         self._socket_fd: int | None = None
         self._tasks_at_stop: int | None = None
@@ -366,25 +371,33 @@ class Jail:
     # -- starting ---------------------------------------------------------------------------------
 
     def start(self, timeout: float = 30.0) -> str:
-        began = time.monotonic()
-        deadline = began + timeout
-        self._work = Path(tempfile.mkdtemp(prefix="arena-seat-"))
-        self._work.chmod(0o711)  # the seat's uid passes through to its mount points, cannot list
-        try:
-            if self.sandboxed:
-                check_sandbox()
-                self._lease = _UidLease() if os.geteuid() == 0 else None
-                self.uid = self._lease.uid if self._lease else os.geteuid()
-                socket = self._launch_jail(deadline)
-            else:
-                socket = self._launch_unsafe()
-            self._wait_for(socket, deadline, timeout)
-            pinned = self._pin(socket)
-        except BaseException:
-            self.stop()
-            raise
-        self.started_in = time.monotonic() - began
-        return pinned
+        with self._starting:
+            began = time.monotonic()
+            deadline = began + timeout
+            self._work = Path(tempfile.mkdtemp(prefix="arena-seat-"))
+            self._work.chmod(0o711)  # the seat's uid passes through to its mount points, cannot list
+            try:
+                self._check_stop_asked()
+                if self.sandboxed:
+                    check_sandbox()
+                    self._lease = _UidLease() if os.geteuid() == 0 else None
+                    self.uid = self._lease.uid if self._lease else os.geteuid()
+                    self._check_stop_asked()
+                    socket = self._launch_jail(deadline)
+                else:
+                    socket = self._launch_unsafe()
+                self._wait_for(socket, deadline, timeout)
+                pinned = self._pin(socket)
+                self._check_stop_asked()
+            except BaseException:
+                self._stop(0.0)
+                raise
+            self.started_in = time.monotonic() - began
+            return pinned
+
+    def _check_stop_asked(self) -> None:
+        if self._stop_asked:
+            raise JailFailed("crash", "the seat was stopped as it started")
 
     def _pin(self, socket: str) -> str:
         """The target to dial: the socket's inode, held by an ``O_PATH`` descriptor and dialled
@@ -595,6 +608,7 @@ class Jail:
         socket there is returned at once (:meth:`_pin` refuses it)."""
         while not self._ready(socket):
             self._check_exited()
+            self._check_stop_asked()
             if time.monotonic() > deadline:
                 raise JailFailed("stall", f"the bot did not listen on its socket within {timeout:.1f} s of starting")
             time.sleep(0.02)
@@ -650,7 +664,13 @@ class Jail:
     def stop(self, settle: float = 0.0) -> None:
         """Kill the seat's process group, then anything left under its uid; release the uid.
         ``settle``: seconds to let a jail whose bot is ending (a crash) exit by itself first,
-        so that its exit status is known (the diagnosis reads it)."""
+        so that its exit status is known (the diagnosis reads it). From another thread while
+        :meth:`start` runs: start ends at its next step, and then the seat is torn down."""
+        self._stop_asked = True
+        with self._starting:
+            self._stop(settle)
+
+    def _stop(self, settle: float) -> None:
         if self._stopped:
             return
         self._stopped = True
