@@ -296,6 +296,7 @@ def test_workers_unpack_a_version_once_and_check_it_against_its_hash(tmp_path, m
 
 def test_the_unpacked_cache_evicts_its_least_recently_used_idle_versions(tmp_path, monkeypatch):
     # It only ever grew, deleted versions too: three 101 KB uploads grew it 300 MiB (an outside probe).
+    import threading
     import time
 
     from referee.store import Store
@@ -316,7 +317,10 @@ def test_the_unpacked_cache_evicts_its_least_recently_used_idle_versions(tmp_pat
             os.utime(versions.unpacked(version), (hours_ago + 60 * (n == 1),) * 2)
         size = len(GOOD["first.py"]) + len(GOOD["arena-bot.toml"]) + 100_000
         monkeypatch.setattr(versions, "CACHE_BYTES", 2 * size + 10)  # two versions' worth
-        versions.unpacked(made[3])  # a fourth: the two least recently used go
+        versions.unpacked(made[3])  # a fourth: the two least recently used go, off this thread
+        for thread in threading.enumerate():
+            if thread.name == "arena-cache-evict":
+                thread.join(10)
         assert sorted(p.name for p in versions.CACHE.iterdir() if not p.name.startswith(".")) == sorted(made[1::2])
         assert not list(versions.CACHE.glob(".evicted-*"))
         # A version in use (idle less than CACHE_IDLE_SECONDS) stays, over the budget or not.
@@ -324,6 +328,10 @@ def test_the_unpacked_cache_evicts_its_least_recently_used_idle_versions(tmp_pat
         versions.unpacked(made[1])  # used now
         assert versions.evict_idle() == []
         assert (versions.CACHE / made[1]).is_dir() and (versions.CACHE / made[3]).is_dir()
+        # A worker whose matches may last longer keeps a version longer (matches bind it in).
+        monkeypatch.setattr(versions, "CACHE_IDLE_SECONDS", versions.CACHE_IDLE_SECONDS)  # put back after
+        versions.configure(store, match_seconds=4 * 3600.0)
+        assert versions.CACHE_IDLE_SECONDS == 8 * 3600.0
 
 
 def encrypted_zip(files: dict[str, bytes]) -> bytes:

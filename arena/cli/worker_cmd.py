@@ -83,8 +83,10 @@ def run(args: argparse.Namespace) -> int:
     endpoints.configure(endpoints.EndpointPolicy.parse(args.allow_endpoints))
     from referee.hosted import versions
     from referee.store import Store
+    from workers import settings as worker_settings
 
-    versions.configure(Store(args.broker))  # hosted versions are fetched from the store
+    # Hosted versions are fetched from the store; a cached one a match may still play stays.
+    versions.configure(Store(args.broker), worker_settings.match_seconds())
     if args.unsafe_no_sandbox:
         from referee.hosted import jail
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -38,6 +39,8 @@ from arena.runner import MatchCancelled, play_match
 from referee.hosted import archive, manifest
 from referee.hosted.jail import IN_LOGS
 from referee.hosted.player import HostedPlayer
+
+log = logging.getLogger(__name__)
 
 TRIAL_CLOCK = clock_settings({"decision": 5000, "bank": 0, "startup": 20_000, "grace": 500, "strikes": 0})
 LOG_DAYS = 14
@@ -587,10 +590,13 @@ def current_tournament() -> str:
     return getattr(_context, "tournament", "")
 
 
-def configure(store: Any) -> None:
-    """The store the workers fetch versions from and keep logs in (set before the pool forks)."""
-    global _store
+def configure(store: Any, match_seconds: float = 0.0) -> None:
+    """The store the workers fetch versions from and keep logs in (set before the pool forks),
+    and the longest a worker plays a match: a cached version unused for less than twice that is
+    never evicted (a match may still play it: its directory is bound into the seat's jail)."""
+    global _store, CACHE_IDLE_SECONDS
     _store = store
+    CACHE_IDLE_SECONDS = max(CACHE_IDLE_SECONDS, 2 * match_seconds)
 
 
 def configured() -> Any:
@@ -627,8 +633,17 @@ def unpacked(version: str) -> Path:
             os.rename(staging, directory)  # atomic: another process may have won; both are equal
         except OSError:
             shutil.rmtree(staging, ignore_errors=True)
-        evict_idle(keep=version)
+        # Off the caller's thread: a worker unpacks as it makes a seat's player, on the event
+        # loop its matches share, and removing old versions' files can take a while.
+        threading.Thread(target=_evict_quietly, args=(version,), name="arena-cache-evict", daemon=True).start()
     return directory
+
+
+def _evict_quietly(keep: str) -> None:
+    try:
+        evict_idle(keep=keep)
+    except Exception:  # a cache that cannot be trimmed now is trimmed at the next unpack
+        log.warning("hosted cache: eviction failed", exc_info=True)
 
 
 def _write_atomically(path: Path, text: str) -> None:
