@@ -1329,7 +1329,10 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
 
         loop = asyncio.get_running_loop()
         began = loop.time()
+        stopping = ApiError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down: upload again")
         while not versions.TRIALS.try_acquire(owner):
+            if self.state.shutting_down.is_set():  # no new jail once the service stops
+                raise stopping
             if loop.time() - began >= versions.TRIAL_WAIT:
                 busy = versions.TRIALS.busy(owner, versions.TRIAL_WAIT)
                 raise exhausted(f"the sandbox is busy with trial matches ({busy}): retry in {{delay}}", 10.0)
@@ -1344,6 +1347,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                 versions.TRIAL_THREADS, versions.trial_holding_slot, checked, game_id, owner, stopped
             )
         except archive.ArchiveError as exc:
+            if stopped():  # not the archive's fault: the service stopped its trial
+                raise stopping from None
             raise invalid("data", str(exc)) from None
         except asyncio.CancelledError:
             abandoned.set()  # the thread ends its match at the next poll and gives the slot back

@@ -434,3 +434,43 @@ def test_uploads_in_progress_are_bounded_per_owner_and_in_all(tmp_path, monkeypa
     assert said[2] == "alice has 2 uploads in progress, the most: retry in 10s"  # refused at once
     assert said[4] == "3 uploads are in progress, the most: retry in 10s"
     assert all("trial match still ran after 1 s" in s for s in (said[0], said[1], said[3]))
+
+
+@pytest.mark.usefixtures("bubblewrap")
+def test_an_upload_waiting_for_its_trial_when_the_service_stops_is_told_unavailable(tmp_path, monkeypatch):
+    # It launched a new jail after SIGTERM, and a trial the stop ended was INVALID_ARGUMENT on
+    # field data, as if the archive were bad (an outside review).
+    import asyncio
+
+    import grpc
+
+    from referee.auth import Caller
+    from referee.errors import ApiError
+    from referee.players import make_player
+    from referee.service import ArenaService, RateLimiter
+
+    monkeypatch.setattr(versions, "TRIALS", versions.TrialSlots(2))
+    versions.TRIALS.acquire("alice", 0)  # her trial runs
+    data = archive_bytes(variant(tmp_path, 1))
+    with redis_server(tmp_path) as redis:
+        service = ArenaService(
+            Store(redis.url), lambda *_: None, make_player, builtin_bots=bot_names, limiter=RateLimiter(0, 1)
+        )
+
+        async def stopped_while_waiting() -> ApiError:
+            async def chunks():
+                yield arena_pb2.BotUploadChunk(name="late", data=data)
+
+            upload = asyncio.create_task(
+                ArenaService.SubmitBotVersion.__wrapped__(service, chunks(), Caller("alice", False))  # type: ignore[attr-defined]
+            )
+            await asyncio.sleep(0.5)
+            assert not upload.done()
+            service.state.shutting_down.set()
+            with pytest.raises(ApiError) as refused:
+                await upload
+            return refused.value
+
+        error = asyncio.run(stopped_while_waiting())
+    versions.TRIALS.release("alice")
+    assert error.code == grpc.StatusCode.UNAVAILABLE and "shutting down" in str(error)
