@@ -1462,7 +1462,9 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         """The full hash of one of the caller's bot's versions, named by a hash or a prefix."""
         from referee.hosted import versions
 
-        self._own_bot(name, caller)
+        registered = self._own_bot(name, caller)
+        if not str(registered["endpoint"]).startswith("hosted:"):
+            raise precondition(f"bot {shown(name)} is a remote bot (registered with an endpoint): it has no versions")
         found = versions.resolve(self.store, name, version)
         if found is None:
             why = versions.unresolved(self.store, name, version)

@@ -103,6 +103,9 @@ def test_a_local_run_prints_a_hosted_seats_output_which_has_no_match_logs(tmp_pa
     assert [s["bot"] for s in json.loads(named.stdout)["seats"]] == [f"hosted:{directory}", "random"]
     missing = arena("play", "--game", "rolldice", "--bots", f"hosted:{tmp_path / 'nowhere'},random")
     assert missing.returncode == 2 and "no such directory" in missing.stderr
+    (tmp_path / "packed.tar.gz").write_bytes(b"x")
+    packed = arena("play", "--game", "rolldice", "--bots", f"hosted:{tmp_path / 'packed.tar.gz'},random")
+    assert packed.returncode == 2 and "a file; a local run plays a directory of its files" in packed.stderr
 
 
 # -- 2. memory outside the address space: /dev/shm and System V IPC are capped -------------------------

@@ -90,8 +90,9 @@ def test_submit_activate_play_and_read_the_logs(tmp_path):
         listed = arena(address, alice, "bots", "versions", "hostile").stdout.splitlines()
         remote = ("bots", "register", "--name", "far", "--games", "rolldice", "--endpoint", "grpc://127.0.0.1:9")
         assert arena(address, alice, *remote).returncode == 0
-        none = arena(address, alice, "bots", "versions", "far")  # it said "no versions"
-        assert none.returncode == 1 and "bot 'far' is a remote bot (registered with an endpoint)" in none.stderr
+        for action in (("versions", "far"), ("activate", "far", "abc"), ("delete-version", "far", "abc")):
+            none = arena(address, alice, "bots", *action)  # "no versions", or pointed at `versions`
+            assert none.returncode == 1 and "bot 'far' is a remote bot (registered with an endpoint)" in none.stderr
         assert [line.split("\t")[:2] for line in listed] == [[v1[:16], "active"], [v2[:16], "-"]]
         # The bot plays its active version's games: a stored version adds none (a tournament of
         # skyfive would fail in every match), its activation does.

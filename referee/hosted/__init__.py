@@ -77,6 +77,8 @@ def _hosted_player(target: str, game_id: str) -> Player:
     directory = Path(target)
     if not directory.is_absolute():
         raise ConfigError(f"hosted bot {target!r}: expected hosted:/absolute/path/of/its/files")
+    if directory.is_file():
+        raise ConfigError(f"hosted bot {target!r}: a file; a local run plays a directory of its files (unpack it)")
     if not directory.is_dir():
         raise ConfigError(f"hosted bot {target!r}: no such directory")
     try:
