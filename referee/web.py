@@ -175,7 +175,9 @@ class WebUI:
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
 
     def app(self) -> web.Application:
-        app = web.Application(middlewares=[self.errors])
+        # A trailing slash (/tournaments/ID/) goes to the page without it, not to a 404.
+        slashes = web.normalize_path_middleware(append_slash=False, remove_slash=True)
+        app = web.Application(middlewares=[slashes, self.errors])
         app.add_routes(
             [
                 web.get("/", self.games_page),

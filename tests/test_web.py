@@ -170,8 +170,8 @@ def test_a_tournament_the_cli_ran_on_the_broker_opens_like_the_services_own(stac
     assert ran.returncode == 0, ran.stderr
     _, tournament_id = RunDirectory(out).read_spec()
     assert tournament_id.count("-") == 4  # game, date, time, digest, tail
-    with urllib.request.urlopen(f"{stack['url']}/tournaments/{tournament_id}", timeout=30) as page:
-        assert f"Tournament {tournament_id}" in page.read().decode()
+    with urllib.request.urlopen(f"{stack['url']}/tournaments/{tournament_id}/", timeout=30) as page:
+        assert f"Tournament {tournament_id}" in page.read().decode()  # a trailing slash too (it was a 404)
     with urllib.request.urlopen(f"{stack['url']}/api/tournaments/{tournament_id}/matches", timeout=30) as listing:
         assert json.loads(listing.read())["total"] == 4
     with urllib.request.urlopen(f"{stack['url']}/matches/{tournament_id}:m000003", timeout=30) as match:
