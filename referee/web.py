@@ -201,14 +201,19 @@ class WebUI:
         except ApiError as exc:
             status = {"NOT_FOUND": 404, "INVALID_ARGUMENT": 400, "FAILED_PRECONDITION": 409}.get(exc.code.name, 503)
             # A 503 with a delay (busy replaying) says when to come back, as the store's does.
-            headers = {"Retry-After": str(max(1, math.ceil(exc.retry_after)))} if exc.retry_after else None
-            return web.Response(status=status, text=f"{exc.message}\n", headers=headers)
+            headers = {"Retry-After": str(max(1, math.ceil(exc.retry_after)))} if exc.retry_after else {}
+            return error_response(request, status, exc.message, headers)
         except STORE_DOWN:  # Redis down or restarting: as the gRPC API says it, not a 500 and a traceback
-            return web.Response(
-                status=503,
-                text=f"the store is unavailable; retry in {STORE_RETRY_SECONDS:g}s\n",
-                headers={"Retry-After": str(round(STORE_RETRY_SECONDS))},
+            return error_response(
+                request,
+                503,
+                f"the store is unavailable; retry in {STORE_RETRY_SECONDS:g}s",
+                {"Retry-After": str(round(STORE_RETRY_SECONDS))},
             )
+        except web.HTTPException as exc:
+            if exc.status < 400 or exc.text is None:
+                raise
+            return error_response(request, exc.status, exc.text.strip(), dict(exc.headers))
 
     def _game(self, game_id: str) -> Game:
         if game_id not in games():
@@ -424,6 +429,16 @@ class WebUI:
             content_type="application/json",
             headers={"Content-Disposition": f'attachment; filename="{name}.json"'},
         )
+
+
+def error_response(request: web.Request, status: int, message: str, headers: dict[str, str]) -> web.Response:
+    """An error as one line of text (the API, scripts), or to a browser asking for a page, that
+    line on a page with the web UI's navigation (a bare text page left it no way back)."""
+    headers = {k: v for k, v in headers.items() if k.lower() not in ("content-type", "content-length")}
+    if request.path.startswith("/api/") or "text/html" not in request.headers.get("Accept", ""):
+        return web.Response(status=status, text=f"{message}\n", headers=headers)
+    shown = page(f"Arena: {status}", f'<div class="panel" id="error"><p>{esc(message)}</p></div>')
+    return web.Response(status=status, text=shown.text, content_type="text/html", headers=headers)
 
 
 def match_nav(tournament_id: str, record_of: str = "") -> str:

@@ -157,6 +157,10 @@ def test_games_and_game_pages(stack, browser, shots):
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(stack["url"] + path, timeout=30)
         assert refused.value.code == code and says in refused.value.read().decode(), path
+    # To a browser, an error is a page with the way back (it was a bare line of text).
+    browser.get(stack["url"] + "/tournaments/nope")
+    assert browser.find_element(By.ID, "error").text == "no tournament 'nope'"
+    assert browser.find_element(By.LINK_TEXT, "tournaments")
 
 
 def test_a_tournament_the_cli_ran_on_the_broker_opens_like_the_services_own(stack, tmp_path):
