@@ -418,3 +418,18 @@ def test_an_out_that_is_a_file_is_said_to_be_one(tmp_path):
     done = arena("tournament", "--game", "rolldice", "--out", str(tmp_path / "taken"))
     assert done.returncode == 2 and f"--out {tmp_path / 'taken'}: a file, not a directory" in done.stderr
     assert (tmp_path / "taken").read_text() == "mine\n"
+
+
+def test_the_sprt_line_says_when_matches_past_the_deciding_group_were_played():
+    # The progress bar ended at 116/200 beside a board of 92 matches, unexplained (a newcomer's probe).
+    from arena.cli.tournament_cmd import sprt_line
+
+    board = {
+        "matches": 92,
+        "sprt": {"elo0": 0.0, "elo1": 50.0, "decision": "H1", "llr": 2.99, "bounds": [-2.94, 2.94], "samples": 46},
+    }
+    assert sprt_line(board, 116) == (
+        "SPRT [0.0, 50.0]: challenger is stronger (LLR 2.99 in [-2.94, 2.94], 46 groups; "
+        "the board holds the 92 matches up to it, of 116 played)"
+    )
+    assert sprt_line(board, 92).endswith("46 groups)")

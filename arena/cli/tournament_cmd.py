@@ -351,9 +351,17 @@ def _run_locked(args: argparse.Namespace, spec: TournamentSpec, tournament_id: s
         if board.get("sprt"):
             s = board["sprt"]
             verdict = {"H1": "challenger is stronger", "H0": "challenger is not stronger", None: "undecided"}
+            played = status.get("matches")
+            # Matches past the deciding group were played while it was decided, and kept on disk:
+            # the board leaves them out (the progress bar counted them, beside a smaller board).
+            past = (
+                f"; the board holds the {board['matches']} up to it, of {played} played"
+                if (isinstance(played, int) and played > board["matches"])
+                else ""
+            )
             console.print(
                 f"SPRT [{s['elo0']}, {s['elo1']}]: {verdict[s['decision']]} "
-                f"(LLR {s['llr']} in {s['bounds']}, {s['samples']} groups)"
+                f"(LLR {s['llr']} in {s['bounds']}, {s['samples']} groups{past})"
             )
         console.print(f"results in {rundir.path}/")
     if status["status"] == "cancelled":
