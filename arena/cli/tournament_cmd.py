@@ -349,20 +349,7 @@ def _run_locked(args: argparse.Namespace, spec: TournamentSpec, tournament_id: s
         console = console_for_table() if sys.stdout.isatty() else console_for_table(width=140)
         console.print(leaderboard_table(board, width=console.width))
         if board.get("sprt"):
-            s = board["sprt"]
-            verdict = {"H1": "challenger is stronger", "H0": "challenger is not stronger", None: "undecided"}
-            played = status.get("matches")
-            # Matches past the deciding group were played while it was decided, and kept on disk:
-            # the board leaves them out (the progress bar counted them, beside a smaller board).
-            past = (
-                f"; the board holds the {board['matches']} up to it, of {played} played"
-                if (isinstance(played, int) and played > board["matches"])
-                else ""
-            )
-            console.print(
-                f"SPRT [{s['elo0']}, {s['elo1']}]: {verdict[s['decision']]} "
-                f"(LLR {s['llr']} in {s['bounds']}, {s['samples']} groups{past})"
-            )
+            console.print(sprt_line(board, status.get("matches")))
         console.print(f"results in {rundir.path}/")
     if status["status"] == "cancelled":
         print(
@@ -372,6 +359,21 @@ def _run_locked(args: argparse.Namespace, spec: TournamentSpec, tournament_id: s
         )
         return 1
     return 0
+
+
+def sprt_line(board: dict[str, Any], played: object) -> str:
+    """The SPRT's verdict under the board. Matches past the deciding group were played while it
+    was decided, and kept on disk: the board leaves them out, and says so (the progress bar
+    counted them, beside a smaller board)."""
+    s = board["sprt"]
+    verdict = {"H1": "challenger is stronger", "H0": "challenger is not stronger", None: "undecided"}
+    past = ""
+    if isinstance(played, int) and played > board["matches"]:
+        past = f"; the board holds the {board['matches']} matches up to it, of {played} played"
+    return (
+        f"SPRT [{s['elo0']}, {s['elo1']}]: {verdict[s['decision']]} "
+        f"(LLR {s['llr']} in {s['bounds']}, {s['samples']} groups{past})"
+    )
 
 
 def run_with_progress(
