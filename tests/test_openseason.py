@@ -1396,3 +1396,31 @@ def test_heuristic_orders_several_faces_for_a_reason():
     state = several(["share", "raid", "variety", "infinity"])
     assert ids(state) == ["bonus:share", "bonus:raid"]
     assert choice(state) == "bonus:raid"  # the cards share gives would bury the tops a raid takes
+
+
+def test_a_world_from_the_observation_keeps_what_the_others_know_of_the_deck():
+    # Another seat that put cards back on the deck knows them, and every seat saw it happen:
+    # sample_world kept those places, a world from the observation dropped them (the served
+    # search's opponent forgot its own cards; an outside search probe). Version 6 lists them.
+    checked = 0
+    for players, seed in ((2, 1), (3, 0), (2, 0), (3, 1), (4, 0)):
+        config = GAME.config(players)
+        state = GAME.new_match(config, seed)
+        rng = Chance(seed ^ 0xABC)
+        while state.pending and checked < 12:
+            for viewer in range(players):
+                others = {s: known for s, known in enumerate(state.known) if s != viewer and known}
+                if not others:
+                    continue
+                seen = GAME.observe(state, viewer)
+                for s, known in others.items():
+                    top = len(state.deck) - 1
+                    assert list(seen.seats[s].known_places) == sorted(top - i for i in known)
+                world = GAME.world_from_observation(config, viewer, seen, Chance(checked))
+                sampled = GAME.sample_world(state, viewer, Chance(checked))
+                for s in others:
+                    assert sorted(world.known[s]) == sorted(sampled.known[s]) == sorted(state.known[s])
+                    assert all(world.known[s][i] == world.deck[i] for i in world.known[s])  # the world's cards
+                checked += 1
+            GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    assert checked >= 12

@@ -49,7 +49,7 @@ PINNED: dict[str, tuple[str, str, str]] = {
     # has no reading version 4's search ran out on)
     "karakum": ("5", "dae1b7b6e141cf4f9ed2cac4cfdb622c", "022f893b080896152d2c6eb33de256cf"),
     "llamallama": ("4", "9e50c04076c2810c9d4f777eace2bb35", "14dd61f3e5a416830829da5225022098"),
-    "openseason": ("5", "22da43326319748ef709100210fa2941", "8a29fd08c364642802ef3b6220f8f429"),
+    "openseason": ("6", "485580df482883cb5781b2ad7cef068c", "adfb38928675d1dfd3c83db8f3c7886d"),
     "opensesame": ("1", "effb8c2cf1d19c6c691cf3798ee9e40d", "06200b6e454a16cc05ba8a33e123cedf"),
     "petquartet": ("1.0", "43f66202ec9d58f3e8431df5d0e0e7fd", "b4274453a4f593d17ac70e4af13bba90"),
     "prey": ("1", "33e8794db5416f753aa95b4811ded2b8", "6631e5a39fbf0518b1d657d094017d87"),

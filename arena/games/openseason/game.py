@@ -607,7 +607,7 @@ class OpenSeason(Game[SeasonState]):
         name="Open Season",
         min_players=2,
         max_players=4,
-        version="5",
+        version="6",
         options=(
             OptionSpec("side", "horn", "player-board side: horn (11 rounds) or shield (9 rounds)", ("horn", "shield")),
             OptionSpec("expert", False, "Expert mode: secret Bonus tiles above the columns"),
@@ -1623,6 +1623,7 @@ class OpenSeason(Game[SeasonState]):
                     wild_accolades=[f"{card_name(c)}:{ATTRS[a]}" for c, a in state.wild_acc[s]],
                     returned=back != EMPTY,
                     returned_card=card_name(back) if sees and back != EMPTY else "",
+                    known_places=sorted(len(state.deck) - 1 - i for i in state.known[s]),
                 )
             )
         ask = state.ask

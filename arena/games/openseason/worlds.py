@@ -24,10 +24,9 @@ legal ones (distinct tiles, one face each, Horn-only faces excluded on the Shiel
 
 ``world_from_observation`` builds the same from the observation alone, which names every card
 but the unseen ones (face-down wall cards included, ruling 3), so it is as informed as
-``sample_world`` about the cards; it drops only the other seats' knowledge of the deck's top
-(cards they put back): the seat saw which places they know (the events), but the observation
-does not list them, so in such a world a seat that put cards back has forgotten them. A
-returned accolade card seen elsewhere in every copy shows as one card too many in the
+``sample_world``: another seat's knowledge of the deck's top is kept as ``sample_world`` keeps
+it, the places it knows (``SeatView.known_places``, public since version 6) on the world's
+cards. A returned accolade card seen elsewhere in every copy shows as one card too many in the
 observation's count: it is the one that went back.
 """
 
@@ -298,6 +297,10 @@ def world_from_observation(
         w.known[w.active][top] = w.deck[top]
     peek = len(unseen) - len(places) - len(gifts) - len(drawn) if other else -1
     _deal_unseen(w, unseen, places, peek, gifts, drawn, chance)
+    for s, view in enumerate(obs.seats):  # what the others know of the deck, on the world's cards
+        if s != viewer:
+            for place in view.known_places:
+                w.known[s][deck_size - 1 - place] = w.deck[deck_size - 1 - place]
     if w.expert and not w.revealed:
         w.faces[viewer] = list(obs.my_faces) + [""] * (4 - len(obs.my_faces))
         _draw_faces(w, viewer, len(obs.my_faces), chance)

@@ -311,6 +311,7 @@ class SeatView(_message.Message):
     WILD_ACCOLADES_FIELD_NUMBER: _builtins.int
     RETURNED_FIELD_NUMBER: _builtins.int
     RETURNED_CARD_FIELD_NUMBER: _builtins.int
+    KNOWN_PLACES_FIELD_NUMBER: _builtins.int
     stock_top: _builtins.str
     """the visible top card of the stock ("" empty)"""
     stock_size: _builtins.int
@@ -364,6 +365,13 @@ class SeatView(_message.Message):
     def wild_accolades(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Wild tokens on accolade cards as "<card>:<attribute>" """
 
+    @_builtins.property
+    def known_places(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The places of the deck this seat knows, counted from the top (0 = the top card): cards it
+        put back there (a peek, draw4, a share's leftovers) or saw put there face up. Public: every
+        seat saw them go back (which cards, only this seat knows: yours are `known_deck`).
+        """
+
     def __init__(
         self,
         *,
@@ -386,10 +394,11 @@ class SeatView(_message.Message):
         wild_accolades: _abc.Iterable[_builtins.str] | None = ...,
         returned: _builtins.bool = ...,
         returned_card: _builtins.str = ...,
+        known_places: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accolades", b"accolades", "accolades_size", b"accolades_size", "activated", b"activated", "faces", b"faces", "infinity", b"infinity", "kept", b"kept", "penalty", b"penalty", "returned", b"returned", "returned_card", b"returned_card", "series_tile", b"series_tile", "stock", b"stock", "stock_size", b"stock_size", "stock_top", b"stock_top", "trophies", b"trophies", "turns", b"turns", "used", b"used", "wall", b"wall", "wild_accolades", b"wild_accolades", "wilds", b"wilds"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accolades", b"accolades", "accolades_size", b"accolades_size", "activated", b"activated", "faces", b"faces", "infinity", b"infinity", "kept", b"kept", "known_places", b"known_places", "penalty", b"penalty", "returned", b"returned", "returned_card", b"returned_card", "series_tile", b"series_tile", "stock", b"stock", "stock_size", b"stock_size", "stock_top", b"stock_top", "trophies", b"trophies", "turns", b"turns", "used", b"used", "wall", b"wall", "wild_accolades", b"wild_accolades", "wilds", b"wilds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
