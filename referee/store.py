@@ -123,11 +123,23 @@ from typing import Any
 
 import redis
 import zstandard
+from redis import _parsers
 
 from arena.config import env_number
 from arena.record import MatchRecord
 from arena.tallied import GroupTally, TallyEntry
 from arena.tournament import TournamentSpec
+
+
+class StoreRefusesWrites(redis.ResponseError, redis.ConnectionError):
+    """Redis refusing what it cannot persist (``MISCONF``: a full disk, a failed save): an outage
+    of the store, as a restart is, waited out and retried, never a crash or an internal error.
+    As a plain ResponseError it made every worker exit with Celery's "Unrecoverable error" (kombu
+    acknowledging a batch), and clients were told INTERNAL (an outside operator probe)."""
+
+
+# redis-py names a reply error's class by its first word; MISCONF is not among them.
+_parsers.BaseParser.EXCEPTION_CLASSES["MISCONF"] = StoreRefusesWrites
 
 PREFIX = "arena:v1:"
 FOLLOW_RECORDS = 1000

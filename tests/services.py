@@ -136,8 +136,8 @@ class RedisServer:
 
 
 @contextmanager
-def redis_server(directory: Path) -> Iterator[RedisServer]:
-    server = RedisServer(directory)
+def redis_server(directory: Path, *extra: str) -> Iterator[RedisServer]:
+    server = RedisServer(directory, *extra)
     server.start()
     try:
         yield server

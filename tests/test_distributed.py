@@ -16,6 +16,7 @@ import threading
 import time
 
 import pytest
+import redis
 
 from arena.cli.players import make_player
 from arena.executor import LocalExecutor
@@ -24,7 +25,7 @@ from arena.rundir import RunDirectory
 from arena.tallied import GroupTally, tally_entry
 from arena.tournament import TournamentSpec, schedule
 from arena.tournament_run import run_tournament
-from referee.store import Store, decompress_line
+from referee.store import Store, StoreRefusesWrites, decompress_line
 from tests.compare import board_without_timing, canonical
 from tests.remote_helpers import bot_process, misbehaving
 from tests.services import ROOT, Worker, redis_server, wait_for, workers
@@ -215,6 +216,47 @@ def test_redis_restart_with_aof_loses_nothing(tmp_path):
         wait_for(lambda: store.tournament("aof")["status"] == "complete", 60, "finalisation")
         assert_exactly_once(store, "aof", total)
         assert result["records"] == total
+
+
+def test_a_store_that_refuses_writes_is_waited_out_and_loses_nothing(tmp_path):
+    # Redis refusing writes it cannot persist (MISCONF: a full disk, a failed save) made every
+    # worker exit ("Unrecoverable error"), and the tournament waited for a worker started by hand
+    # (an outside operator probe). A failed save stands in for the disk here.
+    s = spec(repeats=40)
+    total = len(schedule(s))
+    with (
+        redis_server(tmp_path, "--enable-protected-configs", "yes") as server,
+        workers(server.url, tmp_path, count=1, concurrency=2, visibility=10) as nodes,
+    ):
+        store = Store(server.url)
+        start(server.url, "misconf", s, batch_size=4)
+        wait_for(lambda: (store.tournament("misconf") or {}).get("done", 0) >= 20, 60, "some progress")
+        admin = server.client()
+        admin.config_set("save", "3600 1")
+        admin.config_set("dir", "/proc")  # no file can be made there: the save fails
+        admin.bgsave()
+
+        refusals: list[type] = []
+
+        def refusing() -> bool:
+            try:
+                admin.set("probe", 1)
+            except redis.ResponseError as exc:
+                refusals.append(type(exc))
+                return "persist" in str(exc)
+            return False
+
+        wait_for(refusing, 20, "Redis to refuse writes")
+        assert store.tournament("misconf")["done"] < total  # mid-tournament
+        time.sleep(4)  # the workers meet it: acknowledgements, stores, heartbeats
+        admin.config_set("dir", str(tmp_path))
+        admin.bgsave()
+        wait_for(lambda: not refusing(), 20, "Redis to take writes again")
+        admin.config_set("save", "")
+        wait_for(lambda: store.tournament("misconf")["status"] == "complete", 180, "the tournament to complete")
+        assert_exactly_once(store, "misconf", total)
+        assert all(node.process.poll() is None for node in nodes)  # no worker exited
+        assert set(refusals) == {StoreRefusesWrites}  # MISCONF: a store outage, not a plain ResponseError
 
 
 def test_cancel_stops_within_seconds_and_leaves_the_store_consistent(tmp_path):
