@@ -21,11 +21,18 @@ class ConfigError(ValueError):
     """A match configuration is invalid (player count, unknown option, bad value)."""
 
 
-def env_number(name: str, default: int, *, minimum: int) -> int:
+def env_number(name: str, default: int, *, minimum: int, maximum: int | None = None, note: str = "") -> int:
     """A whole number from the environment variable ``name``, ``default`` when it is unset or
-    blank. Anything else (a typo, a unit, a number below ``minimum``) is a ConfigError naming the
-    variable: an operator's setting is never silently replaced or clamped."""
-    return _env(name, default, int, minimum, f"a whole number of at least {minimum}")
+    blank. Anything else (a typo, a unit, a number below ``minimum`` or above ``maximum``) is a
+    ConfigError naming the variable: an operator's setting is never silently replaced or
+    clamped. ``note`` follows the expected range in the error."""
+    if maximum is None:
+        return _env(name, default, int, minimum, f"a whole number of at least {minimum}{note}")
+    expected = f"a whole number from {minimum} to {maximum}{note}"
+    value = _env(name, default, int, minimum, expected)
+    if value > maximum:
+        raise ConfigError(f"{name}={os.environ.get(name, '').strip()!r}: expected {expected}")
+    return value
 
 
 def env_seconds(name: str, default: float, *, minimum: float) -> float:

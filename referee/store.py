@@ -148,7 +148,12 @@ worker's group (50 built-in matches, or the few remote ones of one flush)."""
 GROUP_GUESS = 50
 """Records a store is guessed to hold before any is read (a worker's group of built-in matches)."""
 BOT_TOURNAMENTS = 100  # a bot's newest tournaments kept in its index (bot:{name}:tournaments)
-DEFAULT_RETENTION_DAYS = env_number("ARENA_RETENTION_DAYS", 30, minimum=0)
+MAX_RETENTION_DAYS = 36_500
+"""A hundred years: beyond what Redis takes as a key's lifetime (999999999999 days passed the
+start and made every finalisation fail; an outside operator probe). 0 keeps forever."""
+DEFAULT_RETENTION_DAYS = env_number(
+    "ARENA_RETENTION_DAYS", 30, minimum=0, maximum=MAX_RETENTION_DAYS, note=" (0 keeps them for good)"
+)
 
 _STORE_MATCHES = """
 -- KEYS: matches, tournament, events, finalizing, cancel, groups

@@ -78,7 +78,9 @@ def test_a_visibility_timeout_given_on_the_command_line_is_not_read_from_the_env
         ("ARENA_QUEUE_WINDOW", "abc", "a whole number of at least 1"),
         ("ARENA_MATCHES_PER_PROCESS", "x", "a whole number of at least 1"),
         ("ARENA_LEASE_SECONDS", "1m", "a number of seconds of at least 1"),
-        ("ARENA_RETENTION_DAYS", "-1", "a whole number of at least 0"),
+        ("ARENA_RETENTION_DAYS", "-1", "a whole number from 0 to 36500 (0 keeps them for good)"),
+        # Past what Redis takes as a lifetime: every finalisation failed (an outside operator probe).
+        ("ARENA_RETENTION_DAYS", "999999999999", "a whole number from 0 to 36500 (0 keeps them for good)"),
         ("ARENA_STALL_SECONDS", "0", "a number of seconds of at least 1"),
     ],
 )
