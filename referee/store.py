@@ -900,7 +900,11 @@ class Store:
         policy (Redis would drop queued batches and records under memory pressure). Empty where
         the server will not say (a managed Redis may refuse CONFIG)."""
         try:
-            settings = self.redis.config_get("appendonly") | self.redis.config_get("maxmemory-policy")
+            settings = (
+                self.redis.config_get("appendonly")
+                | self.redis.config_get("appendfsync")
+                | self.redis.config_get("maxmemory-policy")
+            )
         except redis.ResponseError:
             return []
         found = {
@@ -910,6 +914,11 @@ class Store:
         warnings = []
         if found.get("appendonly", "yes") != "yes":
             warnings.append("Redis runs without appendonly: a restart loses every write since its last snapshot")
+        elif found.get("appendfsync", "everysec") == "no":  # the README's check said so; it was not made
+            warnings.append(
+                "Redis's appendfsync is no: a crash of the machine loses what the system had not yet written "
+                "(Arena needs everysec or always)"
+            )
         policy = found.get("maxmemory-policy", "noeviction")
         if policy != "noeviction":
             warnings.append(

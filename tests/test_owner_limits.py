@@ -125,6 +125,11 @@ def test_redis_settings_that_put_the_data_at_risk_are_said(tmp_path):
     with redis_server(tmp_path) as server:
         store = Store(server.url)
         assert store.setting_warnings() == []  # the tests' Redis is set up as the README says
+        store.redis.config_set("appendfsync", "no")  # the README said the check covered it; it did not
+        assert store.setting_warnings() == [
+            "Redis's appendfsync is no: a crash of the machine loses what the system had not yet written "
+            "(Arena needs everysec or always)"
+        ]
         store.redis.config_set("appendonly", "no")
         store.redis.config_set("maxmemory-policy", "allkeys-lru")
         assert store.setting_warnings() == [
