@@ -418,3 +418,26 @@ def test_a_batch_delivered_again_takes_no_other_batch_over(tmp_path):
         assert_exactly_once(store, "redo", total)
         assert taken_over, "no batch took another over: the test shows nothing"
         assert not taken_over & again, taken_over
+
+
+def test_a_worker_told_to_stop_plays_out_what_it_holds_and_takes_no_more(tmp_path):
+    # After a SIGTERM a batch in hand went on taking queued batches of its tournament for up to
+    # 30 s (988 matches after the stop; an outside operator probe): it now plays out what it
+    # holds, at most its process's slots, and takes nothing more.
+    first = [sys.executable, "-m", "bench.first_bot", "--port", "0", "--delay", "0.05"]
+    with (
+        bot_process(first) as quick,
+        redis_server(tmp_path) as server,
+        workers(server.url, tmp_path, count=1, concurrency=1, env={"ARENA_MATCHES_PER_PROCESS": "16"}) as nodes,
+    ):
+        store = Store(server.url)
+        s = TournamentSpec(game="rolldice", bots=(quick, "random"), players=2, repeats=300, options={"target": 20})
+        start(server.url, "halt", s, batch_size=4)
+        wait_for(lambda: store.tournament("halt")["done"] >= 8, 60, "some matches")
+        node = nodes[0]
+        os.kill(node.process.pid, signal.SIGTERM)  # the main process only, as `docker stop` sends it
+        at_stop = store.tournament("halt")["done"]
+        node.process.wait(90)
+        after = store.tournament("halt")["done"]
+        assert after - at_stop <= 16 + 4, (at_stop, after)  # what its 16 slots held, and its batch
+        assert after < len(schedule(s))
