@@ -209,6 +209,9 @@ def test_split_bots():
         (("play", "--game", "rolldice", "--error-budget", "-1"), "--error-budget: must be 0 or more, got -1"),
         (("tournament", "--game", "rolldice", "--error-budget", "-1"), "--error-budget: must be 0 or more, got -1"),
         (("tournament", "--game", "rolldice", "--metrics-port", "99999"), "--metrics-port: a port is 0-65535"),
+        # A traceback, and a cryptic error for -1 (an outside operator probe).
+        (("serve", "--metrics-port", "70000"), "--metrics-port: a port is 0-65535, got 70000"),
+        (("serve", "--http-port", "-1"), "--http-port: must be 0 or more, got -1"),
         (("tournament", "--game", "rolldice", "--out", "/proc/arena-out"), "--out /proc/arena-out: cannot create"),
         (("play", "--game", "rolldice", "--record", "/proc"), "/proc: Is a directory"),
         (

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from arena.cli import UsageError
-from arena.cli.common import DEFAULT_REDIS
+from arena.cli.common import DEFAULT_REDIS, port_number
 from arena.logs import mask_passwords
 
 log = logging.getLogger("arena.service")
@@ -36,19 +36,21 @@ def register(commands: Any) -> None:
 
     parser = commands.add_parser("serve", help="run the referee service (gRPC API)")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; 0.0.0.0 for all)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"gRPC port (default {DEFAULT_PORT}; 0 = any)")
+    parser.add_argument(
+        "--port", type=port_number, default=DEFAULT_PORT, help=f"gRPC port (default {DEFAULT_PORT}; 0 = any)"
+    )
     parser.add_argument(
         "--redis", default=DEFAULT_REDIS, metavar="URL", help=f"store and broker (default {DEFAULT_REDIS})"
     )
     parser.add_argument(
         "--metrics-port",
-        type=int,
+        type=port_number,  # 70000 ended in a traceback (an outside operator probe)
         default=DEFAULT_METRICS_PORT,
         help=f"Prometheus /metrics (default {DEFAULT_METRICS_PORT}; 0 = off)",
     )
     parser.add_argument(
         "--http-port",
-        type=int,
+        type=port_number,
         default=DEFAULT_HTTP_PORT,
         help=f"web UI: games, leaderboards, tournaments, replays (default {DEFAULT_HTTP_PORT}; 0 = off)",
     )
