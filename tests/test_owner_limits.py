@@ -181,6 +181,15 @@ def test_an_expired_record_is_said_to_have_expired_not_to_come(tmp_path):
         assert code == grpc.StatusCode.NOT_FOUND
         assert details.startswith(f"match m000001 of {t.id} is no longer stored: a tournament's records are kept")
         assert "(yet)" not in details
+        # The list says so too: it said "no matches", as for a tournament that played none.
+        from tests.cli_run import arena
+
+        token = create_owner(store, "lister")
+        env = {"ARENA_SERVER": srv.address, "ARENA_TOKEN": token}
+        listed = arena("matches", "list", "--tournament", t.id, env=env)
+        assert listed.returncode == 0, listed.stderr
+        assert listed.stdout.startswith(f"no matches stored: {t.id} played ")
+        assert "ARENA_RETENTION_DAYS" in listed.stdout
 
 
 def test_an_operator_gives_an_owner_a_new_token_and_the_old_one_stops_working(tmp_path):

@@ -516,6 +516,22 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _no_matches(client: Client, args: argparse.Namespace) -> str:
+    """An empty list, said as what it is: a tournament that played matches whose records have
+    expired read as one with none (an outside operator probe; `matches get` explained it)."""
+    from arena.v1 import arena_pb2
+
+    if args.bot or args.offset:
+        return "no matches"
+    tournament = client.call("GetTournament", arena_pb2.GetTournamentRequest(tournament_id=args.tournament))
+    if not tournament.done:
+        return "no matches"
+    return (
+        f"no matches stored: {tournament.id} played {tournament.done}, and a finished tournament's records are "
+        "kept ARENA_RETENTION_DAYS days (30 unless the operator set it); its leaderboard is kept for good"
+    )
+
+
 @guarded
 def run_matches(args: argparse.Namespace) -> int:
     from arena.v1 import arena_pb2
@@ -538,7 +554,7 @@ def run_matches(args: argparse.Namespace) -> int:
                     + f"\t{m.failures} failures"
                     for m in reply.matches
                 )
-                or "no matches"
+                or _no_matches(client, args)
             ),
         )
         if reply.next_page_token and not args.json:
