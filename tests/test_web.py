@@ -52,6 +52,14 @@ def browser(chromium) -> Iterator[webdriver.Chrome]:
         driver.quit()
 
 
+@pytest.fixture(autouse=True)
+def own_browser_messages(request):  # type: ignore[no-untyped-def]
+    """A test reads only its own pages' console messages: the browser is the module's, and an
+    error page an earlier test opened on purpose (a 404) failed a later test's "no errors"."""
+    if "browser" in request.fixturenames:
+        request.getfixturevalue("browser").get_log("browser")
+
+
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("web")
