@@ -1458,13 +1458,18 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             await self.blocking(self._update_bot, name, {"games": played})
         return await self.blocking(self._bot_version, name, info["version"])
 
+    def _own_hosted_bot(self, name: str, caller: Caller) -> dict[str, Any]:
+        """One of the caller's bots whose code Arena hosts: only those have versions."""
+        registered = self._own_bot(name, caller)
+        if not str(registered["endpoint"]).startswith("hosted:"):
+            raise precondition(f"bot {shown(name)} is a remote bot (registered with an endpoint): it has no versions")
+        return registered
+
     def _own_version(self, name: str, version: str, caller: Caller) -> str:
         """The full hash of one of the caller's bot's versions, named by a hash or a prefix."""
         from referee.hosted import versions
 
-        registered = self._own_bot(name, caller)
-        if not str(registered["endpoint"]).startswith("hosted:"):
-            raise precondition(f"bot {shown(name)} is a remote bot (registered with an endpoint): it has no versions")
+        self._own_hosted_bot(name, caller)
         found = versions.resolve(self.store, name, version)
         if found is None:
             why = versions.unresolved(self.store, name, version)
@@ -1507,11 +1512,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     ) -> arena_pb2.ListBotVersionsResponse:
         from referee.hosted import versions
 
-        registered = await self.blocking(self._own_bot, request.name, caller)
-        if not str(registered["endpoint"]).startswith("hosted:"):
-            raise precondition(
-                f"bot {shown(request.name)} is a remote bot (registered with an endpoint): it has no versions"
-            )
+        await self.blocking(self._own_hosted_bot, request.name, caller)
         found = await self.blocking(versions.versions, self.store, request.name)
         return arena_pb2.ListBotVersionsResponse(versions=[_version_message(request.name, info) for info in found])
 
