@@ -225,6 +225,27 @@ def test_tournament_page_pages_and_filters_its_matches(stack, browser, shots):
     shoot(browser, shots / "tournament-rolldice.png")
 
 
+def test_a_finished_tournament_whose_records_expired_says_so(stack, browser):
+    """Its match list said "no matches", as for a tournament that played none."""
+    store: Store = stack["store"]
+    tournament = stack["call"](
+        "CreateTournament", arena_pb2.CreateTournamentRequest(game="rolldice", bots=["random", "heuristic"])
+    )
+    wait_for(lambda: store.tournament(tournament.id)["status"] == "complete", 60, "the tournament")
+    browser.get(f"{stack['url']}/tournaments/{tournament.id}")
+    wait = WebDriverWait(browser, 30)
+    wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#match-table tr.match"))
+    for part in ("matches", "groups", "events"):  # as their retention ends
+        store.redis.delete(store.key("t", tournament.id, part))
+    browser.refresh()
+    wait.until(lambda b: b.find_element(By.ID, "page-label").text.startswith("no matches"))
+    played = store.tournament(tournament.id)["done"]
+    label = browser.find_element(By.ID, "page-label").text
+    assert label.startswith(f"no matches stored: this tournament played {played},") and "RETENTION" in label
+    Select(browser.find_element(By.ID, "bot-filter")).select_by_index(1)  # a filter that finds none says only that
+    wait.until(lambda b: b.find_element(By.ID, "page-label").text == "no matches")
+
+
 def played_out(store: Store, tournament_id: str) -> int | None:
     """The first stored match every seat rotation of whose deal is stored too (the service shows
     a running tournament's match only then), or None."""

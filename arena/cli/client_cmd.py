@@ -520,11 +520,12 @@ def _no_matches(client: Client, args: argparse.Namespace) -> str:
     """An empty list, said as what it is: a tournament that played matches whose records have
     expired read as one with none (an outside operator probe; `matches get` explained it)."""
     from arena.v1 import arena_pb2
+    from referee.store import ENDED
 
     if args.bot or args.offset:
         return "no matches"
     tournament = client.call("GetTournament", arena_pb2.GetTournamentRequest(tournament_id=args.tournament))
-    if not tournament.done:
+    if not tournament.done or tournament.status not in ENDED:  # only a finished tournament's expire
         return "no matches"
     return (
         f"no matches stored: {tournament.id} played {tournament.done}, and a finished tournament's records are "

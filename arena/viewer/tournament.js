@@ -3,7 +3,7 @@
    filtered by bot through /api/tournaments/ID/matches. Plain JavaScript, no libraries. */
 (function () {
   "use strict";
-  var offset = 0, limit = 25, bot = "", knownTotal = 0;
+  var offset = 0, limit = 25, bot = "", knownTotal = 0, shown = INITIAL;
   function $(id) { return document.getElementById(id); }
   function esc(s) { return String(s).replace(/[&<>"']/g, function (c) { return "&#" + c.charCodeAt(0) + ";"; }); }
   // An interval's end, or null where the results set no bound (the API sends -Infinity /
@@ -58,6 +58,7 @@
   }
   function draw(state) {
     var t = state.tournament;
+    shown = state;
     $("status").innerHTML = '<span class="badge ' + esc(t.status) + '" id="status-badge">' + esc(t.status) + "</span> " +
       esc(t.game) + ", " + esc(t.format) + ", " + t.players + " players - <span id=\"done\">" + t.done + "</span> / " + t.total + " matches";
     $("progress").style.width = (t.total ? 100 * t.done / t.total : 0) + "%";
@@ -76,10 +77,17 @@
       });
       $("matches").innerHTML = h + "</table>";
       var total = knownTotal = page.total || 0;
-      $("page-label").textContent = total ? (offset + 1) + "-" + Math.min(offset + limit, total) + " of " + total : "no matches";
+      $("page-label").textContent = total ? (offset + 1) + "-" + Math.min(offset + limit, total) + " of " + total : none();
       $("page-first").disabled = $("page-prev").disabled = offset === 0;
       $("page-next").disabled = $("page-last").disabled = offset + limit >= total;
     });
+  }
+  // A finished tournament whose records have expired read as one that played none.
+  function none() {
+    var t = shown.tournament;
+    if (bot || offset || !t.done || ["complete", "cancelled", "stopped"].indexOf(t.status) < 0) return "no matches";
+    return "no matches stored: this tournament played " + t.done + ", and a finished tournament's records are " +
+      "kept for a limited time (the operator's ARENA_RETENTION_DAYS); its leaderboard is kept for good";
   }
   // Shown while the page cannot be brought up to date: it said "running" over stale figures
   // for as long as the service or its store was down, and forever once the tournament was gone.
