@@ -25,7 +25,7 @@ import grpc
 import grpc.aio
 
 from referee.errors import STORE_DOWN, ApiError, exhausted, shown, store_unavailable
-from referee.store import Store
+from referee.store import LookAlike, Store
 
 log = logging.getLogger("arena.service")
 TOKEN_TEXT = re.compile(r"[\x21-\x7e]{1,200}")
@@ -66,8 +66,13 @@ def create_owner(store: Store, name: str, operator: bool = False) -> str:
     if not OWNER_NAME.fullmatch(name):
         raise ValueError(f"owner name {shown(name)}: 2-32 of a-z 0-9 _ -, starting with a letter or digit")
     token = new_token()
-    if not store.add_owner(name, operator, hash_token(token)):
-        raise ValueError(f"owner {name!r} exists already")
+    try:
+        if not store.add_owner(name, operator, hash_token(token)):
+            raise ValueError(f"owner {name!r} exists already")
+    except LookAlike as like:
+        raise ValueError(
+            f"owner {name!r} reads as {like.args[0]!r}, which exists already: names must differ in more than _ and -"
+        ) from None
     return token
 
 

@@ -282,16 +282,42 @@ return 1
 """
 )
 
-_ADD_BOT = """
--- KEYS: bots, bot_counts, bot_folds ; ARGV: name, registration (JSON), owner, limit (0 = none)
--- Registers a bot unless the name is taken (0), another differs from it only in letter case and
--- _ . - ({-2, that name}), or the owner has ``limit`` bots already (-1). bot_folds: a name's
--- folded form -> the name (made here from every name once, for bots registered before it).
+# A name as it reads: letter case and runs of ``_ . -`` (a trailing one dropped) fold away.
+_FOLD = """
 local function fold(name)
   local folded = string.gsub(string.gsub(string.lower(name), '[_.]', '-'), '%-+', '-')
   return (string.gsub(folded, '%-$', ''))
 end
+"""
+
+_ADD_OWNER = (
+    """
+-- KEYS: owners, tokens ; ARGV: name, account (JSON), the token's hash
+-- Creates an owner unless the name is taken (0) or another reads like it ({-2, that name}):
+-- owners are few and made by an operator, so every name is compared.
+"""
+    + _FOLD
+    + """
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+local folded = fold(ARGV[1])
+for _, known in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if fold(known) == folded then return {-2, known} end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[3], ARGV[1])
+return 1
+"""
+)
+
+_ADD_BOT = (
+    """
+-- KEYS: bots, bot_counts, bot_folds ; ARGV: name, registration (JSON), owner, limit (0 = none)
+-- Registers a bot unless the name is taken (0), another differs from it only in letter case and
+-- _ . - ({-2, that name}), or the owner has ``limit`` bots already (-1). bot_folds: a name's
+-- folded form -> the name (made here from every name once, for bots registered before it).
+"""
+    + _FOLD
+    + """if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
 if redis.call('EXISTS', KEYS[3]) == 0 then
   for _, known in ipairs(redis.call('HKEYS', KEYS[1])) do
     redis.call('HSETNX', KEYS[3], fold(known), known)
@@ -315,6 +341,7 @@ redis.call('HSET', KEYS[2], ARGV[3], count + 1)
 redis.call('HSET', KEYS[3], fold(ARGV[1]), ARGV[1])
 return 1
 """
+)
 
 _REPLACE_TOKENS = """
 -- KEYS: owners, tokens ; ARGV: owner, the new token's hash
@@ -837,6 +864,7 @@ class Store:
             self._unpark = client.register_script(_UNPARK)
             self._save_if_unchanged = client.register_script(_SAVE_IF_UNCHANGED)
             self._add_bot = client.register_script(_ADD_BOT)
+            self._add_owner = client.register_script(_ADD_OWNER)
             self._replace_tokens = client.register_script(_REPLACE_TOKENS)
             self._worker_seen = client.register_script(_WORKER_SEEN)
             self._workers_alive = client.register_script(_WORKERS_ALIVE)
@@ -1652,11 +1680,15 @@ class Store:
     # -- owners and tokens --------------------------------------------------------------------
 
     def add_owner(self, name: str, operator: bool, token_hash: str) -> bool:
-        """Create an owner with a token (by its hash); False if the name is taken."""
-        if not self.redis.hsetnx(self.key("owners"), name, json.dumps({"operator": operator, "created": time.time()})):
-            return False
-        self.redis.hset(self.key("tokens"), token_hash, name)
-        return True
+        """Create an owner with a token (by its hash); False if the name is taken,
+        :class:`LookAlike` if another owner's differs from it only in ``_ -`` (``team_a`` and
+        ``team-a`` would read as one owner)."""
+        _ = self.redis
+        account = json.dumps({"operator": operator, "created": time.time()})
+        added = self._add_owner(keys=[self.key("owners"), self.key("tokens")], args=[name, account, token_hash])
+        if isinstance(added, list):
+            raise LookAlike(added[1].decode())
+        return bool(added)
 
     def replace_tokens(self, name: str, token_hash: str) -> int:
         """Give an existing owner this token (by its hash) instead of every token it had, in one

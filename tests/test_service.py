@@ -289,6 +289,8 @@ def test_authentication_and_permissions(stack):
     assert created.token.startswith("arena_")
     assert Api(stack["service"].address, created.token).WhoAmI(arena_pb2.WhoAmIRequest()).name == "carol"
     assert code_of(ops.CreateOwner, arena_pb2.CreateOwnerRequest(name="carol"))[0] == grpc.StatusCode.ALREADY_EXISTS
+    code, _, details = code_of(ops.CreateOwner, arena_pb2.CreateOwnerRequest(name="carol-"))  # reads as carol
+    assert code == grpc.StatusCode.ALREADY_EXISTS and "reads as 'carol'" in details
     assert not ops.DisableBot(arena_pb2.DisableBotRequest(name="alice-private")).enabled
     disabled = arena_pb2.CreateTournamentRequest(game="skyfive", bots=["alice-private", "random"])
     assert code_of(alice.CreateTournament, disabled)[0] == grpc.StatusCode.FAILED_PRECONDITION

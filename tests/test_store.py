@@ -231,6 +231,13 @@ def test_owners_get_tokens_whose_hash_alone_is_stored(store):
         create_owner(store, "alice")
     with pytest.raises(ValueError, match="owner name"):
         create_owner(store, "A!")
+    # Names that read alike would read as one owner (an outside probe made team_a and team-a).
+    create_owner(store, "team_a")
+    for like in ("team-a", "team__a", "team-a-"):
+        with pytest.raises(ValueError, match=f"owner '{like}' reads as 'team_a', which exists already"):
+            create_owner(store, like)
+    assert [name for name, _ in store.owners()] == ["alice", "team_a"]
+    create_owner(store, "team-b")  # differs in more than _ and -
 
 
 def test_a_cancel_landing_as_a_batch_starts_stays_cancelled(store):
