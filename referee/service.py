@@ -1574,7 +1574,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         entries = versions.logs(self.store, f"{tournament_id}:{match_id}", len(record.seats))
         shown = [e for e in entries if caller.operator or e["owner"] == caller.name]
         return arena_pb2.MatchLogs(
-            logs=[arena_pb2.SeatLog(seat=e["seat"], bot=e["bot"], text=e["text"]) for e in shown]
+            # The seat's bot as the record names it: a copy's number kept (``NAME#2``).
+            logs=[arena_pb2.SeatLog(seat=e["seat"], bot=record.seats[e["seat"]]["bot"], text=e["text"]) for e in shown]
         )
 
 

@@ -180,14 +180,16 @@ def test_a_hosted_seats_output_is_kept_when_its_match_has_a_remote_seat(tmp_path
         client = Api(srv.address, alice)
         client.RegisterBot(arena_pb2.RegisterBotRequest(name="alice-remote", games=["rolldice"], endpoint=endpoint))
         created = client.CreateTournament(
-            arena_pb2.CreateTournamentRequest(game="rolldice", bots=["hostile", "alice-remote"], players=2)
+            arena_pb2.CreateTournamentRequest(game="rolldice", bots=["hostile*2", "alice-remote"], players=3)
         )
         wait_for(lambda: store.tournament(created.id)["status"] == "complete", 240, "the tournament")
         records = store.matches(created.id)
         assert records and all(record.failures == [] for record in records)
         for record in records:
             logs = client.GetMatchLogs(arena_pb2.GetMatchLogsRequest(id=f"{created.id}:{record.match_id}")).logs
-            seat = next(i for i, s in enumerate(record.seats) if s["bot"] == "hostile")
-            assert [(entry.seat, entry.bot) for entry in logs] == [(seat, "hostile")], record.match_id
-            assert "LINGER pid" in logs[0].text
+            # Each seat named as the record names it: the copy by its number (both read "hostile").
+            seats = sorted((i, s["bot"]) for i, s in enumerate(record.seats) if s["bot"].startswith("hostile"))
+            assert [(entry.seat, entry.bot) for entry in logs] == seats, record.match_id
+            assert {bot for _, bot in seats} == {"hostile", "hostile#2"}
+            assert all("LINGER pid" in entry.text for entry in logs)
         assert not [key for key in store.redis.keys("*hosted:log:m0*")]  # nothing under a bare match id
