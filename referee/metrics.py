@@ -40,6 +40,8 @@ arena_tournament_matches_scheduled                    when its tournament ends)
 arena_queue_batches_waiting                 gauge     (none): LLEN of Celery's queue     1
 arena_queue_batches_in_flight               gauge     (none): Celery's ``unacked`` hash  1
 arena_store_up                              gauge     (none): 1 if Redis answered        1
+arena_workers_alive                         gauge     (none): worker nodes that said     1
+                                                      they were alive within their time
 =========================================== ========= ================================== =====
 
 Exposure: a single-process program (the referee service, a local ``arena tournament``) serves
@@ -433,15 +435,16 @@ class StoreCollector:
         self.games: dict[str, str] = {}  # tournament id -> game (a spec never changes)
 
     def describe(self) -> list[Metric]:
-        return [*self._queue(0, 0, 0), self._up(1), *tournament_metrics([])]
+        return [*self._queue(0, 0, 0), self._up(1), self._alive(0), *tournament_metrics([])]
 
     def collect(self) -> list[Metric]:
         try:
             waiting, in_flight, parked, rows = self._read()
+            alive = self.store.workers_alive()
         except redis.RedisError as exc:
             log.warning("metrics: cannot read the store: %s", exc)
             return [self._up(0)]
-        return [*self._queue(waiting, in_flight, parked), self._up(1), *tournament_metrics(rows)]
+        return [*self._queue(waiting, in_flight, parked), self._up(1), self._alive(alive), *tournament_metrics(rows)]
 
     def _read(self) -> tuple[int, int, int, list[TournamentProgress]]:
         client, key = self.store.redis, self.store.key
@@ -479,6 +482,13 @@ class StoreCollector:
                 value=parked,
             ),
         ]
+
+    @staticmethod
+    def _alive(value: int) -> Metric:
+        # Tournaments wait forever with none (monitoring/alerts.yml: ArenaNoWorkers).
+        return GaugeMetricFamily(
+            "arena_workers_alive", "Worker nodes that said they were alive within their time.", value=value
+        )
 
     @staticmethod
     def _up(value: int) -> Metric:

@@ -98,6 +98,9 @@ def test_monitoring_ports_and_dependencies():
     assert SERVICES["grafana"]["ports"] == ["3000:3000"]
     assert SERVICES["grafana"]["depends_on"]["prometheus"]["condition"] == "service_healthy"
     assert bind_mounts("prometheus")["monitoring/prometheus.yml"] == "/etc/prometheus/prometheus.yml"
+    # Rule files are read relative to the config: each mounted beside it.
+    for rules in PROMETHEUS["rule_files"]:
+        assert bind_mounts("prometheus")[f"monitoring/{rules}"] == f"/etc/prometheus/{rules}"
 
 
 def test_prometheus_scrapes_every_worker_on_the_port_the_cli_serves():

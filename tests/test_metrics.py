@@ -197,6 +197,24 @@ def test_store_collector_reports_the_store_down_instead_of_failing_the_scrape():
     assert [(f.name, [s.value for s in f.samples]) for f in families] == [("arena_store_up", [0])]
 
 
+def test_store_collector_counts_the_worker_nodes_alive(tmp_path):
+    """Without one, tournaments wait forever (monitoring/alerts.yml: ArenaNoWorkers)."""
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        collector = metrics.StoreCollector(store, "arena")
+
+        def alive() -> float:
+            (family,) = [f for f in collector.collect() if f.name == "arena_workers_alive"]
+            return float(family.samples[0].value)
+
+        assert alive() == 0
+        store.worker_seen("node-a", 30)
+        store.worker_seen("node-b", 1)
+        assert alive() == 2
+        time.sleep(2.1)  # node-b's time passes without a word from it
+        assert alive() == 1
+
+
 # -- the gRPC interceptor ------------------------------------------------------------------------
 
 
@@ -462,6 +480,7 @@ def test_a_worker_node_serves_all_its_processes_and_forgets_dead_ones(tmp_path):
             assert metric(text, "arena_queue_batches_waiting") == 1
             assert metric(text, "arena_queue_batches_in_flight") == 1
             assert metric(text, "arena_tournaments_active") == 1
+            assert metric(text, "arena_workers_alive") == 1  # this node says so every 10 s
             assert metric(text, "arena_tournament_matches_scheduled", tournament="slow", game="rolldice") == 2
             assert metric(text, "arena_tournament_matches_done", tournament="slow") == 0
             (child,) = _children(worker.process.pid)

@@ -78,6 +78,29 @@ def test_the_compose_prometheus_config_is_valid():
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+ALERTS = ROOT / "monitoring" / "alerts.yml"
+
+
+def test_the_alert_rules_are_valid_and_pass_their_unit_tests():
+    """promtool evaluates each alert over the series of monitoring/alerts.test.yml: which fire
+    when, with which labels and text, and which stay quiet."""
+    tool = prometheus_tool("promtool")
+    checked = subprocess.run([tool, "check", "rules", str(ALERTS)], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    tested = subprocess.run(
+        [tool, "test", "rules", "alerts.test.yml"], cwd=ALERTS.parent, capture_output=True, text=True, timeout=120
+    )
+    assert tested.returncode == 0 and "SUCCESS" in tested.stdout, tested.stdout + tested.stderr
+    tests = (ALERTS.parent / "alerts.test.yml").read_text()
+    alerts = re.findall(r"- alert: (\w+)", ALERTS.read_text())
+    assert len(alerts) == 7 and all(f"alertname: {a}\n        exp_alerts:" in tests for a in alerts)
+
+
+def test_the_alerts_use_only_metrics_the_code_exports():
+    used = metric_names(ALERTS.read_text())
+    assert {"arena_workers_alive", "arena_store_up"} <= used and used <= exported_names(), used - exported_names()
+
+
 class Prometheus:
     def __init__(self, url: str) -> None:
         self.url = url
@@ -98,15 +121,23 @@ class Prometheus:
 
 
 @contextmanager
-def prometheus(tmp: Path, targets: list[str], referee: str | None = None) -> Iterator[Prometheus]:
+def prometheus(
+    tmp: Path, targets: list[str], referee: str | None = None, *, alerts: bool = False
+) -> Iterator[Prometheus]:
     """A real Prometheus on a free port, scraping worker ``targets`` (and the ``referee``
-    service) every second."""
+    service) every second; with ``alerts``, evaluating monitoring/alerts.yml every second."""
     port = free_port()
     config = tmp / "prometheus.yml"
     jobs = [{"job_name": "worker", "static_configs": [{"targets": targets}]}]
     if referee:
         jobs.append({"job_name": "referee", "static_configs": [{"targets": [referee]}]})
-    config.write_text(json.dumps({"global": {"scrape_interval": "1s"}, "scrape_configs": jobs}))  # JSON is YAML
+    settings: dict[str, Any] = {
+        "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
+        "scrape_configs": jobs,
+    }
+    if alerts:
+        settings["rule_files"] = [str(ALERTS)]
+    config.write_text(json.dumps(settings))  # JSON is YAML
     args = [
         prometheus_tool("prometheus"),
         f"--config.file={config}",
@@ -190,6 +221,39 @@ def from_workers(name: str) -> bool:
     """Whether a worker node exports this metric after a tournament (the referee service's are
     the lead's to check; a tournament's progress series end with it: see test_metrics)."""
     return not (name in SERVICE_ONLY or name.startswith(("grpc_", "arena_tournament_matches")))
+
+
+def test_a_real_prometheus_alerts_on_tournaments_waiting_with_no_worker(tmp_path):
+    """The alert rules against what a real service exports: quiet with nothing waiting, pending
+    once a tournament waits with no worker alive, quiet again once it is cancelled."""
+    import grpc
+
+    from arena.v1 import arena_pb2, arena_pb2_grpc
+    from referee.auth import create_owner
+
+    metrics_port = free_port()
+    with (
+        redis_server(tmp_path) as redis,
+        service(redis.url, tmp_path, "--metrics-port", str(metrics_port)) as srv,
+        prometheus(tmp_path, [], referee=f"127.0.0.1:{metrics_port}", alerts=True) as prom,
+    ):
+
+        def alerts() -> dict[str, str]:
+            return {a["labels"]["alertname"]: a["state"] for a in prom.get("/api/v1/alerts")["alerts"]}
+
+        wait_for(lambda: prom.scalar('arena_workers_alive{job="referee"}') == 0, 30, "the first scrape")
+        wait_for(lambda: prom.get("/api/v1/rules")["groups"][0]["rules"][0].get("lastEvaluation"), 30, "the rules")
+        assert alerts() == {}
+        stub = arena_pb2_grpc.ArenaServiceStub(grpc.insecure_channel(srv.address))
+        metadata = (("authorization", f"Bearer {create_owner(Store(redis.url), 'ops', operator=True)}"),)
+        created = stub.CreateTournament(
+            arena_pb2.CreateTournamentRequest(game="rolldice", bots=["random", "heuristic"]), metadata=metadata
+        )
+        # Firing after 2 minutes; a tournament that has stored no match is watched too (75 minutes).
+        pending = {"ArenaNoWorkers": "pending", "ArenaTournamentStalled": "pending"}
+        wait_for(lambda: alerts() == pending, 30, "the alerts")
+        stub.CancelTournament(arena_pb2.CancelTournamentRequest(tournament_id=created.id), metadata=metadata)
+        wait_for(lambda: alerts() == {}, 30, "the alerts to clear")
 
 
 def test_prometheus_scrapes_the_referee_service_and_a_worker(tmp_path):
