@@ -164,6 +164,29 @@ def test_setup_requires_one_circle_outfielder_on_the_own_half():
     assert outfield == sorted(f"outfielder:{c}" for c in ("d7", "e7", "f7", "g7", "e6", "f6"))
 
 
+def test_setup_two_or_three_outfielders_on_your_half_one_or_two_on_the_opponents():
+    # Rules :44-46: "2-3 of your Outfielders must start on your half"; "1-2 of your Outfielders
+    # must start on your opponent's half". Seat 0 counts its Outfielder options on each half.
+    state = GAME.new_match(GAME.config(2), chance=PresetChance(1, picks={"placer": [0]}))
+
+    def split() -> tuple[int, list[str]]:
+        options = [i for i in ids(state) if i.startswith("outfielder:")]
+        mine = [i for i in options if int(i.split(":")[1][1:]) <= LENGTH // 2]
+        return len(mine), [i for i in options if i not in mine]
+
+    act(state, "outfielder:c10", "outfielder:e8", "outfielder:h10", "outfielder:c13")
+    # 2 on seat 1's half: the other 2 must go on the own half (56 spaces less e1 and f1).
+    assert split() == (54, [])
+    act(state, "outfielder:e7", "outfielder:c5")
+    # 1 + 2 placed: the last on the own half (less the 6 circle spaces and seat 1's c5).
+    assert split() == (47, [])
+    state = GAME.new_match(GAME.config(2), chance=PresetChance(1, picks={"placer": [0]}))
+    act(state, "outfielder:e7", "outfielder:e8", "outfielder:c4", "outfielder:c13", "outfielder:h4", "outfielder:c5")
+    # 3 on the own half: the last on seat 1's half (56 less e14, f14, its 6 circle spaces and c13).
+    mine, theirs = split()
+    assert mine == 0 and len(theirs) == 47 and {"outfielder:b8", "outfielder:i14"} <= set(theirs)
+
+
 # -- kickoff -----------------------------------------------------------------------------------
 
 
@@ -206,6 +229,14 @@ def test_kickoff_distance_is_the_difference_without_a_free_space():
     # The Kickoff is over: the loser of the roll takes the first turn.
     assert state.turn_seat == 1 and kind(state) == "pawn" and state.turns == 0
     assert last(state, "kick").spaces == 3 and last(state, "kick").pips == 3
+
+
+def test_no_goal_may_be_scored_during_the_kickoff():
+    # Rules :117 "You may not score a goal during the Kickoff"; the sequence ends with the kick.
+    state = kicked_off([5, 2], SETUP)
+    assert state.no_goal and GAME.observe(state, 0).no_goal and GAME.observe(state, 1).no_goal
+    act(state, "kick:w", "go:1", "bend:right", "go:2")
+    assert state.turn_seat == 1 and kind(state) == "pawn" and not GAME.observe(state, 1).no_goal
 
 
 def test_kickoff_ties_roll_again():
@@ -414,6 +445,18 @@ def test_outfielders_never_end_in_front_of_a_net_keepers_only_their_own():
     assert "s" in ids(state)  # the Keeper may end there
 
 
+def test_a_keeper_may_not_end_its_turn_in_front_of_the_opponents_net():
+    # Rules :83 "Only the defending Keeper may end their turn in these spaces"; :272 "in front of your net".
+    state = position({"0k": "f12"}, ball="e8", die=2)
+    act(state, "pawn:k", "n")
+    assert ids(state) == ("e", "s", "w")  # not n: f14 is in front of seat 1's net
+    state = position({"0k": "f12"}, ball="e8", die=3)
+    act(state, "pawn:k", "n")
+    assert ids(state) == ("n", "e", "s", "w")  # through f14 with a pip to spare
+    act(state, "n")
+    assert ids(state) == ("e", "s")  # g14 or back to f13 (seat 1's Keeper holds e14)
+
+
 def test_penalty_box_limit():
     # Rules :73, :343-347: at most 1 defending Outfielder in the own box at the end of a turn.
     state = position({"0o1": "c2", "0o2": "c5"}, ball="e10", die=2)
@@ -427,6 +470,16 @@ def test_leave_a_path_to_the_ball():
     assert reach_region(state.occ, state.ball, 1)
     act(state, "pawn:o2")
     assert "n" not in ids(state)  # b13 would seal b14 off (c14 is taken, a/15 are out of bounds)
+
+
+def test_leave_a_path_to_the_ball_after_a_kick():
+    # Rules :335-339 "Your opponent must have a clear path from at least 1 of their players to the
+    # Ball": a kick may not stop where seat 1 cannot walk to the ball.
+    state = position({"0o1": "c14", "0o3": "c13", "0o2": "b11"}, ball="b12", die=2)
+    act(state, "pawn:o2", "n", "kick:n")  # o2 on b12 with 1 pip: up to 2 spaces
+    assert ids(state) == ("go:1",)  # not go:2: b14 is sealed by o2 (b12), o3 (c13) and o1 (c14)
+    act(state, "go:1")
+    assert name(state.ball) == "b13" and ids(state) == ("bend:right",)  # no stop on b13: the pass to c14
 
 
 def test_no_legal_turn_passes_the_turn():

@@ -466,6 +466,19 @@ def test_game_ends_after_the_round_in_which_someone_reaches_100():
     assert state2.phase == "over" and state2.round == 1 and state2.winners == [0]
 
 
+def test_game_ends_at_exactly_100_points():
+    """ "The game ends when: A player reaches 100+ points": 100 is enough, 99 is not. Seat 2 scores 7
+    in the seeded round 2 (the other seats end it on 33 and 45)."""
+    for start, phase, rounds in [(93, "over", 2), (92, "goal", 3)]:
+        state = new(3, seed=4)
+        finish_round(state)
+        state.totals[2] = start
+        state.round_scores[2] = [start]
+        finish_round(state)
+        assert state.round_scores[2] == [start, 7] and state.totals == [33, 45, start + 7]
+        assert (state.phase, state.round, state.winners) == (phase, rounds, [2] if phase == "over" else [])
+
+
 def test_tie_break_last_round_score_then_shared():
     state = new(3, seed=1)
     state.phase = "over"

@@ -12,6 +12,7 @@ from scipy.stats import chisquare
 from arena.chance import Chance, PresetChance
 from arena.engine import SPECTATOR, IllegalChoice
 from arena.games.openseason.game import (
+    ATTR_OF,
     BOARDS,
     CARD_OF,
     DECK,
@@ -135,6 +136,27 @@ def test_scoring_example_wiser_trophy_wins_the_majority():
     state.trophies[0] = 0
     assert dict(score_lines(state, 0))["majority"] == 10
     assert total(state, 0) == 39
+
+
+def test_scoring_example_with_the_wild_on_the_attribute_card_scores_its_new_attribute():
+    """ "It permanently modifies the attribute of the card beneath it for both scorings related to
+    attributes" (:93): the Wild moved from the accolade dwarf onto the wall's crowned dwarf (space 6,
+    the x2 space) as an eyepatch. The accolades keep 7 crowns and 1 eyepatch (the gnome's), so the
+    attribute line is 1 x 2 (not 7 x 2), 1 series x 7, and the Penalty -1 on the 1 eyepatch."""
+    state = scoring_example()
+    state.wild_acc[0] = []
+    state.wild_on[0][5] = ATTR_OF["eyepatch"]
+    assert score_lines(state, 0) == [
+        ("negative", -2),
+        ("positive", 12),
+        ("majority", 0),
+        ("face_down", -5),
+        ("attribute", 2),
+        ("series", 7),
+        ("same", 0),
+        ("penalty", -1),
+    ]
+    assert total(state, 0) == 13
 
 
 def test_example_round_10_forces_a_face_down_card_on_the_top_row():
@@ -424,6 +446,20 @@ def test_trophy_on_row_1_triggers_its_untriggered_action_row_3_counts_for_scorin
     assert ids(state) == ["steal:1"]
 
 
+def test_trophy_on_row_1_only_for_an_action_not_yet_triggered_this_turn():
+    """ "Choose an action that has not already been triggered during your current turn" (:84; ruling 7)."""
+    state = new(2, 16)
+    set_wall(state, 0, {1: "gnome-crown", 3: "elf-crown", 9: "mage-crown"})
+    state.trophies[0] = 1
+    state.stock[1] = [C("dwarf-crown")]
+    at_place(state, 0, ["barbarian-crown", "gnome-tattoo"], turn=4)
+    play(state, "wall:barbarian-crown@5")  # the gnome goes atop the stock: space 1's steal
+    play(state, "steal:1")
+    play(state, "inn:dwarf-dagger")  # seat 1's reply; the stolen dwarf triggers nothing
+    assert state.triggered == ["steal"] and state.pending[0].kind == "trophy"
+    assert ids(state) == ["trophy:3", "trophy:9", "pass"]  # not space 1: its steal has triggered
+
+
 def test_move_trophy_action_moves_a_token_to_the_bottom_row():
     state = new(2, 17)
     set_wall(state, 0, {2: "gnome-crown", 1: "elf-crown", 9: "mage-crown", 10: "dwarf-crown"})
@@ -521,6 +557,19 @@ def test_shield_scorings_count_only_when_activated():
     }
     state.accolades[0].pop()
     assert dict(score_lines(state, 0))["cards18"] == 0  # 17 cards
+
+
+def test_shield_face_down_card_still_scores_minus_5():
+    """Ruling 11: "The face-down -5 still applies on the Shield side" (:99 "Each face-down card on
+    your wall scores -5", :118 "All rules thus far still apply"), with or without scorings."""
+    acc = ["elf-crown", "elf-tattoo", "elf-dagger", "elf-earrings", "elf-eyepatch"] + ["gnome-crown"] * 13
+    wall = {i: f"{p}-crown" for i, p in zip(range(1, 6), ["elf", "gnome", "mage", "dwarf", "barbarian"], strict=True)}
+    state = shield_end(acc, wall, [])
+    set_wall(state, 0, {6: "mage-dagger"}, down=(6,))
+    assert dict(score_lines(state, 0)) == {"cards18": 0, "family": 0, "wall5": 0, "attribute": 0, "face_down": -5}
+    assert total(state, 0) == -5
+    state.activated[0] = ["cards18", "family", "wall5", "attribute"]
+    assert dict(score_lines(state, 0))["face_down"] == -5 and total(state, 0) == 7 + 7 + 7 + 14 - 5
 
 
 def test_shield_trophy_space_in_rounds_6_to_9_activates_a_scoring():

@@ -893,20 +893,6 @@ class OpenSeason(Game[SeasonState]):
                 if c == EMPTY:
                     out.append(DOWN_OPT[card, i])
         return tuple(out)
-        for card in sorted(set(state.hand)):
-            for i, c in enumerate(wall):
-                if c == EMPTY:
-                    name = card_name(card)
-                    out.append(
-                        _opt(
-                            f"down:{name}@{i + 1}",
-                            f"place {name} face down on space {i + 1}",
-                            kind=pb.PLACE_DOWN,
-                            card=name,
-                            space=i + 1,
-                        )
-                    )
-        return tuple(out)
 
     def _place(self, state: SeasonState, action: pb.Action) -> None:
         seat = state.active
