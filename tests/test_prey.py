@@ -168,6 +168,14 @@ def test_the_lowest_dice_total_leads_first():
     assert state.leader == 1 and ids(state) and state.pending[0].seat == 1
 
 
+def test_the_lowest_total_leads_even_against_a_lower_single_die():
+    """Rules :76-80 "The player with the lowest total on their dice leads"; the single die is only
+    the tie breaker [:82-84]: seat 0 (1+6 = 7) holds the 1, seat 1 (2+3 = 5) leads."""
+    state = deal(3, dice=[1, 6, 2, 3, 4, 5])
+    assert first_leader(state.dice) == [1]
+    assert state.leader == 1 and state.pending[0].seat == 1
+
+
 def test_a_total_tie_goes_to_the_lowest_single_die():
     # Rules :82-84: seat 0 (2+3) and seat 2 (1+4) both total 5; seat 2 has the 1.
     state = deal(3, dice=[2, 3, 6, 5, 4, 1])

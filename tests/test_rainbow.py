@@ -397,6 +397,23 @@ def test_two_players_out_end_the_game_with_ties_shared():
     assert GAME.observe(state, SPECTATOR).phase == pb.OVER
 
 
+def test_exactly_two_players_out_end_the_game_while_others_still_hold_cards():
+    """Rules :256-264: "If 2 or more players are out of cards: The game ends immediately"."""
+    state = reposition(
+        GAME.new_match(GAME.config(4), seed=1), ["6", "5", "456", "3345"], [(1, 1), (2, 1), (3, 1), (4, 1)], lead=0
+    )
+    # Seats 0 and 1 play their last card unasked; seats 2 and 3 keep cards.
+    assert state.pending[0].seat == 2
+    play(state, "single:4", "single:3")
+    # Claim order by highest card: seat 0 (6), seat 1 (5), seat 2 (4), seat 3 (3, last pile forced).
+    assert [d.seat for d in state.pending] == [0] and ids(state) == ("claim:0", "claim:1", "claim:2", "claim:3")
+    play(state, "claim:3", "claim:2", "claim:1")
+    assert [sum(h) for h in state.hands] == [0, 0, 2, 3]
+    assert state.phase == "over" and not state.pending
+    assert state.scores == [4, 3, 2, 1]
+    assert GAME.result(state).ranks == (1, 2, 3, 4)
+
+
 def test_highest_score_wins():
     state = reposition(GAME.new_match(GAME.config(3), seed=1), ["6", "5", "44"], [(1, 1), (2, 2), (6, 2)])
     play(state, "set:2x4", "claim:2", "claim:1")

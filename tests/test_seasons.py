@@ -600,6 +600,20 @@ def test_year_two_brings_library_two():
     assert [e.kind for e in state.log.events if e.kind in ("year", "library")] == ["library", "library", "year"]
 
 
+@pytest.mark.parametrize(
+    ("month", "after", "year", "hands"), [(10, 12, 1, [[], []]), (11, 1, 2, [[1, 2, 3], [7, 8, 9]])]
+)
+def test_the_year_changes_only_when_the_token_goes_beyond_month_12(month, after, year, hands):
+    """:88 "If the season marker goes beyond square 12 (late autumn), the year marker is moved one
+    square forward": a 2-pip leftover die moves month 10 onto 12 (same year), month 11 past it."""
+    libraries = {0: ([1, 2, 3], [4, 5, 6]), 1: ([7, 8, 9], [10, 11, 12])}
+    state = position(2, month=month, leftover=DRAW_FACE, libraries=libraries)
+    play(state, "end", "end")
+    assert (state.year, state.month, state.hands) == (year, after, hands)
+    assert [(e.detail.month, e.detail.year) for e in state.log.events if e.kind == "season"] == [(after, year)]
+    assert [e.detail.year for e in state.log.events if e.kind == "year"] == ([] if year == 1 else [2])
+
+
 def test_year_three_brings_library_three():
     # :88: passing month 12 in year 2 moves the year marker to 3; each seat takes its Library III
     # cards into its hand (the leftover die shows 1 pip: month 12 -> past the wheel -> month 1).

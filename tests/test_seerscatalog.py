@@ -111,6 +111,13 @@ def test_example_2_matching_set():
     assert meld_ids(state) == ["set:Y7.P7.S7"]  # two 7s (or two 8s) are not 3 cards
 
 
+def test_a_matching_set_is_beaten_only_by_the_same_number_of_cards():
+    """:158-160 "another player must play exactly 3 cards of a higher matching value" (Quick
+    Reference: "The same number of cards"): three 7s in hand answer a pair only as pairs."""
+    state = position(5, {1: "Y7 P7 T7 G9 S2 S3 S4"}, turn=1, trick=[(0, meld("set", "Y6 P6", 6))])
+    assert meld_ids(state) == ["set:P7.T7", "set:Y7.P7", "set:Y7.T7"]  # no set:Y7.P7.T7
+
+
 def test_example_3_suited_run():
     # :166-184 - Teal 4-5 is beaten by Plum 5-6 (another suit, higher top card, same length).
     state = position(5, {1: "P5 P6 T2 T3 G9 Y12 S2"}, turn=1, trick=[(0, meld("run", "T4 T5", 5))])
@@ -123,6 +130,17 @@ def test_example_4_bonus_must_play_a_higher_single():
     assert GAME.observe(state, 1).seats[1].in_bonus
     assert turn_ids(state) == ["meld"]  # no "pass"
     assert meld_ids(state) == ["single:Y7", "single:Y8", "single:Y9"]
+
+
+def test_bonus_must_play_when_the_only_legal_play_uses_an_artifact():
+    """:233 "This requirement includes legal plays involving one or more Artifact Cards" (ruling 4):
+    a Bonus seat whose only answer is the Crown is asked (no pass), not passed for it."""
+    state = position(3, {0: "Y9 Y2 Y3 P4 S8 S9 S10", 1: "P2 S2 Y3 @crown"}, turn=0)
+    start = len(state.log.events)
+    play(state, "meld", "single:Y9")
+    assert [(e.seat, e.kind) for e in state.log.events[start:]] == [(0, "play")]  # no forced pass
+    assert state.turn == 1 and turn_ids(state) == ["use:crown"]
+    assert meld_ids(state, "use:crown") == ["single:@crown=*14"]
 
 
 def test_example_5_bonus_wild_makes_the_set():
@@ -286,6 +304,21 @@ def test_round_ends_at_once_when_a_hand_is_empty():
     assert state.round == 2 and [r[0] for r in state.round_scores] == [0, 5 - 1, 6 - 1]  # :280-282
 
 
+@pytest.mark.timeout(30)
+def test_round_ends_at_once_when_an_answering_meld_empties_a_hand():
+    """:280-282 "A round ends immediately when any player runs out of cards" (ruling 9), also
+    when the emptying meld answers another one in the trick."""
+    state = position(3, {0: "Y5 Y2 P9 S9 S10 S11 S12", 1: "Y13", 2: "Y6 P6 S6 Y10 P10 S3 S4"}, turn=0, seed=1)
+    start = len(state.log.events)
+    play(state, "meld", "single:Y5")
+    assert state.turn == 1 and turn_ids(state) == ["meld"]
+    play(state, "meld", "single:Y13")
+    # no further turn in the trick: the round is scored as it stands, seat 0 holds 6 cards (-6),
+    # seat 1 none (0), seat 2 7 cards (-7)
+    assert [(e.seat, e.kind) for e in state.log.events[start:]][:3] == [(0, "play"), (1, "play"), (-1, "round-end")]
+    assert state.round == 2 and state.round_scores == [[-6], [0], [-7]]
+
+
 def test_game_end_totals_and_tiebreak_on_round_four():
     state = GAME.new_match(GAME.config(3), seed=2)
     state.round = 4
@@ -433,6 +466,30 @@ def test_hourglass_reverses_the_trick():
     play(state, "use:hourglass", "single:Y8")
     assert state.reversed
     assert meld_ids(state) == ["single:P2", "single:Y2", "single:P4", "single:P5", "single:Y6"]
+
+
+def test_another_hourglass_restores_the_order():
+    """Ruling 12: "The Hourglass reverses the order for the rest of the trick (another Hourglass
+    restores it)": the Rod takes the played Hourglass back, and playing it again restores it."""
+    state = position(
+        3,
+        {
+            0: "Y8 Y3 P10 P11 P12 S12 @hourglass",
+            1: "Y5 Y2 P9 S9 S10 S11 @rod",
+            2: "Y4 P2 P3 P13 S13 Y13 S2",
+        },
+        turn=0,
+    )
+    play(state, "use:hourglass", "single:Y8")
+    assert state.reversed
+    play(state, "use:rod", "single:Y5")  # lower beats; takes Y8 and the Hourglass
+    assert state.reversed and sorted(state.hands[1]) == sorted(cards("Y2 Y8 P9 S9 S10 S11 @hourglass"))
+    play(state, "meld", "single:Y4")
+    play(state, "meld", "single:Y3")
+    assert state.turn == 1 and meld_ids(state, "use:hourglass") == ["single:Y2"]
+    play(state, "use:hourglass", "single:Y2")
+    assert not state.reversed
+    assert state.turn == 2 and meld_ids(state) == ["single:P3", "single:P13", "single:S13", "single:Y13"]
 
 
 def test_veil_makes_the_next_player_pass():

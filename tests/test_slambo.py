@@ -281,6 +281,20 @@ def test_three_or_four_players_one_loser_all_others_win():
     assert result.scores == (0, 0, -3, -1)
 
 
+def test_three_or_four_players_end_event_names_every_other_player_a_winner():
+    """:57-61 "That player loses. All other players win" (ruling 10): the public ``end`` event
+    and the result summary name every other player."""
+    hands = ["blue8 blue1 blue2 blue3 blue4", "red1 red2 red3 red4 red5", "blue5 blue6 red6 red7 blue7"]
+    state = match(hands, start=2)
+    state.shame = [1, 0, 2]
+    state.supply = SHAME_CARDS - 1 - 3
+    GAME.refresh(state)
+    play(state, "blue7")  # 12: SLAMBO, seat 2 reaches 3 shame cards
+    (end,) = events(state, "end")
+    assert end.loser == 2 and list(end.winners) == [0, 1] and list(end.shame) == [1, 0, 3]
+    assert GAME.result(state).summary == "seat 2 has 3 shame cards; winners: seat 0, 1"
+
+
 def test_empty_supply_on_a_break_ends_the_match():
     # Ruling 9: no shame card to add -> the match ends, fewest shame wins, ties share.
     state = match(safe_hands_2p())
@@ -341,6 +355,24 @@ def test_special_reverses_the_turn_order():
     assert state.pending[0].seat == 2
     play(state, "copy")  # seat 2 copies -6: 1 - 6 = -5, SLAMBO
     assert totals(state)[-1] == -5 and state.shame == [0, 0, 1, 0]
+
+
+def test_every_bout_starts_clockwise_after_a_reversed_one():
+    """Ruling 3: "the total returns to 5 and the turn order to clockwise": a bout lost while the
+    order was reversed (:64) is followed by one played in increasing seat order."""
+    state = match(
+        ["pm3 blue1 blue2 blue3 blue4", "red1 red2 red3 red4 red5", "blue8 blue5 blue6 red6 red7"],
+        later=[["red2 red3 red4 red5 red6", "blue2 blue3 blue4 blue5 blue6", "blue1 red1 red7 blue7 blue8"]],
+    )
+    play(state, "pm3+")  # 8, reversed: seat 2 next
+    assert state.direction == -1 and state.pending[0].seat == 2
+    play(state, "blue8")  # 16: SLAMBO, seat 2 loses the bout and goes first in bout 2
+    assert state.bout == 2 and state.first == 2 and state.total == 5 and state.direction == 1
+    for seat, choice in ((2, "blue1"), (0, "red2"), (1, "blue2"), (2, "red1")):  # clockwise from seat 2
+        assert state.pending[0].seat == seat
+        play(state, choice)
+    assert totals(state)[-4:] == [6, 4, 6, 5]
+    assert [d.next for d in events(state, "play")[-4:]] == [0, 1, 2, 0]
 
 
 def test_copy_repeats_the_last_amount_and_copies_of_copies():
