@@ -343,6 +343,22 @@ def test_with_nothing_in_the_middle_the_count_is_automatic():
     assert state.scores == [3, 0] and state.turn_seat == 1
 
 
+def test_the_dice_pass_to_the_next_player_clockwise():
+    """:144 "Then pass all your dice to the next player clockwise" (after a bust too, :157): seat
+    0, 1, 2, 3, then 0 again at 4 players."""
+    three = rolls((W, "chicken"), (W, "chicken"), (W, "fox"), (W, "chicken"))
+    bust = rolls((W, "fox"), (W, "fox"), (W, "fox"), (W, "chicken"))
+    four = rolls(*[(W, "chicken")] * 4)
+    state = position(dice=[*three, *bust, *four, *three], players=4, scores=[0, 0, 0, 0])
+    seats = [state.turn_seat]
+    for _ in range(4):
+        act(state, "go")  # nothing left in the middle: counted (or busted) at once
+        seats.append(state.turn_seat)
+    assert seats == [0, 1, 2, 3, 0] and state.scores == [3, 0, 4, 3]
+    assert [e.seat for e in state.log.events if e.kind in ("count", "bust")] == [0, 1, 2, 3]
+    assert kind(state) == "turn" and state.pending[0].seat == 0 and not unused(state)
+
+
 def test_reroll_cannot_be_chosen_twice():
     dice = rolls((W, "egg"), (W, "blank"), (W, "blank"), (W, "blank"), (W, "blank"), (W, "blank"))
     dice += [r(W, "blank")] * 2 + [r(Y, "egg")]

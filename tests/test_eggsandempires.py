@@ -7,10 +7,10 @@ from collections import Counter
 import pytest
 from scipy.stats import chisquare
 
-from arena.chance import Chance
+from arena.chance import Chance, PresetChance
 from arena.engine import SPECTATOR, IllegalChoice
 from arena.games.eggsandempires import GAME, EggCard, EggsState, collection_order, round_vp
-from arena.games.eggsandempires.game import TOKENS_TO_WIN, egg_deck
+from arena.games.eggsandempires.game import TOKENS_TO_WIN, egg_deck, turn_end_tasks
 from arena.games.v1 import eggsandempires_pb2 as pb
 
 
@@ -46,6 +46,14 @@ def play(state: EggsState, cards: dict[int, str]) -> None:
 def only(state: EggsState) -> tuple[int, tuple[str, ...]]:
     (decision,) = state.pending
     return decision.seat, decision.option_ids
+
+
+def holding(state: EggsState, seat: int, *values: int) -> None:
+    """Seat ``seat`` has already collected these Eggs this round (taken from the deck)."""
+    for value in values:
+        card = egg(value, state.players)
+        state.deck.remove(card)
+        state.collections[seat].append(card)
 
 
 # -- setup ---------------------------------------------------------------------------------
@@ -112,6 +120,22 @@ def test_a_redraw_sets_the_hand_aside_draws_three_and_shuffles_it_back():  # NOT
     assert sorted(state.hands[0] + state.draws[0]) == list(range(1, 11))
     assert Counter(state.draws[0]) >= Counter(before)
     assert state.phase == pb.PLAY_PHASE
+
+
+def test_a_redraw_shuffles_the_set_aside_hand_together_with_the_remaining_cards():  # :58-62, NOTES 3
+    """:62 "Shuffle the discarded cards together with your remaining Empire Cards." """
+    state = GAME.new_match(GAME.config(3), seed=5)
+    assert state.hands[0] == [3, 9, 10] and state.draws[0] == [8, 2, 4, 7, 1, 6, 5]
+    GAME.apply(state, {0: "redraw", 1: "keep", 2: "keep"})
+    assert state.hands[0] == [2, 4, 8] and state.draws[0] == [10, 3, 7, 6, 9, 1, 5]  # 3, 9, 10 mixed in
+    # The same with the shuffle preset: it gets exactly the 7 cards and makes the new draw pile.
+    order = [7, 1, 8, 2, 9, 3, 10]  # the "mulligan" shuffle of the 7 cards: the 4 left and the 3 set aside
+    chance = PresetChance(orders={"adventurers": [list(range(1, 11))] * 3, "mulligan": [order]})
+    state = GAME.new_match(GAME.config(3), chance=chance)
+    assert state.hands[0] == [1, 2, 3] and state.draws[0] == [4, 5, 6, 7, 8, 9, 10]
+    GAME.apply(state, {0: "redraw", 1: "keep", 2: "keep"})
+    assert state.hands[0] == [4, 5, 6] and state.draws[0] == order
+    assert state.hands[1:] == [[1, 2, 3], [1, 2, 3]] and chance.unused() == {}
 
 
 # -- the printed 2-player example and its legality ------------------------------------------
@@ -217,6 +241,36 @@ def test_scout_adds_a_face_down_egg_seen_only_by_the_scout():  # :211-229
     assert not GAME.observe(state, 1).available[2].known and GAME.observe(state, 1).available[2].value == 0
     for seat in (1, 2):
         assert not any(f"worth {hidden.value} VP" in e.text for _, e in state.log.since(seat, 0))
+
+
+def test_the_scout_takes_the_top_card_of_the_egg_deck():  # :216
+    """:216 "Take the top card of the Egg Deck" (after the next turn's Eggs are revealed, ruling 4)."""
+    state = position(3, [[2, 1, 3], [10, 1, 3], [9, 1, 3]], [6, 5])
+    deck = list(state.deck)
+    play(state, {0: "card:2", 1: "card:10", 2: "card:9"})
+    GAME.apply(state, {1: "egg:6"})  # the Dark Priestess takes the 5, the Scout nothing
+    assert state.face_up == deck[:2] and state.face_down == [deck[2]] and state.deck == deck[3:]
+    assert state.private[deck[2].id] == {0}
+    (told,) = [e for e in state.log.events if e.kind == "scout" and e.to is not None]
+    assert told.to == {0} and told.detail.egg.value == deck[2].value
+
+
+def test_turn_end_abilities_resolve_in_player_order_from_the_marker_holder():  # :226-228, ruling 4
+    """:227 "Each Scout player performs this ability in player order": clockwise from the
+    marker's holder (NOTES 4), a seat's two cards in rank order."""
+    entries, _ = collection_order([(0, 4), (1, 6), (2, 2), (3, 4)], marker=2, players=4)
+    assert turn_end_tasks(entries, marker=2, players=4) == [(2, 2), (3, 4), (0, 4), (1, 6)]
+    entries, _ = collection_order([(0, 6), (0, 4), (1, 2), (1, 6)], marker=1, players=2)
+    assert turn_end_tasks(entries, marker=1, players=2) == [(1, 6), (1, 2), (0, 6), (0, 4)]
+    # Two Scouts, the marker at seat 1: seat 1's Scout takes the top Egg, then seat 0's the next.
+    state = position(3, [[2, 1, 3], [2, 1, 3], [10, 1, 3]], [6, 5], marker=1)
+    deck = list(state.deck)
+    play(state, {0: "card:2", 1: "card:2", 2: "card:10"})
+    GAME.apply(state, {2: "egg:6"})  # seat 1's Scout (first of the tie) takes the 5
+    assert state.face_up == deck[:2] and state.face_down == deck[2:4] and state.deck == deck[4:]
+    assert [state.private[e.id] for e in state.face_down] == [{1}, {0}]
+    assert [e.detail.seat for e in state.log.events if e.kind == "scout" and e.to is None] == [1, 0]
+    assert state.marker == 2  # the Scouts tied: the marker passes left after the abilities
 
 
 def test_anyone_may_take_the_face_down_egg_and_the_mage_may_refuse_it():  # NOTES 6, 7
@@ -331,6 +385,31 @@ def test_the_marker_goes_to_the_lowest_total_at_a_new_round():  # :360, NOTES 11
     assert totals[state.marker] == min(totals)
 
 
+def test_the_tied_players_share_the_victory():  # :384-390
+    """:388-390 "If tied: The tied players share the victory." """
+    state = position(3, [[10, 1, 2], [9, 1, 2], [1, 2, 3]], [5, 4], turn=9)
+    state.round, state.round_scores = 3, [[10, 10], [12, 9], [0, 0]]
+    play(state, {0: "card:10", 1: "card:9", 2: "card:1"})
+    GAME.apply(state, {0: "egg:5"})  # the Dark Priestess takes the 4
+    assert state.round_scores == [[10, 10, 5], [12, 9, 4], [0, 0, 0]] and not state.pending
+    result = GAME.result(state)
+    assert (result.scores, result.ranks) == ((25, 25, 0), (1, 1, 3))
+    assert result.summary == "winners: seat 0, seat 1"
+
+
+def test_a_new_rounds_marker_among_equal_lowest_totals_goes_to_the_first_clockwise_after_the_holder():
+    """:360 "Give the Tie Breaker Marker to the player with the lowest total VP"; among equals the
+    first clockwise after the current holder (ruling 10, NOTES 11)."""
+    state = position(3, [[3, 1, 2], [1, 2, 4], [10, 1, 2]], [5, 4], turn=9, marker=1)
+    holding(state, 0, -4)
+    play(state, {0: "card:3", 1: "card:1", 2: "card:10"})
+    GAME.apply(state, {2: "egg:5"})  # the Shepherd takes the 4: seats 0 and 1 both end on 0
+    assert state.round_scores == [[0], [0], [5]]
+    assert state.round == 2 and state.marker == 0  # after holder 1: seat 2 (not lowest), then seat 0
+    marker = [e.text for e in state.log.events if e.kind == "marker"][-1]
+    assert marker == "seat 0 (lowest total) takes the Tie Breaker Marker"
+
+
 def test_con_pub_tokens_to_the_round_best_and_first_to_three_wins():  # :471-495
     state = GAME.new_match(GAME.config(3, {"scoring": "conpub"}), seed=4)
     _play_out(state, 4)
@@ -341,6 +420,51 @@ def test_con_pub_tokens_to_the_round_best_and_first_to_three_wins():  # :471-495
     result = GAME.result(state)
     for seat in range(3):
         assert (result.ranks[seat] == 1) == (state.tokens[seat] >= 3)
+
+
+def test_con_pub_each_player_tied_for_the_highest_round_score_collects_an_egg_token():  # :475-481
+    """:479-481 "If multiple players tie for the highest score: Each tied player collects 1 Egg Token." """
+    state = position(3, [[10, 1, 2], [9, 1, 2], [1, 2, 3]], [5, 4], turn=9, scoring="conpub")
+    holding(state, 1, 1)
+    play(state, {0: "card:10", 1: "card:9", 2: "card:1"})
+    GAME.apply(state, {0: "egg:5"})  # the Dark Priestess takes the 4: 1 + 4 = 5 VP, as seat 0
+    assert state.round_scores == [[5], [5], [0]]
+    assert state.tokens == [1, 1, 0]
+    end = [e for e in state.log.events if e.kind == "round-end"][-1]
+    assert list(end.detail.tokens) == [1, 1, 0] and state.round == 2 and state.pending
+
+
+def con_pub_last_turn(tokens: list[int], earlier: list[int], holds: dict[int, int]) -> EggsState:
+    """4 players, Con/Pub, turn 9 of round 2 with these tokens and round-1 scores; seats 0-3 play
+    Hero, Dark Priestess, Bard, Shepherd for the 5 and 4 VP Eggs (seat 0 takes the 5)."""
+    state = position(4, [[10, 1, 2], [9, 1, 2], [1, 2, 4], [3, 1, 2]], [5, 4], turn=9, scoring="conpub")
+    state.round, state.tokens, state.round_scores = 2, list(tokens), [[v] for v in earlier]
+    for seat, value in holds.items():
+        holding(state, seat, value)
+    play(state, {0: "card:10", 1: "card:9", 2: "card:1", 3: "card:3"})
+    GAME.apply(state, {0: "egg:5"})
+    assert not state.pending
+    return state
+
+
+def test_con_pub_players_who_reach_the_tokens_in_the_same_round_share_the_win():  # :495, ruling 13
+    """:495 "The first player to reach the required number of Egg Tokens wins": all who reach
+    it in the same round share the win (ruling 13, NOTES 14), whatever their VP."""
+    state = con_pub_last_turn([2, 2, 1, 1], [10, 20, 7, 3], {1: 1})
+    assert [r[-1] for r in state.round_scores] == [5, 5, 0, 0] and state.tokens == [3, 3, 1, 1]
+    result = GAME.result(state)
+    assert (result.scores, result.ranks) == ((3, 3, 1, 1), (1, 1, 3, 4))
+    assert result.summary == "winners: seat 0, seat 1"
+
+
+def test_con_pub_the_others_rank_by_egg_tokens_then_total_vp():  # ruling 13
+    """Ruling 13: the players who did not reach the tokens rank by tokens, then total VP."""
+    state = con_pub_last_turn([2, 1, 1, 0], [0, 3, 10, 40], {})
+    assert [r[-1] for r in state.round_scores] == [5, 4, 0, 0] and state.tokens == [3, 1, 1, 0]
+    assert state.totals() == [5, 7, 10, 40]
+    result = GAME.result(state)
+    assert (result.scores, result.ranks) == ((3, 1, 1, 0), (1, 3, 2, 4))
+    assert result.summary == "winner: seat 0"
 
 
 # -- hidden information --------------------------------------------------------------------

@@ -335,6 +335,16 @@ def test_shinobi_takes_the_strength_of_the_strongest_opposing_warrior():  # desi
     assert side_strength(Field([(CRANE, 1)], 0, [0, 0]), CRANE) == 1
 
 
+def test_shinobi_takes_an_opposing_warriors_strength_not_its_own_armys():  # designed 1
+    """components.toml: "its strength becomes the printed strength of the strongest opposing
+    Warrior on its battlefield": its own army's stronger Warriors do not count."""
+    field = Field([(CRANE, 1), (CRANE, 6), (TURTLE, 4), (TURTLE, 5), (TURTLE, 3)], 0, [0, 0])
+    assert side_strength(field, CRANE) == 5 + 6 and side_strength(field, TURTLE) == 12
+    assert controller(field) == TURTLE
+    field = Field([(TURTLE, 2), (TURTLE, 1), (CRANE, 3), (TURTLE, 6)], 0, [0, 0])
+    assert side_strength(field, TURTLE) == 2 + 3 + 6 and side_strength(field, CRANE) == 3
+
+
 def test_sohei_on_the_board_is_a_tiebreaker_as_printed():  # :316-326, ruling 9
     won = [Field([(CRANE, 8), (TURTLE, 2)], 2, [0, 0])]
     lost = [Field([(CRANE, 8), (TURTLE, 9)], 2, [0, 0])]

@@ -277,6 +277,20 @@ def test_pull_takes_any_card_of_another_pool_to_the_end_of_its_own():  # :180-18
     assert not pull.detail.HasField("card")
 
 
+def test_a_pulled_face_down_card_stays_face_down_and_acts_when_revealed_in_its_new_pool():  # ruling 5
+    """Ruling 5 (NOTES 4): "a face-down card stays face down, unseen by the puller": a pulled
+    BUMP is revealed in the PULL's Pool when that Pool's pass reaches it, and bumps."""
+    state = board(3, [["0:pull*"], ["1:bump*", "1:river"], ["2:brook"]], [0, 0, 0])
+    reveal(state)
+    mark = len(state.log.events)
+    GAME.apply(state, {0: "pull:2.1"})
+    steps = [(e.kind, e.detail.pool, e.detail.index) for e in state.log.events[mark:]]
+    assert steps[:3] == [("pull", 2, 1), ("reveal", 1, 2), ("bump", 1, 1)]
+    reveal_bump = state.log.events[mark + 1]
+    assert reveal_bump.detail.seat == 1 and reveal_bump.detail.card.special == pb.BUMP
+    assert names(state.pools[0]) == ["1:bump"] and names(state.pools[1]) == ["1:river", "0:pull"]
+
+
 def test_pull_with_one_card_elsewhere_is_automatic_and_with_none_does_nothing():
     state = board(2, [["0:pull*"], ["1:river"], []], [0, 0, 0])
     reveal(state)

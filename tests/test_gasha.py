@@ -191,6 +191,19 @@ def test_draw_two_cards_one_at_a_time_same_deck_or_two_decks():
     assert state.hands[1] == [c, FILLER[0]]
 
 
+def test_turns_pass_clockwise_to_the_next_seat():  # ruling 9
+    """The rules name no direction for ordinary turns (:105); the final turns go "clockwise"
+    (ruling 9, :228), and so does play: seat 1 after seat 0, then 2, then 0 again at 3 players."""
+    state = position(players=3, hands={0: [], 1: [], 2: []}, decks=[FILLER, FILLER, FILLER, FILLER], turn=1)
+    seats = [state.turn_seat]
+    for _ in range(4):
+        act(state, "draw:0", "draw:1")
+        seats.append(state.turn_seat)
+    assert seats == [1, 2, 0, 1, 2]
+    assert [e.detail.seat for e in state.log.events if e.kind == "turn"] == [1, 2, 0, 1, 2]
+    assert [len(h) for h in state.hands] == [2, 4, 2]
+
+
 def test_a_draw_shows_the_back_to_everybody_and_the_toy_to_the_drawer():
     a = card(ROBOT, RADISH, SUSHI)
     state = position(decks=[[a, *FILLER], FILLER, FILLER, FILLER])
