@@ -432,12 +432,19 @@ def test_peek_returned_card_is_known_only_to_the_peeker():
     assert peeks and all(e.to == frozenset({0}) for e in peeks)
 
 
-def test_trophy_on_row_1_triggers_its_untriggered_action_row_3_counts_for_scoring():
+def trophy_turn(hand: list[str]):  # type: ignore[no-untyped-def]
+    """Seat 0 on turn 4 with a Trophy to place and ``hand``; its wall has a gnome on space 1 (the
+    steal), an elf on 3 and a mage on 9; seat 1's stock holds a dwarf."""
     state = new(2, 16)
     set_wall(state, 0, {1: "gnome-crown", 3: "elf-crown", 9: "mage-crown"})
     state.trophies[0] = 1
     state.stock[1] = [C("dwarf-crown")]
-    at_place(state, 0, ["barbarian-crown", "sorcerer-crown"], turn=4)
+    at_place(state, 0, hand, turn=4)
+    return state
+
+
+def test_trophy_on_row_1_triggers_its_untriggered_action_row_3_counts_for_scoring():
+    state = trophy_turn(["barbarian-crown", "sorcerer-crown"])
     play(state, "wall:barbarian-crown@5")
     assert state.pending[0].kind == "trophy"
     assert ids(state) == ["trophy:1", "trophy:3", "trophy:9", "pass"]
@@ -448,11 +455,7 @@ def test_trophy_on_row_1_triggers_its_untriggered_action_row_3_counts_for_scorin
 
 def test_trophy_on_row_1_only_for_an_action_not_yet_triggered_this_turn():
     """ "Choose an action that has not already been triggered during your current turn" (:84; ruling 7)."""
-    state = new(2, 16)
-    set_wall(state, 0, {1: "gnome-crown", 3: "elf-crown", 9: "mage-crown"})
-    state.trophies[0] = 1
-    state.stock[1] = [C("dwarf-crown")]
-    at_place(state, 0, ["barbarian-crown", "gnome-tattoo"], turn=4)
+    state = trophy_turn(["barbarian-crown", "gnome-tattoo"])
     play(state, "wall:barbarian-crown@5")  # the gnome goes atop the stock: space 1's steal
     play(state, "steal:1")
     play(state, "inn:dwarf-dagger")  # seat 1's reply; the stolen dwarf triggers nothing
