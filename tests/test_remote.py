@@ -400,14 +400,15 @@ def test_a_late_answer_collected_after_another_seats_is_a_timeout_whatever_the_o
     timeout it is when collected first (3 of 6 seeds each way before)."""
     from arena.games.getbit import GAME as GETBIT
 
-    clock = clock_settings({"decision": 100, "bank": 2000, "increment": 0, "grace": 500, "strikes": 5, "startup": 5000})
-    slow_but_rich = misbehaving("sleeps", "--sleeps", "1:2.0")  # its bank pays 1,900 ms
-    # Bank gone (2.4 s: 300 ms past it, a strike), then 900 ms past limit + grace, answering
+    clock = clock_settings({"decision": 100, "bank": 2600, "increment": 0, "grace": 500, "strikes": 5, "startup": 5000})
+    slow_but_rich = misbehaving("sleeps", "--sleeps", "1:2.6")  # its bank pays 2,500 ms
+    # Bank gone (3.0 s: 300 ms past it, a strike), then 1.5 s past limit + grace, answering
     # half a second before the rich seat. The referee's own stalls are not charged, and under a
     # heavy load they came off both answers: margins of 50 ms of grace and 150 ms between the
-    # seats (a CI run at a load of 14 kept a bank of 0.5 s; one beside two probes, 205 ms) now
-    # need stalls of 600 ms a decision to let the late answer stand.
-    drained = misbehaving("sleeps", "--sleeps", "0:2.4,1:1.5")
+    # seats (a CI run at a load of 14 kept a bank of 0.5 s; one beside two probes, 205 ms), then
+    # of 600 ms (a CI run beside four probes, at a load of 14, let the late answer stand) now
+    # need stalls of 1.5 s a decision to let the late answer stand.
+    drained = misbehaving("sleeps", "--sleeps", "0:3.0,1:2.1")
     verdicts = []
     for seed in range(4):
         with bot_process(slow_but_rich) as a, bot_process(drained) as b:
