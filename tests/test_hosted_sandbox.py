@@ -143,7 +143,15 @@ def test_without_the_sandbox_the_same_probes_succeed(tmp_path, target, monkeypat
 )
 def test_resource_attacks_get_their_exact_verdicts_and_nothing_outlives_the_match(tmp_path, behaviour, verdict, detail):
     bot = HostedPlayer(hostile(tmp_path, behaviour), "hostile")
-    record = play(bot)
+    # Filling 1 GiB took past 3.2 s on a machine at a load of 14 (a timeout, not the crash):
+    # the attacks that end in a crash get a minute to reach their limit.
+    limit = 3000 if verdict == "timeout" else 60_000
+    record = play(
+        bot,
+        clock=clock_settings(
+            {"decision": limit, "bank": 0, "increment": 0, "startup": 10_000, "grace": 200, "strikes": 0}
+        ),
+    )
     (failure,) = record.failures
     first_of_seat_0 = next(i for i, d in enumerate(record.decisions) if d.seat == 0)
     assert (failure.seat, failure.decision, failure.verdict) == (0, first_of_seat_0, verdict)
