@@ -200,6 +200,18 @@ def test_the_lessers_discard_one_card_each_face_down():
     assert state.phase == pb.BREWING and state.pending[0].kind == "lead-up"
 
 
+def test_a_lesser_may_discard_any_card_the_elixir_too():
+    # :137 "Discards 1 card of their choice face-down"; ruling 5: "A Lesser may discard any card, the Elixir too."
+    state = deal(H0, H1, H2)
+    play(state, "bid:4")  # seat 0 leads; seat 2, a Lesser, holds the Elixir
+    assert ids(state, 2) == ["card:raven-1", "card:raven-3", "card:raven-7", "card:cat-4", "card:cat-7", "card:elixir"]
+    play(state, {1: "card:bat-6", 2: "card:elixir"})
+    assert state.discards == [None, c("bat6"), ELIXIR]
+    assert state.hands[2] == [c("raven1"), c("raven3"), c("raven7"), c("cat4"), c("cat7")]
+    assert GAME.observe(state, 2).discard == pb.Card(suit="elixir")
+    assert state.phase == pb.BREWING and state.pending[0].kind == "lead-up"
+
+
 def test_the_lead_may_not_lead_the_elixir_face_up_but_may_play_it_face_down():
     state = deal(H2, H0, H1)  # seat 0 holds the Elixir, bids last
     play(state, "pass", "pass", "bid:4")

@@ -14,6 +14,7 @@ from scipy.stats import chisquare
 from arena.chance import Chance, PresetChance
 from arena.config import ConfigError
 from arena.engine import SPECTATOR, IllegalChoice
+from arena.games.v1 import winecellar_pb2 as pb
 from arena.games.winecellar import GAME, WineCellarState
 from arena.games.winecellar.game import (
     BOTTLES,
@@ -336,6 +337,31 @@ def test_solo_eno_wins_takes_its_clients_prize_and_its_higher_card_becomes_a_pri
     assert state.prizes == [rest[0], rest[9]] and state.eno_bids == [rest[8]]
 
 
+@pytest.mark.parametrize(
+    ("low", "high"),
+    [
+        (2, 13),  # white USA, white Spain: neither matches
+        (3, 17),  # red Spain, red France: both match type 2 only
+        (9, 15),  # red Italy, red Italy: both match type 2 and the first country
+    ],
+)
+def test_solo_eno_takes_the_higher_bid_value_when_neither_or_both_prizes_match_equally(low, high):
+    # :566-568 "If neither Prize matches Eno's Client, or both Prize bottles are equally good matches:
+    # Eno chooses the Prize bottle with the higher Bid Value." (NOTES §4.25 ruling 6; module ruling 5)
+    client = CLIENTS[2]  # Eno's: sparkling 6, red 1, Italy first
+    assert eno_key(BOTTLES[low], client)[:3] == eno_key(BOTTLES[high], client)[:3]
+    rest = [i for i in range(1, 19) if i not in (low, high)]
+    state = solo(rest[:8], rest[8:], [low, high])
+    act(state, s0="client:1")
+    assert state.eno_client == 2 and state.prizes == [low, high]
+    act(state, s0=f"bid:{rest[0]}")
+    eno = [e for e in state.log.events if e.kind == "eno"][-1]
+    assert [b.id for b in eno.detail.bids] == rest[8:10] and eno.detail.eno_first
+    assert eno.detail.took.id == high
+    assert state.boxed == [high] and state.cellars == [[low]]
+    assert state.prizes == [rest[0], rest[9]] and state.eno_bids == [rest[8]]
+
+
 def test_eno_priority_type1_type2_country_number():
     client = CLIENTS[2]  # sparkling 6, red 1, Italy first
     sparkling = Bottle(1, "sparkling", "USA", tuple(range(1, 9)))
@@ -387,6 +413,30 @@ def test_series_deals_4_low_and_4_high_and_plays_3_games():
     assert seen_games == [2, 3]
     assert all(len(g) == 3 for g in state.game_scores)
     assert GAME.result(state).scores == tuple(sum(g) for g in state.game_scores)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_series_each_players_cellar_becomes_their_own_hand(players):
+    # :467-469 "take all 8 Wine Bottle cards from your previous cellar. Those 8 cards become your
+    # starting hand for the next game."
+    state = GAME.new_match(GAME.config(players, {"series": True}), 5)
+    rng = Chance(5)
+    for game in (1, 2):
+        start = len(state.log.events)
+        while state.game == game:
+            GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+        cellars: list[list[int]] = [[] for _ in range(players)]  # rebuilt from the game's places, top first
+        for e in state.log.events[start:]:
+            if e.kind == "place":
+                at = len(cellars[e.detail.seat]) if e.detail.end == pb.BOTTOM else 0
+                cellars[e.detail.seat].insert(at, e.detail.bottle)
+        scored = [e for e in state.log.events if e.kind == "game_end"][-1].detail.scores
+        assert list(scored) == [
+            score_cellar([BOTTLES[i] for i in cellars[s]], CLIENTS[state.past_clients[-1][s]], players).total
+            for s in range(players)
+        ]
+        assert state.hands == [sorted(c) for c in cellars]
+        assert len({tuple(h) for h in state.hands}) == players
 
 
 def test_series_hands_from_game_2_are_public():
