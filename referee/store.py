@@ -923,10 +923,11 @@ class Store:
         return waiting
 
     def setting_warnings(self) -> list[str]:
-        """What in the server's settings puts Arena's data at risk (README, "Durability"): no
-        append-only file (a restart loses every write since the last snapshot) or an eviction
-        policy (Redis would drop queued batches and records under memory pressure). Empty where
-        the server will not say (a managed Redis may refuse CONFIG)."""
+        """What in the server's settings puts Arena's data at risk (README, "Redis persistence an
+        operator must enable"): no append-only file (a restart loses every write since the last
+        snapshot) or an eviction policy (Redis would drop queued batches and records under
+        memory pressure). Empty where the server will not say (a managed Redis may refuse
+        CONFIG)."""
         try:
             settings = (
                 self.redis.config_get("appendonly")
@@ -1558,8 +1559,10 @@ class Store:
         after reading this holds every tournament counted up to it."""
         return int(self.redis.get(self.key("game", game, "changes")) or 0)
 
-    def game_tournaments(self, game: str) -> list[str]:
-        return [t.decode() for t in self.redis.zrange(self.key("game", game, "tournaments"), 0, -1)]
+    def game_tournaments(self, game: str, latest: int = 0) -> list[str]:
+        """The game's complete tournaments counted in, oldest first; the ``latest`` only (0: all)."""
+        ids = self.redis.zrange(self.key("game", game, "tournaments"), -latest if latest else 0, -1)
+        return [t.decode() for t in ids]
 
     def save_summary(self, tournament_id: str, summary: dict[str, Any]) -> None:
         self.redis.set(self.key("t", tournament_id, "summary"), json.dumps(summary))

@@ -126,6 +126,21 @@ def test_the_game_board_counts_tournaments_whose_records_are_gone(store):
     assert rows["random"]["mean_rank"] == round(float(expected_mean_rank), 3)
 
 
+def test_the_game_board_is_fitted_over_its_latest_tournaments(store, monkeypatch):
+    """Each finalisation refits it: over every tournament ever played its cost grows for good."""
+    import workers.tasks
+
+    monkeypatch.setattr(workers.tasks, "GAME_BOARD_TOURNAMENTS", 1)
+    first, second = played(FIRST), played(SECOND)
+    complete(store, "t1", FIRST, first)
+    assert {row["bot"] for row in store.game_leaderboard("rolldice")["leaderboard"]} == {"heuristic", "random"}
+    complete(store, "t2", SECOND, second)
+    board = store.game_leaderboard("rolldice")
+    assert (board["tournaments"], board["matches"]) == (1, len(second))  # random's only tournament is out
+    assert {row["bot"] for row in board["leaderboard"]} == {"heuristic", "heuristic:threshold=3"}
+    assert store.game_tournaments("rolldice") == ["t1", "t2"] and store.game_tournaments("rolldice", 1) == ["t2"]
+
+
 def test_a_tournament_finished_before_summaries_gets_one_from_its_records(store):
     records = played(FIRST)
     complete(store, "old", FIRST, records)

@@ -781,12 +781,20 @@ def publish_game_leaderboard(store: Store, game: str) -> bool:
     return False
 
 
+GAME_BOARD_TOURNAMENTS = 200
+"""A game's board is fitted over its latest this many complete tournaments: each finalisation
+refits it, and over every tournament ever played its cost (201 fits of every pair that met)
+would grow for good."""
+
+
 def game_leaderboard(store: Store, game: str) -> dict[str, Any]:
-    """Ratings of every bot of a game over all its completed tournaments (one fit), with each
-    bot's results: wins/draws/losses of its 2-player matches, mean rank and mean score. Built
-    from each tournament's stored summary, so its cost is the fit's, not a re-read of every
-    record ever played, and tournaments whose records have expired still count."""
-    return leaderboard.across(game, [s for t in store.game_tournaments(game) if (s := tournament_summary(store, t))])
+    """Ratings of every bot of a game over its latest GAME_BOARD_TOURNAMENTS complete
+    tournaments (one fit), with each bot's results: wins/draws/losses of its 2-player matches,
+    mean rank and mean score. Built from each tournament's stored summary, so its cost is the
+    fit's, not a re-read of every record ever played, and tournaments whose records have
+    expired still count."""
+    latest = store.game_tournaments(game, GAME_BOARD_TOURNAMENTS)
+    return leaderboard.across(game, [s for t in latest if (s := tournament_summary(store, t))])
 
 
 def tournament_summary(store: Store, tournament_id: str) -> dict[str, Any] | None:
