@@ -110,14 +110,8 @@ def builtin_parameters(game_id: str) -> dict[str, list[str]]:
     defaults this game gives them (a newcomer found them only in error messages)."""
     described: dict[str, list[str]] = {}
     for name in builtin_names(game_id):
-        with recording() as readings:
-            make_bot(name, game_id)
-        described[name] = [
-            f"{p.describe()} (default {p.spell(reading.values[p.name])})"
-            for reading in readings
-            if reading.bot == name
-            for p in reading.specs
-        ]
+        specs, plays = _settings(name, {}, game_id)  # what the bare name plays (search's epsilon too)
+        described[name] = [f"{p.describe()} (default {p.spell(plays[p.name])})" for p in specs]
     return described
 
 

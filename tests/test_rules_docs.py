@@ -140,6 +140,8 @@ def test_arena_rules_lists_the_built_in_bots_with_their_parameters_and_defaults(
     assert heuristic.count("(default ") == 4
     (search,) = [line for line in out.splitlines() if line.startswith("  search: ")]
     assert "rollout=heuristic|mast|random (default " in search
+    # What bare `search` plays: its epsilon follows its rollout policy (it said 0.5, a placeholder).
+    assert "epsilon=0..1 (default 0.1)" in search, search
 
 
 def test_arena_rules_unknown_game(capsys):
