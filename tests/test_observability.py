@@ -96,6 +96,20 @@ def test_the_alert_rules_are_valid_and_pass_their_unit_tests():
     assert len(alerts) == 7 and all(f"alertname: {a}\n        exp_alerts:" in tests for a in alerts)
 
 
+def test_the_commands_the_alerts_suggest_parse_with_the_cli():
+    """One said `arena worker --redis URL`, a flag the worker does not take (an outside probe)."""
+    import shlex
+
+    from arena.cli import build_parser
+
+    commands = re.findall(r"`arena ([^`]+)`", ALERTS.read_text())
+    assert len(commands) >= 2
+    for command in commands:
+        filled = command.replace("URL", "redis://h:1/0").replace("HOST:PORT", "h:1").replace("ID", "t1")
+        args = build_parser().parse_args(shlex.split(filled))
+        assert callable(args.run), command
+
+
 def test_the_alerts_use_only_metrics_the_code_exports():
     used = metric_names(ALERTS.read_text())
     assert {"arena_workers_alive", "arena_store_up"} <= used and used <= exported_names(), used - exported_names()
