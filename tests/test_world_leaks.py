@@ -77,6 +77,10 @@ ALLOWED: dict[str, dict[str, str]] = {
     },
     "karakum": {"cost": "read only while a camel is being bought, and set by that buy; stale otherwise"},
     "prey": {"rerolls": "reset at the start of a round before anything reads it"},
+    "petquartet": {
+        "deck": "only the cards already drawn differ, in the order drawn (each draw is a public event) or "
+        "ascending; never read again. The rest is re-dealt, and equal when one order is all it can have",
+    },
     "vivo": {"harmonies": "only past tricks' entries differ, never read again (each round replaces the list)"},
     "threewitches": {
         "current": "after the reveal (returning phase) it still holds the trick, every card of it public; "

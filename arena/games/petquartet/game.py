@@ -297,7 +297,7 @@ class PetQuartet(Game[PetQuartetState]):
             Variant("maestro", "Maestro tiles change each Conductor's rules", {"maestro": True}),
             Variant("duet", "2-player Duet: 3 Conductors with Duet tiles", {"duet": True}, players=(2,)),
         ),
-        hidden_information=False,  # no seat knows more than another; the deck order is chance
+        hidden_information=True,  # the deck order (no seat knows more than another: it is chance)
         summary="Take piles of musical pets; only exactly 1 (Soloist) or 4 (Quartet) of a number score.",
     )
     observation_type = pb.Observation
