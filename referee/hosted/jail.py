@@ -136,7 +136,7 @@ def ipc_sysctls(limits: Limits) -> dict[str, str]:
     """The System V IPC limits of a seat's IPC namespace (``/proc/sys/kernel/...``; a new IPC
     namespace starts with the kernel's defaults, which are practically unlimited): shared memory
     at most ``limits.shared_memory`` in all (16 segments), removed once no process has them
-    attached; 16 semaphore sets of at most 1000 semaphores in all; 16 message queues (the
+    attached; 16 semaphore sets of at most 250 semaphores each, 1000 in all; 16 message queues (the
     kernel's default 16 KiB each)."""
     page = os.sysconf("SC_PAGE_SIZE")
     return {
