@@ -27,6 +27,7 @@ key                                      type   holds
 ``owner:{name}:active``                  set    the owner's queued or running tournaments
 ``active``                               set    every queued or running tournament (pruned
                                                 as they end; read by the sweeper and metrics)
+``game:{game}:all``                      zset   every tournament id of a game -> creation time
 ``game:{game}:tournaments``              zset   finalised tournament ids of a game
 ``game:{game}:leaderboard``              string the game's leaderboard across tournaments (JSON)
 ``t:{id}:summary``                       string what the game's leaderboard keeps of a complete
