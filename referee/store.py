@@ -1504,6 +1504,23 @@ class Store:
         flat = self._lost(keys=keys, args=[stale_seconds])
         return {int(flat[i]): flat[i + 1].decode() for i in range(0, len(flat), 2)}
 
+    def mark_fan_out(self, tournament_id: str) -> None:
+        """Note, as a tournament's fan-out message is sent, the last batch sequence number sent
+        before it (``fan_out_after``): :meth:`fan_out_lost` judges that message by it."""
+        sent = int(self.redis.get(self.key("seq")) or 0)
+        self.redis.hset(self.key("t", tournament_id), "fan_out_after", sent)
+
+    def fan_out_lost(self, tournament_id: str, queue: str) -> bool:
+        """A tournament never planned (no ``size``) whose fan-out message no longer waits: the
+        queue is empty, or a batch sent after it has started (the queue is first in, first out),
+        as :meth:`lost_batches` judges a batch. O(1), however long the queue is."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hmget(self.key("t", tournament_id), "size", "fan_out_after")
+        pipe.get(self.key("started"))
+        pipe.llen(queue)
+        (size, after), started, waiting = pipe.execute()
+        return size is None and (waiting == 0 or int(started or 0) > int(after or 0))
+
     def resend(self, tournament_id: str, batch: int, entry: str) -> Batch | None:
         """A new sequence number for a lost batch (None if its entry changed meanwhile)."""
         _ = self.redis

@@ -148,6 +148,40 @@ def test_the_stall_check_sends_a_lost_finalisation_again(tmp_path):
         assert_board_is_the_local_runs(store, "lostfin", local_board(s, tmp_path))
 
 
+def test_the_stall_check_sends_a_lost_fan_out_again(tmp_path):
+    """The service's one message for a tournament (arena.fan_out) lost in the broker: nothing is
+    planned, so no window holds a batch to find lost. Before: it stayed queued for good, holding
+    its owner's place (an outside probe)."""
+    from arena.tournament import schedule_size
+    from workers.executor import requeue_missing
+    from workers.sweeper import StallSweeper
+
+    s = instant(repeats=3, seed=6)
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        app = make_app(server.url)
+        for tournament_id in ("waiting", "lostfan"):  # as the service creates and sends them
+            assert store.create_tournament(tournament_id, s, schedule_size(s), 0, owner="alice")
+            store.mark_fan_out(tournament_id)
+            app.send_task("arena.fan_out", [tournament_id])
+        # Both wait in the queue (no worker yet): neither is judged lost.
+        assert [requeue_missing(app, store, t, settle=0.1) for t in ("waiting", "lostfan")] == [0, 0]
+        assert server.client().llen("arena") == 2
+        assert server.client().lpop("arena") is not None  # the newest message, lostfan's, vanishes
+        with workers(server.url, tmp_path, count=1, concurrency=1):
+            sweeper = StallSweeper(app, store, stall=0.5)
+
+            def complete() -> bool:
+                sweeper.sweep()
+                return store.tournament("lostfan")["status"] == "complete"
+
+            wait_for(complete, 60, "the sweeper to send the fan-out again", interval=0.25)
+            wait_for(lambda: store.tournament("waiting")["status"] == "complete", 60, "the other")
+        assert_exactly_once(store, "lostfan", len(schedule(s)))
+        assert_exactly_once(store, "waiting", len(schedule(s)))
+        assert_board_is_the_local_runs(store, "lostfan", local_board(s, tmp_path))
+
+
 def test_a_finalisation_run_twice_counts_the_tournament_once(tmp_path):
     """Finalisation is sent again where its sender may have died (above), so it can run twice:
     the second run rewrites the same board, and the finished counter counted it twice."""

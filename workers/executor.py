@@ -109,6 +109,17 @@ def requeue_missing(app: Celery, store: Store, tournament_id: str, *, settle: fl
         log.warning("finalisation sent again (its message was lost)", extra={"tournament": tournament_id})
         patiently(app.send_task, "arena.finalize", [tournament_id])
         return 0
+    if not store.redis.hexists(store.key("t", tournament_id), "size"):
+        # Never planned: no window to find lost batches in. The service's one message for it
+        # (arena.fan_out) may have been lost, popped as Redis went away or dropped after its
+        # retries (an outside probe: queued for good, holding its owner's place). Judged twice,
+        # as batches are; sent again, it is idempotent.
+        if store.fan_out_lost(tournament_id, QUEUE):
+            time.sleep(settle)
+            if store.fan_out_lost(tournament_id, QUEUE):
+                log.warning("fan-out sent again (its message was lost)", extra={"tournament": tournament_id})
+                patiently(app.send_task, "arena.fan_out", [tournament_id])
+        return 0
     first = store.lost_batches(tournament_id, QUEUE, STALE_SECONDS)
     if first:
         time.sleep(settle)

@@ -121,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
 
     def submit(tournament_id: str, spec: TournamentSpec) -> None:
         # One message whatever the size: a worker enqueues the batches (workers.tasks.fan_out).
+        store.mark_fan_out(tournament_id)  # how the stall check tells it lost (Store.fan_out_lost)
         app.send_task("arena.fan_out", args=[tournament_id])
 
     interceptors: list[Any] = []
