@@ -379,3 +379,40 @@ def test_a_tournament_s_tally_is_read_in_schedule_order_from_entries_where_they_
     expected = [entries[0], lines[1], entries[2], entries[3], lines[4], lines[5]]
     assert list(store.tallied_in_order("t", 6, SPEC.bots, chunk=4)) == expected
     assert list(store.tallied_in_order("t", 6, ("heuristic", "random"))) == lines  # another list of bots
+
+
+@pytest.mark.parametrize("days", [0, 2])
+def test_finishing_a_tournament_starts_its_records_retention_and_0_keeps_them_for_good(tmp_path, days):
+    """Records of finished tournaments expire after retention_days ... 0 = keep forever (store docstring)."""
+    from arena.tournament import play_scheduled, schedule
+    from referee.players import make_player
+    from workers.tasks import finalize_tournament
+
+    spec = TournamentSpec(game="rolldice", bots=("random", "heuristic"), players=2, repeats=1, seed=4)
+    plan = list(schedule(spec))
+    with redis_server(tmp_path) as server:
+        store = Store(server.url, retention_days=days)
+        store.create_tournament("t", spec, total=len(plan), batches=1)
+        store.mark_running("t")
+        store.store_matches("t", [(i, play_scheduled(spec, m, make_player)) for i, m in enumerate(plan)])
+        assert finalize_tournament(store, "t")["status"] == "complete"
+        assert (store.tournament("t") or {}).get("status") == "complete"
+        for suffix in ("matches", "groups"):
+            ttl = store.redis.ttl(store.key("t", "t", suffix))
+            assert (ttl == -1) if days == 0 else (2 * 86400 - 5 <= ttl <= 2 * 86400), suffix
+        assert len(store.matches("t")) == len(plan)  # every record still there
+
+
+def test_the_running_limit_counts_running_tournaments_not_only_queued_ones(store):
+    """Creating a tournament checks the owner's running-tournament limit (store docstring): one that started
+    still holds its place until it ends."""
+    from referee.store import ActiveLimit
+
+    for n in range(2):
+        assert store.create_tournament(f"t{n}", SPEC, 2, 1, owner="alice", limit=2)
+        store.mark_running(f"t{n}")
+    with pytest.raises(ActiveLimit):
+        store.create_tournament("t2", SPEC, 2, 1, owner="alice", limit=2)
+    assert store.active_tournaments("alice") == 2
+    assert store.finish("t0", "complete") == "complete"  # an ended one frees its place
+    assert store.create_tournament("t2", SPEC, 2, 1, owner="alice", limit=2)

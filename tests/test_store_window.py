@@ -182,3 +182,39 @@ def test_a_parked_batch_waits_unjudged_until_unparked_under_a_new_number(store):
     assert store.unpark("t") == [] and store.parked() == {}
     store.cancel("t")
     assert store.park("t", 1, sent[1].seq, "rolldice", "0.9") == "cancelled" and store.parked() == {}
+
+
+def test_a_batch_leaves_the_window_only_once_its_records_are_stored(tmp_path, monkeypatch):
+    """The batch waits before it leaves the window (workers.tasks._Writer): a batch finished
+    before its records were stored, and its worker killed in between, left matches that nothing
+    would ever play again (every batch claimed, the window empty: the stall check sees no loss)."""
+    from arena.tournament import schedule_size
+    from workers import tasks
+    from workers.app import make_app
+
+    spec = TournamentSpec(game="rolldice", bots=("random", "heuristic"), players=2, repeats=5, seed=1)
+    seen: list[tuple[int, list[int], set[int]]] = []
+    store_lines, finish_batch = Store.store_lines, Store.finish_batch
+
+    def slow_store_lines(self, tournament_id, lines, tally=None):
+        time.sleep(0.05)  # the writer thread lags behind the playing one
+        return store_lines(self, tournament_id, lines, tally)
+
+    def watched_finish_batch(self, tournament_id, batch, seq, source=None, token=""):
+        indices = self.batch_indices(tournament_id, batch)
+        seen.append((batch, indices, self.stored_indices(tournament_id, indices)))
+        return finish_batch(self, tournament_id, batch, seq, source, token)
+
+    monkeypatch.setattr(Store, "store_lines", slow_store_lines)
+    monkeypatch.setattr(Store, "finish_batch", watched_finish_batch)
+    monkeypatch.setattr(tasks, "FLUSH_RECORDS", 1)  # each match stored on its own, while playing
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        assert store.create_tournament("w", spec, total=schedule_size(spec), batches=0)
+        assert store.plan_batches("w", 5, 1) == (5, 4)  # batch 0: matches 0-4; the rest follow
+        (first,) = store.fill("w")
+        app = make_app(server.url)
+        played = app.tasks["arena.play_batch"].apply(args=["w", [], first.number, first.seq]).get()
+        assert played == 5
+        assert seen == [(0, [0, 1, 2, 3, 4], {0, 1, 2, 3, 4})]  # every record stored as it left
+        assert 0 not in store.inflight("w") and (store.tournament("w") or {}).get("done") == 5
