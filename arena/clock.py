@@ -61,7 +61,7 @@ def parse_clock(text: str | None) -> dict[str, int]:
             raise ConfigError(
                 f"--clock {item!r}: expected KEY=MS (strikes=COUNT) with KEY one of {', '.join(DEFAULTS)}"
             )
-        if not raw.strip().isascii() or not raw.strip().lstrip("-").isdigit():  # int() takes '３０' and ' 1_0'
+        if not raw.strip().isascii() or not raw.strip().removeprefix("-").isdigit():  # int() takes '３０' and ' 1_0'
             unit = "strikes" if key == "strikes" else "milliseconds"
             raise ConfigError(f"--clock {key}={raw!r}: expected a whole number of {unit}")
         if key in values:
@@ -84,4 +84,5 @@ def check_clock(values: dict[str, int], where: str = "clock ") -> None:
         if value < 0 or (positive and value == 0):
             raise ConfigError(f"{where}{key}={value}: must be {'positive' if positive else '>= 0'}")
         if value > MAX_MS:
-            raise ConfigError(f"{where}{key}={value}: must be at most {MAX_MS} (milliseconds, about 49 days)")
+            unit = "strikes" if key == "strikes" else "milliseconds, about 49 days"
+            raise ConfigError(f"{where}{key}={value}: must be at most {MAX_MS} ({unit})")

@@ -67,6 +67,7 @@ from dataclasses import dataclass
 import grpc
 import grpc.aio
 
+from arena.clock import MAX_MS
 from arena.config import ConfigError
 from arena.printable import printable
 from arena.protocol import WireRequest, endpoint_proof, varint
@@ -794,7 +795,9 @@ class RemotePlayer:
             self.last_strike_ms = round(late * 1000, 3)
         else:
             self._bank -= over
-        self._bank += self._clock.increment_ms / 1000.0
+        # At most what a clock field holds: past 2^32 ms the bank sent wrapped (an outside probe:
+        # bank=4294967295,increment=1000 told the bot 999 ms while it kept 49 days).
+        self._bank = min(self._bank + self._clock.increment_ms / 1000.0, MAX_MS / 1000.0)
         return option_id
 
     def _protocol(self, request_id: int, detail: str) -> _Failed:

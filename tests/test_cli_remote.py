@@ -107,6 +107,10 @@ def test_an_unreachable_bot_forfeits_with_a_crash_verdict():
         (("tournament", "--game", "rolldice", "--clock", " , "), "--clock ' , ': expected KEY=MS,..."),
         (("play", "--game", "rolldice", "--clock", "decision=0"), "must be positive"),
         (("play", "--game", "rolldice", "--clock", "bank=5000000000"), "must be at most 4294967295"),
+        # A doubled sign passed the check and int() raised: a traceback (an outside mutation probe).
+        (("play", "--game", "rolldice", "--clock", "decision=--5"), "whole number of milliseconds"),
+        (("tournament", "--game", "rolldice", "--bots", "random,heuristic", "--clock", "bank=--1"), "whole number"),
+        (("play", "--game", "rolldice", "--clock", "strikes=4294967296"), "at most 4294967295 (strikes)"),
         (("tournament", "--game", "rolldice", "--bots", "random,random", "--clock", "decision=4294967296"), "at most"),
         (("play", "--game", "rolldice", "--bots", "unix://relative.sock,random"), "unix:///absolute/path"),
         # The client's numbers go into the protocol's unsigned fields: refused before any call.

@@ -156,6 +156,18 @@ def test_time_bank_absorbs_a_slow_decision_and_strikes_absorb_grace():
         assert play(address).failures[0].verdict == "timeout"  # no bank: 0.9 s > 0.6 + 0.1
 
 
+def test_a_bank_never_grows_past_what_a_clock_field_holds():
+    """bank_ms is 32 bits: a bank of 2^32 - 1 ms with an increment wrapped to 999 ms in the
+    request while the referee kept 49 days (an outside mutation probe)."""
+    from arena.clock import MAX_MS
+
+    player = RemotePlayer("grpc://127.0.0.1:1")
+    player._clock = clock_settings({"decision": 300, "bank": MAX_MS, "increment": 1000})
+    player._bank = MAX_MS / 1000.0
+    assert player._charge(0.1, "roll") == "roll"  # within the limit: the increment is added
+    assert player._bank == MAX_MS / 1000.0 and int(player._bank * 1000) == MAX_MS
+
+
 def test_strikes_are_recorded_with_seat_decision_and_lateness():
     graceful = clock_settings({"decision": 600, "bank": 0, "increment": 0, "grace": 1500, "strikes": 2})
     with bot_process(misbehaving("sleep", "--at", "1", "--sleep", "0.9")) as address:
