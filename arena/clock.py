@@ -41,12 +41,6 @@ def clock_settings(values: dict[str, int] | None = None) -> bot_pb2.ClockSetting
     return bot_pb2.ClockSettings(**{_FIELDS[k]: int(v) for k, v in merged.items()})
 
 
-def clock_values(settings: bot_pb2.ClockSettings) -> dict[str, int]:
-    """The named values set in a ClockSettings (unset, i.e. zero, fields are left out, so
-    :func:`clock_settings` gives them their defaults)."""
-    return {name: getattr(settings, field) for name, field in _FIELDS.items() if getattr(settings, field)}
-
-
 def parse_clock(text: str | None) -> dict[str, int]:
     """``decision=200,bank=5000`` -> {"decision": 200, "bank": 5000} (validated). None: nothing
     given; an empty or blank text was given and says nothing, which is refused (a lost shell
