@@ -650,22 +650,18 @@ def across(game: str, summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:
     players = max(int(summary.get("players", 2)) for summary in summaries)
     fit = bootstrap_intervals(joined, names=names, players=players)
     open_low, open_high = unbounded_ends(joined.summed())
-    rows: list[dict[str, Any]] = sorted(
-        (
-            {
-                "bot": name,
-                "rating": round(float(fit.ratings[i]), 1),
-                "ci_low": _end(fit.ci_low[i], open_low[i]),
-                "ci_high": _end(fit.ci_high[i], open_high[i]),
-                "games": games[i],
-                "failures": _by_verdict(failures.get(name, {})),
-            }
-            for i, name in enumerate(names)
-        ),
-        key=lambda r: (-r["rating"], r["bot"]),
-    )
-    for position, row in enumerate(rows, 1):
-        row["rank"] = position
+    rows: list[dict[str, Any]] = [
+        {
+            "bot": name,
+            "rating": round(float(fit.ratings[i]), 1),
+            "ci_low": _end(fit.ci_low[i], open_low[i]),
+            "ci_high": _end(fit.ci_high[i], open_high[i]),
+            "games": games[i],
+            "failures": _by_verdict(failures.get(name, {})),
+        }
+        for i, name in enumerate(names)
+    ]
+    for row in rows:
         counted = tallies.get(row["bot"])
         if counted and counted["n"]:
             row.update(
@@ -675,6 +671,17 @@ def across(game: str, summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:
                 mean_rank=round(counted["rank"] / counted["n"], 3),
                 mean_score=round(counted["score"] / counted["n"], 3),
             )
+    warning = fit.warning
+    if players == 1:
+        # As a one-player tournament's board (Tally.board): no match compares two bots, so the
+        # rows go by mean score, and the fit's "no games" warning would be false (an outside
+        # probe found them by name, under it).
+        rows.sort(key=lambda r: (-r.get("mean_score", -math.inf), r["bot"]))
+        warning = ONE_PLAYER
+    else:
+        rows.sort(key=lambda r: (-r["rating"], r["bot"]))
+    for position, row in enumerate(rows, 1):
+        row["rank"] = position
     add_rank_ranges(rows)
     return {
         "game": game,
@@ -682,5 +689,5 @@ def across(game: str, summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "matches": sum(int(s["matches"]) for s in summaries),
         "leaderboard": rows,
         "interval": interval_of(fit.method),
-        "warning": fit.warning,
+        "warning": warning,
     }

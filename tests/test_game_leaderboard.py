@@ -141,6 +141,26 @@ def test_the_game_board_is_fitted_over_its_latest_tournaments(store, monkeypatch
     assert store.game_tournaments("rolldice") == ["t1", "t2"] and store.game_tournaments("rolldice", 1) == ["t2"]
 
 
+def test_a_one_player_games_board_across_tournaments_lists_bots_by_mean_score():
+    """As a one-player tournament's board does (README, "One-player games"): it listed them by
+    name, under the fit's false "no games have been played" (an outside mutation probe)."""
+    from arena.leaderboard import ONE_PLAYER, Tally, summary_of
+    from arena.record import RecordView
+
+    def summary(seed: int) -> dict:
+        spec = TournamentSpec(game="rolldice", bots=("a", "b"), players=1, seed=seed)
+        tally = Tally(spec, by_group=True)
+        for i, (bot, score) in enumerate([("a", 10), ("b", 30), ("a", 12), ("b", 28)]):
+            seats, result = [{"bot": bot}], {"ranks": [1], "scores": [score]}
+            tally.add(RecordView(seats=seats, result=result, tournament={"index": i, "group": i, "rotation": 0}))
+        return summary_of(tally)
+
+    board = leaderboard.across("rolldice", [summary(1), summary(2)])
+    rows = [(r["rank"], r["bot"], r["mean_score"], r["rank_best"], r["rank_worst"]) for r in board["leaderboard"]]
+    assert rows == [(1, "b", 29.0, 1, 2), (2, "a", 11.0, 1, 2)]
+    assert board["warning"] == ONE_PLAYER
+
+
 def test_a_tournament_finished_before_summaries_gets_one_from_its_records(store):
     records = played(FIRST)
     complete(store, "old", FIRST, records)
