@@ -458,7 +458,9 @@ def read_view(line: str) -> RecordView | MatchRecord:
 
 
 def with_forfeits(result: Result, forfeited: list[bool]) -> Result:
-    """The result with forfeited seats ranked last (tied); the others keep their order.
+    """The result with forfeited seats ranked below every other seat, among themselves as the
+    game ranks them (the moves played for them after the forfeit decide); the others keep
+    their order.
 
     The summary follows the ranks: the game's summary names its winners by score, so when a
     forfeit changes who ranks first it is replaced (a forfeited seat is never called winner)."""
