@@ -124,6 +124,14 @@ def test_a_completed_tournament_whose_finaliser_died_is_finalised_by_its_redeliv
         assert_board_is_the_local_runs(store, "died", local_board(s, tmp_path))
 
 
+def sweep_until_complete(sweeper, store: Store, tournament_id: str, what: str) -> None:  # type: ignore[no-untyped-def]
+    def complete() -> bool:
+        sweeper.sweep()
+        return store.tournament(tournament_id)["status"] == "complete"
+
+    wait_for(complete, 60, what, interval=0.25)
+
+
 def test_the_stall_check_sends_a_lost_finalisation_again(tmp_path):
     """The finalisation message lost in the broker (popped as Redis went away, as the lost
     batch of test_distributed): the window is closed and nothing is queued. Before: the
@@ -138,13 +146,7 @@ def test_the_stall_check_sends_a_lost_finalisation_again(tmp_path):
         app.send_task("arena.finalize", ["lostfin"])
         assert server.client().rpop(FINALIZE_QUEUE) is not None  # the message vanishes
         with workers(server.url, tmp_path, count=1, concurrency=1):
-            sweeper = StallSweeper(app, store, stall=0.5)
-
-            def complete() -> bool:
-                sweeper.sweep()
-                return store.tournament("lostfin")["status"] == "complete"
-
-            wait_for(complete, 30, "the sweeper to finalise", interval=0.25)
+            sweep_until_complete(StallSweeper(app, store, stall=0.5), store, "lostfin", "the sweeper to finalise")
         assert_board_is_the_local_runs(store, "lostfin", local_board(s, tmp_path))
 
 
@@ -170,12 +172,7 @@ def test_the_stall_check_sends_a_lost_fan_out_again(tmp_path):
         assert server.client().lpop("arena") is not None  # the newest message, lostfan's, vanishes
         with workers(server.url, tmp_path, count=1, concurrency=1):
             sweeper = StallSweeper(app, store, stall=0.5)
-
-            def complete() -> bool:
-                sweeper.sweep()
-                return store.tournament("lostfan")["status"] == "complete"
-
-            wait_for(complete, 60, "the sweeper to send the fan-out again", interval=0.25)
+            sweep_until_complete(sweeper, store, "lostfan", "the sweeper to send the fan-out again")
             wait_for(lambda: store.tournament("waiting")["status"] == "complete", 60, "the other")
         assert_exactly_once(store, "lostfan", len(schedule(s)))
         assert_exactly_once(store, "waiting", len(schedule(s)))
