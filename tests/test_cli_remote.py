@@ -129,6 +129,29 @@ def test_cli_remote_errors(args, needle):
     assert needle in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
 
 
+def test_clock_values_are_taken_up_to_their_bounds_and_the_defaults_are_the_readmes():
+    """``--clock`` (in ms): decision 2000, bank 20000, increment 100, startup 10000, grace 200,
+    strikes 3 (README); ``startup`` is positive like ``decision``, every value >= 0 and at most
+    4294967295 (a 32-bit field)."""
+    from arena.clock import clock_settings, parse_clock
+    from arena.config import ConfigError
+
+    assert parse_clock("decision=4294967295,grace=0") == {"decision": 4294967295, "grace": 0}
+    with pytest.raises(ConfigError, match=r"^--clock startup=0: must be positive$"):
+        parse_clock("startup=0")
+    with pytest.raises(ConfigError, match=r"^--clock bank=-1: must be >= 0$"):
+        parse_clock("bank=-1")
+    defaults = clock_settings()
+    assert (
+        defaults.decision_ms,
+        defaults.bank_ms,
+        defaults.increment_ms,
+        defaults.startup_ms,
+        defaults.grace_ms,
+        defaults.max_strikes,
+    ) == (2000, 20000, 100, 10000, 200, 3)
+
+
 def test_a_local_run_holds_a_remote_bot_to_its_bot_concurrency(tmp_path):
     """Three pool processes could play three matches at once against the bot; --bot-concurrency
     2 holds a local run to two, as it holds workers (the option was stored and ignored)."""

@@ -118,6 +118,23 @@ def test_a_server_takes_a_proof_once_and_only_while_it_is_fresh():
     assert len(check.seen) == 1
 
 
+def test_a_proof_from_a_clock_ahead_is_a_replay_for_as_long_as_it_stays_fresh():
+    """Its nonce is remembered for the window (ProofCheck): a proof dated up to the window ahead
+    of the server's clock stays fresh twice the window after its first use, and is refused as
+    a replay all that time, then as too old."""
+    now = [1_000_000.0]
+    check = ProofCheck(KEY, clock=lambda: now[0])
+    start = bot_pb2.MatchStart(
+        match_id="m000001", seat=0, endpoint_proof=endpoint_proof(KEY, "m000001", 0, now=now[0] + PROOF_WINDOW_S - 1)
+    )
+    assert check.refusal(start) is None
+    for later in (1, PROOF_WINDOW_S + 1, 2 * PROOF_WINDOW_S - 1):
+        now[0] = 1_000_000.0 + later
+        assert check.refusal(start) == "the proof was used before (a replay)", later
+    now[0] = 1_000_000.0 + 2 * PROOF_WINDOW_S
+    assert check.refusal(start) == f"the proof was made 301 s ago: more than {PROOF_WINDOW_S} s (or the clocks differ)"
+
+
 @pytest.mark.parametrize("key", ["", "short", "x" * 201, "has a space in it here", "tab\tin-the-middle-0123"])
 def test_a_key_that_is_not_one_is_refused(key):
     with pytest.raises(ValueError, match="expected 16-200 printable ASCII characters without spaces"):

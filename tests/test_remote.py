@@ -5,11 +5,13 @@ Every bot under test is a separate process (tests/bots/misbehaving.py, or `arena
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import statistics
 import sys
 import threading
 import time
+from collections import deque
 
 import pytest
 
@@ -19,6 +21,7 @@ from arena.games.rolldice import GAME
 from arena.record import MatchRecord, replay
 from arena.runner import ErrorPolicy, FunctionPlayer, play_match
 from arena.v1 import bot_pb2
+from referee import lag, remote
 from referee.remote import RemotePlayer
 from tests.remote_helpers import ROOT, bot_process, misbehaving, open_fds, served
 
@@ -468,3 +471,250 @@ def test_a_remote_decisions_recorded_ms_is_what_its_clock_was_charged():
     assert not record.failures
     # (Not the sleeps themselves: on a loaded machine the referee's own stalls come off them.)
     assert [d.ms for d in record.decisions if d.seat == 0] == seat.charged and len(seat.charged) > 2
+
+
+# -- the clock on a scripted stream: no bot process, no wall clock ----------------------------------
+#
+# A RemotePlayer whose stream is a script: the referee's loop runs on a clock the script moves
+# (an answer "arrives" its thinking time after the request's write), so every charge is exact.
+
+
+class _ScriptedLoop(asyncio.SelectorEventLoop):
+    """An event loop whose clock moves only when the script says time passed."""
+
+    now = 1000.0
+
+    def time(self) -> float:
+        return self.now
+
+
+def _on_scripted_loop(coro):
+    with asyncio.Runner(loop_factory=_ScriptedLoop) as runner:
+        return runner.run(coro)
+
+
+class _NoCall:
+    def done(self) -> bool:
+        return False
+
+
+class _ScriptedStream:
+    """A bot's stream: it takes each request's clock down, and answers the request's first option
+    ``thinks[k]`` seconds after its k-th request was written (0.001 s by default). An answer
+    later than the referee's deadline is never read (its request is abandoned anyway)."""
+
+    def __init__(self, player: ScriptedRemote) -> None:
+        self.player = player
+        self.call = _NoCall()
+        self.inbox: deque = deque()
+        self.flooded = False
+        self.clocks: list[tuple[int, int, int]] = []  # (decision_ms, bank_ms, strikes) sent
+        self.indices: list[int] = []  # decision_index of each request
+        self.request: bot_pb2.DecisionRequest | None = None
+
+    async def send(self, data, allowance, monitor=None):
+        self.request = bot_pb2.RefereeMessage.FromString(data).decision
+        clock = self.request.clock
+        self.clocks.append((clock.decision_ms, clock.bank_ms, clock.strikes))
+        self.indices.append(self.request.decision_index)
+        k = len(self.clocks) - 1
+        if k in self.player.stalls:  # the referee's own stall, from and to (after the write)
+            low, high = self.player.stalls[k]
+            assert self.player._lag is not None
+            self.player._lag.stalls.append((self.player._sent_at + low, self.player._sent_at + high))
+        return True
+
+    async def receive(self, deadline: float) -> remote._Inbound | None:
+        loop = asyncio.get_running_loop()
+        assert isinstance(loop, _ScriptedLoop) and self.request is not None
+        k = len(self.clocks) - 1
+        at = self.player._sent_at + self.player.thinks.get(k, 0.001)
+        if at > deadline:
+            loop.now = max(loop.now, deadline)
+            return None
+        loop.now = max(loop.now, at)  # (read after another seat's later answer: it waited in the inbox)
+        request = self.request
+        answer = bot_pb2.DecisionResponse(
+            request_id=request.request_id, decision_index=request.decision_index, option_id=request.options[0].id
+        )
+        return remote._Inbound("message", at, bot_pb2.BotMessage(decision=answer))
+
+
+class _NoStalls(lag.LagMonitor):
+    """The referee's stall record, as the script writes it (nothing beats, nothing waits)."""
+
+    async def settle(self) -> None:
+        pass
+
+
+class ScriptedRemote(RemotePlayer):
+    """A remote seat on a scripted stream (see :class:`_ScriptedStream`): ``thinks`` maps the
+    seat's k-th decision to its thinking time in seconds, ``stalls`` to a stall of the referee's
+    own loop (seconds after the write, from and to)."""
+
+    runs_on = staticmethod(_on_scripted_loop)  # type: ignore[assignment]
+
+    def __init__(self, thinks: dict[int, float], stalls: dict[int, tuple[float, float]] | None = None) -> None:
+        super().__init__("grpc://127.0.0.1:1", "scripted")
+        self.thinks = thinks
+        self.stalls = stalls or {}
+
+    async def start_async(self, message: bot_pb2.MatchStart) -> bot_pb2.Ready:
+        self._clock = message.clock
+        self._bank = self._clock.bank_ms / 1000.0
+        self._stream = self.script = _ScriptedStream(self)  # type: ignore[assignment]
+        self._lag = _NoStalls(asyncio.get_running_loop()) if self.stalls else None
+        return bot_pb2.Ready(protocol_version=PROTOCOL_VERSION)
+
+    async def _close(self, goodbye: bot_pb2.RefereeMessage | None) -> None:
+        self._lag = None
+
+
+def scripted_match(clock, *seats, game=GAME, config=CONFIG, seed=4, policy=FORFEIT, match_seconds=None):
+    """A match of the scripted seats against an in-process one (seat order as given)."""
+    players = [*seats, FunctionPlayer(first_option, "local")]
+    return play_match(game, config, seed, players, policy=policy, clock=clock, match_seconds=match_seconds)
+
+
+def scripted_clock(**values: int) -> bot_pb2.ClockSettings:
+    return clock_settings({"decision": 300, "bank": 0, "increment": 0, "grace": 0, "strikes": 0, **values})
+
+
+def test_strikes_n_allows_n_late_answers_and_the_next_one_is_a_timeout():
+    """``strikes``: strikes allowed; one more is a timeout (arena.clock)."""
+    seat = ScriptedRemote({0: 0.5005, 1: 0.4005, 2: 0.6004})  # 200.5, 100.5, 300.4 ms late
+    record = scripted_match(scripted_clock(grace=1000, strikes=2), seat)
+    assert [(s.seat, s.decision, s.late_ms) for s in record.strikes] == [
+        (0, seat0_decision(record, 0), 200.5),
+        (0, seat0_decision(record, 1), 100.5),
+    ]
+    assert [(f.seat, f.decision, f.verdict, f.detail) for f in record.failures] == [
+        (0, seat0_decision(record, 2), "timeout", "answered 300 ms late with no strikes left (2 used)")
+    ]
+    assert record.result["forfeited"] == [True, False]
+    assert seat.script.clocks[:3] == [(300, 0, 0), (300, 0, 1), (300, 0, 2)]
+
+
+def test_the_increment_is_added_to_the_bank_after_each_answer():
+    """``increment``: added to the bank after each answer (README)."""
+    # 500 ms a decision; the second answer spends 199.5 ms of it, and the bank pays every later one.
+    seat = ScriptedRemote({0: 0.1, 1: 0.4995, 2: 0.9995})
+    record = scripted_match(scripted_clock(increment=500), seat)
+    assert not record.failures and not record.strikes
+    assert seat.script.clocks[:4] == [(300, 0, 0), (300, 500, 0), (300, 800, 0), (300, 600, 0)]
+
+
+def test_time_over_the_limit_is_taken_from_the_bank_until_it_is_spent():
+    """Time over the limit is taken from the bank (referee.remote): 400 ms over twice is more
+    than a 600 ms bank holds, and the second answer comes past limit + what is left + grace."""
+    seat = ScriptedRemote({0: 0.699, 1: 0.699})  # 399 ms over the limit each
+    record = scripted_match(scripted_clock(bank=600), seat)
+    assert [(f.decision, f.verdict, f.detail) for f in record.failures] == [
+        (seat0_decision(record, 1), "timeout", "no answer within 501 ms (limit + bank + grace)")
+    ]
+    assert seat.script.clocks[:2] == [(300, 600, 0), (300, 201, 0)]
+
+
+def test_each_request_carries_the_limit_the_bank_left_and_the_strikes_used():
+    """The request carries the limit, the bank left and the strikes used (referee.remote)."""
+    # 198.5 ms from the bank, then 401.5 ms past its 401.5 ms: a strike, the bank empty.
+    seat = ScriptedRemote({0: 0.1, 1: 0.4985, 2: 0.9015, 3: 0.25})
+    record = scripted_match(scripted_clock(bank=600, grace=1000, strikes=3), seat)
+    assert not record.failures
+    assert [(s.decision, s.late_ms) for s in record.strikes] == [(seat0_decision(record, 2), 200.0)]
+    assert seat.script.clocks[:5] == [(300, 600, 0), (300, 600, 0), (300, 401, 0), (300, 0, 1), (300, 0, 1)]
+
+
+def test_a_strike_in_a_simultaneous_step_is_recorded():
+    """Strikes are recorded in the match record (README): a sealed simultaneous step's too."""
+    from arena.games.getbit import GAME as GETBIT
+
+    seat = ScriptedRemote({0: 0.5005})
+    record = scripted_match(scripted_clock(grace=1000, strikes=2), seat, game=GETBIT, config=GETBIT.config(2))
+    assert not record.failures
+    first = seat0_decision(record, 0)
+    assert record.decisions[first].kind == "choose_card"
+    assert [(s.seat, s.decision, s.late_ms) for s in record.strikes] == [(0, first, 200.5)]
+    assert seat.script.clocks[:2] == [(300, 0, 0), (300, 0, 1)]
+
+
+def test_a_strike_in_a_match_with_a_bound_is_recorded():
+    """Strikes are recorded in the match record (README): a match with a bound (how workers run
+    matches) asks every decision through the general path."""
+    seat = ScriptedRemote({1: 0.4005})
+    record = scripted_match(scripted_clock(grace=1000, strikes=2), seat, match_seconds=60)
+    assert not record.failures
+    assert [(s.seat, s.decision, s.late_ms) for s in record.strikes] == [(0, seat0_decision(record, 1), 100.5)]
+
+
+def test_a_simultaneous_steps_recorded_ms_is_each_bots_own_charged_time():
+    """A record's ``ms`` for a remote bot is the time its clock was charged (README), whichever
+    seat's answer was collected first."""
+    from arena.games.getbit import GAME as GETBIT
+
+    slow, quick = ScriptedRemote(dict.fromkeys(range(40), 0.2345)), ScriptedRemote(dict.fromkeys(range(40), 0.0125))
+    record = scripted_match(scripted_clock(decision=1000), slow, quick, game=GETBIT, config=GETBIT.config(3))
+    assert not record.failures
+    cards = [d for d in record.decisions if d.kind == "choose_card" and d.seat in (0, 1)]
+    assert len(cards) > 4
+    assert [d.ms for d in cards] == [234.5 if d.seat == 0 else 12.5 for d in cards]
+
+
+def test_the_referees_own_stall_while_a_bot_thinks_extends_its_deadline():
+    """The error is in the bot's favour only: a stall while the bot was really thinking is not
+    charged either (referee.lag). 260 ms at a 200 ms limit, 150 ms of it the referee stalled:
+    110 ms charged; 360 ms with the same stall is still past the limit."""
+    stall = (0.03, 0.18)
+    seat = ScriptedRemote({1: 0.26, 2: 0.36}, stalls={1: stall, 2: stall})
+    record = scripted_match(scripted_clock(decision=200), seat, policy=ErrorPolicy("substitute", budget=5))
+    assert [(f.decision, f.verdict, f.detail) for f in record.failures] == [
+        (seat0_decision(record, 2), "timeout", "no answer within 200 ms (limit + bank + grace)")
+    ]
+    assert record.decisions[seat0_decision(record, 1)].ms == 110.0
+    assert record.decisions[seat0_decision(record, 1)].by == "bot"
+
+
+def test_a_timeout_spends_the_whole_bank():
+    """A timeout is no answer within limit + bank + grace: the bank is spent, and the seat goes
+    on (under substitute) with none."""
+    seat = ScriptedRemote({0: 2.0})
+    record = scripted_match(scripted_clock(bank=1000), seat, policy=ErrorPolicy("substitute", budget=5))
+    assert [(f.decision, f.verdict, f.detail) for f in record.failures] == [
+        (seat0_decision(record, 0), "timeout", "no answer within 1300 ms (limit + bank + grace)")
+    ]
+    assert seat.script.clocks[:3] == [(300, 1000, 0), (300, 0, 0), (300, 0, 0)]
+
+
+def test_past_the_match_bound_a_remote_seat_still_asked_gets_a_timeout(monkeypatch):
+    """Past it, every remote seat still asked gets a ``timeout`` (README): a single decision's
+    too. The runner's monotonic clock is the script's here: 600 ms a decision, a 1 s bound."""
+    import types
+
+    import arena.runner
+
+    def monotonic() -> float:
+        return asyncio.get_running_loop().time()
+
+    monkeypatch.setattr(
+        arena.runner, "time", types.SimpleNamespace(monotonic=monotonic, perf_counter=time.perf_counter)
+    )
+    seat = ScriptedRemote(dict.fromkeys(range(40), 0.6))
+    record = scripted_match(scripted_clock(decision=5000), seat, match_seconds=1)
+    assert [(f.seat, f.decision, f.verdict, f.detail) for f in record.failures] == [
+        (0, seat0_decision(record, 2), "timeout", "the match ran past its bound of 1 s")
+    ]
+    assert len(seat.script.clocks) == 2
+
+
+def test_a_simultaneous_requests_decision_index_is_its_seats_record_entry():
+    """Record entries are in seat order within a step; their index is the decision index
+    (arena.runner): each remote seat is asked with its own entry's index, whatever the order."""
+    from arena.games.getbit import GAME as GETBIT
+
+    seats = [ScriptedRemote({}), ScriptedRemote({})]
+    for seed in range(3):
+        record = scripted_match(scripted_clock(), *seats, game=GETBIT, config=GETBIT.config(3), seed=seed)
+        assert not record.failures
+        for s, seat in enumerate(seats):
+            assert [record.decisions[i].seat for i in seat.script.indices] == [s] * len(seat.script.indices)
+            assert seat.script.indices == [i for i, d in enumerate(record.decisions) if d.seat == s]

@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from arena import PROTOCOL_VERSION
 from arena.games.rolldice import GAME
 from arena.record import MatchRecord, RecordError, ReplayMismatch, replay
 from arena.runner import ErrorPolicy, FunctionPlayer, PlayerFailure, play_match
@@ -125,6 +126,64 @@ def test_version_mismatch_is_a_protocol_failure_before_any_decision(ready, needl
     assert failure.verdict == "protocol" and failure.decision == -1 and needle in failure.detail
     assert bad.asked == 0
     assert record.result["forfeited"] == [False, True]
+
+
+class FailsAtStart(Scripted):
+    def __init__(self, failure: Exception) -> None:
+        super().__init__({})
+        self.failure = failure
+
+    def start(self, message):
+        raise self.failure
+
+
+@pytest.mark.parametrize(
+    ("bad", "verdict"),
+    [
+        (Scripted({}, ready=bot_pb2.Ready(protocol_version="9.0")), "protocol"),
+        (FailsAtStart(PlayerFailure("stall", "no ready within 2000 ms")), "stall"),
+        (FailsAtStart(RuntimeError("boom")), "crash"),
+    ],
+    ids=["wrong-version", "no-ready", "crash"],
+)
+def test_a_seat_that_fails_at_start_up_forfeits_under_the_substitute_policy_too(bad, verdict):
+    """A seat that fails at start-up (no ready, wrong versions) forfeits under either policy."""
+    record = play_match(
+        GAME, GAME.config(2), 3, [bad, FunctionPlayer(first)], policy=ErrorPolicy("substitute", budget=3)
+    )
+    assert [(f.seat, f.decision, f.verdict) for f in record.failures] == [(0, -1, verdict)]
+    assert record.result["forfeited"] == [True, False] and record.result["ranks"] == [2, 1]
+    assert bad.asked == 0 and {d.by for d in record.decisions if d.seat == 0} == {"substitute"}
+
+
+def test_a_ready_of_the_same_major_protocol_version_is_taken():
+    """``ready`` must carry ``protocol_version`` (same major version as the referee's) (README)."""
+    major = PROTOCOL_VERSION.split(".")[0]
+    for version in (f"{major}.99", f"{major}.0.1"):
+        record = play_match(
+            GAME, GAME.config(2), 3, [Scripted({}, ready=bot_pb2.Ready(protocol_version=version)), RandomBot()]
+        )
+        assert not record.failures, version
+
+
+def test_a_failures_detail_is_cut_to_500_characters():
+    bad = Scripted({0: RuntimeError("x" * 2000)})
+    (failure,) = play_match(GAME, GAME.config(2), 3, [bad, FunctionPlayer(first)]).failures
+    assert failure.detail == "RuntimeError: " + "x" * (500 - len("RuntimeError: "))
+
+
+def test_a_verdict_is_one_of_the_verdicts():
+    with pytest.raises(ValueError, match="unknown verdict 'slow'"):
+        PlayerFailure("slow", "took its time")
+
+
+def test_every_seat_is_told_who_forfeited():
+    """The Finish each seat receives says which seats forfeited (SeatResult.forfeited)."""
+    bad, good = Scripted({1: "jump"}), Scripted({})
+    record = play_match(GAME, GAME.config(2), 3, [bad, good])
+    assert record.result["forfeited"] == [True, False]
+    assert good.finished is not None
+    assert [(r.seat, r.rank, r.forfeited) for r in good.finished.result.seats] == [(0, 2, True), (1, 1, False)]
 
 
 def test_players_receive_start_requests_and_finish():

@@ -19,13 +19,23 @@ from arena.protocol import (
     event_message,
     pack,
     packed_bytes,
+    varint,
 )
 from arena.registry import games
 from arena.v1 import bot_pb2
 from tests.test_request_bytes import players_of
 
 MAX_DECISIONS = 400
-CLOCKS = [(0, 0, 0), (2000, 20000, 0), (1, 0, 3), (200, 2**32 - 1, 1), (127, 128, 16383)]
+CLOCKS = [
+    (0, 0, 0),
+    (2000, 20000, 0),
+    (1, 0, 3),
+    (200, 2**32 - 1, 1),
+    (127, 128, 16383),
+    # Each varint length's first and last value: 2, 3, 4 and 5 bytes.
+    (16384, 2**21 - 1, 2**21),
+    (2**28 - 1, 2**28, 16384),
+]
 
 
 def slow(game, state, decision, index, events, simultaneous, clock, request_id) -> bot_pb2.RefereeMessage:
@@ -35,6 +45,13 @@ def slow(game, state, decision, index, events, simultaneous, clock, request_id) 
     request.clock.decision_ms, request.clock.bank_ms, request.clock.strikes = clock
     request.request_id = request_id
     return bot_pb2.RefereeMessage(decision=request)
+
+
+@pytest.mark.parametrize("value", [0, 1, 127, 128, 16383, 16384, 2**21 - 1, 2**21, 2**28 - 1, 2**28, 2**32 - 1])
+def test_a_varint_is_protobufs_at_every_length_boundary(value: int) -> None:
+    from google.protobuf.internal.encoder import _VarintBytes
+
+    assert varint(value) == _VarintBytes(value)
 
 
 @pytest.mark.parametrize("game_id", sorted(games()))
