@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from arena import leaderboard
+from arena.record import RecordView, SeatFailure
 from arena.tallied import GroupTally, TallyEntry, tally_entry
 from arena.tournament import TournamentSpec, play_scheduled, schedule
 from referee.players import make_player
@@ -225,3 +226,36 @@ def test_a_game_board_of_multiplayer_tournaments_widens_its_normal_intervals():
     for wide, narrow in zip(board["leaderboard"], older["leaderboard"], strict=True):
         assert wide["bot"] == narrow["bot"] and wide["rating"] == narrow["rating"]
         assert wide["ci_high"] - wide["ci_low"] > narrow["ci_high"] - narrow["ci_low"]
+
+
+def _view(index: int, rotation: int, bots: list[str], ranks: list[int], scores: list[int], fails=()) -> RecordView:
+    return RecordView(
+        seats=[{"bot": b} for b in bots],
+        result={"ranks": ranks, "scores": scores},
+        failures=[SeatFailure(seat=s, verdict=v) for s, v in fails],
+        tournament={"index": index, "group": 0, "rotation": rotation},
+    )
+
+
+def _summary(seed: int, fails=(), scores=((0, 0), (0, 0))) -> dict:
+    """A 2-player tournament of one group: a beats b in both seat orders."""
+    tally = leaderboard.Tally(TournamentSpec(game="skyfive", bots=("a", "b"), players=2, seed=seed), by_group=True)
+    tally.add(_view(0, 0, ["a", "b"], [1, 2], list(scores[0]), fails))
+    tally.add(_view(1, 1, ["b", "a"], [2, 1], list(scores[1])))
+    return leaderboard.summary_of(tally)
+
+
+def test_the_game_board_shows_each_bots_mean_score():
+    """The game board's mean score is the mean of the bot's scores over its games (not its mean rank)."""
+    board = leaderboard.across("skyfive", [_summary(1, scores=((30, 10), (12, 28)))])
+    assert [(r["bot"], r["mean_rank"], r["mean_score"]) for r in board["leaderboard"]] == [
+        ("a", 1.0, 29.0),
+        ("b", 2.0, 11.0),
+    ]
+
+
+def test_the_game_board_sums_failures_by_verdict_over_its_tournaments():
+    """across: failures by verdict ... over all of them: a verdict in two tournaments counts twice."""
+    summaries = [_summary(1, [(0, "timeout")]), _summary(2, [(0, "timeout")]), _summary(3, [(0, "illegal")])]
+    board = leaderboard.across("skyfive", summaries)
+    assert {r["bot"]: r["failures"] for r in board["leaderboard"]} == {"a": {"timeout": 2, "illegal": 1}, "b": {}}

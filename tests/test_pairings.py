@@ -39,6 +39,14 @@ def test_balanced_sample_seats_every_bot_equally_and_spreads_pairs(bots, k, targ
     assert all(abs(m - mean) <= 1.5 for m in meets.values())
 
 
+def test_round_robin_plays_every_group_when_there_are_exactly_max_groups():
+    """Every k-subset when there are at most max_groups: 10 bots at 3 players are C(10,3) = 120 = the default."""
+    assert round_robin(10, 3, seed=1) == list(combinations(range(10), 3))
+    assert round_robin(6, 3, seed=1, max_groups=20) == list(combinations(range(6), 3))
+    sampled = round_robin(10, 3, seed=1, max_groups=119)  # one fewer allowed: a balanced sample with repeats
+    assert (len(sampled), len(set(sampled))) == (120, 87)
+
+
 def test_large_round_robin_is_sampled_and_seeded():
     a = round_robin(12, 4, seed=5, max_groups=60)
     assert len(a) == 60 and a == round_robin(12, 4, seed=5, max_groups=60)

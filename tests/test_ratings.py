@@ -184,6 +184,30 @@ def test_online_elo_moves_toward_the_winner():
     assert sum(elo.ratings) == pytest.approx(3 * BASE)
 
 
+def test_five_duplicate_groups_are_enough_for_the_bootstrap():
+    """README: with fewer than 5 groups the bootstrap cannot measure the spread and the interval is the
+    normal one alone; with 5 the final board's interval is the bootstrap's (widened to the normal one)."""
+    groups = np.array(
+        [
+            [[0, 2, 0], [0, 0, 0], [2, 2, 0]],
+            [[0, 0, 0], [2, 0, 2], [2, 0, 0]],
+            [[0, 2, 1], [0, 0, 0], [1, 2, 0]],
+            [[0, 0, 0], [2, 0, 1], [2, 1, 0]],
+            [[0, 1, 1], [1, 0, 0], [1, 2, 0]],
+        ],
+        dtype=float,
+    )
+    five = bootstrap_intervals(groups, names=NAMES[:3])
+    assert (five.method, five.warning) == ("bootstrap and normal", None)
+    assert np.round(five.ci_low, 1).tolist() == [1244.2, 1153.3, 1513.6]
+    assert np.round(five.ci_high, 1).tolist() == [1591.1, 1691.3, 1741.2]
+    four = bootstrap_intervals(groups[:4], names=NAMES[:3])
+    assert four.method == "normal"
+    assert four.warning is not None and four.warning.startswith("only 4 duplicate groups: too few to measure")
+    assert np.round(four.ci_low, 1).tolist() == [1282.2, 1350.6, 1501.5]
+    assert np.round(four.ci_high, 1).tolist() == [1525.8, 1584.9, 1754.9]
+
+
 def test_one_duplicate_group_never_looks_certain():
     """Issue 10, item 7: one group (4 games) gave `1681 (1681..1681)`. Too little data for the
     bootstrap gives the regularised fit's wide interval, and the warning says why."""

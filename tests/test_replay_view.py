@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 
 from arena.engine import SPECTATOR
-from arena.record import FailureEntry, MatchRecord, ReplayMismatch, resimulate, with_forfeits
+from arena.record import FailureEntry, MatchRecord, ReplayMismatch, replay, resimulate, with_forfeits
 from arena.registry import get_game
 from arena.replay_view import message_json, render_html, replay_data
-from arena.runner import play_match
+from arena.runner import ErrorPolicy, FunctionPlayer, play_match
 from bots.random_bot import RandomBot
 from tests.cli_run import arena
+from tests.test_runner import Scripted, first
 
 
 def played(game_id: str, players: int, seed: int) -> MatchRecord:
@@ -70,6 +71,42 @@ def test_a_record_that_does_not_reproduce_is_refused():
     last.choice = "bank" if last.choice != "bank" else "draw"
     with pytest.raises(ReplayMismatch):
         replay_data(get_game("skyfive"), record)
+
+
+def test_a_seat_that_failed_exactly_its_error_budget_keeps_its_seat_on_replay():
+    """Under substitute a seat forfeits only past --error-budget: one failure with budget 1 replays as played."""
+    game = get_game("rolldice")
+    record = play_match(
+        game, game.config(2), 3, [FunctionPlayer(first), Scripted({0: "x"})], policy=ErrorPolicy("substitute", budget=1)
+    )
+    assert len(record.failures) == 1 and record.result["forfeited"] == [False, False]
+    assert list(replay(game, record).ranks) == record.result["ranks"]
+
+
+def test_a_record_hiding_a_forfeit_is_refused():
+    """A forfeit ranks a seat last: not the record's to say; replay checks `forfeited` against failures and policy."""
+    game = get_game("rolldice")
+    record = play_match(game, game.config(2), 3, [FunctionPlayer(first), Scripted({0: "x"})])  # forfeit policy
+    assert record.result["forfeited"] == [False, True] and record.result["ranks"] == [1, 2]
+    assert list(replay(game, record).ranks) == [1, 2]
+    record.result["forfeited"] = [False, False]  # hide the forfeit, keep the ranks
+    with pytest.raises(
+        ReplayMismatch,
+        match=re.escape("result forfeited differ: its failures and policy give [False, True], record [False, False]"),
+    ):
+        replay(game, record)
+
+
+def test_a_record_of_another_game_version_is_refused():
+    """A record replays only on the game version that played it."""
+    game = get_game("rolldice")
+    record = play_match(game, game.config(2), 3, [FunctionPlayer(first), FunctionPlayer(first)])
+    replay(game, record)
+    record.game_version = "0.0-old"
+    with pytest.raises(
+        ReplayMismatch, match=re.escape(f"game version differs: record '0.0-old', engine {game.meta.version!r}")
+    ):
+        replay(game, record)
 
 
 def test_the_page_inlines_everything_and_escapes_the_data():

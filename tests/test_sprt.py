@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
@@ -62,6 +64,32 @@ def test_clear_difference_is_decided_quickly():
         if test.decision():
             break
     assert test.decision() == "H1" and test.n < 100
+
+
+def test_the_llr_of_given_samples_is_pinned():
+    """Both r_i are shrunk toward 0.125 (a pair of coin-flip games) by four pseudo-samples."""
+    three = SPRT(0.0, 50.0)
+    for _ in range(3):
+        three.add(1.0)
+    assert three.to_json() == {
+        "elo0": 0.0,
+        "elo1": 50.0,
+        "alpha": 0.05,
+        "beta": 0.05,
+        "samples": 3,
+        "llr": 0.2602,
+        "bounds": [-2.9444, 2.9444],
+        "decision": None,
+    }
+    mixed = SPRT(0.0, 50.0)
+    for score in [1.0, 0.5, 0.0, 1.0, 1.0, 0.5, 1.0, 0.5]:
+        mixed.add(score)
+    assert round(mixed.llr(), 4) == 0.4177
+    # The group at which a seeded stream at +50 Elo is decided (the run's length and board).
+    stream, test = random.Random(3), SPRT(0.0, 50.0)
+    while test.decision() is None:
+        test.add(((stream.random() < score_of(50.0)) + (stream.random() < score_of(50.0))) / 2)
+    assert (test.decision(), test.n, round(test.llr(), 3)) == ("H1", 216, 2.964)
 
 
 def test_invalid_bounds_are_rejected():

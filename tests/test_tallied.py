@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from arena.leaderboard import Tally
-from arena.record import read_view
+from arena.record import RecordView, read_view
 from arena.registry import games
 from arena.runner import ErrorPolicy, FunctionPlayer, play_match
 from arena.tallied import GroupTally, TallyEntry, tally_entry
@@ -122,3 +122,39 @@ def test_a_tally_s_counted_outcomes_give_the_same_sums_whenever_they_are_added_i
         for b in spec.bots
     ]
     assert plain.rank_sum == ranks_of and sum(plain.games) == 3 * len(records)
+
+
+def _ranked(
+    index: int, group: int, rotation: int, bots: list[str], ranks: list[int], scores: list[int] | None = None
+) -> RecordView:
+    return RecordView(
+        seats=[{"bot": b} for b in bots],
+        result={"ranks": ranks, "scores": scores if scores is not None else [0] * len(bots)},
+        tournament={"index": index, "group": group, "rotation": rotation},
+    )
+
+
+def test_a_two_player_draw_is_a_draw_in_the_wins_draws_losses_columns() -> None:
+    """The board's columns are wins/draws/losses: a shared rank in a 2-player match is a draw for both."""
+    tally = Tally(TournamentSpec(game="skyfive", bots=("a", "b"), players=2))
+    tally.add(_ranked(0, 0, 0, ["a", "b"], [1, 1]))  # a draw
+    tally.add(_ranked(1, 0, 1, ["b", "a"], [1, 2]))  # b wins
+    board = tally.board()
+    assert [(r["bot"], r["wins"], r["draws"], r["losses"]) for r in board["leaderboard"]] == [
+        ("b", 1, 1, 0),
+        ("a", 0, 1, 1),
+    ]
+    # A shared victory is shared in the seat statistics too.
+    assert board["seats"] == [
+        {"seat": 0, "win_rate": 0.75, "mean_rank": 1.0},
+        {"seat": 1, "win_rate": 0.25, "mean_rank": 1.5},
+    ]
+
+
+def test_a_one_player_board_lists_the_bots_by_mean_score() -> None:
+    """One-player games compare no bots: their board lists the bots by mean score (not by name)."""
+    tally = Tally(TournamentSpec(game="rolldice", bots=("a", "b"), players=1))
+    for index, (bot, score) in enumerate([("a", 10), ("b", 30), ("a", 12), ("b", 28)]):
+        tally.add(_ranked(index, index, 0, [bot], [1], [score]))
+    rows = tally.board()["leaderboard"]
+    assert [(r["rank"], r["bot"], r["mean_score"]) for r in rows] == [(1, "b", 29.0), (2, "a", 11.0)]

@@ -531,6 +531,46 @@ def test_a_tournament_names_every_seat_by_its_entrant_never_by_its_address():
     assert [seat["bot"] for seat in record.seats] == names
 
 
+def test_copies_of_a_registered_bot_play_its_address():
+    """A registered bot is played at its address; copies (`BOT*N`, `BOT#2`) share it."""
+    from arena.tournament import remote_endpoints
+
+    spec = TournamentSpec(
+        game="rolldice",
+        bots=("alice-bot", "alice-bot#2", "random"),
+        players=2,
+        addresses={"alice-bot": "grpc://10.1.2.3:5000"},
+    )
+    assert [spec.address(b) for b in spec.bots] == ["grpc://10.1.2.3:5000", "grpc://10.1.2.3:5000", "random"]
+    # The copy and the original are one endpoint: a match between them takes its slots once.
+    assert {m.seats: remote_endpoints(spec, m) for m in schedule(spec)} == {
+        (0, 1): ["grpc://10.1.2.3:5000"],
+        (1, 0): ["grpc://10.1.2.3:5000"],
+        (0, 2): ["grpc://10.1.2.3:5000"],
+        (2, 0): ["grpc://10.1.2.3:5000"],
+        (1, 2): ["grpc://10.1.2.3:5000"],
+        (2, 1): ["grpc://10.1.2.3:5000"],
+    }
+
+
+def test_a_match_s_remote_endpoints_are_sorted_whatever_its_seats():
+    """remote_endpoints: each once, sorted (the order every holder of per-bot limits takes them in)."""
+    from arena.tournament import remote_endpoints
+
+    bots = tuple(f"b{i}" for i in range(6))
+    # Addresses in the reverse order of the bots, so neither seat order nor bot order is sorted.
+    addresses = {b: f"grpc://10.0.0.{9 - i}:{i + 1}" for i, b in enumerate(bots)}
+    spec = TournamentSpec(game="rolldice", bots=(*bots, "random"), players=3, addresses=addresses)
+    matches = schedule(spec)
+    assert len(matches) == 3 * 35  # C(7, 3) groups, 3 rotations each
+    for match in matches:
+        remote = [addresses[spec.bots[b]] for b in match.seats if spec.bots[b] in addresses]
+        assert remote_endpoints(spec, match) == sorted(remote), match.seats
+    first = matches[0]
+    assert first.seats == (0, 1, 2)
+    assert remote_endpoints(spec, first) == ["grpc://10.0.0.7:3", "grpc://10.0.0.8:2", "grpc://10.0.0.9:1"]
+
+
 @pytest.mark.parametrize(("clock", "needle"), [({"bank": 2**32}, "at most 4294967295"), ({"tempo": 5}, "not a clock")])
 def test_a_tournament_spec_refuses_a_clock_out_of_range(clock, needle):
     # Whatever built the spec (a command line, a stored config), a bad clock is refused before a
