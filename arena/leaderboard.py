@@ -331,14 +331,7 @@ class Tally:
             if spec.players == 2:
                 row.update(wins=self.won[b], draws=self.draws[b], losses=self.losses[b])
             rows.append(row)
-        warning = fit.warning
-        if spec.players == 1:
-            # No match compares two bots: no rating says anything, so the rows go by mean score
-            # (every rank range is 1-N: the intervals are open).
-            rows.sort(key=lambda r: (-(r["mean_score"] if r["mean_score"] is not None else -math.inf), r["bot"]))
-            warning = ONE_PLAYER
-        else:
-            rows.sort(key=lambda r: (-r["rating"], r["bot"]))
+        warning = in_board_order(rows, spec.players, fit.warning)
         for position, row in enumerate(rows, 1):
             row["rank"] = position
         add_rank_ranges(rows)
@@ -366,6 +359,17 @@ def interval_of(method: str) -> dict[str, Any]:
     """What a board's ``ci_low``..``ci_high`` are (a ratings probe: only the CLI's column header
     said 95%)."""
     return {"level": 0.95, "method": method, "scale": "Elo: 400 points = 10:1 odds, field mean 1500"}
+
+
+def in_board_order(rows: list[dict[str, Any]], players: int, warning: str | None) -> str | None:
+    """Sort a board's rows: by rating, or with one player a match by mean score (no match
+    compares two bots: no rating says anything, and every rank range is 1-N, the intervals
+    open); returns the board's warning, which then says so."""
+    if players == 1:
+        rows.sort(key=lambda r: (-(r["mean_score"] if r.get("mean_score") is not None else -math.inf), r["bot"]))
+        return ONE_PLAYER
+    rows.sort(key=lambda r: (-r["rating"], r["bot"]))
+    return warning
 
 
 ONE_PLAYER = (
@@ -671,15 +675,9 @@ def across(game: str, summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:
                 mean_rank=round(counted["rank"] / counted["n"], 3),
                 mean_score=round(counted["score"] / counted["n"], 3),
             )
-    warning = fit.warning
-    if players == 1:
-        # As a one-player tournament's board (Tally.board): no match compares two bots, so the
-        # rows go by mean score, and the fit's "no games" warning would be false (an outside
-        # probe found them by name, under it).
-        rows.sort(key=lambda r: (-r.get("mean_score", -math.inf), r["bot"]))
-        warning = ONE_PLAYER
-    else:
-        rows.sort(key=lambda r: (-r["rating"], r["bot"]))
+    # A one-player game's board over tournaments listed its bots by name, under the fit's false
+    # "no games have been played" (an outside probe): ordered as a tournament's board is.
+    warning = in_board_order(rows, players, fit.warning)
     for position, row in enumerate(rows, 1):
         row["rank"] = position
     add_rank_ranges(rows)

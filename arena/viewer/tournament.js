@@ -85,7 +85,7 @@
   // A finished tournament whose records have expired read as one that played none.
   function none() {
     var t = shown.tournament;
-    if (bot || offset || !t.done || ["complete", "cancelled", "stopped"].indexOf(t.status) < 0) return "no matches";
+    if (bot || offset || !t.done || !shown.final) return "no matches";
     return "no matches stored: this tournament played " + t.done + ", and a finished tournament's records are " +
       "kept for a limited time (the operator's ARENA_RETENTION_DAYS); its leaderboard is kept for good";
   }
