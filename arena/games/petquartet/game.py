@@ -60,9 +60,10 @@ Rulings (``shared/rules/NOTES.md`` §4.13 unless stated):
 14. **Forced moves**: a decision with exactly one legal option (the round's first draw, a final
     turn with nothing to take, the only Conductor with room, a pile of one number...) is
     applied without asking; its event is logged as usual.
-15. Every card is public once drawn [:145, :186–195], so every seat sees the same table (the
-    game declares no hidden information; the deck order is chance) and the observation also
-    reports how many cards of each number are still in the deck.
+15. Every card is public once drawn [:145, :186–195], so every seat sees the same table; only
+    the deck's order is hidden, from every seat alike (the game declares it hidden
+    information: a sampled world re-deals it) and the observation also reports how many cards
+    of each number are still in the deck.
 
 Bound: a take collects a Conductor holding at least one card drawn in its round, so a game has
 at most D draws and D takes (D, the cards in play: 42 / 52 / 63 / 75 / 88 at 2–6 players, 52 in
