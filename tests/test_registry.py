@@ -1,5 +1,6 @@
 """The registry holds exactly the 26 games of the mission, by id (a game lost from the package
-tree, or one added without its issue, fails here)."""
+tree, or one added without its issue, fails here; a new game's id goes into ``GAME_IDS``, in
+the registry's order: README "Adding a game", step 6)."""
 
 from arena.registry import games
 
@@ -35,4 +36,8 @@ GAME_IDS = (
 
 def test_the_registry_lists_the_26_games_in_order():
     assert len(GAME_IDS) == 26
-    assert tuple(games()) == GAME_IDS
+    registered = tuple(games())
+    assert registered == GAME_IDS, (
+        f"not registered: {sorted(set(GAME_IDS) - set(registered))}; registered but not listed "
+        f"here: {sorted(set(registered) - set(GAME_IDS))} (a new game: README 'Adding a game', step 6)"
+    )
