@@ -13,7 +13,7 @@ from typing import Any
 
 from arena.chance import Chance
 from arena.config import MatchConfig
-from arena.engine import SPECTATOR, Game, IllegalChoice, MatchState
+from arena.engine import SPECTATOR, Game, IllegalChoice, MatchOver, MatchState, WrongSeats
 from arena.record import MatchRecord, replay
 from arena.runner import FunctionPlayer, play_match
 from arena.v1 import bot_pb2
@@ -112,7 +112,9 @@ def check_determinism(game: Game, config: MatchConfig, seed: int) -> None:
 
 
 def check_illegal_rejected(game: Game, config: MatchConfig, seed: int, every: int = 7) -> None:
-    """Illegal ids and wrong seats raise typed errors and leave the state byte-identical."""
+    """Illegal ids, a missing or an extra seat, and a choice after the end raise their typed
+    errors (the engine contract's ``IllegalChoice``, ``WrongSeats``, ``MatchOver``) and leave
+    the state byte-identical."""
     state = game.new_match(config, seed)
     rng = Chance(seed)
     step = 0
@@ -120,8 +122,8 @@ def check_illegal_rejected(game: Game, config: MatchConfig, seed: int, every: in
         if step % every == 0:
             before = pickle.dumps(state)
             decision = state.pending[0]
-            bad = {d.seat: d.options[0].id for d in state.pending}
-            bad[decision.seat] = "no-such-option"
+            legal = {d.seat: d.options[0].id for d in state.pending}
+            bad = legal | {decision.seat: "no-such-option"}
             try:
                 game.apply(state, bad)
             except IllegalChoice as exc:
@@ -129,8 +131,39 @@ def check_illegal_rejected(game: Game, config: MatchConfig, seed: int, every: in
             else:
                 raise AssertionError("an illegal option was accepted")
             assert pickle.dumps(state) == before, "state changed by an illegal choice"
+            missing = {seat: option for seat, option in legal.items() if seat != decision.seat}
+            idle = [seat for seat in range(config.players) if seat not in legal]
+            extra = legal | {idle[0] if idle else config.players: decision.options[0].id}
+            for wrong in (missing, extra):
+                try:
+                    game.apply(state, wrong)
+                except WrongSeats:
+                    pass
+                else:
+                    raise AssertionError(f"choices for seats {sorted(wrong)} were accepted")
+                assert pickle.dumps(state) == before, "state changed by choices for the wrong seats"
         game.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
         step += 1
+    before = pickle.dumps(state)
+    try:
+        game.apply(state, {0: "any"})
+    except MatchOver:
+        pass
+    else:
+        raise AssertionError("a choice was accepted after the end")
+    assert pickle.dumps(state) == before, "a finished match changed"
+
+
+def check_hidden_information_declared(game: Game, config: MatchConfig, seed: int) -> None:
+    """A game that tells a seat something it keeps from another (a private event) declares
+    hidden information: without the flag its worlds (``Game.sample_world``'s default, a copy)
+    would hold the truth, and the leak tests would pass it by."""
+    state = random_playout(game, config, seed, observe=False)
+    private = next((e for e in state.log.events if e.to is not None), None)
+    assert private is None or game.meta.hidden_information, (
+        f"{game.meta.id} logs private events ({private.kind!r} to seats {sorted(private.to or ())}) "
+        "but does not declare hidden_information=True"
+    )
 
 
 def observation_bytes(game: Game, state: MatchState, seat: int) -> bytes:

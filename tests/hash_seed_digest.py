@@ -1,4 +1,4 @@
-"""Digests of heuristic self-play, one line per game: run by ``tests/test_hash_seed.py`` in
+"""Digests of heuristic and random self-play, one line per game: run by ``tests/test_hash_seed.py`` in
 processes of different ``PYTHONHASHSEED``s, which must print the same lines.
 
     PYTHONHASHSEED=1 python -m tests.hash_seed_digest [GAME ...]
@@ -37,8 +37,10 @@ def digest(game_id: str) -> str:
     lines = []
     counts = [n for n in range(game.meta.min_players, game.meta.max_players + 1) if plays_with(game, n)]
     for players in sorted({counts[0], counts[-1]}):
-        for seed in SEEDS.get(game_id, (2,)):
-            seats = [make_player("heuristic", game_id) for _ in range(players)]
+        # the heuristic chooses by value, the random bot by position in the options: an order
+        # the engine took from a set of strings shows only in the second
+        for bot, seed in [("heuristic", s) for s in SEEDS.get(game_id, (2,))] + [("random", 3)]:
+            seats = [make_player(bot, game_id) for _ in range(players)]
             record = play_match(game, game.config(players), seed, seats, match_id=f"m{players}-{seed}")
             data = json.loads(record.dumps())
             data.pop("ms", None)

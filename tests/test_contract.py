@@ -7,6 +7,7 @@ import pytest
 from arena.registry import games
 from tests.contract import (
     check_determinism,
+    check_hidden_information_declared,
     check_illegal_rejected,
     check_replay,
     configurations,
@@ -45,6 +46,11 @@ def test_same_seed_same_record(game, config):
 @pytest.mark.parametrize(("game", "config"), CASES)
 def test_illegal_choices_change_nothing(game, config):
     check_illegal_rejected(game, config, seed=5)
+
+
+@pytest.mark.parametrize(("game", "config"), CASES)
+def test_a_game_with_private_events_declares_hidden_information(game, config):
+    check_hidden_information_declared(game, config, seed=3)
 
 
 def test_every_game_declares_its_protocol():

@@ -2,7 +2,8 @@
 per process (``PYTHONHASHSEED``), so a set of strings iterated where a move or an event depends on
 the order would play differently from one run to the next. ``tests/test_contract.py`` replays in
 one process and cannot see that; here every game's heuristic self-play is digested in processes
-of different hash seeds. An outside probe found Frenzy Falls's heuristic doing just that (a set
+of different hash seeds; the random bot, which picks by position, shows an option order taken
+from such a set. An outside probe found Frenzy Falls's heuristic doing just that (a set
 of card names, and a trial card taken back by equality instead of position)."""
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ def test_every_games_heuristic_plays_the_same_match_under_any_hash_seed():
             cwd=ROOT,
             env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": hash_seed},
         )
-        for hash_seed in ("0", "1", "4242")
+        # a set of two strings iterates alike under two hash seeds half the time: four seeds
+        for hash_seed in ("0", "1", "6", "4242")
     ]
     digests = []
     for run in runs:
