@@ -21,7 +21,7 @@ from arena.chance import Chance
 from arena.engine import Game, clone
 from arena.registry import games, get_game
 from arena.scenario import scenario
-from tests.contract import assert_same_view, configurations
+from tests.contract import assert_same_view, configurations, observation_bytes
 
 CASES = [
     pytest.param(
@@ -75,6 +75,29 @@ def test_sampled_worlds_are_consistent_and_playable(game, config):
                 assert pickle.dumps(again) == pickle.dumps(world), "same chance, same world"
                 play_out(game, world, Chance(seed))
             assert pickle.dumps(state) == before, "sampling or playing a world changed the real state"
+
+
+HIDDEN = [pytest.param(game, id=game.meta.id) for game in games().values() if game.meta.hidden_information]
+
+
+@pytest.mark.parametrize("game", HIDDEN)
+def test_every_position_looks_the_same_from_a_sampled_world(game):
+    """At every step of a playout (not only at sampled points: a leak may show in one phase,
+    such as a Courier's turn end), each seat's observation and options are the same in a world
+    that re-drew what it cannot see: an observation that showed a hidden card would differ."""
+    for config in {c.players: c for c in reversed(list(configurations(game)))}.values():  # each count's first
+        state = game.new_match(config, 0)
+        rng = Chance(0xE7E)
+        while state.pending:
+            for seat in range(config.players):
+                world = game.sample_world(state, seat, rng.fork())
+                assert observation_bytes(game, world, seat) == observation_bytes(game, state, seat), (
+                    f"seat {seat} at step {state.steps} ({config.players} players) sees what it cannot know"
+                )
+                assert [d.option_ids for d in world.pending if d.seat == seat] == [
+                    d.option_ids for d in state.pending if d.seat == seat
+                ]
+            game.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
 
 
 @pytest.mark.parametrize("game", list(games().values()), ids=lambda g: g.meta.id)
