@@ -1,7 +1,8 @@
-"""The game registry: every package under ``arena.games`` that exports ``GAME``.
+"""The game registry: every package under ``arena.games`` (but ``v1``, the protocols), each
+exporting ``GAME``; a package that does not is an error that names it.
 
-Discovery is by package name in sorted order (deterministic); adding a game is adding a
-package, nothing else.
+Discovery is by package name in sorted order (deterministic); at run time, adding a game is
+adding a package, nothing else.
 """
 
 from __future__ import annotations
@@ -23,10 +24,28 @@ def games() -> dict[str, Game]:
     for module in sorted(pkgutil.iter_modules(arena.games.__path__), key=lambda m: m.name):
         if not module.ispkg or module.name == "v1":
             continue
-        game = getattr(importlib.import_module(f"arena.games.{module.name}"), "GAME", None)
-        if isinstance(game, Game):
-            found[game.meta.id] = game
+        found_game = _exported_game(module.name)
+        if found_game.meta.id in found:
+            raise RegistryError(
+                f"arena.games.{module.name} and another package both export the game {found_game.meta.id!r}"
+            )
+        found[found_game.meta.id] = found_game
     return dict(sorted(found.items()))
+
+
+class RegistryError(ConfigError):
+    """A package under ``arena.games`` that is not a game as the registry needs one: a
+    contributor's mistake, told by name rather than leaving the game out without a word."""
+
+
+def _exported_game(package: str) -> Game:
+    game = getattr(importlib.import_module(f"arena.games.{package}"), "GAME", None)
+    if not isinstance(game, Game):
+        raise RegistryError(
+            f"arena.games.{package} exports no GAME (an instance of arena.engine.Game) in its "
+            f"__init__.py; every package under arena/games is a game (README: Adding a game)"
+        )
+    return game
 
 
 _ALONE: dict[str, Game] = {}
@@ -52,8 +71,8 @@ def _import_alone(game_id: str) -> Game | None:
     name = f"{arena.games.__name__}.{game_id}"
     if importlib.util.find_spec(name) is None:
         return None
-    game = getattr(importlib.import_module(name), "GAME", None)
-    if not isinstance(game, Game) or game.meta.id != game_id:
+    game = _exported_game(game_id)
+    if game.meta.id != game_id:
         return None  # a package named otherwise: the whole registry finds it
     _ALONE[game_id] = game
     return game

@@ -30,8 +30,9 @@ def test_committed_protocol_code_is_fresh(tmp_path):
     assert not stale, f"stale generated code (run python scripts/gen_protos.py): {stale}"
 
 
-def test_every_game_has_a_proto():
+def test_every_game_has_a_proto_and_every_proto_a_game():
     from arena.registry import games
 
-    for game_id in games():
-        assert (ROOT / "proto" / "arena" / "games" / "v1" / f"{game_id}.proto").exists()
+    protos = {path.stem for path in (ROOT / "proto" / "arena" / "games" / "v1").glob("*.proto")}
+    # a proto of no registered game: a game whose package does not register (or a leftover)
+    assert protos == set(games()), {"no proto": set(games()) - protos, "no game": protos - set(games())}
