@@ -24,7 +24,8 @@ key                                      type   holds
 ``t:{id}:cancel``                        string set when the tournament is cancelled
 ``t:{id}:finalizing``                    string set once, by the batch that stored the last match
 ``t:{id}:leaderboard``                   string the leaderboard (JSON), written by finalisation
-``owner:{name}:active``                  set    the owner's queued or running tournaments
+``owner:{name}:active``                  set    the owner's queued or running tournaments (ended
+                                                ones leave it at the owner's next creation)
 ``active``                               set    every queued or running tournament (pruned
                                                 as they end; read by the sweeper and metrics)
 ``game:{game}:all``                      zset   every tournament id of a game -> creation time
@@ -268,11 +269,11 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 for i = 9, #ARGV, 2 do
   if redis.call('HEXISTS', ARGV[i], ARGV[i + 1]) == 0 then return {-1, (i - 9) / 2} end
 end
+-- pruned at every creation, with a limit or not (an operator's has none): the set holds the
+-- live tournaments and those ended since the owner's last creation, not every one ever made
+local n = active_count(KEYS[3], ARGV[8])
 local limit = tonumber(ARGV[6])
-if limit > 0 then
-  local n = active_count(KEYS[3], ARGV[8])
-  if n >= limit then return -n end
-end
+if limit > 0 and n >= limit then return -n end
 redis.call('HSET', KEYS[1], 'created', ARGV[1], 'spec', ARGV[2], 'status', 'queued', 'total', ARGV[3],
            'done', 0, 'batches', ARGV[4], 'owner', ARGV[5])
 redis.call('ZADD', KEYS[2], ARGV[1], ARGV[7])

@@ -302,6 +302,17 @@ def test_the_running_limit_is_checked_and_reserved_atomically(store):
     assert create(99) and store.active_tournaments("alice") == 10
 
 
+def test_an_owner_without_a_limit_keeps_only_its_live_tournaments_in_its_active_set(store):
+    """An operator has no running limit; its ended tournaments still leave its active set (the
+    set once kept every tournament an operator ever made, each read at every count)."""
+    for n in range(4):
+        store.create_tournament(f"op{n}", SPEC, 2, 1, owner="root")
+        store.cancel(f"op{n}")
+    store.create_tournament("live", SPEC, 2, 1, owner="root")
+    assert store.redis.smembers(store.key("owner", "root", "active")) == {b"live"}
+    assert store.active_tournaments("root") == 1
+
+
 def test_the_running_limit_sees_an_owners_oldest_tournaments(store):
     """Issue 10 9f: not only the newest 200 tournaments of everyone count."""
     from referee.store import ActiveLimit
