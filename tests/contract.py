@@ -11,6 +11,9 @@ import pickle
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from google.protobuf import text_format
+from google.protobuf.message import Message
+
 from arena.chance import Chance
 from arena.config import MatchConfig
 from arena.engine import SPECTATOR, Game, IllegalChoice, MatchOver, MatchState, WrongSeats
@@ -178,12 +181,36 @@ def visible_events(state: MatchState, seat: int) -> list[tuple[int, str, str, by
 
 
 def assert_same_view(game: Game, a: MatchState, b: MatchState, seat: int) -> None:
-    """Two states give ``seat`` byte-identical observations, events and options."""
-    assert observation_bytes(game, a, seat) == observation_bytes(game, b, seat)
-    assert visible_events(a, seat) == visible_events(b, seat)
+    """Two states give ``seat`` byte-identical observations, events and options, and ask the
+    same seats (public: who is asked drives every request's ``decision_index`` and
+    ``simultaneous``, so a seat skipped for what it holds tells the others)."""
+    where = f"seat {seat}, step {a.steps}"
+    if observation_bytes(game, a, seat) != observation_bytes(game, b, seat):
+        raise AssertionError(f"{where}: the observations differ: {observation_difference(game, a, b, seat)}")
+    assert visible_events(a, seat) == visible_events(b, seat), f"{where}: the visible events differ"
     view_a = [(d.seat, d.kind, d.option_ids) for d in a.pending if d.seat == seat]
     view_b = [(d.seat, d.kind, d.option_ids) for d in b.pending if d.seat == seat]
-    assert view_a == view_b
+    assert view_a == view_b, f"{where}: the seat's options differ"
+    asked_a, asked_b = sorted(d.seat for d in a.pending), sorted(d.seat for d in b.pending)
+    assert asked_a == asked_b, f"{where}: seats {asked_a} are asked in one state, {asked_b} in the other"
+
+
+def observation_difference(game: Game, a: MatchState, b: MatchState, seat: int) -> str:
+    """The fields of ``seat``'s observation that differ between two states, each as both show
+    it (the first state's value, then the second's): a byte comparison names nothing."""
+    first, second = game.observe(a, seat), game.observe(b, seat)
+    names = sorted({f.name for f, _ in first.ListFields()} | {f.name for f, _ in second.ListFields()})
+    differ = [n for n in names if getattr(first, n) != getattr(second, n)]
+    return "; ".join(f"{n}: {_shown(getattr(first, n))} != {_shown(getattr(second, n))}" for n in differ) or (
+        "the bytes differ in field order only"
+    )
+
+
+def _shown(value: Any) -> str:
+    text = text_format.MessageToString(value, as_one_line=True) if isinstance(value, Message) else repr(value)
+    if not isinstance(value, (Message, str, bytes, int, float, bool)):
+        text = repr([text_format.MessageToString(v, as_one_line=True) if isinstance(v, Message) else v for v in value])
+    return text if len(text) <= 300 else text[:300] + "..."
 
 
 def worlds_from_observations(game: Game, config: MatchConfig, seed: int, rng: Chance) -> Iterator[tuple[Any, int, Any]]:

@@ -3,7 +3,7 @@ every game that implements it, every player count and variant.
 
 At random points of seeded random playouts, for every seat that must decide, a world built
 from the seat's observation alone must give back that observation byte for byte and the same
-pending decision (kind and options); the same chance must build the same world; and the world
+pending decision (kind and options), asking the same seats; the same chance must build the same world; and the world
 must play on to the end with random choices without any error (a world with no legal move, or
 one that breaks later, is a bug).
 """
@@ -16,6 +16,7 @@ import pytest
 
 from arena.chance import Chance
 from arena.registry import games, get_game
+from tests.contract import observation_difference
 from tests.test_sample_world import CASES as SAMPLED
 from tests.test_sample_world import play_out, sampled_points
 
@@ -29,6 +30,10 @@ def own_decision(state, seat):
     return [(d.kind, d.option_ids) for d in state.pending if d.seat == seat]
 
 
+def asked(state):
+    return sorted(d.seat for d in state.pending)
+
+
 @pytest.mark.parametrize(("game", "config"), CASES)
 def test_worlds_from_observations_give_them_back_and_play_on(game, config):
     for seed in range(SEEDS):
@@ -38,8 +43,11 @@ def test_worlds_from_observations_give_them_back_and_play_on(game, config):
                 seat = decision.seat
                 seen = game.observe(state, seat)
                 world = game.world_from_observation(config, seat, seen, Chance(seed * 100 + seat))
-                assert game.observe(world, seat).SerializeToString() == seen.SerializeToString()
+                assert game.observe(world, seat).SerializeToString() == seen.SerializeToString(), (
+                    f"seat {seat}: {observation_difference(game, state, world, seat)}"
+                )
                 assert own_decision(world, seat) == own_decision(state, seat)
+                assert asked(world) == asked(state), "who is asked is public (each request's decision_index)"
                 assert list(world.log.events) == [], "a world from an observation starts with an empty log"
                 again = game.world_from_observation(config, seat, seen, Chance(seed * 100 + seat))
                 assert pickle.dumps(again) == pickle.dumps(world), "same chance, same world"
