@@ -111,8 +111,24 @@ def builtin_parameters(game_id: str) -> dict[str, list[str]]:
     described: dict[str, list[str]] = {}
     for name in builtin_names(game_id):
         specs, plays = _settings(name, {}, game_id)  # what the bare name plays (search's epsilon too)
-        described[name] = [f"{p.describe()} (default {p.spell(plays[p.name])})" for p in specs]
+        described[name] = [
+            f"{p.describe()} ({_default_text(name, p.name, p.spell(plays[p.name]), game_id)})" for p in specs
+        ]
     return described
+
+
+def _default_text(bot: str, param: str, default: str, game_id: str) -> str:
+    """``default V``; for ``search`` in a game that names no rollout heuristic, what its
+    heuristic rollouts fall back to (MAST at epsilon 0.5, whatever ``epsilon`` says)."""
+    if bot != "search" or rollout_spec(game_id) is not None or rollout_policy(game_id) is not None:
+        return f"default {default}"
+    from bots.search import EPSILON
+
+    if param == "rollout" and default == "heuristic":
+        return "default heuristic: this game names no rollout heuristic, so MAST rollouts"
+    if param == "epsilon":
+        return f"default {EPSILON['mast']}; rollout=heuristic plays it whatever epsilon says"
+    return f"default {default}"
 
 
 def all_builtin_names() -> set[str]:

@@ -140,8 +140,14 @@ def test_arena_rules_lists_the_built_in_bots_with_their_parameters_and_defaults(
     assert heuristic.count("(default ") == 4
     (search,) = [line for line in out.splitlines() if line.startswith("  search: ")]
     assert "rollout=heuristic|mast|random (default " in search
-    # What bare `search` plays: its epsilon follows its rollout policy (it said 0.5, a placeholder).
-    assert "epsilon=0..1 (default 0.1)" in search, search
+    # What bare `search` plays. Soda Jerk's bot module names no rollout heuristic: its heuristic
+    # rollouts are MAST at epsilon 0.5 whatever epsilon says (the line said 0.1 and heuristic).
+    assert "epsilon=0..1 (default 0.5; rollout=heuristic plays it whatever epsilon says)" in search, search
+    assert "rollout=heuristic|mast|random (default heuristic: this game names no rollout heuristic, so MAST" in search
+    # Vivo's names one: its epsilon follows that policy.
+    assert main(["rules", "vivo"]) == 0
+    (search,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  search: ")]
+    assert "epsilon=0..1 (default 0.1)" in search and "rollout=heuristic|mast|random (default heuristic)" in search
 
 
 def test_arena_rules_unknown_game(capsys):
