@@ -17,6 +17,7 @@ from arena.games.karakum import GAME, Camel, KarakumState, camel_cost, payments,
 from arena.games.karakum.game import (
     BLIND,
     GOLD,
+    GOOD_NAMES,
     GOODS,
     REMOVED,
     TYPES,
@@ -481,6 +482,8 @@ def test_no_event_names_a_card_another_seat_drew_blind():
         for _, e in state.log.since(seat, 0):
             if e.kind == "draw":
                 assert e.detail.good == pb.GOOD_UNSPECIFIED
+                # nor its text: every seat reads the public draw
+                assert not any(name in e.text for name in GOOD_NAMES.values()), e.text
 
 
 def test_states_differing_in_hidden_cards_look_the_same():

@@ -65,6 +65,42 @@ def test_replay_fails_loudly_on_a_changed_decision():
         replay(GAME, tampered)
 
 
+def _decision(data, i, **changes):
+    data["decisions"][i].update(changes)
+
+
+TAMPERINGS = {
+    # each difference resimulate names, by the record's change and its message
+    "kind": (lambda d: _decision(d, 0, kind="made-up"), r"decision 0: kind 'roll' in engine, 'made-up' in record"),
+    "option count": (lambda d: _decision(d, 0, options=42), r"decision 0: 2 options in engine, 42 in record"),
+    "seat": (lambda d: _decision(d, 0, seat=0), r"decision 0: engine asks seats \[1\], record has seats \[0\]"),
+    "step": (lambda d: _decision(d, 0, step=1), r"decision 0: step 1 in record, the engine is at step 0"),
+    "choice": (lambda d: _decision(d, 0, choice="jump"), r"decision 0: 'jump' is not a legal option"),
+    "by": (lambda d: _decision(d, 0, by="human"), r"decision 0: by 'human', expected bot or substitute"),
+    "substitute": (lambda d: _decision(d, 0, by="substitute"), r"played by a substitute, but seat 1 had not failed"),
+    "after the end": (
+        lambda d: d["decisions"].append({**d["decisions"][-1], "step": d["decisions"][-1]["step"] + 1}),
+        r"the match is already over",
+    ),
+    "cut short": (lambda d: d["decisions"].pop(), r"record ends after \d+ decisions but the match goes on"),
+    "game": (lambda d: d.update(game="vivo"), r"record is for game 'vivo', not 'rolldice'"),
+    "version": (lambda d: d.update(game_version="0.9"), r"game version differs: record '0.9', engine"),
+}
+
+
+@pytest.mark.parametrize("change", list(TAMPERINGS))
+def test_replay_names_each_difference_from_the_engine(change):
+    """``arena replay`` exits 1 with the first difference: each check named by its own message
+    (a record whose kinds or option counts were changed once replayed as reproduced)."""
+    record = play_match(GAME, GAME.config(2), 9, [RandomBot(), RandomBot()])
+    data = record.to_json()
+    assert data["decisions"][0]["seat"] == 1  # the seat the changes above assume
+    tamper, message = TAMPERINGS[change]
+    tamper(data)
+    with pytest.raises(ReplayMismatch, match=message):
+        replay(GAME, MatchRecord.from_json(data))
+
+
 def test_replay_names_a_changed_result():
     record = play_match(GAME, GAME.config(2), 9, [RandomBot(), RandomBot()])
     record.result["scores"] = [s + 1 for s in record.result["scores"]]
