@@ -169,6 +169,32 @@ def check_hidden_information_declared(game: Game, config: MatchConfig, seed: int
     )
 
 
+def seen_nature(game: Game, seeds: Iterable[int] = range(4), max_steps: int = 400) -> tuple[bool, bool]:
+    """(simultaneous, chance) as playouts of every configuration show them: several seats
+    asked at once; two seeds that, given the same choices, show a spectator different tables
+    or options. What ``GameMeta`` says of both is what ``arena games``, ``arena rules`` and
+    the README's table tell bot authors."""
+    simultaneous = chance = False
+    for config in configurations(game):
+        for seed in seeds:
+            a, b = game.new_match(config, seed), game.new_match(config, seed + 1000)
+            for step in range(max_steps):
+                if not a.pending:
+                    break
+                simultaneous = simultaneous or len(a.pending) > 1
+                chance = chance or (
+                    observation_bytes(game, a, SPECTATOR) != observation_bytes(game, b, SPECTATOR)
+                    or [d.option_ids for d in a.pending] != [d.option_ids for d in b.pending]
+                )
+                choices = {d.seat: d.options[(step * 7 + d.seat) % len(d.options)].id for d in a.pending}
+                game.apply(a, choices)
+                if not chance:
+                    game.apply(b, choices)
+            if simultaneous and chance:
+                return True, True
+    return simultaneous, chance
+
+
 def observation_bytes(game: Game, state: MatchState, seat: int) -> bytes:
     return game.observe(state, seat).SerializeToString(deterministic=True)
 

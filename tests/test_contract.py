@@ -12,6 +12,7 @@ from tests.contract import (
     check_replay,
     configurations,
     random_playout,
+    seen_nature,
 )
 
 CASES = [
@@ -63,3 +64,15 @@ def test_every_game_declares_its_protocol():
         assert module.name == f"arena/games/v1/{meta.id}.proto"
         assert game.action_type.DESCRIPTOR.file is module
         assert module.package == f"arena.games.v1.{meta.id}"
+
+
+@pytest.mark.parametrize("game", list(games().values()), ids=lambda g: g.meta.id)
+def test_every_game_declares_its_nature_as_it_plays(game):
+    """A game that asks several seats at once declares it simultaneous, and one whose tables
+    differ by seed declares chance, and neither otherwise (Frenzy Falls' round-end discards,
+    every seat at once, were declared sequential)."""
+    simultaneous, chance = seen_nature(game)
+    assert (game.meta.simultaneous, game.meta.chance) == (simultaneous, chance), (
+        f"{game.meta.id} declares simultaneous={game.meta.simultaneous}, chance={game.meta.chance}; "
+        f"its playouts show simultaneous={simultaneous}, chance={chance}"
+    )

@@ -362,3 +362,45 @@ def test_unsafe_no_sandbox_is_an_explicit_worker_flag_that_warns(tmp_path):
             quiet = safe.log.read_text()
     assert "WITHOUT a sandbox (--unsafe-no-sandbox)" in log
     assert "WITHOUT a sandbox" not in quiet
+
+
+KILLED_MID_MATCH = """
+import json, os, signal, sys
+from pathlib import Path
+from referee.hosted import jail
+seat = jail.Jail(Path(sys.argv[1]), "hostile")
+seat.start(30.0)
+print(json.dumps({"uid": seat.uid, "work": str(seat._work)}), flush=True)
+os.kill(os.getpid(), signal.SIGKILL)  # a worker killed mid-match: no stop, no release
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="seat uids, their leases and groups are root's (CI runs as root)")
+def test_what_a_process_killed_mid_match_left_is_cleared_at_the_next_start(tmp_path):
+    """A worker killed mid-match left its seats' work directories and control groups, and once
+    a jail still starting ran on under init (an outside soak); the next process to take the uid
+    cleared only the processes. ``clear_left_seats`` (run as a worker or the service starts)
+    clears all of it for every uid no live seat holds."""
+    import subprocess
+    import sys
+
+    from referee.hosted import cgroups
+
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_MID_MATCH, str(hostile(tmp_path, "none"))],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert killed.returncode == -9, killed.stderr
+    left = json.loads(killed.stdout.splitlines()[-1])
+    uid, work = left["uid"], Path(left["work"])
+    layout, _ = cgroups.probe()
+    group = None if layout is None else layout.cpu / f"seat-{uid}"
+    assert work.is_dir()  # left behind
+    assert group is None or group.is_dir()
+    assert jail.clear_left_seats() >= 1
+    assert processes_of(uid) == [] and not work.exists()
+    assert group is None or not group.exists()
+    assert (jail._UidLease.directory / f"{uid}.lock").read_text() == ""  # nothing named any more

@@ -19,7 +19,15 @@ README = (ROOT / "README.md").read_text()
 
 
 def test_the_game_table_lists_every_game_with_its_player_counts():
-    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `([a-z]+)` \| ([0-9–]+) \|", README, re.M)}
+    # an id is a lower-case identifier (tests/test_contract.py): digits and underscores too
+    table = re.finditer(r"^\| `([a-z][a-z0-9_]*)` \| ([0-9–]+) \| [^|]* \| ([^|]*) \| ([^|]*) \|", README, re.M)
+    found = [(m.group(1), m.group(2), m.group(3).strip(), m.group(4).strip()) for m in table]
+    rows = {gid: players for gid, players, _, _ in found}
+    for gid, _, hidden, simultaneous in found:
+        meta = games()[gid].meta if gid in games() else None
+        if meta is not None:
+            assert hidden.startswith("none") != meta.hidden_information, f"README's hidden information for {gid}"
+            assert simultaneous.startswith("yes") == meta.simultaneous, f"README's simultaneous column for {gid}"
     for gid, game in games().items():
         assert gid in rows, f"README's game table has no row for {gid}"
         meta = game.meta
@@ -36,7 +44,10 @@ def test_the_changed_games_table_gives_each_games_current_version():
     # plays (Karakum's row said 4 for 5).
     assert "(docs/versions.md)" in README
     versions = (ROOT / "docs" / "versions.md").read_text()
-    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| [^|]+ \(`([a-z]+)`\) \| ([0-9.]+) \|", versions, re.M)}
+    rows = {
+        m.group(1): m.group(2)
+        for m in re.finditer(r"^\| [^|]+ \(`([a-z][a-z0-9_]*)`\) \| ([0-9.]+) \|", versions, re.M)
+    }
     assert rows, "docs/versions.md's table of changed game versions is missing"
     known = games()
     for gid, version in rows.items():

@@ -111,10 +111,11 @@ def run(args: argparse.Namespace) -> int:
     # code, so a bad ARENA_LEASE_SECONDS once left it failing every 2 s for good (a README probe).
     settings.check()  # a ConfigError names the bad one
     stall = stall_seconds()
-    if args.unsafe_no_sandbox:
-        from referee.hosted import jail
+    from referee.hosted import jail
 
+    if args.unsafe_no_sandbox:
         jail.allow_unsafe()  # uploads' trial matches run unsandboxed; logs the warning
+    jail.clear_left_seats()  # what a killed service's or worker's trial seats left on this host
     check_broker(args.redis, "the store and broker", settings=True)
     app = make_app(args.redis)
     store = Store(args.redis)

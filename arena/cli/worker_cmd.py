@@ -87,10 +87,11 @@ def run(args: argparse.Namespace) -> int:
 
     # Hosted versions are fetched from the store; a cached one a match may still play stays.
     versions.configure(Store(args.broker), worker_settings.match_seconds())
-    if args.unsafe_no_sandbox:
-        from referee.hosted import jail
+    from referee.hosted import jail
 
+    if args.unsafe_no_sandbox:
         jail.allow_unsafe()  # logs the warning; inherited by every pool process
+    jail.clear_left_seats()  # what the seats of a worker killed mid-match left on this host
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
     if args.matches_per_process is not None:

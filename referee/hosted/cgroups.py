@@ -166,16 +166,32 @@ class SeatGroup:
 
     def remove(self, within: float = 2.0) -> None:
         """Remove the group once no process is left in it (the seat's were killed)."""
-        deadline = time.monotonic() + within
-        for directory in self.dirs:
-            while True:
-                try:
-                    directory.rmdir()
+        _remove(self.dirs, within)
+
+
+def remove_left(name: str, within: float = 2.0) -> bool:
+    """Remove the group ``name`` that a seat of a process that died left behind (its processes
+    killed first); whether there was one."""
+    layout, _ = probe()
+    if layout is None:
+        return False
+    dirs = [layout.cpu / name] if layout.version == 2 else [layout.cpu / name, layout.memory / name]
+    found = [directory for directory in dirs if directory.is_dir()]
+    _remove(found, within)
+    return bool(found)
+
+
+def _remove(dirs: list[Path], within: float) -> None:
+    deadline = time.monotonic() + within
+    for directory in dirs:
+        while True:
+            try:
+                directory.rmdir()
+                break
+            except FileNotFoundError:
+                break
+            except OSError:  # busy: a killed process not yet reaped
+                if time.monotonic() > deadline:
+                    log.warning("hosted seat group %s: not removed (still busy)", directory)
                     break
-                except FileNotFoundError:
-                    break
-                except OSError:  # busy: a killed process not yet reaped
-                    if time.monotonic() > deadline:
-                        log.warning("hosted seat group %s: not removed (still busy)", directory)
-                        break
-                    time.sleep(0.02)
+                time.sleep(0.02)

@@ -255,7 +255,10 @@ def _uid_locks() -> Path:
 
 
 class _UidLease:
-    """A seat uid held by a lock file for the seat's life (unique across the host's processes)."""
+    """A seat uid held by a lock file for the seat's life (unique across the host's processes).
+    The file names the seat's work directory while the seat runs, so that what a process
+    killed mid-match left (its seat's processes, control group and work directory) can be
+    cleared by the next process to take the uid, or by :func:`clear_left_seats` at start-up."""
 
     directory = _uid_locks()
 
@@ -270,14 +273,61 @@ class _UidLease:
             except BlockingIOError:
                 os.close(fd)
                 continue
-            if processes_of(uid):  # a previous seat's leftovers (a worker killed mid-match)
-                _kill_uid(uid)
+            _clear_left(uid, fd)  # a previous seat's leftovers (a worker killed mid-match)
             self.uid, self.fd = uid, fd
             return
         raise JailFailed("crash", f"no free seat uid: {UID_COUNT} hosted seats already run on this machine")
 
+    def record(self, work: Path) -> None:
+        os.ftruncate(self.fd, 0)
+        os.pwrite(self.fd, str(work).encode(), 0)
+
     def release(self) -> None:
+        os.ftruncate(self.fd, 0)
         os.close(self.fd)
+
+
+def clear_left_seats() -> int:
+    """Clear what the seats of a process that died without stopping them left on this host
+    (a worker killed mid-match: the seat's processes, even a jail still starting, run on under
+    init; its control group and work directory stay): every seat uid no process holds. Run
+    at a worker's and the service's start; returns how many seats had something left."""
+    if os.geteuid() != 0 or not _UidLease.directory.is_dir():
+        return 0
+    cleared = 0
+    for lock in sorted(_UidLease.directory.glob("*.lock")):
+        if not lock.stem.isdigit():
+            continue
+        try:
+            fd = os.open(lock, os.O_RDWR)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            cleared += _clear_left(int(lock.stem), fd)
+        except BlockingIOError:
+            continue  # a live seat's
+        finally:
+            os.close(fd)
+    if cleared:
+        log.warning("cleared what %d hosted seats of a stopped process left (processes, groups, directories)", cleared)
+    return cleared
+
+
+def _clear_left(uid: int, fd: int) -> bool:
+    """Kill a leased uid's leftover processes, remove its seat's group and the work directory
+    its lock file names; whether anything was left."""
+    killed = bool(processes_of(uid)) and bool(_kill_uid(uid))
+    grouped = cgroups.remove_left(f"seat-{uid}")
+    recorded = os.pread(fd, 4096, 0).decode(errors="replace")
+    work = Path(recorded)
+    # only a directory a seat made (tempfile.mkdtemp(prefix="arena-seat-")), nothing else
+    removed = work.is_absolute() and work.name.startswith("arena-seat-") and work.is_dir()
+    if removed:
+        shutil.rmtree(work, ignore_errors=True)
+    if recorded:
+        os.ftruncate(fd, 0)
+    return killed or grouped or removed
 
 
 def _kill_uid(uid: int, within: float = 5.0) -> set[int]:
@@ -381,6 +431,8 @@ class Jail:
                 if self.sandboxed:
                     check_sandbox()
                     self._lease = _UidLease() if os.geteuid() == 0 else None
+                    if self._lease is not None:
+                        self._lease.record(self._work)
                     self.uid = self._lease.uid if self._lease else os.geteuid()
                     self._check_stop_asked()
                     socket = self._launch_jail(deadline)

@@ -321,6 +321,7 @@ class FrenzyFalls(Game[FallsState]):
         version="2",  # 2: the bump event names the moved card's place, the clear event each card's seat
         variants=(Variant("two-player", "3 Pools and 3 cards played per round", {}, (2,)),),
         hidden_information=True,
+        simultaneous=True,  # the round-end discards: every seat at once
         summary="Play Waterfall cards face down into shared Pools; a Pool of 10 water spills and "
         "the most influence takes its Score card; PROXY, BUMP, PULL and spill moves cascade.",
     )
