@@ -23,7 +23,8 @@ A grammar is any backticked token of the rules text. In it:
   between them.
 
 A token that is a placeholder alone (``<card>``, ``<i>``) names a placeholder in prose and is not
-a grammar. Backticked kinds, option keys and values (``draw``, ``target``) count as literal
+a grammar, nor is one with no letter or digit of its own (``…:…``: it would match anything).
+Backticked kinds, option keys and values (``draw``, ``target``) count as literal
 grammars too: the manual cannot be more precise than "this word appears in backticks" without
 a structured format, and a literal option is usually documented exactly so.
 """
@@ -74,6 +75,8 @@ def grammar_pattern(token: str, words: frozenset[str] = frozenset()) -> re.Patte
         pos = match.end()
     if pos < len(token):
         units.append(("lit", token[pos:]))
+    if units[0][0] != "ph" and not any(kind == "lit" and re.search(r"[A-Za-z0-9]", text) for kind, text in units):
+        return None  # `…:…` documents nothing: it matched every id of two fields (an outside probe)
     parts: list[str] = []
     for i, (kind, text) in enumerate(units):
         if kind == "lit":
@@ -165,6 +168,8 @@ def test_grammar_parsing():
         assert listed.documents(good), good
     for bad in ["pay:", "pay:silk3:gold1", "run:", "run:G5:G6", "use:G5"]:
         assert not listed.documents(bad), bad
+    for bad in ["bid:1", "a:b"]:
+        assert not Manual("and so on (`…:…`, `...`)").documents(bad), bad
     for bad in ["pour:0", "pour:kiwi:0:1", "stop:1", "Stop", "summon:32:-air", "pawn:o5", "pawn:k", "red5", "move:"]:
         assert not manual.documents(bad), bad
 
