@@ -226,8 +226,12 @@ def _host_env() -> dict[str, str]:
 def processes_of(uid: int | range) -> list[int]:
     """Live pids whose real uid is ``uid`` (or in the range) (to check that nothing of a seat
     outlives it); zombies, already dead and only waiting for their parent, are not counted."""
-    uids = range(uid, uid + 1) if isinstance(uid, int) else uid
-    pids = []
+    return list(_live_processes(range(uid, uid + 1) if isinstance(uid, int) else uid))
+
+
+def _live_processes(uids: range) -> dict[int, int]:
+    """pid -> real uid of the live processes whose uid is in ``uids`` (one pass over /proc)."""
+    found: dict[int, int] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -237,12 +241,12 @@ def processes_of(uid: int | range) -> list[int]:
                     if line.startswith("State:") and line.split()[1] in ("Z", "X"):
                         break
                     if line.startswith("Uid:"):
-                        if int(line.split()[1]) in uids:
-                            pids.append(int(entry))
+                        if (real := int(line.split()[1])) in uids:
+                            found[int(entry)] = real
                         break
         except (OSError, ValueError):
             continue
-    return pids
+    return found
 
 
 def _uid_locks() -> Path:
@@ -294,6 +298,7 @@ def clear_left_seats() -> int:
     at a worker's and the service's start; returns how many seats had something left."""
     if os.geteuid() != 0 or not _UidLease.directory.is_dir():
         return 0
+    running = set(_live_processes(SEAT_UIDS).values())  # one pass over /proc, not one a uid
     cleared = 0
     for lock in sorted(_UidLease.directory.glob("*.lock")):
         if not lock.stem.isdigit():
@@ -304,7 +309,7 @@ def clear_left_seats() -> int:
             continue
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            cleared += _clear_left(int(lock.stem), fd)
+            cleared += _clear_left(int(lock.stem), fd, int(lock.stem) in running)
         except BlockingIOError:
             continue  # a live seat's
         finally:
@@ -314,10 +319,13 @@ def clear_left_seats() -> int:
     return cleared
 
 
-def _clear_left(uid: int, fd: int) -> bool:
-    """Kill a leased uid's leftover processes, remove its seat's group and the work directory
-    its lock file names; whether anything was left."""
-    killed = bool(processes_of(uid)) and bool(_kill_uid(uid))
+def _clear_left(uid: int, fd: int, running: bool | None = None) -> bool:
+    """Kill a leased uid's leftover processes (``running``: whether it has any, if known),
+    remove its seat's group and the work directory its lock file names; whether anything was
+    left."""
+    if running is None:
+        running = bool(processes_of(uid))
+    killed = running and bool(_kill_uid(uid))
     grouped = cgroups.remove_left(f"seat-{uid}")
     recorded = os.pread(fd, 4096, 0).decode(errors="replace")
     work = Path(recorded)
