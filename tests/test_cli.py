@@ -436,3 +436,62 @@ def test_the_sprt_line_says_when_matches_past_the_deciding_group_were_played():
         "the board holds the 92 matches up to it, of 116 played)"
     )
     assert sprt_line(board, 92).endswith("46 groups)")
+
+
+def test_a_record_path_that_was_there_is_never_removed(tmp_path):
+    """--record removed its path whenever no record came: a challenge the service could not
+    take deleted the user's earlier record, and as root ``--record /dev/null`` deleted the
+    device (an outside docs probe). A path the command made is still removed (no empty file)."""
+    import os
+    import stat
+
+    from arena.cli.common import RecordFile
+
+    earlier = tmp_path / "earlier.json"
+    earlier.write_text("an earlier record\n")
+    failed = arena("challenge", "--bot", "x", "--game", "rolldice", "--server", "127.0.0.1:1", "--token", "t",
+                   "--record", str(earlier))  # fmt: skip
+    assert failed.returncode == 1, failed.stderr
+    assert earlier.read_text() == "an earlier record\n"  # neither removed nor emptied
+    made = tmp_path / "new.json"
+    assert arena("challenge", "--bot", "x", "--game", "rolldice", "--server", "127.0.0.1:1", "--token", "t",
+                 "--record", str(made)).returncode == 1  # fmt: skip
+    assert not made.exists()
+
+    replaced = RecordFile(earlier)
+    replaced.write("the new record\n")
+    replaced.close()
+    assert earlier.read_text() == "the new record\n"  # a record written replaces the earlier one
+    if os.geteuid() == 0:
+        device = tmp_path / "null"
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a /dev/null of the test's own
+        for written in (False, True):
+            out = RecordFile(device)
+            if written:
+                out.write("a record\n")
+            out.close()
+            assert stat.S_ISCHR(device.stat().st_mode)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        # argparse kept the last --clock alone: the first flag's keys were dropped without a word
+        (("--clock", "decision=100", "--clock", "decision=200"), "--clock decision is given twice (100 and 200)"),
+        # int() takes any Unicode digit and underscores; docs/cli.md: numbers are ASCII digits
+        (("--seed", "３"), "argument --seed: expected a whole number in ASCII digits, got '３'"),
+        (("--players", "２"), "argument --players: expected a whole number in ASCII digits, got '２'"),
+        (("--seed", "1_000"), "argument --seed: expected a whole number in ASCII digits, got '1_000'"),
+    ],
+)
+def test_a_flag_given_twice_or_a_number_in_other_digits_is_refused(args, message):
+    done = arena("play", "--game", "rolldice", *args)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+
+
+def test_clock_keys_in_two_flags_are_one_clock(tmp_path):
+    out = tmp_path / "t"
+    done = arena("tournament", "--game", "rolldice", "--bots", "random,heuristic", "--seed", "1", "--workers", "1",
+                 "--clock", "decision=123", "--clock", "bank=4567", "--out", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads((out / "tournament.json").read_text())["spec"]["clock"] == {"decision": 123, "bank": 4567}

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from arena.cli import UsageError
-from arena.cli.common import read_key_file
+from arena.cli.common import read_key_file, whole_number
 from arena.config import ConfigError
 
 
@@ -19,9 +19,9 @@ def register(commands: Any) -> None:
     serve.add_argument("--bot", required=True, help="bot spec, e.g. heuristic or heuristic:risk=2")
     serve.add_argument("--game", help="the game (not needed for random, which plays any game)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=50061, help="port (0 = pick a free one and print it)")
+    serve.add_argument("--port", type=whole_number, default=50061, help="port (0 = pick a free one and print it)")
     serve.add_argument("--unix", metavar="PATH", help="serve on a Unix socket instead of TCP")
-    serve.add_argument("--max-matches", type=int, default=64, help="matches served at once (default 64)")
+    serve.add_argument("--max-matches", type=whole_number, default=64, help="matches served at once (default 64)")
     serve.add_argument(
         "--key-file",
         metavar="PATH",

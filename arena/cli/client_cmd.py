@@ -21,12 +21,13 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from arena.cli import UsageError, command_name
 from arena.cli.common import (
-    open_record,
+    JoinedPairs,
+    RecordFile,
+    decimal,
     parse_options,
     positive,
     read_key_file,
@@ -43,8 +44,8 @@ SERVER_ERROR = 1
 
 def positive_seconds(text: str) -> float:
     try:
-        value = float(text)
-    except ValueError:
+        value = decimal(text)
+    except argparse.ArgumentTypeError:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds above 0")
@@ -121,7 +122,9 @@ def register(commands: Any) -> None:
     create.add_argument("--format", default="round-robin", choices=("round-robin", "gauntlet"))
     create.add_argument("--repeats", type=uint32, default=1, help="play the schedule R times (default 1)")
     create.add_argument("--seed", type=uint64, default=0, help="deal seed (default: an unpredictable one)")
-    create.add_argument("--clock", metavar="KEY=MS,...", help="decision, bank, increment, startup, grace, strikes")
+    create.add_argument(
+        "--clock", action=JoinedPairs, metavar="KEY=MS,...", help="decision, bank, increment, startup, grace, strikes"
+    )
     create.add_argument("--on-error", default="forfeit", choices=("forfeit", "substitute"))
     create.add_argument(
         "--error-budget",
@@ -181,7 +184,7 @@ def register(commands: Any) -> None:
     challenge.add_argument("--opponents", default="random", help="built-in bots, comma-separated")
     challenge.add_argument("--seed", type=uint64, default=0)
     challenge.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
-    challenge.add_argument("--clock", metavar="KEY=MS,...")
+    challenge.add_argument("--clock", action=JoinedPairs, metavar="KEY=MS,...")
     challenge.add_argument(
         "--record", metavar="FILE", help="write the match's record (replay it with `arena replay FILE`)"
     )
@@ -614,18 +617,15 @@ def result_text(seats: list[tuple[int, int, float, bool]], names: dict[int, str]
 def run_challenge(args: argparse.Namespace) -> int:
     # A challenge is not stored: its record file is checked (made) before the match, not after
     # it was played and only this copy of its record was left.
-    record = open_record(args.record) if args.record else None
+    record = RecordFile(args.record) if args.record else None
     try:
         return _run_challenge(args, record)
     finally:
         if record is not None:
-            empty = record.tell() == 0  # the challenge ended before its record came: no empty file
-            record.close()
-            if empty:
-                Path(args.record).unlink(missing_ok=True)
+            record.close()  # the challenge ended before its record came: no empty file it made
 
 
-def _run_challenge(args: argparse.Namespace, record: TextIO | None) -> int:
+def _run_challenge(args: argparse.Namespace, record: RecordFile | None) -> int:
     from arena.v1 import arena_pb2
 
     client = Client(args)
@@ -656,7 +656,6 @@ def _run_challenge(args: argparse.Namespace, record: TextIO | None) -> int:
             failed = True
         elif body == "finished" and record is not None:
             record.write(event.record_json + "\n")
-            record.flush()
         if args.json:
             print(message_json(event, preserving_proto_field_name=True, indent=None))
             continue

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+import stat
 from pathlib import Path
-from typing import TextIO
 
 from arena.cli import UsageError
 from arena.engine import Game
@@ -17,12 +18,40 @@ environment's ARENA_REDIS, as ARENA_SERVER is the client's (a flag on each comma
 `arena admin create-owner` write an account to another store than the service's)."""
 
 
+def whole_number(text: str) -> int:
+    """argparse type: an integer in ASCII digits (``int`` alone takes ``３`` and ``1_000``, which
+    ``--option`` and ``--clock`` refuse; a bad value is argparse's one-line error, exit 2)."""
+    if not re.fullmatch(r"\s*[-+]?[0-9]+\s*", text):
+        raise argparse.ArgumentTypeError(f"expected a whole number in ASCII digits, got {text!r}")
+    return int(text)
+
+
+def decimal(text: str) -> float:
+    """argparse type: a finite number in ASCII digits (``1.5``, ``0``, ``2e3``)."""
+    if not re.fullmatch(r"\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*", text):
+        raise argparse.ArgumentTypeError(f"expected a number in ASCII digits, got {text!r}")
+    return float(text)
+
+
+class JoinedPairs(argparse.Action):
+    """``--clock a=1 --clock b=2`` as ``a=1,b=2``: every occurrence counts, so a key given in two
+    flags is refused as one given twice in one (argparse kept the last flag alone: the first's
+    keys were dropped without a word)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: object = None,
+    ) -> None:
+        before = getattr(namespace, self.dest, None)
+        setattr(namespace, self.dest, str(values) if before is None else f"{before},{values}")
+
+
 def non_negative(text: str) -> int:
     """argparse type: an integer >= 0 (a bad value is argparse's one-line error, exit 2)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    value = whole_number(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
     return value
@@ -62,7 +91,7 @@ def port_number(text: str) -> int:
 
 def add_game_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", required=True, help="game id (see `arena games`)")
-    parser.add_argument("--players", type=int, help="number of players")
+    parser.add_argument("--players", type=whole_number, help="number of players")
     parser.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="variant option (repeatable)"
     )
@@ -150,10 +179,35 @@ def read_key_file(path: str | None, flag: str) -> str | None:
     return key
 
 
-def open_record(path: str | Path) -> TextIO:
-    """A record file made before the match it will hold (an unwritable path found after the
-    match lost the only copy of its record)."""
-    try:
-        return open(path, "w")
-    except OSError as exc:
-        raise UsageError(f"--record {path}: {exc.strerror or exc}") from None
+class RecordFile:
+    """A ``--record`` file opened before the match it will hold (an unwritable path found after
+    the match lost the only copy of its record). A path that is not there yet is made, and
+    removed again if no record comes (no empty file); one that is there (an earlier record,
+    ``/dev/null``) is left as it was until the record is written, and never removed (a
+    challenge the service refused deleted a record the user had, and ``/dev/null`` with it)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.written = False
+        try:
+            try:
+                self.handle = open(self.path, "x")  # noqa: SIM115 (closed by close())
+                self.made = True
+            except FileExistsError:
+                self.handle = open(self.path, "a")  # noqa: SIM115 (writable; not truncated yet)
+                self.made = False
+        except OSError as exc:
+            raise UsageError(f"--record {path}: {exc.strerror or exc}") from None
+
+    def write(self, text: str) -> None:
+        if not self.written and stat.S_ISREG(os.fstat(self.handle.fileno()).st_mode):
+            self.handle.truncate(0)  # an earlier record there: this one replaces it
+        self.handle.write(text)
+        self.handle.flush()
+        self.written = True
+
+    def close(self) -> None:
+        """Close; a file this command made that holds no record is removed."""
+        self.handle.close()
+        if self.made and not self.written:
+            self.path.unlink(missing_ok=True)

@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli.common import (
+    JoinedPairs,
+    RecordFile,
     add_game_arguments,
     load_game,
     non_negative,
-    open_record,
     parse_options,
     read_key_file,
     seat_bots,
@@ -46,6 +47,7 @@ def register(commands: Any) -> None:
     )
     parser.add_argument(
         "--clock",
+        action=JoinedPairs,
         metavar="KEY=MS,...",
         help="clock for remote bots: decision, bank, increment, startup, grace (ms), strikes",
     )
@@ -74,19 +76,18 @@ def run(args: argparse.Namespace) -> int:
     policy = ErrorPolicy(args.on_error, args.error_budget)
     clock = clock_settings(parse_clock(args.clock))
     # Made before the match, as a challenge's: an unwritable path was found only after it.
-    out = open_record(args.record) if args.record else None
+    out = RecordFile(args.record) if args.record else None
     try:
         # Seats named by their specs, as a tournament names its entrants: a hosted bot's own name
         # (its manifest's, "heuristic" if it says so) passed for a built-in bot in the record.
         record = play_match(game, config, args.seed, seat_players, policy=policy, clock=clock, names=specs)
     except BaseException:
         if out is not None:
-            out.close()
-            args.record.unlink(missing_ok=True)  # no match, no (empty) record
+            out.close()  # no match, no (empty) record
         raise
     if out is not None:
-        with out:
-            out.write(record.dumps() + "\n")
+        out.write(record.dumps() + "\n")
+        out.close()
     if args.json:
         print(json.dumps(summary(record), sort_keys=True))
     else:

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from arena.cli import UsageError
-from arena.cli.common import DEFAULT_REDIS, port_number
+from arena.cli.common import DEFAULT_REDIS, decimal, port_number, whole_number
 from arena.logs import mask_passwords
 
 log = logging.getLogger("arena.service")
@@ -60,11 +60,11 @@ def register(commands: Any) -> None:
         help="play hosted bots' trial matches WITHOUT the bubblewrap sandbox (local development only); warns",
     )
     parser.add_argument(
-        "--rate", type=float, default=100.0, help="calls per second per owner (default 100; 0 = unlimited)"
+        "--rate", type=decimal, default=100.0, help="calls per second per owner (default 100; 0 = unlimited)"
     )
-    parser.add_argument("--burst", type=int, default=200, help="burst of calls per owner (default 200)")
+    parser.add_argument("--burst", type=whole_number, default=200, help="burst of calls per owner (default 200)")
     parser.add_argument(
-        "--grace", type=float, default=10.0, help="seconds in-flight calls get at shutdown (default 10)"
+        "--grace", type=decimal, default=10.0, help="seconds in-flight calls get at shutdown (default 10)"
     )
     parser.add_argument(
         "--allow-endpoints",

@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING, Any
 from arena.cli import UsageError
 from arena.cli.common import (
     DEFAULT_REDIS,
+    JoinedPairs,
     default_players,
     load_game,
     non_negative,
     parse_options,
     port_number,
     split_bots,
+    whole_number,
 )
 from arena.cli.players import canonical_bot, check_bot, make_player
 from arena.clock import parse_clock
@@ -70,7 +72,7 @@ def register(commands: Any) -> None:
         "grpc://HOST:PORT, unix:///PATH or hosted:/DIR; BOT*N enters N copies, rated apart as BOT, BOT#2, ... "
         "(default: the built-ins but search, with copies to fill the table)",
     )
-    parser.add_argument("--players", type=int, help="players per match (default: 2 where the game allows)")
+    parser.add_argument("--players", type=whole_number, help="players per match (default: 2 where the game allows)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="variant option")
     parser.add_argument("--format", choices=FORMATS, help="default round-robin")
     parser.add_argument(
@@ -80,11 +82,13 @@ def register(commands: Any) -> None:
         "each rotation has its own (a remote bot that shares memory between its matches learns nothing "
         "of one match from its seats in the others)",
     )
-    parser.add_argument("--repeats", type=int, help="play the whole schedule R times with fresh seeds (default 1)")
     parser.add_argument(
-        "--seed", type=int, help="tournament seed (default: an unpredictable one, recorded in tournament.json)"
+        "--repeats", type=whole_number, help="play the whole schedule R times with fresh seeds (default 1)"
     )
-    parser.add_argument("--workers", type=int, help=f"worker processes (default: cores = {default_workers()})")
+    parser.add_argument(
+        "--seed", type=whole_number, help="tournament seed (default: an unpredictable one, recorded in tournament.json)"
+    )
+    parser.add_argument("--workers", type=whole_number, help=f"worker processes (default: cores = {default_workers()})")
     parser.add_argument(
         "--out", type=out_directory, metavar="DIR", help="output directory (default ./arena-runs/<id>/)"
     )
@@ -97,6 +101,7 @@ def register(commands: Any) -> None:
     parser.add_argument("--on-error", choices=("forfeit", "substitute"), help="default forfeit")
     parser.add_argument(
         "--clock",
+        action=JoinedPairs,
         metavar="KEY=MS,...",
         help="clock for remote bots: decision, bank, increment, startup, grace, strikes",
     )
@@ -105,15 +110,17 @@ def register(commands: Any) -> None:
     )
     parser.add_argument(
         "--max-groups",
-        type=int,
+        type=whole_number,
         help=f"above this many groups a repeat, play a balanced sample of about as many, rounded up so that "
         f"every bot plays equally often (default {DEFAULT_MAX_GROUPS})",
     )
     parser.add_argument(
         "--broker", metavar="URL", help="run on Celery workers over Redis (e.g. redis://127.0.0.1:6379/0)"
     )
-    parser.add_argument("--batch-size", type=int, help="matches per Celery task (default: automatic)")
-    parser.add_argument("--bot-concurrency", type=int, help="at most K matches at once per remote bot (default 4)")
+    parser.add_argument("--batch-size", type=whole_number, help="matches per Celery task (default: automatic)")
+    parser.add_argument(
+        "--bot-concurrency", type=whole_number, help="at most K matches at once per remote bot (default 4)"
+    )
     parser.add_argument("--json", action="store_true", help="print the leaderboard as JSON and nothing else")
     parser.add_argument(
         "--metrics-port",

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli import UsageError
-from arena.cli.common import DEFAULT_REDIS
+from arena.cli.common import DEFAULT_REDIS, whole_number
 
 DEFAULT_METRICS_PORT = 9101
 
@@ -29,11 +29,13 @@ log = logging.getLogger(__name__)
 def register(commands: Any) -> None:
     parser = commands.add_parser("worker", help="run a Celery worker for distributed tournaments")
     parser.add_argument("--broker", default=DEFAULT_REDIS, metavar="URL", help=f"Redis URL (default {DEFAULT_REDIS})")
-    parser.add_argument("--concurrency", type=int, help="worker processes (default: cores)")
-    parser.add_argument("--visibility-timeout", type=int, help="seconds before an unacknowledged batch is redelivered")
+    parser.add_argument("--concurrency", type=whole_number, help="worker processes (default: cores)")
+    parser.add_argument(
+        "--visibility-timeout", type=whole_number, help="seconds before an unacknowledged batch is redelivered"
+    )
     parser.add_argument(
         "--matches-per-process",
-        type=int,
+        type=whole_number,
         metavar="K",
         help="remote-bot matches each worker process plays at once, as coroutines on its event loop "
         "(default: $ARENA_MATCHES_PER_PROCESS, else 64)",
@@ -49,7 +51,7 @@ def register(commands: Any) -> None:
     parser.add_argument("--hostname", help="Celery node name (default: arena@<host>)")
     parser.add_argument(
         "--metrics-port",
-        type=int,
+        type=whole_number,
         default=DEFAULT_METRICS_PORT,
         metavar="PORT",
         help=f"serve Prometheus /metrics for this node on PORT (default {DEFAULT_METRICS_PORT}; 0: none)",
