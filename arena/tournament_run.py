@@ -162,7 +162,9 @@ def _run(
     for line, record in enumerate(previous, 1):
         index = _scheduled_index(matches, record)
         if index is None:
-            raise ConfigError(f"{rundir.matches_path} has matches that are not in this tournament's schedule")
+            raise ConfigError(
+                f"{rundir.matches_path}: line {line} (match {record.match_id}) is not in this tournament's schedule"
+            )
         if record.game_version != version:
             # A record replays only on its own version: one run's records are of one version.
             raise ConfigError(

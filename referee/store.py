@@ -7,7 +7,9 @@ key                                      type   holds
 ======================================== ====== ===============================================
 ``tournaments``                          zset   tournament ids by creation time
 ``t:{id}``                               hash   spec (JSON), status, total, done, batches, created,
-                                                finished, error
+                                                finished, error; owner, game_version, size, tail,
+                                                window, next, groups, started, ended,
+                                                fan_out_after, once:started, once:finished
 ``t:{id}:matches``                       hash   match index -> ``@GROUP:POSITION``, the record's
                                                 place in a group (a record stored alone,
                                                 Zstandard or zlib, as earlier versions did, is
@@ -31,6 +33,10 @@ key                                      type   holds
 ``game:{game}:all``                      zset   every tournament id of a game -> creation time
 ``game:{game}:tournaments``              zset   finalised tournament ids of a game
 ``game:{game}:leaderboard``              string the game's leaderboard across tournaments (JSON)
+``game:{game}:changes``                  string tournaments counted into that board (a board is
+                                                stored only if none was counted meanwhile)
+``game-index:v1``                        string set once every tournament made before the
+                                                games' own indexes is in ``game:{game}:all``
 ``t:{id}:summary``                       string what the game's leaderboard keeps of a complete
                                                 tournament (JSON: bots, group win matrices,
                                                 tallies); never expires, unlike its records
@@ -50,10 +56,21 @@ key                                      type   holds
 ``lease:{endpoint}``                     zset   lease id -> expiry, Redis's time (per-bot
                                                 concurrency)
 ``t:{id}:inflight``                      hash   batch number -> ``q SEQ TIME SOURCE`` (sent,
-                                                waiting; SOURCE claimed it) or ``r SEQ TIME
+                                                waiting; SOURCE claimed it), ``r SEQ TIME
                                                 [SOURCE]`` (running; TIME is its heartbeat;
-                                                SOURCE: the batch whose worker took it); TIME
-                                                is Redis's
+                                                SOURCE: the batch whose worker took it) or
+                                                ``p SEQ ...`` (parked: no live worker plays its
+                                                game version); TIME is Redis's
+``t:{id}:filled:{batch}``                string a refill's reply, kept an hour (a worker that
+                                                lost it gets the same batches)
+``parked``                               hash   a tournament with parked batches -> its game and
+                                                the version they wait for
+``versions``                             zset   each "game version" a live worker plays -> until
+                                                when
+``sweep:{id}``                           string the stall check's claim (lapses after
+                                                ``ARENA_STALL_SECONDS``)
+``hosted:...``                           —      hosted bots' archives, versions and logs
+                                                (:mod:`referee.hosted.versions`)
 ``seq``                                  string sequence number of the last batch message sent
 ``started``                              string highest sequence number a worker has started
 ======================================== ====== ===============================================
