@@ -11,7 +11,8 @@ Privacy: while a tournament runs, a bot's failures are shown only to its owner (
 and a match shows no event until every seat rotation of its deal (its duplicate group) has been
 played, then public events only: a finished match's public events name the cards played, which
 the bots of the same deal's other rotations may still hold. The spectator's view (private
-events, e.g. dealt hands) and the record are served once the tournament has ended. A match's
+events, e.g. dealt hands) and the record are served once the tournament has ended. An operator
+gets all of it at once, while the tournament runs too (README, "Manners"). A match's
 replayed events are kept for both audiences in the match cache (``referee.match_cache``); which
 one a caller gets is decided on every request.
 
