@@ -30,7 +30,8 @@ pytestmark = [pytest.mark.timeout(180), pytest.mark.usefixtures("bubblewrap")]
 HOSTILE = Path(__file__).resolve().parent / "bots" / "hosted" / "hostile"
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = GAME.config(2, {"target": 60})
-CLOCK = clock_settings({"decision": 3000, "bank": 0, "increment": 0, "startup": 10_000, "grace": 200, "strikes": 0})
+CLOCK_MS = {"decision": 3000, "bank": 0, "increment": 0, "startup": 10_000, "grace": 200, "strikes": 0}
+CLOCK = clock_settings(CLOCK_MS)
 SECRET = "ARENA_TEST_SECRET_d41d8cd98f"
 PROBES = [
     "redis",
@@ -165,7 +166,8 @@ def test_a_bot_can_use_most_of_its_address_space(tmp_path):
     # MiB of the 1 GiB were gone before the bot allocated, and a 325 MiB table was the most it
     # could make (an outside hosted-bot probe).
     bot = HostedPlayer(hostile(tmp_path, "heap"), "hostile")
-    record = play(bot)
+    # filling 700 MiB took more than the 3 s decision beside a CI run's other tests (load 6)
+    record = play(bot, clock_settings({**CLOCK_MS, "decision": 20_000}))
     assert record.failures == [], bot.output
     assert "HEAP 700 MiB" in bot.output
 

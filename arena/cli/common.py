@@ -27,10 +27,14 @@ def whole_number(text: str) -> int:
 
 
 def decimal(text: str) -> float:
-    """argparse type: a finite number in ASCII digits (``1.5``, ``0``, ``2e3``)."""
-    if not re.fullmatch(r"\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*", text):
-        raise argparse.ArgumentTypeError(f"expected a number in ASCII digits, got {text!r}")
-    return float(text)
+    """argparse type: a number in ASCII digits (``1.5``, ``0``, ``2e3``; ``nan`` and ``inf``
+    too, for the flag's own range check to name); ``float`` alone takes ``３`` and ``1_0``."""
+    try:
+        if not text.isascii() or "_" in text:
+            raise ValueError
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in ASCII digits, got {text!r}") from None
 
 
 class JoinedPairs(argparse.Action):
