@@ -14,7 +14,7 @@ of fast bots tighten them (``--clock decision=200,bank=2000``).
 
 from __future__ import annotations
 
-from arena.config import ConfigError
+from arena.config import ConfigError, ascii_integer
 from arena.v1 import bot_pb2
 
 DEFAULTS: dict[str, int] = {
@@ -55,12 +55,13 @@ def parse_clock(text: str | None) -> dict[str, int]:
             raise ConfigError(
                 f"--clock {item!r}: expected KEY=MS (strikes=COUNT) with KEY one of {', '.join(DEFAULTS)}"
             )
-        if not raw.strip().isascii() or not raw.strip().removeprefix("-").isdigit():  # int() takes '３０' and ' 1_0'
+        number = ascii_integer(raw)
+        if number is None:
             unit = "strikes" if key == "strikes" else "milliseconds"
             raise ConfigError(f"--clock {key}={raw!r}: expected a whole number of {unit}")
         if key in values:
             raise ConfigError(f"--clock {key} is given twice ({values[key]} and {raw.strip()})")
-        values[key] = int(raw)
+        values[key] = number
     check_clock(values, "--clock ")
     return values
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -19,6 +20,14 @@ N = TypeVar("N", int, float)
 
 class ConfigError(ValueError):
     """A match configuration is invalid (player count, unknown option, bad value)."""
+
+
+def ascii_integer(text: str) -> int | None:
+    """``text`` as a whole number in ASCII digits (a sign and surrounding spaces allowed), else
+    None: ``int()`` also takes ``３０`` and ``1_0``, which nobody types for 10. One reading for
+    options, clocks and the command line's number flags."""
+    match = re.fullmatch(r"\s*([-+]?[0-9]+)\s*", text)
+    return int(match.group(1)) if match else None
 
 
 def env_number(name: str, default: int, *, minimum: int, maximum: int | None = None, note: str = "") -> int:
@@ -94,14 +103,10 @@ class OptionSpec:
         elif self.kind is int:
             if isinstance(raw, bool):
                 raise ConfigError(f"option {self.key}={raw!r}: expected {self.allowed()}")
-            text = str(raw).strip()
-            # ASCII digits only: int() also takes '３０' and '1_0', which nobody types for 10.
-            if isinstance(raw, int):
-                value = raw
-            elif text.isascii() and text.lstrip("+-").isdigit():
-                value = int(text)
-            else:
+            parsed = raw if isinstance(raw, int) else ascii_integer(str(raw))
+            if parsed is None:
                 raise ConfigError(f"option {self.key}={raw!r}: expected {self.allowed()}")
+            value = parsed
             if (self.minimum is not None and value < self.minimum) or (
                 self.maximum is not None and value > self.maximum
             ):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import stat
 from pathlib import Path
 
 from arena.cli import UsageError
+from arena.config import ascii_integer
 from arena.engine import Game
 from arena.registry import get_game
 
@@ -21,9 +21,10 @@ environment's ARENA_REDIS, as ARENA_SERVER is the client's (a flag on each comma
 def whole_number(text: str) -> int:
     """argparse type: an integer in ASCII digits (``int`` alone takes ``３`` and ``1_000``, which
     ``--option`` and ``--clock`` refuse; a bad value is argparse's one-line error, exit 2)."""
-    if not re.fullmatch(r"\s*[-+]?[0-9]+\s*", text):
+    value = ascii_integer(text)
+    if value is None:
         raise argparse.ArgumentTypeError(f"expected a whole number in ASCII digits, got {text!r}")
-    return int(text)
+    return value
 
 
 def decimal(text: str) -> float:
