@@ -233,9 +233,13 @@ def observation_difference(game: Game, a: MatchState, b: MatchState, seat: int) 
 
 
 def _shown(value: Any) -> str:
-    text = text_format.MessageToString(value, as_one_line=True) if isinstance(value, Message) else repr(value)
-    if not isinstance(value, (Message, str, bytes, int, float, bool)):
-        text = repr([text_format.MessageToString(v, as_one_line=True) if isinstance(v, Message) else v for v in value])
+    """A field's value in a line: a message as text format, a repeated field as a list."""
+    if isinstance(value, Message):
+        text = text_format.MessageToString(value, as_one_line=True)
+    elif isinstance(value, (str, bytes, int, float, bool)):
+        text = repr(value)
+    else:
+        text = repr([_shown(v) if isinstance(v, Message) else v for v in value])
     return text if len(text) <= 300 else text[:300] + "..."
 
 
