@@ -85,7 +85,7 @@ from referee.live import LiveBoards, ShuttingDown
 from referee.match_cache import MatchCache, ReplaysBusy, Sized
 from referee.off_loop import OffLoopPlayer
 from referee.remote import RemotePlayer, target_of
-from referee.store import ENDED, ActiveLimit, LookAlike, Missing, Store, TooManyBots
+from referee.store import ENDED, PLAYED_OUT, ActiveLimit, LookAlike, Missing, Store, TooManyBots
 
 log = logging.getLogger("arena.service")
 T = TypeVar("T")
@@ -949,6 +949,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if not await self.blocking(self.store.cancel_live, request.tournament_id):
             # Ended since it was read (another cancel at once, or its last match): one OK only.
             ended = await self.blocking(self._tournament_info, request.tournament_id)
+            if ended["status"] not in FINISHED:
+                raise precondition(f"tournament {shown(request.tournament_id)} has {PLAYED_OUT}")
             raise precondition(f"tournament {shown(request.tournament_id)} has already ended ({ended['status']})")
         log.info("tournament cancelled", extra={"tournament": request.tournament_id, "by": caller.name})
         return views.tournament(await self.blocking(self._tournament_info, request.tournament_id))

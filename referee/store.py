@@ -25,6 +25,8 @@ key                                      type   holds
                                                 ``indices`` alone
 ``t:{id}:cancel``                        string set when the tournament is cancelled
 ``t:{id}:finalizing``                    string set once, by the batch that stored the last match
+                                                (or the first to finalise a cancelled one); a
+                                                cancel or stop after it is refused
 ``t:{id}:leaderboard``                   string the leaderboard (JSON), written by finalisation
 ``owner:{name}:active``                  set    the owner's queued or running tournaments (ended
                                                 ones leave it at the owner's next creation)
@@ -260,6 +262,8 @@ return out
 """
 
 ENDED = ("complete", "cancelled", "stopped")
+PLAYED_OUT = "every match played and stored: it is being finalised, so nothing is left to cancel"
+"""Why a live tournament whose every match is stored refuses a cancel (:data:`_TRANSITION`)."""
 """Terminal statuses; before them a tournament is ``queued`` then ``running``."""
 
 _ACTIVE_PRUNE = """
@@ -409,7 +413,7 @@ return 1
 """
 
 _TRANSITION = """
--- KEYS: tournament, cancel flag ; ARGV: new status, 'flag' to set the cancel flag, now
+-- KEYS: tournament, cancel flag, finalizing ; ARGV: new status, 'flag' to set the cancel flag, now
 -- Moves a live (queued or running) tournament to a new status; returns {the status it has
 -- after, 1 if this call moved it else 0}, or false for no such tournament.
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -423,6 +427,10 @@ if ARGV[1] == 'running' then
   return {status, 0}
 end
 if not live then return {status, 0} end
+-- Every match is stored (the last store claimed finalisation): nothing is left to cancel or
+-- stop, and finalisation, already under way, counts the results in. A cancel accepted here
+-- came too late to keep them out of the game's board (an outside races probe: 19 of 20).
+if ARGV[2] == 'flag' and redis.call('EXISTS', KEYS[3]) == 1 then return {status, 0} end
 if ARGV[2] == 'flag' then redis.call('SET', KEYS[2], '1') end
 redis.call('HSET', KEYS[1], 'status', ARGV[1])
 if ARGV[1] == 'complete' or ARGV[1] == 'cancelled' or ARGV[1] == 'stopped' then
@@ -1177,14 +1185,19 @@ class Store:
     def _transition_to(self, tournament_id: str, status: str, flag: bool = False) -> tuple[str, bool] | None:
         """(the status after, whether this call moved it), or None for no such tournament."""
         _ = self.redis
-        keys = [self.key("t", tournament_id), self.key("t", tournament_id, "cancel")]
+        keys = [
+            self.key("t", tournament_id),
+            self.key("t", tournament_id, "cancel"),
+            self.key("t", tournament_id, "finalizing"),
+        ]
         after = self._transition(keys=keys, args=[status, "flag" if flag else "", time.time()])
         return None if after is None else (after[0].decode(), bool(after[1]))
 
     def cancel(self, tournament_id: str) -> str | None:
         """Cancel a queued or running tournament. Returns its status afterwards (``cancelled``,
-        or the status it had already ended with, untouched), or None if there is no such
-        tournament. Only a live tournament gets the cancel flag."""
+        or the status it had already ended with, untouched, or ``running`` for one whose every
+        match is stored: it is being finalised), or None if there is no such tournament. Only a
+        live tournament with matches left gets the cancel flag."""
         return self._move(tournament_id, "cancelled", flag=True)
 
     def cancel_live(self, tournament_id: str) -> bool | None:

@@ -179,6 +179,34 @@ def test_the_stall_check_sends_a_lost_fan_out_again(tmp_path):
         assert_board_is_the_local_runs(store, "lostfan", local_board(s, tmp_path))
 
 
+def test_a_cancel_landing_while_the_fan_out_runs_leaves_the_board_at_once(tmp_path, monkeypatch):
+    """A cancel between the fan-out's look at the cancel and its window's fill: the fill sends
+    no batch, so no batch sees the cancel, and the tournament waited without its board for the
+    stall check (a stall period, 60 s by default: an outside races probe). The fan-out looks
+    again after its fill and stores the board of nothing played."""
+    from arena.tournament import schedule_size
+    from workers import tasks
+
+    s = instant(repeats=3, seed=13)
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        make_app(server.url)
+        assert store.create_tournament("late", s, schedule_size(s), 0, owner="alice")
+        store.mark_fan_out("late")
+        fill = tasks.start_window
+
+        def cancelled_meanwhile(app, at, tournament_id, size, window=None):  # type: ignore[no-untyped-def]
+            assert store.cancel(tournament_id) == "cancelled"  # after the fan-out's first look
+            return fill(app, at, tournament_id, size, window)
+
+        monkeypatch.setattr(tasks, "start_window", cancelled_meanwhile)
+        tasks.fan_out.apply(args=["late"]).get(timeout=30)
+        board = store.leaderboard("late")
+        assert board is not None and (board["status"], board["matches"]) == ("cancelled", 0)
+        assert store.tournament("late")["status"] == "cancelled"
+        assert server.client().llen("arena") == 0  # no batch was sent after the cancel
+
+
 def test_a_finalisation_run_twice_counts_the_tournament_once(tmp_path):
     """Finalisation is sent again where its sender may have died (above), so it can run twice:
     the second run rewrites the same board, and the finished counter counted it twice."""

@@ -259,3 +259,28 @@ def test_the_game_board_sums_failures_by_verdict_over_its_tournaments():
     summaries = [_summary(1, [(0, "timeout")]), _summary(2, [(0, "timeout")]), _summary(3, [(0, "illegal")])]
     board = leaderboard.across("skyfive", summaries)
     assert {r["bot"]: r["failures"] for r in board["leaderboard"]} == {"a": {"timeout": 2, "illegal": 1}, "b": {}}
+
+
+def test_a_cancel_after_the_last_store_is_refused_and_the_tournament_counts_complete(store):
+    """A cancel landing between the last store and finalisation's end was accepted: the
+    tournament read cancelled, yet finalisation, past its look at the cancel, had counted it
+    into the game's board (an outside races probe, 19 of 20 tries). Every match stored, the
+    store refuses the cancel (and an SPRT's stop), and the tournament ends complete."""
+    records = played(FIRST)
+    assert store.create_tournament("t", FIRST, total=len(records), batches=1)
+    store.mark_running("t")
+    *stored, last = store.store_matches("t", [(int(r.tournament["index"]), r) for r in records])
+    assert last.finalize and not any(s.finalize for s in stored)  # the last store claimed it
+    assert store.cancel_live("t") is False and store.cancel("t") == "running"
+    assert store.stop("t") == "running"
+    assert not store.is_cancelled("t") and store.tournament("t")["status"] == "running"
+    board = finalize_tournament(store, "t")
+    assert board["status"] == "complete" and store.tournament("t")["status"] == "complete"
+    assert store.game_tournaments("rolldice") == ["t"] and store.summary("t") is not None
+    # One match short, a cancel is taken, and the tournament is not counted.
+    assert store.create_tournament("u", FIRST, total=len(records), batches=1)
+    store.store_matches("u", [(int(r.tournament["index"]), r) for r in records[:-1]])
+    assert store.cancel_live("u") is True
+    assert not store.store_match("u", int(records[-1].tournament["index"]), records[-1]).finalize
+    assert finalize_tournament(store, "u")["status"] == "cancelled"
+    assert store.game_tournaments("rolldice") == ["t"] and store.summary("u") is None

@@ -526,6 +526,33 @@ def test_of_cancels_at_once_one_is_answered_ok(stack):
     assert sorted(answers) == ["cancelled"] + ["refused"] * 7
 
 
+def test_a_cancel_of_a_tournament_whose_every_match_is_stored_is_refused_by_the_service_and_the_cli(stack):
+    """Every match stored, finalisation is under way and counts the results in: a cancel then
+    is FAILED_PRECONDITION (it was OK, and the tournament still entered the game's board: an
+    outside races probe), and the CLI's cancel exits 2, both saying why."""
+    from arena.runner import play_match
+    from arena.tournament import TournamentSpec
+    from bots.random_bot import RandomBot
+    from referee.store import PLAYED_OUT
+
+    store: Store = stack["store"]
+    tid = "rolldice-20261207-010000-0badcafe"  # an id of the service's form, played by no worker
+    game = get_game("rolldice")
+    spec = TournamentSpec(game="rolldice", bots=("random", "heuristic"), players=2)
+    assert store.create_tournament(tid, spec, total=2, batches=1, owner="ops")
+    store.mark_running(tid)
+    records = [(i, play_match(game, game.config(2), i, [RandomBot(), RandomBot()])) for i in range(2)]
+    assert store.store_matches(tid, records)[-1].finalize  # no finalisation is sent here
+    request = arena_pb2.CancelTournamentRequest(tournament_id=tid)
+    with pytest.raises(grpc.RpcError) as refused:
+        api(stack, "ops").CancelTournament(request)
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert refused.value.details() == f"tournament {tid!r} has {PLAYED_OUT}"
+    cli = run_arena("tournament", "cancel", tid, "--broker", stack["redis"].url)
+    assert cli.returncode == 2 and f"tournament {tid} has {PLAYED_OUT}" in cli.stderr
+    assert store.tournament(tid)["status"] == "running" and not store.is_cancelled(tid)
+
+
 def test_a_burst_of_creations_cannot_pass_the_running_limit(stack):
     """Issue 10 9d: 30 creations at once by one owner; at most 10 running."""
     store: Store = stack["store"]

@@ -595,7 +595,13 @@ def fan_out(self: Task, tournament_id: str, size: int = 0) -> int:
     if patiently(store.is_cancelled, tournament_id):
         _finalize_cancelled(store, tournament_id)
         return 0
-    return start_window(self.app, store, tournament_id, size or auto_batch_size(spec, len(plan)))
+    count = start_window(self.app, store, tournament_id, size or auto_batch_size(spec, len(plan)))
+    if patiently(store.is_cancelled, tournament_id):
+        # Cancelled since the look above: the window sent no batch after it, and any it sent
+        # before store nothing more, so no batch may be left to see the cancel and store the
+        # board (it waited for the stall check: an outside races probe). Claimed once.
+        _finalize_cancelled(store, tournament_id)
+    return count
 
 
 def auto_batch_size(spec: TournamentSpec, matches: int) -> int:

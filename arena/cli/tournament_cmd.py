@@ -491,7 +491,7 @@ RUN_OPTIONS = (
 
 def run_action(args: argparse.Namespace) -> int:
     """``status ID`` and ``cancel ID`` against the store of a distributed run."""
-    from referee.store import Store
+    from referee.store import PLAYED_OUT, Store
 
     if not args.tournament_id:
         raise UsageError(f"tournament {args.action} needs a tournament ID")
@@ -509,6 +509,8 @@ def run_action(args: argparse.Namespace) -> int:
     if args.action == "cancel":
         live = info["status"] in ("queued", "running")
         after = store.cancel(args.tournament_id) if live else info["status"]  # an ended one is untouched
+        if after in ("queued", "running"):
+            raise UsageError(f"tournament {args.tournament_id} has {PLAYED_OUT}")
         if after != "cancelled" or not live:
             raise UsageError(f"tournament {args.tournament_id} has already ended ({after}): nothing to cancel")
         info = store.tournament(args.tournament_id) or info
