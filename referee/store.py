@@ -45,6 +45,9 @@ key                                      type   holds
 ``bots``                                 hash   bot name -> registration (JSON)
 ``workers``                              zset   worker node -> until when it was last said alive
                                                 (Redis's clock; ``arena worker`` says so every 10 s)
+``services``                             zset   ``arena serve`` node (host:pid) -> until when it was
+                                                last said alive (every 2 s, for 10 s): a second
+                                                service on the store is told in the log
 ``bot_counts``                           hash   owner name -> how many bots it registered (kept
                                                 with every registration; counted from ``bots`` once
                                                 where it is missing)
@@ -397,6 +400,19 @@ _VERSION_ALIVE = """
 -- KEYS: versions ; ARGV: a "game version" label. Whether a live worker node plays it.
 local until_ = redis.call('ZSCORE', KEYS[1], ARGV[1])
 return until_ and tonumber(until_) >= tonumber(redis.call('TIME')[1]) and 1 or 0
+"""
+
+_SERVICE_SEEN = """
+-- KEYS: services ; ARGV: node, seconds it counts as alive. Notes the node alive until then (by
+-- Redis's clock, one for every host) and returns the other nodes alive.
+local now = tonumber(redis.call('TIME')[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. now)
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+local others = {}
+for _, node in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  if node ~= ARGV[1] then others[#others + 1] = node end
+end
+return others
 """
 
 _WORKERS_ALIVE = """
@@ -895,6 +911,7 @@ class Store:
             self._replace_tokens = client.register_script(_REPLACE_TOKENS)
             self._worker_seen = client.register_script(_WORKER_SEEN)
             self._workers_alive = client.register_script(_WORKERS_ALIVE)
+            self._service_seen = client.register_script(_SERVICE_SEEN)
             self._version_alive = client.register_script(_VERSION_ALIVE)
             self._client = client
             self._pid = os.getpid()
@@ -912,6 +929,16 @@ class Store:
         _ = self.redis
         labels = [f"{game} {version}" for game, version in versions]
         self._worker_seen(keys=[self.key("workers"), self.key("versions")], args=[node, seconds, *labels])
+
+    def service_seen(self, node: str, seconds: float) -> list[str]:
+        """An ``arena serve`` says it is alive for ``seconds`` more (by Redis's clock); returns
+        the other services that said so within their time."""
+        _ = self.redis
+        return sorted(n.decode() for n in self._service_seen(keys=[self.key("services")], args=[node, seconds]))
+
+    def service_gone(self, node: str) -> None:
+        """A service that stops (or one found dead) is no longer counted."""
+        self.redis.zrem(self.key("services"), node)
 
     def other_version_alive(self, game: str, version: str) -> bool:
         """Whether a live worker node plays another version of the game than ``version`` (a

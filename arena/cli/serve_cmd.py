@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import math
+import os
+import socket
 import sys
 import time
 from typing import Any
@@ -29,6 +32,61 @@ def parked_warning(parked: dict[str, tuple[str, str]]) -> str:
         f"{len(parked)} tournament(s) wait for a worker of another game version (e.g. {first}: {game} {version}): "
         "start workers of the Arena version that plays it, or cancel it"
     )
+
+
+SERVICE_ALIVE_SECONDS = 10.0
+"""How long a service counts as alive on its store after saying so (it says so every tick, 2 s)."""
+
+
+def another_service_warning(nodes: list[str]) -> str:
+    return (
+        f"another arena serve uses this store ({', '.join(nodes)}): run one service per store; each keeps "
+        "its own per-owner rate and challenge limits, so every further service adds its own to them "
+        "(the running-tournament limit is kept in the store and holds)"
+    )
+
+
+def gone_from_this_host(node: str, host: str) -> bool:
+    """Whether ``node`` (host:pid) is a process of this host that no longer runs (a service
+    killed a moment ago, counted alive for a few more seconds)."""
+    where, _, pid = node.rpartition(":")
+    if where != host or not (pid.isascii() and pid.isdigit()):
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False  # another user's live process
+    return False
+
+
+class ServiceNote:
+    """This service's note on the store that it is alive, and one WARNING per other service
+    found on it: each service keeps its own rate and challenge limits (an outside races probe
+    ran two, unwarned, and one owner held twice the challenges the README allows)."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.host = socket.gethostname()
+        self.node = f"{self.host}:{os.getpid()}"
+        self.told: set[str] = set()
+
+    def beat(self) -> None:
+        others = []
+        for node in self.store.service_seen(self.node, SERVICE_ALIVE_SECONDS):
+            if gone_from_this_host(node, self.host):
+                self.store.service_gone(node)
+            else:
+                others.append(node)
+        new = [node for node in others if node not in self.told]
+        if new:
+            self.told.update(new)
+            log.warning(another_service_warning(new))
+
+    def gone(self) -> None:
+        with contextlib.suppress(Exception):  # a store gone first: the note lapses by itself
+            self.store.service_gone(self.node)
 
 
 def register(commands: Any) -> None:
@@ -119,6 +177,8 @@ def run(args: argparse.Namespace) -> int:
     check_broker(args.redis, "the store and broker", settings=True)
     app = make_app(args.redis)
     store = Store(args.redis)
+    note = ServiceNote(store)
+    note.beat()  # a second service on the store is told at once
 
     def submit(tournament_id: str, spec: TournamentSpec) -> None:
         # One message whatever the size: a worker enqueues the batches (workers.tasks.fan_out).
@@ -154,6 +214,7 @@ def run(args: argparse.Namespace) -> int:
     warned_parked = [-WORKERLESS_WARN_EVERY]
 
     def housekeeping() -> None:
+        note.beat()
         sweeper.sweep()
         if refresh is not None:
             refresh()
@@ -196,5 +257,7 @@ def run(args: argparse.Namespace) -> int:
         if str(exc).startswith("cannot serve"):  # it names its own address (the web UI's)
             raise UsageError(str(exc)) from None
         raise UsageError(f"cannot serve on {args.host}:{args.port}: {exc}") from None
+    finally:
+        note.gone()
     print("arena service stopped", file=sys.stderr)
     return 0
