@@ -41,6 +41,17 @@ import orjson
 from arena.engine import Game, MatchState, Result, competition_ranks
 
 
+def _unreadable(exc: ValueError | RecursionError) -> str:
+    """Why a line is no JSON a record can be: malformed, or what Python's reader refuses (an
+    integer of more than 4,300 digits, nesting past its recursion limit), which ended
+    ``arena replay`` in a traceback (an outside probe)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not JSON ({exc.msg})"
+    if isinstance(exc, RecursionError):
+        return "not a record (JSON nested too deeply)"
+    return "not a record (a number of more than 4,300 digits)"  # int()'s limit, the one ValueError left
+
+
 def _parse(line: str) -> Any:
     """JSON text to Python values: orjson (a third of the json module's time on a record, which
     a following client or the service pays for every record it reads), the json module for what
@@ -168,8 +179,8 @@ class MatchRecord:
         else:
             try:
                 data = _parse(line)
-            except json.JSONDecodeError as exc:
-                raise RecordError(f"not JSON ({exc.msg})") from None
+            except (ValueError, RecursionError) as exc:
+                raise RecordError(_unreadable(exc)) from None
             record = cls.from_json(data)
         record.__dict__["_line"] = line.rstrip("\n")
         return record
@@ -502,8 +513,8 @@ def read_records(path: Path) -> Iterator[MatchRecord]:
         where = f"{path}:{number}" if len(lines) > 1 or path.suffix == ".jsonl" else f"{path}"
         try:
             data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"{where}: not JSON ({exc.msg})") from None
+        except (ValueError, RecursionError) as exc:
+            raise RecordError(f"{where}: {_unreadable(exc)}") from None
         try:
             yield MatchRecord.from_json(data)
         except RecordError as exc:

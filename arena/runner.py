@@ -64,6 +64,10 @@ CANCEL_POLL_SECONDS = 0.5
 """How often a running match asks its cancel hook (a cancelled match ends within about this)."""
 VERSION_CHARS = 100
 """Characters of a bot's ``Ready.bot_version`` a record keeps."""
+ANSWER_CHARS = 100
+"""Characters of an illegal answer its verdict's detail quotes."""
+DETAIL_CHARS = 500
+"""Characters of a verdict's detail a record keeps (its length noted beyond)."""
 
 Cancelled = Callable[[], bool]
 """A cancel hook: True once the match should stop (its tournament was cancelled). Called from a
@@ -164,7 +168,7 @@ class _Seats:
         self.failures: list[FailureEntry] = []
 
     async def fail(self, seat: int, decision: int, verdict: str, detail: str, *, fatal: bool = False) -> None:
-        entry = FailureEntry(seat, decision, verdict, detail[:500])
+        entry = FailureEntry(seat, decision, verdict, printable(detail, DETAIL_CHARS))  # its length noted
         self.failures.append(entry)
         if self.on_failure is not None:  # heard as it happens, before the seat is told
             self.on_failure(entry)
@@ -861,7 +865,12 @@ class _Match:
                     self.record.strikes.append(StrikeEntry(decision.seat, asked.index, late))
                 return asked.answer, ms, "bot"
             count = len(decision.options)
-            asked.failure = ("illegal", f"answered {asked.answer!r}, not one of its {count} option{'s' * (count != 1)}")
+            answer = asked.answer  # a bot's, of any type
+            said = repr(answer)
+            if isinstance(answer, str) and len(answer) > ANSWER_CHARS:
+                # Cut here, the rest said: a 60,000-character id left the detail cut mid-quote.
+                said = f"{answer[:ANSWER_CHARS]!r}…({len(answer)} chars)"
+            asked.failure = ("illegal", f"answered {said}, not one of its {count} option{'s' * (count != 1)}")
         verdict, detail = asked.failure
         await self.seats.fail(decision.seat, asked.index, verdict, detail)
         return self.substitute(decision), ms, "substitute"

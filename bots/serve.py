@@ -24,6 +24,7 @@ import asyncio
 import inspect
 import logging
 import os
+import re
 import signal
 import socket
 import struct
@@ -258,7 +259,7 @@ def start(
         problem = unix_bind_error(address)
     else:
         host, _, port_text = address.rpartition(":")
-        if not port_text.lstrip("-").isdigit():
+        if not re.fullmatch(r"-?[0-9]+", port_text):  # ASCII digits: int() read ٣ and failed on ²
             raise ConfigError(f"address {address!r}: expected HOST:PORT or unix:/PATH")
         problem = bind_error(host, int(port_text))
     if problem is not None:

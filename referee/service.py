@@ -85,7 +85,7 @@ from referee.live import LiveBoards, ShuttingDown
 from referee.match_cache import MatchCache, ReplaysBusy, Sized
 from referee.off_loop import OffLoopPlayer
 from referee.remote import RemotePlayer, target_of
-from referee.store import ENDED, PLAYED_OUT, ActiveLimit, LookAlike, Missing, Store, TooManyBots
+from referee.store import ENDED, PLAYED_OUT, ActiveLimit, LookAlike, Missing, Store, TooManyBots, read_as
 
 log = logging.getLogger("arena.service")
 T = TypeVar("T")
@@ -158,9 +158,14 @@ def _token_text(token: str) -> str:
     if not token:
         return ""
     try:
-        return base64.urlsafe_b64decode(token.encode()).decode()
+        # Validated: urlsafe_b64decode drops what is not of its alphabet, and "!!!!" read as
+        # the first page (an outside probe).
+        text = base64.b64decode(token.encode(), altchars=b"-_", validate=True).decode()
     except (ValueError, UnicodeDecodeError):
-        raise invalid("page_token", "not a page token this server gave") from None
+        text = ""
+    if not text:
+        raise invalid("page_token", "not a page token this server gave")
+    return text
 
 
 def _token_number(token: str) -> int:
@@ -490,8 +495,9 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         if not BOT_NAME.fullmatch(name):
             raise invalid("name", "bot names are 2-48 of A-Z a-z 0-9 _ . - starting with a letter or digit")
         builtins = all_builtin_names() | {bot for game_id in games() for bot in self.builtin_bots(game_id)}
-        # In any case: `Random` on a leaderboard reads as the built-in `random`.
-        if name.split(":")[0].lower() in {bot.lower() for bot in builtins}:
+        # `Random` and `random_` on a leaderboard read as the built-in `random` (the store's
+        # fold: only the letter case was, and `random_` registered; an outside probe).
+        if read_as(name.split(":")[0]) in {read_as(bot) for bot in builtins}:
             raise invalid("name", f"{shown(name)} is a built-in bot's name")
 
     @unary

@@ -137,6 +137,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import threading
 import time
 import uuid
@@ -308,7 +309,14 @@ return 1
 """
 )
 
-# A name as it reads: letter case and runs of ``_ . -`` (a trailing one dropped) fold away.
+
+def read_as(name: str) -> str:
+    """A name as it reads: letter case and runs of ``_ . -`` (a trailing one dropped) fold away.
+    The same fold as the store's scripts' (``_FOLD``), for names checked outside them."""
+    return re.sub(r"-+", "-", re.sub(r"[_.]", "-", name.lower())).removesuffix("-")
+
+
+# A name as it reads, in the scripts: :func:`read_as`.
 _FOLD = """
 local function fold(name)
   local folded = string.gsub(string.gsub(string.lower(name), '[_.]', '-'), '%-+', '-')

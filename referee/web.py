@@ -25,7 +25,6 @@ import asyncio
 import functools
 import gzip
 import html
-import json
 import logging
 import math
 import re
@@ -46,7 +45,7 @@ from arena.engine import Game
 from arena.leaderboard_view import interval_end, rank_text
 from arena.record import MatchRecord, ReplayMismatch
 from arena.registry import games, get_game
-from arena.replay_view import asset, public_data, render_html, replay_data
+from arena.replay_view import asset, public_data, render_html, replay_data, script_json
 from arena.tournament import TournamentSpec
 from arena.v1 import arena_pb2
 from referee import views
@@ -362,10 +361,12 @@ class WebUI:
             '<button id="page-prev">previous</button><span id="page-label"></span><button id="page-next">next</button>'
             '<button id="page-last">last</button></div><div id="matches"></div></div>'
         )
-        script = f"var TOURNAMENT = {json.dumps(tournament_id)}; var INITIAL = {json.dumps(state)};\n" + asset(
-            "tournament.js"
+        # The data with every < and > escaped: an entrant named '<!--<script>' put the parser in
+        # a state where the element's own </script> closed nothing (the page drew nothing).
+        data = f"var TOURNAMENT = {script_json(tournament_id)}; var INITIAL = {script_json(state)};\n"
+        return page(
+            f"Arena: tournament {tournament_id}", body, script=data + asset("tournament.js").replace("</", "<\\/")
         )
-        return page(f"Arena: tournament {tournament_id}", body, script=script.replace("</", "<\\/"))
 
     # -- a match ------------------------------------------------------------------------------
 

@@ -118,6 +118,44 @@ def test_replay_rejects_a_file_that_is_not_a_record(tmp_path):
     assert out.returncode == 2 and "not JSON" in out.stderr
 
 
+@pytest.mark.parametrize("html", [False, True])
+def test_replay_prints_a_records_match_id_printable(tmp_path, html):
+    """A record file is anyone's: its match id, printed raw by --html, cleared the screen,
+    retitled the window and forged an output line (an outside probe)."""
+    from arena.games.skyfive import GAME
+    from arena.runner import play_match
+    from bots.random_bot import RandomBot
+
+    data = play_match(GAME, GAME.config(2), 3, [RandomBot(), RandomBot()]).to_json()
+    data["match_id"] = "m1\x1b[2J\x1b]0;pwned\x07\nok: forged line"
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(data))
+    out = arena("replay", str(path), *(["--html", str(tmp_path / "out.html")] if html else []))
+    assert out.returncode == 0, out.stderr
+    assert "\x1b" not in out.stdout and "\x07" not in out.stdout and len(out.stdout.splitlines()) == 1, out.stdout
+    if html:
+        assert "match m1 [2J ]0;pwned  ok: forged line, " in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ('{"record": ' + "1" * 5001 + "}", "not a record (a number of more than 4,300 digits)"),
+        ('{"record": ' + "[" * 100_000 + "]" * 100_000 + "}", "not a record (JSON nested too deeply)"),
+    ],
+    ids=["long-number", "deep"],
+)
+@pytest.mark.parametrize("html", [False, True])
+def test_replay_refuses_json_python_cannot_read_in_one_line(tmp_path, text, says, html):
+    """Python's JSON reader raises ValueError and RecursionError, not JSONDecodeError, for
+    these: arena replay ended in a traceback (an outside probe)."""
+    path = tmp_path / "odd.json"
+    path.write_text(text)
+    out = arena("replay", str(path), *(["--html", str(tmp_path / "out.html")] if html else []))
+    assert out.returncode == 2 and f"{path}: {says}" in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
 # -- entrants: one bot in several seats (issue 10, item 3) -------------------------------------
 
 

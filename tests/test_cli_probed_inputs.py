@@ -62,7 +62,10 @@ class Quiet(Bot):
         return turn.option_ids[0]
 
 
-@pytest.mark.parametrize("address", ["127.0.0.1:99999", "127.0.0.1:65536", "127.0.0.1:-1"])
+# Other digits: '٣' was read as port 3 and '²' ended in int()'s traceback.
+@pytest.mark.parametrize(
+    "address", ["127.0.0.1:99999", "127.0.0.1:65536", "127.0.0.1:-1", "127.0.0.1:\u00b2", "127.0.0.1:\u0663"]
+)
 def test_the_sdk_refuses_a_port_it_would_wrap(address):
     with pytest.raises((OSError, ValueError), match=r"not a TCP port \(0\.\.65535\)|expected HOST:PORT"):
         serve(Quiet, address)
@@ -124,6 +127,8 @@ def test_replay_checks_the_summary_the_policy_the_steps_and_who_played(tmp_path)
         (("replay", "/dev/zero"), "/dev/zero: not a regular file"),  # read without end, to the OOM killer
         (("health", "--timeout", "0"), "--timeout: '0': expected a number of seconds above 0"),
         (("health", "--timeout", "-1"), "expected a number of seconds above 0"),
+        # gRPC's deadline overflowed: a live service read as DEADLINE_EXCEEDED.
+        (("health", "--timeout", "1e10"), "'1e10': expected a number of seconds above 0, at most 86,400"),
         (("bot", "serve", "--bot", "random", "--unix", ""), "--unix '': expected an absolute path"),
         (("bot", "serve", "--bot", "random", "--unix", "bot.sock"), "--unix 'bot.sock': expected an absolute path"),
     ],

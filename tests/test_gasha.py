@@ -514,7 +514,8 @@ def test_even_chosen_tokens_are_public(players, mix):
 def test_explicit_token_counts_and_bad_values():
     state = GAME.new_match(GAME.config(2, {"tokens": "0-0-5"}), seed=2)
     assert state.token_pile == [POINTS] * 5
-    for bad in ("1-1-1", "0-0-6", "lots", "1-2"):
+    # Digits other than ASCII's: '²' ended in int()'s traceback, '５' was played (an outside probe).
+    for bad in ("1-1-1", "0-0-6", "lots", "1-2", "\u00b2-2-1", "\uff15-0-0", "\u0665-0-0"):
         with pytest.raises(ConfigError):
             GAME.config(2, {"tokens": bad})
     with pytest.raises(ConfigError):

@@ -142,6 +142,10 @@ def test_redis_settings_that_put_the_data_at_risk_are_said(tmp_path):
         # A store URL whose database is no number was taken as db 0.
         done = arena("admin", "create-owner", "zed", "--redis", server.url.rsplit("/", 1)[0] + "/abc")
         assert done.returncode == 2 and "the database 'abc' is not a number" in done.stderr
+        # Nor in other digits: '²' was db 0 to redis-py, '٣' db 3 (an outside probe).
+        for digit in ("\u00b2", "\u0663"):
+            done = arena("admin", "create-owner", "zed", "--redis", server.url.rsplit("/", 1)[0] + "/" + digit)
+            assert done.returncode == 2 and f"the database {digit!r} is not a number" in done.stderr, done.stderr
         assert store.owner("zed") is None
 
 

@@ -202,10 +202,10 @@ def test_a_ready_of_the_same_major_protocol_version_is_taken():
         assert not record.failures, version
 
 
-def test_a_failures_detail_is_cut_to_500_characters():
+def test_a_failures_detail_is_cut_to_500_characters_with_its_length_noted():
     bad = Scripted({0: RuntimeError("x" * 2000)})
     (failure,) = play_match(GAME, GAME.config(2), 3, [bad, FunctionPlayer(first)]).failures
-    assert failure.detail == "RuntimeError: " + "x" * (500 - len("RuntimeError: "))
+    assert failure.detail == "RuntimeError: " + "x" * (500 - len("RuntimeError: ")) + "…(2014 chars)"
 
 
 def test_a_verdict_is_one_of_the_verdicts():
@@ -272,6 +272,10 @@ def test_a_record_reads_back_the_same_whichever_json_parser_takes_it():
     assert math.isnan(odd.result["note"]) and odd.result["big"] == 2**70
     with pytest.raises(RecordError, match="not JSON"):
         MatchRecord.loads('{"record": 1,')
+    with pytest.raises(RecordError, match=r"a number of more than 4,300 digits"):
+        MatchRecord.loads('{"record": ' + "9" * 5000 + "}")
+    with pytest.raises(RecordError, match="nested too deeply"):
+        MatchRecord.loads("[" * 100_000 + "]" * 100_000)
 
 
 def test_a_record_is_written_as_the_json_module_writes_it():

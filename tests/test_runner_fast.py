@@ -70,10 +70,11 @@ def test_times_are_recorded_to_the_microsecond() -> None:
 class Failing(RandomBot):
     """Plays randomly, except at its ``at``-th decision: raises or answers a non-option."""
 
-    def __init__(self, at: int, how: str, *, read_now: bool = False) -> None:
+    def __init__(self, at: int, how: str, *, read_now: bool = False, answer: str = "no-such-option") -> None:
         super().__init__()
         self.at = at
         self.how = how
+        self.answer = answer
         self.read_now = read_now
         self.kept: list[bot_pb2.DecisionRequest] = []
         self.observed: list[bytes] = []  # the observation, read when asked (read_now)
@@ -87,8 +88,17 @@ class Failing(RandomBot):
                 self.observed.append(request.observation.SerializeToString())
             if self.how == "crash":
                 raise KeyError("boom")
-            return "no-such-option"
+            return self.answer
         return super().decide(request)
+
+
+def test_a_long_illegal_answer_is_quoted_cut_with_its_length_and_the_rest_of_the_detail() -> None:
+    """A 60,000-character id: the detail was cut at 500 characters mid-quote, with no note of
+    the length and without "not one of its N options" (an outside probe)."""
+    bot = Failing(1, "illegal", answer="x" * 60_000)
+    record = play_match(GAME, GAME.config(2), 5, [bot, RandomBot()], policy=ErrorPolicy("substitute", 3))
+    (failure,) = record.failures
+    assert failure.detail == f"answered '{'x' * 100}'…(60000 chars), not one of its 2 options"
 
 
 def test_a_crash_forfeits_and_the_match_is_played_out_by_substitutes() -> None:

@@ -243,6 +243,14 @@ def test_page_tokens_and_ports_take_ascii_digits_only(stack):
         ):
             code, field, _ = code_of(call, request)
             assert (code, field) == (INVALID, "page_token"), text
+    # Nothing of base64's alphabet: the decoder dropped it all, and the first page came back.
+    for token in ("\x00", "!!!!", "\xff\x00" * 50):
+        for call, request in (
+            (alice.ListTournaments, arena_pb2.ListTournamentsRequest(page_token=token)),
+            (alice.ListBots, arena_pb2.ListBotsRequest(page_token=token)),
+        ):
+            code, field, _ = code_of(call, request)
+            assert (code, field) == (INVALID, "page_token"), repr(token)
     for offset in ("٣", "²", " 1", "1" * 50):
         assert web_get(stack, f"/api/tournaments/{stack['ended']}/matches?offset={quote(offset)}")[0] == 400, offset
     for port in ("²", "٣٣", "0", "65536"):
@@ -369,7 +377,18 @@ def test_challenging_a_hosted_bot_is_refused_naming_the_bot(stack):
 
 def test_search_is_a_built_in_bot_everywhere(stack):
     alice, bob = stack["api"]["alice"], stack["api"]["bob"]
-    for name in ("search", "random", "heuristic", "Random", "HEURISTIC"):  # in any case: it reads as the built-in
+    # In any case, and with a trailing or doubled _ . - (`random_` registered: an outside probe).
+    for name in (
+        "search",
+        "random",
+        "heuristic",
+        "Random",
+        "HEURISTIC",
+        "random_",
+        "heuristic-",
+        "search.",
+        "Random__",
+    ):
         request = arena_pb2.RegisterBotRequest(name=name, games=["rolldice"], endpoint=stack["bot"])
         assert code_of(bob.RegisterBot, request)[:2] == (INVALID, "name"), name
     assert "search" in alice.DescribeGame(arena_pb2.DescribeGameRequest(game="rolldice")).builtin_bots

@@ -200,6 +200,25 @@ def test_a_tournament_the_cli_ran_on_the_broker_opens_like_the_services_own(stac
     assert got.id == tournament_id and got.status == "complete"
 
 
+def test_an_entrant_named_like_markup_leaves_the_tournament_page_whole(stack, browser, tmp_path):
+    """A broker run names its entrants as its command line gave them: '<!--<script>' in the
+    inlined data kept the page's own </script> from closing it, and the page drew nothing (an
+    outside probe, in chromium)."""
+    hostile = "unix:///tmp/x<!--<script>"
+    ran = arena(
+        "tournament", "--game", "rolldice", "--bots", f"{hostile},random", "--repeats", "1", "--seed", "5",
+        "--broker", stack["redis"], "--out", str(tmp_path / "run"),
+    )  # fmt: skip
+    assert ran.returncode in (0, 1), ran.stderr  # the seat that cannot be dialled forfeits
+    _, tournament_id = RunDirectory(tmp_path / "run").read_spec()
+    browser.get(f"{stack['url']}/tournaments/{tournament_id}")
+    wait = WebDriverWait(browser, 30)
+    wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#leaderboard tr[data-bot]"))
+    bots = {r.get_attribute("data-bot") for r in browser.find_elements(By.CSS_SELECTOR, "#leaderboard tr[data-bot]")}
+    assert bots == {hostile, "random"}
+    assert browser.find_element(By.ID, "status-badge").text
+
+
 def test_tournament_page_pages_and_filters_its_matches(stack, browser, shots):
     tournament_id = stack["ended"]["rolldice"]
     total = len(stack["store"].stored_match_indices(tournament_id))

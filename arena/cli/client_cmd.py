@@ -42,13 +42,20 @@ DEFAULT_SERVER = "127.0.0.1:50051"
 SERVER_ERROR = 1
 
 
+MAX_WAIT_SECONDS = 86_400.0
+"""The longest wait a command takes: gRPC's deadline arithmetic overflows near 1e10 s, and a
+live service then read as DEADLINE_EXCEEDED at once (an outside probe)."""
+
+
 def positive_seconds(text: str) -> float:
     try:
         value = decimal(text)
     except argparse.ArgumentTypeError:
         value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds above 0")
+    if not (math.isfinite(value) and 0 < value <= MAX_WAIT_SECONDS):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected a number of seconds above 0, at most {MAX_WAIT_SECONDS:,.0f}"
+        )
     return value
 
 

@@ -10,7 +10,8 @@ from typing import Any
 
 from arena.cli import UsageError
 from arena.config import ConfigError
-from arena.record import RecordError, ReplayMismatch, read_records, replay
+from arena.printable import printable
+from arena.record import MatchRecord, RecordError, ReplayMismatch, read_records, replay
 from arena.registry import get_game
 
 
@@ -47,13 +48,17 @@ def run(args: argparse.Namespace) -> int:
             try:
                 replay(get_game(record.game), record)
             except (ReplayMismatch, ConfigError) as exc:
-                print(f"arena replay: {args.file}: match {record.match_id}: MISMATCH: {exc}", file=sys.stderr)
+                say_mismatch(args.file, record, exc)
                 return 1
             count += 1
     except RecordError as exc:
         raise UsageError(str(exc)) from None
     print(f"ok: {count} match record{'s reproduce' if count != 1 else ' reproduces'} exactly")
     return 0
+
+
+def say_mismatch(path: Path, record: MatchRecord, exc: Exception) -> None:
+    print(f"arena replay: {path}: match {printable(record.match_id, 100)}: MISMATCH: {exc}", file=sys.stderr)
 
 
 def same_file(a: Path, b: Path) -> bool:
@@ -93,18 +98,19 @@ def write_html(args: argparse.Namespace) -> int:
         if not records:
             raise UsageError(f"{args.file}: no match {args.match!r}")
     elif len(records) > 1:
-        ids = ", ".join(r.match_id for r in records[:5]) + (", ..." if len(records) > 5 else "")
+        ids = ", ".join(printable(r.match_id, 100) for r in records[:5]) + (", ..." if len(records) > 5 else "")
         raise UsageError(f"{args.file} holds {len(records)} matches: choose one with --match ({ids})")
     record = records[0]
     try:
         data = replay_data(get_game(record.game), record)
     except (ReplayMismatch, ConfigError) as exc:
-        print(f"arena replay: {args.file}: match {record.match_id}: MISMATCH: {exc}", file=sys.stderr)
+        say_mismatch(args.file, record, exc)
         return 1
     try:
         args.html.write_text(render_html(data), encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write {args.html}: {exc.strerror or exc}") from None
     steps = len(data["frames"]) - 1
-    print(f"wrote {args.html}: {data['game']['name']} match {record.match_id}, {steps} decision steps")
+    # A record's text is anyone's: its id, made printable, cannot clear the screen or forge a line.
+    print(f"wrote {args.html}: {data['game']['name']} match {printable(record.match_id, 100)}, {steps} decision steps")
     return 0

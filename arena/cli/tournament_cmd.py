@@ -470,7 +470,7 @@ def check_broker(url: str, what: str = "the broker", *, settings: bool = False) 
     from referee.store import Store
 
     database = urlsplit(url).path.strip("/")
-    if database and not database.isdigit():  # redis-py took db 0 without a word
+    if database and not (database.isascii() and database.isdigit()):  # redis-py took db 0 without a word ('²' too)
         raise UsageError(mask_passwords(f"{url}: the database {database!r} is not a number (redis://HOST:PORT/0)"))
     store = Store(url)
     try:

@@ -413,7 +413,7 @@ def token_mix(option: str, count: int) -> list[int] | None:
         base, extra = divmod(count, len(BONUSES))
         return [base + (i < extra) for i in range(len(BONUSES))]
     parts = option.split("-")
-    if len(parts) != len(BONUSES) or not all(p.isdigit() for p in parts):
+    if len(parts) != len(BONUSES) or not all(p.isascii() and p.isdigit() for p in parts):  # not ² or ５
         raise ConfigError(f"option tokens={option!r}: expected random, even or T-W-P (e.g. 2-2-1)")
     mix = [int(p) for p in parts]
     if sum(mix) != count or any(n > m for n, m in zip(mix, TOKEN_MIX, strict=True)):
