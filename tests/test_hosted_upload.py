@@ -7,6 +7,7 @@ import io
 import os
 import shutil
 import tarfile
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -381,6 +382,43 @@ def encrypted_zip(files: dict[str, bytes]) -> bytes:
             "archive unpacks to more than 100 MiB",
             id="tar-two-files-too-big",
         ),
+        # From an outside probe: INTERNAL errors, the deep one leaving its trial's directory behind.
+        pytest.param(
+            lambda: tar_of({**GOOD, "d/" * 2000 + "x.py": b"x = 1\n"}),
+            "archive member 'd/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/'... (4004 characters): "
+            "a path may be at most 32 directories deep (2000 given)",
+            id="tar-2000-deep",
+        ),
+        pytest.param(
+            lambda: zip_of({**GOOD, "d/" * 2000 + "x.py": b"x = 1\n"}),
+            "a path may be at most 32 directories deep (2000 given)",
+            id="zip-2000-deep",
+        ),
+        pytest.param(
+            lambda: tar_of({**GOOD, "n" * 300 + ".py": b"x = 1\n"}),
+            "a file or directory name may be at most 255 bytes (303 given)",
+            id="tar-300-character-name",
+        ),
+        pytest.param(
+            lambda: zip_of({**GOOD, "lib/" + "n" * 300 + "/x.py": b"x = 1\n"}),
+            "a file or directory name may be at most 255 bytes (300 given)",
+            id="zip-300-character-directory",
+        ),
+        pytest.param(
+            lambda: tar_of({**GOOD, "\u00e9" * 128 + ".py": b"x = 1\n"}),  # 131 characters, 259 bytes
+            "a file or directory name may be at most 255 bytes (259 given)",
+            id="tar-name-long-in-utf8",
+        ),
+        pytest.param(
+            lambda: tar_of({**GOOD, "/".join(["p" * 250] * 5) + ".py": b"x = 1\n"}),
+            "a path may be at most 1024 bytes (1257 given)",
+            id="tar-path-too-long",
+        ),
+        pytest.param(
+            lambda: tar_of({**GOOD, "arena-bot.toml": GOOD["arena-bot.toml"] + b"extra = 1" + b"0" * 5000 + b"\n"}),
+            "arena-bot.toml holds a number too long to read: Exceeds the limit (4300 digits)",
+            id="manifest-5000-digit-integer",
+        ),
     ],
 )
 def test_uploads_that_were_internal_errors_are_refused_naming_the_problem(build, message):
@@ -390,6 +428,84 @@ def test_uploads_that_were_internal_errors_are_refused_naming_the_problem(build,
     data = build()
     with pytest.raises(ArchiveError, match=message.replace(".", r"\.").replace("(", r"\(").replace(")", r"\)")):
         versions.check_upload(data)
+
+
+def test_paths_up_to_the_limits_are_taken(tmp_path, monkeypatch):
+    """32 directories deep, a 255-byte name, a 1,024-byte path: taken and unpacked; one more of
+    any is refused, before anything is written (no trial's directory)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    deep = "d/" * archive.MAX_DEPTH + "x.py"
+    named = "n" * 252 + ".py"
+    long = "/".join(["p" * 200] * 5) + "/" + "q" * 16 + ".py"
+    assert len(long) == archive.MAX_PATH
+    checked = versions.check_upload(tar_of({**GOOD, deep: b"", named: b"", long: b""}))
+    assert {deep, named, long} <= set(checked.files)
+    archive.write_files(checked.files, tmp_path / "bot")
+    assert (tmp_path / "bot" / deep).is_file() and (tmp_path / "bot" / named).is_file()
+    assert (tmp_path / "bot" / long).is_file()
+    shutil.rmtree(tmp_path / "bot")
+    for path in ("d/" + deep, "n" + named, "p" + long):
+        with pytest.raises(ArchiveError, match="at most"):
+            versions.check_upload(tar_of({**GOOD, path: b""}))
+    assert list(tmp_path.iterdir()) == []
+
+
+def deep_tree(top: Path, depth: int, name: str) -> None:
+    """``top`` holding a chain of ``depth`` directories called ``name``, each with a file in it,
+    made one level at a time relative to its parent (its paths may pass PATH_MAX)."""
+    top.mkdir()
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(depth):
+            os.mkdir(name, dir_fd=fd)
+            child = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = child
+            os.close(os.open("x.py", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
+    finally:
+        os.close(fd)
+
+
+def test_the_trial_directory_cleanup_removes_a_tree_of_any_depth(tmp_path):
+    """shutil.rmtree(ignore_errors=True) raised RecursionError about 1,000 levels down and left
+    the rest (an outside probe's 2,000-deep upload stayed in /tmp for good)."""
+    deep_tree(tmp_path / "deep", 3000, "d" * 100)  # 300,000 bytes of path: past PATH_MAX too
+    (tmp_path / "deep" / "wide").mkdir()
+    (tmp_path / "deep" / "wide" / "a.py").write_text("")
+    (tmp_path / "deep" / "top.py").write_text("")
+    versions.remove_tree(tmp_path / "deep")
+    assert list(tmp_path.iterdir()) == []
+    versions.remove_tree(tmp_path / "missing")  # nothing to remove: no error, like ignore_errors
+
+
+def test_a_trial_leaves_no_directory_even_for_a_tree_too_deep_for_rmtree(tmp_path, monkeypatch):
+    """Files that passed no checks (they would be refused now) written 1,500 deep: the trial's
+    own outcome comes out, not a RecursionError, and its directory is gone."""
+
+    class Started(Exception):
+        pass
+
+    def refuse(*args, **kwargs):
+        raise Started
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(versions, "HostedPlayer", refuse)
+    files = {**GOOD, "d/" * 1500 + "x.py": b"x = 1\n"}
+    checked = versions.Checked(files, archive.check_files(GOOD), archive.content_hash(files))
+    with pytest.raises(Started):
+        versions.trial(checked, "rolldice", "ann")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_manifest_with_a_5000_digit_integer_is_refused(tmp_path):
+    """`arena play --bots hosted:DIR` ended in a traceback (ValueError: Exceeds the limit)."""
+    from referee.hosted import manifest
+
+    archive.write_files(
+        {**GOOD, "arena-bot.toml": GOOD["arena-bot.toml"] + b"extra = 1" + b"0" * 5000 + b"\n"}, tmp_path
+    )
+    with pytest.raises(manifest.ManifestError, match=r"arena-bot\.toml holds a number too long to read"):
+        manifest.load(tmp_path)
 
 
 def test_a_linked_directory_is_refused_not_silently_left_out(tmp_path):

@@ -3,10 +3,12 @@
 An upload is a ``.tar.gz`` or a ``.zip`` of at most :data:`MAX_PACKED` bytes, unpacking to at
 most :data:`MAX_UNPACKED` bytes in at most :data:`MAX_FILES` files. Only regular files and
 directories are accepted: a symbolic or hard link, a device or a fifo is refused, and so is a
-path that is absolute or climbs out (``..``), an encrypted member, and a file whose path is also
-another file's directory (``x`` and ``x/y.py``). Nothing is written while reading: the files are
-returned in memory (bounded by the caps), so a refused upload leaves nothing behind. Every
-refusal is an :class:`ArchiveError` naming the problem (the service's INVALID_ARGUMENT).
+path that is absolute or climbs out (``..``), an encrypted member, a file whose path is also
+another file's directory (``x`` and ``x/y.py``), and a path more than :data:`MAX_DEPTH`
+directories deep, longer than :data:`MAX_PATH` bytes or with a name longer than :data:`MAX_NAME`
+bytes. Nothing is written while reading: the files are returned in memory (bounded by the caps),
+so a refused upload leaves nothing behind. Every refusal is an :class:`ArchiveError` naming the
+problem (the service's INVALID_ARGUMENT).
 
 A version's id is the SHA-256 of its files (sorted paths, sizes and contents), so the same code
 packed twice, or as a tar and as a zip, is the same version.
@@ -37,6 +39,14 @@ MAX_FILES = 2000
 TAR_OVERHEAD = MAX_FILES * 4096 + MiB
 """Bytes of tar headers, padding and directory entries allowed beyond MAX_UNPACKED of content:
 a .tar.gz inflating to more than MAX_UNPACKED + TAR_OVERHEAD is refused as too big unpacked."""
+MAX_DEPTH = 32
+"""Directories a member's path may go down: a path 2,000 deep was an INTERNAL error, and its
+trial's directory outlived the upload (shutil.rmtree recursing past Python's limit)."""
+MAX_NAME = 255
+"""Bytes (UTF-8) of a file or directory name in a path: the file systems' own limit (a longer one
+was an INTERNAL error, "File name too long", when the upload was unpacked)."""
+MAX_PATH = 1024
+"""Bytes (UTF-8) of a member's whole path."""
 SKIPPED = ("__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".venv", "node_modules")
 """Directories ``pack_directory`` leaves out."""
 
@@ -58,7 +68,28 @@ def _checked_path(name: str) -> str | None:
     parts = [part for part in name.split("/") if part not in ("", ".")]
     if ".." in parts:
         raise ArchiveError(f"archive member {name!r}: a path may not climb out of the archive (..)")
-    return "/".join(parts) or None
+    if len(parts) - 1 > MAX_DEPTH:
+        raise ArchiveError(
+            f"archive member {_shown(name)}: a path may be at most {MAX_DEPTH} directories deep "
+            f"({len(parts) - 1} given)"
+        )
+    longest = max((len(part.encode("utf-8")) for part in parts), default=0)
+    if longest > MAX_NAME:
+        raise ArchiveError(
+            f"archive member {_shown(name)}: a file or directory name may be at most {MAX_NAME} bytes ({longest} given)"
+        )
+    path = "/".join(parts)
+    if len(path.encode("utf-8")) > MAX_PATH:
+        raise ArchiveError(
+            f"archive member {_shown(name)}: a path may be at most {MAX_PATH} bytes ({len(path.encode('utf-8'))} given)"
+        )
+    return path or None
+
+
+def _shown(name: str) -> str:
+    """A member's name in a refusal: its first 60 characters when it is longer (a path refused for
+    its length would fill the message)."""
+    return repr(name) if len(name) <= 60 else f"{name[:60]!r}... ({len(name)} characters)"
 
 
 def read_archive(data: bytes) -> dict[str, bytes]:

@@ -44,6 +44,8 @@ def parse(text: str) -> Manifest:
         raise ManifestError(f"{MANIFEST} is not valid TOML: {exc}") from None
     except RecursionError:  # arrays or tables nested thousands deep
         raise ManifestError(f"{MANIFEST} is nested too deeply to read") from None
+    except ValueError as exc:  # an integer past int's 4,300 digits: "Exceeds the limit ...; use sys..."
+        raise ManifestError(f"{MANIFEST} holds a number too long to read: {str(exc).partition(';')[0]}") from None
     unknown = sorted(set(data) - {"name", "games", "language", "entry"})
     if unknown:
         raise ManifestError(

@@ -181,7 +181,7 @@ def _trial(checked: Checked, game_id: str, make_bot: Any, stopped: Callable[[], 
             "the trial match was stopped: the upload was abandoned or the service stopped"
         ) from None
     finally:
-        shutil.rmtree(directory, ignore_errors=True)
+        remove_tree(directory)
     failures = [f for f in record.failures if f.seat == 0]
     if failures:
         failure = failures[0]
@@ -192,6 +192,49 @@ def _trial(checked: Checked, game_id: str, make_bot: Any, stopped: Callable[[], 
             f"trial match against random ({game_id}): {failure.verdict} {when}: {detail}"
             + (f"\nthe bot's output:\n{tail}" if tail and tail[-200:] not in detail else "")
         )
+
+
+def remove_tree(directory: Path) -> None:
+    """Remove ``directory`` and what it holds, however deep, errors ignored: Python 3.11's
+    ``shutil.rmtree`` (and ``os.walk``) recurse once a level and raise RecursionError, which
+    ``ignore_errors`` does not cover, about 1,000 levels down; an upload 2,000 deep was an INTERNAL
+    error and left its trial's directory behind for good (an outside probe)."""
+    try:
+        shutil.rmtree(directory, ignore_errors=True)
+    except RecursionError:  # the rest level by level, without recursing
+        with contextlib.suppress(OSError):
+            _remove_deep(directory)
+
+
+def _remove_deep(directory: Path) -> None:
+    """Remove a tree of any depth holding one directory open at a time, each named relative to
+    its parent (a deep tree's paths can pass PATH_MAX): down into the first subdirectory left,
+    unlinking the files on the way; up through ``..`` once a directory is empty, removing it.
+    The first error stops it (OSError)."""
+    below: list[str] = []  # the directories the walk went down through, from ``directory``
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        while True:
+            with os.scandir(fd) as entries:
+                found = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries]
+            for name, is_dir in found:
+                if not is_dir:
+                    os.unlink(name, dir_fd=fd)
+            subdirectory = next((name for name, is_dir in found if is_dir), None)
+            if subdirectory is not None:
+                opened = os.open(subdirectory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                below.append(subdirectory)
+            elif below:
+                opened = os.open("..", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            else:
+                break
+            os.close(fd)
+            fd = opened
+            if subdirectory is None:
+                os.rmdir(below.pop(), dir_fd=fd)
+    finally:
+        os.close(fd)
+    os.rmdir(directory)
 
 
 def _key(store: Any, *parts: object) -> str:
