@@ -19,6 +19,11 @@ DEFAULT_METRICS_PORT = 9100
 """The referee service's Prometheus /metrics."""
 DEFAULT_HTTP_PORT = 8080
 """The web UI."""
+MAX_REQUEST = 1024 * 1024
+"""The largest message the service takes."""
+MAX_RESPONSE = 32 * 1024 * 1024
+"""The largest reply the service sends, and the CLI's clients take (gRPC's default of 4 MiB
+lost a long challenge's record, played in full, and refused a long match's GetMatch)."""
 
 
 def bind_error(host: str, port: int) -> str | None:

@@ -22,7 +22,7 @@ import grpc.aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from arena.ports import DEFAULT_PORT, bind_error
+from arena.ports import DEFAULT_PORT, MAX_REQUEST, MAX_RESPONSE, bind_error
 from arena.v1 import arena_pb2, arena_pb2_grpc
 from referee.auth import AuthInterceptor
 from referee.errors import STORE_DOWN
@@ -31,8 +31,6 @@ from referee.store import Store
 
 log = logging.getLogger("arena.service")
 SERVICE_NAME = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name
-MAX_REQUEST = 1024 * 1024
-MAX_RESPONSE = 32 * 1024 * 1024
 STORE_CHECK_SECONDS = 1.0
 
 

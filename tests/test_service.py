@@ -172,6 +172,27 @@ def test_cli_client_commands(stack):
     assert "  [table] " in shown.stdout or "  [seat " in shown.stdout
 
 
+def test_the_cli_gets_a_match_bigger_than_grpcs_default_reply(stack, tmp_path):
+    """A RollDice match at its greatest target, four players and two rerolls: a reply of more
+    than gRPC's default 4 MiB, which the CLI's clients refused (a challenge played in full lost
+    its record; an outside probe). They now take what the service sends."""
+    ops = api(stack, "ops")
+    options = {"target": "10000", "rerolls": "2"}
+    request = create(game="rolldice", bots=["random*4"], players=4, repeats=1, options=options, seed=1)
+    tournament = ops.CreateTournament(request, timeout=30)
+    assert watch_to_end(ops, tournament.id)[-1].tournament.status == "complete"
+    with pytest.raises(grpc.RpcError) as refused:  # a client at gRPC's default limit
+        ops.GetMatch(arena_pb2.GetMatchRequest(id=f"{tournament.id}:m000000"), timeout=60)
+    assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    env = {"ARENA_SERVER": stack["service"].address, "ARENA_TOKEN": stack["tokens"]["ops"]}
+    got = run_arena("matches", "get", f"{tournament.id}:m000000", "--record", str(tmp_path / "m.json"), env=env)
+    assert got.returncode == 0, got.stderr
+    record = MatchRecord.loads((tmp_path / "m.json").read_text())
+    assert len(record.decisions) > 10_000 and record.config["options"]["target"] == 10_000
+    too_far = create(game="rolldice", bots=["random", "heuristic"], options={"target": "10001"})
+    assert code_of(ops.CreateTournament, too_far)[:2] == (grpc.StatusCode.INVALID_ARGUMENT, "options[target]")
+
+
 INVALID = [
     ("RegisterBot", arena_pb2.RegisterBotRequest(name="!", games=["skyfive"], endpoint="grpc://h:1"), "name"),
     ("RegisterBot", arena_pb2.RegisterBotRequest(name="heuristic", games=["skyfive"], endpoint="grpc://h:1"), "name"),

@@ -210,7 +210,9 @@ class Client:
 
         if not args.token:
             raise UsageError("no API token: pass --token or set ARENA_TOKEN")
-        self.channel = grpc.insecure_channel(args.server)
+        from arena.ports import MAX_RESPONSE
+
+        self.channel = grpc.insecure_channel(args.server, options=[("grpc.max_receive_message_length", MAX_RESPONSE)])
         self.stub = arena_pb2_grpc.ArenaServiceStub(self.channel)
         self.metadata = (("authorization", f"Bearer {args.token}"),)
 

@@ -22,7 +22,7 @@ from arena.cli.common import split_list
 
 CHUNK = 1024 * 1024 - 16 * 1024
 """Bytes of the package per upload message: the service takes requests of at most 1 MiB
-(``referee.server.MAX_REQUEST``), and the first message also carries the name and the games."""
+(``arena.ports.MAX_REQUEST``), and the first message also carries the name and the games."""
 
 
 def register_bots(actions: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
