@@ -425,12 +425,20 @@ class MatchCacheCollector:
         return [*found, held]
 
 
+SCRAPE_STORE_SECONDS = 3.0
+"""How long a scrape waits for the store: well within Prometheus's default scrape timeout (10 s).
+With the store's own 30 s a Redis that hung (paused, a host dropping packets) made every scrape
+time out: each Arena target read down, arena_store_up was never recorded, and ArenaRefereeDown
+fired in place of ArenaStoreDown (an outside metrics probe)."""
+
+
 class StoreCollector:
     """Reads the store when scraped: the Celery queue's batches waiting and in flight, and the
-    tournaments queued or running with their progress."""
+    tournaments queued or running with their progress. Its own client, which waits at most
+    :data:`SCRAPE_STORE_SECONDS` for a reply."""
 
     def __init__(self, store: Store, queue: str) -> None:
-        self.store = store
+        self.store = Store(store.url, retention_days=store.retention_days, socket_timeout=SCRAPE_STORE_SECONDS)
         self.queue = queue
         self.games: dict[str, str] = {}  # tournament id -> game (a spec never changes)
 

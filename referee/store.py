@@ -880,9 +880,10 @@ class TooManyBots(Exception):
 class Store:
     """Arena's data in Redis (see the module docstring for the schema)."""
 
-    def __init__(self, url: str, *, retention_days: int = DEFAULT_RETENTION_DAYS) -> None:
+    def __init__(self, url: str, *, retention_days: int = DEFAULT_RETENTION_DAYS, socket_timeout: float = 30.0) -> None:
         self.url = url
         self.retention_days = retention_days
+        self.socket_timeout = socket_timeout  # how long a reply is waited for
         self._pid = -1
         self._client: Any = None
 
@@ -895,7 +896,10 @@ class Store:
             # sees it uses them at once), and the pid after the client (a thread that sees a new
             # client with an old pid makes one more, harmlessly).
             client = redis.Redis.from_url(
-                self.url, socket_timeout=30, socket_connect_timeout=5, health_check_interval=30
+                self.url,
+                socket_timeout=self.socket_timeout,
+                socket_connect_timeout=min(5.0, self.socket_timeout),
+                health_check_interval=30,
             )
             self._store_matches = client.register_script(_STORE_MATCHES)
             self._create = client.register_script(_CREATE)

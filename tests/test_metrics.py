@@ -197,6 +197,28 @@ def test_store_collector_reports_the_store_down_instead_of_failing_the_scrape():
     assert [(f.name, [s.value for s in f.samples]) for f in families] == [("arena_store_up", [0])]
 
 
+def test_a_store_that_hangs_is_reported_down_within_prometheus_scrape_timeout(tmp_path):
+    """A Redis that stops answering without refusing (paused here): the scrape waited the
+    store's 30 s, Prometheus gave up at 10 s and arena_store_up was never recorded (an outside
+    probe). The collector's own client waits SCRAPE_STORE_SECONDS."""
+    import signal
+
+    with redis_server(tmp_path) as server:
+        collector = metrics.StoreCollector(Store(server.url), "arena")
+        assert [f.samples[0].value for f in collector.collect() if f.name == "arena_store_up"] == [1]
+        assert server.process is not None
+        server.process.send_signal(signal.SIGSTOP)
+        try:
+            began = time.monotonic()
+            families = list(collector.collect())
+            took = time.monotonic() - began
+        finally:
+            server.process.send_signal(signal.SIGCONT)
+        assert [(f.name, [s.value for s in f.samples]) for f in families] == [("arena_store_up", [0])]
+        assert took < 10  # Prometheus's default scrape timeout (the store's own 30 s before)
+        assert [f.samples[0].value for f in collector.collect() if f.name == "arena_store_up"] == [1]
+
+
 def test_store_collector_counts_the_worker_nodes_alive(tmp_path):
     """Without one, tournaments wait forever (monitoring/alerts.yml: ArenaNoWorkers)."""
     with redis_server(tmp_path) as server:

@@ -325,3 +325,19 @@ def test_prometheus_scrapes_the_referee_service_and_a_worker(tmp_path):
         # A rate needs two scrapes of the histogram (one a second): the calls may be one scrape old.
         p99 = "histogram_quantile(0.99, sum by (le) (rate(grpc_server_handling_seconds_bucket[1m])))"
         wait_for(lambda: prom.scalar(p99), 30, "a p99 of the gRPC handling time")
+
+
+def test_a_local_run_keeps_its_metrics_out_of_a_worker_nodes_directory(tmp_path):
+    """PROMETHEUS_MULTIPROC_DIR, exported in a shell to choose a worker node's directory, made a
+    local run with --metrics-port (and arena serve) write its counts there and serve the node's
+    as its own: every count doubled, and its series outlived it (an outside metrics probe)."""
+    from tests.cli_run import arena
+
+    node = tmp_path / "node-metrics"
+    node.mkdir()
+    ran = arena(
+        "tournament", "--game", "rolldice", "--repeats", "3", "--seed", "2", "--metrics-port", str(free_port()),
+        "--out", str(tmp_path / "run"), env={"PROMETHEUS_MULTIPROC_DIR": str(node)},
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert list(node.iterdir()) == []

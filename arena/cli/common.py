@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import stat
+import sys
 from pathlib import Path
 
 from arena.cli import UsageError
@@ -16,6 +17,19 @@ DEFAULT_REDIS = os.environ.get("ARENA_REDIS") or "redis://127.0.0.1:6379/0"
 """The store and broker of distributed runs and the service, unless told otherwise: the
 environment's ARENA_REDIS, as ARENA_SERVER is the client's (a flag on each command alone let
 `arena admin create-owner` write an account to another store than the service's)."""
+
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+
+def metrics_of_this_process() -> None:
+    """Keep this process's metrics to itself: ``PROMETHEUS_MULTIPROC_DIR`` names a worker node's
+    metrics directory (``arena worker``, which locks it). Exported in a shell, it made ``arena
+    serve`` and ``arena tournament --metrics-port`` write their counts into that node's directory
+    and serve its counts as their own: every count doubled on a dashboard, and their series
+    outlived them (an outside metrics probe). Called before anything imports prometheus_client."""
+    if os.environ.pop(MULTIPROC_ENV, None) is not None and "prometheus_client" in sys.modules:
+        raise RuntimeError("prometheus_client was imported before this process dropped its multiprocess directory")
 
 
 def whole_number(text: str) -> int:

@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from arena.cli import UsageError
-from arena.cli.common import DEFAULT_REDIS, decimal, port_number, whole_number
+from arena.cli.common import DEFAULT_REDIS, decimal, metrics_of_this_process, port_number, whole_number
 from arena.logs import mask_passwords
 
 log = logging.getLogger("arena.service")
@@ -135,6 +135,7 @@ def register(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    metrics_of_this_process()  # a worker node's directory is not the service's
     from arena.cli.players import make_player
     from arena.cli.tournament_cmd import check_broker
     from arena.tournament import TournamentSpec

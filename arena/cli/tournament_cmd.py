@@ -16,6 +16,7 @@ from arena.cli.common import (
     JoinedPairs,
     default_players,
     load_game,
+    metrics_of_this_process,
     non_negative,
     parse_options,
     port_number,
@@ -236,6 +237,7 @@ def resume_conflict(args: argparse.Namespace, stored: TournamentSpec) -> str | N
 
 
 def run(args: argparse.Namespace) -> int:
+    metrics_of_this_process()  # a worker node's directory is not this run's
     if args.action:
         return run_action(args)
     if args.tournament_id:
