@@ -26,6 +26,12 @@ MAX_RESPONSE = 32 * 1024 * 1024
 lost a long challenge's record, played in full, and refused a long match's GetMatch)."""
 
 
+def host_port(host: str, port: int) -> str:
+    """``host:port`` as gRPC takes it: an IPv6 address in brackets (``[::1]:50051``)."""
+    host = host.strip("[]")
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 def bind_error(host: str, port: int) -> str | None:
     """None if ``host:port`` can be bound now (port 0 always can), else why not (a port out of
     0..65535 too: the kernel would take it modulo 65536, 99999 as 34463)."""

@@ -22,7 +22,7 @@ import grpc.aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from arena.ports import DEFAULT_PORT, MAX_REQUEST, MAX_RESPONSE, bind_error
+from arena.ports import DEFAULT_PORT, MAX_REQUEST, MAX_RESPONSE, bind_error, host_port
 from arena.v1 import arena_pb2, arena_pb2_grpc
 from referee.auth import AuthInterceptor
 from referee.errors import STORE_DOWN
@@ -178,7 +178,7 @@ async def start(config: ServerConfig) -> RunningServer:
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     enable_reflection(server)
     try:
-        port = server.add_insecure_port(f"{config.host}:{config.port}")
+        port = server.add_insecure_port(host_port(config.host, config.port))
     except RuntimeError:  # grpcio raises when nothing could be bound
         port = 0
     if port == 0:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import stat
 import sys
@@ -30,6 +31,14 @@ def metrics_of_this_process() -> None:
     outlived them (an outside metrics probe). Called before anything imports prometheus_client."""
     if os.environ.pop(MULTIPROC_ENV, None) is not None and "prometheus_client" in sys.modules:
         raise RuntimeError("prometheus_client was imported before this process dropped its multiprocess directory")
+
+
+def metrics_bind_problem(exc: OSError) -> str:
+    """Why /metrics could not be served: a port in use says to give each process its own; any
+    other cause (a host that does not resolve) is said as it is (it was blamed on the port)."""
+    if exc.errno == errno.EADDRINUSE:
+        return f"{exc.strerror} (each process on a machine needs its own --metrics-port)"
+    return exc.strerror or str(exc)
 
 
 def whole_number(text: str) -> int:

@@ -147,11 +147,14 @@ def run(args: argparse.Namespace) -> int:
     from workers.app import QUEUE, make_app
     from workers.sweeper import StallSweeper, stall_seconds
 
+    # One spelling for the three listeners: gRPC wants an IPv6 address in brackets, /metrics and
+    # the web UI bare (no spelling of ::1 started all three: an outside metrics probe).
+    args.host = args.host.strip().removeprefix("[").removesuffix("]")
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port {args.port}: expected 0..65535")
     if not 0 <= args.http_port <= 65535:
         raise UsageError(f"--http-port {args.http_port}: expected 0..65535 (0 = no web UI)")
-    from arena.ports import bind_error
+    from arena.ports import bind_error, host_port
 
     # Checked before anything starts: found later, a busy web UI port was reported as the gRPC
     # port's ("cannot serve on 127.0.0.1:50051: cannot serve the web UI on ...:8080").
@@ -248,9 +251,9 @@ def run(args: argparse.Namespace) -> int:
     )
 
     def announce(running: Any) -> None:
-        print(f"arena service on {args.host}:{running.port} (store {mask_passwords(args.redis)})", flush=True)
+        print(f"arena service on {host_port(args.host, running.port)} (store {mask_passwords(args.redis)})", flush=True)
         if running.http_port:
-            print(f"web UI on http://{args.host}:{running.http_port}/", flush=True)
+            print(f"web UI on http://{host_port(args.host, running.http_port)}/", flush=True)
 
     try:
         asyncio.run(serve_until_signalled(config, announce))

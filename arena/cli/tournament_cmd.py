@@ -16,6 +16,7 @@ from arena.cli.common import (
     JoinedPairs,
     default_players,
     load_game,
+    metrics_bind_problem,
     metrics_of_this_process,
     non_negative,
     parse_options,
@@ -456,8 +457,7 @@ def start_metrics(port: int, *collectors: Any) -> None:
     except OverflowError:
         raise UsageError(f"cannot serve metrics on port {port}: a port is 0-65535") from None
     except OSError as exc:
-        hint = "each process on a machine needs its own --metrics-port"
-        raise UsageError(f"cannot serve metrics on port {port}: {exc.strerror} ({hint})") from None
+        raise UsageError(f"cannot serve metrics on port {port}: {metrics_bind_problem(exc)}") from None
 
 
 def check_broker(url: str, what: str = "the broker", *, settings: bool = False) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli import UsageError
-from arena.cli.common import DEFAULT_REDIS, whole_number
+from arena.cli.common import DEFAULT_REDIS, metrics_bind_problem, whole_number
 
 DEFAULT_METRICS_PORT = 9101
 
@@ -226,7 +226,6 @@ def serve_metrics(broker: str, port: int, host: str = "127.0.0.1") -> None:
     try:
         start_metrics_server(port, StoreCollector(Store(broker), QUEUE), addr=host)
     except OSError as exc:
-        hint = "each process on a machine needs its own --metrics-port"
-        raise UsageError(f"cannot serve metrics on {host}:{port}: {exc.strerror} ({hint})") from None
+        raise UsageError(f"cannot serve metrics on {host}:{port}: {metrics_bind_problem(exc)}") from None
     initialize(games())  # in this process's files, before the pool forks
     log.info("serving metrics", extra={"port": port, "directory": os.environ["PROMETHEUS_MULTIPROC_DIR"]})
