@@ -926,7 +926,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         for name, value in values.items():
             where = f"{field_name}.{CLOCK_FIELDS[name]}"
             if value > CLOCK_MAXIMA[name]:
-                raise invalid(where, f"{name} {value} ms: at most {CLOCK_MAXIMA[name]}")
+                unit = "" if name == "strikes" else " ms"  # a count, not a time
+                raise invalid(where, f"{name} {value}{unit}: at most {CLOCK_MAXIMA[name]}")
             if value == 0 and name in ("decision", "startup"):
                 raise invalid(where, f"{name} must be at least 1 ms")
         return values

@@ -489,6 +489,15 @@ def test_every_number_has_a_maximum_checked_before_anything_is_built(stack, requ
     assert time.monotonic() - began < 5
 
 
+def test_a_clock_beyond_its_maximum_is_said_in_its_unit(stack):
+    """A strike count is no time (it read 'strikes 4294967295 ms': an outside probe)."""
+    alice = api(stack, "alice")
+    strikes = create(clock=arena_pb2.ClockLimits(max_strikes=2**32 - 1))
+    assert code_of(alice.CreateTournament, strikes)[2] == "strikes 4294967295: at most 10"
+    decision = create(clock=arena_pb2.ClockLimits(decision_ms=60_001))
+    assert code_of(alice.CreateTournament, decision)[2] == "decision 60001 ms: at most 60000"
+
+
 @pytest.mark.parametrize(
     ("endpoint", "says"),
     [
