@@ -153,6 +153,12 @@ def is_remote(spec: str) -> bool:
 
 def target_of(spec: str) -> str:
     """The gRPC target of a bot address: ``grpc://h:p`` -> ``h:p``; unix paths kept."""
+    odd = next((c for c in spec if not c.isprintable()), None)
+    if odd is not None:  # a zero-width space made two entrants read as one (an outside probe)
+        raise ConfigError(
+            f"bot address {spec!r}: holds an invisible or control character (U+{ord(odd):04X}); "
+            "on a leaderboard it would read as another address"
+        )
     if spec.startswith("grpc://"):
         target = spec[len("grpc://") :]
         host, _, port = target.rpartition(":")

@@ -23,6 +23,7 @@ from arena.runner import ErrorPolicy, FunctionPlayer, play_match
 from arena.v1 import bot_pb2
 from referee import lag, remote
 from referee.remote import RemotePlayer
+from tests.cli_run import arena
 from tests.remote_helpers import ROOT, bot_process, misbehaving, open_fds, served
 
 CONFIG = GAME.config(2, {"target": 60})
@@ -332,6 +333,25 @@ def test_unix_addresses_with_an_absolute_path_are_taken():
 
     assert target_of("unix:///tmp/bot.sock") == "unix:///tmp/bot.sock"
     assert target_of("unix:/tmp/bot.sock") == "unix:/tmp/bot.sock"
+    assert target_of("unix:///tmp/b\u00f6t.sock") == "unix:///tmp/b\u00f6t.sock"  # printable: taken
+
+
+@pytest.mark.parametrize("odd", ["\u200b", "\u202e", "\n", "\x00"])
+def test_an_address_with_an_invisible_or_control_character_is_refused(odd, tmp_path):
+    """'unix:///tmp/a' and 'unix:///tmp/a' + a zero-width space were two entrants that read as
+    one on a leaderboard (an outside probe); a local run refuses it before anything starts."""
+    from arena.config import ConfigError
+    from referee.remote import target_of
+
+    for address in (f"unix:///tmp/a{odd}", f"grpc://127.0.0.1:5{odd}0"):
+        with pytest.raises(ConfigError, match=rf"holds an invisible or control character \(U\+{ord(odd):04X}\)"):
+            target_of(address)
+    if odd.isspace() or odd == "\x00":
+        return  # the command line strips the one, and carries no NUL
+    bots = f"unix:///tmp/a{odd},random"
+    done = arena("tournament", "--game", "rolldice", "--bots", bots, "--repeats", "1", cwd=tmp_path)
+    assert done.returncode == 2 and "holds an invisible or control character" in done.stderr, done.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_simultaneous_answers_record_each_bots_own_time(tmp_path):
