@@ -182,7 +182,6 @@ def run(args: argparse.Namespace) -> int:
     app = make_app(args.redis)
     store = Store(args.redis)
     note = ServiceNote(store)
-    note.beat()  # a second service on the store is told at once
 
     def submit(tournament_id: str, spec: TournamentSpec) -> None:
         # One message whatever the size: a worker enqueues the batches (workers.tasks.fan_out).
@@ -251,6 +250,7 @@ def run(args: argparse.Namespace) -> int:
     )
 
     def announce(running: Any) -> None:
+        note.beat()  # serving: a second service on the store is told at once (one that fails to start is not)
         print(f"arena service on {host_port(args.host, running.port)} (store {mask_passwords(args.redis)})", flush=True)
         if running.http_port:
             print(f"web UI on http://{host_port(args.host, running.http_port)}/", flush=True)
