@@ -521,7 +521,7 @@ def test_a_record_path_that_was_there_is_never_removed(tmp_path):
         (("--players", "２"), "argument --players: expected a whole number in ASCII digits, got '２'"),
         (("--seed", "1_000"), "argument --seed: expected a whole number in ASCII digits, got '1_000'"),
         # passed the option's digit check (signs stripped) and ended in int()'s ValueError traceback
-        (("--option", "target=+-5"), "option target='+-5': expected integer 1..10000"),
+        (("--option", "target=+-5"), "option target='+-5': expected integer 1..1000000"),
     ],
 )
 def test_a_flag_given_twice_or_a_number_in_other_digits_is_refused(args, message):

@@ -295,6 +295,28 @@ def test_workers_unpack_a_version_once_and_check_it_against_its_hash(tmp_path, m
         assert not (versions.CACHE / forged).exists()
 
 
+def test_a_version_stored_before_the_path_bounds_still_unpacks_for_the_workers(tmp_path, monkeypatch):
+    """The bounds on a path's depth and lengths came after versions were stored: a worker
+    unpacking one taken before (40 directories deep, say) crashed its every match (an outside
+    review). Uploads are held to them; stored versions are not."""
+    from referee.store import Store
+    from tests.services import redis_server
+
+    monkeypatch.setattr(versions, "CACHE", tmp_path / "cache")
+    deep = "d/" * 40 + "x.py"
+    data = tar_of({**GOOD, deep: b"x = 1\n"})
+    with pytest.raises(ArchiveError, match="at most 32 directories deep"):
+        versions.check_upload(data)
+    files = archive.read_archive(data, stored=True)
+    version = archive.content_hash(files)
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        monkeypatch.setattr(versions, "_store", store)
+        store.redis.set(store.key("hosted", "archive", version), data)  # as an earlier version stored it
+        directory = versions.unpacked(version)
+        assert (directory / deep).read_bytes() == b"x = 1\n"
+
+
 def test_the_unpacked_cache_evicts_its_least_recently_used_idle_versions(tmp_path, monkeypatch):
     # It only ever grew, deleted versions too: three 101 KB uploads grew it 300 MiB (an outside probe).
     import threading

@@ -217,6 +217,23 @@ def test_the_second_view_of_a_match_does_not_replay(stack):
     assert uncached.cache.stats.computed == computed + 2 and len(uncached.cache) == 0
 
 
+def test_a_match_too_big_for_a_reply_is_refused_in_words(stack, monkeypatch):
+    """A match whose record and events pass what a reply carries (32 MiB: a RollDice match at
+    target 300,000) ended in gRPC's "Sent message larger than max" and an ERROR traceback for
+    every try (an outside probe). The limit lowered here stands for such a match."""
+    import referee.service
+
+    monkeypatch.setattr(referee.service, "MAX_RESPONSE", 1000)
+    ref = f"{stack['ended']['rainbow']}:m000000"
+    with pytest.raises(grpc.RpcError) as refused:
+        get_match(stack["cached"], stack["tokens"]["ops"], ref)
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert re.fullmatch(rf"match {ref}: its record and events come to \d+\.\d MiB, more than the 0 MiB a reply carries",
+                        refused.value.details()), refused.value.details()  # fmt: skip
+    monkeypatch.undo()
+    assert get_match(stack["cached"], stack["tokens"]["ops"], ref)  # within the limit: served
+
+
 def test_cached_and_uncached_answers_are_byte_identical_for_each_audience(stack):
     tokens = stack["tokens"]
     for game in ("rainbow", "rolldice"):

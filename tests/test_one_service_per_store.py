@@ -4,6 +4,7 @@ probe ran two unwarned: one owner held four challenges against the README's two)
 
 from __future__ import annotations
 
+import re
 import signal
 import socket
 
@@ -19,11 +20,13 @@ def test_a_second_service_on_a_store_is_told_in_both_logs_and_a_stopped_one_is_n
         store = Store(redis.url)
         with service(redis.url, tmp_path) as first:
             assert WARNING not in first.log.read_text()
-            first_node = f"{host}:{first.process.pid}"
+            (first_node,) = store.service_seen("probe:0", 5)  # host:pid:tag
+            store.service_gone("probe:0")
+            assert first_node.startswith(f"{host}:{first.process.pid}:")
             with service(redis.url, tmp_path) as second:
-                second_node = f"{host}:{second.process.pid}"
                 assert f"{WARNING} ({first_node})" in second.log.read_text()  # at its start
-                wait_for(lambda: f"{WARNING} ({second_node})" in first.log.read_text(), 30, "the first's warning")
+                second_node = f"{host}:{second.process.pid}:"
+                wait_for(lambda: f"{WARNING} ({second_node}" in first.log.read_text(), 30, "the first's warning")
             # Stopped, the second is no longer counted; the first said it once.
             assert store.service_seen("probe:1", 5) == [first_node]
             assert first.log.read_text().count(WARNING) == 1
@@ -35,4 +38,23 @@ def test_a_second_service_on_a_store_is_told_in_both_logs_and_a_stopped_one_is_n
         # Restarted on this host at once: the killed one's note is no other service.
         with service(redis.url, tmp_path) as again:
             assert WARNING not in again.log.read_text()
-            assert store.service_seen("probe:3", 5) == [f"{host}:{again.process.pid}"]
+            (node,) = store.service_seen("probe:3", 5)
+            assert re.fullmatch(rf"{re.escape(host)}:{again.process.pid}:[0-9a-f]{{6}}", node)
+
+
+def test_two_services_of_one_host_name_and_pid_are_told_apart(tmp_path):
+    """Two containers of one host name, each its service as pid 1, noted the same host:pid: one
+    never warned and kept deleting the other's note as its own dead one (an outside review)."""
+    import os
+
+    from arena.cli.serve_cmd import ServiceNote, gone_from_this_host
+
+    host = socket.gethostname()
+    assert not gone_from_this_host(f"{host}:{os.getpid()}:abcdef", host)  # maybe another namespace's
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        mine, other = ServiceNote(store), ServiceNote(store)  # the same host name and pid
+        assert mine.node != other.node
+        other.beat()
+        mine.beat()
+        assert mine.told == {other.node} and store.service_seen("probe", 5) == sorted([mine.node, other.node])

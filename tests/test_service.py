@@ -173,9 +173,9 @@ def test_cli_client_commands(stack):
 
 
 def test_the_cli_gets_a_match_bigger_than_grpcs_default_reply(stack, tmp_path):
-    """A RollDice match at its greatest target, four players and two rerolls: a reply of more
-    than gRPC's default 4 MiB, which the CLI's clients refused (a challenge played in full lost
-    its record; an outside probe). They now take what the service sends."""
+    """A long RollDice match (target 10,000, four players, two rerolls): a reply of more than
+    gRPC's default 4 MiB, which the CLI's clients refused (a challenge played in full lost its
+    record; an outside probe). They now take what the service sends (32 MiB)."""
     ops = api(stack, "ops")
     options = {"target": "10000", "rerolls": "2"}
     request = create(game="rolldice", bots=["random*4"], players=4, repeats=1, options=options, seed=1)
@@ -189,8 +189,6 @@ def test_the_cli_gets_a_match_bigger_than_grpcs_default_reply(stack, tmp_path):
     assert got.returncode == 0, got.stderr
     record = MatchRecord.loads((tmp_path / "m.json").read_text())
     assert len(record.decisions) > 10_000 and record.config["options"]["target"] == 10_000
-    too_far = create(game="rolldice", bots=["random", "heuristic"], options={"target": "10001"})
-    assert code_of(ops.CreateTournament, too_far)[:2] == (grpc.StatusCode.INVALID_ARGUMENT, "options[target]")
 
 
 INVALID = [

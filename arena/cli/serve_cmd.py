@@ -8,6 +8,7 @@ import contextlib
 import logging
 import math
 import os
+import secrets
 import socket
 import sys
 import time
@@ -47,10 +48,12 @@ def another_service_warning(nodes: list[str]) -> str:
 
 
 def gone_from_this_host(node: str, host: str) -> bool:
-    """Whether ``node`` (host:pid) is a process of this host that no longer runs (a service
-    killed a moment ago, counted alive for a few more seconds)."""
-    where, _, pid = node.rpartition(":")
-    if where != host or not (pid.isascii() and pid.isdigit()):
+    """Whether ``node`` (host:pid:tag) is a process of this host that no longer runs (a service
+    killed a moment ago, counted alive for a few more seconds). One with this process's own pid
+    is taken as alive: it may be another PID namespace's (two containers of one host name, each
+    pid 1), and a false warning after a quick restart beats two services unwarned."""
+    where, pid, _ = [*node.rsplit(":", 2), "", ""][:3]
+    if where != host or not (pid.isascii() and pid.isdigit()) or int(pid) == os.getpid():
         return False
     try:
         os.kill(int(pid), 0)
@@ -69,7 +72,8 @@ class ServiceNote:
     def __init__(self, store: Any) -> None:
         self.store = store
         self.host = socket.gethostname()
-        self.node = f"{self.host}:{os.getpid()}"
+        # The tag tells apart two services of one host name and pid (PID namespaces: containers).
+        self.node = f"{self.host}:{os.getpid()}:{secrets.token_hex(3)}"
         self.told: set[str] = set()
 
     def beat(self) -> None:

@@ -55,8 +55,9 @@ class ArchiveError(ValueError):
     """The upload is refused (the message says exactly why); nothing was stored."""
 
 
-def _checked_path(name: str) -> str | None:
-    """The member's normalised relative path, None for the archive's root, or an error."""
+def _checked_path(name: str, limits: bool = True) -> str | None:
+    """The member's normalised relative path, None for the archive's root, or an error.
+    ``limits``: also the bounds on depth and lengths (uploads; see :func:`read_archive`)."""
     if "\\" in name or "\x00" in name:
         raise ArchiveError(f"archive member {name!r}: backslashes and NUL are not allowed in paths")
     try:
@@ -68,6 +69,8 @@ def _checked_path(name: str) -> str | None:
     parts = [part for part in name.split("/") if part not in ("", ".")]
     if ".." in parts:
         raise ArchiveError(f"archive member {name!r}: a path may not climb out of the archive (..)")
+    if not limits:
+        return "/".join(parts) or None
     if len(parts) - 1 > MAX_DEPTH:
         raise ArchiveError(
             f"archive member {_shown(name)}: a path may be at most {MAX_DEPTH} directories deep "
@@ -92,14 +95,17 @@ def _shown(name: str) -> str:
     return repr(name) if len(name) <= 60 else f"{name[:60]!r}... ({len(name)} characters)"
 
 
-def read_archive(data: bytes) -> dict[str, bytes]:
-    """The archive's files (path -> content), checked against the caps and the rules above."""
+def read_archive(data: bytes, *, stored: bool = False) -> dict[str, bytes]:
+    """The archive's files (path -> content), checked against the caps and the rules above.
+    ``stored``: a version taken already (a worker unpacking it), whose paths are not held to
+    the bounds on depth and lengths, added after versions were stored: a version 40 directories
+    deep, taken before, still plays."""
     if len(data) > MAX_PACKED:
         raise ArchiveError(f"archive is {len(data)} bytes packed; at most {MAX_PACKED // MiB} MiB")
     if data[:2] == b"\x1f\x8b":
-        files = _read_tar(data)
+        files = _read_tar(data, not stored)
     elif data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
-        files = _read_zip(data)
+        files = _read_zip(data, not stored)
     else:
         raise ArchiveError("not a .tar.gz or .zip archive")
     if not files:
@@ -132,7 +138,7 @@ def _add(files: dict[str, bytes], path: str, content: bytes, total: int) -> int:
     return total
 
 
-def _read_tar(data: bytes) -> dict[str, bytes]:
+def _read_tar(data: bytes, limits: bool) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     total = 0
     try:
@@ -143,7 +149,7 @@ def _read_tar(data: bytes) -> dict[str, bytes]:
             raise ArchiveError(f"archive unpacks to more than {MAX_UNPACKED // MiB} MiB")
         with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as tar:
             for member in tar:
-                path = _checked_path(member.name)
+                path = _checked_path(member.name, limits)
                 if member.issym() or member.islnk():
                     raise ArchiveError(f"archive member {member.name!r} is a link; only files and directories")
                 if member.isdir():
@@ -162,13 +168,13 @@ def _read_tar(data: bytes) -> dict[str, bytes]:
     return files
 
 
-def _read_zip(data: bytes) -> dict[str, bytes]:
+def _read_zip(data: bytes, limits: bool) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     total = 0
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             for info in archive.infolist():
-                path = _checked_path(info.filename)
+                path = _checked_path(info.filename, limits)
                 kind = (info.external_attr >> 16) & 0o170000
                 if kind == 0o120000:
                     raise ArchiveError(f"archive member {info.filename!r} is a link; only files and directories")

@@ -660,7 +660,7 @@ def unpacked(version: str) -> Path:
         data = _store.redis.get(_key(_store, "archive", version))
         if data is None:
             raise archive.ArchiveError(f"no hosted version {version} in the store")
-        files = archive.read_archive(data)
+        files = archive.read_archive(data, stored=True)
         if archive.content_hash(files) != version:
             raise archive.ArchiveError(f"hosted version {version}: the stored archive does not match its hash")
         # Private to the worker's user: a seat reaches its own version through its jail's bind
