@@ -533,6 +533,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-transport", action="store_true", help="only the concurrency test")
     parser.add_argument("--per-match", type=int, default=100, help="decisions per match in the concurrency test")
     args = parser.parse_args(argv)
+    # One RollDice match of about 1.75 x the decisions as its target (a ConfigError's traceback
+    # for --per-match 0 before).
+    target = next(option for option in GAME.meta.options if option.key == "target")
+    most = int((target.maximum or 0) / 1.75)
+    for flag, value in (("--decisions", args.decisions), ("--per-match", args.per_match)):
+        if not 1 <= value <= most:
+            parser.error(f"{flag} {value}: 1..{most} (one RollDice match, its target at most {target.maximum:,})")
     with tempfile.TemporaryDirectory() as tmp:
         report: dict[str, object] = {}
         if not args.no_transport:

@@ -29,5 +29,10 @@ def make_player(spec: str, game_id: str, key: str | None = None) -> Player:
 
 
 def check_bot(spec: str, game_id: str) -> None:
-    """Raise ConfigError if the spec names no bot (before any match starts)."""
+    """Raise ConfigError if the spec names no bot, or an address a new entrant may not have
+    (before any match starts)."""
+    if spec.startswith(("grpc://", "unix:")):
+        from referee.remote import check_new_address
+
+        check_new_address(spec)
     make_player(spec, game_id)

@@ -151,14 +151,22 @@ def is_remote(spec: str) -> bool:
     return spec.startswith(_SCHEMES)
 
 
-def target_of(spec: str) -> str:
-    """The gRPC target of a bot address: ``grpc://h:p`` -> ``h:p``; unix paths kept."""
+def check_new_address(spec: str) -> str:
+    """:func:`target_of` for an address given now (an entrant on the command line, an endpoint
+    registered), refused if it holds an invisible or control character: with a zero-width space
+    two entrants read as one on a leaderboard (an outside probe). Not at play time: an address
+    stored before this check still plays."""
     odd = next((c for c in spec if not c.isprintable()), None)
-    if odd is not None:  # a zero-width space made two entrants read as one (an outside probe)
+    if odd is not None:
         raise ConfigError(
             f"bot address {spec!r}: holds an invisible or control character (U+{ord(odd):04X}); "
             "on a leaderboard it would read as another address"
         )
+    return target_of(spec)
+
+
+def target_of(spec: str) -> str:
+    """The gRPC target of a bot address: ``grpc://h:p`` -> ``h:p``; unix paths kept."""
     if spec.startswith("grpc://"):
         target = spec[len("grpc://") :]
         host, _, port = target.rpartition(":")

@@ -85,7 +85,7 @@ from referee.errors import (
 from referee.live import LiveBoards, ShuttingDown
 from referee.match_cache import MatchCache, ReplaysBusy, Sized
 from referee.off_loop import OffLoopPlayer
-from referee.remote import RemotePlayer, target_of
+from referee.remote import RemotePlayer, check_new_address
 from referee.store import ENDED, PLAYED_OUT, ActiveLimit, LookAlike, Missing, Store, TooManyBots, read_as
 
 log = logging.getLogger("arena.service")
@@ -149,6 +149,13 @@ CLOCK_FIELDS = {
 
 Submit = Callable[[str, TournamentSpec], None]
 PlayerFactory = Callable[[str, str], Any]
+
+
+def too_big(what: str, size: int) -> ApiError:
+    """A reply past what gRPC sends (MAX_RESPONSE), said, not gRPC's "Sent message larger than
+    max" with an ERROR traceback logged for every try (a RollDice match at target 300,000: an
+    outside probe)."""
+    return precondition(f"{what}: {size / 2**20:.1f} MiB, more than the {MAX_RESPONSE >> 20} MiB a reply carries")
 
 
 def _token(text: str) -> str:
@@ -465,7 +472,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             if len(port) > 5 or not 1 <= int(port) <= 65535:
                 raise invalid(field_name, f"port {shown(port)}: expected 1-65535")
         try:
-            target = target_of(endpoint)
+            target = check_new_address(endpoint)
             (endpoints.current() or endpoints.EndpointPolicy()).check(endpoint)
         except endpoints.EndpointRefused:
             raise invalid(field_name, _refused_endpoint(endpoint, target)) from None
@@ -1083,14 +1090,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     async def GetMatch(self, request: arena_pb2.GetMatchRequest, caller: Caller) -> arena_pb2.MatchDetail:
         facts = await self.blocking(self._match_facts, request.id, caller)
         detail = await self._match_detail(facts)
-        size = detail.ByteSize()
-        if size > MAX_RESPONSE:
-            # Said, not gRPC's "Sent message larger than max" with an ERROR traceback logged for
-            # every try (a RollDice match at target 300,000: an outside probe).
-            raise precondition(
-                f"match {facts.ref}: its record and events come to {size / 2**20:.1f} MiB, more than the "
-                f"{MAX_RESPONSE >> 20} MiB a reply carries"
-            )
+        if detail.ByteSize() > MAX_RESPONSE:
+            raise too_big(f"match {facts.ref}'s record and events", detail.ByteSize())
         return detail
 
     def _match_facts(self, match_ref: str, caller: Caller) -> MatchFacts:
@@ -1228,7 +1229,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
     async def _challenge(
         self, game: Any, config: Any, request: arena_pb2.ChallengeRequest, seats: list[Any]
     ) -> AsyncIterator[arena_pb2.ChallengeEvent]:
-        queue: asyncio.Queue[arena_pb2.ChallengeEvent | None] = asyncio.Queue()
+        queue: asyncio.Queue[arena_pb2.ChallengeEvent | ApiError | None] = asyncio.Queue()
         shown = 0  # events of the log handled so far
         sent = 0  # of them, those sent to the challenger (its events are numbered by this count)
 
@@ -1313,7 +1314,14 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                     ],
                     summary=result.get("summary", ""),
                 )
-                queue.put_nowait(arena_pb2.ChallengeEvent(finished=finished, record_json=record.dumps()))
+                final = arena_pb2.ChallengeEvent(finished=finished, record_json=record.dumps())
+                if final.ByteSize() > MAX_RESPONSE:
+                    # The result all the same, then why there is no record (it ended in gRPC's
+                    # "Sent message larger than max", an ERROR traceback and nothing said).
+                    queue.put_nowait(arena_pb2.ChallengeEvent(finished=finished))
+                    queue.put_nowait(too_big("the challenge's record", final.ByteSize()))
+                else:
+                    queue.put_nowait(final)
             finally:
                 queue.put_nowait(None)
 
@@ -1332,6 +1340,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                     )
                 if (event := got.result()) is None:
                     break
+                if isinstance(event, ApiError):
+                    raise event
                 yield event
             await task
         finally:

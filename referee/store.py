@@ -45,9 +45,9 @@ key                                      type   holds
 ``bots``                                 hash   bot name -> registration (JSON)
 ``workers``                              zset   worker node -> until when it was last said alive
                                                 (Redis's clock; ``arena worker`` says so every 10 s)
-``services``                             zset   ``arena serve`` node (host:pid:tag) -> until when it was
-                                                last said alive (every 2 s, for 10 s): a second
-                                                service on the store is told in the log
+``services``                             zset   ``arena serve`` node (host:pid:PID namespace) ->
+                                                until when it was last said alive (every 2 s,
+                                                for 10 s): a second service is told in the log
 ``bot_counts``                           hash   owner name -> how many bots it registered (kept
                                                 with every registration; counted from ``bots`` once
                                                 where it is missing)

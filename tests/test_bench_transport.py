@@ -71,3 +71,14 @@ def test_legs_pair_each_write_with_the_read_after_it():
     assert match_legs([0], [50 * us], [(100 * us, 120 * us)])["decisions"] == 0
     bare = echo_legs([(0, 300 * us), (310 * us, 590 * us)], [140 * us, 450 * us])
     assert bare == {"out": 140.0, "back": 150.0, "gap": 10.0, "period": 310.0, "round_trips": 1}
+
+
+def test_the_transport_bench_refuses_a_match_size_it_cannot_play(capsys):
+    """--per-match 0 ended in a ConfigError's traceback (an outside review)."""
+    import pytest
+
+    for flag in ("--decisions", "--per-match"):
+        with pytest.raises(SystemExit) as refused:
+            main([flag, "0"])
+        assert refused.value.code == 2
+        assert f"{flag} 0: 1..571428 (one RollDice match, its target at most 1,000,000)" in capsys.readouterr().err

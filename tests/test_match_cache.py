@@ -228,10 +228,31 @@ def test_a_match_too_big_for_a_reply_is_refused_in_words(stack, monkeypatch):
     with pytest.raises(grpc.RpcError) as refused:
         get_match(stack["cached"], stack["tokens"]["ops"], ref)
     assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-    assert re.fullmatch(rf"match {ref}: its record and events come to \d+\.\d MiB, more than the 0 MiB a reply carries",
+    assert re.fullmatch(rf"match {ref}'s record and events: \d+\.\d MiB, more than the 0 MiB a reply carries",
                         refused.value.details()), refused.value.details()  # fmt: skip
     monkeypatch.undo()
     assert get_match(stack["cached"], stack["tokens"]["ops"], ref)  # within the limit: served
+
+
+def test_a_challenge_too_big_for_a_reply_sends_its_result_then_says_why_no_record(stack, monkeypatch):
+    """The challenge's last message carries its record: past what a reply carries it ended in
+    "Sent message larger than max" with an ERROR traceback, the result unsaid (a review)."""
+    import referee.service
+    from tests.remote_helpers import bot_process, served
+
+    with bot_process(served("random")) as address:
+        data = {"owner": "alice", "games": ["rolldice"], "endpoint": address, "enabled": True}
+        stack["store"].add_bot("alice-big", data)
+        monkeypatch.setattr(referee.service, "MAX_RESPONSE", 1000)
+        request = arena_pb2.ChallengeRequest(bot="alice-big", game="rolldice", opponents=["random"])
+        events = []
+        with pytest.raises(grpc.RpcError) as refused:
+            for event in stack["cached"].api(stack["tokens"]["alice"]).stream("Challenge", request):
+                events.append(event)
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert re.fullmatch(r"the challenge's record: \d+\.\d MiB, more than the 0 MiB a reply carries",
+                        refused.value.details()), refused.value.details()  # fmt: skip
+    assert events[-1].WhichOneof("body") == "finished" and not events[-1].record_json
 
 
 def test_cached_and_uncached_answers_are_byte_identical_for_each_audience(stack):

@@ -39,22 +39,32 @@ def test_a_second_service_on_a_store_is_told_in_both_logs_and_a_stopped_one_is_n
         with service(redis.url, tmp_path) as again:
             assert WARNING not in again.log.read_text()
             (node,) = store.service_seen("probe:3", 5)
-            assert re.fullmatch(rf"{re.escape(host)}:{again.process.pid}:[0-9a-f]{{6}}", node)
+            assert re.fullmatch(rf"{re.escape(host)}:{again.process.pid}:\d+", node)
 
 
-def test_two_services_of_one_host_name_and_pid_are_told_apart(tmp_path):
-    """Two containers of one host name, each its service as pid 1, noted the same host:pid: one
-    never warned and kept deleting the other's note as its own dead one (an outside review)."""
+def test_services_in_other_pid_namespaces_are_told_apart_and_a_dead_one_of_this_one_is_not_counted(tmp_path):
+    """Two containers of one host name noted the same host:pid (each pid 1), or one took the
+    other's live note, of another namespace, for its own dead one and deleted it, warning of
+    nothing (an outside review). A node names its PID namespace: one of another is counted
+    alive; one of this namespace whose pid is gone is dropped."""
     import os
+    import subprocess
 
     from arena.cli.serve_cmd import ServiceNote, gone_from_this_host
 
     host = socket.gethostname()
-    assert not gone_from_this_host(f"{host}:{os.getpid()}:abcdef", host)  # maybe another namespace's
     with redis_server(tmp_path) as redis:
         store = Store(redis.url)
-        mine, other = ServiceNote(store), ServiceNote(store)  # the same host name and pid
-        assert mine.node != other.node
-        other.beat()
+        mine = ServiceNote(store)
+        assert mine.node == f"{host}:{os.getpid()}:{mine.namespace}" and mine.namespace.isdigit()
+        dead = subprocess.Popen(["true"])
+        dead.wait()
+        gone = f"{host}:{dead.pid}:{mine.namespace}"
+        elsewhere = f"{host}:{os.getpid()}:4026000001"  # this pid in another namespace: a live process there
+        assert gone_from_this_host(gone, host, mine.namespace)
+        assert not gone_from_this_host(elsewhere, host, mine.namespace)
+        store.service_seen(gone, 30)
+        store.service_seen(elsewhere, 30)
         mine.beat()
-        assert mine.told == {other.node} and store.service_seen("probe", 5) == sorted([mine.node, other.node])
+        assert mine.told == {elsewhere}
+        assert store.service_seen("probe", 5) == sorted([elsewhere, mine.node])  # the dead one dropped

@@ -47,13 +47,22 @@ def another_service_warning(nodes: list[str]) -> str:
     )
 
 
-def gone_from_this_host(node: str, host: str) -> bool:
-    """Whether ``node`` (host:pid:tag) is a process of this host that no longer runs (a service
-    killed a moment ago, counted alive for a few more seconds). One with this process's own pid
-    is taken as alive: it may be another PID namespace's (two containers of one host name, each
-    pid 1), and a false warning after a quick restart beats two services unwarned."""
-    where, pid, _ = [*node.rsplit(":", 2), "", ""][:3]
-    if where != host or not (pid.isascii() and pid.isdigit()) or int(pid) == os.getpid():
+def pid_namespace() -> str:
+    """This process's PID namespace (its inode), or a random tag where /proc does not say: a
+    pid means a process only within one (two containers of one host name are each pid 1)."""
+    try:
+        return os.readlink("/proc/self/ns/pid").removeprefix("pid:[").removesuffix("]")
+    except OSError:
+        return "x" + secrets.token_hex(4)
+
+
+def gone_from_this_host(node: str, host: str, namespace: str) -> bool:
+    """Whether ``node`` (host:pid:namespace) is a process of this host and PID namespace that no
+    longer runs (a service killed a moment ago, counted alive for a few more seconds). One of
+    another namespace cannot be looked up: it counts as alive (a container restarted within the
+    note's 10 s is said once; two services unwarned would double the limits)."""
+    where, pid, space = [*node.rsplit(":", 2), "", ""][:3]
+    if where != host or space != namespace or not (pid.isascii() and pid.isdigit()):
         return False
     try:
         os.kill(int(pid), 0)
@@ -72,14 +81,14 @@ class ServiceNote:
     def __init__(self, store: Any) -> None:
         self.store = store
         self.host = socket.gethostname()
-        # The tag tells apart two services of one host name and pid (PID namespaces: containers).
-        self.node = f"{self.host}:{os.getpid()}:{secrets.token_hex(3)}"
+        self.namespace = pid_namespace()
+        self.node = f"{self.host}:{os.getpid()}:{self.namespace}"
         self.told: set[str] = set()
 
     def beat(self) -> None:
         others = []
         for node in self.store.service_seen(self.node, SERVICE_ALIVE_SECONDS):
-            if gone_from_this_host(node, self.host):
+            if gone_from_this_host(node, self.host, self.namespace):
                 self.store.service_gone(node)
             else:
                 others.append(node)
