@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli import UsageError
-from arena.cli.common import DEFAULT_REDIS, metrics_bind_problem, whole_number
+from arena.cli.common import DEFAULT_REDIS, MULTIPROC_ENV, metrics_bind_problem, whole_number
 
 DEFAULT_METRICS_PORT = 9101
 
@@ -191,7 +191,7 @@ _HELD_LOCKS: list[Any] = []
 def prepare_multiprocess_dir(port: int) -> Path:
     if "prometheus_client" in sys.modules:
         raise RuntimeError("prometheus_client was imported before its multiprocess directory was set")
-    chosen = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    chosen = os.environ.get(MULTIPROC_ENV)
     path = Path(chosen or Path(tempfile.gettempdir()) / f"arena-metrics-{port}")
     path.mkdir(parents=True, exist_ok=True)
     # One worker node per directory: a second one wiped the first's files, then each served the
@@ -213,7 +213,7 @@ def prepare_multiprocess_dir(port: int) -> Path:
     _HELD_LOCKS.append(lock)
     for stale in path.glob("*.db"):  # a previous run's values (only ours: never the whole directory)
         stale.unlink()
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(path)
+    os.environ[MULTIPROC_ENV] = str(path)
     return path
 
 
@@ -228,4 +228,4 @@ def serve_metrics(broker: str, port: int, host: str = "127.0.0.1") -> None:
     except OSError as exc:
         raise UsageError(f"cannot serve metrics on {host}:{port}: {metrics_bind_problem(exc)}") from None
     initialize(games())  # in this process's files, before the pool forks
-    log.info("serving metrics", extra={"port": port, "directory": os.environ["PROMETHEUS_MULTIPROC_DIR"]})
+    log.info("serving metrics", extra={"port": port, "directory": os.environ[MULTIPROC_ENV]})
