@@ -30,6 +30,7 @@ comparisons.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -203,9 +204,9 @@ class MatchRecord:
             raise RecordError(f"not an arena match record (format {RECORD_FORMAT})")
         try:
             record = cls(
-                match_id=str(_required(data, "match_id")),
-                game=str(_required(data, "game")),
-                game_version=str(_required(data, "game_version")),
+                match_id=_string(data, "match_id"),
+                game=_string(data, "game"),
+                game_version=_string(data, "game_version"),
                 config=_mapping(data, "config"),
                 seed=_whole(data, "seed"),
                 seats=[_object(seat, f"seats[{i}]") for i, seat in enumerate(_list(data, "seats"))],
@@ -275,7 +276,11 @@ def _is_int(value: Any) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    # A whole number past a float's range (10**400, valid JSON) is no number a record holds:
+    # float() of it raised OverflowError, a traceback.
+    if isinstance(value, int) and not isinstance(value, bool):
+        return -sys.float_info.max <= value <= sys.float_info.max
+    return isinstance(value, float)
 
 
 def _is_bool(value: Any) -> bool:
@@ -303,6 +308,14 @@ def _required(data: dict[str, Any], key: str) -> Any:
     if key not in data:
         raise RecordError(f"malformed match record: {key}: missing")
     return data[key]
+
+
+def _string(data: dict[str, Any], key: str) -> str:
+    """A string (an object or a number was taken as its text: a match id of ``{}``)."""
+    value = _required(data, key)
+    if not isinstance(value, str):
+        raise _wrong(key, "a string", value)
+    return value
 
 
 def _object(value: Any, where: str) -> dict[str, Any]:
@@ -544,18 +557,26 @@ def replay(game: Game, record: MatchRecord) -> Result:
 def forfeits_of(record: MatchRecord) -> list[bool]:
     """The seats its failures and error policy forfeit, as the runner decides: a failure at the
     start (decision -1), any failure under ``forfeit``, more than ``budget`` under ``substitute``."""
+    return [at is not None for at in forfeited_at(record)]
+
+
+def forfeited_at(record: MatchRecord) -> list[int | None]:
+    """Each seat's decision index from which it is forfeited (-1: from the start), or None: the
+    failure that forfeits it, by the rules of :func:`forfeits_of`."""
     on_error = record.policy.get("on_error", "forfeit")
     budget = record.policy.get("budget", 3)
     if on_error not in ("forfeit", "substitute") or not isinstance(budget, int) or budget < 0:
         raise ReplayMismatch(f"policy {record.policy}: on_error is forfeit or substitute, budget a count >= 0")
     counts = [0] * len(record.seats)
-    forfeited = [False] * len(record.seats)
+    forfeited: list[int | None] = [None] * len(record.seats)
     for failure in record.failures:
         if not 0 <= failure.seat < len(counts):
             raise ReplayMismatch(f"a failure of seat {failure.seat}, in a match of {len(counts)} seats")
         counts[failure.seat] += 1
-        if failure.decision < 0 or on_error == "forfeit" or counts[failure.seat] > budget:
-            forfeited[failure.seat] = True
+        if forfeited[failure.seat] is None and (
+            failure.decision < 0 or on_error == "forfeit" or counts[failure.seat] > budget
+        ):
+            forfeited[failure.seat] = max(failure.decision, -1)
     return forfeited
 
 
@@ -572,6 +593,9 @@ def resimulate(game: Game, record: MatchRecord) -> MatchState:
     failed_at: dict[int, int] = {}  # each seat's first failure: substitutes play only after it
     for failure in record.failures:
         failed_at[failure.seat] = min(failure.decision, failed_at.get(failure.seat, failure.decision))
+    # And from its forfeit on, only substitutes play for a seat (a record that said its bot
+    # played on after a forfeit read as reproduced).
+    forfeits = forfeited_at(record)
     i = 0
     while i < len(entries):
         step = entries[i].step
@@ -603,6 +627,9 @@ def resimulate(game: Game, record: MatchRecord) -> MatchState:
                 raise ReplayMismatch(f"decision {index}: by {entry.by!r}, expected bot or substitute")
             if entry.by == "substitute" and failed_at.get(entry.seat, index + 1) > index:
                 raise ReplayMismatch(f"decision {index}: played by a substitute, but seat {entry.seat} had not failed")
+            if entry.by == "bot" and (forfeit := forfeits[entry.seat]) is not None and forfeit <= index:
+                since = "the start" if forfeit < 0 else f"decision {forfeit}"
+                raise ReplayMismatch(f"decision {index}: played by the bot, but seat {entry.seat} forfeited at {since}")
         game.apply(state, {e.seat: e.choice for _, e in group})
     if state.pending:
         raise ReplayMismatch(f"record ends after {len(entries)} decisions but the match goes on")

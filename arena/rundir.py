@@ -189,7 +189,11 @@ class RunDirectory:
 
     def read_spec(self) -> tuple[TournamentSpec, str]:
         data = self.read_status()
-        return TournamentSpec.from_json(data["spec"]), str(data.get("id", self.path.name))
+        try:
+            spec = TournamentSpec.from_json(data["spec"])
+        except ConfigError as exc:  # the file named: it was written by hand, or damaged
+            raise ConfigError(f"{self.path / SPEC}: {exc}") from None
+        return spec, str(data.get("id", self.path.name))
 
     def records(self) -> Iterator[MatchRecord]:
         """Every complete record in matches.jsonl, one at a time, in file order (a resumed run

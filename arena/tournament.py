@@ -118,6 +118,50 @@ PlayerFactory = Callable[[str, str], Player]
 """Builds the player for a bot spec in a game: (bot spec, game id) -> Player."""
 
 
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: Any) -> bool:
+    return (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, float) and math.isfinite(value)
+    )
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(x, str) for x in value)
+
+
+_SPEC_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "game": (lambda v: isinstance(v, str), "a string"),
+    "bots": (_strings, "a list of strings"),
+    "players": (_whole, "a whole number"),
+    "options": (lambda v: isinstance(v, dict), "an object"),
+    "format": (lambda v: isinstance(v, str), "a string"),
+    "repeats": (_whole, "a whole number"),
+    "seed": (_whole, "a whole number"),
+    "on_error": (lambda v: isinstance(v, str), "a string"),
+    "error_budget": (_whole, "a whole number"),
+    "clock": (lambda v: isinstance(v, dict) and all(_whole(x) for x in v.values()), "an object of whole numbers"),
+    "sprt": (lambda v: v is None or (isinstance(v, list) and len(v) == 2 and all(map(_number, v))), "two numbers"),
+    "max_groups": (_whole, "a whole number"),
+    "bot_concurrency": (_whole, "a whole number"),
+    "addresses": (
+        lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()),
+        "an object of strings",
+    ),
+    "deals": (lambda v: isinstance(v, str), "a string"),
+    "rated": (lambda v: isinstance(v, bool), "true or false"),
+}
+"""What each field of a spec's JSON form holds (:meth:`TournamentSpec.from_json` checks it)."""
+
+
+def _required_field(fields: dict[str, Any], name: str) -> Any:
+    if name not in fields:
+        raise ConfigError(f"malformed tournament spec: {name}: missing")
+    return fields[name]
+
+
 @dataclass(frozen=True)
 class TournamentSpec:
     game: str
@@ -192,7 +236,10 @@ class TournamentSpec:
                 raise ConfigError(f"--sprt ELO0,ELO1 needs ELO0 < ELO1, got {self.sprt[0]},{self.sprt[1]}")
         if not 1 <= self.max_groups <= MAX_GROUPS:
             raise ConfigError(f"max groups {self.max_groups}: 1..{MAX_GROUPS:,} (a repeat's groups are held at once)")
-        ErrorPolicy(self.on_error, self.error_budget)  # type: ignore[arg-type]
+        try:
+            ErrorPolicy(self.on_error, self.error_budget)  # type: ignore[arg-type]
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         check_clock(self.clock)
         try:
             size = schedule_size(self)
@@ -220,10 +267,17 @@ class TournamentSpec:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TournamentSpec:
-        if data.get("tournament") != SPEC_FORMAT:
+        """A spec from its JSON form (a run directory's ``tournament.json``, the store's copy),
+        every field's type checked: ConfigError names the field (a hand-edited ``"players":
+        null`` ended ``--resume`` in a traceback; ``"bots": "ab"`` read as two bots)."""
+        if not isinstance(data, dict) or data.get("tournament") != SPEC_FORMAT:
             raise ConfigError("not an arena tournament spec")
         fields = {k: v for k, v in data.items() if k != "tournament"}
-        fields["bots"] = tuple(fields["bots"])
+        for name, value in fields.items():
+            expected = _SPEC_TYPES.get(name)
+            if expected is not None and not expected[0](value):
+                raise ConfigError(f"malformed tournament spec: {name}: expected {expected[1]}, got {value!r:.60}")
+        fields["bots"] = tuple(_required_field(fields, "bots"))
         fields["sprt"] = tuple(fields["sprt"]) if fields.get("sprt") else None
         try:
             return cls(**fields)

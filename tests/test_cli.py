@@ -80,8 +80,13 @@ def test_replay_refuses_a_result_flipped_by_a_forfeit_no_failure_explains(tmp_pa
     path.write_text(json.dumps(data))
     bad = arena("replay", str(path))
     assert bad.returncode == 1 and "result forfeited differ: its failures and policy give [False, False]" in bad.stderr
-    # A failure under `forfeit` does explain it (the score stays; the rank is a forfeit's).
-    data["failures"] = [{"seat": 0, "decision": 1, "verdict": "timeout", "detail": "slow"}]
+    # A failure under `forfeit` does explain it (the score stays; the rank is a forfeit's), with
+    # substitutes playing the seat's decisions from the failing one on.
+    failed = next(i for i, d in enumerate(data["decisions"]) if i >= 1 and d["seat"] == 0)
+    data["failures"] = [{"seat": 0, "decision": failed, "verdict": "timeout", "detail": "slow"}]
+    for decision in data["decisions"][failed:]:
+        if decision["seat"] == 0:
+            decision["by"] = "substitute"
     data["result"]["summary"] = "winner: seat 1 (seat 0 forfeited)"  # as the runner words it
     path.write_text(json.dumps(data))
     ok = arena("replay", str(path))

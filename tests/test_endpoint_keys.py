@@ -8,12 +8,15 @@ service path through a real ``arena serve``, Celery worker and redis-server."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
 import grpc
 import pytest
 
+from arena.cli import UsageError
+from arena.cli.common import read_key_file
 from arena.games.rolldice import GAME
 from arena.protocol import (
     PROOF_WINDOW_S,
@@ -338,3 +341,26 @@ def test_a_key_goes_only_to_the_address_its_registration_still_names(tmp_path):
         assert registered_keys(store, spec, match) == {}  # the old address gets no proof, of either key
         moved = TournamentSpec(game="rolldice", bots=("alices", "random"), players=2, addresses={"alices": new})
         assert registered_keys(store, moved, match) == {"alices": OTHER}
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (lambda path: "/dev/zero", "--key-file /dev/zero: not a regular file"),
+        (lambda path: (os.mkfifo(path), str(path))[1], "--key-file {path}: not a regular file"),
+        (lambda path: (path.mkdir(), str(path))[1], "--key-file {path}: not a regular file"),
+        (
+            lambda path: (path.write_text("k" * 5000), str(path))[1],
+            "--key-file {path}: more than 4,096 characters; a key file holds one key",
+        ),
+    ],
+    ids=["dev-zero", "named-pipe", "directory", "long-file"],
+)
+def test_a_key_file_is_a_regular_file_read_to_a_bound(tmp_path, make, says):
+    """From a fuzzing probe: /dev/zero was read to gigabytes of memory, a named pipe waited
+    forever (--endpoint-key-file, arena bots update, arena bot serve --key-file)."""
+    path = tmp_path / "bot.key"
+    name = make(path)
+    with pytest.raises(UsageError) as refused:
+        read_key_file(name, "--key-file")
+    assert str(refused.value) == says.format(path=path)

@@ -76,6 +76,26 @@ def zip_of(files: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
+def flipped(data: bytes, at: int) -> bytes:
+    """``data`` with every bit of the byte at ``at`` flipped (a damaged download)."""
+    damaged = bytearray(data)
+    damaged[at] ^= 0xFF
+    return bytes(damaged)
+
+
+def zip_with_empty_name() -> bytes:
+    """GOOD plus a member whose name is empty in the central directory."""
+    import struct
+
+    data = bytearray(zip_of({**GOOD, "Q": b"data"}))
+    entry = data.rfind(b"PK\x01\x02")  # the last member's central header: its name is "Q"
+    struct.pack_into("<H", data, entry + 28, 0)
+    del data[entry + 46]
+    end = data.rfind(b"PK\x05\x06")  # the central directory is a byte shorter
+    struct.pack_into("<I", data, end + 12, struct.unpack_from("<I", data, end + 12)[0] - 1)
+    return bytes(data)
+
+
 def test_a_version_is_its_content_however_it_is_packed(tmp_path):
     archive.write_files(GOOD, tmp_path / "bot")
     packed = archive.pack_directory(tmp_path / "bot")
@@ -440,6 +460,22 @@ def encrypted_zip(files: dict[str, bytes]) -> bytes:
             lambda: tar_of({**GOOD, "arena-bot.toml": GOOD["arena-bot.toml"] + b"extra = 1" + b"0" * 5000 + b"\n"}),
             "arena-bot.toml holds a number too long to read: Exceeds the limit (4300 digits)",
             id="manifest-5000-digit-integer",
+        ),
+        # From a fuzzing probe: zlib's own error and zipfile's is_dir() of an empty name.
+        pytest.param(
+            lambda: flipped(tar_of(GOOD), 20),
+            "not a readable .tar.gz archive: Error -3 while decompressing data",
+            id="tar-damaged-deflate-stream",
+        ),
+        pytest.param(
+            lambda: zip_with_empty_name(),
+            "archive member '': a file needs a name",
+            id="zip-empty-member-name",
+        ),
+        pytest.param(
+            lambda: flipped(zip_of({**GOOD, "x.py": b"x = 1\n" * 400}), zip_of(GOOD).__len__() // 2),
+            "not a readable .zip archive",
+            id="zip-damaged-deflate-stream",
         ),
     ],
 )

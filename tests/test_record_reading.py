@@ -129,6 +129,12 @@ ODD_FIELDS = [
         "failures[0].detail: expected a string",
     ),
     ("strikes", [{"seat": 0}], "strikes[0].decision: missing"),
+    # From a fuzzing probe: a match id of any type was taken as its text; a whole number past a
+    # float's range ended `arena replay` in an OverflowError.
+    ("match_id", {"not": "a string"}, "match_id: expected a string, got an object"),
+    ("game_version", 3, "game_version: expected a string, got 3"),
+    ("decisions.0.ms", 10**400, "decisions[0].ms: expected a number, got 1000000000"),
+    ("ms", -(10**400), "ms: expected a number, got -1000000000"),
 ]
 
 

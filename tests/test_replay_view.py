@@ -51,7 +51,11 @@ def test_failures_and_strikes_are_attached_to_their_decision():
     record = played("skyfive", 2, 3)
     record.failures.append(FailureEntry(seat=record.decisions[3].seat, decision=3, verdict="timeout", detail="slow"))
     record.failures.append(FailureEntry(seat=1, decision=-1, verdict="crash", detail="did not start"))
-    # As the runner would have it: a seat that fails at the start forfeits, and ranks last.
+    # As the runner would have it: a seat that fails at the start forfeits, ranks last, and
+    # substitutes play all its decisions.
+    for decision in record.decisions:
+        if decision.seat == 1:
+            decision.by = "substitute"
     game = get_game("skyfive")
     record.policy = {"on_error": "substitute", "budget": 3}
     forfeited = with_forfeits(game.result(resimulate(game, record)), [False, True])
@@ -93,6 +97,26 @@ def test_a_record_hiding_a_forfeit_is_refused():
     with pytest.raises(
         ReplayMismatch,
         match=re.escape("result forfeited differ: its failures and policy give [False, True], record [False, False]"),
+    ):
+        replay(game, record)
+
+
+@pytest.mark.parametrize("policy", [ErrorPolicy("forfeit"), ErrorPolicy("substitute", budget=0)], ids=str)
+def test_a_record_whose_bot_plays_on_after_its_forfeit_is_refused(policy):
+    """From its forfeit on, only substitutes play for a seat: a record whose failure was moved or
+    whose decisions all said "bot" read as "reproduces exactly" (a fuzzing probe)."""
+    game = get_game("rolldice")
+    record = play_match(game, game.config(2), 3, [FunctionPlayer(first), Scripted({0: "x"})], policy=policy)
+    (failure,) = record.failures
+    seat_1 = [i for i, d in enumerate(record.decisions) if d.seat == 1]
+    assert failure.decision == seat_1[0] and all(record.decisions[i].by == "substitute" for i in seat_1)
+    replay(game, record)
+    record.decisions[seat_1[-1]].by = "bot"
+    with pytest.raises(
+        ReplayMismatch,
+        match=re.escape(
+            f"decision {seat_1[-1]}: played by the bot, but seat 1 forfeited at decision {failure.decision}"
+        ),
     ):
         replay(game, record)
 

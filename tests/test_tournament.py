@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import weakref
 from collections import Counter
 from itertools import combinations
@@ -661,3 +662,47 @@ def test_an_sprt_board_with_a_match_missing_is_the_workers_finalisations(tmp_pat
             break
     assert local_sprt.to_json() == sprt.to_json() and sprt.decision() is not None
     assert local_board == tally.board(resamples=20)
+
+
+BAD_SPEC_FIELDS = [
+    ("game", 1, "game: expected a string, got 1"),
+    ("players", None, "players: expected a whole number, got None"),
+    ("players", True, "players: expected a whole number, got True"),
+    ("bots", "ab", "bots: expected a list of strings, got 'ab'"),
+    ("clock", "x", "clock: expected an object of whole numbers, got 'x'"),
+    ("repeats", "3", "repeats: expected a whole number, got '3'"),
+    ("options", True, "options: expected an object, got True"),
+    ("error_budget", float("nan"), "error_budget: expected a whole number, got nan"),
+    ("sprt", [0, "5"], "sprt: expected two numbers, got [0, '5']"),
+    ("rated", 1, "rated: expected true or false, got 1"),
+    ("bots", None, "bots: expected a list of strings, got None"),
+]
+
+
+@pytest.mark.parametrize(("name", "value", "says"), BAD_SPEC_FIELDS, ids=[f"{c[0]}={c[1]!r}" for c in BAD_SPEC_FIELDS])
+def test_a_spec_read_from_json_names_a_field_of_the_wrong_type(name, value, says):
+    """From a fuzzing probe: each was a traceback of --resume (AttributeError, TypeError), or a
+    spec read wrong ("ab" as two bots, a NaN budget that never forfeits)."""
+    data = spec().to_json()
+    data[name] = value
+    with pytest.raises(ConfigError, match=re.escape(f"malformed tournament spec: {says}")):
+        TournamentSpec.from_json(data)
+
+
+def test_resuming_a_damaged_spec_is_one_line_naming_the_file(tmp_path):
+    out = tmp_path / "run"
+    ran = arena("tournament", "--game", "rolldice", "--bots", "heuristic,random", "--seed", "5", "--out", str(out))
+    assert ran.returncode == 0, ran.stderr
+    status = json.loads((out / "tournament.json").read_text())
+    del status["spec"]["bots"]
+    (out / "tournament.json").write_text(json.dumps(status))
+    resumed = arena("tournament", "--resume", "--out", str(out))
+    assert resumed.returncode == 2
+    assert resumed.stderr.strip() == (
+        f"arena tournament: error: {out / 'tournament.json'}: malformed tournament spec: bots: missing"
+    )
+    status["spec"]["bots"], status["spec"]["on_error"] = ["heuristic", "random"], ""
+    (out / "tournament.json").write_text(json.dumps(status))
+    resumed = arena("tournament", "--resume", "--out", str(out))
+    assert resumed.returncode == 2 and "on_error must be forfeit or substitute, not ''" in resumed.stderr
+    assert "Traceback" not in resumed.stderr

@@ -186,6 +186,10 @@ def load_game(game_id: str) -> Game:
     return get_game(game_id)
 
 
+KEY_FILE_CHARS = 4096
+"""What is read of a key file: far more than a key and the whitespace around it."""
+
+
 def read_key_file(path: str | None, flag: str) -> str | None:
     """The endpoint key in the file ``path`` names (surrounding whitespace dropped), checked;
     None without a path. A key is read from a file, never the command line (``ps`` shows those)."""
@@ -194,8 +198,15 @@ def read_key_file(path: str | None, flag: str) -> str | None:
     from arena.protocol import check_endpoint_key
 
     try:
+        # A regular file, read to a bound: /dev/zero was read to gigabytes, a named pipe waited
+        # forever (stat does not open it). A longer file is said too long by the check below.
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise UsageError(f"{flag} {path}: not a regular file")
         with open(path) as handle:
-            key = handle.read().strip()
+            key = handle.read(KEY_FILE_CHARS + 1)
+        if len(key) > KEY_FILE_CHARS:
+            raise UsageError(f"{flag} {path}: more than {KEY_FILE_CHARS:,} characters; a key file holds one key")
+        key = key.strip()
     except OSError as exc:
         raise UsageError(f"{flag} {path}: cannot read it ({exc.strerror})") from None
     except UnicodeDecodeError:

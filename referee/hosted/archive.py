@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tarfile
 import zipfile
+import zlib
 from pathlib import Path
 
 from referee.hosted import manifest
@@ -163,7 +164,7 @@ def _read_tar(data: bytes, limits: bool) -> dict[str, bytes]:
                 extracted = tar.extractfile(member)
                 assert extracted is not None
                 total = _add(files, path, extracted.read(), total)
-    except (tarfile.TarError, OSError, EOFError) as exc:
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:  # zlib: a damaged deflate stream
         raise ArchiveError(f"not a readable .tar.gz archive: {exc}") from None
     return files
 
@@ -180,7 +181,7 @@ def _read_zip(data: bytes, limits: bool) -> dict[str, bytes]:
                     raise ArchiveError(f"archive member {info.filename!r} is a link; only files and directories")
                 if kind not in (0, 0o100000, 0o040000):
                     raise ArchiveError(f"archive member {info.filename!r} is not a regular file or a directory")
-                if info.is_dir():
+                if info.filename.endswith("/"):  # is_dir(), which indexes an empty name
                     continue
                 if path is None:
                     raise ArchiveError(f"archive member {info.filename!r}: a file needs a name")
@@ -193,7 +194,7 @@ def _read_zip(data: bytes, limits: bool) -> dict[str, bytes]:
                 total = _add(files, path, content, total)
     except ArchiveError:  # a member refused (a ValueError too): said as it is, not as unreadable
         raise
-    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError, ValueError) as exc:
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError, ValueError, zlib.error) as exc:
         # ValueError: UnicodeDecodeError of a name flagged UTF-8 that is not, among others.
         raise ArchiveError(f"not a readable .zip archive: {exc}") from None
     return files
