@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from arena import leaderboard, ratings
+from bench import options
 
 RESAMPLES = leaderboard.RESAMPLES
 
@@ -187,19 +188,23 @@ def compared(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="1,2,10,50", help="summaries per refit (comma-separated)")
-    parser.add_argument("--entrants", type=int, default=64)
-    parser.add_argument("--shared", type=int, default=48, help="bots under the same name in every summary")
-    parser.add_argument("--boards", default="16,64", help="entrants of the tournament boards (comma-separated)")
-    parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument(
+        "--sizes", type=options.counts(1), default=[1, 2, 10, 50], help="summaries per refit (comma-separated)"
+    )
+    parser.add_argument("--entrants", type=options.count(2), default=64)
+    parser.add_argument("--shared", type=options.count(0), default=48, help="bots under the same name in every summary")
+    parser.add_argument(
+        "--boards", type=options.counts(2), default=[16, 64], help="entrants of the tournament boards (comma-separated)"
+    )
+    parser.add_argument("--repeats", type=options.count(1), default=10)
     parser.add_argument("--dense-limit-mb", type=float, default=1000.0)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-
+    options.stop_cleanly_on_sigterm()  # its tournaments' worker process stops with it
     rows = []
     spec, records = played(args.entrants, 1)
     summary = leaderboard.tournament_summary(spec, records)
-    for size in [int(s) for s in args.sizes.split(",") if s]:
+    for size in args.sizes:
         summaries = versions(summary, size, args.shared)
         bots = len(all_bots(summaries))
         groups = sum(int(s["group_count"]) for s in summaries)
@@ -214,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
                 {"bots": bots, "groups": groups, "entries": entries, "dense_cells": groups * bots * bots},
             )
         )
-    for entrants in [int(s) for s in args.boards.split(",") if s]:
+    for entrants in args.boards:
         board_spec, board_records = played(entrants, args.repeats)
         tally = leaderboard.Tally(board_spec, by_group=True)
         for record in board_records:

@@ -18,6 +18,8 @@ import time
 
 import numpy as np
 
+from bench import options
+
 
 def fit_seconds(bots: int, groups: int, resamples: int) -> float:
     from arena.ratings import GroupWins, bootstrap_intervals
@@ -40,14 +42,15 @@ def fit_seconds(bots: int, groups: int, resamples: int) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bots", type=int, default=300)
-    parser.add_argument("--groups", type=int, default=6000)
-    parser.add_argument("--resamples", type=int, default=200)
+    parser.add_argument("--bots", type=options.count(2), default=300)
+    parser.add_argument("--groups", type=options.count(1), default=6000)
+    parser.add_argument("--resamples", type=options.count(1), default=200)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         print(fit_seconds(args.bots, args.groups, args.resamples))
         return 0
+    options.stop_cleanly_on_sigterm()  # subprocess.run kills its child as it unwinds
     sizes = ["--bots", str(args.bots), "--groups", str(args.groups), "--resamples", str(args.resamples)]
     seconds = {}
     for name, threads in (("one_thread", "1"), ("openblas_default", None)):

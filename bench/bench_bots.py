@@ -2,7 +2,7 @@
 
     python -m bench.bench_bots [--seconds 0.5] [--game karakum ...] [--json]
 
-For each game, at its fewest and most players (default options):
+For each game, at the fewest and the most players its default options accept:
 
 * ``random`` and ``heuristic`` matches (every seat the same bot) played for ``--seconds`` each:
   time per decision, and the heuristic's as a multiple of random's measured in the same run
@@ -30,6 +30,7 @@ from arena.engine import Game
 from arena.protocol import pack
 from arena.registry import games
 from arena.runner import play_match
+from bench import options
 from bots.registry import bot_names, make_bot
 
 
@@ -62,14 +63,23 @@ def observation_cost(game: Game, players: int, matches: int) -> tuple[float, flo
     return statistics.fmean(spent), spent[min(len(spent) - 1, int(0.99 * len(spent)))]
 
 
+def player_counts(game: Game) -> list[int]:
+    """The fewest and the most players the game's default options accept: a count only a
+    variant plays (Get Bit!'s 7, with the shark) gives way to the next one that is not."""
+    accepted = []
+    for players in range(game.meta.min_players, game.meta.max_players + 1):
+        try:
+            game.config(players, {})
+        except ConfigError:
+            continue
+        accepted.append(players)
+    return sorted({accepted[0], accepted[-1]})
+
+
 def measure(game_id: str, seconds: float, matches: int) -> list[dict[str, object]]:
     game = games()[game_id]
     rows: list[dict[str, object]] = []
-    for players in sorted({game.meta.min_players, game.meta.max_players}):
-        try:
-            game.config(players, {})
-        except ConfigError:  # a count only a variant plays (Get Bit!'s shark)
-            continue
+    for players in player_counts(game):
         row: dict[str, object] = {"game": game_id, "players": players}
         random_s = per_decision(game, players, "random", seconds)
         row["random_us"] = round(random_s * 1e6, 1)
@@ -86,8 +96,8 @@ def measure(game_id: str, seconds: float, matches: int) -> list[dict[str, object
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=0.5, help="per bot, game and player count")
-    parser.add_argument("--matches", type=int, default=4, help="random playouts for the observation cost")
+    parser.add_argument("--seconds", type=options.seconds(), default=0.5, help="per bot, game and player count")
+    parser.add_argument("--matches", type=options.count(1), default=4, help="random playouts for the observation cost")
     parser.add_argument("--game", action="append", help="only these games (repeatable)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)

@@ -31,6 +31,7 @@ from arena.chance import Chance, derive_seed
 from arena.engine import Game
 from arena.registry import games
 from arena.runner import play_match
+from bench import options
 from bots.registry import make_bot
 
 
@@ -97,8 +98,7 @@ def compare(game: Game, players: int, seconds: float, rounds: int) -> dict[str, 
             totals[name][0] += sums[name][0]
             totals[name][1] += sums[name][1]
         matches += n
-        (bare_d, bare_s), (full_d, full_s) = sums["bare"], sums["full"]
-        ratios.append((full_d / full_s) / (bare_d / bare_s))
+        ratios.append(full_vs_bare(sums["bare"], sums["full"]))
     (bare_d, bare_s), (full_d, full_s) = totals["bare"], totals["full"]
     return {
         "game": game.meta.id,
@@ -113,6 +113,13 @@ def compare(game: Game, players: int, seconds: float, rounds: int) -> dict[str, 
     }
 
 
+def full_vs_bare(bare: list[float], full: list[float]) -> float:
+    """The full runner's decisions per second over the bare loop's, each given as [decisions,
+    CPU seconds]: what fraction of the bare engine's rate the runner keeps (below 1: it costs)."""
+    (bare_d, bare_s), (full_d, full_s) = bare, full
+    return (full_d / full_s) / (bare_d / bare_s)
+
+
 def players_for(game: Game) -> int:
     """The player count a game is measured at: its default (two where it allows them)."""
     if game.meta.id == "getbit":
@@ -122,8 +129,12 @@ def players_for(game: Game) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per game for each of bare and full")
-    parser.add_argument("--rounds", type=int, default=5, help="rounds per game (the ratio is their median)")
+    parser.add_argument(
+        "--seconds", type=options.seconds(), default=3.0, help="CPU seconds per game for each of bare and full"
+    )
+    parser.add_argument(
+        "--rounds", type=options.count(1), default=5, help="rounds per game (the ratio is their median)"
+    )
     parser.add_argument("--game", action="append", default=[], help="only this game (repeatable)")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.game) - set(games()))

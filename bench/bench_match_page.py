@@ -38,6 +38,7 @@ from typing import Any
 import grpc
 
 from arena.v1 import arena_pb2, arena_pb2_grpc
+from bench import options
 from bench.bench_service import percentile, rss_mb
 from referee.auth import create_owner
 from referee.store import Store
@@ -214,14 +215,15 @@ def load_report(alone: list[float], loaded: list[float], pages: list[float], rss
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--clients", type=int, default=3, help="clients fetching heavy pages at once")
-    parser.add_argument("--seconds", type=float, default=8.0, help="of page load per mode")
+    parser.add_argument("--clients", type=options.count(1), default=3, help="clients fetching heavy pages at once")
+    parser.add_argument("--seconds", type=options.seconds(), default=8.0, help="of page load per mode")
     parser.add_argument("--modes", default="cache,limit,neither", help=f"comma-separated, of {', '.join(MODES)}")
     args = parser.parse_args(argv)
     modes = args.modes.split(",")
     unknown = [m for m in modes if m not in MODES]
     if unknown:
         parser.error(f"unknown mode {unknown[0]!r}; known: {', '.join(MODES)}")
+    options.stop_cleanly_on_sigterm()
     report: dict[str, Any] = {"clients": args.clients, "seconds": args.seconds}
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from arena.tournament import TournamentSpec
+from bench import options
 from referee.store import Store
 from tests.services import redis_server, wait_for, workers
 from tests.test_distributed import start
@@ -40,12 +41,17 @@ def timed(store: Store, url: str, name: str, matches: int, seed: int) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=300)
-    parser.add_argument("--rounds", type=int, default=3)
+    # A repeat is 2 matches (both seat orders): below 2 the tournament had none and never ended.
+    parser.add_argument("--matches", type=options.count(2), default=300, help="rounded down to an even number")
+    parser.add_argument("--rounds", type=options.count(1), default=3)
     args = parser.parse_args(argv)
-    tmp = Path(tempfile.mkdtemp(prefix="bench-refusal-"))
+    options.stop_cleanly_on_sigterm()
     alone, beside = [], []
-    with redis_server(tmp) as server, workers(server.url, tmp, count=1, concurrency=1):
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-refusal-") as tmp_dir,
+        redis_server(Path(tmp_dir)) as server,
+        workers(server.url, Path(tmp_dir), count=1, concurrency=1),
+    ):
         store = Store(server.url)
         for round_ in range(args.rounds):
             alone.append(timed(store, server.url, f"alone{round_}", args.matches, round_))

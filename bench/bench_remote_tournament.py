@@ -51,6 +51,7 @@ from typing import Any
 
 from arena.registry import get_game
 from arena.tournament import TournamentSpec, schedule
+from bench import options
 from bench.procstat import cpu_seconds
 from referee import aioloop
 from referee.store import Store
@@ -60,6 +61,9 @@ from workers.app import QUEUE
 from workers.concurrent import play_remote
 from workers.executor import CeleryExecutor, enqueue
 from workers.tasks import MATCH_BOUND
+
+DECISION_MS = 2000
+"""The bots' clock per decision: a ``--think`` as long would time every decision out."""
 
 
 def remote_spec(bots: list[str], matches: int, per_process: int) -> TournamentSpec:
@@ -71,7 +75,7 @@ def remote_spec(bots: list[str], matches: int, per_process: int) -> TournamentSp
         seed=11,
         bot_concurrency=max(256, 4 * per_process),  # the leases never bind here: K does
         options={"target": 30},
-        clock={"decision": 2000, "startup": 20000},
+        clock={"decision": DECISION_MS, "startup": 20000},
     )
 
 
@@ -147,10 +151,15 @@ def throughput(args: argparse.Namespace) -> dict[str, Any]:
             report["runs"].append(
                 row(f"celery_{procs}_process", seconds, decisions, procs * args.per_process, args.think)
             )
-    local, one, two = (r["matches_per_s"] for r in report["runs"])
-    report["celery_1_vs_local"] = round(one / local, 3)
-    report["celery_2_vs_1"] = round(two / one, 3)
+    report.update(versus(report["runs"]))
     return report
+
+
+def versus(runs: list[dict[str, Any]]) -> dict[str, float]:
+    """Celery with one process over the local run, and two processes over one, in matches/s
+    (the runs in the order played: local, one process, two)."""
+    local, one, two = (run["matches_per_s"] for run in runs)
+    return {"celery_1_vs_local": round(one / local, 3), "celery_2_vs_1": round(two / one, 3)}
 
 
 def instant_spec(matches: int) -> TournamentSpec:
@@ -302,14 +311,25 @@ def queue_mode(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=2000)
-    parser.add_argument("--think", type=float, default=0.05, help="seconds a bot takes per decision")
-    parser.add_argument("--per-process", type=int, default=64, help="remote matches a process plays at once (K)")
+    # A repeat is 2 matches (both seat orders) and, in queue mode, 20 (5 bots): fewer were
+    # played as that many all the same.
+    parser.add_argument("--matches", type=options.count(2), default=2000, help="rounded down to an even number")
+    parser.add_argument("--think", type=options.seconds(), default=0.05, help="seconds a bot takes per decision")
+    parser.add_argument(
+        "--per-process", type=options.count(1), default=64, help="remote matches a process plays at once (K)"
+    )
     parser.add_argument("--queue", action="store_true", help="the bounded-queue measurement instead")
-    parser.add_argument("--queue-matches", type=int, default=100_000)
-    parser.add_argument("--sample-seconds", type=float, default=20.0)
-    parser.add_argument("--service-seconds", type=float, default=10.0, help="each measurement of the service's CPU")
+    parser.add_argument(
+        "--queue-matches", type=options.count(20), default=100_000, help="rounded down to a multiple of 20"
+    )
+    parser.add_argument("--sample-seconds", type=options.seconds(), default=20.0)
+    parser.add_argument(
+        "--service-seconds", type=options.seconds(), default=10.0, help="each measurement of the service's CPU"
+    )
     args = parser.parse_args(argv)
+    if args.think >= DECISION_MS / 1000:
+        parser.error(f"argument --think: {args.think:g}: the bots' clock is {DECISION_MS / 1000:g} s a decision")
+    options.stop_cleanly_on_sigterm()
     report = queue_mode(args) if args.queue else throughput(args)
     print(json.dumps(report, indent=2))
     return 0

@@ -14,8 +14,14 @@ playouts (the seat to move as the observer), all in the same run:
 * ``iterations_per_s``: ``search`` iterations (sample a world, descend the tree, roll out to
   the end with ``--rollout``: ``random`` by default, as before, or the bot's default
   ``heuristic``, or ``mast``; back up) within the time budget, and ``steps_per_iteration``: engine steps per
-  iteration (the rollout length); ``iteration_vs_steps`` compares an iteration with that many
-  plain applies (1.0 would mean the tree and sampling cost nothing).
+  iteration (the rollout length);
+* ``advance_us``: one ``Game.advance`` of a random option taken from ``pending`` (the step an
+  iteration counts: no validation, unlike ``apply``) in random playouts to the end from worlds
+  sampled at the positions the search starts from (rollouts start mid-game: a whole playout
+  from the first move weighs other steps); ``iteration_vs_steps`` compares an iteration with
+  that many of these steps. Near 1.0 the tree and sampling cost little; it is not an exact
+  floor (the rollouts' own positions and options are not these playouts', and the two are timed
+  at different moments of a shared machine), so a value just below 1 reads as "about 1".
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import time
 from arena.chance import Chance
 from arena.engine import Game, MatchState, Worlds
 from arena.registry import games
+from bench import options
 from bots.search import EPSILON, ROLLOUTS, Search, rollout_policies
 
 
@@ -60,6 +67,25 @@ def apply_cost(game: Game, players: int, seconds: float) -> tuple[float, float]:
             steps += 1
         matches += 1
     return spent / steps * 1e6, steps / matches
+
+
+def advance_cost(game: Game, states: list[MatchState], seconds: float) -> float:
+    """Microseconds per ``advance`` of random options from ``pending``, over playouts to the end
+    from worlds sampled (as the search samples them) at ``states``, each at least once."""
+    steps = worlds = 0
+    spent = 0.0
+    while spent < seconds or worlds < len(states):
+        state = states[worlds % len(states)]
+        world = game.sample_world(state, state.pending[0].seat, Chance(worlds))
+        rng = Chance(worlds)
+        while world.pending:
+            chosen = {d.seat: d.options[rng.below(len(d.options), "b")] for d in world.pending}
+            began = time.perf_counter()
+            game.advance(world, chosen)
+            spent += time.perf_counter() - began
+            steps += 1
+        worlds += 1
+    return spent / steps * 1e6
 
 
 def per_call(call: object, items: list[MatchState], seconds: float) -> float:
@@ -104,12 +130,20 @@ class _Counting:
         return getattr(self._game, name)
 
 
+def iteration_vs_steps(iterations_per_s: float, steps_per_iteration: float, advance_us: float) -> float:
+    """An iteration's time over that of its steps taken as plain ``advance`` calls."""
+    return 1e6 / iterations_per_s / (steps_per_iteration * advance_us)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement and game")
+    parser.add_argument("--seconds", type=options.seconds(), default=2.0, help="time per measurement and game")
     parser.add_argument("--game", action="append", help="only these games (repeatable)")
     parser.add_argument("--rollout", choices=ROLLOUTS, default="random", help="the search's rollout policy")
     args = parser.parse_args(argv)
+    unknown = sorted(set(args.game or ()) - set(games()))
+    if unknown:
+        parser.error(f"unknown game(s) {', '.join(unknown)}; known games: {', '.join(games())}")
     rows = []
     for game in games().values():
         if args.game and game.meta.id not in args.game:
@@ -125,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         if game.observes_worlds():
             seen = [(s.config, s.pending[0].seat, game.observe(s, s.pending[0].seat)) for s in states]
             observed_us = per_call(lambda o, g=game: g.world_from_observation(*o, Chance(1)), seen, args.seconds / 2)
+        advance_us = advance_cost(game, states, args.seconds)
         rate, steps = search_rate(game, states, args.seconds, args.rollout)
         rows.append(
             {
@@ -141,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
                 "rollout": args.rollout,
                 "iterations_per_s": round(rate),
                 "steps_per_iteration": round(steps, 1),
-                "iteration_vs_steps": round(1e6 / rate / (steps * apply_us), 2),
+                "advance_us": round(advance_us, 1),
+                "iteration_vs_steps": round(iteration_vs_steps(rate, steps, advance_us), 2),
             }
         )
     print(json.dumps(rows, indent=2))

@@ -37,7 +37,9 @@ import grpc.aio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.v1 import arena_pb2, arena_pb2_grpc
+from bench import options
 from referee.auth import create_owner
+from referee.service import MAX_REPEATS
 from referee.store import Store
 from tests.services import redis_server, service, wait_for, workers
 
@@ -249,12 +251,17 @@ def watchers_bench(args: argparse.Namespace) -> dict[str, object]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--clients", type=int, default=8)
-    parser.add_argument("--watchers", type=int, default=0, help="watch one tournament with N clients instead")
-    parser.add_argument("--repeats", type=int, default=100, help="with --watchers: 6 matches per repeat")
+    parser.add_argument("--seconds", type=options.seconds(), default=10.0)
+    parser.add_argument("--clients", type=options.count(1), default=8)
+    parser.add_argument(
+        "--watchers", type=options.count(1), default=None, help="watch one tournament with N clients instead"
+    )
+    parser.add_argument(
+        "--repeats", type=options.count(1, MAX_REPEATS), default=100, help="with --watchers: 6 matches per repeat"
+    )
     args = parser.parse_args(argv)
-    if args.watchers:
+    options.stop_cleanly_on_sigterm()
+    if args.watchers is not None:
         print(json.dumps(watchers_bench(args), indent=2))
         return 0
     with tempfile.TemporaryDirectory() as tmp_dir:

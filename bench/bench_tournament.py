@@ -21,11 +21,14 @@ from pathlib import Path
 import numpy as np
 
 from arena.cli.players import make_player
+from arena.config import ConfigError
 from arena.executor import LocalExecutor
 from arena.ratings import bootstrap_intervals
+from arena.registry import games
 from arena.rundir import RunDirectory
 from arena.tournament import TournamentSpec, schedule
 from arena.tournament_run import run_tournament
+from bench import options
 
 
 def throughput(spec: TournamentSpec, workers: int) -> float:
@@ -57,14 +60,21 @@ def fit_rate(matches: int, bots: int = 8, resamples: int = 200) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="skyfive")
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--repeats", type=int, default=600)
+    parser.add_argument("--players", type=options.count(1), default=2)
+    parser.add_argument("--repeats", type=options.count(1), default=600)
     args = parser.parse_args(argv)
+    if args.game not in games():
+        parser.error(f"unknown game {args.game!r}; known games: {', '.join(sorted(games()))}")
     from bots.registry import tournament_field
 
-    spec = TournamentSpec(
-        game=args.game, bots=tuple(tournament_field(args.game)), players=args.players, repeats=args.repeats
-    )
+    try:
+        spec = TournamentSpec(
+            game=args.game, bots=tuple(tournament_field(args.game)), players=args.players, repeats=args.repeats
+        )
+        spec.validate()
+    except ConfigError as error:  # the player count the game or its field cannot seat, too many matches
+        parser.error(str(error))
+    options.stop_cleanly_on_sigterm()
     one = throughput(spec, 1)
     two = throughput(spec, 2)
     report = {

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from arena.games.chicken import game as chicken
 from arena.games.v1 import chicken_pb2 as pb
 from arena.runner import play_match
+from bench import options
 from bots.games.chicken import HeuristicBot, roll_value
 from bots.sdk import Turn
 
@@ -133,10 +134,10 @@ def alternative_set(matches: int) -> str:
     return f"addendum set (White E3, Yellow E2), 4p base: turns {result['turns_mean']} (max {result['turns_max']})"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=300)
-    args = parser.parse_args()
+    parser.add_argument("--matches", type=options.count(1), default=300)
+    args = parser.parse_args(argv)
     print("\n".join(die_table()))
     print("\n".join(pool_table()))
     for players, egg in itertools.product((2, 4), (False, True)):

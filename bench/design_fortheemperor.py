@@ -22,6 +22,7 @@ from arena.games.fortheemperor import GAME
 from arena.games.fortheemperor.game import controller
 from arena.games.v1 import fortheemperor_pb2 as pb
 from arena.scenario import request_for
+from bench import options
 from bots.registry import make_bot
 
 
@@ -90,13 +91,13 @@ def simulate(matches: int, bot: str, rival: str, sohei: str = "printed") -> dict
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--matches", type=int, default=400)
+    parser.add_argument("--matches", type=options.count(1), default=400)
     parser.add_argument("--bot", default="heuristic")
     parser.add_argument("--rival", default="", help="the other seat's bot (default: the same)")
     parser.add_argument("--sohei", default="printed", choices=("printed", "controlled"), help="the game option")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     print(json.dumps(simulate(args.matches, args.bot, args.rival or args.bot, args.sohei)), flush=True)
 
 

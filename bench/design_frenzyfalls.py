@@ -17,6 +17,7 @@ from collections import Counter
 
 from arena.games.frenzyfalls import GAME
 from arena.games.frenzyfalls.game import KINDS, SCORES
+from bench import options
 from bench.engine_turn import EngineTurn
 from bots.games.frenzyfalls import HeuristicBot
 
@@ -104,11 +105,11 @@ def avoid_report(games: int, players: int = 3) -> None:
         print(f"never {kind.name:8s}: win {wins / games:.3f} (fair {1 / players:.3f})", flush=True)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--games", type=options.count(1), default=200)
     parser.add_argument("--part", choices=("base", "avoid", "all"), default="all")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.part in ("base", "all"):
         base_report(args.games)
     if args.part in ("avoid", "all"):

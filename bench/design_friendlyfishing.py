@@ -28,6 +28,7 @@ from arena.chance import Chance
 from arena.games.friendlyfishing import game as ff
 from arena.games.v1 import friendlyfishing_pb2 as pb
 from arena.scenario import request_for
+from bench import options
 from bots.games.friendlyfishing import FisherBot
 
 ALTERNATIVE_SMALL_MAPS = {
@@ -128,7 +129,7 @@ def report(players: int, side: str, matches: int, heuristic: bool = True) -> dic
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=200)
+    parser.add_argument("--matches", type=options.count(1), default=200)
     parser.add_argument("--alternatives", action="store_true")
     args = parser.parse_args(argv)
     if args.alternatives:

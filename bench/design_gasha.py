@@ -20,6 +20,7 @@ from arena.games.gasha import GAME
 from arena.games.gasha.game import REWARD_BY_ID
 from arena.games.v1 import gasha_pb2 as pb
 from arena.runner import play_match
+from bench import options
 from bots.registry import make_bot
 
 # One seat plays a different claiming policy against heuristic opponents: never claim (draw
@@ -100,11 +101,16 @@ def run(players: int, matches: int) -> dict:
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--matches", type=int, default=200)
-    parser.add_argument("--players", type=int, nargs="*", default=[2, 3, 4, 5, 6])
-    args = parser.parse_args()
+    parser.add_argument("--matches", type=options.count(1), default=200)
+    parser.add_argument(
+        "--players",
+        type=options.count(GAME.meta.min_players, GAME.meta.max_players),
+        nargs="*",
+        default=[2, 3, 4, 5, 6],
+    )
+    args = parser.parse_args(argv)
     for players in args.players:
         print(json.dumps(run(players, args.matches)), flush=True)
 

@@ -28,6 +28,7 @@ from arena.games.goldengoal import GAME
 from arena.games.goldengoal.field import FRONT, cell
 from arena.games.v1 import goldengoal_pb2 as pb
 from arena.runner import play_match
+from bench import options
 from bots.registry import make_bot
 
 
@@ -105,13 +106,13 @@ def versus(a: str, b: str, matches: int) -> dict:
     return {"a": a, "b": b, "matches": matches, "score_a": round(score_a / matches, 3)}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--matches", type=int, default=200)
+    parser.add_argument("--matches", type=options.count(1), default=200)
     parser.add_argument("--bot", default="heuristic")
     parser.add_argument("--ending", nargs="*", default=["time", "golden", "first3", "last"])
     parser.add_argument("--versus", nargs=2, metavar=("A", "B"), help="two bot specs head to head instead")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.versus:
         print(json.dumps(versus(*args.versus, args.matches)), flush=True)
         return

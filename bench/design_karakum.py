@@ -16,6 +16,7 @@ from collections import Counter
 
 from arena.games.karakum import GAME
 from arena.runner import play_match
+from bench import options
 from bots.registry import make_bot
 
 
@@ -56,12 +57,14 @@ def run(players: int, matches: int, bot: str) -> dict:
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--matches", type=int, default=200)
+    parser.add_argument("--matches", type=options.count(1), default=200)
     parser.add_argument("--bot", default="heuristic")
-    parser.add_argument("--players", type=int, nargs="*", default=[2, 3, 4])
-    args = parser.parse_args()
+    parser.add_argument(
+        "--players", type=options.count(GAME.meta.min_players, GAME.meta.max_players), nargs="*", default=[2, 3, 4]
+    )
+    args = parser.parse_args(argv)
     for players in args.players:
         print(json.dumps(run(players, args.matches, args.bot)), flush=True)
 

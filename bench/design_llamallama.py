@@ -40,6 +40,7 @@ from collections.abc import Callable, Sequence
 
 from arena.engine import Decision
 from arena.games.llamallama import game as ll
+from bench import options
 from bench.engine_turn import EngineTurn
 from bots.games.llamallama import HeuristicBot
 
@@ -121,10 +122,10 @@ def measure(players: int, matches: int, goals: Counter | None = None) -> dict[st
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--matches", type=int, default=200)
-    args = parser.parse_args()
+    parser.add_argument("--matches", type=options.count(1), default=200)
+    args = parser.parse_args(argv)
     combo_table()
     chosen = ll.PASS_23P
     for counts in [(4, 3, 2, 1), (3, 2, 2, 1), (2, 2, 1, 1)]:

@@ -20,6 +20,7 @@ from arena.chance import Chance
 from arena.games.openseason import GAME
 from arena.games.openseason.game import BOARDS, FACES, score_lines
 from bench.engine_turn import EngineTurn
+from bench.options import count
 from bots.games.openseason import FACE_ORDER, HeuristicBot
 
 
@@ -143,11 +144,11 @@ def longest_random(playouts: int) -> int:
     return longest
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--variants", type=int, default=150, help="games per avoid/always variant")
-    args = parser.parse_args()
+    parser.add_argument("--games", type=count(1), default=200)
+    parser.add_argument("--variants", type=count(1), default=150, help="games per avoid/always variant")
+    args = parser.parse_args(argv)
     for options in ({}, {"side": "shield"}, {"expert": True}):
         for players in (2, 3, 4):
             self_play(players, args.games, options)

@@ -26,6 +26,7 @@ from arena.engine import MatchState
 from arena.games.opensesame.game import ARENA_EDITION, TREASURES, Edition, OpenSesame, TreasureSpec
 from arena.games.v1 import opensesame_pb2 as pb
 from arena.runner import play_match
+from bench import options
 from bots.games.opensesame import HeuristicBot
 from bots.sdk import Bot
 
@@ -140,21 +141,26 @@ def _check(ed: Edition) -> None:
     assert by_alarm == {pb.NO_ALARM: 24, pb.SHINY: 9, pb.NOISY: 7, pb.ENCUMBERING: 5}, by_alarm
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=200)
+    parser.add_argument("--matches", type=options.count(1), default=200)
     parser.add_argument("--editions", action="store_true")
     parser.add_argument("--memory", action="store_true", help="option memory=human")
-    parser.add_argument("--players", type=int, nargs="*", default=[3, 5])
-    parser.add_argument("--slips", type=str, default="", help="another slip table: 0,0,10,25,...")
+    parser.add_argument(
+        "--players",
+        type=options.count(OpenSesame.meta.min_players, OpenSesame.meta.max_players),
+        nargs="*",
+        default=[3, 5],
+    )
+    parser.add_argument("--slips", type=options.counts(0, 100), help="another slip table (percent): 0,0,10,25,...")
     parser.add_argument("--strategies", type=str, default="", help="only these one-seat strategies (comma-separated)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.memory:
         OPTIONS["memory"] = "human"
     if args.slips:
         from arena.games.opensesame import game as module
 
-        module.SLIP_PERCENT = tuple(int(x) for x in args.slips.split(","))
+        module.SLIP_PERCENT = tuple(args.slips)
     editions = {"arena": ARENA_EDITION}
     if args.editions:
         editions |= {"flat": edition(FLAT), "lumpy": edition(LUMPY)}

@@ -68,6 +68,7 @@ from arena.chance import Chance
 from arena.games.prey import GAME
 from arena.games.prey import game as prey
 from arena.games.prey.game import DECK_SIZE, PER_SUIT, PRED, PREYN, SUITS, VALUE
+from bench import options
 
 ORIGINAL = list(PREYN)
 
@@ -270,8 +271,8 @@ def match_rows(matches: int) -> list[dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=300)
-    parser.add_argument("--matches", type=int, default=300)
+    parser.add_argument("--rounds", type=options.count(1), default=300)
+    parser.add_argument("--matches", type=options.count(1), default=300)
     parser.add_argument("--part", choices=["designs", "policies", "matches", "all"], default="all")
     args = parser.parse_args(argv)
     out: dict[str, Any] = {}

@@ -17,6 +17,7 @@ from collections import Counter, defaultdict
 
 from arena.games.seerscatalog import GAME
 from arena.runner import play_match
+from bench import options
 from bots.registry import make_bot
 
 
@@ -90,13 +91,15 @@ def random_invariants(games: int) -> dict:
     return {"random_games": games, "longest": longest, "bound": MAX_STEPS}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", type=int, default=100)
-    parser.add_argument("--players", type=int, nargs="*", default=[2, 3, 4, 5])
-    parser.add_argument("--random", type=int, default=0)
+    parser.add_argument("--games", type=options.count(0), default=100)
+    parser.add_argument(
+        "--players", type=options.count(GAME.meta.min_players, GAME.meta.max_players), nargs="*", default=[2, 3, 4, 5]
+    )
+    parser.add_argument("--random", type=options.count(0), default=0)
     parser.add_argument("--bot", default="heuristic")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.games:
         for players in args.players:
             print(json.dumps(self_play(players, args.games, args.bot)), flush=True)

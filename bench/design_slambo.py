@@ -26,6 +26,7 @@ from collections import Counter
 from arena.chance import Chance
 from arena.games.slambo.game import ARENA_DECK, Deck, Slambo
 from arena.games.v1 import slambo_pb2 as pb
+from bench import options
 from bots.games.slambo import BalanceBot
 
 
@@ -119,12 +120,12 @@ def with_duplicates(blue: int, red: int) -> Deck:
     )
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=200)
+    parser.add_argument("--matches", type=options.count(1), default=200)
     parser.add_argument("--specials", action="store_true")
     parser.add_argument("--skill", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.skill:
         for players in (2, 3):
             for spec, other in [

@@ -20,6 +20,7 @@ from arena.engine import clone
 from arena.games.sodajerk import GAME
 from arena.games.v1 import sodajerk_pb2 as pb
 from bench.engine_turn import EngineTurn
+from bench.options import count
 from bots.games.sodajerk import HeuristicBot, View
 
 POWER_OF = {
@@ -201,12 +202,12 @@ def oracle_report(games: int, players: int = 3, only: str = "") -> None:
         )
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--games", type=count(1), default=200)
     parser.add_argument("--part", choices=("base", "powers", "oracle", "all"), default="all")
     parser.add_argument("--power", default="", help="only this power (spill, pour, move, fizz, last-call)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.part in ("base", "all"):
         base_report(args.games)
     if args.part in ("powers", "all"):

@@ -17,6 +17,7 @@ from collections import Counter
 from arena.chance import Chance
 from arena.games.threewitches import GAME
 from arena.scenario import request_for
+from bench import options
 from bots.registry import make_bot
 
 
@@ -78,10 +79,10 @@ def simulate(matches: int, bot: str) -> dict[str, object]:
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=300)
-    args = parser.parse_args()
+    parser.add_argument("--matches", type=options.count(1), default=300)
+    args = parser.parse_args(argv)
     for bot in ("heuristic", "random"):
         print(json.dumps(simulate(args.matches, bot)))
 

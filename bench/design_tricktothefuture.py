@@ -21,6 +21,7 @@ from arena.chance import Chance
 from arena.games.tricktothefuture import GAME
 from arena.games.v1 import tricktothefuture_pb2 as pb
 from arena.scenario import request_for
+from bench import options
 from bots.registry import make_bot
 
 
@@ -102,11 +103,13 @@ def simulate(players: int, matches: int, specs: list[str], rotate: bool = False)
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=200)
-    parser.add_argument("--players", type=int, nargs="*", default=[2, 3, 4, 5])
-    args = parser.parse_args()
+    parser.add_argument("--matches", type=options.count(1), default=200)
+    parser.add_argument(
+        "--players", type=options.count(GAME.meta.min_players, GAME.meta.max_players), nargs="*", default=[2, 3, 4, 5]
+    )
+    args = parser.parse_args(argv)
     for n in args.players:
         print(json.dumps(simulate(n, args.matches, ["heuristic"])))
         print(json.dumps(simulate(n, args.matches, ["random"])))

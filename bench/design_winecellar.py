@@ -40,6 +40,7 @@ Figures (``--scale 1``; heuristic = bots/games/winecellar.py ``heuristic``):
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import tomllib
 from collections import Counter, defaultdict
@@ -240,11 +241,26 @@ def with_random_rows(seed: int = 7) -> None:
         wc._PB_BOTTLE[i] = pb.Bottle(id=b.id, type=b.type, country=b.country, ages=ages)
 
 
-def main() -> None:
+SMALLEST_SCALE = 0.02
+"""The smallest study is 50 matches: a scale below this plays none of them (it divided by 0)."""
+
+
+def scale(text: str) -> float:
+    """An argparse ``type``: a finite ``--scale`` of at least SMALLEST_SCALE."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value < SMALLEST_SCALE:
+        raise argparse.ArgumentTypeError(f"{text}: a finite number, at least {SMALLEST_SCALE}")
+    return value
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--check", action="store_true")
-    parser.add_argument("--scale", type=float, default=1.0)
-    args = parser.parse_args()
+    parser.add_argument("--scale", type=scale, default=1.0, help=f"of every study's matches, at least {SMALLEST_SCALE}")
+    args = parser.parse_args(argv)
     check()
     if args.check:
         return

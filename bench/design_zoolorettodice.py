@@ -22,6 +22,7 @@ from types import SimpleNamespace
 
 from arena.chance import Chance
 from arena.games.zoolorettodice.game import COMPONENTS, ZoolorettoDice, ZooState, breakdown
+from bench import options
 from bots.games.zoolorettodice import HeuristicBot
 
 BONUSES = [(1, 2, 3, 4, 5), (2, 3, 4, 5, 6), (1, 1, 2, 2, 3), (1, 2, 4, 6, 8)]
@@ -107,9 +108,14 @@ def duel(game: ZoolorettoDice, games: int, style: dict) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=150)
+    parser.add_argument("--games", type=options.count(1), default=150)
     parser.add_argument("--only", help="one design, bonuses/groups, e.g. 1-2-3-4-5/2-2-2")
-    parser.add_argument("--players", type=int, nargs="*", default=[2, 3, 4])
+    parser.add_argument(
+        "--players",
+        type=options.count(ZoolorettoDice.meta.min_players, ZoolorettoDice.meta.max_players),
+        nargs="*",
+        default=[2, 3, 4],
+    )
     parser.add_argument("--styles", action="store_true")
     parser.add_argument("--random", action="store_true", help="also random self-play")
     args = parser.parse_args(argv)

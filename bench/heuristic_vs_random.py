@@ -20,6 +20,7 @@ import sys
 
 from arena.registry import get_game
 from arena.runner import play_match
+from bench import options
 from bots.registry import make_bot
 
 OUTCOME_SCORED = {"getbit"}
@@ -70,13 +71,13 @@ def measure(game_id: str, players: int, matches: int, bot: str = "heuristic", op
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", required=True)
-    parser.add_argument("--players", type=int, required=True)
-    parser.add_argument("--matches", type=int, default=500)
+    parser.add_argument("--players", type=options.count(1), required=True)
+    parser.add_argument("--matches", type=options.count(1), default=500)
     parser.add_argument("--bot", default="heuristic")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args(argv)
-    options = dict(item.split("=", 1) for item in args.option)
-    print(json.dumps(measure(args.game, args.players, args.matches, args.bot, options)))
+    game_options = dict(item.split("=", 1) for item in args.option)
+    print(json.dumps(measure(args.game, args.players, args.matches, args.bot, game_options)))
     return 0
 
 

@@ -21,6 +21,7 @@ from arena.chance import Chance
 from arena.config import MatchConfig
 from arena.engine import Game, MatchState
 from arena.registry import games
+from bench import options
 from tests.contract import configurations
 
 
@@ -59,8 +60,8 @@ def findings(game: Game, seeds: range) -> tuple[int, list[dict[str, object]]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=6, help="playouts per game, player count and variant")
-    parser.add_argument("--first", type=int, default=0, help="the first seed")
+    parser.add_argument("--seeds", type=options.count(1), default=6, help="playouts per game, player count and variant")
+    parser.add_argument("--first", type=options.count(0), default=0, help="the first seed")
     parser.add_argument("--game", action="append", help="only these games (repeatable)")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.game or []) - set(games()))

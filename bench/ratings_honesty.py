@@ -28,6 +28,7 @@ import numpy as np
 
 from arena.ratings import BASE, SCALE, bootstrap_intervals, outcome_matrix
 from arena.sprt import SPRT, score_of
+from bench import options
 
 STRENGTHS = np.array([-1.5, -0.4, 0.0, 0.2, 0.5, 1.0])  # natural-log units
 NAMES = [f"b{i}" for i in range(len(STRENGTHS))]
@@ -125,13 +126,13 @@ def sprt(runs: int, seed: int) -> None:
             )
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("what", choices=["coverage", "sprt"])
-    parser.add_argument("--replicates", type=int, default=400, help="coverage: tournaments per scenario")
-    parser.add_argument("--runs", type=int, default=4000, help="sprt: tests per bound and truth")
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
+    parser.add_argument("--replicates", type=options.count(1), default=400, help="coverage: tournaments per scenario")
+    parser.add_argument("--runs", type=options.count(1), default=4000, help="sprt: tests per bound and truth")
+    parser.add_argument("--seed", type=options.count(0), default=1)
+    args = parser.parse_args(argv)
     if args.what == "coverage":
         coverage(args.replicates, args.seed)
     else:

@@ -23,6 +23,7 @@ from arena.chance import Chance
 from arena.engine import Game, MatchState, Worlds
 from arena.protocol import decision_request
 from arena.registry import get_game
+from bench import options
 from bots.registry import make_bot
 from bots.search import Search, SearchBot, rollout_policies
 
@@ -31,9 +32,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("spec", help="a search bot spec")
     parser.add_argument("--game", required=True)
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--matches", type=int, default=8)
-    parser.add_argument("--gain", type=int, default=0, metavar="N", help="paired worlds per departure's gain (0: none)")
+    parser.add_argument("--players", type=options.count(1), default=2)
+    parser.add_argument("--matches", type=options.count(1), default=8)
+    parser.add_argument(
+        "--gain", type=options.count(0), default=0, metavar="N", help="paired worlds per departure's gain (0: none)"
+    )
     args = parser.parse_args(argv)
     game = get_game(args.game)
     departures: Counter[str] = Counter()

@@ -23,6 +23,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 from arena.registry import get_game
 from arena.runner import play_match
+from bench import options
 from bots.registry import make_bot
 from bots.search import rewards
 
@@ -55,17 +56,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("specs", nargs="+", help="search bot specs to compare")
     parser.add_argument("--game", required=True)
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--matches", type=int, default=40)
+    parser.add_argument("--players", type=options.count(1), default=2)
+    parser.add_argument("--matches", type=options.count(1), default=40)
     parser.add_argument("--opponent", default="heuristic")
-    parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--workers", type=options.count(1), default=1)
+    parser.add_argument("--first-seed", type=options.count(0), default=0)
     parser.add_argument(
         "--duplicate",
         action="store_true",
         help="play every seed with the spec at every seat (matches = seeds x players; the deal's luck cancels)",
     )
     args = parser.parse_args(argv)
+    options.stop_cleanly_on_sigterm()  # the pool's processes stop with it
     seeds = range(args.first_seed, args.first_seed + args.matches)
     seats = range(args.players) if args.duplicate else [-1]
     rows = []

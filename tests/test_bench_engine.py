@@ -57,3 +57,20 @@ def test_the_bare_loop_plays_the_full_runners_match_decision_for_decision(game_i
     players = bench_engine.players_for(game)
     for seed in (0, 1):
         assert bench_engine.bare_match(game, players, seed) == bench_engine.full_match(game, players, seed)
+
+
+def test_the_ratio_is_the_full_runners_rate_over_the_bare_loops(monkeypatch):
+    """On fake CPU times (a bare match: 10 decisions in 1 ms; a full one: 10 in 4 ms) the runner
+    keeps a quarter of the bare rate: 0.25, not its inverse."""
+
+    def timed(play, game, players, seeds):
+        per_match = 0.001 if play is bench_engine.bare_match else 0.004
+        return 10 * len(seeds), per_match * len(seeds)
+
+    monkeypatch.setattr(bench_engine, "timed", timed)
+    row = bench_engine.compare(bench_engine.games()["rolldice"], 2, seconds=0.02, rounds=2)
+    assert row["full_vs_bare_rounds"] == [0.25, 0.25]
+    assert row["full_vs_bare"] == 0.25
+    assert (row["bare_decisions_per_s"], row["full_decisions_per_s"]) == (10_000, 2_500)
+    assert (row["bare_matches_per_s"], row["full_matches_per_s"]) == (1000.0, 250.0)
+    assert bench_engine.full_vs_bare([100, 2.0], [30, 1.5]) == pytest.approx(0.4)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from bench.bench_remote_tournament import main
+from bench.bench_remote_tournament import main, row, versus
 
 
 def test_the_remote_tournament_bench_plays_the_same_matches_locally_and_on_celery(capsys):
@@ -21,6 +21,28 @@ def test_the_remote_tournament_bench_plays_the_same_matches_locally_and_on_celer
     assert len({run["mean_decisions_per_match"] for run in runs.values()}) == 1
     assert [run["concurrent_matches"] for run in runs.values()] == [3, 3, 6]
     assert report["celery_1_vs_local"] > 0 and report["celery_2_vs_1"] > 0
+    # The ratios are of the rates reported (each rounded to 2 decimals, the ratio to 3).
+    local, one, two = (run["matches_per_s"] for run in runs.values())
+    assert report["celery_1_vs_local"] == round(one / local, 3)
+    assert report["celery_2_vs_1"] == round(two / one, 3)
+
+
+def test_a_runs_ideal_is_its_slots_over_a_matchs_think_time_and_the_ratios_are_faster_over_slower():
+    # 4 matches of 10 and 20 decisions (mean 15) in 10 s, 4 at once, bots thinking 0.1 s: the
+    # ideal is 4 / (15 x 0.1) = 2.67 matches/s, the run's 0.4 is 0.15 of it.
+    run = row("local_1_process", 10.0, [10, 20, 10, 20], 4, 0.1)
+    assert run == {
+        "run": "local_1_process",
+        "matches": 4,
+        "concurrent_matches": 4,
+        "mean_decisions_per_match": 15.0,
+        "seconds": 10.0,
+        "matches_per_s": 0.4,
+        "ideal_matches_per_s": 2.67,
+        "fraction_of_ideal": 0.15,
+    }
+    runs = [{"matches_per_s": 10.0}, {"matches_per_s": 8.0}, {"matches_per_s": 14.0}]
+    assert versus(runs) == {"celery_1_vs_local": 0.8, "celery_2_vs_1": 1.75}
 
 
 def test_the_queue_bench_keeps_the_window_and_measures_the_service(capsys):
