@@ -12,7 +12,8 @@ JSON form (one object per match; ``matches.jsonl`` holds one per line)::
      "seed": ..., "seats": [{"bot": ..., "version": ...}], "policy": {...},
      "decisions": [{"step": 0, "seat": 0, "kind": "roll", "options": 2, "choice": "stop",
                     "ms": 0.01, "by": "bot"}, ...],
-     "failures": [{"seat": 1, "decision": 7, "verdict": "illegal", "detail": ...}],
+     "failures": [{"seat": 1, "decision": 7, "verdict": "illegal", "detail": ...}],  # "forfeits": true
+                                                    # where a bot could answer no more
      "strikes": [{"seat": 0, "decision": 4, "late_ms": 131.5}],
      "result": {"scores": [...], "ranks": [...], "forfeited": [...], "summary": ...},
      "tournament": {"index": 12, "group": 6, "rotation": 0}}   # only in tournaments
@@ -103,6 +104,15 @@ class FailureEntry:
     decision: int  # index into decisions; -1 = before the first decision (start-up)
     verdict: str
     detail: str
+    forfeits: bool = False
+    """The seat forfeits here though its policy alone would not: its bot can answer no more (a
+    remote bot's stream gone). Written only when true: records before it read the same."""
+
+    def to_json(self) -> dict[str, Any]:
+        data = {"seat": self.seat, "decision": self.decision, "verdict": self.verdict, "detail": self.detail}
+        if self.forfeits:
+            data["forfeits"] = True
+        return data
 
 
 @dataclass
@@ -145,7 +155,7 @@ class MatchRecord:
             "seats": self.seats,
             "policy": self.policy,
             "decisions": [d.to_json() for d in self.decisions],
-            "failures": [dict(vars(f)) for f in self.failures],
+            "failures": [f.to_json() for f in self.failures],
             "strikes": [dict(vars(s)) for s in self.strikes],
             "result": self.result,
             "tournament": self.tournament,
@@ -373,9 +383,15 @@ _FAILURE_FIELDS: _FieldSpec = {
     "decision": ("int", True),
     "verdict": ("str", True),
     "detail": ("str", True),
+    "forfeits": ("bool", False),
 }
 _STRIKE_FIELDS: _FieldSpec = {"seat": ("int", True), "decision": ("int", True), "late_ms": ("number", True)}
-_TYPES = {"int": (_is_int, "a whole number"), "number": (_is_number, "a number"), "str": (_is_str, "a string")}
+_TYPES = {
+    "int": (_is_int, "a whole number"),
+    "number": (_is_number, "a number"),
+    "str": (_is_str, "a string"),
+    "bool": (_is_bool, "true or false"),
+}
 
 
 def _entries(data: dict[str, Any], key: str, cls: Any, fields: _FieldSpec, *, required: bool = False) -> list[Any]:
@@ -556,7 +572,8 @@ def replay(game: Game, record: MatchRecord) -> Result:
 
 def forfeits_of(record: MatchRecord) -> list[bool]:
     """The seats its failures and error policy forfeit, as the runner decides: a failure at the
-    start (decision -1), any failure under ``forfeit``, more than ``budget`` under ``substitute``."""
+    start (decision -1), any failure under ``forfeit``, more than ``budget`` under ``substitute``,
+    and a failure after which the bot can answer no more (``forfeits``)."""
     return [at is not None for at in forfeited_at(record)]
 
 
@@ -574,7 +591,7 @@ def forfeited_at(record: MatchRecord) -> list[int | None]:
             raise ReplayMismatch(f"a failure of seat {failure.seat}, in a match of {len(counts)} seats")
         counts[failure.seat] += 1
         if forfeited[failure.seat] is None and (
-            failure.decision < 0 or on_error == "forfeit" or counts[failure.seat] > budget
+            failure.decision < 0 or on_error == "forfeit" or counts[failure.seat] > budget or failure.forfeits
         ):
             forfeited[failure.seat] = max(failure.decision, -1)
     return forfeited

@@ -125,7 +125,7 @@ def replay_data(game: Game, record: MatchRecord, *, title: str = "") -> dict[str
         # The engine's result (equal to the record's in scores and ranks: replay checked them),
         # never text the record alone claims.
         "result": {**replayed.to_json(), "forfeited": record.forfeited},
-        "failures": [vars(f) for f in record.failures],
+        "failures": [f.to_json() for f in record.failures],
         "events": [event_json(e) for e in state.log.events],
         "frames": frames,
         "spectator": True,

@@ -91,7 +91,9 @@ class PlayerFailure(Exception):
 
 
 class Player(Protocol):
-    """Anything that can take a seat: the three calls a remote bot receives."""
+    """Anything that can take a seat: the three calls a remote bot receives. A player that may
+    stop being able to answer (a remote bot's stream gone) says so with a true ``gone`` after
+    its failure: its seat forfeits there, that failure recorded once."""
 
     name: str
 
@@ -169,11 +171,16 @@ class _Seats:
 
     async def fail(self, seat: int, decision: int, verdict: str, detail: str, *, fatal: bool = False) -> None:
         entry = FailureEntry(seat, decision, verdict, printable(detail, DETAIL_CHARS))  # its length noted
+        self.errors[seat] += 1
+        by_policy = fatal or self.policy.on_error == "forfeit" or self.errors[seat] > self.policy.budget
+        # A player that can never answer again (a remote bot's stream gone) forfeits here: asked
+        # on, every later decision was this failure once more, budget + 1 entries for one end
+        # (an outside probe). The record says so where its policy alone would not.
+        entry.forfeits = not by_policy and getattr(self.players[seat], "gone", False)
         self.failures.append(entry)
         if self.on_failure is not None:  # heard as it happens, before the seat is told
             self.on_failure(entry)
-        self.errors[seat] += 1
-        if fatal or self.policy.on_error == "forfeit" or self.errors[seat] > self.policy.budget:
+        if by_policy or entry.forfeits:
             self.forfeited[seat] = True
             # Tell the bot (a remote one closes its stream); a failing abort changes nothing.
             with contextlib.suppress(Exception):
@@ -188,6 +195,29 @@ async def _call(player: object, name: str, *args: object) -> Any:
         return await native(*args)
     method = getattr(player, name, None)
     return method(*args) if method is not None else None
+
+
+async def _quietly(player: object, name: str, *args: object) -> None:
+    """:func:`_call` for a hook whose failure changes nothing (a goodbye, a close)."""
+    with contextlib.suppress(Exception):
+        await _call(player, name, *args)
+
+
+async def _together(calls: list[Coroutine[Any, Any, None]]) -> None:
+    """Await hooks of several players all at once: a remote player's goodbye or close may wait
+    on its bot (a bot that does not end its side), and one seat after another those waits added
+    up (an outside probe: +1 s a seat). One by one when driven without a loop (in-process
+    players answer at once)."""
+    if len(calls) > 1:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            await asyncio.gather(*calls)
+            return
+    for call in calls:
+        await call
 
 
 def _call_now(player: object, name: str, *args: object) -> Any:
@@ -257,7 +287,7 @@ class _Asked:
     index: int
     request: bot_pb2.DecisionRequest | WireRequest | None  # kept for a two-phase (remote) player only
     began: float
-    forfeited: bool = False
+    forfeited: bool = False  # not asked: its seat forfeited, a substitute plays
     answer: str | None = None
     failure: tuple[str, str] | None = None
     two_phase: bool = False
@@ -400,14 +430,14 @@ async def play_match_async(
         await match.abort_all("the match was cancelled")
         raise
     finally:
+        closes = []
         for player, sync in zip(players, match.sync, strict=True):
-            try:
-                if sync:
+            if sync:
+                with contextlib.suppress(Exception):  # closing a player that fails changes nothing
                     _call_now(player, "close")
-                else:
-                    await _call(player, "close")
-            except Exception:  # closing a player that fails changes nothing
-                pass
+            else:
+                closes.append(_quietly(player, "close"))
+        await _together(closes)
 
 
 def _ms_since(began: float) -> float:
@@ -609,18 +639,7 @@ class _Match:
         """Tell every seat still playing that the match ends without a result (all at once:
         each goodbye may wait up to a remote player's linger)."""
         seats = [seat for seat in range(len(self.players)) if not self.seats.forfeited[seat]]
-
-        async def abort(seat: int) -> None:
-            with contextlib.suppress(Exception):
-                await _call(self.players[seat], "abort", "cancelled", reason)
-
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:  # driven without a loop: in-process players answer at once
-            for seat in seats:
-                await abort(seat)
-            return
-        await asyncio.gather(*(abort(seat) for seat in seats))
+        await _together([_quietly(self.players[seat], "abort", "cancelled", reason) for seat in seats])
 
     async def start_players(self) -> None:
         # The start messages differ only in the match id, the seat and its seed: the rest is
@@ -892,6 +911,7 @@ class _Match:
                 built.append(result_message(result, forfeited))
             return built[0]
 
+        told = []  # the players told on a loop, all at once (each goodbye may wait on its bot)
         for seat, player in enumerate(self.players):
             if forfeited[seat]:
                 continue  # already told by abort
@@ -904,7 +924,8 @@ class _Match:
                 if self.sync[seat]:
                     _call_now(player, "finish", finish)
                 else:
-                    await _call(player, "finish", finish)
+                    told.append(_quietly(player, "finish", finish))
             except Exception:  # a bot failing after the end changes nothing
                 pass
+        await _together(told)
         return self.record

@@ -62,7 +62,7 @@ from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import grpc.aio
 
@@ -143,13 +143,13 @@ class ProbedPlayer(RemotePlayer):
     writes: ClassVar[list[float]] = []
     last: ClassVar[bytes] = b""  # the last request written
 
-    async def _send_request(self, data: bytes) -> object:  # type: ignore[override]
+    async def _send_request(self, data: bytes, request: Any) -> Any:
         ProbedPlayer.sizes.append(len(data))
         ProbedPlayer.last = data
         began = time.perf_counter()
         ProbedPlayer.starts.append(began)
         try:
-            return await super()._send_request(data)
+            return await super()._send_request(data, request)
         finally:
             ProbedPlayer.writes.append(time.perf_counter() - began)
 
@@ -250,14 +250,14 @@ class InterleavedPlayer(RemotePlayer):
         cls.mark = time.perf_counter()
         cls.match_seconds, cls.echo_seconds = [], []
 
-    async def _send_request(self, data: bytes) -> object:  # type: ignore[override]
+    async def _send_request(self, data: bytes, request: Any) -> Any:
         cls = InterleavedPlayer
         cls.requests += 1
         if cls.echo is not None and cls.requests % cls.every == 0:
             cls.match_seconds.append(time.perf_counter() - cls.mark)
             cls.echo_seconds.append(await cls.echo.run(cls.every))
             cls.mark = time.perf_counter()
-        return await super()._send_request(data)
+        return await super()._send_request(data, request)
 
     @staticmethod
     def ratios() -> list[float]:

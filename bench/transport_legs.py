@@ -118,9 +118,9 @@ class LegsPlayer(RemotePlayer):
             stream.receive = stamped  # type: ignore[method-assign]
         return outcome
 
-    async def _send_request(self, data: bytes) -> object:  # type: ignore[override]
+    async def _send_request(self, data: bytes, request: Any) -> Any:
         LegsPlayer.writes.append(time.monotonic_ns())
-        return await super()._send_request(data)
+        return await super()._send_request(data, request)
 
     def _charge(self, elapsed: float, option_id: str) -> Any:
         # elapsed runs from the write's start (_sent_at) to the answer's arrival, both loop time

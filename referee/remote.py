@@ -29,8 +29,11 @@ per request, and the first message beyond that (a flood) stops the reading and i
 ``protocol`` verdict, so a flooding bot cannot make the referee buffer without bound.
 
 A late answer to a decision that already timed out is dropped silently (the bot was told the
-time; it has already been penalised). After a broken stream every later request fails at once
-with the same verdict, so the error policy decides quickly.
+time; it has already been penalised). A broken stream is ``gone``: the runner asks it nothing
+more and records its failure once (a later request would fail at once with the same verdict).
+A stream the bot ended is reported as the bot ended it, its status as its server sent it
+(``the bot ended the stream (status OK) before decision 4``), whether the referee learns it
+writing the request, finding the call done, or awaiting the answer.
 
 Clock accounting per decision, with ``limit`` the per-decision limit and ``t`` the time from
 the request being written (the write completed: the bot cannot start before) to the answer
@@ -61,8 +64,9 @@ import re
 import struct
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import grpc
 import grpc.aio
@@ -106,6 +110,11 @@ RECONNECT_LAST_PAUSE = 0.5
 """The pauses between dialling again: doubling from the first to the last."""
 
 FLOOD = "sent messages nobody asked for (a bot sends one message per request, no more)"
+CORE_ERROR = "Internal error from Core"
+"""The details of gRPC core's own INTERNAL status, set on a call when a write meets its end."""
+ENDING_SECONDS = 0.1
+"""At least this long, and the clock's grace if longer, a bot is given to end its side after a
+goodbye (finish or abort) before its stream is cancelled (bounded by the player's linger too)."""
 REFUSED_REGISTRATION = (
     "the endpoint refused to play this registration: it has a key, and this registration's start did not "
     "prove it holds that key (register the bot with the endpoint's key: --endpoint-key-file)"
@@ -126,6 +135,7 @@ class _DropDeserializeErrors(logging.Filter):
 
 logging.getLogger("grpc._common").addFilter(_DropDeserializeErrors())
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 _REFUSED: set[str] = set()  # endpoints this process has warned of
@@ -207,7 +217,11 @@ def without_endpoint(text: str, *names: str) -> str:
 
 
 def _failure_of_error(error: grpc.aio.AioRpcError) -> PlayerFailure:
-    code, details = error.code(), printable(error.details() or "")
+    return _failure_of_status(error.code(), error.details() or "")
+
+
+def _failure_of_status(code: grpc.StatusCode, details: str) -> PlayerFailure:
+    details = printable(details)
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED and f"vs. {MAX_BOT_MESSAGE})" in details:
         # The referee's own receive limit ("Received message larger than max (N vs. 65536)").
         return PlayerFailure("malformed", f"oversized message from the bot ({details})")
@@ -236,6 +250,9 @@ class _Stream:
         self.asked = 0
         self.received = 0
         self.flooded = False
+        # How the call ended, kept as its status came (see _on_done); awaited through end_waiter.
+        self.end: tuple[grpc.StatusCode, str] | None = None
+        self.end_waiter: asyncio.Future[None] | None = None
 
     async def open(self) -> None:
         self.shared = channels.pool(CHANNEL_OPTIONS).acquire(self.target)
@@ -243,7 +260,34 @@ class _Stream:
             PLAY_METHOD, request_serializer=_serialize, response_deserializer=bot_pb2.BotMessage.FromString
         )
         self.call = play(wait_for_ready=False)
+        self.call.add_done_callback(self._on_done)
         self.reader = asyncio.get_running_loop().create_task(self._read())
+
+    def _on_done(self, call: grpc.aio.StreamStreamCall) -> None:
+        """Keep the call's first status that is not gRPC core's own error for a write that met
+        an ended call: gRPC sets that one over the status the bot's server sent, so read later
+        the call's status (and the reader's) would be core's "Internal error from Core", not the
+        bot's end (an outside probe saw three details for one bot). gRPC calls this at every
+        status it sets, synchronously, so the bot's is read before core's replaces it."""
+        if self.end is not None:
+            return
+        code, details = _settled(call.code()), _settled(call.details())
+        if code is None or (code == grpc.StatusCode.INTERNAL and details == CORE_ERROR):
+            return
+        self.end = (code, details or "")
+        if self.end_waiter is not None:
+            _wake(self.end_waiter)
+
+    async def ending(self, deadline: float) -> tuple[grpc.StatusCode, str] | None:
+        """How the call ended (its status as the bot's server sent it), waited for until
+        ``deadline`` (loop time) if it is not in yet; None if it is not in by then."""
+        if self.end is None and self.call is not None:
+            loop = asyncio.get_running_loop()
+            waiter = self.end_waiter = loop.create_future()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(waiter, max(0.0, deadline - loop.time()))
+            self.end_waiter = None
+        return self.end
 
     def _put(self, item: _Inbound) -> None:
         self.inbox.append(item)
@@ -349,17 +393,20 @@ class _Stream:
         return self.inbox.popleft() if self.inbox else None
 
     async def close(self, goodbye: bot_pb2.RefereeMessage | None, linger: float) -> None:
-        """Send a last message, half-close, let the bot end its side briefly, then tear down."""
+        """Send a last message, half-close, let the bot end its side briefly, then tear down:
+        all of it within ``linger`` seconds (it was up to ``linger`` for each of the three)."""
         if self.call is not None:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + linger
             if goodbye is not None and not self.blocked and not self.call.done():
                 try:
                     await asyncio.wait_for(self.call.write(goodbye), linger)
-                    await asyncio.wait_for(self.call.done_writing(), linger)
+                    await asyncio.wait_for(self.call.done_writing(), max(0.0, deadline - loop.time()))
                 except (grpc.aio.AioRpcError, TimeoutError, asyncio.InvalidStateError):
                     pass
             if self.reader is not None and not self.reader.done() and not self.blocked:
                 with contextlib.suppress(TimeoutError, asyncio.CancelledError):
-                    await asyncio.wait_for(asyncio.shield(self.reader), linger)
+                    await asyncio.wait_for(asyncio.shield(self.reader), max(0.0, deadline - loop.time()))
             self.call.cancel()
         if self.reader is not None:
             self.reader.cancel()
@@ -425,6 +472,17 @@ def _decision_bytes(request: bot_pb2.DecisionRequest) -> bytes:
 def _wake(waiter: asyncio.Future[None]) -> None:
     if not waiter.done():
         waiter.set_result(None)
+
+
+def _settled(coro: Coroutine[Any, Any, T]) -> T | None:
+    """The value of a coroutine that completes without suspending (a done call's ``code()`` and
+    ``details()``: its status is there already), else None."""
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return done.value
+    coro.close()
+    return None
 
 
 def _as_rpc_error(exc: Exception, code: grpc.StatusCode = grpc.StatusCode.INTERNAL) -> grpc.aio.AioRpcError:
@@ -523,7 +581,7 @@ class RemotePlayer:
             clock.bank_ms = bank_ms
             clock.strikes = strikes
             data = _decision_bytes(request)
-        failed = await self._send_request(data)
+        failed = await self._send_request(data, request)
         if failed is not None:
             raise failed.error()
 
@@ -569,6 +627,13 @@ class RemotePlayer:
         if self._dead is not None:
             raise self._dead.error()
 
+    @property
+    def gone(self) -> bool:
+        """Whether its stream is dead (the bot ended it, it broke, it flooded, a write never got
+        through): it can never answer again, so the runner asks it nothing more and records its
+        failure once, not again at every later decision (an outside probe saw budget + 1 copies)."""
+        return self._dead is not None
+
     async def _close(self, goodbye: bot_pb2.RefereeMessage | None) -> None:
         monitor, self._lag = self._lag, None
         if monitor is not None:
@@ -577,7 +642,11 @@ class RemotePlayer:
         if stream is not None:
             if self._dead is None:
                 self._dead = _Failed("crash", "stream closed by the referee")
-            await stream.close(goodbye, self.linger)
+            # Ending its side is no move of the bot's: it gets the grace its answers get (the
+            # clock's allowance for the network), at least ENDING_SECONDS, not a fixed second
+            # (a bot that kept its stream open held every match it played 1 s a seat).
+            ending = max(self._clock.grace_ms / 1000.0, ENDING_SECONDS)
+            await stream.close(goodbye, min(self.linger, ending))
 
     # -- the async side ---------------------------------------------------------------------------
 
@@ -643,16 +712,15 @@ class RemotePlayer:
             )
             return failed, False
         if written is not True:
-            return self._hidden(_failure_of_error(written)), self._unreachable(written)
+            return await self._ended("ready", deadline, written), self._unreachable(written)
         item = await self._stream.receive(deadline)
         if item is None:
             return _Failed("stall", f"no ready within {self._clock.startup_ms} ms"), False
         if item.error is not None and item.error.code() == grpc.StatusCode.PERMISSION_DENIED:
             # What a server with a key answers a start that does not prove it (bots.serve).
             return _Failed("protocol", REFUSED_REGISTRATION), False
-        failure = self._failure_of_item(item, "ready")
-        if failure is not None:
-            return failure, item.error is not None and self._unreachable(item.error)
+        if item.kind != "message":
+            return self._failure_of_item(item, "ready"), item.error is not None and self._unreachable(item.error)
         assert item.message is not None
         body = item.message.WhichOneof("body")
         if body != "ready":
@@ -690,14 +758,14 @@ class RemotePlayer:
             return _Failed("stall", f"could not resolve the endpoint within {self._clock.startup_ms} ms")
         return endpoints.dial_target(addresses[0], int(port))
 
-    async def _send_request(self, data: bytes) -> _Failed | None:
+    async def _send_request(self, data: bytes, request: bot_pb2.DecisionRequest | WireRequest) -> _Failed | None:
         assert self._stream is not None
-        if self._stream.call is None or self._stream.call.done():
-            return self._die(_Failed("crash", "the stream is already closed"))
         loop = asyncio.get_running_loop()
         limit = self._clock.decision_ms / 1000.0
         grace = self._clock.grace_ms / 1000.0
         allowed = limit + self._bank + grace
+        if self._stream.call is None or self._stream.call.done():
+            return self._die(await self._ended(f"decision {request.decision_index}", loop.time() + allowed))
         # The bot's clock starts as the write starts: a bot that runs its own HTTP/2 can hold
         # back the request's last bytes with flow control while it thinks on what it has read
         # (a probe's bot took 530 ms a decision at a 300 ms limit when the clock started at the
@@ -712,9 +780,24 @@ class RemotePlayer:
                     "timeout", f"could not deliver the request within {allowed * 1000:.0f} ms: the bot does not read"
                 )
             )
-        if written is not True:
-            return self._die(self._hidden(_failure_of_error(written)))
+        if written is not True:  # most often the call has ended: say how the bot ended it
+            return self._die(await self._ended(f"decision {request.decision_index}", self._sent_at + allowed, written))
         return None
+
+    async def _ended(self, before: str, deadline: float, error: grpc.aio.AioRpcError | None = None) -> _Failed:
+        """The failure of a stream whose call has ended (found done, or a write failed), as the
+        bot's server ended it: its status, waited for until ``deadline`` if not in yet (a write
+        can fail before it is); else the write's own ``error``. The same detail however the
+        referee learns of the end (writing, finding the call done, or awaiting the answer)."""
+        assert self._stream is not None
+        end = await self._stream.ending(deadline)
+        if end is None:
+            error = error or _as_rpc_error(RuntimeError("the stream is already closed"), grpc.StatusCode.CANCELLED)
+            return self._hidden(_failure_of_error(error))
+        code, details = end
+        if code == grpc.StatusCode.OK:
+            return _Failed("crash", f"the bot ended the stream (status OK) before {before}")
+        return self._hidden(_failure_of_status(code, details))
 
     async def _await_answer(self, request: bot_pb2.DecisionRequest | WireRequest) -> str | _Failed:
         assert self._stream is not None
@@ -744,9 +827,8 @@ class RemotePlayer:
                 self._abandoned.add(request_id)
                 self._bank = 0.0
                 return _Failed("timeout", f"no answer within {waited:.0f} ms (limit + bank + grace)")
-            failure = self._failure_of_item(item, "decision")
-            if failure is not None:
-                return self._die(failure)
+            if item.kind != "message":
+                return self._die(self._failure_of_item(item, f"decision {request.decision_index}"))
             assert item.message is not None
             body = item.message.WhichOneof("body")
             if body != "decision":
@@ -818,15 +900,14 @@ class RemotePlayer:
         self._abandoned.add(request_id)  # its answer may still come: drop it when it does
         return _Failed("protocol", detail)
 
-    def _failure_of_item(self, item: _Inbound, expected: str) -> _Failed | None:
+    def _failure_of_item(self, item: _Inbound, before: str) -> _Failed:
+        """The failure an inbound item that is not a message stands for, awaiting ``before``."""
         if item.kind == "flood":
             return _Failed("protocol", FLOOD)
-        if item.kind == "eof":
-            return _Failed("crash", f"the bot closed the stream while the referee waited for {expected}")
-        if item.kind == "error":
-            assert item.error is not None
-            return self._hidden(_failure_of_error(item.error))
-        return None
+        if item.kind == "eof":  # the call ended with status OK (any other status is an error)
+            return _Failed("crash", f"the bot ended the stream (status OK) before {before}")
+        assert item.error is not None
+        return self._hidden(_failure_of_error(item.error))
 
     def _hidden(self, failure: PlayerFailure) -> _Failed:
         """A failure whose detail quotes gRPC or the resolver, with the endpoint left out."""

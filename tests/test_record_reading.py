@@ -129,6 +129,11 @@ ODD_FIELDS = [
         "failures[0].detail: expected a string",
     ),
     ("strikes", [{"seat": 0}], "strikes[0].decision: missing"),
+    (
+        "failures",
+        [{"seat": 0, "decision": 1, "verdict": "crash", "detail": "gone", "forfeits": "yes"}],
+        "failures[0].forfeits: expected true or false",
+    ),
     # From a fuzzing probe: a match id of any type was taken as its text; a whole number past a
     # float's range ended `arena replay` in an OverflowError.
     ("match_id", {"not": "a string"}, "match_id: expected a string, got an object"),
