@@ -14,7 +14,9 @@ running match within about a second (its bots are told) and no further match sta
 pool otherwise; where the pool's processes outnumber a tournament's ``bot_concurrency``, a
 semaphore per remote bot holds the matches played against it at once to that limit. Worker
 processes are started with ``spawn`` so no gRPC object or lock of the parent is ever inherited
-across fork, and they ignore SIGINT: the parent alone handles Ctrl-C.
+across fork, and they ignore SIGINT and SIGHUP: the parent alone handles Ctrl-C and a hangup,
+and ends them with the pool's SIGTERM, on which a worker unwinds (its hosted seats' directories
+removed) and exits.
 """
 
 from __future__ import annotations
@@ -22,13 +24,10 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-import shlex
 import signal
-import sys
-import tempfile
 import threading
 from collections.abc import Iterator, Sequence
-from multiprocessing import spawn
+from multiprocessing import resource_tracker
 from typing import Any, Protocol
 
 from arena.record import MatchRecord, RecordView
@@ -68,34 +67,64 @@ _worker_spec: TournamentSpec | None = None
 _worker_factory: PlayerFactory | None = None
 _worker_cancelled: Cancelled | None = None
 _worker_limits: dict[str, Any] = {}  # remote bot address -> the pool's semaphore for it
+_worker_playing = False  # a match is being played (a SIGTERM unwinds it)
+_worker_terminated = False  # the pool's SIGTERM came
 
 
 def _init_worker(
     spec_json: dict, factory: PlayerFactory, cancelled: Cancelled | None, limits: dict[str, Any] | None = None
 ) -> None:
     global _worker_spec, _worker_factory, _worker_cancelled, _worker_limits
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Ignored before unblocked: a Ctrl-C held since the process started is dropped, not raised.
+    for signum in WORKER_IGNORED:
+        signal.signal(signum, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, WORKER_IGNORED)
+    signal.signal(signal.SIGTERM, _exit_on_terminate)
     _worker_spec = TournamentSpec.from_json(spec_json)
     _worker_factory = factory
     _worker_cancelled = cancelled
     _worker_limits = limits or {}
 
 
+def _exit_on_terminate(signum: int, frame: Any) -> None:
+    """A pool worker's SIGTERM (the pool's terminate). In a match: unwind it, so that its
+    ``finally`` blocks stop its hosted seats and remove their work directories (the default
+    action left them in $TMPDIR); the worker then exits (:func:`_play_in_worker`). Between
+    matches: at once, as the default action did."""
+    global _worker_terminated
+    _worker_terminated = True
+    if _worker_playing:
+        raise SystemExit(128 + signum)
+    os._exit(128 + signum)
+
+
 def _play_in_worker(match: MatchSpec) -> str | None:
+    global _worker_playing
     assert _worker_spec is not None and _worker_factory is not None
     # A slot of each remote bot the match plays, taken in the addresses' order (so no two
     # processes each hold one the other waits for), as workers take their leases.
     held = [_worker_limits[a] for a in remote_endpoints(_worker_spec, match) if a in _worker_limits]
     for slot in held:
         slot.acquire()
+    _worker_playing = True
     try:
         # Serialised here, in parallel, rather than in the parent that collects every record.
         return play_scheduled(_worker_spec, match, _worker_factory, cancelled=_worker_cancelled).dumps()
     except MatchCancelled:
         return None
     finally:
+        _worker_playing = False
         for slot in reversed(held):
             slot.release()
+        if _worker_terminated:
+            # Out now, with no traceback, the match unwound: its SystemExit could also have been
+            # swallowed (raised in a finalizer), the match played on, and its result then waited
+            # for ever for a parent that no longer reads.
+            os._exit(128 + signal.SIGTERM)
+
+
+def _play_chunk_in_worker(chunk: Sequence[MatchSpec]) -> list[str | None]:
+    return [_play_in_worker(match) for match in chunk]
 
 
 def bot_limits(context: Any, spec: TournamentSpec, processes: int) -> dict[str, Any]:
@@ -161,67 +190,130 @@ class LocalExecutor:
         chunk = chunk_size(spec, len(matches), self.workers)
         # No more processes than matches: each costs an interpreter's start.
         processes = min(self.workers, len(matches))
-        limits = bot_limits(context, spec, processes)
-        initargs = (spec.to_json(), self.make_player, self.cancelled, limits)
         terminated = StopSignals()
         pool = None
         try:
-            with workers_ignore_interrupts(context):
+            with workers_ignore_interrupts(), stop_signals_held():
+                limits = bot_limits(context, spec, processes)
+                initargs = (spec.to_json(), self.make_player, self.cancelled, limits)
                 pool = context.Pool(processes, initializer=_init_worker, initargs=initargs)
-                for line in pool.imap_unordered(_play_in_worker, matches, chunksize=chunk):
-                    check_stop_signals()
-                    if line is None or (self.cancelled is not None and self.cancelled()):
-                        break  # cancelled: the workers stop with the pool
-                    if on_record(MatchRecord.loads(line), line):
-                        break
+            check_stop_signals()
+            chunks = [matches[i : i + chunk] for i in range(0, len(matches), chunk)]
+            # Chunked here, not by the pool: its chunked results come as a generator, which
+            # cannot be waited on with a timeout.
+            results = pool.imap_unordered(_play_chunk_in_worker, chunks)
+            for lines in stop_checked(results):
+                if not self._take(lines, on_record):
+                    break
         finally:
             if pool is not None:
                 pool.terminate()
                 pool.join()
             terminated.restore()
 
+    def _take(self, lines: list[str | None], on_record: OnRecord) -> bool:
+        """Hand a chunk's records over; whether the run goes on."""
+        for line in lines:
+            check_stop_signals()
+            if line is None or (self.cancelled is not None and self.cancelled()):
+                return False  # cancelled: the workers stop with the pool
+            if on_record(MatchRecord.loads(line), line):
+                return False
+        return True
+
+
+def stop_checked(results: Any) -> Iterator[Any]:
+    """A pool's results as they come; while none comes, a stop signal whose interrupt was
+    swallowed (by a finalizer) is raised again every :data:`STOP_POLL` seconds, not only with
+    the next result (workers that die at their start, replaced by the pool without end, send
+    none: the run waited for ever)."""
+    while True:
+        try:
+            yield results.next(timeout=STOP_POLL)
+        except multiprocessing.TimeoutError:
+            check_stop_signals()
+        except StopIteration:
+            return
+
+
+WORKER_IGNORED = frozenset({signal.SIGINT, signal.SIGHUP})
+"""Signals a pool process leaves to its parent: a terminal sends them to its whole process group."""
+
+STOP_POLL = 1.0
+"""Seconds a local run waits for a record before it looks for a stop signal again."""
+
 
 @contextlib.contextmanager
-def workers_ignore_interrupts(context: Any) -> Iterator[None]:
-    """Pool processes started meanwhile ignore SIGINT from their first instruction: they are
-    started through a two-line shell script that ignores it and execs Python (an ignored signal
-    stays ignored through exec, and Python then installs no KeyboardInterrupt handler). A
-    Ctrl-C goes to the terminal's whole process group; one that landed while a worker still
-    imported printed that worker's traceback before it could ignore the signal itself (3 in 10
-    runs Ctrl-C'd in their first two seconds). The parent keeps its own handler: ignoring the
-    signal there for the moment, or blocking it, lost Ctrl-Cs to its other threads, and exec
-    unblocks a blocked signal. The script lives as long as the pool (the shell reads it after
-    its exec)."""
-    if os.name != "posix" or not os.path.exists("/bin/sh"):
+def workers_ignore_interrupts() -> Iterator[None]:
+    """Pool processes started meanwhile (or later by the pool's own thread, made meanwhile)
+    hold SIGINT and SIGHUP blocked from their first instruction, until their initializer ignores
+    them: a Ctrl-C goes to the terminal's whole process group, and one that landed while a worker
+    still imported printed that worker's traceback (3 in 10 runs Ctrl-C'd in their first two
+    seconds). A blocked signal stays blocked through fork and exec, where an ignored one in the
+    parent would be lost to it; only this thread blocks them, and only while the pool is made, so
+    a Ctrl-C meanwhile reaches another thread or waits here for the unblock. (Workers used to be
+    started through a shell script in $TMPDIR that ignored SIGINT; on a noexec $TMPDIR every
+    worker failed to start, and the pool replaced them without end.)
+
+    The resource tracker is started here too, first: it then holds SIGHUP blocked for good (a
+    hangup of the terminal killed it, and the pool's semaphores were reported leaked, with
+    tracebacks); starting it unblocks SIGINT in this thread, so that is blocked again."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, WORKER_IGNORED)
+    try:
+        resource_tracker.ensure_running()
+        signal.pthread_sigmask(signal.SIG_BLOCK, WORKER_IGNORED)
         yield
-        return
-    with tempfile.TemporaryDirectory(prefix="arena-workers-") as directory:
-        script = os.path.join(directory, "python")
-        with open(script, "w", encoding="utf-8") as f:
-            f.write(f"#!/bin/sh\ntrap '' INT\nexec {shlex.quote(sys.executable)} \"$@\"\n")
-        os.chmod(script, 0o700)
-        previous = spawn.get_executable()
-        context.set_executable(script)
-        try:
-            yield
-        finally:
-            context.set_executable(previous)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def caused_by_interrupt(exc: BaseException) -> bool:
-    """Whether ``exc`` is a KeyboardInterrupt, or an error it caused: Python 3.11 wraps one
-    raised inside ``__set_name__`` (a class being made, as a library does lazily) in a
-    RuntimeError, which a Ctrl-C at that instant turned into a traceback."""
+def the_interrupt(exc: BaseException) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt ``exc`` is, or an error it caused: Python 3.11 wraps one raised
+    inside ``__set_name__`` (a class being made, as a library does lazily) in a RuntimeError,
+    which a Ctrl-C at that instant turned into a traceback."""
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen:
         if isinstance(exc, KeyboardInterrupt):
-            return True
+            return exc
         seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
-    return False
+    return None
+
+
+def caused_by_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` is a KeyboardInterrupt, or an error it caused (:func:`the_interrupt`)."""
+    return the_interrupt(exc) is not None
+
+
+def signal_number(interrupt: KeyboardInterrupt) -> int:
+    """The signal behind an interrupt: a :class:`StopSignals` one names it, any other is Ctrl-C."""
+    return interrupt.signum if isinstance(interrupt, Stopped) else signal.SIGINT
+
+
+class Stopped(KeyboardInterrupt):
+    """The KeyboardInterrupt a stop signal raises, naming the signal (a command that ends on it
+    exits with 128 + its number, as the shell reports a process the signal killed)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
 
 
 _listening: list[StopSignals] = []  # installed, innermost last
+_held: list[bool] = []  # while not empty, a stop signal is only remembered
+
+
+@contextlib.contextmanager
+def stop_signals_held() -> Iterator[None]:
+    """A stop signal meanwhile is remembered, not raised: raised in the middle of making a pool,
+    its interrupt left a process started and never sent its data (an EOFError traceback from
+    it), and the pool itself unmade, so never terminated. Making one does not block; the caller
+    raises a signal held here with :func:`check_stop_signals` once out."""
+    _held.append(True)
+    try:
+        yield
+    finally:
+        _held.pop()
 
 
 def check_stop_signals() -> None:
@@ -233,37 +325,40 @@ def check_stop_signals() -> None:
 
 class StopSignals:
     """While the matches are played (in this process, by the pool, or by workers being
-    followed), Ctrl-C and SIGTERM stop the run alike: the pool is terminated (no orphaned
-    processes) and the finished records are kept. Only on the main thread (where signals are
-    handled); elsewhere it does nothing. A SIGINT that is ignored (a job started in the
-    background by a shell) or handled by someone else is left as it is.
+    followed), Ctrl-C, SIGTERM and SIGHUP (a closed terminal or SSH session) stop the run alike:
+    the pool is terminated (no orphaned processes) and the finished records are kept. Only on the
+    main thread (where signals are handled); elsewhere it does nothing. A SIGINT or SIGHUP that is
+    ignored (a job started in the background by a shell; ``nohup``) or handled by someone else is
+    left as it is.
 
-    The handler raises KeyboardInterrupt wherever the main thread is. Should that be somewhere
-    an exception is swallowed (a finalizer run by the garbage collector prints it and goes on),
-    the run would go on for ever (a distributed run with no worker waits without end); so the
-    signal is also remembered, and :meth:`check` (between records, and between a follower's
-    reads: :func:`check_stop_signals`) raises it again."""
+    The handler raises :class:`Stopped` (a KeyboardInterrupt) wherever the main thread is.
+    Should that be somewhere an exception is swallowed (a finalizer run by the garbage collector
+    prints it and goes on), the run would go on for ever (a distributed run with no worker waits
+    without end); so the signal is also remembered, and :meth:`check` (between records, and
+    between a follower's reads: :func:`check_stop_signals`) raises it again."""
 
     def __init__(self) -> None:
-        self.received = False
+        self.received: int | None = None  # the signal, once one came
         self.previous: dict[int, Any] = {}
         self.installed = threading.current_thread() is threading.main_thread()
         if not self.installed:
             return
         self.previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, self._interrupt)
-        current = signal.getsignal(signal.SIGINT)
-        if current is signal.default_int_handler or getattr(current, "__func__", None) is StopSignals._interrupt:
-            self.previous[signal.SIGINT] = signal.signal(signal.SIGINT, self._interrupt)
+        for signum, default in ((signal.SIGINT, signal.default_int_handler), (signal.SIGHUP, signal.SIG_DFL)):
+            current = signal.getsignal(signum)
+            if current == default or getattr(current, "__func__", None) is StopSignals._interrupt:
+                self.previous[signum] = signal.signal(signum, self._interrupt)
         _listening.append(self)
 
     def _interrupt(self, signum: int, frame: Any) -> None:
         for listener in _listening:  # the outer ones too: the run as a whole is to stop
-            listener.received = True
-        raise KeyboardInterrupt
+            listener.received = signum
+        if not _held:
+            raise Stopped(signum)
 
     def check(self) -> None:
-        if self.received:
-            raise KeyboardInterrupt
+        if self.received is not None:
+            raise Stopped(self.received)
 
     def restore(self) -> None:
         if self.installed:  # a handler set outside Python reads as None: the default then

@@ -58,8 +58,8 @@ def schedule_index(record: MatchRecord | RecordView | TallyEntry) -> int:
 def _write_atomic(path: Path, text: str | bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
     try:
-        with tmp.open("wb" if isinstance(text, bytes) else "w") as handle:
-            handle.write(text)
+        with tmp.open("wb") as handle:
+            handle.write(text if isinstance(text, bytes) else text.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
         tmp.replace(path)
@@ -178,7 +178,7 @@ class RunDirectory:
 
     def read_status(self) -> dict[str, Any]:
         try:
-            data = json.loads((self.path / SPEC).read_text())
+            data = json.loads((self.path / SPEC).read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise ConfigError(f"{self.path} has no {SPEC}: nothing to resume") from None
         except json.JSONDecodeError as exc:
@@ -252,7 +252,7 @@ class RunDirectory:
             if self._handle is None:
                 if self._appended_from is None:  # before opening: nothing is written before it is set
                     self._appended_from = self.matches_path.stat().st_size if self.matches_path.exists() else 0
-                self._handle = self.matches_path.open("a")
+                self._handle = self.matches_path.open("a", encoding="utf-8")
             if self._unwritten:
                 self._unwritten.append("")  # the last line's newline
                 text = "\n".join(self._unwritten)

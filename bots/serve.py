@@ -1,7 +1,7 @@
 """Serving a bot over gRPC: one call.
 
     from bots.serve import serve
-    serve(MyBot, "127.0.0.1:50061")          # blocks; Ctrl-C or SIGTERM stops it cleanly
+    serve(MyBot, "127.0.0.1:50061")          # blocks; Ctrl-C, SIGTERM or SIGHUP stops it cleanly
 
 ``make_bot`` is called once per match (one Play stream), so a bot keeps per-match state in
 ``self``. Exceptions in the bot's code end that match's stream with an error (the referee
@@ -300,7 +300,7 @@ def serve(
     servicer: type[BotServicer] = BotServicer,
     key: str | None = None,
 ) -> None:
-    """Serve a bot until SIGINT or SIGTERM, then stop gracefully (in-flight matches get 5 s).
+    """Serve a bot until SIGINT, SIGTERM or SIGHUP, then stop gracefully (in-flight matches get 5 s).
     Once listening, ``on_ready`` is called with the server; without one, ``serving on
     HOST:PORT`` goes to stderr (a hosted bot's platform knows its address: nothing then)."""
     # A hosted bot (issue 17) listens where the platform says: its jail sets ARENA_BOT_ADDRESS.
@@ -314,7 +314,9 @@ def serve(
         keyed = " with its key" if key is not None else ""  # the address stays last
         print(f"serving{keyed} on {where}", file=sys.stderr, flush=True)
     stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    # SIGHUP too (a closed terminal killed the server, leaving its socket), unless ignored (nohup).
+    hangup = [signal.SIGHUP] if signal.getsignal(signal.SIGHUP) != signal.SIG_IGN else []
+    for sig in (signal.SIGINT, signal.SIGTERM, *hangup):
         signal.signal(sig, lambda *_: stop.set())
     stop.wait()
     running.stop(5.0)

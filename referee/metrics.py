@@ -212,7 +212,7 @@ def _ensure_directory() -> None:
     if pid != _checked_pid:
         directory = os.environ.get(MULTIPROC_ENV)
         if directory:
-            os.makedirs(directory, exist_ok=True)
+            os.makedirs(directory, mode=0o700, exist_ok=True)  # private, as arena worker makes it
         _checked_pid = pid
 
 
@@ -651,8 +651,8 @@ class LiveMultiProcessCollector(MultiProcessCollector):
 
     def _mark(self) -> bool:
         try:
-            os.makedirs(self.path, exist_ok=True)
-            with open(self.marker, "w") as marker:
+            os.makedirs(self.path, mode=0o700, exist_ok=True)
+            with open(self.marker, "w", encoding="utf-8") as marker:
                 marker.write(f"metrics of the node whose main process is {os.getpid()}\n")
         except OSError:  # (an unwritable directory: its processes say so when they count)
             return False

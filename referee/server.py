@@ -1,7 +1,7 @@
 """Running the referee service: a grpc.aio server with auth, health, reflection, limits and a
 graceful shutdown.
 
-On SIGTERM or SIGINT the server (1) flips health to NOT_SERVING so load balancers stop sending
+On SIGTERM, SIGINT or SIGHUP the server (1) flips health to NOT_SERVING so load balancers stop sending
 work, (2) ends watch streams with UNAVAILABLE ("watch again"), and (3) stops accepting calls,
 giving the ones in flight ``grace`` seconds to finish before they are cancelled.
 """
@@ -212,12 +212,19 @@ async def start(config: ServerConfig) -> RunningServer:
     return running
 
 
+def stop_signals() -> list[signal.Signals]:
+    """What stops the service gracefully: SIGINT, SIGTERM and SIGHUP (a closed terminal or SSH
+    session killed it at once), unless SIGHUP is ignored (``nohup``: the service outlives it)."""
+    hangup = [signal.SIGHUP] if signal.getsignal(signal.SIGHUP) != signal.SIG_IGN else []
+    return [signal.SIGINT, signal.SIGTERM, *hangup]
+
+
 async def serve_until_signalled(config: ServerConfig, on_ready: Callable[[RunningServer], None]) -> None:
     running = await start(config)
     on_ready(running)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in stop_signals():
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     await stop.wait()

@@ -415,34 +415,49 @@ def test_slow_bots_matches_come_back_from_a_pool_process_one_at_a_time():
     assert chunk_size(spec(bots=("random", "search#2")), 400, 2) == 1  # a copy (search*2 enters search#2)
 
 
-def _sigint_disposition() -> str:
-    """What a freshly spawned process's SIGINT handler is, before any code of Arena's runs."""
+def _interrupts_at_start() -> tuple[bool, bool]:
+    """Whether SIGINT and SIGHUP are blocked in a freshly spawned process, before any code of
+    Arena's runs."""
     import signal
 
-    handler = signal.getsignal(signal.SIGINT)
-    return "ignored" if handler == signal.SIG_IGN else getattr(handler, "__name__", str(handler))
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    return signal.SIGINT in blocked, signal.SIGHUP in blocked
+
+
+def _interrupts_in_worker() -> tuple[object, object, bool]:
+    """A pool worker's SIGINT and SIGHUP handlers once started, and whether either is blocked."""
+    import signal
+
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    held = signal.SIGINT in blocked or signal.SIGHUP in blocked
+    return signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGHUP), held
 
 
 def test_pool_workers_ignore_ctrl_c_from_their_first_instruction():
-    """A Ctrl-C goes to the terminal's whole process group: a worker still importing when it
-    landed printed its KeyboardInterrupt traceback (3 runs in 10 Ctrl-C'd in their first two
-    seconds). Workers started by the pool now find SIGINT ignored when Python starts, so Python
-    installs no handler; the parent's own handler is left as it is."""
+    """A Ctrl-C (or a hangup) goes to the terminal's whole process group: a worker still
+    importing when it landed printed its KeyboardInterrupt traceback (3 runs in 10 Ctrl-C'd in
+    their first two seconds). Workers started by the pool hold SIGINT and SIGHUP blocked from
+    their start until their initializer ignores them; the parent's own handler and mask are
+    left as they are, and no script in $TMPDIR is needed (a noexec one stopped every worker)."""
     import multiprocessing
     import signal
 
-    from arena.executor import workers_ignore_interrupts
+    from arena.executor import _init_worker, workers_ignore_interrupts
 
     context = multiprocessing.get_context("spawn")
-    before = signal.getsignal(signal.SIGINT)
+    before = signal.getsignal(signal.SIGINT), signal.pthread_sigmask(signal.SIG_BLOCK, [])
     with context.Pool(1) as plain:
-        assert plain.apply(_sigint_disposition) == "default_int_handler"
-    with workers_ignore_interrupts(context):
-        assert signal.getsignal(signal.SIGINT) is before
-        with context.Pool(1) as pool:
-            assert pool.apply(_sigint_disposition) == "ignored"
+        assert plain.apply(_interrupts_at_start) == (False, False)
+    with workers_ignore_interrupts():
+        assert signal.getsignal(signal.SIGINT) is before[0]
+        pool = context.Pool(1)
+        blank = context.Pool(1, initializer=_init_worker, initargs=(spec().to_json(), make_player, None))
+    assert (signal.getsignal(signal.SIGINT), signal.pthread_sigmask(signal.SIG_BLOCK, [])) == before
+    with pool, blank:
+        assert pool.apply(_interrupts_at_start) == (True, True)
+        assert blank.apply(_interrupts_in_worker) == (signal.SIG_IGN, signal.SIG_IGN, False)
     with context.Pool(1) as after:  # spawning is as before once the pool is made
-        assert after.apply(_sigint_disposition) == "default_int_handler"
+        assert after.apply(_interrupts_at_start) == (False, False)
 
 
 def test_a_ctrl_c_while_the_commands_load_is_one_line(monkeypatch, capsys):

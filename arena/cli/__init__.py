@@ -4,7 +4,10 @@ Each subcommand lives in its own module and registers itself on the parser. Erro
 make (unknown game, wrong player count, unknown bot or option, missing file) print one line and
 exit with status 2; no traceback. Two kinds are handled here once for every command: a file or
 directory the user named that cannot be read or written (an ``OSError`` naming a path), and a
-reader that went away (``arena ... | head``: quiet, status 141 like any Unix filter).
+reader that went away (``arena ... | head``: quiet, status 141 like any Unix filter). An
+interrupt (Ctrl-C; SIGTERM or SIGHUP where a command listens for them) is one line and the
+shell's status for the signal (128 + its number); a standard stream the caller closed
+(``>&-``) is /dev/null.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import argparse
 import errno
 import io
 import os
+import select
+import signal
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
@@ -113,11 +118,61 @@ def command_name(args: argparse.Namespace) -> str:
     return " ".join(x for x in (args.command, getattr(args, "action", None)) if x)
 
 
+STANDARD_STREAMS = ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w"))
+
+SAFE_ERRORS = frozenset({"backslashreplace", "replace", "ignore", "xmlcharrefreplace", "namereplace"})
+"""Encoding error handlers that never fail: chosen (PYTHONIOENCODING=ascii:replace), they stay."""
+
+
+def open_closed_standard_streams() -> None:
+    """A standard stream closed by the caller (``arena ... >&-``) is opened on /dev/null, as a
+    system may do at exec (POSIX allows it, and does it for setuid programs): what the user
+    closed is thrown away, and the command still does its work (a run, a record). Left closed,
+    Python's ``sys.stdout`` is None (a traceback at the first use), and the next file opened
+    takes fd 1: a record file, or a pool's pipe, would become the stdout of every process
+    started after it."""
+    for fd, name, mode in STANDARD_STREAMS:  # in order: the lowest free descriptor is taken
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        opened = os.open(os.devnull, os.O_RDONLY if mode == "r" else os.O_WRONLY)
+        if opened != fd:
+            os.dup2(opened, fd)
+            os.close(opened)
+        setattr(sys, name, open(fd, mode, encoding="utf-8", closefd=False))  # noqa: SIM115 (the process's)
+
+
+def stdout_reader_gone() -> bool:
+    """Whether stdout is a pipe (or socket) whose reader has gone: ``| head`` exited. A broken
+    pipe elsewhere (another process this command talks to) is not that."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, ValueError, io.UnsupportedOperation):
+        return False
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+
+
+def interrupted(command: str, interrupt: KeyboardInterrupt) -> int:
+    """One line, and the shell's status for a process the signal ended (130 for Ctrl-C)."""
+    from arena.executor import signal_number
+
+    signum = signal_number(interrupt)
+    how = "" if signum == signal.SIGINT else f" by {signal.Signals(signum).name}"
+    print(f"arena {command}: interrupted{how}", file=sys.stderr)
+    return 128 + signum
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    open_closed_standard_streams()
     for stream in (sys.stdout, sys.stderr):
-        # A terminal or pipe that is not UTF-8 (PYTHONIOENCODING=ascii, LC_ALL=C on old Pythons)
-        # gets "\xb1" for what it cannot show: events name ± and ½, and a traceback is no output.
-        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+        # A terminal or pipe that is not UTF-8 (PYTHONIOENCODING=ascii, LC_ALL=C without UTF-8
+        # mode, where stdout's handler is surrogateescape) gets "\xb1" for what it cannot show:
+        # events name ± and ½, and a traceback is no output.
+        if isinstance(stream, io.TextIOWrapper) and stream.errors not in SAFE_ERRORS:
             stream.reconfigure(errors="backslashreplace")
     try:
         parser = build_parser()
@@ -135,7 +190,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, ConfigError) as exc:
         print(f"arena {command_name(args)}: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
-    except BrokenPipeError:
+    except BrokenPipeError as exc:
+        if not stdout_reader_gone():  # a pipe to another process (a pool's worker): a fault, said
+            what = f"{exc.strerror or exc} (a pipe to another process, not stdout)"
+            print(f"arena {command_name(args)}: error: {what}", file=sys.stderr)
+            return 1
         # The reader is gone (`| head`): nothing more can be said to it, and Python must not
         # fail again flushing stdout at exit.
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -151,13 +210,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         what = f"{exc.filename}" + (f" -> {exc.filename2}" if exc.filename2 else "")
         print(f"arena {command_name(args)}: error: {what}: {exc.strerror or exc}", file=sys.stderr)
         return USAGE_ERROR
-    except KeyboardInterrupt:
-        print(f"arena {args.command}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        return interrupted(args.command, exc)
     except Exception as exc:
-        from arena.executor import caused_by_interrupt
+        from arena.executor import the_interrupt
 
-        if not caused_by_interrupt(exc):
+        interrupt = the_interrupt(exc)
+        if interrupt is None:
             raise
-        print(f"arena {args.command}: interrupted", file=sys.stderr)  # a Ctrl-C Python wrapped
-        return 130
+        return interrupted(args.command, interrupt)  # a Ctrl-C Python wrapped

@@ -37,6 +37,7 @@ from arena.cli.common import (
     uint64,
 )
 from arena.clock import clock_settings, parse_clock
+from arena.executor import StopSignals
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 SERVER_ERROR = 1
@@ -626,12 +627,16 @@ def result_text(seats: list[tuple[int, int, float, bool]], names: dict[int, str]
 def run_challenge(args: argparse.Namespace) -> int:
     # A challenge is not stored: its record file is checked (made) before the match, not after
     # it was played and only this copy of its record was left.
-    record = RecordFile(args.record) if args.record else None
+    stopping = StopSignals()  # SIGTERM and SIGHUP too end it through the cleanup below
     try:
-        return _run_challenge(args, record)
+        record = RecordFile(args.record) if args.record else None
+        try:
+            return _run_challenge(args, record)
+        finally:
+            if record is not None:
+                record.close()  # the challenge ended before its record came: no empty file it made
     finally:
-        if record is not None:
-            record.close()  # the challenge ended before its record came: no empty file it made
+        stopping.restore()
 
 
 def _run_challenge(args: argparse.Namespace, record: RecordFile | None) -> int:

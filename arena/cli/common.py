@@ -161,6 +161,13 @@ def split_bots(text: str | None) -> list[str]:
             raise UsageError(f"--bots: {item!r} is a parameter but no bot with parameters comes before it")
         else:
             bots.append(item)
+    for bot in bots:
+        try:
+            bot.encode("utf-8")  # argv keeps bytes that are not UTF-8 as surrogates
+        except UnicodeEncodeError:
+            # A seat's name and address go into the protocol's UTF-8 strings: the match failed
+            # at its start, with a traceback.
+            raise UsageError(f"--bots {bot!r}: not valid UTF-8 (a bot's path or address must be)") from None
     return bots
 
 
@@ -202,7 +209,7 @@ def read_key_file(path: str | None, flag: str) -> str | None:
         # forever (stat does not open it). A longer file is said too long by the check below.
         if not stat.S_ISREG(os.stat(path).st_mode):
             raise UsageError(f"{flag} {path}: not a regular file")
-        with open(path) as handle:
+        with open(path, encoding="utf-8") as handle:
             key = handle.read(KEY_FILE_CHARS + 1)
         if len(key) > KEY_FILE_CHARS:
             raise UsageError(f"{flag} {path}: more than {KEY_FILE_CHARS:,} characters; a key file holds one key")
@@ -230,10 +237,10 @@ class RecordFile:
         self.written = False
         try:
             try:
-                self.handle = open(self.path, "x")  # noqa: SIM115 (closed by close())
+                self.handle = open(self.path, "x", encoding="utf-8")  # noqa: SIM115 (closed by close())
                 self.made = True
             except FileExistsError:
-                self.handle = open(self.path, "a")  # noqa: SIM115 (writable; not truncated yet)
+                self.handle = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (writable; not truncated yet)
                 self.made = False
         except OSError as exc:
             raise UsageError(f"--record {path}: {exc.strerror or exc}") from None

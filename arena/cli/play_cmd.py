@@ -21,6 +21,7 @@ from arena.cli.common import (
 from arena.cli.players import canonical_bot, make_player
 from arena.clock import clock_settings, parse_clock
 from arena.engine import CHANCE_SEAT, Game
+from arena.executor import StopSignals
 from arena.record import MatchRecord, resimulate
 from arena.runner import ErrorPolicy, Player, play_match
 from arena.tournament import entrant_bot, expand_entrants
@@ -64,6 +65,16 @@ def make_players(game: Game, specs: list[str], key: str | None = None) -> list[P
 
 
 def run(args: argparse.Namespace) -> int:
+    # SIGTERM and SIGHUP end the command as Ctrl-C does, through its cleanup and the seats' own
+    # (their default action left an empty --record file and hosted seats' directories behind).
+    stopping = StopSignals()
+    try:
+        return play(args)
+    finally:
+        stopping.restore()
+
+
+def play(args: argparse.Namespace) -> int:
     game = load_game(args.game)
     if args.players is not None and not game.meta.min_players <= args.players <= game.meta.max_players:
         game.config(args.players)  # the engine's error: a count the game does not allow, named first

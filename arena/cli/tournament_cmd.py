@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import secrets
 import sys
 from pathlib import Path
@@ -237,6 +238,19 @@ def resume_conflict(args: argparse.Namespace, stored: TournamentSpec) -> str | N
     return None
 
 
+def check_current_directory() -> None:
+    """A pool's processes start in the current directory: a deleted one was a traceback from
+    deep inside the pool, the run left ``interrupted`` (one process, as ``--workers 1``, needs
+    none)."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        raise UsageError(
+            "the current directory no longer exists (the worker processes start in it): cd to one that does, "
+            "or use --workers 1"
+        ) from None
+
+
 def run(args: argparse.Namespace) -> int:
     metrics_of_this_process()  # a worker node's directory is not this run's
     if args.action:
@@ -249,6 +263,8 @@ def run(args: argparse.Namespace) -> int:
             f"--workers {args.workers}: 1..{MAX_WORKERS} (processes on this machine; each plays many remote "
             "matches at once)"
         )
+    if not args.broker and (args.workers or default_workers()) > 1:
+        check_current_directory()
     if args.batch_size is not None and not args.broker:  # a local run has no batches: it was ignored
         raise UsageError("--batch-size is for a run on workers (--broker); a local run has no batches")
     if args.batch_size is not None and args.batch_size < 1:

@@ -2,21 +2,24 @@
 
 Metrics: the node serves one ``/metrics`` (``--metrics-port``, default 9101) from its main
 process, covering every pool process: prometheus_client's multiprocess mode, with its
-directory (``$PROMETHEUS_MULTIPROC_DIR``, else ``<tmp>/arena-metrics-<port>``) wiped here,
-before the pool forks and before anything imports prometheus_client (which reads the variable
-once, at import). With ``--metrics-port 0`` the node counts nothing (see ``stop_counting``).
+directory (``$PROMETHEUS_MULTIPROC_DIR``, else ``<tmp>/arena-metrics-<port>``: made 0700, or
+refused unless it is this user's own and no one else can write it) wiped here, before the pool
+forks and before anything imports prometheus_client (which reads the variable once, at import).
+With ``--metrics-port 0`` the node counts nothing (see ``stop_counting``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fcntl
 import logging
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from arena.cli import UsageError
 from arena.cli.common import DEFAULT_REDIS, MULTIPROC_ENV, metrics_bind_problem, whole_number
@@ -184,7 +187,7 @@ def keep_json_logs(loglevel: int | None = None, **_: Any) -> None:
             logging.getLogger(name).setLevel(quiet)
 
 
-_HELD_LOCKS: list[Any] = []
+_HELD_LOCKS: list[int] = []
 """Open lock files of the metrics directories this process holds."""
 
 
@@ -193,28 +196,71 @@ def prepare_multiprocess_dir(port: int) -> Path:
         raise RuntimeError("prometheus_client was imported before its multiprocess directory was set")
     chosen = os.environ.get(MULTIPROC_ENV)
     path = Path(chosen or Path(tempfile.gettempdir()) / f"arena-metrics-{port}")
-    path.mkdir(parents=True, exist_ok=True)
-    # One worker node per directory: a second one wiped the first's files, then each served the
-    # other's values too (every count doubled). The lock lives as long as this process.
-    lock = open(path / "arena-worker.lock", "a")  # noqa: SIM115
+    directory = open_private_directory(path, bool(chosen))
     try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        lock.close()
-        if chosen:
+        # One worker node per directory: a second one wiped the first's files, then each served
+        # the other's values too (every count doubled). The lock lives as long as this process.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        lock = os.open("arena-worker.lock", flags, 0o600, dir_fd=directory)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(lock)
+            if chosen:
+                raise UsageError(
+                    f"metrics directory {path} (PROMETHEUS_MULTIPROC_DIR) is in use by another running worker: "
+                    "give each worker its own (or unset it: each --metrics-port then has <tmp>/arena-metrics-<port>)"
+                ) from None
             raise UsageError(
-                f"metrics directory {path} (PROMETHEUS_MULTIPROC_DIR) is in use by another running worker: give "
-                "each worker its own (or unset it: each --metrics-port then has <tmp>/arena-metrics-<port>)"
+                f"--metrics-port {port} is another running worker's on this machine (its metrics directory "
+                f"{path} is in use): give each worker its own --metrics-port"
             ) from None
-        raise UsageError(
-            f"--metrics-port {port} is another running worker's on this machine (its metrics directory {path} "
-            "is in use): give each worker its own --metrics-port"
-        ) from None
-    _HELD_LOCKS.append(lock)
-    for stale in path.glob("*.db"):  # a previous run's values (only ours: never the whole directory)
-        stale.unlink()
+        _HELD_LOCKS.append(lock)
+        for name in os.listdir(directory):  # a previous run's values (only ours: never the whole directory)
+            if name.endswith(".db"):
+                os.unlink(name, dir_fd=directory)
+    finally:
+        os.close(directory)
     os.environ[MULTIPROC_ENV] = str(path)
     return path
+
+
+def open_private_directory(path: Path, chosen: bool) -> int:
+    """``path`` opened as a directory: made (mode 0700) if it is not there, else taken only if it
+    is a directory, not a symlink, of this user's that no other user can write. The default path
+    is a fixed name in a shared tmp: another user could put a symlink there (every ``*.db`` of a
+    directory it points to was deleted) or a directory of their own (their values served as
+    ours). What is done in it goes through the descriptor, never the path again."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(path, 0o700)
+    try:
+        directory = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        problem = "is a symbolic link" if path.is_symlink() else f"cannot be opened as a directory ({exc.strerror})"
+        refuse_directory(path, chosen, problem)
+    found = os.fstat(directory)
+    problem = ""
+    if found.st_uid != os.geteuid():
+        problem = f"belongs to another user (uid {found.st_uid})"
+    elif found.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        problem = f"is writable by other users (mode {stat.S_IMODE(found.st_mode):o})"
+    if problem:
+        os.close(directory)
+        refuse_directory(path, chosen, problem)
+    return directory
+
+
+def refuse_directory(path: Path, chosen: bool, problem: str) -> NoReturn:
+    if chosen:
+        raise UsageError(
+            f"metrics directory {path} ({MULTIPROC_ENV}) {problem}: set {MULTIPROC_ENV} to a directory of "
+            "this user's that no one else can write (or to a path not there yet: it is made)"
+        )
+    raise UsageError(
+        f"metrics directory {path} {problem}: remove it (another user may have put it there), or set "
+        f"{MULTIPROC_ENV} to a directory of your own"
+    )
 
 
 def serve_metrics(broker: str, port: int, host: str = "127.0.0.1") -> None:

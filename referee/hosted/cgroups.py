@@ -59,7 +59,7 @@ def _probe() -> tuple[Layout | None, str]:
         return None, "the worker is not root"
     try:
         if (ROOT / "cgroup.controllers").exists():
-            controllers = (ROOT / "cgroup.controllers").read_text().split()
+            controllers = (ROOT / "cgroup.controllers").read_text(encoding="utf-8").split()
             if not {"cpu", "memory"} <= set(controllers):
                 return None, f"cgroup v2 without the cpu and memory controllers ({' '.join(controllers)})"
             # Beside the worker's own group (a group with processes cannot enable controllers
@@ -88,7 +88,7 @@ def _probe() -> tuple[Layout | None, str]:
 
 
 def _own_v1_path(controller: str) -> str:
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
+    for line in Path("/proc/self/cgroup").read_text(encoding="utf-8").splitlines():
         _, controllers, path = line.split(":", 2)
         if controller in controllers.split(","):
             return path.lstrip("/")
@@ -96,13 +96,13 @@ def _own_v1_path(controller: str) -> str:
 
 
 def _own_v2_path() -> str:
-    text = Path("/proc/self/cgroup").read_text()
+    text = Path("/proc/self/cgroup").read_text(encoding="utf-8")
     line = next((line for line in text.splitlines() if line.startswith("0::")), "0::/")
     return line[3:].lstrip("/")
 
 
 def _write(path: Path, value: str) -> None:
-    with open(path, "w") as f:
+    with open(path, "w", encoding="utf-8") as f:
         f.write(value)
 
 
@@ -151,14 +151,14 @@ class SeatGroup:
     def weight(self) -> str:
         """The CPU weight now (``cpu.shares`` or ``cpu.weight``), as the kernel reads it."""
         name = "cpu.weight" if self.layout.version == 2 else "cpu.shares"
-        return (self.dirs[0] / name).read_text().strip()
+        return (self.dirs[0] / name).read_text(encoding="utf-8").strip()
 
     def oom_kills(self) -> int:
         """Processes the kernel killed for the seat's memory limit."""
         memory_dir = self.dirs[-1]
         name = "memory.events" if self.layout.version == 2 else "memory.oom_control"
         with contextlib.suppress(OSError, ValueError):
-            for line in (memory_dir / name).read_text().splitlines():
+            for line in (memory_dir / name).read_text(encoding="utf-8").splitlines():
                 key, _, value = line.partition(" ")
                 if key == "oom_kill":
                     return int(value)

@@ -692,7 +692,7 @@ def _evict_quietly(keep: str) -> None:
 def _write_atomically(path: Path, text: str) -> None:
     """Write a small file whole or not at all (another process may read it meanwhile)."""
     staging = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}")
-    staging.write_text(text)
+    staging.write_text(text, encoding="utf-8")
     os.replace(staging, path)
 
 
@@ -717,13 +717,13 @@ def evict_idle(keep: str = "", now: float | None = None) -> list[str]:
             used = directory.stat().st_mtime
             if not sizes.exists():  # unpacked by an older Arena: measured once
                 _write_atomically(sizes, str(sum(f.stat().st_size for f in directory.rglob("*") if f.is_file())))
-            size = int(sizes.read_text())
+            size = int(sizes.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
         entries.append((used, name, size))
     total = sum(size for _, _, size in entries)
     with contextlib.suppress(OSError, ValueError):  # a size being written by another process reads ""
-        total += int((CACHE / f".{keep}.bytes").read_text()) if keep else 0
+        total += int((CACHE / f".{keep}.bytes").read_text(encoding="utf-8")) if keep else 0
     evicted = []
     for used, name, size in sorted(entries):
         if total <= CACHE_BYTES:

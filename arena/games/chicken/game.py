@@ -95,7 +95,7 @@ from arena.engine import (
 )
 from arena.games.v1 import chicken_pb2 as pb
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 
 WHITE: int = pb.WHITE
 YELLOW: int = pb.YELLOW

@@ -92,7 +92,7 @@ from arena.config import MatchConfig, OptionSpec
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
 from arena.games.v1 import eggsandempires_pb2 as pb
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 ROUNDS: int = _DATA["game"]["rounds"]
 TURNS: int = _DATA["game"]["turns"]
 EGGS_PER_TURN = {int(k): v for k, v in _DATA["game"]["eggs_per_turn"].items()}

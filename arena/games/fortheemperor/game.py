@@ -111,7 +111,7 @@ from arena.config import MatchConfig, OptionSpec
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
 from arena.games.v1 import fortheemperor_pb2 as pb
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 BATTLEFIELDS: int = _DATA["game"]["battlefields"]
 HAND: int = _DATA["game"]["hand"]
 TOKENS: int = _DATA["game"]["tokens_per_player"]

@@ -89,7 +89,7 @@ from arena.config import MatchConfig
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
 from arena.games.v1 import frenzyfalls_pb2 as pb
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 SPILL_AT: int = _DATA["game"]["spill_at"]
 HAND: int = _DATA["game"]["hand"]
 MAX_ROUNDS: int = _DATA["game"]["max_rounds"]

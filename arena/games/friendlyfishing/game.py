@@ -115,7 +115,7 @@ from arena.config import ConfigError, MatchConfig, OptionSpec
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
 from arena.games.v1 import friendlyfishing_pb2 as pb
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 
 ISLAND = -1  # the boat's position when it is on the Central Island (not a space)
 TILE_KINDS = 17  # length of a per-Tile count list (index 0 = no tile)

@@ -142,7 +142,7 @@ from arena.engine import (
 )
 from arena.games.v1 import gasha_pb2 as pb
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 
 TOYS: tuple[int, ...] = (pb.MAGICAL_GIRL, pb.KITSUNE, pb.ROBOT, pb.RADISH, pb.SUSHI)
 TOY_NAMES: dict[int, str] = dict(zip(TOYS, _DATA["toys"]["names"], strict=True))

@@ -129,7 +129,7 @@ from arena.engine import (
 )
 from arena.games.v1 import getbit_pb2 as pb
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 
 COLOURS: tuple[str, ...] = tuple(_DATA["figures"]["colours"])
 HIGHEST_CARD = {4: 5, 5: 6, 6: 7}

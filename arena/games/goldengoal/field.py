@@ -10,7 +10,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 
 WIDTH: int = DATA["field"]["width"]
 LENGTH: int = DATA["field"]["length"]

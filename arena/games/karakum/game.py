@@ -106,7 +106,7 @@ from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, Match
 from arena.games.charging import charge
 from arena.games.v1 import karakum_pb2 as pb
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 
 GOODS: tuple[int, ...] = (pb.JEWELRY, pb.SILK, pb.SPICES, pb.HONEY, pb.PAPER)
 GOLD = pb.GOLD

@@ -111,7 +111,7 @@ from arena.config import MatchConfig
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result
 from arena.games.v1 import llamallama_pb2 as pb
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 
 LETTERS = "ABCDEFG"
 CARDS: list[dict] = _DATA["deck"]["cards"]

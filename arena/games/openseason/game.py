@@ -167,7 +167,7 @@ from arena.config import MatchConfig, OptionSpec
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
 from arena.games.v1 import openseason_pb2 as pb
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 PEOPLES: tuple[str, ...] = tuple(_DATA["cards"]["peoples"])
 ATTRS: tuple[str, ...] = tuple(_DATA["cards"]["attributes"])
 COPIES: int = _DATA["cards"]["copies"]

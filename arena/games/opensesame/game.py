@@ -133,7 +133,7 @@ from arena.config import MatchConfig, OptionSpec
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
 from arena.games.v1 import opensesame_pb2 as pb
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 _GAME = _DATA["game"]
 MIN_PLAYERS: int = _GAME["min_players"]
 MAX_PLAYERS: int = _GAME["max_players"]

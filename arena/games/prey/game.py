@@ -73,7 +73,7 @@ from arena.config import MatchConfig
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result
 from arena.games.v1 import prey_pb2 as pb
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 
 SUITS: tuple[str, ...] = tuple(_DATA["deck"]["suits"])
 PER_SUIT = len(_DATA["deck"]["predator"])

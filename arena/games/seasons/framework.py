@@ -31,7 +31,7 @@ from arena.games.v1 import seasons_pb2 as pb
 if TYPE_CHECKING:
     from arena.games.seasons.game import Seasons
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 
 # -- component data ---------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import NamedTuple
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 _DECK = _DATA["deck"]
 
 SUIT_NAMES: tuple[str, ...] = tuple(_DECK["suits"])

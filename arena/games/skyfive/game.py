@@ -80,7 +80,7 @@ from arena.config import MatchConfig
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result
 from arena.games.v1 import skyfive_pb2 as pb
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 
 COLOUR_NAMES: tuple[str, ...] = tuple(_DATA["deck"]["colours"])
 COLOURS: tuple[int, ...] = tuple(range(pb.RED, pb.RED + len(COLOUR_NAMES)))  # proto enum values

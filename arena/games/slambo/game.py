@@ -100,7 +100,7 @@ from arena.config import MatchConfig, OptionSpec
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
 from arena.games.v1 import slambo_pb2 as pb
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 _SETUP = _DATA["setup"]
 START_TOTAL: int = _SETUP["start_total"]
 RANGE: tuple[int, int] = (_SETUP["range"][0], _SETUP["range"][1])

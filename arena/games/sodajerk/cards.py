@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from arena.games.v1 import sodajerk_pb2 as pb
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 
 FLAVOUR_NAMES: tuple[str, ...] = tuple(_DATA["flavours"]["names"])
 FLAVOURS: tuple[int, ...] = tuple(range(pb.STRAWBERRY, pb.STRAWBERRY + len(FLAVOUR_NAMES)))

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from arena.games.v1 import threewitches_pb2 as pb
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 
 SUITS: tuple[str, ...] = tuple(_DATA["suits"]["names"])
 ELIXIR_SUIT = "elixir"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from arena.games.v1 import tricktothefuture_pb2 as pb
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 
 SUITS: tuple[str, ...] = tuple(_DATA["cards"]["suits"])
 VALUES: tuple[int, ...] = tuple(_DATA["cards"]["values"])

@@ -124,7 +124,7 @@ class Setup:
 
 
 def _load_setups() -> tuple[tuple[str, ...], range, dict[int, Setup]]:
-    data = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+    data = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
     suits = tuple(data["cards"]["suits"])
     ranks = range(data["cards"]["min_rank"], data["cards"]["max_rank"] + 1)
     setups: dict[int, Setup] = {}

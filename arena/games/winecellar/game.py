@@ -104,7 +104,7 @@ from arena.config import ConfigError, MatchConfig, OptionSpec
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result, Variant
 from arena.games.v1 import winecellar_pb2 as pb
 
-_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+_DATA = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 _RULES = _DATA["rules"]
 ROUNDS: int = _RULES["rounds"]
 HAND: int = _RULES["hand_size"]

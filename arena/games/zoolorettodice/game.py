@@ -87,7 +87,7 @@ from arena.config import MatchConfig
 from arena.engine import CHANCE_SEAT, SPECTATOR, Decision, Game, GameMeta, MatchState, Option, Result
 from arena.games.v1 import zoolorettodice_pb2 as pb
 
-DATA: dict[str, Any] = tomllib.loads(Path(__file__).with_name("components.toml").read_text())
+DATA: dict[str, Any] = tomllib.loads(Path(__file__).with_name("components.toml").read_text(encoding="utf-8"))
 
 FACES: tuple[str, ...] = tuple(DATA["dice"]["faces"])
 ANIMALS = 5
