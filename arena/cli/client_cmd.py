@@ -582,7 +582,7 @@ def run_matches(args: argparse.Namespace) -> int:
     if args.record:
         if not detail.record_json:
             raise UsageError("the record is served once the tournament has ended (its seed deals hidden hands)")
-        with open(args.record, "w") as handle:
+        with open(args.record, "w", encoding="utf-8") as handle:
             handle.write(detail.record_json + "\n")
     show(args, detail, lambda: match_text(detail))
     return 0

@@ -236,7 +236,7 @@ def _live_processes(uids: range) -> dict[int, int]:
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/status") as status:
+            with open(f"/proc/{entry}/status", encoding="utf-8", errors="replace") as status:
                 for line in status:
                     if line.startswith("State:") and line.split()[1] in ("Z", "X"):
                         break
@@ -705,7 +705,7 @@ class Jail:
             return True
         table, path = self._listing
         try:
-            with open(table) as sockets:
+            with open(table, encoding="utf-8") as sockets:
                 next(sockets, None)
                 for line in sockets:
                     fields = line.split()
@@ -805,7 +805,10 @@ class Jail:
             return None
         total = 0
         for pid in processes_of(self._lease.uid):
-            with contextlib.suppress(OSError, ValueError), open(f"/proc/{pid}/status") as status:
+            with (
+                contextlib.suppress(OSError, ValueError),
+                open(f"/proc/{pid}/status", encoding="utf-8", errors="replace") as status,
+            ):
                 total += next((int(line.split()[1]) for line in status if line.startswith("Threads:")), 1)
         return total
 
