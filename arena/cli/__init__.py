@@ -5,8 +5,10 @@ make (unknown game, wrong player count, unknown bot or option, missing file) pri
 exit with status 2; no traceback. Two kinds are handled here once for every command: a file or
 directory the user named that cannot be read or written (an ``OSError`` naming a path), and a
 reader that went away (``arena ... | head``: quiet, status 141 like any Unix filter). An
-interrupt (Ctrl-C; SIGTERM or SIGHUP where a command listens for them) is one line and the
-shell's status for the signal (128 + its number); a standard stream the caller closed
+interrupt (Ctrl-C; SIGTERM or SIGHUP where a command listens for them) is one line; ``arena
+play`` and ``arena challenge`` exit with the shell's status for the signal (128 + its number),
+a tournament with 130 whatever stopped it (with the line saying how to resume or follow it);
+a standard stream the caller closed
 (``>&-``) is /dev/null.
 """
 

@@ -3,7 +3,7 @@
 Metrics: the node serves one ``/metrics`` (``--metrics-port``, default 9101) from its main
 process, covering every pool process: prometheus_client's multiprocess mode, with its
 directory (``$PROMETHEUS_MULTIPROC_DIR``, else ``<tmp>/arena-metrics-<port>``: made 0700, or
-refused unless it is this user's own and no one else can write it) wiped here, before the pool
+refused unless it is this user's own and, if chosen, no one else can write it) wiped here, before the pool
 forks and before anything imports prometheus_client (which reads the variable once, at import).
 With ``--metrics-port 0`` the node counts nothing (see ``stop_counting``).
 """
@@ -244,6 +244,11 @@ def open_private_directory(path: Path, chosen: bool) -> int:
     if found.st_uid != os.geteuid():
         problem = f"belongs to another user (uid {found.st_uid})"
     elif found.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        if not chosen:
+            # Our own default one, made before it was made 0700 (umask 002 gave 0775): made
+            # private, not refused as if another user had put it there.
+            os.fchmod(directory, 0o700)
+            return directory
         problem = f"is writable by other users (mode {stat.S_IMODE(found.st_mode):o})"
     if problem:
         os.close(directory)
