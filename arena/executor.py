@@ -209,8 +209,7 @@ class LocalExecutor:
                     break
         finally:
             if pool is not None:
-                pool.terminate()
-                pool.join()
+                ended(pool)
             terminated.restore()
 
     def _take(self, lines: list[str | None], on_record: OnRecord) -> bool:
@@ -222,6 +221,33 @@ class LocalExecutor:
             if on_record(MatchRecord.loads(line), line):
                 return False
         return True
+
+
+def ended(pool: Any) -> None:
+    """Terminate a pool and wait for its processes, killing any that has not ended within
+    :data:`TERMINATE_SECONDS`: a worker's SIGTERM now unwinds its match in Python, and a
+    process whose handler never runs (stuck in a call that does not return) would otherwise
+    hold the join, and the run, for ever."""
+    workers = list(getattr(pool, "_pool", []))
+    watchdog = threading.Timer(TERMINATE_SECONDS, _kill_left, args=(workers,))
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        pool.terminate()
+        pool.join()
+    finally:
+        watchdog.cancel()
+
+
+def _kill_left(workers: list[Any]) -> None:
+    for worker in workers:
+        if worker.is_alive() and worker.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(worker.pid, signal.SIGKILL)
+
+
+TERMINATE_SECONDS = 10.0
+"""How long a pool's processes have to end on its SIGTERM before they are killed."""
 
 
 def stop_checked(results: Any) -> Iterator[Any]:
