@@ -148,6 +148,16 @@ def test_a_local_tournament_with_workers_plays_when_tmpdir_is_noexec(tmp_path):
     assert left == []
 
 
+def swallow_a_sigterm() -> None:
+    """A SIGTERM to this process whose interrupt is swallowed, as a finalizer would swallow it."""
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)
+        raise AssertionError("the signal did not interrupt")
+    except KeyboardInterrupt:
+        pass
+
+
 def stalled_player(spec: str, game: str):  # type: ignore[no-untyped-def]
     """A pool worker that never sends a record (as one that cannot start)."""
     time.sleep(600)
@@ -162,12 +172,7 @@ def test_a_swallowed_stop_signal_stops_a_pool_that_sends_no_record():
     spec = TournamentSpec(game="rolldice", bots=("heuristic", "random"), players=2, repeats=1, seed=1)
     outer = StopSignals()  # the command's, around the executor's
     try:
-        try:
-            os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(5)
-            raise AssertionError("the signal did not interrupt")
-        except KeyboardInterrupt:
-            pass  # swallowed, as a finalizer would
+        swallow_a_sigterm()
         with pytest.raises(Stopped) as stopped:
             LocalExecutor(stalled_player, 2).run(spec, schedule(spec), lambda *record: None)
         assert stopped.value.signum == signal.SIGTERM
@@ -219,12 +224,7 @@ def test_a_pool_worker_whose_sigterm_was_swallowed_still_ends(tmp_path):
     spec = TournamentSpec(game="rolldice", bots=("heuristic", "random"), players=2, repeats=1, seed=1)
     outer = StopSignals()
     try:
-        try:
-            os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(5)
-            raise AssertionError("the signal did not interrupt")
-        except KeyboardInterrupt:
-            pass  # swallowed: the run stops at its next look, while its workers think
+        swallow_a_sigterm()  # the run stops at its next look, while its workers think
         with pytest.raises(Stopped):
             LocalExecutor(swallowing_player, 2).run(spec, schedule(spec), lambda *record: None)
     finally:
