@@ -17,23 +17,26 @@ def test_the_step_baseline_advances_from_worlds_sampled_at_the_searchs_positions
     sampled, advanced = [], []
     sample_world, advance = game.sample_world, game.advance
 
-    def spied_sample(state, seat, chance):
+    def spied_sample(self, state, seat, chance):
         sampled.append(state)
         return sample_world(state, seat, chance)
 
-    def spied_advance(state, chosen):
+    def spied_advance(self, state, chosen):
         # Options as they are in pending (the very objects), one per deciding seat.
         assert sorted(chosen) == sorted(d.seat for d in state.pending)
         assert all(any(option is chosen[d.seat] for option in d.options) for d in state.pending)
         advanced.append(state)
         advance(state, chosen)
 
-    def no_apply(state, choices):
+    def no_apply(self, state, choices):
         raise AssertionError("the baseline validated its choices (apply): the iteration's steps do not")
 
-    monkeypatch.setattr(game, "sample_world", spied_sample)
-    monkeypatch.setattr(game, "advance", spied_advance)
-    monkeypatch.setattr(game, "apply", no_apply)
+    # On the class: monkeypatch puts an instance's attribute back as an instance attribute, which
+    # would shadow the registry's game's methods for every later test in the process.
+    game_class = type(game)
+    monkeypatch.setattr(game_class, "sample_world", spied_sample)
+    monkeypatch.setattr(game_class, "advance", spied_advance)
+    monkeypatch.setattr(game_class, "apply", no_apply)
     assert bench_search.advance_cost(game, states, 0.0) > 0
     assert [id(state) for state in sampled] == [id(state) for state in states]  # each once (no budget), in order
     positions = {id(state) for state in states}

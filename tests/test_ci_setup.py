@@ -99,3 +99,19 @@ def test_the_checks_are_pinned_with_every_stub_they_need():
         assert module in stubs, f"{module} is imported: add its stub package to the test extra"
         if stubs[module]:
             assert stubs[module] in pins, f"{module} is imported but {stubs[module]} is not in the test extra"
+
+
+def test_the_projects_modules_are_compiled_before_the_tests_start_processes():
+    """Each process the suite starts reads our modules' bytecode instead of compiling them again
+    (``PYTHONDONTWRITEBYTECODE`` stops every process from writing it): ``pytest_configure``."""
+    import importlib.util
+
+    from tests.conftest import PACKAGES
+
+    for package in PACKAGES:
+        sources = sorted((ROOT / package).rglob("*.py"))
+        assert sources
+        missing = [
+            str(s.relative_to(ROOT)) for s in sources if not Path(importlib.util.cache_from_source(str(s))).exists()
+        ]
+        assert missing == []

@@ -40,11 +40,11 @@ def test_same_seed_same_choices():
 
 def test_beats_random():
     wins = 0
-    for seed in range(20):  # seats alternate
+    for seed in range(10):  # seats alternate
         specs = ["search:iterations=30", "random"]
         record = match("getbit", specs if seed % 2 == 0 else specs[::-1], seed)
         wins += record.result["ranks"][seed % 2] == 1
-    assert wins >= 13  # random would win about 10; 17 on these seeds
+    assert wins >= 8  # random would win about 5 (8 or more: 5.5%); 9 on these seeds
 
 
 def test_mast_rollouts_prefer_what_won_before():
