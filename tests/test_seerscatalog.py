@@ -634,24 +634,27 @@ def step_bound(players: int) -> int:
 
 
 @functools.cache
-def components(players: int, artifacts: tuple[int, ...]) -> Counter[int]:
-    return Counter(suited_deck(players)) + Counter({WILD: players}) + Counter(artifacts)
+def components(players: int, artifacts: tuple[int, ...]) -> list[int]:
+    """Every card of the game, sorted: the multiset the cards in play must make up."""
+    return sorted([*suited_deck(players), *[WILD] * players, *artifacts])
 
 
 def invariant(state: SeersState) -> None:
-    # Counted in place (Counter's + made a new Counter per term: 42% of these playouts' time).
+    # Multisets compared as sorted lists: a Counter's == runs a Python loop over both counters,
+    # which made this check about as costly as the engine's step it checks.
     players = state.players
-    total = Counter(state.set_aside)
-    total.update(state.removed)
+    total = [*state.set_aside, *state.removed]
     for hand in state.hands:
-        total.update(hand)
+        total += hand
     for play in state.trick:
-        total.update(play.meld.physical())
+        total += play.meld.physical()
     if not state.over:
-        assert total == components(players, tuple(state.artifacts))  # components conserved
+        assert sorted(total) == components(players, tuple(state.artifacts))  # components conserved
         for s in range(players):
-            held = Counter(state.hands[s])
-            assert all(held[c] >= n for c, n in Counter(state.known[s]).items())  # known cards really there
+            held = list(state.hands[s])
+            for c in state.known[s]:  # known cards really there (as often as known)
+                assert c in held
+                held.remove(c)
     assert all(len(r) == state.round - (0 if state.over else 1) for r in state.round_scores)
     assert state.steps <= MAX_STEPS
     assert state.steps <= step_bound(players)

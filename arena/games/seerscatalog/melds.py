@@ -159,7 +159,12 @@ class Meld(NamedTuple):
     def label(self) -> str:
         value = self.value2 // 2
         half = "½" if self.value2 % 2 else ""
-        what = {SINGLE: "Single", SET: f"Set of {self.size}", RUN: f"Run of {self.size} to"}[self.type]
+        if self.type == SINGLE:
+            what = "Single"
+        elif self.type == SET:
+            what = f"Set of {self.size}"
+        else:
+            what = f"Run of {self.size} to"
         return f"{what} {value}{half}: {' '.join(v.token for v in self.cards)}"
 
 
@@ -176,7 +181,11 @@ Ok = Callable[[int], bool]
 
 
 def _vc(card: int) -> VCard:
-    return VCard(card, card >> 4, card & 15)
+    return _NATURAL[card] if card < len(_NATURAL) else VCard(card, card >> 4, card & 15)
+
+
+# Every suited card as itself, made once: each enumeration starts from the hand's cards.
+_NATURAL: tuple[VCard, ...] = tuple(VCard(c, c >> 4, c & 15) for c in range(WILD))
 
 
 def make_meld(type_: str, cards: Iterable[VCard], value2: int, artifact: int = -1, ability: bool = False) -> Meld:
@@ -184,7 +193,16 @@ def make_meld(type_: str, cards: Iterable[VCard], value2: int, artifact: int = -
     return Meld(type_, comp, value2, artifact, ability, f"{type_}:" + ".".join(v.token for v in comp))
 
 
-_mk = make_meld
+def _mk(type_: str, cards: Iterable[VCard], value2: int) -> Meld:
+    """``make_meld`` for the generators, through :func:`_interned`."""
+    return _interned(type_, tuple(cards), value2)
+
+
+@lru_cache(maxsize=65536)
+def _interned(type_: str, cards: tuple[VCard, ...], value2: int) -> Meld:
+    """A hand's melds recur from one decision to the next (the hand loses a card or two), so
+    each composition's Meld (its sorted cards and id string) is built once. A pure function."""
+    return make_meld(type_, cards, value2)
 
 
 # -- generators (pool = suited cards as VCards, maybe changed by an artifact; w = Wilds) -------
@@ -233,6 +251,15 @@ def _runs(pool: Sequence[VCard], w: int, size: int, focus: int, suits: int, gap:
     for s in range(suits):
         if fv is not None and fv.suit != s:
             continue
+        if fv is None and not gap:
+            # A suit's runs depend only on its cards and the Wilds: enumerated once for every
+            # shape and trick asked of the hand, and for the next hands while the suit is unchanged.
+            in_suit = tuple(v for v in pool if v.suit == s)
+            if in_suit:
+                by_size = _suit_runs(in_suit, w, s)
+                for runs in by_size[size : size + 1] if size else by_size:
+                    yield from (m for m in runs if ok(m.value2))
+            continue
         by_rank: dict[int, list[VCard]] = {}
         for v in pool:
             if v.suit == s:
@@ -268,6 +295,19 @@ def _runs(pool: Sequence[VCard], w: int, size: int, focus: int, suits: int, gap:
             for hi in range(LOW + n - 1, HIGH + 1):
                 if ok(2 * hi):
                     yield _mk(RUN, [VCard(WILD, ANY, r) for r in range(hi - n + 1, hi + 1)], 2 * hi)
+
+
+@lru_cache(maxsize=16384)
+def _suit_runs(held: tuple[VCard, ...], w: int, suit: int) -> tuple[tuple[Meld, ...], ...]:
+    """Every run without gaps in ``suit`` from its ``held`` cards and ``w`` Wilds, of any value,
+    by size (index: its number of cards). A pure function."""
+    by_rank: dict[int, list[VCard]] = {}
+    for v in held:
+        by_rank.setdefault(v.rank, []).append(v)
+    by_size: list[list[Meld]] = [[] for _ in range(HIGH - LOW + 2)]
+    for m in _plain_runs(by_rank, w, 0, None, suit, lambda value2: True):
+        by_size[m.size].append(m)
+    return tuple(tuple(runs) for runs in by_size)
 
 
 def _plain_runs(
@@ -313,14 +353,12 @@ def _fill(ranks: list[int], by_rank: dict[int, list[VCard]], w: int, suit: int, 
             else:
                 yield from rec(i + 1, [*acc, v], wilds)
 
-    prefix = f"{RUN}:"
     for cards in rec(0, [], 0):
         if all(v.card == WILD for v in cards):
             continue
         if focus >= 0 and not any(v.card == focus for v in cards):
             continue
-        comp = tuple(cards)  # already in rank order, one card per rank
-        yield Meld(RUN, comp, 2 * hi, -1, False, prefix + ".".join([v.token for v in comp]))
+        yield _mk(RUN, cards, 2 * hi)
 
 
 def _shapes(trick: Trick | None, lens: bool = False, wheel: bool = False) -> list[tuple[str, int]]:
