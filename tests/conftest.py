@@ -91,35 +91,46 @@ def bubblewrap() -> None:
 
 
 # The suite runs on pytest-xdist workers (pyproject's addopts). These modules measure clocks
-# against real processes (bots, a referee, workers, Redis, a browser): they run one after the
-# other on one worker (`--dist loadgroup`), so at most one CPU-bound game test shares the
-# machine with them, never another service test.
-TIMING_MODULES = frozenset(
-    {
-        "test_cli_remote",
-        "test_distributed",
-        "test_distributed_chaos",
-        "test_distributed_scale",
-        "test_endpoints",
-        "test_hosted_limits",
-        "test_hosted_sandbox",
-        "test_hosted_service",
-        "test_hosted_upload",
-        "test_hostile",
-        "test_live_board",
-        "test_match_cache",
-        "test_metrics_exploratory",
-        "test_node_bot",
-        "test_observability",
-        "test_referee_load",
-        "test_remote",
-        "test_run_directory",
-        "test_service",
-        "test_service_inputs",
-        "test_tournament_clock",
-        "test_web",
-    }
-)
+# against real processes (bots, a referee, workers, Redis, a browser): each group's modules run one
+# after the other on one worker (`--dist loadgroup`), so at most one other service test and one
+# CPU-bound game test share the machine with any of them. Two groups, not one: the single group
+# was the run's critical path (1,033 of its 1,078 s on a 2-core machine, its last two minutes
+# alone with the cores idle).
+TIMING_GROUPS = {
+    # Bots against the referee's clocks, hosted seats in the jail, the service's own limits.
+    "clocks": frozenset(
+        {
+            "test_cli_remote",
+            "test_endpoints",
+            "test_hosted_limits",
+            "test_hosted_sandbox",
+            "test_hosted_service",
+            "test_hosted_upload",
+            "test_hostile",
+            "test_live_board",
+            "test_match_cache",
+            "test_metrics_exploratory",
+            "test_node_bot",
+            "test_referee_load",
+            "test_remote",
+            "test_run_directory",
+            "test_service",
+            "test_service_inputs",
+            "test_tournament_clock",
+        }
+    ),
+    # Celery workers and Redis restarts, Prometheus, the browser on a live service.
+    "services": frozenset(
+        {
+            "test_distributed",
+            "test_distributed_chaos",
+            "test_distributed_scale",
+            "test_observability",
+            "test_web",
+        }
+    ),
+}
+TIMING_MODULES = frozenset().union(*TIMING_GROUPS.values())
 
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,9 +159,11 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    group_of = {module: group for group, modules in TIMING_GROUPS.items() for module in modules}
     for item in items:
-        if item.module is not None and item.module.__name__.rsplit(".", 1)[-1] in TIMING_MODULES:
-            item.add_marker(pytest.mark.xdist_group("timing"))
+        group = group_of.get(item.module.__name__.rsplit(".", 1)[-1]) if item.module is not None else None
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(autouse=True)

@@ -115,3 +115,11 @@ def test_the_projects_modules_are_compiled_before_the_tests_start_processes():
             str(s.relative_to(ROOT)) for s in sources if not Path(importlib.util.cache_from_source(str(s))).exists()
         ]
         assert missing == []
+
+
+def test_every_timing_group_names_real_modules_once():
+    from tests.conftest import TIMING_GROUPS
+
+    modules = [module for group in TIMING_GROUPS.values() for module in group]
+    assert len(modules) == len(set(modules))  # one group a module
+    assert [m for m in modules if not (ROOT / "tests" / f"{m}.py").exists()] == []
