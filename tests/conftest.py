@@ -130,7 +130,6 @@ TIMING_GROUPS = {
         }
     ),
 }
-TIMING_MODULES = frozenset().union(*TIMING_GROUPS.values())
 
 
 ROOT = Path(__file__).resolve().parent.parent
