@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 
 import pytest
@@ -524,7 +523,6 @@ def _check(state: EmperorState) -> None:
 
 
 def test_playout_invariants_over_2000_seeded_games():
-    start = time.perf_counter()
     longest = 0
     outcomes: Counter[tuple[int, ...]] = Counter()
     for seed in range(2000):
@@ -548,7 +546,6 @@ def test_playout_invariants_over_2000_seeded_games():
         longest = max(longest, steps)
     assert longest <= 18 + 18  # plays plus ability decisions
     assert set(outcomes) == {(1, 2), (2, 1), (1, 1)}
-    assert time.perf_counter() - start < 40
 
 
 # -- sample_world ----------------------------------------------------------------------------

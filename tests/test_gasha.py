@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import pickle
-import time
 from collections import Counter
 
 import pytest
@@ -1011,7 +1010,6 @@ def playout(players: int, seed: int, options: dict | None = None) -> GashaState:
 
 def test_playout_invariants_over_2000_games():
     # Components conserved, scores as the rules say, every game ends within MAX_TURNS turns.
-    started = time.perf_counter()
     games = {2: 400, 3: 400, 4: 400, 5: 400, 6: 400}
     for players, count in games.items():
         rewards = {r.id for r in rewards_in_play(players)}
@@ -1046,7 +1044,6 @@ def test_playout_invariants_over_2000_games():
             assert [r == 1 for r in result.ranks] == [
                 (expected[s], len(state.tokens[s])) == best for s in range(players)
             ]
-    assert time.perf_counter() - started < 120
 
 
 # -- bots ------------------------------------------------------------------------------------------
