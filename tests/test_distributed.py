@@ -534,3 +534,37 @@ def test_a_cancel_no_batch_saw_still_leaves_the_cancelled_board(tmp_path):
             time.sleep(rng.uniform(0, 0.3))
             assert store.cancel(tournament_id) == "cancelled"
             wait_for(lambda t=tournament_id: store.leaderboard(t) is not None, 20, f"{tournament_id}'s cancelled board")
+
+
+def test_a_following_client_waits_for_the_finalised_status_and_board(tmp_path):
+    """`arena tournament --broker` had every record and returned while the worker that stored
+    the last one was still finalising: the store (its page, `tournament status`) said running.
+    The wait ends when the status is final and the board stored, not before, and is bounded."""
+    with redis_server(tmp_path) as server:
+        executor = CeleryExecutor(server.url, "fin", stall_seconds=30)
+        store = executor.store
+        assert store.create_tournament("fin", spec(), len(schedule(spec())), 0)
+        began = time.monotonic()
+        assert executor.wait_finalised(timeout=0.5) is False  # nothing finalises it
+        assert time.monotonic() - began >= 0.5
+
+        def finalise() -> None:  # what finalize_tournament writes, in its order, a moment later
+            time.sleep(0.4)
+            store.save_leaderboard("fin", {"status": "complete"})
+            time.sleep(0.4)
+            store.finish("fin", "complete")
+
+        thread = threading.Thread(target=finalise)
+        began = time.monotonic()
+        thread.start()
+        try:
+            assert executor.wait_finalised(timeout=60) is True
+            waited = time.monotonic() - began
+        finally:
+            thread.join()
+        assert waited >= 0.8  # the board alone (at 0.4 s) was not enough: the status too
+        assert store.tournament("fin")["status"] == "complete"
+        store.redis.delete(store.key("t", "fin"))
+        began = time.monotonic()
+        assert executor.wait_finalised(timeout=60) is False  # gone from the store: no wait
+        assert time.monotonic() - began < 30

@@ -47,7 +47,7 @@ from arena.executor import OnRecord, check_stop_signals
 from arena.record import read_view
 from arena.tallied import TallyEntry
 from arena.tournament import MatchSpec, Schedule, TournamentSpec, schedule_size
-from referee.store import FOLLOW_RECORDS, Store
+from referee.store import ENDED, FOLLOW_RECORDS, Store
 from workers import settings
 from workers.app import QUEUE, make_app
 from workers.tasks import (  # noqa: F401 (MAX_BATCH: re-exported)
@@ -178,6 +178,31 @@ class CeleryExecutor:
     def exists(self) -> bool:
         """Whether the store still holds the tournament (a ``FLUSHALL`` empties it)."""
         return bool(self.store.redis.hexists(self.store.key("t", self.tournament_id), "spec"))
+
+    def wait_finalised(self, timeout: float | None = None, interval: float = 0.05) -> bool:
+        """Wait until the store holds the tournament's final status and board (the worker that
+        stored the last match finalises it, a moment after the follow has every record); True
+        once it does, False after ``timeout`` seconds (default twice the stall period). A
+        client that returned before, with the store still saying ``running``, left a following
+        ``arena tournament status`` or page to say so. Past one stall period the finalisation
+        is sent again if its message was lost (:func:`requeue_missing`)."""
+        began = time.monotonic()
+        limit = 2 * self.stall_seconds if timeout is None else timeout
+        resent = False
+        while True:
+            status = patiently(self.store.redis.hget, self.store.key("t", self.tournament_id), "status")
+            if status is None:  # gone from the store: nothing will finalise it
+                return False
+            if status.decode() in ENDED and patiently(self.store.leaderboard, self.tournament_id) is not None:
+                return True
+            waited = time.monotonic() - began
+            if waited >= limit:
+                return False
+            if not resent and waited >= self.stall_seconds:
+                resent = True
+                patiently(requeue_missing, self.app, self.store, self.tournament_id)
+            check_stop_signals()
+            time.sleep(min(interval, max(0.0, limit - waited)))
 
     def follow(self, wanted: set[int], on_record: OnRecord, bots: Sequence[str] | None = None) -> None:
         """Hand over each wanted record as it is stored, in schedule order (:class:`InOrder`);

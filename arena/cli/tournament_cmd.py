@@ -349,6 +349,16 @@ def _run_locked(args: argparse.Namespace, spec: TournamentSpec, tournament_id: s
         print("arena tournament: interrupted before it started; nothing was played", file=sys.stderr)
         return 130
     status = rundir.read_status()
+    if args.broker and board is not None and status["status"] == "complete":
+        assert isinstance(executor, CeleryExecutor)
+        # Every record is in; the worker that stored the last one finalises it a moment later.
+        # Returning before, the store (its page, `tournament status`) still said "running".
+        if not executor.wait_finalised():
+            print(
+                f"arena tournament: every match of {tournament_id} is in, but no worker has finalised it "
+                f"yet; `arena tournament status {tournament_id}` says complete once one does",
+                file=sys.stderr,
+            )
     log.info("tournament finished", extra={**ids, "status": status["status"], "matches": status.get("matches")})
     if followed:
         followed.close(status["status"])
