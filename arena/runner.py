@@ -679,7 +679,7 @@ class _Match:
                 if option is not None:  # answered a legal option: nothing to wait for or record
                     # The time the bot's clock was charged, as a simultaneous step records it
                     # (not the referee's time around the write and the checks).
-                    charged = getattr(self.players[seat], "last_answer_ms", None)
+                    charged = self.charged_ms(seat)
                     self.advance(decision, option, charged if charged is not None else _ms_since(began))
                     return
                 assert asked is not None
@@ -807,10 +807,13 @@ class _Match:
         except Exception as exc:  # a verdict (asking or awaiting): the general path records it
             asked = _Asked(decision, index, request, began, two_phase=True)
             asked.failure = _failure_of(exc)
+            asked.ms = self.charged_ms(seat)
             return None, asked, began
         option = decision.find(answer) if isinstance(answer, str) else None
         if option is None:  # not an option: the general path gives the verdict
-            return None, _Asked(decision, index, request, began, answer=answer), began
+            asked = _Asked(decision, index, request, began, answer=answer)
+            asked.ms = self.charged_ms(seat)
+            return None, asked, began
         if self.strikes[seat]:
             # A late answer within the grace stands, at the cost of a strike: record it.
             late = getattr(self.players[seat], "last_strike_ms", None)
@@ -866,11 +869,10 @@ class _Match:
                 asked.failure = (failure.verdict, failure.detail)
             except Exception as exc:  # any bot exception is a crash verdict
                 asked.failure = ("crash", f"{type(exc).__name__}: {exc}")
-            else:
-                # The bot's own time, from the request written to its answer's arrival (less the
-                # referee's stalls): collected after other seats' answers, the time since asking
-                # would include theirs.
-                asked.ms = getattr(self.players[decision.seat], "last_answer_ms", None)
+            # The bot's own time, from the request written to its answer's arrival (less the
+            # stall it waited through unread), or all its clock allowed when none came: collected
+            # after other seats' answers, the time since asking would include theirs.
+            asked.ms = self.charged_ms(decision.seat)
         ms = asked.ms if asked.ms is not None else _ms_since(asked.began)
         if asked.failure is None:
             if isinstance(asked.answer, str) and decision.find(asked.answer) is not None:
@@ -893,6 +895,13 @@ class _Match:
         verdict, detail = asked.failure
         await self.seats.fail(decision.seat, asked.index, verdict, detail)
         return self.substitute(decision), ms, "substitute"
+
+    def charged_ms(self, seat: int) -> float | None:
+        """What a remote seat's clock charged for its last decision (None: no clock charged it,
+        an in-process player or a stream that failed before timing it): the record's ``ms``
+        for it, a verdict's too (the referee's own time around it read a few ms more, beside a
+        detail that named the charged time)."""
+        return getattr(self.players[seat], "last_answer_ms", None)
 
     def substitute(self, decision: Decision) -> str:
         return self.substitute_rng.pick(decision.options, "substitute").id

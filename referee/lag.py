@@ -10,15 +10,21 @@ bot was slow, so the referee measures its own stalls and takes them off.
 heartbeat every :data:`PERIOD` seconds. A heartbeat due at ``s`` that runs at ``h`` shows that
 the loop could not run anything between ``s`` and ``h``: an answer arriving then could not have
 been seen. Those intervals (when longer than :data:`TOLERANCE`, ordinary jitter) are kept for
-:data:`KEEP` seconds, and :meth:`LagMonitor.stalled` gives how much of a span they cover.
+:data:`KEEP` seconds; :meth:`LagMonitor.hidden` gives the stall a read came after, and
+:meth:`LagMonitor.stalled` how much of a span they cover (a write's allowance).
 
-The clock (``referee.remote``) charges a bot ``elapsed - stalled(written, received)``, and before
-calling a timeout or charging time beyond the limit it lets the loop catch up (:meth:`settle`:
-a heartbeat newer than now has run, so every stall up to now is on record and any answer that
-came during it has been read). The error is in the bot's favour only: a stall while the bot was
-really thinking is not charged either. Under overload the referee therefore grows lenient,
-never unfair; admission control (:meth:`admit`) keeps new matches from starting on a loop that
-is already stalled, so it does not get there.
+The clock (``referee.remote``) charges a bot ``elapsed - hidden(written, read)``: only the stall
+the loop was in when it read the answer (with the stalls joined to it, heartbeat after
+heartbeat late), the one the answer may have arrived in and waited through. A stall that ended
+while the bot was still thinking delayed nothing: the loop ran on time after it, and an answer
+that arrived during it would have been read then. (Every stall between the write and the read
+came off until an outside probe's bots, 15 ms past a hard 200 ms limit, were let through 411
+times at 64 matches a process, and one thinking 219 ms was charged 53 on a loaded machine.)
+Before calling a timeout or charging time beyond the limit the clock lets the loop catch up
+(:meth:`settle`: a heartbeat newer than now has run, so every stall up to now is on record and
+any answer that came during it has been read). The error is in the bot's favour only, and only
+by the length of the stall it was read after; admission control (:meth:`admit`) keeps new
+matches from starting on a loop that is already stalled.
 """
 
 from __future__ import annotations
@@ -33,6 +39,9 @@ TOLERANCE = 0.002
 """Heartbeat lateness below this is ordinary jitter, not a stall."""
 KEEP = 600.0
 """Seconds of stall history kept (longer than any decision's limit + bank + grace)."""
+JOIN = PERIOD + TOLERANCE
+"""Two stalls this close are one: the heartbeat after the first was late too (one that ran on
+time in between would leave at least two periods)."""
 ADMIT_LAG = 0.050
 """A loop whose last heartbeat was later than this is overloaded: new matches wait."""
 
@@ -95,6 +104,24 @@ class LagMonitor:
                 break
             if low < end:
                 total += min(high, end) - max(low, start)
+        return max(0.0, total)
+
+    def hidden(self, start: float, read: float) -> float:
+        """Seconds of [start, read] in the stall the loop was in up to ``read`` (joined with the
+        stalls before it while no heartbeat between them ran on time): how late the loop may
+        have read something that arrived in that time. 0 when the loop ran on time just before
+        ``read``."""
+        total = 0.0
+        edge = read  # the run of stalls must reach up to here
+        for low, high in reversed(self.stalls):
+            if low >= read:
+                continue  # began after the read (a heartbeat of settle's)
+            if high < edge - JOIN or high <= start:
+                break
+            total += min(high, read) - max(low, start)
+            if low <= start:
+                break
+            edge = low
         return max(0.0, total)
 
     async def settle(self) -> None:

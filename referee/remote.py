@@ -541,8 +541,9 @@ class RemotePlayer:
         self.last_strike_ms: float | None = None
         """Lateness of the last answer if it cost a strike (the runner records it), else None."""
         self.last_answer_ms: float | None = None
-        """The last answer's time: from its request written to its arrival, less the referee's own
-        recorded stalls (the record's ``ms`` for a decision whose answers are collected in turn)."""
+        """What the clock charged the last decision: from its request written to its answer's
+        arrival, less the stall the answer waited through unread; all it allowed when no answer
+        came in time (the record's ``ms``, a verdict's too)."""
         self._abandoned: set[int] = set()  # request ids whose answers are dropped when they come
         self._answered: set[int] = set()
         self._lag: lag.LagMonitor | None = None  # the loop's stall record, while the stream is open
@@ -818,12 +819,13 @@ class RemotePlayer:
                 if self._stream.inbox:
                     continue
                 loop = asyncio.get_running_loop()
-                extended = self._sent_at + allowance + monitor.stalled(self._sent_at, loop.time())
+                extended = self._sent_at + allowance + monitor.hidden(self._sent_at, loop.time())
                 if extended > loop.time():
                     deadline = extended
                     continue
             if item is None:
                 waited = allowance * 1000
+                self.last_answer_ms = round(waited, 3)  # what the clock charged: all it allowed
                 self._abandoned.add(request_id)
                 self._bank = 0.0
                 return _Failed("timeout", f"no answer within {waited:.0f} ms (limit + bank + grace)")
@@ -860,12 +862,13 @@ class RemotePlayer:
             if monitor is not None:
                 if elapsed > limit:  # over the limit by the loop's clock: every stall on record first
                     await monitor.settle()
-                # The referee's own stalls are not the bot's time (under the limit this changes
-                # no charge, only the time recorded). Looked up only when one ended since the
-                # request was written: the common answer costs one comparison.
+                # The stall the answer waited through unread is not the bot's time (under the
+                # limit this changes no charge, only the time recorded); stalls while it was
+                # still thinking are. Looked up only when one ended since the request was
+                # written: the common answer costs one comparison.
                 stalls = monitor.stalls
                 if stalls and stalls[-1][1] > self._sent_at:
-                    elapsed -= monitor.stalled(self._sent_at, item.at)
+                    elapsed -= monitor.hidden(self._sent_at, item.at)
             elapsed = max(0.0, elapsed)
             self.last_answer_ms = round(elapsed * 1000, 3)
             if elapsed > allowance:

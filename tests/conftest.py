@@ -100,6 +100,7 @@ TIMING_GROUPS = {
     # Bots against the referee's clocks, hosted seats in the jail, the service's own limits.
     "clocks": frozenset(
         {
+            "test_bench_clock_fairness",
             "test_cli_remote",
             "test_endpoints",
             "test_hosted_limits",

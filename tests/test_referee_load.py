@@ -94,6 +94,29 @@ def test_the_stall_record_counts_only_the_overlap_with_a_span():
     monitor.loop.close()
 
 
+def test_only_the_stall_a_read_came_after_is_hidden():
+    """An answer read at ``read`` may have waited through the stall the loop was in just before
+    (joined with the stalls before it while every heartbeat between them was late); a stall
+    that ended while the bot was still thinking delayed nothing (an outside probe: every stall
+    since the write came off, and bots 15 ms past a hard limit were let through)."""
+    import asyncio as aio
+
+    from referee.lag import JOIN, LagMonitor
+
+    monitor = LagMonitor(aio.new_event_loop())
+    monitor.stalls.extend([(1.0, 1.5), (2.0, 2.25), (2.255, 2.3), (3.0, 4.0)])
+    assert round(JOIN, 6) == 0.007
+    assert monitor.hidden(0.0, 2.3) == pytest.approx(0.295)  # two stalls 5 ms apart: one run
+    assert monitor.hidden(0.0, 2.305) == pytest.approx(0.295)  # read just after it ended
+    assert monitor.hidden(0.0, 2.31) == 0.0  # the loop ran on time between the run and the read
+    assert monitor.hidden(2.1, 2.3) == pytest.approx(0.195)  # not before the write
+    assert monitor.hidden(0.0, 3.5) == pytest.approx(0.5)  # read during a stall: up to the read
+    assert monitor.hidden(0.0, 1.7) == 0.0  # the stall ended 200 ms before: the bot's own time
+    assert monitor.hidden(1.6, 1.7) == 0.0
+    assert monitor.stalled(0.0, 2.31) == pytest.approx(0.795)  # what used to come off
+    monitor.loop.close()
+
+
 def test_a_stalled_loop_is_on_record_once_it_settles():
     from referee.lag import LagMonitor
 
