@@ -112,7 +112,7 @@ class LagMonitor:
         have read something that arrived in that time. 0 when the loop ran on time just before
         ``read``."""
         total = 0.0
-        edge = read  # the run of stalls must reach up to here
+        edge = read  # where the run of stalls must reach: the read, then each stall's start
         for low, high in reversed(self.stalls):
             if low >= read:
                 continue  # began after the read (a heartbeat of settle's)
