@@ -216,6 +216,10 @@ class PresetChance(Chance):
         new._picks = copy.deepcopy(self._picks)
         return new
 
+    def labels(self) -> frozenset[str]:
+        """Every label given a preset (consumed or not)."""
+        return frozenset(self._orders) | frozenset(self._rolls) | frozenset(self._picks)
+
     def unused(self) -> dict[str, int]:
         """Preset outcomes not consumed yet, by label (a test can assert this is empty)."""
         left: dict[str, int] = {}

@@ -28,6 +28,9 @@ pending decisions and the public/private event log, so every game gets the same 
 from __future__ import annotations
 
 import enum
+import functools
+import re
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,7 +38,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from google.protobuf.message import Message
 
-from arena.chance import Chance
+from arena.chance import Chance, PresetChance, PresetError
 from arena.config import ConfigError, MatchConfig, OptionSpec, OptionValue, validate_options
 
 SPECTATOR = -1
@@ -396,12 +399,31 @@ class Game(ABC, Generic[S]):
         return config
 
     def new_match(self, config: MatchConfig | int, seed: int = 0, chance: Chance | None = None) -> S:
-        """A new match; all its chance comes from ``chance`` (default: seeded with ``seed``)."""
+        """A new match; all its chance comes from ``chance`` (default: seeded with ``seed``).
+        A :class:`PresetChance` may only preset labels the game draws (:meth:`chance_labels`):
+        a misspelt label fell back to random outcomes without a word."""
         if isinstance(config, int):
             config = self.config(config)
+        if isinstance(chance, PresetChance):
+            self.check_presets(chance)
         state = self.setup(config, chance if chance is not None else Chance(seed))
         state.pending = tuple(self.decisions(state))
         return state
+
+    @classmethod
+    def chance_labels(cls) -> frozenset[str]:
+        """The labels of the game's chance draws, as its module docstring lists them (its
+        "Chance labels" paragraph, each label spelt ``"label"``): the keys a
+        :class:`PresetChance` may preset. The contract tests check every label drawn is listed."""
+        return _documented_chance_labels(cls.__module__)
+
+    def check_presets(self, chance: PresetChance) -> None:
+        """PresetError naming a preset label the game never draws (and the ones it does)."""
+        documented = self.chance_labels()
+        unknown = sorted(chance.labels() - documented)
+        if documented and unknown:
+            listed = ", ".join(repr(label) for label in sorted(documented))
+            raise PresetError(f"{self.meta.id} draws no chance labelled {unknown[0]!r} (its labels: {listed})")
 
     def pending(self, state: S) -> tuple[Decision, ...]:
         return state.pending
@@ -532,3 +554,13 @@ class Game(ABC, Generic[S]):
     @abstractmethod
     def score(self, state: S) -> Result:
         """The final result (called only when no decision is pending)."""
+
+
+_CHANCE_PARAGRAPH = re.compile(r"^Chance labels\b.*?(?=\n[ \t]*\n|\Z)", re.S | re.M)
+_CHANCE_LABEL = re.compile(r'``"([^"`]+)"``')
+
+
+@functools.cache
+def _documented_chance_labels(module: str) -> frozenset[str]:
+    doc = getattr(sys.modules.get(module), "__doc__", None) or ""
+    return frozenset(label for part in _CHANCE_PARAGRAPH.findall(doc) for label in _CHANCE_LABEL.findall(part))

@@ -51,9 +51,11 @@ def random_playout(
     invariant: Invariant | None = None,
     max_steps: int = 100_000,
     observe: bool = True,
+    chance: Chance | None = None,
 ) -> MatchState:
-    """Play uniformly random legal options to the end, checking the contract at every step."""
-    state = game.new_match(config, seed)
+    """Play uniformly random legal options to the end, checking the contract at every step
+    (the match's chance seeded with ``seed`` unless given)."""
+    state = game.new_match(config, seed, chance)
     rng = Chance(seed ^ 0x5EED)
     while state.pending:
         assert state.steps < max_steps, f"{game.meta.id}: no end after {max_steps} steps (seed {seed})"
@@ -81,6 +83,18 @@ def random_playout(
     assert len(result.scores) == len(result.ranks) == config.players
     assert min(result.ranks) == 1
     return state
+
+
+class LabelledChance(Chance):
+    """A match's seeded chance that notes every label it is asked to draw by."""
+
+    def __init__(self, seed: int, labels: set[str]) -> None:
+        super().__init__(seed)
+        self.labels = labels
+
+    def below(self, n: int, label: str) -> int:
+        self.labels.add(label)
+        return super().below(n, label)
 
 
 def random_players(n: int) -> list[FunctionPlayer]:

@@ -6,6 +6,7 @@ import pytest
 
 from arena.registry import games
 from tests.contract import (
+    LabelledChance,
     check_determinism,
     check_hidden_information_declared,
     check_illegal_rejected,
@@ -35,8 +36,28 @@ def test_random_playouts_end_with_a_result(game, config):
     # Every seat's and the spectator's observation at every step of the first OBSERVED seeds: it
     # costs 12x the playout itself (60x in Wine Cellar at 8 players), so the other seeds check
     # the rest of the contract only.
+    drawn: set[str] = set()
     for seed in range(8):
-        random_playout(game, config, seed, observe=seed < OBSERVED)
+        random_playout(game, config, seed, observe=seed < OBSERVED, chance=LabelledChance(seed, drawn))
+    # Every chance label drawn is one the module docstring lists (the keys a PresetChance may
+    # preset: any other is refused as a typo, so a label left out could not be preset).
+    assert drawn <= game.chance_labels(), (
+        f"{game.meta.id} draws {sorted(drawn - game.chance_labels())} its docstring's Chance labels do not list"
+    )
+
+
+@pytest.mark.parametrize("game", list(games().values()), ids=lambda g: g.meta.id)
+def test_every_game_lists_its_chance_labels(game):
+    """GAME-DONE: the module docstring lists the chance labels (PresetChance keys) in draw order;
+    a PresetChance with a label the game never draws is refused, naming the ones it does."""
+    from arena.chance import PresetChance, PresetError
+
+    labels = game.chance_labels()
+    assert bool(labels) == game.meta.chance, f"{game.meta.id}: Chance labels {sorted(labels)}"
+    if labels:
+        with pytest.raises(PresetError, match=f"{game.meta.id} draws no chance labelled 'not-a-label'"):
+            game.new_match(game.meta.min_players, 0, PresetChance(rolls={"not-a-label": [1]}))
+        game.new_match(game.config(game.meta.min_players), 0, PresetChance(rolls={sorted(labels)[0]: []}))
 
 
 @pytest.mark.parametrize(("game", "config"), CASES)
