@@ -509,7 +509,9 @@ class _Match:
         self.config = config
         self.seed = seed
         self.players = players
-        self.match_id = match_id or f"{game.meta.id}-{seed}"
+        # Not the seed itself: the id reaches every bot at its start (a remote bot read the seed
+        # from it and computed every deal).
+        self.match_id = match_id or f"{game.meta.id}-{derive_seed(seed, 'match-id') % 16**8:08x}"
         self.clock = clock if clock is not None else _default_clock()
         # What every seat is told the seats are called, and the record's names: the players' own
         # unless given (a tournament names its entrants; a player's name may be its address).

@@ -57,6 +57,32 @@ def test_play_mixes_remote_and_built_in_bots_and_matches_in_process(skyfive_bots
     assert [s["score"] for s in a["seats"]] == [s["score"] for s in b["seats"]]
 
 
+def test_play_tells_a_remote_bot_neither_the_seed_nor_a_default_one(skyfive_bots, tmp_path):
+    """A remote bot got `match_id: "seerscatalog-987654321"` (GAME-SEED) at its start and rebuilt
+    every hand from it, and the default seed was 1 for anyone to assume (an outside probe): the
+    match id is random now, and with a remote seat and no --seed the seed is unpredictable
+    (printed and recorded); with built-in bots only it is still 1."""
+    heuristic, _ = skyfive_bots
+    seeds, ids = [], []
+    for run in range(2):
+        record = tmp_path / f"r{run}.json"
+        out = arena("play", "--game", "skyfive", "--bots", f"{heuristic},random", "--json", "--record", str(record))
+        assert out.returncode == 0, out.stderr
+        seeds.append(json.loads(out.stdout)["seed"])
+        ids.append(json.loads(record.read_text())["match_id"])
+    assert seeds[0] != seeds[1] and 1 not in seeds
+    assert all(str(seed) not in match_id for seed, match_id in zip(seeds, ids, strict=True))
+    record = tmp_path / "chosen.json"
+    out = arena(
+        "play", "--game", "skyfive", "--bots", f"{heuristic},random", "--seed", "987654321", "--record", str(record)
+    )
+    assert out.returncode == 0, out.stderr
+    assert "987654321" not in json.loads(record.read_text())["match_id"]
+    local = arena("play", "--game", "skyfive", "--bots", "heuristic,random", "--json")
+    assert local.returncode == 0, local.stderr
+    assert json.loads(local.stdout)["seed"] == 1
+
+
 def test_tournament_with_a_remote_bot(skyfive_bots, tmp_path):
     heuristic, _ = skyfive_bots
     out = arena(

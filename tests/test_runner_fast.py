@@ -33,14 +33,16 @@ class Keeper(RandomBot):
 def test_an_in_process_start_is_built_as_read_and_is_the_remote_message() -> None:
     bots = [Keeper(), Keeper()]
     play_match(GAME, GAME.config(2), 5, bots)
+    # The default match id reaches every bot: not the seed ("rolldice-5" told a remote bot the deal).
+    match_id = f"rolldice-{derive_seed(5, 'match-id') % 16**8:08x}"
     for seat, bot in enumerate(bots):
         (start,) = bot.started
         assert isinstance(start, LazyStart)
-        assert (start.match_id, start.seat, start.bot_seed) == ("rolldice-5", seat, derive_seed(5, "bot", seat))
+        assert (start.match_id, start.seat, start.bot_seed) == (match_id, seat, derive_seed(5, "bot", seat))
         expected = start_message(
             GAME,
             GAME.config(2),
-            match_id="rolldice-5",
+            match_id=match_id,
             seat=seat,
             seat_names=["random", "random"],
             clock=clock_settings(),

@@ -123,7 +123,12 @@ def add_game_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="variant option (repeatable)"
     )
-    parser.add_argument("--seed", type=uint64, default=1, help="match seed, 0..2**64-1 (default 1)")
+    parser.add_argument(
+        "--seed",
+        type=uint64,
+        help="match seed, 0..2**64-1 (default 1 when every seat is a built-in bot; an unpredictable one, "
+        "printed, when a seat is a remote or hosted bot: one that knew the seed could compute every deal)",
+    )
 
 
 def parse_options(items: list[str]) -> dict[str, str]:

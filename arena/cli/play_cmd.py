@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from arena.engine import CHANCE_SEAT, Game
 from arena.executor import StopSignals
 from arena.record import MatchRecord, resimulate
 from arena.runner import ErrorPolicy, Player, play_match
-from arena.tournament import entrant_bot, expand_entrants
+from arena.tournament import ADDRESSES, entrant_bot, expand_entrants
 
 FORFEITED = 1  # exit status: the match was played, but a seat forfeited
 
@@ -64,6 +65,17 @@ def make_players(game: Game, specs: list[str], key: str | None = None) -> list[P
     return [make_player(spec, game.meta.id, key) for spec in specs]
 
 
+def match_seed(given: int | None, specs: list[str]) -> int:
+    """The seed given, else 1 (a built-in match plays the same every time), else, when a seat is
+    a remote or hosted bot, an unpredictable one: such a bot knowing the default (its match id
+    once carried the seed too) computed every deal before it was dealt (an outside probe)."""
+    if given is not None:
+        return given
+    if any(spec.startswith(ADDRESSES) for spec in specs):
+        return secrets.randbelow(2**53 - 1) + 1
+    return 1
+
+
 def run(args: argparse.Namespace) -> int:
     # SIGTERM and SIGHUP end the command as Ctrl-C does, through its cleanup and the seats' own
     # (their default action left an empty --record file and hosted seats' directories behind).
@@ -91,7 +103,10 @@ def play(args: argparse.Namespace) -> int:
     try:
         # Seats named by their specs, as a tournament names its entrants: a hosted bot's own name
         # (its manifest's, "heuristic" if it says so) passed for a built-in bot in the record.
-        record = play_match(game, config, args.seed, seat_players, policy=policy, clock=clock, names=specs)
+        record = play_match(
+            game, config, match_seed(args.seed, specs), seat_players, policy=policy, clock=clock, names=specs,
+            match_id=f"{game.meta.id}-{secrets.token_hex(4)}",  # it reaches the bots: not the seed
+        )  # fmt: skip
     except BaseException:
         if out is not None:
             out.close()  # no match, no (empty) record
