@@ -713,6 +713,19 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         for attempt in range(3):
             spec = self._tournament_spec(game, request, caller)
             tournament_id = new_tournament_id(spec, with_digest=False)
+            # A chosen seed deals what it dealt before (match seeds come from the tournament's
+            # seed alone, so a local run and the workers' agree): the earlier tournament's
+            # records, public once it ends, would show a running one's hands (an outside probe
+            # rebuilt a bot's hand and its opponent's that way). Operators alone choose seeds
+            # for others' bots; checked, then noted once created (two operators racing on one
+            # seed at the same instant are not held apart).
+            chosen = bool(request.seed) and bool(spec.addresses)
+            if chosen and (earlier := self.store.seed_dealt(spec.game, spec.seed)) is not None:
+                raise invalid(
+                    "seed",
+                    f"seed {spec.seed} dealt tournament {earlier} already: its records would show this one's "
+                    "deals to anyone who reads them; choose another seed, or none (an unpredictable one)",
+                )
             try:
                 created = self.store.create_tournament(
                     tournament_id,
@@ -739,6 +752,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
                     ) from None
         if not created:
             raise exists(f"tournament {tournament_id} exists already")
+        if chosen:
+            self.store.note_seed(spec.game, spec.seed, tournament_id)
         try:
             self.submit(tournament_id, spec)  # one message: the workers fan the batches out
         except Exception:

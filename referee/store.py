@@ -1106,6 +1106,18 @@ class Store:
             pipe.zremrangebyrank(key, 0, -BOT_TOURNAMENTS - 1)
         pipe.execute()
 
+    def seed_dealt(self, game: str, seed: int) -> str | None:
+        """The tournament of ``game`` whose chosen ``seed`` dealt registered bots' matches (noted
+        by :meth:`note_seed`), while the store holds it; None if none."""
+        raw = self.redis.hget(self.key("seeds", game), str(seed))
+        if raw is None:
+            return None
+        earlier = raw.decode()
+        return earlier if self.redis.hexists(self.key("t", earlier), "spec") else None
+
+    def note_seed(self, game: str, seed: int, tournament_id: str) -> None:
+        self.redis.hset(self.key("seeds", game), str(seed), tournament_id)
+
     def bot_tournaments(self, bot: str, limit: int) -> list[str]:
         """The bot's newest tournaments, newest first (those created since they are indexed)."""
         return [t.decode() for t in self.redis.zrevrange(self.key("bot", bot, "tournaments"), 0, limit - 1)]

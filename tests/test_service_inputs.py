@@ -518,12 +518,43 @@ def test_a_seed_may_be_chosen_only_for_a_tournament_of_ones_own_bots(stack):
     code, field, details = code_of(alice.CreateTournament, mixed)
     assert (code, field) == (INVALID, "seed") and "'seeded-bob' belongs to 'bob'" in details, details
     created = []
-    for caller, bots in ((alice, ["seeded-alice", "random"]), (ops, ["seeded-alice", "seeded-bob"])):
+    for caller, bots, seed in ((alice, ["seeded-alice", "random"], 777), (ops, ["seeded-alice", "seeded-bob"], 778)):
         # Her own bot and a built-in; an operator's run of anyone's bots; and no seed at all.
-        created.append(caller.CreateTournament(arena_pb2.CreateTournamentRequest(game="skyfive", bots=bots, seed=777)))
+        created.append(caller.CreateTournament(arena_pb2.CreateTournamentRequest(game="skyfive", bots=bots, seed=seed)))
     created.append(
         alice.CreateTournament(arena_pb2.CreateTournamentRequest(game="skyfive", bots=["seeded-alice", "seeded-bob"]))
     )
+    for tournament in created:
+        cancel(stack, tournament.id)
+
+
+def test_a_chosen_seed_deals_registered_bots_once(stack):
+    """Match seeds come from the tournament's seed alone: two tournaments of one seed deal the
+    same hands, and the first's records (anyone's to read once it ends) showed a running one's
+    (an outside probe rebuilt a bot's hand and its opponent's). A chosen seed that dealt a
+    tournament of registered bots is refused for another; built-in bots alone, another game, or
+    no seed are not held to it."""
+    ops = stack["api"]["ops"]
+    ops.RegisterBot(
+        arena_pb2.RegisterBotRequest(name="seeded-ops", games=["skyfive", "rolldice"], endpoint=stack["bot"])
+    )
+    first = ops.CreateTournament(
+        arena_pb2.CreateTournamentRequest(game="skyfive", bots=["seeded-ops", "random"], seed=4242)
+    )
+    again = arena_pb2.CreateTournamentRequest(game="skyfive", bots=["seeded-ops", "heuristic"], seed=4242)
+    code, field, details = code_of(ops.CreateTournament, again)
+    assert (code, field) == (INVALID, "seed"), details
+    assert details == (
+        f"seed 4242 dealt tournament {first.id} already: its records would show this one's deals to anyone who "
+        "reads them; choose another seed, or none (an unpredictable one)"
+    )
+    created = [first]
+    for request in (
+        arena_pb2.CreateTournamentRequest(game="skyfive", bots=["random", "heuristic"], seed=4242),
+        arena_pb2.CreateTournamentRequest(game="rolldice", bots=["seeded-ops", "random"], seed=4242),
+        arena_pb2.CreateTournamentRequest(game="skyfive", bots=["seeded-ops", "heuristic"]),
+    ):
+        created.append(ops.CreateTournament(request))
     for tournament in created:
         cancel(stack, tournament.id)
 
