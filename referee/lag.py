@@ -10,21 +10,31 @@ bot was slow, so the referee measures its own stalls and takes them off.
 heartbeat every :data:`PERIOD` seconds. A heartbeat due at ``s`` that runs at ``h`` shows that
 the loop could not run anything between ``s`` and ``h``: an answer arriving then could not have
 been seen. Those intervals (when longer than :data:`TOLERANCE`, ordinary jitter) are kept for
-:data:`KEEP` seconds; :meth:`LagMonitor.hidden` gives the stall a read came after, and
-:meth:`LagMonitor.stalled` how much of a span they cover (a write's allowance).
+:data:`KEEP` seconds; :meth:`LagMonitor.stalled` gives how much of a span they cover, and
+:meth:`LagMonitor.hidden` those that can have kept an answer unread.
 
-The clock (``referee.remote``) charges a bot ``elapsed - hidden(written, read)``: only the stall
-the loop was in when it read the answer (with the stalls joined to it, heartbeat after
-heartbeat late), the one the answer may have arrived in and waited through. A stall that ended
-while the bot was still thinking delayed nothing: the loop ran on time after it, and an answer
-that arrived during it would have been read then. (Every stall between the write and the read
-came off until an outside probe's bots, 15 ms past a hard 200 ms limit, were let through 411
-times at 64 matches a process, and one thinking 219 ms was charged 53 on a loaded machine.)
-Before calling a timeout or charging time beyond the limit the clock lets the loop catch up
+The clock (``referee.remote``) charges a bot ``elapsed - hidden(written, read, idle)``: the
+stalls since the write, but only those of the loop's last busy stretch before the read, since it
+last waited for input (``idle``: asyncio's selector blocked :data:`WAITED` or more, or found
+nothing). An answer that came before that moment would have been read then; so it came after,
+and only the stalls since can have kept it unread (the backlog of a long stall is read in the
+busy iterations that follow it, which a heartbeat on time now and then does not end, and gRPC
+hands it over through an event that is there at once). A stall while the bot was still
+thinking, the loop waiting after it, delayed nothing: it is the bot's time. (Every stall since the
+write came off until an outside probe's bots, 15 ms past a hard 200 ms limit, were let through
+411 times at 64 matches a process, and one thinking 219 ms was charged 53 on a loaded machine;
+the stall the loop was in at the read alone, joined heartbeat after heartbeat, left 256 matches
+of 20 ms bots with hundreds of timeouts: answers that came in a 170 ms stall were read 80 ms
+after it; taking a select that found its events within half a millisecond for a wait left a
+few, gRPC's hand-over.) A loop that never waited since the write (busy) is lenient, as before: a
+bot past its limit by less than the stalls of its think may pass (``bench.bench_clock_fairness``:
+about 4% at 64 matches on a 2-core machine); a loop
+whose selector cannot be watched (not asyncio's own) counts every stall since the write. Before
+calling a timeout or charging time beyond the limit the clock lets the loop catch up
 (:meth:`settle`: a heartbeat newer than now has run, so every stall up to now is on record and
-any answer that came during it has been read). The error is in the bot's favour only, and only
-by the length of the stall it was read after; admission control (:meth:`admit`) keeps new
-matches from starting on a loop that is already stalled.
+any answer that came during it has been read). The error is in the bot's favour only;
+admission control (:meth:`admit`) keeps new matches from starting on a loop that is already
+stalled.
 """
 
 from __future__ import annotations
@@ -32,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections import deque
+from typing import Any
 
 PERIOD = 0.005
 """Seconds between heartbeats."""
@@ -39,9 +50,8 @@ TOLERANCE = 0.002
 """Heartbeat lateness below this is ordinary jitter, not a stall."""
 KEEP = 600.0
 """Seconds of stall history kept (longer than any decision's limit + bank + grace)."""
-JOIN = PERIOD + TOLERANCE
-"""Two stalls this close are one: the heartbeat after the first was late too (one that ran on
-time in between would leave at least two periods)."""
+WAITED = 0.002
+"""A select that blocked this long waited for its events (they were not a backlog)."""
 ADMIT_LAG = 0.050
 """A loop whose last heartbeat was later than this is overloaded: new matches wait."""
 
@@ -55,6 +65,34 @@ class LagMonitor:
         self._timer: asyncio.TimerHandle | None = None
         self._waiters: list[tuple[float, asyncio.Future[None]]] = []
         self._calm: asyncio.Event | None = None
+        self.idle_at: float | None = None
+        """Loop time the loop last waited for input (None: its selector cannot be watched)."""
+        self._watch_idle()
+
+    def _watch_idle(self) -> None:
+        # asyncio's selector loops ask their selector to block (a timeout other than 0) only
+        # when nothing is ready: the moment the loop has done everything handed to it. No
+        # public hook tells it, so the selector's select is wrapped (one call an iteration).
+        selector = getattr(self.loop, "_selector", None)
+        select = getattr(selector, "select", None)
+        if select is None:
+            return
+        loop = self.loop
+
+        def watched(timeout: float | None = None) -> Any:
+            if timeout == 0:
+                return select(timeout)
+            asked = loop.time()
+            events = select(timeout)
+            now = loop.time()
+            # Waited: nothing came, or it came while the loop waited. Events there at once are
+            # the backlog of a stall (gRPC hands answers over through such an event): not idle.
+            if not events or now - asked >= WAITED:
+                self.idle_at = now
+            return events
+
+        selector.select = watched  # type: ignore[union-attr]
+        self.idle_at = loop.time()  # (before the first wait: nothing was read yet)
 
     # -- lifetime: beats only while someone uses the loop ------------------------------------
 
@@ -106,23 +144,12 @@ class LagMonitor:
                 total += min(high, end) - max(low, start)
         return max(0.0, total)
 
-    def hidden(self, start: float, read: float) -> float:
-        """Seconds of [start, read] in the stall the loop was in up to ``read`` (joined with the
-        stalls before it while no heartbeat between them ran on time): how late the loop may
-        have read something that arrived in that time. 0 when the loop ran on time just before
-        ``read``."""
-        total = 0.0
-        edge = read  # where the run of stalls must reach: the read, then each stall's start
-        for low, high in reversed(self.stalls):
-            if low >= read:
-                continue  # began after the read (a heartbeat of settle's)
-            if high < edge - JOIN or high <= start:
-                break
-            total += min(high, read) - max(low, start)
-            if low <= start:
-                break
-            edge = low
-        return max(0.0, total)
+    def hidden(self, start: float, read: float, idle: float | None) -> float:
+        """Seconds of [start, read] the loop was stalled in its last busy stretch before
+        ``read``: since ``idle``, the moment it last waited for input before the read (None: not
+        known, every stall since ``start``). How late it may have read something that arrived
+        in that time; what came before ``idle`` was read by then."""
+        return self.stalled(start if idle is None else max(start, idle), read)
 
     async def settle(self) -> None:
         """Return once a heartbeat due after now has run: every stall up to now is on record,

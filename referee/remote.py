@@ -202,6 +202,7 @@ class _Inbound:
     at: float  # loop time of arrival
     message: bot_pb2.BotMessage | None = None
     error: grpc.aio.AioRpcError | None = None
+    idle: float | None = None  # loop time the loop last waited for input before this arrival
 
 
 _ADDRESSES = re.compile(r"\b(?:ipv4|ipv6|unix|unix-abstract|dns):[^\s,;)\]]*[^\s,;)\]:]")
@@ -253,6 +254,7 @@ class _Stream:
         # How the call ended, kept as its status came (see _on_done); awaited through end_waiter.
         self.end: tuple[grpc.StatusCode, str] | None = None
         self.end_waiter: asyncio.Future[None] | None = None
+        self.monitor: lag.LagMonitor | None = None  # the loop's, once a request was sent
 
     async def open(self) -> None:
         self.shared = channels.pool(CHANNEL_OPTIONS).acquire(self.target)
@@ -308,7 +310,9 @@ class _Stream:
                     self._put(_Inbound("error", loop.time(), error=error))
                     return
                 self.received += 1
-                self._put(_Inbound("message", loop.time(), message))  # type: ignore[arg-type]
+                monitor = self.monitor
+                idle = monitor.idle_at if monitor is not None else None
+                self._put(_Inbound("message", loop.time(), message, idle=idle))  # type: ignore[arg-type]
                 if self.received > self.asked:
                     self.flooded = True
                     self._put(_Inbound("flood", loop.time()))
@@ -336,6 +340,7 @@ class _Stream:
         the error. Awaited right here (no task per write)."""
         assert self.call is not None
         self.asked += 1
+        self.monitor = monitor
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
         assert task is not None
@@ -819,7 +824,8 @@ class RemotePlayer:
                 if self._stream.inbox:
                     continue
                 loop = asyncio.get_running_loop()
-                extended = self._sent_at + allowance + monitor.hidden(self._sent_at, loop.time())
+                now = loop.time()
+                extended = self._sent_at + allowance + monitor.hidden(self._sent_at, now, monitor.idle_at)
                 if extended > loop.time():
                     deadline = extended
                     continue
@@ -868,7 +874,7 @@ class RemotePlayer:
                 # written: the common answer costs one comparison.
                 stalls = monitor.stalls
                 if stalls and stalls[-1][1] > self._sent_at:
-                    elapsed -= monitor.hidden(self._sent_at, item.at)
+                    elapsed -= monitor.hidden(self._sent_at, item.at, item.idle)
             elapsed = max(0.0, elapsed)
             self.last_answer_ms = round(elapsed * 1000, 3)
             if elapsed > allowance:

@@ -94,27 +94,54 @@ def test_the_stall_record_counts_only_the_overlap_with_a_span():
     monitor.loop.close()
 
 
-def test_only_the_stall_a_read_came_after_is_hidden():
-    """An answer read at ``read`` may have waited through the stall the loop was in just before
-    (joined with the stalls before it while every heartbeat between them was late); a stall
-    that ended while the bot was still thinking delayed nothing (an outside probe: every stall
-    since the write came off, and bots 15 ms past a hard limit were let through)."""
+def test_only_the_stalls_since_the_loop_last_waited_are_hidden():
+    """An answer read at ``read`` came after the loop last waited for input (``idle``: it would
+    have been read then): only the stalls since can have kept it unread. A stall that ended
+    while the bot was still thinking, the loop idle after it, is the bot's time (an outside
+    probe: every stall since the write came off, and bots 15 ms past a hard limit were let
+    through). Unknown idleness counts every stall since the write, as before."""
     import asyncio as aio
 
-    from referee.lag import JOIN, LagMonitor
+    from referee.lag import LagMonitor
 
     monitor = LagMonitor(aio.new_event_loop())
     monitor.stalls.extend([(1.0, 1.5), (2.0, 2.25), (2.255, 2.3), (3.0, 4.0)])
-    assert round(JOIN, 6) == 0.007
-    assert monitor.hidden(0.0, 2.3) == pytest.approx(0.295)  # two stalls 5 ms apart: one run
-    assert monitor.hidden(0.0, 2.305) == pytest.approx(0.295)  # read just after it ended
-    assert monitor.hidden(0.0, 2.31) == 0.0  # the loop ran on time between the run and the read
-    assert monitor.hidden(2.1, 2.3) == pytest.approx(0.195)  # not before the write
-    assert monitor.hidden(0.0, 3.5) == pytest.approx(0.5)  # read during a stall: up to the read
-    assert monitor.hidden(0.0, 1.7) == 0.0  # the stall ended 200 ms before: the bot's own time
-    assert monitor.hidden(1.6, 1.7) == 0.0
-    assert monitor.stalled(0.0, 2.31) == pytest.approx(0.795)  # what used to come off
+    assert monitor.hidden(0.0, 2.31, None) == pytest.approx(0.795)  # every stall since the write
+    assert monitor.hidden(0.0, 2.31, 1.9) == pytest.approx(0.295)  # idle at 1.9: the first is the bot's
+    assert monitor.hidden(0.0, 2.31, 2.3) == 0.0  # idle just before the read
+    assert monitor.hidden(2.1, 2.31, 1.9) == pytest.approx(0.195)  # not before the write
+    assert monitor.hidden(0.0, 3.5, 3.0) == pytest.approx(0.5)  # read in a stall: from its start
+    assert monitor.hidden(0.0, 1.7, 1.6) == 0.0
     monitor.loop.close()
+
+
+def test_the_loop_is_idle_when_it_waits_and_not_while_it_is_busy():
+    """The moment the loop last waited for input, as its selector was asked to block: it moves
+    while the loop waits, and not while callbacks keep it busy (a heartbeat on time between
+    them does not make it idle)."""
+    import asyncio as aio
+    import time as clock
+
+    from referee.lag import LagMonitor
+
+    async def scenario() -> tuple[float, float, float]:
+        loop = aio.get_running_loop()
+        monitor = LagMonitor(loop)
+        await aio.sleep(0.02)  # waits: idle
+        waited = monitor.idle_at
+        assert waited is not None
+        began = loop.time()
+        for _ in range(40):  # busy for about 40 ms: every iteration has something ready
+            clock.sleep(0.001)
+            await aio.sleep(0)
+        busy_until = loop.time()
+        during = monitor.idle_at
+        await aio.sleep(0.01)
+        assert monitor.idle_at is not None
+        return began - waited, busy_until - (during or 0.0), monitor.idle_at - busy_until
+
+    since_wait, stale, after = aio.run(scenario())
+    assert since_wait >= 0.0 and stale >= 0.035 and after >= 0.0
 
 
 def test_a_stalled_loop_is_on_record_once_it_settles():

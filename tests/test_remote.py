@@ -553,6 +553,15 @@ class _ScriptedStream:
             self.player._lag.stalls.append((self.player._sent_at + low, self.player._sent_at + high))
         return True
 
+    def idle_before(self, moment: float) -> float:
+        """When the scripted loop last waited for input by ``moment``: then, unless a scripted
+        stall holds it (from the stall's start)."""
+        monitor = self.player._lag
+        for low, high in monitor.stalls if monitor is not None else ():
+            if low <= moment <= high:
+                return low
+        return moment
+
     async def receive(self, deadline: float) -> remote._Inbound | None:
         loop = asyncio.get_running_loop()
         assert isinstance(loop, _ScriptedLoop) and self.request is not None
@@ -560,17 +569,23 @@ class _ScriptedStream:
         at = self.player._sent_at + self.player.thinks.get(k, 0.001)
         if at > deadline:
             loop.now = max(loop.now, deadline)
+            if self.player._lag is not None:
+                self.player._lag.idle_at = self.idle_before(loop.now)
             return None
         loop.now = max(loop.now, at)  # (read after another seat's later answer: it waited in the inbox)
         request = self.request
         answer = bot_pb2.DecisionResponse(
             request_id=request.request_id, decision_index=request.decision_index, option_id=request.options[0].id
         )
-        return remote._Inbound("message", at, bot_pb2.BotMessage(decision=answer))
+        return remote._Inbound("message", at, bot_pb2.BotMessage(decision=answer), idle=self.idle_before(at))
 
 
 class _NoStalls(lag.LagMonitor):
-    """The referee's stall record, as the script writes it (nothing beats, nothing waits)."""
+    """The referee's stall record, as the script writes it (nothing beats, nothing waits; the
+    script says when the loop was idle)."""
+
+    def _watch_idle(self) -> None:
+        pass
 
     async def settle(self) -> None:
         pass
