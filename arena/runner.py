@@ -872,7 +872,8 @@ class _Match:
             except Exception as exc:  # any bot exception is a crash verdict
                 asked.failure = ("crash", f"{type(exc).__name__}: {exc}")
             # The bot's own time, from the request written to its answer's arrival (less the
-            # stall it waited through unread), or all its clock allowed when none came: collected
+            # referee's stalls that can have kept it unread), or all its clock allowed when none
+            # came: collected
             # after other seats' answers, the time since asking would include theirs.
             asked.ms = self.charged_ms(decision.seat)
         ms = asked.ms if asked.ms is not None else _ms_since(asked.began)

@@ -28,13 +28,14 @@ of 20 ms bots with hundreds of timeouts: answers that came in a 170 ms stall wer
 after it; taking a select that found its events within half a millisecond for a wait left a
 few, gRPC's hand-over.) A loop that never waited since the write (busy) is lenient, as before: a
 bot past its limit by less than the stalls of its think may pass (``bench.bench_clock_fairness``:
-about 4% at 64 matches on a 2-core machine); a loop
-whose selector cannot be watched (not asyncio's own) counts every stall since the write. Before
-calling a timeout or charging time beyond the limit the clock lets the loop catch up
-(:meth:`settle`: a heartbeat newer than now has run, so every stall up to now is on record and
-any answer that came during it has been read). The error is in the bot's favour only;
-admission control (:meth:`admit`) keeps new matches from starting on a loop that is already
-stalled.
+about 4% at 64 matches on a 2-core machine); a loop whose selector cannot be watched (not
+asyncio's own) counts every stall since the write. Before calling a timeout or charging time
+beyond the limit the clock lets the loop catch up (:meth:`settle`: a heartbeat newer than now
+has run, so every stall up to now is on record and any answer that came during it has been
+read). The error is in the bot's favour, but for an answer handed over while a thread beside the
+loop holds the interpreter (up to 12 ms against the bot in ``bench.bench_clock_fairness
+--neighbour``); admission control (:meth:`admit`) keeps new matches from starting on a loop that
+is already stalled.
 """
 
 from __future__ import annotations

@@ -547,7 +547,7 @@ class RemotePlayer:
         """Lateness of the last answer if it cost a strike (the runner records it), else None."""
         self.last_answer_ms: float | None = None
         """What the clock charged the last decision: from its request written to its answer's
-        arrival, less the stall the answer waited through unread; all it allowed when no answer
+        arrival, less the stalls that can have kept the answer unread; all it allowed when no answer
         came in time (the record's ``ms``, a verdict's too)."""
         self._abandoned: set[int] = set()  # request ids whose answers are dropped when they come
         self._answered: set[int] = set()
@@ -868,7 +868,7 @@ class RemotePlayer:
             if monitor is not None:
                 if elapsed > limit:  # over the limit by the loop's clock: every stall on record first
                     await monitor.settle()
-                # The stall the answer waited through unread is not the bot's time (under the
+                # The stalls that can have kept the answer unread are not the bot's time (under the
                 # limit this changes no charge, only the time recorded); stalls while it was
                 # still thinking are. Looked up only when one ended since the request was
                 # written: the common answer costs one comparison.
