@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         "--boards", type=options.counts(2), default=[16, 64], help="entrants of the tournament boards (comma-separated)"
     )
     parser.add_argument("--repeats", type=options.count(1), default=10)
-    parser.add_argument("--dense-limit-mb", type=float, default=1000.0)
+    parser.add_argument("--dense-limit-mb", type=options.finite(0.0, "megabytes"), default=1000.0)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     options.stop_cleanly_on_sigterm()  # its tournaments' worker process stops with it

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 import grpc
 import grpc.aio
 
+from bench.options import finite
 from bench.transport_legs import write_marks
 from bots.serve import SERVER_OPTIONS
 
@@ -23,7 +24,7 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--unix")
-    parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--delay", type=finite(0.0, "seconds", inclusive=True), default=0.0)
     parser.add_argument("--marks", help="note when each message was read here (bench.transport_legs)")
     args = parser.parse_args()
 

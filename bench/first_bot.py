@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 
+from bench.options import finite
 from bench.transport_legs import marked_servicer
 from bots.sdk import Bot, Turn
 from bots.serve import BotServicer, serve
@@ -38,7 +39,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--unix")
-    parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--delay", type=finite(0.0, "seconds", inclusive=True), default=0.0)
     parser.add_argument("--marks", help="note each message's read and answer here (bench.transport_legs)")
     args = parser.parse_args()
     address = f"unix:{args.unix}" if args.unix else f"127.0.0.1:{args.port}"

@@ -55,6 +55,23 @@ def seconds(low: float = 0.0) -> Callable[[str], float]:
     return parse
 
 
+def finite(low: float, what: str, *, inclusive: bool = False) -> Callable[[str], float]:
+    """An argparse ``type``: a finite number of ``what`` above ``low`` (at least ``low`` if
+    ``inclusive``): a negative delay, ``nan`` or ``inf`` reached the bench's servers as given."""
+    said = f"a finite number of {what}, {'at least' if inclusive else 'above'} {low:g}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number ({said})") from None
+        if not math.isfinite(value) or value < low or (value == low and not inclusive):
+            raise argparse.ArgumentTypeError(f"{text}: {said}")
+        return value
+
+    return parse
+
+
 def stop_cleanly_on_sigterm() -> None:
     """Make a SIGTERM (``timeout``, a CI job's end, ``kill``) raise SystemExit, so that the bench's
     ``with`` blocks stop the servers and workers it started: they outlived it under PID 1."""

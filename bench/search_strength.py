@@ -21,6 +21,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
+from arena.config import ConfigError
 from arena.registry import get_game
 from arena.runner import play_match
 from bench import options
@@ -67,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
         help="play every seed with the spec at every seat (matches = seeds x players; the deal's luck cancels)",
     )
     args = parser.parse_args(argv)
+    try:  # the game and its player count, here: in the pool they ended in a traceback per match
+        get_game(args.game).config(args.players)
+    except ConfigError as error:
+        parser.error(str(error))
     options.stop_cleanly_on_sigterm()  # the pool's processes stop with it
     seeds = range(args.first_seed, args.first_seed + args.matches)
     seats = range(args.players) if args.duplicate else [-1]

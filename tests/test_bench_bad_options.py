@@ -38,6 +38,16 @@ CASES = [
     ("bench_across", ["--sizes", "abc"], "argument --sizes: 'abc' is not a whole number (at least 1)"),
     ("bench_across", ["--entrants", "0"], "argument --entrants: 0: at least 2"),
     ("bench_across", ["--boards", "16,1"], "argument --boards: 1: at least 2"),
+    (
+        "bench_across",
+        ["--dense-limit-mb", "-5"],
+        "argument --dense-limit-mb: -5: a finite number of megabytes, above 0",
+    ),
+    (
+        "bench_across",
+        ["--dense-limit-mb", "nan"],
+        "argument --dense-limit-mb: nan: a finite number of megabytes, above 0",
+    ),
     ("bench_board", ["--bots", "1"], "argument --bots: 1: at least 2"),
     ("bench_match_page", ["--clients", "0"], "argument --clients: 0: at least 1"),
     ("design_threewitches", ["--matches", "0"], "argument --matches: 0: at least 1"),
@@ -47,6 +57,7 @@ CASES = [
     ("design_opensesame", ["--slips", "0,200"], "argument --slips: 200: 0..100"),
     ("design_openseason", ["--variants", "0"], "argument --variants: 0: at least 1"),
     ("search_strength", ["s", "--game", "rolldice", "--workers", "0"], "argument --workers: 0: at least 1"),
+    ("search_strength", ["s", "--game", "rolldice", "--players", "9"], "rolldice plays with 1-4 players, not 9"),
 ]
 
 
@@ -58,3 +69,18 @@ def test_a_bad_option_is_refused_at_once_naming_the_range(bench, argv, message, 
     assert stop.value.code == 2
     error = capsys.readouterr().err.strip().splitlines()[-1]
     assert error.split(": error: ", 1)[1].startswith(message), error
+
+
+@pytest.mark.parametrize("server", ["first_bot", "echo_server"])
+def test_a_served_benchs_delay_is_a_finite_number_of_seconds(server):
+    """`--delay` of the benches' bot and echo servers (a negative one, nan or inf reached
+    asyncio.sleep: inf never answered)."""
+    import subprocess
+    import sys
+
+    for bad in ("-1", "nan", "inf"):
+        ran = subprocess.run(
+            [sys.executable, "-m", f"bench.{server}", "--delay", bad], capture_output=True, text=True, timeout=60
+        )
+        assert ran.returncode == 2, ran.stderr
+        assert f"argument --delay: {bad}: a finite number of seconds, at least 0" in ran.stderr, ran.stderr
