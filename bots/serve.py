@@ -306,6 +306,13 @@ def serve(
     # A hosted bot (issue 17) listens where the platform says: its jail sets ARENA_BOT_ADDRESS.
     address = os.environ.get("ARENA_BOT_ADDRESS", address)
     hosted = "ARENA_BOT_ADDRESS" in os.environ
+    stop = threading.Event()
+    # SIGHUP too (a closed terminal killed the server, leaving its socket), unless ignored (nohup).
+    # Before the server starts: a signal between its socket's bind and these handlers killed it
+    # at once, its socket left behind.
+    hangup = [signal.SIGHUP] if signal.getsignal(signal.SIGHUP) != signal.SIG_IGN else []
+    for sig in (signal.SIGINT, signal.SIGTERM, *hangup):
+        signal.signal(sig, lambda *_: stop.set())
     running = start(make_bot, address, max_matches=max_matches, servicer=servicer, key=key)
     if on_ready is not None:
         on_ready(running)
@@ -313,10 +320,5 @@ def serve(
         where = address if address.startswith("unix:") else f"{address.rpartition(':')[0]}:{running.port}"
         keyed = " with its key" if key is not None else ""  # the address stays last
         print(f"serving{keyed} on {where}", file=sys.stderr, flush=True)
-    stop = threading.Event()
-    # SIGHUP too (a closed terminal killed the server, leaving its socket), unless ignored (nohup).
-    hangup = [signal.SIGHUP] if signal.getsignal(signal.SIGHUP) != signal.SIG_IGN else []
-    for sig in (signal.SIGINT, signal.SIGTERM, *hangup):
-        signal.signal(sig, lambda *_: stop.set())
     stop.wait()
     running.stop(5.0)

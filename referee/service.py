@@ -714,13 +714,15 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
             spec = self._tournament_spec(game, request, caller)
             tournament_id = new_tournament_id(spec, with_digest=False)
             # A chosen seed deals what it dealt before (match seeds come from the tournament's
-            # seed alone, so a local run and the workers' agree): the earlier tournament's
-            # records, public once it ends, would show a running one's hands (an outside probe
-            # rebuilt a bot's hand and its opponent's that way). Operators alone choose seeds
-            # for others' bots; checked, then noted once created (two operators racing on one
-            # seed at the same instant are not held apart).
-            chosen = bool(request.seed) and bool(spec.addresses)
-            if chosen and (earlier := self.store.seed_dealt(spec.game, spec.seed)) is not None:
+            # seed alone, so a local run and the workers' agree): an earlier tournament's records
+            # (its owner's at once, anyone's once it ends) would show this one's hands (an outside
+            # probe rebuilt a bot's hand and its opponent's that way). That matters where an
+            # operator chose it for a rated tournament of registered bots; an owner's own seeded
+            # tournament is unrated and of their own bots. Checked, then noted once created (two
+            # creations racing on one seed at the same instant are not held apart).
+            chosen = bool(request.seed)
+            rated_for_others = chosen and caller.operator and bool(spec.addresses)
+            if rated_for_others and (earlier := self.store.seed_dealt(spec.game, spec.seed)) is not None:
                 raise invalid(
                     "seed",
                     f"seed {spec.seed} dealt tournament {earlier} already: its records would show this one's "

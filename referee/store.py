@@ -1107,8 +1107,8 @@ class Store:
         pipe.execute()
 
     def seed_dealt(self, game: str, seed: int) -> str | None:
-        """The tournament of ``game`` whose chosen ``seed`` dealt registered bots' matches (noted
-        by :meth:`note_seed`), while the store holds it; None if none."""
+        """The tournament of ``game`` that was dealt by the chosen ``seed`` (noted by
+        :meth:`note_seed`), while the store holds it; None if none."""
         raw = self.redis.hget(self.key("seeds", game), str(seed))
         if raw is None:
             return None

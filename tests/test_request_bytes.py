@@ -127,7 +127,8 @@ def fingerprint(game: Game, *, recording: bool = True, keeping: bool = False) ->
         bots: list[RandomBot] = [Keeping(kept, s) for s in range(n)]
     else:
         bots = [Recording(digest, s) if recording else RandomBot() for s in range(n)]
-    record = play_match(game, game.config(n), SEED, bots)
+    # The match id as the runner's default once was (it reaches the bots): the pins hold the rest.
+    record = play_match(game, game.config(n), SEED, bots, match_id=f"{game.meta.id}-{SEED}")
     for seat, tag, message in kept:  # serialised only now
         data = message.SerializeToString(deterministic=True)  # type: ignore[attr-defined]
         digest.update(f"{seat}:{tag}:{len(data)}:".encode() + data)

@@ -528,33 +528,36 @@ def test_a_seed_may_be_chosen_only_for_a_tournament_of_ones_own_bots(stack):
         cancel(stack, tournament.id)
 
 
-def test_a_chosen_seed_deals_registered_bots_once(stack):
+def test_an_operators_chosen_seed_deals_registered_bots_once(stack):
     """Match seeds come from the tournament's seed alone: two tournaments of one seed deal the
-    same hands, and the first's records (anyone's to read once it ends) showed a running one's
-    (an outside probe rebuilt a bot's hand and its opponent's). A chosen seed that dealt a
-    tournament of registered bots is refused for another; built-in bots alone, another game, or
-    no seed are not held to it."""
-    ops = stack["api"]["ops"]
+    same hands, and the first's records (its owner's at once, anyone's once it ends) showed a
+    running one's (an outside probe rebuilt a bot's hand and its opponent's). An operator's
+    chosen seed (a rated tournament of others' bots) that dealt an earlier tournament of the
+    game is refused; built-in bots alone, another game, no seed, or an owner's own seeded
+    tournament (unrated, of their own bots) are not held to it."""
+    alice, ops = stack["api"]["alice"], stack["api"]["ops"]
+    alice.RegisterBot(arena_pb2.RegisterBotRequest(name="seeded-own", games=["skyfive"], endpoint=stack["bot"]))
     ops.RegisterBot(
         arena_pb2.RegisterBotRequest(name="seeded-ops", games=["skyfive", "rolldice"], endpoint=stack["bot"])
     )
-    first = ops.CreateTournament(
-        arena_pb2.CreateTournamentRequest(game="skyfive", bots=["seeded-ops", "random"], seed=4242)
+    own = alice.CreateTournament(
+        arena_pb2.CreateTournamentRequest(game="skyfive", bots=["seeded-own", "random"], seed=4242)
     )
-    again = arena_pb2.CreateTournamentRequest(game="skyfive", bots=["seeded-ops", "heuristic"], seed=4242)
+    again = arena_pb2.CreateTournamentRequest(game="skyfive", bots=["seeded-ops", "seeded-own"], seed=4242)
     code, field, details = code_of(ops.CreateTournament, again)
     assert (code, field) == (INVALID, "seed"), details
     assert details == (
-        f"seed 4242 dealt tournament {first.id} already: its records would show this one's deals to anyone who "
+        f"seed 4242 dealt tournament {own.id} already: its records would show this one's deals to anyone who "
         "reads them; choose another seed, or none (an unpredictable one)"
     )
-    created = [first]
-    for request in (
-        arena_pb2.CreateTournamentRequest(game="skyfive", bots=["random", "heuristic"], seed=4242),
-        arena_pb2.CreateTournamentRequest(game="rolldice", bots=["seeded-ops", "random"], seed=4242),
-        arena_pb2.CreateTournamentRequest(game="skyfive", bots=["seeded-ops", "heuristic"]),
+    created = [own]
+    for caller, request in (
+        (alice, arena_pb2.CreateTournamentRequest(game="skyfive", bots=["seeded-own", "heuristic"], seed=4242)),
+        (ops, arena_pb2.CreateTournamentRequest(game="skyfive", bots=["random", "heuristic"], seed=4242)),
+        (ops, arena_pb2.CreateTournamentRequest(game="rolldice", bots=["seeded-ops", "random"], seed=4242)),
+        (ops, arena_pb2.CreateTournamentRequest(game="skyfive", bots=["seeded-ops", "seeded-own"])),
     ):
-        created.append(ops.CreateTournament(request))
+        created.append(caller.CreateTournament(request))
     for tournament in created:
         cancel(stack, tournament.id)
 
