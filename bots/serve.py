@@ -310,15 +310,21 @@ def serve(
     # SIGHUP too (a closed terminal killed the server, leaving its socket), unless ignored (nohup).
     # Before the server starts: a signal between its socket's bind and these handlers killed it
     # at once, its socket left behind.
+    # The caller's handlers come back when it returns, or raises (an address it cannot serve on).
     hangup = [signal.SIGHUP] if signal.getsignal(signal.SIGHUP) != signal.SIG_IGN else []
-    for sig in (signal.SIGINT, signal.SIGTERM, *hangup):
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, *hangup)}
+    for sig in previous:
         signal.signal(sig, lambda *_: stop.set())
-    running = start(make_bot, address, max_matches=max_matches, servicer=servicer, key=key)
-    if on_ready is not None:
-        on_ready(running)
-    elif not hosted:  # the default port 0 picks a free one: this is how its author learns it
-        where = address if address.startswith("unix:") else f"{address.rpartition(':')[0]}:{running.port}"
-        keyed = " with its key" if key is not None else ""  # the address stays last
-        print(f"serving{keyed} on {where}", file=sys.stderr, flush=True)
-    stop.wait()
-    running.stop(5.0)
+    try:
+        running = start(make_bot, address, max_matches=max_matches, servicer=servicer, key=key)
+        if on_ready is not None:
+            on_ready(running)
+        elif not hosted:  # the default port 0 picks a free one: this is how its author learns it
+            where = address if address.startswith("unix:") else f"{address.rpartition(':')[0]}:{running.port}"
+            keyed = " with its key" if key is not None else ""  # the address stays last
+            print(f"serving{keyed} on {where}", file=sys.stderr, flush=True)
+        stop.wait()
+        running.stop(5.0)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

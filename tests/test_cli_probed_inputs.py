@@ -4,6 +4,7 @@ traceback: each is now one line naming the problem, exit 2, with nothing started
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 
@@ -67,8 +68,11 @@ class Quiet(Bot):
     "address", ["127.0.0.1:99999", "127.0.0.1:65536", "127.0.0.1:-1", "127.0.0.1:\u00b2", "127.0.0.1:\u0663"]
 )
 def test_the_sdk_refuses_a_port_it_would_wrap(address):
+    handlers = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
     with pytest.raises((OSError, ValueError), match=r"not a TCP port \(0\.\.65535\)|expected HOST:PORT"):
         serve(Quiet, address)
+    # The caller's signal handlers are its own again (a Ctrl-C later in the process was swallowed).
+    assert [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)] == handlers
 
 
 def test_a_closed_pipe_ends_a_table_with_141():
