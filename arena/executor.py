@@ -25,6 +25,7 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator, Sequence
 from multiprocessing import resource_tracker
@@ -80,6 +81,7 @@ def _init_worker(
         signal.signal(signum, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, WORKER_IGNORED)
     signal.signal(signal.SIGTERM, _exit_on_terminate)
+    sys.unraisablehook = _quiet_terminate
     _worker_spec = TournamentSpec.from_json(spec_json)
     _worker_factory = factory
     _worker_cancelled = cancelled
@@ -96,6 +98,16 @@ def _exit_on_terminate(signum: int, frame: Any) -> None:
     if _worker_playing:
         raise SystemExit(128 + signum)
     os._exit(128 + signum)
+
+
+def _quiet_terminate(unraisable: Any) -> None:
+    """A pool worker's hook for exceptions Python cannot raise: the SystemExit of a terminate
+    that landed in a callback (an import lock's, a finalizer) is dropped, as the worker exits
+    once its match is over (:func:`_play_in_worker`); it printed "Exception ignored" and a
+    traceback beside the run's one line (a CI run's hangup test). Anything else as Python would."""
+    if _worker_terminated and isinstance(unraisable.exc_value, SystemExit):
+        return
+    sys.__unraisablehook__(unraisable)
 
 
 def _play_in_worker(match: MatchSpec) -> str | None:
