@@ -62,7 +62,8 @@ PINNED: dict[str, tuple[str, str, str]] = {
     # seerscatalog 5: a Start Seer who could not start shows as passed while the next seat starts
     # seerscatalog 7: round 4 breaks only the tie for the highest total (the version string;
     # the ranks of equal totals below it)
-    "seerscatalog": ("7", "f3f36434790777c8711c86f0cc710ca6", "a4c2f1548b84920f661f8aede586e8ec"),
+    # seerscatalog 8: forced passes stay in every view for the round (SeatView.cannot_beat)
+    "seerscatalog": ("8", "667fad4bc7ef8e99f577551a2982d24c", "bf6fb71a91a385662c2c262b06c9b6b3"),
     "skyfive": ("1.2", "aa3821b408e3b01c7d6b3c0e971ffc22", "51b46699ea6ad55246b287b2ab0c613a"),
     "slambo": ("1", "6ead48fd13168c84b339682fbc8400f4", "eb2cd32551c22ebf1a06c57c336a71d6"),
     "sodajerk": ("4", "108d5cd4446bd37936cf5b4d835ddc28", "ca1ac87261c59e9d737f4669679ad0c3"),

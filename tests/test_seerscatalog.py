@@ -13,7 +13,7 @@ from arena.chance import Chance, PresetChance
 from arena.config import ConfigError
 from arena.engine import SPECTATOR, IllegalChoice
 from arena.games.seerscatalog import GAME, SeersState
-from arena.games.seerscatalog.game import Played, round_score, suited_deck
+from arena.games.seerscatalog.game import Played, could_not_beat, round_score, suited_deck
 from arena.games.seerscatalog.melds import (
     ANY,
     ART,
@@ -21,6 +21,7 @@ from arena.games.seerscatalog.melds import (
     GOFIRST,
     SINGLE,
     WILD,
+    Trick,
     VCard,
     make_meld,
     parse_token,
@@ -950,3 +951,86 @@ def test_passed_flags_are_cleared_after_a_gift_of_fate_and_at_the_end():
     ended = random_playout(GAME, GAME.config(3), 8, observe=False)
     assert ended.over and any(ended.passed)  # the last trick's flags are left in the state...
     assert [s.passed for s in GAME.observation(ended, 0).seats] == [False, False, False]  # ...not shown
+
+
+# --------------------------------------------------------------------------------------------
+# Forced passes in the Bonus: public for the rest of the round (version 8)
+
+
+def _first_forced_bonus_pass(players: int, seed: int) -> tuple[SeersState, int, Trick]:
+    """A random playout stopped at the first decision after a forced pass in the Bonus (the
+    event ``passes``, not the Veil's or a Start Seer's) whose trick is over: (state, passer,
+    the trick it could not beat)."""
+    state = GAME.new_match(GAME.config(players), seed)
+    rng = Chance(seed + 55)
+    found: tuple[int, Trick, int] | None = None
+    while state.pending:
+        before = len(state.log.events)
+        trick = state.current()
+        GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+        for event in state.log.events[before:]:
+            if found is None and event.kind == "pass" and event.text == "passes" and event.detail.forced:
+                # the trick it faced: the table's just before the pass (later melds are its own)
+                faced = state.current() if state.trick else trick
+                found = (event.detail.seat, faced, state.start_seer)
+        if found is not None and (not state.trick or state.start_seer != found[2]) and state.pending:
+            return state, found[0], found[1]
+    raise AssertionError(f"no forced pass in the Bonus in game {seed}")
+
+
+def test_a_forced_pass_in_the_bonus_stays_in_every_view_until_the_round_ends():
+    # :227-235, ruling 7: a seat in the Bonus passes unasked only when it has no legal play, and
+    # the table sees it pass; hands only shrink, so it still cannot. Once the trick is over,
+    # `passed` is reset, but `cannot_beat` keeps what it could not beat (an outside probe: in
+    # version 7 nothing did, and 22 of 100 worlds from another seat's view gave it a card above
+    # the Single it had passed on).
+    state, passer, trick = _first_forced_bonus_pass(3, 0)
+    assert trick is not None and trick.type == SINGLE
+    expected = pb.Unbeaten(type=trick.type, size=trick.size, value2=trick.value2, reversed=trick.reversed)
+    for viewer in (0, 1, 2, SPECTATOR):
+        view = GAME.observation(state, viewer).seats[passer]
+        assert not view.passed and list(view.cannot_beat) == [expected]
+    assert could_not_beat(state.hands[passer], [trick], state.suits)
+    round_ = state.round
+    rng = Chance(1)
+    while state.pending and state.round == round_:
+        GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    if state.pending:  # a new round's deal: nothing is known of the new hands
+        assert all(not v.cannot_beat for v in GAME.observation(state, 0).seats)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_worlds_never_deal_a_hand_that_could_have_beaten_what_its_seat_passed_on(players):
+    # The real hand satisfies every listed pass (the record is sound, a Rod's take included), and
+    # so does every world, from the state (sample_world) and from the observation alone.
+    checked = 0
+    for seed in range(6):
+        state = GAME.new_match(GAME.config(players), seed)
+        rng = Chance(seed + 31)
+        while state.pending:
+            seat = state.pending[0].seat
+            bound = [s for s in range(players) if s != seat and state.cannot_beat[s]]
+            for s in range(players):
+                assert could_not_beat(state.hands[s], state.cannot_beat[s], state.suits)
+            if bound:
+                view = GAME.observe(state, seat)
+                k = state.steps
+                for world in (
+                    GAME.sample_world(state, seat, Chance(k)),
+                    GAME.world_from_observation(state.config, seat, view, Chance(k)),
+                ):
+                    assert world.cannot_beat == state.cannot_beat
+                    for s in bound:
+                        assert could_not_beat(world.hands[s], state.cannot_beat[s], state.suits), (seed, k, s)
+                    checked += 1
+            GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    assert checked > 100  # forced passes in the Bonus come up in nearly every game
+
+
+def test_a_rods_take_clears_what_the_taker_could_not_beat():
+    # The Rod puts earlier melds back into the hand: it is no longer part of the hand that passed.
+    state = position(3, {1: "P5 Y6 Y8 @rod W"}, turn=1, trick=[(2, meld("set", "Y4 P4", 4))])
+    state.cannot_beat[1] = [Trick(SINGLE, 1, 2 * 13), None]
+    assert [v.type for v in GAME.observation(state, 0).seats[1].cannot_beat] == ["single", ""]
+    play(state, "use:rod", "set:Y6.W=*6")
+    assert state.cannot_beat[1] == [] and not GAME.observation(state, 0).seats[1].cannot_beat

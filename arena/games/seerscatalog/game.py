@@ -56,6 +56,10 @@ Rulings (``shared/rules/NOTES.md`` §4.18 unless stated):
    pass with a legal play [:108], so one without is still asked, ``pass`` its only option: its
    pass reads exactly like a chosen one to the others (the same event, the same count of
    decisions, which every request's ``decision_index`` shows), as nobody at the table can tell.
+   What a forced pass tells of the hand (no legal play against that meld, or no way to start)
+   holds while the hand only shrinks, so every view keeps it for the round
+   (``SeatView.cannot_beat``, version 8: it was lost when the trick ended), until a Rod's take
+   gives the seat cards; worlds deal only hands that respect it. A Veil's pass tells nothing.
 8. **Nobody can start**: if every player in turn is unable to start a trick (only Artifacts that
    cannot be played alone), the round ends and is scored as it stands (not covered by the text).
 9. **A round ends at once** [:280–282] when a hand is empty: after the meld, before any Gift of
@@ -182,6 +186,10 @@ class SeersState(MatchState):
     trick_size: int = 0
     reversed: bool = False
     passed: list[bool] = field(default_factory=list)
+    # Per seat, this round's forced passes that tell of its hand (ruling 7): what it could not
+    # beat in the Bonus, or None for a trick it could not start. Hands only shrink, so the hand
+    # still cannot; a Rod's take (cards back into the hand) clears the taker's list.
+    cannot_beat: list[list[Trick | None]] = field(default_factory=list)
     chosen: str = ""  # the "turn" option chosen, while its "meld" decision is open
     gift: bool = False  # the Gift of Fate's player must name the next Start Seer
     over: bool = False
@@ -203,7 +211,7 @@ class SeersCatalog(Game[SeersState]):
         min_players=2,
         max_players=5,
         # 6: the round-end event's detail carries every hand (`hands`), which only its text did
-        version="7",  # 7: round 4 breaks the tie for the win only
+        version="8",  # 8: forced passes stay public for the round (SeatView.cannot_beat)
         hidden_information=True,
         summary="Climb with Singles, Sets and Runs to shed your hand; keep few, high cards for the "
         "Bonus; 15 Artifacts bend the melds.",
@@ -239,6 +247,7 @@ class SeersCatalog(Game[SeersState]):
         state.set_aside = []
         seer = next(s for s in range(players) if GOFIRST in state.hands[s])
         state.known = [[WILD, GOFIRST] if s == seer else [WILD] for s in range(players)]
+        state.cannot_beat = [[] for _ in range(players)]
         out, shown = "", []
         if state.removed and state.round == 1:
             out = f"; {len(state.removed)} suited cards were removed face down at setup"
@@ -380,6 +389,7 @@ class SeersCatalog(Game[SeersState]):
             hand.extend(taken)
             state.hands[seat] = sorted_cards(hand)
             state.known[seat].extend(taken)
+            state.cannot_beat[seat] = []  # the hand is no longer part of the one that passed
             state.trick = state.trick[-1:]
             state.log.public(
                 seat,
@@ -444,6 +454,7 @@ class SeersCatalog(Game[SeersState]):
                 return
             if trick is None:
                 state.log.public(seat, "pass", "cannot start a trick and passes", pb.Detail(seat=seat, forced=True))
+                state.cannot_beat[seat].append(None)
                 state.passed[seat] = True  # out of the trick it did not start, like any pass
                 failures += 1
                 if failures >= state.players:
@@ -456,6 +467,7 @@ class SeersCatalog(Game[SeersState]):
                 # option): the event and the decision count read as a chosen pass (ruling 7).
                 return
             state.log.public(seat, "pass", "passes", pb.Detail(seat=seat, forced=True))
+            state.cannot_beat[seat].append(trick)
             state.passed[seat] = True
             active = [s for s in range(state.players) if not state.passed[s]]
             if len(active) == 1:
@@ -522,6 +534,7 @@ class SeersCatalog(Game[SeersState]):
                     unknown_artifacts=self._unknown_artifacts(state, s),
                     round_scores=state.round_scores[s],
                     total=sum(state.round_scores[s]),
+                    cannot_beat=[_unbeaten_pb(t) for t in state.cannot_beat[s]],
                 )
             )
         if viewer == SPECTATOR:
@@ -567,10 +580,8 @@ class SeersCatalog(Game[SeersState]):
         its counts of suited cards, Wilds and Artifacts (deducible from the deal and the plays),
         and from round 2 on the cards removed at setup (2 players, ruling 2). Re-dealt
         uniformly: the other hands' unknown suited cards (in round 1 together with the removed
-        cards), and their unknown Artifacts. Not conditioned on (a documented
-        approximation, since it would need rejection sampling): what a forced pass reveals
-        (in the Bonus, that the hand had no legal play; when starting a trick, that the hand
-        held only Artifacts that cannot be played alone).
+        cards), and their unknown Artifacts, among the deals that respect what each hand's
+        forced passes tell (``cannot_beat``: no legal play against those melds; by rejection).
         """
         world = self.copy_for(state, seat, chance)
         fixed = list(state.removed) if self._removed_known(state) else []
@@ -599,7 +610,7 @@ class SeersCatalog(Game[SeersState]):
         cards (2 players, from round 2 on) are kept; the unseen suited cards (all minus the hand,
         the played, the known and the listed removed ones) are dealt over the other hands and,
         in round 1, the removed cards; the unseen Artifacts over the other hands, as in
-        ``sample_world`` (with its approximation about forced passes)."""
+        ``sample_world`` (respecting each seat's ``cannot_beat``)."""
         obs = observation
         assert isinstance(obs, pb.Observation)
         players = config.players
@@ -620,6 +631,7 @@ class SeersCatalog(Game[SeersState]):
             trick_size=obs.trick_size,
             reversed=obs.reversed,
             passed=[v.passed for v in obs.seats],
+            cannot_beat=[[_unbeaten_from_pb(t) for t in v.cannot_beat] for v in obs.seats],
             chosen=obs.chosen,
             gift=obs.gift,
             over=obs.over,
@@ -651,17 +663,48 @@ class SeersCatalog(Game[SeersState]):
     ) -> None:
         """Deal the unseen suited cards and Artifacts: each other seat ``s`` gets its known cards
         and ``need[s]`` = (suited, Artifacts) unseen ones; the removed cards are ``removed`` (the
-        known ones, from round 2 on) and the suited cards left (round 1). Then recompute the
-        decisions."""
-        suited_pool = chance.shuffled(sorted_cards(suited_pool), "world-suited")
-        art_pool = chance.shuffled(sorted_cards(art_pool), "world-artifacts")
-        for s, (n_su, n_ar) in need.items():
-            world.hands[s] = sorted_cards([*world.known[s], *suited_pool[:n_su], *art_pool[:n_ar]])
-            suited_pool, art_pool = suited_pool[n_su:], art_pool[n_ar:]
-        world.removed = sorted_cards([*removed, *suited_pool])
+        known ones, from round 2 on) and the suited cards left (round 1). A deal that gives a
+        seat a hand its forced passes rule out (``cannot_beat``) is dealt again, up to
+        ``WORLD_DEALS`` times (rejection: uniform over the deals that respect them). Then
+        recompute the decisions."""
+        suited_cards, art_cards = sorted_cards(suited_pool), sorted_cards(art_pool)
+        for _ in range(WORLD_DEALS):
+            suited = chance.shuffled(suited_cards, "world-suited")
+            arts = chance.shuffled(art_cards, "world-artifacts")
+            hands: dict[int, list[int]] = {}
+            for s, (n_su, n_ar) in need.items():
+                hands[s] = sorted_cards([*world.known[s], *suited[:n_su], *arts[:n_ar]])
+                suited, arts = suited[n_su:], arts[n_ar:]
+            if all(could_not_beat(hand, world.cannot_beat[s], world.suits) for s, hand in hands.items()):
+                break
+        for s, hand in hands.items():
+            world.hands[s] = hand
+        world.removed = sorted_cards([*removed, *suited])
         if world.turn != seat:
             world.chosen = ""  # another seat's half-made move is not visible: rewind it
         world.pending = tuple(self.decisions(world))
+
+
+WORLD_DEALS = 1000
+"""Deals tried for one world before the last is kept whatever its hands' forced passes say: in
+random play every world needed far fewer (``tests/test_seerscatalog.py``)."""
+
+
+def could_not_beat(hand: Sequence[int], unbeaten: Sequence[Trick | None], suits: int) -> bool:
+    """Can a seat holding ``hand`` now have been forced to pass against each of ``unbeaten``
+    (None: a trick it could not start)? Its hand then held these cards and more, and melds only
+    grow with a hand: one with a legal play against them now had one then."""
+    return not any(any_meld(hand, trick, suits) for trick in unbeaten)
+
+
+def _unbeaten_pb(trick: Trick | None) -> pb.Unbeaten:
+    if trick is None:
+        return pb.Unbeaten()
+    return pb.Unbeaten(type=trick.type, size=trick.size, value2=trick.value2, reversed=trick.reversed)
+
+
+def _unbeaten_from_pb(message: pb.Unbeaten) -> Trick | None:
+    return Trick(message.type, message.size, message.value2, message.reversed) if message.type else None
 
 
 def _meld_from_pb(meld: pb.Meld) -> Meld:

@@ -118,6 +118,7 @@ class SeatView(_message.Message):
     UNKNOWN_ARTIFACTS_FIELD_NUMBER: _builtins.int
     ROUND_SCORES_FIELD_NUMBER: _builtins.int
     TOTAL_FIELD_NUMBER: _builtins.int
+    CANNOT_BEAT_FIELD_NUMBER: _builtins.int
     hand_size: _builtins.int
     in_bonus: _builtins.bool
     """5 or fewer cards in hand: must play when able"""
@@ -137,6 +138,14 @@ class SeatView(_message.Message):
     def round_scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """scores of the finished rounds"""
 
+    @_builtins.property
+    def cannot_beat(self) -> _containers.RepeatedCompositeFieldContainer[Global___Unbeaten]:
+        """This round's forced passes that tell something of the hand (ruling 7): each the meld the seat
+        could not beat in the Bonus (so its hand then held no legal play against it, and hands only
+        shrink), or, with `type` "", a trick it could not start. Cleared when a Rod of Reincarnation
+        gives the seat cards, and at each round's deal. A Veil of Silence's pass is not listed.
+        """
+
     def __init__(
         self,
         *,
@@ -147,14 +156,49 @@ class SeatView(_message.Message):
         unknown_artifacts: _builtins.int = ...,
         round_scores: _abc.Iterable[_builtins.int] | None = ...,
         total: _builtins.int = ...,
+        cannot_beat: _abc.Iterable[Global___Unbeaten] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand_size", b"hand_size", "in_bonus", b"in_bonus", "known_cards", b"known_cards", "passed", b"passed", "round_scores", b"round_scores", "total", b"total", "unknown_artifacts", b"unknown_artifacts"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cannot_beat", b"cannot_beat", "hand_size", b"hand_size", "in_bonus", b"in_bonus", "known_cards", b"known_cards", "passed", b"passed", "round_scores", b"round_scores", "total", b"total", "unknown_artifacts", b"unknown_artifacts"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SeatView: _TypeAlias = SeatView  # noqa: Y015
+
+@_typing.final
+class Unbeaten(_message.Message):
+    """What a forced pass faced (see SeatView.cannot_beat): the trick as the next meld had to answer it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TYPE_FIELD_NUMBER: _builtins.int
+    SIZE_FIELD_NUMBER: _builtins.int
+    VALUE2_FIELD_NUMBER: _builtins.int
+    REVERSED_FIELD_NUMBER: _builtins.int
+    type: _builtins.str
+    """"single", "set" or "run"; "" = the seat could not start a trick"""
+    size: _builtins.int
+    """cards in the meld to beat"""
+    value2: _builtins.int
+    """twice its value, as Meld.value2"""
+    reversed: _builtins.bool
+    """the Hourglass had reversed the order: only a LOWER meld would have beaten it"""
+    def __init__(
+        self,
+        *,
+        type: _builtins.str = ...,
+        size: _builtins.int = ...,
+        value2: _builtins.int = ...,
+        reversed: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["reversed", b"reversed", "size", b"size", "type", b"type", "value2", b"value2"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Unbeaten: _TypeAlias = Unbeaten  # noqa: Y015
 
 @_typing.final
 class Observation(_message.Message):
