@@ -16,10 +16,12 @@ been seen. Those intervals (when longer than :data:`TOLERANCE`, ordinary jitter)
 The clock (``referee.remote``) charges a bot ``elapsed - hidden(written, read, idle)``: the
 stalls since the write, but only those of the loop's last busy stretch before the read, since it
 last waited for input (``idle``: asyncio's selector blocked :data:`WAITED` or more, or found
-nothing). An answer that came before that moment would have been read then; so it came after,
-and only the stalls since can have kept it unread (the backlog of a long stall is read in the
-busy iterations that follow it, which a heartbeat on time now and then does not end, and gRPC
-hands it over through an event that is there at once). A stall while the bot was still
+nothing; at the latest until the timeout it was given: a select that returns later waited for
+the interpreter, held by a thread beside the loop, and the rest is a stall). An answer that
+came before that moment would have been read then; so it came after, and only the stalls since
+can have kept it unread (the backlog of a long stall is read in the busy iterations that follow
+it, which a heartbeat on time now and then does not end, and gRPC hands it over through an event
+that is there at once). A stall while the bot was still
 thinking, the loop waiting after it, delayed nothing: it is the bot's time. (Every stall since the
 write came off until an outside probe's bots, 15 ms past a hard 200 ms limit, were let through
 411 times at 64 matches a process, and one thinking 219 ms was charged 53 on a loaded machine;
@@ -89,7 +91,11 @@ class LagMonitor:
             # Waited: nothing came, or it came while the loop waited. Events there at once are
             # the backlog of a stall (gRPC hands answers over through such an event): not idle.
             if not events or now - asked >= WAITED:
-                self.idle_at = now
+                # The call also holds the wait for the interpreter after the selector returned
+                # (a thread beside the loop in one long C call: json, a collection): the selector
+                # returned by its timeout at the latest, and the rest is a stall, which the
+                # heartbeat records and an answer that came in it must not be charged.
+                self.idle_at = now if timeout is None else min(now, asked + timeout)
             return events
 
         selector.select = watched  # type: ignore[union-attr]

@@ -144,6 +144,41 @@ def test_the_loop_is_idle_when_it_waits_and_not_while_it_is_busy():
     assert since_wait >= 0.0 and stale >= 0.035 and after >= 0.0
 
 
+def test_a_select_held_past_its_timeout_waited_only_until_its_timeout():
+    """A thread beside the loop in one long C call (json of a big document, a collection) keeps
+    the loop from taking the interpreter back after its selector returned: the select call then
+    lasts the whole stall, and the loop was not waiting for input after the selector's timeout.
+    Counting it idle to the end took nothing of that stall off a bot's time (an outside probe:
+    16 of 32 answers of a 30 ms bot became timeouts at a 150 ms limit)."""
+    import asyncio as aio
+    import time as clock
+
+    from referee.lag import LagMonitor
+
+    async def scenario() -> tuple[float, float, float]:
+        loop = aio.get_running_loop()
+        selector = loop._selector  # type: ignore[attr-defined]
+        real = selector.select
+        held: list[float] = []
+
+        def select_then_held(timeout: float | None = None):  # as a thread holding the GIL would
+            events = real(timeout)
+            if timeout and not held:
+                clock.sleep(0.15)
+                held.append(loop.time())
+            return events
+
+        selector.select = select_then_held
+        monitor = LagMonitor(loop)  # wraps the selector as it is
+        before = loop.time()
+        await aio.sleep(0.01)  # the selector is asked to block about 10 ms
+        assert held and monitor.idle_at is not None
+        return before, monitor.idle_at, held[0]
+
+    before, idle, call_ended = aio.run(scenario())
+    assert before <= idle <= call_ended - 0.1  # idle until the timeout (~10 ms), not to the end
+
+
 def test_a_stalled_loop_is_on_record_once_it_settles():
     from referee.lag import LagMonitor
 
