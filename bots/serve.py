@@ -311,12 +311,28 @@ def serve(
     # Before the server starts: a signal between its socket's bind and these handlers killed it
     # at once, its socket left behind.
     # The caller's handlers come back when it returns, or raises (an address it cannot serve on).
+    # While the bot is being made (start's first make_bot: a model's load, a download) a signal
+    # acts as the caller's handler would, at once: it is not waited out, nor the server started.
     hangup = [signal.SIGHUP] if signal.getsignal(signal.SIGHUP) != signal.SIG_IGN else []
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, *hangup)}
+    making = [True]
+
+    def on_signal(signum: int, _frame: object) -> None:
+        if making[0]:
+            signal.signal(signum, previous[signum] or signal.SIG_DFL)
+            signal.raise_signal(signum)
+            return
+        stop.set()
+
+    def made_bot() -> Bot:
+        bot = make_bot()
+        making[0] = False
+        return bot
+
     for sig in previous:
-        signal.signal(sig, lambda *_: stop.set())
+        signal.signal(sig, on_signal)
     try:
-        running = start(make_bot, address, max_matches=max_matches, servicer=servicer, key=key)
+        running = start(made_bot, address, max_matches=max_matches, servicer=servicer, key=key)
         if on_ready is not None:
             on_ready(running)
         elif not hosted:  # the default port 0 picks a free one: this is how its author learns it

@@ -445,6 +445,39 @@ def test_a_hangup_stops_a_bot_server_and_removes_its_socket(tmp_path):
     assert not sock.exists()
 
 
+SLOW_TO_MAKE = """\
+import sys
+import time
+
+from bots.random_bot import RandomBot
+from bots.serve import serve
+
+
+class SlowToMake(RandomBot):
+    def __init__(self):
+        print("making", file=sys.stderr, flush=True)
+        time.sleep(60)  # a model's load
+        super().__init__()
+
+
+serve(SlowToMake)
+"""
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, -signal.SIGINT), (signal.SIGTERM, -signal.SIGTERM)])
+def test_a_signal_while_the_bot_is_made_stops_the_server_at_once(signum, code):
+    """serve() installs its stop signals before it binds (a signal between the two killed it,
+    its socket left), but while the bot is still being made a signal acts at once, as the
+    caller's handler would: it waited the constructor out, then bound and announced itself."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SLOW_TO_MAKE], cwd=ROOT, env=ENV, stderr=subprocess.PIPE, text=True
+    )  # fmt: skip
+    assert proc.stderr is not None and proc.stderr.readline() == "making\n"
+    proc.send_signal(signum)
+    returncode, err = ended(proc, timeout=20)
+    assert returncode == code and "serving" not in err, err[-3000:]
+
+
 @pytest.mark.timeout(180)
 def test_a_hangup_stops_the_service_gracefully(tmp_path):
     with redis_server(tmp_path) as redis, service(redis.url, tmp_path) as srv:
