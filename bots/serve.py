@@ -319,7 +319,7 @@ def serve(
 
     def on_signal(signum: int, _frame: object) -> None:
         if making[0]:
-            signal.signal(signum, previous[signum] or signal.SIG_DFL)
+            signal.signal(signum, previous[signal.Signals(signum)] or signal.SIG_DFL)
             signal.raise_signal(signum)
             return
         stop.set()
