@@ -20,6 +20,7 @@ import pytest
 
 from arena.cli.players import make_player
 from arena.executor import LocalExecutor
+from arena.games.rolldice import GAME as ROLLDICE
 from arena.rundir import RunDirectory
 from arena.tallied import GroupTally, tally_entry
 from arena.tournament import TournamentSpec, play_scheduled, schedule
@@ -321,12 +322,12 @@ def test_a_worker_of_another_game_version_leaves_the_tournament_to_workers_of_it
         start(server.url, "mixed", s, batch_size=4)
         wait_for(lambda: store.tournament("mixed")["status"] == "complete", 60, "completion")
         assert_exactly_once(store, "mixed", len(schedule(s)))
-        assert {record.game_version for record in store.matches("mixed")} == {"1.0"}
+        assert {record.game_version for record in store.matches("mixed")} == {ROLLDICE.meta.version}
         # Refused and parked by the older worker; the current one takes parked batches as it
         # plays (without that, each bounced between the idle older worker and the current
         # one's next look, and the tournament did not complete here within the minute).
         assert '"batch refused: another game version"' in old.log.read_text().replace("'", '"')
-        assert store.redis.hget(store.key("t", "mixed"), "game_version") == b"1.0"
+        assert store.redis.hget(store.key("t", "mixed"), "game_version") == ROLLDICE.meta.version.encode()
         assert_board_is_the_local_runs(store, "mixed", local_board(s, tmp_path))
 
 

@@ -54,7 +54,9 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "petquartet": ("1.0", "43f66202ec9d58f3e8431df5d0e0e7fd", "b4274453a4f593d17ac70e4af13bba90"),
     "prey": ("1", "33e8794db5416f753aa95b4811ded2b8", "6631e5a39fbf0518b1d657d094017d87"),
     "rainbow": ("2.1", "1927c40a39824fbc534ec22b2ee3b8ab", "466f1cf96ac488bb13cef93a32d23ead"),
-    "rolldice": ("1.0", "2ccd8b7ebfb7dc615220c3edf5220cb7", "3dcbff6b4cc06567974cddd7de940479"),
+    # rolldice 1.1: the observation says whether the roll-off is on (rolloff); false and unsent by
+    # default, so the same bytes as version 1.0 but for the version string
+    "rolldice": ("1.1", "3dd3bfc54b190fb5046d561e68e9baef", "1382e9990e293dbd8ffc581c305a1abb"),
     # seasons 4: drawn cards discarded face down are named only to their drawer (Observation.discard
     # lists the cards the seat knows); the draw bonus replaces the die's draw; Potion of Life is a
     # transmutation (Purse of Io, the transmute bonus)

@@ -7,7 +7,7 @@ import pickle
 
 import pytest
 
-from arena.chance import PresetChance
+from arena.chance import Chance, PresetChance
 from arena.config import ConfigError
 from arena.games.rolldice import GAME
 from arena.scenario import scenario
@@ -94,6 +94,50 @@ def test_roll_off_breaks_a_tie():
     # Roll-off in seat order: 3 vs 3 (tie again), then 5 vs 1: seat 0 wins.
     assert GAME.result(state).ranks == (1, 2)
     assert chance.unused() == {}
+
+
+def differing_fields(a, b) -> set[str]:
+    return {f.name for f in a.DESCRIPTOR.fields if getattr(a, f.name) != getattr(b, f.name)}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_observation_says_whether_the_roll_off_is_on(seed):
+    # A stateless bot reads only the observation: at a last-round choice a tie for first is
+    # shared or rolled off, so the option must be in it (an outside probe found it in none).
+    # The same seed and choices under either tie-breaker: every view differs in `rolloff` only.
+    shared = GAME.new_match(GAME.config(3, {"target": 12}), seed)
+    rolled = GAME.new_match(GAME.config(3, {"target": 12, "tiebreak": "rolloff"}), seed)
+    rng = Chance(seed)
+    while True:
+        for viewer in (-1, 0, 1, 2):
+            a, b = GAME.observe(shared, viewer), GAME.observe(rolled, viewer)
+            assert not a.rolloff and b.rolloff
+            assert differing_fields(a, b) == {"rolloff"}
+        if not shared.pending:
+            break
+        choice = rng.pick(("stop", "reroll"), "choice")
+        GAME.apply(shared, {shared.pending[0].seat: choice})
+        GAME.apply(rolled, {rolled.pending[0].seat: choice})
+    assert not rolled.pending
+
+
+@pytest.mark.parametrize(("tiebreak", "ranks"), [("shared", [(1, 1)]), ("rolloff", [(1, 2), (2, 1)])])
+def test_a_world_from_the_observation_keeps_the_tie_breaker(tiebreak, ranks):
+    # 18-18 after round 3; round 4: seat 1 keeps a 2 (20), seat 0 shows a 2: stopping ties at 20.
+    chance = PresetChance(rolls={"die": [6, 6, 6, 6, 6, 6, 2, 2]}, picks={"start": [1]})
+    state = scenario(GAME, 2, {"tiebreak": tiebreak}, chance=chance, script=["stop"] * 7)
+    assert state.totals == [18, 20] and state.pending[0].seat == 0 and state.current_roll == 2
+    seen = GAME.observe(state, 0)
+    assert seen.rolloff == (tiebreak == "rolloff")
+    # The world follows the observation, whatever the config it is handed says.
+    for config in (state.config, GAME.config(2, {"tiebreak": "rolloff" if tiebreak == "shared" else "shared"})):
+        world = GAME.world_from_observation(config, 0, seen, Chance(3))
+        assert GAME.observe(world, 0).SerializeToString() == seen.SerializeToString()
+        GAME.apply(world, {0: "stop"})
+        assert world.totals == [20, 20] and not world.pending
+        assert GAME.result(world).ranks in ranks
+        rolled_off = any(e.kind == "rolloff" for e in world.log.events)
+        assert rolled_off == (tiebreak == "rolloff")
 
 
 def test_solo_game_ends_at_the_target():

@@ -14,7 +14,8 @@ Rulings (from ``shared/rules/NOTES.md`` §4.16 unless stated):
   player has had the same number of turns; then the highest total wins [:40–42]. Equal highest
   totals share the victory (``tiebreak=shared``) or, with the optional roll-off
   (``tiebreak=rolloff``) [:44], the tied players roll one die each, repeatedly, until one
-  rolls highest alone; the roll-off decides only first place.
+  rolls highest alone; the roll-off decides only first place. The observation says which
+  (``rolloff``), so a bot choosing in the last round knows what a tie for first is worth.
 * **Solo** (1 player): the game ends when the target is reached; the player ranks first.
 * **Start player:** a seeded random seat ("RECOMMEND" in NOTES §0); it starts every round.
 
@@ -64,6 +65,7 @@ REROLL = Option("reroll", "roll again (only the new roll counts)", pb.Action(cho
 class RollDiceState(MatchState):
     target: int = DEFAULT_TARGET
     max_rerolls: int = 1
+    rolloff: bool = False  # option tiebreak=rolloff: tied leaders roll off (else they share)
     totals: list[int] = field(default_factory=list)
     turns_taken: list[int] = field(default_factory=list)
     start_seat: int = 0
@@ -89,7 +91,7 @@ class RollDice(Game[RollDiceState]):
         name="RollDice",
         min_players=1,
         max_players=4,
-        version="1.0",
+        version="1.1",
         options=(
             OptionSpec("target", DEFAULT_TARGET, "score that ends the game", minimum=1, maximum=1_000_000),
             OptionSpec("rerolls", 1, "rerolls allowed per turn", choices=(1, 2)),
@@ -112,6 +114,7 @@ class RollDice(Game[RollDiceState]):
             chance=chance,
             target=int(config["target"]),
             max_rerolls=int(config["rerolls"]),
+            rolloff=config["tiebreak"] == "rolloff",
             totals=[0] * players,
             turns_taken=[0] * players,
             start_seat=start,
@@ -165,7 +168,7 @@ class RollDice(Game[RollDiceState]):
     def _finish(self, state: RollDiceState) -> None:
         best = max(state.totals)
         tied = [s for s, total in enumerate(state.totals) if total == best]
-        if len(tied) > 1 and state.config["tiebreak"] == "rolloff":
+        if len(tied) > 1 and state.rolloff:
             state.rolloff_winner = self._roll_off(state, tied)
         state.log.public(CHANCE_SEAT, "end", f"game over after round {state.round}")
 
@@ -188,6 +191,7 @@ class RollDice(Game[RollDiceState]):
             spectator=viewer == SPECTATOR,
             target=state.target,
             max_rerolls=state.max_rerolls,
+            rolloff=state.rolloff,
             totals=state.totals,
             turn_seat=state.turn_seat,
             current_roll=state.current_roll,
@@ -201,7 +205,8 @@ class RollDice(Game[RollDiceState]):
         self, config: MatchConfig, seat: int, observation: Message, chance: Chance
     ) -> RollDiceState:
         """Nothing is hidden: the observation is the whole state but the dice to come (fresh)
-        and a roll-off winner (only decided once the match is over)."""
+        and a roll-off winner (only decided once the match is over). The variant values
+        (target, rerolls, tie-breaker) are the observation's, as a stateless bot reads them."""
         obs = observation
         assert isinstance(obs, pb.Observation)
         state = RollDiceState(
@@ -209,6 +214,7 @@ class RollDice(Game[RollDiceState]):
             chance=chance.fork(),
             target=obs.target,
             max_rerolls=obs.max_rerolls,
+            rolloff=obs.rolloff,
             totals=list(obs.totals),
             turns_taken=list(obs.turns_taken),
             start_seat=obs.start_seat,

@@ -415,7 +415,9 @@ class Observation(_message.Message):
     spill_at: _builtins.int
     """a Pool spills at this much water (10)"""
     task: _builtins.str
-    """REVEAL: the decision the reveal waits for ("proxy", "bump","""
+    """Every seat and the spectator: what the reveal or the discard waits for.
+    REVEAL: the decision the reveal waits for ("proxy", "bump",
+    """
     task_seat: _builtins.int
     """"pull", "move"; "" = none)
     REVEAL: the seat that makes it
@@ -440,11 +442,13 @@ class Observation(_message.Message):
 
     @_builtins.property
     def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___Hand]:
-        """Spectator only:"""
+        """Spectator only (unset in every seat's observation):
+        every seat's hand
+        """
 
     @_builtins.property
     def draw_piles(self) -> _containers.RepeatedCompositeFieldContainer[Global___Hand]:
-        """top first"""
+        """every seat's draw pile, top first"""
 
     @_builtins.property
     def deck(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoreCard]:

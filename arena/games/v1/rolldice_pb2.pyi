@@ -63,6 +63,7 @@ class Observation(_message.Message):
     ROUND_FIELD_NUMBER: _builtins.int
     START_SEAT_FIELD_NUMBER: _builtins.int
     TURNS_TAKEN_FIELD_NUMBER: _builtins.int
+    ROLLOFF_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """the observer's seat (unset for the spectator view)"""
     spectator: _builtins.bool
@@ -80,6 +81,10 @@ class Observation(_message.Message):
     """1-based round number"""
     start_seat: _builtins.int
     """the seat that starts every round"""
+    rolloff: _builtins.bool
+    """The optional tie-breaker is on (option tiebreak=rolloff): equal highest totals at the end
+    roll off; false: they share the victory.
+    """
     @_builtins.property
     def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """banked score per seat"""
@@ -102,10 +107,11 @@ class Observation(_message.Message):
         round: _builtins.int = ...,
         start_seat: _builtins.int = ...,
         turns_taken: _abc.Iterable[_builtins.int] | None = ...,
+        rolloff: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["current_roll", b"current_roll", "max_rerolls", b"max_rerolls", "rerolls_left", b"rerolls_left", "round", b"round", "seat", b"seat", "spectator", b"spectator", "start_seat", b"start_seat", "target", b"target", "totals", b"totals", "turn_seat", b"turn_seat", "turns_taken", b"turns_taken"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["current_roll", b"current_roll", "max_rerolls", b"max_rerolls", "rerolls_left", b"rerolls_left", "rolloff", b"rolloff", "round", b"round", "seat", b"seat", "spectator", b"spectator", "start_seat", b"start_seat", "target", b"target", "totals", b"totals", "turn_seat", b"turn_seat", "turns_taken", b"turns_taken"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
