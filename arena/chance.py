@@ -24,7 +24,7 @@ import random
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from hashlib import blake2b
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -149,7 +149,10 @@ class PresetChance(Chance):
     must be a permutation of what the game shuffles (checked, so a typo fails loudly).
     ``rolls[label]`` is a sequence of die results consumed by ``roll``; ``picks[label]`` a
     sequence of chosen items consumed by ``pick``. Anything not preset (or exhausted, unless
-    ``strict``) falls back to the RNG seeded with ``seed``.
+    ``strict``) falls back to the RNG seeded with ``seed``. A preset the game cannot take is an
+    error when the label is drawn (it fell back to random outcomes without a word): one given
+    under another kind than the game draws it with (``picks`` for a die it rolls), or for a
+    label it draws as a bare number (``below``, ``weighted``), which no preset sets.
     """
 
     def __init__(
@@ -166,10 +169,36 @@ class PresetChance(Chance):
         self._rolls = {k: deque(v) for k, v in (rolls or {}).items()}
         self._picks = {k: deque(v) for k, v in (picks or {}).items()}
         self._strict = strict
+        self._falling_back = 0  # depth of fallback draws and samplers: their below() is the RNG's
 
     def _missing(self, kind: str, label: str) -> None:
         if self._strict:
             raise PresetError(f"no preset {kind} left for {label!r}")
+        given = [name for name, table in self._tables().items() if table.get(label) and name != kind]
+        if given:
+            raise PresetError(f"{label!r} is drawn with {kind}: preset under {_KINDS[kind]!r}, not {given[0]!r}")
+
+    def _tables(self) -> dict[str, dict[str, deque[Any]]]:
+        return {"order": self._orders, "roll": self._rolls, "pick": self._picks}
+
+    def below(self, n: int, label: str) -> int:
+        if not self._falling_back and label in self.labels():
+            raise PresetError(f"{label!r} is drawn as a number below {n}, which no preset sets: leave it to the seed")
+        return super().below(n, label)
+
+    def _random(self, draw: Callable[[], T]) -> T:
+        """A fallback draw from the seeded RNG (its ``below`` calls name the preset label)."""
+        self._falling_back += 1
+        try:
+            return draw()
+        finally:
+            self._falling_back -= 1
+
+    def deal(self, *args: Any, **kwargs: Any) -> Any:  # its shuffles take presets; its other draws cannot
+        return self._random(lambda: super(PresetChance, self).deal(*args, **kwargs))
+
+    def fork(self) -> Chance:
+        return self._random(super().fork)
 
     def roll(self, sides: int, label: str) -> int:
         queue = self._rolls.get(label)
@@ -179,7 +208,7 @@ class PresetChance(Chance):
                 raise PresetError(f"preset roll {value} for {label!r} is not on a d{sides}")
             return value
         self._missing("roll", label)
-        return super().roll(sides, label)
+        return self._random(lambda: super(PresetChance, self).roll(sides, label))
 
     def pick(self, items: Sequence[T], label: str) -> T:
         queue = self._picks.get(label)
@@ -189,7 +218,7 @@ class PresetChance(Chance):
                 raise PresetError(f"preset pick {value!r} for {label!r} is not among {list(items)!r}")
             return value  # type: ignore[return-value]
         self._missing("pick", label)
-        return super().pick(items, label)
+        return self._random(lambda: super(PresetChance, self).pick(items, label))
 
     def shuffled(self, items: Iterable[T], label: str) -> list[T]:
         pool = list(items)
@@ -206,7 +235,7 @@ class PresetChance(Chance):
                 out.append(remaining.pop(k))
             return out
         self._missing("order", label)
-        return super().shuffled(pool, label)
+        return self._random(lambda: super(PresetChance, self).shuffled(pool, label))
 
     def copy(self) -> PresetChance:
         new = super().copy()
@@ -228,6 +257,9 @@ class PresetChance(Chance):
                 if queue:
                     left[label] = left.get(label, 0) + len(queue)
         return left
+
+
+_KINDS = {"order": "orders", "roll": "rolls", "pick": "picks"}
 
 
 def _splits(

@@ -53,3 +53,32 @@ def test_preset_mistakes_fail_loudly():
         PresetChance(picks={"start": [9]}).pick([0, 1], "start")
     with pytest.raises(PresetError, match="no preset roll"):
         PresetChance(strict=True).roll(6, "die")
+
+
+def test_a_preset_the_game_cannot_take_is_an_error_when_drawn():
+    """A label preset under another kind than it is drawn with, or drawn as a bare number, fell
+    back to random outcomes without a word (an outside probe: RollDice's die preset as picks,
+    Open Sesame's "memory", drawn with below)."""
+    with pytest.raises(PresetError, match="'die' is drawn with roll: preset under 'rolls', not 'pick'"):
+        PresetChance(picks={"die": [6]}).roll(6, "die")
+    with pytest.raises(PresetError, match="'deck' is drawn with order: preset under 'orders', not 'roll'"):
+        PresetChance(rolls={"deck": [1]}).shuffled([1, 2], "deck")
+    with pytest.raises(PresetError, match="'memory' is drawn as a number below 100"):
+        PresetChance(rolls={"memory": [1]}).below(100, "memory")
+    with pytest.raises(PresetError, match="'odds' is drawn as a number below 5"):
+        PresetChance(picks={"odds": [0]}).weighted([2, 3], "odds")
+    from arena.games.rolldice import GAME
+
+    with pytest.raises(PresetError, match="preset under 'rolls'"):
+        GAME.new_match(GAME.config(2), chance=PresetChance(orders={"die": [[6]]}))
+
+
+def test_fallbacks_and_samplers_of_a_preset_chance_still_draw():
+    # An exhausted preset falls back to the seed (its below() names the label), and a world's
+    # fork is the seed's, whatever is preset for the label "world".
+    chance = PresetChance(5, rolls={"die": [2]}, orders={"world": [[2, 1]]})
+    assert chance.roll(6, "die") == 2 and 1 <= chance.roll(6, "die") <= 6
+    assert isinstance(chance.fork(), Chance)
+    assert chance.shuffled([1, 2], "world") == [2, 1]
+    hands = chance.deal([1, 2, 3, 4], [2, 2], "hands", accepts=[lambda c: c < 4, lambda c: True])
+    assert sorted(c for hand in hands for c in hand) == [1, 2, 3, 4] and 4 in hands[1]
