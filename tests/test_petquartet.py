@@ -596,3 +596,181 @@ def test_text_example_solo_6_and_solo_9_in_the_advanced_result():
     result = finished([[6], [9]], advanced=True)
     assert result.scores == (6, 9) and result.ranks == (2, 1)
     assert finished([[6], [9]]).scores == (1, 1)
+
+
+# -- event details: a bot follows the match from the typed details alone -------------------
+# (an outside probe: the discard, the tiles, the rounds and the end were in the text only)
+
+
+def details(state, kind):
+    return [e.detail for e in state.log.events if e.kind == kind]
+
+
+def table(**fields):
+    """The detail of an event of the table (no acting seat, no Conductor unless given)."""
+    return pb.PlayEvent(**{"seat": -1, "conductor": -1, **fields})
+
+
+def test_setup_duet_and_round_details_name_the_deck_the_tiles_and_the_start_seat():
+    state = rigged(2, top=[3, 4], options={"duet": True}, start=1)
+    assert details(state, "setup") == [table(deck_size=52, highest=10, conductors=3)]
+    assert details(state, "duet") == [table(conductor=i, limit=limit) for i, limit in enumerate((2, 3, 4))]
+    assert details(state, "round") == [table(round=1, start_seat=1)]
+    assert details(state, "maestro") == []
+
+
+def test_maestro_details_name_each_conductors_tile_and_limit():
+    state = maestro_game(3, ["two-card-limit", "immediate-take", "pass-left"])
+    assert details(state, "setup") == [table(deck_size=52, highest=10, conductors=3)]
+    assert details(state, "maestro") == [
+        table(conductor=0, maestro=pb.TWO_CARD_LIMIT, limit=2),
+        table(conductor=1, maestro=pb.IMMEDIATE_TAKE, limit=4),
+        table(conductor=2, maestro=pb.PASS_LEFT, limit=4),
+    ]
+    assert details(state, "duet") == []
+
+
+def test_discard_round_end_and_next_round_details():
+    # The Duet position of test_duet_round_ends_when_both_took_and_the_third_pile_is_discarded.
+    state = rigged(2, top=[3, 4, 5, 6], options={"duet": True}, script=["place:0", "draw", "place:2"])
+    run_script(GAME, state, ["draw", "place:1", "take:0", "take:1"])
+    assert details(state, "discard") == [table(conductor=2, cards=[4])]
+    assert details(state, "round-end") == [table(round=1)]
+    assert details(state, "round") == [table(round=1, start_seat=0), table(round=2, start_seat=0)]
+    kinds = [e.kind for e in state.log.events]
+    assert kinds.index("discard") < kinds.index("round-end") < len(kinds) - kinds[::-1].index("round")
+
+
+def test_last_card_discard_and_end_details():
+    # The position of test_last_card_gives_final_turns_to_players_still_in_the_round.
+    state = rigged(4, top=[3, 4, 5, 6], start=0, script=["place:0", "draw", "place:1"])
+    set_deck_left(state, 1)
+    last = state.deck[-1]
+    GAME.apply(state, {2: "draw"})
+    assert details(state, "last-card") == [pb.PlayEvent(seat=2, kind=pb.DRAW, conductor=-1, cards=[last])]
+    assert details(state, "last-card") == details(state, "draw")[-1:]
+    run_script(GAME, state, ["place:2", "take:1", "pass", "take:2", "pass"])
+    assert details(state, "discard") == [table(conductor=0, cards=[3])]
+    assert details(state, "round-end") == []  # seats 0 and 2 were still in the round
+    assert details(state, "end") == [table(scores=[0, 1, 0, 1])]
+    assert list(GAME.result(state).scores) == [0, 1, 0, 1]
+
+
+def test_a_round_that_ends_the_game_logs_its_round_end_then_the_end():
+    state = rigged(2, top=[3, 4], script=["place:0", "take:0"])
+    set_deck_left(state, 1)
+    last = state.deck[-1]
+    run_script(GAME, state, ["draw", "take:1"])  # the last card on conductor 1; seat 0 takes it
+    assert details(state, "round-end") == [table(round=1)]
+    assert details(state, "end") == [table(scores=[2, 1])]
+    assert state.collections == [counts(4, last), counts(3)] and last != 4
+
+
+def test_extra_card_details_and_the_last_card_drawn_as_an_extra_card():
+    state = maestro_game(2, ["draw-extra-card", "pass-left"], [3, 4], ["place:0"])
+    set_deck_left(state, 1)
+    last = state.deck[-1]
+    GAME.apply(state, {1: "take:0"})  # seat 1 takes conductor 0 and draws the last card
+    extra = pb.PlayEvent(seat=1, kind=pb.DRAW, conductor=0, cards=[last])
+    assert details(state, "extra") == [extra] and details(state, "last-card") == [extra]
+    # With the deck empty the extra event names no card.
+    state = maestro_game(2, ["draw-extra-card", "pass-left"], [3, 4], ["place:0"])
+    set_deck_left(state, 1)
+    run_script(GAME, state, ["draw", "place:1", "take:0"])
+    assert details(state, "extra") == [pb.PlayEvent(seat=0, kind=pb.DRAW, conductor=0)]
+
+
+class Tracker:
+    """What a bot keeps from the details of the events it receives, and nothing else."""
+
+    def __init__(self, players):
+        self.players = players
+        self.collections = [[0] * 14 for _ in range(players)]
+        self.returned, self.discarded = [0] * 14, [0] * 14
+        self.final, self.drawn, self.scores = False, 0, None
+
+    def read(self, kind, d):  # one branch per event kind
+        if kind == "setup":
+            self.deck = counts(*deck_cards(d.highest))
+            assert sum(self.deck) == d.deck_size
+            self.piles = [[] for _ in range(d.conductors)]
+            self.limits, self.maestros = [4] * d.conductors, [pb.MAESTRO_NONE] * d.conductors
+        elif kind in ("duet", "maestro"):
+            self.limits[d.conductor], self.maestros[d.conductor] = d.limit, d.maestro
+        elif kind == "round":
+            self.round, self.start = d.round, d.start_seat
+            self.taken_by, self.in_round = [-1] * len(self.piles), [True] * self.players
+        elif kind == "draw":
+            self.deck[d.cards[0]] -= 1
+            self.drawn = d.cards[0]
+        elif kind == "place":
+            self.piles[d.conductor] += d.cards
+            self.drawn = 0
+        elif kind == "take":
+            self.taken_by[d.conductor], self.in_round[d.seat] = d.seat, False
+            maestro, collected = self.maestros[d.conductor], any(self.collections[d.seat])
+            if maestro != pb.RETURN_FROM_CONDUCTOR and not (maestro == pb.RETURN_COLLECTED and collected):
+                self.collect(d.seat, d.conductor)  # else a return comes first (ruling 10)
+        elif kind == "return":
+            if self.maestros[d.conductor] == pb.RETURN_FROM_CONDUCTOR:
+                self.piles[d.conductor].remove(d.cards[0])
+            else:
+                self.collections[d.seat][d.cards[0]] -= 1
+            self.returned[d.cards[0]] += 1
+            self.collect(d.seat, d.conductor)
+        elif kind == "extra":
+            for card in d.cards:
+                self.deck[card] -= 1
+                self.collections[d.seat][card] += 1
+        elif kind == "give":
+            self.collections[d.seat][d.cards[0]] -= 1
+            self.collections[d.to_seat][d.cards[0]] += 1
+        elif kind == "last-card":
+            self.final = True
+        elif kind == "discard":
+            for card in d.cards:
+                self.discarded[card] += 1
+            self.piles[d.conductor] = []
+        elif kind == "end":
+            self.scores = list(d.scores)
+
+    def collect(self, seat, conductor):
+        for card in self.piles[conductor]:
+            self.collections[seat][card] += 1
+        self.piles[conductor] = []
+
+    def check(self, obs):
+        assert (obs.round, obs.round_start_seat, obs.final_turns) == (self.round, self.start, self.final)
+        assert [list(c.cards) for c in obs.conductors] == self.piles
+        assert [(c.limit, c.maestro, c.taken_by) for c in obs.conductors] == list(
+            zip(self.limits, self.maestros, self.taken_by, strict=True)
+        )
+        assert [list(c.counts) for c in obs.collections] == self.collections
+        assert [c.in_round for c in obs.collections] == self.in_round
+        assert (list(obs.deck_counts), obs.deck_size) == (self.deck, sum(self.deck))
+        assert (list(obs.returned), list(obs.discarded), obs.drawn_card) == (self.returned, self.discarded, self.drawn)
+
+
+@pytest.mark.parametrize(
+    ("players", "options"),
+    [(2, {}), (2, {"duet": True}), (3, {"maestro": True}), (4, {"maestro": True, "scoring": "advanced"}), (6, {})],
+)
+def test_a_tracker_of_the_details_alone_matches_every_observation(players, options):
+    for seed in range(6):
+        state = GAME.new_match(GAME.config(players, options), seed)
+        rng = Chance(seed)
+        trackers = [Tracker(players) for _ in range(players)]
+        read = [0] * players
+        while True:
+            for seat in [d.seat for d in state.pending] or range(players):
+                for _, event in state.log.since(seat, read[seat]):
+                    assert event.detail is not None, event.kind
+                    trackers[seat].read(event.kind, event.detail)
+                read[seat] = len(state.log.events)
+                trackers[seat].check(GAME.observe(state, seat))
+            if not state.pending:
+                break
+            (open_decision,) = state.pending
+            GAME.apply(state, {open_decision.seat: rng.pick(open_decision.option_ids, "test")})
+        for tracker in trackers:
+            assert tracker.scores == list(GAME.result(state).scores)

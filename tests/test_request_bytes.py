@@ -51,7 +51,8 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "llamallama": ("4", "9e50c04076c2810c9d4f777eace2bb35", "14dd61f3e5a416830829da5225022098"),
     "openseason": ("6", "485580df482883cb5781b2ad7cef068c", "adfb38928675d1dfd3c83db8f3c7886d"),
     "opensesame": ("1", "effb8c2cf1d19c6c691cf3798ee9e40d", "06200b6e454a16cc05ba8a33e123cedf"),
-    "petquartet": ("1.0", "43f66202ec9d58f3e8431df5d0e0e7fd", "b4274453a4f593d17ac70e4af13bba90"),
+    # petquartet 1.1: typed details for setup, duet, maestro, round, round-end, last-card, discard, end
+    "petquartet": ("1.1", "c7dd4e430ba0b03fb8ce66950e9ab725", "0935eb5c806d4a9bccd9284753a2e96e"),
     "prey": ("1", "33e8794db5416f753aa95b4811ded2b8", "6631e5a39fbf0518b1d657d094017d87"),
     "rainbow": ("2.1", "1927c40a39824fbc534ec22b2ee3b8ab", "466f1cf96ac488bb13cef93a32d23ead"),
     # rolldice 1.1: the observation says whether the roll-off is on (rolloff); false and unsent by
@@ -71,7 +72,8 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "sodajerk": ("4", "108d5cd4446bd37936cf5b4d835ddc28", "ca1ac87261c59e9d737f4669679ad0c3"),
     "threewitches": ("3", "e0d32486418159802200b82f1a3d46ce", "58c71932208cc092467c898de04691a8"),
     "tricktothefuture": ("1", "54179c1f8059119c6910b976096bdc8b", "0f2543e171ef4d807174e25856f81f5e"),
-    "vivo": ("1.0", "536e0b71f81eeadd12b8cd8bea3ebd2e", "7b6a9aa000466135cc6157ebe03b7d31"),
+    # vivo 1.1: typed details for start (leader), round (removed suits, hand size), end (totals)
+    "vivo": ("1.1", "effe59616303bcef124bb0a356834316", "08b4d82990529a82f0c9dad90883c72b"),
     "winecellar": ("3", "cef934f8d60300cde2098cf2d08132ac", "9b378122a5194e2946a0830d64c26c4f"),
     # zoolorettodice 2: the safety stop at round 100 (ruling 11); the same match but for the
     # version string, which MatchStart and the record carry

@@ -543,3 +543,107 @@ def test_world_from_observation_keeps_hand_rows_and_voids():
         shown = state.trick + 1
         assert world.harmonies[state.trick - 1 : shown] == state.harmonies[state.trick - 1 : shown]
         assert sorted(world.harmonies) == sorted(state.harmonies)
+
+
+# --------------------------------------------------------------------------------------------
+# Event details: a bot follows the match from the typed details alone (an outside probe: the
+# removed suit, the first leader and the final totals were in the text only)
+
+
+def details(state, kind):
+    return [e.detail for e in state.log.events if e.kind == kind]
+
+
+def test_start_and_round_details_name_the_leader_the_removed_suit_and_the_deal():
+    state = match(MIXED_3, [2, 3, 1], start=1)
+    assert details(state, "start") == [pb.RoundEvent(leader=1)]
+    assert details(state, "round") == [pb.RoundEvent(round=1, removed_suits=["blue"], hand_size=12)]
+    state = match(MIXED_4, [1], start=2)
+    assert details(state, "start") == [pb.RoundEvent(leader=2)]
+    assert details(state, "round") == [pb.RoundEvent(round=1, hand_size=12)]  # no suit removed
+
+
+@pytest.mark.parametrize(("players", "removed", "totals"), [(3, ["blue"], [42, 34, 37]), (4, [], [31, 15, 27, 39])])
+def test_round_and_end_details_of_a_seeded_match(players, removed, totals):
+    state = random_playout(GAME, GAME.config(players), seed=7)
+    assert details(state, "round") == [pb.RoundEvent(round=r, removed_suits=removed, hand_size=12) for r in (1, 2)]
+    assert details(state, "end") == [pb.RoundEvent(totals=totals)]
+    assert details(state, "round_end")[-1].totals == totals == list(GAME.result(state).scores)
+
+
+class Tracker:
+    """What a seat keeps from the details of the events it receives, and nothing else."""
+
+    def __init__(self, players):
+        self.players = players
+        self.round_scores = [[] for _ in range(players)]
+        self.totals = None
+
+    def read(self, kind, d):
+        if kind == "start":
+            self.leader = d.leader
+        elif kind == "round":
+            self.round = d.round
+            self.suits = [s for s in SUITS if s not in d.removed_suits]
+            self.hand_sizes = [d.hand_size] * self.players
+            self.rows = [[] for _ in range(self.players)]
+            self.round_plays, self.trick_plays = [], []
+        elif kind == "deal":
+            self.hand = [(c.suit, c.rank) for c in d.cards]
+        elif kind == "trick":
+            assert d.leader == self.leader  # named by the start event, then by the scorers
+            self.trick, self.harmony, self.next_harmony = d.trick, d.harmony, d.next_harmony
+            self.round_plays += self.trick_plays
+            self.trick_plays = []
+        elif kind == "play":
+            self.trick_plays.append(d)
+            self.hand_sizes[d.seat] -= 1
+        elif kind == "score":
+            self.rows[d.seat].append(d)
+            self.leader = d.seat  # the lowest scorer is logged last (else the highest)
+        elif kind == "round_end":
+            self.round_plays += self.trick_plays
+            self.trick_plays = []
+            for seat, points in enumerate(d.round_scores):
+                self.round_scores[seat].append(points)  # the rows stay until the next deal
+            assert list(d.totals) == [sum(s) for s in self.round_scores]
+        elif kind == "end":
+            self.totals = list(d.totals)
+
+    def check(self, obs):
+        assert (list(obs.suits), obs.round, obs.leader) == (self.suits, self.round, self.leader)
+        if not obs.over:
+            assert (obs.trick, obs.harmony, obs.next_harmony) == (self.trick, self.harmony, self.next_harmony)
+            assert list(obs.trick_plays) == self.trick_plays and list(obs.round_plays) == self.round_plays
+        played = {(p.card.suit, p.card.rank) for p in [*self.round_plays, *self.trick_plays]}
+        assert [(c.suit, c.rank) for c in obs.hand] == [c for c in self.hand if c not in played]
+        for seat, view in enumerate(obs.seats):
+            row = self.rows[seat]
+            assert view.hand_size == self.hand_sizes[seat]
+            assert list(view.face_up) == [s.card for s in row if not s.face_down]
+            assert view.face_down == sum(s.face_down for s in row)
+            assert view.round_points == sum(s.points for s in row)
+            assert list(view.round_scores) == self.round_scores[seat]
+            assert view.score == sum(self.round_scores[seat]) + (0 if obs.over else view.round_points)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_tracker_of_the_details_alone_matches_every_observation(players):
+    for seed in range(8):
+        state = GAME.new_match(GAME.config(players), seed)
+        rng = Chance(seed)
+        trackers = [Tracker(players) for _ in range(players)]
+        read = [0] * players
+        while True:
+            for seat in [d.seat for d in state.pending] or range(players):
+                for _, event in state.log.since(seat, read[seat]):
+                    assert event.detail is not None, event.kind
+                    trackers[seat].read(event.kind, event.detail)
+                read[seat] = len(state.log.events)
+                trackers[seat].check(GAME.observe(state, seat))
+            if not state.pending:
+                break
+            (open_decision,) = state.pending
+            GAME.apply(state, {open_decision.seat: rng.pick(open_decision.option_ids, "test")})
+        for tracker in trackers:
+            assert tracker.totals == list(GAME.result(state).scores)

@@ -287,7 +287,7 @@ class PetQuartet(Game[PetQuartetState]):
         name="Pet Quartet",
         min_players=2,
         max_players=6,
-        version="1.0",
+        version="1.1",
         options=(
             OptionSpec("scoring", "standard", "Soloist/Quartet points", choices=("standard", "advanced")),
             OptionSpec("maestro", False, "Maestro variant: a tile changes each Conductor"),
@@ -342,13 +342,33 @@ class PetQuartet(Game[PetQuartetState]):
             to_act=start,
         )
         log = state.log
-        log.public(CHANCE_SEAT, "setup", f"{len(deck)} cards numbered {LOWEST}-{highest}, {conductors} Conductors")
+        log.public(
+            CHANCE_SEAT,
+            "setup",
+            f"{len(deck)} cards numbered {LOWEST}-{highest}, {conductors} Conductors",
+            pb.PlayEvent(seat=-1, conductor=-1, deck_size=len(deck), highest=highest, conductors=conductors),
+        )
         for i, (limit, maestro) in enumerate(zip(limits, maestros, strict=True)):
             if maestro != pb.MAESTRO_NONE:
-                log.public(CHANCE_SEAT, "maestro", f"conductor {i}: Maestro '{MAESTRO_TEXT[maestro]}'")
+                log.public(
+                    CHANCE_SEAT,
+                    "maestro",
+                    f"conductor {i}: Maestro '{MAESTRO_TEXT[maestro]}'",
+                    pb.PlayEvent(seat=-1, conductor=i, maestro=maestro, limit=limit),
+                )
             elif duet:
-                log.public(CHANCE_SEAT, "duet", f"conductor {i}: Duet tile, limit {limit}")
-        log.public(CHANCE_SEAT, "round", f"round 1: seat {start} starts")
+                log.public(
+                    CHANCE_SEAT,
+                    "duet",
+                    f"conductor {i}: Duet tile, limit {limit}",
+                    pb.PlayEvent(seat=-1, conductor=i, limit=limit),
+                )
+        log.public(
+            CHANCE_SEAT,
+            "round",
+            f"round 1: seat {start} starts",
+            pb.PlayEvent(seat=-1, conductor=-1, round=1, start_seat=start),
+        )
         self._advance(state)
         return state
 
@@ -442,10 +462,15 @@ class PetQuartet(Game[PetQuartetState]):
             pb.PlayEvent(seat=seat, kind=pb.DRAW, conductor=-1, cards=[card]),
         )
         if state.final:
-            self._log_end_trigger(state)
+            self._log_end_trigger(state, seat, -1, card)
 
-    def _log_end_trigger(self, state: PetQuartetState) -> None:
-        state.log.public(CHANCE_SEAT, "last-card", "the last card is drawn: final turns follow")
+    def _log_end_trigger(self, state: PetQuartetState, seat: int, conductor: int, card: int) -> None:
+        state.log.public(
+            CHANCE_SEAT,
+            "last-card",
+            "the last card is drawn: final turns follow",
+            pb.PlayEvent(seat=seat, kind=pb.DRAW, conductor=conductor, cards=[card]),
+        )
 
     def _place(self, state: PetQuartetState, seat: int, conductor: int) -> None:
         card, pile = state.drawn, state.piles[conductor]
@@ -515,7 +540,12 @@ class PetQuartet(Game[PetQuartetState]):
 
     def _extra_card(self, state: PetQuartetState, seat: int) -> None:
         if not state.deck_left:
-            state.log.public(seat, "extra", "draws no extra card: the deck is empty")
+            state.log.public(
+                seat,
+                "extra",
+                "draws no extra card: the deck is empty",
+                pb.PlayEvent(seat=seat, kind=pb.DRAW, conductor=state.active),
+            )
             return
         card = self._draw_card(state)
         state.collections[seat][card] += 1
@@ -526,7 +556,7 @@ class PetQuartet(Game[PetQuartetState]):
             pb.PlayEvent(seat=seat, kind=pb.DRAW, conductor=state.active, cards=[card]),
         )
         if state.final:
-            self._log_end_trigger(state)
+            self._log_end_trigger(state, seat, state.active, card)
 
     def _give(self, state: PetQuartetState, seat: int, number: int) -> None:
         to_seat = left_of(seat, state.players)
@@ -563,12 +593,22 @@ class PetQuartet(Game[PetQuartetState]):
             if pile:
                 for card in pile:
                     state.discarded[card] += 1
-                state.log.public(CHANCE_SEAT, "discard", f"conductor {i}'s cards are discarded ({cards_text(pile)})")
+                state.log.public(
+                    CHANCE_SEAT,
+                    "discard",
+                    f"conductor {i}'s cards are discarded ({cards_text(pile)})",
+                    pb.PlayEvent(seat=-1, conductor=i, cards=pile),
+                )
                 state.piles[i] = []
 
     def _end_round(self, state: PetQuartetState, last: int) -> None:
         self._discard_leftovers(state)  # Duet's third Conductor [:424–438]
-        state.log.public(CHANCE_SEAT, "round-end", f"round {state.round} ends")
+        state.log.public(
+            CHANCE_SEAT,
+            "round-end",
+            f"round {state.round} ends",
+            pb.PlayEvent(seat=-1, conductor=-1, round=state.round),
+        )
         if state.final:
             self._game_over(state)
             return
@@ -576,13 +616,19 @@ class PetQuartet(Game[PetQuartetState]):
         state.round_start = state.to_act = last
         state.taken_by = [-1] * len(state.piles)
         state.in_round = [True] * state.players
-        state.log.public(CHANCE_SEAT, "round", f"round {state.round}: seat {last} starts (took the last Conductor)")
+        state.log.public(
+            CHANCE_SEAT,
+            "round",
+            f"round {state.round}: seat {last} starts (took the last Conductor)",
+            pb.PlayEvent(seat=-1, conductor=-1, round=state.round, start_seat=last),
+        )
 
     def _game_over(self, state: PetQuartetState) -> None:
         self._discard_leftovers(state)
         state.phase = pb.PHASE_OVER
-        scores = ", ".join(f"seat {s} {score_counts(c, state.advanced)}" for s, c in enumerate(state.collections))
-        state.log.public(CHANCE_SEAT, "end", f"game over: {scores}")
+        scores = [score_counts(c, state.advanced) for c in state.collections]
+        text = ", ".join(f"seat {s} {score}" for s, score in enumerate(scores))
+        state.log.public(CHANCE_SEAT, "end", f"game over: {text}", pb.PlayEvent(seat=-1, conductor=-1, scores=scores))
 
     # -- views ----------------------------------------------------------------------------
 

@@ -390,7 +390,30 @@ Global___Action: _TypeAlias = Action  # noqa: Y015
 
 @_typing.final
 class PlayEvent(_message.Message):
-    """Detail of the events: who did what with which cards."""
+    """Detail of every event: who did what with which cards, or what the table did (seat -1).
+    The fields each kind sets (the others are unset, so read 0 or empty):
+      setup: seat -1, conductor -1, deck_size (cards in the deck), highest (its highest number:
+        n cards of each number n from 3 to highest), conductors (how many);
+      duet: seat -1, conductor, limit (its Duet tile: 2, 3 or 4);
+      maestro: seat -1, conductor, maestro (its tile), limit (2 with TWO_CARD_LIMIT, else 4);
+      round: seat -1, conductor -1, round, start_seat (round 1: a random seat; later, the seat
+        that took the last Conductor of the round before);
+      draw: seat, kind DRAW, conductor -1, cards (the card drawn);
+      place: seat, kind PLACE, conductor, cards (the card placed);
+      take: seat, kind TAKE, conductor, cards (its pile: collected at once, or after the
+        Maestro return event that follows);
+      decline: seat, kind DECLINE, conductor; pass: seat, kind PASS, conductor -1;
+      extra: seat, kind DRAW, conductor (the one taken), cards (the extra card; empty when the
+        deck is empty);
+      return: seat, kind RETURN, conductor (the one taken), cards (the card returned to the box);
+      give: seat, kind GIVE, conductor (the one taken), cards (the card passed), to_seat;
+      last-card: as the draw or extra event just before it (seat, kind DRAW, conductor, cards:
+        the last card); final turns follow;
+      discard: seat -1, conductor, cards (its pile, discarded face up: Duet's leftover
+        Conductor at a round's end, every untaken pile at the game's end);
+      round-end: seat -1, conductor -1, round (every Conductor is taken, or the game ends);
+      end: seat -1, conductor -1, scores (each seat's final score, in seat order).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -399,17 +422,47 @@ class PlayEvent(_message.Message):
     CONDUCTOR_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
     TO_SEAT_FIELD_NUMBER: _builtins.int
+    ROUND_FIELD_NUMBER: _builtins.int
+    START_SEAT_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
+    MAESTRO_FIELD_NUMBER: _builtins.int
+    SCORES_FIELD_NUMBER: _builtins.int
+    DECK_SIZE_FIELD_NUMBER: _builtins.int
+    HIGHEST_FIELD_NUMBER: _builtins.int
+    CONDUCTORS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """acting seat (-1 for the table)"""
     kind: Global___ActionKind.ValueType
-    """what the seat did (DRAW also for a Maestro extra card)"""
+    """what the seat did (DRAW also for a Maestro extra card); unset"""
     conductor: _builtins.int
-    """the Conductor involved (-1 = none)"""
+    """(ACTION_KIND_UNSPECIFIED) in the table's events
+    the Conductor involved (-1 = none)
+    """
     to_seat: _builtins.int
-    """GIVE: the receiving seat (0, unset, in every other event)"""
+    """discarded)
+    GIVE: the receiving seat (0, unset, in every other event)
+    """
+    round: _builtins.int
+    """round, round-end: the round (1-based)"""
+    start_seat: _builtins.int
+    """round: the seat that starts it"""
+    limit: _builtins.int
+    """duet, maestro: the most cards the Conductor may hold"""
+    maestro: Global___Maestro.ValueType
+    """maestro: the Conductor's tile"""
+    deck_size: _builtins.int
+    """setup: the cards in the deck"""
+    highest: _builtins.int
+    """setup: the deck's highest card number"""
+    conductors: _builtins.int
+    """setup: the number of Conductors"""
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """the cards involved (drawn, placed, collected, returned, given)"""
+        """the cards involved (drawn, placed, collected, returned, given,"""
+
+    @_builtins.property
+    def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """end: the final score of each seat, in seat order"""
 
     def __init__(
         self,
@@ -419,10 +472,18 @@ class PlayEvent(_message.Message):
         conductor: _builtins.int = ...,
         cards: _abc.Iterable[_builtins.int] | None = ...,
         to_seat: _builtins.int = ...,
+        round: _builtins.int = ...,
+        start_seat: _builtins.int = ...,
+        limit: _builtins.int = ...,
+        maestro: Global___Maestro.ValueType = ...,
+        scores: _abc.Iterable[_builtins.int] | None = ...,
+        deck_size: _builtins.int = ...,
+        highest: _builtins.int = ...,
+        conductors: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "conductor", b"conductor", "kind", b"kind", "seat", b"seat", "to_seat", b"to_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "conductor", b"conductor", "conductors", b"conductors", "deck_size", b"deck_size", "highest", b"highest", "kind", b"kind", "limit", b"limit", "maestro", b"maestro", "round", b"round", "scores", b"scores", "seat", b"seat", "start_seat", b"start_seat", "to_seat", b"to_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

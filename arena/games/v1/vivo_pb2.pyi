@@ -7,6 +7,17 @@ are to the rulebook the engine follows; its rulings are listed there too).
 
 Decision kinds: "play".
 Event kinds: "deal", "end", "play", "round", "round_end", "score", "start", "trick".
+Each kind's detail, and the fields it sets (the others are unset):
+  start: RoundEvent leader (the seat that leads the first trick);
+  round: RoundEvent round, removed_suits (3 players: the suit taken out of the deck; none
+    at 4), hand_size (the cards dealt to each player: every card is dealt);
+  deal (private to the seat dealt to): DealEvent round, cards;
+  trick: TrickEvent round, trick, harmony, next_harmony (unset in a round's last trick),
+    leader;
+  play: Play seat, card, off_harmony;
+  score: ScoreEvent seat, card, face_down, points;
+  round_end: RoundEvent round, round_scores, totals;
+  end: RoundEvent totals (the final totals; round_end's totals of round 2).
 """
 
 from collections import abc as _abc
@@ -439,21 +450,35 @@ Global___ScoreEvent: _TypeAlias = ScoreEvent  # noqa: Y015
 
 @_typing.final
 class RoundEvent(_message.Message):
-    """Detail of the "round_end" event: a round has ended."""
+    """Detail of the "start", "round", "round_end" and "end" events: the match or a round begins
+    or ends (the header lists the fields each kind sets).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     ROUND_FIELD_NUMBER: _builtins.int
     ROUND_SCORES_FIELD_NUMBER: _builtins.int
     TOTALS_FIELD_NUMBER: _builtins.int
+    REMOVED_SUITS_FIELD_NUMBER: _builtins.int
+    HAND_SIZE_FIELD_NUMBER: _builtins.int
+    LEADER_FIELD_NUMBER: _builtins.int
     round: _builtins.int
+    """round, round_end: the round (1 or 2)"""
+    hand_size: _builtins.int
+    """round: the cards dealt to each player"""
+    leader: _builtins.int
+    """start: the seat that leads the first trick"""
     @_builtins.property
     def round_scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """this round's points per seat"""
+        """round_end: this round's points per seat"""
 
     @_builtins.property
     def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """totals over the rounds played so far"""
+        """round_end, end: totals over the rounds played so far, per seat"""
+
+    @_builtins.property
+    def removed_suits(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """round: the suits removed from the deck (3 players: blue)"""
 
     def __init__(
         self,
@@ -461,10 +486,13 @@ class RoundEvent(_message.Message):
         round: _builtins.int = ...,
         round_scores: _abc.Iterable[_builtins.int] | None = ...,
         totals: _abc.Iterable[_builtins.int] | None = ...,
+        removed_suits: _abc.Iterable[_builtins.str] | None = ...,
+        hand_size: _builtins.int = ...,
+        leader: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["round", b"round", "round_scores", b"round_scores", "totals", b"totals"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand_size", b"hand_size", "leader", b"leader", "removed_suits", b"removed_suits", "round", b"round", "round_scores", b"round_scores", "totals", b"totals"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -291,7 +291,7 @@ class Vivo(Game[VivoState]):
         name="Vivo",
         min_players=3,
         max_players=4,
-        version="1.0",
+        version="1.1",
         hidden_information=True,
         summary="Trick-taking: each trick must show the Harmony card's number of suits; "
         "highest card scores 2, lowest scores its rank.",
@@ -311,7 +311,7 @@ class Vivo(Game[VivoState]):
             turn=start,
             round_scores=[[] for _ in range(players)],
         )
-        state.log.public(CHANCE_SEAT, "start", f"seat {start} leads the first trick")
+        state.log.public(CHANCE_SEAT, "start", f"seat {start} leads the first trick", pb.RoundEvent(leader=start))
         self._deal(state)
         return state
 
@@ -354,7 +354,12 @@ class Vivo(Game[VivoState]):
         state.trick = 1
         removed = [s for s in SUITS if s not in setup.suits]
         without = f", {', '.join(removed)} removed" if removed else ""
-        state.log.public(CHANCE_SEAT, "round", f"round {state.round}{without}: {HAND_SIZE} cards dealt to each player")
+        state.log.public(
+            CHANCE_SEAT,
+            "round",
+            f"round {state.round}{without}: {HAND_SIZE} cards dealt to each player",
+            pb.RoundEvent(round=state.round, removed_suits=removed, hand_size=HAND_SIZE),
+        )
         for seat, hand in enumerate(state.hands):
             state.log.private(
                 [seat],
@@ -423,7 +428,9 @@ class Vivo(Game[VivoState]):
             self._deal(state)  # led by this last trick's lowest (else highest) scorer
             return
         state.over = True
-        state.log.public(CHANCE_SEAT, "end", f"game over: totals {', '.join(map(str, totals))}")
+        state.log.public(
+            CHANCE_SEAT, "end", f"game over: totals {', '.join(map(str, totals))}", pb.RoundEvent(totals=totals)
+        )
 
     # -- views ------------------------------------------------------------------------------
 
