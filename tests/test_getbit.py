@@ -420,7 +420,7 @@ def test_shark_limb_card_misses_a_missing_limb():
     assert state.figures[3].limbs == [LA, RL, LL] and state.figures[3].played == [1, 2]
     assert state.shark.hunger == 3
     assert state.shark.hand == list(SHARK_CARDS) and state.shark.played == []
-    assert state.log.events[-2].text == "misses (green has no right arm): 3 hunger tokens left, takes back its cards"
+    assert state.log.events[-2].text == "misses (green has no right arm): 3 hunger tokens left, takes back 1 card"
 
 
 def test_exhaustion_discards_the_tied_cards():
@@ -846,3 +846,325 @@ def test_memory_face_down_cards_never_show_in_others_observations():
     for seat in (1, 2, 3):
         assert observation_bytes(GAME, a, seat) == observation_bytes(GAME, b, seat)
     assert list(GAME.observe(b, 0).figures[0].played) == [3, 4]
+
+
+# --------------------------------------------------------------------------------------------
+# Event details: every fact an event's text states is in its typed detail (an outside probe
+# found them in the text only)
+
+
+def details_since(state: GetBitState, start: int, *kinds: str) -> list[tuple[int, str, object]]:
+    return [(e.seat, e.kind, e.detail) for e in state.log.events[start:] if not kinds or e.kind in kinds]
+
+
+def test_setup_events_have_details():
+    state = new(4, shark=True, line=(2, 0, 3, 1), robot=[(3, 1, 4, 5, 2)])
+    assert details_since(state, 0) == [
+        (0, "setup", pb.SetupEvent(shark=True, hunger=3)),
+        (1, "setup", pb.SetupEvent(figures=[0])),
+        (2, "setup", pb.SetupEvent(figures=[1])),
+        (3, "setup", pb.SetupEvent(figures=[2])),
+        (-1, "setup", pb.SetupEvent(figures=[3], robot=True)),
+        (-1, "setup", pb.SetupEvent(highest_card=5, limbs=4)),
+        (-1, "line", pb.LineEvent(line=[2, 0, 3, 1])),
+        (-1, "round", pb.RoundEvent(round=1)),
+    ]
+    two = new(2)
+    assert [d for _, k, d in details_since(two, 0, "setup")] == [
+        pb.SetupEvent(figures=[0, 1]),
+        pb.SetupEvent(figures=[2, 3]),
+        pb.SetupEvent(highest_card=5, limbs=4),
+    ]
+    assert details_since(new(6, line=range(6)), 0, "setup")[-1][2] == pb.SetupEvent(highest_card=7, limbs=4)
+
+
+def test_round_reveal_tie_and_no_bite_details():
+    state = new(4)
+    start = len(state.log)
+    play(state, s0=4, s1=1, s2=4, s3=5)  # the rulebook example [:181-212]
+    assert details_since(state, start) == [
+        (0, "reveal", pb.Play(figure=0, card=4)),
+        (1, "reveal", pb.Play(figure=1, card=1)),
+        (2, "reveal", pb.Play(figure=2, card=4)),
+        (3, "reveal", pb.Play(figure=3, card=5)),
+        (-1, "tie", pb.TieEvent(value=4, figures=[0, 2])),
+        (-1, "line", pb.LineEvent(line=[3, 1, 0, 2])),
+        (-1, "no-bite", pb.RoundEvent(round=1)),
+        (-1, "round", pb.RoundEvent(round=2)),
+    ]
+    start = len(state.log)
+    play(state, s0=2, s1=2, s2=2, s3=3)  # two ties at once: each its own event
+    assert details_since(state, start, "tie") == [(-1, "tie", pb.TieEvent(value=2, figures=[1, 0, 2]))]
+
+
+def test_the_shark_reveal_names_its_card():
+    state = shark_game()
+    start = len(state.log)
+    play(state, s0="shark:left-leg", s1=5, s2=4, s3=3, s4=2)
+    reveals = details_since(state, start, "reveal")
+    assert reveals[-1] == (0, "reveal", pb.SharkRevealEvent(card=pb.SHARK_LEFT_LEG))
+    assert reveals[:-1] == [(s + 1, "reveal", pb.Play(figure=s, card=5 - s)) for s in range(4)]
+    assert details_since(state, start, "bite") == [
+        (4, "bite", pb.BiteEvent(figure=3, limb=pb.LEFT_LEG, limbs_left=3, cards_picked_up=2))
+    ]
+
+
+def test_a_miss_for_a_missing_limb_names_the_limb_the_tokens_and_the_cards_taken_back():
+    state = shark_game(f3=[LA, RL, LL])
+    state.shark.hand = [pb.SHARK_RIGHT_ARM, pb.SHARK_LEFT_ARM, pb.ANY_LIMB]
+    state.shark.played = [pb.SHARK_RIGHT_LEG, pb.SHARK_LEFT_LEG, pb.EXHAUSTION]
+    redecide(state)
+    start = len(state.log)
+    play(state, s0="shark:right-arm", s1=5, s2=4, s3=3, s4=2)
+    (miss,) = details_since(state, start, "miss")
+    assert miss == (
+        0,
+        "miss",
+        pb.MissEvent(figure=3, card=pb.SHARK_RIGHT_ARM, limb=pb.RIGHT_ARM, hunger=3, cards_picked_up=4),
+    )
+    assert state.log.events[-2].text == "misses (green has no right arm): 3 hunger tokens left, takes back 4 cards"
+
+
+@pytest.mark.parametrize("card", ["exhaustion", "any-limb"])
+def test_a_miss_without_ties_says_so(card):
+    state = shark_game()
+    start = len(state.log)
+    play(state, s0=f"shark:{card}", s1=5, s2=4, s3=3, s4=2)
+    shark_card = pb.EXHAUSTION if card == "exhaustion" else pb.ANY_LIMB
+    assert details_since(state, start, "miss") == [
+        (0, "miss", pb.MissEvent(figure=3, card=shark_card, no_ties=True, hunger=3, cards_picked_up=1))
+    ]
+
+
+def test_exhaustion_discards_have_details():
+    state = shark_game()
+    state.figures[1].discarded, state.figures[1].hand = [3], [2, 4, 5]  # an earlier Exhaustion
+    redecide(state)
+    start = len(state.log)
+    play(state, s0="shark:exhaustion", s1=5, s2=5, s3=3, s4=2)
+    assert details_since(state, start, "discard") == [
+        (1, "discard", pb.DiscardEvent(figure=0, card=5, discarded=[5])),
+        (2, "discard", pb.DiscardEvent(figure=1, card=5, discarded=[3, 5])),
+    ]
+
+
+def test_refresh_details_for_a_swimmer_the_shark_and_an_empty_hand():
+    state = shark_game()
+    state.shark.hand = [pb.SHARK_RIGHT_ARM, pb.EXHAUSTION]
+    state.shark.played = [pb.SHARK_LEFT_ARM, pb.SHARK_RIGHT_LEG, pb.SHARK_LEFT_LEG, pb.ANY_LIMB]
+    red = state.figures[0]  # one card left after Exhaustion takes its 4: no card in hand
+    red.hand, red.played, red.discarded = [4], [1, 2], [3, 5]
+    yellow = state.figures[2]  # one card left after playing
+    yellow.hand, yellow.played = [3, 5], [1, 2, 4]
+    redecide(state)
+    start = len(state.log)
+    play(state, s0="shark:exhaustion", s1=4, s2=4, s3=3, s4=2)  # line: green, yellow, red, orange
+    assert details_since(state, start, "refresh") == [
+        (3, "refresh", pb.RefreshEvent(figure=2, cards_left=1, cards_picked_up=4)),  # in line order
+        (1, "refresh", pb.RefreshEvent(figure=0, cards_left=0, cards_picked_up=2)),
+        (0, "refresh", pb.RefreshEvent(figure=-1, cards_left=1, cards_picked_up=5)),
+    ]
+    assert [e.text for e in state.log.events if e.kind == "refresh"] == [
+        "yellow has one card left: takes back 4 cards",
+        "red has no card left: takes back 2 cards",
+        "has one card left: takes back 5 cards",
+    ]
+    assert red.hand == [1, 2] and yellow.hand == [1, 2, 3, 4, 5]
+
+
+def test_the_base_game_end_details():
+    state = new(4)
+    devour_directly(state, 2)
+    state.figures[3].limbs = [LL]
+    in_round_two(state)
+    start = len(state.log)
+    play(state, s0=5, s1=4, s3=1)
+    assert details_since(state, start)[-4:] == [
+        (3, "bite", pb.BiteEvent(figure=3, limb=pb.LEFT_LEG, limbs_left=0, devoured=True)),
+        (3, "devoured", pb.DevouredEvent(figure=3, line=[0, 1])),
+        (
+            -1,
+            "end",
+            pb.EndEvent(
+                outcome=pb.ESCAPED, winner_seat=0, winner_figure=0, devoured_figure=1, lost_figure=-1, line=[0]
+            ),
+        ),
+        (
+            -1,
+            "end",
+            pb.EndEvent(
+                outcome=pb.ESCAPED, winner_seat=0, winner_figure=0, devoured_figure=-1, lost_figure=-1, line=[0]
+            ),
+        ),
+    ]
+
+
+def test_the_end_details_of_the_variants():
+    def end(state: GetBitState) -> pb.EndEvent:
+        (detail,) = [e.detail for e in state.log.events if e.kind == "end"]
+        return detail
+
+    two = in_round_two(new(2))  # 2 players: a lost figure
+    two.figures[3].limbs = [LL]
+    play(two, s0=5, s1=4)
+    play(two, s0=3, s1=1)
+    assert end(two) == pb.EndEvent(
+        outcome=pb.FIGURE_LOST, winner_seat=0, winner_figure=-1, devoured_figure=-1, lost_figure=3, line=[0, 2, 1]
+    )
+    shark = shark_game(f1=[LL])  # the Shark wins
+    devour_directly(shark, 2, 3)
+    redecide(shark)
+    play(shark, s0="shark:left-leg", s1=5, s2=2)
+    assert end(shark) == pb.EndEvent(
+        outcome=pb.SHARK_WINS, winner_seat=0, winner_figure=-1, devoured_figure=-1, lost_figure=-1, line=[0]
+    )
+    swim = shark_game(f0=[RA, LA, RL], f1=[RA, LA, RL])  # the Swimmers win
+    swim.shark.hunger = 1
+    play(swim, s0="shark:exhaustion", s1=5, s2=4, s3=3, s4=2)
+    assert end(swim) == pb.EndEvent(
+        outcome=pb.SWIMMERS_WIN, winner_seat=3, winner_figure=2, devoured_figure=-1, lost_figure=-1, line=[0, 1, 2, 3]
+    )
+    robot = new(3, robot=[(5, 1, 2, 3, 4)])  # the robot escapes: no player wins
+    devour_directly(robot, 1)
+    robot.figures[2].limbs = [LL]
+    in_round_two(robot)
+    play(robot, s0=4, s2=1)
+    assert [e.detail for e in robot.log.events if e.kind == "end"][-1] == pb.EndEvent(
+        outcome=pb.ESCAPED, winner_seat=-1, winner_figure=3, devoured_figure=-1, lost_figure=-1, line=[3]
+    )
+
+
+def test_face_down_details_count_each_figures_face_down_cards():
+    state = new(4, memory=True)
+    play(state, s0=5, s1=4, s2=3, s3=2)
+    assert details_since(state, 0, "face-down") == []  # round 1 has no Get Bit! phase
+    start = len(state.log)
+    play(state, s0=4, s1=3, s2=2, s3=1)  # green bitten: it takes its cards back first
+    assert details_since(state, start, "face-down") == [
+        (-1, "face-down", pb.FaceDownEvent(figures=[3, 0, 1, 2], face_down=[0, 2, 2, 2]))
+    ]
+
+
+class Tracker:
+    """What a bot follows from the typed details of the events its seat receives alone."""
+
+    def __init__(self) -> None:
+        self.round = 0
+        self.highest = 0
+        self.figures: list[int] = []
+        self.line: list[int] = []
+        self.devoured: list[int] = []
+        self.limbs: dict[int, int] = {}
+        self.played: dict[int, list[int]] = {}
+        self.face_down: dict[int, int] = {}
+        self.discarded: dict[int, list[int]] = {}
+        self.hunger: int | None = None
+        self.shark_played: list[int] = []
+        self.outcome = pb.OUTCOME_UNSPECIFIED
+        self.winner_figure = -1
+
+    def take_back(self, f: int, count: int) -> None:
+        assert count == len(self.played[f])
+        self.played[f], self.face_down[f] = [], 0
+
+    def event(self, kind: str, d) -> None:
+        assert d is not None, kind
+        if kind == "setup":
+            if d.shark:
+                self.hunger = d.hunger
+            if d.highest_card:
+                self.highest = d.highest_card
+            for f in d.figures:
+                self.figures.append(f)
+        elif kind == "line":
+            if not self.line:  # the starting line: every figure is there
+                for f in d.line:
+                    self.limbs[f], self.played[f], self.face_down[f], self.discarded[f] = 4, [], 0, []
+            self.line = list(d.line)
+        elif kind in ("round", "no-bite"):
+            self.round = d.round if kind == "round" else self.round
+        elif kind == "reveal":
+            if isinstance(d, pb.SharkRevealEvent):
+                self.shark_played.append(d.card)
+            else:
+                self.played[d.figure].append(d.card)
+        elif kind == "tie":
+            assert len(d.figures) >= 2
+        elif kind == "bite":
+            self.limbs[d.figure] = d.limbs_left
+            if not d.devoured:
+                self.take_back(d.figure, d.cards_picked_up)
+                self.line.remove(d.figure)
+                self.line.insert(0, d.figure)
+        elif kind == "devoured":
+            self.devoured.append(d.figure)
+            self.line = list(d.line)
+        elif kind == "discard":
+            assert self.played[d.figure].pop() == d.card
+            self.discarded[d.figure] = list(d.discarded)
+        elif kind == "miss":
+            assert d.cards_picked_up == len(self.shark_played)
+            self.hunger, self.shark_played = d.hunger, []
+        elif kind == "face-down":
+            for f, count in zip(d.figures, d.face_down, strict=True):
+                self.face_down[f] = count
+        elif kind == "refresh":
+            if d.figure == -1:
+                assert d.cards_picked_up == len(self.shark_played)
+                self.shark_played = []
+            else:
+                assert d.cards_left == self.highest - len(self.played[d.figure]) - len(self.discarded[d.figure])
+                self.take_back(d.figure, d.cards_picked_up)
+        elif kind == "end":
+            if d.devoured_figure != -1:
+                self.devoured.append(d.devoured_figure)
+            self.line, self.outcome, self.winner_figure = list(d.line), d.outcome, d.winner_figure
+        else:
+            raise AssertionError(kind)
+
+    def check(self, obs: pb.Observation, seat: int) -> None:
+        assert (self.round, self.line, self.devoured) == (obs.round, list(obs.line), list(obs.devoured))
+        assert (self.outcome, self.winner_figure) == (obs.outcome, obs.winner_figure)
+        assert self.highest == obs.highest_card and sorted(self.figures) == list(range(len(obs.figures)))
+        for view in obs.figures:
+            f = view.id
+            played = self.played[f] if view.owner == seat else self.played[f][self.face_down[f] :]
+            assert (self.limbs[f], self.face_down[f], self.discarded[f]) == (
+                len(view.limbs),
+                view.face_down,
+                list(view.discarded),
+            )
+            assert played == list(view.played)
+            if not view.devoured:
+                assert self.highest - len(self.played[f]) - len(self.discarded[f]) == view.hand_count
+        if obs.HasField("shark"):
+            assert (self.hunger, self.shark_played) == (obs.shark.hunger, list(obs.shark.played))
+        else:
+            assert self.hunger is None
+
+
+def tracked_playout(config, seed: int) -> int:
+    """A seeded random playout; every seat's tracker is checked at each of its decisions and at
+    the end. Returns the number of decisions checked."""
+    state = GAME.new_match(config, seed)
+    rng = Chance(seed)
+    trackers = {seat: Tracker() for seat in range(config.players)}
+    seen = dict.fromkeys(trackers, 0)
+    checked = 0
+    while True:
+        seats = [d.seat for d in state.pending] or list(trackers)
+        for seat in seats:
+            for _, event in state.log.since(seat, seen[seat]):
+                trackers[seat].event(event.kind, event.detail)
+            seen[seat] = len(state.log.events)
+            trackers[seat].check(GAME.observe(state, seat), seat)
+            checked += 1
+        if not state.pending:
+            return checked
+        GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_a_tracker_of_details_alone_follows_every_observation(config):
+    for seed in range(6):
+        assert tracked_playout(config, seed) >= 3 * config.players

@@ -42,7 +42,8 @@ PINNED: dict[str, tuple[str, str, str]] = {
     # chooses the backs it spends (pay:<toy><n>@<back>+...; a forced held-longest card told the
     # toy of a kept one): options, and so games, change.
     "gasha": ("5", "3547976ddb11600595f6c6d0c712589f", "f277950e25af32f40bac15cc79d98712"),
-    "getbit": ("1.0", "9bb5f38f70b58e58df7ca8c71f8302d5", "f9570273a0d9d73a28f545f68ed8fd7f"),
+    # getbit 1.1: every event kind carries a typed detail (setup, round, tie, miss, discard, ...)
+    "getbit": ("1.1", "cec1c06517af827786bea510690a6f7e", "56dc3f702063c7711b20b4b1d8b0ca0a"),
     # goldengoal 2.1: a match-winning goal's turn is counted in turns_played (the final observation)
     "goldengoal": ("2.1", "f11396732559fd9f5c1ca1f2b161bf6b", "83f732b448e3ca2f96aa3b974875228f"),
     # karakum 5 (2026-12-05): the same bytes as version 4 but for the version string (the match

@@ -170,6 +170,10 @@ def _cards(n: int) -> str:
     return f"{n} card" if n == 1 else f"{n} cards"
 
 
+def _left(n: int) -> str:
+    return "one card left" if n == 1 else "no card left"
+
+
 def _action(option: Option) -> pb.Action:
     return cast(pb.Action, option.action)
 
@@ -314,7 +318,7 @@ class GetBit(Game[GetBitState]):
         name="Get Bit!",
         min_players=2,
         max_players=7,
-        version="1.0",
+        version="1.1",
         options=(
             OptionSpec("shark", False, "seat 0 plays the Shark (4-7 players: 3-6 swimmers)"),
             OptionSpec("memory", False, "Memory variant: played cards turn face down each Get Bit! phase"),
@@ -364,14 +368,20 @@ class GetBit(Game[GetBitState]):
         )
         log = state.log
         if state.shark:
-            log.public(0, "setup", f"plays the Shark with {state.shark.hunger} hunger tokens")
+            hunger = state.shark.hunger
+            log.public(
+                0, "setup", f"plays the Shark with {hunger} hunger tokens", pb.SetupEvent(shark=True, hunger=hunger)
+            )
         for seat, mine in enumerate(seat_figures):
             if mine:
-                log.public(seat, "setup", "swims " + " and ".join(COLOURS[f] for f in mine))
+                text = "swims " + " and ".join(COLOURS[f] for f in mine)
+                log.public(seat, "setup", text, pb.SetupEvent(figures=mine))
         for figure in figures:
             if figure.robot:
-                log.public(CHANCE_SEAT, "setup", f"the robot swims {COLOURS[figure.id]} (shuffled stack)")
-        log.public(CHANCE_SEAT, "setup", f"every figure has cards 1-{highest} and 4 limbs")
+                text = f"the robot swims {COLOURS[figure.id]} (shuffled stack)"
+                log.public(CHANCE_SEAT, "setup", text, pb.SetupEvent(figures=[figure.id], robot=True))
+        table = pb.SetupEvent(highest_card=highest, limbs=len(LIMBS))
+        log.public(CHANCE_SEAT, "setup", f"every figure has cards 1-{highest} and {len(LIMBS)} limbs", table)
         state.line = chance.shuffled(range(len(figures)), "line")
         self._log_line(state, "starting line")
         self._log_round(state)
@@ -437,7 +447,7 @@ class GetBit(Game[GetBitState]):
         state.line, state.tied = move_figures(state.line, cards)
         self._log_moves(state, cards)
         if state.round == 1:
-            state.log.public(CHANCE_SEAT, "no-bite", "round 1: the shark does not bite")
+            state.log.public(CHANCE_SEAT, "no-bite", "round 1: the shark does not bite", pb.RoundEvent(round=1))
         elif state.shark:
             self._shark_attack(state, cards)
         else:
@@ -476,7 +486,8 @@ class GetBit(Game[GetBitState]):
             shark.hand.remove(card)
             shark.played.append(card)
             reveal.shark_card = card  # type: ignore[assignment]
-            state.log.public(shark.seat, "reveal", f"the Shark reveals {SHARK_CARD_NAMES[card]}")
+            text = f"the Shark reveals {SHARK_CARD_NAMES[card]}"
+            state.log.public(shark.seat, "reveal", text, pb.SharkRevealEvent(card=card))  # type: ignore[arg-type]
         state.last_reveal = reveal
         return cards
 
@@ -486,8 +497,9 @@ class GetBit(Game[GetBitState]):
         reveal.tied_values.extend(state.tied)
         reveal.line_after_moves.extend(state.line)
         for value in state.tied:
-            tied = [self._name(state, f) for f, c in cards.items() if c == value]
-            state.log.public(CHANCE_SEAT, "tie", f"{_and(tied)} tie on {value} and stay")
+            tied = [f for f, c in cards.items() if c == value]
+            text = f"{_and([self._name(state, f) for f in tied])} tie on {value} and stay"
+            state.log.public(CHANCE_SEAT, "tie", text, pb.TieEvent(value=value, figures=tied))
         self._log_line(state, "after moving")
 
     def _shark_attack(self, state: GetBitState, cards: Mapping[int, int]) -> None:
@@ -501,9 +513,10 @@ class GetBit(Game[GetBitState]):
             if card in victim.limbs:  # limb cards share the Limb numbers
                 self._bite(state, back, card)
             else:
-                self._miss(state, f"{self._name(state, back)} has no {LIMB_NAMES[card]}")
+                why = f"{self._name(state, back)} has no {LIMB_NAMES[card]}"
+                self._miss(state, why, pb.MissEvent(figure=back, card=card, limb=card))  # type: ignore[arg-type]
         elif not state.tied:
-            self._miss(state, "no cards tied")
+            self._miss(state, "no cards tied", pb.MissEvent(figure=back, card=card, no_ties=True))  # type: ignore[arg-type]
         elif card == pb.EXHAUSTION:
             for f, value in cards.items():
                 if value in state.tied:
@@ -513,23 +526,26 @@ class GetBit(Game[GetBitState]):
                         self._seat(figure),
                         "discard",
                         f"{self._name(state, f)} discards {value} for the rest of the game",
+                        pb.DiscardEvent(figure=f, card=value, discarded=figure.discarded),
                     )
         elif len(victim.limbs) == 1 or victim.robot:
             self._bite(state, back, victim.limbs[0])  # Any Limb without a choice (ruling 7)
         else:
             state.limb_victim = back
 
-    def _miss(self, state: GetBitState, why: str) -> None:
+    def _miss(self, state: GetBitState, why: str, detail: pb.MissEvent) -> None:
         shark = state.shark
         assert shark is not None
         shark.hunger -= 1
-        self._shark_take_back(shark)
-        state.log.public(shark.seat, "miss", f"misses ({why}): {shark.hunger} hunger tokens left, takes back its cards")
+        detail.hunger = shark.hunger
+        detail.cards_picked_up = self._shark_take_back(shark)
+        text = f"misses ({why}): {shark.hunger} hunger tokens left, takes back {_cards(detail.cards_picked_up)}"
+        state.log.public(shark.seat, "miss", text, detail)
         if shark.hunger == 0:
             state.outcome = pb.SWIMMERS_WIN
             state.winner_figure = swimmers_win_order(state.figures, state.line)[0]
             winner = self._name(state, state.winner_figure)
-            state.log.public(CHANCE_SEAT, "end", f"the Shark is out of hunger: {winner} wins")
+            state.log.public(CHANCE_SEAT, "end", f"the Shark is out of hunger: {winner} wins", self._end(state))
 
     def _bite(self, state: GetBitState, f: int, limb: int) -> None:
         figure = state.figures[f]
@@ -559,24 +575,28 @@ class GetBit(Game[GetBitState]):
         figure.devoured = True
         state.line.remove(f)
         state.devoured.append(f)
-        state.log.public(self._seat(figure), "devoured", f"{self._name(state, f)} is devoured")
+        detail = pb.DevouredEvent(figure=f, line=state.line)
+        state.log.public(self._seat(figure), "devoured", f"{self._name(state, f)} is devoured", detail)
         if state.two_player:
             state.outcome = pb.FIGURE_LOST
-            state.log.public(figure.owner, "end", "has lost a figure and loses the game")
+            state.log.public(figure.owner, "end", "has lost a figure and loses the game", self._end(state))
         elif state.shark:
             if len(state.line) == 1:
                 state.outcome = pb.SHARK_WINS
-                state.log.public(CHANCE_SEAT, "end", "one swimmer is left: the Shark wins")
+                state.log.public(CHANCE_SEAT, "end", "one swimmer is left: the Shark wins", self._end(state))
         elif len(state.line) == 2:
             back = state.line[-1]
             who = self._name(state, back)
-            state.log.public(CHANCE_SEAT, "end", f"two figures are left: the shark devours {who}")
             state.figures[back].devoured = True
             state.line.remove(back)
             state.devoured.append(back)
             state.outcome = pb.ESCAPED
             state.winner_figure = state.line[0]
-            state.log.public(CHANCE_SEAT, "end", f"{self._name(state, state.line[0])} escapes and wins")
+            text = f"two figures are left: the shark devours {who}"
+            state.log.public(CHANCE_SEAT, "end", text, self._end(state, devoured=back))
+            state.log.public(
+                CHANCE_SEAT, "end", f"{self._name(state, state.line[0])} escapes and wins", self._end(state)
+            )
 
     def _take_back(self, state: GetBitState, figure: Figure) -> None:
         """Played cards return to hand; the robot reshuffles all its cards [:132, :158, :256–264]."""
@@ -601,21 +621,23 @@ class GetBit(Game[GetBitState]):
         if state.memory and state.round >= 2:
             for f in state.line:
                 state.figures[f].face_down = len(state.figures[f].played)
-            state.log.public(CHANCE_SEAT, "face-down", "all played cards are turned face down")
+            face_down = [state.figures[f].face_down for f in state.line]
+            detail = pb.FaceDownEvent(figures=state.line, face_down=face_down)
+            state.log.public(CHANCE_SEAT, "face-down", "all played cards are turned face down", detail)
         for f in state.line:
             figure = state.figures[f]
             if len(figure.hand) <= REFRESH_AT and figure.played:
-                count = len(figure.played)
+                refresh = pb.RefreshEvent(figure=f, cards_left=len(figure.hand), cards_picked_up=len(figure.played))
                 self._take_back(state, figure)
-                state.log.public(
-                    self._seat(figure),
-                    "refresh",
-                    f"{self._name(state, f)} has one card left: takes back {_cards(count)}",
-                )
+                left, back = _left(refresh.cards_left), _cards(refresh.cards_picked_up)
+                text = f"{self._name(state, f)} has {left}: takes back {back}"
+                state.log.public(self._seat(figure), "refresh", text, refresh)
         shark = state.shark
         if shark and len(shark.hand) <= REFRESH_AT and shark.played:
-            count = self._shark_take_back(shark)
-            state.log.public(shark.seat, "refresh", f"has one card left: takes back {_cards(count)}")
+            refresh = pb.RefreshEvent(figure=NONE, cards_left=len(shark.hand))
+            refresh.cards_picked_up = self._shark_take_back(shark)
+            text = f"has {_left(refresh.cards_left)}: takes back {_cards(refresh.cards_picked_up)}"
+            state.log.public(shark.seat, "refresh", text, refresh)
         state.round += 1
         self._log_round(state)
 
@@ -637,7 +659,20 @@ class GetBit(Game[GetBitState]):
 
     @staticmethod
     def _log_round(state: GetBitState) -> None:
-        state.log.public(CHANCE_SEAT, "round", f"round {state.round}")
+        state.log.public(CHANCE_SEAT, "round", f"round {state.round}", pb.RoundEvent(round=state.round))
+
+    def _end(self, state: GetBitState, devoured: int = NONE) -> pb.EndEvent:
+        """The detail of an ``end`` event, once the outcome is set."""
+        winner = self.winning_seat(state)
+        lost = state.devoured[0] if state.outcome == pb.FIGURE_LOST else NONE
+        return pb.EndEvent(
+            outcome=state.outcome,  # type: ignore[arg-type]
+            winner_seat=NONE if winner is None else winner,
+            winner_figure=state.winner_figure,
+            devoured_figure=devoured,
+            lost_figure=lost,
+            line=state.line,
+        )
 
     # -- views ------------------------------------------------------------------------------
 

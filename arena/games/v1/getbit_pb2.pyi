@@ -8,6 +8,26 @@ are to the rulebook the engine follows; its rulings are listed there too).
 Decision kinds: "choose_card", "lose_limb", "shark_card".
 Event kinds: "bite", "devoured", "discard", "end", "face-down", "line", "miss", "no-bite",
  "refresh", "reveal", "round", "setup", "tie".
+
+Event details (every event is public; the message each kind carries as `detail`, and the
+fields it sets; figure ids index Observation.figures, -1 in an int32 field means "none"):
+  setup:     SetupEvent, one event per fact: the Shark's (shark, hunger), a seat's
+             (figures: the figures it swims), the robot's (robot, figures: its one figure; seat
+             -1), the table's (highest_card, limbs: every figure's cards 1..highest_card and
+             its limbs, 4; seat -1). Then a "line" event gives the starting line.
+  round:     RoundEvent (round: the round that begins).
+  reveal:    a swimmer's card: Play (figure, card), one event per figure in line order; the
+             Shark's card: SharkRevealEvent (card), after the swimmers'.
+  tie:       TieEvent (value, figures: the figures that played it, in line order before moving).
+  line:      LineEvent (line).
+  no-bite:   RoundEvent (round: 1).
+  bite:      BiteEvent (figure, limb, limbs_left, devoured, cards_picked_up).
+  miss:      MissEvent (figure, card, limb or no_ties, hunger, cards_picked_up).
+  discard:   DiscardEvent (figure, card, discarded).
+  devoured:  DevouredEvent (figure, line).
+  face-down: FaceDownEvent (figures, face_down).
+  refresh:   RefreshEvent (figure, cards_left, cards_picked_up).
+  end:       EndEvent (outcome, winner_seat, winner_figure, devoured_figure, lost_figure, line).
 """
 
 from collections import abc as _abc
@@ -199,14 +219,16 @@ Global___Figure: _TypeAlias = Figure  # noqa: Y015
 
 @_typing.final
 class Play(_message.Message):
-    """One revealed card."""
+    """One revealed card; also the detail of a swimmer's "reveal" event."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     FIGURE_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
     figure: _builtins.int
+    """the figure that played it"""
     card: _builtins.int
+    """its number (1..highest_card)"""
     def __init__(
         self,
         *,
@@ -485,7 +507,7 @@ Global___Action: _TypeAlias = Action  # noqa: Y015
 
 @_typing.final
 class BiteEvent(_message.Message):
-    """Detail of a "bite" event."""
+    """Detail of a "bite" event: the figure at the back loses a limb."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -496,9 +518,12 @@ class BiteEvent(_message.Message):
     CARDS_PICKED_UP_FIELD_NUMBER: _builtins.int
     figure: _builtins.int
     limb: Global___Limb.ValueType
+    """the limb it loses"""
     limbs_left: _builtins.int
     devoured: _builtins.bool
+    """that was its last limb: a "devoured" event follows"""
     cards_picked_up: _builtins.int
+    """not devoured: the played cards it takes back (it moves to the front)"""
     def __init__(
         self,
         *,
@@ -537,3 +562,337 @@ class LineEvent(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___LineEvent: _TypeAlias = LineEvent  # noqa: Y015
+
+@_typing.final
+class SetupEvent(_message.Message):
+    """Detail of the "setup" events: one per fact, each setting only its fields (see the header)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FIGURES_FIELD_NUMBER: _builtins.int
+    ROBOT_FIELD_NUMBER: _builtins.int
+    SHARK_FIELD_NUMBER: _builtins.int
+    HUNGER_FIELD_NUMBER: _builtins.int
+    HIGHEST_CARD_FIELD_NUMBER: _builtins.int
+    LIMBS_FIELD_NUMBER: _builtins.int
+    robot: _builtins.bool
+    """the robot's event (the automated swimmer, 3 swimmers)"""
+    shark: _builtins.bool
+    """the Shark's event: the event's seat plays the Shark"""
+    hunger: _builtins.int
+    """the Shark's event: its hunger tokens"""
+    highest_card: _builtins.int
+    """the table's event: every figure has cards 1..highest_card"""
+    limbs: _builtins.int
+    """the table's event: every figure has this many limbs (4)"""
+    @_builtins.property
+    def figures(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """a seat's event: the figures it swims; the robot's: its figure"""
+
+    def __init__(
+        self,
+        *,
+        figures: _abc.Iterable[_builtins.int] | None = ...,
+        robot: _builtins.bool = ...,
+        shark: _builtins.bool = ...,
+        hunger: _builtins.int = ...,
+        highest_card: _builtins.int = ...,
+        limbs: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["figures", b"figures", "highest_card", b"highest_card", "hunger", b"hunger", "limbs", b"limbs", "robot", b"robot", "shark", b"shark"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetupEvent: _TypeAlias = SetupEvent  # noqa: Y015
+
+@_typing.final
+class RoundEvent(_message.Message):
+    """Detail of "round" (a round begins) and "no-bite" (round 1 has no Get Bit! phase) events."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROUND_FIELD_NUMBER: _builtins.int
+    round: _builtins.int
+    def __init__(
+        self,
+        *,
+        round: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["round", b"round"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RoundEvent: _TypeAlias = RoundEvent  # noqa: Y015
+
+@_typing.final
+class SharkRevealEvent(_message.Message):
+    """Detail of the Shark's "reveal" event (Shark variant, from round 2): its sealed card, now in
+    its played cards.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    card: Global___SharkCard.ValueType
+    def __init__(
+        self,
+        *,
+        card: Global___SharkCard.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SharkRevealEvent: _TypeAlias = SharkRevealEvent  # noqa: Y015
+
+@_typing.final
+class TieEvent(_message.Message):
+    """Detail of a "tie" event: figures that played the same number do not move."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VALUE_FIELD_NUMBER: _builtins.int
+    FIGURES_FIELD_NUMBER: _builtins.int
+    value: _builtins.int
+    """the number they tie on"""
+    @_builtins.property
+    def figures(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """the figures that played it, in line order before moving"""
+
+    def __init__(
+        self,
+        *,
+        value: _builtins.int = ...,
+        figures: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["figures", b"figures", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TieEvent: _TypeAlias = TieEvent  # noqa: Y015
+
+@_typing.final
+class MissEvent(_message.Message):
+    """Detail of a "miss" event (Shark variant): the Shark loses a hunger token and takes back
+    every Shark Card it has played, this round's included.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FIGURE_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    LIMB_FIELD_NUMBER: _builtins.int
+    NO_TIES_FIELD_NUMBER: _builtins.int
+    HUNGER_FIELD_NUMBER: _builtins.int
+    CARDS_PICKED_UP_FIELD_NUMBER: _builtins.int
+    figure: _builtins.int
+    """the swimmer at the back, which it missed"""
+    card: Global___SharkCard.ValueType
+    """the Shark Card it played this round"""
+    limb: Global___Limb.ValueType
+    """a limb card: the limb it wanted, which `figure` no longer has"""
+    no_ties: _builtins.bool
+    """Exhaustion or Any Limb: no cards tied (`limb` unset)"""
+    hunger: _builtins.int
+    """hunger tokens left (0: the Swimmers win, an "end" event follows)"""
+    cards_picked_up: _builtins.int
+    """Shark Cards taken back into its hand"""
+    def __init__(
+        self,
+        *,
+        figure: _builtins.int = ...,
+        card: Global___SharkCard.ValueType = ...,
+        limb: Global___Limb.ValueType = ...,
+        no_ties: _builtins.bool = ...,
+        hunger: _builtins.int = ...,
+        cards_picked_up: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "cards_picked_up", b"cards_picked_up", "figure", b"figure", "hunger", b"hunger", "limb", b"limb", "no_ties", b"no_ties"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MissEvent: _TypeAlias = MissEvent  # noqa: Y015
+
+@_typing.final
+class DiscardEvent(_message.Message):
+    """Detail of a "discard" event (Shark variant, Exhaustion with ties): a tied swimmer's card of
+    this round leaves its played cards for the rest of the game.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FIGURE_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    DISCARDED_FIELD_NUMBER: _builtins.int
+    figure: _builtins.int
+    card: _builtins.int
+    """the card discarded"""
+    @_builtins.property
+    def discarded(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """all the figure's discarded cards now, in order (Figure.discarded)"""
+
+    def __init__(
+        self,
+        *,
+        figure: _builtins.int = ...,
+        card: _builtins.int = ...,
+        discarded: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "discarded", b"discarded", "figure", b"figure"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DiscardEvent: _TypeAlias = DiscardEvent  # noqa: Y015
+
+@_typing.final
+class DevouredEvent(_message.Message):
+    """Detail of a "devoured" event: a figure lost its last limb and leaves the line (its player is
+    out; 2 players: the player loses, an "end" event follows).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FIGURE_FIELD_NUMBER: _builtins.int
+    LINE_FIELD_NUMBER: _builtins.int
+    figure: _builtins.int
+    @_builtins.property
+    def line(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """the figures still in the water, front to back"""
+
+    def __init__(
+        self,
+        *,
+        figure: _builtins.int = ...,
+        line: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["figure", b"figure", "line", b"line"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DevouredEvent: _TypeAlias = DevouredEvent  # noqa: Y015
+
+@_typing.final
+class FaceDownEvent(_message.Message):
+    """Detail of a "face-down" event (Memory variant, every Get Bit! phase): every played swimmer
+    card turns face down.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FIGURES_FIELD_NUMBER: _builtins.int
+    FACE_DOWN_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def figures(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """the figures in the water, front to back"""
+
+    @_builtins.property
+    def face_down(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """for each of them: its played cards now face down (all of them)"""
+
+    def __init__(
+        self,
+        *,
+        figures: _abc.Iterable[_builtins.int] | None = ...,
+        face_down: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["face_down", b"face_down", "figures", b"figures"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FaceDownEvent: _TypeAlias = FaceDownEvent  # noqa: Y015
+
+@_typing.final
+class RefreshEvent(_message.Message):
+    """Detail of a "refresh" event: a figure (or the Shark) with at most one card in hand takes back
+    its played cards (the robot reshuffles all its cards).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FIGURE_FIELD_NUMBER: _builtins.int
+    CARDS_LEFT_FIELD_NUMBER: _builtins.int
+    CARDS_PICKED_UP_FIELD_NUMBER: _builtins.int
+    figure: _builtins.int
+    """the figure; -1 for the Shark"""
+    cards_left: _builtins.int
+    """cards in its hand before: 1 (0 only after Exhaustion discards)"""
+    cards_picked_up: _builtins.int
+    """played cards taken back"""
+    def __init__(
+        self,
+        *,
+        figure: _builtins.int = ...,
+        cards_left: _builtins.int = ...,
+        cards_picked_up: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_left", b"cards_left", "cards_picked_up", b"cards_picked_up", "figure", b"figure"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RefreshEvent: _TypeAlias = RefreshEvent  # noqa: Y015
+
+@_typing.final
+class EndEvent(_message.Message):
+    """Detail of the "end" events. The base game's end has two: the shark devours the back one of
+    the last two figures (devoured_figure set), then the front one escapes (devoured_figure -1);
+    both carry the outcome and the winner.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OUTCOME_FIELD_NUMBER: _builtins.int
+    WINNER_SEAT_FIELD_NUMBER: _builtins.int
+    WINNER_FIGURE_FIELD_NUMBER: _builtins.int
+    DEVOURED_FIGURE_FIELD_NUMBER: _builtins.int
+    LOST_FIGURE_FIELD_NUMBER: _builtins.int
+    LINE_FIELD_NUMBER: _builtins.int
+    outcome: Global___Outcome.ValueType
+    winner_seat: _builtins.int
+    """the seat that wins; -1 when no player wins (the robot's figure won)"""
+    winner_figure: _builtins.int
+    """the figure that escaped or won with the most limbs (Observation.winner_figure); -1"""
+    devoured_figure: _builtins.int
+    """for FIGURE_LOST and SHARK_WINS
+    the figure this event devours (ESCAPED's first event), else -1
+    """
+    lost_figure: _builtins.int
+    """FIGURE_LOST: the figure devoured (the event's seat lost it), else -1"""
+    @_builtins.property
+    def line(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """the figures left in the water, front to back (SHARK_WINS: the last swimmer)"""
+
+    def __init__(
+        self,
+        *,
+        outcome: Global___Outcome.ValueType = ...,
+        winner_seat: _builtins.int = ...,
+        winner_figure: _builtins.int = ...,
+        devoured_figure: _builtins.int = ...,
+        lost_figure: _builtins.int = ...,
+        line: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["devoured_figure", b"devoured_figure", "line", b"line", "lost_figure", b"lost_figure", "outcome", b"outcome", "winner_figure", b"winner_figure", "winner_seat", b"winner_seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EndEvent: _TypeAlias = EndEvent  # noqa: Y015
