@@ -623,3 +623,56 @@ def test_text_example_final_score_45_through_a_played_game_end():
     assert list(state.log.events[-1].detail.scores) == [45, 24, 21]
     result = GAME.result(state)
     assert result.scores == (45, 24, 21) and result.ranks == (1, 2, 3)
+
+
+# -- typed event details (an outside probe: the setup's facts were in its text only) ---------
+
+
+def test_setup_event_carries_the_side_the_special_sets_and_every_tile_placed():
+    order = tile_list((pb.KINGFISH, pb.SKIPJACK))[::-1]
+    chance = PresetChance(orders={"tiles": [order]}, picks={"start": [1]}, strict=True)
+    state = GAME.new_match(GAME.config(3, {"specials": SMALL_SETS}), chance=chance)
+    setup, start = state.log.events[:2]
+    assert (setup.kind, setup.to, start.kind) == ("setup", None, "start")
+    assert setup.detail == pb.Detail(seat=-1, side=pb.SMALL, specials=[pb.KINGFISH, pb.SKIPJACK], tiles=order)
+    assert len(setup.detail.tiles) == 42 == BOARDS["small"].size
+    assert start.detail == pb.Detail(seat=1)
+    names = ["shiner", "junk", "kingfish", "lunker", "dinker", "skipjack"]
+    state = GAME.new_match(GAME.config(2, {"side": "large"}), chance=PresetChance(orders={"specials": [names]}))
+    detail = state.log.events[0].detail
+    assert detail.side == pb.LARGE and list(detail.specials) == [pb.KINGFISH, pb.LUNKER, pb.SHINER, pb.JUNK]
+    assert list(detail.tiles) == state.tiles and len(detail.tiles) == 48
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_a_tracker_of_the_details_alone_knows_the_board(players):
+    # From "setup" and the tile events alone a bot knows the side, the Special sets and the
+    # tile on every space at each of its decisions.
+    for seed in range(4):
+        state = GAME.new_match(GAME.config(players), seed)
+        rng = Chance(seed + 7)
+        seen = [0] * players
+        boards: list[list[int]] = [[] for _ in range(players)]
+        sides, specials = [0] * players, [[0]] * players
+        while state.pending:
+            for seat in range(players):
+                board = boards[seat]
+                for _, event in state.log.since(seat, seen[seat]):
+                    d = event.detail
+                    if event.kind == "setup":
+                        boards[seat] = board = list(d.tiles)
+                        sides[seat], specials[seat] = d.side, list(d.specials)
+                    elif event.kind == "collect":
+                        board[d.to_space] = pb.TILE_NONE
+                    elif event.kind == "remove":
+                        board[d.from_space] = pb.TILE_NONE
+                    elif event.kind == "slide":
+                        board[d.from_space], board[d.to_space] = pb.TILE_NONE, d.tile
+                    elif event.kind == "swap_tiles":
+                        board[d.from_space], board[d.to_space] = d.given, d.tile
+                seen[seat] = len(state.log.events)
+            (decision,) = state.pending
+            obs = GAME.observe(state, decision.seat)
+            assert [s.tile for s in obs.spaces] == boards[decision.seat]
+            assert (obs.side, list(obs.specials)) == (sides[decision.seat], specials[decision.seat])
+            GAME.apply(state, {decision.seat: rng.pick(decision.option_ids, "choice")})

@@ -941,3 +941,40 @@ def test_observations_and_worlds_are_what_they_were_before_the_history_was_read_
     playouts, and a sampled world every seventh: the same bytes as when every reading replayed
     the whole history (the digest was taken then)."""
     assert playout_digest(GAME, players, every_viewer, world_every=7) == (observations, worlds, digest)
+
+
+# -- typed event details (an outside probe: the start's facts were in its text only) ---------
+
+
+@pytest.mark.parametrize(("players", "start", "removed"), [(2, 1, 12), (3, 2, 8), (4, 0, 0)])
+def test_start_event_carries_the_camels_removed_in_play_and_the_first_seat(players, start, removed):
+    state = deal(players, start=start)
+    (event,) = [e for e in state.log.events if e.kind == "start"]
+    assert event.to is None
+    assert event.detail == pb.StartEvent(removed=removed, in_play=35 - removed, first_seat=start)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_tracker_of_the_details_alone_knows_the_camel_deck(players):
+    # From "start" (camels in play) and each "market" reveal alone, a bot knows the camels
+    # removed and the camel deck's size at every decision, and who took the first turn.
+    for seed in range(3):
+        state = GAME.new_match(GAME.config(players), seed)
+        rng = Chance(seed + 99)
+        seen, first = [0] * players, [-1] * players
+        removed, deck = [-1] * players, [0] * players
+        while state.pending:
+            for seat in range(players):
+                for _, event in state.log.since(seat, seen[seat]):
+                    if event.kind == "start":
+                        removed[seat], deck[seat] = event.detail.removed, event.detail.in_play
+                        first[seat] = event.detail.first_seat
+                    elif event.kind == "market":
+                        deck[seat] -= 1
+                seen[seat] = len(state.log.events)
+            (decision,) = state.pending
+            if state.steps == 0:
+                assert decision.seat == first[0] == first[-1]
+            obs = GAME.observe(state, decision.seat)
+            assert (obs.camels_removed, obs.camel_deck_size) == (removed[decision.seat], deck[decision.seat])
+            GAME.apply(state, {decision.seat: decision.options[rng.below(len(decision.options), "t")].id})

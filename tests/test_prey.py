@@ -740,3 +740,46 @@ def test_examples_goal_numbers_at_the_round_end(dice, scoring, tricks):
     assert end.detail.tricks[0] == tricks and end.detail.tricks[1] == 12 - tricks
     assert end.detail.scored[0] == (tricks in scoring)
     assert state.points[0] == (1 if tricks in scoring else 0)
+
+
+# -- typed event details (an outside probe: the prey phase's facts were in its text only) ----
+
+
+def test_prey_phase_event_carries_the_round_the_tricks_and_the_mode():
+    hands = [
+        [C("sky", 10), C("forest", 1)],
+        [C("sky", 1), C("forest", 2)],
+        [C("sky", 5), C("forest", 3)],
+        [C("sky", 8), C("forest", 4)],
+    ]
+    state = position(hands=hands, trick=6)
+    play(state, C("sky", 10), C("sky", 1), C("sky", 5), C("sky", 8))
+    event = state.log.events[-1]
+    assert (event.kind, event.seat, event.to) == ("prey_phase", -1, None)
+    assert event.detail == pb.PreyPhaseEvent(round=1, first_trick=7, last_trick=12, mode=pb.PREY)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_tracker_of_the_details_alone_knows_the_round_the_trick_and_the_mode(players):
+    for seed in range(4):
+        state = GAME.new_match(GAME.config(players), seed)
+        rng = Chance(seed + 5)
+        seen = [0] * players
+        known = [(0, 0, pb.MODE_UNSPECIFIED)] * players  # (round, trick, mode) per seat
+        while state.pending:
+            for seat in range(players):
+                for _, event in state.log.since(seat, seen[seat]):
+                    round_, trick, mode = known[seat]
+                    d = event.detail
+                    if event.kind == "round":
+                        known[seat] = (d.round, 1, pb.PREDATOR)
+                    elif event.kind == "trick":
+                        known[seat] = (round_, d.number + 1, mode)
+                    elif event.kind == "prey_phase":
+                        assert d.round == round_ and d.first_trick == trick
+                        known[seat] = (round_, trick, d.mode)
+                seen[seat] = len(state.log.events)
+            (decision,) = state.pending
+            obs = GAME.observe(state, decision.seat)
+            assert (obs.round, obs.trick, obs.mode) == known[decision.seat]
+            GAME.apply(state, {decision.seat: rng.pick(decision.option_ids, "choice")})

@@ -736,3 +736,126 @@ def test_plays_left_leaves_out_a_two_player_seat_out_for_good():
     assert played == 2
     # The seat that ran out during the trick still claims in it (ruling 6), shown out of cards.
     assert list(GAME.observe(state, 1).out) == [True, False] and state.pending[0].kind == "claim"
+
+
+# --------------------------------------------------------------------------------------------
+# Typed event details (an outside probe: these facts were in the events' text only)
+
+
+def details(state, kind: str, to=None) -> list:
+    return [e.detail for e in state.log.events if e.kind == kind and e.to == to]
+
+
+def test_lead_and_trick_events_carry_the_leader_and_the_point_piles():
+    state = three_player(lead=1)
+    (lead,) = details(state, "lead")
+    assert lead == pb.TrickEvent(trick=1, lead_seat=1)
+    (trick,) = details(state, "trick")
+    piles = [pb.Pile(rank=r, count=1, total=r) for r in (1, 3, 5)]
+    assert trick == pb.TrickEvent(trick=1, lead_seat=1, piles=piles)
+    play(state, "single:1", "run:1-6", "single:6")  # seat 2's run claims first and leads next
+    play(state, "claim:2", "claim:1")
+    trick = details(state, "trick")[-1]
+    assert trick.trick == 2 and trick.lead_seat == 2 == state.lead
+    assert list(trick.piles) == [p.message() for p in state.middle]
+
+
+def test_a_claim_with_no_pile_left_says_so_with_the_score():
+    hands = ("3" + "1" * 9 + "2222", "3" + "2" * 5 + "4" * 8, "3" + "5" * 9 + "4" + "666")
+    state = GAME.new_match(GAME.config(4), chance=chance(deck("1245", *hands)))
+    play(state, "single:3", "single:3", "single:3", "single:3", "claim:3", "claim:2", "claim:1")
+    play(state, "single:1", "single:2", "single:4", "single:3")
+    assert details(state, "claim")[-2:] == [
+        pb.ClaimEvent(seat=1, score=4, none=True),
+        pb.ClaimEvent(seat=0, score=5, none=True),
+    ]
+
+
+def test_out_event_names_the_seat():
+    state = reposition(GAME.new_match(GAME.config(3), seed=1), ["66", "123", "345"], [(1, 1), (2, 1), (3, 1)], lead=0)
+    play(state, "set:2x6", "single:1", "single:5", "claim:2", "claim:1")
+    assert details(state, "out") == [pb.OutEvent(seat=0)]
+    play(state, "single:2", "single:4", "claim:1", "claim:1")
+    assert details(state, "out") == [pb.OutEvent(seat=0), pb.OutEvent(seat=1), pb.OutEvent(seat=2)]
+
+
+def test_reserve_and_bonus_events_carry_the_size_the_cards_and_the_score():
+    base = GAME.new_match(GAME.config(2), seed=2)
+    state = reposition(base, ["12", "3456"], [(1, 1), (2, 1), (3, 1), (4, 1)], reserves=["6", "11"])
+    play(state, "run:1-2")
+    # Public: the seat and the reserve's size; private to seat 0: its cards too.
+    assert details(state, "reserve") == [pb.HandEvent(seat=0, size=1)]
+    assert details(state, "reserve", frozenset({0})) == [
+        pb.HandEvent(seat=0, cards=pb.Cards(counts=cards("6")), size=1)
+    ]
+    play(state, "single:3", "run:4-5", "claim:3", "claim:2", "claim:1")
+    assert details(state, "out") == [pb.OutEvent(seat=0)]
+    assert details(state, "bonus") == [pb.BonusEvent(seat=1, bonus=1, score=6)]
+    assert state.scores == [5, 6]
+
+
+class Tracker:
+    """What a bot knows from the typed details alone (never the text)."""
+
+    def __init__(self, seat: int, players: int) -> None:
+        self.seat, self.players = seat, players
+        self.scores = [0] * players
+        self.hand_sizes = [0] * players
+        self.trick = self.lead = 0
+        self.middle: list[pb.Pile] = []
+        self.taken_by: list[int] = []
+        self.out: set[int] = set()
+
+    def read(self, event) -> None:
+        d = event.detail
+        assert d is not None, f"{event.kind} event has no detail"
+        if event.kind == "hand":
+            self.hand_sizes = [sum(d.cards.counts)] * self.players  # every hand is dealt alike
+        elif event.kind in ("lead", "trick"):
+            self.trick, self.lead = d.trick, d.lead_seat
+            if event.kind == "trick":
+                self.middle, self.taken_by = list(d.piles), [-1] * len(d.piles)
+        elif event.kind == "play":
+            self.hand_sizes[d.seat] = d.hand_left
+        elif event.kind == "reserve":
+            self.hand_sizes[d.seat] = d.size
+        elif event.kind == "claim":
+            self.scores[d.seat] = d.score
+            if not d.none:
+                self.taken_by[d.pile] = d.seat
+        elif event.kind == "out":
+            self.out.add(d.seat)
+        elif event.kind == "bonus":
+            self.scores[d.seat] = d.score
+            self.hand_sizes[d.seat] = d.bonus
+        elif event.kind == "end":
+            assert list(d.scores) == self.scores
+
+    def check(self, obs) -> None:
+        assert list(obs.scores) == self.scores
+        assert list(obs.hand_sizes) == self.hand_sizes
+        assert (obs.trick, obs.lead_seat) == (self.trick, self.lead)
+        assert list(obs.middle) == self.middle
+        assert list(obs.middle_taken_by) == self.taken_by
+        assert all(obs.out[s] for s in self.out)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+def test_a_tracker_of_the_details_alone_matches_the_observation(players):
+    for seed in range(4):
+        state = GAME.new_match(GAME.config(players), seed=seed)
+        rng = Chance(seed)
+        trackers = [Tracker(s, players) for s in range(players)]
+        seen = [0] * players
+        while True:
+            for seat, tracker in enumerate(trackers):
+                for _, event in state.log.since(seat, seen[seat]):
+                    tracker.read(event)
+                seen[seat] = len(state.log.events)
+            if not state.pending:
+                break
+            (decision,) = state.pending
+            trackers[decision.seat].check(GAME.observe(state, decision.seat))
+            GAME.apply(state, {decision.seat: rng.pick(decision.option_ids, "choice")})
+        for seat, tracker in enumerate(trackers):
+            assert tracker.scores == list(GAME.observe(state, seat).scores) == state.scores

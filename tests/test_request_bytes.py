@@ -36,7 +36,8 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "eggsandempires": ("4", "a28b263ccb111294a574c8752bde16cb", "45245dff16697c4f58863836205ba65d"),
     "fortheemperor": ("3", "9f3ecc31ae37ad734e3a85e23646a402", "0468126e3fc7560c8684f017b5e42005"),
     "frenzyfalls": ("2", "4d47158cce65e424e56bda483e84ce35", "72f7f4688e0bff32f011c2dbc0e1bf29"),
-    "friendlyfishing": ("1.0", "c1779771a11fd11fd29e477796325750", "01e6ffe6127ca32041970fe97227ead7"),
+    # friendlyfishing 1.1: the setup event's detail (side, Special sets, tiles placed)
+    "friendlyfishing": ("1.1", "4614711fa659f21f69a4768c6d776608", "029563b0638642bd4482863fdb6256cf"),
     # gasha 3: a payment's cards are shown and recorded sorted (their hand order told which draw
     # held which toy); the reshuffled discard pile, and so the games, change. gasha 4: the payer
     # chooses the backs it spends (pay:<toy><n>@<back>+...; a forced held-longest card told the
@@ -48,17 +49,20 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "goldengoal": ("2.1", "f11396732559fd9f5c1ca1f2b161bf6b", "83f732b448e3ca2f96aa3b974875228f"),
     # karakum 5 (2026-12-05): the same bytes as version 4 but for the version string (the match
     # has no reading version 4's search ran out on)
-    "karakum": ("5", "dae1b7b6e141cf4f9ed2cac4cfdb622c", "022f893b080896152d2c6eb33de256cf"),
+    # karakum 6: the start event's detail (StartEvent: camels removed, in play, first seat)
+    "karakum": ("6", "695779ccd956522f18cab0dd0d405b14", "1dcdcaeca8e5638beace15ac70811389"),
     "llamallama": ("4", "9e50c04076c2810c9d4f777eace2bb35", "14dd61f3e5a416830829da5225022098"),
     "openseason": ("6", "485580df482883cb5781b2ad7cef068c", "adfb38928675d1dfd3c83db8f3c7886d"),
     "opensesame": ("1", "effb8c2cf1d19c6c691cf3798ee9e40d", "06200b6e454a16cc05ba8a33e123cedf"),
     # petquartet 1.1: typed details for setup, duet, maestro, round, round-end, last-card, discard, end
     "petquartet": ("1.1", "c7dd4e430ba0b03fb8ce66950e9ab725", "0935eb5c806d4a9bccd9284753a2e96e"),
-    "prey": ("1", "33e8794db5416f753aa95b4811ded2b8", "6631e5a39fbf0518b1d657d094017d87"),
-    "rainbow": ("2.1", "1927c40a39824fbc534ec22b2ee3b8ab", "466f1cf96ac488bb13cef93a32d23ead"),
-    # rolldice 1.1: the observation says whether the roll-off is on (rolloff); false and unsent by
-    # default, so the same bytes as version 1.0 but for the version string
-    "rolldice": ("1.1", "3dd3bfc54b190fb5046d561e68e9baef", "1382e9990e293dbd8ffc581c305a1abb"),
+    # prey 2: the prey_phase event's detail (PreyPhaseEvent)
+    "prey": ("2", "ebf3de4fc5bbebe19e17ec4befc0ae22", "0c582490d161b2e810864f9532845b8b"),
+    # rainbow 2.2: typed details for lead, trick, out, bonus, a no-pile claim and the public reserve
+    "rainbow": ("2.2", "f05c20409350965f0233219a42393fc2", "d5ee2b25f2825c60ed21e699585cb6cf"),
+    # rolldice 1.1: the observation says whether the roll-off is on (rolloff; false and unsent by
+    # default); the start and end events carry details (StartEvent, EndEvent)
+    "rolldice": ("1.1", "7413141bc6ae02c1dc5fbb857029c139", "1382e9990e293dbd8ffc581c305a1abb"),
     # seasons 4: drawn cards discarded face down are named only to their drawer (Observation.discard
     # lists the cards the seat knows); the draw bonus replaces the die's draw; Potion of Life is a
     # transmutation (Purse of Io, the transmute bonus)

@@ -10,6 +10,7 @@ import pytest
 from arena.chance import Chance, PresetChance
 from arena.config import ConfigError
 from arena.games.rolldice import GAME
+from arena.games.v1 import rolldice_pb2 as pb
 from arena.scenario import scenario
 from tests.contract import configurations, random_playout
 
@@ -235,3 +236,58 @@ def test_example_target_20_is_the_default_and_19_plays_on():
     GAME.apply(state, {1: "stop"})
     assert not state.pending and state.totals == [20, 9]
     assert GAME.result(state).ranks == (1, 2)
+
+
+# -- typed event details (an outside probe: the start seat and the last round were in the text only)
+
+
+def test_start_and_end_events_carry_the_start_seat_the_round_the_totals_and_the_winners():
+    state = game_with([6, 6, 6, 6, 6, 6, 2, 6, 6], start=1)
+    start = state.log.events[0]
+    assert (start.kind, start.to, start.detail) == ("start", None, pb.StartEvent(seat=1))
+    for _ in range(8):
+        GAME.apply(state, {state.pending[0].seat: "stop"})
+    end = state.log.events[-1]
+    assert end.kind == "end" and state.totals == [24, 20]
+    assert end.detail == pb.EndEvent(round=4, totals=[24, 20], winners=[0])
+    state = game_with([6, 6, 6, 6, 6, 6, 2, 2])
+    for _ in range(8):
+        GAME.apply(state, {state.pending[0].seat: "stop"})
+    assert state.log.events[-1].detail == pb.EndEvent(round=4, totals=[20, 20], winners=[0, 1])
+    chance = PresetChance(rolls={"die": [6, 6, 6, 6, 6, 6, 2, 2], "rolloff": [3, 3, 5, 1]}, picks={"start": [1]})
+    state = scenario(GAME, 2, {"tiebreak": "rolloff"}, chance=chance)
+    for _ in range(8):
+        GAME.apply(state, {state.pending[0].seat: "stop"})
+    assert state.log.events[-1].detail == pb.EndEvent(round=4, totals=[20, 20], winners=[0])
+
+
+@pytest.mark.parametrize("config", configurations(GAME), ids=str)
+def test_a_tracker_of_the_details_alone_knows_the_start_seat_the_round_and_the_totals(config):
+    # The round is counted from the start seat and the turns (each "keep"): from the details
+    # alone, never the text, a bot follows start_seat, round, totals and the turn seat.
+    for seed in range(5):
+        state = GAME.new_match(config, seed)
+        rng = Chance(seed + 3)
+        seen, start, rounds = 0, -1, 0
+        totals = [0] * config.players
+        turn = -1
+        while True:
+            for _, event in state.log.since(0, seen):
+                d = event.detail
+                if event.kind == "start":
+                    start, turn, rounds = d.seat, d.seat, 1
+                elif event.kind == "keep":
+                    totals[d.seat] = d.total
+                    turn = (d.seat + 1) % config.players
+                    rounds += turn == start
+                elif event.kind == "end":
+                    assert (d.round, list(d.totals)) == (rounds - (turn == start), totals)
+                    ranks = GAME.result(state).ranks
+                    assert list(d.winners) == [s for s, r in enumerate(ranks) if r == 1]
+            seen = len(state.log.events)
+            if not state.pending:
+                break
+            (decision,) = state.pending
+            obs = GAME.observe(state, decision.seat)
+            assert (obs.start_seat, obs.round, list(obs.totals), obs.turn_seat) == (start, rounds, totals, turn)
+            GAME.apply(state, {decision.seat: rng.pick(decision.option_ids, "choice")})

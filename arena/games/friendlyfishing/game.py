@@ -445,7 +445,7 @@ class FriendlyFishing(Game[FishingState]):
         name="Friendly Fishing",
         min_players=2,
         max_players=5,
-        version="1.0",
+        version="1.1",  # 1.1: the "setup" event's detail (side, Special sets, tiles placed)
         options=(
             OptionSpec(
                 "side",
@@ -507,7 +507,15 @@ class FriendlyFishing(Game[FishingState]):
         )
         names = ", ".join(NAMES[s] for s in specials)
         state.log.public(
-            CHANCE_SEAT, "setup", f"{side} island side, {board.size} tiles placed face up; Special sets: {names}"
+            CHANCE_SEAT,
+            "setup",
+            f"{side} island side, {board.size} tiles placed face up; Special sets: {names}",
+            pb.Detail(
+                seat=CHANCE_SEAT,
+                side=pb.SMALL if board.side == "small" else pb.LARGE,
+                specials=specials,
+                tiles=tiles,
+            ),
         )
         state.log.public(CHANCE_SEAT, "start", f"seat {start} starts", pb.Detail(seat=start))
         self._start_turn(state)

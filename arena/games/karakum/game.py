@@ -286,7 +286,7 @@ class Karakum(Game[KarakumState]):
         name="Karakum",
         min_players=2,
         max_players=4,
-        version="5",
+        version="6",  # 6: the "start" event's detail (StartEvent)
         hidden_information=True,
         summary="Gather goods and spend them on camels; each camel must match the caravan's end "
         "by colour or number, or it scores half.",
@@ -318,6 +318,7 @@ class Karakum(Game[KarakumState]):
             CHANCE_SEAT,
             "start",
             f"{REMOVED[players]} camels removed face down, {keep} in play; seat {start} goes first",
+            pb.StartEvent(removed=REMOVED[players], in_play=keep, first_seat=start),
         )
         for _ in range(MARKET):
             self._reveal_camel(state)

@@ -270,7 +270,7 @@ class Prey(Game[PreyState]):
         name="Prey",
         min_players=3,
         max_players=4,
-        version="1",
+        version="2",  # 2: the "prey_phase" event's detail (PreyPhaseEvent)
         hidden_information=True,
         summary="Must-follow trick-taking: tricks 1-6 use Predator numbers, 7-12 Prey numbers; "
         "win exactly one of your two goal dice in tricks to score; first to 2 points wins.",
@@ -377,7 +377,12 @@ class Prey(Game[PreyState]):
         state.plays = []
         state.leader = state.turn = winner
         if state.trick == PREDATOR_TRICKS:
-            state.log.public(CHANCE_SEAT, "prey_phase", "tricks 7-12: the cards turn to their Prey numbers")
+            state.log.public(
+                CHANCE_SEAT,
+                "prey_phase",
+                f"tricks {PREDATOR_TRICKS + 1}-{TRICKS}: the cards turn to their Prey numbers",
+                pb.PreyPhaseEvent(round=state.round, first_trick=PREDATOR_TRICKS + 1, last_trick=TRICKS, mode=pb.PREY),
+            )
         if state.trick < TRICKS:
             state.trick += 1
             return

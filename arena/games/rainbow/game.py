@@ -388,7 +388,8 @@ class Rainbow(Game[RainbowState]):
         min_players=2,
         max_players=6,
         # 2.1: plays_left leaves out a 2-player seat out for good (it counted its skipped turns)
-        version="2.1",  # 2.0: a one-combo hand of several cards is asked (it was played unasked)
+        # 2.2: typed details for trick, lead, out, bonus, a no-pile claim and the public reserve
+        version="2.2",  # 2.0: a one-combo hand of several cards is asked (it was played unasked)
         variants=(
             Variant(
                 "two-player",
@@ -446,7 +447,12 @@ class Rainbow(Game[RainbowState]):
                 pb.HandEvent(seat=seat, cards=pb.Cards(counts=cards)),
             )
         state.lead = chance.pick(range(players), "start")
-        log.public(state.lead, "lead", "leads the first trick (saw a rainbow most recently)")
+        log.public(
+            state.lead,
+            "lead",
+            "leads the first trick (saw a rainbow most recently)",
+            pb.TrickEvent(trick=1, lead_seat=state.lead),
+        )
         self._start_trick(state)
         self._advance(state)
         return state
@@ -497,7 +503,12 @@ class Rainbow(Game[RainbowState]):
             if piles:
                 self._claim(state, piles[0])
             else:
-                state.log.public(seat, "claim", "finds no point pile left to claim")
+                state.log.public(
+                    seat,
+                    "claim",
+                    "finds no point pile left to claim",
+                    pb.ClaimEvent(seat=seat, score=state.scores[seat], none=True),
+                )
                 state.claims_made += 1
 
     def _start_trick(self, state: RainbowState) -> None:
@@ -515,6 +526,7 @@ class Rainbow(Game[RainbowState]):
             CHANCE_SEAT,
             "trick",
             f"trick {state.trick}: seat {state.lead} leads; point piles: {piles_text(state.middle)}",
+            pb.TrickEvent(trick=state.trick, lead_seat=state.lead, piles=[p.message() for p in state.middle]),
         )
 
     def _play(self, state: RainbowState, seat: int, combo: Combo) -> None:
@@ -535,13 +547,19 @@ class Rainbow(Game[RainbowState]):
         if not left and state.two_player and any(state.reserves[seat]):
             reserve = state.reserves[seat]
             state.hands[seat], state.reserves[seat] = reserve, [0] * len(RANKS)
-            state.log.public(seat, "reserve", f"hand empty: takes the face-down reserve ({sum(reserve)} cards)")
+            size = sum(reserve)
+            state.log.public(
+                seat,
+                "reserve",
+                f"hand empty: takes the face-down reserve ({size} cards)",
+                pb.HandEvent(seat=seat, size=size),
+            )
             state.log.private(
                 (seat,),
                 seat,
                 "reserve",
                 f"finds {cards_text(reserve)} in the reserve",
-                pb.HandEvent(seat=seat, cards=pb.Cards(counts=reserve)),
+                pb.HandEvent(seat=seat, cards=pb.Cards(counts=reserve), size=size),
             )
 
     def _start_claims(self, state: RainbowState) -> None:
@@ -576,7 +594,7 @@ class Rainbow(Game[RainbowState]):
         out = [s for s in range(state.players) if s not in holding]
         newly_out = sorted({seat for seat, _ in state.plays} - set(holding))
         for seat in newly_out:
-            state.log.public(seat, "out", "is out of cards")
+            state.log.public(seat, "out", "is out of cards", pb.OutEvent(seat=seat))
         if len(out) >= (1 if state.two_player else 2):
             self._finish(state, out)  # the last trick's cards stay on view as played
             return
@@ -603,7 +621,12 @@ class Rainbow(Game[RainbowState]):
                 if seat not in out:  # ruling 8: the other player scores the cards in hand
                     state.bonus[seat] = sum(state.hands[seat])
                     state.scores[seat] += state.bonus[seat]
-                    state.log.public(seat, "bonus", f"scores +{state.bonus[seat]} for cards left in hand")
+                    state.log.public(
+                        seat,
+                        "bonus",
+                        f"scores +{state.bonus[seat]} for cards left in hand",
+                        pb.BonusEvent(seat=seat, bonus=state.bonus[seat], score=state.scores[seat]),
+                    )
         who = f"seat {out[0]} is" if len(out) == 1 else f"seats {', '.join(map(str, out[:-1]))} and {out[-1]} are"
         state.log.public(
             CHANCE_SEAT,

@@ -120,7 +120,7 @@ class RollDice(Game[RollDiceState]):
             start_seat=start,
             turn_seat=start,
         )
-        state.log.public(CHANCE_SEAT, "start", f"seat {start} starts every round")
+        state.log.public(CHANCE_SEAT, "start", f"seat {start} starts every round", pb.StartEvent(seat=start))
         self._roll(state, rerolls=state.max_rerolls)
         return state
 
@@ -170,7 +170,13 @@ class RollDice(Game[RollDiceState]):
         tied = [s for s, total in enumerate(state.totals) if total == best]
         if len(tied) > 1 and state.rolloff:
             state.rolloff_winner = self._roll_off(state, tied)
-        state.log.public(CHANCE_SEAT, "end", f"game over after round {state.round}")
+        winners = tied if state.rolloff_winner is None else [state.rolloff_winner]
+        state.log.public(
+            CHANCE_SEAT,
+            "end",
+            f"game over after round {state.round}",
+            pb.EndEvent(round=state.round, totals=state.totals, winners=winners),
+        )
 
     def _roll_off(self, state: RollDiceState, tied: list[int]) -> int:
         while len(tied) > 1:

@@ -339,7 +339,8 @@ Global___Action: _TypeAlias = Action  # noqa: Y015
 class Detail(_message.Message):
     """Detail of every event. Fields not relevant to an event kind are left unset.
       start:        seat = the first player.
-      coop:         dice = the dice drawn from the Seed Bag into the Coop at setup (Eggspansion).
+      coop:         seat = -1 (the table); dice = the dice drawn from the Seed Bag into the Coop at
+                    setup (Eggspansion).
       go:           seat; dice = the dice it is about to roll.
       chicken-out:  seat; points = the point lost (0 or 1); score after; dice = the dice returned.
       roll:         seat; dice = the dice rolled with their faces (rerolled = true on the reroll);
@@ -349,7 +350,8 @@ class Detail(_message.Message):
       hatch:        seat; die = the die hatched (DIE_UNSPECIFIED: none was available);
                     from_bag = it came from the Seed Bag.
       count:        seat; points scored; score after.
-      refill:       dice = the dice drawn from the Seed Bag into the Coop (Eggspansion).
+      refill:       seat = -1 (the table); dice = the dice drawn from the Seed Bag into the Coop
+                    (Eggspansion).
       end:          seat = the winner; score = its final score.
     """
 

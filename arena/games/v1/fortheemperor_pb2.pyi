@@ -434,7 +434,7 @@ class Detail(_message.Message):
     """Detail of the events:
       deal/draw: cards (private to the seat); play: seat, strength, battlefield;
       token: seat, battlefield (the token's owner is `seat`); banner: battlefield, banner, ronin
-      (placed by a Ronin); return: seat, strength, battlefield (where it left);
+      (placed by a Ronin; then also seat, the Ronin's player); return: seat, strength, battlefield (where it left);
       move: seat (the Wokou's), owner, battlefield (from), to_battlefield;
       pass: seat (down to its Tiebreaker Card); end: outcomes, controlled, tiebreakers (per seat),
       cards (the two Tiebreaker Cards, seat order).

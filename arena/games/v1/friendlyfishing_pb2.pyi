@@ -479,7 +479,9 @@ Global___Action: _TypeAlias = Action  # noqa: Y015
 
 @_typing.final
 class Detail(_message.Message):
-    """Detail of the events: who did what with which tile, where."""
+    """Detail of the events: who did what with which tile, where. "setup" sets seat (-1), side,
+    specials and tiles; "start" sets seat (the first player); "end" sets seat (-1) and scores.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -491,6 +493,9 @@ class Detail(_message.Message):
     GIVEN_FIELD_NUMBER: _builtins.int
     LINE_FIELD_NUMBER: _builtins.int
     SCORES_FIELD_NUMBER: _builtins.int
+    SIDE_FIELD_NUMBER: _builtins.int
+    SPECIALS_FIELD_NUMBER: _builtins.int
+    TILES_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """acting seat (-1 for the table)"""
     tile: Global___Tile.ValueType
@@ -509,10 +514,18 @@ class Detail(_message.Message):
     """swap_fish: the kind given; swap_tiles: the tile on the second space"""
     line: _builtins.bool
     """move: a straight-line Skipjack move over open water"""
+    side: Global___Side.ValueType
+    """setup (seat = -1): the board side in play, the Special Fish sets in play and the tiles
+    placed face up, one per water space in space order (its length is the number placed).
+    """
     @_builtins.property
     def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """end: the Final Scores (the Fishing Scores with 2 players)"""
 
+    @_builtins.property
+    def specials(self) -> _containers.RepeatedScalarFieldContainer[Global___Tile.ValueType]: ...
+    @_builtins.property
+    def tiles(self) -> _containers.RepeatedScalarFieldContainer[Global___Tile.ValueType]: ...
     def __init__(
         self,
         *,
@@ -524,10 +537,13 @@ class Detail(_message.Message):
         given: Global___Tile.ValueType = ...,
         line: _builtins.bool = ...,
         scores: _abc.Iterable[_builtins.int] | None = ...,
+        side: Global___Side.ValueType = ...,
+        specials: _abc.Iterable[Global___Tile.ValueType] | None = ...,
+        tiles: _abc.Iterable[Global___Tile.ValueType] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_space", b"from_space", "given", b"given", "line", b"line", "other_seat", b"other_seat", "scores", b"scores", "seat", b"seat", "tile", b"tile", "to_space", b"to_space"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_space", b"from_space", "given", b"given", "line", b"line", "other_seat", b"other_seat", "scores", b"scores", "seat", b"seat", "side", b"side", "specials", b"specials", "tile", b"tile", "tiles", b"tiles", "to_space", b"to_space"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

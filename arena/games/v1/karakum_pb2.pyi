@@ -529,6 +529,36 @@ class CamelEvent(_message.Message):
 Global___CamelEvent: _TypeAlias = CamelEvent  # noqa: Y015
 
 @_typing.final
+class StartEvent(_message.Message):
+    """Detail of "start": the camel deck made at setup and the first seat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REMOVED_FIELD_NUMBER: _builtins.int
+    IN_PLAY_FIELD_NUMBER: _builtins.int
+    FIRST_SEAT_FIELD_NUMBER: _builtins.int
+    removed: _builtins.int
+    """camels removed face down, unseen for the whole game (12 / 8 / 0 at 2 / 3 / 4 players)"""
+    in_play: _builtins.int
+    """camels in the camel deck (35 - removed)"""
+    first_seat: _builtins.int
+    """the seat that takes the first turn"""
+    def __init__(
+        self,
+        *,
+        removed: _builtins.int = ...,
+        in_play: _builtins.int = ...,
+        first_seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_seat", b"first_seat", "in_play", b"in_play", "removed", b"removed"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StartEvent: _TypeAlias = StartEvent  # noqa: Y015
+
+@_typing.final
 class EndEvent(_message.Message):
     """Detail of "end": final scores and caravan lengths per seat."""
 

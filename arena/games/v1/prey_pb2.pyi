@@ -467,12 +467,45 @@ class DealEvent(_message.Message):
 Global___DealEvent: _TypeAlias = DealEvent  # noqa: Y015
 
 @_typing.final
-class RoundEndEvent(_message.Message):
-    """Detail of "play" is a Play; of "trick" a Trick; "prey_phase" (after trick 6: cards turn to
-    their Prey side) has no detail.
+class PreyPhaseEvent(_message.Message):
+    """Detail of "play" is a Play; of "trick" a Trick.
 
-    Detail of "round_end": tricks counted and points scored.
+    Detail of "prey_phase" (public, after trick 6 of every round): from the next trick to the end
+    of the round the cards turn to their Prey side and tricks compare Prey numbers.
     """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROUND_FIELD_NUMBER: _builtins.int
+    FIRST_TRICK_FIELD_NUMBER: _builtins.int
+    LAST_TRICK_FIELD_NUMBER: _builtins.int
+    MODE_FIELD_NUMBER: _builtins.int
+    round: _builtins.int
+    first_trick: _builtins.int
+    """the first trick that compares Prey numbers (7)"""
+    last_trick: _builtins.int
+    """the round's last trick (12)"""
+    mode: Global___Mode.ValueType
+    """PREY: the numbers those tricks compare"""
+    def __init__(
+        self,
+        *,
+        round: _builtins.int = ...,
+        first_trick: _builtins.int = ...,
+        last_trick: _builtins.int = ...,
+        mode: Global___Mode.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_trick", b"first_trick", "last_trick", b"last_trick", "mode", b"mode", "round", b"round"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PreyPhaseEvent: _TypeAlias = PreyPhaseEvent  # noqa: Y015
+
+@_typing.final
+class RoundEndEvent(_message.Message):
+    """Detail of "round_end": tricks counted and points scored."""
 
     DESCRIPTOR: _descriptor.Descriptor
 

@@ -8,6 +8,10 @@ are to the rulebook the engine follows; its rulings are listed there too).
 Decision kinds: "claim", "combo".
 Event kinds: "bonus", "claim", "deal", "end", "hand", "lead", "middle", "out", "play", "reserve",
  "trick".
+Details by kind: "deal" and "middle": MiddleEvent; "hand": HandEvent (private to its seat);
+"lead" and "trick": TrickEvent; "play": PlayEvent; "claim": ClaimEvent; "reserve": HandEvent
+(public: seat and size; private to its seat: seat, cards and size); "out": OutEvent; "bonus":
+BonusEvent; "end": EndEvent.
 """
 
 from collections import abc as _abc
@@ -448,12 +452,18 @@ class ClaimEvent(_message.Message):
     PILE_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
     SCORE_FIELD_NUMBER: _builtins.int
+    NONE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     pile: _builtins.int
+    """index in the middle (unset when `none`)"""
     score: _builtins.int
     """the seat's score after the claim"""
+    none: _builtins.bool
+    """no point pile was left for this combo to claim: nothing taken, score unchanged"""
     @_builtins.property
-    def cards(self) -> Global___Pile: ...
+    def cards(self) -> Global___Pile:
+        """the pile taken (unset when `none`)"""
+
     def __init__(
         self,
         *,
@@ -461,10 +471,11 @@ class ClaimEvent(_message.Message):
         pile: _builtins.int = ...,
         cards: Global___Pile | None = ...,
         score: _builtins.int = ...,
+        none: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "pile", b"pile", "score", b"score", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "none", b"none", "pile", b"pile", "score", b"score", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -498,28 +509,126 @@ Global___MiddleEvent: _TypeAlias = MiddleEvent  # noqa: Y015
 
 @_typing.final
 class HandEvent(_message.Message):
-    """Detail of a "hand" event (seen only by its seat) and of a 2p private "reserve" event (its owner)."""
+    """Detail of a "hand" event (seen only by its seat) and of the 2p "reserve" events: a seat whose hand
+    is empty takes its face-down reserve as its new hand. The public "reserve" event carries `seat`
+    and `size` only (nobody else sees the cards); the private one, to the reserve's owner alone, also
+    carries `cards`.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     SEAT_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
+    SIZE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    size: _builtins.int
+    """"reserve": the number of cards taken (the new hand size); unset on "hand" """
     @_builtins.property
-    def cards(self) -> Global___Cards: ...
+    def cards(self) -> Global___Cards:
+        """"hand": the cards dealt; private "reserve": the reserve's cards"""
+
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         cards: Global___Cards | None = ...,
+        size: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "seat", b"seat", "size", b"size"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___HandEvent: _TypeAlias = HandEvent  # noqa: Y015
+
+@_typing.final
+class TrickEvent(_message.Message):
+    """Detail of the "lead" event (the seat leading the first trick, chosen at random as the one who
+    saw a rainbow most recently: trick 1, lead_seat) and of every "trick" event (a trick begins).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TRICK_FIELD_NUMBER: _builtins.int
+    LEAD_SEAT_FIELD_NUMBER: _builtins.int
+    PILES_FIELD_NUMBER: _builtins.int
+    trick: _builtins.int
+    """1-based trick number"""
+    lead_seat: _builtins.int
+    """the seat that leads it"""
+    @_builtins.property
+    def piles(self) -> _containers.RepeatedCompositeFieldContainer[Global___Pile]:
+        """"trick": its point piles, lowest total first (`Observation.middle`); unset on "lead" """
+
+    def __init__(
+        self,
+        *,
+        trick: _builtins.int = ...,
+        lead_seat: _builtins.int = ...,
+        piles: _abc.Iterable[Global___Pile] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["lead_seat", b"lead_seat", "piles", b"piles", "trick", b"trick"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TrickEvent: _TypeAlias = TrickEvent  # noqa: Y015
+
+@_typing.final
+class OutEvent(_message.Message):
+    """Detail of an "out" event: the seat played its last card in the trick just ended (it claimed in
+    that trick and plays no more combos; 2p: its reserve is already taken).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OutEvent: _TypeAlias = OutEvent  # noqa: Y015
+
+@_typing.final
+class BonusEvent(_message.Message):
+    """Detail of a "bonus" event (2p, at the end): the player who did not run out scores +1 per card
+    left in hand (ruling 8).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    BONUS_FIELD_NUMBER: _builtins.int
+    SCORE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    bonus: _builtins.int
+    """the points added: the cards left in hand"""
+    score: _builtins.int
+    """the seat's score after the bonus (as in `EndEvent.scores`)"""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        bonus: _builtins.int = ...,
+        score: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bonus", b"bonus", "score", b"score", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BonusEvent: _TypeAlias = BonusEvent  # noqa: Y015
 
 @_typing.final
 class EndEvent(_message.Message):

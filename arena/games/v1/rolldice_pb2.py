@@ -24,19 +24,23 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x61rena/games/v1/rolldice.proto\x12\x17\x61rena.games.v1.rolldice\"\xeb\x01\n\x0bObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tspectator\x18\x02 \x01(\x08\x12\x0e\n\x06target\x18\x03 \x01(\r\x12\x13\n\x0bmax_rerolls\x18\x04 \x01(\r\x12\x0e\n\x06totals\x18\x05 \x03(\r\x12\x11\n\tturn_seat\x18\x06 \x01(\r\x12\x14\n\x0c\x63urrent_roll\x18\x07 \x01(\r\x12\x14\n\x0crerolls_left\x18\x08 \x01(\r\x12\r\n\x05round\x18\t \x01(\r\x12\x12\n\nstart_seat\x18\n \x01(\r\x12\x13\n\x0bturns_taken\x18\x0b \x03(\r\x12\x0f\n\x07rolloff\x18\x0c \x01(\x08\"9\n\x06\x41\x63tion\x12/\n\x06\x63hoice\x18\x01 \x01(\x0e\x32\x1f.arena.games.v1.rolldice.Choice\"7\n\tRollEvent\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05value\x18\x02 \x01(\r\x12\r\n\x05total\x18\x03 \x01(\r*6\n\x06\x43hoice\x12\x16\n\x12\x43HOICE_UNSPECIFIED\x10\x00\x12\x08\n\x04STOP\x10\x01\x12\n\n\x06REROLL\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x61rena/games/v1/rolldice.proto\x12\x17\x61rena.games.v1.rolldice\"\xeb\x01\n\x0bObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tspectator\x18\x02 \x01(\x08\x12\x0e\n\x06target\x18\x03 \x01(\r\x12\x13\n\x0bmax_rerolls\x18\x04 \x01(\r\x12\x0e\n\x06totals\x18\x05 \x03(\r\x12\x11\n\tturn_seat\x18\x06 \x01(\r\x12\x14\n\x0c\x63urrent_roll\x18\x07 \x01(\r\x12\x14\n\x0crerolls_left\x18\x08 \x01(\r\x12\r\n\x05round\x18\t \x01(\r\x12\x12\n\nstart_seat\x18\n \x01(\r\x12\x13\n\x0bturns_taken\x18\x0b \x03(\r\x12\x0f\n\x07rolloff\x18\x0c \x01(\x08\"9\n\x06\x41\x63tion\x12/\n\x06\x63hoice\x18\x01 \x01(\x0e\x32\x1f.arena.games.v1.rolldice.Choice\"7\n\tRollEvent\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05value\x18\x02 \x01(\r\x12\r\n\x05total\x18\x03 \x01(\r\"\x1a\n\nStartEvent\x12\x0c\n\x04seat\x18\x01 \x01(\r\":\n\x08\x45ndEvent\x12\r\n\x05round\x18\x01 \x01(\r\x12\x0e\n\x06totals\x18\x02 \x03(\r\x12\x0f\n\x07winners\x18\x03 \x03(\r*6\n\x06\x43hoice\x12\x16\n\x12\x43HOICE_UNSPECIFIED\x10\x00\x12\x08\n\x04STOP\x10\x01\x12\n\n\x06REROLL\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena.games.v1.rolldice_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CHOICE']._serialized_start=412
-  _globals['_CHOICE']._serialized_end=466
+  _globals['_CHOICE']._serialized_start=500
+  _globals['_CHOICE']._serialized_end=554
   _globals['_OBSERVATION']._serialized_start=59
   _globals['_OBSERVATION']._serialized_end=294
   _globals['_ACTION']._serialized_start=296
   _globals['_ACTION']._serialized_end=353
   _globals['_ROLLEVENT']._serialized_start=355
   _globals['_ROLLEVENT']._serialized_end=410
+  _globals['_STARTEVENT']._serialized_start=412
+  _globals['_STARTEVENT']._serialized_end=438
+  _globals['_ENDEVENT']._serialized_start=440
+  _globals['_ENDEVENT']._serialized_end=498
 # @@protoc_insertion_point(module_scope)

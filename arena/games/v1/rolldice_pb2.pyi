@@ -7,6 +7,7 @@ are to the rulebook the engine follows; its rulings are listed there too).
 
 Decision kinds: "roll".
 Event kinds: "end", "keep", "roll", "rolloff", "start".
+Details: "start": StartEvent; "roll", "keep", "rolloff": RollEvent; "end": EndEvent.
 """
 
 from collections import abc as _abc
@@ -163,3 +164,59 @@ class RollEvent(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RollEvent: _TypeAlias = RollEvent  # noqa: Y015
+
+@_typing.final
+class StartEvent(_message.Message):
+    """Detail of the "start" event."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """the start player, who starts every round (Observation.start_seat)"""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StartEvent: _TypeAlias = StartEvent  # noqa: Y015
+
+@_typing.final
+class EndEvent(_message.Message):
+    """Detail of the "end" event (after the roll-off, if there was one)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROUND_FIELD_NUMBER: _builtins.int
+    TOTALS_FIELD_NUMBER: _builtins.int
+    WINNERS_FIELD_NUMBER: _builtins.int
+    round: _builtins.int
+    """the last round played"""
+    @_builtins.property
+    def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """the final total per seat"""
+
+    @_builtins.property
+    def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """the seats ranked first: the highest total (several share the"""
+
+    def __init__(
+        self,
+        *,
+        round: _builtins.int = ...,
+        totals: _abc.Iterable[_builtins.int] | None = ...,
+        winners: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["round", b"round", "totals", b"totals", "winners", b"winners"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EndEvent: _TypeAlias = EndEvent  # noqa: Y015

@@ -388,7 +388,7 @@ class Detail(_message.Message):
     round / round-end: the round number
     """
     leader: _builtins.int
-    """trick / gift: who leads the next trick"""
+    """trick / gift: who leads the next trick; round (a dealt"""
     @_builtins.property
     def meld(self) -> Global___Meld:
         """play: the meld played"""
@@ -403,7 +403,10 @@ class Detail(_message.Message):
 
     @_builtins.property
     def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___Hand]:
-        """round-end: every seat's remaining hand, by seat (shown, as at the table)"""
+        """round, 1 and up; unset on the round-0 Artifacts event): the
+        Start Seer, who holds Go First and starts the first trick
+        round-end: every seat's remaining hand, by seat (shown, as at the table)
+        """
 
     def __init__(
         self,

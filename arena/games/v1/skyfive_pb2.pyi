@@ -342,9 +342,11 @@ class Detail(_message.Message):
     seat: _builtins.int
     """the acting seat"""
     to_seat: _builtins.int
-    """give: the recipient; take/decline: the busted seat (-1 if none)"""
+    """give: the recipient; take/decline: the busted seat (-1 if none);"""
     roll: _builtins.int
-    """roll/bank: the Rainbow Die (0 = no roll; a bust's roll is in the roll event before it)"""
+    """draw/bank/roll/bust/discard/skyfive: -1 (no other seat)
+    roll/bank: the Rainbow Die (0 = no roll; a bust's roll is in the roll event before it)
+    """
     score: _builtins.int
     """bank/skyfive: the seat's score after banking"""
     @_builtins.property

@@ -508,16 +508,21 @@ class Detail(_message.Message):
     tap: Global___Flavour.ValueType
     """Event.seat); "round-end": the seat whose turn it was (Event.seat
     is -1); score/end: 0
-    place/flip/pour/move/fizz/reveal: the tap; move: the destination
+    place/flip/pour/move/fizz/reveal: the tap; move: the destination;
     """
     index: _builtins.int
-    """position under the tap (move: under the source tap)"""
+    """b-side: the tap turned; the 2-player set-up "round" (round 0): the
+    tap removed from the game with its cards
+    position under the tap (move: under the source tap)
+    """
     from_tap: Global___Flavour.ValueType
     """move: the source tap"""
     round: _builtins.int
-    """round/round-end/score: the round number"""
+    """round/round-end/score/b-side: the round number (0 on the"""
     reason: _builtins.str
-    """round-end: "hand", "flips", "revealed" or "last-call" """
+    """2-player set-up "round")
+    round-end: "hand", "flips", "revealed" or "last-call"
+    """
     power: Global___Power.ValueType
     """b-side: the power now active"""
     caller: _builtins.int

@@ -568,7 +568,8 @@ class Detail(_message.Message):
       (private to the two); lead-witch: seat, bid; discard: seat (and card, private to the seat);
       play: seat, card (unset when face-down), face_down; wait: seat; reveal: cards (the
       trick in play order), lead_value, lesser_value, lead_won; return: seat (the decider),
-      card (unset when secret), secret; score: lead_tricks, bid, fate; end: fate.
+      card (unset when secret), secret; score: seat (the Lead Witch), lead_tricks, bid, fate;
+      end: fate.
     """
 
     DESCRIPTOR: _descriptor.Descriptor

@@ -352,7 +352,8 @@ class Detail(_message.Message):
                  `barn` lists animals newly crossed in the barn, `ignored` symbols were lost
                  (barn already crossed, or ticket office full), `coins` coin spaces crossed.
       "bonus":   seat is first to fill the enclosure of `animal`, worth `points`.
-      "trigger": seat has <= 1 open enclosure after passing: the game ends with this round.
+      "trigger": seat has <= 1 open enclosure after passing: the game ends with this round
+                 (`round`, the last one).
       "end":     final `scores` per seat (seat = -1).
     """
 
