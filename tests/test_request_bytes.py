@@ -72,7 +72,8 @@ PINNED: dict[str, tuple[str, str, str]] = {
     # the ranks of equal totals below it)
     # seerscatalog 8: forced passes stay in every view for the round (SeatView.cannot_beat)
     "seerscatalog": ("8", "667fad4bc7ef8e99f577551a2982d24c", "bf6fb71a91a385662c2c262b06c9b6b3"),
-    "skyfive": ("1.2", "aa3821b408e3b01c7d6b3c0e971ffc22", "51b46699ea6ad55246b287b2ab0c613a"),
+    # skyfive 1.3: the setup, start, final and end events carry a detail
+    "skyfive": ("1.3", "eaa7edcd820f568b765cbbf73bfd9814", "cd769e5bdabb286367a4ff94f63316b9"),
     "slambo": ("1", "6ead48fd13168c84b339682fbc8400f4", "eb2cd32551c22ebf1a06c57c336a71d6"),
     "sodajerk": ("4", "108d5cd4446bd37936cf5b4d835ddc28", "ca1ac87261c59e9d737f4669679ad0c3"),
     "threewitches": ("3", "e0d32486418159802200b82f1a3d46ce", "58c71932208cc092467c898de04691a8"),

@@ -630,3 +630,22 @@ def test_a_final_round_seat_with_nothing_to_bank_keeps_its_score_in_the_event():
     GAME.apply(state, {1: "draw"})
     (event,) = [e for _, e in state.log.since(0, start) if e.kind == "bank" and e.seat == 0]
     assert event.text == "has nothing to bank" and (event.detail.score, event.detail.to_seat) == (9, -1)
+
+
+def test_the_setup_start_final_and_end_events_carry_what_their_text_says():
+    """Version 1.3: these four had no detail, so a bot tracking from details missed how many
+    cards are out of the game, who goes first, who opens the final round and the final scores
+    (an outside probe)."""
+    state = GAME.new_match(GAME.config(3), 5)
+    setup, start = state.log.events[:2]
+    assert (setup.kind, start.kind) == ("setup", "start")
+    assert (setup.detail.removed, setup.detail.deck, setup.detail.to_seat) == (REMOVED[3], len(state.deck), -1)
+    assert setup.text.endswith(f"removes {REMOVED[3]} face down: {len(state.deck)} to draw")
+    assert start.detail.seat == state.turn_seat and start.text == f"seat {state.turn_seat} goes first"
+    rng = Chance(2)
+    while state.pending:
+        GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    (final,) = [e for e in state.log.events if e.kind == "final"]
+    assert final.text.endswith(f"(seat {final.detail.seat} first)")
+    (end,) = [e for e in state.log.events if e.kind == "end"]
+    assert list(end.detail.scores) == state.scores == list(GAME.score(state).scores)

@@ -197,7 +197,7 @@ class SkyFive(Game[SkyFiveState]):
         name="Sky Five",
         min_players=2,
         max_players=6,
-        version="1.2",  # 1.2: a final-round "nothing to bank" event carries the seat's score
+        version="1.3",  # 1.3: setup, start, final and end carry a detail (the text alone said)
         hidden_information=True,
         summary="Draw coloured cards or roll to bank them; a matching roll or a colour everyone "
         "has busts you; five colours bank at once.",
@@ -228,8 +228,9 @@ class SkyFive(Game[SkyFiveState]):
             CHANCE_SEAT,
             "setup",
             f"shuffles {len(order)} cards and removes {REMOVED[players]} face down: {keep} to draw",
+            pb.Detail(removed=REMOVED[players], deck=keep, to_seat=-1),
         )
-        state.log.public(CHANCE_SEAT, "start", f"seat {start} goes first")
+        state.log.public(CHANCE_SEAT, "start", f"seat {start} goes first", pb.Detail(seat=start, to_seat=-1))
         return state
 
     # -- decisions --------------------------------------------------------------------------
@@ -434,6 +435,7 @@ class SkyFive(Game[SkyFiveState]):
                 "final",
                 f"the last card is drawn: final round, every player must attempt to bank "
                 f"(seat {state.final_queue[0]} first)",
+                pb.Detail(seat=state.final_queue[0], to_seat=-1),
             )
         if not state.final_round:
             state.turn_seat = (state.turn_seat + 1) % state.players
@@ -448,7 +450,7 @@ class SkyFive(Game[SkyFiveState]):
                 return  # the pick-up decisions come first; they end with _end_action again
         state.phase = pb.OVER
         scores = ", ".join(f"seat {s} {state.scores[s]}" for s in range(state.players))
-        state.log.public(CHANCE_SEAT, "end", f"game over: {scores}")
+        state.log.public(CHANCE_SEAT, "end", f"game over: {scores}", pb.Detail(scores=state.scores, to_seat=-1))
 
     # -- views ------------------------------------------------------------------------------
 

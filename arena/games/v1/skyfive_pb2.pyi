@@ -329,7 +329,10 @@ Global___Action: _TypeAlias = Action  # noqa: Y015
 
 @_typing.final
 class Detail(_message.Message):
-    """Detail of the events (the fields each kind uses; "setup", "start", "final" and "end" have none)."""
+    """Detail of the events (the fields each kind uses). setup: removed, deck; start: seat (who goes
+    first); final: seat (the first to attempt a bank in the final round); end: scores. Every kind
+    sets to_seat (-1 where no other seat is concerned).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -339,16 +342,23 @@ class Detail(_message.Message):
     ROLL_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
     SCORE_FIELD_NUMBER: _builtins.int
+    REMOVED_FIELD_NUMBER: _builtins.int
+    DECK_FIELD_NUMBER: _builtins.int
+    SCORES_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """the acting seat"""
     to_seat: _builtins.int
     """give: the recipient; take/decline: the busted seat (-1 if none);"""
     roll: _builtins.int
-    """draw/bank/roll/bust/discard/skyfive: -1 (no other seat)
+    """the other kinds: -1 (no other seat)
     roll/bank: the Rainbow Die (0 = no roll; a bust's roll is in the roll event before it)
     """
     score: _builtins.int
     """bank/skyfive: the seat's score after banking"""
+    removed: _builtins.int
+    """setup: cards removed face down, unseen for the whole game"""
+    deck: _builtins.int
+    """setup: cards left to draw"""
     @_builtins.property
     def card(self) -> Global___Card:
         """draw/give/take: the card"""
@@ -356,6 +366,10 @@ class Detail(_message.Message):
     @_builtins.property
     def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
         """bank/skyfive: the cards banked; bust/discard: the cards lost"""
+
+    @_builtins.property
+    def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """end: every seat's final score"""
 
     def __init__(
         self,
@@ -366,10 +380,13 @@ class Detail(_message.Message):
         roll: _builtins.int = ...,
         cards: _abc.Iterable[Global___Card] | None = ...,
         score: _builtins.int = ...,
+        removed: _builtins.int = ...,
+        deck: _builtins.int = ...,
+        scores: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "cards", b"cards", "roll", b"roll", "score", b"score", "seat", b"seat", "to_seat", b"to_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "cards", b"cards", "deck", b"deck", "removed", b"removed", "roll", b"roll", "score", b"score", "scores", b"scores", "seat", b"seat", "to_seat", b"to_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
