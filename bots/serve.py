@@ -320,7 +320,10 @@ def serve(
     def on_signal(signum: int, _frame: object) -> None:
         if making[0]:
             signal.signal(signum, previous[signal.Signals(signum)] or signal.SIG_DFL)
-            signal.raise_signal(signum)
+            try:
+                signal.raise_signal(signum)
+            finally:  # the caller's handler let the process go on (or ignores it): ours again
+                signal.signal(signum, on_signal)
             return
         stop.set()
 

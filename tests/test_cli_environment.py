@@ -478,6 +478,45 @@ def test_a_signal_while_the_bot_is_made_stops_the_server_at_once(signum, code):
     assert returncode == code and "serving" not in err, err[-3000:]
 
 
+CALLERS_HANDLER = """\
+import signal
+import sys
+import time
+
+from bots.random_bot import RandomBot
+from bots.serve import serve
+
+signal.signal(signal.SIGTERM, lambda *_: print("caller's handler", file=sys.stderr, flush=True))
+
+
+class SlowToMake(RandomBot):
+    def __init__(self):
+        print("making", file=sys.stderr, flush=True)
+        time.sleep(2)
+        super().__init__()
+
+
+serve(SlowToMake, "unix:" + sys.argv[1])
+print("served", file=sys.stderr, flush=True)
+"""
+
+
+def test_a_signal_the_callers_handler_survives_while_the_bot_is_made_still_stops_the_server_later(tmp_path):
+    """The caller's handler took the signal for good: a later SIGTERM ran only it, and the
+    server kept running with its socket (an outside probe)."""
+    sock = tmp_path / "bot.sock"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CALLERS_HANDLER, str(sock)], cwd=ROOT, env=ENV, stderr=subprocess.PIPE, text=True
+    )  # fmt: skip
+    assert proc.stderr is not None and proc.stderr.readline() == "making\n"
+    proc.send_signal(signal.SIGTERM)
+    assert proc.stderr.readline() == "caller's handler\n"
+    assert proc.stderr.readline().startswith("serving on ")
+    proc.send_signal(signal.SIGTERM)
+    returncode, err = ended(proc, timeout=30)
+    assert returncode == 0 and err == "served\n" and not sock.exists()
+
+
 @pytest.mark.timeout(180)
 def test_a_hangup_stops_the_service_gracefully(tmp_path):
     with redis_server(tmp_path) as redis, service(redis.url, tmp_path) as srv:
