@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
 from google.protobuf import text_format
 from google.protobuf.message import Message
@@ -20,6 +20,8 @@ from arena.engine import SPECTATOR, Game, IllegalChoice, MatchOver, MatchState, 
 from arena.record import MatchRecord, replay
 from arena.runner import FunctionPlayer, play_match
 from arena.v1 import bot_pb2
+
+T = TypeVar("T")
 
 Invariant = Callable[[Any], None]
 
@@ -86,14 +88,35 @@ def random_playout(
 
 
 class LabelledChance(Chance):
-    """A match's seeded chance that notes every label it is asked to draw by."""
+    """A match's seeded chance that notes every label it is asked to draw by, and in ``bare``
+    those drawn as a bare number (``below``, ``weighted``): a label a PresetChance cannot set."""
 
-    def __init__(self, seed: int, labels: set[str]) -> None:
+    def __init__(self, seed: int, labels: set[str], bare: set[str] | None = None) -> None:
         super().__init__(seed)
         self.labels = labels
+        self.bare = bare if bare is not None else set()
+        self._inside = 0  # within a roll, pick or shuffle (or a deal's shuffles): presettable
+
+    def _presettable(self, draw: Callable[[], T]) -> T:
+        self._inside += 1
+        try:
+            return draw()
+        finally:
+            self._inside -= 1
+
+    def roll(self, sides: int, label: str) -> int:
+        return self._presettable(lambda: super(LabelledChance, self).roll(sides, label))
+
+    def pick(self, items: Sequence[T], label: str) -> T:
+        return self._presettable(lambda: super(LabelledChance, self).pick(items, label))
+
+    def shuffled(self, items: Iterable[T], label: str) -> list[T]:
+        return self._presettable(lambda: super(LabelledChance, self).shuffled(items, label))
 
     def below(self, n: int, label: str) -> int:
         self.labels.add(label)
+        if not self._inside:
+            self.bare.add(label)
         return super().below(n, label)
 
 

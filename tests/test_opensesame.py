@@ -337,6 +337,17 @@ def test_human_memory_slips_with_the_table_chance():  # ruling 12
     assert kinds(state)[-1] == "recite" and only(state)[1] == "draw"
 
 
+def test_the_memory_draw_can_be_preset():
+    # The documented label "memory" is a pick of 0-99 (it was drawn with below(): a preset of it
+    # fell back to the seed, then was refused as untakeable). Drawn 4, a 5% cavern slips.
+    for draw, slips in ((4, True), (5, False)):
+        state = match(3, ["cushion", "book", "vase", "shoe"], memory="human")
+        state.chance = PresetChance(0, picks={"memory": [draw]})
+        recite_and_draw(state, 3)
+        GAME.apply(state, {only(state)[0]: "recite"})
+        assert ("fumble" in kinds(state)) is slips and state.chance.unused() == {}
+
+
 def test_perfect_memory_never_slips():  # ruling 1
     state, chance = _human_cavern(4, 0)
     state.config = GAME.config(3)

@@ -149,6 +149,12 @@ def test_nobody_with_a_past_card_leads_at_random():  # ruling 4
         assert state.leader_card == -1 and not GAME.observe(state, 0).HasField("leader_card")
         leaders.add(state.leader)
     assert leaders == {0, 1}
+    # The documented label "leader" can be preset (it was drawn with below(): every preset of it
+    # fell back to the seed, then was refused as untakeable).
+    for seat in (0, 1):
+        chance = PresetChance(3, orders={"deck": [order]}, picks={"leader": [seat]})
+        state = GAME.new_match(GAME.config(2), chance=chance)
+        assert state.leader == seat and chance.unused() == {}
 
 
 def test_the_fallback_applies_at_every_count_with_the_printed_deal():  # ruling 4

@@ -81,7 +81,7 @@ rounds and 46 x 3 = 138 decisions.
 Chance labels, in draw order: ``"ali-baba"`` (pick of the first Ali Baba, items are the seats),
 ``"treasures"`` (one shuffle of the 45 treasure cards, items are treasure ids 1-21 in the
 order of :func:`treasure_cards`; the Chief Thief, id 22, is then put 8 cards from the bottom),
-then, with ``memory=human`` only, one ``"memory"`` draw (``below(100)``) per ``recite`` of a
+then, with ``memory=human`` only, one ``"memory"`` draw (a pick of 0-99) per ``recite`` of a
 cavern whose slip chance is above 0 (a slip when the draw is below the chance).
 
 Designed data (``components.toml``), checked with ``bench/design_opensesame.py`` (heuristic
@@ -467,7 +467,7 @@ class OpenSesame(Game[SesameState]):
 
     def _recite(self, state: SesameState, seat: int, correct: bool) -> None:
         chance = state.slip_chance()
-        slip = correct and chance > 0 and state.chance.below(100, "memory") < chance
+        slip = correct and chance > 0 and state.chance.pick(range(100), "memory") < chance
         if slip or not correct:
             state.fumbles[seat] += 1
             what = "slips reciting the cavern" if slip else "recites the cavern wrong"

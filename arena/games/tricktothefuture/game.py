@@ -75,8 +75,8 @@ arena deal, heuristic self-play; random self-play in brackets):
   --players N --matches 500``): 2p win rate 0.762 (random 0.5), 4p 0.914 (random 0.25).
 
 Chance labels, in draw order each round: ``"deck"`` (one shuffle of the round's deck, seat s
-dealt cards s·h..s·h+h-1 of the order, the rest undealt), then ``"leader"`` only when nobody
-holds a Past card.
+dealt cards s·h..s·h+h-1 of the order, the rest undealt), then ``"leader"`` (a pick of a seat)
+only when nobody holds a Past card.
 
 Decision kinds and option ids: see ``proto/arena/games/v1/tricktothefuture.proto`` and
 ``arena rules tricktothefuture``.
@@ -324,7 +324,7 @@ class TrickToTheFuture(Game[TrickToTheFutureState]):
                 seat, "leader", f"seat {seat} leads: holds {card_id(card)}", pb.Detail(seat=seat, card=PB_CARDS[card])
             )
         else:
-            seat = state.chance.below(n, "leader")
+            seat = state.chance.pick(range(n), "leader")  # a pick: a PresetChance can set it
             state.leader_card = -1
             state.log.public(seat, "leader", f"nobody holds a Past card: seat {seat} leads", pb.Detail(seat=seat))
         state.leader = state.turn = state.first_leader = seat
