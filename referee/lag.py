@@ -18,8 +18,8 @@ stalls since the write, but only those of the loop's last busy stretch before th
 last waited for input (``idle``: asyncio's selector blocked :data:`WAITED` or more, or found
 nothing; at the latest until the timeout it was given: a select that returns later waited for
 the interpreter, held by a thread beside the loop, and the rest is a stall, taken off whole:
-when in it an answer came cannot be known, as gRPC's poller thread waits for the interpreter
-too; a bot past its limit may pass by up to such a stall). An answer that
+when in it an answer came cannot be known, the loop's thread waiting for the interpreter all
+along; a bot past its limit may pass by up to such a stall). An answer that
 came before that moment would have been read then; so it came after, and only the stalls since
 can have kept it unread (the backlog of a long stall is read in the busy iterations that follow
 it, which a heartbeat on time now and then does not end, and gRPC hands it over through an event
