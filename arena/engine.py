@@ -472,7 +472,8 @@ class Game(ABC, Generic[S]):
         public history (cards shown, voids revealed, counts of hands and decks) are kept; what
         is hidden from the seat (others' hands, deck orders, sealed choices) is re-drawn from
         ``chance``, as close to uniform over the consistent worlds as is practical, by dealing
-        the unknown cards constructively (never rejection sampling). The world's own future
+        the unknown cards constructively (rejection only for a constraint no deal can follow
+        card by card, bounded: Seers Catalog's forced passes). The world's own future
         chance is fresh (``copy_for``), its log keeps only the events the seat may see, and its
         pending decisions are recomputed: ``observe(world, seat)`` equals ``observe(state,
         seat)`` byte for byte. ``state`` is never changed.
