@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from google.protobuf import text_format
 from google.protobuf.message import Message
@@ -43,6 +43,32 @@ def configurations(game: Game) -> Iterator[MatchConfig]:
                 yield game.config(players, options)
             except ValueError:
                 continue  # a variant that does not apply at this player count
+
+
+class DetailTracker(Protocol):
+    """What a bot keeping state builds from the typed details of the events it receives."""
+
+    def read(self, kind: str, detail: Message) -> None: ...
+
+    def check(self, observation: Message) -> None: ...
+
+
+def play_following_details(game: Game, state: MatchState, trackers: Sequence[DetailTracker], rng: Chance) -> None:
+    """Play ``state`` out with ``rng``'s choices while each seat's tracker reads the typed details
+    of the events it receives (never their text), and is checked against the seat's observation
+    whenever it decides (every seat's at the end)."""
+    read = [0] * len(trackers)
+    while True:
+        for seat in [d.seat for d in state.pending] or range(len(trackers)):
+            for _, event in state.log.since(seat, read[seat]):
+                assert event.detail is not None, event.kind
+                trackers[seat].read(event.kind, event.detail)
+            read[seat] = len(state.log.events)
+            trackers[seat].check(game.observe(state, seat))
+        if not state.pending:
+            return
+        (open_decision,) = state.pending
+        game.apply(state, {open_decision.seat: rng.pick(open_decision.option_ids, "test")})
 
 
 def random_playout(

@@ -24,7 +24,7 @@ from arena.games.v1 import petquartet_pb2 as pb
 from arena.runner import play_match
 from arena.scenario import request_for, run_script, scenario
 from bots.registry import make_bot
-from tests.contract import assert_same_view, configurations, random_playout
+from tests.contract import assert_same_view, configurations, play_following_details, random_playout
 
 
 def rigged(players=2, top=(), options=None, start=0, tiles=None, script=()):
@@ -760,17 +760,6 @@ def test_a_tracker_of_the_details_alone_matches_every_observation(players, optio
         state = GAME.new_match(GAME.config(players, options), seed)
         rng = Chance(seed)
         trackers = [Tracker(players) for _ in range(players)]
-        read = [0] * players
-        while True:
-            for seat in [d.seat for d in state.pending] or range(players):
-                for _, event in state.log.since(seat, read[seat]):
-                    assert event.detail is not None, event.kind
-                    trackers[seat].read(event.kind, event.detail)
-                read[seat] = len(state.log.events)
-                trackers[seat].check(GAME.observe(state, seat))
-            if not state.pending:
-                break
-            (open_decision,) = state.pending
-            GAME.apply(state, {open_decision.seat: rng.pick(open_decision.option_ids, "test")})
+        play_following_details(GAME, state, trackers, rng)
         for tracker in trackers:
             assert tracker.scores == list(GAME.result(state).scores)

@@ -15,7 +15,7 @@ from arena.games.vivo import GAME, Card, Played, legal_cards, obligation, trick_
 from arena.games.vivo.game import SETUPS, SUITS, Scored, deck_cards, row_points
 from arena.runner import play_match
 from bots.registry import make_bot
-from tests.contract import assert_same_view, configurations, random_playout
+from tests.contract import assert_same_view, configurations, play_following_details, random_playout
 
 # --------------------------------------------------------------------------------------------
 # Helpers
@@ -633,17 +633,6 @@ def test_a_tracker_of_the_details_alone_matches_every_observation(players):
         state = GAME.new_match(GAME.config(players), seed)
         rng = Chance(seed)
         trackers = [Tracker(players) for _ in range(players)]
-        read = [0] * players
-        while True:
-            for seat in [d.seat for d in state.pending] or range(players):
-                for _, event in state.log.since(seat, read[seat]):
-                    assert event.detail is not None, event.kind
-                    trackers[seat].read(event.kind, event.detail)
-                read[seat] = len(state.log.events)
-                trackers[seat].check(GAME.observe(state, seat))
-            if not state.pending:
-                break
-            (open_decision,) = state.pending
-            GAME.apply(state, {open_decision.seat: rng.pick(open_decision.option_ids, "test")})
+        play_following_details(GAME, state, trackers, rng)
         for tracker in trackers:
             assert tracker.totals == list(GAME.result(state).scores)
