@@ -184,7 +184,7 @@ class Tally:
         self._rank_sum = [0] * bots
         self.score_sum = [0.0] * bots
         self.failures: list[dict[str, int]] = [defaultdict(int) for _ in range(bots)]
-        self.decision_ms = [0.0] * bots
+        self.decision_ms = [0] * bots  # nanoseconds
         self.decisions = [0] * bots
         self._seat_rank_sum = [0.0] * spec.players
         self.seat_wins = [0.0] * spec.players
@@ -222,13 +222,15 @@ class Tally:
         self._counted = True
         self.elo.update_bots(outcome.pairs, len(ranks))
         # Added record by record in the order they come (not whole numbers: when they are added
-        # would change the last bits).
+        # would change the last bits; decision times are summed in whole nanoseconds, so a live
+        # board fed in any order and the rebuilt one show the same mean: a float sum's last bits
+        # flipped its third decimal, a CI run).
         score_sum, decision_ms, decisions = self.score_sum, self.decision_ms, self.decisions
         scores, ms, made = entry.scores, entry.decision_ms, entry.decisions
         winners = 0
         for seat, b in enumerate(seat_bots):
             score_sum[b] += float(scores[seat])
-            decision_ms[b] += ms[seat]
+            decision_ms[b] += round(ms[seat] * 1_000_000)
             decisions[b] += made[seat]
             if ranks[seat] == 1:
                 winners += 1
@@ -326,7 +328,7 @@ class Tally:
                 "mean_rank": round(self.rank_sum[b] / games[b], 3) if games[b] else None,
                 "mean_score": round(self.score_sum[b] / games[b], 3) if games[b] else None,
                 "failures": {v: self.failures[b][v] for v in VERDICTS if self.failures[b].get(v)},
-                "mean_decision_ms": round(self.decision_ms[b] / self.decisions[b], 3) if self.decisions[b] else None,
+                "mean_decision_ms": round(self.decision_ms[b] / 1e6 / made, 3) if (made := self.decisions[b]) else None,
             }
             if spec.players == 2:
                 row.update(wins=self.won[b], draws=self.draws[b], losses=self.losses[b])
