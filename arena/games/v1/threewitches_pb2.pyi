@@ -570,6 +570,9 @@ class Detail(_message.Message):
       trick in play order), lead_value, lesser_value, lead_won; return: seat (the decider),
       card (unset when secret), secret; score: seat (the Lead Witch), lead_tricks, bid, fate;
       end: fate.
+    A discard, and a secret return, are two events of the kind: a private one naming the card
+    to the seat that knows it, and a public one without it, which that seat receives too: one
+    card leaves the hand, not two.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
