@@ -470,7 +470,8 @@ def test_a_signal_while_the_bot_is_made_stops_the_server_at_once(signum, code):
     its socket left), but while the bot is still being made a signal acts at once, as the
     caller's handler would: it waited the constructor out, then bound and announced itself."""
     proc = subprocess.Popen(
-        [sys.executable, "-c", SLOW_TO_MAKE], cwd=ROOT, env=ENV, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", SLOW_TO_MAKE], cwd=ROOT, env=ENV, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,  # ended() kills the group if it outlives the test
     )  # fmt: skip
     assert proc.stderr is not None and proc.stderr.readline() == "making\n"
     proc.send_signal(signum)
@@ -506,7 +507,8 @@ def test_a_signal_the_callers_handler_survives_while_the_bot_is_made_still_stops
     server kept running with its socket (an outside probe)."""
     sock = tmp_path / "bot.sock"
     proc = subprocess.Popen(
-        [sys.executable, "-c", CALLERS_HANDLER, str(sock)], cwd=ROOT, env=ENV, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", CALLERS_HANDLER, str(sock)], cwd=ROOT, env=ENV, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,  # ended() kills the group if it outlives the test
     )  # fmt: skip
     assert proc.stderr is not None and proc.stderr.readline() == "making\n"
     proc.send_signal(signal.SIGTERM)
