@@ -19,6 +19,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from fractions import Fraction
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -182,12 +183,17 @@ class Tally:
         self._draws = [0] * bots
         self._losses = [0] * bots
         self._rank_sum = [0] * bots
-        self.score_sum = [0.0] * bots
+        # Exact sums (whole numbers, fractions where a score is not whole), so a board fed its
+        # records in any order shows the same means: a float sum's last bits can flip a rounded
+        # figure (a CI run's failure, for decision times).
+        self.score_sum: list[int | Fraction] = [0] * bots
         self.failures: list[dict[str, int]] = [defaultdict(int) for _ in range(bots)]
         self.decision_ms = [0] * bots  # nanoseconds
         self.decisions = [0] * bots
         self._seat_rank_sum = [0.0] * spec.players
-        self.seat_wins = [0.0] * spec.players
+        # A shared win's part of one win, in whole units: 1/k of lcm(1..players) for k winners.
+        self._win_unit = math.lcm(*range(1, spec.players + 1))
+        self._seat_win_units = [0] * spec.players
         self._outcomes: dict[tuple[tuple[int, ...], tuple[int, ...]], _Outcome] = {}
         self._counted = False  # some outcome has a count not yet in the sums
         self._group_counts = 0  # (outcome, group) counts not yet in the groups' matrices
@@ -229,14 +235,15 @@ class Tally:
         scores, ms, made = entry.scores, entry.decision_ms, entry.decisions
         winners = 0
         for seat, b in enumerate(seat_bots):
-            score_sum[b] += float(scores[seat])
+            score = scores[seat]
+            score_sum[b] += score if type(score) is int else Fraction(score)
             decision_ms[b] += round(ms[seat] * 1_000_000)
             decisions[b] += made[seat]
             if ranks[seat] == 1:
                 winners += 1
         for seat, rank in enumerate(ranks):
             if rank == 1:
-                self.seat_wins[seat] += 1.0 / winners
+                self._seat_win_units[seat] += self._win_unit // winners
         for bot, verdict in entry.failures:
             self.failures[bot][verdict] += 1
 
@@ -326,7 +333,7 @@ class Tally:
                 "elo": round(self.elo.ratings[b], 1),
                 "games": games[b],
                 "mean_rank": round(self.rank_sum[b] / games[b], 3) if games[b] else None,
-                "mean_score": round(self.score_sum[b] / games[b], 3) if games[b] else None,
+                "mean_score": round(float(Fraction(self.score_sum[b], games[b])), 3) if games[b] else None,
                 "failures": {v: self.failures[b][v] for v in VERDICTS if self.failures[b].get(v)},
                 "mean_decision_ms": round(self.decision_ms[b] / 1e6 / made, 3) if (made := self.decisions[b]) else None,
             }
@@ -347,7 +354,7 @@ class Tally:
             "seats": [
                 {
                     "seat": s,
-                    "win_rate": round(self.seat_wins[s] / total, 4) if total else None,
+                    "win_rate": round(self._seat_win_units[s] / (self._win_unit * total), 4) if total else None,
                     "mean_rank": round(self.seat_rank_sum[s] / total, 4) if total else None,
                 }
                 for s in range(spec.players)

@@ -188,3 +188,35 @@ def test_the_mean_decision_time_does_not_depend_on_the_order_records_come_in():
             tally.add_entry(entry(i, ms, made))
         means.append(tally.board()["leaderboard"][0]["mean_decision_ms"])
     assert means == [0.005, 0.005]
+
+
+def test_seat_win_rates_with_shared_wins_do_not_depend_on_the_order_records_come_in():
+    # Seat 0's part of each match's win: whole, a half (two winners), a third (three) or none.
+    # Summed as floats, 32 matches made 13.000000000000002 in one order and 13.0 in the other,
+    # and 13/32 = 0.40625 rounded to 0.4063 against 0.4062. Counted in whole units now.
+    spec = TournamentSpec(game="skyfive", bots=("a", "b", "c"), players=3)
+    ranks_of = {1.0: (1, 2, 3), 0.5: (1, 1, 3), 1 / 3: (1, 1, 1), 0.0: (2, 1, 3)}
+    shares = [0.5, 0.5, 0.0, 1 / 3, 0.5, 1.0, 0.0, 0.0, 0.0, 0.0, 1 / 3, 1.0, 0.5, 0.5, 1.0, 0.0]
+    shares += [0.5, 1.0, 0.0, 1 / 3, 0.5, 1.0, 0.0, 1.0, 0.0, 1 / 3, 1.0, 0.5, 1 / 3, 0.0, 0.0, 1 / 3]
+    rates = []
+    for order in (shares, shares[::-1]):
+        tally = Tally(spec)
+        for i, share in enumerate(order):
+            tally.add_entry(TallyEntry(i, None, i, (0, 1, 2), ranks_of[share], (0, 0, 0), (), (0.0,) * 3, (0,) * 3))
+        rates.append([seat["win_rate"] for seat in tally.board()["seats"]])
+    assert rates[0] == rates[1]
+    assert rates[0][0] == round(13 / 32, 4) == 0.4062
+
+
+def test_mean_scores_that_are_not_whole_do_not_depend_on_the_order_records_come_in():
+    # 0.7 + 3 + 0.1 + 0.2 + 1.5 + 0.2 + 0.2 + 3 is 8.9 one way and 8.899999999999999 the other:
+    # means of 1.113 and 1.112. Summed exactly now.
+    spec = TournamentSpec(game="rolldice", bots=("a", "b"), players=2)
+    scores = [0.7, 3, 0.1, 0.2, 1.5, 0.2, 0.2, 3]
+    means = []
+    for order in (scores, scores[::-1]):
+        tally = Tally(spec)
+        for i, score in enumerate(order):
+            tally.add_entry(TallyEntry(i, None, i, (0, 1), (1, 2), (score, 0), (), (0.0, 0.0), (0, 0)))
+        means.append(tally.board()["leaderboard"][0]["mean_score"])
+    assert means[0] == means[1] == 1.113  # the exact sum's mean, as the nearest float (1.1125000000000000444)
