@@ -71,7 +71,8 @@ PINNED: dict[str, tuple[str, str, str]] = {
     # seerscatalog 7: round 4 breaks only the tie for the highest total (the version string;
     # the ranks of equal totals below it)
     # seerscatalog 8: forced passes stay in every view for the round (SeatView.cannot_beat)
-    "seerscatalog": ("8", "667fad4bc7ef8e99f577551a2982d24c", "bf6fb71a91a385662c2c262b06c9b6b3"),
+    # seerscatalog 9: with the cards played since each (Unbeaten.played_since)
+    "seerscatalog": ("9", "7ed93c74e19460691f97479f65d6a1ce", "b1e26039e13d8427d9e78bcdf76a9827"),
     # skyfive 1.3: the setup, start, final and end events carry a detail
     "skyfive": ("1.3", "eaa7edcd820f568b765cbbf73bfd9814", "cd769e5bdabb286367a4ff94f63316b9"),
     "slambo": ("1", "6ead48fd13168c84b339682fbc8400f4", "eb2cd32551c22ebf1a06c57c336a71d6"),

@@ -57,9 +57,10 @@ Rulings (``shared/rules/NOTES.md`` §4.18 unless stated):
    pass reads exactly like a chosen one to the others (the same event, the same count of
    decisions, which every request's ``decision_index`` shows), as nobody at the table can tell.
    What a forced pass tells of the hand (no legal play against that meld, or no way to start)
-   holds while the hand only shrinks, so every view keeps it for the round
-   (``SeatView.cannot_beat``, version 8: it was lost when the trick ended), until a Rod's take
-   gives the seat cards; worlds deal only hands that respect it. A Veil's pass tells nothing.
+   holds for the hand then, the hand now and the cards played since (all public), so every view
+   keeps it for the round with those cards (``SeatView.cannot_beat``, version 8: it was lost
+   when the trick ended; version 9: ``played_since``), until a Rod's take gives the seat cards;
+   worlds deal only hands that respect it. A Veil's pass tells nothing.
 8. **Nobody can start**: if every player in turn is unable to start a trick (only Artifacts that
    cannot be played alone), the round ends and is scored as it stands (not covered by the text).
 9. **A round ends at once** [:280–282] when a hand is empty: after the meld, before any Gift of
@@ -147,6 +148,16 @@ from arena.games.seerscatalog.melds import (
 from arena.games.v1 import seerscatalog_pb2 as pb
 
 
+@dataclass
+class ForcedPass:
+    """A forced pass that tells of the hand (ruling 7): the meld the seat could not beat (None:
+    a trick it could not start), and the cards it has played since (all public): the hand then
+    was the hand now and these, and held no legal play against the meld."""
+
+    trick: Trick | None
+    played: list[int] = field(default_factory=list)
+
+
 class Played(NamedTuple):
     seat: int
     meld: Meld
@@ -187,9 +198,9 @@ class SeersState(MatchState):
     reversed: bool = False
     passed: list[bool] = field(default_factory=list)
     # Per seat, this round's forced passes that tell of its hand (ruling 7): what it could not
-    # beat in the Bonus, or None for a trick it could not start. Hands only shrink, so the hand
-    # still cannot; a Rod's take (cards back into the hand) clears the taker's list.
-    cannot_beat: list[list[Trick | None]] = field(default_factory=list)
+    # beat in the Bonus, or None for a trick it could not start, and what it has played since.
+    # A Rod's take (cards back into the hand) clears the taker's list.
+    cannot_beat: list[list[ForcedPass]] = field(default_factory=list)
     chosen: str = ""  # the "turn" option chosen, while its "meld" decision is open
     gift: bool = False  # the Gift of Fate's player must name the next Start Seer
     over: bool = False
@@ -211,7 +222,7 @@ class SeersCatalog(Game[SeersState]):
         min_players=2,
         max_players=5,
         # 6: the round-end event's detail carries every hand (`hands`), which only its text did
-        version="8",  # 8: forced passes stay public for the round (SeatView.cannot_beat)
+        version="9",  # 9: with the cards played since each (Unbeaten.played_since)
         hidden_information=True,
         summary="Climb with Singles, Sets and Runs to shed your hand; keep few, high cards for the "
         "Bonus; 15 Artifacts bend the melds.",
@@ -374,6 +385,8 @@ class SeersCatalog(Game[SeersState]):
             hand.remove(c)
             if c in state.known[seat]:
                 state.known[seat].remove(c)
+        for forced in state.cannot_beat[seat]:
+            forced.played = sorted_cards([*forced.played, *meld.physical()])  # the hand at each pass held these too
         earlier = state.trick
         state.trick = [*earlier, Played(seat, meld)]
         state.trick_type, state.trick_size = meld.type, meld.size
@@ -454,7 +467,7 @@ class SeersCatalog(Game[SeersState]):
                 return
             if trick is None:
                 state.log.public(seat, "pass", "cannot start a trick and passes", pb.Detail(seat=seat, forced=True))
-                state.cannot_beat[seat].append(None)
+                state.cannot_beat[seat].append(ForcedPass(None))
                 state.passed[seat] = True  # out of the trick it did not start, like any pass
                 failures += 1
                 if failures >= state.players:
@@ -467,7 +480,7 @@ class SeersCatalog(Game[SeersState]):
                 # option): the event and the decision count read as a chosen pass (ruling 7).
                 return
             state.log.public(seat, "pass", "passes", pb.Detail(seat=seat, forced=True))
-            state.cannot_beat[seat].append(trick)
+            state.cannot_beat[seat].append(ForcedPass(trick))
             state.passed[seat] = True
             active = [s for s in range(state.players) if not state.passed[s]]
             if len(active) == 1:
@@ -694,19 +707,35 @@ class SeersCatalog(Game[SeersState]):
         need: Mapping[int, tuple[int, int]],
         chance: Chance,
     ) -> tuple[dict[int, list[int]], list[int]]:
-        """Where whole deals rarely respect the forced passes (several of them on one seat): the
-        seats with most of them first, each dealt from what is left until its hand respects
-        them (``SEAT_DRAWS`` tries), the whole anew if one cannot (``SEAT_RESTARTS`` times; the
-        last time a seat keeps its last try). Every hand is possible, but the deal is no longer
-        exactly uniform among them. The hands and the suited cards left."""
+        """Where whole deals rarely respect the forced passes (several of them on one seat, or
+        one that leaves few cards possible): the seats with most of them first, each dealt from
+        what is left, only cards that alone would not have given it a play (a hand with one is
+        ruled out whatever else it holds), until its hand respects them (``SEAT_DRAWS`` tries);
+        the whole anew if one cannot (``SEAT_RESTARTS`` times; the last time a seat keeps its
+        last try). Every hand is possible, but the deal is no longer exactly uniform among
+        them. The hands and the suited cards left."""
         order = sorted(need, key=lambda s: (-len(world.cannot_beat[s]), s))
+        possible: dict[int, set[int]] = {}
+        for s in order:
+            passes, known = world.cannot_beat[s], world.known[s]
+            possible[s] = {c for c in {*suited_cards, *art_cards} if could_not_beat([*known, c], passes, world.suits)}
         for attempt in range(SEAT_RESTARTS):
             suited, arts, hands = list(suited_cards), list(art_cards), {}
             for s in order:
                 n_su, n_ar = need[s]
-                for _ in range(SEAT_DRAWS):
-                    su = chance.shuffled(suited, "world-suited")[:n_su]
-                    ar = chance.shuffled(arts, "world-artifacts")[:n_ar]
+                su_from = [c for c in suited if c in possible[s]]
+                ar_from = [c for c in arts if c in possible[s]]
+                if len(su_from) < n_su or len(ar_from) < n_ar:
+                    su_from, ar_from = suited, arts  # the others left too few: only the last try keeps this
+                    tries = 1 if attempt == SEAT_RESTARTS - 1 else 0
+                else:
+                    tries = SEAT_DRAWS
+                hand: list[int] = []
+                su: list[int] = []
+                ar: list[int] = []
+                for _ in range(tries):
+                    su = chance.shuffled(su_from, "world-suited")[:n_su]
+                    ar = chance.shuffled(ar_from, "world-artifacts")[:n_ar]
                     hand = sorted_cards([*world.known[s], *su, *ar])
                     if could_not_beat(hand, world.cannot_beat[s], world.suits):
                         break
@@ -731,21 +760,27 @@ SEAT_RESTARTS = 20
 seen in random or heuristic play)."""
 
 
-def could_not_beat(hand: Sequence[int], unbeaten: Sequence[Trick | None], suits: int) -> bool:
-    """Can a seat holding ``hand`` now have been forced to pass against each of ``unbeaten``
-    (None: a trick it could not start)? Its hand then held these cards and more, and melds only
-    grow with a hand: one with a legal play against them now had one then."""
-    return not any(any_meld(hand, trick, suits) for trick in unbeaten)
+def could_not_beat(hand: Sequence[int], passes: Sequence[ForcedPass], suits: int) -> bool:
+    """Can a seat holding ``hand`` now have been forced to pass each of ``passes``? Its hand at
+    each held these cards and the ones played since, and no legal play against the meld (or
+    none to start a trick). Melds only grow with a hand, so a card that gives a play here rules
+    the hand out whatever else it holds (the seat-by-seat deal filters on it)."""
+    return not any(any_meld(sorted_cards([*hand, *p.played]), p.trick, suits) for p in passes)
 
 
-def _unbeaten_pb(trick: Trick | None) -> pb.Unbeaten:
+def _unbeaten_pb(forced: ForcedPass) -> pb.Unbeaten:
+    played = tokens(forced.played)
+    trick = forced.trick
     if trick is None:
-        return pb.Unbeaten()
-    return pb.Unbeaten(type=trick.type, size=trick.size, value2=trick.value2, reversed=trick.reversed)
+        return pb.Unbeaten(played_since=played)
+    return pb.Unbeaten(
+        type=trick.type, size=trick.size, value2=trick.value2, reversed=trick.reversed, played_since=played
+    )
 
 
-def _unbeaten_from_pb(message: pb.Unbeaten) -> Trick | None:
-    return Trick(message.type, message.size, message.value2, message.reversed) if message.type else None
+def _unbeaten_from_pb(message: pb.Unbeaten) -> ForcedPass:
+    trick = Trick(message.type, message.size, message.value2, message.reversed) if message.type else None
+    return ForcedPass(trick, [parse_token(t) for t in message.played_since])
 
 
 def _meld_from_pb(meld: pb.Meld) -> Meld:

@@ -141,9 +141,10 @@ class SeatView(_message.Message):
     @_builtins.property
     def cannot_beat(self) -> _containers.RepeatedCompositeFieldContainer[Global___Unbeaten]:
         """This round's forced passes that tell something of the hand (ruling 7): each the meld the seat
-        could not beat in the Bonus (so its hand then held no legal play against it, and hands only
-        shrink), or, with `type` "", a trick it could not start. Cleared when a Rod of Reincarnation
-        gives the seat cards, and at each round's deal. A Veil of Silence's pass is not listed.
+        could not beat in the Bonus, or, with `type` "", a trick it could not start. Its hand then
+        was its hand now and the cards it has played since (`played_since`), and held no legal play
+        against the meld. Cleared when a Rod of Reincarnation gives the seat cards, and at each
+        round's deal. A Veil of Silence's pass is not listed.
         """
 
     def __init__(
@@ -176,6 +177,7 @@ class Unbeaten(_message.Message):
     SIZE_FIELD_NUMBER: _builtins.int
     VALUE2_FIELD_NUMBER: _builtins.int
     REVERSED_FIELD_NUMBER: _builtins.int
+    PLAYED_SINCE_FIELD_NUMBER: _builtins.int
     type: _builtins.str
     """"single", "set" or "run"; "" = the seat could not start a trick"""
     size: _builtins.int
@@ -184,6 +186,10 @@ class Unbeaten(_message.Message):
     """twice its value, as Meld.value2"""
     reversed: _builtins.bool
     """the Hourglass had reversed the order: only a LOWER meld would have beaten it"""
+    @_builtins.property
+    def played_since(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """the cards the seat has played since this pass (sorted):"""
+
     def __init__(
         self,
         *,
@@ -191,10 +197,11 @@ class Unbeaten(_message.Message):
         size: _builtins.int = ...,
         value2: _builtins.int = ...,
         reversed: _builtins.bool = ...,
+        played_since: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["reversed", b"reversed", "size", b"size", "type", b"type", "value2", b"value2"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["played_since", b"played_since", "reversed", b"reversed", "size", b"size", "type", b"type", "value2", b"value2"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
