@@ -32,7 +32,7 @@ A late answer to a decision that already timed out is dropped silently (the bot 
 time; it has already been penalised). A broken stream is ``gone``: the runner asks it nothing
 more and records its failure once (a later request would fail at once with the same verdict).
 A stream the bot ended is reported as the bot ended it, its status as its server sent it
-(``the bot ended the stream (status OK) before decision 4``), whether the referee learns it
+(``the bot ended the stream (status OK) before answering decision 4``), whether the referee learns it
 writing the request, finding the call done, or awaiting the answer.
 
 Clock accounting per decision, with ``limit`` the per-decision limit and ``t`` the time from
@@ -771,7 +771,7 @@ class RemotePlayer:
         grace = self._clock.grace_ms / 1000.0
         allowed = limit + self._bank + grace
         if self._stream.call is None or self._stream.call.done():
-            return self._die(await self._ended(f"decision {request.decision_index}", loop.time() + allowed))
+            return self._die(await self._ended(f"answering decision {request.decision_index}", loop.time() + allowed))
         # The bot's clock starts as the write starts: a bot that runs its own HTTP/2 can hold
         # back the request's last bytes with flow control while it thinks on what it has read
         # (a probe's bot took 530 ms a decision at a 300 ms limit when the clock started at the
@@ -787,7 +787,9 @@ class RemotePlayer:
                 )
             )
         if written is not True:  # most often the call has ended: say how the bot ended it
-            return self._die(await self._ended(f"decision {request.decision_index}", self._sent_at + allowed, written))
+            return self._die(
+                await self._ended(f"answering decision {request.decision_index}", self._sent_at + allowed, written)
+            )
         return None
 
     async def _ended(self, before: str, deadline: float, error: grpc.aio.AioRpcError | None = None) -> _Failed:
@@ -836,7 +838,7 @@ class RemotePlayer:
                 self._bank = 0.0
                 return _Failed("timeout", f"no answer within {waited:.0f} ms (limit + bank + grace)")
             if item.kind != "message":
-                return self._die(self._failure_of_item(item, f"decision {request.decision_index}"))
+                return self._die(self._failure_of_item(item, f"answering decision {request.decision_index}"))
             assert item.message is not None
             body = item.message.WhichOneof("body")
             if body != "decision":

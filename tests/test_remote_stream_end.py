@@ -120,7 +120,7 @@ def test_a_stream_the_bot_ended_is_one_failure_and_a_forfeit_under_substitute_an
     # It was budget + 1 crashes with one detail: decisions whose request was never sent, each
     # recorded as a new failure, a new one in the leaderboard's failures and recent_failures.
     for behaviour, detail in (
-        ("close", "the bot ended the stream (status OK) before decision {at}"),
+        ("close", "the bot ended the stream (status OK) before answering decision {at}"),
         ("abort", "stream failed: RESOURCE_EXHAUSTED (my own quota)"),
     ):
         heard: list[FailureEntry] = []
@@ -148,7 +148,7 @@ def test_a_bot_that_ends_its_stream_right_after_ready_gets_the_same_detail_every
     # Whether the referee found the call done, had its write fail (gRPC core's "Internal error
     # from Core"), or wrote and then awaited the answer, depended on timing: three details.
     for behaviour, at, detail in (
-        ("ready_then_close", 0, "the bot ended the stream (status OK) before decision 0"),
+        ("ready_then_close", 0, "the bot ended the stream (status OK) before answering decision 0"),
         ("ready_then_abort", 0, "stream failed: INTERNAL (boom)"),
         ("close_at_start", -1, "the bot ended the stream (status OK) before ready"),
     ):

@@ -138,6 +138,9 @@ class MatchStart(_message.Message):
     ENDPOINT_PROOF_FIELD_NUMBER: _builtins.int
     protocol_version: _builtins.str
     match_id: _builtins.str
+    """Unique within its tournament (m000000, ...), not across tournaments: key a match's state by
+    its stream, not by this id.
+    """
     game_id: _builtins.str
     game_version: _builtins.str
     seat: _builtins.int
@@ -342,7 +345,9 @@ class DecisionRequest(_message.Message):
     SIMULTANEOUS_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     decision_index: _builtins.int
-    """index of this decision in the match record"""
+    """The decision's position in the match record's `decisions` list, every seat's counted (not its
+    `step`: the seats of a sealed simultaneous step share one step).
+    """
     seat: _builtins.int
     kind: _builtins.str
     """the game's decision kind, e.g. "turn", "recipient" """
