@@ -267,6 +267,113 @@ def test_a_finished_tournament_whose_records_expired_says_so(stack, browser):
     wait.until(lambda b: b.find_element(By.ID, "page-label").text == "no matches")
 
 
+STALE = "Cannot reach the service: the figures below may be out of date; retrying."
+
+
+def with_matches_listing(browser, answer: str) -> str:
+    """Before a page's own script runs, its first two requests for the matches listing get
+    ``answer`` (a JavaScript expression of a Promise; ``signal``: the request's abort signal),
+    the later ones the service's. The script's id, for Page.removeScriptToEvaluateOnNewDocument."""
+    source = (
+        "var realFetch = window.fetch, faked = 0; window.fetchedMatches = 0;"
+        "window.fetch = function (url, init) {"
+        "  var signal = init && init.signal;"
+        "  if (String(url).indexOf('/matches?') >= 0 && window.fetchedMatches++ < 2) return " + answer + ";"
+        "  return realFetch.apply(this, arguments); };"
+    )
+    return str(browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": source})["identifier"])
+
+
+def test_an_unreadable_matches_listing_says_so_and_retries(stack, browser):
+    """The service's own 503 while its store is down is text: the page threw an uncaught
+    SyntaxError, and a finished tournament's match list stayed blank with no notice, for good
+    (it has no status poll to bring it back); an outside web probe."""
+    tournament_id = stack["ended"]["rolldice"]
+    unavailable = (
+        "Promise.resolve(new Response('the store is unavailable; retry in 2s\\n',"
+        " {status: 503, headers: {'Content-Type': 'text/plain', 'Retry-After': '2'}}))"
+    )
+    script = with_matches_listing(browser, unavailable)
+    try:
+        browser.get(f"{stack['url']}/tournaments/{tournament_id}")
+        wait = WebDriverWait(browser, 15)
+        wait.until(lambda b: b.find_element(By.ID, "stale").is_displayed())
+        assert browser.find_element(By.ID, "stale").text == STALE
+        assert not browser.find_elements(By.CSS_SELECTOR, "#match-table tr.match")
+        # Retried (every 3 s): the third request is the service's, and the notice goes.
+        wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#match-table tr.match"))
+        wait.until(lambda b: not b.find_element(By.ID, "stale").is_displayed())
+        total = len(stack["store"].matches(tournament_id))
+        assert browser.find_element(By.ID, "page-label").text == f"1-{min(25, total)} of {total}"
+        assert browser.execute_script("return window.fetchedMatches") == 3
+        assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    finally:
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script})
+
+
+def test_a_request_the_service_does_not_answer_times_out(stack, browser):
+    """With the store hung (not down) the service answered 503 only after about 30 s, and the
+    page said nothing until then: its requests had no time limit. Now one gives up after 10 s."""
+    tournament_id = stack["ended"]["rolldice"]
+    hung = (
+        "new Promise(function (ok, fail) { signal && signal.addEventListener('abort', function () {"
+        " fail(new DOMException('aborted', 'AbortError')); }); })"
+    )
+    script = with_matches_listing(browser, hung)
+    try:
+        browser.get(f"{stack['url']}/tournaments/{tournament_id}")
+        started = browser.execute_script("return performance.now()")
+        WebDriverWait(browser, 15, poll_frequency=0.2).until(lambda b: b.find_element(By.ID, "stale").is_displayed())
+        waited = browser.execute_script("return performance.now()") - started
+        assert 9000 <= waited <= 12000, waited
+        assert browser.find_element(By.ID, "stale").text == STALE
+        WebDriverWait(browser, 30).until(lambda b: not b.find_element(By.ID, "stale").is_displayed())
+        assert browser.find_elements(By.CSS_SELECTOR, "#match-table tr.match")
+    finally:
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script})
+
+
+def test_the_hidden_notice_takes_no_room(stack, browser):
+    """.verdict's inline-block overrode the notice's hidden attribute: an empty band, 30 px, over
+    every tournament page's status line."""
+    browser.get(f"{stack['url']}/tournaments/{stack['ended']['rolldice']}")
+    laid_out = browser.execute_script(
+        "var e = document.getElementById('stale'), r = e.getBoundingClientRect();"
+        "return [e.hidden, getComputedStyle(e).display, r.height, r.width];"
+    )
+    assert laid_out == [True, "none", 0, 0]
+
+
+def test_pages_fit_a_phones_width(stack, browser, shots):
+    """At 375 px no page scrolls sideways (an outside web probe: a replay's nav pushed its
+    record link off the screen; the leaderboards and the tournaments ran past the edge). A
+    wide table scrolls within its panel."""
+    rainbow = stack["ended"]["rainbow"]
+    match_id = stack["store"].match(rainbow, stack["store"].stored_match_indices(rainbow)[0]).match_id
+    phone = {"width": 375, "height": 812, "deviceScaleFactor": 1, "mobile": True}
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", phone)
+    try:
+        for path, ready in [
+            (f"/matches/{rainbow}:{match_id}", "step-label"),
+            (f"/tournaments/{stack['ended']['rolldice']}", "match-table"),
+            ("/games/rolldice", "leaderboard"),
+            ("/tournaments", "tournaments"),
+            ("/", "games"),
+        ]:
+            browser.get(stack["url"] + path)
+            WebDriverWait(browser, 30).until(lambda b, ready=ready: b.find_elements(By.ID, ready))
+            # A mobile viewport widens to what overflows it: the page's width is the telling one.
+            assert browser.execute_script("return document.documentElement.scrollWidth") == 375, path
+            links = browser.find_elements(By.CSS_SELECTOR, "header.nav a")
+            assert all(a.rect["x"] >= 0 and a.rect["x"] + a.rect["width"] <= 375 for a in links), path
+            if ready == "match-table":  # the leaderboard keeps its width, within its panel
+                panel = "var p = document.getElementById('leaderboard').parentElement;"
+                assert browser.execute_script(panel + "return p.scrollWidth > p.clientWidth"), path
+            shoot(browser, shots / f"phone{path.replace('/', '-')}.png")
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
 def played_out(store: Store, tournament_id: str) -> int | None:
     """The first stored match every seat rotation of whose deal is stored too (the service shows
     a running tournament's match only then), or None."""
@@ -699,3 +806,34 @@ def test_a_seats_view_of_a_sealed_step_hides_the_others_choices_until_revealed(b
         go_to(browser, -1, n)
         assert theirs["choice"] in browser.find_element(By.CSS_SELECTOR, '#decisions .decision[data-seat="1"]').text
     assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_the_replays_controls_are_named_and_the_view_menu_keeps_the_focus(browser, tmp_path):
+    """An outside probe (Chrome's accessibility tree): the slider had no name, the step label
+    changed silently, the view menu gave the focus away after one arrow (a second did nothing),
+    and a card's suit was its colour alone, its tooltip raw JSON."""
+    page, _, _ = exported(tmp_path, "vivo", 4)
+    browser.get(page.as_uri())
+    slider, label, menu = (browser.find_element(By.ID, i) for i in ("slider", "step-label", "view"))
+    assert slider.accessible_name == "step"
+    assert label.get_attribute("aria-live") == "polite"
+    # The menu from the keyboard: down, down goes through the views, focus kept; left/right
+    # step on it as on the page (what giving the focus away was for).
+    browser.execute_script("arguments[0].focus()", menu)
+    ActionChains(browser).send_keys(Keys.ARROW_DOWN).perform()
+    assert menu.get_attribute("value") == "0" and browser.switch_to.active_element == menu
+    ActionChains(browser).send_keys(Keys.ARROW_DOWN).perform()
+    assert menu.get_attribute("value") == "1" and browser.switch_to.active_element == menu
+    assert "observation of seat 1" in browser.find_element(By.ID, "observation").text
+    ActionChains(browser).send_keys(Keys.ARROW_RIGHT, Keys.ARROW_RIGHT, Keys.ARROW_LEFT).perform()
+    assert frame_of(browser) == 1 and menu.get_attribute("value") == "1"
+    assert browser.switch_to.active_element == menu
+    # Every coloured card says its colour in words: "4 of red", never JSON.
+    ActionChains(browser).send_keys(Keys.UP, Keys.UP).perform()  # the spectator: every hand
+    assert menu.get_attribute("value") == "-1"
+    cards = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.card[class*=\"c-\"]')).map(function (c) {"
+        "  return [c.textContent, c.className.match(/c-(\\w+)/)[1], c.getAttribute('aria-label'), c.title]; });"
+    )
+    assert len(cards) > 10
+    assert all(name == title == f"{text} of {colour}" for text, colour, name, title in cards), cards[:5]

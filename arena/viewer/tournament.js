@@ -3,7 +3,8 @@
    filtered by bot through /api/tournaments/ID/matches. Plain JavaScript, no libraries. */
 (function () {
   "use strict";
-  var offset = 0, limit = 25, bot = "", knownTotal = 0, shown = INITIAL;
+  var offset = 0, limit = 25, bot = "", knownTotal = 0, shown = INITIAL, matchesRetry = null;
+  var FETCH_TIMEOUT_MS = 10000, RETRY_MS = 3000;
   function $(id) { return document.getElementById(id); }
   function esc(s) { return String(s).replace(/[&<>"']/g, function (c) { return "&#" + c.charCodeAt(0) + ";"; }); }
   // An interval's end, or null where the results set no bound (the API sends -Infinity /
@@ -68,7 +69,9 @@
   function loadMatches() {
     var url = "/api/tournaments/" + encodeURIComponent(TOURNAMENT) + "/matches?offset=" + offset + "&limit=" + limit +
       (bot ? "&bot=" + encodeURIComponent(bot) : "");
-    fetch(url).then(function (r) { return r.json(); }).then(function (page) {
+    clearTimeout(matchesRetry);
+    getJSON(url).then(function (page) {
+      unreadable("matches", false);
       var h = '<table id="match-table"><tr><th>match</th><th>seats (bot: score, rank)</th><th class="num">decisions</th><th class="num">failures</th></tr>';
       (page.matches || []).forEach(function (m) {
         h += '<tr class="match"><td><a href="/matches/' + encodeURIComponent(m.id) + '">' + esc(m.id.split(":").pop()) + "</a></td><td>" +
@@ -80,6 +83,13 @@
       $("page-label").textContent = total ? (offset + 1) + "-" + Math.min(offset + limit, total) + " of " + total : none();
       $("page-first").disabled = $("page-prev").disabled = offset === 0;
       $("page-next").disabled = $("page-last").disabled = offset + limit >= total;
+    }).catch(function (e) {
+      // A 503 (the store down: a text body), a timeout or no answer: said and retried, also on a
+      // finished tournament's page, which has no status poll to bring the list back.
+      if (e && e.message === "gone") { return gone(); }
+      unreadable("matches", true);
+      clearTimeout(matchesRetry);
+      matchesRetry = setTimeout(loadMatches, RETRY_MS);
     });
   }
   // A finished tournament whose records have expired read as one that played none.
@@ -95,23 +105,39 @@
     $("stale").textContent = text || "";
     $("stale").hidden = !text;
   }
-  function poll() {
-    fetch("/api/tournaments/" + encodeURIComponent(TOURNAMENT)).then(function (r) {
+  // What the page last failed to read ("status", "matches"): the notice stays while either fails.
+  var failing = {}, isGone = false;
+  function unreadable(part, failed) {
+    if (failed) { failing[part] = true; } else { delete failing[part]; }
+    if (isGone) { return; }
+    notice(Object.keys(failing).length ? "Cannot reach the service: the figures below may be out of date; retrying." : "");
+  }
+  function gone() {
+    isGone = true;
+    notice("This tournament is no longer stored: the figures below are the last ones read.");
+  }
+  // A request the service does not answer is given up after a while: with its store hung, the
+  // service answered 503 only after about 30 s, and the page said nothing until then.
+  function getJSON(url) {
+    var ctrl = typeof AbortController === "function" ? new AbortController() : null;
+    var timer = ctrl ? setTimeout(function () { ctrl.abort(); }, FETCH_TIMEOUT_MS) : null;
+    function done() { clearTimeout(timer); }
+    return fetch(url, ctrl ? { signal: ctrl.signal } : {}).then(function (r) {
       if (r.status === 404) { throw new Error("gone"); }
       if (!r.ok) { throw new Error("unavailable"); }
-      return r.json();
-    }).then(function (state) {
-      notice("");
+      return r.json();  // the timeout covers reading the body too
+    }).then(function (v) { done(); return v; }, function (e) { done(); throw e; });
+  }
+  function poll() {
+    getJSON("/api/tournaments/" + encodeURIComponent(TOURNAMENT)).then(function (state) {
+      unreadable("status", false);
       draw(state);
       loadMatches();
       if (!state.final) setTimeout(poll, 1000);
     }).catch(function (e) {
-      if (e && e.message === "gone") {
-        notice("This tournament is no longer stored: the figures below are the last ones read.");
-        return;
-      }
-      notice("Cannot reach the service: the figures below may be out of date; retrying.");
-      setTimeout(poll, 3000);
+      if (e && e.message === "gone") { return gone(); }
+      unreadable("status", true);
+      setTimeout(poll, RETRY_MS);
     });
   }
   function lastOffset(total) { return total ? Math.floor((total - 1) / limit) * limit : 0; }

@@ -30,11 +30,16 @@
   var CARDY = /hand|card|deck|pile|played|stack|discard|face_up|trick|meld|risk/i;
   var PLAIN = /size|count|score|taken|left|total|number|known/i;  /* numbers about cards, not cards */
   function colourClass(c) { return "c-" + String(c).toLowerCase(); }
+  function colourName(c) { return String(c).toLowerCase().replace(/_/g, " "); }
+  /* A coloured card says its colour in words too ("4 of red"), for a screen reader and a
+     tooltip: red and green side by side differed by their colour alone. */
   function card(v, colour) {
     var c = el("span", { cls: "card" + (colour ? " " + colourClass(colour) : "") });
     c.textContent = v === undefined || v === null ? "?" : String(v);
+    if (colour) named(c, String(v) === String(colour) ? colourName(colour) : c.textContent + " of " + colourName(colour));
     return c;
   }
+  function named(c, text) { c.title = text; c.setAttribute("aria-label", text); return c; }
   function isCardObject(o) {
     return o && typeof o === "object" && !Array.isArray(o) && ("colour" in o || "color" in o || "suit" in o) &&
       Object.keys(o).length <= 4;
@@ -49,9 +54,12 @@
       return chip;
     }
     var v = "value" in o ? o.value : ("rank" in o ? o.rank : ("number" in o ? o.number : ""));
+    /* Its words: "4 of red" and any other field ("4 of red, points 2"), not its JSON. */
+    var rest = Object.keys(o).filter(function (k) {
+      return ["colour", "color", "suit", "value", "rank", "number"].indexOf(k) < 0 && o[k] !== null && o[k] !== "" && o[k] !== false;
+    }).map(function (k) { return ", " + k.replace(/_/g, " ") + " " + fmt(o[k]); }).join("");
     var c = card(v === "" ? String(colour).slice(0, 3) : v, colour);
-    c.title = JSON.stringify(o);
-    return c;
+    return named(c, (!colour ? c.textContent : v === "" ? colourName(colour) : c.title) + rest);
   }
   /* A small object of plain values (a card as {toy, back}, a wall slot as {id, filled, card,
      ...}): one chip, its words first, then each number or set flag with its name (unset flags
@@ -257,8 +265,9 @@
   var prev = el("button", { id: "prev", title: "previous (left arrow)", text: "◀ prev" });
   var play = el("button", { id: "play", title: "play / pause (space)", text: "▶ play" });
   var next = el("button", { id: "next", title: "next (right arrow)", text: "next ▶" });
-  var slider = el("input", { id: "slider", type: "range", min: "0", max: String(frames.length - 1), value: "0" });
-  var label = el("span", { id: "step-label" });
+  var slider = el("input", { id: "slider", type: "range", min: "0", max: String(frames.length - 1), value: "0", "aria-label": "step" });
+  /* Read out as it changes (stepping, playing), politely: after what is being said. */
+  var label = el("span", { id: "step-label", "aria-live": "polite" });
   var viewSel = el("select", { id: "view", title: "whose view" });
   viewSel.appendChild(el("option", { value: "-1", text: "spectator (everything)" }));
   for (var s = 0; s < data.players; s++) viewSel.appendChild(el("option", { value: String(s), text: "view of " + seatName(s) }));
@@ -402,11 +411,15 @@
   next.onclick = function () { stop(); go(frame + 1); };
   play.onclick = toggle;
   slider.oninput = function () { stop(); go(parseInt(slider.value, 10)); };
-  /* The menu gives the focus back: the arrow keys step again at once (on a focused menu they
-     changed the view instead). */
-  viewSel.onchange = function () { view = parseInt(viewSel.value, 10); viewSel.blur(); draw(); };
+  viewSel.onchange = function () { view = parseInt(viewSel.value, 10); draw(); };
   document.addEventListener("keydown", function (ev) {
     var tag = ev.target && ev.target.tagName;
+    /* The view menu keeps the focus after a change, so up/down go on through the views from
+       the keyboard (it gave the focus away, and a second arrow did nothing); left/right step
+       on it as elsewhere, also right after a view is chosen with the mouse. */
+    if (ev.target === viewSel && (ev.key === "ArrowRight" || ev.key === "ArrowLeft")) {
+      stop(); go(frame + (ev.key === "ArrowRight" ? 1 : -1)); ev.preventDefault(); return;
+    }
     if (tag === "SELECT" || tag === "INPUT") return;  /* the slider and the view menu use their own keys */
     if (tag === "BUTTON" && (ev.key === " " || ev.key === "Enter")) return;  /* a click already */
     if (ev.key === "ArrowRight") { stop(); go(frame + 1); ev.preventDefault(); }
