@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from arena.registry import games
@@ -114,3 +116,22 @@ def test_every_game_declares_its_nature_as_it_plays(game):
         f"{game.meta.id} declares simultaneous={game.meta.simultaneous}, chance={game.meta.chance}; "
         f"its playouts show simultaneous={simultaneous}, chance={chance}"
     )
+
+
+# A Python list, tuple or dict printed into a text: "[0, -2", "(1, 2)", "['a'", "{0: ", "[]".
+RAW_DATA = re.compile(r"\[-?\d|\['|\[\]|\(-?\d+, -?\d|\('|\{'|\{-?\d+:")
+
+
+@pytest.mark.parametrize("game", list(games().values()), ids=lambda g: g.meta.id)
+def test_event_texts_read_as_english(game):
+    """The viewer's event log shows an event's text as it is, and bots receive it as
+    ``Event.text``: no text prints a Python list (an outside probe found Llama Llama's
+    "round 1: table [0, -2, 1, -2]", -1 and -2 standing for an unknown owner and a dummy, and
+    raw lists in the end events of a dozen games)."""
+    for config in configurations(game):  # every player count, default options and each variant
+        for seed in range(3):
+            state = random_playout(game, config, seed, observe=False)
+            for event in state.log.events:
+                assert not RAW_DATA.search(event.text), (
+                    f"{game.meta.id} {config.players}p seed {seed}: {event.kind} {event.text!r}"
+                )

@@ -33,9 +33,12 @@ SEED = 20261203
 PINNED: dict[str, tuple[str, str, str]] = {
     # game: (version, sha256[:32] of every message the bots received, of the canonical record)
     "chicken": ("1", "ec6c9a8aef0310f4aedaedbb12814188", "89a2284d822892107961dbcc2974b220"),
-    "eggsandempires": ("4", "a28b263ccb111294a574c8752bde16cb", "45245dff16697c4f58863836205ba65d"),
-    "fortheemperor": ("3", "9f3ecc31ae37ad734e3a85e23646a402", "0468126e3fc7560c8684f017b5e42005"),
-    "frenzyfalls": ("2", "4d47158cce65e424e56bda483e84ce35", "72f7f4688e0bff32f011c2dbc0e1bf29"),
+    # eggsandempires 4.1: the round-end and end texts name each seat's VP (not a Python list)
+    "eggsandempires": ("4.1", "c7988ed67735ca748e09802553bc5880", "7ef662e5d3f162d6ed49aab5aa0b8aeb"),
+    # fortheemperor 3.1: the deal and end texts name the Warriors and each army's Tiebreaker (not lists)
+    "fortheemperor": ("3.1", "dd0be4288f5c4bae9313b644b57b6781", "e95bcd1e0a75c40b4fc98c23736aa313"),
+    # frenzyfalls 2.1: the end text names each seat's points and Score cards (not lists)
+    "frenzyfalls": ("2.1", "d556450c3069c45004e318ff1d4fd6d1", "e6bcd516b1d8f2c8b7504113be389e07"),
     # friendlyfishing 1.1: the setup event's detail (side, Special sets, tiles placed)
     "friendlyfishing": ("1.1", "4614711fa659f21f69a4768c6d776608", "029563b0638642bd4482863fdb6256cf"),
     # gasha 3: a payment's cards are shown and recorded sorted (their hand order told which draw
@@ -46,18 +49,23 @@ PINNED: dict[str, tuple[str, str, str]] = {
     # getbit 1.1: every event kind carries a typed detail (setup, round, tie, miss, discard, ...)
     "getbit": ("1.1", "cec1c06517af827786bea510690a6f7e", "56dc3f702063c7711b20b4b1d8b0ca0a"),
     # goldengoal 2.1: a match-winning goal's turn is counted in turns_played (the final observation)
-    "goldengoal": ("2.1", "f11396732559fd9f5c1ca1f2b161bf6b", "83f732b448e3ca2f96aa3b974875228f"),
+    # goldengoal 2.2: the kickoff texts name each seat's roll (not a list)
+    "goldengoal": ("2.2", "721403eef525a6d2dc46a196d64c8ae5", "00ef99043eabdd02e2ce48475f52cca8"),
     # karakum 5 (2026-12-05): the same bytes as version 4 but for the version string (the match
     # has no reading version 4's search ran out on)
     # karakum 6: the start event's detail (StartEvent: camels removed, in play, first seat)
     "karakum": ("6", "695779ccd956522f18cab0dd0d405b14", "1dcdcaeca8e5638beace15ac70811389"),
-    "llamallama": ("4", "9e50c04076c2810c9d4f777eace2bb35", "14dd61f3e5a416830829da5225022098"),
-    "openseason": ("6", "485580df482883cb5781b2ad7cef068c", "adfb38928675d1dfd3c83db8f3c7886d"),
-    "opensesame": ("1", "effb8c2cf1d19c6c691cf3798ee9e40d", "06200b6e454a16cc05ba8a33e123cedf"),
+    # llamallama 4.1: the round, place and score texts name seats, dummies, unknown owners (not -1/-2 lists)
+    "llamallama": ("4.1", "1f1dab201cd4d920ae5a37fb14ff62c9", "5eeb9f1eaf903b416fca9210b3b5c233"),
+    # openseason 6.1: the end text names each seat's score and accolades (not lists)
+    "openseason": ("6.1", "ea6be7673a7185d7a5078c0190f7c9ba", "de8e25645489edebaf5c84cceed85c9f"),
+    # opensesame 1.1: the end text names each seat's score and unique treasures (not lists)
+    "opensesame": ("1.1", "ba1db7c04b12321ad2f42528ac5cf0f8", "08d74cc1b695bca265be97c96bb73f7c"),
     # petquartet 1.1: typed details for setup, duet, maestro, round, round-end, last-card, discard, end
     "petquartet": ("1.1", "c7dd4e430ba0b03fb8ce66950e9ab725", "0935eb5c806d4a9bccd9284753a2e96e"),
     # prey 2: the prey_phase event's detail (PreyPhaseEvent)
-    "prey": ("2", "ebf3de4fc5bbebe19e17ec4befc0ae22", "0c582490d161b2e810864f9532845b8b"),
+    # prey 2.1: the round_end text (and a tied first lead) names seats (not lists)
+    "prey": ("2.1", "12e8dd29a9c83a2b8a78e0e989a23063", "47a975a23494f2ab516c3b63c690e997"),
     # rainbow 2.2: typed details for lead, trick, out, bonus, a no-pile claim and the public reserve
     "rainbow": ("2.2", "f05c20409350965f0233219a42393fc2", "d5ee2b25f2825c60ed21e699585cb6cf"),
     # rolldice 1.1: the observation says whether the roll-off is on (rolloff; false and unsent by
@@ -72,16 +80,21 @@ PINNED: dict[str, tuple[str, str, str]] = {
     # the ranks of equal totals below it)
     # seerscatalog 8: forced passes stay in every view for the round (SeatView.cannot_beat)
     # seerscatalog 9: with the cards played since each (Unbeaten.played_since)
-    "seerscatalog": ("9", "7ed93c74e19460691f97479f65d6a1ce", "b1e26039e13d8427d9e78bcdf76a9827"),
+    # seerscatalog 9: (still unreleased) the game-end text names each seat's total (not a list)
+    "seerscatalog": ("9", "0a92d70a2556c872e015351b4c6d994d", "b1e26039e13d8427d9e78bcdf76a9827"),
     # skyfive 1.3: the setup, start, final and end events carry a detail
     "skyfive": ("1.3", "eaa7edcd820f568b765cbbf73bfd9814", "cd769e5bdabb286367a4ff94f63316b9"),
-    "slambo": ("1", "6ead48fd13168c84b339682fbc8400f4", "eb2cd32551c22ebf1a06c57c336a71d6"),
+    # slambo 1.1: the end text names each seat's shame and the winners as seats (not a list)
+    "slambo": ("1.1", "ff8830e91e93a7bd1ec58ba1562d01b8", "b27356bc97c61442e5fdb78ab7493f0c"),
     "sodajerk": ("4", "108d5cd4446bd37936cf5b4d835ddc28", "ca1ac87261c59e9d737f4669679ad0c3"),
-    "threewitches": ("3", "e0d32486418159802200b82f1a3d46ce", "58c71932208cc092467c898de04691a8"),
-    "tricktothefuture": ("1", "54179c1f8059119c6910b976096bdc8b", "0f2543e171ef4d807174e25856f81f5e"),
+    # threewitches 3.1: the end text names each seat's Fate (not a list)
+    "threewitches": ("3.1", "6d0c9e3cc8fce5e0c7a0f5026790a0bf", "7cd09db40a513e58d06a3d42a5afa34e"),
+    # tricktothefuture 1.1: the end text names each seat's score (not a list)
+    "tricktothefuture": ("1.1", "98d97fbd046fcbc8890852d4816d0b94", "5f2b39250457382bb3d92809b215c84b"),
     # vivo 1.1: typed details for start (leader), round (removed suits, hand size), end (totals)
     "vivo": ("1.1", "effe59616303bcef124bb0a356834316", "08b4d82990529a82f0c9dad90883c72b"),
-    "winecellar": ("3", "cef934f8d60300cde2098cf2d08132ac", "9b378122a5194e2946a0830d64c26c4f"),
+    # winecellar 3.1: the bids, eno, game_end and end texts name seats and bottles (not lists)
+    "winecellar": ("3.1", "f4e5aa3c9294acc090a6e2698fc62dd5", "26bc512df5aa26ff0767dc1287a620ae"),
     # zoolorettodice 2: the safety stop at round 100 (ruling 11); the same match but for the
     # version string, which MatchStart and the record carry
     "zoolorettodice": ("2", "719d275e8080ccbdc6772a86cf573d70", "e5d6ee4bae19100fd0f8abd895360dcb"),

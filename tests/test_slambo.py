@@ -631,7 +631,7 @@ def test_rules_summary_names_every_kind_and_option():
 
 
 def test_registered():
-    assert games()["slambo"] is GAME and GAME.meta.version == "1"
+    assert games()["slambo"] is GAME and GAME.meta.version == "1.1"
 
 
 def test_heuristic_never_breaks_the_range_when_a_safe_card_exists():

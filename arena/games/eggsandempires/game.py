@@ -271,7 +271,7 @@ class EggsAndEmpires(Game[EggsState]):
         max_players=6,
         # 2: the starting Eggs are revealed after the redraw decisions (ruling 3); 3: the
         # observation says who has seen each face-down Egg (known_by, face_down_discards)
-        version="4",
+        version="4.1",  # 4.1: event texts name seats and read as English, not Python lists
         options=(OptionSpec("scoring", "total", "total VP over 3 rounds, or Con/Pub Egg tokens", ("total", "conpub")),),
         variants=(
             Variant("two-player", "two decks each, hands of 4, two Adventurers per turn", {}, (2,)),
@@ -618,14 +618,16 @@ class EggsAndEmpires(Game[EggsState]):
         state.log.public(
             CHANCE_SEAT,
             "round-end",
-            f"round {state.round}: VP {scores}",
+            f"round {state.round}: VP " + ", ".join(f"seat {s} {v}" for s, v in enumerate(scores)),
             _detail(round=state.round, scores=scores, tokens=state.tokens),
         )
         done = max(state.tokens) >= TOKENS_TO_WIN[players] if state.con_pub else state.round == ROUNDS
         if done:
             state.over = True
             state.phase = pb.OVER_PHASE
-            state.log.public(CHANCE_SEAT, "end", f"game over: totals {state.totals()}", _detail(scores=state.totals()))
+            totals = state.totals()
+            text = "game over: totals " + ", ".join(f"seat {s} {v}" for s, v in enumerate(totals))
+            state.log.public(CHANCE_SEAT, "end", text, _detail(scores=totals))
             return
         self._start_round(state)
 

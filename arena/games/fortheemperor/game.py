@@ -354,7 +354,7 @@ class ForTheEmperor(Game[EmperorState]):
         name="For the Emperor",
         min_players=2,
         max_players=2,
-        version="3",
+        version="3.1",  # 3.1: event texts name seats and read as English, not Python lists
         options=(
             OptionSpec(
                 "sohei",
@@ -392,7 +392,13 @@ class ForTheEmperor(Game[EmperorState]):
             deck = chance.shuffled(STRENGTHS, "deck")
             state.hands.append(sorted(deck[:HAND]))
             state.piles.append(deck[HAND:])
-            state.log.private([seat], seat, "deal", f"{ARMIES[seat]} draws {deck[:HAND]}", _detail(cards=deck[:HAND]))
+            state.log.private(
+                [seat],
+                seat,
+                "deal",
+                f"{ARMIES[seat]} draws " + ", ".join(f"the {warrior_name(c)}" for c in deck[:HAND]),
+                _detail(cards=deck[:HAND]),
+            )
         return state
 
     # -- decisions ----------------------------------------------------------------------------
@@ -570,7 +576,10 @@ class ForTheEmperor(Game[EmperorState]):
         state.log.public(
             CHANCE_SEAT,
             "end",
-            f"battlefields {won[0]}-{won[1]}; Tiebreaker Cards {cards} (values {breaks})",
+            f"battlefields {won[0]}-{won[1]}; Tiebreaker Cards "
+            + ", ".join(f"{ARMIES[s]} the {warrior_name(cards[s])}" for s in (0, 1))
+            + "; Tiebreaker values "
+            + ", ".join(f"{ARMIES[s]} {breaks[s]}" for s in (0, 1)),
             _detail(outcomes=outcomes, controlled=won, tiebreakers=breaks, cards=cards),
         )
 

@@ -318,7 +318,8 @@ class FrenzyFalls(Game[FallsState]):
         name="Frenzy Falls",
         min_players=2,
         max_players=6,
-        version="2",  # 2: the bump event names the moved card's place, the clear event each card's seat
+        # 2: the bump event names the moved card's place, the clear event each card's seat
+        version="2.1",  # 2.1: event texts name seats and read as English, not Python lists
         variants=(Variant("two-player", "3 Pools and 3 cards played per round", {}, (2,)),),
         hidden_information=True,
         simultaneous=True,  # the round-end discards: every seat at once
@@ -737,7 +738,10 @@ class FrenzyFalls(Game[FallsState]):
         state.log.public(
             CHANCE_SEAT,
             "end",
-            f"game over: points {scores}, Score cards {counts}",
+            "game over: points "
+            + ", ".join(
+                f"seat {s} {scores[s]} ({counts[s]} Score card{'s' * (counts[s] != 1)})" for s in range(state.players)
+            ),
             _detail(scores=scores, counts=counts),
         )
 

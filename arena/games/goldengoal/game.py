@@ -95,7 +95,7 @@ and after each goal ``"restart"`` (the restart roll, again on a 1).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from google.protobuf.message import Message
@@ -140,6 +140,12 @@ ENDINGS = ("time", "golden", "first3", "last")
 
 def pawn_name(code: int) -> str:
     return PAWN_NAMES[code % 5]
+
+
+def kickoff_rolls(rolls: Sequence[int]) -> str:
+    """The kickoff's rolls, seat 0's then seat 1's, a pair again after each tie."""
+    pairs = (f"seat 0 {rolls[i]}, seat 1 {rolls[i + 1]}" for i in range(0, len(rolls), 2))
+    return ", then ".join(pairs)
 
 
 def pawn_label(code: int) -> str:
@@ -267,7 +273,7 @@ class GoldenGoal(Game[GoldenGoalState]):
         name="Golden Goal",
         min_players=2,
         max_players=2,
-        version="2.1",
+        version="2.2",  # 2.2: event texts name seats and read as English, not Python lists
         options=(
             OptionSpec(
                 "ending",
@@ -506,7 +512,8 @@ class GoldenGoal(Game[GoldenGoalState]):
         state.log.public(
             winner,
             "kickoff",
-            f"Kickoff rolls {rolls}: seat {winner} wins and kicks {distance} space(s) from {name(state.ball)}",
+            f"Kickoff rolls {kickoff_rolls(rolls)}: seat {winner} wins"
+            f" and kicks {distance} space(s) from {name(state.ball)}",
             pb.Detail(seat=winner, rolls=rolls, spaces=distance, to=CELL_PB[state.ball]),
         )
         state.visited = frozenset()
@@ -718,7 +725,7 @@ class GoldenGoal(Game[GoldenGoalState]):
         state.log.public(
             seat,
             "kickoff",
-            f"restarts: Keeper on {name(c)}, rolls {rolls}, kicks {rolls[-1]} space(s)",
+            f"restarts: Keeper on {name(c)}, rolls {', '.join(map(str, rolls))}, kicks {rolls[-1]} space(s)",
             _from(pb.Detail(seat=seat, pawn="k", to=CELL_PB[c], spaces=rolls[-1], rolls=rolls, restart=True), frm),
         )
         state.mover = -1

@@ -257,6 +257,11 @@ def pb_card(cid: int) -> pb.Card:
     return _PB_CARD[cid]
 
 
+def _owner_text(owner: int) -> str:
+    """An owner or circle id as the event texts read it: -1 an owner not yet known, -2 a dummy."""
+    return "unknown" if owner == -1 else "dummy" if owner == DUMMY else f"seat {owner}"
+
+
 def card_name(cid: int) -> str:
     top, tp = TOP[cid]
     combo, cp = COMBO[cid]
@@ -317,7 +322,7 @@ class LlamaLlama(Game[LlamaState]):
         min_players=2,
         max_players=4,
         # 4: a pass picks a card, not a letter (ruling 4; 3 moved a random copy, 2 the lowest id)
-        version="4",
+        version="4.1",  # 4.1: event texts name seats and read as English, not Python lists
         simultaneous=True,
         hidden_information=True,
         summary="Give a secret goal card, watch the 4 goals turn up one by one while passing 4-3-2-1 "
@@ -399,7 +404,7 @@ class LlamaLlama(Game[LlamaState]):
         state.log.public(
             CHANCE_SEAT,
             "round",
-            f"round {state.round}: table {circle}",
+            f"round {state.round}: table " + ", ".join(_owner_text(h) for h in circle),
             pb.RoundEvent(round=state.round, circle=circle),
         )
         for s in range(n):
@@ -441,7 +446,8 @@ class LlamaLlama(Game[LlamaState]):
         state.owner_group = [0] * HANDS if state.round == 1 else display_groups(owners, state.totals, n)
         state.goals = [goal_of[h] for h in owners]
         shown = [state.public_id(h) if g == -1 else -1 for h, g in zip(owners, state.owner_group, strict=True)]
-        state.log.public(CHANCE_SEAT, "place", f"goals placed (owners {shown})", pb.PlaceEvent(owners=shown))
+        owners_text = ", ".join(f"display {d + 1} {_owner_text(h)}" for d, h in enumerate(shown))
+        state.log.public(CHANCE_SEAT, "place", f"goals placed (owners: {owners_text})", pb.PlaceEvent(owners=shown))
 
     def _reveal(self, state: LlamaState) -> None:
         d = state.reveals
@@ -505,7 +511,8 @@ class LlamaLlama(Game[LlamaState]):
         state.log.public(
             CHANCE_SEAT,
             "score",
-            f"round {state.round}: scores {scores}, totals {state.totals}",
+            f"round {state.round}: scores "
+            + ", ".join(f"seat {s} {scores[s]} (total {state.totals[s]})" for s in range(n)),
             pb.ScoreEvent(
                 round=state.round,
                 hands=[pb.Hand(holder=s, cards=[_PB_CARD[c] for c in state.hands[s]]) for s in range(n)],

@@ -607,7 +607,7 @@ class OpenSeason(Game[SeasonState]):
         name="Open Season",
         min_players=2,
         max_players=4,
-        version="6",
+        version="6.1",  # 6.1: event texts name seats and read as English, not Python lists
         options=(
             OptionSpec("side", "horn", "player-board side: horn (11 rounds) or shield (9 rounds)", ("horn", "shield")),
             OptionSpec("expert", False, "Expert mode: secret Bonus tiles above the columns"),
@@ -1558,7 +1558,10 @@ class OpenSeason(Game[SeasonState]):
         state.log.public(
             CHANCE_SEAT,
             "end",
-            f"game over: scores {state.final_scores}, accolades {counts}",
+            "game over: scores "
+            + ", ".join(
+                f"seat {s} {v} ({counts[s]} accolade{'s' * (counts[s] != 1)})" for s, v in enumerate(state.final_scores)
+            ),
             _detail(scores=state.final_scores, counts=counts),
         )
 

@@ -353,7 +353,7 @@ class OpenSesame(Game[SesameState]):
         name="Open Sesame",
         min_players=MIN_PLAYERS,
         max_players=MAX_PLAYERS,
-        version="1",
+        version="1.1",  # 1.1: event texts name seats and read as English, not Python lists
         options=(
             OptionSpec("younger", False, "younger players: Ali Baba shows the cards during each recitation"),
             OptionSpec("experienced", False, "experienced players: recite in reveal order, with adjectives"),
@@ -528,7 +528,10 @@ class OpenSesame(Game[SesameState]):
             state.log.public(
                 CHANCE_SEAT,
                 "end",
-                f"game over: scores {[s for s, _ in scores]}, unique treasures {[u for _, u in scores]}",
+                "game over: scores "
+                + ", ".join(
+                    f"seat {seat} {s} ({u} unique treasure{'s' * (u != 1)})" for seat, (s, u) in enumerate(scores)
+                ),
                 _detail(scores=[s for s, _ in scores], uniques=[u for _, u in scores]),
             )
             return

@@ -270,7 +270,8 @@ class Prey(Game[PreyState]):
         name="Prey",
         min_players=3,
         max_players=4,
-        version="2",  # 2: the "prey_phase" event's detail (PreyPhaseEvent)
+        # 2: the "prey_phase" event's detail (PreyPhaseEvent)
+        version="2.1",  # 2.1: event texts name seats and read as English, not Python lists
         hidden_information=True,
         summary="Must-follow trick-taking: tricks 1-6 use Predator numbers, 7-12 Prey numbers; "
         "win exactly one of your two goal dice in tricks to score; first to 2 points wins.",
@@ -335,7 +336,7 @@ class Prey(Game[PreyState]):
         if state.round == 1:
             tied = first_leader(state.dice)
             state.leader = tied[0] if len(tied) == 1 else chance.pick(tied, "first")
-            why = "lowest dice" if len(tied) == 1 else f"random among seats {tied} (tied dice)"
+            why = "lowest dice" if len(tied) == 1 else f"random among seats {', '.join(map(str, tied))} (tied dice)"
         else:
             why = "won the last trick"
         state.turn = state.leader
@@ -392,11 +393,13 @@ class Prey(Game[PreyState]):
         scored = [scores_with(state.dice[s], state.tricks_won[s]) for s in range(state.players)]
         for seat, hit in enumerate(scored):
             state.points[seat] += hit
-        who = ", ".join(str(s) for s, hit in enumerate(scored) if hit) or "nobody"
+        who = ", ".join(f"seat {s}" for s, hit in enumerate(scored) if hit) or "nobody"
+        tricks = ", ".join(f"seat {s} {t}" for s, t in enumerate(state.tricks_won))
+        points = ", ".join(f"seat {s} {p}" for s, p in enumerate(state.points))
         state.log.public(
             CHANCE_SEAT,
             "round_end",
-            f"round {state.round} over: tricks {state.tricks_won}; scoring: {who}; points {state.points}",
+            f"round {state.round} over: tricks {tricks}; scoring: {who}; points {points}",
             pb.RoundEndEvent(round=state.round, tricks=state.tricks_won, scored=scored, points=state.points),
         )
         best = max(state.points)

@@ -507,7 +507,8 @@ class SeersCatalog(Game[SeersState]):
         if state.round >= ROUNDS:
             state.over = True
             totals = [sum(r) for r in state.round_scores]
-            state.log.public(CHANCE_SEAT, "game-end", f"game over: totals {totals}", pb.Detail(scores=totals))
+            text = "game over: totals " + ", ".join(f"seat {s} {v}" for s, v in enumerate(totals))
+            state.log.public(CHANCE_SEAT, "game-end", text, pb.Detail(scores=totals))
             return
         self._start_round(state)
 

@@ -238,7 +238,7 @@ class Slambo(Game[SlamboState]):
         name="SLAMBO!",
         min_players=2,
         max_players=4,
-        version="1",
+        version="1.1",  # 1.1: event texts name seats and read as English, not Python lists
         options=(OptionSpec("expert", False, "Expert Match: SLAMBO below 1 or above 9 (instead of 0-10)"),),
         variants=(
             Variant("expert", "Expert Match (1-9): the safe range shrinks to 1-9", {"expert": True}),
@@ -412,7 +412,10 @@ class Slambo(Game[SlamboState]):
         state.log.public(
             CHANCE_SEAT,
             "end",
-            f"game over: shame {state.shame}; winner{'s' * (len(winners) > 1)}: seat " + ", ".join(map(str, winners)),
+            "game over: shame "
+            + ", ".join(f"seat {s} {v}" for s, v in enumerate(state.shame))
+            + f"; winner{'s' * (len(winners) > 1)}: "
+            + ", ".join(f"seat {s}" for s in winners),
             pb.EndEvent(shame=state.shame, winners=winners, loser=state.loser),
         )
 

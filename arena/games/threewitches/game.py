@@ -247,7 +247,7 @@ class ThreeWitches(Game[ThreeWitchesState]):
         name="Three Witches",
         min_players=3,
         max_players=3,
-        version="3",
+        version="3.1",  # 3.1: event texts name seats and read as English, not Python lists
         hidden_information=True,
         simultaneous=True,
         summary="Bid 3 or 4 tricks, then win exactly that many as the Lead Witch against a team of two; "
@@ -516,7 +516,8 @@ class ThreeWitches(Game[ThreeWitchesState]):
         if max(state.fate) >= FATE_TO_WIN:
             state.over = True
             state.phase = pb.OVER
-            state.log.public(CHANCE_SEAT, "end", f"game over: Fate {state.fate}", _detail(fate=state.fate))
+            text = "game over: Fate " + ", ".join(f"seat {s} {v}" for s, v in enumerate(state.fate))
+            state.log.public(CHANCE_SEAT, "end", text, _detail(fate=state.fate))
             return
         self._deal(state)
 

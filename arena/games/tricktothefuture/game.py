@@ -256,7 +256,7 @@ class TrickToTheFuture(Game[TrickToTheFutureState]):
         name="Trick to the Future",
         min_players=2,
         max_players=5,
-        version="1",
+        version="1.1",  # 1.1: event texts name seats and read as English, not Python lists
         options=(
             OptionSpec(
                 "deal",
@@ -398,7 +398,8 @@ class TrickToTheFuture(Game[TrickToTheFutureState]):
         )
         if state.round >= ROUNDS:
             state.over = True
-            state.log.public(CHANCE_SEAT, "end", f"final scores {state.totals}", pb.Detail(totals=list(state.totals)))
+            text = "final scores " + ", ".join(f"seat {s} {v}" for s, v in enumerate(state.totals))
+            state.log.public(CHANCE_SEAT, "end", text, pb.Detail(totals=list(state.totals)))
         else:
             self._start_round(state)
 

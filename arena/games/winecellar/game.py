@@ -326,7 +326,7 @@ class WineCellar(Game[WineCellarState]):
         name="Wine Cellar",
         min_players=1,
         max_players=8,
-        version="3",
+        version="3.1",  # 3.1: event texts name seats and read as English, not Python lists
         options=(
             OptionSpec("series", False, "advanced variant: 3 connected games, cellars become hands (2-8 players)"),
             OptionSpec("client_set", "A", "series at 2-3 players: the client set in use", choices=("A", "B")),
@@ -477,7 +477,10 @@ class WineCellar(Game[WineCellarState]):
         state.log.public(
             CHANCE_SEAT,
             "bids",
-            f"round {state.round} bids: {state.bids}; pick order {state.order}",
+            f"round {state.round} bids: "
+            + ", ".join(f"seat {s} #{b}" for s, b in enumerate(state.bids))
+            + "; pick order "
+            + ", ".join(f"seat {s}" for s in state.order),
             pb.BidsEvent(round=state.round, bids=state.bids, order=state.order),
         )
         self._next_picker(state)
@@ -489,15 +492,16 @@ class WineCellar(Game[WineCellarState]):
         high = max(state.eno_bids)
         eno_first = high > mine
         detail = pb.EnoEvent(round=state.round, bids=[_PB_BOTTLE[i] for i in state.eno_bids], eno_first=eno_first)
+        eno = " and ".join(f"#{b}" for b in state.eno_bids)
         if eno_first:
             client = CLIENTS[state.eno_client]
             took = max(state.prizes, key=lambda i: eno_key(BOTTLES[i], client))
             state.prizes.remove(took)
             state.boxed.append(took)
             detail.took.CopyFrom(_PB_BOTTLE[took])
-            text = f"round {state.round}: Eno bids {state.eno_bids}, beats your {mine} and boxes {took}"
+            text = f"round {state.round}: Eno bids {eno}, beats your #{mine} and boxes #{took}"
         else:
-            text = f"round {state.round}: Eno bids {state.eno_bids}; your {mine} chooses first"
+            text = f"round {state.round}: Eno bids {eno}; your #{mine} chooses first"
         state.log.public(CHANCE_SEAT, "eno", text, detail)
         state.order = [0]
         if eno_first:
@@ -578,7 +582,9 @@ class WineCellar(Game[WineCellarState]):
         state.log.public(
             CHANCE_SEAT,
             "game_end",
-            f"game {state.game} scores: {scores}" + (f" ({name})" if name else ""),
+            f"game {state.game} scores: "
+            + ", ".join(f"seat {s} {v}" for s, v in enumerate(scores))
+            + (f" ({name})" if name else ""),
             pb.ScoreEvent(
                 game=state.game,
                 cellar=[p.cellar for p in parts],
@@ -603,7 +609,10 @@ class WineCellar(Game[WineCellarState]):
         state.log.public(
             CHANCE_SEAT,
             "end",
-            f"match over: totals {totals}; winner{'s' * (len(state.winners) > 1)} {state.winners}",
+            "match over: totals "
+            + ", ".join(f"seat {s} {v}" for s, v in enumerate(totals))
+            + f"; winner{'s' * (len(state.winners) > 1)} "
+            + ", ".join(f"seat {s}" for s in state.winners),
             pb.ScoreEvent(game=state.game, scores=totals, winners=state.winners, title=name),
         )
 
