@@ -1037,15 +1037,20 @@ def test_a_rods_take_clears_what_the_taker_could_not_beat():
     assert state.cannot_beat[1] == [] and not GAME.observation(state, 0).seats[1].cannot_beat
 
 
+def random_position(players: int, seed: int, rng: Chance, steps: int) -> SeersState:
+    """The state after ``steps`` random choices (drawn from ``rng``) of a seeded match."""
+    state = GAME.new_match(GAME.config(players), seed)
+    while state.steps < steps:
+        GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    return state
+
+
 def test_a_forced_pass_keeps_the_cards_played_since_and_worlds_respect_them():
     # 3 players, seed 3, step 134 of a random playout (an outside probe): seat 2 passed, forced,
     # on a Run of 2 up to 8, then played Y10 and S12. Its hand at the pass held those two, so it
     # cannot hold Y9 (Y9 Y10 would have beaten the Run); version 8 checked the hand now alone, and
     # 89 of 200 worlds from each hook gave it Y9.
-    state = GAME.new_match(GAME.config(3), 3)
-    rng = Chance(34)
-    while state.steps < 134:
-        GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    state = random_position(3, 3, Chance(34), 134)
     viewer = state.pending[0].seat
     assert viewer == 1
     run = Trick("run", 2, 16)
@@ -1104,10 +1109,7 @@ def test_worlds_respect_many_forced_passes_on_one_seat():
     # 5 players, seed 3, step 121 of a random playout (a second outside probe): seat 4 passed on
     # four melds and whole deals respect them too rarely (1,000 tried, then the last was kept,
     # breaking them in 25 of 50 worlds); such worlds are now dealt seat by seat.
-    state = GAME.new_match(GAME.config(5), 3)
-    rng = Chance(1003)
-    while state.steps < 121:
-        GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
+    state = random_position(5, 3, Chance(1003), 121)
     seat = state.pending[0].seat
     assert max(len(state.cannot_beat[s]) for s in range(5) if s != seat) == 4
     view = GAME.observe(state, seat)
