@@ -828,6 +828,13 @@ def test_the_replays_controls_are_named_and_the_view_menu_keeps_the_focus(browse
     ActionChains(browser).send_keys(Keys.ARROW_RIGHT, Keys.ARROW_RIGHT, Keys.ARROW_LEFT).perform()
     assert frame_of(browser) == 1 and menu.get_attribute("value") == "1"
     assert browser.switch_to.active_element == menu
+    # Home/End go to the first and last step there too, not to the first and last view (a
+    # second probe: End chose "view of seat 3" and the step stayed).
+    ActionChains(browser).send_keys(Keys.END).perform()
+    last = frame_of(browser)
+    assert last > 10 and menu.get_attribute("value") == "1"
+    ActionChains(browser).send_keys(Keys.HOME).perform()
+    assert frame_of(browser) == 0 and menu.get_attribute("value") == "1"
     # Every coloured card says its colour in words: "4 of red", never JSON.
     ActionChains(browser).send_keys(Keys.UP, Keys.UP).perform()  # the spectator: every hand
     assert menu.get_attribute("value") == "-1"

@@ -415,17 +415,18 @@
   document.addEventListener("keydown", function (ev) {
     var tag = ev.target && ev.target.tagName;
     /* The view menu keeps the focus after a change, so up/down go on through the views from
-       the keyboard (it gave the focus away, and a second arrow did nothing); left/right step
-       on it as elsewhere, also right after a view is chosen with the mouse. */
-    if (ev.target === viewSel && (ev.key === "ArrowRight" || ev.key === "ArrowLeft")) {
-      stop(); go(frame + (ev.key === "ArrowRight" ? 1 : -1)); ev.preventDefault(); return;
-    }
-    if (tag === "SELECT" || tag === "INPUT") return;  /* the slider and the view menu use their own keys */
+       the keyboard (it gave the focus away, and a second arrow did nothing); the page's other
+       keys (left/right, Home/End, space) still step and play on it, as elsewhere, also right
+       after a view is chosen with the mouse (Home/End chose the first or last view). */
+    var pageKey = ev.key === "ArrowRight" || ev.key === "ArrowLeft" || ev.key === "Home" || ev.key === "End" || ev.key === " ";
+    if (ev.target === viewSel && pageKey) { /* the page's, below */ }
+    else if (tag === "SELECT" || tag === "INPUT") return;  /* the slider and the view menu use their own keys */
     if (tag === "BUTTON" && (ev.key === " " || ev.key === "Enter")) return;  /* a click already */
     if (ev.key === "ArrowRight") { stop(); go(frame + 1); ev.preventDefault(); }
     else if (ev.key === "ArrowLeft") { stop(); go(frame - 1); ev.preventDefault(); }
     else if (ev.key === " ") { toggle(); ev.preventDefault(); }
-    else if (ev.key === "Home") { stop(); go(0); } else if (ev.key === "End") { stop(); go(frames.length - 1); }
+    else if (ev.key === "Home") { stop(); go(0); ev.preventDefault(); }
+    else if (ev.key === "End") { stop(); go(frames.length - 1); ev.preventDefault(); }
   });
   fromAddress();
   draw();
