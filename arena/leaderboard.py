@@ -186,7 +186,7 @@ class Tally:
         # Exact sums (whole numbers, fractions where a score is not whole), so a board fed its
         # records in any order shows the same means: a float sum's last bits can flip a rounded
         # figure (a CI run's failure, for decision times).
-        self.score_sum: list[int | Fraction] = [0] * bots
+        self.score_sum: list[int | float | Fraction] = [0] * bots
         self.failures: list[dict[str, int]] = [defaultdict(int) for _ in range(bots)]
         self.decision_ms = [0] * bots  # nanoseconds
         self.decisions = [0] * bots
@@ -236,7 +236,7 @@ class Tally:
         winners = 0
         for seat, b in enumerate(seat_bots):
             score = scores[seat]
-            score_sum[b] += score if type(score) is int else Fraction(score)
+            score_sum[b] += score if type(score) is int else _exact(score)
             decision_ms[b] += round(ms[seat] * 1_000_000)
             decisions[b] += made[seat]
             if ranks[seat] == 1:
@@ -333,7 +333,7 @@ class Tally:
                 "elo": round(self.elo.ratings[b], 1),
                 "games": games[b],
                 "mean_rank": round(self.rank_sum[b] / games[b], 3) if games[b] else None,
-                "mean_score": round(float(Fraction(self.score_sum[b], games[b])), 3) if games[b] else None,
+                "mean_score": round(_mean(self.score_sum[b], games[b]), 3) if games[b] else None,
                 "failures": {v: self.failures[b][v] for v in VERDICTS if self.failures[b].get(v)},
                 "mean_decision_ms": round(self.decision_ms[b] / 1e6 / made, 3) if (made := self.decisions[b]) else None,
             }
@@ -362,6 +362,19 @@ class Tally:
             "interval": interval_of(fit.method),
             "warning": warning,
         }
+
+
+def _exact(score: float) -> int | float | Fraction:
+    """A score to sum exactly: a whole one as an int (Get Bit!'s 4.0), else a Fraction; one past
+    a float's range (a record file's Infinity or NaN, never a game's) stays a float, which the sum
+    then is, as before (Fraction refuses them)."""
+    if score.is_integer():
+        return int(score)
+    return Fraction(score) if math.isfinite(score) else score
+
+
+def _mean(total: int | float | Fraction, count: int) -> float:
+    return total / count if isinstance(total, float) else float(Fraction(total, count))
 
 
 def interval_of(method: str) -> dict[str, Any]:

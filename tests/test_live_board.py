@@ -220,3 +220,16 @@ def test_mean_scores_that_are_not_whole_do_not_depend_on_the_order_records_come_
             tally.add_entry(TallyEntry(i, None, i, (0, 1), (1, 2), (score, 0), (), (0.0, 0.0), (0, 0)))
         means.append(tally.board()["leaderboard"][0]["mean_score"])
     assert means[0] == means[1] == 1.113  # the exact sum's mean, as the nearest float (1.1125000000000000444)
+
+
+def test_whole_and_unbounded_float_scores_still_make_a_board():
+    # Get Bit!'s scores are whole floats (4.0), summed as whole numbers; a record file edited to
+    # an Infinity (which the record reader takes) made Fraction() raise, a traceback from
+    # `arena tournament --resume` (an outside probe): such a sum stays a float, as before.
+    spec = TournamentSpec(game="rolldice", bots=("a", "b"), players=2)
+    tally = Tally(spec)
+    for i, score in enumerate([4.0, 2.0, float("inf")]):
+        tally.add_entry(TallyEntry(i, None, i, (0, 1), (1, 2), (score, 1.0), (), (0.0, 0.0), (0, 0)))
+    rows = {row["bot"]: row for row in tally.board()["leaderboard"]}
+    assert rows["a"]["mean_score"] == float("inf") and rows["b"]["mean_score"] == 1.0
+    assert type(tally.score_sum[1]) is int
