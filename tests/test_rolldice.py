@@ -291,3 +291,48 @@ def test_a_tracker_of_the_details_alone_knows_the_start_seat_the_round_and_the_t
             obs = GAME.observe(state, decision.seat)
             assert (obs.start_seat, obs.round, list(obs.totals), obs.turn_seat) == (start, rounds, totals, turn)
             GAME.apply(state, {decision.seat: rng.pick(decision.option_ids, "choice")})
+
+
+def heuristic_choice(totals, roll, *, seat=0, start=1, rerolls=1, target=20) -> str:
+    from google.protobuf.any_pb2 import Any as AnyMessage
+
+    from arena.v1 import bot_pb2
+    from bots.registry import make_bot
+    from bots.sdk import Turn
+
+    obs = pb.Observation(
+        seat=seat, target=target, max_rerolls=rerolls, totals=totals, turn_seat=seat, current_roll=roll,
+        rerolls_left=rerolls, start_seat=start,
+    )  # fmt: skip
+    packed = AnyMessage()
+    packed.Pack(obs)
+    request = bot_pb2.DecisionRequest(seat=seat, kind="roll", observation=packed)
+    return make_bot("heuristic", "rolldice").choose(Turn(request, []))
+
+
+@pytest.mark.parametrize(
+    ("totals", "roll", "seat", "start", "expected"),
+    [
+        # The round's last seat, the other at the target: the totals are final. 19 + 3 beats
+        # 21 (the points-per-turn threshold rerolled a 3: an outside probe, seed 1878).
+        ([19, 21], 3, 0, 1, "stop"),
+        # 18 + 4 loses to 23 for sure; a reroll wins on a 6 and ties on a 5 (seed 103).
+        ([18, 23], 4, 0, 1, "reroll"),
+        # Nobody at the target yet: reaching it ends the game with this seat above all.
+        ([18, 15], 2, 0, 1, "stop"),
+        # Not the round's last seat (the other still plays): the threshold's choice.
+        ([19, 21], 3, 1, 1, "reroll"),
+        ([18, 23], 4, 1, 1, "stop"),
+    ],
+)
+def test_the_heuristic_plays_the_last_turn_for_the_final_totals(totals, roll, seat, start, expected):
+    if seat == 1:
+        totals = totals[::-1]
+    assert heuristic_choice(totals, roll, seat=seat, start=start) == expected
+
+
+def test_the_heuristic_with_two_rerolls_left_counts_both():
+    # 17 against 22: a 4 loses (21), a reroll's 5 ties and 6 wins; with two left a 1-4 is
+    # rolled again: (1 + 0.5 + 4 x (1 + 0.5) / 6) / 6 = 0.333 beats keeping.
+    assert heuristic_choice([17, 22], 4, rerolls=2) == "reroll"
+    assert heuristic_choice([17, 22], 6, rerolls=2) == "stop"  # 23 wins now

@@ -10,7 +10,8 @@ from bots.sdk import Bot, Turn
 
 
 class ThresholdBot(Bot):
-    """Rerolls a die showing at most ``threshold`` (4 with two rerolls left).
+    """Rerolls a die showing at most ``threshold`` (4 with two rerolls left), except on the
+    game's last turn, played for the final totals (:func:`last_turn_choice`).
 
     With one reroll left, a roll keeps its value v against an expected 3.5 for the reroll, so
     rerolling 1–3 is optimal for points per turn; with two rerolls left the continuation is worth
@@ -26,8 +27,41 @@ class ThresholdBot(Bot):
     def choose(self, turn: Turn) -> str:
         obs = turn.observation
         assert isinstance(obs, pb.Observation)
+        last = last_turn_choice(obs)
+        if last is not None:
+            return last
         limit = self.threshold + (1 if obs.rerolls_left >= 2 else 0)
         return "reroll" if obs.current_roll <= limit else "stop"
+
+
+def last_turn_choice(obs: pb.Observation) -> str | None:
+    """On the game's last turn, the choice with the best odds against the final totals; None
+    where the game may go on (points per turn then, the threshold's reasoning).
+
+    The round's last seat ends the game when another seat has reached the target (the totals are
+    then known: each other seat beaten counts 1, one tied 1/2, a shared victory or a roll-off's
+    even chance), and by reaching it itself (then above everyone). Counting points alone, the
+    heuristic rerolled a 3 that won and kept a 4 that lost where a reroll could still win (an
+    outside probe: 99 and 88 times in 2,000 two-player games)."""
+    seat, totals = obs.turn_seat, list(obs.totals)
+    if len(totals) < 2 or (seat + 1) % len(totals) != obs.start_seat:
+        return None
+    mine = totals[seat]
+    others = totals[:seat] + totals[seat + 1 :]
+    if max(others) < obs.target:
+        return "stop" if mine + obs.current_roll >= obs.target else None
+
+    def value(roll: int) -> float:
+        final = mine + roll
+        return sum(1.0 if final > t else 0.5 if final == t else 0.0 for t in others)
+
+    def holding(roll: int, rerolls: int) -> float:  # the value of a roll, played on at best
+        return max(value(roll), rolling(rerolls)) if rerolls else value(roll)
+
+    def rolling(rerolls: int) -> float:  # the value of a reroll, with rerolls - 1 after it
+        return sum(holding(d, rerolls - 1) for d in range(1, 7)) / 6
+
+    return "reroll" if rolling(obs.rerolls_left) > value(obs.current_roll) else "stop"
 
 
 def _heuristic(params: Mapping[str, str]) -> Bot:
