@@ -49,7 +49,9 @@ Single-observer ISMCTS (Cowling, Powley & Whitehouse 2012) over the engine itsel
 Parameters (``search:iterations=400,c=0.5``): ``iterations`` (a fixed number of iterations per
 decision: deterministic for a seed, what tests and measurements use), ``ms`` (a wall-clock
 budget per decision, used when ``iterations`` is not given; default 500, below the default
-2000 ms clock), ``c`` (the UCB exploration constant), ``rollout`` (heuristic|mast|random),
+2000 ms clock; no simulation starts after it, so a decision overruns it by about one rollout;
+served, either budget is capped by the clock the request carries, see :func:`clock_budget_ms`),
+``c`` (the UCB exploration constant), ``rollout`` (heuristic|mast|random),
 ``epsilon`` (the share of rollout steps taken by the next policy down), ``prior`` (virtual wins
 of the heuristic's choice, 0 = none), ``mix`` (0|1), ``halving`` (0|1: sequential halving
 at the root), ``tree`` (0|1: nodes below the root), ``ties`` (first|visits: with ``halving``,
@@ -246,10 +248,13 @@ class Search:
         self.mast: dict[tuple[int, str], list[float]] = {}
         """MAST: per (seat, option id), [times played, total reward] over this search."""
 
-    def run(self, worlds: Worlds | ObservedWorlds, iterations: int, ms: float) -> None:
-        """``iterations`` iterations, or (0) as many as fit in ``ms`` milliseconds."""
-        deadline = time.perf_counter() + ms / 1000
-        while self.iterations < iterations if iterations else time.perf_counter() < deadline:
+    def run(self, worlds: Worlds | ObservedWorlds, iterations: int, ms: float, deadline: float | None = None) -> None:
+        """``iterations`` iterations, or (0) as many as fit in ``ms`` milliseconds; either way
+        none starts at or after ``deadline`` (``perf_counter``: a served bot's clock)."""
+        if not iterations:
+            end = time.perf_counter() + ms / 1000
+            deadline = end if deadline is None else min(deadline, end)
+        while (not iterations or self.iterations < iterations) and (deadline is None or time.perf_counter() < deadline):
             self.iterate(worlds)
             self.iterations += 1
 
@@ -320,7 +325,14 @@ class Search:
                 stat[1] += reward[move[0]]
         return reward[seat]
 
-    def halve(self, worlds: Worlds | ObservedWorlds, option_ids: list[str], iterations: int, ms: float) -> None:
+    def halve(
+        self,
+        worlds: Worlds | ObservedWorlds,
+        option_ids: list[str],
+        iterations: int,
+        ms: float,
+        deadline: float | None = None,
+    ) -> None:
         """Sequential halving at the root (Karnin, Koren & Somekh 2013) on common random numbers.
 
         ceil(log2 K) rounds share the budget (``iterations``, else ``ms``) equally; in a round
@@ -329,20 +341,30 @@ class Search:
         probability while one simulated game's reward is 0 or 1: independent playouts per
         option drown them in the noise of the dice and deals. Played on one world, one seed,
         the options meet the same hidden cards and the same future chance (until their paths
-        diverge), so that noise largely cancels in the comparison (a paired test)."""
+        diverge), so that noise largely cancels in the comparison (a paired test).
+
+        On a clock (``ms``, or a ``deadline``) no simulation starts at or after the end of the
+        budget, even inside a round's first world: a round of K options costs K rollouts, and
+        that minimum took Rainbow's 29 options to 6.8 times ``ms=50`` (an outside probe). A
+        search cut short answers from the options simulated so far (:meth:`cut`)."""
         alive = list(option_ids)
         rounds = max(1, math.ceil(math.log2(len(alive))))
         start = time.perf_counter()
+        if not iterations:
+            end = start + ms / 1000
+            deadline = end if deadline is None else min(deadline, end)
         for r in range(rounds):
             if len(alive) == 1 or (iterations and self.iterations >= iterations):
                 break
             budget = (iterations - self.iterations) // (rounds - r)
-            deadline = start + ms / 1000 * (r + 1) / rounds
+            target = start + ms / 1000 * (r + 1) / rounds
             spent = 0
-            while True:  # at least one world per round
-                self.paired(worlds, alive)
+            while True:  # at least one world per round, unless the deadline comes first
+                if not self.paired(worlds, alive, deadline):
+                    self.cut(alive)
+                    return
                 spent += len(alive)
-                if spent + len(alive) > budget if iterations else time.perf_counter() >= deadline:
+                if spent + len(alive) > budget if iterations else time.perf_counter() >= target:
                     break
             kept = sorted(alive, key=self.rank, reverse=True)[: (len(alive) + 1) // 2]
             if self.anchor in alive and self.anchor not in kept:
@@ -350,13 +372,24 @@ class Search:
             alive = kept
         self.alive = alive
 
-    def paired(self, worlds: Worlds | ObservedWorlds, option_ids: list[str]) -> None:
+    def cut(self, alive: list[str]) -> None:
+        """Halving stopped at its deadline inside a round: the answer is drawn from the round's
+        options that have statistics (simulated, or the prior's virtual wins; the heuristic's
+        option under ``guard``), so one never played does not win on a mean of 0; with none,
+        :meth:`best` falls back to the first option offered."""
+        table = self.root.stats.get(self.seat, {})
+        self.alive = [o for o in alive if o in table or o == self.anchor] or None
+
+    def paired(self, worlds: Worlds | ObservedWorlds, option_ids: list[str], deadline: float | None = None) -> bool:
         """Every option in ``option_ids`` simulated once on one sampled world, each from an exact
         copy of it (its chance included) and with the same seed for everything the simulation
         draws (rollout steps, the heuristics' own sampling). At a sealed simultaneous root, the
         other seats play their heuristic's choice in this world (read from their observation
         of it), the same against every option: our card is a best response to the modelled
-        players, and their choice's noise is common to all our options too."""
+        players, and their choice's noise is common to all our options too. False: ``deadline``
+        (``perf_counter``) came before every option was played (the world is left part-played)."""
+        if deadline is not None and time.perf_counter() >= deadline:
+            return False
         main = self.rng
         world = worlds.sample(main)
         seed = main.below(2**63, "paired")
@@ -369,8 +402,12 @@ class Search:
                         fixed[d.seat] = self.policies[d.seat].choose(world, d).id
                     elif d.seat == self.seat and self.guard and self.anchor is None:
                         self.anchor = self.policies[d.seat].choose(world, d).id
-            rewards_here = {}
+            rewards_here: dict[str, float] = {}
             for i, option_id in enumerate(option_ids):
+                if deadline is not None and time.perf_counter() >= deadline:
+                    if self.guard and rewards_here:
+                        self.paired_rewards.append(rewards_here)  # a pair in it still counts
+                    return False
                 self.reseed(seed)
                 copy = world if i == len(option_ids) - 1 else self.game.clone(world)
                 rewards_here[option_id] = self.simulate(copy, {**fixed, self.seat: option_id})
@@ -379,6 +416,7 @@ class Search:
                 self.paired_rewards.append(rewards_here)
         finally:
             self.rng = main
+        return True
 
     def reseed(self, seed: int) -> None:
         """The search's and the rollout heuristics' chance, all from ``seed`` (paired runs)."""
@@ -515,9 +553,8 @@ class Search:
         if best == self.anchor or not self.guard / 2 < self.advantage(best, self.anchor) <= self.guard:
             return
         for _ in range(extra):
-            if deadline is not None and time.perf_counter() >= deadline:
+            if not self.paired(worlds, [best, self.anchor], deadline):
                 return
-            self.paired(worlds, [best, self.anchor])
 
     def mixed(self, option_ids: list[str]) -> str:
         """For a sealed simultaneous decision: an option drawn in proportion to its root visits
@@ -529,6 +566,25 @@ class Search:
         return option_ids[self.rng.weighted(weights, "mix")]
 
 
+CLOCK_SHARE = 0.5
+"""Served with a clock: the share of what a decision may take (its limit and the bank left)
+that the search spends at most. Half leaves room for the machine's stalls and one rollout past
+the deadline, and a bank spent by halves is never spent out."""
+TRANSPORT_MS = 50
+"""Served with a clock: milliseconds kept back from that share for the request's and the
+answer's way over gRPC (and the world built from the observation, not yet searched)."""
+
+
+def clock_budget_ms(clock: bot_pb2.ClockState) -> float | None:
+    """The most a served search may spend on this decision, from the clock its request carries:
+    ``CLOCK_SHARE`` of the limit plus the bank left, less ``TRANSPORT_MS`` (0 at least: the
+    answer is then the first option or the heuristic's, unsimulated). None without a clock (in
+    process the request carries none: no limit is enforced there)."""
+    if not clock.decision_ms:  # the referee's limit is always positive (arena/clock.py)
+        return None
+    return max(0.0, CLOCK_SHARE * (clock.decision_ms + clock.bank_ms) - TRANSPORT_MS)
+
+
 IN_PROCESS_ONLY = (
     "it searches worlds sampled from the referee's state (Game.sample_world), and {game} cannot "
     "build them from an observation alone (Game.world_from_observation is not implemented); "
@@ -538,7 +594,7 @@ IN_PROCESS_ONLY = (
 
 class SearchBot(Bot):
     name = "search"
-    version = "1.1"
+    version = "1.2"  # 1.2: a timed search stops at its deadline; served, the clock caps the budget
     in_process_only = IN_PROCESS_ONLY.format(game="this game")
     """Why the bot cannot be served (empty: it can, the game builds worlds from observations)."""
 
@@ -578,14 +634,22 @@ class SearchBot(Bot):
         self.rng = Chance(seed)
         self.policies: list[RolloutPolicy] | None = None  # built at the first decision (the game known)
         self.last: Search | None = None  # the last decision's search (for tests and benchmarks)
+        self.last_budget_ms: float | None = None
+        """The last decision's time budget in milliseconds: ``ms``, capped by the request's clock
+        (:func:`clock_budget_ms`); with ``iterations``, the clock's cap alone (None: none)."""
 
     def on_start(self, start: bot_pb2.MatchStart) -> None:
         # Seeded per match and seat by the referee, so a match replays identically.
         self.rng = Chance(start.bot_seed)
         self.policies = None
 
-    def decide_worlds(self, request: bot_pb2.DecisionRequest, worlds: Worlds | ObservedWorlds) -> str:
-        """A decision with a sampler of this seat's worlds (the in-process runner's call)."""
+    def decide_worlds(
+        self, request: bot_pb2.DecisionRequest, worlds: Worlds | ObservedWorlds, started: float | None = None
+    ) -> str:
+        """A decision with a sampler of this seat's worlds (the in-process runner's call).
+        ``started`` (``perf_counter``): when the request came, for a budget from its clock."""
+        if started is None:
+            started = time.perf_counter()
         self.heard(request.events)
         option_ids = [o.id for o in request.options]
         if len(option_ids) == 1:
@@ -611,13 +675,19 @@ class SearchBot(Bot):
             self.margin,
             self.guard,
         )
+        # The clock a served request carries caps the budget (an outside probe: ``ms=100``
+        # against a 500 ms limit and no bank was struck, then forfeited, in Rainbow). It caps a
+        # fixed ``iterations`` too: a choice that depends on the machine beats a forfeit.
+        cap = clock_budget_ms(request.clock)
+        ms = self.ms if cap is None or self.iterations else min(self.ms, cap)
+        self.last_budget_ms = cap if self.iterations else ms
+        deadline = None if self.last_budget_ms is None else started + self.last_budget_ms / 1000
         if self.halving:
-            deadline = None if self.iterations else time.perf_counter() + self.ms / 1000
-            search.halve(worlds, option_ids, self.iterations, self.ms)
+            search.halve(worlds, option_ids, self.iterations, ms, deadline)
             if self.confirm:
                 search.confirm(worlds, self.confirm, deadline)
         else:
-            search.run(worlds, self.iterations, self.ms)
+            search.run(worlds, self.iterations, ms, deadline)
         self.last = search
         if self.mix and request.simultaneous:
             return search.mixed(option_ids)
@@ -626,13 +696,14 @@ class SearchBot(Bot):
     def decide(self, request: bot_pb2.DecisionRequest) -> str:
         """Served over gRPC: worlds built from the request's observation alone
         (``Game.world_from_observation``), where the game implements it."""
+        started = time.perf_counter()  # the clock runs while the worlds are built, too
         if self.in_process_only or self.match is None:
             raise RuntimeError(f"search needs a sampler of its seat's worlds (in-process only): {self.in_process_only}")
         match = self.match
         game = get_game(match.game_id)
         config = game.config(match.players, dict(match.options))
         worlds = ObservedWorlds(game, config, request.seat, unpack(request.observation))
-        return self.decide_worlds(request, worlds)
+        return self.decide_worlds(request, worlds, started)
 
 
 def search_bot(params: Mapping[str, str], game_id: str) -> SearchBot:

@@ -418,3 +418,87 @@ def test_confirm_stays_within_the_time_budget():
     record = play_match(game, game.config(2), 2, seats)
     searched = [d.ms for d in record.decisions if d.seat == 0 and d.options > 1]
     assert searched and max(searched) < 5000, sorted(searched)[-3:]
+
+
+def simulated_clock(monkeypatch: pytest.MonkeyPatch, seconds_a_simulation: float = 1 / 64) -> None:
+    """The search's clock reads 0 at first and advances by ``seconds_a_simulation`` with every
+    simulated game (a power of two: the sums are exact): a budget's effect counted in rollouts,
+    not measured on a noisy machine."""
+    import types
+
+    import bots.search
+
+    now = [0.0]
+    monkeypatch.setattr(bots.search, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
+    simulate = Search.simulate
+
+    def timed(self, *args, **kwargs):
+        reward = simulate(self, *args, **kwargs)
+        now[0] += seconds_a_simulation
+        return reward
+
+    monkeypatch.setattr(Search, "simulate", timed)
+
+
+def rainbow_request(clock=None):
+    """Rainbow's first decision at 2 players, seed 1: seat 1 chooses among 29 options."""
+    from arena.v1 import bot_pb2
+
+    game = get_game("rainbow")
+    state = game.new_match(game.config(2), 1)
+    decision = state.pending[0]
+    request = decision_request(
+        game, state, decision, index=0, events=[], simultaneous=False, clock=clock and bot_pb2.ClockState(**clock)
+    )
+    return request, Worlds(game, state, decision.seat)
+
+
+def test_a_timed_search_stops_at_its_deadline_inside_halvings_first_round(monkeypatch):
+    """Halving played every option at least once a round, so Rainbow's 29 options took at least
+    29 rollouts whatever ``ms`` said (an outside probe: 6.8 times ``ms=50`` in CPU time). Now no
+    simulation starts after the deadline: at 1/64 s a rollout, ``ms=50`` plays 4 (0.0625 s), and
+    the answer is the best of what was simulated: the heuristic's single 6, on the prior's
+    virtual wins."""
+    simulated_clock(monkeypatch)
+    request, worlds = rainbow_request()
+    bot = make_bot("search:ms=50", "rainbow")  # Rainbow's SEARCH: halving, tree=0, prior 10
+    assert bot.decide_worlds(request, worlds) == "single:6"
+    search = bot.last
+    assert search is not None and search.iterations == 4 and bot.last_budget_ms == 50
+    assert search.alive == ["single:1", "single:2", "single:3", "single:4", "single:6"]
+    assert search.root.stats[1]["single:6"] == [10, 10, 0]  # the prior's, not simulated
+
+
+def test_a_served_search_takes_its_budget_from_the_requests_clock(monkeypatch):
+    """Served, the search read only its own ``ms``: ``ms=100`` against a 500 ms limit and no
+    bank was struck and forfeited in Rainbow (an outside probe). Now it spends at most half the
+    limit plus the bank left, less 50 ms for the transport: 50 ms of a 200 ms limit, 4 rollouts
+    at 1/64 s each, where ``ms=500`` alone played 32; a fixed ``iterations`` stops there too.
+    Without a clock (in process) the budgets are the bot's own."""
+    from bots.search import clock_budget_ms
+
+    assert clock_budget_ms(bot_pb2_clock(decision_ms=200)) == 50
+    assert clock_budget_ms(bot_pb2_clock(decision_ms=500, bank_ms=1000, strikes=1)) == 700
+    assert clock_budget_ms(bot_pb2_clock(decision_ms=60)) == 0
+    assert clock_budget_ms(bot_pb2_clock()) is None
+    simulated_clock(monkeypatch)
+    played = []
+    for spec, clock in [
+        ("ms=500", {"decision_ms": 200}),
+        ("ms=500", {"decision_ms": 200, "bank_ms": 1000}),  # 550 ms: the bot's 500 is less
+        ("ms=500", None),
+        ("iterations=100", {"decision_ms": 200}),
+        ("iterations=100", None),
+    ]:
+        bot = make_bot(f"search:{spec},halving=0,tree=1", "rainbow")
+        request, worlds = rainbow_request(clock)
+        bot.decide_worlds(request, worlds)
+        assert bot.last is not None
+        played.append((bot.last_budget_ms, bot.last.iterations))
+    assert played == [(50, 4), (500, 32), (500, 32), (50, 4), (None, 100)]
+
+
+def bot_pb2_clock(**fields):
+    from arena.v1 import bot_pb2
+
+    return bot_pb2.ClockState(**fields)
