@@ -1476,3 +1476,53 @@ def test_a_world_from_the_observation_keeps_what_the_others_know_of_the_deck():
                 checked += 1
             GAME.apply(state, {d.seat: rng.pick(d.options, "t").id for d in state.pending})
     assert checked >= 12
+
+
+def test_heuristic_places_its_last_wild_where_it_scores_most():
+    # An outside probe (4 players, seed 14, heuristic self-play): decision 202 is seat 3's
+    # end-game Wild, the match's last decision. It took wild:1:tattoo (43 points, 2nd, seat 1
+    # won 45-43); making its gnome-earrings accolade a tattoo completes another series: 45, 1st
+    # on the accolade-count tie-break. The end-game Wild is now scored exactly.
+    from arena.runner import play_match
+    from bots.registry import make_bot
+
+    record = play_match(GAME, GAME.config(4), 14, [make_bot("heuristic", "openseason") for _ in range(4)])
+    last = record.decisions[202]
+    assert (len(record.decisions), last.seat, last.kind, last.options) == (203, 3, "wild", 76)
+    assert last.choice == "wild:acc:gnome-earrings:tattoo"
+    assert record.result["scores"] == [43, 45, 36, 45] and record.result["ranks"] == [3, 2, 4, 1]
+
+
+def test_heuristic_end_wild_scores_every_option_exactly():
+    # Every end-game Wild of 8 heuristic self-play matches at 2 and at 4 players: the
+    # heuristic's choice scores, for its seat, the most any option scores (12 of 18 were below).
+    from arena.runner import play_match
+    from bench.engine_turn import EngineTurn
+    from bots.games.openseason import HeuristicBot
+    from bots.registry import make_bot
+
+    checked: set[tuple[int, int, int, int]] = set()
+    match = (0, 0)  # (players, seed) of the match being played
+
+    def check(state: SeasonState, entry: object) -> None:
+        if state.ask is None or (state.ask.kind, state.ask.data[:1]) != ("wild", ("end",)):
+            return
+        for d in state.pending:
+            key = (*match, state.steps, d.seat)
+            if len(d.options) < 2 or key in checked:  # simultaneous seats: one call each
+                continue
+            scores = {}
+            for option in d.options:
+                after = GAME.clone(state)
+                GAME.advance(after, {s.seat: option if s.seat == d.seat else s.options[0] for s in state.pending})
+                scores[option.id] = total(after, d.seat)
+            turn = EngineTurn(d.kind, GAME.observe(state, d.seat), d.options)
+            assert scores[HeuristicBot().choose(turn)] == max(scores.values())  # type: ignore[arg-type]
+            checked.add(key)
+
+    for players in (2, 4):
+        for seed in range(1, 9):
+            match = (players, seed)
+            bots = [make_bot("heuristic", "openseason") for _ in range(players)]
+            play_match(GAME, GAME.config(players), seed, bots, on_decision=check)  # type: ignore[arg-type]
+    assert len(checked) == 15  # decisions checked (several seats may hold a Wild at the end)

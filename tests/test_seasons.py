@@ -1553,3 +1553,19 @@ def test_potion_of_life_is_a_transmutation_purse_of_io_and_the_bonus_count():
     play(state, "bonus:transmute", "activate:0")
     assert state.crystals[0] == 3 * (4 + 1)
     assert [e.detail.crystals for e in state.log.events if e.kind == "transmute"] == [15]
+
+
+def test_heuristic_does_not_transmute_away_its_last_turn_win():
+    # An outside probe (2 players, seed 2, heuristic self-play): decision 179 is seat 0's last
+    # turn, reserve 3 air and 1 fire, Lantern of Xidit #45 in play (+3 a reserve energy at the
+    # end). Ending the turn wins 127-123; it transmuted all 4 energies (decisions 179-182), each
+    # 1 crystal for 3 points, and lost 119-123. In the last round it transmutes only what the
+    # engine says raises its score.
+    from arena.runner import play_match
+    from bots.registry import make_bot
+
+    record = play_match(GAME, GAME.config(2), 2, [make_bot("heuristic", "seasons") for _ in range(2)])
+    turn = record.decisions[179]
+    assert (turn.seat, turn.kind, turn.options, turn.choice) == (0, "turn", 6, "end")
+    assert len(record.decisions) == 180
+    assert record.result["scores"] == [127, 123] and record.result["ranks"] == [1, 2]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
+from arena.chance import Chance
+from arena.games.openseason.game import GAME, total
 from arena.games.v1 import openseason_pb2 as pb
 from bots.params import Param, read_params
 from bots.sdk import Bot, Turn
@@ -153,6 +155,7 @@ class HeuristicBot(Bot):
     * Taking, placing, stealing, peeking, keeping: the best sum of place and stock values.
     * Trophies go where a card pays most (+2, the majority, or an untriggered action); Shield
       Trophies activate the scoring most likely to pay.
+    * The end-game Wilds: the option of the best final score, counted exactly by the engine.
     * Several Bonus faces at once (Expert ``bonus``): thief first (nothing else changes it);
       raid before share (the cards share gives would bury the stock tops a raid takes) and the
       sooner the better the tops are for us; draw4 early (its cards are random, so they should
@@ -196,6 +199,8 @@ class HeuristicBot(Bot):
         if kind == "activate":
             return max(ids, key=lambda i: self._activate_value(model, obs, i.removeprefix("activate:")))
         if kind == "wild":
+            if obs.asking == "wild:end":
+                return self._end_wild(model, obs, ids)
             return self._wild(model, obs, ids)
         if kind == "bonus":
             faces = [i.removeprefix("bonus:") for i in ids]
@@ -326,6 +331,24 @@ class HeuristicBot(Bot):
         same = Counter(split(model.face_up(i))[1] for i in range(len(model.wall)) if model.face_up(i))
         empty = sum(1 for w in model.wall if not w.filled)
         return 7.0 * min(1.0, (max(same.values(), default=0) + empty * 0.3) / 5) ** 2
+
+    def _end_wild(self, model: Model, obs: pb.Observation, ids: list[str]) -> str:
+        """An end-game Wild: nothing is left to play but the Wilds, so each option's own final
+        score is counted exactly by the engine's scoresheet on a world built from the observation
+        (the deck and others' hidden cards, which a world deals, do not score for this seat; a
+        Wild changes an attribute, not a people, so no majority moves). The best score wins; its
+        ties go to the usual valuation."""
+        options = {"side": "horn" if model.horn else "shield", "expert": obs.expert}
+        world = GAME.world_from_observation(GAME.config(len(obs.seats), options), obs.seat, obs, Chance(0))
+        pending = {d.seat: d for d in world.pending}
+        scores: dict[str, int] = {}
+        for option in pending[obs.seat].options:
+            after = GAME.clone(world)
+            # The other seats' Wilds (placed at once) do not change this seat's score.
+            GAME.advance(after, {s: option if s == obs.seat else d.options[0] for s, d in pending.items()})
+            scores[option.id] = total(after, obs.seat)
+        best = max(scores.values())
+        return self._wild(model, obs, [i for i in ids if scores[i] == best])
 
     def _wild(self, model: Model, obs: pb.Observation, ids: list[str]) -> str:
         if "pass" in ids:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from arena.chance import Chance
 from arena.games.seasons.framework import CARDS, ENERGIES, ENERGY_BY_NAME, TRANSMUTE
+from arena.games.seasons.game import GAME
 from arena.games.v1 import seasons_pb2 as pb
 from bots.params import Param, read_params
 from bots.sdk import Bot, Turn
@@ -38,9 +40,10 @@ class HeuristicBot(Bot):
     * Dice: the face worth most now: energies the reserve can hold, crystals, a star when cards
       wait for room under the gauge, the card symbol, transmuting when the reserve holds energy.
     * Turn: summon the best affordable card (any card in the last round: a card left in hand
-      costs 5); activate the useful cards; transmute energies no card in hand needs (all of
-      them in the last round, and any energy the reserve cannot keep); draw with the die; use
-      the gauge bonus only when a valuable card waits for room; then end.
+      costs 5); activate the useful cards; transmute energies no card in hand needs (in the
+      last round every one that raises the final score, counted by the engine, and any energy
+      the reserve cannot keep); draw with the die; use the gauge bonus only when a valuable
+      card waits for room; then end.
     * Choices: energies the hand's cards lack; discard the least needed; keep and summon the
       best card, give away the worst; sacrifice or return the card of least prestige; copy the
       richest reserve; Die of Malice rerolls a weak face.
@@ -248,6 +251,8 @@ class HeuristicBot(Bot):
             rates = TRANSMUTE[obs.season - 1]
             spare = [o for o in transmutes if last or me.reserve[ENERGY_BY_NAME[o[10:]]] > kept[ENERGY_BY_NAME[o[10:]]]]
             good = [o for o in spare if last or rates[ENERGY_BY_NAME[o[10:]]] >= 2 or sum(me.reserve) >= 6]
+            if good and last:
+                good = self._paying(obs, good)
             if good:
                 return max(good, key=lambda o: rates[ENERGY_BY_NAME[o[10:]]])
         # 4. the die's card
@@ -258,6 +263,24 @@ class HeuristicBot(Bot):
         if waiting and obs.year < 3 and max(card_value(c, players) for c in obs.hand) >= 12:
             return "bonus:gauge"
         return "end"
+
+    @staticmethod
+    def _paying(obs: pb.Observation, transmutes: list[str]) -> list[str]:
+        """The transmutations that raise this seat's score now, counted by the engine on a world
+        built from the observation (its cards and the public state are exact). A spare energy
+        is worth nothing at the end unless a card counts it: Lantern of Xidit #45 gives 3 a
+        reserve energy, more than a transmutation's crystals (an outside probe: 4 of them, 2
+        points each, turned a 127-123 win into a 119-123 loss)."""
+        config = GAME.config(obs.players, {"mode": obs.mode})
+        world = GAME.world_from_observation(config, obs.seat, obs, Chance(0))
+        before = obs.seats[obs.seat].score
+        paying = []
+        for option_id in transmutes:
+            after = GAME.clone(world)
+            GAME.apply(after, {obs.seat: option_id})
+            if GAME.score_of(after, obs.seat) > before:
+                paying.append(option_id)
+        return paying
 
     def _card(self, obs: pb.Observation, ids: Sequence[str]) -> str:
         players = obs.players
