@@ -594,3 +594,18 @@ def test_the_heuristics_trial_card_leaves_the_pool_as_it_was():
         decision = state.pending[0]
         GAME.advance(state, {decision.seat: rng.choice(decision.options)})
     assert checked >= 30  # Pools of two cards or more, each tried with copies of its own cards
+
+
+def test_the_heuristic_takes_a_sole_win_on_the_last_decision_over_a_shared_one():
+    """An outside probe's position (heuristic self-play, 2 players, seed 16, decision 65): the
+    final round's last PULL, where pull:1.1 wins 15-14 and pull:1.2 or 1.3 ties 14-14. The board
+    model valued them alike and took the tie; the bot now counts a match-ending option's result
+    on worlds built from its observation."""
+    from arena.runner import play_match
+    from bots.registry import make_bot
+
+    record = play_match(GAME, GAME.config(2), 16, [make_bot("heuristic", "frenzyfalls") for _ in range(2)])
+    entry = record.decisions[65]
+    assert (entry.seat, entry.kind, entry.options, entry.choice) == (1, "pull", 3, "pull:1.1")
+    assert len(record.decisions) == 66
+    assert (record.result["scores"], record.result["ranks"]) == ([14, 15], [2, 1])

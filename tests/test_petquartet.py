@@ -576,6 +576,8 @@ def test_heuristic_passes_a_final_turn_that_would_cost_points():
     # Seat 0 holds Soloists 3 and 9; the only pile is 3 9: taking it would break both.
     state = rigged(2, top=[3], script=["place:0"])
     state.collections[0] = counts(3, 5, 9)
+    # Seat 1's 2 points: taking (3 points to 1) loses the game there, so no sure win tempts it.
+    state.collections[1] = counts(6, 7)
     set_deck_left(state, 1)  # the rest of the deck is in ascending order: the last card is a 9
     GAME.apply(state, {1: "draw"})
     GAME.apply(state, {1: "place:0"})
@@ -763,3 +765,15 @@ def test_a_tracker_of_the_details_alone_matches_every_observation(players, optio
         play_following_details(GAME, state, trackers, rng)
         for tracker in trackers:
             assert tracker.scores == list(GAME.result(state).scores)
+
+
+def test_heuristic_takes_a_final_turn_that_wins_the_tie_break():
+    """An outside probe's position (heuristic self-play, 6 players, seed 18, decision 153): seat
+    2's final turn, where take:2 adds no points but ends the game with it first alone on the
+    tie-break. The valuation took only for points and passed (it came 5th); the bot now counts
+    a match-ending option's result on worlds built from its observation."""
+    record = play_match(GAME, GAME.config(6), 18, [make_bot("heuristic", "petquartet") for _ in range(6)])
+    entry = record.decisions[153]
+    assert (entry.seat, entry.kind, entry.options, entry.choice) == (2, "final_turn", 2, "take:2")
+    assert len(record.decisions) == 154
+    assert (record.result["scores"], record.result["ranks"]) == ([7, 7, 7, 7, 7, 4], [4, 4, 1, 3, 2, 6])

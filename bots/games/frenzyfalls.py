@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from arena.games.v1 import frenzyfalls_pb2 as pb
+from bots.endgame import ending_outcomes, prefer_ending
 from bots.params import Param, read_params
 from bots.sdk import Bot, Turn
 
@@ -137,11 +138,15 @@ class HeuristicBot(Bot):
     * PROXY, BUMP, PULL and spill moves: the option that leaves the best board.
     * Round end: discards pure-water cards (no influence) when it holds more than ``keep_water``
       of them, to draw fresh cards.
+    * A reveal decision or the round's last play that can end the match: an option that ends it
+      is judged by its result on worlds built from the observation (a sole win, then a shared
+      one, then a loss: :mod:`bots.endgame`).
 
     Against random (``python -m bench.heuristic_vs_random --game frenzyfalls --players N
     --matches 500``, one heuristic seat, rotated): win rate 0.963 at 2 players (random 0.5),
-    0.804 at 4 (random 0.25); mean rank 1.04 and 1.28. (0.959 and 0.728 before its trial cards
-    were taken back by position and its future water counted once a decision.)
+    0.808 at 4 (random 0.25); mean rank 1.04 and 1.27. (0.959 and 0.728 before its trial cards
+    were taken back by position and its future water counted once a decision; 0.963 and 0.804,
+    mean rank 1.28 at 4, before it judged a match-ending option by its result.)
     """
 
     name = "heuristic"
@@ -171,7 +176,17 @@ class HeuristicBot(Bot):
             "pull": self._pull_value,
             "move": self._move_value,
         }[turn.kind]
-        return max(ids, key=lambda option_id: scorer(model, obs, option_id))
+        values = {option_id: scorer(model, obs, option_id) for option_id in ids}
+        choice = max(ids, key=values.__getitem__)
+        if obs.phase == pb.REVEAL_PHASE or sum(s.plays_left for s in obs.seats) <= 1:
+            # The reveals (and the play that starts them) can end the match: in the last round,
+            # or in any once a spill finds the Score deck empty. The model rates a Pool won by
+            # its points alone, so a shared win can look as good as a sole one (an outside
+            # probe: 14-14 taken where 15-14 was one PULL away). The check costs about 1 ms.
+            ranked = sorted(ids, key=values.__getitem__, reverse=True)
+            outcomes = ending_outcomes(self.game_id, obs.players, {}, obs.seat, obs, ids)
+            choice = prefer_ending(choice, ranked, outcomes)
+        return choice
 
     def _play_value(self, model: Model, obs: pb.Observation, option_id: str) -> float:
         name, _, pool_text = option_id.removeprefix("play:").partition("@")

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from arena.games.petquartet.game import HIGHEST, LOWEST, set_points
 from arena.games.v1 import petquartet_pb2 as pb
+from bots.endgame import ending_outcomes, prefer_ending
 from bots.params import Param, read_params
 from bots.sdk import Bot, Turn, TypedOption
 
@@ -23,14 +24,17 @@ class CollectorBot(Bot):
       players still in the round least.
     * Cards returned or passed are the ones whose loss costs least (a passed card also counts
       what it gives the neighbour).
+    * On a final turn (``ending``), an option that ends the game is judged by its result,
+      counted on worlds built from the observation: a sole win first, then a shared one.
     """
 
     game_id = "petquartet"
 
-    def __init__(self, patience: float = 0.5, spite: float = 0.25) -> None:
+    def __init__(self, patience: float = 0.5, spite: float = 0.25, ending: bool = True) -> None:
         super().__init__()
         self.patience = patience
         self.spite = spite
+        self.ending = ending
 
     # -- valuation ------------------------------------------------------------------------
 
@@ -109,6 +113,18 @@ class CollectorBot(Bot):
     def choose(self, turn: Turn) -> str:
         obs = turn.observation
         assert isinstance(obs, pb.Observation)
+        choice = self._choose(turn, obs)
+        if obs.final_turns and self.ending:
+            # A final turn can end the game, and a take that adds no points can still win the
+            # tie-break, which the valuation does not see (an outside probe: it passed and came
+            # 5th where a take came 1st alone). Equal outcomes: the valuation's choice first.
+            ids = turn.option_ids
+            options = {"scoring": "advanced" if obs.scoring == pb.ADVANCED else "standard", "duet": obs.duet}
+            outcomes = ending_outcomes(self.game_id, obs.players, options, obs.seat, obs, ids)
+            choice = prefer_ending(choice, [choice, *ids], outcomes)
+        return choice
+
+    def _choose(self, turn: Turn, obs: pb.Observation) -> str:
         value = self._valuer(obs)
         mine = list(obs.collections[obs.seat].counts)
         options = {o.id: o for o in turn.options}
@@ -173,11 +189,17 @@ class CollectorBot(Bot):
 
 
 def _heuristic(params: Mapping[str, str]) -> Bot:
-    values = read_params("heuristic", params, [Param("patience", 0.5, 0, 1), Param("spite", 0.25, 0, 1)])
-    return CollectorBot(values["patience"], values["spite"])
+    values = read_params(
+        "heuristic",
+        params,
+        [Param("patience", 0.5, 0, 1), Param("spite", 0.25, 0, 1), Param("ending", 1, 0, 1, integer=True)],
+    )
+    return CollectorBot(values["patience"], values["spite"], bool(values["ending"]))
 
 
 BOTS = {"heuristic": _heuristic}
 FIELD = ["heuristic:spite=0"]
-ROLLOUT = "heuristic"  # search's rollout policy (cheap enough to call at every step)
+# search's rollout policy (cheap enough to call at every step): without the final turns' check,
+# which builds worlds at every final turn of every rollout (search already counts results).
+ROLLOUT = "heuristic:ending=0"
 SEARCH = {"halving": 1, "tree": 0}  # search's defaults here: root halving, heuristic below (README)
