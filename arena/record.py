@@ -262,6 +262,8 @@ class MatchRecord:
             value = result.get(key, [])
             if not (isinstance(value, list) and all(test(x) for x in value)):
                 raise _wrong(f"result.{key}", expected, value)
+        if len(self.seats) != players:  # resimulate indexes a seat of every player
+            raise RecordError(f"malformed match record: seats: {len(self.seats)} listed for {players} players")
         forfeited = result.get("forfeited")
         if forfeited is not None and len(forfeited) != players:
             raise RecordError(

@@ -55,7 +55,7 @@ def schedule_index(record: MatchRecord | RecordView | TallyEntry) -> int:
     return record.schedule_index if isinstance(record, TallyEntry) else int(record.tournament["index"])
 
 
-def _write_atomic(path: Path, text: str | bytes) -> None:
+def write_atomic(path: Path, text: str | bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
     try:
         with tmp.open("wb") as handle:
@@ -148,7 +148,7 @@ class RunDirectory:
         data = {"id": tournament_id, "status": status, "spec": spec.to_json(), **extra}
         text = json.dumps(data, indent=2) + "\n"
         try:
-            _write_atomic(self.path / SPEC, text)
+            write_atomic(self.path / SPEC, text)
         except OSError as exc:
             if exc.errno not in (errno.ENOSPC, errno.EDQUOT) or not self._rewrite_spec(text):
                 raise
@@ -183,6 +183,8 @@ class RunDirectory:
             raise ConfigError(f"{self.path} has no {SPEC}: nothing to resume") from None
         except json.JSONDecodeError as exc:
             raise ConfigError(f"{self.path / SPEC} is not valid JSON: {exc.msg}") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"{self.path / SPEC} is not an arena tournament file (not UTF-8 text)") from None
         if not isinstance(data, dict) or "spec" not in data:
             raise ConfigError(f"{self.path / SPEC} is not an arena tournament file")
         return data
@@ -191,6 +193,8 @@ class RunDirectory:
         data = self.read_status()
         try:
             spec = TournamentSpec.from_json(data["spec"])
+            # Checked as a new run's is: a hand-edited "players": 9 with 4 bots was a ValueError.
+            spec.validate()
         except ConfigError as exc:  # the file named: it was written by hand, or damaged
             raise ConfigError(f"{self.path / SPEC}: {exc}") from None
         return spec, str(data.get("id", self.path.name))
@@ -209,6 +213,10 @@ class RunDirectory:
                     break  # torn write at the end
                 try:
                     record = MatchRecord.loads(line.decode())
+                except UnicodeDecodeError:
+                    raise ConfigError(
+                        f"{self.matches_path}: line {number} is not a match record (not UTF-8 text)"
+                    ) from None
                 except RecordError as exc:
                     raise ConfigError(f"{self.matches_path}: line {number} is not a match record: {exc}") from None
                 try:
@@ -337,5 +345,5 @@ class RunDirectory:
         tmp.replace(self.matches_path)
 
     def write_leaderboard(self, board: dict[str, Any], csv_text: str) -> None:
-        _write_atomic(self.path / LEADERBOARD_JSON, json.dumps(board, indent=2) + "\n")
-        _write_atomic(self.path / LEADERBOARD_CSV, csv_text)
+        write_atomic(self.path / LEADERBOARD_JSON, json.dumps(board, indent=2) + "\n")
+        write_atomic(self.path / LEADERBOARD_CSV, csv_text)

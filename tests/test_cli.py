@@ -491,11 +491,11 @@ def test_a_record_path_that_was_there_is_never_removed(tmp_path):
     from arena.cli.common import RecordFile
 
     earlier = tmp_path / "earlier.json"
-    earlier.write_text("an earlier record\n")
+    earlier.write_text('{"record": 1, "match_id": "earlier"}\n')  # one match record: replaceable
     failed = arena("challenge", "--bot", "x", "--game", "rolldice", "--server", "127.0.0.1:1", "--token", "t",
                    "--record", str(earlier))  # fmt: skip
     assert failed.returncode == 1, failed.stderr
-    assert earlier.read_text() == "an earlier record\n"  # neither removed nor emptied
+    assert earlier.read_text() == '{"record": 1, "match_id": "earlier"}\n'  # neither removed nor emptied
     made = tmp_path / "new.json"
     assert arena("challenge", "--bot", "x", "--game", "rolldice", "--server", "127.0.0.1:1", "--token", "t",
                  "--record", str(made)).returncode == 1  # fmt: skip

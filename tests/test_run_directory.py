@@ -377,7 +377,7 @@ def test_with_no_room_for_a_new_copy_the_status_is_rewritten_in_place(tmp_path, 
     def no_room(target: Path, text: str | bytes) -> None:
         raise OSError(errno.ENOSPC, "No space left on device", str(target))
 
-    monkeypatch.setattr(rundir_module, "_write_atomic", no_room)
+    monkeypatch.setattr(rundir_module, "write_atomic", no_room)
     RunDirectory(path).write_status(s, "t", "interrupted", error="x")
     status = json.loads((path / "tournament.json").read_text())
     assert status["status"] == "interrupted" and TournamentSpec.from_json(status["spec"]) == s

@@ -196,6 +196,9 @@ def register(commands: Any) -> None:
     challenge.add_argument(
         "--record", metavar="FILE", help="write the match's record (replay it with `arena replay FILE`)"
     )
+    challenge.add_argument(
+        "--force", action="store_true", help="with --record: overwrite FILE even if it is not one match record"
+    )
     _common(challenge)
     challenge.set_defaults(run=run_challenge)
 
@@ -627,9 +630,11 @@ def result_text(seats: list[tuple[int, int, float, bool]], names: dict[int, str]
 def run_challenge(args: argparse.Namespace) -> int:
     # A challenge is not stored: its record file is checked (made) before the match, not after
     # it was played and only this copy of its record was left.
+    if args.force and not args.record:
+        raise UsageError("--force goes with --record")
     stopping = StopSignals()  # SIGTERM and SIGHUP too end it through the cleanup below
     try:
-        record = RecordFile(args.record) if args.record else None
+        record = RecordFile(args.record, force=args.force) if args.record else None
         try:
             return _run_challenge(args, record)
         finally:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import json
 import os
 import stat
 import sys
@@ -235,9 +236,11 @@ class RecordFile:
     the match lost the only copy of its record). A path that is not there yet is made, and
     removed again if no record comes (no empty file); one that is there (an earlier record,
     ``/dev/null``) is left as it was until the record is written, and never removed (a
-    challenge the service refused deleted a record the user had, and ``/dev/null`` with it)."""
+    challenge the service refused deleted a record the user had, and ``/dev/null`` with it).
+    An existing regular file is replaced only if it holds one match record (or nothing), unless
+    ``force``: a typo overwrote a tournament's matches.jsonl (24 records became 1)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, force: bool = False) -> None:
         self.path = Path(path)
         self.written = False
         try:
@@ -245,16 +248,27 @@ class RecordFile:
                 self.handle = open(self.path, "x", encoding="utf-8")  # noqa: SIM115 (closed by close())
                 self.made = True
             except FileExistsError:
+                if not force:
+                    check_replaceable(self.path)
                 self.handle = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (writable; not truncated yet)
                 self.made = False
         except OSError as exc:
             raise UsageError(f"--record {path}: {exc.strerror or exc}") from None
 
     def write(self, text: str) -> None:
-        if not self.written and stat.S_ISREG(os.fstat(self.handle.fileno()).st_mode):
-            self.handle.truncate(0)  # an earlier record there: this one replaces it
-        self.handle.write(text)
-        self.handle.flush()
+        from arena.rundir import write_atomic
+
+        if self.written or not stat.S_ISREG(os.fstat(self.handle.fileno()).st_mode):
+            self.handle.write(text)  # /dev/null, a pipe: written where it is (never replaced)
+            self.handle.flush()
+        else:
+            # A copy beside it, then renamed over it: a full disk left the earlier record
+            # truncated and the new one torn; now it leaves the earlier one as it was. Beside
+            # the file a symlink names, which stays a link.
+            try:
+                write_atomic(Path(os.path.realpath(self.path)), text)
+            except OSError as exc:
+                raise UsageError(f"cannot write --record {self.path}: {exc.strerror or exc}") from None
         self.written = True
 
     def close(self) -> None:
@@ -262,3 +276,27 @@ class RecordFile:
         self.handle.close()
         if self.made and not self.written:
             self.path.unlink(missing_ok=True)
+
+
+def check_replaceable(path: Path) -> None:
+    """UsageError unless the regular file ``path`` holds one arena match record or nothing
+    (what ``--record`` may replace without ``--force``); other kinds of file are left to open()."""
+    if not path.is_file():
+        return
+    with path.open("rb") as handle:
+        lines = sum(1 for line in handle if line.strip())
+    if lines == 0:
+        return  # empty: nothing to lose
+    overwrite = "give --force to overwrite it"
+    if path.name == "matches.jsonl" and (path.parent / "tournament.json").is_file():
+        raise UsageError(f"--record {path} holds a tournament run's match records ({lines}): {overwrite}")
+    if lines > 1:
+        raise UsageError(f"--record {path} exists and holds {lines} lines, not one match record: {overwrite}")
+    with path.open("rb") as handle:
+        first = next(line for line in handle if line.strip())
+    try:
+        data = json.loads(first)
+    except (ValueError, RecursionError):  # not UTF-8 either
+        data = None
+    if not (isinstance(data, dict) and "record" in data and "match_id" in data):
+        raise UsageError(f"--record {path} exists and is not an arena match record: {overwrite}")

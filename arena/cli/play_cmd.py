@@ -8,6 +8,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+from arena.cli import UsageError
 from arena.cli.common import (
     JoinedPairs,
     RecordFile,
@@ -40,6 +41,9 @@ def register(commands: Any) -> None:
         "run in the sandbox)",
     )
     parser.add_argument("--record", type=Path, metavar="FILE", help="write the match record (JSON)")
+    parser.add_argument(
+        "--force", action="store_true", help="with --record: overwrite FILE even if it is not one match record"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object and nothing else")
     parser.add_argument(
         "--on-error", choices=("forfeit", "substitute"), default="forfeit", help="policy for failing bots"
@@ -87,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def play(args: argparse.Namespace) -> int:
+    if args.force and not args.record:
+        raise UsageError("--force goes with --record")
     game = load_game(args.game)
     if args.players is not None and not game.meta.min_players <= args.players <= game.meta.max_players:
         game.config(args.players)  # the engine's error: a count the game does not allow, named first
@@ -99,7 +105,7 @@ def play(args: argparse.Namespace) -> int:
     policy = ErrorPolicy(args.on_error, args.error_budget)
     clock = clock_settings(parse_clock(args.clock))
     # Made before the match, as a challenge's: an unwritable path was found only after it.
-    out = RecordFile(args.record) if args.record else None
+    out = RecordFile(args.record, force=args.force) if args.record else None
     try:
         # Seats named by their specs, as a tournament names its entrants: a hosted bot's own name
         # (its manifest's, "heuristic" if it says so) passed for a built-in bot in the record.

@@ -106,8 +106,12 @@ def write_html(args: argparse.Namespace) -> int:
     except (ReplayMismatch, ConfigError) as exc:
         say_mismatch(args.file, record, exc)
         return 1
+    from arena.rundir import write_atomic
+
     try:
-        args.html.write_text(render_html(data), encoding="utf-8")
+        # A copy beside it (the file a symlink names), renamed over it: a full disk left an
+        # earlier page cut short.
+        write_atomic(Path(os.path.realpath(args.html)), render_html(data))
     except OSError as exc:
         raise UsageError(f"cannot write {args.html}: {exc.strerror or exc}") from None
     steps = len(data["frames"]) - 1
