@@ -128,3 +128,16 @@ def test_resume_names_a_damaged_run_directorys_file(tmp_path):
         assert done.returncode == 2 and done.stderr.splitlines()[-1] == f"arena tournament: error: {says}"
         assert "Traceback" not in done.stderr
         assert spec.read_bytes() == spec_bytes and matches.read_bytes() == matches_bytes
+
+
+def test_a_record_file_takes_a_second_write_after_its_first_replaced_it(tmp_path):
+    # The first write renames a copy over the file: the handle held the old one, and a second
+    # write there would be lost.
+    from arena.cli.common import RecordFile
+
+    path = tmp_path / "r.jsonl"
+    out = RecordFile(path)
+    out.write("one\n")
+    out.write("two\n")
+    out.close()
+    assert path.read_text() == "one\ntwo\n"

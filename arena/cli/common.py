@@ -267,6 +267,9 @@ class RecordFile:
             # the file a symlink names, which stays a link.
             try:
                 write_atomic(Path(os.path.realpath(self.path)), text)
+                # The handle was the file replaced: a later write goes to the one now there.
+                self.handle.close()
+                self.handle = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (closed by close())
             except OSError as exc:
                 raise UsageError(f"cannot write --record {self.path}: {exc.strerror or exc}") from None
         self.written = True
