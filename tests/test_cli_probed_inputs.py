@@ -195,3 +195,19 @@ def test_a_terminal_that_is_not_utf8_gets_escapes_not_a_traceback():
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "\\xb1" in done.stdout and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("token", "says"),
+    [("abc\n", "holds a newline (a file's?) at character 4"), ("abcé", "holds 'é' at character 4")],
+)
+def test_a_token_that_is_no_header_value_is_named(token, says):
+    # gRPC printed its core's log and "INTERNAL: Invalid metadata", exit 1 (an outside probe).
+    done = arena("bots", "list", "--server", "127.0.0.1:1", env={"ARENA_TOKEN": token}, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert (
+        done.stderr.strip()
+        .splitlines()[-1]
+        .endswith(f"API token (--token or ARENA_TOKEN) {says}: a token is printable ASCII without spaces")
+    )
+    assert len(done.stderr.strip().splitlines()) == 1 and token.strip() not in done.stderr

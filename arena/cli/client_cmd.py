@@ -214,6 +214,15 @@ class Client:
 
         if not args.token:
             raise UsageError("no API token: pass --token or set ARENA_TOKEN")
+        odd = next((i for i, c in enumerate(args.token) if not "!" <= c <= "~"), None)
+        if odd is not None:
+            # gRPC refuses it as metadata with its core's log and "INTERNAL: Invalid metadata",
+            # naming nothing (an outside probe). The token itself is a secret: not printed.
+            what = "a newline (a file's?)" if args.token[odd] in "\r\n" else f"{args.token[odd]!r}"
+            raise UsageError(
+                f"the API token (--token or ARENA_TOKEN) holds {what} at character {odd + 1}: "
+                "a token is printable ASCII without spaces"
+            )
         from arena.ports import MAX_RESPONSE
 
         self.channel = grpc.insecure_channel(args.server, options=[("grpc.max_receive_message_length", MAX_RESPONSE)])
