@@ -32,6 +32,34 @@ def host_port(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
+def host_error(host: str) -> str | None:
+    """None if ``host`` names an address to bind, else why not (checked before gRPC tries it:
+    its core logs a line of its own and the error named a port, not the host)."""
+    host = host.strip("[]")
+    try:
+        socket.getaddrinfo(host or None, 0, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        return f"cannot resolve {host!r}: {exc.strerror}"
+    return None
+
+
+def unix_socket_error(path: str) -> str | None:
+    """None if a Unix socket can be made at ``path`` (nothing there, or a socket a server left),
+    else why not: a file that is not a socket is someone's (gRPC said "Address already in use"),
+    a directory that does not exist."""
+    import os
+    import stat
+
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        parent = os.path.dirname(path) or "/"
+        return None if os.path.isdir(parent) else f"no directory {parent}"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None if stat.S_ISSOCK(mode) else "exists and is not a socket (remove it, or choose another path)"
+
+
 def bind_error(host: str, port: int) -> str | None:
     """None if ``host:port`` can be bound now (port 0 always can), else why not (a port out of
     0..65535 too: the kernel would take it modulo 65536, 99999 as 34463)."""

@@ -135,11 +135,23 @@ def test_replay_checks_the_summary_the_policy_the_steps_and_who_played(tmp_path)
         (("health", "--timeout", "1e10"), "'1e10': expected a number of seconds above 0, at most 86,400"),
         (("bot", "serve", "--bot", "random", "--unix", ""), "--unix '': expected an absolute path"),
         (("bot", "serve", "--bot", "random", "--unix", "bot.sock"), "--unix 'bot.sock': expected an absolute path"),
+        # gRPC logged a line of its own, and said "Address already in use" for a file that is
+        # not a socket (left intact); a bad --host of the service was blamed on --http-port.
+        (
+            ("bot", "serve", "--bot", "random", "--unix", str(ROOT / "README.md")),
+            f"--unix {ROOT / 'README.md'}: exists and is not a socket (remove it, or choose another path)",
+        ),
+        (("bot", "serve", "--bot", "random", "--unix", "/nonexistent-dir/b.sock"), "no directory /nonexistent-dir"),
+        (("bot", "serve", "--bot", "random", "--host", "999.1.1.1"), "--host 999.1.1.1: cannot resolve '999.1.1.1'"),
+        (("serve", "--host", "999.9.9.9"), "arena serve: error: --host 999.9.9.9: cannot resolve '999.9.9.9'"),
     ],
 )
 def test_more_inputs_are_refused_naming_them(args, says):
+    readme = (ROOT / "README.md").read_bytes()
     done = arena(*args, timeout=60)
     assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # no gRPC core log before it
+    assert (ROOT / "README.md").read_bytes() == readme
 
 
 def test_a_key_with_a_files_newline_is_named_as_such():

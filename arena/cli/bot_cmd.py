@@ -61,6 +61,12 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.unix is not None and not args.unix.startswith("/"):
         # An empty one served on TCP; a relative one on a socket --bots unix:// cannot name.
         raise UsageError(f"--unix {args.unix!r}: expected an absolute path (/run/mybot.sock)")
+    from arena.ports import host_error, unix_socket_error
+
+    if args.unix and (why := unix_socket_error(args.unix)):
+        raise UsageError(f"--unix {args.unix}: {why}")
+    if not args.unix and (why := host_error(args.host)):
+        raise UsageError(f"--host {args.host}: {why}")
     address = f"unix:{args.unix}" if args.unix else f"{args.host}:{args.port}"
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
 

@@ -167,8 +167,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--port {args.port}: expected 0..65535")
     if not 0 <= args.http_port <= 65535:
         raise UsageError(f"--http-port {args.http_port}: expected 0..65535 (0 = no web UI)")
-    from arena.ports import bind_error, host_port
+    from arena.ports import bind_error, host_error, host_port
 
+    if why := host_error(args.host):  # before the ports: a bad host was blamed on --http-port
+        raise UsageError(f"--host {args.host}: {why}")
     # Checked before anything starts: found later, a busy web UI port was reported as the gRPC
     # port's ("cannot serve on 127.0.0.1:50051: cannot serve the web UI on ...:8080").
     if args.http_port and (why := bind_error(args.host, args.http_port)):
