@@ -191,6 +191,33 @@ def test_the_cli_gets_a_match_bigger_than_grpcs_default_reply(stack, tmp_path):
     assert len(record.decisions) > 10_000 and record.config["options"]["target"] == 10_000
 
 
+def test_matches_get_record_keeps_a_runs_match_records_unless_forced(stack, tmp_path):
+    """``matches get --record`` wrote straight over any file: a typo naming a tournament run's
+    matches.jsonl replaced its records with one (play's and challenge's --record refused). It
+    now refuses as they do, status 2, the file as it was; --force overwrites."""
+    ops = api(stack, "ops")
+    tournament = ops.CreateTournament(create(bots=["random", "heuristic"], repeats=1, seed=2), timeout=30)
+    assert watch_to_end(ops, tournament.id)[-1].tournament.status == "complete"
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "tournament.json").write_text("{}\n")
+    kept = "".join(f'{{"line": {i}}}\n' for i in range(3))
+    (run / "matches.jsonl").write_text(kept)
+    env = {"ARENA_SERVER": stack["service"].address, "ARENA_TOKEN": stack["tokens"]["ops"]}
+    get = ("matches", "get", f"{tournament.id}:m000000", "--record", str(run / "matches.jsonl"))
+    refused = run_arena(*get, env=env)
+    assert refused.returncode == 2, refused.stderr
+    assert "holds a tournament run's match records (3): give --force to overwrite it" in refused.stderr
+    assert (run / "matches.jsonl").read_text() == kept
+    forced = run_arena(*get, "--force", env=env)
+    assert forced.returncode == 0, forced.stderr
+    record = MatchRecord.loads((run / "matches.jsonl").read_text())
+    assert record.game == "skyfive" and record.match_id == "m000000"
+    # A path in no directory is named before the service is asked; no file is left behind.
+    missing = run_arena(*get[:3], "--record", str(tmp_path / "nowhere" / "m.json"), env=env)
+    assert missing.returncode == 2 and "--record " in missing.stderr and "No such file" in missing.stderr
+
+
 INVALID = [
     ("RegisterBot", arena_pb2.RegisterBotRequest(name="!", games=["skyfive"], endpoint="grpc://h:1"), "name"),
     ("RegisterBot", arena_pb2.RegisterBotRequest(name="heuristic", games=["skyfive"], endpoint="grpc://h:1"), "name"),

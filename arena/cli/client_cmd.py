@@ -174,6 +174,9 @@ def register(commands: Any) -> None:
     mget = m_actions.add_parser("get", help="a match record and its events")
     mget.add_argument("match_id", metavar="ID", help="<tournament id>:<match id>")
     mget.add_argument("--record", metavar="FILE", help="write the record (replay it with `arena replay FILE`)")
+    mget.add_argument(
+        "--force", action="store_true", help="with --record: overwrite FILE even if it is not one match record"
+    )
     for sub in (mlist, mget):
         _common(sub)
         sub.set_defaults(run=run_matches)
@@ -590,12 +593,20 @@ def run_matches(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         return 0
-    detail = client.call("GetMatch", arena_pb2.GetMatchRequest(id=args.match_id))
-    if args.record:
-        if not detail.record_json:
-            raise UsageError("the record is served once the tournament has ended (its seed deals hidden hands)")
-        with open(args.record, "w", encoding="utf-8") as handle:
-            handle.write(detail.record_json + "\n")
+    if args.force and not args.record:
+        raise UsageError("--force goes with --record")
+    # As play's and challenge's --record: a file holding other records (a run's matches.jsonl)
+    # is not overwritten without --force, and the record is written as a whole or not at all.
+    record = RecordFile(args.record, force=args.force) if args.record else None
+    try:
+        detail = client.call("GetMatch", arena_pb2.GetMatchRequest(id=args.match_id))
+        if record is not None:
+            if not detail.record_json:
+                raise UsageError("the record is served once the tournament has ended (its seed deals hidden hands)")
+            record.write(detail.record_json + "\n")
+    finally:
+        if record is not None:
+            record.close()
     show(args, detail, lambda: match_text(detail))
     return 0
 
