@@ -103,6 +103,8 @@ def test_replay_refuses_a_result_flipped_by_a_forfeit_no_failure_explains(tmp_pa
         (("play", "--game", "rolldice", "--option", "rerolls=5"), "expected one of 1|2"),
         (("play", "--game", "rolldice", "--option", "rerolls"), "KEY=VALUE"),
         (("play", "--game", "rolldice", "--players", "3", "--bots", "random,random"), "2 bots given for 3"),
+        # As tournament: an empty list played random in every seat, as if --bots had been left out.
+        (("play", "--game", "rolldice", "--bots", ""), "--bots '' names no bot (leave --bots out for random"),
         (("replay", "/nonexistent/file.json"), "no such file"),
         (("play",), "required: --game"),
     ],

@@ -96,7 +96,10 @@ def play(args: argparse.Namespace) -> int:
     game = load_game(args.game)
     if args.players is not None and not game.meta.min_players <= args.players <= game.meta.max_players:
         game.config(args.players)  # the engine's error: a count the game does not allow, named first
-    bots = [entrant_bot(b) for b in expand_entrants(split_bots(args.bots))]  # BOT*N: N seats
+    listed = split_bots(args.bots)
+    if args.bots is not None and not listed:  # as tournament: not the default field, unasked
+        raise UsageError(f"--bots {args.bots!r} names no bot (leave --bots out for random in every seat)")
+    bots = [entrant_bot(b) for b in expand_entrants(listed)]  # BOT*N: N seats
     players, specs = seat_bots(game, args.players, bots)
     # Seats named by their bot's one spelling (heuristic:threshold=04 plays as heuristic:threshold=4).
     specs = [canonical_bot(spec, game.meta.id) for spec in specs]
