@@ -29,6 +29,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from arena.atomic_write import with_path as _with_path
+from arena.atomic_write import write_atomic
 from arena.config import ConfigError
 from arena.record import MatchRecord, RecordError, RecordView
 from arena.tallied import TallyEntry
@@ -43,29 +45,9 @@ RUN_FILES = (MATCHES, LEADERBOARD_JSON, LEADERBOARD_CSV)
 """The files a run writes besides tournament.json (which says the directory is a run's)."""
 
 
-def _with_path(exc: OSError, path: Path) -> OSError:
-    """The error, naming ``path`` when it names no file (a failed write or flush names none)."""
-    if exc.filename is not None or exc.errno is None:
-        return exc
-    return OSError(exc.errno, exc.strerror, str(path))
-
-
 def schedule_index(record: MatchRecord | RecordView | TallyEntry) -> int:
     """The record's place in its tournament's schedule."""
     return record.schedule_index if isinstance(record, TallyEntry) else int(record.tournament["index"])
-
-
-def write_atomic(path: Path, text: str | bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with tmp.open("wb") as handle:
-            handle.write(text if isinstance(text, bytes) else text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        tmp.replace(path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)  # a full disk: give back what the half-written copy took
-        raise _with_path(exc, path) from None
 
 
 UNWRITTEN_LINES = 1000

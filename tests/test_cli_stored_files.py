@@ -141,3 +141,32 @@ def test_a_record_file_takes_a_second_write_after_its_first_replaced_it(tmp_path
     out.write("two\n")
     out.close()
     assert path.read_text() == "one\ntwo\n"
+
+
+def test_record_and_page_to_stdout_keep_everything_printed(tmp_path):
+    # `--record /dev/stdout > out` renamed a copy over out: the account printed after it went to
+    # the replaced file; `--html /dev/stdout | ...` failed (a pipe has no directory for a copy).
+    out = tmp_path / "out.txt"
+    with out.open("w") as handle:
+        done = subprocess.run(
+            [sys.executable, "-m", "arena", "play", "--game", "rolldice", "--seed", "2", "--record", "/dev/stdout"],
+            stdout=handle, stderr=subprocess.PIPE, text=True, timeout=300,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"},
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    first, *account = out.read_text().splitlines()
+    assert json.loads(first)["seed"] == 2  # the whole record, then the whole account
+    assert account == arena("play", "--game", "rolldice", "--seed", "2").stdout.splitlines()
+    record = tmp_path / "r.json"
+    record.write_text(first + "\n")
+    piped = arena("replay", str(record), "--html", "/dev/stdout")  # a pipe: was read, and waited
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout.startswith("<!DOCTYPE html>") and "</html>\nwrote /dev/stdout: RollDice match" in piped.stdout
+
+
+def test_a_failed_write_of_a_new_record_leaves_no_file(tmp_path):
+    # The file made before the match to prove the path stayed behind, empty (docs/cli.md: "a
+    # file they made is removed again if no record comes").
+    done = limited("play", "--game", "rolldice", "--seed", "2", "--record", str(tmp_path / "new.json"), cwd=tmp_path)
+    assert done.returncode == 2 and "cannot write --record" in done.stderr and "File too large" in done.stderr
+    assert os.listdir(tmp_path) == []

@@ -256,17 +256,19 @@ class RecordFile:
             raise UsageError(f"--record {path}: {exc.strerror or exc}") from None
 
     def write(self, text: str) -> None:
-        from arena.rundir import write_atomic
+        from arena.atomic_write import is_stream, write_atomic, write_to_std_stream
 
-        if self.written or not stat.S_ISREG(os.fstat(self.handle.fileno()).st_mode):
-            self.handle.write(text)  # /dev/null, a pipe: written where it is (never replaced)
+        if write_to_std_stream(self.path, text):
+            pass  # `--record /dev/stdout > out`: at stdout's place in out, before what it prints next
+        elif self.written or is_stream(self.path):
+            # /dev/null, a pipe: written where it is (never replaced)
+            self.handle.write(text)
             self.handle.flush()
         else:
-            # A copy beside it, then renamed over it: a full disk left the earlier record
-            # truncated and the new one torn; now it leaves the earlier one as it was. Beside
-            # the file a symlink names, which stays a link.
+            # A whole copy renamed over it: a full disk left the earlier record truncated and
+            # the new one torn; now it leaves the earlier one as it was.
             try:
-                write_atomic(Path(os.path.realpath(self.path)), text)
+                write_atomic(self.path, text)
                 # The handle was the file replaced: a later write goes to the one now there.
                 self.handle.close()
                 self.handle = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (closed by close())

@@ -121,8 +121,10 @@ def play(args: argparse.Namespace) -> int:
             out.close()  # no match, no (empty) record
         raise
     if out is not None:
-        out.write(record.dumps() + "\n")
-        out.close()
+        try:
+            out.write(record.dumps() + "\n")
+        finally:
+            out.close()  # a failed write: a file this command made is not left empty
     if args.json:
         print(json.dumps(summary(record), sort_keys=True))
     else:

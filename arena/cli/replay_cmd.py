@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -81,8 +82,17 @@ def check_output(args: argparse.Namespace) -> None:
         raise UsageError(f"--html {out} is the records file it reads: choose another file for the page")
     if out.is_dir():
         raise UsageError(f"--html {out} is a directory: give a file name")
-    if out.exists() and not args.force and not is_export(out):
+    if out.exists() and not args.force and not streamed(out) and not is_export(out):
         raise UsageError(f"--html {out} exists and is not a replay page: give --force to overwrite it")
+
+
+def streamed(path: Path) -> bool:
+    """Whether the page goes out as a stream, replacing nothing: stdout's file, a pipe, a
+    character device (/dev/null). Such a path was read to see if it held a page: a pipe's read
+    waited forever (`--html /dev/stdout | less`)."""
+    from arena.atomic_write import is_stream
+
+    return is_stream(path) and not stat.S_ISBLK(path.stat().st_mode)
 
 
 def write_html(args: argparse.Namespace) -> int:
@@ -106,12 +116,12 @@ def write_html(args: argparse.Namespace) -> int:
     except (ReplayMismatch, ConfigError) as exc:
         say_mismatch(args.file, record, exc)
         return 1
-    from arena.rundir import write_atomic
+    from arena.atomic_write import write_atomic
 
     try:
         # A copy beside it (the file a symlink names), renamed over it: a full disk left an
         # earlier page cut short.
-        write_atomic(Path(os.path.realpath(args.html)), render_html(data))
+        write_atomic(args.html, render_html(data))
     except OSError as exc:
         raise UsageError(f"cannot write {args.html}: {exc.strerror or exc}") from None
     steps = len(data["frames"]) - 1
