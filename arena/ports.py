@@ -10,6 +10,7 @@ gRPC C-core log line and a RuntimeError.
 from __future__ import annotations
 
 import socket
+from typing import Any
 
 # The service's default ports (here, not in the service's modules, so the CLI can show them
 # without importing the service).
@@ -32,15 +33,26 @@ def host_port(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
+def _addresses(host: str, port: int) -> list[tuple[Any, Any, int, str, Any]] | str:
+    """The addresses to bind for ``host:port``, or why there are none."""
+    host = host.strip("[]")
+    try:
+        return socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        return f"cannot resolve {host!r}: {exc.strerror}"
+    except UnicodeError:  # IDNA's encoding of the name, not a gaierror (a traceback)
+        return f"{host!r} is not a host name (a part between dots is empty or longer than 63 characters)"
+
+
 def host_error(host: str) -> str | None:
     """None if ``host`` names an address to bind, else why not (checked before gRPC tries it:
     its core logs a line of its own and the error named a port, not the host)."""
-    host = host.strip("[]")
-    try:
-        socket.getaddrinfo(host or None, 0, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except socket.gaierror as exc:
-        return f"cannot resolve {host!r}: {exc.strerror}"
-    return None
+    found = _addresses(host, 0)
+    return found if isinstance(found, str) else None
+
+
+UNIX_PATH_BYTES = 107
+"""The longest path a Unix socket may have (``sun_path`` holds 108 bytes with its NUL)."""
 
 
 def unix_socket_error(path: str) -> str | None:
@@ -50,6 +62,8 @@ def unix_socket_error(path: str) -> str | None:
     import os
     import stat
 
+    if len(os.fsencode(path)) > UNIX_PATH_BYTES:  # gRPC logged its own line for it, then failed
+        return f"longer than {UNIX_PATH_BYTES} bytes, the most a Unix socket's path may be"
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:
@@ -67,11 +81,9 @@ def bind_error(host: str, port: int) -> str | None:
         return f"port {port} is not a TCP port (0..65535)"
     if port == 0:
         return None
-    host = host.strip("[]")
-    try:
-        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except socket.gaierror as exc:
-        return f"cannot resolve {host!r}: {exc.strerror}"
+    infos = _addresses(host, port)
+    if isinstance(infos, str):
+        return infos
     for family, kind, proto, _, address in infos:
         with socket.socket(family, kind, proto) as sock:
             # SO_REUSEADDR as servers set it: TIME_WAIT leftovers are no reason to refuse.
