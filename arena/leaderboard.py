@@ -14,6 +14,7 @@ import base64
 import csv
 import io
 import math
+import sys
 import zlib
 from array import array
 from bisect import bisect_left, bisect_right
@@ -236,7 +237,10 @@ class Tally:
         winners = 0
         for seat, b in enumerate(seat_bots):
             score = scores[seat]
-            score_sum[b] += score if type(score) is int else _exact(score)
+            total = score_sum[b] + (score if type(score) is int else _exact(score))
+            if type(total) is not float and not -_FLOAT_MAX <= total <= _FLOAT_MAX:
+                total = math.inf if total > 0 else -math.inf  # past a float's range, as a float sum is
+            score_sum[b] = total
             decision_ms[b] += round(ms[seat] * 1_000_000)
             decisions[b] += made[seat]
             if ranks[seat] == 1:
@@ -362,6 +366,11 @@ class Tally:
             "interval": interval_of(fit.method),
             "warning": warning,
         }
+
+
+_FLOAT_MAX = sys.float_info.max
+"""An exact sum beyond it is infinite: as an int it could not meet a later Infinity (a record
+file's) nor become a float for the mean (OverflowError from --resume; an outside probe)."""
 
 
 def _exact(score: float) -> int | float | Fraction:

@@ -5,6 +5,7 @@ matches; the published board (bootstrap intervals) unchanged."""
 from __future__ import annotations
 
 import json
+import math
 import random
 from typing import Any
 
@@ -233,3 +234,24 @@ def test_whole_and_unbounded_float_scores_still_make_a_board():
     rows = {row["bot"]: row for row in tally.board()["leaderboard"]}
     assert rows["a"]["mean_score"] == float("inf") and rows["b"]["mean_score"] == 1.0
     assert type(tally.score_sum[1]) is int
+
+
+def test_scores_whose_exact_sum_passes_a_floats_range_make_a_board_and_a_summary():
+    # Two 1e308 scores summed exactly are an int past a float's range: a later -Infinity could
+    # not be added to it, nor the sum made a float for the mean or the summary (OverflowError
+    # from `arena tournament --resume`; an outside probe, review13). Past the range it is
+    # infinite, as a float sum is.
+    from arena.leaderboard import summary_of
+
+    spec = TournamentSpec(game="rolldice", bots=("a", "b"), players=2)
+    for scores in ([1e308, 1e308, float("-inf")], [1.5e308, 1.5e308], [-1.5e308, -1.5e308, 3.0]):
+        tally = Tally(spec, by_group=True)
+        for i, score in enumerate(scores):
+            tally.add_entry(TallyEntry(i, 0, i, (0, 1), (1, 2), (score, 1.0), (), (0.0, 0.0), (0, 0)))
+        row = {r["bot"]: r for r in tally.board()["leaderboard"]}["a"]
+        summed = summary_of(tally)["tallies"]["a"]["score"]
+        expected = sum(scores)  # the float sum: inf, inf, -inf (nan for the first: inf - inf)
+        if math.isnan(expected):
+            assert math.isnan(row["mean_score"]) and math.isnan(summed)
+        else:
+            assert row["mean_score"] == expected and summed == expected
