@@ -320,9 +320,15 @@ def test_human_memory_slips_with_the_table_chance():  # ruling 12
     assert [slip_percent(n) for n in (1, 3, 4, 5, 11, 30)] == [0, 0, 5, 10, 90, 90]
     state, chance = _human_cavern(3, 0)
     assert GAME.observe(state, 0).slip_percent == 0
+    assert state.pending[0].options[0].label == "recite the cavern correctly"
     GAME.apply(state, {only(state)[0]: "recite"})
     assert chance.memory_draws == 0 and kinds(state)[-1] == "recite"  # no slip below 4 cards
     state, chance = _human_cavern(4, 4)
+    # The option says what it risks (it read "recite the cavern correctly", then slipped).
+    assert (state.pending[0].options[0].id, state.pending[0].options[0].label) == (
+        "recite",
+        "recite the cavern (5% chance to slip all the same)",
+    )
     obs = GAME.observe(state, 1)
     assert obs.human_memory and obs.slip_percent == 5 and list(obs.slip_table)[:5] == [0, 0, 0, 0, 5]
     seat = only(state)[0]

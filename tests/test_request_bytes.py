@@ -59,8 +59,9 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "llamallama": ("4.1", "1f1dab201cd4d920ae5a37fb14ff62c9", "5eeb9f1eaf903b416fca9210b3b5c233"),
     # openseason 6.1: the end text names each seat's score and accolades (not lists)
     "openseason": ("6.1", "ea6be7673a7185d7a5078c0190f7c9ba", "de8e25645489edebaf5c84cceed85c9f"),
-    # opensesame 1.1: the end text names each seat's score and unique treasures (not lists)
-    "opensesame": ("1.1", "ba1db7c04b12321ad2f42528ac5cf0f8", "08d74cc1b695bca265be97c96bb73f7c"),
+    # opensesame 1.2: with human memory the recite option's label gives the slip chance (the
+    # default, perfect memory, plays the same match: only the version differs)
+    "opensesame": ("1.2", "19e57fb8f8c67a7a51fbc0b710e988e0", "176403a8618dcdf7b18320d76361f805"),
     # petquartet 1.1: typed details for setup, duet, maestro, round, round-end, last-card, discard, end
     "petquartet": ("1.1", "c7dd4e430ba0b03fb8ce66950e9ab725", "0935eb5c806d4a9bccd9284753a2e96e"),
     # prey 2: the prey_phase event's detail (PreyPhaseEvent)

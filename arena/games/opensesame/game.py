@@ -305,6 +305,16 @@ class SesameState(MatchState):
 _DRAW = Option("draw", "draw and reveal the next treasure", pb.Action(kind=pb.DRAW))
 _OPEN = Option("open-sesame", 'say "Open sesame!" and share the cavern', pb.Action(kind=pb.OPEN))
 _RECITE = Option("recite", "recite the cavern correctly", pb.Action(kind=pb.RECITE))
+
+
+def recite_option(slip_chance: int) -> Option:
+    """Reciting the cavern; with human memory it may slip all the same (ruling 12), which its
+    label says (it promised a correct recitation, and a person reading it could not know)."""
+    if slip_chance == 0:
+        return _RECITE
+    return Option("recite", f"recite the cavern ({slip_chance}% chance to slip all the same)", _RECITE.action)
+
+
 _FUMBLE = Option("fumble", "recite it wrong (the round ends, you get nothing)", pb.Action(kind=pb.WRONG))
 _TAKE = {
     t.id: Option(f"take:{t.name}", f"take the {_words(t.name)}", pb.Action(kind=pb.TAKE, treasure=t.id))  # type: ignore[arg-type]
@@ -353,7 +363,7 @@ class OpenSesame(Game[SesameState]):
         name="Open Sesame",
         min_players=MIN_PLAYERS,
         max_players=MAX_PLAYERS,
-        version="1.1",  # 1.1: event texts name seats and read as English, not Python lists
+        version="1.2",  # 1.2: the recite option's label gives the slip chance (human memory)
         options=(
             OptionSpec("younger", False, "younger players: Ali Baba shows the cards during each recitation"),
             OptionSpec("experienced", False, "experienced players: recite in reveal order, with adjectives"),
@@ -400,7 +410,7 @@ class OpenSesame(Game[SesameState]):
     def decisions(self, state: SesameState) -> Iterable[Decision]:
         phase = state.phase
         if phase == pb.RECITE_PHASE:
-            return (Decision(state.reciter, "recite", (_RECITE, _FUMBLE)),)
+            return (Decision(state.reciter, "recite", (recite_option(state.slip_chance()), _FUMBLE)),)
         if phase == pb.DRAW_PHASE:
             return (Decision(state.ali_baba, "draw", (_DRAW, _OPEN)),)
         if phase == pb.SHARE_PHASE:
