@@ -17,7 +17,7 @@ from arena.engine import SPECTATOR, IllegalChoice
 from arena.games.slambo import GAME, Card, SlamboState, deltas, next_seat
 from arena.games.slambo.game import ARENA_DECK, BLUE, COPY, PLUS_MINUS, RED, SHAME_CARDS
 from arena.registry import games
-from bots.games.slambo import BalanceBot, coverage, stuck_chance
+from bots.games.slambo import BalanceBot, coverage, deals, stuck_chance
 from bots.registry import make_bot
 from tests.contract import assert_same_view, configurations, observation_bytes, random_playout, worlds_from_observations
 
@@ -640,6 +640,34 @@ def test_heuristic_never_breaks_the_range_when_a_safe_card_exists():
     obs = GAME.observe(state, 0)
     choice = bot.pick(obs, [(o.id, o.action) for o in state.pending[0].options])
     assert choice not in ("blue7", "blue8", "red6", "red7")
+
+
+def test_heuristic_plays_the_card_that_cannot_lose_on_the_opponents_last_card():
+    """The outside probe's position (2 players, seed 2632, bout 5): total 2, the hand blue +2
+    and red -2, the opponent on its last card, unseen blue 4, 7, 8 and red 3, 4, 7. Blue 2
+    first loses to red 3 or red 4 (1 or 0, then red -2 breaks); red 2 first cannot lose (any
+    red breaks for the opponent, blue 2 after any blue stays at 10 or below)."""
+    state = match(["blue1 blue1 blue3 blue5 blue6 red4", "red1 red5 red6 red7 blue2 red2"])
+    play(state, "blue5", "red6", "blue6", "red7", "blue3", "red5", "blue1", "red1", "blue1")
+    obs = GAME.observe(state, 1)
+    assert (obs.turn, obs.total, [s.hand_size for s in obs.seats]) == (1, 2, [1, 2])
+    unseen = " ".join(Card(u.card.colour, u.card.value).token for u in obs.unseen)
+    assert unseen == "blue4 blue7 blue8 red3 red4 red7"
+    options = [(o.id, o.action) for o in state.pending[0].options]
+    assert [oid for oid, _ in options] == ["blue2", "red2"]
+    assert BalanceBot().pick(obs, options) == "red2"
+    # Without the look-ahead, the value alone prefers blue 2.
+    assert BalanceBot(endgame=0).pick(obs, options) == "blue2"
+
+
+def test_heuristic_look_ahead_deals_each_distinct_deal_once():
+    """Seat 1 holds red 2; the opponent's 2 cards come from blue 1, blue 1, red 3 (the third lies
+    face down): blue 1 + blue 1 or blue 1 + red 3, the two blue 1s alike (ruling 11)."""
+    pool = [card("blue1"), card("blue1"), card("red3")]
+    assert deals(pool, [2, 1], 1, [card("red2")]) == [
+        ((card("blue1"), card("blue1")), (card("red2"),)),
+        ((card("blue1"), card("red3")), (card("red2"),)),
+    ]
 
 
 def test_heuristic_helpers():
