@@ -1569,3 +1569,32 @@ def test_heuristic_does_not_transmute_away_its_last_turn_win():
     assert (turn.seat, turn.kind, turn.options, turn.choice) == (0, "turn", 6, "end")
     assert len(record.decisions) == 180
     assert record.result["scores"] == [127, 123] and record.result["ranks"] == [1, 2]
+
+
+def test_heuristic_drinks_potion_of_power_in_the_last_round_only_when_it_pays():
+    # An outside probe (rules probe B, finding 3): year III, month 12, and the leftover die (1 pip)
+    # ends the game after this round. Seat 0 has Potion of Power #23 in play, an empty hand and
+    # 10 crystals; seat 1 has 10 crystals; the draw pile holds Runic Cube #22 (cost 20). It drank
+    # the potion, drew the Cube it could not pay for and lost 5-10, where ending won 10-10 on
+    # cards in play. With Syllas #10 in hand waiting for room and its 3 fire in the reserve, the
+    # gauge +2 lets it summon Syllas: then it drinks.
+    from bench.engine_turn import EngineTurn
+    from bots.games.seasons import HeuristicBot
+
+    def choice(state):
+        decision = state.pending[0]
+        return HeuristicBot().choose(EngineTurn(decision.kind, GAME.observe(state, 0), decision.options))  # type: ignore[arg-type]
+
+    last = dict(players=2, tableau={0: [23]}, month=12, year=3, draw=[22, 22, 22], die=DICE[3][0][3])
+    state = position(crystals={0: 10, 1: 10}, gauge={0: 2}, **last)
+    assert options(state) == ["activate:0", "bonus:transmute", "bonus:gauge", "end"]
+    assert choice(state) == "end"
+    play(state, "end")
+    while not GAME.is_over(state):
+        play(state, state.pending[0].options[-1].id)
+    result = GAME.result(state)
+    assert (result.scores, result.ranks) == ((10, 10), (1, 2))
+
+    state = position(hands={0: [10]}, reserve={0: {"fire": 3}}, gauge={0: 1}, **last)
+    assert "summon:10" not in " ".join(options(state))  # no room under the gauge
+    assert choice(state) == "activate:0"

@@ -22,6 +22,7 @@ EFFECT_VALUE: dict[int, float] = {
     44: 2, 45: 6, 46: 8, 47: 2, 48: 4, 49: 5, 50: 10,
 }  # fmt: skip
 SPENDING = ("overflow", "spend", "exchange-give", "orb-pay", "cauldron", "mirror-from")
+DRINK_WORLDS = 8  # worlds dealt to judge a last-round Potion of Power (its draw is hidden)
 ENERGY_VALUE = 1.5  # an energy is worth about 1.5 crystals (average transmute rate)
 
 
@@ -40,10 +41,11 @@ class HeuristicBot(Bot):
     * Dice: the face worth most now: energies the reserve can hold, crystals, a star when cards
       wait for room under the gauge, the card symbol, transmuting when the reserve holds energy.
     * Turn: summon the best affordable card (any card in the last round: a card left in hand
-      costs 5); activate the useful cards; transmute energies no card in hand needs (in the
-      last round every one that raises the final score, counted by the engine, and any energy
-      the reserve cannot keep); draw with the die; use the gauge bonus only when a valuable
-      card waits for room; then end.
+      costs 5); activate the useful cards (Potion of Power in the last round only when the
+      engine counts that it pays: the card it draws costs 5 unless summoned); transmute
+      energies no card in hand needs (in the last round every one that raises the final score,
+      counted by the engine, and any energy the reserve cannot keep); draw with the die; use
+      the gauge bonus only when a valuable card waits for room; then end.
     * Choices: energies the hand's cards lack; discard the least needed; keep and summon the
       best card, give away the worst; sacrifice or return the card of least prestige; copy the
       richest reserve; Die of Malice rerolls a weak face.
@@ -191,7 +193,7 @@ class HeuristicBot(Bot):
                 best, best_value = option.id, value
         return best
 
-    def _activation_ok(self, obs: pb.Observation, card: int, last: bool) -> bool:
+    def _activation_ok(self, obs: pb.Observation, option_id: str, card: int, last: bool) -> bool:
         me = obs.seats[obs.seat]
         reserve = sum(me.reserve)
         if card == 16:  # Kairn: only when the opponents have crystals to lose
@@ -202,8 +204,8 @@ class HeuristicBot(Bot):
             return me.reserve_cap - reserve >= 4 or last
         if card == 24:  # Potion of Dreams: a good card in hand for all the energy
             return bool(obs.hand) and max(card_value(c, obs.players) for c in obs.hand) > 2 * reserve
-        if card == 23:  # Potion of Power: when the gauge is short
-            return bool(obs.hand) or last
+        if card == 23:  # Potion of Power: when the gauge is short; in the last round only if it pays
+            return self._drink_pays(obs, option_id) if last else bool(obs.hand)
         if card == 32:  # Tree of Light: discard an energy to transmute the others
             return not obs.may_transmute and reserve >= 3
         if card == 35:  # Glutton Cauldron: only energies no card in hand needs
@@ -242,7 +244,7 @@ class HeuristicBot(Bot):
             if option.id.startswith("activate:"):
                 action = option.action
                 assert isinstance(action, pb.Action)
-                if self._activation_ok(obs, action.card, last):
+                if self._activation_ok(obs, option.id, action.card, last):
                     return option.id
         # 3. transmute what no card in hand needs (all of it in the last round)
         transmutes = [o for o in ids if o.startswith("transmute:")]
@@ -281,6 +283,30 @@ class HeuristicBot(Bot):
             if GAME.score_of(after, obs.seat) > before:
                 paying.append(option_id)
         return paying
+
+    @staticmethod
+    def _drink_pays(obs: pb.Observation, option_id: str) -> bool:
+        """Whether drinking Potion of Power #23 in the last round raises this seat's expected
+        score, counted by the engine on worlds built from the observation (the draw pile is dealt
+        at random in each): drunk, then the best summon it allows, against ending now. Its gauge
+        +2 is then worth only the summons it makes room for, and the card it draws costs 5 unless
+        summoned (an outside probe: 2 players, an empty hand, 10 crystals, it drew Runic Cube #22,
+        cost 20, and turned a 10-10 win on cards in play into a 5-10 loss)."""
+        config = GAME.config(obs.players, {"mode": obs.mode})
+        gain = 0
+        for k in range(DRINK_WORLDS):
+            world = GAME.world_from_observation(config, obs.seat, obs, Chance(k))
+            before = GAME.score_of(world, obs.seat)
+            GAME.apply(world, {obs.seat: option_id})
+            best = GAME.score_of(world, obs.seat)
+            for decision in world.pending:
+                for option in decision.options if decision.seat == obs.seat else ():
+                    if option.id.startswith("summon:"):
+                        after = GAME.clone(world)
+                        GAME.apply(after, {obs.seat: option.id})
+                        best = max(best, GAME.score_of(after, obs.seat))
+            gain += best - before
+        return gain > 0  # not on a tie: the potion counts among the cards in play, the tie-break
 
     def _card(self, obs: pb.Observation, ids: Sequence[str]) -> str:
         players = obs.players
