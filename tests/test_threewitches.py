@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
 
 import pytest
 from scipy.stats import chisquare
@@ -694,3 +696,42 @@ def test_the_latest_pass_stays_pinned_through_discards_and_tricks():
             assert card in world.hands[2] and ELIXIR in world.hands[2]
             moved.update(0 if x in world.hands[0] else 2 for x in earlier if x != ELIXIR)
     assert set(moved) == {0, 2}  # the earlier passes' cards are with either of the others
+
+
+# -- audit: what `unseen` lists (an outside probe: its comment promised more) ----------------
+
+
+def _pb_cards(cards: Iterable[pb.Card]) -> set[Card]:
+    return {Card(x.suit, x.rank) for x in cards}  # the Elixir is Card("elixir", 0)
+
+
+def _documented_unseen(obs: pb.Observation) -> set[Card]:
+    """The proto's words: all but your hand, your discard, your own plays and the cards shown
+    face up or revealed this round."""
+    seen = _pb_cards(obs.hand) | _pb_cards(p.card for t in obs.tricks for p in t.plays)
+    seen |= _pb_cards(p.card for p in obs.current if p.HasField("card"))
+    if obs.HasField("discard"):
+        seen |= _pb_cards([obs.discard])
+    return set(DECK) - seen
+
+
+def test_unseen_lists_the_cards_not_seen_this_round_and_not_a_secret_returns_candidates():
+    state = lead_round()
+    play(state, "card:toad-5", "card:toad-4", "card:bat-3", "card:cat-4", "card:toad-5")  # secret
+    assert c("toad5") in state.hands[0]
+    for viewer in (1, 2):
+        obs = GAME.observe(state, viewer)
+        assert _pb_cards(obs.unseen) == _documented_unseen(obs)
+        # Neither candidate is listed, though toad 5 is back in the Lead's hand.
+        assert _pb_cards(obs.tricks[0].candidates) == {c("toad4"), c("toad5")}
+        assert not _pb_cards(obs.unseen) & {c("toad4"), c("toad5")}
+    for seed in range(40):  # every seat, every decision, of seeded random games
+        state, rng = GAME.new_match(GAME.config(3), seed), Chance(seed)
+        while state.pending:
+            for viewer in range(3):
+                obs = GAME.observe(state, viewer)
+                assert _pb_cards(obs.unseen) == _documented_unseen(obs)
+            GAME.apply(state, {d.seat: rng.pick(d.options, "x").id for d in state.pending})
+    proto = (Path(__file__).parents[1] / "proto/arena/games/v1/threewitches.proto").read_text()
+    comment = proto[proto.index("Card discard = 24;") : proto.index("repeated Card unseen = 25;")]
+    assert "do not know for certain" not in comment and "`candidates` of\n  // a secret return are not" in comment

@@ -400,9 +400,7 @@ class Observation(_message.Message):
     waiting: _builtins.bool
     """the first Lesser Witch passed and plays after its partner"""
     turn: _builtins.int
-    """discard and the plays revealed this round (cards you passed are here)
-    the seat deciding now (during a sealed step: the lowest of them)
-    """
+    """the seat deciding now (during a sealed step: the lowest of them)"""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatView]:
         """per seat"""
@@ -439,7 +437,12 @@ class Observation(_message.Message):
 
     @_builtins.property
     def unseen(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
-        """cards whose place you do not know for certain: all but your hand, your"""
+        """The cards you have not seen this round: all but your hand, your discard, your own plays and
+        the cards shown face up or revealed this round. Not "the cards whose place you do not know":
+        the cards you passed are listed (`passes` tells where they are), and the two `candidates` of
+        a secret return are not, though one of them is back in the Lead's hand until it plays it
+        (the one played again since, else either).
+        """
 
     @_builtins.property
     def secret_return(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
