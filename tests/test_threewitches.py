@@ -735,3 +735,44 @@ def test_unseen_lists_the_cards_not_seen_this_round_and_not_a_secret_returns_can
     proto = (Path(__file__).parents[1] / "proto/arena/games/v1/threewitches.proto").read_text()
     comment = proto[proto.index("Card discard = 24;") : proto.index("repeated Card unseen = 25;")]
     assert "do not know for certain" not in comment and "`candidates` of\n  // a secret return are not" in comment
+
+
+# -- audit: the heuristic bids what its hand can make (an outside probe: it bid 4 on one pair) --
+
+
+def _heuristic_bid(state: ThreeWitchesState) -> str:
+    from arena.scenario import request_for
+
+    (decision,) = state.pending
+    assert decision.kind == "bid"
+    return make_bot("heuristic", "threewitches").decide(request_for(GAME, state, decision.seat))
+
+
+OTHERS = "toad3 toad4 toad5 bat2 bat3 bat5"
+
+
+def test_the_heuristic_passes_one_strong_pair_and_low_cards():
+    # 7 + 7 wins one trick and comes back as a single 7: it bid 4 and made it 1 time in 152.
+    state = deal("raven7 cat7 toad1 toad2 raven1 spider2", OTHERS, "bat6 spider4 spider6 raven3 cat4 elixir")
+    assert ids(state) == ["bid:3", "bid:4", "pass"] and _heuristic_bid(state) == "pass"
+    # The Elixir brews once and never comes back to the Lead: it bid 4 and made it 2 times in 47.
+    state = deal("elixir cat7 toad1 toad2 raven1 spider2", OTHERS, "bat6 spider4 spider6 raven3 raven7 cat4")
+    play(state, "pass", "pass")  # seats 1 and 2; the holder bids last
+    assert state.pending[0].seat == 0 and _heuristic_bid(state) == "pass"
+
+
+def test_the_heuristic_bids_hands_that_make_their_bid():
+    # 6 + 6, then 4 + 6 and 6 + 2 of spiders: three tricks; the last pair is too weak for four.
+    others = "toad1 toad2 toad3 toad4 bat2 bat3", "bat5 raven1 raven3 raven7 cat4 elixir"
+    state = deal("bat6 cat7 spider2 spider4 spider6 toad5", *others)
+    assert _heuristic_bid(state) == "bid:3"
+    # 7 + 7, then two more same-suit pairs (spider 4 + 6, toad 3 + 5): four tricks.
+    others = "toad1 toad2 toad4 bat2 bat3 bat5", "bat6 spider2 raven1 raven3 cat4 elixir"
+    state = deal("cat7 raven7 spider4 spider6 toad3 toad5", *others)
+    assert _heuristic_bid(state) == "bid:4"
+    # A forced bid is the likelier one.
+    from bots.games.threewitches import HeuristicBot, make_chance
+
+    junk = [c(x) for x in ("elixir", "cat7", "toad1", "toad2", "raven1", "spider2")]
+    assert make_chance(junk, 3) > make_chance(junk, 4)
+    assert HeuristicBot()._bid(junk, ["bid:3", "bid:4"]) == "bid:3"

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import itertools
+import random
 from collections.abc import Mapping, Sequence
 
-from arena.games.threewitches.cards import BY_ID, EYES, TRICKS, Card, combine
+from arena.games.threewitches.cards import BY_ID, DECK, EYES, HAND_SIZE, TRICKS, Card, combine, sort_cards
 from arena.games.v1 import threewitches_pb2 as pb
 from bots.params import Param, read_params
 from bots.sdk import Bot, Turn
@@ -24,18 +25,73 @@ def strength(card: Card) -> float:
     return 8.0 if card.is_elixir else float(card.rank)
 
 
-def best_pair(hand: Sequence[Card]) -> int:
-    """The Lead's best trick value from this hand (face-up card never the Elixir)."""
-    return max((combine(a, b) for a, b in itertools.permutations(hand, 2) if not a.is_elixir), default=0)
+def _brew(hand: Sequence[Card], high: bool) -> tuple[Card, Card]:
+    """The Lead's strongest (or weakest) pair, face-up card first (never the Elixir)."""
+    pairs = [(a, b) for a, b in itertools.permutations(hand, 2) if not a.is_elixir]
+    pick = max if high else min
+    return pick(pairs, key=lambda p: (combine(*p), -strength(p[0]) - strength(p[1]) if high else 0))
+
+
+def _answer(up: Card, first: Sequence[Card], second: Sequence[Card], high: bool) -> tuple[Card, Card]:
+    """The Lesser team's best (or worst) two cards against a lead suit, both following it if they can."""
+    a = [c for c in first if c.suit == up.suit] or first
+    b = [c for c in second if c.suit == up.suit] or second
+    pick = max if high else min
+    return pick(itertools.product(a, b), key=lambda p: combine(*p))
+
+
+def playout(hand: Sequence[Card], others: Sequence[Card], bid: int) -> int:
+    """The Lead's tricks in one round where the Lessers hold ``others`` (6 cards each, in order).
+
+    Both sides play as this bot does, and the team sees both its hands: the Lead brews its
+    strongest pair while it needs tricks and its weakest after, keeps its stronger card when it
+    wins (the weaker once it has its bid), and the team plays and returns the opposite way."""
+    lead = list(hand)
+    lessers = [sorted(others[:HAND_SIZE], key=strength)[1:], sorted(others[HAND_SIZE:], key=strength)[1:]]
+    won = 0
+    for trick in range(TRICKS):
+        needs = bid - won
+        up, down = _brew(lead, needs > 0)
+        a, b = _answer(up, lessers[0], lessers[1], 0 < needs <= TRICKS - trick)
+        lessers[0].remove(a)
+        lessers[1].remove(b)
+        lead.remove(up)
+        lead.remove(down)
+        lead_won = combine(up, down) >= combine(a, b)
+        won += lead_won
+        strong, weak = sorted((up, down), key=strength, reverse=True)
+        if lead_won:
+            keep = strong if won < bid else weak
+            lead.append(up if down.is_elixir else keep)  # the Elixir never goes back
+        else:
+            lead.append(weak if 0 < bid - won <= TRICKS - trick - 1 else strong)
+    return won
+
+
+def make_chance(hand: Sequence[Card], bid: int, deals: int = 60) -> float:
+    """The share of random deals of the other 12 cards in which the hand wins exactly ``bid``.
+
+    Honest about what a hand can do: only one pair is brewed per trick and only one card comes
+    back, so a single strong pair wins one trick, not four. Seeded by the hand: a hand always
+    gets the same estimate."""
+    hand = sort_cards(hand)
+    others = [card for card in DECK if card not in hand]
+    rng = random.Random(" ".join(card.id for card in hand))
+    made = 0
+    for _ in range(deals):
+        rng.shuffle(others)
+        made += playout(hand, others, bid) == bid
+    return made / deals
 
 
 class HeuristicBot(Bot):
-    """Bids on its best pair, then plays for exactly its bid (Lead) or against it (Lesser).
+    """Bids what its hand can make, then plays for exactly its bid (Lead) or against it (Lesser).
 
-    * Bid: 3 when its best two-card brew reaches ``bid3`` (with the Elixir or a same-suit pair
-      that is common), 4 when it reaches ``bid4``; a forced bid is 3. The Lead recycles its
-      strongest card whenever it wins (it chooses what returns), so one strong pair carries
-      several tricks.
+    * Bid: the bid (3 or 4) the hand makes most often in seeded playouts against random
+      Lesser hands (:func:`make_chance`), when that chance reaches ``make``; else it passes. A
+      forced bid is the likelier one. The Lead scores only on exactly its bid, and a miss gives
+      each Lesser 1 Fate, so a hand of one strong pair and low cards (it wins one trick: a
+      7 + 7 comes back as a single 7) passes.
     * Lead: brews its strongest pair while it still needs tricks and its weakest once the bid
       is made (overshooting fails too); leads a 2 (Eyes: the Lessers play blind) when the pair
       is as strong either way; takes its stronger card back while it needs tricks.
@@ -49,10 +105,9 @@ class HeuristicBot(Bot):
     name = "heuristic"
     game_id = "threewitches"
 
-    def __init__(self, bid3: float = 9, bid4: float = 12) -> None:
+    def __init__(self, make: float = 0.4) -> None:
         super().__init__()
-        self.bid3 = bid3
-        self.bid4 = bid4
+        self.make = make
 
     def choose(self, turn: Turn) -> str:
         obs = turn.observation
@@ -74,12 +129,12 @@ class HeuristicBot(Bot):
     # -- bidding ------------------------------------------------------------------------------
 
     def _bid(self, hand: Sequence[Card], ids: Sequence[str]) -> str:
-        value = best_pair(hand) + 0.5 * sum(card.rank >= 5 for card in hand)
-        if value >= self.bid4 and "bid:4" in ids:
-            return "bid:4"
-        if value >= self.bid3 and "bid:3" in ids:
-            return "bid:3"
-        return "pass" if "pass" in ids else ("bid:3" if "bid:3" in ids else ids[0])
+        bids = [i for i in ids if i != "pass"]
+        chance = {i: make_chance(hand, int(i.removeprefix("bid:"))) for i in bids}
+        best = max(bids, key=chance.__getitem__, default="pass")
+        # The Lead gains 2 Fate when it makes its bid, each Lesser 1 when it fails: leading
+        # beats being a Lesser from a 1-in-3 chance; a pass may bring a better hand, so a bit more.
+        return best if "pass" not in ids or (best != "pass" and chance[best] >= self.make) else "pass"
 
     # -- the Lead -----------------------------------------------------------------------------
 
@@ -143,9 +198,9 @@ class HeuristicBot(Bot):
 
 
 def _heuristic(params: Mapping[str, str]) -> Bot:
-    values = read_params("heuristic", params, [Param("bid3", 9, 0, 30), Param("bid4", 12, 0, 30)])
-    return HeuristicBot(values["bid3"], values["bid4"])
+    values = read_params("heuristic", params, [Param("make", 0.4, 0, 1)])
+    return HeuristicBot(values["make"])
 
 
 BOTS = {"heuristic": _heuristic}
-FIELD = ["heuristic:bid3=11"]
+FIELD = ["heuristic:make=0.6"]
