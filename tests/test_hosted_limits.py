@@ -202,6 +202,22 @@ def test_a_printed_memory_error_that_is_not_what_the_bot_died_of_is_not_diagnose
     assert failure.detail.endswith("; sandbox: the bot's process ended (exit status 3)"), failure.detail
 
 
+def test_a_bot_killed_by_a_real_time_signal_is_named_by_its_number(tmp_path):
+    """Signals 35-63 have no name in signal.Signals: the detail was 'ValueError: 40 is not a
+    valid Signals' (an outside probe), at the start and mid-match."""
+    detail, _ = crash_before_listening(bot(tmp_path, "rtstart", "import os\nos.kill(os.getpid(), 40)\n"))
+    assert "the bot exited (killed by signal 40 (SIGRTMIN+6)) before listening" in detail, detail
+    code = PLAYS.replace("        return turn.option_ids[0]\n", "        import os\n        os.kill(os.getpid(), 40)\n")
+    seat = HostedPlayer(bot(tmp_path, "rtmove", code), "rtmove")
+    record = play_match(GAME, CONFIG, 4, [seat, FunctionPlayer(first, "local")], clock=CLOCK)
+    (failure,) = record.failures
+    assert failure.verdict == "crash" and failure.decision >= 0
+    assert failure.detail.endswith("; sandbox: the bot's process ended (killed by signal 40 (SIGRTMIN+6))"), (
+        failure.detail
+    )
+    assert jail.signal_name(9) == "SIGKILL" and jail.signal_name(34) == "SIGRTMIN"
+
+
 # -- 8. the start-up allowance follows the start-up clock ---------------------------------------------
 
 

@@ -793,9 +793,9 @@ class Jail:
         if status is None:
             return "still running"
         if status < 0:
-            return f"killed by {signal.Signals(-status).name}"
+            return f"killed by {signal_name(-status)}"
         if status > 128 and status - 128 in signal.valid_signals():
-            return f"killed by {signal.Signals(status - 128).name}"
+            return f"killed by {signal_name(status - 128)}"
         return f"exit status {status}"
 
     def tasks(self) -> int | None:
@@ -881,6 +881,17 @@ class Jail:
         if self.status is not None:
             return f"the bot's process ended ({self.describe_status()})"
         return ""
+
+
+def signal_name(number: int) -> str:
+    """A signal's name: ``SIGKILL``; a real-time signal, which has no name of its own, as
+    ``signal 40 (SIGRTMIN+6)`` (``signal.Signals(40)`` raises a ValueError)."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        if signal.SIGRTMIN < number < signal.SIGRTMAX:
+            return f"signal {number} (SIGRTMIN+{number - signal.SIGRTMIN})"
+        return f"signal {number}"
 
 
 _ERROR_LINE = re.compile(r"^((?:[A-Za-z_][\w.]*)?(?:Error|Exception)\b.*)$", re.M)
