@@ -3,11 +3,13 @@ match in the real sandbox, content-hash versions and the workers' cache."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import shutil
 import tarfile
 import tempfile
+import time
 import zipfile
 from pathlib import Path
 
@@ -702,3 +704,38 @@ def test_uploads_waiting_for_a_trial_slot_hold_no_thread_other_calls_need(tmp_pa
 
         asyncio.run(burst())
     versions.TRIALS.release("alice")
+
+
+def test_directories_count_against_the_member_cap_and_reading_stops_past_it():
+    """An outside probe's 1 MB .tar.gz of 200,000 directories was accepted (directories were
+    not counted) and took 5-10 CPU s to read, in the service and on each worker."""
+    directory = tarfile.TarInfo("d")
+    directory.type = tarfile.DIRTYPE
+    raw = b""
+    for path, content in GOOD.items():
+        info = tarfile.TarInfo(path)
+        info.size = len(content)
+        raw += info.tobuf(tarfile.GNU_FORMAT) + content + b"\0" * (-len(content) % tarfile.BLOCKSIZE)
+    # The files, then the same directory header 200,000 times (a few bytes a header gzipped).
+    data = gzip.compress(raw + directory.tobuf(tarfile.GNU_FORMAT) * 200_000 + b"\0" * 1024, mtime=0)
+    assert len(data) < 1024 * 1024
+    began = time.process_time()
+    with pytest.raises(ArchiveError, match="more than 2000 files and directories in the archive"):
+        versions.check_upload(data)
+    assert time.process_time() - began < 2  # inflating it, not parsing 200,000 members
+    # A zip the same: 2,001 directory entries beside a bot.
+    many = io.BytesIO()
+    with zipfile.ZipFile(many, "w") as zipped:
+        for path, content in GOOD.items():
+            zipped.writestr(path, content)
+        for index in range(archive.MAX_FILES):
+            zipped.writestr(f"d{index}/", b"")
+    with pytest.raises(ArchiveError, match="more than 2000 files and directories in the archive"):
+        versions.check_upload(many.getvalue())
+    # At the cap, it is taken: 2,000 members, directories included.
+    with zipfile.ZipFile(at_cap := io.BytesIO(), "w") as zipped:
+        for path, content in GOOD.items():
+            zipped.writestr(path, content)
+        for index in range(archive.MAX_FILES - len(GOOD)):
+            zipped.writestr(f"d{index}/", b"")
+    assert sorted(archive.read_archive(at_cap.getvalue())) == sorted(GOOD)
