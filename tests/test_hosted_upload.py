@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from arena import clock
 from referee.hosted import archive, versions
 from referee.hosted.archive import ArchiveError
 
@@ -739,3 +740,21 @@ def test_directories_count_against_the_member_cap_and_reading_stops_past_it():
         for index in range(archive.MAX_FILES - len(GOOD)):
             zipped.writestr(f"d{index}/", b"")
     assert sorted(archive.read_archive(at_cap.getvalue())) == sorted(GOOD)
+
+
+@pytest.mark.usefixtures("bubblewrap")
+@pytest.mark.timeout(180)
+def test_the_trial_allows_a_start_as_long_as_a_tournaments_default_clock_does(monkeypatch):
+    """An outside probe's bot that took 18 s to start passed the trial (20 s + 5 s), then stalled
+    in every match at the default clock (10 s + 5 s). Shown here at a default of 1 s + 1 s."""
+    monkeypatch.setitem(clock.DEFAULTS, "startup", 1000)
+    monkeypatch.setattr("referee.hosted.player.SANDBOX_START", 1.0)
+    slow = b"import time\ntime.sleep(4)\n" + GOOD["first.py"]
+    began = time.monotonic()
+    with pytest.raises(ArchiveError) as refused:
+        versions.trial(versions.check_upload(tar_of({**GOOD, "first.py": slow})), "rolldice", "ann")
+    assert time.monotonic() - began < 4
+    assert str(refused.value) == (
+        "trial match against random (rolldice): stall at start-up (no ready): the bot did not listen on its "
+        "socket within 2.0 s of starting (as a tournament's match allows at the default clock, startup=1000 ms)"
+    )

@@ -33,16 +33,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.clock import clock_settings
+from arena import clock
 from arena.registry import get_game
 from arena.runner import MatchCancelled, play_match
+from arena.v1 import bot_pb2
 from referee.hosted import archive, manifest
 from referee.hosted.jail import IN_LOGS
 from referee.hosted.player import HostedPlayer
 
 log = logging.getLogger(__name__)
 
-TRIAL_CLOCK = clock_settings({"decision": 5000, "bank": 0, "startup": 20_000, "grace": 500, "strikes": 0})
+TRIAL_CLOCK = {"decision": 5000, "bank": 0, "grace": 500, "strikes": 0}
+"""The trial's clock; its ``startup`` is a tournament's default (:func:`trial_clock`)."""
 LOG_DAYS = 14
 LOG_BUDGET = 64 * 1024 * 1024
 """Bytes of its hosted seats' output an owner has kept a day (UTC); past it a seat keeps a line
@@ -171,7 +173,7 @@ def _trial(checked: Checked, game_id: str, make_bot: Any, stopped: Callable[[], 
             config,
             1,
             [bot, *others],
-            clock=TRIAL_CLOCK,
+            clock=trial_clock(),
             cancelled=stopped,
             match_seconds=TRIAL_SECONDS,
             match_bound="the trial's {seconds:.0f} s (every decision's limit applies too)",
@@ -188,10 +190,19 @@ def _trial(checked: Checked, game_id: str, make_bot: Any, stopped: Callable[[], 
         when = "at start-up (no ready)" if failure.decision < 0 else f"at decision {failure.decision}"
         tail = bot.output[-1500:].strip()
         detail = failure.detail.replace(f"; {IN_LOGS}", "")  # a trial has no logs: its output follows
+        if failure.verdict == "stall" and failure.decision < 0:
+            detail += f" (as a tournament's match allows at the default clock, startup={clock.DEFAULTS['startup']} ms)"
         raise archive.ArchiveError(
             f"trial match against random ({game_id}): {failure.verdict} {when}: {detail}"
             + (f"\nthe bot's output:\n{tail}" if tail and tail[-200:] not in detail else "")
         )
+
+
+def trial_clock() -> bot_pb2.ClockSettings:
+    """The trial's clock, whose start-up allowance is the one a tournament's matches have by
+    default: a trial allowing 20 s accepted a bot that took 18 s to start, which then stalled in
+    every match at the default 10 s (an outside probe)."""
+    return clock.clock_settings({**TRIAL_CLOCK, "startup": clock.DEFAULTS["startup"]})
 
 
 def remove_tree(directory: Path) -> None:
