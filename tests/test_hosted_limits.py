@@ -377,6 +377,30 @@ def test_archive_errors_name_the_version_for_a_worker(worker_store, monkeypatch)
     assert "does not match its hash" in seat.reason
 
 
+def test_a_workers_seat_holds_its_version_in_the_cache_until_its_match_ends(worker_store, monkeypatch):
+    """The cache evicts any version no match holds, however recently used (an outside probe
+    filled it within the hour, when only versions idle an hour went): a seat's jail binds its
+    version's files, so the seat holds them from its player's making to its closing."""
+    _, info = worker_store
+    version = info["version"]
+    seat = make_player(f"hosted:first@{version}", "rolldice")
+    assert isinstance(seat, HostedPlayer)
+    monkeypatch.setattr(versions, "CACHE_BYTES", 0)
+    with pytest.raises(
+        versions.CacheFull, match=r"a version needs 0\.0 MiB, and the versions its matches are playing hold"
+    ):
+        versions.make_room(0)
+    record = play_match(GAME, CONFIG, 4, [seat, FunctionPlayer(first, "local")], clock=CLOCK)
+    assert record.failures == []
+    assert versions.make_room(0) == [version]
+    # A version with no room is a crash naming the cache, the match played out and recorded.
+    seat = make_player(f"hosted:first@{version}", "rolldice")
+    assert isinstance(seat, UnplayableHostedPlayer)
+    assert seat.reason.startswith(
+        f"hosted bot 'first' version {version[:12]}: this worker's cache of unpacked hosted versions is full"
+    )
+
+
 def test_seat_uids_are_leased_in_one_place_for_every_process_whatever_its_tmpdir(tmp_path):
     # A worker and a service with different TMPDIRs leased one uid, and the second killed the
     # first's running bot as a previous seat's leftovers (an outside hosted-bot probe).

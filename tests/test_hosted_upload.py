@@ -340,13 +340,20 @@ def test_a_version_stored_before_the_path_bounds_still_unpacks_for_the_workers(t
         assert (directory / deep).read_bytes() == b"x = 1\n"
 
 
-def test_the_unpacked_cache_evicts_its_least_recently_used_idle_versions(tmp_path, monkeypatch):
-    # It only ever grew, deleted versions too: three 101 KB uploads grew it 300 MiB (an outside probe).
+def test_the_unpacked_cache_is_bounded_evicting_the_versions_no_match_holds(tmp_path, monkeypatch):
+    """It only ever grew (three 101 KB uploads grew it 300 MiB), then evicted only versions idle
+    an hour, so a flood within the hour grew it without bound (an outside probe)."""
     import threading
-    import time
 
     from referee.store import Store
     from tests.services import redis_server
+
+    def cached() -> list[str]:
+        for thread in threading.enumerate():  # the evicted versions' files are removed off the caller's thread
+            if thread.name == "arena-cache-evict":
+                thread.join(10)
+        assert not list(versions.CACHE.glob(".evicted-*"))
+        return sorted(p.name for p in versions.CACHE.iterdir() if not p.name.startswith("."))
 
     monkeypatch.setattr(versions, "CACHE", tmp_path / "cache")
     with redis_server(tmp_path) as redis:
@@ -358,26 +365,28 @@ def test_the_unpacked_cache_evicts_its_least_recently_used_idle_versions(tmp_pat
             checked = versions.check_upload(data)
             versions.save_version(store, f"bot{n}", "alice", checked, data)
             made.append(checked.version)
-        hours_ago = time.time() - 2 * versions.CACHE_IDLE_SECONDS
-        for n, version in enumerate(made[:3]):  # unpacked, then idle: made[1] the latest used of them
-            os.utime(versions.unpacked(version), (hours_ago + 60 * (n == 1),) * 2)
         size = len(GOOD["first.py"]) + len(GOOD["arena-bot.toml"]) + 100_000
         monkeypatch.setattr(versions, "CACHE_BYTES", 2 * size + 10)  # two versions' worth
-        versions.unpacked(made[3])  # a fourth: the two least recently used go, off this thread
-        for thread in threading.enumerate():
-            if thread.name == "arena-cache-evict":
-                thread.join(10)
-        assert sorted(p.name for p in versions.CACHE.iterdir() if not p.name.startswith(".")) == sorted(made[1::2])
-        assert not list(versions.CACHE.glob(".evicted-*"))
-        # A version in use (idle less than CACHE_IDLE_SECONDS) stays, over the budget or not.
-        monkeypatch.setattr(versions, "CACHE_BYTES", 0)
-        versions.unpacked(made[1])  # used now
-        assert versions.evict_idle() == []
-        assert (versions.CACHE / made[1]).is_dir() and (versions.CACHE / made[3]).is_dir()
-        # A worker whose matches may last longer keeps a version longer (matches bind it in).
-        monkeypatch.setattr(versions, "CACHE_IDLE_SECONDS", versions.CACHE_IDLE_SECONDS)  # put back after
-        versions.configure(store, match_seconds=4 * 3600.0)
-        assert versions.CACHE_IDLE_SECONDS == 8 * 3600.0
+        now = time.time()
+        for n, version in enumerate(made[:2]):  # used a minute and half a minute ago
+            os.utime(versions.unpacked(version), (now - 60 + 30 * n,) * 2)
+        versions.unpacked(made[2])  # the least recently used goes, however recently
+        assert cached() == sorted(made[1:3])
+        # Versions held by matches stay: with both held, a new version is refused, unpacked nowhere.
+        held = {version: versions.leased(version)[1] for version in made[1:3]}
+        with pytest.raises(versions.CacheFull) as full:
+            versions.unpacked(made[3])
+        assert str(full.value) == (
+            f"this worker's cache of unpacked hosted versions is full: version {made[3][:12]} needs 0.1 MiB, "
+            "and the versions its matches are playing hold 0.2 MiB of its 0.2 MiB"
+        )
+        assert cached() == sorted(made[1:3])
+        # Once one is released it goes, though the one still held is less recently used.
+        os.utime(versions.CACHE / made[2], (now - 120,) * 2)
+        held.pop(made[1]).release()
+        assert versions.unpacked(made[3]) == versions.CACHE / made[3]
+        assert cached() == sorted([made[2], made[3]])
+        held.pop(made[2]).release()
 
 
 def encrypted_zip(files: dict[str, bytes]) -> bytes:

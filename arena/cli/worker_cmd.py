@@ -88,10 +88,9 @@ def run(args: argparse.Namespace) -> int:
     endpoints.configure(endpoints.EndpointPolicy.parse(args.allow_endpoints))
     from referee.hosted import versions
     from referee.store import Store
-    from workers import settings as worker_settings
 
-    # Hosted versions are fetched from the store; a cached one a match may still play stays.
-    versions.configure(Store(args.broker), worker_settings.match_seconds())
+    # Hosted versions are fetched from the store (a cached one a match plays is held: it stays).
+    versions.configure(Store(args.broker))
     from referee.hosted import jail
 
     if args.unsafe_no_sandbox:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from arena.config import ConfigError
@@ -40,14 +41,14 @@ def make_hosted_player(target: str, game_id: str) -> Player:
 
 
 def _hosted_player(target: str, game_id: str) -> Player:
-    from referee.hosted import archive, jail, manifest, versions
-    from referee.hosted.player import HostedPlayer
+    from referee.hosted import archive, jail, versions
 
     try:
         jail.check_sandbox()
     except jail.SandboxUnavailable as exc:
         raise ConfigError(str(exc)) from None
     keep_log = None
+    lease = None
     what = "hosted bot"
     if not target.startswith("/"):
         bot, _, version = target.partition("@")
@@ -62,9 +63,10 @@ def _hosted_player(target: str, game_id: str) -> Player:
             raise ConfigError(f"hosted bot {bot!r} has no version {version[:12]}")
         what = f"hosted bot {bot!r} version {version[:12]}"
         try:
-            target = str(versions.unpacked(version))
+            unpacked, lease = versions.leased(version)  # held until the player is closed
         except archive.ArchiveError as exc:
             raise ConfigError(f"{what}: {exc}") from None
+        target = str(unpacked)
         owner = versions.bot_owner(store, bot, info)
         tournament = versions.current_tournament()
         creator = store.redis.hget(store.key("t", tournament), "owner") if tournament else None
@@ -73,6 +75,24 @@ def _hosted_player(target: str, game_id: str) -> Player:
         def keep_log(match_id: str, seat: int, text: str) -> None:
             match_ref = f"{tournament}:{match_id}" if tournament else match_id
             versions.save_log(store, match_ref, seat, owner, bot, text, entered_by=entered_by)
+
+    try:
+        return _player_of(target, what, game_id, keep_log, lease.release if lease is not None else None)
+    except BaseException:
+        if lease is not None:  # no player holds the version
+            lease.release()
+        raise
+
+
+def _player_of(
+    target: str,
+    what: str,
+    game_id: str,
+    keep_log: Callable[[str, int, str], None] | None,
+    release: Callable[[], None] | None,
+) -> Player:
+    from referee.hosted import manifest
+    from referee.hosted.player import HostedPlayer
 
     directory = Path(target)
     if not directory.is_absolute():
@@ -91,7 +111,7 @@ def _hosted_player(target: str, game_id: str) -> Player:
         raise ConfigError(f"{what} does not play {game_id} (its games: {', '.join(found.games)})")
     if keep_log is None:  # a local run (its files, no store): its author is watching, say it here
         keep_log = functools.partial(_print_output, found.name)
-    return HostedPlayer(directory, found.entry, name=found.name, keep_log=keep_log)
+    return HostedPlayer(directory, found.entry, name=found.name, keep_log=keep_log, release=release)
 
 
 def _print_output(name: str, match_id: str, seat: int, text: str) -> None:

@@ -49,10 +49,13 @@ class HostedPlayer(RemotePlayer):
         limits: Limits | None = None,
         *,
         keep_log: Callable[[str, int, str], None] | None = None,
+        release: Callable[[], None] | None = None,
     ) -> None:
-        """``keep_log(match_id, seat, output)`` is called once the jail has stopped."""
+        """``keep_log(match_id, seat, output)`` is called once the jail has stopped, and
+        ``release()`` once the player is closed (a worker's hold on the version it plays)."""
         super().__init__("unix:///run/arena/bot.sock", name=name or f"hosted:{bot_dir}")
         self.keep_log = keep_log
+        self.release = release
         self.match: tuple[str, int] | None = None
         self.policy = None  # the socket is the jail's own, not an operator-registered endpoint
         # Nothing restarts a jail's server, and its socket's path (/proc/PID/fd/N) is reused by
@@ -115,7 +118,11 @@ class HostedPlayer(RemotePlayer):
         try:
             await super()._close(goodbye)
         finally:
-            await self._stop_jail()
+            try:
+                await self._stop_jail()
+            finally:
+                if self.release is not None:
+                    self.release()
 
     async def _stop_jail(self, settle: float = 0.0) -> None:
         await asyncio.get_running_loop().run_in_executor(None, self.jail.stop, settle)

@@ -20,6 +20,7 @@ bot's address, and the workers play that version.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import logging
 import os
@@ -118,12 +119,10 @@ call needs (a trial holds one for up to TRIAL_SECONDS)."""
 
 CACHE = Path(tempfile.gettempdir()) / "arena-hosted-cache"
 CACHE_BYTES = 4 * 1024 * 1024 * 1024
-"""The unpacked versions a machine keeps (bytes of files), beyond which the least recently used
-idle ones go: it only ever grew, deleted versions too (an outside probe grew it 300 MiB with
-three 101 KB uploads; an owner's quota counts packed bytes)."""
-CACHE_IDLE_SECONDS = 3600.0
-"""A version is evicted only when unused this long: no match still playing it (a seat binds its
-version's directory into its jail) is older than a match's bound."""
+"""The unpacked versions a machine keeps (bytes of files): a version is unpacked once the least
+recently used ones no match plays have made room for it. It only ever grew, deleted versions too
+(three 101 KB uploads grew it 300 MiB); then only versions idle an hour went, so a flood within
+the hour grew it without bound (an outside probe)."""
 
 
 @dataclass(frozen=True)
@@ -630,7 +629,7 @@ def logs(store: Any, match_id: str, seats: int) -> list[dict[str, Any]]:
 # -- the workers' side ----------------------------------------------------------------------------
 
 _store: Any = None
-_lock = threading.Lock()
+_lock_unpacking = threading.Lock()
 _context = threading.local()
 
 
@@ -644,28 +643,87 @@ def current_tournament() -> str:
     return getattr(_context, "tournament", "")
 
 
-def configure(store: Any, match_seconds: float = 0.0) -> None:
-    """The store the workers fetch versions from and keep logs in (set before the pool forks),
-    and the longest a worker plays a match: a cached version unused for less than twice that is
-    never evicted (a match may still play it: its directory is bound into the seat's jail)."""
-    global _store, CACHE_IDLE_SECONDS
+def configure(store: Any) -> None:
+    """The store the workers fetch versions from and keep logs in (set before the pool forks)."""
+    global _store
     _store = store
-    CACHE_IDLE_SECONDS = max(CACHE_IDLE_SECONDS, 2 * match_seconds)
 
 
 def configured() -> Any:
     return _store
 
 
+class CacheFull(archive.ArchiveError):
+    """A version cannot be unpacked: the cache would pass CACHE_BYTES with what matches play now."""
+
+
+class Lease:
+    """A match's hold on a cached version (a shared lock on its ``.HASH.lock``, released when
+    the match's seat is closed, or its process ends): eviction passes over a version held."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd: int | None = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __del__(self) -> None:
+        self.release()
+
+
 def unpacked(version: str) -> Path:
-    """The version's files in this machine's cache (fetched, checked and unpacked once per hash)."""
+    """The version's files in this machine's cache (fetched, checked and unpacked once per hash),
+    held by no match (:func:`leased` for a match that plays it)."""
+    directory, lease = leased(version)
+    lease.release()
+    return directory
+
+
+def leased(version: str) -> tuple[Path, Lease]:
+    """The version's files in this machine's cache, held until the lease is released: a match
+    binds them into its seat's jail. CacheFull when there is no room for them."""
+    if _store is None:
+        raise archive.ArchiveError("hosted versions need a store (the workers configure one)")
+    # Private to the worker's user: a seat reaches its own version through its jail's bind
+    # (root binds it before dropping to the seat's uid), no other local account reads any.
+    CACHE.mkdir(mode=0o700, exist_ok=True)
+    if CACHE.stat().st_mode & 0o077:
+        with contextlib.suppress(PermissionError):
+            CACHE.chmod(0o700)  # made 0755 by an earlier version
+    lease = Lease(_lock(version, fcntl.LOCK_SH))  # before looking: an eviction now waits for it
+    try:
+        return _unpack(version), lease
+    except BaseException:
+        lease.release()
+        raise
+
+
+def _lock(version: str, how: int) -> int:
+    """A lock (fcntl.flock ``how``) on the version's lock file; a file evicted (unlinked) while
+    waiting for it is opened again. BlockingIOError for LOCK_NB when another process holds it."""
+    path = CACHE / f".{version}.lock"
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, how)
+            if os.fstat(fd).st_ino == os.stat(path).st_ino:
+                return fd
+        except FileNotFoundError:
+            pass
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+
+
+def _unpack(version: str) -> Path:
     directory = CACHE / version
     if directory.is_dir():
         _used(directory)
         return directory
-    if _store is None:
-        raise archive.ArchiveError("hosted versions need a store (the workers configure one)")
-    with _lock:
+    with _lock_unpacking:
         if directory.is_dir():
             return directory
         data = _store.redis.get(_key(_store, "archive", version))
@@ -674,30 +732,16 @@ def unpacked(version: str) -> Path:
         files = archive.read_archive(data, stored=True)
         if archive.content_hash(files) != version:
             raise archive.ArchiveError(f"hosted version {version}: the stored archive does not match its hash")
-        # Private to the worker's user: a seat reaches its own version through its jail's bind
-        # (root binds it before dropping to the seat's uid), no other local account reads any.
-        CACHE.mkdir(mode=0o700, exist_ok=True)
-        if CACHE.stat().st_mode & 0o077:
-            with contextlib.suppress(PermissionError):
-                CACHE.chmod(0o700)  # made 0755 by an earlier version
+        size = sum(len(content) for content in files.values())
+        make_room(size, version)
         staging = Path(tempfile.mkdtemp(prefix=f".{version[:12]}-", dir=CACHE))
         archive.write_files(files, staging)
-        _write_atomically(CACHE / f".{version}.bytes", str(sum(len(content) for content in files.values())))
+        _write_atomically(CACHE / f".{version}.bytes", str(size))
         try:
             os.rename(staging, directory)  # atomic: another process may have won; both are equal
         except OSError:
             shutil.rmtree(staging, ignore_errors=True)
-        # Off the caller's thread: a worker unpacks as it makes a seat's player, on the event
-        # loop its matches share, and removing old versions' files can take a while.
-        threading.Thread(target=_evict_quietly, args=(version,), name="arena-cache-evict", daemon=True).start()
     return directory
-
-
-def _evict_quietly(keep: str) -> None:
-    try:
-        evict_idle(keep=keep)
-    except Exception:  # a cache that cannot be trimmed now is trimmed at the next unpack
-        log.warning("hosted cache: eviction failed", exc_info=True)
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -713,11 +757,11 @@ def _used(directory: Path) -> None:
         os.utime(directory)
 
 
-def evict_idle(keep: str = "", now: float | None = None) -> list[str]:
-    """Remove the least recently used cached versions, idle CACHE_IDLE_SECONDS or more, until
-    the cache holds at most CACHE_BYTES (``keep``, just unpacked, stays); the versions removed.
-    Another process may evict at once: each removal is a rename first, so only one does it."""
-    now = time.time() if now is None else now
+def make_room(size: int, keep: str = "") -> list[str]:
+    """Evict the least recently used cached versions that no match holds until ``size`` more
+    bytes fit within CACHE_BYTES (``keep``, being unpacked, stays); the versions evicted.
+    CacheFull if the versions held leave no room. Another process may evict at once: each
+    eviction takes the version's lock file exclusively first, so only one does it."""
     entries = []
     for directory in CACHE.iterdir():
         name = directory.name
@@ -728,27 +772,48 @@ def evict_idle(keep: str = "", now: float | None = None) -> list[str]:
             used = directory.stat().st_mtime
             if not sizes.exists():  # unpacked by an older Arena: measured once
                 _write_atomically(sizes, str(sum(f.stat().st_size for f in directory.rglob("*") if f.is_file())))
-            size = int(sizes.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            entries.append((used, name, int(sizes.read_text(encoding="utf-8"))))
+        except (OSError, ValueError):  # a size being written by another process reads ""
             continue
-        entries.append((used, name, size))
     total = sum(size for _, _, size in entries)
-    with contextlib.suppress(OSError, ValueError):  # a size being written by another process reads ""
-        total += int((CACHE / f".{keep}.bytes").read_text(encoding="utf-8")) if keep else 0
-    evicted = []
-    for used, name, size in sorted(entries):
-        if total <= CACHE_BYTES:
+    evicted, doomed = [], []
+    for _, name, held in sorted(entries):
+        if total + size <= CACHE_BYTES:
             break
-        if now - used < CACHE_IDLE_SECONDS:
-            break  # the rest are more recent still
-        doomed = CACHE / f".evicted-{name}-{os.getpid()}"
         try:
-            os.rename(CACHE / name, doomed)
+            fd = _lock(name, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            continue  # a match plays it
+        gone = CACHE / f".evicted-{name}-{os.getpid()}"
+        try:
+            os.rename(CACHE / name, gone)
         except OSError:
+            os.close(fd)
             continue  # another process took it first
-        shutil.rmtree(doomed, ignore_errors=True)
-        with contextlib.suppress(OSError):
-            (CACHE / f".{name}.bytes").unlink()
-        total -= size
+        for path in (CACHE / f".{name}.bytes", CACHE / f".{name}.lock"):
+            with contextlib.suppress(OSError):
+                path.unlink()
+        os.close(fd)
+        doomed.append(gone)
+        total -= held
         evicted.append(name)
+    # Off the caller's thread: a worker unpacks as it makes a seat's player, on the event loop
+    # its matches share, and removing a version's files can take a while.
+    if doomed:
+        threading.Thread(target=_remove, args=(doomed,), name="arena-cache-evict", daemon=True).start()
+    if total + size > CACHE_BYTES:
+        what = f"version {keep[:12]}" if keep else "a version"
+        raise CacheFull(
+            f"this worker's cache of unpacked hosted versions is full: {what} needs {_size(size)}, and the "
+            f"versions its matches are playing hold {_size(total)} of its {_size(CACHE_BYTES)}"
+        )
     return evicted
+
+
+def _size(size: int) -> str:
+    return f"{size / archive.MiB:.1f} MiB"
+
+
+def _remove(directories: list[Path]) -> None:
+    for directory in directories:
+        shutil.rmtree(directory, ignore_errors=True)
