@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from arena import clock
-from referee.hosted import archive, versions
+from referee.hosted import archive, manifest, versions
 from referee.hosted.archive import ArchiveError
 
 HOSTILE = Path(__file__).resolve().parent / "bots" / "hosted" / "hostile"
@@ -228,6 +228,10 @@ def test_the_trial_match_runs_the_bot_in_the_sandbox():
         (b"import sys\nsys.exit('no serving today')\n", r"(?s)crash at start-up \(no ready\).*no serving today"),
         (b"import nonexistent_module\n", r"(?s)crash at start-up.*ModuleNotFoundError"),
         (b"import time\ntime.sleep(1000)\n", r"stall at start-up.*did not listen"),
+        (  # an outside probe: a bot that never serves got no hint
+            b"print('hello')\n",
+            r"exit status 0\) before listening; does its entry module call serve\(MyBot\) under if __name__",
+        ),
     ],
 )
 def test_an_entry_point_that_does_not_start_and_answer_ready_is_refused(first_py, message, monkeypatch):
@@ -409,7 +413,11 @@ def encrypted_zip(files: dict[str, bytes]) -> bytes:
         ),
         # From an outside probe: INTERNAL errors of a few hundred bytes each.
         pytest.param(lambda: tar_named(b"x\xff.txt"), "a path must be UTF-8", id="tar-name-not-utf8"),
-        pytest.param(lambda: zip_named(b"x\xff.txt"), "not a readable .zip archive", id="zip-name-not-utf8"),
+        pytest.param(
+            lambda: zip_named(b"x\xff.txt"),
+            "archive member 'x\ufffd.txt': its name is marked UTF-8 but is not UTF-8",
+            id="zip-name-not-utf8",
+        ),
         pytest.param(
             lambda: tar_of({**GOOD, "arena-bot.toml": GOOD["arena-bot.toml"] + b"deep = " + b"[" * 30_000}),
             "arena-bot.toml is nested too deeply to read",
@@ -767,3 +775,31 @@ def test_the_trial_allows_a_start_as_long_as_a_tournaments_default_clock_does(mo
         "trial match against random (rolldice): stall at start-up (no ready): the bot did not listen on its "
         "socket within 2.0 s of starting (as a tournament's match allows at the default clock, startup=1000 ms)"
     )
+
+
+def test_careless_uploads_are_taken_or_refused_naming_the_problem(tmp_path):
+    """An outside probe's careless uploads: a macOS Finder zip was refused for its ``__MACOSX/``
+    (the manifest 'not at the top', a 'line None' compile check), a Notepad manifest for its BOM,
+    and a zip name marked UTF-8 that is not named no member."""
+    finder = {**{f"b/{path}": content for path, content in GOOD.items()}, "__MACOSX/b/._first.py": b"\x00\x05\x16\x07"}
+    assert versions.check_upload(zip_of(finder)).files == GOOD
+    assert versions.check_upload(tar_of({**GOOD, "._first.py": b"\x00\x05", ".DS_Store": b"\x00"})).files == GOOD
+    bom = {**GOOD, "arena-bot.toml": b"\xef\xbb\xbf" + GOOD["arena-bot.toml"]}
+    assert versions.check_upload(tar_of(bom)).manifest.name == "first"
+    archive.write_files(bom, tmp_path / "bot")  # as a worker unpacks it
+    assert manifest.load(tmp_path / "bot").name == "first"
+    refused = {
+        "no arena-bot.toml at the top of the archive (there is b/arena-bot.toml: pack the bot's own directory)": zip_of(
+            {**{f"b/{path}": content for path, content in GOOD.items()}, "notes.txt": b"x"}
+        ),
+        "compile check: util.py: source code string cannot contain null bytes": tar_of({**GOOD, "util.py": b"x\x00"}),
+        "archive member 'caf\ufffd\ufffd.txt': its name is marked UTF-8 but is not UTF-8": zip_of(
+            {**GOOD, "caf\u00e9.txt": b"x"}
+        ).replace("caf\u00e9".encode(), b"caf\xe9\xff"),
+    }
+    for message, data in refused.items():
+        with pytest.raises(ArchiveError) as caught:
+            versions.check_upload(data)
+        assert str(caught.value) == message
+    # A version stored with them keeps them: its hash counts them.
+    assert "__MACOSX/b/._first.py" in archive.read_archive(zip_of(finder), stored=True)

@@ -139,6 +139,16 @@ def _add(files: dict[str, bytes], path: str, content: bytes, total: int) -> int:
     return total
 
 
+def _mac_metadata(path: str | None) -> bool:
+    """What macOS adds to an archive it makes (``__MACOSX/``, ``._NAME`` files of extended
+    attributes, ``.DS_Store``): never a bot's, left out of an upload (they hid its manifest and
+    failed its compile check). Versions stored with them keep them (their hash counts them)."""
+    if path is None:
+        return False
+    name = path.rpartition("/")[2]
+    return path.split("/", 1)[0] == "__MACOSX" or name.startswith("._") or name == ".DS_Store"
+
+
 def _count(members: int) -> None:
     if members > MAX_FILES:
         raise ArchiveError(f"more than {MAX_FILES} files and directories in the archive")
@@ -157,6 +167,8 @@ def _read_tar(data: bytes, limits: bool) -> dict[str, bytes]:
             for count, member in enumerate(tar, 1):  # each member parsed as it comes: stopped at the cap
                 _count(count)
                 path = _checked_path(member.name, limits)
+                if limits and _mac_metadata(path):
+                    continue
                 if member.issym() or member.islnk():
                     raise ArchiveError(f"archive member {member.name!r} is a link; only files and directories")
                 if member.isdir():
@@ -183,6 +195,8 @@ def _read_zip(data: bytes, limits: bool) -> dict[str, bytes]:
             for count, info in enumerate(archive.infolist(), 1):
                 _count(count)
                 path = _checked_path(info.filename, limits)
+                if limits and _mac_metadata(path):
+                    continue
                 kind = (info.external_attr >> 16) & 0o170000
                 if kind == 0o120000:
                     raise ArchiveError(f"archive member {info.filename!r} is a link; only files and directories")
@@ -201,6 +215,9 @@ def _read_zip(data: bytes, limits: bool) -> dict[str, bytes]:
                 total = _add(files, path, content, total)
     except ArchiveError:  # a member refused (a ValueError too): said as it is, not as unreadable
         raise
+    except UnicodeDecodeError as exc:  # raised opening it: the name is all there is to say
+        name = exc.object.decode("utf-8", "replace") if isinstance(exc.object, bytes) else "?"
+        raise ArchiveError(f"archive member {_shown(name)}: its name is marked UTF-8 but is not UTF-8") from None
     except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError, ValueError, zlib.error) as exc:
         # ValueError: UnicodeDecodeError of a name flagged UTF-8 that is not, among others.
         raise ArchiveError(f"not a readable .zip archive: {exc}") from None
@@ -231,9 +248,11 @@ def check_files(files: dict[str, bytes]) -> manifest.Manifest:
     """The manifest, after the checks that need no sandbox: a valid manifest, the entry module
     present, every Python file compiling."""
     if manifest.MANIFEST not in files:
-        raise ArchiveError(f"no {manifest.MANIFEST} at the top of the archive")
+        deeper = sorted((p for p in files if p.endswith(f"/{manifest.MANIFEST}")), key=len)
+        there = f" (there is {deeper[0]}: pack the bot's own directory)" if deeper else ""
+        raise ArchiveError(f"no {manifest.MANIFEST} at the top of the archive{there}")
     try:
-        found = manifest.parse(files[manifest.MANIFEST].decode("utf-8", "replace"))
+        found = manifest.parse(files[manifest.MANIFEST].decode("utf-8-sig", "replace"))  # Notepad's BOM
     except manifest.ManifestError as exc:
         raise ArchiveError(str(exc)) from None
     module = found.entry.replace(".", "/")
@@ -289,10 +308,10 @@ def compile_check(sources: dict[str, bytes]) -> None:
     if done.returncode == 3:
         found = json.loads(done.stdout)
         path = found["path"]
-        if "line" in found:
+        if found.get("line") is not None:  # None for a NUL byte in Python 3.11
             raise ArchiveError(f"compile check: {path}, line {found['line']}: {found['msg']}")
-        if "error" in found:
-            raise ArchiveError(f"compile check: {path}: {found['error']}")
+        if "error" in found or "msg" in found:
+            raise ArchiveError(f"compile check: {path}: {found.get('error') or found['msg']}")
         if found["limit"] == "RecursionError":
             raise ArchiveError(f"compile check: {path}: too deeply nested to compile (RecursionError)")
         raise ArchiveError(

@@ -684,10 +684,13 @@ class Jail:
             if self._output is not None:
                 self._output.thread.join(2.0)
             why = self.diagnosis()
+            # Ending well without listening: most often an entry module that never serves.
+            hint = '; does its entry module call serve(MyBot) under if __name__ == "__main__"?' if status == 0 else ""
             raise JailFailed(
                 "crash",
                 f"the bot exited ({self.describe_status()}) before listening"
                 + (f"; sandbox: {why}" if why else "")
+                + hint
                 + f"; {IN_LOGS}",
             )
 

@@ -74,4 +74,4 @@ def load(directory: Path) -> Manifest:
     path = directory / MANIFEST
     if not path.is_file():
         raise ManifestError(f"no {MANIFEST} at the top of the bot's files ({directory})")
-    return parse(path.read_text(encoding="utf-8", errors="replace"))
+    return parse(path.read_text(encoding="utf-8-sig", errors="replace"))  # a BOM, as uploads take it
