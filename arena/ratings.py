@@ -35,11 +35,14 @@ Confidence intervals (:func:`bootstrap_intervals`)
     (``method="weibull"``: the k-th of B sorted values sits at k / (B + 1)); numpy's default
     positions alone made 200 resamples a 94.1% interval.
 
-    With fewer than ``TRUSTED_BOOTSTRAP_GROUPS`` groups, and on a side where every resample
-    repeats a bot's estimate (it won or lost every game, or every group came out alike), the
-    interval also takes in the normal one below around the same rating: the bootstrap alone
-    covered 84-91% with 5-15 groups, and gave zero widths to boards of 5 and 10 groups whose
-    duplicate pairs all split 1-1 (a ratings probe).
+    For a bot in fewer than ``TRUSTED_BOOTSTRAP_GROUPS`` groups, and on a side where every
+    resample repeats a bot's estimate (it won or lost every game, or every group came out
+    alike), the interval also takes in the normal one below around the same rating: the
+    bootstrap alone covered 84-91% with 5-15 groups, and gave zero widths to boards of 5 and 10
+    groups whose duplicate pairs all split 1-1 (a ratings probe). The groups are the bot's own,
+    not the board's: 20 entrants in a sample of 30 groups, or a newcomer on a game's board of
+    thousands, play a few each, and the bootstrap alone covered them 68-90% (resamples that
+    leave the bot out fall back to the prior; an outside statistician's probe).
 
     With fewer than ``MIN_BOOTSTRAP_GROUPS`` groups the bootstrap cannot measure anything (one
     group resamples to itself: a zero-width interval that looks like certainty). Then the
@@ -63,8 +66,9 @@ SCALE = 400.0 / math.log(10.0)  # rating points per natural-log unit of strength
 MIN_BOOTSTRAP_GROUPS = 5
 """Below this many duplicate groups the bootstrap has too few distinct resamples to mean much."""
 TRUSTED_BOOTSTRAP_GROUPS = 30
-"""Below this many groups the bootstrap interval is never narrower than the normal one: with few
-groups it covered 84-91% (a ratings probe's simulations), and groups that all came out alike (a
+"""A bot in fewer groups than this gets an interval never narrower than the normal one: with few
+groups it covered 84-91% (a ratings probe's simulations), 68-90% for bots in 2-8 groups of boards
+of more (an outside statistician's probe), and groups that all came out alike (a
 strong seat advantage splits every duplicate pair 1-1) resample to the data itself, a zero width."""
 Z95 = 1.959963984540054
 TIED_POINTS = 1e-6
@@ -375,6 +379,13 @@ class GroupWins:
             np.concatenate(wins or [np.zeros(0)]),
         )
 
+    def groups_per_bot(self) -> np.ndarray:
+        """How many groups each bot played in against another bot (an entry as winner or loser)."""
+        rows, columns = np.divmod(self.cells, self.bots)
+        first = self.groups_of * self.bots  # (group, bot) as one number: sparse, as the entries are
+        played = np.unique(np.concatenate([first + rows, first + columns]))
+        return np.bincount(played % self.bots, minlength=self.bots)
+
     @property
     def entries(self) -> int:
         return len(self.cells)
@@ -437,7 +448,8 @@ def bootstrap_intervals(
     # the interval takes in the normal one around the same rating, so it is never the false
     # certainty of an end at the rating itself.
     normal_low, normal_high = regularised_intervals(wins, level, centre=ratings, players=players)
-    few = groups < TRUSTED_BOOTSTRAP_GROUPS
+    # Counted per bot, not on the board (see TRUSTED_BOOTSTRAP_GROUPS).
+    few = sparse.groups_per_bot() < TRUSTED_BOOTSTRAP_GROUPS
     widen_low, widen_high = few | (low >= ratings - TIED_POINTS), few | (high <= ratings + TIED_POINTS)
     wider_low = np.where(widen_low, np.minimum(low, normal_low), low)
     wider_high = np.where(widen_high, np.maximum(high, normal_high), high)
