@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
+
 import choix
 import numpy as np
 import pytest
 from scipy.optimize import minimize
 
+from arena import ratings
 from arena.ratings import (
     BASE,
     SCALE,
@@ -100,6 +103,39 @@ def test_far_apart_bots_get_the_exact_maximum(true, prior):
     wins = 200.0 / (1.0 + np.exp(true[None, :] - true[:, None])) * (1 - np.eye(len(true)))
     expected = BASE + SCALE * _penalised_maximum(wins, prior)
     np.testing.assert_allclose(fit_bradley_terry(wins, prior=prior), expected, atol=1e-4)
+
+
+# An outside statistician's tally: two bots met 5,694 times, two entrants never played (so the
+# fit is regularised). Newton's last step at the optimum lost 5e-13 of the log-likelihood's 3521
+# to rounding and counted as failed; MM from scratch then stopped at 10,000 iterations 3 points short.
+ROUNDING_TALLY = np.array([[0, 0, 0, 0], [0, 0, 3937, 0], [0, 1757, 0, 0], [0, 0, 0, 0]], dtype=float)
+ROUNDING_EXACT = [1500.0, 1570.07, 1429.93, 1500.0]  # scipy's optimiser agrees
+
+
+def test_a_newton_step_that_loses_only_rounding_at_the_optimum_has_converged():
+    np.testing.assert_allclose(fit_bradley_terry(ROUNDING_TALLY, prior=1.0), ROUNDING_EXACT, atol=0.01)
+    # a beats b and b beats c 1,000,000 : 1 (no prior): the exact gaps are 400 log10(1e6) = 2400;
+    # MM stopped at [1718.7, 2400.0]
+    chain = np.array([[0, 1e6, 0], [1, 0, 1e6], [0, 1, 0]], dtype=float)
+    np.testing.assert_allclose(-np.diff(fit_bradley_terry(chain)), [2400.0, 2400.0], atol=0.01)
+
+
+def test_an_mm_fallback_that_stops_short_is_finished_by_newton_or_said(monkeypatch, caplog):
+    real_newton = ratings._newton
+    # Newton fails from scratch: MM stops short, and Newton from where it stopped finishes.
+    monkeypatch.setattr(
+        ratings, "_newton", lambda pairs, prior, start=None: None if start is None else real_newton(pairs, prior, start)
+    )
+    np.testing.assert_allclose(fit_bradley_terry(ROUNDING_TALLY, prior=1.0), ROUNDING_EXACT, atol=0.01)
+    assert not caplog.records
+    # Newton fails everywhere: the ratings are MM's, short of the maximum, and the log says so.
+    monkeypatch.setattr(ratings, "_newton", lambda pairs, prior, start=None: None)
+    with caplog.at_level(logging.WARNING, logger="arena.ratings"):
+        short = fit_bradley_terry(ROUNDING_TALLY, prior=1.0)
+    assert np.max(np.abs(short - ROUNDING_EXACT)) > 1.0
+    assert [r.getMessage() for r in caplog.records] == [
+        "the Bradley-Terry fit stopped after 10000 iterations short of the maximum"
+    ]
 
 
 def test_ratings_recover_known_strengths():
