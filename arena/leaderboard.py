@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import csv
 import io
+import json
 import math
 import sys
 import zlib
@@ -648,12 +649,22 @@ def _by_verdict(counts: dict[str, int]) -> dict[str, int]:
     return known | {v: n for v, n in sorted(counts.items()) if v not in known and n}
 
 
+def _content_order(summary: dict[str, Any]) -> tuple[str, bytes]:
+    """A summary's place among a game's: its bots, seats and games, then its summed wins."""
+    head = json.dumps([summary["bots"], summary.get("players", 2), summary["matches"], summary["games"]])
+    return head, summary_wins(summary).summed().tobytes()
+
+
 def across(game: str, summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """One leaderboard for a game over several tournaments (their :func:`tournament_summary`):
     the union of their bots, every duplicate group of every tournament, one Bradley–Terry fit
     with bootstrap intervals, and each bot's wins/draws/losses (2-player matches), mean rank,
     mean score and failures by verdict over all of them (a summary stored before summaries
     kept failures counts none)."""
+    # In an order of their own, not the caller's: the bootstrap draws groups by position and the
+    # bots are numbered as they first appear, so reversing two summaries moved an end by 7.5
+    # points (an outside statistician). Their content orders them, the same in either stored form.
+    summaries = sorted(summaries, key=_content_order)
     index: dict[str, int] = {}  # every bot, in the order they first appear
     for summary in summaries:
         for bot in summary["bots"]:

@@ -9,7 +9,8 @@ Beyond that, :func:`balanced_groups` builds a balanced sample:
 
 * every bot sits in the same number of groups (exactly, when ``groups * k`` is a multiple of
   ``B``; otherwise within one), and
-* every pair of bots meets as evenly as possible.
+* pairs of bots meet about equally often: the most and the fewest meetings of two pairs
+  differ by at most 2 (not always the best possible: a resolvable design can do better).
 
 It is a seeded design in two passes. A greedy pass gives each new group the bots that have
 played least so far, breaking ties by how often they have already met the bots chosen for the
