@@ -1417,6 +1417,34 @@ def test_world_from_observation_apprentice_hands_come_from_the_seats_decks(playe
     assert truth in assignments
 
 
+def test_worlds_fit_a_seat_that_summoned_a_card_given_with_naria_while_its_deck_holds_another():
+    """Seat 1 gave seat 2 a Wondrous Chest #13 with Naria #12; seat 2's prebuilt deck holds
+    another, set aside in Library III, and it summoned the given one. Counted against the deck,
+    the #13 played left the given copy in a hand that is empty, and no deck assignment fitted
+    (an outside probe: 3 players, random play, seed 104). The copy left is the deck's."""
+    import random
+    from collections import Counter
+
+    from tests.contract import assert_same_view, observation_bytes
+
+    state = GAME.new_match(GAME.config(3, {"mode": "apprentice"}), 104)
+    rng = random.Random(104)
+    for _ in range(108):
+        GAME.apply(state, {d.seat: rng.choice(d.option_ids) for d in state.pending})
+    assert state.received[1][2] == [13] and 13 in state.played[2] and 13 in state.libraries[2][1]
+    assert state.hands[2] == [] and state.year == 1
+    seen = GAME.observe(state, 1)
+    for k in range(20):
+        world = GAME.sample_world(state, 1, Chance(k))
+        assert_same_view(GAME, state, world, 1)
+        from_obs = GAME.world_from_observation(state.config, 1, seen, Chance(k))
+        assert observation_bytes(GAME, from_obs, 1) == observation_bytes(GAME, state, 1)
+        for w in (world, from_obs):
+            # its libraries hold the 6 cards left of its deck (it summoned #15, #18, #25 and the given #13)
+            assert w.hands[2] == [] and w.drafted[2] == state.drafted[2]
+            assert Counter(w.libraries[2][0] + w.libraries[2][1]) == Counter([1, 2, 3, 11, 13, 27])
+
+
 def test_leak_a_card_given_with_naria_is_known_only_to_giver_and_receiver():
     """Two games that differ only in the card seat 0 gave seat 2 (and so in the draw pile) give
     seat 1 identical bytes; the giver's observations differ (its ``received`` for seat 2)."""

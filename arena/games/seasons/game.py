@@ -105,7 +105,9 @@ Rulings (``shared/rules/NOTES.md`` §4.17 and DATA §1 where they speak; the res
     gives the others, one each, decks the viewer does not hold, uniformly among those that fit
     what it saw) with its Library II/III cards and the deck's cards not summoned or discarded
     since in that seat's libraries and hand; cards the viewer gave with Naria #12 or saw
-    returned to a hand (Amsug #17) in that hand until its seat summons or discards such a card;
+    returned to a hand (Amsug #17) in that hand until its seat summons or discards such a card
+    (such a card its deck also holds counts first against the hand's copy: the copy left may
+    be the deck's, in a library);
     the card the viewer put back with Crystal Orb #34 on top of the draw pile until a card is
     drawn. The observation carries what this needs (``sightings``; each seat's ``played`` and
     ``received`` cards, ``orb_top``), so a world from the observation alone

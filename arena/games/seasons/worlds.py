@@ -22,9 +22,11 @@ hold is picked uniformly among those that fit; each deck's cards not summoned or
 since stay with its seat, Library II/III first); cards the seat gave with Naria #12 or saw
 returned to a hand (Amsug #17), unless that seat summoned or discarded such a card since (a
 card so played may have been another copy: counting it against what is known only forgets
-knowledge, so a world never contradicts the seat); the card the seat put back on top of the
-draw pile with Crystal Orb #34, until a card is drawn. Not used: what the seat learnt in the
-draft once the library phase is over (the picks may since be played or mixed with draws).
+knowledge, so a world never contradicts the seat; one its deck also holds counts against the
+hand's copy, as the copy left may be the deck's, in a library); the card the seat put back on
+top of the draw pile with Crystal Orb #34, until a card is drawn. Not used: what the seat
+learnt in the draft once the library phase is over (the picks may since be played or mixed
+with draws).
 
 ``world_from_observation`` builds a world from the observation alone (a served searching bot),
 as informed as ``sample_world``: the same places dealt (``hidden_places``); in the draft and the
@@ -376,11 +378,13 @@ def _deck_index(cards: list[int]) -> int:
 
 
 def _known_split(deck: Counter[int], known_in: Counter[int], out: Counter[int]) -> tuple[Counter[int], Counter[int]]:
-    """(the deck's cards the seat still holds for sure, other cards it holds for sure). A card
-    it played may have been a drawn copy: counting it against the deck only forgets knowledge."""
-    rest = deck - out  # Counter subtraction floors at 0: an out may have been a drawn copy
-    held = (deck + known_in) - out
-    return rest, held - rest
+    """(the deck's cards the seat still holds for sure, in its libraries or hand; other cards it
+    holds for sure, in its hand). A card it played may have been a drawn copy: counting it
+    against what is known only forgets knowledge. A card known both in the deck and in the hand
+    counts first against the hand's copy: the copy left may be the deck's, still in a library
+    (kept as the hand's, it needed a hand the seat may not have)."""
+    # Counter subtraction floors at 0: what was played beyond the known copies was drawn
+    return deck - (out - known_in), known_in - out
 
 
 def _deal_known(
