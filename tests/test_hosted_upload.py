@@ -322,6 +322,44 @@ def test_workers_unpack_a_version_once_and_check_it_against_its_hash(tmp_path, m
         assert not (versions.CACHE / forged).exists()
 
 
+def test_stored_versions_unpack_whatever_the_upload_left_out_or_the_members_they_hold(tmp_path, monkeypatch):
+    """An upload leaves out what macOS adds and is named without it, but the archive stored is
+    the upload's: a worker kept those files, found another hash and crashed every match of the
+    version, and of a clean upload of the same content stored after it (its archive is stored
+    once). A version of 1,992 files in 40 directories, taken before directories counted against
+    the cap, was refused by every worker (an outside review, review14)."""
+    from referee.store import Store
+    from tests.services import redis_server
+
+    monkeypatch.setattr(versions, "CACHE", tmp_path / "cache")
+    finder = zip_of({**{f"b/{path}": content for path, content in GOOD.items()}, "__MACOSX/b/._first.py": b"\0"})
+    checked = versions.check_upload(finder)
+    assert checked.version == versions.check_upload(tar_of(GOOD)).version  # the same content
+    earlier = {**GOOD, "__MACOSX/._first.py": b"\0"}  # an earlier Arena's upload: its hash counts them
+    earlier_version = archive.content_hash(earlier)
+    many = {**GOOD, **{f"d{i % 40}/f{i}.py": b"" for i in range(1990)}}  # 2,032 members, 1,992 files
+    directories = []
+    for i in range(40):
+        info = tarfile.TarInfo(f"d{i}")
+        info.type = tarfile.DIRTYPE
+        directories.append(info)
+    many_data = tar_of(many, extra=directories)
+    with pytest.raises(ArchiveError, match="more than 2000 files and directories"):
+        versions.check_upload(many_data)
+    with redis_server(tmp_path) as redis:
+        store = Store(redis.url)
+        monkeypatch.setattr(versions, "_store", store)
+        for version, data in (
+            (checked.version, finder),  # as the service stores an upload: its bytes
+            (earlier_version, zip_of(earlier)),
+            (archive.content_hash(many), many_data),
+        ):
+            store.redis.set(store.key("hosted", "archive", version), data)
+        assert sorted(os.listdir(versions.unpacked(checked.version))) == sorted(GOOD)
+        assert "._first.py" in os.listdir(versions.unpacked(earlier_version) / "__MACOSX")
+        assert len(os.listdir(versions.unpacked(archive.content_hash(many)) / "d0")) == 50
+
+
 def test_a_version_stored_before_the_path_bounds_still_unpacks_for_the_workers(tmp_path, monkeypatch):
     """The bounds on a path's depth and lengths came after versions were stored: a worker
     unpacking one taken before (40 directories deep, say) crashed its every match (an outside

@@ -98,17 +98,20 @@ def _shown(name: str) -> str:
     return repr(name) if len(name) <= 60 else f"{name[:60]!r}... ({len(name)} characters)"
 
 
-def read_archive(data: bytes, *, stored: bool = False) -> dict[str, bytes]:
+def read_archive(data: bytes, *, stored: bool = False, macos: bool | None = None) -> dict[str, bytes]:
     """The archive's files (path -> content), checked against the caps and the rules above.
     ``stored``: a version taken already (a worker unpacking it), whose paths are not held to
-    the bounds on depth and lengths, added after versions were stored: a version 40 directories
-    deep, taken before, still plays."""
+    the bounds on depth and lengths, nor its directories to the cap on members, added after
+    versions were stored: a version 40 directories deep, or of 1,992 files in 40 directories,
+    taken before, still plays. ``macos``: keep what macOS adds (see :func:`_mac_metadata`);
+    by default an upload drops it and a stored version keeps it (its hash may count it)."""
     if len(data) > MAX_PACKED:
         raise ArchiveError(f"archive is {len(data)} bytes packed; at most {MAX_PACKED // MiB} MiB")
+    keep_macos = stored if macos is None else macos
     if data[:2] == b"\x1f\x8b":
-        files = _read_tar(data, not stored)
+        files = _read_tar(data, not stored, keep_macos)
     elif data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
-        files = _read_zip(data, not stored)
+        files = _read_zip(data, not stored, keep_macos)
     else:
         raise ArchiveError("not a .tar.gz or .zip archive")
     if not files:
@@ -132,6 +135,8 @@ def _check_no_file_is_a_directory(files: dict[str, bytes]) -> None:
 def _add(files: dict[str, bytes], path: str, content: bytes, total: int) -> int:
     if path in files:
         raise ArchiveError(f"archive member {path!r} appears twice")
+    if len(files) >= MAX_FILES:
+        raise ArchiveError(f"more than {MAX_FILES} files in the archive")
     total += len(content)
     if total > MAX_UNPACKED:
         raise ArchiveError(f"archive unpacks to more than {MAX_UNPACKED // MiB} MiB")
@@ -149,12 +154,14 @@ def _mac_metadata(path: str | None) -> bool:
     return path.split("/", 1)[0] == "__MACOSX" or name.startswith("._") or name == ".DS_Store"
 
 
-def _count(members: int) -> None:
-    if members > MAX_FILES:
+def _count(members: int, limits: bool) -> None:
+    """An upload's members past the cap, refused as they come (its directories count too; a
+    stored version's files alone, as when it was taken: :func:`_add`)."""
+    if limits and members > MAX_FILES:
         raise ArchiveError(f"more than {MAX_FILES} files and directories in the archive")
 
 
-def _read_tar(data: bytes, limits: bool) -> dict[str, bytes]:
+def _read_tar(data: bytes, limits: bool, keep_macos: bool) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     total = 0
     try:
@@ -165,9 +172,9 @@ def _read_tar(data: bytes, limits: bool) -> dict[str, bytes]:
             raise ArchiveError(f"archive unpacks to more than {MAX_UNPACKED // MiB} MiB")
         with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as tar:
             for count, member in enumerate(tar, 1):  # each member parsed as it comes: stopped at the cap
-                _count(count)
+                _count(count, limits)
                 path = _checked_path(member.name, limits)
-                if limits and _mac_metadata(path):
+                if not keep_macos and _mac_metadata(path):
                     continue
                 if member.issym() or member.islnk():
                     raise ArchiveError(f"archive member {member.name!r} is a link; only files and directories")
@@ -187,15 +194,15 @@ def _read_tar(data: bytes, limits: bool) -> dict[str, bytes]:
     return files
 
 
-def _read_zip(data: bytes, limits: bool) -> dict[str, bytes]:
+def _read_zip(data: bytes, limits: bool, keep_macos: bool) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     total = 0
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             for count, info in enumerate(archive.infolist(), 1):
-                _count(count)
+                _count(count, limits)
                 path = _checked_path(info.filename, limits)
-                if limits and _mac_metadata(path):
+                if not keep_macos and _mac_metadata(path):
                     continue
                 kind = (info.external_attr >> 16) & 0o170000
                 if kind == 0o120000:
