@@ -761,6 +761,20 @@ def test_the_heuristic_passes_one_strong_pair_and_low_cards():
     assert state.pending[0].seat == 0 and _heuristic_bid(state) == "pass"
 
 
+def test_a_spec_naming_the_earlier_bidding_rule_plays_it():
+    # The default field was heuristic:bid3=11 before `make`: a run entering it could not be
+    # resumed ("heuristic takes make=0..1; got bid3"; an outside review, review14). Named, the
+    # earlier rule bids as it did: 7 + 7 and two high cards reach 14 + 1, a bid of 4.
+    from arena.scenario import request_for
+
+    state = deal("raven7 cat7 toad1 toad2 raven1 spider2", OTHERS, "bat6 spider4 spider6 raven3 cat4 elixir")
+    earlier = make_bot("heuristic:bid3=11", "threewitches")
+    assert earlier.decide(request_for(GAME, state, 0)) == "bid:4"
+    assert _heuristic_bid(state) == "pass"
+    assert make_bot("heuristic:bid4=15,bid3=11", "threewitches").pair_values == (11, 15)
+    assert make_bot("heuristic:bid3=0,make=0.5", "threewitches").pair_values is None  # 0: not given
+
+
 def test_the_heuristic_bids_hands_that_make_their_bid():
     # 6 + 6, then 4 + 6 and 6 + 2 of spiders: three tricks; the last pair is too weak for four.
     others = "toad1 toad2 toad3 toad4 bat2 bat3", "bat5 raven1 raven3 raven7 cat4 elixir"

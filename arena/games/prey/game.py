@@ -459,10 +459,10 @@ class Prey(Game[PreyState]):
             round_limit=obs.over and max(points) < POINTS_TO_WIN,
             winners=list(obs.winners),
         )
-        if not obs.over:
-            unknown = [_card(c) for c in obs.unseen_cards]
-            world.aside = [0] * obs.set_aside  # sized; dealt next
-            _deal_unseen(world, seat, unknown, [view.hand_size for view in obs.seats], chance)
+        # Over too: the hand set aside at 3 players is never shown, so its cards stay unseen.
+        unknown = [_card(c) for c in obs.unseen_cards]
+        world.aside = [0] * obs.set_aside  # sized; dealt next
+        _deal_unseen(world, seat, unknown, [view.hand_size for view in obs.seats], chance)
         self.refresh(world)
         return world
 
