@@ -9,6 +9,7 @@ import os
 import shutil
 import tarfile
 import tempfile
+import threading
 import time
 import zipfile
 from pathlib import Path
@@ -382,6 +383,27 @@ def test_a_version_stored_before_the_path_bounds_still_unpacks_for_the_workers(t
         assert (directory / deep).read_bytes() == b"x = 1\n"
 
 
+def test_the_cache_counts_what_files_take_on_disk_and_sweeps_what_dead_processes_left(tmp_path, monkeypatch):
+    """1,900 one-byte files counted as 1,961 bytes (7.5 MiB on disk); an evicted version's files,
+    removed by a thread that died with its process, and a staging directory a process killed
+    unpacking left, were never counted nor removed (an outside review, review14)."""
+    assert versions.disk_bytes({f"d/f{i}": b"x" for i in range(1900)}) == 1900 * 4096 + 2 * 4096
+    assert versions.disk_bytes({"a": b"", "b/c/d": bytes(4097)}) == 4096 + 2 * 4096 + 3 * 4096
+    monkeypatch.setattr(versions, "CACHE", tmp_path / "cache")
+    versions.CACHE.mkdir()
+    left = [versions.CACHE / ".evicted-abc-123", versions.CACHE / ".abcdef012345-old"]
+    fresh = versions.CACHE / ".abcdef012345-now"  # a live process's unpacking: kept
+    for directory in (*left, fresh):
+        (directory / "sub").mkdir(parents=True)
+        (directory / "sub" / "f").write_bytes(b"x")
+    os.utime(left[1], (time.time() - 2 * versions.STAGING_SECONDS,) * 2)
+    assert versions.make_room(0) == []
+    for thread in threading.enumerate():
+        if thread.name == "arena-cache-evict":
+            thread.join(10)
+    assert sorted(p.name for p in versions.CACHE.iterdir()) == [fresh.name]
+
+
 def test_the_unpacked_cache_is_bounded_evicting_the_versions_no_match_holds(tmp_path, monkeypatch):
     """It only ever grew (three 101 KB uploads grew it 300 MiB), then evicted only versions idle
     an hour, so a flood within the hour grew it without bound (an outside probe)."""
@@ -407,7 +429,7 @@ def test_the_unpacked_cache_is_bounded_evicting_the_versions_no_match_holds(tmp_
             checked = versions.check_upload(data)
             versions.save_version(store, f"bot{n}", "alice", checked, data)
             made.append(checked.version)
-        size = len(GOOD["first.py"]) + len(GOOD["arena-bot.toml"]) + 100_000
+        size = versions.disk_bytes({**GOOD, "table.bin": bytes(100_000)})
         monkeypatch.setattr(versions, "CACHE_BYTES", 2 * size + 10)  # two versions' worth
         now = time.time()
         for n, version in enumerate(made[:2]):  # used a minute and half a minute ago

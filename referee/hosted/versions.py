@@ -736,7 +736,7 @@ def _unpack(version: str) -> Path:
             files = archive.read_archive(data, stored=True, macos=False)
         if archive.content_hash(files) != version:
             raise archive.ArchiveError(f"hosted version {version}: the stored archive does not match its hash")
-        size = sum(len(content) for content in files.values())
+        size = disk_bytes(files)
         make_room(size, version)
         staging = Path(tempfile.mkdtemp(prefix=f".{version[:12]}-", dir=CACHE))
         archive.write_files(files, staging)
@@ -767,20 +767,23 @@ def make_room(size: int, keep: str = "") -> list[str]:
     CacheFull if the versions held leave no room. Another process may evict at once: each
     eviction takes the version's lock file exclusively first, so only one does it."""
     entries = []
+    evicted, doomed = [], []
     for directory in CACHE.iterdir():
         name = directory.name
+        if _left_behind(directory):
+            doomed.append(directory)
+            continue
         if name.startswith(".") or name == keep or not directory.is_dir():
             continue
         sizes = CACHE / f".{name}.bytes"
         try:
             used = directory.stat().st_mtime
             if not sizes.exists():  # unpacked by an older Arena: measured once
-                _write_atomically(sizes, str(sum(f.stat().st_size for f in directory.rglob("*") if f.is_file())))
+                _write_atomically(sizes, str(sum(f.lstat().st_blocks * 512 for f in directory.rglob("*"))))
             entries.append((used, name, int(sizes.read_text(encoding="utf-8"))))
         except (OSError, ValueError):  # a size being written by another process reads ""
             continue
     total = sum(size for _, _, size in entries)
-    evicted, doomed = [], []
     for _, name, held in sorted(entries):
         if total + size <= CACHE_BYTES:
             break
@@ -812,6 +815,39 @@ def make_room(size: int, keep: str = "") -> list[str]:
             f"versions its matches are playing hold {_size(total)} of its {_size(CACHE_BYTES)}"
         )
     return evicted
+
+
+STAGING_SECONDS = 3600.0
+"""A version's staging directory older than this was left by a process that died unpacking it."""
+
+
+def _left_behind(path: Path) -> bool:
+    """An evicted version whose removal ended with its process (the removing thread dies with
+    it), or a staging directory such a process left: neither counted nor removed, they outgrew
+    the bound (an outside review)."""
+    name = path.name
+    if name.startswith(".evicted-"):
+        return True
+    if not name.startswith(".") or name.endswith((".bytes", ".lock")) or not path.is_dir():
+        return False
+    try:
+        return time.time() - path.stat().st_mtime > STAGING_SECONDS
+    except OSError:
+        return False
+
+
+BLOCK = 4096
+
+
+def disk_bytes(files: dict[str, bytes]) -> int:
+    """What unpacked files take on disk: each file and directory at least a 4 KiB block (their
+    content alone counted 1,900 one-byte files as 1,961 bytes, on 7.5 MiB of disk)."""
+    directories = {path.rpartition("/")[0] for path in files} | {""}
+    for path in list(directories):
+        while path:
+            path = path.rpartition("/")[0]
+            directories.add(path)
+    return sum(-(-len(content) // BLOCK) * BLOCK or BLOCK for content in files.values()) + BLOCK * len(directories)
 
 
 def _size(size: int) -> str:
