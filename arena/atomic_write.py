@@ -5,8 +5,9 @@ A rename replaces what the path is, so it is used only where that is the same as
 the file. Everything else is written in place: a device, a pipe or the file stdout goes to
 (``--html /dev/null``, ``--record /dev/stdout > out``: a copy took the device's place, or what
 was printed later went to the replaced file), a file with other hard links (they would keep the
-old text), and a file whose directory takes no new file (not writable, read-only: the file
-itself was writable, and the write worked before copies were made).
+old text), a file of another user's (only root could give the copy its owner), and a file
+whose directory takes no new file or no rename over it (not writable, read-only, sticky like
+/tmp: the file itself was writable, and the write worked before copies were made).
 """
 
 from __future__ import annotations
@@ -82,14 +83,17 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
         old: os.stat_result | None = target.stat()
     except FileNotFoundError:
         old = None
-    if old is not None and old.st_nlink > 1:
+    if old is not None and (old.st_nlink > 1 or _not_ours(old)):
         _write_in_place(path, body, mode="wb")
         return
     # A short name of its own: `NAME.tmp` was someone's file (deleted), two writers shared it,
     # and a name near the system's limit had no room for the suffix.
     copy = target.with_name(f".{target.name[:32]}.{secrets.token_hex(4)}.tmp")
+    # Made with the file's own permissions (at most): a private file's new text was readable by
+    # others in the copy until its mode was set.
+    mode = 0o666 if old is None else stat.S_IMODE(old.st_mode) & 0o666
     try:
-        fd = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        fd = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
     except OSError as exc:
         if old is not None and exc.errno in _NO_COPY_HERE:
             _write_in_place(path, body, mode="wb")
@@ -97,15 +101,27 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
         raise with_path(exc, path) from None
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(body)
-            handle.flush()
             if old is not None:
                 _keep_owner_and_mode(handle.fileno(), old)
+            handle.write(body)
+            handle.flush()
             os.fsync(handle.fileno())
-        os.replace(copy, target)
+        try:
+            os.replace(copy, target)
+        except PermissionError:
+            # A sticky directory (/tmp) lets only the file's owner replace it, though others
+            # may write it: written in place (the record of a played match was lost).
+            copy.unlink(missing_ok=True)
+            _write_in_place(path, body, mode="wb")
     except OSError as exc:
         copy.unlink(missing_ok=True)  # a full disk: give back what the half-written copy took
         raise with_path(exc, path) from None
+
+
+def _not_ours(old: os.stat_result) -> bool:
+    """Whether a copy could not keep the file's owner (only root gives a file to another
+    user): the file is then written in place, and stays its owner's."""
+    return old.st_uid != os.geteuid() and os.geteuid() != 0
 
 
 def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:

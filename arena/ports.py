@@ -41,7 +41,10 @@ def _addresses(host: str, port: int) -> list[tuple[Any, Any, int, str, Any]] | s
     except socket.gaierror as exc:
         return f"cannot resolve {host!r}: {exc.strerror}"
     except UnicodeError:  # IDNA's encoding of the name, not a gaierror (a traceback)
-        return f"{host!r} is not a host name (a part between dots is empty or longer than 63 characters)"
+        return (
+            f"{host!r} is not a valid host name (IDNA: a part between dots empty or over 63 characters, "
+            "or a character no name may hold)"
+        )
 
 
 def host_error(host: str) -> str | None:

@@ -131,3 +131,46 @@ def test_a_directory_that_takes_no_new_file_gets_the_file_written_in_place(tmp_p
         assert path.read_text() == "new" and os.listdir(directory) == ["r.json"]
     finally:
         directory.chmod(0o755)
+
+
+def test_a_private_files_copy_is_made_private(tmp_path, monkeypatch):
+    # The copy was made 0666 & ~umask and its mode set after its text was written: anyone who
+    # opened it meanwhile kept reading a 0600 file's new text (an outside review, review14).
+    import arena.atomic_write as atomic_write
+
+    path = tmp_path / "r.json"
+    path.write_text("old")
+    path.chmod(0o600)
+    made: list[int] = []
+    real_open = os.open
+
+    def spying(file, flags, mode=0o777, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if str(file).endswith(".tmp"):
+            made.append(mode)
+        return real_open(file, flags, mode, *args, **kwargs)
+
+    monkeypatch.setattr(atomic_write.os, "open", spying)
+    write_atomic(path, "secret")
+    assert made == [0o600] and path.read_text() == "secret"
+
+
+def test_a_file_that_cannot_be_replaced_or_kept_its_owners_is_written_in_place(tmp_path, monkeypatch):
+    # A sticky directory (/tmp) refuses the rename over another user's file it lets you write
+    # (the record of a played match was lost), and only root can give the copy the file's owner.
+    import arena.atomic_write as atomic_write
+
+    path = tmp_path / "r.json"
+    path.write_text("old")
+    inode = path.stat().st_ino
+
+    def sticky(src, dst):  # type: ignore[no-untyped-def]
+        raise PermissionError(1, "Operation not permitted", str(src), None, str(dst))
+
+    with monkeypatch.context() as patched:
+        patched.setattr(atomic_write.os, "replace", sticky)
+        write_atomic(path, "new")
+    assert path.read_text() == "new" and path.stat().st_ino == inode and os.listdir(tmp_path) == ["r.json"]
+    with monkeypatch.context() as patched:
+        patched.setattr(atomic_write.os, "geteuid", lambda: path.stat().st_uid + 1)  # not root, not its owner
+        write_atomic(path, "newer")
+    assert path.read_text() == "newer" and path.stat().st_ino == inode

@@ -146,8 +146,8 @@ def test_replay_checks_the_summary_the_policy_the_steps_and_who_played(tmp_path)
         (("serve", "--host", "999.9.9.9"), "arena serve: error: --host 999.9.9.9: cannot resolve '999.9.9.9'"),
         # IDNA refuses these before the resolver: a traceback (UnicodeError), and a path too long
         # for a socket got gRPC's own log line first (an outside probe, review13).
-        (("bot", "serve", "--bot", "random", "--host", "a..b"), "--host a..b: 'a..b' is not a host name (a part"),
-        (("serve", "--host", "x" * 64), f"--host {'x' * 64}: '{'x' * 64}' is not a host name"),
+        (("bot", "serve", "--bot", "random", "--host", "a..b"), "--host a..b: 'a..b' is not a valid host name (IDNA"),
+        (("serve", "--host", "x" * 64), f"--host {'x' * 64}: '{'x' * 64}' is not a valid host name"),
         (
             ("bot", "serve", "--bot", "random", "--unix", "/tmp/" + "d" * 120 + ".sock"),
             "longer than 107 bytes, the most a Unix socket's path may be",

@@ -170,3 +170,19 @@ def test_a_failed_write_of_a_new_record_leaves_no_file(tmp_path):
     done = limited("play", "--game", "rolldice", "--seed", "2", "--record", str(tmp_path / "new.json"), cwd=tmp_path)
     assert done.returncode == 2 and "cannot write --record" in done.stderr and "File too large" in done.stderr
     assert os.listdir(tmp_path) == []
+
+
+def test_record_to_stdout_appended_to_a_log_is_not_an_overwrite(tmp_path):
+    # `--record /dev/stdout >> log` was refused ("exists and is not an arena match record: give
+    # --force"), though the record is appended after what the log holds (an outside review).
+    log = tmp_path / "log"
+    log.write_text("earlier line\n")
+    with log.open("a") as handle:
+        done = subprocess.run(
+            [sys.executable, "-m", "arena", "play", "--game", "rolldice", "--seed", "1", "--record", "/dev/stdout"],
+            stdout=handle, stderr=subprocess.PIPE, text=True, timeout=300,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"},
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    first, record, *account = log.read_text().splitlines()
+    assert first == "earlier line" and json.loads(record)["seed"] == 1 and account[-1] == "12 decisions"

@@ -248,7 +248,9 @@ class RecordFile:
                 self.handle = open(self.path, "x", encoding="utf-8")  # noqa: SIM115 (closed by close())
                 self.made = True
             except FileExistsError:
-                if not force:
+                from arena.atomic_write import is_stream
+
+                if not force and not is_stream(self.path):  # `--record /dev/stdout >> log`: appended to
                     check_replaceable(self.path)
                 self.handle = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (writable; not truncated yet)
                 self.made = False
