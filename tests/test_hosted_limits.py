@@ -401,6 +401,32 @@ def test_a_workers_seat_holds_its_version_in_the_cache_until_its_match_ends(work
     )
 
 
+def test_a_seat_that_fails_to_be_made_holds_no_version_and_leaves_no_lock(worker_store, monkeypatch):
+    # An error after the version was leased (the store, reading its owner) left the lease to the
+    # traceback's frame: the version stayed held while the exception lived. A lock file of a
+    # version never unpacked stayed for good (an outside review, review14).
+    import redis as redis_client
+
+    _, info = worker_store
+    version = info["version"]
+
+    def unreachable(*args):  # type: ignore[no-untyped-def]
+        raise redis_client.ConnectionError("the store went away")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(versions, "bot_owner", unreachable)
+        try:
+            make_player(f"hosted:first@{version}", "rolldice")
+        except redis_client.ConnectionError as exc:
+            kept = exc  # alive, with its traceback
+    assert kept.__traceback__ is not None
+    monkeypatch.setattr(versions, "CACHE_BYTES", 0)
+    assert versions.make_room(0) == [version]
+    (versions.CACHE / ".0123abcd.lock").touch()  # as a failed unpacking leaves it
+    versions.make_room(0)
+    assert not list(versions.CACHE.glob(".*.lock"))
+
+
 def test_seat_uids_are_leased_in_one_place_for_every_process_whatever_its_tmpdir(tmp_path):
     # A worker and a service with different TMPDIRs leased one uid, and the second killed the
     # first's running bot as a previous seat's leftovers (an outside hosted-bot probe).

@@ -67,9 +67,13 @@ def _hosted_player(target: str, game_id: str) -> Player:
         except archive.ArchiveError as exc:
             raise ConfigError(f"{what}: {exc}") from None
         target = str(unpacked)
-        owner = versions.bot_owner(store, bot, info)
-        tournament = versions.current_tournament()
-        creator = store.redis.hget(store.key("t", tournament), "owner") if tournament else None
+        try:
+            owner = versions.bot_owner(store, bot, info)
+            tournament = versions.current_tournament()
+            creator = store.redis.hget(store.key("t", tournament), "owner") if tournament else None
+        except BaseException:
+            lease.release()  # not left to the traceback's frame: eviction passed over the version meanwhile
+            raise
         entered_by = creator.decode() if creator else ""
 
         def keep_log(match_id: str, seat: int, text: str) -> None:

@@ -773,6 +773,9 @@ def make_room(size: int, keep: str = "") -> list[str]:
         if _left_behind(directory):
             doomed.append(directory)
             continue
+        if name.endswith(".lock") and not (CACHE / name[1 : -len(".lock")]).exists():
+            _drop_unused_lock(name[1 : -len(".lock")])
+            continue
         if name.startswith(".") or name == keep or not directory.is_dir():
             continue
         sizes = CACHE / f".{name}.bytes"
@@ -815,6 +818,20 @@ def make_room(size: int, keep: str = "") -> list[str]:
             f"versions its matches are playing hold {_size(total)} of its {_size(CACHE_BYTES)}"
         )
     return evicted
+
+
+def _drop_unused_lock(version: str) -> None:
+    """The lock file of a version not unpacked (its unpacking failed: no room, a missing or
+    damaged archive), unless a seat holds it now (it is being unpacked): they were never removed."""
+    try:
+        fd = _lock(version, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except (BlockingIOError, OSError):
+        return
+    try:
+        if not (CACHE / version).exists():
+            (CACHE / f".{version}.lock").unlink(missing_ok=True)
+    finally:
+        os.close(fd)
 
 
 STAGING_SECONDS = 3600.0
