@@ -649,10 +649,17 @@ def _by_verdict(counts: dict[str, int]) -> dict[str, int]:
     return known | {v: n for v, n in sorted(counts.items()) if v not in known and n}
 
 
-def _content_order(summary: dict[str, Any]) -> tuple[str, bytes]:
-    """A summary's place among a game's: its bots, seats and games, then its summed wins."""
+def _content_order(summary: dict[str, Any]) -> tuple[str, bytes, bytes]:
+    """A summary's place among a game's: its bots, seats and games, its summed wins, then its
+    groups' wins entry by entry (two nightly tournaments of the same bots tied on the sums and
+    kept the caller's order; an outside review). The same in either stored form."""
     head = json.dumps([summary["bots"], summary.get("players", 2), summary["matches"], summary["games"]])
-    return head, summary_wins(summary).summed().tobytes()
+    wins = summary_wins(summary)
+    kept = wins.wins != 0
+    groups, cells, values = wins.groups_of[kept], wins.cells[kept], wins.wins[kept]
+    order = np.lexsort((cells, groups))
+    entries = np.stack([groups[order].astype("<f8"), cells[order].astype("<f8"), values[order].astype("<f8")])
+    return head, wins.summed().tobytes(), entries.tobytes()
 
 
 def across(game: str, summaries: Sequence[dict[str, Any]]) -> dict[str, Any]:

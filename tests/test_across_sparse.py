@@ -11,6 +11,7 @@ import tracemalloc
 import zlib
 from itertools import permutations
 
+import msgspec
 import numpy as np
 import pytest
 
@@ -269,6 +270,18 @@ def test_the_board_across_tournaments_does_not_depend_on_their_order():
     boards = [leaderboard.across("rolldice", order) for order in permutations([one, two, three])]
     assert all(board == boards[0] for board in boards[1:])
     assert len({row["bot"] for row in boards[0]["leaderboard"]}) == 6
+
+
+def test_tournaments_alike_in_their_sums_are_ordered_by_their_groups():
+    # The same bots and summed wins, the groups numbered the other way: they tied on the order's
+    # key and kept the caller's order, which moved the bootstrap's ends (an outside review).
+    names = ["a", "b", "c"]
+    entries = group_entries(np.random.default_rng(3), 3, 2, 30)
+    last = max(e.group_number for e in entries)
+    flipped = [msgspec.structs.replace(e, group=last - e.group, group_number=last - e.group_number) for e in entries]
+    one, two = made_summary(names, 2, entries), made_summary(names, 2, flipped)
+    assert one != two
+    assert leaderboard.across("rolldice", [one, two]) == leaderboard.across("rolldice", [two, one])
 
 
 @pytest.mark.parametrize("players", [2, 4])
