@@ -194,9 +194,25 @@ def _read_tar(data: bytes, limits: bool, keep_macos: bool) -> dict[str, bytes]:
     return files
 
 
+def _zip_members(data: bytes) -> int | None:
+    """The members a zip's end record says its central directory holds (None if not found):
+    zipfile reads the whole directory as it opens one, before any member is counted (220,000
+    entries took 1.3 CPU s and 110 MiB to refuse; an outside review)."""
+    end = data.rfind(b"PK\x05\x06", max(0, len(data) - 22 - 0xFFFF))
+    if end < 0 or len(data) < end + 22:
+        return None
+    members = int.from_bytes(data[end + 10 : end + 12], "little")
+    if members == 0xFFFF:  # ZIP64: the count is in the ZIP64 end record before it
+        end64 = data.rfind(b"PK\x06\x06", 0, end)
+        return int.from_bytes(data[end64 + 32 : end64 + 40], "little") if end64 >= 0 else None
+    return members
+
+
 def _read_zip(data: bytes, limits: bool, keep_macos: bool) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     total = 0
+    if limits:
+        _count(_zip_members(data) or 0, limits)
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             for count, info in enumerate(archive.infolist(), 1):
