@@ -719,6 +719,24 @@ def test_world_from_observation_deals_the_unseen_cards_honouring_voids(players):
     assert voided > 0
 
 
+def test_a_world_of_a_finished_three_player_match_keeps_the_hand_set_aside():
+    # The set-aside hand is never shown, the end included: the world of a finished match was
+    # dealt nothing, and its observation said 0 unseen cards where the seat's said 12 (an outside
+    # rules probe, rulesC; in every finished 3-player match).
+    for seed in range(3):
+        config = GAME.config(3)
+        state = GAME.new_match(config, seed)
+        choices = Chance(seed)
+        while state.pending:
+            GAME.apply(state, {d.seat: choices.pick(d.option_ids, "t") for d in state.pending})
+        for seat in range(3):
+            seen = GAME.observe(state, seat)
+            assert seen.over and seen.set_aside == 12 and len(seen.unseen_cards) == 12
+            world = GAME.world_from_observation(config, seat, seen, Chance(seed))
+            assert GAME.observe(world, seat).SerializeToString() == seen.SerializeToString()
+            assert sorted(world.aside) == sorted(state.aside)
+
+
 # -- worked examples through the engine (conformance pass) -----------------------------------
 
 
