@@ -366,6 +366,10 @@ def test_stored_versions_unpack_whatever_the_upload_left_out_or_the_members_they
         info.type = tarfile.DIRTYPE
         directories.append(info)
     many_data = tar_of(many, extra=directories)
+    link = tarfile.TarInfo("__MACOSX/._first.py")  # skipped by the upload; it stopped the worker's read
+    link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+    linked = tar_of(GOOD, extra=[link])
+    assert versions.check_upload(linked).version == checked.version
     with pytest.raises(ArchiveError, match="more than 2000 files and directories"):
         versions.check_upload(many_data)
     with redis_server(tmp_path) as redis:
@@ -377,6 +381,9 @@ def test_stored_versions_unpack_whatever_the_upload_left_out_or_the_members_they
             (archive.content_hash(many), many_data),
         ):
             store.redis.set(store.key("hosted", "archive", version), data)
+        assert sorted(os.listdir(versions.unpacked(checked.version))) == sorted(GOOD)
+        shutil.rmtree(versions.CACHE / checked.version)
+        store.redis.set(store.key("hosted", "archive", checked.version), linked)  # stored first, as it may be
         assert sorted(os.listdir(versions.unpacked(checked.version))) == sorted(GOOD)
         assert "._first.py" in os.listdir(versions.unpacked(earlier_version) / "__MACOSX")
         assert len(os.listdir(versions.unpacked(archive.content_hash(many)) / "d0")) == 50
