@@ -83,7 +83,7 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
         old: os.stat_result | None = target.stat()
     except FileNotFoundError:
         old = None
-    if old is not None and (old.st_nlink > 1 or _not_ours(old)):
+    if old is not None and (old.st_nlink > 1 or _not_ours(old, path)):
         _write_in_place(path, body, mode="wb")
         return
     # A short name of its own: `NAME.tmp` was someone's file (deleted), two writers shared it,
@@ -118,10 +118,11 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
         raise with_path(exc, path) from None
 
 
-def _not_ours(old: os.stat_result) -> bool:
+def _not_ours(old: os.stat_result, path: str | os.PathLike[str]) -> bool:
     """Whether a copy could not keep the file's owner (only root gives a file to another
-    user): the file is then written in place, and stays its owner's."""
-    return old.st_uid != os.geteuid() and os.geteuid() != 0
+    user) and the file may be written: it is then written in place, and stays its owner's. One
+    this user may not write is replaced, as before (a root-owned page in the user's directory)."""
+    return old.st_uid != os.geteuid() and os.geteuid() != 0 and os.access(path, os.W_OK)
 
 
 def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:

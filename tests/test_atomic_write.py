@@ -173,4 +173,8 @@ def test_a_file_that_cannot_be_replaced_or_kept_its_owners_is_written_in_place(t
     with monkeypatch.context() as patched:
         patched.setattr(atomic_write.os, "geteuid", lambda: path.stat().st_uid + 1)  # not root, not its owner
         write_atomic(path, "newer")
-    assert path.read_text() == "newer" and path.stat().st_ino == inode
+        assert path.read_text() == "newer" and path.stat().st_ino == inode
+        # One it may not write (a root-owned page in the user's directory) is replaced, as before.
+        patched.setattr(atomic_write.os, "access", lambda *args: False)
+        write_atomic(path, "newest")
+    assert path.read_text() == "newest" and path.stat().st_ino != inode
