@@ -436,6 +436,16 @@ def test_the_cache_counts_what_files_take_on_disk_and_sweeps_what_dead_processes
         if thread.name == "arena-cache-evict":
             thread.join(10)
     assert sorted(p.name for p in versions.CACHE.iterdir()) == [fresh.name]
+    # A version an earlier Arena unpacked, its size its content alone (`.bytes`): measured anew
+    # as it takes the disk (review15), it no longer fits a cap its content would.
+    old = versions.CACHE / "0123abcd"
+    old.mkdir()
+    for i in range(100):
+        (old / f"f{i}").write_bytes(bytes(2000))  # 200,000 bytes however the disk keeps them
+    (versions.CACHE / ".0123abcd.bytes").write_text("100")
+    monkeypatch.setattr(versions, "CACHE_BYTES", 100 * 1024)
+    assert versions.make_room(0) == ["0123abcd"]
+    assert not (versions.CACHE / ".0123abcd.bytes").exists()
 
 
 def test_the_unpacked_cache_is_bounded_evicting_the_versions_no_match_holds(tmp_path, monkeypatch):

@@ -744,7 +744,7 @@ def _unpack(version: str) -> Path:
         make_room(size, version)
         staging = Path(tempfile.mkdtemp(prefix=f".{version[:12]}-", dir=CACHE))
         archive.write_files(files, staging)
-        _write_atomically(CACHE / f".{version}.bytes", str(size))
+        _write_atomically(CACHE / f".{version}{SIZE_FILE}", str(size))
         try:
             os.rename(staging, directory)  # atomic: another process may have won; both are equal
         except OSError:
@@ -777,12 +777,16 @@ def make_room(size: int, keep: str = "") -> list[str]:
         if _left_behind(directory):
             doomed.append(directory)
             continue
+        if name.startswith(".") and name.endswith(".bytes"):  # an earlier Arena's count of content alone
+            with contextlib.suppress(OSError):
+                directory.unlink()
+            continue
         if name.endswith(".lock") and not (CACHE / name[1 : -len(".lock")]).exists():
             _drop_unused_lock(name[1 : -len(".lock")])
             continue
         if name.startswith(".") or name == keep or not directory.is_dir():
             continue
-        sizes = CACHE / f".{name}.bytes"
+        sizes = CACHE / f".{name}{SIZE_FILE}"
         try:
             used = directory.stat().st_mtime
             if not sizes.exists():  # unpacked by an older Arena: measured once
@@ -804,7 +808,7 @@ def make_room(size: int, keep: str = "") -> list[str]:
         except OSError:
             os.close(fd)
             continue  # another process took it first
-        for path in (CACHE / f".{name}.bytes", CACHE / f".{name}.lock"):
+        for path in (CACHE / f".{name}{SIZE_FILE}", CACHE / f".{name}.lock"):
             with contextlib.suppress(OSError):
                 path.unlink()
         os.close(fd)
@@ -838,6 +842,10 @@ def _drop_unused_lock(version: str) -> None:
         os.close(fd)
 
 
+SIZE_FILE = ".disk"
+"""Beside a version, what its files take on disk (`.bytes`, an earlier Arena's, counted their
+content alone: re-measured, they no longer hold the cache under its bound; an outside review)."""
+
 STAGING_SECONDS = 3600.0
 """A version's staging directory older than this was left by a process that died unpacking it."""
 
@@ -849,7 +857,7 @@ def _left_behind(path: Path) -> bool:
     name = path.name
     if name.startswith(".evicted-"):
         return True
-    if not name.startswith(".") or name.endswith((".bytes", ".lock")) or not path.is_dir():
+    if not name.startswith(".") or name.endswith((SIZE_FILE, ".lock")) or not path.is_dir():
         return False
     try:
         return time.time() - path.stat().st_mtime > STAGING_SECONDS
