@@ -143,17 +143,22 @@ def test_a_record_file_takes_a_second_write_after_its_first_replaced_it(tmp_path
     assert path.read_text() == "one\ntwo\n"
 
 
+def play_recording_to_stdout(stdout, seed: int) -> None:
+    """``arena play --record /dev/stdout`` with its stdout the file ``stdout`` (as ``> out``, ``>> log``)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "play", "--game", "rolldice", "--seed", str(seed), "--record", "/dev/stdout"],
+        stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
 def test_record_and_page_to_stdout_keep_everything_printed(tmp_path):
     # `--record /dev/stdout > out` renamed a copy over out: the account printed after it went to
     # the replaced file; `--html /dev/stdout | ...` failed (a pipe has no directory for a copy).
     out = tmp_path / "out.txt"
     with out.open("w") as handle:
-        done = subprocess.run(
-            [sys.executable, "-m", "arena", "play", "--game", "rolldice", "--seed", "2", "--record", "/dev/stdout"],
-            stdout=handle, stderr=subprocess.PIPE, text=True, timeout=300,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"},
-        )  # fmt: skip
-    assert done.returncode == 0, done.stderr
+        play_recording_to_stdout(handle, seed=2)
     first, *account = out.read_text().splitlines()
     assert json.loads(first)["seed"] == 2  # the whole record, then the whole account
     assert account == arena("play", "--game", "rolldice", "--seed", "2").stdout.splitlines()
@@ -178,11 +183,6 @@ def test_record_to_stdout_appended_to_a_log_is_not_an_overwrite(tmp_path):
     log = tmp_path / "log"
     log.write_text("earlier line\n")
     with log.open("a") as handle:
-        done = subprocess.run(
-            [sys.executable, "-m", "arena", "play", "--game", "rolldice", "--seed", "1", "--record", "/dev/stdout"],
-            stdout=handle, stderr=subprocess.PIPE, text=True, timeout=300,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"},
-        )  # fmt: skip
-    assert done.returncode == 0, done.stderr
+        play_recording_to_stdout(handle, seed=1)
     first, record, *account = log.read_text().splitlines()
     assert first == "earlier line" and json.loads(record)["seed"] == 1 and account[-1] == "12 decisions"
