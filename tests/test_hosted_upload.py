@@ -340,6 +340,13 @@ def test_a_zip_of_too_many_members_is_refused_from_its_headers_before_it_is_pars
     end = edited.rfind(b"PK\x05\x06")
     edited[end + 8 : end + 12] = (1).to_bytes(2, "little") * 2
     assert archive._zip_members(bytes(edited)) == archive.MAX_FILES + 1
+    # Past 65,535 members a zip has ZIP64 end records: its directory was not found, the count
+    # was 0 and zipfile parsed it all (review16).
+    many = io.BytesIO()
+    with zipfile.ZipFile(many, "w") as zipped:
+        for i in range(0x10000):
+            zipped.writestr(f"d{i}/", "")
+    assert b"PK\x06\x06" in many.getvalue() and archive._zip_members(many.getvalue()) == archive.MAX_FILES + 1
     assert archive._zip_members(zip_of(GOOD)) == 2 and archive._zip_members(b"PK\x03\x04 no end") is None
 
     def not_opened(*args, **kwargs):  # type: ignore[no-untyped-def]

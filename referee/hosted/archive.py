@@ -24,6 +24,7 @@ import marshal
 import os
 import posixpath
 import signal
+import struct
 import subprocess
 import sys
 import tarfile
@@ -196,18 +197,22 @@ def _read_tar(data: bytes, limits: bool, keep_macos: bool) -> dict[str, bytes]:
 
 def _zip_members(data: bytes) -> int | None:
     """The members of a zip's central directory, counted header by header up to one past the
-    cap (None if it cannot be found): zipfile reads the whole directory as it opens one, before
-    any member is counted (220,000 entries took 1.3 CPU s and 110 MiB to refuse), and it ignores
-    the end record's count, which a 2-byte edit changes (an outside review)."""
-    end = data.rfind(b"PK\x05\x06", max(0, len(data) - 22 - 0xFFFF))
-    if end < 0 or len(data) < end + 22:
+    cap (None if there is no end record: zipfile refuses it too): zipfile reads the whole
+    directory as it opens one, before any member is counted (220,000 entries took 1.3 CPU s and
+    110 MiB to refuse), and it ignores the end record's count, which a 2-byte edit changes (an
+    outside review). The directory is found where zipfile finds it, by its own reading of the
+    end records (ZIP64's too, past 65,535 members; a search of our own missed them)."""
+    try:
+        end = zipfile._EndRecData(io.BytesIO(data))  # type: ignore[attr-defined]
+    except (OSError, ValueError, struct.error):
         return None
-    size = int.from_bytes(data[end + 12 : end + 16], "little")
-    at = end - size  # where zipfile looks for it too (an archive may have bytes before it)
-    if size == 0xFFFFFFFF or at < 0:
-        return None  # ZIP64, or not where its end record says: zipfile judges it
+    if not end:
+        return None
+    at = end[zipfile._ECD_LOCATION] - end[zipfile._ECD_SIZE]  # type: ignore[attr-defined]
+    if end[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64:  # type: ignore[attr-defined]
+        at -= zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator  # type: ignore[attr-defined]
     members = 0
-    while members <= MAX_FILES and data[at : at + 4] == b"PK\x01\x02":
+    while members <= MAX_FILES and at >= 0 and data[at : at + 4] == b"PK\x01\x02":
         members += 1
         lengths = data[at + 28 : at + 34]
         at += 46 + sum(int.from_bytes(lengths[i : i + 2], "little") for i in (0, 2, 4))
