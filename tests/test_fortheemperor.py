@@ -24,7 +24,7 @@ from arena.games.fortheemperor.game import (
 )
 from arena.games.v1 import fortheemperor_pb2 as pb
 from arena.scenario import request_for
-from bots.games.fortheemperor import HeuristicBot, position_of
+from bots.games.fortheemperor import HeuristicBot, board_of, position_of
 
 CRANE, TURTLE = 0, 1
 
@@ -621,6 +621,20 @@ def test_the_heuristic_reads_the_sohei_option_from_the_observation(sohei):
             assert position_of(obs).config.options["sohei"] == sohei
         GAME.apply(state, {decision.seat: bots[decision.seat].decide(request_for(GAME, state, decision.seat))})
     assert GAME.is_over(state)
+
+
+def test_the_heuristic_values_a_ronin_play_by_the_banner_the_ronin_places():
+    # Ruling 5 (version 3): where the supply's highest Banner may not go, the Ronin places the
+    # highest that may. The heuristic's look-ahead placed none there, so it valued the play
+    # by a board the game never makes (an outside rules probe).
+    three = [(0, 1), (1, 1), (0, 2)]
+    state = position([(0, three), (0, three), (0, three)], hands=([4, 5, 6], [2, 3, 5]))
+    bot = HeuristicBot()
+    board = board_of(GAME.observe(state, CRANE))
+    predicted = bot._after_play(board, CRANE, 4, 4, [4, 5, 6])
+    play(state, "play:4:5")
+    assert bf(state, 5).banner == 2
+    assert predicted == bot.value(board_of(GAME.observe(state, CRANE)), CRANE)
 
 
 def test_text_example_a_two_banner_takes_exactly_two_warriors_of_either_army():

@@ -17,7 +17,7 @@ from arena.games.fortheemperor.game import (
     Field,
     assign_banners,
     legal_plays,
-    ronin_banner_fits,
+    ronin_banner,
     side_strength,
     tiebreaker,
     token_places,
@@ -95,8 +95,9 @@ class HeuristicBot(Bot):
         if strength in (ASHIGARU, KYUDO):
             options = [self._with_token(board, me, i) for i in token_places(strength, index)]
             return max(options)
-        if strength == RONIN and supply and ronin_banner_fits(fields, index, supply[0]):
-            fields[index].banner = supply.pop(0)
+        if strength == RONIN and (banner := ronin_banner(fields, index, supply)):
+            supply.remove(banner)
+            fields[index].banner = banner
         if strength == YAMABUSHI:
             rest = [s for s in hand if s != strength]
             return max([self.value(self._settle(copy_board(board)), me), *self._returns(board, me, rest).values()])
