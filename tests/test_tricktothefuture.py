@@ -503,6 +503,51 @@ def test_the_heuristic_answers_legally_from_the_observation():
         assert not record.failures and record.result["ranks"]
 
 
+def _last_card(seat: int, card: str, current: list[tuple[int, str, int]], fuel, tricks, got):
+    """4 players, the last trick of a round: ``seat`` holds ``card`` and plays after ``current``
+    (seat, card, value; no rods on them)."""
+    state = deal(4)
+    state.hands = [[c(card)] if s == seat else [] for s in range(4)]
+    state.current = [Play(s, c(x), value, 0) for s, x, value in current]
+    state.leader, state.turn = current[0][0], seat
+    state.fuel, state.tricks, state.collected = fuel, tricks, got
+    GAME.refresh(state)
+    return state
+
+
+@pytest.mark.parametrize(
+    ("seat", "card", "current", "fuel", "tricks", "got", "expected", "points"),
+    [
+        # Spending 2 rods to play the trump 7 as a 3 loses the trick: 1 trick, 1 rod and 8
+        # collected make a Perfect Journey (4 + 2 x 8); winning it with the 7 was Safe for 12.
+        (
+            2, "beyond-7", [(3, "present-3", 3), (0, "beyond-2", 2), (1, "beyond-4", 4)],
+            [3, 4, 3, 2], [2, 3, 1, 2], [2, 1, 8, 1], "beyond-7:3", 20,
+        ),
+        # Losing the trick leaves 0 tricks: Inoperative, 3 x 4 empty spaces; paying a rod to
+        # win it was a Perfect Journey of 6.
+        (
+            0, "present-6", [(1, "present-7", 7), (2, "future-8", 8), (3, "present-2", 2)],
+            [2, 4, 2, 3], [0, 4, 0, 4], [0, 10, 0, 3], "present-6:6", 12,
+        ),
+    ],
+)  # fmt: skip
+def test_the_heuristic_plays_its_last_card_for_the_most_round_points(
+    seat, card, current, fuel, tricks, got, expected, points
+):
+    # It scored the trick and the rod gap alone, missing Inoperative and the Perfect doubling,
+    # and took 12 and 6 points here (an outside rules probe, 4p seeds 39 and 5).
+    from bench.engine_turn import EngineTurn
+    from bots.games.tricktothefuture import HeuristicBot
+
+    state = _last_card(seat, card, current, fuel, tricks, got)
+    (decision,) = state.pending
+    turn = EngineTurn(decision.kind, GAME.observe(state, seat), decision.options)
+    choice = HeuristicBot().choose(turn)  # type: ignore[arg-type]
+    play(state, choice)
+    assert (choice, state.round_scores[seat]) == (expected, [points])
+
+
 # -- world_from_observation --------------------------------------------------------------------
 
 

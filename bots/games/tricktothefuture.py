@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from arena.games.tricktothefuture.cards import EDGES, SUITS, card_from_pb, rank_of, suit_of
-from arena.games.tricktothefuture.game import OPTION_DATA
+from arena.games.tricktothefuture.game import OPTION_DATA, round_score
 from arena.games.v1 import tricktothefuture_pb2 as pb
 from bots.params import Param, read_params
 from bots.sdk import Bot, Turn
@@ -14,6 +14,14 @@ from bots.sdk import Bot, Turn
 def _best_value(card: int, rods: int) -> int:
     """The highest value a card reaches with at most ``rods`` rods."""
     return max(v for v, r in EDGES[rank_of(card)] if r <= rods)
+
+
+def _round_points(me: pb.SeatView, won: bool, rods: int, pot: int) -> int:
+    """The seat's points for the round when its last card spends ``rods`` and wins (or not) a
+    trick holding ``pot`` rods, scored by the game itself (Inoperative and Perfect included)."""
+    tricks = me.tricks + won
+    collected = me.collected + (pot if won else 0)
+    return round_score(tricks, me.fuel - rods, collected, me.spaces)[1]
 
 
 class HeuristicBot(Bot):
@@ -29,6 +37,8 @@ class HeuristicBot(Bot):
       projects at the end (``lost`` per trick below 0, ``slack`` per spare rod above 0) and
       ``gift`` per rod it hands to another player; it lights segments on cards it wins with
       (the rods come back as collected rods) and dumps spare rods on cards that lose.
+    * On its last card of a round nothing is left to plan: it scores each option by the round
+      points the game gives for winning or losing the trick, weighed by its chance to win.
     """
 
     name = "heuristic"
@@ -95,15 +105,20 @@ class HeuristicBot(Bot):
             return (1.0 - lose) ** later
 
         total = sum(strength(c) for c in hand)
+        on_table = sum(play.rods for play in obs.current)
         best_id, best_score = ids[0], float("-inf")
         for option_id in ids:
             card, value, rods = OPTION_DATA[option_id]
             p = p_win(card, value)
-            future = total - strength(card)
-            end_gap = gap - rods - p - future
-            penalty = self.lost * -end_gap if end_gap < 0 else self.slack * end_gap
-            score = 2.0 * p + rods * p - penalty - self.gift * rods * (1 - p) * 0.5
-            score -= 0.01 * rank_of(card) if p < 0.5 else 0.0  # keep high cards when losing anyway
+            if len(hand) == 1:  # the round ends with this card: its points are all that counts
+                pot = on_table + rods  # rods later players add are not known yet
+                score = p * _round_points(me, True, rods, pot) + (1 - p) * _round_points(me, False, rods, pot)
+            else:
+                future = total - strength(card)
+                end_gap = gap - rods - p - future
+                penalty = self.lost * -end_gap if end_gap < 0 else self.slack * end_gap
+                score = 2.0 * p + rods * p - penalty - self.gift * rods * (1 - p) * 0.5
+                score -= 0.01 * rank_of(card) if p < 0.5 else 0.0  # keep high cards when losing anyway
             if score > best_score:
                 best_id, best_score = option_id, score
         return best_id

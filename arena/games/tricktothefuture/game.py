@@ -72,7 +72,8 @@ arena deal, heuristic self-play; random self-play in brackets):
 * Seat advantage (heuristic self-play, seat 0 win rate): 2p 0.57, 3p 0.34, 4p 0.26, 5p 0.28
   (fair 0.50/0.33/0.25/0.20; the first lead goes to the Past 0's holder, not to seat 0).
 * Heuristic vs random (``python -m bench.heuristic_vs_random --game tricktothefuture
-  --players N --matches 500``): 2p win rate 0.762 (random 0.5), 4p 0.914 (random 0.25).
+  --players N --matches 500``): 2p win rate 0.762 (random 0.5), 3p 0.884 (random 0.333), 4p 0.912
+  (random 0.25).
 
 Chance labels, in draw order each round: ``"deck"`` (one shuffle of the round's deck, seat s
 dealt cards s·h..s·h+h-1 of the order, the rest undealt), then ``"leader"`` (a pick of a seat)
