@@ -1063,6 +1063,28 @@ def test_heuristic_bot_plays_legal_options_and_beats_random():
     assert wins >= 9
 
 
+@pytest.mark.parametrize(("extra", "expected"), [(0, "claim:4"), (1, "claim:2")])
+def test_the_heuristic_values_no_ticket_half_it_can_never_pair(extra, expected):
+    # Seat 1's final turn, no half open: a Ticket is only offered right after a claim (ruling 6),
+    # so the blue half of reward 2 (5 points) can never be paired, and 6 points are 1 more.
+    # It claimed reward 2 anyway (an outside rules probe, 5p seed 13). With a One More Turn
+    # left, a later claim may still pair it.
+    from bench.engine_turn import EngineTurn
+    from bots.games.gasha import HeuristicBot
+
+    state = position(
+        players=5, hands={1: [card(KIT), card(KIT), card(RADISH), card(RADISH)]}, display=[2, 4, 3, 12],
+        tokens=[POINTS, WILDS], turn=1,
+    )  # fmt: skip
+    state.trigger, state.final_turns, state.extra_turns = pb.NO_DECKS, [2, 3, 4], extra
+    GAME.refresh(state)
+    (decision,) = state.pending
+    choice = HeuristicBot().choose(EngineTurn(decision.kind, GAME.observe(state, 1), decision.options))  # type: ignore[arg-type]
+    act(state, choice)
+    act(state, ids(state)[0])  # the only payment
+    assert (choice, GAME.score_of(state, 1)) == (expected, {"claim:4": 8, "claim:2": 7}[expected])
+
+
 # -- world_from_observation ----------------------------------------------------------------
 
 

@@ -32,7 +32,8 @@ class HeuristicBot(Bot):
 
     * Value of a claim: the reward's points less the cards it costs (an unused Gasha scores 1
       anyway) and less the 2 cards the turn could have drawn, plus half a Bonus token for a
-      Ticket half (more if it matches a colour it holds open).
+      Ticket half (more if it matches a colour it holds open; nothing on its last turn with no
+      half open, as no later claim can pair it).
     * Turn: claims the reward of the best value when that value is at least ``greed`` (+0.5 per
       player above 4; any positive value on a last turn); otherwise draws.
     * Drawing: every reward on display wants the toys it lacks, the more the closer it is to
@@ -67,9 +68,9 @@ class HeuristicBot(Bot):
             if obs.tokens_left == 1 and not obs.end_triggered and not self._leads(obs, TOKEN_VALUE):
                 return "skip"  # the last token ends the game: not while others would overtake
             return self._ticket(ids, me)
-        want = self._wants(obs, hand, me.wilds, me)
+        want = self._wants(obs, hand, me.wilds)
         if turn.kind == "turn":
-            claim = self._best_claim(obs, ids, me)
+            claim = self._best_claim(obs, ids)
             if claim is not None:
                 return claim
         return self._deck(obs, ids, want)
@@ -84,20 +85,29 @@ class HeuristicBot(Bot):
         return all(mine > seat.score + 5 for s, seat in enumerate(obs.seats) if s != obs.seat)
 
     @staticmethod
-    def _ticket_value(reward: pb.Reward, me: pb.SeatView, tokens_left: int) -> float:
-        if reward.ticket == pb.TICKET_NONE or tokens_left == 0:
+    def _last_turn(obs: pb.Observation) -> bool:
+        """Whether the seat claims nothing after this turn: the end is triggered (or a claim
+        taking the last Set Reward triggers it), no final turn and no One More Turn is left to it."""
+        ends = obs.end_triggered or obs.reward_deck <= 1
+        return ends and obs.seat not in obs.final_turns and not obs.extra_turns
+
+    def _ticket_value(self, reward: pb.Reward, obs: pb.Observation) -> float:
+        me = obs.seats[obs.seat]
+        if reward.ticket == pb.TICKET_NONE or obs.tokens_left == 0:
             return 0.0
+        if not me.open_halves and self._last_turn(obs):
+            return 0.0  # a Ticket is only offered right after a claim (ruling 6): no half to pair
         colours = {r.ticket for r in me.rewards if r.id in me.open_halves}
         match = reward.ticket == pb.WILD or pb.WILD in colours or reward.ticket in colours
         return TOKEN_VALUE / 2 + (0.7 if match else 0.0) + (0.5 if me.open_halves else 0.0)
 
-    def _value(self, reward: pb.Reward, me: pb.SeatView, tokens_left: int) -> float:
+    def _value(self, reward: pb.Reward, obs: pb.Observation) -> float:
         """What a claim adds over a draw: the points, less the cards spent (1 point each if
         kept) and the 2 cards the turn could have drawn, plus its Ticket half."""
         cost = reward.identical or sum(reward.needs)
-        return reward.points - cost - 2 + self._ticket_value(reward, me, tokens_left)
+        return reward.points - cost - 2 + self._ticket_value(reward, obs)
 
-    def _best_claim(self, obs: pb.Observation, ids: list[str], me: pb.SeatView) -> str | None:
+    def _best_claim(self, obs: pb.Observation, ids: list[str]) -> str | None:
         # On a last turn (final turn, or a reward deck about to run out) anything better than a
         # draw is taken; otherwise a claim must be worth ``greed`` more than a draw.
         last = obs.end_triggered or obs.reward_deck <= 1
@@ -107,18 +117,18 @@ class HeuristicBot(Bot):
         for reward in obs.display:
             option = f"claim:{reward.id}"
             if option in ids:
-                value = self._value(reward, me, obs.tokens_left)
+                value = self._value(reward, obs)
                 if value > best_value:
                     best, best_value = option, value
         return best
 
-    def _wants(self, obs: pb.Observation, hand: list[int], wilds: int, me: pb.SeatView) -> list[float]:
+    def _wants(self, obs: pb.Observation, hand: list[int], wilds: int) -> list[float]:
         want = [0.0] * 6
         for reward in obs.display:
             gap, helpful = missing(reward, hand, wilds)
             if not helpful:
                 continue
-            weight = (self._value(reward, me, obs.tokens_left) + 2) / (1 + gap) ** 2
+            weight = (self._value(reward, obs) + 2) / (1 + gap) ** 2
             for t in helpful:
                 want[t] += weight / len(helpful)
         return want
