@@ -91,7 +91,8 @@ PINNED: dict[str, tuple[str, str, str]] = {
     # threewitches 3.1: the end text names each seat's Fate (not a list)
     "threewitches": ("3.1", "6d0c9e3cc8fce5e0c7a0f5026790a0bf", "7cd09db40a513e58d06a3d42a5afa34e"),
     # tricktothefuture 1.1: the end text names each seat's score (not a list)
-    "tricktothefuture": ("1.1", "98d97fbd046fcbc8890852d4816d0b94", "5f2b39250457382bb3d92809b215c84b"),
+    # tricktothefuture 1.2: the play and trick texts say "1 rod", not "1 rods"
+    "tricktothefuture": ("1.2", "721cc6e78ec75ec1f1a2fe1fdefbd66d", "2fe8ca23fa16940c905485fe611ba1c9"),
     # vivo 1.1: typed details for start (leader), round (removed suits, hand size), end (totals)
     "vivo": ("1.1", "effe59616303bcef124bb0a356834316", "08b4d82990529a82f0c9dad90883c72b"),
     # winecellar 3.1: the bids, eno, game_end and end texts name seats and bottles (not lists)

@@ -219,6 +219,20 @@ def test_equal_values_the_later_card_wins():  # :221, :233 (NOTES rule vector 2)
     assert state.fuel == [5, 1]
 
 
+def test_event_texts_say_one_rod_and_several_rods():  # version 1.2: it said "1 rods"
+    state = deal(2, H0, H1, undealt=U2)
+    play(state, "past-0:8", "past-1:1", "past-3:8", "past-7:7")  # 1 rod, then 2 rods
+    texts = [e.text for e in state.log.events if e.kind in ("play", "trick")]
+    assert texts == [
+        "seat 0 plays past-0 as 8 (1 rod)",
+        "seat 1 plays past-1",
+        "seat 0 wins trick 1 and 1 rod",
+        "seat 0 plays past-3 as 8 (2 rods)",
+        "seat 1 plays past-7",
+        "seat 0 wins trick 2 and 2 rods",
+    ]
+
+
 def test_trump_beats_the_lead_suit_and_the_highest_trump_wins():  # :215-223
     lead, low_trump, high_lead, high_trump = (
         Play(0, c("past-5"), 9, 1),

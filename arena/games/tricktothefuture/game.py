@@ -195,6 +195,11 @@ class TrickToTheFutureState(MatchState):
         return self.table.trump
 
 
+def rods_text(rods: int) -> str:
+    """``1 rod``, ``2 rods``: option labels and event texts read as English."""
+    return f"{rods} rod{'s' if rods != 1 else ''}"
+
+
 # --------------------------------------------------------------------------------------------
 # Options (built once)
 
@@ -204,11 +209,7 @@ for _card in ALL_CARDS:
     for _value, _rods in EDGES[rank_of(_card)]:
         _id = f"{card_id(_card)}:{_value}"
         _what = f"{SUITS[suit_of(_card)]} {rank_of(_card)}"
-        _label = (
-            f"play {_what}"
-            if _value == rank_of(_card)
-            else f"play {_what} as {_value} ({_rods} rod{'s' if _rods != 1 else ''})"
-        )
+        _label = f"play {_what}" if _value == rank_of(_card) else f"play {_what} as {_value} ({rods_text(_rods)})"
         OPTIONS[_card, _value] = Option(_id, _label, pb.Action(card=PB_CARDS[_card], value=_value, rods=_rods))
         OPTION_DATA[_id] = (_card, _value, _rods)
 
@@ -257,7 +258,7 @@ class TrickToTheFuture(Game[TrickToTheFutureState]):
         name="Trick to the Future",
         min_players=2,
         max_players=5,
-        version="1.1",  # 1.1: event texts name seats and read as English, not Python lists
+        version="1.2",  # 1.1: event texts name seats and read as English; 1.2: "1 rod", not "1 rods"
         options=(
             OptionSpec(
                 "deal",
@@ -352,7 +353,8 @@ class TrickToTheFuture(Game[TrickToTheFutureState]):
         state.log.public(
             seat,
             "play",
-            f"seat {seat} plays {card_id(card)}" + (f" as {value} ({rods} rods)" if value != rank_of(card) else ""),
+            f"seat {seat} plays {card_id(card)}"
+            + (f" as {value} ({rods_text(rods)})" if value != rank_of(card) else ""),
             pb.Detail(seat=seat, card=PB_CARDS[card], value=value, rods=rods),
         )
         n = state.players
@@ -370,7 +372,7 @@ class TrickToTheFuture(Game[TrickToTheFutureState]):
         state.log.public(
             winner,
             "trick",
-            f"seat {winner} wins trick {number} and {spent} rods",
+            f"seat {winner} wins trick {number} and {rods_text(spent)}",
             pb.Detail(seat=winner, number=number, rods=spent, round=state.round),
         )
         state.leader = state.turn = winner
