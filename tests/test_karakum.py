@@ -794,6 +794,17 @@ def test_heuristic_bot_plays_legal_options_and_beats_random():
     assert wins >= 10
 
 
+def test_the_heuristic_takes_a_face_up_gold_only_on_a_free_pick():
+    # As its docstring says (it claimed a face-up Gold on a turn whose target was far off; the
+    # code never did: an outside rules probe). Its target, honey, is not face up.
+    from bots.games.karakum import HeuristicBot
+
+    face_up = ["take:jewelry", "take:spices", "take:gold", "draw"]
+    hand = [0] * 7
+    assert HeuristicBot._pick(face_up, hand, pb.HONEY, "turn") == "draw"
+    assert HeuristicBot._pick(face_up[:3], hand, pb.HONEY, "free") == "take:gold"
+
+
 def test_sampled_worlds_let_the_buyer_pay():
     """While another seat pays, every sampled world gives it a payment (these playouts had
     worlds whose buyer could not pay before the pooled fallback: a world without a legal

@@ -52,7 +52,9 @@ class HeuristicBot(Bot):
       when it is worth at least ``greed`` times its cost (a fitting camel almost always is),
       otherwise gathers. Near the end (few camels left) it buys whatever scores.
     * Gather: aims at the best fitting camel it cannot yet afford and takes its good face up,
-      a face-up Gold when the target is far and nothing it needs is face up, else draws blind.
+      else draws blind (with no draw offered, its first option); it does not seek a face-up
+      Gold on a turn. The free pick of a value-1 camel takes a face-up Gold when there is one,
+      else picks the same way.
     * Pay: spends the camel's own good first, then surplus pairs, Gold last.
     * Rejoin: the camel that starts the longest chain of outside camels.
     """
