@@ -895,10 +895,10 @@ class RemotePlayer:
         if over > self._bank:
             late = over - self._bank
             self._bank = 0.0
-            self._strikes += 1
-            if self._strikes > self._clock.max_strikes:
-                used = self._strikes - 1
+            if self._strikes >= self._clock.max_strikes:  # a timeout: it uses no strike
+                used = self._strikes
                 return _Failed("timeout", f"answered {late * 1000:.0f} ms late with no strikes left ({used} used)")
+            self._strikes += 1
             self.last_strike_ms = round(late * 1000, 3)
         else:
             self._bank -= over

@@ -642,6 +642,19 @@ def test_strikes_n_allows_n_late_answers_and_the_next_one_is_a_timeout():
     assert [record.decisions[seat0_decision(record, k)].ms for k in range(3)] == [500.5, 400.5, 600.4]
 
 
+def test_a_late_answer_past_the_strikes_is_a_timeout_and_uses_no_strike():
+    """A late answer with no strikes left is a timeout, not a strike used: under ``substitute``
+    every later one says the strikes the seat used, and requests say no more than it may use
+    (they counted on, "(2 used)", "(3 used)", up to 43 of 3: an outside probe)."""
+    seat = ScriptedRemote({0: 0.4005, 1: 0.4005, 2: 0.4005, 3: 0.4005})  # 100.5 ms late each
+    record = scripted_match(scripted_clock(grace=1000, strikes=1), seat, policy=ErrorPolicy("substitute", budget=5))
+    assert [(s.decision, s.late_ms) for s in record.strikes] == [(seat0_decision(record, 0), 100.5)]
+    assert [(f.decision, f.detail) for f in record.failures] == [
+        (seat0_decision(record, k), "answered 100 ms late with no strikes left (1 used)") for k in (1, 2, 3)
+    ]
+    assert seat.script.clocks[:5] == [(300, 0, 0), (300, 0, 1), (300, 0, 1), (300, 0, 1), (300, 0, 1)]
+
+
 def test_the_increment_is_added_to_the_bank_after_each_answer():
     """``increment``: added to the bank after each answer (README)."""
     # 500 ms a decision; the second answer spends 199.5 ms of it, and the bank pays every later one.
