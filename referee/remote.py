@@ -246,10 +246,15 @@ class _Stream:
         self.reader: asyncio.Task[None] | None = None
         self.blocked = False  # a write did not complete in time: the stream is unusable
         # Read-ahead is capped: a bot may send one message per message that asks for one (start,
-        # each decision). One more is a flood; the reader stops reading (flow control then holds
-        # the bot back) and the seat gets a protocol verdict.
+        # each decision). One more is held for the decision that reads it, which judges it (a
+        # protocol verdict naming it) and excuses it; two more unjudged are a flood: the reader
+        # stops reading (flow control then holds the bot back) and the seat gets a protocol
+        # verdict. Counting the one extra as a flood at once made one mistake's verdict depend on
+        # when the reader took it in, and, judged at a decision, it stayed counted, so a later
+        # answer was a flood (a forfeit under substitute).
         self.asked = 0
         self.received = 0
+        self.excused = 0
         self.flooded = False
         # How the call ended, kept as its status came (see _on_done); awaited through end_waiter.
         self.end: tuple[grpc.StatusCode, str] | None = None
@@ -313,7 +318,7 @@ class _Stream:
                 monitor = self.monitor
                 idle = monitor.idle_at if monitor is not None else None
                 self._put(_Inbound("message", loop.time(), message, idle=idle))  # type: ignore[arg-type]
-                if self.received > self.asked:
+                if self.received > self.asked + self.excused + 1:
                     self.flooded = True
                     self._put(_Inbound("flood", loop.time()))
                     return
@@ -551,6 +556,8 @@ class RemotePlayer:
         came in time (the record's ``ms``, a verdict's too)."""
         self._abandoned: set[int] = set()  # request ids whose answers are dropped when they come
         self._answered: set[int] = set()
+        self._asked: set[int] = set()  # request ids sent
+        self._heard: set[int] = set()  # request ids sent whose first message was read
         self._lag: lag.LagMonitor | None = None  # the loop's stall record, while the stream is open
 
     # -- the Player protocol, native (the runner drives the match on the loop: no thread hops) --
@@ -576,6 +583,7 @@ class RemotePlayer:
         # before the request (arrival times cannot tell, messages queue in transit). Below 2^53
         # so that bots decoding 64-bit integers as JavaScript numbers keep it exactly.
         request_id = next_request_id()
+        self._asked.add(request_id)
         decision_ms, bank_ms, strikes = self._clock.decision_ms, int(self._bank * 1000), self._strikes
         if isinstance(request, WireRequest):
             data = request.encode(decision_ms, bank_ms, strikes, request_id)
@@ -842,9 +850,14 @@ class RemotePlayer:
             assert item.message is not None
             body = item.message.WhichOneof("body")
             if body != "decision":
+                self._stream.excused += 1  # judged here: not the answer to any request
                 sent = "a message with no body" if body is None else body
                 return self._protocol(request_id, f"sent {sent} during the match")
             answer = item.message.decision
+            if answer.request_id in self._asked and answer.request_id not in self._heard:
+                self._heard.add(answer.request_id)  # a request's one answer (right or wrong)
+            else:
+                self._stream.excused += 1  # one more than asked for: judged below, or dropped
             if answer.request_id in self._abandoned:
                 continue  # a late answer to a decision that already timed out
             if self._stream.flooded and answer.request_id != request_id:

@@ -132,6 +132,33 @@ def test_request_ids_survive_a_javascript_number():
             assert not play(address, seed=seed).failures
 
 
+@pytest.mark.parametrize(
+    ("behaviour", "extra", "at", "detail"),
+    [
+        ("twice", ["--at", "1"], 2, "answered decision {decision} twice"),
+        ("early", [], 0, "answered with request_id"),
+        ("readytwice", [], 0, "sent ready during the match"),
+    ],
+)
+def test_one_unsolicited_message_is_one_verdict_whenever_it_is_read(behaviour, extra, at, detail):
+    """One message too many (an answer twice, an answer before the request, a second ready) is
+    one protocol verdict for the decision that reads it, whatever the moment the stream's reader
+    took it in: it held the count of messages one ahead of the requests for good, so a later
+    answer, or the message itself when read before the next request went out, was judged a flood
+    and the seat forfeited under ``substitute`` with budget to spare (an outside probe: 33 of 40
+    tournament matches of a bot that answered one decision twice)."""
+    with bot_process(misbehaving(behaviour, *extra)) as address:
+        for seed in range(4, 10):
+            record = play(address, ErrorPolicy("substitute", budget=3), seed=seed)
+            (failure,) = record.failures
+            decision = seat0_decision(record, at)
+            assert (failure.seat, failure.decision, failure.verdict) == (0, decision, "protocol"), seed
+            assert failure.detail.startswith(detail.format(decision=seat0_decision(record, 1))), (seed, failure)
+            assert record.result["forfeited"] == [False, False], seed
+            assert [d.by for d in record.decisions if d.seat == 0].count("substitute") == 1, seed
+            replay(GAME, record)
+
+
 def test_substitute_policy_keeps_a_bot_that_errs_within_budget():
     with bot_process(misbehaving("illegal", "--at", "1")) as address:
         record = play(address, ErrorPolicy("substitute", budget=2))

@@ -16,6 +16,7 @@ plays the first option; then it misbehaves:
   noready    never answers start with ready
   twice      answers the decision twice
   early      right after ready, answers a decision it was never asked
+  readytwice right after ready, sends ready again
   close      ends the stream instead of answering
   exhausted  ends the stream with status RESOURCE_EXHAUSTED (its own, not an oversized message)
   version    ready names another game version (checked at start)
@@ -120,6 +121,8 @@ def make_play(args: argparse.Namespace):
                         return
                     if args.behaviour == "early":
                         yield answer(None, "stop")
+                    if args.behaviour == "readytwice":
+                        yield ready()
                 elif body == "decision":
                     request = message.decision
                     first = request.options[0].id
