@@ -51,9 +51,12 @@ key                                      type   holds
 ``bot_counts``                           hash   owner name -> how many bots it registered (kept
                                                 with every registration; counted from ``bots`` once
                                                 where it is missing)
-``bot_folds``                            hash   a bot name folded (lower case, ``_``/``.`` as
-                                                ``-``) -> the name: no two read alike (made
-                                                from ``bots`` once where it is missing)
+``bot_reads``                            hash   a bot name as it reads (:func:`read_as`) ->
+                                                the name: no two read alike (made from
+                                                ``bots`` once where it is missing)
+``bot_folds``                            hash   its forerunner, left as it was: keyed by an
+                                                older fold (runs of ``_ . -`` as one ``-``);
+                                                no longer read or written
 ``owners``                               hash   owner name -> account (JSON: operator, created)
 ``bot:{name}:tournaments``               zset   a registered bot's newest tournaments (id ->
                                                 creation time; at most ``BOT_TOURNAMENTS``)
@@ -311,16 +314,16 @@ return 1
 
 
 def read_as(name: str) -> str:
-    """A name as it reads: letter case and runs of ``_ . -`` (a trailing one dropped) fold away.
-    The same fold as the store's scripts' (``_FOLD``), for names checked outside them."""
-    return re.sub(r"-+", "-", re.sub(r"[_.]", "-", name.lower())).removesuffix("-")
+    """A name as it reads: letter case and every ``_ . -`` fold away (a run of them was kept as
+    one ``-``, and an outside probe registered ``alicebot`` beside ``alice-bot``). The same fold
+    as the store's scripts' (``_FOLD``), for names checked outside them."""
+    return re.sub(r"[_.-]", "", name.lower())
 
 
 # A name as it reads, in the scripts: :func:`read_as`.
 _FOLD = """
 local function fold(name)
-  local folded = string.gsub(string.gsub(string.lower(name), '[_.]', '-'), '%-+', '-')
-  return (string.gsub(folded, '%-$', ''))
+  return (string.gsub(string.lower(name), '[_.%-]', ''))
 end
 """
 
@@ -345,10 +348,12 @@ return 1
 
 _ADD_BOT = (
     """
--- KEYS: bots, bot_counts, bot_folds ; ARGV: name, registration (JSON), owner, limit (0 = none)
+-- KEYS: bots, bot_counts, bot_reads ; ARGV: name, registration (JSON), owner, limit (0 = none)
 -- Registers a bot unless the name is taken (0), another differs from it only in letter case and
--- _ . - ({-2, that name}), or the owner has ``limit`` bots already (-1). bot_folds: a name's
--- folded form -> the name (made here from every name once, for bots registered before it).
+-- _ . - ({-2, that name}), or the owner has ``limit`` bots already (-1). bot_reads: a name's
+-- folded form -> the name, made here from every registered name once: for bots registered
+-- before it, and before the fold dropped every _ . - (bot_folds holds the older fold's forms).
+-- Names registered then that now read alike are all kept; the index names one of them.
 """
     + _FOLD
     + """if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
@@ -1730,7 +1735,7 @@ class Store:
         step: two registrations at once cannot both take the last place)."""
         _ = self.redis  # the scripts are registered with the client
         added = self._add_bot(
-            keys=[self.key("bots"), self.key("bot_counts"), self.key("bot_folds")],
+            keys=[self.key("bots"), self.key("bot_counts"), self.key("bot_reads")],
             args=[name, json.dumps(data), data["owner"], limit],
         )
         if isinstance(added, list):

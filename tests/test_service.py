@@ -727,12 +727,68 @@ def test_names_registered_before_look_alikes_were_refused_are_folded_once(tmp_pa
         store = Store(server.url)
         data = {"owner": "alice", "games": ["skyfive"], "endpoint": "grpc://127.0.0.1:1", "enabled": True}
         assert store.add_bot("Old_Bot", data)
-        store.redis.delete(store.key("bot_folds"))  # as a store written before they were kept
+        store.redis.delete(store.key("bot_reads"))  # as a store written before they were kept
         with pytest.raises(LookAlike) as like:
             store.add_bot("old-bot", {**data, "owner": "bob"})
         assert like.value.args == ("Old_Bot",)
         assert store.add_bot("old-bot-2", {**data, "owner": "bob"})
-        assert store.redis.hgetall(store.key("bot_folds")) == {b"old-bot": b"Old_Bot", b"old-bot-2": b"old-bot-2"}
+        assert store.redis.hgetall(store.key("bot_reads")) == {b"oldbot": b"Old_Bot", b"oldbot2": b"old-bot-2"}
+
+
+def test_a_name_with_a_separator_added_or_left_out_reads_as_the_registered_one(stack):
+    """An outside probe registered `alicebot` beside `alice-bot`, `ran-dom` and `se.arch` beside
+    the built-ins, and made owners `al-ice` and `a_lice` beside `alice`: a run of _ . - was
+    folded to one `-`, never away."""
+    alice, bob, ops = api(stack, "alice"), api(stack, "bob"), api(stack, "ops")
+    _, bot_b = stack["bots"]
+    alice.RegisterBot(arena_pb2.RegisterBotRequest(name="alice-sep", games=["skyfive"], endpoint=bot_b))
+    for twin in ("alicesep", "a.l.i.c.e.s.e.p", "Alice_Se-p"):
+        request = arena_pb2.RegisterBotRequest(name=twin, games=["skyfive"], endpoint=bot_b)
+        assert code_of(bob.RegisterBot, request) == (
+            grpc.StatusCode.ALREADY_EXISTS,
+            None,
+            f"bot '{twin}' reads as 'alice-sep', which is registered: names must differ in more than letter case "
+            "and _ . -",
+        )
+    for builtin in ("ran-dom", "r.a.n.d.o.m", "heur-istic", "se.arch"):
+        request = arena_pb2.RegisterBotRequest(name=builtin, games=["skyfive"], endpoint=bot_b)
+        assert code_of(bob.RegisterBot, request) == (
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "name",
+            f"'{builtin}' is a built-in bot's name",
+        )
+    for like in ("al-ice", "a_lice", "a-l_ice"):
+        assert code_of(ops.CreateOwner, arena_pb2.CreateOwnerRequest(name=like)) == (
+            grpc.StatusCode.ALREADY_EXISTS,
+            None,
+            f"owner '{like}' reads as 'alice', which exists already: names must differ in more than _ and -",
+        )
+
+
+def test_a_bot_registered_under_the_older_fold_still_keeps_its_look_alikes_out(tmp_path):
+    """The store's first index of names (`bot_folds`) was keyed by the older fold (a run of
+    _ . - as one -): names registered then are found by the new fold all the same, and two that
+    only now read alike both stay registered."""
+    from referee.store import LookAlike
+
+    with redis_server(tmp_path) as server:
+        store = Store(server.url)
+        data = {"owner": "alice", "games": ["skyfive"], "endpoint": "grpc://127.0.0.1:1", "enabled": True}
+        for name, folded in (("alice-bot", "alice-bot"), ("Ab_C", "ab-c"), ("a-bc", "a-bc")):  # as the older code
+            store.redis.hset(store.key("bots"), name, json.dumps(data))
+            store.redis.hset(store.key("bot_folds"), folded, name)
+        store.redis.hset(store.key("bot_counts"), "alice", 3)
+        for twin, registered in (("alicebot", ("alice-bot",)), ("abc", ("Ab_C", "a-bc"))):
+            with pytest.raises(LookAlike) as like:
+                store.add_bot(twin, {**data, "owner": "bob"})
+            assert like.value.args[0] in registered
+        assert store.add_bot("alice-bot2", {**data, "owner": "bob"})
+        assert [name for name, _ in store.bots()] == ["Ab_C", "a-bc", "alice-bot", "alice-bot2"]
+        assert store.redis.hgetall(store.key("bot_folds")) == {  # left as it was
+            b"alice-bot": b"alice-bot",
+            b"ab-c": b"Ab_C",
+            b"a-bc": b"a-bc",
+        }
 
 
 def test_list_calls_page_with_tokens(stack):
