@@ -236,8 +236,10 @@ class MatchRecord:
         return record
 
     def check(self) -> None:
-        """The fields the engine and the viewer read whatever their path: the config's player
-        count and options, the seats, the result's lists (RecordError naming the field)."""
+        """The fields the engine and the viewer read whatever their path: the seed, the config's
+        player count and options, the seats, the result's lists (RecordError naming the field)."""
+        if self.seed < 0:  # random.seed takes -N as N: the record would claim a seed that never dealt
+            raise _wrong("seed", "a whole number 0 or more", self.seed)
         config = self.config
         if "players" not in config:
             raise RecordError("malformed match record: config.players: missing")

@@ -154,6 +154,27 @@ def test_a_mistyped_field_is_named_by_either_path(where: str, value: object, say
         MatchRecord.from_json(json.loads(line))
 
 
+def test_a_negative_seed_is_refused_by_either_path_and_by_replay(tmp_path: Path) -> None:
+    """An outside probe: a record saying seed -1 "reproduces exactly", as random.seed deals -N as
+    N (`arena play --seed -1` is refused)."""
+    game = games()["rolldice"]
+    data = json.loads(play_match(game, game.config(2), SEED, [RandomBot(), RandomBot()]).dumps())
+    data["seed"] = -1
+    line = json.dumps(data, separators=(",", ":"))
+    says = "malformed match record: seed: expected a whole number 0 or more, got -1"
+    assert records._decode_written(line) is not None  # the fast path: msgspec takes it, check() refuses it
+    with pytest.raises(RecordError) as fast:
+        MatchRecord.loads(line)
+    assert str(fast.value) == says
+    with pytest.raises(RecordError) as general:
+        MatchRecord.from_json(json.loads(line))
+    assert str(general.value) == says
+    path = tmp_path / "negative.json"
+    path.write_text(line + "\n")
+    out = arena("replay", str(path))
+    assert (out.returncode, out.stdout, out.stderr) == (2, "", f"arena replay: error: {path}: {says}\n")
+
+
 @pytest.mark.parametrize("html", [False, True], ids=["replay", "html"])
 def test_bad_record_files_are_one_line_naming_the_file_and_field(tmp_path: Path, html: bool) -> None:
     game = games()["rolldice"]
