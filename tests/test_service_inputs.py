@@ -567,11 +567,15 @@ def test_a_grpc_client_at_the_web_port_is_told_so_and_the_service_logs_one_line(
     # port it reached; the service logs a warning line, not an ERROR with aiohttp's traceback.
     srv = stack["service"]
     web = f"127.0.0.1:{srv.http_port}"
+    hint = "(that port answers HTTP/1, not gRPC: the web UI's port? the service's is `arena serve --port`)"
     health = arena("health", "--server", web, timeout=60)
-    assert health.returncode == 1
-    assert "answers HTTP/1, not gRPC: the web UI's port?" in health.stderr, health.stderr
-    listed = arena("bots", "list", "--server", web, "--token", "x", timeout=60)
-    assert listed.returncode != 0 and "the web UI's port?" in listed.stderr, listed.stderr
+    assert (health.returncode, health.stderr) == (1, f"arena health: {web}: UNAVAILABLE {hint}\n")
+    # Every other command said so after gRPC's own text ("... Failed parsing HTTP/2 (Expected
+    # SETTINGS frame ..."), and a watch waited two minutes for the "service" to come back.
+    for command in (("bots", "list"), ("tournaments", "get", "t-1"), ("tournaments", "watch", "t-1")):
+        done = arena(*command, "--server", web, "--token", "x", timeout=60)
+        said = f"arena {' '.join(command[:2])}: error: {web}: UNAVAILABLE {hint}\n"
+        assert (done.returncode, done.stderr) == (1, said), command
     wait_for(lambda: "gRPC?) client at the web UI's port" in srv.log.read_text(), 30, "the warning")
     lines = [json.loads(line) for line in srv.log.read_text().splitlines() if '"aiohttp.server"' in line]
     assert lines and all(line["level"] == "WARNING" and "exc" not in line for line in lines), lines

@@ -249,22 +249,25 @@ def guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.
             from referee.errors import bad_request_field
 
             code = error.code().name if hasattr(error, "code") else "UNKNOWN"
-            details = error.details() if hasattr(error, "details") else str(error)
-            field = bad_request_field(error)
-            where = f" (field {field})" if field else ""
-            print(
-                f"arena {command_name(args)}: error: {code}: {details}{where}{http1_hint(str(details))}",
-                file=sys.stderr,
-            )
+            hint = http1_hint(error)
+            if hint:  # gRPC's own transport text ("Failed parsing HTTP/2 ...") says nothing more
+                said = f"{args.server}: {code}{hint}"
+            else:
+                details = error.details() if hasattr(error, "details") else str(error)
+                field = bad_request_field(error)
+                said = f"{code}: {details}" + (f" (field {field})" if field else "")
+            print(f"arena {command_name(args)}: error: {said}", file=sys.stderr)
             return SERVER_ERROR
 
     return run
 
 
-def http1_hint(details: str) -> str:
+def http1_hint(error: Any) -> str:
     """A hint when the address answered HTTP/1 (gRPC says so in its details): most likely the
-    web UI's port (``arena serve --http-port``) given for the service's."""
-    if "http1.x server" not in details:
+    web UI's port (``arena serve --http-port``) given for the service's. Every client command's
+    (``arena health`` and :func:`guarded`): the others printed gRPC's raw transport error."""
+    details = error.details() if hasattr(error, "details") else str(error)
+    if "http1.x server" not in str(details):
         return ""
     return " (that port answers HTTP/1, not gRPC: the web UI's port? the service's is `arena serve --port`)"
 
@@ -462,7 +465,9 @@ def _riding_out(client: Client, request: Any) -> Any:
                 yield update
             return
         except grpc.RpcError as error:
-            if error.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() - since > WATCH_PATIENCE:
+            # The web UI's port (HTTP/1) is no restart to wait out: it never turns into the service's.
+            unavailable = error.code() == grpc.StatusCode.UNAVAILABLE and not http1_hint(error)
+            if not unavailable or time.monotonic() - since > WATCH_PATIENCE:
                 raise
             delay = retry_after(error) or 2.0
             print(f"arena tournaments: the service is unavailable; watching again in {delay:g}s", file=sys.stderr)
@@ -734,7 +739,7 @@ def run_health(args: argparse.Namespace) -> int:
         with grpc.insecure_channel(args.server) as channel:
             reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=args.timeout)  # type: ignore[attr-defined]
     except grpc.RpcError as error:
-        print(f"arena health: {args.server}: {error.code().name}{http1_hint(str(error.details()))}", file=sys.stderr)
+        print(f"arena health: {args.server}: {error.code().name}{http1_hint(error)}", file=sys.stderr)
         return SERVER_ERROR
     status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
     print(f"{args.server}: {status}")
