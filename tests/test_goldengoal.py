@@ -800,6 +800,23 @@ def test_heuristic_reaches_the_ball_and_kicks_it_forward():
     assert state.ball // 10 > 7  # the ball went up the field (towards seat 1's net)
 
 
+SEED_2 = {"0o1": "e7", "0o2": "c4", "0o3": "g11", "0o4": "c10"} | {"1o1": "f8", "1o2": "c11", "1o4": "c3"}
+
+
+@pytest.mark.parametrize(
+    ("keeper", "blocker", "ball", "die", "walk"),
+    [("e1", "g4", "h4", 6, ["n", "n", "e", "e", "e", "n"]), ("g3", "h4", "i4", 3, ["e", "e", "n"])],
+)
+def test_heuristic_walks_round_a_blocker_to_the_ball(keeper, blocker, ball, die, walk):
+    """The pawn chosen because it reaches the ball walks the shortest free path there (an outside
+    probe: ending=golden seed 2, steps 21 and 32, its Keeper stepped by straight-line distance,
+    went behind seat 1's o3 and ended beside the ball without kicking; the match was lost 0-1)."""
+    state = position(SEED_2 | {"0k": keeper, "1k": "e14", "1o3": blocker}, ball=ball, die=die, ending="golden")
+    plays = bot_plays(state)
+    assert plays[: len(walk) + 1] == ["pawn:k", *walk] and plays[len(walk) + 1].startswith("kick:")
+    assert cell_of(state, "0k") == ball
+
+
 @pytest.mark.parametrize(("ending", "turns"), [("golden", 10), ("first3", 10), ("time", 49)])
 def test_the_turn_of_a_match_ending_goal_is_counted(ending, turns):
     """turns_played counts the last turn whatever ends the match (version 2.1): a golden goal's

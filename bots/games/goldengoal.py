@@ -220,22 +220,29 @@ class HeuristicBot(Bot):
         if obs.phase == pb.PHASE_RELOCATE or pitch.ball is None:
             return ids[0]
         me = pitch.mine[obs.mover]
-        target = pitch.ball
-        to_ball = pitch.distances(me).get(target, 99)
-        if to_ball > obs.pips:
-            target = self._cover(pitch)
+        if pitch.distances(me).get(pitch.ball, 99) <= obs.pips:
+            towards = self._towards_ball(pitch, ids, me, obs.pips)
+            if towards is not None:
+                return towards
+        target = self._cover(pitch)
         best, best_d = ids[0], 1e9
         for option in ids:
             if option == "stop":
                 continue
-            d = DIRS.index(option)
-            n = (me[0] + DELTAS[d][0], me[1] + DELTAS[d][1])
-            if n == pitch.ball and target == pitch.ball:
-                return option
+            n = _next(me, option)
             dist = abs(n[0] - target[0]) + abs(n[1] - target[1]) + (0.5 if not pitch.in_field(n) else 0)
             if dist < best_d:
                 best, best_d = option, dist
         return best
+
+    @staticmethod
+    def _towards_ball(pitch: Pitch, ids: list[str], me: Cell, pips: int) -> str | None:
+        """The step along a shortest free path to the ball (the walking distance ``_pawn``
+        measured): a straight-line step can lead behind a pawn and leave the ball out of reach."""
+        assert pitch.ball is not None
+        to_ball = pitch.distances(pitch.ball)
+        steps = [o for o in ids if o != "stop" and to_ball.get(_next(me, o), 99) < pips]
+        return min(steps, key=lambda o: to_ball[_next(me, o)], default=None)
 
     @staticmethod
     def _cover(pitch: Pitch) -> Cell:
@@ -291,6 +298,12 @@ class HeuristicBot(Bot):
             if v > best_v:
                 best, best_v = option, v
         return best
+
+
+def _next(c: Cell, step: str) -> Cell:
+    """The space a step (``n``, ``e``, ...) from ``c`` leads to."""
+    dx, dy = DELTAS[DIRS.index(step)]
+    return c[0] + dx, c[1] + dy
 
 
 def _cell(option_id: str) -> Cell:
