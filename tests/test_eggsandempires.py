@@ -12,6 +12,8 @@ from arena.engine import SPECTATOR, IllegalChoice
 from arena.games.eggsandempires import GAME, EggCard, EggsState, collection_order, round_vp
 from arena.games.eggsandempires.game import TOKENS_TO_WIN, egg_deck, turn_end_tasks
 from arena.games.v1 import eggsandempires_pb2 as pb
+from arena.scenario import request_for
+from bots.registry import make_bot
 
 
 def egg(value: int, players: int = 4) -> EggCard:
@@ -696,3 +698,20 @@ def test_rule_vectors_1_and_2_merchant_plus_6_and_blacksmith_minus_4_at_round_en
     assert [e.detail.rank for e in state.log.events if e.kind == "bonus"] == [8, 5]
     # Round 2: the lowest total (-4, seat 2) takes the Tie Breaker Marker (:360).
     assert state.round == 2 and state.marker == 2
+
+
+# -- the heuristic bot ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", ["heuristic", "heuristic:greed=8"])
+def test_two_player_heuristic_values_its_pair_as_a_pair(spec):
+    # The 2-player example's Eggs (:437-438), 13 and -6. The heuristic valued each card alone
+    # and sent its two highest, Hero + Dark Priestess: the Priestess then had to take the -6
+    # (an outside probe). Hero + Bard takes the 13 and leaves the -6 to seat 1's Blacksmith (its
+    # Mage refuses a face-up Exploding Egg, :282).
+    state = position(2, [[10, 9, 2, 1], [8, 7, 6, 5]], [13, -6])
+    choice = make_bot(spec, "eggsandempires").decide(request_for(GAME, state, 0))
+    assert choice == "cards:10+1"
+    play(state, {0: choice, 1: "cards:8+7"})
+    GAME.apply(state, {0: "egg:13"})
+    assert [[e.value for e in eggs] for eggs in state.collections] == [[13], [-6]]
