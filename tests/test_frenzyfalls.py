@@ -609,3 +609,24 @@ def test_the_heuristic_takes_a_sole_win_on_the_last_decision_over_a_shared_one()
     assert (entry.seat, entry.kind, entry.options, entry.choice) == (1, "pull", 3, "pull:1.1")
     assert len(record.decisions) == 66
     assert (record.result["scores"], record.result["ranks"]) == ([14, 15], [2, 1])
+
+
+def test_the_heuristics_spill_move_counts_the_cards_later_movers_drop_below():
+    """An outside probe's position (heuristic self-play, 3 players, seed 46, step 7): Pool 2
+    spills to seat 0; seat 2 moves first, then seat 1 (spring, stream), into Pool 3 (Score card
+    water 3). The bot valued its moved card alone and sent the torrent (5 water, 0 icons): seat
+    1's card then spilled Pool 3 for seat 1. It now counts the later movers' cards there."""
+    from arena.scenario import request_for
+    from bots.registry import make_bot
+
+    state = GAME.new_match(GAME.config(3), seed=46)
+    bots = [make_bot("heuristic", "frenzyfalls") for _ in range(3)]
+    while state.steps < 7:
+        GAME.apply(state, {d.seat: bots[d.seat].decide(request_for(GAME, state, d.seat)) for d in state.pending})
+    assert names(state.pools[1]) == ["2:torrent", "1:spring", "2:brook", "1:stream"] and state.movers == [2, 1]
+    assert [SCORES[c].water for c in state.score] == [2, 7, 3]
+    assert only(state) == (2, "move", ("move:brook", "move:torrent"))
+    assert bots[2].decide(request_for(GAME, state, 2)) == "move:brook"
+    GAME.apply(state, {2: "move:torrent"})
+    GAME.apply(state, {1: "move:stream"})  # 3 + 5 + 2 = 10: Pool 3 spills, seat 1 wins it
+    assert state.won[1] == [15]

@@ -135,7 +135,9 @@ class HeuristicBot(Bot):
       leads (to make the Pool spill) and never water into a Pool an opponent leads. A PROXY
       counts as the best other hand card played there (it is chosen later, with more known); a
       PULL adds the best pull it could make now, a BUMP the bump of its left neighbour.
-    * PROXY, BUMP, PULL and spill moves: the option that leaves the best board.
+    * PROXY, BUMP, PULL and spill moves: the option that leaves the best board (a spill move
+      with the later movers' cards dropped into the same Pool below, each at the mean of its
+      cards in the spilled Pool).
     * Round end: discards pure-water cards (no influence) when it holds more than ``keep_water``
       of them, to draw fresh cards.
     * A reveal decision or the round's last play that can end the match: an option that ends it
@@ -144,9 +146,10 @@ class HeuristicBot(Bot):
 
     Against random (``python -m bench.heuristic_vs_random --game frenzyfalls --players N
     --matches 500``, one heuristic seat, rotated): win rate 0.963 at 2 players (random 0.5),
-    0.808 at 4 (random 0.25); mean rank 1.04 and 1.27. (0.959 and 0.728 before its trial cards
+    0.812 at 4 (random 0.25); mean rank 1.04 and 1.26. (0.959 and 0.728 before its trial cards
     were taken back by position and its future water counted once a decision; 0.963 and 0.804,
-    mean rank 1.28 at 4, before it judged a match-ending option by its result.)
+    mean rank 1.28 at 4, before it judged a match-ending option by its result; 0.963 and 0.808,
+    mean rank 1.27 at 4, before a spill move counted the later movers' cards.)
     """
 
     name = "heuristic"
@@ -236,13 +239,21 @@ class HeuristicBot(Bot):
         return model.with_move(source, index, obs.resolving_pool - 1)
 
     def _move_value(self, model: Model, obs: pb.Observation, option_id: str) -> float:
-        # The spilled Pool's other cards are discarded anyway: only the moved card matters.
+        # The spilled Pool's other cards are discarded, but each later mover (``movers`` after
+        # this seat) drops one of its cards there into the same Pool below, after ours: each at
+        # the mean of its cards in the spilled Pool (an outside probe: a 5-water card sent down
+        # made the next mover's card spill that Pool for it).
         name = option_id.removeprefix("move:")
         pool = model.pools[obs.resolving_pool - 1]
+        below = obs.resolving_pool % len(model.pools)
+        later = [_mean_card(seat, pool.cards) for seat in obs.movers[1:]]
         kept, pool.cards = pool.cards, []
+        cards = model.pools[below].cards
+        cards.extend(later)
         try:
-            return model.with_card((obs.resolving_pool) % len(model.pools), model.card(name))
+            return model.with_card(below, model.card(name), len(cards) - len(later))
         finally:
+            del cards[len(cards) - len(later) :]
             pool.cards = kept
 
     def _discard(self, obs: pb.Observation, ids: list[str]) -> str:
@@ -250,6 +261,13 @@ class HeuristicBot(Bot):
         if len(water_only) > self.keep_water and f"discard:{water_only[0]}" in ids:
             return f"discard:{water_only[0]}"
         return "done"
+
+
+def _mean_card(seat: int, cards: list[Card]) -> Card:
+    """One of ``seat``'s cards among ``cards``, at their mean water and influence."""
+    own = [c for c in cards if c.owner == seat]
+    n = len(own) or 1
+    return Card(seat, sum(c.water for c in own) / n, sum(c.influence for c in own) / n, "")
 
 
 def _heuristic(params: Mapping[str, str]) -> Bot:
