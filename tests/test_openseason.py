@@ -1482,7 +1482,9 @@ def test_heuristic_places_its_last_wild_where_it_scores_most():
     # An outside probe (4 players, seed 14, heuristic self-play): decision 202 is seat 3's
     # end-game Wild, the match's last decision. It took wild:1:tattoo (43 points, 2nd, seat 1
     # won 45-43); making its gnome-earrings accolade a tattoo completes another series: 45, 1st
-    # on the accolade-count tie-break. The end-game Wild is now scored exactly.
+    # on the accolade-count tie-break. The end-game Wild is now scored exactly. (Since Trophies
+    # are scored by the end score they change, seat 1 put one on its majority card in round 5
+    # and seat 2 moved another one: seat 3's Wild still makes 43 into 45, now first alone.)
     from arena.runner import play_match
     from bots.registry import make_bot
 
@@ -1490,7 +1492,7 @@ def test_heuristic_places_its_last_wild_where_it_scores_most():
     last = record.decisions[202]
     assert (len(record.decisions), last.seat, last.kind, last.options) == (203, 3, "wild", 76)
     assert last.choice == "wild:acc:gnome-earrings:tattoo"
-    assert record.result["scores"] == [43, 45, 36, 45] and record.result["ranks"] == [3, 2, 4, 1]
+    assert record.result["scores"] == [43, 43, 37, 45] and record.result["ranks"] == [2, 2, 4, 1]
 
 
 def test_heuristic_end_wild_scores_every_option_exactly():
@@ -1526,3 +1528,71 @@ def test_heuristic_end_wild_scores_every_option_exactly():
             bots = [make_bot("heuristic", "openseason") for _ in range(players)]
             play_match(GAME, GAME.config(players), seed, bots, on_decision=check)  # type: ignore[arg-type]
     assert len(checked) == 15  # decisions checked (several seats may hold a Wild at the end)
+
+
+def heuristic_choice(state: SeasonState) -> str:
+    from bench.engine_turn import EngineTurn
+    from bots.games.openseason import HeuristicBot
+
+    (decision,) = state.pending
+    turn = EngineTurn(decision.kind, GAME.observe(state, decision.seat), decision.options)
+    return HeuristicBot().choose(turn)  # type: ignore[arg-type]
+
+
+def seed_34_last_move() -> SeasonState:
+    """An outside probe's position (3 players, seed 34, heuristic self-play): seat 0's last
+    turn, its trophy action moves a Trophy. Its majority gnome (space 11) holds a Trophy: 3
+    gnomes and the Trophy against seat 2's 3 gnomes (2 accolades and the one it keeps)."""
+    state = new(3, 34)
+    walls = [
+        "elf-eyepatch barbarian-tattoo mage-crown gnome-eyepatch sorcerer-eyepatch barbarian-crown"
+        " sorcerer-earrings mage-eyepatch dwarf-crown barbarian-dagger gnome-earrings",
+        "sorcerer-dagger dwarf-crown mage-eyepatch barbarian-earrings sorcerer-crown gnome-tattoo"
+        " gnome-dagger gnome-earrings dwarf-dagger barbarian-crown mage-tattoo",
+        "sorcerer-earrings elf-eyepatch dwarf-dagger mage-dagger sorcerer-crown barbarian-earrings"
+        " barbarian-tattoo barbarian-eyepatch barbarian-dagger elf-earrings gnome-crown",
+    ]
+    accolades = [
+        "barbarian-crown barbarian-earrings barbarian-eyepatch dwarf-crown elf-crown elf-crown elf-dagger"
+        " elf-earrings elf-earrings gnome-dagger gnome-eyepatch gnome-eyepatch mage-earrings mage-eyepatch"
+        " mage-eyepatch sorcerer-tattoo",
+        "barbarian-crown barbarian-eyepatch dwarf-tattoo dwarf-tattoo elf-dagger elf-dagger mage-tattoo"
+        " mage-tattoo mage-tattoo mage-dagger sorcerer-crown sorcerer-tattoo sorcerer-dagger sorcerer-dagger",
+        "barbarian-crown dwarf-crown dwarf-earrings dwarf-earrings dwarf-eyepatch elf-crown elf-tattoo elf-dagger"
+        " elf-eyepatch elf-eyepatch gnome-dagger gnome-earrings sorcerer-tattoo sorcerer-dagger sorcerer-earrings",
+    ]
+    stocks = ["barbarian-tattoo", "mage-crown mage-crown", "dwarf-tattoo mage-crown"]
+    trophies = [{1: 2, 3: 1, 10: 2, 11: 1}, {1: 1, 10: 5, 11: 1}, {10: 5, 11: 2}]
+    for seat in range(3):
+        set_wall(state, seat, dict(enumerate(walls[seat].split(), start=1)))
+        state.accolades[seat] = sorted(C(n) for n in accolades[seat].split())
+        state.stock[seat] = [C(n) for n in stocks[seat].split()]
+        state.trophies_on[seat] = [trophies[seat].get(space, 0) for space in range(1, 12)]
+        state.trophies[seat] = 0
+        state.penalty[seat] = True
+    state.kept[2] = C("gnome-crown")
+    state.round, state.turns, state.first, state.active = 11, [11, 11, 11], 1, 0
+    state.hand, state.triggered = [], ["trophy"]
+    state.tasks = [("end",), ("trophy",)]
+    state.ask = Ask(0, "move")
+    conserve(state)
+    GAME.refresh(state)
+    return state
+
+
+def test_heuristic_moves_a_used_row_1_trophy_not_the_one_that_holds_its_majority():
+    # An outside probe: the heuristic valued a row-1 Trophy as if it would trigger its action
+    # again, and the majority Trophy at 1 though it is the lead, so it moved 11@10 (+2, -10:
+    # 24 points where 34 were there). A move is now scored by the end score it changes.
+    state = seed_34_last_move()
+    assert ids(state) == [
+        *("move:1@9", "move:1@10", "move:1@11", "move:3@9", "move:3@10", "move:3@11"),
+        *("move:10@9", "move:10@11", "move:11@9", "move:11@10"),
+    ]
+    finals = {}
+    for option in ("move:11@10", "move:1@10"):
+        after = GAME.clone(state)
+        play(after, option)  # seat 0 plays last: the game ends
+        finals[option] = after.final_scores[0]
+    assert finals == {"move:11@10": 24, "move:1@10": 34}
+    assert heuristic_choice(state) == "move:1@10"  # the row-1 Trophy onto +2, the majority kept

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from arena.chance import Chance
-from arena.games.openseason.game import GAME, total
+from arena.games.openseason.game import EMPTY, GAME, SeasonState, total
 from arena.games.v1 import openseason_pb2 as pb
 from bots.params import Param, read_params
 from bots.sdk import Bot, Turn
@@ -153,8 +153,10 @@ class HeuristicBot(Bot):
       held and expected (``future`` a round), the chance of the majority, the gold frieze, and
       for row 1 an action early in the game; a face-down card costs 5.
     * Taking, placing, stealing, peeking, keeping: the best sum of place and stock values.
-    * Trophies go where a card pays most (+2, the majority, or an untriggered action); Shield
-      Trophies activate the scoring most likely to pay.
+    * A Trophy on a row-1 card is worth the untriggered action it triggers (nothing once
+      placed); on a bottom-row card, placed or moved, the end score it changes, counted by the
+      engine (a majority it decides is worth its 10). Shield Trophies activate the scoring most
+      likely to pay.
     * The end-game Wilds: the option of the best final score, counted exactly by the engine.
     * Several Bonus faces at once (Expert ``bonus``): thief first (nothing else changes it);
       raid before share (the cards share gives would bury the stock tops a raid takes) and the
@@ -195,7 +197,8 @@ class HeuristicBot(Bot):
             best = max(values, key=values.__getitem__, default="pass")
             return best if values.get(best, 0) > 0.5 else ("deck" if "deck" in ids else "pass")
         if kind in ("trophy", "move"):
-            return max(ids, key=lambda i: self._trophy_value(model, obs, i))
+            values = self._trophy_values(model, obs)
+            return max(ids, key=values.__getitem__)
         if kind == "activate":
             return max(ids, key=lambda i: self._activate_value(model, obs, i.removeprefix("activate:")))
         if kind == "wild":
@@ -288,31 +291,38 @@ class HeuristicBot(Bot):
         cards = list(view.accolades)
         return sum(model.stock_value(c) for c in cards) / max(len(cards), 1)
 
-    def _space_trophy(self, model: Model, obs: pb.Observation, i: int) -> float:
-        space = model.layout[i]
-        card = model.face_up(i)
-        if space.row == 1:
-            return model.trigger_value("") or {"steal": 2.0, "peek": 2.0, "keep": 1.2, "trophy": 0.3}.get(
-                space.action, 0.0
-            )
-        if not card:
-            return 0.0
-        p = split(card)[0]
-        if space.score in SCORE:
-            return float(SCORE[space.score])
-        if space.score == "majority":
-            best = max((o[p] for o in model.others), default=0)
-            mine = model.people[p] + model.wall[i].trophies
-            return 6.0 if mine + 1 > best and mine <= best else 1.0
-        return 0.0
+    def _trophy_values(self, model: Model, obs: pb.Observation) -> dict[str, float]:
+        """What each Trophy option is worth. On a row-1 card a Trophy is worth the action it
+        triggers now (and nothing once placed); on a bottom-row card it is worth the end score
+        it makes there. A move or a bottom-row Trophy is therefore scored by the engine on a
+        world from the observation: the seat's score if the game ended after the option,
+        against the score as it stands. While rounds remain a Trophy on the majority card
+        also keeps a cushion against the others' later cards."""
+        world = _world(obs)
+        (decision,) = [d for d in world.pending if d.seat == obs.seat]
+        now = _end_total(world, obs.seat)
+        values: dict[str, float] = {}
+        for option in decision.options:
+            if option.id == "pass":
+                values[option.id] = 0.2
+                continue
+            if option.id.startswith("trophy:"):
+                i = int(option.id.removeprefix("trophy:")) - 1
+                if model.layout[i].row == 1:
+                    values[option.id] = _ACTION_TROPHY.get(model.layout[i].action, 0.0)
+                    continue
+                cushion = self._cushion(model, i)
+            else:
+                a, b = option.id.removeprefix("move:").split("@")
+                cushion = self._cushion(model, int(b) - 1) - self._cushion(model, int(a) - 1)
+            after = GAME.clone(world)
+            GAME.advance(after, {obs.seat: option})
+            values[option.id] = _end_total(after, obs.seat) - now + cushion
+        return values
 
-    def _trophy_value(self, model: Model, obs: pb.Observation, option: str) -> float:
-        if option == "pass":
-            return 0.2
-        if option.startswith("trophy:"):
-            return self._space_trophy(model, obs, int(option.removeprefix("trophy:")) - 1)
-        a, b = option.removeprefix("move:").split("@")
-        return self._space_trophy(model, obs, int(b) - 1) - self._space_trophy(model, obs, int(a) - 1)
+    def _cushion(self, model: Model, i: int) -> float:
+        """A Trophy on the majority card while rounds remain: the others may still catch up."""
+        return 1.0 if model.left and model.layout[i].score == "majority" else 0.0
 
     def _activate_value(self, model: Model, obs: pb.Observation, scoring: str) -> float:
         me = model.me
@@ -338,8 +348,7 @@ class HeuristicBot(Bot):
         (the deck and others' hidden cards, which a world deals, do not score for this seat; a
         Wild changes an attribute, not a people, so no majority moves). The best score wins; its
         ties go to the usual valuation."""
-        options = {"side": "horn" if model.horn else "shield", "expert": obs.expert}
-        world = GAME.world_from_observation(GAME.config(len(obs.seats), options), obs.seat, obs, Chance(0))
+        world = _world(obs)
         pending = {d.seat: d for d in world.pending}
         scores: dict[str, int] = {}
         for option in pending[obs.seat].options:
@@ -382,6 +391,29 @@ class HeuristicBot(Bot):
             if value > best_value:
                 best, best_value = option, value
         return best
+
+
+_ACTION_TROPHY = {"steal": 2.0, "peek": 2.0, "keep": 1.2, "trophy": 0.3}
+"""A Trophy placed on a row-1 card: the worth of the action it triggers at once."""
+
+
+def _world(obs: pb.Observation) -> SeasonState:
+    """A world built from the observation alone (the deck and others' hidden cards are dealt;
+    none of them scores for the seat)."""
+    options = {"side": "horn" if obs.side == pb.HORN else "shield", "expert": obs.expert}
+    return GAME.world_from_observation(GAME.config(len(obs.seats), options), obs.seat, obs, Chance(0))
+
+
+def _end_total(state: SeasonState, seat: int) -> int:
+    """The seat's score if the game ended now: every stock and kept card joins the accolades
+    first, as at the game end (the others' stocks count toward their majorities then; before
+    the last turn a kept card may still go on the wall instead)."""
+    end = GAME.clone(state)
+    for s in range(end.players):
+        kept = [end.kept[s]] if end.kept[s] != EMPTY else []
+        end.accolades[s] = sorted(end.accolades[s] + end.stock[s] + kept)
+        end.stock[s], end.kept[s] = [], EMPTY
+    return total(end, seat)
 
 
 def _heuristic(params: Mapping[str, str]) -> Bot:
