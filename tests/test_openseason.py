@@ -1596,3 +1596,70 @@ def test_heuristic_moves_a_used_row_1_trophy_not_the_one_that_holds_its_majority
         finals[option] = after.final_scores[0]
     assert finals == {"move:11@10": 24, "move:1@10": 34}
     assert heuristic_choice(state) == "move:1@10"  # the row-1 Trophy onto +2, the majority kept
+
+
+def seed_22_replace() -> SeasonState:
+    """An outside probe's position (Expert, 3 players, seed 22, heuristic self-play but for
+    seat 0's faces): seat 0's last turn, its replace face has fired. It holds 4 dwarves for
+    the majority on space 11 (seat 2 has 2), and scores 42 as things stand."""
+    state = new(3, 22, expert=True)
+    walls = [
+        "gnome-eyepatch barbarian-dagger mage-dagger elf-crown elf-eyepatch sorcerer-crown sorcerer-dagger"
+        " sorcerer-earrings gnome-eyepatch barbarian-crown dwarf-tattoo",
+        "elf-earrings barbarian-earrings mage-tattoo sorcerer-eyepatch - dwarf-earrings dwarf-tattoo dwarf-dagger"
+        " elf-crown mage-dagger sorcerer-eyepatch",
+        "gnome-earrings barbarian-tattoo dwarf-tattoo sorcerer-earrings sorcerer-tattoo mage-crown elf-earrings"
+        " mage-crown gnome-crown mage-eyepatch barbarian-eyepatch",
+    ]
+    accolades = [
+        "barbarian-tattoo barbarian-dagger barbarian-eyepatch dwarf-crown dwarf-crown dwarf-earrings dwarf-eyepatch"
+        " elf-dagger gnome-crown gnome-crown gnome-crown mage-crown",
+        "barbarian-crown elf-tattoo elf-dagger elf-earrings mage-crown mage-dagger mage-earrings mage-earrings"
+        " mage-earrings mage-eyepatch sorcerer-tattoo sorcerer-dagger sorcerer-earrings sorcerer-earrings"
+        " sorcerer-eyepatch sorcerer-eyepatch",
+        "barbarian-dagger barbarian-dagger barbarian-earrings barbarian-eyepatch dwarf-crown dwarf-crown"
+        " dwarf-earrings elf-crown gnome-crown gnome-crown gnome-tattoo gnome-dagger gnome-earrings gnome-earrings"
+        " gnome-eyepatch mage-crown mage-tattoo",
+    ]
+    stocks = ["barbarian-earrings", "sorcerer-earrings", "barbarian-crown"]
+    trophies = [{4: 1, 10: 2}, {1: 2, 3: 1, 10: 3}, {10: 7}]
+    faces = [["replace", "identical", "draw4", "share"]] + [["draw4", "share", "raid", "thief"]] * 2
+    for seat in range(3):
+        set_wall(state, seat, {k: n for k, n in enumerate(walls[seat].split(), start=1) if n != "-"})
+        state.accolades[seat] = sorted(C(n) for n in accolades[seat].split())
+        state.stock[seat] = [C(n) for n in stocks[seat].split()]
+        state.trophies_on[seat] = [trophies[seat].get(space, 0) for space in range(1, 12)]
+        state.trophies[seat] = 0
+        state.faces[seat] = list(faces[seat])
+        state.used[seat] = [seat == 0, False, False, False]
+    state.penalty, state.rewarded, state.wilds = [False, True, True], [False, True, True], [1, 0, 0]
+    state.kept[1] = C("mage-eyepatch")
+    state.revealed = True
+    state.inn = [C(n) for n in ("gnome-dagger", "gnome-dagger", "dwarf-dagger")]
+    state.round, state.turns, state.first, state.active = 11, [11, 10, 11], 2, 0
+    state.hand, state.triggered = [], ["trophy"]
+    state.tasks = [("end",)]
+    state.ask = Ask(0, "replace", ("from",))
+    conserve(state)
+    GAME.refresh(state)
+    return state
+
+
+def test_heuristic_replaces_for_the_best_end_score():
+    # An outside probe: replace took the first card offered onto the last filled space, here
+    # the stock's barbarian onto the majority dwarf (42 as things stand, 32 after; 46 was
+    # possible). The card and the space are now those of the best end score.
+    state = seed_22_replace()
+    assert total(state, 0) == 42
+    blind = GAME.clone(state)
+    play(blind, "from:stock:barbarian-earrings")
+    play(blind, "at:11")
+    assert total(blind, 0) == 32
+    assert heuristic_choice(state) == "from:acc:mage-crown"
+    play(state, "from:acc:mage-crown")
+    assert heuristic_choice(state) == "at:2"  # the barbarian-dagger goes atop the stock
+    play(state, "at:2")
+    # Column 2 (spaces 2, 6, 10) shows three crowns: its identical face counts (3 for each
+    # identical column, 1 and 2), one crown fewer in the accolades for the attribute space.
+    assert dict(score_lines(state, 0))["identical"] == 6
+    assert total(state, 0) == 46

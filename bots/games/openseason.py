@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from arena.chance import Chance
+from arena.engine import Option
 from arena.games.openseason.game import EMPTY, GAME, SeasonState, total
 from arena.games.v1 import openseason_pb2 as pb
 from bots.params import Param, read_params
@@ -158,6 +159,7 @@ class HeuristicBot(Bot):
       engine (a majority it decides is worth its 10). Shield Trophies activate the scoring most
       likely to pay.
     * The end-game Wilds: the option of the best final score, counted exactly by the engine.
+    * Expert replace: the card and the space of the best end score, counted by the engine.
     * Several Bonus faces at once (Expert ``bonus``): thief first (nothing else changes it);
       raid before share (the cards share gives would bury the stock tops a raid takes) and the
       sooner the better the tops are for us; draw4 early (its cards are random, so they should
@@ -221,11 +223,18 @@ class HeuristicBot(Bot):
                 return max(ids, key=lambda i: model.stock_value(i.removeprefix("in:"), trigger=True))
             return min(ids, key=lambda i: model.stock_value(i.split(":", 2)[2]))
         if kind == "replace":
-            if ids[0].startswith("at:"):
-                down = [i for i in ids if obs.seats[obs.seat].wall[int(i.removeprefix("at:")) - 1].face_down]
-                return down[0] if down else ids[-1]
-            return ids[0]
+            return self._replace(obs, ids)
         return ids[0]
+
+    def _replace(self, obs: pb.Observation, ids: list[str]) -> str:
+        """Expert replace: a stock or accolade card goes onto a wall space, and the wall card
+        atop the stock. Both steps are scored by the engine on a world from the observation:
+        the seat's score if the game ended after the card and the space (the card by its best
+        space). The actions the stocked card may trigger are left out."""
+        world = _world(obs)
+        (decision,) = [d for d in world.pending if d.seat == obs.seat]
+        scores = {option.id: _replaced_total(world, obs.seat, option) for option in decision.options}
+        return max(ids, key=scores.__getitem__)
 
     def _bonus_value(self, model: Model, obs: pb.Observation, face: str, faces: list[str]) -> float:
         """How urgent it is to resolve ``face`` before the other ``faces`` that fired with it."""
@@ -414,6 +423,16 @@ def _end_total(state: SeasonState, seat: int) -> int:
         end.accolades[s] = sorted(end.accolades[s] + end.stock[s] + kept)
         end.stock[s], end.kept[s] = [], EMPTY
     return total(end, seat)
+
+
+def _replaced_total(world: SeasonState, seat: int, option: Option) -> int:
+    """The seat's end total after ``option`` of a replace; after the card, with its best space."""
+    after = GAME.clone(world)
+    GAME.advance(after, {seat: option})
+    if after.ask is not None and after.ask.kind == "replace":  # the card is chosen: now its space
+        (decision,) = after.pending
+        return max(_replaced_total(after, seat, space) for space in decision.options)
+    return _end_total(after, seat)
 
 
 def _heuristic(params: Mapping[str, str]) -> Bot:
