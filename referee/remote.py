@@ -24,9 +24,13 @@ Every wait on a bot is bounded by the clock that applies to it: resolving, conne
 HTTP/2 handshake, writing ``start`` and reading ``ready`` by the start-up allowance; writing a
 request and reading its answer by the decision's limit + bank + grace. A write is never
 awaited without a deadline: a bot that stops reading (a zero flow-control window) would
-otherwise hold the match forever. Read-ahead is capped too: a bot sends at most one message
-per request, and the first message beyond that (a flood) stops the reading and is a
-``protocol`` verdict, so a flooding bot cannot make the referee buffer without bound.
+otherwise hold the match forever. Read-ahead is capped too: a bot sends one message per
+request, and the referee reads at most one message beyond what it asked for; that one is
+judged (a ``protocol`` verdict naming it) by the decision that reads it, and only then is the
+next read. What else the bot sends waits in the transport (HTTP/2 flow control holds it back),
+so a flooding bot cannot make the referee buffer without bound, and each unsolicited message is
+one verdict whenever it arrived (a count that stopped the reading at the first message too many
+made one mistake's verdict depend on when the reader took it in).
 
 A late answer to a decision that already timed out is dropped silently (the bot was told the
 time; it has already been penalised). A broken stream is ``gone``: the runner asks it nothing
@@ -109,7 +113,6 @@ RECONNECT_FIRST_PAUSE = 0.05
 RECONNECT_LAST_PAUSE = 0.5
 """The pauses between dialling again: doubling from the first to the last."""
 
-FLOOD = "sent messages nobody asked for (a bot sends one message per request, no more)"
 CORE_ERROR = "Internal error from Core"
 """The details of gRPC core's own INTERNAL status, set on a call when a write meets its end."""
 ENDING_SECONDS = 0.1
@@ -198,7 +201,7 @@ def target_of(spec: str) -> str:
 
 @dataclass(slots=True)
 class _Inbound:
-    kind: str  # "message", "eof", "error" or "flood"
+    kind: str  # "message", "eof" or "error"
     at: float  # loop time of arrival
     message: bot_pb2.BotMessage | None = None
     error: grpc.aio.AioRpcError | None = None
@@ -245,17 +248,15 @@ class _Stream:
         self.waiter: asyncio.Future[None] | None = None
         self.reader: asyncio.Task[None] | None = None
         self.blocked = False  # a write did not complete in time: the stream is unusable
-        # Read-ahead is capped: a bot may send one message per message that asks for one (start,
-        # each decision). One more is held for the decision that reads it, which judges it (a
-        # protocol verdict naming it) and excuses it; two more unjudged are a flood: the reader
-        # stops reading (flow control then holds the bot back) and the seat gets a protocol
-        # verdict. Counting the one extra as a flood at once made one mistake's verdict depend on
-        # when the reader took it in, and, judged at a decision, it stayed counted, so a later
-        # answer was a flood (a forfeit under substitute).
+        # Read-ahead is capped (see the module docstring): a bot may send one message per
+        # message that asks for one (start, each decision). One more is read and held for the
+        # decision that reads it, which judges it and excuses it (excuse); until then the reader
+        # waits (resume), and flow control holds the bot back.
         self.asked = 0
         self.received = 0
         self.excused = 0
-        self.flooded = False
+        self.resume: asyncio.Future[None] | None = None
+        self.closing = False  # the match is over for this stream: read all, judge nothing
         # How the call ended, kept as its status came (see _on_done); awaited through end_waiter.
         self.end: tuple[grpc.StatusCode, str] | None = None
         self.end_waiter: asyncio.Future[None] | None = None
@@ -301,11 +302,29 @@ class _Stream:
         if self.waiter is not None:
             _wake(self.waiter)
 
+    def excuse(self) -> None:
+        """A message beyond what was asked for has been judged: the reader may read on."""
+        self.excused += 1
+        self._resume_reading()
+
+    def _resume_reading(self) -> None:
+        if self.resume is not None:
+            _wake(self.resume)
+
+    def _holds_one_too_many(self) -> bool:
+        return self.received > self.asked + self.excused and not self.closing
+
     async def _read(self) -> None:
         assert self.call is not None
         loop = asyncio.get_running_loop()
         try:
             while True:
+                while self._holds_one_too_many():  # until a decision judges it, or asks again
+                    self.resume = loop.create_future()
+                    try:
+                        await self.resume
+                    finally:
+                        self.resume = None
                 message = await self.call.read()
                 if message is grpc.aio.EOF:
                     self._put(_Inbound("eof", loop.time()))
@@ -318,10 +337,6 @@ class _Stream:
                 monitor = self.monitor
                 idle = monitor.idle_at if monitor is not None else None
                 self._put(_Inbound("message", loop.time(), message, idle=idle))  # type: ignore[arg-type]
-                if self.received > self.asked + self.excused + 1:
-                    self.flooded = True
-                    self._put(_Inbound("flood", loop.time()))
-                    return
                 # The decision waiting for this message runs first: its move and the next
                 # request are a match's critical path, the next read is not (4% more decisions
                 # a second, bench_transport).
@@ -345,6 +360,7 @@ class _Stream:
         the error. Awaited right here (no task per write)."""
         assert self.call is not None
         self.asked += 1
+        self._resume_reading()
         self.monitor = monitor
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
@@ -405,6 +421,8 @@ class _Stream:
     async def close(self, goodbye: bot_pb2.RefereeMessage | None, linger: float) -> None:
         """Send a last message, half-close, let the bot end its side briefly, then tear down:
         all of it within ``linger`` seconds (it was up to ``linger`` for each of the three)."""
+        self.closing = True
+        self._resume_reading()
         if self.call is not None:
             loop = asyncio.get_running_loop()
             deadline = loop.time() + linger
@@ -555,7 +573,6 @@ class RemotePlayer:
         arrival, less the stalls that can have kept the answer unread; all it allowed when no answer
         came in time (the record's ``ms``, a verdict's too)."""
         self._abandoned: set[int] = set()  # request ids whose answers are dropped when they come
-        self._answered: set[int] = set()
         self._asked: set[int] = set()  # request ids sent
         self._heard: set[int] = set()  # request ids sent whose first message was read
         self._lag: lag.LagMonitor | None = None  # the loop's stall record, while the stream is open
@@ -643,7 +660,7 @@ class RemotePlayer:
 
     @property
     def gone(self) -> bool:
-        """Whether its stream is dead (the bot ended it, it broke, it flooded, a write never got
+        """Whether its stream is dead (the bot ended it, it broke, a write never got
         through): it can never answer again, so the runner asks it nothing more and records its
         failure once, not again at every later decision (an outside probe saw budget + 1 copies)."""
         return self._dead is not None
@@ -850,20 +867,17 @@ class RemotePlayer:
             assert item.message is not None
             body = item.message.WhichOneof("body")
             if body != "decision":
-                self._stream.excused += 1  # judged here: not the answer to any request
+                self._stream.excuse()  # judged here: not the answer to any request
                 sent = "a message with no body" if body is None else body
                 return self._protocol(request_id, f"sent {sent} during the match")
             answer = item.message.decision
             if answer.request_id in self._asked and answer.request_id not in self._heard:
                 self._heard.add(answer.request_id)  # a request's one answer (right or wrong)
+                if answer.request_id in self._abandoned:
+                    continue  # late, to a decision already failed (timed out, or judged)
             else:
-                self._stream.excused += 1  # one more than asked for: judged below, or dropped
-            if answer.request_id in self._abandoned:
-                continue  # a late answer to a decision that already timed out
-            if self._stream.flooded and answer.request_id != request_id:
-                # The unsolicited messages: the reader has stopped, so the stream is done for.
-                return self._die(_Failed("protocol", FLOOD))
-            if answer.request_id in self._answered:
+                self._stream.excuse()  # one more than was asked for: judged right here
+            if answer.request_id in self._heard and answer.request_id != request_id:
                 return self._protocol(request_id, f"answered decision {answer.decision_index} twice")
             if answer.request_id != request_id:
                 return self._protocol(
@@ -878,7 +892,6 @@ class RemotePlayer:
                     f"answered request_id {request_id} with decision_index {answer.decision_index}, "
                     f"expected {request.decision_index} (an answer must echo the request's decision_index)",
                 )
-            self._answered.add(request_id)
             elapsed = item.at - self._sent_at
             if monitor is not None:
                 if elapsed > limit:  # over the limit by the loop's clock: every stall on record first
@@ -926,8 +939,6 @@ class RemotePlayer:
 
     def _failure_of_item(self, item: _Inbound, before: str) -> _Failed:
         """The failure an inbound item that is not a message stands for, awaiting ``before``."""
-        if item.kind == "flood":
-            return _Failed("protocol", FLOOD)
         if item.kind == "eof":  # the call ended with status OK (any other status is an error)
             return _Failed("crash", f"the bot ended the stream (status OK) before {before}")
         assert item.error is not None

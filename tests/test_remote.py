@@ -6,6 +6,7 @@ Every bot under test is a separate process (tests/bots/misbehaving.py, or `arena
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import statistics
 import sys
@@ -157,6 +158,41 @@ def test_one_unsolicited_message_is_one_verdict_whenever_it_is_read(behaviour, e
             assert record.result["forfeited"] == [False, False], seed
             assert [d.by for d in record.decisions if d.seat == 0].count("substitute") == 1, seed
             replay(GAME, record)
+
+
+@pytest.mark.parametrize("opponent", ["local", "remote, 50 ms a decision"])
+def test_each_unsolicited_message_is_one_verdict_whatever_the_pace_of_the_match(opponent):
+    """Each message too many is judged, one at a decision, however many came at once: the
+    referee reads one beyond what it asked for and no further until that one is judged. Two
+    copies too many were two verdicts beside an instant opponent and a flood (a forfeit) beside
+    one that thinks 50 ms, which left them both unread (an outside review)."""
+    with contextlib.ExitStack() as stack:
+        thrice = stack.enter_context(bot_process(misbehaving("thrice", "--at", "1")))
+        if opponent == "local":
+            other = FunctionPlayer(first_option, "local")
+        else:
+            other = RemotePlayer(stack.enter_context(bot_process(misbehaving("concurrent", "--sleep", "0.05"))))
+        players = [RemotePlayer(thrice), other]
+        record = play_match(GAME, CONFIG, 4, players, policy=ErrorPolicy("substitute", budget=3), clock=FAST_CLOCK)
+    twice = f"answered decision {seat0_decision(record, 1)} twice"
+    assert [(f.seat, f.decision, f.verdict, f.detail) for f in record.failures] == [
+        (0, seat0_decision(record, 2), "protocol", twice),
+        (0, seat0_decision(record, 3), "protocol", twice),
+    ]
+    assert record.result["forfeited"] == [False, False]
+
+
+def test_copies_of_a_late_answer_are_judged_not_dropped():
+    """A decision's late answer, after its timeout, is dropped as it always was; a copy of it is
+    a message too many like any other, judged at the decision that reads it (copies were dropped
+    unjudged, each letting the referee read one more: a bot sent 34,000 with no verdict)."""
+    with bot_process(misbehaving("latetwice", "--at", "1", "--sleep", "0.9")) as address:
+        record = play(address, ErrorPolicy("substitute", budget=3))
+    assert [(f.decision, f.verdict, f.detail) for f in record.failures] == [
+        (seat0_decision(record, 1), "timeout", "no answer within 700 ms (limit + bank + grace)"),
+        (seat0_decision(record, 2), "protocol", f"answered decision {seat0_decision(record, 1)} twice"),
+    ]
+    assert record.result["forfeited"] == [False, False]
 
 
 def test_substitute_policy_keeps_a_bot_that_errs_within_budget():

@@ -15,6 +15,8 @@ plays the first option; then it misbehaves:
   garbage    sends bytes that are not a BotMessage
   noready    never answers start with ready
   twice      answers the decision twice
+  thrice     answers the decision three times
+  latetwice  sleeps ``--sleep`` seconds, then answers the decision twice
   early      right after ready, answers a decision it was never asked
   readytwice right after ready, sends ready again
   close      ends the stream instead of answering
@@ -154,6 +156,12 @@ def make_play(args: argparse.Namespace):
                             asked += 1
                             continue
                         elif behaviour == "twice":
+                            yield answer(request, first)
+                        elif behaviour == "thrice":
+                            yield answer(request, first)
+                            yield answer(request, first)
+                        elif behaviour == "latetwice":
+                            time.sleep(args.sleep)
                             yield answer(request, first)
                         elif behaviour == "empty":  # a BotMessage with no body
                             yield b""
