@@ -580,3 +580,25 @@ def test_a_grpc_client_at_the_web_port_is_told_so_and_the_service_logs_one_line(
     lines = [json.loads(line) for line in srv.log.read_text().splitlines() if '"aiohttp.server"' in line]
     assert lines and all(line["level"] == "WARNING" and "exc" not in line for line in lines), lines
     assert arena("health", "--server", srv.address, timeout=60).returncode == 0
+
+
+def test_a_client_at_a_port_that_is_not_http2_is_told_so():
+    # An HTTP/1.0 server (python -m http.server) gets no "http1.x server" from gRPC, only its
+    # "Failed parsing HTTP/2 ...": every command printed that raw, and a watch retried on (an
+    # outside review).
+    from http.server import HTTPServer, SimpleHTTPRequestHandler
+
+    server = HTTPServer(("127.0.0.1", 0), SimpleHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        where = f"127.0.0.1:{server.server_address[1]}"
+        hint = "(that port does not answer HTTP/2, so not gRPC: the service's is `arena serve --port`)"
+        health = arena("health", "--server", where, timeout=60)
+        assert (health.returncode, health.stderr) == (1, f"arena health: {where}: UNAVAILABLE {hint}\n")
+        for command in (("bots", "list"), ("tournaments", "watch", "t-1")):
+            done = arena(*command, "--server", where, "--token", "x", timeout=60)
+            said = f"arena {' '.join(command[:2])}: error: {where}: UNAVAILABLE {hint}\n"
+            assert (done.returncode, done.stderr) == (1, said), command
+    finally:
+        server.shutdown()
+        server.server_close()

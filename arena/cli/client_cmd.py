@@ -266,10 +266,12 @@ def http1_hint(error: Any) -> str:
     """A hint when the address answered HTTP/1 (gRPC says so in its details): most likely the
     web UI's port (``arena serve --http-port``) given for the service's. Every client command's
     (``arena health`` and :func:`guarded`): the others printed gRPC's raw transport error."""
-    details = error.details() if hasattr(error, "details") else str(error)
-    if "http1.x server" not in str(details):
-        return ""
-    return " (that port answers HTTP/1, not gRPC: the web UI's port? the service's is `arena serve --port`)"
+    details = str(error.details() if hasattr(error, "details") else error)
+    if "http1.x server" in details:
+        return " (that port answers HTTP/1, not gRPC: the web UI's port? the service's is `arena serve --port`)"
+    if "Failed parsing HTTP/2" in details:  # an HTTP/1.0 server, or any other that is not HTTP/2
+        return " (that port does not answer HTTP/2, so not gRPC: the service's is `arena serve --port`)"
+    return ""
 
 
 def message_json(message: Any, **options: Any) -> str:
