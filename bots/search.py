@@ -66,6 +66,7 @@ before the test). Rewards lie in [0, 1].
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from typing import Protocol
@@ -217,6 +218,7 @@ class Search:
         tie_visits: bool = False,
         margin: float = 0.0,
         guard: float = 0.0,
+        stop: threading.Event | None = None,
     ) -> None:
         self.game = game
         self.seat = seat
@@ -237,6 +239,9 @@ class Search:
         self.guard = guard
         """``halving``: leave the heuristic's root option only for one better by this many
         standard errors of the paired difference (0: no test)."""
+        self.stop = stop or threading.Event()
+        """Set from another thread when nobody waits for the answer any more (the bot's match
+        ended): no simulation starts after it, whatever the budget left."""
         self.anchor: str | None = None
         """``guard``: the heuristic's root option (never dropped by halving)."""
         self.paired_rewards: list[dict[str, float]] = []
@@ -254,9 +259,13 @@ class Search:
         if not iterations:
             end = time.perf_counter() + ms / 1000
             deadline = end if deadline is None else min(deadline, end)
-        while (not iterations or self.iterations < iterations) and (deadline is None or time.perf_counter() < deadline):
+        while (not iterations or self.iterations < iterations) and not self.over(deadline):
             self.iterate(worlds)
             self.iterations += 1
+
+    def over(self, deadline: float | None) -> bool:
+        """No simulation starts now: ``deadline`` (``perf_counter``) has come, or :attr:`stop`."""
+        return self.stop.is_set() or (deadline is not None and time.perf_counter() >= deadline)
 
     def iterate(self, worlds: Worlds | ObservedWorlds) -> None:
         self.simulate(worlds.sample(self.rng))
@@ -388,7 +397,7 @@ class Search:
         of it), the same against every option: our card is a best response to the modelled
         players, and their choice's noise is common to all our options too. False: ``deadline``
         (``perf_counter``) came before every option was played (the world is left part-played)."""
-        if deadline is not None and time.perf_counter() >= deadline:
+        if self.over(deadline):
             return False
         main = self.rng
         world = worlds.sample(main)
@@ -404,7 +413,7 @@ class Search:
                         self.anchor = self.policies[d.seat].choose(world, d).id
             rewards_here: dict[str, float] = {}
             for i, option_id in enumerate(option_ids):
-                if deadline is not None and time.perf_counter() >= deadline:
+                if self.over(deadline):
                     if self.guard and rewards_here:
                         self.paired_rewards.append(rewards_here)  # a pair in it still counts
                     return False
@@ -637,11 +646,20 @@ class SearchBot(Bot):
         self.last_budget_ms: float | None = None
         """The last decision's time budget in milliseconds: ``ms``, capped by the request's clock
         (:func:`clock_budget_ms`); with ``iterations``, the clock's cap alone (None: none)."""
+        self.abandoned = threading.Event()
+        """Set by :meth:`abandon`: every search of this bot stops (its match has ended)."""
 
     def on_start(self, start: bot_pb2.MatchStart) -> None:
         # Seeded per match and seat by the referee, so a match replays identically.
         self.rng = Chance(start.bot_seed)
         self.policies = None
+
+    def abandon(self) -> None:
+        """Its match ended while it may be thinking, on another thread (the service's challenge
+        opponents): the search under way stops at its next simulation and any later one at once,
+        its answer unread. A search of ``ms=600000`` otherwise ran its 10 minutes after its
+        challenge was cancelled (an outside probe)."""
+        self.abandoned.set()
 
     def decide_worlds(
         self, request: bot_pb2.DecisionRequest, worlds: Worlds | ObservedWorlds, started: float | None = None
@@ -674,6 +692,7 @@ class SearchBot(Bot):
             self.tie_visits,
             self.margin,
             self.guard,
+            self.abandoned,
         )
         # The clock a served request carries caps the budget (an outside probe: ``ms=100``
         # against a 500 ms limit and no bank was struck, then forfeited, in Rainbow). It caps a

@@ -324,6 +324,39 @@ def service(url: str, tmp: Path, *extra: str, allow_endpoints: str = LOOPBACK) -
         running.stop()
 
 
+@contextmanager
+def in_process_service(url: str, monkeypatch: pytest.MonkeyPatch, **config: Any) -> Iterator[str]:
+    """``arena serve``'s gRPC server (:func:`referee.server.start`) in this process, on its own
+    event loop in a thread, so that a test can lower the service's module constants or give it
+    its own built-in bots (``config``: :class:`referee.server.ServerConfig` fields over the
+    CLI's). Endpoints are checked against the tests' allow list. Yields its address."""
+    import asyncio
+    import threading
+
+    from bots.registry import bot_names
+    from referee import endpoints
+    from referee.players import make_player
+    from referee.server import ServerConfig, start
+
+    monkeypatch.setattr(endpoints, "_policy", endpoints.EndpointPolicy.parse(LOOPBACK))
+    settings = {"make_player": make_player, "builtin_bots": bot_names, "rate": 0.0, "grace": 1.0, **config}
+    port = free_port()
+    server_config = ServerConfig(store_url=url, submit=lambda *_: None, port=port, **settings)
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="in-process-service", daemon=True)
+    thread.start()
+    try:
+        running = asyncio.run_coroutine_threadsafe(start(server_config), loop).result(60)
+        try:
+            yield f"127.0.0.1:{port}"
+        finally:
+            asyncio.run_coroutine_threadsafe(running.shutdown(), loop).result(60)
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(30)
+        loop.close()
+
+
 def headless_chrome(chromium: tuple[str, str], logs: dict[str, str]) -> Any:
     """Debian's chromium under its chromedriver (``chromium``: the two paths, the conftest
     fixture's), headless, keeping ``logs`` (e.g. ``{"browser": "ALL"}``); the caller quits it."""

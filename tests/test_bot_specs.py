@@ -87,7 +87,8 @@ def spellings(param: Param, value: float) -> list[str]:
 def search_config(spec: str, game_id: str) -> dict[str, object]:
     """What a ``search`` bot is configured with, read off the bot itself (not its parameters)."""
     bot = make_bot(spec, game_id)
-    return {k: v for k, v in vars(bot).items() if k not in ("name", "rng", "policies", "last", "in_process_only")}
+    state = ("name", "rng", "policies", "last", "in_process_only", "abandoned")  # not what it plays with
+    return {k: v for k, v in vars(bot).items() if k not in state}
 
 
 def assert_one_bot(spellings_of_it: list[str], canonical: str, game_id: str) -> None:

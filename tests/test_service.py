@@ -20,6 +20,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from arena.record import MatchRecord, replay
 from arena.registry import get_game
 from arena.v1 import arena_pb2, arena_pb2_grpc
+from bots.sdk import Bot
 from referee.auth import create_owner
 from referee.errors import bad_request_field, retry_after
 from referee.store import Store
@@ -1215,3 +1216,79 @@ def test_a_challenge_running_as_the_service_stops_ends_with_a_word(tmp_path):
             srv.process.wait(60)
             log = srv.log.read_text()
             assert "Traceback" not in log and '"level": "ERROR"' not in log, log[-3000:]
+
+
+def challenge_until_the_opponent_thinks(client: Api, bot: str, opponent: str, thinking: int):  # type: ignore[no-untyped-def]
+    """A skyfive challenge of ``bot`` against ``opponent``, started and left to play until
+    ``thinking`` opponents (this one's included) think on this process's service; the call,
+    for the caller to cancel."""
+    request = arena_pb2.ChallengeRequest(bot=bot, game="skyfive", opponents=[opponent])
+    call = client.stub.Challenge(request, metadata=client.metadata, timeout=120)
+    assert next(call).WhichOneof("body") == "started"
+    wait_for(lambda: challenge_threads() == thinking, 60, f"{thinking} opponent(s) thinking")
+    return call
+
+
+def challenge_threads() -> int:
+    return sum(thread.name == "challenge-bot" for thread in threading.enumerate())
+
+
+def test_a_cancelled_challenge_stops_its_searching_opponent(tmp_path, monkeypatch):
+    """A search thinking when its challenge is cancelled stops: it ran its `ms` to the end (up
+    to 10 minutes), and start-and-cancel stacked searches (an outside probe: 7 at once, the
+    service at 100 % CPU, another owner's calls 200 times slower)."""
+    from tests.services import in_process_service
+
+    with redis_server(tmp_path) as redis, bot_process(served("random")) as bot:
+        token = create_owner(Store(redis.url), "carol")
+        with in_process_service(redis.url, monkeypatch) as address:
+            carol = Api(address, token)
+            carol.RegisterBot(arena_pb2.RegisterBotRequest(name="carol-bot", games=["skyfive"], endpoint=bot))
+            challenge_until_the_opponent_thinks(carol, "carol-bot", "search:ms=600000", 1).cancel()
+            wait_for(lambda: challenge_threads() == 0, 60, "the search to stop")  # not 600 s
+
+
+class Stubborn(Bot):
+    """A built-in bot that cannot be told to stop: it thinks until the test lets it answer."""
+
+    name = "stubborn"
+    release = threading.Event()
+
+    def choose(self, turn) -> str:  # type: ignore[no-untyped-def]
+        self.release.wait(120)
+        return turn.option_ids[0]
+
+
+def test_an_owners_challenge_slot_is_held_until_its_opponents_stop_thinking(tmp_path, monkeypatch):
+    """A cancelled challenge's slot is given back once its opponent's thread has returned: an
+    owner never has more than MAX_CHALLENGES opponents thinking (the slot was given back at
+    once, and an opponent thought on: start and cancel stacked them)."""
+    from bots.registry import bot_names
+    from referee.players import make_player
+    from tests.services import in_process_service
+
+    def stubborn_or_builtin(spec: str, game_id: str):  # type: ignore[no-untyped-def]
+        return Stubborn() if spec == "stubborn" else make_player(spec, game_id)
+
+    Stubborn.release.clear()
+    with redis_server(tmp_path) as redis, bot_process(served("random")) as bot:
+        token = create_owner(Store(redis.url), "carol")
+        builtins = {"make_player": stubborn_or_builtin, "builtin_bots": lambda game: [*bot_names(game), "stubborn"]}
+        with in_process_service(redis.url, monkeypatch, **builtins) as address:
+            carol = Api(address, token)
+            carol.RegisterBot(arena_pb2.RegisterBotRequest(name="carol-bot", games=["skyfive"], endpoint=bot))
+            try:
+                for thinking in (1, 2):
+                    challenge_until_the_opponent_thinks(carol, "carol-bot", "stubborn", thinking).cancel()
+                request = arena_pb2.ChallengeRequest(bot="carol-bot", game="skyfive", opponents=["random"])
+                time.sleep(0.5)  # the cancels reached the service
+                code, _, message = code_of(lambda r: next(iter(carol.stream("Challenge", r))), request)
+                assert (code, message) == (
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    "carol already has 2 challenges running (or their opponents still thinking); retry in 5s",
+                )
+            finally:
+                Stubborn.release.set()
+            wait_for(lambda: challenge_threads() == 0, 30, "the opponents to answer")
+            events = list(carol.stream("Challenge", request))
+            assert events[0].WhichOneof("body") == "started" and events[-1].WhichOneof("body") == "finished"
