@@ -100,11 +100,17 @@ PAGE_NUMBER = re.compile(r"[0-9]{1,12}")
 FINISHED = ENDED
 MAX_MATCHES = 200_000
 TRIAL_SLOT_POLL = 0.2
+"""How often an upload waiting for a trial slot looks again (seconds, on the event loop)."""
 UPLOADS_PER_OWNER = 2
 """An owner's uploads in progress at once (one in its trial, the next waiting for it)."""
 UPLOADS_AT_ONCE = 8
 """Uploads in progress at once in one service, every owner's."""
-"""How often an upload waiting for a trial slot looks again (seconds, on the event loop)."""
+UPLOAD_SILENCE = 30.0
+"""Seconds an upload may go without a chunk, its first included: its place among the uploads in
+progress is taken when the call opens (8 streams that sent nothing held every owner's uploads
+off, the operators' too, for as long as they were open: an outside probe)."""
+UPLOAD_SECONDS = 300.0
+"""Seconds an upload's chunks may take in all (an archive is 20 MiB at most: 70 KB/s)."""
 MAX_ACTIVE_TOURNAMENTS = 10
 MAX_CHALLENGES = 2
 WATCH_POLL_SECONDS = 0.25
@@ -323,6 +329,34 @@ def _check_scheduled(info: dict[str, Any], tournament_id: str, match_id: str) ->
     if int(match_id[1:]) >= total:
         has = f"{total} matches (m000000 to m{total - 1:06d})" if total else "no matches"
         raise not_found(f"no match {match_id} in {tournament_id}: it has {has}")
+
+
+async def _bounded_upload(chunks: AsyncIterator[T]) -> AsyncIterator[T]:
+    """An upload's chunks as they come; DEADLINE_EXCEEDED once none has come for
+    ``UPLOAD_SILENCE`` seconds or they have taken ``UPLOAD_SECONDS`` in all, which ends the call
+    and frees its place."""
+    loop = asyncio.get_running_loop()
+    ends = loop.time() + UPLOAD_SECONDS
+    stream = aiter(chunks)
+    while True:
+        wait = min(UPLOAD_SILENCE, ends - loop.time())
+        try:
+            async with asyncio.timeout(wait):
+                chunk = await anext(stream)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            if wait < UPLOAD_SILENCE:
+                raise ApiError(
+                    grpc.StatusCode.DEADLINE_EXCEEDED,
+                    f"the upload was not sent within {UPLOAD_SECONDS:g} s: it was ended; send the archive in less time",
+                ) from None
+            raise ApiError(
+                grpc.StatusCode.DEADLINE_EXCEEDED,
+                f"the upload sent no chunk for {UPLOAD_SILENCE:g} s: it was ended (an upload open holds "
+                "one of the few places uploads share); send its chunks without a pause",
+            ) from None
+        yield chunk
 
 
 def _match_config(game: Any, players: int, options: Any) -> Any:
@@ -1447,7 +1481,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
 
         first: arena_pb2.BotUploadChunk | None = None
         data = bytearray()
-        async for chunk in request_iterator:
+        async for chunk in _bounded_upload(request_iterator):
             if first is None:
                 first = chunk
             if len(chunk.data) > HOSTED_CHUNK:

@@ -474,3 +474,62 @@ def test_an_upload_waiting_for_its_trial_when_the_service_stops_is_told_unavaila
         error = asyncio.run(stopped_while_waiting())
     versions.TRIALS.release("alice")
     assert error.code == grpc.StatusCode.UNAVAILABLE and "shutting down" in str(error)
+
+
+def test_an_upload_that_sends_nothing_or_too_slowly_is_ended_and_frees_its_place(tmp_path, monkeypatch):
+    """An upload's place is taken when its call opens: 8 streams that sent no chunk held every
+    owner's uploads off for as long as they stayed open (an outside probe). A silence of
+    UPLOAD_SILENCE seconds, or chunks past UPLOAD_SECONDS in all, end it with
+    DEADLINE_EXCEEDED, and the place is free again."""
+    import threading
+    import time
+
+    import grpc
+
+    from referee import service as service_module
+    from tests.services import in_process_service
+    from tests.test_service import Api, code_of
+
+    monkeypatch.setattr(service_module, "UPLOAD_SILENCE", 1.0)
+    monkeypatch.setattr(service_module, "UPLOAD_SECONDS", 3.0)
+    done = threading.Event()
+
+    def silent():  # type: ignore[no-untyped-def]
+        done.wait(60)
+        yield from ()
+
+    def trickle():  # type: ignore[no-untyped-def]
+        while not done.is_set():
+            yield arena_pb2.BotUploadChunk(name="slow", data=b"x")
+            time.sleep(0.4)
+
+    not_an_archive = [arena_pb2.BotUploadChunk(name="late", data=b"not an archive")]
+    with redis_server(tmp_path) as redis:
+        token = create_owner(Store(redis.url), "alice")
+        with in_process_service(redis.url, monkeypatch) as address:
+            alice = Api(address, token)
+            submit = alice.stub.SubmitBotVersion
+            try:
+                held = [submit.future(silent(), metadata=alice.metadata, timeout=30) for _ in range(2)]
+                time.sleep(0.3)  # both opened
+                assert code_of(alice.SubmitBotVersion, iter(not_an_archive))[::2] == (
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    "alice has 2 uploads in progress, the most: retry in 10s",
+                )
+                for call in held:
+                    assert (call.exception(30).code(), call.exception().details()) == (
+                        grpc.StatusCode.DEADLINE_EXCEEDED,
+                        "the upload sent no chunk for 1 s: it was ended (an upload open holds one of the few places "
+                        "uploads share); send its chunks without a pause",
+                    )
+                assert code_of(alice.SubmitBotVersion, iter(not_an_archive))[::2] == (
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "not a .tar.gz or .zip archive",
+                )
+                slow = submit.future(trickle(), metadata=alice.metadata, timeout=30)
+                assert (slow.exception(30).code(), slow.exception().details()) == (
+                    grpc.StatusCode.DEADLINE_EXCEEDED,
+                    "the upload was not sent within 3 s: it was ended; send the archive in less time",
+                )
+            finally:
+                done.set()
