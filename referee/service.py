@@ -331,6 +331,22 @@ def _check_scheduled(info: dict[str, Any], tournament_id: str, match_id: str) ->
         raise not_found(f"no match {match_id} in {tournament_id}: it has {has}")
 
 
+def _unstored(info: dict[str, Any], tournament_id: str, match_id: str, yet: str = "") -> ApiError:
+    """NOT_FOUND for a match with no stored record, saying why as the tournament's status tells:
+    never scheduled, played and expired since, not played before the tournament ended, or not
+    played yet (``yet``: what to expect then)."""
+    _check_scheduled(info, tournament_id, match_id)
+    kept = "kept ARENA_RETENTION_DAYS days (30 unless the operator set it), its leaderboard for good"
+    if info["status"] == "complete":  # every match was played: this one is gone since
+        return not_found(f"match {match_id} of {tournament_id} is no longer stored: a tournament's records are {kept}")
+    if info["status"] in ENDED:
+        return not_found(
+            f"no match {match_id} stored in {tournament_id}: not played before it ended, or its record expired "
+            f"(records are {kept})"
+        )
+    return not_found(f"no match {match_id} in {tournament_id} (yet)" + (f": {yet}" if yet else ""))
+
+
 async def _bounded_upload(chunks: AsyncIterator[T]) -> AsyncIterator[T]:
     """An upload's chunks as they come; DEADLINE_EXCEEDED once none has come for
     ``UPLOAD_SILENCE`` seconds or they have taken ``UPLOAD_SECONDS`` in all, which ends the call
@@ -1154,18 +1170,7 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         index = int(match_id[1:])
         line = self.store.match_lines(tournament_id, [index]).get(index)
         if line is None:
-            _check_scheduled(info, tournament_id, match_id)
-            kept = "kept ARENA_RETENTION_DAYS days (30 unless the operator set it), its leaderboard for good"
-            if info["status"] == "complete" and index < int(info["total"]):  # played, and gone since
-                raise not_found(
-                    f"match {match_id} of {tournament_id} is no longer stored: a tournament's records are {kept}"
-                )
-            if info["status"] in ENDED:
-                raise not_found(
-                    f"no match {match_id} stored in {tournament_id}: not played before it ended, or its record expired "
-                    f"(records are {kept})"
-                )
-            raise not_found(f"no match {match_id} in {tournament_id} (yet)")
+            raise _unstored(info, tournament_id, match_id)
         record = MatchRecord.loads(line)
         mine = self._seat_filter(info, caller)
         summary = views.match_summary(tournament_id, record, mine(record) if mine else None)
@@ -1673,7 +1678,8 @@ class ArenaService(arena_pb2_grpc.ArenaServiceServicer):
         _check_scheduled(info, tournament_id, match_id)
         record = self.store.match(tournament_id, int(match_id[1:]))
         if record is None:
-            raise not_found(f"no match {match_id} in {tournament_id} (yet): logs are shown once the match is recorded")
+            # Said as GetMatch says it: "(yet)" only while the tournament can still play it.
+            raise _unstored(info, tournament_id, match_id, yet="logs are shown once the match is recorded")
         entries = versions.logs(self.store, f"{tournament_id}:{match_id}", len(record.seats))
         shown = [e for e in entries if caller.operator or e["owner"] == caller.name]
         return arena_pb2.MatchLogs(

@@ -1292,3 +1292,20 @@ def test_an_owners_challenge_slot_is_held_until_its_opponents_stop_thinking(tmp_
             wait_for(lambda: challenge_threads() == 0, 30, "the opponents to answer")
             events = list(carol.stream("Challenge", request))
             assert events[0].WhichOneof("body") == "started" and events[-1].WhichOneof("body") == "finished"
+
+
+def test_a_match_a_cancelled_tournament_never_played_is_said_so_by_get_match_and_its_logs(stack):
+    """GetMatchLogs said "(yet)" of a match the cancelled tournament will never play (an
+    outside probe); it says what GetMatch says."""
+    alice = api(stack, "alice")
+    t = alice.CreateTournament(create(game="rolldice", bots=FIVE, repeats=1000))
+    alice.CancelTournament(arena_pb2.CancelTournamentRequest(tournament_id=t.id))
+    last = f"m{t.total - 1:06d}"
+    kept = "kept ARENA_RETENTION_DAYS days (30 unless the operator set it), its leaderboard for good"
+    said = (
+        grpc.StatusCode.NOT_FOUND,
+        f"no match {last} stored in {t.id}: not played before it ended, or its record expired (records are {kept})",
+    )
+    ref = f"{t.id}:{last}"
+    assert code_of(alice.GetMatch, arena_pb2.GetMatchRequest(id=ref))[::2] == said
+    assert code_of(alice.GetMatchLogs, arena_pb2.GetMatchLogsRequest(id=ref))[::2] == said
