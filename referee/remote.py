@@ -24,12 +24,13 @@ Every wait on a bot is bounded by the clock that applies to it: resolving, conne
 HTTP/2 handshake, writing ``start`` and reading ``ready`` by the start-up allowance; writing a
 request and reading its answer by the decision's limit + bank + grace. A write is never
 awaited without a deadline: a bot that stops reading (a zero flow-control window) would
-otherwise hold the match forever. Read-ahead is capped too: a bot sends one message per
-request, and the referee reads at most one message beyond what it asked for; that one is
-judged (a ``protocol`` verdict naming it) by the decision that reads it, and only then is the
-next read. What else the bot sends waits in the transport (HTTP/2 flow control holds it back),
-so a flooding bot cannot make the referee buffer without bound, and each unsolicited message is
-one verdict whenever it arrived (a count that stopped the reading at the first message too many
+otherwise hold the match forever. Read-ahead is capped too: the referee holds at most
+``READ_AHEAD`` messages of a stream that no decision has read yet, and reads the next only once
+one is; what else the bot sends waits in the transport (HTTP/2 flow control holds it back), so a
+flooding bot cannot make the referee buffer without bound, before, during or after its match
+(once the match is over for it, what it sends is read and dropped). A bot sends one message per
+request; each message beyond that is one ``protocol`` verdict, naming it, at the decision that
+reads it, whenever it arrived (a count that stopped the reading at the first message too many
 made one mistake's verdict depend on when the reader took it in).
 
 A late answer to a decision that already timed out is dropped silently (the bot was told the
@@ -109,6 +110,9 @@ RECONNECT_SECONDS = 5.0
 """How long an endpoint that refuses connections is dialled again at a match's start (within its
 start-up allowance), counted from the first refusal a match of this process met: a bot server
 restarting for a few seconds loses no match; one that stays down fails each later match at once."""
+READ_AHEAD = 2
+"""Messages of a stream the referee holds unread by any decision, at most: an answer, and a late
+one to a decision already failed, may both be in before the next decision reads."""
 RECONNECT_FIRST_PAUSE = 0.05
 RECONNECT_LAST_PAUSE = 0.5
 """The pauses between dialling again: doubling from the first to the last."""
@@ -248,15 +252,11 @@ class _Stream:
         self.waiter: asyncio.Future[None] | None = None
         self.reader: asyncio.Task[None] | None = None
         self.blocked = False  # a write did not complete in time: the stream is unusable
-        # Read-ahead is capped (see the module docstring): a bot may send one message per
-        # message that asks for one (start, each decision). One more is read and held for the
-        # decision that reads it, which judges it and excuses it (excuse); until then the reader
-        # waits (resume), and flow control holds the bot back.
-        self.asked = 0
+        # Read-ahead is capped (see the module docstring): with READ_AHEAD messages unread by
+        # any decision, the reader waits (resume) until one is; flow control holds the bot back.
         self.received = 0
-        self.excused = 0
         self.resume: asyncio.Future[None] | None = None
-        self.closing = False  # the match is over for this stream: read all, judge nothing
+        self.closing = False  # the match is over for this stream: what comes is read and dropped
         # How the call ended, kept as its status came (see _on_done); awaited through end_waiter.
         self.end: tuple[grpc.StatusCode, str] | None = None
         self.end_waiter: asyncio.Future[None] | None = None
@@ -302,24 +302,16 @@ class _Stream:
         if self.waiter is not None:
             _wake(self.waiter)
 
-    def excuse(self) -> None:
-        """A message beyond what was asked for has been judged: the reader may read on."""
-        self.excused += 1
-        self._resume_reading()
-
     def _resume_reading(self) -> None:
         if self.resume is not None:
             _wake(self.resume)
-
-    def _holds_one_too_many(self) -> bool:
-        return self.received > self.asked + self.excused and not self.closing
 
     async def _read(self) -> None:
         assert self.call is not None
         loop = asyncio.get_running_loop()
         try:
             while True:
-                while self._holds_one_too_many():  # until a decision judges it, or asks again
+                while len(self.inbox) >= READ_AHEAD and not self.closing:  # until a decision reads one
                     self.resume = loop.create_future()
                     try:
                         await self.resume
@@ -334,6 +326,8 @@ class _Stream:
                     self._put(_Inbound("error", loop.time(), error=error))
                     return
                 self.received += 1
+                if self.closing:
+                    continue  # nobody reads it any more: dropped, as the match is over for the bot
                 monitor = self.monitor
                 idle = monitor.idle_at if monitor is not None else None
                 self._put(_Inbound("message", loop.time(), message, idle=idle))  # type: ignore[arg-type]
@@ -359,8 +353,6 @@ class _Stream:
         flow-control window, an unfinished HTTP/2 handshake; the stream is then unusable), or
         the error. Awaited right here (no task per write)."""
         assert self.call is not None
-        self.asked += 1
-        self._resume_reading()
         self.monitor = monitor
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
@@ -416,13 +408,18 @@ class _Stream:
             finally:
                 timer.cancel()
                 self.waiter = None
-        return self.inbox.popleft() if self.inbox else None
+        if not self.inbox:
+            return None
+        self._resume_reading()
+        return self.inbox.popleft()
 
     async def close(self, goodbye: bot_pb2.RefereeMessage | None, linger: float) -> None:
         """Send a last message, half-close, let the bot end its side briefly, then tear down:
         all of it within ``linger`` seconds (it was up to ``linger`` for each of the three)."""
+        # A reader waiting with READ_AHEAD messages unread holds what the bot sent beyond them:
+        # it is not waited for (the bot is not let end its side: it sends what nobody asked).
+        held_back = self.resume is not None
         self.closing = True
-        self._resume_reading()
         if self.call is not None:
             loop = asyncio.get_running_loop()
             deadline = loop.time() + linger
@@ -432,7 +429,7 @@ class _Stream:
                     await asyncio.wait_for(self.call.done_writing(), max(0.0, deadline - loop.time()))
                 except (grpc.aio.AioRpcError, TimeoutError, asyncio.InvalidStateError):
                     pass
-            if self.reader is not None and not self.reader.done() and not self.blocked:
+            if self.reader is not None and not self.reader.done() and not self.blocked and not held_back:
                 with contextlib.suppress(TimeoutError, asyncio.CancelledError):
                     await asyncio.wait_for(asyncio.shield(self.reader), max(0.0, deadline - loop.time()))
             self.call.cancel()
@@ -867,7 +864,6 @@ class RemotePlayer:
             assert item.message is not None
             body = item.message.WhichOneof("body")
             if body != "decision":
-                self._stream.excuse()  # judged here: not the answer to any request
                 sent = "a message with no body" if body is None else body
                 return self._protocol(request_id, f"sent {sent} during the match")
             answer = item.message.decision
@@ -875,11 +871,9 @@ class RemotePlayer:
                 self._heard.add(answer.request_id)  # a request's one answer (right or wrong)
                 if answer.request_id in self._abandoned:
                     continue  # late, to a decision already failed (timed out, or judged)
-            else:
-                self._stream.excuse()  # one more than was asked for: judged right here
-            if answer.request_id in self._heard and answer.request_id != request_id:
+            elif answer.request_id in self._heard and answer.request_id != request_id:
                 return self._protocol(request_id, f"answered decision {answer.decision_index} twice")
-            if answer.request_id != request_id:
+            elif answer.request_id != request_id:
                 return self._protocol(
                     request_id,
                     f"answered with request_id {answer.request_id} (decision_index {answer.decision_index}) while "

@@ -18,9 +18,10 @@ from arena.clock import clock_settings
 from arena.executor import LocalExecutor
 from arena.games.rolldice import GAME
 from arena.rundir import RunDirectory
-from arena.runner import FunctionPlayer, MatchCancelled, play_match
+from arena.runner import ErrorPolicy, FunctionPlayer, MatchCancelled, play_match
 from arena.tournament import TournamentSpec
 from arena.tournament_run import run_tournament
+from referee import remote
 from referee.remote import RemotePlayer
 from referee.store import Store
 from tests.remote_helpers import ROOT, bot_process, misbehaving
@@ -89,6 +90,47 @@ def test_a_flooding_bot_is_a_protocol_verdict_and_its_flood_is_not_buffered(tmp_
     # The referee read one message beyond what it asked for and no more: HTTP/2 flow control then
     # held the bot back after a few MB (it would send all 20,000 x 4 KB to a referee that buffers).
     assert int(count.read_text()) < 10_000
+
+
+@pytest.fixture
+def most_held(monkeypatch):
+    """The most messages a stream of the referee held unread by any decision, in the test."""
+    most = [0]
+    put = remote._Stream._put
+
+    def counted(stream, item):
+        put(stream, item)
+        most[0] = max(most[0], len(stream.inbox))
+
+    monkeypatch.setattr(remote._Stream, "_put", counted)
+    return most
+
+
+def test_a_bot_that_floods_and_never_answers_is_judged_a_message_a_decision_and_never_buffered(tmp_path, most_held):
+    # Each decision judged one unsolicited message and, asking again, let the reader read one
+    # more, so the referee held one more a decision: 1,126 after 1,127 decisions (an outside
+    # review).
+    count = tmp_path / "sent"
+    with bot_process(misbehaving("flood", "--count-file", str(count))) as address:
+        record = play(address, ErrorPolicy("substitute", budget=100))
+    mine = [i for i, d in enumerate(record.decisions) if d.seat == 0]
+    assert len(mine) > 10 and [f.decision for f in record.failures] == mine
+    assert all(f.detail.startswith("answered with request_id 0 (decision_index 0)") for f in record.failures)
+    assert most_held[0] <= remote.READ_AHEAD
+    assert int(count.read_text()) < 10_000
+
+
+def test_a_bot_that_floods_when_its_match_ends_is_read_and_dropped(tmp_path, most_held):
+    # Once the match was over for it, the reader read on without a cap and kept it all: 194-307
+    # MB held by one seat's close (an outside review).
+    count = tmp_path / "sent"
+    with bot_process(misbehaving("floodatend", "--count-file", str(count))) as address:
+        began = time.monotonic()
+        record = play(address)
+        seconds = time.monotonic() - began
+    assert not record.failures
+    assert most_held[0] <= remote.READ_AHEAD
+    assert seconds < 30
 
 
 def test_cancel_ends_a_match_waiting_on_a_slow_bot_within_seconds():

@@ -27,6 +27,7 @@ plays the first option; then it misbehaves:
   mangled    answers with the request_id plus one
   flood      after ready, sends unsolicited 4 KB messages as fast as it can (at most 20,000),
              writing how many it sent to --count-file
+  floodatend plays well, then floods as `flood` does when the match ends (finish or abort)
   jsnumber   never misbehaves on purpose, but echoes every request_id through a double, as a
              JavaScript client decoding 64-bit integers as numbers does
 
@@ -173,6 +174,9 @@ def make_play(args: argparse.Namespace):
                             context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "out of patience")
                     asked += 1
                     yield answer(request, first)
+                elif args.behaviour == "floodatend":
+                    yield from flood(args.count_file)
+                    return
                 else:
                     return
 
