@@ -592,6 +592,21 @@ def test_heuristic_claims_the_biggest_pile_and_plays_legal_combos():
         assert make_bot("heuristic", "rainbow").decide(request_for(GAME, fresh, seat)) in ids(fresh)
 
 
+def test_heuristic_two_player_counts_its_second_combo_as_its_own_claim():
+    # An outside probe (rulesG, finding 1): the last trick, seat 1 leads with 1 2 against seat
+    # 0's lone 1. A Run claims once (8) and lost 93-95; two Singles claim twice (8, then 5 by
+    # the earlier play against seat 0's equal 1) and win 98-94.
+    base = GAME.new_match(GAME.config(2), seed=2)
+    state = reposition(base, ["1", "12"], [(1, 2), (2, 2), (5, 1), (4, 2)], lead=1, reserves=["", ""])
+    state.scores = [90, 85]
+    assert ids(state) == ("single:1", "single:2", "run:1-2")
+    assert make_bot("heuristic", "rainbow").decide(request_for(GAME, state, 1)) == "single:1"
+    while state.pending:
+        (decision,) = state.pending
+        play(state, make_bot("heuristic", "rainbow").decide(request_for(GAME, state, decision.seat)))
+    assert state.scores == [94, 98]
+
+
 @pytest.mark.parametrize("params", [{"speed": "1"}, {"keep": "x"}, {"keep": "4"}])
 def test_heuristic_rejects_bad_parameters(params):
     with pytest.raises(ConfigError):
