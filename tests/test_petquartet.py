@@ -23,6 +23,7 @@ from arena.games.petquartet.game import (
 from arena.games.v1 import petquartet_pb2 as pb
 from arena.runner import play_match
 from arena.scenario import request_for, run_script, scenario
+from bots.endgame import ending_outcomes, prefer_ending
 from bots.registry import make_bot
 from tests.contract import assert_same_view, configurations, play_following_details, random_playout
 
@@ -777,3 +778,35 @@ def test_heuristic_takes_a_final_turn_that_wins_the_tie_break():
     assert (entry.seat, entry.kind, entry.options, entry.choice) == (2, "final_turn", 2, "take:2")
     assert len(record.decisions) == 154
     assert (record.result["scores"], record.result["ranks"]) == ([7, 7, 7, 7, 7, 4], [4, 4, 1, 3, 2, 6])
+
+
+def play_heuristics(state, until: int = 1_000) -> None:
+    """Heuristic self-play (its seats stateless) on to step ``until`` or the end."""
+    while state.pending and state.steps < until:
+        (seat, _, _) = decision(state)
+        GAME.apply(state, {seat: make_bot("heuristic", "petquartet").decide(request_for(GAME, state, seat))})
+
+
+def test_heuristic_takes_a_final_turn_that_places_it_higher_on_the_tie_break():
+    """An outside probe's position (rulesG, finding 2: heuristic self-play, 4 players, seed 14,
+    step 111): seat 2's final turn, where take:1 keeps its 6 points but completes a Quartet of
+    9s, which beats seat 0's Quartet of 11s on the tie-break: 2nd, not 3rd, however seats 0 and
+    1 play their final turns. The bot took only for points and passed."""
+    state = GAME.new_match(GAME.config(4), 14)
+    play_heuristics(state, 111)
+    assert decision(state) == (2, "final_turn", ("take:1", "pass"))
+    assert make_bot("heuristic", "petquartet").decide(request_for(GAME, state, 2)) == "take:1"
+    play_heuristics(state)
+    assert GAME.result(state).ranks == (3, 1, 2, 4)
+
+
+def test_ending_outcomes_tell_placings_below_first_apart():
+    """bots.endgame judges a match-ending option by the rank it gives (ratings compare seats by
+    rank): here the last final turn's take places 2nd and the pass 3rd (both were "a loss")."""
+    state = GAME.new_match(GAME.config(3), 15)
+    play_heuristics(state, 87)
+    assert decision(state) == (1, "final_turn", ("take:2", "pass"))
+    observation = GAME.observe(state, 1)
+    outcomes = ending_outcomes("petquartet", 3, {}, 1, observation, ("take:2", "pass"))
+    assert outcomes == {"take:2": (-2, -1), "pass": (-3, -1)}
+    assert prefer_ending("pass", ["pass", "take:2"], outcomes) == "take:2"

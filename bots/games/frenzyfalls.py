@@ -141,8 +141,8 @@ class HeuristicBot(Bot):
     * Round end: discards pure-water cards (no influence) when it holds more than ``keep_water``
       of them, to draw fresh cards.
     * A reveal decision or the round's last play that can end the match: an option that ends it
-      is judged by its result on worlds built from the observation (a sole win, then a shared
-      one, then a loss: :mod:`bots.endgame`).
+      is judged by its result on worlds built from the observation (the better rank, and a
+      rank alone before a shared one: :mod:`bots.endgame`).
 
     Against random (``python -m bench.heuristic_vs_random --game frenzyfalls --players N
     --matches 500``, one heuristic seat, rotated): win rate 0.963 at 2 players (random 0.5),

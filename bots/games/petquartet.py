@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
-from arena.games.petquartet.game import HIGHEST, LOWEST, set_points
+from arena.games.petquartet.game import HIGHEST, LOWEST, set_points, standing_key
 from arena.games.v1 import petquartet_pb2 as pb
 from bots.endgame import ending_outcomes, prefer_ending
 from bots.params import Param, read_params
@@ -24,8 +25,10 @@ class CollectorBot(Bot):
       players still in the round least.
     * Cards returned or passed are the ones whose loss costs least (a passed card also counts
       what it gives the neighbour).
-    * On a final turn (``ending``), an option that ends the game is judged by its result,
-      counted on worlds built from the observation: a sole win first, then a shared one.
+    * A final turn takes for the best placing against the collections as they stand (points,
+      then the tie-break), then for points; with ``ending``, an option that ends the game is
+      judged by its result, counted on worlds built from the observation: the better rank first,
+      then a rank alone over a shared one.
     """
 
     game_id = "petquartet"
@@ -68,6 +71,25 @@ class CollectorBot(Bot):
         for card in cards:
             out[card] += 1
         return out
+
+    def _take_results(self, obs: pb.Observation, mine: Counts, index: int) -> list[Counts]:
+        """The collections a take can leave (one per card its Maestro effect can give up)."""
+        conductor = obs.conductors[index]
+        after = self._plus(mine, conductor.cards)
+        maestro = conductor.maestro
+        if maestro in (pb.RETURN_FROM_CONDUCTOR, pb.PASS_LEFT) or (maestro == pb.RETURN_COLLECTED and any(mine)):
+            pool = after if maestro != pb.RETURN_COLLECTED else mine
+            return [self._minus(after, n) for n in NUMBERS if pool[n]]
+        return [after]
+
+    @staticmethod
+    def _place(obs: pb.Observation, counts: Sequence[int]) -> tuple[int, int]:
+        """Where a final collection places against the others' as they stand: (seats ahead,
+        seats level), fewer is better."""
+        advanced = obs.scoring == pb.ADVANCED
+        key = standing_key(counts, advanced)
+        others = [standing_key(c.counts, advanced) for s, c in enumerate(obs.collections) if s != obs.seat]
+        return sum(1 for k in others if k > key), sum(1 for k in others if k == key)
 
     def _take_gain(self, obs: pb.Observation, value: Callable, mine: Counts, index: int) -> float:
         """What taking a Conductor adds to my collection, its Maestro effect included."""
@@ -156,21 +178,34 @@ class CollectorBot(Bot):
 
     def _turn(self, obs: pb.Observation, value: Callable, mine: Counts, options: Sequence[TypedOption]) -> str:
         takes: list[tuple[float, str]] = []
+        conductors: dict[str, int] = {}
         other = ""  # "draw", "pass" or "decline" when offered
         for option in options:
             action = option.action
             assert isinstance(action, pb.Action)
             if action.kind == pb.TAKE:
                 takes.append((self._take_gain(obs, value, mine, action.conductor), option.id))
+                conductors[option.id] = action.conductor
             else:
                 other = option.id
         if not takes:
             return other
+        if other == "pass":
+            # A final turn: our collection is final, and a take that adds no points can still
+            # place us higher on the tie-break (an outside probe: a pass left it 3rd where a take
+            # came 2nd). The best placing against the others as they stand first, then points.
+            places = {
+                i: min(map(partial(self._place, obs), self._take_results(obs, mine, c))) for i, c in conductors.items()
+            }
+            places[other] = self._place(obs, mine)
+            best_place = min(places.values())
+            takes = [t for t in takes if places[t[1]] == best_place]
+            if places[other] != best_place:
+                return max(takes)[1]
+            return max(takes)[1] if takes and max(takes)[0] > 0 else other
         best_gain, best_id = max(takes)
         if not other:
             return best_id
-        if other == "pass":
-            return best_id if best_gain > 0 else other
         # Taking now against drawing (declining an immediate take also leaves the pile to draw on).
         return best_id if best_gain >= self._draw_worth(obs, value, mine) else other
 

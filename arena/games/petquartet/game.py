@@ -168,6 +168,11 @@ def tiebreak_key(counts: Sequence[int]) -> tuple[int, int]:
     return (-min(quartets) if quartets else NO_QUARTET, max(soloists) if soloists else 0)
 
 
+def standing_key(counts: Sequence[int], advanced: bool) -> tuple[int, int, int]:
+    """What places a collection at the end, higher is better: points, then the tie-break."""
+    return (score_counts(counts, advanced), *tiebreak_key(counts))
+
+
 def count_cards(cards: Iterable[int]) -> list[int]:
     counts = [0] * COUNTS
     for card in cards:
@@ -724,7 +729,7 @@ class PetQuartet(Game[PetQuartetState]):
 
     def score(self, state: PetQuartetState) -> Result:
         scores = [score_counts(c, state.advanced) for c in state.collections]
-        keys = [(score, *tiebreak_key(c)) for score, c in zip(scores, state.collections, strict=True)]
+        keys = [standing_key(c, state.advanced) for c in state.collections]
         best = max(keys)
         winners = [s for s, k in enumerate(keys) if k == best]
         summary = f"winner{'s' if len(winners) > 1 else ''}: seat {', '.join(map(str, winners))}"
