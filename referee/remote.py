@@ -288,14 +288,30 @@ class _Stream:
 
     async def ending(self, deadline: float) -> tuple[grpc.StatusCode, str] | None:
         """How the call ended (its status as the bot's server sent it), waited for until
-        ``deadline`` (loop time) if it is not in yet; None if it is not in by then."""
+        ``deadline`` (loop time) if it is not in yet, or as the reader found it once the reader
+        is done (the status may never be set after core's own: see _on_done); None if neither
+        says by then."""
         if self.end is None and self.call is not None:
             loop = asyncio.get_running_loop()
             waiter = self.end_waiter = loop.create_future()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(waiter, max(0.0, deadline - loop.time()))
+            waits: set[asyncio.Future[Any]] = {waiter} if self.reader is None else {waiter, self.reader}
+            await asyncio.wait(waits, timeout=max(0.0, deadline - loop.time()), return_when=asyncio.FIRST_COMPLETED)
             self.end_waiter = None
+            if self.end is None:
+                return self._end_as_read()
         return self.end
+
+    def _end_as_read(self) -> tuple[grpc.StatusCode, str] | None:
+        """The call's end as its finished reader last put it: EOF is status OK; an error its
+        status, unless it is gRPC core's own."""
+        if self.reader is None or not self.reader.done() or not self.inbox:
+            return None
+        last = self.inbox[-1]
+        if last.kind == "eof":
+            return grpc.StatusCode.OK, ""
+        if last.kind == "error" and last.error is not None and last.error.details() != CORE_ERROR:
+            return last.error.code(), last.error.details() or ""
+        return None
 
     def _put(self, item: _Inbound) -> None:
         self.inbox.append(item)
@@ -793,6 +809,9 @@ class RemotePlayer:
         grace = self._clock.grace_ms / 1000.0
         allowed = limit + self._bank + grace
         if self._stream.call is None or self._stream.call.done():
+            if self._stream.inbox:  # what the bot sent before it ended is read first
+                self._sent_at = loop.time()
+                return None
             return self._die(await self._ended(f"answering decision {request.decision_index}", loop.time() + allowed))
         # The bot's clock starts as the write starts: a bot that runs its own HTTP/2 can hold
         # back the request's last bytes with flow control while it thinks on what it has read
@@ -809,6 +828,12 @@ class RemotePlayer:
                 )
             )
         if written is not True:  # most often the call has ended: say how the bot ended it
+            if self._stream.inbox:
+                # What it sent before it ended is read first, as when the write got in first
+                # (which of the two comes first is a race: an unread message held the bot's
+                # status back, and the referee waited out the whole allowance for it, then
+                # named gRPC core's own error: an outside review).
+                return None
             return self._die(
                 await self._ended(f"answering decision {request.decision_index}", self._sent_at + allowed, written)
             )

@@ -195,6 +195,23 @@ def test_copies_of_a_late_answer_are_judged_not_dropped():
     assert record.result["forfeited"] == [False, False]
 
 
+def test_a_bot_that_sends_one_message_too_many_and_ends_its_stream_is_judged_at_once():
+    """An unread message held the bot's status back: when the next request's write met the
+    ended call, the referee waited out limit + bank + grace (3.7 s with a 3 s bank) for a status
+    that never came, then named gRPC core's own error (an outside review: 2 runs of 6). Now the
+    message is read first, or the end as the reader found it is taken."""
+    clock = clock_settings({"decision": 600, "bank": 3000, "increment": 0, "startup": 3000, "grace": 100, "strikes": 0})
+    with bot_process(misbehaving("extraclose", "--at", "1")) as address:
+        for seed in range(8):
+            began = time.monotonic()
+            record = play(address, seed=seed, clock=clock)
+            assert time.monotonic() - began < 2.5, seed
+            (failure,) = record.failures
+            ended = f"the bot ended the stream (status OK) before answering decision {failure.decision}"
+            assert (failure.verdict, failure.detail) in {("protocol", "sent ready during the match"), ("crash", ended)}
+            assert failure.decision == seat0_decision(record, 2), seed
+
+
 def test_substitute_policy_keeps_a_bot_that_errs_within_budget():
     with bot_process(misbehaving("illegal", "--at", "1")) as address:
         record = play(address, ErrorPolicy("substitute", budget=2))

@@ -20,6 +20,7 @@ plays the first option; then it misbehaves:
   early      right after ready, answers a decision it was never asked
   readytwice right after ready, sends ready again
   close      ends the stream instead of answering
+  extraclose answers, sends ready again, and ends the stream (status OK)
   exhausted  ends the stream with status RESOURCE_EXHAUSTED (its own, not an oversized message)
   version    ready names another game version (checked at start)
   concurrent counts its concurrent streams into --count-file (max seen), answering after --sleep
@@ -169,6 +170,10 @@ def make_play(args: argparse.Namespace):
                             asked += 1
                             continue
                         elif behaviour == "close":
+                            return
+                        elif behaviour == "extraclose":
+                            yield answer(request, first)
+                            yield ready()
                             return
                         elif behaviour == "exhausted":
                             context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "out of patience")
