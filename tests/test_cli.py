@@ -542,3 +542,15 @@ def test_clock_keys_in_two_flags_are_one_clock(tmp_path):
                  "--clock", "decision=123", "--clock", "bank=4567", "--out", str(out))  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads((out / "tournament.json").read_text())["spec"]["clock"] == {"decision": 123, "bank": 4567}
+
+
+def test_an_upload_is_sent_in_chunks_a_slow_link_delivers_within_the_services_silence():
+    # 1 MiB chunks took longer than the service's 30 s of silence on a link under 34 KB/s, so
+    # such an upload was ended though its bytes kept flowing (an outside review).
+    from arena.cli.hosted_cmd import chunks
+
+    data = bytes(range(256)) * 4096  # 1 MiB
+    sent = list(chunks("b", ["skyfive"], False, data))
+    assert [len(c.data) for c in sent] == [64 * 1024] * 16
+    assert b"".join(c.data for c in sent) == data
+    assert (sent[0].name, list(sent[0].games), sent[1].name) == ("b", ["skyfive"], "")

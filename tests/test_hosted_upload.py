@@ -743,7 +743,7 @@ def test_every_upload_message_fits_the_services_request_limit():
     data = os.urandom(3 * 1024 * 1024 + 17)
     name = "b" + "x" * 47  # the longest bot name the service takes
     sent = list(chunks(name, list(games()), True, data))
-    assert b"".join(chunk.data for chunk in sent) == data and len(sent) == 4
+    assert b"".join(chunk.data for chunk in sent) == data and len(sent) == 49
     assert max(len(chunk.SerializeToString()) for chunk in sent) <= MAX_REQUEST
 
 
