@@ -1260,9 +1260,9 @@ class Stubborn(Bot):
 
 
 def test_an_owners_challenge_slot_is_held_until_its_opponents_stop_thinking(tmp_path, monkeypatch):
-    """A cancelled challenge's slot is given back once its opponent's thread has returned: an
-    owner never has more than MAX_CHALLENGES opponents thinking (the slot was given back at
-    once, and an opponent thought on: start and cancel stacked them)."""
+    """A cancelled challenge's slot is given back once its opponents' threads have returned:
+    an owner never has more than MAX_CHALLENGES challenges' opponents thinking (the slot was
+    given back at once, and an opponent thought on: start and cancel stacked them)."""
     from bots.registry import bot_names
     from referee.players import make_player
     from tests.services import in_process_service
