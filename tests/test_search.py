@@ -457,16 +457,23 @@ def test_a_timed_search_stops_at_its_deadline_inside_halvings_first_round(monkey
     """Halving played every option at least once a round, so Rainbow's 29 options took at least
     29 rollouts whatever ``ms`` said (an outside probe: 6.8 times ``ms=50`` in CPU time). Now no
     simulation starts after the deadline: at 1/64 s a rollout, ``ms=50`` plays 4 (0.0625 s), and
-    the answer is the best of what was simulated: the heuristic's single 6, on the prior's
-    virtual wins."""
+    the answer is the best mean of what was simulated and of the prior: single 2 and single 4 won
+    their one rollout each, as good as the heuristic's single 5 on the prior's virtual wins, and
+    the first of them survives (single 6 was the heuristic's before its 2-player change)."""
     simulated_clock(monkeypatch)
     request, worlds = rainbow_request()
     bot = make_bot("search:ms=50", "rainbow")  # Rainbow's SEARCH: halving, tree=0, prior 10
-    assert bot.decide_worlds(request, worlds) == "single:6"
+    assert bot.decide_worlds(request, worlds) == "single:2"
     search = bot.last
     assert search is not None and search.iterations == 4 and bot.last_budget_ms == 50
-    assert search.alive == ["single:1", "single:2", "single:3", "single:4", "single:6"]
-    assert search.root.stats[1]["single:6"] == [10, 10, 0]  # the prior's, not simulated
+    assert search.alive == ["single:1", "single:2", "single:3", "single:4", "single:5"]
+    assert search.root.stats[1]["single:5"] == [10, 10, 0]  # the prior's, not simulated
+    assert [search.root.stats[1][f"single:{n}"] for n in (1, 2, 3, 4)] == [
+        [1, 0.0, 1],
+        [1, 1.0, 1],
+        [1, 0.0, 1],
+        [1, 1.0, 1],
+    ]
 
 
 def test_a_served_search_takes_its_budget_from_the_requests_clock(monkeypatch):
