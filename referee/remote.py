@@ -848,6 +848,8 @@ class RemotePlayer:
         end = await self._stream.ending(deadline)
         if end is None:
             error = error or _as_rpc_error(RuntimeError("the stream is already closed"), grpc.StatusCode.CANCELLED)
+            if error.details() == CORE_ERROR:  # gRPC core's own, not how the bot ended it
+                return _Failed("crash", f"the stream ended before {before} (its status never came)")
             return self._hidden(_failure_of_error(error))
         code, details = end
         if code == grpc.StatusCode.OK:
@@ -961,6 +963,8 @@ class RemotePlayer:
         if item.kind == "eof":  # the call ended with status OK (any other status is an error)
             return _Failed("crash", f"the bot ended the stream (status OK) before {before}")
         assert item.error is not None
+        if item.error.details() == CORE_ERROR:  # gRPC core's own, not how the bot ended it
+            return _Failed("crash", f"the stream ended before {before} (its status never came)")
         return self._hidden(_failure_of_error(item.error))
 
     def _hidden(self, failure: PlayerFailure) -> _Failed:

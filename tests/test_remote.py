@@ -199,7 +199,8 @@ def test_a_bot_that_sends_one_message_too_many_and_ends_its_stream_is_judged_at_
     """An unread message held the bot's status back: when the next request's write met the
     ended call, the referee waited out limit + bank + grace (3.7 s with a 3 s bank) for a status
     that never came, then named gRPC core's own error (an outside review: 2 runs of 6). Now the
-    message is read first, or the end as the reader found it is taken."""
+    message is read first, or the end as the reader found it is taken, or, when gRPC core's
+    error is all there is, the stream's end is said as such (which of these is a race)."""
     clock = clock_settings({"decision": 600, "bank": 3000, "increment": 0, "startup": 3000, "grace": 100, "strikes": 0})
     with bot_process(misbehaving("extraclose", "--at", "1")) as address:
         for seed in range(8):
@@ -208,7 +209,9 @@ def test_a_bot_that_sends_one_message_too_many_and_ends_its_stream_is_judged_at_
             assert time.monotonic() - began < 2.5, seed
             (failure,) = record.failures
             ended = f"the bot ended the stream (status OK) before answering decision {failure.decision}"
-            assert (failure.verdict, failure.detail) in {("protocol", "sent ready during the match"), ("crash", ended)}
+            lost = f"the stream ended before answering decision {failure.decision} (its status never came)"
+            verdicts = {("protocol", "sent ready during the match"), ("crash", ended), ("crash", lost)}
+            assert (failure.verdict, failure.detail) in verdicts, (seed, failure)
             assert failure.decision == seat0_decision(record, 2), seed
 
 

@@ -23,7 +23,7 @@ from arena.cli.common import (
 from arena.cli.players import canonical_bot, make_player
 from arena.clock import clock_settings, parse_clock
 from arena.engine import CHANCE_SEAT, Game
-from arena.executor import StopSignals
+from arena.executor import StopSignals, check_stop_signals, stop_signals_held
 from arena.record import MatchRecord, resimulate
 from arena.runner import ErrorPolicy, Player, play_match
 from arena.tournament import ADDRESSES, entrant_bot, expand_entrants
@@ -107,9 +107,14 @@ def play(args: argparse.Namespace) -> int:
     seat_players = make_players(game, specs, read_key_file(args.endpoint_key_file, "--endpoint-key-file"))
     policy = ErrorPolicy(args.on_error, args.error_budget)
     clock = clock_settings(parse_clock(args.clock))
-    # Made before the match, as a challenge's: an unwritable path was found only after it.
-    out = RecordFile(args.record, force=args.force) if args.record else None
+    out: RecordFile | None = None
     try:
+        # Made before the match, as a challenge's: an unwritable path was found only after it.
+        # A stop signal while it is made is raised once it is known, so that it is removed (one
+        # that came right after the file appeared left it behind, empty).
+        with stop_signals_held():
+            out = RecordFile(args.record, force=args.force) if args.record else None
+        check_stop_signals()
         # Seats named by their specs, as a tournament names its entrants: a hosted bot's own name
         # (its manifest's, "heuristic" if it says so) passed for a built-in bot in the record.
         record = play_match(
