@@ -848,9 +848,7 @@ class RemotePlayer:
         end = await self._stream.ending(deadline)
         if end is None:
             error = error or _as_rpc_error(RuntimeError("the stream is already closed"), grpc.StatusCode.CANCELLED)
-            if error.details() == CORE_ERROR:  # gRPC core's own, not how the bot ended it
-                return _Failed("crash", f"the stream ended before {before} (its status never came)")
-            return self._hidden(_failure_of_error(error))
+            return self._failure_of_error(error, before)
         code, details = end
         if code == grpc.StatusCode.OK:
             return _Failed("crash", f"the bot ended the stream (status OK) before {before}")
@@ -963,9 +961,14 @@ class RemotePlayer:
         if item.kind == "eof":  # the call ended with status OK (any other status is an error)
             return _Failed("crash", f"the bot ended the stream (status OK) before {before}")
         assert item.error is not None
-        if item.error.details() == CORE_ERROR:  # gRPC core's own, not how the bot ended it
+        return self._failure_of_error(item.error, before)
+
+    def _failure_of_error(self, error: grpc.aio.AioRpcError, before: str) -> _Failed:
+        """The failure a stream's error stands for, awaiting ``before``: gRPC core's own error
+        tells only that the stream ended, not how the bot ended it."""
+        if error.details() == CORE_ERROR:
             return _Failed("crash", f"the stream ended before {before} (its status never came)")
-        return self._hidden(_failure_of_error(item.error))
+        return self._hidden(_failure_of_error(error))
 
     def _hidden(self, failure: PlayerFailure) -> _Failed:
         """A failure whose detail quotes gRPC or the resolver, with the endpoint left out."""
