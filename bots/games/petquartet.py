@@ -93,16 +93,10 @@ class CollectorBot(Bot):
 
     def _take_gain(self, obs: pb.Observation, value: Callable, mine: Counts, index: int) -> float:
         """What taking a Conductor adds to my collection, its Maestro effect included."""
-        conductor = obs.conductors[index]
-        after = self._plus(mine, conductor.cards)
-        base = value(mine)
-        maestro = conductor.maestro
-        if maestro in (pb.RETURN_FROM_CONDUCTOR, pb.PASS_LEFT) or (maestro == pb.RETURN_COLLECTED and any(mine)):
-            pool = after if maestro != pb.RETURN_COLLECTED else mine
-            options = [n for n in NUMBERS if pool[n]]
-            return max(value(self._minus(after, n)) for n in options) - base
-        gain = value(after) - base
-        if maestro == pb.DRAW_EXTRA_CARD and obs.deck_size:
+        results = self._take_results(obs, mine, index)  # with the best card to give up, if any
+        gain = max(value(r) for r in results) - value(mine)
+        if obs.conductors[index].maestro == pb.DRAW_EXTRA_CARD and obs.deck_size:
+            (after,) = results
             gain += self._expected(obs, lambda c: value(self._plus(after, [c])) - value(after))
         return gain
 
