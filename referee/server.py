@@ -221,11 +221,13 @@ def stop_signals() -> list[signal.Signals]:
 
 async def serve_until_signalled(config: ServerConfig, on_ready: Callable[[RunningServer], None]) -> None:
     running = await start(config)
-    on_ready(running)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    # Before the service says it serves: a SIGHUP sent on that line found the default action
+    # and killed it (a CI run).
     for sig in stop_signals():
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
+    on_ready(running)
     await stop.wait()
     await running.shutdown()
